@@ -1,0 +1,44 @@
+# OmniGraph-C — the two entry points are `make run` and `make test` (see README.md).
+# Both install missing dependencies first (scripts/install-deps.sh), so a fresh Debian 12
+# machine needs nothing else.
+
+JOBS    ?= 2
+RELEASE := build/release
+TESTBLD := build/asan
+
+.PHONY: all deps build test test-c test-interop run clean bench
+
+all: build
+
+deps:
+	@bash scripts/install-deps.sh
+
+$(RELEASE)/Makefile: CMakeLists.txt | deps
+	cmake -S . -B $(RELEASE) -DCMAKE_BUILD_TYPE=RelWithDebInfo
+
+build: deps
+	@cmake -S . -B $(RELEASE) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	cmake --build $(RELEASE) -j$(JOBS)
+
+# The test build: clang, -Werror, ASan + UBSan, libFuzzer targets.
+test-build: deps
+	@cmake -S . -B $(TESTBLD) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=clang \
+	  -DOG_SANITIZE=ON -DOG_FUZZ=ON >/dev/null
+	cmake --build $(TESTBLD) -j$(JOBS)
+
+test-c: test-build
+	cd $(TESTBLD) && ctest --output-on-failure -j$(JOBS)
+
+test-interop: build
+	OG_BIN_DIR=$(CURDIR)/$(RELEASE) bash tests/interop/run.sh
+
+test: test-c test-interop
+
+run: build
+	bash scripts/run-demo.sh $(RELEASE)
+
+bench: build
+	bash bench/run.sh $(RELEASE)
+
+clean:
+	rm -rf build

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs every build, test and run dependency of OmniGraph-C on a fresh Debian 12 machine.
+# Idempotent: does nothing when every package is already present. Needs root (or sudo).
+set -euo pipefail
+
+PKGS=(
+  build-essential cmake pkg-config clang libclang-rt-14-dev
+  libjansson-dev libcurl4-openssl-dev libssl-dev libmicrohttpd-dev
+  libzstd-dev liblz4-dev libroaring-dev libstemmer-dev libutf8proc-dev
+  libyaml-dev libpcre2-dev libcmocka-dev
+)
+# Node.js: some images ship a nodejs package that bundles npm (and conflicts with Debian's npm).
+command -v node >/dev/null 2>&1 || PKGS+=(nodejs)
+command -v npm >/dev/null 2>&1 || PKGS+=(npm)
+
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}" >&2
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+# Node packages for the interop tests, pinned by tests/interop/package-lock.json.
+here=$(cd "$(dirname "$0")/.." && pwd)
+if [ -f "$here/tests/interop/package-lock.json" ] && [ ! -d "$here/tests/interop/node_modules/@lancedb" ]; then
+  echo "install-deps: npm ci in tests/interop" >&2
+  (cd "$here/tests/interop" && npm ci --no-audit --no-fund)
+fi

@@ -1,0 +1,85 @@
+/*
+ * store.h — the object store contract (STORAGE.md §2).  The only module that touches bytes on
+ * disk or on the network.
+ *
+ * Keys are '/'-separated paths relative to the store root ("_graph/format.json"); a key never
+ * starts with '/', never contains "." or ".." segments, empty segments or NUL.  Objects are
+ * immutable once visible: the only operation that arbitrates between writers is
+ * og_store_put_if_absent().
+ *
+ * A store is opened from a URI: a local directory path ("/data/g", "./g", "file:///data/g")
+ * or, once the S3 adapter exists, "s3://bucket/prefix".  Callers never learn which adapter
+ * they hold; every adapter implements the same vtable (store_impl.h) and the same semantics,
+ * which the contract tests in tests/store/ run against each backend.
+ *
+ * All functions return OG_OK or a typed error with og_error_message() naming the key:
+ *   OG_ERR_NOT_FOUND       the key does not exist (get, get_range, head, delete, map)
+ *   OG_ERR_ALREADY_EXISTS  put_if_absent lost: the key exists (its content is not ours)
+ *   OG_ERR_INVALID         a malformed key or URI
+ *   OG_ERR_IO / OG_ERR_AUTH / OG_ERR_THROTTLED   the backend failed
+ * A store handle may be used from several threads at once.
+ */
+#ifndef OG_STORE_H
+#define OG_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "omnigraph.h"
+#include "util/buf.h"
+
+typedef struct og_store og_store;
+
+/* A sorted list of keys (bytewise order), owned by the caller. */
+typedef struct og_keylist {
+    char **keys;
+    size_t count;
+} og_keylist;
+
+/* A read-only view of a whole object: memory-mapped on a local disk, a heap copy elsewhere.
+ * The bytes stay valid until og_mapping_release. */
+typedef struct og_mapping og_mapping;
+
+/* Opens (and for a local root, creates the directory of) the store at `uri`. */
+og_status og_store_open(og_store **out, const char *uri);
+void og_store_close(og_store *st);
+
+/* The URI the store was opened with, normalised (absolute path for local stores). */
+const char *og_store_uri(const og_store *st);
+/* 1 when the store is a local file system (so og_store_map is a real mmap). */
+int og_store_is_local(const og_store *st);
+
+og_status og_store_get(og_store *st, const char *key, og_bytes *out);
+/* Reads [off, off+len); a range past the end is truncated to the object's end
+ * (out->len tells how much was read); off beyond the end gives an empty result. */
+og_status og_store_get_range(og_store *st, const char *key, uint64_t off, uint64_t len, og_bytes *out);
+og_status og_store_head(og_store *st, const char *key, uint64_t *size_out);
+
+/* Durable write of a uniquely named object: visible whole or not at all, fsynced (or
+ * acknowledged by the object store) before returning.  Overwrites silently if the key exists
+ * (callers only use it for names nobody else can choose). */
+og_status og_store_put(og_store *st, const char *key, const void *data, size_t len);
+
+/* The compare-and-swap: creates `key` only if no object has that key.  Exactly one of several
+ * racing callers (threads, processes, machines) gets OG_OK; every other gets
+ * OG_ERR_ALREADY_EXISTS.  Durable before returning OG_OK. */
+og_status og_store_put_if_absent(og_store *st, const char *key, const void *data, size_t len);
+
+/* Every key that starts with `prefix` (a plain string prefix, not a directory), sorted.
+ * `start_after` (may be NULL) skips keys <= it.  `limit` 0 = no limit. */
+og_status og_store_list(og_store *st, const char *prefix, const char *start_after, size_t limit,
+                        og_keylist *out);
+void og_keylist_free(og_keylist *l);
+
+og_status og_store_delete(og_store *st, const char *key);
+
+/* Maps a whole object read-only. */
+og_status og_store_map(og_store *st, const char *key, og_mapping **out);
+const uint8_t *og_mapping_data(const og_mapping *m);
+size_t og_mapping_size(const og_mapping *m);
+void og_mapping_release(og_mapping *m);
+
+/* Checks a key against the rules above (OG_OK or OG_ERR_INVALID naming the problem). */
+og_status og_store_key_check(const char *key);
+
+#endif

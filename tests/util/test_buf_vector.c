@@ -1,0 +1,115 @@
+/*
+ * test_buf_vector.c — og_buf growth and little-endian helpers; og_vector builders for every
+ * type, lazy validity, row equality.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "util/buf.h"
+#include "util/error.h"
+#include "util/vector.h"
+
+static void buf_appends_little_endian_and_pads(void **state)
+{
+    (void)state;
+    og_buf b = OG_BUF_INIT;
+    assert_int_equal(og_buf_append_u32le(&b, 0x11223344u), OG_OK);
+    assert_int_equal(og_buf_append_u64le(&b, 0x0102030405060708ull), OG_OK);
+    assert_int_equal(b.len, 12);
+    assert_int_equal(b.data[0], 0x44);
+    assert_int_equal(og_load_u64le(b.data + 4), 0x0102030405060708ull);
+    assert_int_equal(og_buf_pad_to(&b, 64), OG_OK);
+    assert_int_equal(b.len, 64);
+    assert_int_equal(og_buf_printf(&b, "%d-%s", 7, "x"), OG_OK);
+    assert_int_equal(b.len, 67);
+    assert_string_equal(og_buf_cstr(&b) + 64, "7-x");
+    og_buf_free(&b);
+}
+
+static void vector_validity_appears_only_with_a_null(void **state)
+{
+    (void)state;
+    og_vector v;
+    assert_int_equal(og_vector_init(&v, (og_type){OG_T_I64, 0, 0}), OG_OK);
+    for (int i = 0; i < 100; i++) assert_int_equal(og_vector_append_i64(&v, i * 3), OG_OK);
+    assert_null(v.validity);
+    assert_int_equal(og_vector_append_null(&v), OG_OK);
+    assert_non_null(v.validity);
+    assert_false(og_vector_is_null(&v, 99));
+    assert_true(og_vector_is_null(&v, 100));
+    assert_int_equal(og_vector_get_i64(&v, 99), 297);
+    assert_int_equal(v.null_count, 1);
+    og_vector_free(&v);
+}
+
+static void vector_i32_rejects_out_of_range(void **state)
+{
+    (void)state;
+    og_vector v;
+    og_vector_init(&v, (og_type){OG_T_I32, 0, 0});
+    assert_int_equal(og_vector_append_i64(&v, (int64_t)1 << 40), OG_ERR_INVALID);
+    assert_int_equal(v.len, 0);
+    og_vector_free(&v);
+}
+
+static void vector_strings_lists_and_equality(void **state)
+{
+    (void)state;
+    og_vector s, l;
+    og_vector_init(&s, (og_type){OG_T_STRING, 0, 0});
+    og_vector_append_bytes(&s, "alpha", 5);
+    og_vector_append_null(&s);
+    og_vector_append_bytes(&s, "", 0);
+    og_vector_append_bytes(&s, "alpha", 5);
+    size_t n;
+    const uint8_t *p = og_vector_get_bytes(&s, 0, &n);
+    assert_int_equal(n, 5);
+    assert_memory_equal(p, "alpha", 5);
+    assert_true(og_vector_is_null(&s, 1));
+    og_vector_get_bytes(&s, 2, &n);
+    assert_int_equal(n, 0);
+    assert_true(og_vector_row_eq(&s, 0, &s, 3));
+    assert_false(og_vector_row_eq(&s, 0, &s, 1));
+
+    og_vector_init(&l, (og_type){OG_T_LIST, OG_T_I64, 0});
+    og_vector_append_i64(l.child, 1);
+    og_vector_append_i64(l.child, 2);
+    og_vector_append_list_end(&l);
+    og_vector_append_list_end(&l); /* empty list */
+    og_vector_append_null(&l);
+    size_t b, e;
+    og_vector_get_list(&l, 0, &b, &e);
+    assert_int_equal(e - b, 2);
+    og_vector_get_list(&l, 1, &b, &e);
+    assert_int_equal(e - b, 0);
+    assert_true(og_vector_is_null(&l, 2));
+    assert_false(og_vector_row_eq(&l, 0, &l, 1));
+    og_vector_free(&s);
+    og_vector_free(&l);
+}
+
+static void errors_carry_a_message_and_a_name(void **state)
+{
+    (void)state;
+    assert_int_equal(og_err(OG_ERR_NOT_FOUND, "commit %s", "X"), OG_ERR_NOT_FOUND);
+    og_err_wrap(OG_ERR_NOT_FOUND, "open");
+    assert_string_equal(og_error_message(), "open: commit X");
+    assert_string_equal(og_status_name(OG_ERR_PRECONDITION_FAILED), "precondition_failed");
+    assert_string_equal(og_status_name((og_status)999), "unknown");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(buf_appends_little_endian_and_pads),
+        cmocka_unit_test(vector_validity_appears_only_with_a_null),
+        cmocka_unit_test(vector_i32_rejects_out_of_range),
+        cmocka_unit_test(vector_strings_lists_and_equality),
+        cmocka_unit_test(errors_carry_a_message_and_a_name),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
