@@ -1,0 +1,115 @@
+/*
+ * id.c — ULID / UUID generation and time formatting.  See id.h.
+ *
+ * ULID monotonicity: within one millisecond the 80-bit random part of the previous ULID is
+ * incremented (per the ULID spec), under a mutex, so ids made by one process sort strictly.
+ */
+#include "util/id.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "util/error.h"
+
+og_status og_random_bytes(void *p, size_t n)
+{
+    uint8_t *q = p;
+    while (n) {
+        ssize_t got = getrandom(q, n, 0);
+        if (got < 0) {
+            if (errno == EINTR) continue;
+            return og_err_errno(errno, "getrandom");
+        }
+        q += got;
+        n -= (size_t)got;
+    }
+    return OG_OK;
+}
+
+int64_t og_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void og_format_time_ms(int64_t ms, char out[25])
+{
+    time_t secs = (time_t)(ms / 1000);
+    int frac = (int)(ms % 1000);
+    if (frac < 0) {
+        frac += 1000;
+        secs -= 1;
+    }
+    struct tm tm;
+    gmtime_r(&secs, &tm);
+    snprintf(out, 25, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", (tm.tm_year + 1900) % 10000, tm.tm_mon + 1,
+             tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, frac);
+}
+
+static const char crockford[] = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+
+static pthread_mutex_t ulid_lock = PTHREAD_MUTEX_INITIALIZER;
+static int64_t ulid_last_ms = -1;
+static uint8_t ulid_last_rand[10];
+
+og_status og_ulid_new(char out[OG_ULID_LEN + 1])
+{
+    uint8_t bytes[16];
+    int64_t ms = og_now_ms();
+    pthread_mutex_lock(&ulid_lock);
+    if (ms <= ulid_last_ms) {
+        ms = ulid_last_ms;
+        int i = 9;
+        while (i >= 0 && ++ulid_last_rand[i] == 0) i--;
+    } else {
+        og_status st = og_random_bytes(ulid_last_rand, sizeof ulid_last_rand);
+        if (st) {
+            pthread_mutex_unlock(&ulid_lock);
+            return st;
+        }
+        ulid_last_ms = ms;
+    }
+    memcpy(bytes + 6, ulid_last_rand, 10);
+    pthread_mutex_unlock(&ulid_lock);
+    for (int i = 0; i < 6; i++) bytes[i] = (uint8_t)((uint64_t)ms >> (40 - 8 * i));
+    /* 128 bits -> 26 base32 chars, most significant first (the first char holds 3 bits). */
+    for (int c = 0; c < OG_ULID_LEN; c++) {
+        int bit = c == 0 ? 0 : 3 + (c - 1) * 5; /* start bit of this char in the 128 */
+        int width = c == 0 ? 3 : 5;
+        unsigned v = 0;
+        for (int k = 0; k < width; k++) {
+            int b = bit + k;
+            v = (v << 1) | ((bytes[b >> 3] >> (7 - (b & 7))) & 1u);
+        }
+        out[c] = crockford[v];
+    }
+    out[OG_ULID_LEN] = '\0';
+    return OG_OK;
+}
+
+int og_ulid_valid(const char *s)
+{
+    size_t n = strlen(s);
+    if (n != OG_ULID_LEN) return 0;
+    if (s[0] > '7') return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!strchr(crockford, s[i]) || s[i] == '\0') return 0;
+    return 1;
+}
+
+og_status og_uuid_new(char out[OG_UUID_LEN + 1])
+{
+    uint8_t b[16];
+    OG_TRY(og_random_bytes(b, sizeof b));
+    b[6] = (uint8_t)((b[6] & 0x0f) | 0x40);
+    b[8] = (uint8_t)((b[8] & 0x3f) | 0x80);
+    snprintf(out, OG_UUID_LEN + 1,
+             "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2],
+             b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+    return OG_OK;
+}

@@ -1,0 +1,97 @@
+/*
+ * test_pb_id.c — protobuf wire round trips (varint edges, packed lists, negative ints,
+ * malformed input rejected as corrupt) and ULID/UUID shape and ordering.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "util/id.h"
+#include "util/pb.h"
+
+static void pb_round_trips_fields(void **state)
+{
+    (void)state;
+    og_buf b = OG_BUF_INIT;
+    uint64_t packed[] = {0, 1, 127, 128, UINT64_MAX};
+    assert_int_equal(og_pb_put_uint(&b, 1, 300), OG_OK);
+    assert_int_equal(og_pb_put_int(&b, 4, -1), OG_OK);
+    assert_int_equal(og_pb_put_str(&b, 2, "hello"), OG_OK);
+    assert_int_equal(og_pb_put_packed_uint(&b, 3, packed, 5), OG_OK);
+    assert_int_equal(og_pb_put_fixed64(&b, 5, 42), OG_OK);
+
+    og_pb_reader r = og_pb_reader_init(b.data, b.len);
+    og_pb_field f;
+    assert_int_equal(og_pb_next(&r, &f), 1);
+    assert_int_equal(f.field, 1);
+    assert_int_equal(f.u, 300);
+    assert_int_equal(og_pb_next(&r, &f), 1);
+    assert_int_equal((int64_t)f.u, -1);
+    assert_int_equal(og_pb_next(&r, &f), 1);
+    assert_int_equal(f.len, 5);
+    assert_memory_equal(f.data, "hello", 5);
+    assert_int_equal(og_pb_next(&r, &f), 1);
+    uint64_t *vals;
+    size_t n;
+    assert_int_equal(og_pb_unpack_uints(&f, &vals, &n), OG_OK);
+    assert_int_equal(n, 5);
+    assert_true(vals[4] == UINT64_MAX);
+    assert_int_equal(vals[3], 128);
+    free(vals);
+    assert_int_equal(og_pb_next(&r, &f), 1);
+    assert_int_equal(f.wire, OG_PB_I64);
+    assert_int_equal(f.u, 42);
+    assert_int_equal(og_pb_next(&r, &f), 0);
+    og_buf_free(&b);
+}
+
+static void pb_rejects_truncated_and_overlong(void **state)
+{
+    (void)state;
+    const uint8_t trunc_len[] = {0x12, 0x05, 'a', 'b'};      /* says 5 bytes, has 2 */
+    const uint8_t trunc_var[] = {0x08, 0x80, 0x80};          /* varint never ends */
+    const uint8_t field0[] = {0x00, 0x01};                   /* field number 0 */
+    const uint8_t wire7[] = {0x0f, 0x01};                    /* wire type 7 */
+    const uint8_t *cases[] = {trunc_len, trunc_var, field0, wire7};
+    size_t lens[] = {sizeof trunc_len, sizeof trunc_var, sizeof field0, sizeof wire7};
+    for (int i = 0; i < 4; i++) {
+        og_pb_reader r = og_pb_reader_init(cases[i], lens[i]);
+        og_pb_field f;
+        assert_int_equal(og_pb_next(&r, &f), -1);
+    }
+}
+
+static void ulids_are_valid_and_strictly_increasing(void **state)
+{
+    (void)state;
+    char prev[OG_ULID_LEN + 1] = "";
+    for (int i = 0; i < 2000; i++) {
+        char id[OG_ULID_LEN + 1];
+        assert_int_equal(og_ulid_new(id), OG_OK);
+        assert_true(og_ulid_valid(id));
+        assert_true(strcmp(prev, id) < 0);
+        strcpy(prev, id);
+    }
+    assert_false(og_ulid_valid("not-a-ulid"));
+    char u[OG_UUID_LEN + 1];
+    og_uuid_new(u);
+    assert_int_equal(strlen(u), 36);
+    assert_int_equal(u[14], '4');
+    char t[25];
+    og_format_time_ms(1764687845123LL, t);
+    assert_string_equal(t, "2025-12-02T15:04:05.123Z");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(pb_round_trips_fields),
+        cmocka_unit_test(pb_rejects_truncated_and_overlong),
+        cmocka_unit_test(ulids_are_valid_and_strictly_increasing),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
