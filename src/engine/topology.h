@@ -1,0 +1,65 @@
+/*
+ * topology.h — the adjacency index of one edge table version: CSR (out-edges by source row)
+ * and CSC (in-edges by destination row), plus the traversal primitives the expand operator
+ * uses (ARCHITECTURE.md §5).
+ *
+ * Nodes are addressed by dense row numbers of their node table version (the engine maps ids to
+ * rows); edges by their row number in the edge table version.  A topology is immutable once
+ * built and is cached per edge table version (derived state: never built on the write path).
+ *
+ * Multi-hop reachability follows the reference's BFS rule (reference-language.md §3.2): per
+ * source, each node is visited at most once at its shortest depth; the source is pre-visited,
+ * so it is emitted only through a direct self-loop at depth 1; a node is emitted iff its depth
+ * lies in [min, max].
+ */
+#ifndef OG_ENGINE_TOPOLOGY_H
+#define OG_ENGINE_TOPOLOGY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "omnigraph.h"
+
+#define OG_ROW_NONE UINT32_MAX /* an edge endpoint with no live node row: the edge is skipped */
+
+typedef enum og_dir { OG_DIR_OUT = 0, OG_DIR_IN = 1, OG_DIR_BOTH = 2 } og_dir;
+
+typedef struct og_topology og_topology;
+
+/* Builds from n_edges (src_row[i], dst_row[i]) pairs.  `live` (may be NULL) is a bitmap of the
+ * edge rows to include (LSB first).  Within one node, edges keep edge-row order. */
+og_status og_topology_build(og_topology **out, uint32_t n_src_nodes, uint32_t n_dst_nodes, const uint32_t *src_row,
+                            const uint32_t *dst_row, size_t n_edges, const uint8_t *live);
+void og_topology_free(og_topology *t);
+
+size_t og_topology_edge_count(const og_topology *t);
+
+/* The edges of one node in one direction (OUT: by source, IN: by destination): arrays of
+ * `*n` neighbour rows and edge rows, borrowed from the topology. */
+void og_topology_edges(const og_topology *t, og_dir dir, uint32_t node, const uint32_t **neighbours,
+                       const uint32_t **edges, size_t *n);
+
+/* A growable list of (node, depth) results, reused across calls. */
+typedef struct og_reach {
+    uint32_t *node;
+    uint32_t *depth;
+    size_t len, cap;
+    /* BFS scratch: visit stamps per node, a queue */
+    uint32_t *stamp;
+    uint32_t stamp_gen;
+    size_t stamp_n;
+    uint32_t *queue;
+    size_t queue_cap;
+} og_reach;
+
+void og_reach_init(og_reach *r);
+void og_reach_free(og_reach *r);
+
+/* Replaces r's results with the distinct nodes reachable from `src` whose shortest depth is in
+ * [min_hops, max_hops] (1 <= min <= max), in BFS order (depth, then edge order).  OG_DIR_BOTH
+ * needs a topology whose source and destination node tables are the same (From == To) and
+ * deduplicates a pair linked in both directions. */
+og_status og_topology_reach(const og_topology *t, og_dir dir, uint32_t src, uint32_t min_hops, uint32_t max_hops,
+                            og_reach *r);
+
+#endif

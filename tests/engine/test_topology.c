@@ -1,0 +1,151 @@
+/*
+ * test_topology.c — CSR/CSC build and the reference's multi-hop BFS rule: shortest depth,
+ * visited once, source re-emitted only by a direct self-loop, undirected dedup, deleted edges
+ * and missing endpoints skipped.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "engine/topology.h"
+
+/* Collects reach results as a sorted string of node letters ("BCD"). */
+static const char *reach_str(const og_topology *t, og_dir dir, uint32_t src, uint32_t lo, uint32_t hi)
+{
+    static char out[64];
+    og_reach r;
+    og_reach_init(&r);
+    assert_int_equal(og_topology_reach(t, dir, src, lo, hi, &r), OG_OK);
+    char tmp[64];
+    size_t n = 0;
+    for (size_t i = 0; i < r.len; i++) tmp[n++] = (char)('A' + r.node[i]);
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++)
+            if (tmp[j] < tmp[i]) {
+                char c = tmp[i];
+                tmp[i] = tmp[j];
+                tmp[j] = c;
+            }
+    tmp[n] = '\0';
+    og_reach_free(&r);
+    strcpy(out, tmp);
+    return out;
+}
+
+static void chain_hop_bounds_follow_shortest_depth(void **state)
+{
+    (void)state;
+    /* A->B->C->D */
+    uint32_t src[] = {0, 1, 2}, dst[] = {1, 2, 3};
+    og_topology *t;
+    assert_int_equal(og_topology_build(&t, 4, 4, src, dst, 3, NULL), OG_OK);
+    assert_string_equal(reach_str(t, OG_DIR_OUT, 0, 1, 3), "BCD");
+    assert_string_equal(reach_str(t, OG_DIR_OUT, 0, 2, 3), "CD");
+    assert_string_equal(reach_str(t, OG_DIR_OUT, 0, 2, 2), "C");
+    assert_string_equal(reach_str(t, OG_DIR_IN, 3, 1, 2), "BC");
+    assert_string_equal(reach_str(t, OG_DIR_OUT, 3, 1, 3), "");
+    og_topology_free(t);
+}
+
+static void a_node_reached_twice_is_emitted_once_at_its_shortest_depth(void **state)
+{
+    (void)state;
+    /* A->B, A->C, B->C, C->D, and a parallel A->B */
+    uint32_t src[] = {0, 0, 1, 2, 0}, dst[] = {1, 2, 2, 3, 1};
+    og_topology *t;
+    assert_int_equal(og_topology_build(&t, 4, 4, src, dst, 5, NULL), OG_OK);
+    og_reach r;
+    og_reach_init(&r);
+    assert_int_equal(og_topology_reach(t, OG_DIR_OUT, 0, 1, 3, &r), OG_OK);
+    assert_int_equal(r.len, 3);
+    for (size_t i = 0; i < r.len; i++) {
+        if (r.node[i] == 2) assert_int_equal(r.depth[i], 1); /* C at depth 1, not 2 */
+        if (r.node[i] == 3) assert_int_equal(r.depth[i], 2);
+    }
+    /* {2,2}: only D (C's shortest depth is 1) */
+    assert_string_equal(reach_str(t, OG_DIR_OUT, 0, 2, 2), "D");
+    og_reach_free(&r);
+    og_topology_free(t);
+}
+
+static void the_source_returns_only_through_a_direct_self_loop(void **state)
+{
+    (void)state;
+    /* cycle A->B->A; and a self-loop C->C (twice) */
+    uint32_t src[] = {0, 1, 2, 2}, dst[] = {1, 0, 2, 2};
+    og_topology *t;
+    assert_int_equal(og_topology_build(&t, 3, 3, src, dst, 4, NULL), OG_OK);
+    assert_string_equal(reach_str(t, OG_DIR_OUT, 0, 1, 3), "B");
+    assert_string_equal(reach_str(t, OG_DIR_OUT, 2, 1, 3), "C");
+    assert_string_equal(reach_str(t, OG_DIR_OUT, 2, 2, 3), "");
+    assert_string_equal(reach_str(t, OG_DIR_BOTH, 2, 1, 1), "C");
+    og_topology_free(t);
+}
+
+static void undirected_unions_both_directions_without_duplicates(void **state)
+{
+    (void)state;
+    /* Alice(0)->Bob(1), Bob(1)->Diana(3), Diana(3)->Bob(1), Charlie(2)->Alice(0) */
+    uint32_t src[] = {0, 1, 3, 2}, dst[] = {1, 3, 1, 0};
+    og_topology *t;
+    assert_int_equal(og_topology_build(&t, 4, 4, src, dst, 4, NULL), OG_OK);
+    og_reach r;
+    og_reach_init(&r);
+    assert_int_equal(og_topology_reach(t, OG_DIR_BOTH, 1, 1, 1, &r), OG_OK);
+    assert_int_equal(r.len, 2); /* Alice, Diana once each */
+    og_reach_free(&r);
+    assert_string_equal(reach_str(t, OG_DIR_BOTH, 2, 1, 2), "AB");
+    assert_string_equal(reach_str(t, OG_DIR_OUT, 1, 1, 1), "D");
+    og_topology_free(t);
+}
+
+static void deleted_edges_and_missing_endpoints_are_skipped(void **state)
+{
+    (void)state;
+    uint32_t src[] = {0, 0, OG_ROW_NONE, 1}, dst[] = {1, 2, 0, 2};
+    uint8_t live = 0x0d; /* edges 0, 2, 3 live; edge 1 (A->C) deleted */
+    og_topology *t;
+    assert_int_equal(og_topology_build(&t, 3, 3, src, dst, 4, &live), OG_OK);
+    assert_int_equal(og_topology_edge_count(t), 2);
+    assert_string_equal(reach_str(t, OG_DIR_OUT, 0, 1, 1), "B");
+    const uint32_t *nb, *ed;
+    size_t n;
+    og_topology_edges(t, OG_DIR_IN, 2, &nb, &ed, &n);
+    assert_int_equal(n, 1);
+    assert_int_equal(nb[0], 1);
+    assert_int_equal(ed[0], 3);
+    og_topology_free(t);
+}
+
+static void invalid_bounds_and_asymmetric_undirected_are_refused(void **state)
+{
+    (void)state;
+    uint32_t src[] = {0}, dst[] = {0};
+    og_topology *t;
+    assert_int_equal(og_topology_build(&t, 1, 2, src, dst, 1, NULL), OG_OK);
+    og_reach r;
+    og_reach_init(&r);
+    assert_int_equal(og_topology_reach(t, OG_DIR_OUT, 0, 0, 1, &r), OG_ERR_INVALID);
+    assert_int_equal(og_topology_reach(t, OG_DIR_OUT, 0, 3, 2, &r), OG_ERR_INVALID);
+    assert_int_equal(og_topology_reach(t, OG_DIR_BOTH, 0, 1, 1, &r), OG_ERR_INVALID);
+    og_reach_free(&r);
+    og_topology_free(t);
+    uint32_t bad_dst[] = {5};
+    assert_int_equal(og_topology_build(&t, 1, 2, src, bad_dst, 1, NULL), OG_ERR_INTERNAL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(chain_hop_bounds_follow_shortest_depth),
+        cmocka_unit_test(a_node_reached_twice_is_emitted_once_at_its_shortest_depth),
+        cmocka_unit_test(the_source_returns_only_through_a_direct_self_loop),
+        cmocka_unit_test(undirected_unions_both_directions_without_duplicates),
+        cmocka_unit_test(deleted_edges_and_missing_endpoints_are_skipped),
+        cmocka_unit_test(invalid_bounds_and_asymmetric_undirected_are_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
