@@ -348,3 +348,96 @@ int og_vector_row_eq(const og_vector *a, size_t i, const og_vector *b, size_t j)
     default: return 0;
     }
 }
+
+static int cmp_num(double x, double y)
+{
+    int nx = isnan(x), ny = isnan(y);
+    if (nx || ny) return nx - ny;
+    return (x > y) - (x < y);
+}
+
+int og_vector_row_cmp(const og_vector *a, size_t i, const og_vector *b, size_t j)
+{
+    switch (a->type.id) {
+    case OG_T_BOOL: return og_vector_get_bool(a, i) - og_vector_get_bool(b, j);
+    case OG_T_I32: case OG_T_I64: case OG_T_DATE32: case OG_T_DATE64: {
+        int64_t x = og_vector_get_i64(a, i), y = og_vector_get_i64(b, j);
+        return (x > y) - (x < y);
+    }
+    case OG_T_U32: case OG_T_U64: {
+        uint64_t x = og_vector_get_u64(a, i), y = og_vector_get_u64(b, j);
+        return (x > y) - (x < y);
+    }
+    case OG_T_F32: case OG_T_F64: return cmp_num(og_vector_get_f64(a, i), og_vector_get_f64(b, j));
+    case OG_T_STRING: case OG_T_BLOB: {
+        size_t la, lb;
+        const uint8_t *pa = og_vector_get_bytes(a, i, &la), *pb = og_vector_get_bytes(b, j, &lb);
+        size_t m = la < lb ? la : lb;
+        int c = m ? memcmp(pa, pb, m) : 0;
+        if (c) return c;
+        return (la > lb) - (la < lb);
+    }
+    case OG_T_VECTOR: {
+        const float *x = og_vector_get_floats(a, i), *y = og_vector_get_floats(b, j);
+        for (uint32_t k = 0; k < a->type.dim; k++) {
+            int c = cmp_num(x[k], y[k]);
+            if (c) return c;
+        }
+        return 0;
+    }
+    case OG_T_LIST: {
+        size_t ab, ae, bb, be;
+        og_vector_get_list(a, i, &ab, &ae);
+        og_vector_get_list(b, j, &bb, &be);
+        for (size_t k = 0; ab + k < ae && bb + k < be; k++) {
+            int na = og_vector_is_null(a->child, ab + k), nb = og_vector_is_null(b->child, bb + k);
+            if (na || nb) {
+                if (na != nb) return na ? -1 : 1;
+                continue;
+            }
+            int c = og_vector_row_cmp(a->child, ab + k, b->child, bb + k);
+            if (c) return c;
+        }
+        return ((ae - ab) > (be - bb)) - ((ae - ab) < (be - bb));
+    }
+    default: return 0;
+    }
+}
+
+og_status og_vector_append_from(og_vector *dst, const og_vector *src, size_t i)
+{
+    if (og_vector_is_null(src, i)) return og_vector_append_null(dst);
+    switch (src->type.id) {
+    case OG_T_BOOL: return og_vector_append_bool(dst, og_vector_get_bool(src, i));
+    case OG_T_I32: case OG_T_I64: case OG_T_DATE32: case OG_T_DATE64:
+        return og_vector_append_i64(dst, og_vector_get_i64(src, i));
+    case OG_T_U32: case OG_T_U64: return og_vector_append_u64(dst, og_vector_get_u64(src, i));
+    case OG_T_F32: case OG_T_F64: return og_vector_append_f64(dst, og_vector_get_f64(src, i));
+    case OG_T_STRING: case OG_T_BLOB: {
+        size_t n;
+        const uint8_t *p = og_vector_get_bytes(src, i, &n);
+        return og_vector_append_bytes(dst, p, n);
+    }
+    case OG_T_VECTOR: return og_vector_append_floats(dst, og_vector_get_floats(src, i), src->type.dim);
+    case OG_T_LIST: {
+        size_t b, e;
+        og_vector_get_list(src, i, &b, &e);
+        for (size_t k = b; k < e; k++) OG_TRY(og_vector_append_from(dst->child, src->child, k));
+        return og_vector_append_list_end(dst);
+    }
+    default: return og_err(OG_ERR_INTERNAL, "append_from: unsupported type %d", (int)src->type.id);
+    }
+}
+
+og_status og_vector_gather(og_vector *out, const og_vector *src, const uint32_t *idx, size_t n)
+{
+    OG_TRY(og_vector_init(out, src->type));
+    for (size_t k = 0; k < n; k++) {
+        og_status st = idx[k] == UINT32_MAX ? og_vector_append_null(out) : og_vector_append_from(out, src, idx[k]);
+        if (st != OG_OK) {
+            og_vector_free(out);
+            return st;
+        }
+    }
+    return OG_OK;
+}

@@ -105,4 +105,16 @@ void og_vector_get_list(const og_vector *v, size_t i, size_t *begin, size_t *end
 /* 1 when row i of a equals row j of b (same type; nulls compare equal to nulls). */
 int og_vector_row_eq(const og_vector *a, size_t i, const og_vector *b, size_t j);
 
+/* Total order of two non-null rows of the same type: <0, 0, >0.  Numbers by value (NaN after
+ * every other float), strings and blobs bytewise, bools false < true, lists and vectors
+ * element-wise then by length.  Null handling is the caller's (ORDER BY puts nulls first
+ * ascending). */
+int og_vector_row_cmp(const og_vector *a, size_t i, const og_vector *b, size_t j);
+
+/* out = src[idx[0]], src[idx[1]], ... (owned copy); idx[k] == UINT32_MAX gives a null row. */
+og_status og_vector_gather(og_vector *out, const og_vector *src, const uint32_t *idx, size_t n);
+
+/* Appends row i of src to dst (same type). */
+og_status og_vector_append_from(og_vector *dst, const og_vector *src, size_t i);
+
 #endif

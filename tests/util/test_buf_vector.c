@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <math.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -102,6 +103,36 @@ static void errors_carry_a_message_and_a_name(void **state)
     assert_string_equal(og_status_name((og_status)999), "unknown");
 }
 
+static void vector_gather_and_compare_order_rows(void **state)
+{
+    (void)state;
+    og_vector s, g;
+    og_vector_init(&s, (og_type){OG_T_STRING, 0, 0});
+    og_vector_append_bytes(&s, "b", 1);
+    og_vector_append_bytes(&s, "ab", 2);
+    og_vector_append_null(&s);
+    og_vector_append_bytes(&s, "a", 1);
+    uint32_t idx[] = {3, UINT32_MAX, 0, 1, 2};
+    assert_int_equal(og_vector_gather(&g, &s, idx, 5), OG_OK);
+    assert_int_equal(g.len, 5);
+    assert_true(og_vector_is_null(&g, 1));
+    assert_true(og_vector_is_null(&g, 4));
+    assert_true(og_vector_row_cmp(&g, 0, &g, 3) < 0); /* "a" < "ab" */
+    assert_true(og_vector_row_cmp(&g, 3, &g, 2) < 0); /* "ab" < "b" */
+    assert_int_equal(og_vector_row_cmp(&g, 0, &s, 3), 0);
+
+    og_vector f;
+    og_vector_init(&f, (og_type){OG_T_F64, 0, 0});
+    og_vector_append_f64(&f, NAN);
+    og_vector_append_f64(&f, -1e300);
+    og_vector_append_f64(&f, 2.5);
+    assert_true(og_vector_row_cmp(&f, 1, &f, 2) < 0);
+    assert_true(og_vector_row_cmp(&f, 0, &f, 2) > 0); /* NaN after numbers */
+    og_vector_free(&s);
+    og_vector_free(&g);
+    og_vector_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -110,6 +141,7 @@ int main(void)
         cmocka_unit_test(vector_i32_rejects_out_of_range),
         cmocka_unit_test(vector_strings_lists_and_equality),
         cmocka_unit_test(errors_carry_a_message_and_a_name),
+        cmocka_unit_test(vector_gather_and_compare_order_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
