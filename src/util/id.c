@@ -13,6 +13,7 @@
 #include <sys/random.h>
 #include <time.h>
 
+#include "util/datetime.h"
 #include "util/error.h"
 
 og_status og_random_bytes(void *p, size_t n)
@@ -37,19 +38,7 @@ int64_t og_now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-void og_format_time_ms(int64_t ms, char out[25])
-{
-    time_t secs = (time_t)(ms / 1000);
-    int frac = (int)(ms % 1000);
-    if (frac < 0) {
-        frac += 1000;
-        secs -= 1;
-    }
-    struct tm tm;
-    gmtime_r(&secs, &tm);
-    snprintf(out, 25, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", (tm.tm_year + 1900) % 10000, tm.tm_mon + 1,
-             tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, frac);
-}
+void og_format_time_ms(int64_t ms, char out[25]) { og_datetime_format(ms, out); }
 
 static const char crockford[] = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 
