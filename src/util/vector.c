@@ -300,6 +300,7 @@ const uint8_t *og_vector_get_bytes(const og_vector *v, size_t i, size_t *len)
 {
     assert(i < v->len);
     *len = (size_t)(v->offsets[i + 1] - v->offsets[i]);
+    if (!v->values) return (const uint8_t *)""; /* only empty strings so far: no byte buffer */
     return (const uint8_t *)v->values + v->offsets[i];
 }
 
