@@ -1,0 +1,293 @@
+/*
+ * store.c — the public face of the object store (store.h).  Validates every key before it
+ * reaches an adapter, picks the adapter from the URI ("s3://" → S3, anything else → local
+ * file system) and dispatches through the og_store_ops vtable (store_impl.h).  Also owns the
+ * small shared helpers: key lists, heap mappings, handle allocation.
+ */
+#include "store/store_impl.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "util/error.h"
+
+/* The S3 adapter is optional.  A weak reference alone is not enough: a linker does not pull
+ * a member out of a static archive (libog_store.a) to satisfy a weak undefined symbol, so
+ * store_s3.o would be silently dropped even when built.  Hence: when store_s3.c sits next to
+ * this file the reference is strong (and the adapter is always linked); otherwise it is weak
+ * and resolves to NULL, and "s3://" URIs get OG_ERR_UNSUPPORTED. */
+#if defined(__has_include)
+#if __has_include("store_s3.c")
+#define OG_STORE_HAVE_S3 1
+#endif
+#endif
+#ifndef OG_STORE_HAVE_S3
+extern og_status og_store_s3_open(og_store **out, const char *uri) __attribute__((weak));
+#endif
+
+/* Checks one segment [s, s+n) of a key; `what` is "key" or "prefix" for the message. */
+static og_status segment_check(const char *what, const char *full, const char *s, size_t n)
+{
+    if (n == 0) return og_err(OG_ERR_INVALID, "invalid %s \"%s\": empty path segment", what, full);
+    if ((n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.'))
+        return og_err(OG_ERR_INVALID, "invalid %s \"%s\": \".\" or \"..\" segment", what, full);
+    if (n > OG_STORE_SEGMENT_MAX)
+        return og_err(OG_ERR_INVALID, "invalid %s \"%s\": segment longer than %d bytes", what,
+                      full, OG_STORE_SEGMENT_MAX);
+    size_t tl = strlen(OG_STORE_TMP_PREFIX);
+    if (n >= tl && memcmp(s, OG_STORE_TMP_PREFIX, tl) == 0)
+        return og_err(OG_ERR_INVALID, "invalid %s \"%s\": segments starting with \"%s\" are reserved",
+                      what, full, OG_STORE_TMP_PREFIX);
+    return OG_OK;
+}
+
+og_status og_store_key_check(const char *key)
+{
+    if (!key) return og_err(OG_ERR_INVALID, "invalid key: NULL");
+    size_t len = strlen(key);
+    if (len == 0) return og_err(OG_ERR_INVALID, "invalid key \"\": empty");
+    if (len > OG_STORE_KEY_MAX)
+        return og_err(OG_ERR_INVALID, "invalid key \"%.64s...\": longer than %d bytes", key,
+                      OG_STORE_KEY_MAX);
+    if (key[0] == '/') return og_err(OG_ERR_INVALID, "invalid key \"%s\": starts with '/'", key);
+    if (key[len - 1] == '/') return og_err(OG_ERR_INVALID, "invalid key \"%s\": ends with '/'", key);
+    const char *p = key;
+    for (;;) {
+        const char *slash = strchr(p, '/');
+        size_t n = slash ? (size_t)(slash - p) : strlen(p);
+        OG_TRY(segment_check("key", key, p, n));
+        if (!slash) break;
+        p = slash + 1;
+    }
+    return OG_OK;
+}
+
+og_status og_store_prefix_check(const char *prefix)
+{
+    if (!prefix) return og_err(OG_ERR_INVALID, "invalid list prefix: NULL");
+    size_t len = strlen(prefix);
+    if (len == 0) return OG_OK;
+    if (len > OG_STORE_KEY_MAX)
+        return og_err(OG_ERR_INVALID, "invalid list prefix \"%.64s...\": longer than %d bytes",
+                      prefix, OG_STORE_KEY_MAX);
+    if (prefix[0] == '/')
+        return og_err(OG_ERR_INVALID, "invalid list prefix \"%s\": starts with '/'", prefix);
+    const char *p = prefix;
+    for (;;) {
+        const char *slash = strchr(p, '/');
+        if (!slash) break; /* the last, partial segment: anything can start a valid name */
+        OG_TRY(segment_check("list prefix", prefix, p, (size_t)(slash - p)));
+        p = slash + 1;
+    }
+    return OG_OK;
+}
+
+og_status og_store_new(const og_store_ops *ops, const char *uri, int is_local, void *impl,
+                       og_store **out)
+{
+    *out = NULL;
+    og_store *st = calloc(1, sizeof *st);
+    char *u = strdup(uri);
+    if (!st || !u) {
+        free(st);
+        free(u);
+        return og_err(OG_ERR_NOMEM, "store \"%s\": out of memory", uri);
+    }
+    st->ops = ops;
+    st->uri = u;
+    st->is_local = is_local;
+    st->impl = impl;
+    *out = st;
+    return OG_OK;
+}
+
+/* 1 when uri starts with "<scheme>://", scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ). */
+static int has_scheme(const char *uri)
+{
+    const char *p = uri;
+    if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z'))) return 0;
+    while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+           *p == '+' || *p == '-' || *p == '.')
+        p++;
+    return strncmp(p, "://", 3) == 0;
+}
+
+og_status og_store_open(og_store **out, const char *uri)
+{
+    if (!out) return og_err(OG_ERR_INVALID, "og_store_open: NULL output");
+    *out = NULL;
+    if (!uri || !*uri) return og_err(OG_ERR_INVALID, "invalid store URI: empty");
+    if (strncmp(uri, "s3://", 5) == 0) {
+#ifndef OG_STORE_HAVE_S3
+        if (!og_store_s3_open)
+            return og_err(OG_ERR_UNSUPPORTED, "store \"%s\": s3 adapter not built", uri);
+#endif
+        return og_store_s3_open(out, uri);
+    }
+    if (has_scheme(uri) && strncmp(uri, "file://", 7) != 0)
+        return og_err(OG_ERR_INVALID, "store \"%s\": unknown URI scheme", uri);
+    return og_store_local_open(out, uri);
+}
+
+void og_store_close(og_store *st)
+{
+    if (!st) return;
+    if (st->ops && st->ops->close) st->ops->close(st);
+    free(st->uri);
+    free(st);
+}
+
+const char *og_store_uri(const og_store *st) { return st ? st->uri : NULL; }
+
+int og_store_is_local(const og_store *st) { return st ? st->is_local : 0; }
+
+#define CHECK_STORE(st)                                                                \
+    do {                                                                               \
+        if (!(st)) return og_err(OG_ERR_INVALID, "%s: NULL store", __func__);          \
+    } while (0)
+
+og_status og_store_get(og_store *st, const char *key, og_bytes *out)
+{
+    CHECK_STORE(st);
+    if (!out) return og_err(OG_ERR_INVALID, "og_store_get: NULL output");
+    out->data = NULL;
+    out->len = 0;
+    OG_TRY(og_store_key_check(key));
+    return st->ops->get(st, key, out);
+}
+
+og_status og_store_get_range(og_store *st, const char *key, uint64_t off, uint64_t len,
+                             og_bytes *out)
+{
+    CHECK_STORE(st);
+    if (!out) return og_err(OG_ERR_INVALID, "og_store_get_range: NULL output");
+    out->data = NULL;
+    out->len = 0;
+    OG_TRY(og_store_key_check(key));
+    return st->ops->get_range(st, key, off, len, out);
+}
+
+og_status og_store_head(og_store *st, const char *key, uint64_t *size_out)
+{
+    CHECK_STORE(st);
+    OG_TRY(og_store_key_check(key));
+    uint64_t dummy;
+    return st->ops->head(st, key, size_out ? size_out : &dummy);
+}
+
+og_status og_store_put(og_store *st, const char *key, const void *data, size_t len)
+{
+    CHECK_STORE(st);
+    OG_TRY(og_store_key_check(key));
+    if (!data && len) return og_err(OG_ERR_INVALID, "put \"%s\": NULL data with length %zu", key, len);
+    return st->ops->put(st, key, data ? data : "", len);
+}
+
+og_status og_store_put_if_absent(og_store *st, const char *key, const void *data, size_t len)
+{
+    CHECK_STORE(st);
+    OG_TRY(og_store_key_check(key));
+    if (!data && len)
+        return og_err(OG_ERR_INVALID, "put_if_absent \"%s\": NULL data with length %zu", key, len);
+    return st->ops->put_if_absent(st, key, data ? data : "", len);
+}
+
+og_status og_store_list(og_store *st, const char *prefix, const char *start_after, size_t limit,
+                        og_keylist *out)
+{
+    CHECK_STORE(st);
+    if (!out) return og_err(OG_ERR_INVALID, "og_store_list: NULL output");
+    out->keys = NULL;
+    out->count = 0;
+    if (!prefix) prefix = "";
+    OG_TRY(og_store_prefix_check(prefix));
+    og_status s = st->ops->list(st, prefix, start_after, limit, out);
+    if (s != OG_OK) og_keylist_free(out);
+    return s;
+}
+
+void og_keylist_free(og_keylist *l)
+{
+    if (!l) return;
+    for (size_t i = 0; i < l->count; i++) free(l->keys[i]);
+    free(l->keys);
+    l->keys = NULL;
+    l->count = 0;
+}
+
+og_status og_keylist_push(og_keylist *l, const char *key, size_t len)
+{
+    /* og_keylist has no capacity field: the capacity is implied, 0 when empty, else the
+     * smallest power of two >= max(count, 8).  So it is full exactly when count is 0 or a
+     * power of two >= 8. */
+    size_t n = l->count;
+    if (n == 0 || (n >= 8 && (n & (n - 1)) == 0)) {
+        size_t cap = n ? n * 2 : 8;
+        char **k = realloc(l->keys, cap * sizeof *k);
+        if (!k) return og_err(OG_ERR_NOMEM, "list: out of memory");
+        l->keys = k;
+    }
+    char *copy = malloc(len + 1);
+    if (!copy) return og_err(OG_ERR_NOMEM, "list: out of memory");
+    memcpy(copy, key, len);
+    copy[len] = '\0';
+    l->keys[l->count++] = copy;
+    return OG_OK;
+}
+
+og_status og_store_delete(og_store *st, const char *key)
+{
+    CHECK_STORE(st);
+    OG_TRY(og_store_key_check(key));
+    return st->ops->delete(st, key);
+}
+
+og_status og_mapping_from_bytes(og_bytes *b, og_mapping **out)
+{
+    og_mapping *m = calloc(1, sizeof *m);
+    if (!m) return og_err(OG_ERR_NOMEM, "map: out of memory");
+    m->kind = OG_MAPPING_HEAP;
+    m->base = b->data;
+    m->data = b->data;
+    m->size = b->len;
+    b->data = NULL;
+    b->len = 0;
+    *out = m;
+    return OG_OK;
+}
+
+og_status og_store_map(og_store *st, const char *key, og_mapping **out)
+{
+    CHECK_STORE(st);
+    if (!out) return og_err(OG_ERR_INVALID, "og_store_map: NULL output");
+    *out = NULL;
+    OG_TRY(og_store_key_check(key));
+    if (st->ops->map) return st->ops->map(st, key, out);
+    og_bytes b = {NULL, 0};
+    OG_TRY(st->ops->get(st, key, &b));
+    og_status s = og_mapping_from_bytes(&b, out);
+    og_bytes_free(&b);
+    return s;
+}
+
+const uint8_t *og_mapping_data(const og_mapping *m)
+{
+    static const uint8_t empty[1];
+    if (!m) return NULL;
+    return m->data ? m->data : empty;
+}
+
+size_t og_mapping_size(const og_mapping *m) { return m ? m->size : 0; }
+
+void og_mapping_release(og_mapping *m)
+{
+    if (!m) return;
+    if (m->kind == OG_MAPPING_MMAP) {
+        if (m->map_len) munmap(m->base, m->map_len); /* can only fail on a bad argument */
+    } else {
+        free(m->base);
+    }
+    free(m);
+}

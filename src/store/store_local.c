@@ -1,0 +1,773 @@
+/*
+ * store_local.c — the local file-system adapter of the object store (STORAGE.md §2).
+ *
+ * A key maps to the file <root>/<key>.  Objects become visible only whole:
+ *   put            write <dir>/.tmp-<uuid>, fsync it, rename() it onto the key, fsync <dir>
+ *   put_if_absent  write <dir>/.tmp-<uuid>, fsync it, link() it to the key — link never
+ *                  replaces an existing name, so exactly one racer succeeds and every other
+ *                  gets EEXIST — then unlink the temp and fsync <dir>
+ * Parent directories are created on demand (the parent of each new directory is fsynced so
+ * the directory entry itself survives a crash).  A crash can leave ".tmp-" files behind; they
+ * are never returned by list() and key rules forbid keys that look like them, so they are
+ * invisible garbage for `cleanup`.  delete() removes the file and then any directories it
+ * left empty, so the key space behaves like a flat object store.
+ */
+#include "store/store_impl.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "util/error.h"
+#include "util/fault.h"
+#include "util/id.h"
+
+typedef struct local_store {
+    char *root;     /* absolute, normalised, with a trailing '/' ("/data/g/" or "/") */
+    size_t root_len;
+} local_store;
+
+/* How often put retries when a parent directory vanishes under it (a concurrent delete
+ * removing directories it emptied). */
+#define MKDIR_RETRIES 8
+
+static local_store *L(og_store *st) { return (local_store *)st->impl; }
+
+/* ---- paths ---------------------------------------------------------------------------- */
+
+/* malloc'd "<root><key>". */
+static og_status key_path(local_store *ls, const char *key, char **out)
+{
+    size_t kl = strlen(key);
+    char *p = malloc(ls->root_len + kl + 1);
+    if (!p) return og_err(OG_ERR_NOMEM, "store key \"%s\": out of memory", key);
+    memcpy(p, ls->root, ls->root_len);
+    memcpy(p + ls->root_len, key, kl + 1);
+    *out = p;
+    return OG_OK;
+}
+
+/* Normalises a local path (relative to the cwd when not absolute) into "/a/b/" form:
+ * "." and empty segments dropped, ".." pops.  malloc'd. */
+static og_status normalise_root(const char *path, char **out)
+{
+    char *cwd = NULL;
+    if (path[0] != '/') {
+        cwd = getcwd(NULL, 0);
+        if (!cwd) return og_err_errno(errno, "store \"%s\": getcwd", path);
+    }
+    size_t cap = (cwd ? strlen(cwd) : 0) + strlen(path) + 3;
+    char *res = malloc(cap);
+    if (!res) {
+        free(cwd);
+        return og_err(OG_ERR_NOMEM, "store \"%s\": out of memory", path);
+    }
+    size_t n = 0;
+    res[n++] = '/';
+    const char *parts[2] = {cwd ? cwd : "", path};
+    for (int i = 0; i < 2; i++) {
+        const char *p = parts[i];
+        while (*p) {
+            while (*p == '/') p++;
+            if (!*p) break;
+            const char *e = strchr(p, '/');
+            size_t sl = e ? (size_t)(e - p) : strlen(p);
+            if (sl == 1 && p[0] == '.') {
+                /* skip */
+            } else if (sl == 2 && p[0] == '.' && p[1] == '.') {
+                if (n > 1) { /* drop the last "seg/" */
+                    n--;
+                    while (n > 1 && res[n - 1] != '/') n--;
+                }
+            } else {
+                memcpy(res + n, p, sl);
+                n += sl;
+                res[n++] = '/';
+            }
+            p += sl;
+        }
+    }
+    res[n] = '\0';
+    free(cwd);
+    *out = res;
+    return OG_OK;
+}
+
+/* ---- small syscall helpers -------------------------------------------------------------- */
+
+/* fsyncs the directory at `path` (EINVAL: the file system cannot sync directories; accepted). */
+static og_status fsync_dir(const char *path, const char *key)
+{
+    int fd;
+    do {
+        fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    } while (fd < 0 && errno == EINTR);
+    if (fd < 0) return og_err_errno(errno, "store key \"%s\": open directory %s", key, path);
+    int rc = fsync(fd);
+    int e = errno;
+    close(fd);
+    if (rc != 0 && e != EINVAL) return og_err_errno(e, "store key \"%s\": fsync directory %s", key, path);
+    return OG_OK;
+}
+
+/* fsyncs the directory that contains `path` (path is "/…/name"; it has a '/'). */
+static og_status fsync_parent(char *path, const char *key)
+{
+    char *slash = strrchr(path, '/');
+    if (!slash) return OG_OK;
+    if (slash == path) return fsync_dir("/", key);
+    *slash = '\0';
+    og_status s = fsync_dir(path, key);
+    *slash = '/';
+    return s;
+}
+
+/* mkdir -p for every directory of `path` from byte `from` on (path[from-1] is a '/' of an
+ * existing directory) up to, not including, the last segment when `last_is_file`.  Each newly
+ * created directory's parent is fsynced.  With `sync_existing`, so is the parent of each
+ * directory found already there: another writer may have just created it and not yet synced
+ * its entry, and we must not acknowledge an object whose directory could vanish in a crash. */
+static og_status make_dirs(char *path, size_t from, int last_is_file, int sync_existing,
+                           const char *what)
+{
+    size_t len = strlen(path);
+    for (size_t i = from; i <= len; i++) {
+        if (path[i] != '/' && path[i] != '\0') continue;
+        if (path[i] == '\0' && last_is_file) break;
+        if (i == 0 || path[i - 1] == '/') continue; /* "//" or leading '/' */
+        char saved = path[i];
+        path[i] = '\0';
+        int rc = mkdir(path, 0755);
+        int e = errno;
+        og_status s = OG_OK;
+        if (rc == 0) {
+            s = fsync_parent(path, what);
+        } else if (e == EEXIST) {
+            struct stat sb;
+            if (stat(path, &sb) != 0)
+                s = og_err_errno(errno, "store \"%s\": stat %s", what, path);
+            else if (!S_ISDIR(sb.st_mode))
+                s = og_err(OG_ERR_IO, "store \"%s\": %s exists and is not a directory", what, path);
+            else if (sync_existing)
+                s = fsync_parent(path, what);
+        } else {
+            s = og_err_errno(e, "store \"%s\": mkdir %s", what, path);
+        }
+        path[i] = saved;
+        if (s != OG_OK) return s;
+    }
+    return OG_OK;
+}
+
+static og_status write_all(int fd, const uint8_t *p, size_t n, const char *key, const char *tmp)
+{
+    while (n > 0) {
+        size_t chunk = n > ((size_t)1 << 30) ? ((size_t)1 << 30) : n;
+        ssize_t w = write(fd, p, chunk);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            return og_err_errno(errno, "store key \"%s\": write %s", key, tmp);
+        }
+        if (w == 0) return og_err(OG_ERR_IO, "store key \"%s\": write %s made no progress", key, tmp);
+        p += w;
+        n -= (size_t)w;
+    }
+    return OG_OK;
+}
+
+/* Reads exactly n bytes at off unless EOF comes first; *got tells how many. */
+static og_status pread_all(int fd, uint8_t *p, size_t n, uint64_t off, size_t *got, const char *key)
+{
+    size_t done = 0;
+    while (done < n) {
+        size_t chunk = n - done > ((size_t)1 << 30) ? ((size_t)1 << 30) : n - done;
+        ssize_t r = pread(fd, p + done, chunk, (off_t)(off + done));
+        if (r < 0) {
+            if (errno == EINTR) continue;
+            return og_err_errno(errno, "store key \"%s\": read", key);
+        }
+        if (r == 0) break;
+        done += (size_t)r;
+    }
+    *got = done;
+    return OG_OK;
+}
+
+/* Opens an object for reading; a missing key, a path through a non-directory or a directory
+ * at the key are all OG_ERR_NOT_FOUND.  *size_out gets the object's size. */
+static og_status open_object(local_store *ls, const char *key, int *fd_out, uint64_t *size_out)
+{
+    char *path;
+    OG_TRY(key_path(ls, key, &path));
+    int fd;
+    do {
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* no hang on a fifo */
+    } while (fd < 0 && errno == EINTR);
+    if (fd < 0) {
+        int e = errno;
+        free(path);
+        if (e == ENOENT || e == ENOTDIR) return og_err(OG_ERR_NOT_FOUND, "store key \"%s\" not found", key);
+        return og_err_errno(e, "store key \"%s\": open", key);
+    }
+    free(path);
+    struct stat sb;
+    if (fstat(fd, &sb) != 0) {
+        int e = errno;
+        close(fd);
+        return og_err_errno(e, "store key \"%s\": fstat", key);
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        close(fd);
+        return og_err(OG_ERR_NOT_FOUND, "store key \"%s\" not found (not a regular file)", key);
+    }
+    *fd_out = fd;
+    *size_out = (uint64_t)sb.st_size;
+    return OG_OK;
+}
+
+/* ---- reads -------------------------------------------------------------------------------- */
+
+static og_status read_span(local_store *ls, const char *key, uint64_t off, uint64_t len, int whole,
+                           og_bytes *out)
+{
+    int fd;
+    uint64_t size;
+    OG_TRY(open_object(ls, key, &fd, &size));
+    uint64_t n = 0;
+    if (whole) {
+        off = 0;
+        n = size;
+    } else if (off < size) {
+        n = size - off < len ? size - off : len;
+    }
+    if (n > (uint64_t)SIZE_MAX - 1) {
+        close(fd);
+        return og_err(OG_ERR_LIMIT, "store key \"%s\": %llu bytes do not fit in memory", key,
+                      (unsigned long long)n);
+    }
+    uint8_t *buf = malloc((size_t)n + 1); /* +1: never malloc(0) */
+    if (!buf) {
+        close(fd);
+        return og_err(OG_ERR_NOMEM, "store key \"%s\": out of memory for %llu bytes", key,
+                      (unsigned long long)n);
+    }
+    size_t got = 0;
+    og_status s = n ? pread_all(fd, buf, (size_t)n, off, &got, key) : OG_OK;
+    close(fd); /* read-only descriptor: close cannot lose data */
+    if (s != OG_OK) {
+        free(buf);
+        return s;
+    }
+    out->data = buf;
+    out->len = got;
+    return OG_OK;
+}
+
+static og_status local_get(og_store *st, const char *key, og_bytes *out)
+{
+    return read_span(L(st), key, 0, 0, 1, out);
+}
+
+static og_status local_get_range(og_store *st, const char *key, uint64_t off, uint64_t len,
+                                 og_bytes *out)
+{
+    return read_span(L(st), key, off, len, 0, out);
+}
+
+static og_status local_head(og_store *st, const char *key, uint64_t *size_out)
+{
+    char *path;
+    OG_TRY(key_path(L(st), key, &path));
+    struct stat sb;
+    int rc = stat(path, &sb);
+    int e = errno;
+    free(path);
+    if (rc != 0) {
+        if (e == ENOENT || e == ENOTDIR) return og_err(OG_ERR_NOT_FOUND, "store key \"%s\" not found", key);
+        return og_err_errno(e, "store key \"%s\": stat", key);
+    }
+    if (!S_ISREG(sb.st_mode))
+        return og_err(OG_ERR_NOT_FOUND, "store key \"%s\" not found (not a regular file)", key);
+    *size_out = (uint64_t)sb.st_size;
+    return OG_OK;
+}
+
+static og_status local_map(og_store *st, const char *key, og_mapping **out)
+{
+    int fd;
+    uint64_t size;
+    OG_TRY(open_object(L(st), key, &fd, &size));
+    if (size > (uint64_t)SIZE_MAX) {
+        close(fd);
+        return og_err(OG_ERR_LIMIT, "store key \"%s\": too large to map", key);
+    }
+    og_mapping *m = calloc(1, sizeof *m);
+    if (!m) {
+        close(fd);
+        return og_err(OG_ERR_NOMEM, "store key \"%s\": out of memory", key);
+    }
+    m->kind = OG_MAPPING_MMAP;
+    m->size = (size_t)size;
+    if (size > 0) {
+        void *p = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (p == MAP_FAILED) {
+            int e = errno;
+            close(fd);
+            free(m);
+            return og_err_errno(e, "store key \"%s\": mmap", key);
+        }
+        m->base = p;
+        m->map_len = (size_t)size;
+        m->data = p;
+    }
+    close(fd); /* the mapping keeps the file alive */
+    *out = m;
+    return OG_OK;
+}
+
+/* ---- writes ------------------------------------------------------------------------------- */
+
+/* Writes `data` to a fresh temp file beside `path` (path = "<root><key>") and fsyncs it.
+ * Creates missing parent directories.  *tmp_out is malloc'd; on error nothing is left. */
+static og_status write_temp(local_store *ls, char *path, const char *key, const void *data,
+                            size_t len, char **tmp_out)
+{
+    char *slash = strrchr(path, '/'); /* always present: path starts with the root's '/' */
+    size_t dir_len = (size_t)(slash - path) + 1;
+    char *tmp = malloc(dir_len + strlen(OG_STORE_TMP_PREFIX) + OG_UUID_LEN + 1);
+    if (!tmp) return og_err(OG_ERR_NOMEM, "store key \"%s\": out of memory", key);
+    char uuid[OG_UUID_LEN + 1];
+    og_status s = og_uuid_new(uuid);
+    if (s != OG_OK) {
+        free(tmp);
+        return og_err_wrap(s, "store key \"%s\": temp name", key);
+    }
+    memcpy(tmp, path, dir_len);
+    strcpy(tmp + dir_len, OG_STORE_TMP_PREFIX);
+    strcat(tmp, uuid);
+
+    int fd = -1;
+    for (int attempt = 0;; attempt++) {
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (fd >= 0) break;
+        int e = errno;
+        if (e == EINTR) continue;
+        if (e == ENOENT && attempt < MKDIR_RETRIES) {
+            /* A parent directory is missing: create them (the root itself exists). */
+            s = make_dirs(path, ls->root_len, 1, 1, key);
+            if (s != OG_OK) {
+                free(tmp);
+                return s;
+            }
+            continue;
+        }
+        free(tmp);
+        return og_err_errno(e, "store key \"%s\": create temp file", key);
+    }
+    s = write_all(fd, data, len, key, tmp);
+    if (s == OG_OK) og_fault_point("store.put.after_write");
+    if (s == OG_OK && fsync(fd) != 0) s = og_err_errno(errno, "store key \"%s\": fsync %s", key, tmp);
+    if (close(fd) != 0 && s == OG_OK) s = og_err_errno(errno, "store key \"%s\": close %s", key, tmp);
+    if (s != OG_OK) {
+        unlink(tmp); /* best effort; a leftover temp is invisible anyway */
+        free(tmp);
+        return s;
+    }
+    *tmp_out = tmp;
+    return OG_OK;
+}
+
+static og_status local_put(og_store *st, const char *key, const void *data, size_t len)
+{
+    local_store *ls = L(st);
+    char *path, *tmp;
+    OG_TRY(key_path(ls, key, &path));
+    og_status s = write_temp(ls, path, key, data, len, &tmp);
+    if (s != OG_OK) {
+        free(path);
+        return s;
+    }
+    og_fault_point("store.put.before_publish");
+    if (rename(tmp, path) != 0) {
+        int e = errno;
+        unlink(tmp);
+        s = og_err_errno(e, "store key \"%s\": rename temp onto key", key);
+    } else {
+        s = fsync_parent(path, key);
+    }
+    free(tmp);
+    free(path);
+    return s;
+}
+
+static og_status local_put_if_absent(og_store *st, const char *key, const void *data, size_t len)
+{
+    local_store *ls = L(st);
+    char *path, *tmp;
+    OG_TRY(key_path(ls, key, &path));
+    og_status s = write_temp(ls, path, key, data, len, &tmp);
+    if (s != OG_OK) {
+        free(path);
+        return s;
+    }
+    og_fault_point("store.put.before_publish");
+    /* link() fails with EEXIST if the name exists — even as a directory — and never replaces
+     * it: the kernel's create-exclusive, the local compare-and-swap. */
+    int rc = link(tmp, path);
+    int e = errno;
+    if (rc != 0) {
+        if (e == EEXIST)
+            s = og_err(OG_ERR_ALREADY_EXISTS, "store key \"%s\" already exists", key);
+        else
+            s = og_err_errno(e, "store key \"%s\": link temp to key", key);
+    }
+    if (unlink(tmp) != 0 && s == OG_OK)
+        s = og_err_errno(errno, "store key \"%s\": unlink temp %s", key, tmp);
+    /* Sync the directory whether we won or not: on a win it makes the new name durable;
+     * the unlinked temp is harmless either way. */
+    if (rc == 0 && s == OG_OK) s = fsync_parent(path, key);
+    free(tmp);
+    free(path);
+    return s;
+}
+
+static og_status local_delete(og_store *st, const char *key)
+{
+    local_store *ls = L(st);
+    char *path;
+    OG_TRY(key_path(ls, key, &path));
+    if (unlink(path) != 0) {
+        int e = errno;
+        free(path);
+        if (e == ENOENT || e == ENOTDIR || e == EISDIR || e == EPERM) {
+            /* EISDIR/EPERM: the name is a directory, which is not an object. */
+            if (e == EPERM) {
+                struct stat sb;
+                char *p2;
+                OG_TRY(key_path(ls, key, &p2));
+                int isdir = stat(p2, &sb) == 0 && S_ISDIR(sb.st_mode);
+                free(p2);
+                if (!isdir) return og_err_errno(e, "store key \"%s\": unlink", key);
+            }
+            return og_err(OG_ERR_NOT_FOUND, "store key \"%s\" not found", key);
+        }
+        return og_err_errno(e, "store key \"%s\": unlink", key);
+    }
+    /* Remove the directories this left empty, bottom up, never the root.  ENOTEMPTY/EEXIST
+     * (still used), ENOENT (someone else removed it) all just stop the walk. */
+    for (;;) {
+        char *slash = strrchr(path + ls->root_len, '/');
+        if (!slash) break;
+        *slash = '\0';
+        if (rmdir(path) != 0) break;
+    }
+    free(path);
+    return OG_OK;
+}
+
+/* ---- list --------------------------------------------------------------------------------- */
+
+typedef struct entry {
+    char *name;
+    size_t len;
+    int is_dir;
+} entry;
+
+/* Byte i of the entry's sort key: its name, plus a '/' for a directory.  Sorting siblings by
+ * that key makes a depth-first walk emit whole keys in bytewise order ("a-b" < "a/x"). */
+static int entry_byte(const entry *e, size_t i)
+{
+    if (i < e->len) return (unsigned char)e->name[i];
+    if (i == e->len && e->is_dir) return '/';
+    return -1;
+}
+
+static int entry_cmp(const void *a, const void *b)
+{
+    const entry *x = a, *y = b;
+    for (size_t i = 0;; i++) {
+        int cx = entry_byte(x, i), cy = entry_byte(y, i);
+        if (cx != cy) return cx < cy ? -1 : 1;
+        if (cx < 0) return 0;
+    }
+}
+
+typedef struct list_ctx {
+    local_store *ls;
+    const char *prefix;      /* the whole prefix */
+    const char *start_after; /* may be NULL */
+    size_t limit;
+    og_keylist *out;
+    char *key;  /* the current directory's key prefix ("" or "a/b/"), grown as we descend */
+    size_t cap;
+} list_ctx;
+
+static int list_full(const list_ctx *c) { return c->limit && c->out->count >= c->limit; }
+
+static og_status key_reserve(list_ctx *c, size_t need)
+{
+    if (need <= c->cap) return OG_OK;
+    size_t cap = c->cap ? c->cap : 256;
+    while (cap < need) cap *= 2;
+    char *k = realloc(c->key, cap);
+    if (!k) return og_err(OG_ERR_NOMEM, "list \"%s\": out of memory", c->prefix);
+    c->key = k;
+    c->cap = cap;
+    return OG_OK;
+}
+
+static void free_entries(entry *ents, size_t n)
+{
+    for (size_t i = 0; i < n; i++) free(ents[i].name);
+    free(ents);
+}
+
+/* Reads, filters and sorts the entries of the directory whose key prefix is c->key[0..klen). */
+static og_status read_dir(list_ctx *c, size_t klen, const char *partial, entry **ents_out,
+                          size_t *n_out)
+{
+    *ents_out = NULL;
+    *n_out = 0;
+    size_t rl = c->ls->root_len;
+    char *path = malloc(rl + klen + 1);
+    if (!path) return og_err(OG_ERR_NOMEM, "list \"%s\": out of memory", c->prefix);
+    memcpy(path, c->ls->root, rl);
+    memcpy(path + rl, c->key, klen);
+    path[rl + klen] = '\0';
+    DIR *d = opendir(path);
+    if (!d) {
+        int e = errno;
+        free(path);
+        if (e == ENOENT || e == ENOTDIR) return OG_OK; /* nothing there (or removed meanwhile) */
+        return og_err_errno(e, "list \"%s\": opendir", c->prefix);
+    }
+    size_t plen = strlen(partial), tl = strlen(OG_STORE_TMP_PREFIX);
+    entry *ents = NULL;
+    size_t n = 0, cap = 0;
+    og_status s = OG_OK;
+    for (;;) {
+        errno = 0;
+        struct dirent *de = readdir(d);
+        if (!de) {
+            if (errno != 0) s = og_err_errno(errno, "list \"%s\": readdir", c->prefix);
+            break;
+        }
+        const char *nm = de->d_name;
+        size_t nl = strlen(nm);
+        if ((nl == 1 && nm[0] == '.') || (nl == 2 && nm[0] == '.' && nm[1] == '.')) continue;
+        if (nl >= tl && memcmp(nm, OG_STORE_TMP_PREFIX, tl) == 0) continue;
+        if (nl < plen || memcmp(nm, partial, plen) != 0) continue;
+        int is_dir;
+        if (de->d_type == DT_DIR) {
+            is_dir = 1;
+        } else if (de->d_type == DT_REG) {
+            is_dir = 0;
+        } else if (de->d_type == DT_UNKNOWN || de->d_type == DT_LNK) {
+            struct stat sb;
+            if (fstatat(dirfd(d), nm, &sb, 0) != 0) {
+                if (errno == ENOENT) continue; /* deleted meanwhile, or a dangling link */
+                s = og_err_errno(errno, "list \"%s\": stat %s", c->prefix, nm);
+                break;
+            }
+            if (S_ISREG(sb.st_mode)) is_dir = 0;
+            else if (S_ISDIR(sb.st_mode) && de->d_type != DT_LNK) is_dir = 1;
+            else continue; /* directory symlinks are not followed (no cycles) */
+        } else {
+            continue; /* fifos, sockets, devices are not objects */
+        }
+        if (n == cap) {
+            size_t nc = cap ? cap * 2 : 16;
+            entry *ne = realloc(ents, nc * sizeof *ne);
+            if (!ne) {
+                s = og_err(OG_ERR_NOMEM, "list \"%s\": out of memory", c->prefix);
+                break;
+            }
+            ents = ne;
+            cap = nc;
+        }
+        char *copy = malloc(nl + 1);
+        if (!copy) {
+            s = og_err(OG_ERR_NOMEM, "list \"%s\": out of memory", c->prefix);
+            break;
+        }
+        memcpy(copy, nm, nl + 1);
+        ents[n].name = copy;
+        ents[n].len = nl;
+        ents[n].is_dir = is_dir;
+        n++;
+    }
+    closedir(d); /* a read-only directory stream: nothing to lose */
+    free(path);
+    if (s != OG_OK) {
+        free_entries(ents, n);
+        return s;
+    }
+    if (n > 1) qsort(ents, n, sizeof *ents, entry_cmp);
+    *ents_out = ents;
+    *n_out = n;
+    return OG_OK;
+}
+
+/* Walks the directory at key prefix c->key[0..klen) depth first, in key order. */
+static og_status walk(list_ctx *c, size_t klen, const char *partial)
+{
+    entry *ents;
+    size_t n;
+    OG_TRY(read_dir(c, klen, partial, &ents, &n));
+    og_status s = OG_OK;
+    const char *sa = c->start_after;
+    for (size_t i = 0; i < n && s == OG_OK && !list_full(c); i++) {
+        size_t nl = ents[i].len;
+        s = key_reserve(c, klen + nl + 2);
+        if (s != OG_OK) break;
+        memcpy(c->key + klen, ents[i].name, nl);
+        if (ents[i].is_dir) {
+            c->key[klen + nl] = '/';
+            c->key[klen + nl + 1] = '\0';
+            size_t sub = klen + nl + 1;
+            /* Every key below starts with c->key: skip the subtree when all of it is
+             * <= start_after (c->key < start_after and start_after does not extend it). */
+            if (sa && strncmp(sa, c->key, sub) != 0 && strcmp(c->key, sa) < 0) continue;
+            s = walk(c, sub, "");
+        } else {
+            c->key[klen + nl] = '\0';
+            if (sa && strcmp(c->key, sa) <= 0) continue;
+            s = og_keylist_push(c->out, c->key, klen + nl);
+        }
+    }
+    free_entries(ents, n);
+    return s;
+}
+
+static og_status local_list(og_store *st, const char *prefix, const char *start_after, size_t limit,
+                            og_keylist *out)
+{
+    list_ctx c = {L(st), prefix, start_after, limit, out, NULL, 0};
+    const char *slash = strrchr(prefix, '/');
+    size_t dlen = slash ? (size_t)(slash - prefix) + 1 : 0;
+    og_status s = key_reserve(&c, dlen + 1);
+    if (s != OG_OK) return s;
+    memcpy(c.key, prefix, dlen);
+    c.key[dlen] = '\0';
+    s = walk(&c, dlen, prefix + dlen);
+    free(c.key);
+    return s;
+}
+
+/* ---- open / close ------------------------------------------------------------------------- */
+
+static void local_close(og_store *st)
+{
+    local_store *ls = L(st);
+    if (!ls) return;
+    free(ls->root);
+    free(ls);
+    st->impl = NULL;
+}
+
+static const og_store_ops local_ops = {
+    .name = "local",
+    .get = local_get,
+    .get_range = local_get_range,
+    .head = local_head,
+    .put = local_put,
+    .put_if_absent = local_put_if_absent,
+    .list = local_list,
+    .delete = local_delete,
+    .map = local_map,
+    .close = local_close,
+};
+
+/* Refuses a root whose file system has no link() (so no create-exclusive): STORAGE.md §2 says
+ * such a store is refused at open.  A read-only root is accepted (reads still work; writes
+ * will fail with their own error). */
+static og_status probe_link(const char *root, const char *uri)
+{
+    char u1[OG_UUID_LEN + 1], u2[OG_UUID_LEN + 1];
+    OG_TRY(og_uuid_new(u1));
+    OG_TRY(og_uuid_new(u2));
+    size_t rl = strlen(root), tl = strlen(OG_STORE_TMP_PREFIX);
+    char *a = malloc(rl + tl + OG_UUID_LEN + 1), *b = malloc(rl + tl + OG_UUID_LEN + 1);
+    if (!a || !b) {
+        free(a);
+        free(b);
+        return og_err(OG_ERR_NOMEM, "store \"%s\": out of memory", uri);
+    }
+    memcpy(a, root, rl);
+    memcpy(a + rl, OG_STORE_TMP_PREFIX, tl);
+    memcpy(a + rl + tl, u1, OG_UUID_LEN + 1);
+    memcpy(b, a, rl + tl);
+    memcpy(b + rl + tl, u2, OG_UUID_LEN + 1);
+    og_status s = OG_OK;
+    int fd = open(a, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        int e = errno;
+        if (e != EACCES && e != EROFS && e != EPERM)
+            s = og_err_errno(e, "store \"%s\": create probe file", uri);
+    } else {
+        close(fd); /* empty file, nothing to lose */
+        if (link(a, b) != 0) {
+            int e = errno;
+            if (e == EPERM || e == ENOTSUP || e == EOPNOTSUPP || e == EXDEV || e == ENOSYS)
+                s = og_err(OG_ERR_UNSUPPORTED,
+                           "store \"%s\": the file system has no hard links, so no atomic "
+                           "create-if-absent", uri);
+            else
+                s = og_err_errno(e, "store \"%s\": link probe", uri);
+        } else {
+            unlink(b);
+        }
+        unlink(a);
+    }
+    free(a);
+    free(b);
+    return s;
+}
+
+og_status og_store_local_open(og_store **out, const char *uri)
+{
+    *out = NULL;
+    const char *path = uri;
+    if (strncmp(uri, "file://", 7) == 0) {
+        path = uri + 7;
+        if (path[0] != '/')
+            return og_err(OG_ERR_INVALID, "store \"%s\": a file:// URI needs an absolute path", uri);
+    }
+    if (!*path) return og_err(OG_ERR_INVALID, "store \"%s\": empty path", uri);
+    local_store *ls = calloc(1, sizeof *ls);
+    if (!ls) return og_err(OG_ERR_NOMEM, "store \"%s\": out of memory", uri);
+    og_status s = normalise_root(path, &ls->root);
+    if (s != OG_OK) {
+        free(ls);
+        return s;
+    }
+    ls->root_len = strlen(ls->root);
+    s = make_dirs(ls->root, 1, 0, 0, uri);
+    if (s == OG_OK) {
+        struct stat sb;
+        if (stat(ls->root, &sb) != 0) s = og_err_errno(errno, "store \"%s\": stat root", uri);
+        else if (!S_ISDIR(sb.st_mode)) s = og_err(OG_ERR_INVALID, "store \"%s\": not a directory", uri);
+    }
+    if (s == OG_OK) s = probe_link(ls->root, uri);
+    /* The normalised URI: the absolute root path, without its trailing '/' (unless "/"). */
+    char *norm = NULL;
+    if (s == OG_OK) {
+        norm = strdup(ls->root);
+        if (!norm) s = og_err(OG_ERR_NOMEM, "store \"%s\": out of memory", uri);
+        else if (ls->root_len > 1) norm[ls->root_len - 1] = '\0';
+    }
+    if (s == OG_OK) s = og_store_new(&local_ops, norm, 1, ls, out);
+    free(norm);
+    if (s != OG_OK) {
+        free(ls->root);
+        free(ls);
+    }
+    return s;
+}
