@@ -1,0 +1,63 @@
+/*
+ * exec.h — execution of a read query's typed IR (compiler/ir.h) over one snapshot.
+ *
+ * The executor never sees a table, a file or a store key: it reads through an og_exec_source,
+ * which the engine backs with cached table views of the snapshot's table versions.  Columns are
+ * addressed by stable property id (0 = the `id` column), so a rename never changes a plan.
+ *
+ * Model (ARCHITECTURE.md §5, reference-language.md §3.7): the pipeline passes og_bindings —
+ * row numbers per bound variable — between operators; property values are gathered only where
+ * a predicate, a projection or an ordering needs them.  Result order is a pure function of the
+ * snapshot and the query: ORDER keys, then the ids of every bound variable (by variable name).
+ */
+#ifndef OG_ENGINE_EXEC_H
+#define OG_ENGINE_EXEC_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "compiler/ir.h"
+#include "engine/topology.h"
+#include "omnigraph.h"
+#include "util/vector.h"
+
+#define OG_PROP_ID_COLUMN 0 /* the `id` column of a node or edge table */
+
+typedef struct og_exec_source {
+    void *ud;
+    /* Live rows of node type `node` (index into cat->nodes) in the snapshot. */
+    og_status (*node_rows)(void *ud, size_t node, size_t *n);
+    /* The whole column of property `prop_id` (or OG_PROP_ID_COLUMN) over those rows; borrowed,
+     * valid for the whole execution.  A property missing from the stored table reads as an
+     * all-null column of the property's type. */
+    og_status (*node_column)(void *ud, size_t node, uint64_t prop_id, const og_vector **out);
+    og_status (*edge_column)(void *ud, size_t edge, uint64_t prop_id, const og_vector **out);
+    /* Adjacency of edge type `edge` between its from/to node rows; borrowed. */
+    og_status (*edge_topology)(void *ud, size_t edge, const og_topology **out);
+} og_exec_source;
+
+typedef struct og_result {
+    size_t ncols, nrows;
+    char **names;      /* owned */
+    og_qtype *types;
+    og_vector *cols;   /* owned vectors, nrows each */
+} og_result;
+
+void og_result_free(og_result *r);
+
+/* Converts a JSON object of parameters (may be NULL) into one 1-row vector per declared
+ * parameter (*out: ir->nparams vectors; free each with og_vector_free, then free(*out)).
+ * A missing parameter becomes a 0-row vector: nullable ones read as null, others fail when
+ * evaluated ("parameter 'x' not provided").  Type errors are OG_ERR_INVALID naming the
+ * parameter. */
+og_status og_exec_bind_params(const og_ir_query *ir, const json_t *params, og_vector **out);
+
+/* Runs read query `ir` with parameter vectors `params` (from og_exec_bind_params) at time
+ * `now_ms` (what now() returns, the same for the whole query).  Errors: OG_ERR_INVALID (a
+ * parameter), OG_ERR_UNSUPPORTED (a feature this build does not execute yet, named), errors
+ * of the source. */
+og_status og_exec_read(const og_ir_query *ir, const og_exec_source *src, const og_vector *params, int64_t now_ms,
+                       og_result *out);
+
+#endif

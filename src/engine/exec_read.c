@@ -1,0 +1,572 @@
+/*
+ * exec_read.c — the read-query executor: IR pipeline → bindings → projection, aggregation,
+ * ordering, limit.  See exec.h for the model.
+ *
+ * Variables map to columns of the current og_bindings (var_col[var], -1 while unbound).  An
+ * anti-join runs its inner pipeline over a copy of the outer bindings extended with an
+ * "origin" column holding each row's outer row number, then drops the outer rows that
+ * produced a match (og_antijoin_mask): one vectorized pass, not one inner query per row.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/aggregate.h"
+#include "engine/bindings.h"
+#include "engine/exec.h"
+#include "engine/filter.h"
+#include "engine/jsonval.h"
+#include "engine/sort.h"
+#include "util/error.h"
+
+typedef struct exec {
+    const og_ir_query *ir;
+    const og_exec_source *src;
+    const og_vector *params;
+    int64_t now_ms;
+} exec;
+
+/* One pipeline's state: bindings plus the variable → column map. */
+typedef struct pipe {
+    og_bindings b;
+    int *var_col;   /* ir->nvars entries */
+    int started;    /* a SCAN (or the outer rows of an anti-join) has produced the row set */
+} pipe;
+
+void og_result_free(og_result *r)
+{
+    if (!r) return;
+    for (size_t c = 0; c < r->ncols; c++) {
+        if (r->names) free(r->names[c]);
+        if (r->cols) og_vector_free(&r->cols[c]);
+    }
+    free(r->names);
+    free(r->types);
+    free(r->cols);
+    memset(r, 0, sizeof *r);
+}
+
+/* ---- values ------------------------------------------------------------------------------ */
+
+static og_type lit_type(const og_qlit *l)
+{
+    switch (l->kind) {
+    case OG_QLIT_STRING: return (og_type){OG_T_STRING, 0, 0};
+    case OG_QLIT_INT: return (og_type){OG_T_I64, 0, 0};
+    case OG_QLIT_FLOAT: return (og_type){OG_T_F64, 0, 0};
+    case OG_QLIT_BOOL: return (og_type){OG_T_BOOL, 0, 0};
+    case OG_QLIT_DATE: return (og_type){OG_T_DATE32, 0, 0};
+    case OG_QLIT_DATETIME: return (og_type){OG_T_DATE64, 0, 0};
+    case OG_QLIT_LIST: {
+        og_type_id e = l->nitems ? lit_type(&l->items[0]).id : OG_T_STRING;
+        return (og_type){OG_T_LIST, e, 0};
+    }
+    }
+    return (og_type){OG_T_NULL, 0, 0};
+}
+
+static og_status lit_append(og_vector *v, const og_qlit *l)
+{
+    switch (l->kind) {
+    case OG_QLIT_STRING: return og_vector_append_bytes(v, l->s, l->slen);
+    case OG_QLIT_INT: case OG_QLIT_DATE: case OG_QLIT_DATETIME: return og_vector_append_i64(v, l->i);
+    case OG_QLIT_FLOAT: return og_vector_append_f64(v, l->f);
+    case OG_QLIT_BOOL: return og_vector_append_bool(v, l->b);
+    case OG_QLIT_LIST:
+        for (size_t k = 0; k < l->nitems; k++) {
+            const og_qlit *it = &l->items[k];
+            og_status st;
+            /* items of a numeric list may mix ints and floats; store in the list's type */
+            if (v->child->type.id == OG_T_F64 && it->kind == OG_QLIT_INT)
+                st = og_vector_append_f64(v->child, (double)it->i);
+            else if (v->child->type.id == OG_T_I64 && it->kind == OG_QLIT_FLOAT)
+                return og_err(OG_ERR_UNSUPPORTED, "a list literal mixing integers and floats must start with a float");
+            else
+                st = lit_append(v->child, it);
+            if (st) return st;
+        }
+        return og_vector_append_list_end(v);
+    }
+    return og_err(OG_ERR_INTERNAL, "unknown literal kind");
+}
+
+/* A value for every row of p (or one row to broadcast).  *out is always an owned vector. */
+static og_status eval(exec *x, const pipe *p, const og_ir_expr *e, og_vector *out);
+
+static og_status column_of_var(exec *x, int var, uint64_t prop_id, const og_vector **col)
+{
+    const og_ir_var *v = &x->ir->vars[var];
+    if (v->is_edge) return x->src->edge_column(x->src->ud, (size_t)v->type, prop_id, col);
+    return x->src->node_column(x->src->ud, (size_t)v->type, prop_id, col);
+}
+
+static og_status gather_var(exec *x, const pipe *p, int var, uint64_t prop_id, og_vector *out)
+{
+    if (var < 0 || (size_t)var >= x->ir->nvars || p->var_col[var] < 0)
+        return og_err(OG_ERR_INTERNAL, "variable %d is not bound here", var);
+    const og_vector *col;
+    OG_TRY(column_of_var(x, var, prop_id, &col));
+    return og_vector_gather(out, col, p->b.cols[p->var_col[var]], p->b.n_rows);
+}
+
+static og_status eval(exec *x, const pipe *p, const og_ir_expr *e, og_vector *out)
+{
+    switch (e->kind) {
+    case OG_IRX_PROP: return gather_var(x, p, e->var, e->prop_id, out);
+    case OG_IRX_ID: return gather_var(x, p, e->var, OG_PROP_ID_COLUMN, out);
+    case OG_IRX_LIT: {
+        OG_TRY(og_vector_init(out, lit_type(&e->lit)));
+        og_status st = lit_append(out, &e->lit);
+        if (st) og_vector_free(out);
+        return st;
+    }
+    case OG_IRX_NOW:
+        OG_TRY(og_vector_init(out, (og_type){OG_T_DATE64, 0, 0}));
+        return og_vector_append_i64(out, x->now_ms);
+    case OG_IRX_PARAM: {
+        const og_vector *pv = &x->params[e->param];
+        const og_ir_param *decl = &x->ir->params[e->param];
+        if (pv->len == 0 && !decl->type.nullable)
+            return og_err(OG_ERR_INVALID, "parameter '%s' not provided", decl->name);
+        uint32_t zero = pv->len ? 0 : UINT32_MAX;
+        return og_vector_gather(out, pv, &zero, 1);
+    }
+    case OG_IRX_SCORE: case OG_IRX_TEXT:
+        return og_err(OG_ERR_UNSUPPORTED, "search functions (nearest, search, fuzzy, match_text, bm25, rrf) are not executed by this build yet");
+    case OG_IRX_AGG: case OG_IRX_COLUMN:
+        return og_err(OG_ERR_INTERNAL, "aggregate or column reference evaluated outside projection");
+    }
+    return og_err(OG_ERR_INTERNAL, "unknown expression kind %d", (int)e->kind);
+}
+
+static og_cmp_op cmp_op(og_ir_cmp c)
+{
+    switch (c) {
+    case OG_IR_EQ: return OG_CMP_EQ;
+    case OG_IR_NE: return OG_CMP_NE;
+    case OG_IR_LT: return OG_CMP_LT;
+    case OG_IR_LE: return OG_CMP_LE;
+    case OG_IR_GT: return OG_CMP_GT;
+    case OG_IR_GE: return OG_CMP_GE;
+    case OG_IR_LIST_CONTAINS: case OG_IR_STR_CONTAINS: return OG_CMP_CONTAINS;
+    case OG_IR_STARTS_WITH: return OG_CMP_STARTS_WITH;
+    }
+    return OG_CMP_EQ;
+}
+
+/* Clears in sel the rows of p that fail pred. */
+static og_status apply_pred(exec *x, const pipe *p, const og_ir_pred *pr, uint8_t *sel)
+{
+    size_t n = p->b.n_rows;
+    if (pr->kind == OG_IRP_TEXT)
+        return og_err(OG_ERR_UNSUPPORTED, "text search predicates (search, fuzzy, match_text) are not executed by this build yet");
+    if (!pr->l || !pr->r) { /* a comparison with NULL matches nothing */
+        memset(sel, 0, (n + 7) / 8);
+        return OG_OK;
+    }
+    og_vector l, r;
+    OG_TRY(eval(x, p, pr->l, &l));
+    og_status st = eval(x, p, pr->r, &r);
+    if (st == OG_OK) {
+        if (n) st = og_filter_compare(&l, cmp_op(pr->op), &r, sel, n);
+        og_vector_free(&r);
+    }
+    og_vector_free(&l);
+    return st;
+}
+
+/* Keeps the rows of p satisfying every predicate. */
+static og_status filter_rows(exec *x, pipe *p, const og_ir_pred *preds, size_t npreds)
+{
+    if (!npreds || !p->b.n_rows) return OG_OK;
+    size_t bytes = (p->b.n_rows + 7) / 8;
+    uint8_t *sel = malloc(bytes);
+    if (!sel) return og_err(OG_ERR_NOMEM, "out of memory");
+    memset(sel, 0xff, bytes);
+    og_status st = OG_OK;
+    for (size_t i = 0; i < npreds && st == OG_OK; i++) st = apply_pred(x, p, &preds[i], sel);
+    if (st == OG_OK) og_bindings_select(&p->b, sel);
+    free(sel);
+    return st;
+}
+
+/* ---- operators --------------------------------------------------------------------------- */
+
+static og_status run_ops(exec *x, pipe *p, const og_ir_op *ops, size_t nops);
+
+static og_status op_scan(exec *x, pipe *p, const og_ir_op *op)
+{
+    size_t n;
+    OG_TRY(x->src->node_rows(x->src->ud, (size_t)op->node_type, &n));
+    uint32_t *rows = malloc((n ? n : 1) * sizeof *rows);
+    if (!rows) return og_err(OG_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) rows[i] = (uint32_t)i;
+    pipe s = {0};
+    og_status st = og_bindings_from_rows(&s.b, rows, n);
+    free(rows);
+    if (st) return st;
+    s.var_col = calloc(x->ir->nvars ? x->ir->nvars : 1, sizeof *s.var_col);
+    if (!s.var_col) {
+        og_bindings_free(&s.b);
+        return og_err(OG_ERR_NOMEM, "out of memory");
+    }
+    for (size_t v = 0; v < x->ir->nvars; v++) s.var_col[v] = -1;
+    s.var_col[op->var] = 0;
+    st = filter_rows(x, &s, op->preds, op->npreds);
+    if (st == OG_OK) {
+        if (!p->started) {
+            og_bindings_free(&p->b);
+            p->b = s.b;
+            s.b = (og_bindings){0};
+            for (size_t v = 0; v < x->ir->nvars; v++) p->var_col[v] = -1;
+            p->var_col[op->var] = 0;
+            p->started = 1;
+        } else { /* a separate component: cross join */
+            og_bindings joined;
+            st = og_bindings_cross(&joined, &p->b, &s.b);
+            if (st == OG_OK) {
+                og_bindings_free(&p->b);
+                p->b = joined;
+                p->var_col[op->var] = (int)(p->b.n_cols - 1);
+            }
+        }
+    }
+    og_bindings_free(&s.b);
+    free(s.var_col);
+    return st;
+}
+
+static og_dir topo_dir(og_qdir d) { return d == OG_QDIR_OUT ? OG_DIR_OUT : d == OG_QDIR_IN ? OG_DIR_IN : OG_DIR_BOTH; }
+
+static og_status op_expand(exec *x, pipe *p, const og_ir_op *op)
+{
+    if (p->var_col[op->src] < 0) return og_err(OG_ERR_INTERNAL, "expand from an unbound variable");
+    const og_cat_type *et = &x->ir->cat->edges[op->edge_type];
+    uint32_t lo = op->min_hops, hi = op->max_hops;
+    if (et->from_node != et->to_node) {
+        if (lo > 1) { /* a cross-type edge cannot be walked twice */
+            p->b.n_rows = 0;
+            if (op->dst >= 0 && !op->closing) {
+                og_bindings empty;
+                OG_TRY(og_bindings_init(&empty, p->b.n_cols + 1 + (op->edge_var >= 0)));
+                og_bindings_free(&p->b);
+                p->b = empty;
+                p->var_col[op->dst] = (int)(p->b.n_cols - 1 - (op->edge_var >= 0));
+                if (op->edge_var >= 0) p->var_col[op->edge_var] = (int)(p->b.n_cols - 1);
+            }
+            return OG_OK;
+        }
+        hi = 1;
+    }
+    const og_topology *t;
+    OG_TRY(x->src->edge_topology(x->src->ud, (size_t)op->edge_type, &t));
+    og_dir dir = topo_dir(op->dir);
+    int with_edge = op->edge_var >= 0;
+    if (op->closing && !with_edge) {
+        OG_TRY(og_expand_filter(&p->b, (size_t)p->var_col[op->src], (size_t)p->var_col[op->dst], t, dir, lo, hi));
+        return filter_rows(x, p, op->preds, op->npreds);
+    }
+    og_bindings out;
+    OG_TRY(og_expand(&out, &p->b, (size_t)p->var_col[op->src], t, dir, lo, hi, with_edge));
+    og_bindings_free(&p->b);
+    p->b = out;
+    int new_dst = (int)(p->b.n_cols - 1 - with_edge);
+    if (with_edge) p->var_col[op->edge_var] = (int)(p->b.n_cols - 1);
+    if (op->closing) {
+        /* keep rows whose reached node is the existing binding */
+        int old = p->var_col[op->dst];
+        size_t w = 0;
+        for (size_t r = 0; r < p->b.n_rows; r++) {
+            if (p->b.cols[old][r] != p->b.cols[new_dst][r]) continue;
+            for (size_t c = 0; c < p->b.n_cols; c++) p->b.cols[c][w] = p->b.cols[c][r];
+            w++;
+        }
+        p->b.n_rows = w;
+    } else if (op->dst >= 0) {
+        p->var_col[op->dst] = new_dst;
+    }
+    OG_TRY(filter_rows(x, p, op->preds, op->npreds));
+    return filter_rows(x, p, op->edge_preds, op->nedge_preds);
+}
+
+static og_status op_antijoin(exec *x, pipe *p, const og_ir_op *op)
+{
+    size_t n_outer = p->b.n_rows;
+    if (!n_outer) return OG_OK;
+    pipe in = {0};
+    og_status st = og_bindings_init(&in.b, p->b.n_cols + 1);
+    if (st) return st;
+    in.var_col = malloc((x->ir->nvars ? x->ir->nvars : 1) * sizeof *in.var_col);
+    if (!in.var_col) {
+        og_bindings_free(&in.b);
+        return og_err(OG_ERR_NOMEM, "out of memory");
+    }
+    memcpy(in.var_col, p->var_col, x->ir->nvars * sizeof *in.var_col);
+    in.started = 1;
+    uint32_t *rowv = malloc((p->b.n_cols + 1) * sizeof *rowv);
+    if (!rowv) st = og_err(OG_ERR_NOMEM, "out of memory");
+    for (size_t r = 0; r < n_outer && st == OG_OK; r++) {
+        for (size_t c = 0; c < p->b.n_cols; c++) rowv[c] = p->b.cols[c][r];
+        rowv[p->b.n_cols] = (uint32_t)r;
+        st = og_bindings_push(&in.b, rowv);
+    }
+    free(rowv);
+    size_t origin = p->b.n_cols; /* operators only append columns, so it stays put */
+    if (st == OG_OK) st = run_ops(x, &in, op->inner, op->ninner);
+    if (st == OG_OK) {
+        size_t bytes = (n_outer + 7) / 8;
+        uint8_t *keep = malloc(bytes);
+        if (!keep) {
+            st = og_err(OG_ERR_NOMEM, "out of memory");
+        } else {
+            memset(keep, 0xff, bytes);
+            og_antijoin_mask(&in.b, origin, keep, n_outer);
+            og_bindings_select(&p->b, keep);
+            free(keep);
+        }
+    }
+    og_bindings_free(&in.b);
+    free(in.var_col);
+    return st;
+}
+
+static og_status run_ops(exec *x, pipe *p, const og_ir_op *ops, size_t nops)
+{
+    for (size_t i = 0; i < nops; i++) {
+        const og_ir_op *op = &ops[i];
+        switch (op->kind) {
+        case OG_IR_SCAN: OG_TRY(op_scan(x, p, op)); break;
+        case OG_IR_EXPAND: OG_TRY(op_expand(x, p, op)); break;
+        case OG_IR_FILTER: OG_TRY(filter_rows(x, p, &op->pred, 1)); break;
+        case OG_IR_ANTIJOIN: OG_TRY(op_antijoin(x, p, op)); break;
+        }
+    }
+    return OG_OK;
+}
+
+/* ---- projection, aggregation, order, limit ------------------------------------------------ */
+
+/* Broadcasts a 1-row constant to n rows (in place). */
+static og_status broadcast(og_vector *v, size_t n)
+{
+    if (v->len == n) return OG_OK;
+    uint32_t *idx = calloc(n ? n : 1, sizeof *idx);
+    if (!idx) return og_err(OG_ERR_NOMEM, "out of memory");
+    og_vector g;
+    og_status st = og_vector_gather(&g, v, idx, n);
+    free(idx);
+    if (st) return st;
+    og_vector_free(v);
+    *v = g;
+    return OG_OK;
+}
+
+static og_agg_fn agg_fn(og_qagg a)
+{
+    switch (a) {
+    case OG_QAGG_COUNT: return OG_AGG_COUNT;
+    case OG_QAGG_SUM: return OG_AGG_SUM;
+    case OG_QAGG_AVG: return OG_AGG_AVG;
+    case OG_QAGG_MIN: return OG_AGG_MIN;
+    default: return OG_AGG_MAX;
+    }
+}
+
+/* Bare `count($v)` counts rows; any other argument counts its non-null values. */
+static int counts_rows(const og_ir_expr *e)
+{
+    return e->agg == OG_QAGG_COUNT && (!e->arg || e->arg->kind == OG_IRX_ID);
+}
+
+static og_status project_aggregate(exec *x, const pipe *p, og_vector *cols, size_t *nrows)
+{
+    const og_ir_query *ir = x->ir;
+    size_t n = p->b.n_rows, nkeys = 0;
+    og_vector *keyv = calloc(ir->ncolumns ? ir->ncolumns : 1, sizeof *keyv);
+    const og_vector **keyp = calloc(ir->ncolumns ? ir->ncolumns : 1, sizeof *keyp);
+    uint32_t *group = malloc((n ? n : 1) * sizeof *group), *first = NULL;
+    og_status st = keyv && keyp && group ? OG_OK : og_err(OG_ERR_NOMEM, "out of memory");
+    for (size_t c = 0; c < ir->ncolumns && st == OG_OK; c++) {
+        if (!ir->columns[c].group_key) continue;
+        st = eval(x, p, ir->columns[c].expr, &keyv[nkeys]);
+        if (st == OG_OK) st = broadcast(&keyv[nkeys], n);
+        if (st == OG_OK) keyp[nkeys] = &keyv[nkeys], nkeys++;
+    }
+    size_t ngroups = 0;
+    if (st == OG_OK) st = og_group_rows(keyp, nkeys, n, group, &ngroups, &first);
+    size_t k = 0;
+    for (size_t c = 0; c < ir->ncolumns && st == OG_OK; c++) {
+        const og_ir_column *col = &ir->columns[c];
+        if (col->group_key) {
+            st = og_vector_gather(&cols[c], &keyv[k++], first, ngroups);
+            continue;
+        }
+        if (col->expr->kind != OG_IRX_AGG) {
+            st = og_err(OG_ERR_INTERNAL, "column %s is neither a group key nor an aggregate", col->name);
+            break;
+        }
+        og_vector arg;
+        int have_arg = !counts_rows(col->expr);
+        if (have_arg) {
+            st = eval(x, p, col->expr->arg, &arg);
+            if (st == OG_OK) st = broadcast(&arg, n);
+            if (st) break;
+        }
+        st = og_aggregate(agg_fn(col->expr->agg), have_arg ? &arg : NULL, group, n, ngroups, &cols[c]);
+        if (have_arg) og_vector_free(&arg);
+    }
+    /* with group keys, zero input rows make zero groups (og_group_rows gave none) */
+    *nrows = ngroups;
+    for (size_t i = 0; i < nkeys; i++) og_vector_free(&keyv[i]);
+    free(keyv);
+    free(keyp);
+    free(group);
+    free(first);
+    return st;
+}
+
+static int cmp_var_names(const void *a, const void *b, void *ud)
+{
+    const og_ir_query *ir = ud;
+    return strcmp(ir->vars[*(const int *)a].name, ir->vars[*(const int *)b].name);
+}
+
+/* Sort keys: ORDER keys, then the id of every bound top-level variable by name. */
+static og_status order_rows(exec *x, const pipe *p, const og_vector *cols, size_t nrows, int aggregate,
+                            uint32_t *perm)
+{
+    const og_ir_query *ir = x->ir;
+    size_t maxk = ir->norders + ir->nvars + ir->ncolumns;
+    og_sort_key *keys = calloc(maxk ? maxk : 1, sizeof *keys);
+    og_vector *owned = calloc(maxk ? maxk : 1, sizeof *owned);
+    int *vars = malloc((ir->nvars ? ir->nvars : 1) * sizeof *vars);
+    size_t nk = 0, nowned = 0, nv = 0;
+    og_status st = keys && owned && vars ? OG_OK : og_err(OG_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < ir->norders && st == OG_OK; i++) {
+        const og_ir_expr *e = ir->orders[i].key;
+        if (e->kind == OG_IRX_COLUMN) {
+            keys[nk++] = (og_sort_key){&cols[e->column], ir->orders[i].desc};
+            continue;
+        }
+        if (aggregate) {
+            st = og_err(OG_ERR_INTERNAL, "an aggregate query orders by its columns only");
+            break;
+        }
+        st = eval(x, p, e, &owned[nowned]);
+        if (st == OG_OK) st = broadcast(&owned[nowned], nrows);
+        if (st == OG_OK) keys[nk++] = (og_sort_key){&owned[nowned++], ir->orders[i].desc};
+    }
+    if (st == OG_OK && !aggregate) {
+        for (size_t v = 0; v < ir->nvars; v++)
+            if (ir->vars[v].depth == 0 && p->var_col[v] >= 0) vars[nv++] = (int)v;
+        /* insertion sort by name: few variables */
+        for (size_t i = 1; i < nv; i++)
+            for (size_t j = i; j > 0 && cmp_var_names(&vars[j - 1], &vars[j], (void *)ir) > 0; j--) {
+                int t = vars[j];
+                vars[j] = vars[j - 1];
+                vars[j - 1] = t;
+            }
+        for (size_t i = 0; i < nv && st == OG_OK; i++) {
+            st = gather_var(x, p, vars[i], OG_PROP_ID_COLUMN, &owned[nowned]);
+            if (st == OG_OK) keys[nk++] = (og_sort_key){&owned[nowned++], 0};
+        }
+    } else if (st == OG_OK) {
+        for (size_t c = 0; c < ir->ncolumns; c++) keys[nk++] = (og_sort_key){&cols[c], 0};
+    }
+    if (st == OG_OK) st = og_sort_rows(keys, nk, nrows, ir->has_limit ? (size_t)ir->limit : 0, perm);
+    for (size_t i = 0; i < nowned; i++) og_vector_free(&owned[i]);
+    free(owned);
+    free(keys);
+    free(vars);
+    return st;
+}
+
+og_status og_exec_read(const og_ir_query *ir, const og_exec_source *src, const og_vector *params, int64_t now_ms,
+                       og_result *out)
+{
+    memset(out, 0, sizeof *out);
+    if (ir->is_mutation) return og_err(OG_ERR_INVALID, "query '%s' is a mutation; run it with mutate", ir->name);
+    if (ir->rank_order >= 0)
+        return og_err(OG_ERR_UNSUPPORTED, "search orderings (nearest, bm25, rrf) are not executed by this build yet");
+    exec x = {ir, src, params, now_ms};
+    pipe p = {0};
+    og_status st = og_bindings_init(&p.b, 0);
+    if (st) return st;
+    p.var_col = malloc((ir->nvars ? ir->nvars : 1) * sizeof *p.var_col);
+    if (!p.var_col) {
+        og_bindings_free(&p.b);
+        return og_err(OG_ERR_NOMEM, "out of memory");
+    }
+    for (size_t v = 0; v < ir->nvars; v++) p.var_col[v] = -1;
+    st = run_ops(&x, &p, ir->ops, ir->nops);
+    if (st == OG_OK && !p.started) p.b.n_rows = 1; /* no match clause: one empty binding */
+
+    out->ncols = ir->ncolumns;
+    out->names = calloc(ir->ncolumns ? ir->ncolumns : 1, sizeof *out->names);
+    out->types = calloc(ir->ncolumns ? ir->ncolumns : 1, sizeof *out->types);
+    og_vector *cols = calloc(ir->ncolumns ? ir->ncolumns : 1, sizeof *cols);
+    if (st == OG_OK && (!out->names || !out->types || !cols)) st = og_err(OG_ERR_NOMEM, "out of memory");
+    size_t nrows = 0;
+    if (st == OG_OK) {
+        if (ir->aggregate) {
+            st = project_aggregate(&x, &p, cols, &nrows);
+        } else {
+            nrows = p.b.n_rows;
+            for (size_t c = 0; c < ir->ncolumns && st == OG_OK; c++) {
+                st = eval(&x, &p, ir->columns[c].expr, &cols[c]);
+                if (st == OG_OK) st = broadcast(&cols[c], nrows);
+            }
+        }
+    }
+    uint32_t *perm = NULL;
+    if (st == OG_OK) {
+        perm = malloc((nrows ? nrows : 1) * sizeof *perm);
+        if (!perm) st = og_err(OG_ERR_NOMEM, "out of memory");
+    }
+    if (st == OG_OK) st = order_rows(&x, &p, cols, nrows, ir->aggregate, perm);
+    size_t keep = nrows;
+    if (ir->has_limit && ir->limit < keep) keep = (size_t)ir->limit;
+    out->cols = calloc(ir->ncolumns ? ir->ncolumns : 1, sizeof *out->cols);
+    if (st == OG_OK && !out->cols) st = og_err(OG_ERR_NOMEM, "out of memory");
+    for (size_t c = 0; c < ir->ncolumns && st == OG_OK; c++) {
+        st = og_vector_gather(&out->cols[c], &cols[c], perm, keep);
+        out->types[c] = ir->columns[c].type;
+        out->names[c] = strdup(ir->columns[c].name);
+        if (st == OG_OK && !out->names[c]) st = og_err(OG_ERR_NOMEM, "out of memory");
+    }
+    out->nrows = keep;
+    if (cols)
+        for (size_t c = 0; c < ir->ncolumns; c++) og_vector_free(&cols[c]);
+    free(cols);
+    free(perm);
+    og_bindings_free(&p.b);
+    free(p.var_col);
+    if (st != OG_OK) og_result_free(out);
+    return st;
+}
+
+og_status og_exec_bind_params(const og_ir_query *ir, const json_t *params, og_vector **out)
+{
+    *out = NULL;
+    if (params && !json_is_object(params)) return og_err(OG_ERR_INVALID, "parameters must be a JSON object");
+    og_vector *v = calloc(ir->nparams ? ir->nparams : 1, sizeof *v);
+    if (!v) return og_err(OG_ERR_NOMEM, "out of memory");
+    og_status st = OG_OK;
+    size_t i;
+    for (i = 0; i < ir->nparams && st == OG_OK; i++) {
+        const og_ir_param *decl = &ir->params[i];
+        st = og_vector_init(&v[i], decl->type.t);
+        if (st) break;
+        const json_t *j = params ? json_object_get(params, decl->name) : NULL;
+        if (!j) continue; /* missing: fails when evaluated unless nullable */
+        char what[160];
+        snprintf(what, sizeof what, "parameter '%s'", decl->name);
+        st = og_jsonval_append(&v[i], j, decl->type.nullable, OG_JSONVAL_PARAM, what);
+    }
+    if (st != OG_OK) {
+        for (size_t k = 0; k < ir->nparams; k++) og_vector_free(&v[k]);
+        free(v);
+        return st;
+    }
+    *out = v;
+    return OG_OK;
+}
