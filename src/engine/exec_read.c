@@ -447,9 +447,20 @@ static og_status order_rows(exec *x, const pipe *p, const og_vector *cols, size_
             keys[nk++] = (og_sort_key){&cols[e->column], ir->orders[i].desc};
             continue;
         }
-        if (aggregate) {
-            st = og_err(OG_ERR_INTERNAL, "an aggregate query orders by its columns only");
-            break;
+        if (aggregate) { /* a group key written again as an expression: order by its column */
+            long col = -1;
+            for (size_t c = 0; c < ir->ncolumns && col < 0; c++) {
+                const og_ir_expr *ce = ir->columns[c].expr;
+                if (ir->columns[c].group_key && ce->kind == e->kind && ce->var == e->var &&
+                    (e->kind != OG_IRX_PROP || ce->prop_id == e->prop_id))
+                    col = (long)c;
+            }
+            if (col < 0) {
+                st = og_err(OG_ERR_INVALID, "an aggregate query can only order by its result columns");
+                break;
+            }
+            keys[nk++] = (og_sort_key){&cols[col], ir->orders[i].desc};
+            continue;
         }
         st = eval(x, p, e, &owned[nowned]);
         if (st == OG_OK) st = broadcast(&owned[nowned], nrows);

@@ -1,0 +1,471 @@
+/*
+ * engine.c — the engine handle, init/open, read contexts and read queries.  See engine.h.
+ *
+ * Catalogs are cached in the graph handle's cache by schema id ("k:<id>"), table views by
+ * table version (tableview.h), so a warm read parses no schema and opens no manifest.
+ */
+#include "engine/engine.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "compiler/query_check.h"
+#include "compiler/schema.h"
+#include "engine/layout.h"
+#include "engine/tableview.h"
+#include "table/table.h"
+#include "util/error.h"
+
+struct og_engine {
+    og_store *st;
+    og_graph *g;
+    char *actor;
+};
+
+struct og_compiled {
+    og_source src;
+    char *text;
+    char *file;
+    og_query_file *qf;
+    og_ir_query *ir;
+};
+
+typedef struct null_col {
+    og_vector v;
+    struct null_col *next;
+} null_col;
+
+struct og_read {
+    og_engine *e;
+    og_snapshot *snap;
+    int owns_snap;
+    const og_catalog *cat;
+    og_cache_entry *cat_hold;
+    og_tableview **nodes, **edges;
+    null_col *nulls; /* all-null columns for properties a table version lacks */
+};
+
+/* ---- errors from the compiler's diagnostics ------------------------------------------------ */
+
+static og_status diag_error(const og_diag *d, og_status fallback)
+{
+    og_buf b = OG_BUF_INIT;
+    if (d && d->message && og_diag_format(&b, d) == OG_OK) {
+        og_status code = d->code ? d->code : fallback;
+        og_err(code, "%s", og_buf_cstr(&b));
+        og_buf_free(&b);
+        return code;
+    }
+    og_buf_free(&b);
+    return fallback;
+}
+
+static og_status diags_error(const og_diags *ds, og_status fallback)
+{
+    for (size_t i = 0; i < ds->len; i++)
+        if (!ds->v[i].warning) return diag_error(&ds->v[i], fallback);
+    return fallback;
+}
+
+/* ---- handles ------------------------------------------------------------------------------- */
+
+static og_status engine_new(og_engine **out, const char *uri, const og_engine_opts *opts)
+{
+    og_engine *e = calloc(1, sizeof *e);
+    if (!e) return og_err(OG_ERR_NOMEM, "out of memory");
+    e->actor = strdup(opts && opts->actor ? opts->actor : "omnigraph");
+    og_status st = e->actor ? og_store_open(&e->st, uri) : og_err(OG_ERR_NOMEM, "out of memory");
+    if (st) {
+        free(e->actor);
+        free(e);
+        return st;
+    }
+    *out = e;
+    return OG_OK;
+}
+
+void og_engine_close(og_engine *e)
+{
+    if (!e) return;
+    og_graph_close(e->g);
+    og_store_close(e->st);
+    free(e->actor);
+    free(e);
+}
+
+og_graph *og_engine_graph(og_engine *e) { return e->g; }
+og_store *og_engine_store(og_engine *e) { return e->st; }
+const char *og_engine_actor(const og_engine *e) { return e->actor; }
+
+static og_graph_opts graph_opts(const og_engine_opts *opts)
+{
+    og_graph_opts go;
+    memset(&go, 0, sizeof go);
+    go.cache_bytes = opts ? opts->cache_bytes : 0;
+    return go;
+}
+
+og_status og_engine_open(og_engine **out, const char *uri, const og_engine_opts *opts)
+{
+    *out = NULL;
+    og_engine *e;
+    OG_TRY(engine_new(&e, uri, opts));
+    og_graph_opts go = graph_opts(opts);
+    og_status st = og_graph_open(&e->g, e->st, &go);
+    if (st) {
+        og_engine_close(e);
+        return st;
+    }
+    *out = e;
+    return OG_OK;
+}
+
+/* Writes version 1 of an empty table for every node and edge type; fills refs. */
+static og_status create_tables(og_engine *e, const og_catalog *cat, og_table_ref *refs, char (*dirs)[64])
+{
+    size_t k = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        size_t n = pass ? cat->nedges : cat->nnodes;
+        for (size_t i = 0; i < n; i++, k++) {
+            const og_cat_type *t = pass ? &cat->edges[i] : &cat->nodes[i];
+            og_cat_type_table_dir(t, dirs[k], sizeof dirs[k]);
+            og_lance_schema schema = OG_LANCE_SCHEMA_INIT;
+            OG_TRY(og_layout_schema(t, &schema));
+            og_table *tab = NULL;
+            og_table_txn *x = NULL;
+            uint64_t version = 0;
+            og_status st = og_table_open(&tab, e->st, dirs[k]);
+            if (st == OG_OK) st = og_table_txn_begin(&x, tab, 0, &schema);
+            if (st == OG_OK) st = og_table_txn_commit(x, &version);
+            og_table_txn_free(x);
+            og_table_close(tab);
+            og_lance_schema_free(&schema);
+            if (st) return og_err_wrap(st, "creating the table of %s", t->name);
+            refs[k] = (og_table_ref){dirs[k], version, 0};
+        }
+    }
+    return OG_OK;
+}
+
+og_status og_engine_init(og_engine **out, const char *uri, const char *file, const char *schema, size_t len,
+                         const og_engine_opts *opts)
+{
+    *out = NULL;
+    og_catalog *cat = NULL;
+    og_diags d = OG_DIAGS_INIT;
+    og_status st = og_schema_compile(&cat, file, schema, len, &d);
+    if (st) {
+        st = diags_error(&d, st);
+        og_diags_free(&d);
+        return st;
+    }
+    og_diags_free(&d);
+    og_engine *e = NULL;
+    og_buf json = OG_BUF_INIT;
+    size_t ntables = cat->nnodes + cat->nedges;
+    og_table_ref *refs = calloc(ntables ? ntables : 1, sizeof *refs);
+    char(*dirs)[64] = calloc(ntables ? ntables : 1, sizeof *dirs);
+    st = refs && dirs ? engine_new(&e, uri, opts) : og_err(OG_ERR_NOMEM, "out of memory");
+    if (st == OG_OK) {
+        /* refuse early, before writing tables, when a graph is already there */
+        og_graph *probe = NULL;
+        og_graph_opts go = graph_opts(opts);
+        if (og_graph_open(&probe, e->st, &go) == OG_OK) {
+            og_graph_close(probe);
+            st = og_err(OG_ERR_ALREADY_EXISTS, "a graph already exists at %s", og_store_uri(e->st));
+        }
+    }
+    if (st == OG_OK) st = og_catalog_to_json(&json, cat);
+    if (st == OG_OK) st = create_tables(e, cat, refs, dirs);
+    if (st == OG_OK) {
+        og_graph_init_opts init = {json.data, json.len, refs, ntables, e->actor, NULL};
+        og_graph_opts go = graph_opts(opts);
+        st = og_graph_init(&e->g, e->st, &init, &go);
+    }
+    og_buf_free(&json);
+    free(refs);
+    free(dirs);
+    og_catalog_free(cat);
+    if (st) {
+        og_engine_close(e);
+        return st;
+    }
+    *out = e;
+    return OG_OK;
+}
+
+/* ---- read contexts ------------------------------------------------------------------------- */
+
+static void free_catalog(void *p) { og_catalog_free(p); }
+
+/* The catalog of the snapshot's schema, from the cache or decoded once. */
+static og_status snapshot_catalog(og_engine *e, const og_snapshot *s, const og_catalog **out, og_cache_entry **hold)
+{
+    og_cache *cache = og_graph_cache(e->g);
+    char key[16 + OG_SCHEMA_ID_LEN];
+    snprintf(key, sizeof key, "k:%s", og_snapshot_schema_id(s));
+    og_cache_entry *h = og_cache_get(cache, key);
+    if (!h) {
+        const og_bytes *bytes = og_snapshot_schema(s);
+        og_catalog *cat;
+        OG_TRY(og_catalog_from_json(&cat, (const char *)bytes->data, bytes->len));
+        OG_TRY(og_cache_put(cache, key, cat, bytes->len * 4 + 4096, free_catalog, &h));
+    }
+    *out = og_cache_entry_value(h);
+    *hold = h;
+    return OG_OK;
+}
+
+static og_status read_begin(og_read **out, og_engine *e, const char *branch, const char *commit,
+                            const og_snapshot *borrowed)
+{
+    *out = NULL;
+    og_read *r = calloc(1, sizeof *r);
+    if (!r) return og_err(OG_ERR_NOMEM, "out of memory");
+    r->e = e;
+    og_status st = OG_OK;
+    if (borrowed) {
+        r->snap = (og_snapshot *)borrowed;
+    } else {
+        r->owns_snap = 1;
+        st = commit ? og_graph_snapshot_commit(e->g, commit, &r->snap)
+                    : og_graph_snapshot_branch(e->g, branch ? branch : "main", &r->snap);
+    }
+    if (st == OG_OK) st = snapshot_catalog(e, r->snap, &r->cat, &r->cat_hold);
+    if (st == OG_OK) {
+        r->nodes = calloc(r->cat->nnodes ? r->cat->nnodes : 1, sizeof *r->nodes);
+        r->edges = calloc(r->cat->nedges ? r->cat->nedges : 1, sizeof *r->edges);
+        if (!r->nodes || !r->edges) st = og_err(OG_ERR_NOMEM, "out of memory");
+    }
+    if (st) {
+        og_read_end(r);
+        return st;
+    }
+    *out = r;
+    return OG_OK;
+}
+
+og_status og_read_begin(og_read **out, og_engine *e, const char *branch, const char *commit)
+{
+    return read_begin(out, e, branch, commit, NULL);
+}
+
+og_status og_read_begin_at(og_read **out, og_engine *e, const og_snapshot *snap)
+{
+    return read_begin(out, e, NULL, NULL, snap);
+}
+
+void og_read_end(og_read *r)
+{
+    if (!r) return;
+    if (r->cat) {
+        for (size_t i = 0; r->nodes && i < r->cat->nnodes; i++) og_tableview_release(r->nodes[i]);
+        for (size_t i = 0; r->edges && i < r->cat->nedges; i++) og_tableview_release(r->edges[i]);
+    }
+    free(r->nodes);
+    free(r->edges);
+    while (r->nulls) {
+        null_col *n = r->nulls;
+        r->nulls = n->next;
+        og_vector_free(&n->v);
+        free(n);
+    }
+    og_cache_entry_release(r->cat_hold);
+    if (r->owns_snap) og_snapshot_free(r->snap);
+    free(r);
+}
+
+const og_snapshot *og_read_snapshot(const og_read *r) { return r->snap; }
+const og_catalog *og_read_catalog(const og_read *r) { return r->cat; }
+
+static og_status type_view(og_read *r, const og_cat_type *t, og_tableview **slot)
+{
+    if (*slot) return OG_OK;
+    char dir[64];
+    og_cat_type_table_dir(t, dir, sizeof dir);
+    const og_table_ref *ref = og_snapshot_table(r->snap, dir);
+    if (!ref)
+        return og_err(OG_ERR_CORRUPT, "commit %s names no table for type %s (%s)", og_snapshot_commit_id(r->snap),
+                      t->name, dir);
+    og_table *tab;
+    OG_TRY(og_table_open(&tab, r->e->st, dir));
+    og_status st = og_tableview_get(og_graph_cache(r->e->g), tab, ref->version, slot);
+    og_table_close(tab);
+    return st;
+}
+
+og_status og_read_node_view(og_read *r, size_t node, og_tableview **out)
+{
+    OG_TRY(type_view(r, &r->cat->nodes[node], &r->nodes[node]));
+    *out = r->nodes[node];
+    return OG_OK;
+}
+
+og_status og_read_edge_view(og_read *r, size_t edge, og_tableview **out)
+{
+    OG_TRY(type_view(r, &r->cat->edges[edge], &r->edges[edge]));
+    *out = r->edges[edge];
+    return OG_OK;
+}
+
+static og_status src_node_rows(void *ud, size_t node, size_t *n)
+{
+    og_tableview *v;
+    OG_TRY(og_read_node_view(ud, node, &v));
+    *n = og_tableview_rows(v);
+    return OG_OK;
+}
+
+static og_status view_column(og_read *r, og_tableview *v, const og_cat_type *t, uint64_t prop_id,
+                             const og_vector **out)
+{
+    int32_t fid = OG_FIELD_ID;
+    if (prop_id != 0) OG_TRY(og_layout_field_id(prop_id, &fid));
+    og_status st = og_tableview_column(v, fid, out);
+    if (st != OG_ERR_NOT_FOUND || prop_id == 0) return st;
+    /* the stored table lacks this property: it reads as null */
+    const og_cat_prop *p = NULL;
+    for (size_t i = 0; i < t->nprops; i++)
+        if (t->props[i].id == prop_id) p = &t->props[i];
+    if (!p) return og_err(OG_ERR_INTERNAL, "type %s has no property id %llu", t->name, (unsigned long long)prop_id);
+    null_col *n = calloc(1, sizeof *n);
+    if (!n) return og_err(OG_ERR_NOMEM, "out of memory");
+    st = og_vector_init(&n->v, p->type);
+    for (size_t i = 0; i < og_tableview_rows(v) && st == OG_OK; i++) st = og_vector_append_null(&n->v);
+    if (st) {
+        og_vector_free(&n->v);
+        free(n);
+        return st;
+    }
+    n->next = r->nulls;
+    r->nulls = n;
+    *out = &n->v;
+    return OG_OK;
+}
+
+static og_status src_node_column(void *ud, size_t node, uint64_t prop_id, const og_vector **out)
+{
+    og_read *r = ud;
+    og_tableview *v;
+    OG_TRY(og_read_node_view(r, node, &v));
+    return view_column(r, v, &r->cat->nodes[node], prop_id, out);
+}
+
+static og_status src_edge_column(void *ud, size_t edge, uint64_t prop_id, const og_vector **out)
+{
+    og_read *r = ud;
+    og_tableview *v;
+    OG_TRY(og_read_edge_view(r, edge, &v));
+    return view_column(r, v, &r->cat->edges[edge], prop_id, out);
+}
+
+static og_status src_edge_topology(void *ud, size_t edge, const og_topology **out)
+{
+    og_read *r = ud;
+    const og_cat_type *et = &r->cat->edges[edge];
+    og_tableview *ev, *fv, *tv;
+    OG_TRY(og_read_edge_view(r, edge, &ev));
+    OG_TRY(og_read_node_view(r, et->from_node, &fv));
+    OG_TRY(og_read_node_view(r, et->to_node, &tv));
+    return og_tableview_topology(ev, fv, tv, out);
+}
+
+void og_read_source(og_read *r, og_exec_source *out)
+{
+    out->ud = r;
+    out->node_rows = src_node_rows;
+    out->node_column = src_node_column;
+    out->edge_column = src_edge_column;
+    out->edge_topology = src_edge_topology;
+}
+
+/* ---- compiling and running queries --------------------------------------------------------- */
+
+void og_compiled_free(og_compiled *c)
+{
+    if (!c) return;
+    og_ir_free(c->ir);
+    og_query_file_free(c->qf);
+    og_source_free(&c->src);
+    free(c->text);
+    free(c->file);
+    free(c);
+}
+
+const og_ir_query *og_compiled_ir(const og_compiled *c) { return c->ir; }
+
+og_status og_compile(og_compiled **out, const og_catalog *cat, const char *file, const char *gq, size_t len,
+                     const char *name)
+{
+    *out = NULL;
+    og_compiled *c = calloc(1, sizeof *c);
+    if (!c) return og_err(OG_ERR_NOMEM, "out of memory");
+    c->file = strdup(file ? file : "<query>");
+    c->text = malloc(len + 1);
+    if (!c->file || !c->text) {
+        og_compiled_free(c);
+        return og_err(OG_ERR_NOMEM, "out of memory");
+    }
+    memcpy(c->text, gq, len);
+    c->text[len] = '\0';
+    og_diag d;
+    memset(&d, 0, sizeof d);
+    og_status st = og_source_init(&c->src, c->file, c->text, len);
+    if (st == OG_OK) {
+        st = og_query_parse(&c->qf, &c->src, &d);
+        if (st) st = diag_error(&d, st);
+        og_diag_free(&d);
+    }
+    size_t qi = 0;
+    if (st == OG_OK) {
+        if (name) {
+            const og_query *q = og_query_find(c->qf, name);
+            if (!q)
+                st = og_err(OG_ERR_NOT_FOUND, "%s has no query named '%s'", c->file, name);
+            else
+                qi = (size_t)(q - c->qf->queries);
+        } else if (c->qf->nqueries != 1) {
+            st = og_err(OG_ERR_INVALID, "%s holds %zu queries; name the one to run", c->file, c->qf->nqueries);
+        }
+    }
+    if (st == OG_OK) {
+        memset(&d, 0, sizeof d);
+        st = og_query_compile(&c->ir, c->qf, qi, cat, &c->src, &d);
+        if (st) st = diag_error(&d, st);
+        og_diag_free(&d);
+    }
+    if (st) {
+        og_compiled_free(c);
+        return st;
+    }
+    *out = c;
+    return OG_OK;
+}
+
+og_status og_engine_query(og_engine *e, const char *branch, const char *commit, const char *file, const char *gq,
+                          size_t len, const char *name, const json_t *params, og_result *out,
+                          char commit_id_out[OG_ULID_LEN + 1])
+{
+    memset(out, 0, sizeof *out);
+    og_read *r;
+    OG_TRY(og_read_begin(&r, e, branch, commit));
+    og_compiled *c = NULL;
+    og_vector *pv = NULL;
+    og_status st = og_compile(&c, r->cat, file, gq, len, name);
+    if (st == OG_OK && c->ir->is_mutation)
+        st = og_err(OG_ERR_INVALID, "query '%s' is a mutation; run it with mutate", c->ir->name);
+    if (st == OG_OK) st = og_exec_bind_params(c->ir, params, &pv);
+    if (st == OG_OK) {
+        og_exec_source s;
+        og_read_source(r, &s);
+        st = og_exec_read(c->ir, &s, pv, og_now_ms(), out);
+    }
+    if (st == OG_OK && commit_id_out) snprintf(commit_id_out, OG_ULID_LEN + 1, "%s", og_snapshot_commit_id(r->snap));
+    if (pv) {
+        for (size_t i = 0; i < c->ir->nparams; i++) og_vector_free(&pv[i]);
+        free(pv);
+    }
+    og_compiled_free(c);
+    og_read_end(r);
+    return st;
+}

@@ -1,0 +1,711 @@
+/*
+ * plan.c — staged write effects: staging rows, validation of new images, writing table
+ * versions.  See plan.h.
+ *
+ * Id bookkeeping: staged_ids maps an id to the FIRST staged row that had it; latest[first]
+ * is the current row for that id (a merge-mode repeat supersedes the earlier row and becomes
+ * the latest).  Committed rows are found through the base view's id map.
+ */
+#include "engine/plan.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/layout.h"
+#include "table/table.h"
+#include "util/error.h"
+#include "util/id.h"
+
+static og_status table_cols_init(og_plan_table *pt)
+{
+    if (pt->cols) return OG_OK;
+    size_t base = pt->is_edge ? 3 : 1;
+    pt->ncols = base + pt->t->nprops;
+    pt->cols = calloc(pt->ncols, sizeof *pt->cols);
+    if (!pt->cols) return og_err(OG_ERR_NOMEM, "out of memory");
+    for (size_t c = 0; c < base; c++) OG_TRY(og_vector_init(&pt->cols[c], (og_type){OG_T_STRING, OG_T_NULL, 0}));
+    for (size_t i = 0; i < pt->t->nprops; i++) OG_TRY(og_vector_init(&pt->cols[base + i], pt->t->props[i].type));
+    return OG_OK;
+}
+
+size_t og_plan_prop_col(const og_plan_table *pt, size_t prop) { return (pt->is_edge ? 3 : 1) + prop; }
+
+og_status og_plan_init(og_plan *p, og_read *read, const char *source)
+{
+    memset(p, 0, sizeof *p);
+    p->read = read;
+    p->cat = og_read_catalog(read);
+    p->source = source;
+    p->now_ms = og_now_ms();
+    p->nodes = calloc(p->cat->nnodes ? p->cat->nnodes : 1, sizeof *p->nodes);
+    p->edges = calloc(p->cat->nedges ? p->cat->nedges : 1, sizeof *p->edges);
+    if (!p->nodes || !p->edges) return og_err(OG_ERR_NOMEM, "out of memory");
+    for (int pass = 0; pass < 2; pass++) {
+        size_t n = pass ? p->cat->nedges : p->cat->nnodes;
+        for (size_t i = 0; i < n; i++) {
+            og_plan_table *pt = pass ? &p->edges[i] : &p->nodes[i];
+            pt->t = pass ? &p->cat->edges[i] : &p->cat->nodes[i];
+            pt->is_edge = pass;
+            pt->index = i;
+            og_strmap_init(&pt->staged_ids);
+        }
+    }
+    return OG_OK;
+}
+
+static void table_free(og_plan_table *pt)
+{
+    for (size_t c = 0; pt->cols && c < pt->ncols; c++) og_vector_free(&pt->cols[c]);
+    free(pt->cols);
+    free(pt->removed);
+    free(pt->superseded);
+    free(pt->lines);
+    og_strmap_free(&pt->staged_ids);
+}
+
+void og_plan_free(og_plan *p)
+{
+    for (size_t i = 0; p->nodes && i < p->cat->nnodes; i++) table_free(&p->nodes[i]);
+    for (size_t i = 0; p->edges && i < p->cat->nedges; i++) table_free(&p->edges[i]);
+    free(p->nodes);
+    free(p->edges);
+    memset(p, 0, sizeof *p);
+}
+
+og_status og_plan_table_view(og_plan *p, og_plan_table *pt)
+{
+    if (pt->view) return OG_OK;
+    return pt->is_edge ? og_read_edge_view(p->read, pt->index, &pt->view)
+                       : og_read_node_view(p->read, pt->index, &pt->view);
+}
+
+/* ---- messages ------------------------------------------------------------------------------ */
+
+/* "seed.jsonl:12: " or "" */
+static const char *where(const og_plan *p, uint64_t line, char *buf, size_t cap)
+{
+    if (p->source && line)
+        snprintf(buf, cap, "%s:%llu: ", p->source, (unsigned long long)line);
+    else
+        buf[0] = '\0';
+    return buf;
+}
+
+static void render_value(const og_vector *v, size_t i, char *buf, size_t cap)
+{
+    if (og_vector_is_null(v, i)) {
+        snprintf(buf, cap, "null");
+        return;
+    }
+    switch (v->type.id) {
+    case OG_T_STRING: {
+        size_t n;
+        const uint8_t *s = og_vector_get_bytes(v, i, &n);
+        snprintf(buf, cap, "%.*s", (int)(n > 200 ? 200 : n), (const char *)s);
+        return;
+    }
+    case OG_T_I32: case OG_T_I64: case OG_T_DATE32: case OG_T_DATE64:
+        snprintf(buf, cap, "%lld", (long long)og_vector_get_i64(v, i));
+        return;
+    case OG_T_U32: case OG_T_U64: snprintf(buf, cap, "%llu", (unsigned long long)og_vector_get_u64(v, i)); return;
+    case OG_T_F32: case OG_T_F64: snprintf(buf, cap, "%g", og_vector_get_f64(v, i)); return;
+    case OG_T_BOOL: snprintf(buf, cap, "%s", og_vector_get_bool(v, i) ? "true" : "false"); return;
+    default: snprintf(buf, cap, "<%s>", "value"); return;
+    }
+}
+
+/* ---- staging ------------------------------------------------------------------------------- */
+
+static og_status grow_row_arrays(og_plan_table *pt)
+{
+    if (pt->nstaged < pt->lines_cap) return OG_OK;
+    size_t ncap = pt->lines_cap ? pt->lines_cap * 2 : 64;
+    uint64_t *l = realloc(pt->lines, ncap * (sizeof *l + sizeof(uint32_t)));
+    if (!l) return og_err(OG_ERR_NOMEM, "out of memory");
+    /* layout: lines[ncap] then latest[ncap]; move the old latest block up */
+    uint32_t *old_latest = (uint32_t *)(l + pt->lines_cap);
+    uint32_t *new_latest = (uint32_t *)(l + ncap);
+    memmove(new_latest, old_latest, pt->lines_cap * sizeof(uint32_t));
+    uint8_t *s = realloc(pt->superseded, (ncap + 7) / 8);
+    if (!s) {
+        pt->lines = l;
+        pt->lines_cap = ncap;
+        return og_err(OG_ERR_NOMEM, "out of memory");
+    }
+    memset(s + (pt->lines_cap + 7) / 8, 0, (ncap + 7) / 8 - (pt->lines_cap + 7) / 8);
+    pt->lines = l;
+    pt->superseded = s;
+    pt->lines_cap = ncap;
+    return OG_OK;
+}
+
+static uint32_t *latest_of(const og_plan_table *pt) { return (uint32_t *)(pt->lines + pt->lines_cap); }
+
+static int is_superseded(const og_plan_table *pt, size_t row)
+{
+    return pt->superseded && ((pt->superseded[row >> 3] >> (row & 7)) & 1);
+}
+
+void og_plan_supersede(og_plan_table *pt, uint32_t row) { pt->superseded[row >> 3] |= (uint8_t)(1u << (row & 7)); }
+
+const char *og_plan_staged_id(const og_plan_table *pt, uint32_t row, size_t *len)
+{
+    return (const char *)og_vector_get_bytes(&pt->cols[0], row, len);
+}
+
+long og_plan_staged_find(const og_plan_table *pt, const char *id, size_t len)
+{
+    uint32_t first;
+    if (!og_strmap_get(&pt->staged_ids, id, len, &first)) return -1;
+    uint32_t row = latest_of(pt)[first];
+    return is_superseded(pt, row) ? -1 : (long)row;
+}
+
+long og_plan_committed_find(og_plan *p, og_plan_table *pt, const char *id, size_t len)
+{
+    if (pt->overwrite) return -1;
+    if (og_plan_table_view(p, pt) != OG_OK) return -1;
+    uint32_t row;
+    if (og_tableview_find_id(pt->view, id, len, &row) != OG_OK) return -1;
+    if (pt->removed && ((pt->removed[row >> 3] >> (row & 7)) & 1)) return -1;
+    return (long)row;
+}
+
+og_status og_plan_remove_committed(og_plan *p, og_plan_table *pt, uint32_t row)
+{
+    OG_TRY(og_plan_table_view(p, pt));
+    size_t n = og_tableview_rows(pt->view);
+    if (row >= n) return og_err(OG_ERR_INTERNAL, "removing row %u of %zu", row, n);
+    if (!pt->removed) {
+        pt->removed = calloc((n + 7) / 8 ? (n + 7) / 8 : 1, 1);
+        if (!pt->removed) return og_err(OG_ERR_NOMEM, "out of memory");
+    }
+    if (!((pt->removed[row >> 3] >> (row & 7)) & 1)) {
+        pt->removed[row >> 3] |= (uint8_t)(1u << (row & 7));
+        pt->nremoved++;
+    }
+    pt->touched = 1;
+    return OG_OK;
+}
+
+og_status og_plan_overwrite(og_plan *p, og_plan_table *pt)
+{
+    OG_TRY(og_plan_table_view(p, pt));
+    pt->overwrite = 1;
+    pt->touched = 1;
+    return OG_OK;
+}
+
+static og_status check_value_constraints(og_plan *p, og_plan_table *pt, uint32_t row, uint64_t line)
+{
+    char w[300], val[256];
+    const og_cat_type *t = pt->t;
+    for (size_t i = 0; i < t->nprops; i++) {
+        const og_cat_prop *pr = &t->props[i];
+        const og_vector *v = &pt->cols[og_plan_prop_col(pt, i)];
+        if (og_vector_is_null(v, row) || !pr->is_enum) continue;
+        size_t n;
+        const uint8_t *s = og_vector_get_bytes(v, row, &n);
+        if (!og_cat_prop_enum_has(pr, (const char *)s, n)) {
+            og_buf allowed = OG_BUF_INIT;
+            for (size_t k = 0; k < pr->n_enum; k++) og_buf_printf(&allowed, "%s%s", k ? ", " : "", pr->enum_values[k]);
+            og_status st = og_err(OG_ERR_CONSTRAINT, "%sinvalid enum value '%.*s' for %s.%s (expected: %s)",
+                                  where(p, line, w, sizeof w), (int)n, (const char *)s, t->name, pr->name,
+                                  og_buf_cstr(&allowed));
+            og_buf_free(&allowed);
+            return st;
+        }
+    }
+    for (size_t c = 0; c < t->ncons; c++) {
+        const og_cat_constraint *k = &t->cons[c];
+        if (k->kind != OG_CONS_RANGE && k->kind != OG_CONS_CHECK) continue;
+        if (k->ncols != 1 || k->col_props[0] < 0) continue;
+        size_t pi = (size_t)k->col_props[0];
+        const og_vector *v = &pt->cols[og_plan_prop_col(pt, pi)];
+        if (og_vector_is_null(v, row)) continue;
+        render_value(v, row, val, sizeof val);
+        if (k->kind == OG_CONS_CHECK) {
+            size_t n;
+            const uint8_t *s = og_vector_get_bytes(v, row, &n);
+            int m = og_check_match(k, (const char *)s, n);
+            if (m != 1)
+                return og_err(OG_ERR_CONSTRAINT, "%s@check violation on %s.%s: value '%s' does not match \"%s\"",
+                              where(p, line, w, sizeof w), t->name, t->props[pi].name, val, k->pattern);
+            continue;
+        }
+        double x;
+        switch (v->type.id) {
+        case OG_T_I32: case OG_T_I64: x = (double)og_vector_get_i64(v, row); break;
+        case OG_T_U32: case OG_T_U64: x = (double)og_vector_get_u64(v, row); break;
+        default: x = og_vector_get_f64(v, row); break;
+        }
+        if (isnan(x))
+            return og_err(OG_ERR_CONSTRAINT, "%s@range violation on %s.%s: NaN is not in range", where(p, line, w, sizeof w),
+                          t->name, t->props[pi].name);
+        if (k->min.present && x < k->min.f)
+            return og_err(OG_ERR_CONSTRAINT, "%s@range violation on %s.%s: value %s < min %s", where(p, line, w, sizeof w),
+                          t->name, t->props[pi].name, val, k->min.text);
+        if (k->max.present && x > k->max.f)
+            return og_err(OG_ERR_CONSTRAINT, "%s@range violation on %s.%s: value %s > max %s", where(p, line, w, sizeof w),
+                          t->name, t->props[pi].name, val, k->max.text);
+    }
+    return OG_OK;
+}
+
+/* The canonical key id of staged row `row` of a keyed node type. */
+static og_status key_id_of_row(const og_plan_table *pt, uint32_t row, og_buf *out)
+{
+    const og_cat_type *t = pt->t;
+    og_key_value vals[16];
+    if (t->nkey > 16) return og_err(OG_ERR_UNSUPPORTED, "keys of more than 16 properties");
+    for (size_t k = 0; k < t->nkey; k++) {
+        const og_vector *v = &pt->cols[og_plan_prop_col(pt, t->key_props[k])];
+        memset(&vals[k], 0, sizeof vals[k]);
+        if (og_vector_is_null(v, row))
+            return og_err(OG_ERR_CONSTRAINT, "%s: key property %s is null", t->name, t->props[t->key_props[k]].name);
+        switch (v->type.id) {
+        case OG_T_BOOL: vals[k].b = og_vector_get_bool(v, row); break;
+        case OG_T_I32: case OG_T_I64: case OG_T_DATE32: case OG_T_DATE64: vals[k].i = og_vector_get_i64(v, row); break;
+        case OG_T_U32: case OG_T_U64: vals[k].u = og_vector_get_u64(v, row); break;
+        case OG_T_F32: case OG_T_F64: vals[k].f = og_vector_get_f64(v, row); break;
+        case OG_T_STRING: {
+            size_t n;
+            vals[k].s = (const char *)og_vector_get_bytes(v, row, &n);
+            vals[k].len = n;
+            break;
+        }
+        default: return og_err(OG_ERR_INTERNAL, "key of an unsupported type");
+        }
+    }
+    return og_key_id(out, t, vals, t->nkey);
+}
+
+/* Finishes a staged row whose property columns are filled: the id column (and src/dst for
+ * edges) gets `id`, bookkeeping is updated.  *prev receives the earlier current row with the
+ * same id, or -1. */
+static og_status finish_row(og_plan *p, og_plan_table *pt, const char *id, size_t idlen, const char *from,
+                            const char *to, uint64_t line, uint32_t *row, long *prev)
+{
+    OG_TRY(grow_row_arrays(pt));
+    uint32_t r = (uint32_t)pt->nstaged;
+    OG_TRY(og_vector_append_bytes(&pt->cols[0], id, idlen));
+    if (pt->is_edge) {
+        OG_TRY(og_vector_append_bytes(&pt->cols[1], from, strlen(from)));
+        OG_TRY(og_vector_append_bytes(&pt->cols[2], to, strlen(to)));
+    }
+    pt->lines[r] = line;
+    uint32_t first;
+    int inserted;
+    OG_TRY(og_strmap_insert(&pt->staged_ids, id, idlen, r, &first, &inserted));
+    uint32_t *latest = latest_of(pt);
+    *prev = -1;
+    if (!inserted && !is_superseded(pt, latest[first])) *prev = (long)latest[first];
+    latest[first] = r;
+    latest[r] = r;
+    pt->nstaged++;
+    pt->touched = 1;
+    *row = r;
+    return check_value_constraints(p, pt, r, line);
+}
+
+og_status og_plan_stage_json(og_plan *p, og_plan_table *pt, const json_t *data, const char *from, const char *to,
+                             uint64_t line, uint32_t *row, long *prev)
+{
+    char w[300];
+    const og_cat_type *t = pt->t;
+    OG_TRY(table_cols_init(pt));
+    const char *key;
+    json_t *val;
+    const char *given_id = NULL;
+    json_object_foreach((json_t *)data, key, val) {
+        if (!strcmp(key, "id")) {
+            if (!json_is_string(val))
+                return og_err(OG_ERR_INVALID, "%s%s: \"id\" must be a string", where(p, line, w, sizeof w), t->name);
+            given_id = json_string_value(val);
+            continue;
+        }
+        if (key[0] == '_')
+            return og_err(OG_ERR_INVALID, "%s%s: \"%s\" is a reserved field", where(p, line, w, sizeof w), t->name, key);
+        if (!og_cat_type_prop(t, key, NULL))
+            return og_err(OG_ERR_INVALID, "%s%s has no property \"%s\"", where(p, line, w, sizeof w), t->name, key);
+    }
+    for (size_t i = 0; i < t->nprops; i++) {
+        const og_cat_prop *pr = &t->props[i];
+        const json_t *v = json_object_get(data, pr->name);
+        char what[200];
+        snprintf(what, sizeof what, "%s%s.%s", where(p, line, w, sizeof w), t->name, pr->name);
+        if (!v && !pr->nullable)
+            return og_err(OG_ERR_CONSTRAINT, "%s is required but missing", what);
+        OG_TRY(og_jsonval_append(&pt->cols[og_plan_prop_col(pt, i)], v, pr->nullable, OG_JSONVAL_LOAD, what));
+    }
+    og_buf idb = OG_BUF_INIT;
+    og_status st = OG_OK;
+    uint32_t r = (uint32_t)pt->nstaged;
+    if (!pt->is_edge && t->nkey) {
+        st = key_id_of_row(pt, r, &idb);
+        if (st == OG_OK && given_id && strcmp(given_id, og_buf_cstr(&idb)) != 0)
+            st = og_err(OG_ERR_INVALID, "%s%s: data.id \"%s\" is not the key's canonical id \"%s\"",
+                        where(p, line, w, sizeof w), t->name, given_id, og_buf_cstr(&idb));
+    } else if (given_id) {
+        st = og_buf_append_str(&idb, given_id);
+    } else {
+        char ulid[OG_ULID_LEN + 1];
+        st = og_ulid_new(ulid);
+        if (st == OG_OK) st = og_buf_append_str(&idb, ulid);
+    }
+    *prev = -1;
+    if (st == OG_OK) st = finish_row(p, pt, og_buf_cstr(&idb), idb.len, from, to, line, row, prev);
+    og_buf_free(&idb);
+    return st;
+}
+
+/* ---- validation ---------------------------------------------------------------------------- */
+
+/* 1 when node id[0..len) of plan table pt is in its new image. */
+static int in_new_image(og_plan *p, og_plan_table *pt, const char *id, size_t len)
+{
+    if (og_plan_staged_find(pt, id, len) >= 0) return 1;
+    return og_plan_committed_find(p, pt, id, len) >= 0;
+}
+
+static int committed_kept(const og_plan_table *pt, size_t row)
+{
+    if (pt->overwrite) return 0;
+    return !(pt->removed && ((pt->removed[row >> 3] >> (row & 7)) & 1));
+}
+
+/* Edge referential integrity for staged edges and (when an endpoint type lost rows) kept
+ * committed edges. */
+static og_status check_edges_ri(og_plan *p, og_plan_table *et)
+{
+    char w[300];
+    const og_cat_type *t = et->t;
+    og_plan_table *from = &p->nodes[t->from_node], *to = &p->nodes[t->to_node];
+    for (size_t r = 0; r < et->nstaged; r++) {
+        if (is_superseded(et, r)) continue;
+        size_t n;
+        const char *s = (const char *)og_vector_get_bytes(&et->cols[1], r, &n);
+        if (!in_new_image(p, from, s, n))
+            return og_err(OG_ERR_CONSTRAINT, "%s%s: src '%.*s' not found in %s", where(p, et->lines[r], w, sizeof w),
+                          t->name, (int)n, s, from->t->name);
+        s = (const char *)og_vector_get_bytes(&et->cols[2], r, &n);
+        if (!in_new_image(p, to, s, n))
+            return og_err(OG_ERR_CONSTRAINT, "%s%s: dst '%.*s' not found in %s", where(p, et->lines[r], w, sizeof w),
+                          t->name, (int)n, s, to->t->name);
+    }
+    int endpoints_lost = from->overwrite || from->nremoved || to->overwrite || to->nremoved;
+    if (!endpoints_lost || et->overwrite) return OG_OK;
+    OG_TRY(og_plan_table_view(p, et));
+    const og_vector *src, *dst;
+    OG_TRY(og_tableview_column(et->view, OG_FIELD_SRC, &src));
+    OG_TRY(og_tableview_column(et->view, OG_FIELD_DST, &dst));
+    for (size_t r = 0; r < og_tableview_rows(et->view); r++) {
+        if (!committed_kept(et, r)) continue;
+        size_t n, m;
+        const char *s = (const char *)og_vector_get_bytes(src, r, &n);
+        const char *d = (const char *)og_vector_get_bytes(dst, r, &m);
+        if (!in_new_image(p, from, s, n))
+            return og_err(OG_ERR_CONSTRAINT, "%s: an existing edge's src '%.*s' would no longer exist in %s (orphan edge)",
+                          t->name, (int)n, s, from->t->name);
+        if (!in_new_image(p, to, d, m))
+            return og_err(OG_ERR_CONSTRAINT, "%s: an existing edge's dst '%.*s' would no longer exist in %s (orphan edge)",
+                          t->name, (int)m, d, to->t->name);
+    }
+    return OG_OK;
+}
+
+/* Appends the tuple key of a row for a @unique constraint; returns 0 when a member is null. */
+static int unique_tuple(og_buf *b, const og_vector *const *cols, size_t ncols, size_t row)
+{
+    og_buf_reset(b);
+    for (size_t c = 0; c < ncols; c++) {
+        if (og_vector_is_null(cols[c], row)) return 0;
+        char val[256];
+        render_value(cols[c], row, val, sizeof val);
+        og_buf_printf(b, "%zu:%s\x1f", strlen(val), val);
+        if (cols[c]->type.id == OG_T_STRING) { /* exact bytes, not the 200-char rendering */
+            size_t n;
+            const uint8_t *s = og_vector_get_bytes(cols[c], row, &n);
+            og_buf_append(b, s, n);
+            og_buf_append_byte(b, 0x1e);
+        }
+    }
+    return 1;
+}
+
+static og_status staged_or_view_col(og_plan *p, og_plan_table *pt, int colref, int staged, const og_vector **out)
+{
+    size_t ci = colref == OG_COL_ID ? 0 : colref == OG_COL_SRC ? 1 : colref == OG_COL_DST ? 2 : og_plan_prop_col(pt, (size_t)colref);
+    if (staged) {
+        *out = &pt->cols[ci];
+        return OG_OK;
+    }
+    int32_t fid;
+    if (colref == OG_COL_ID) fid = OG_FIELD_ID;
+    else if (colref == OG_COL_SRC) fid = OG_FIELD_SRC;
+    else if (colref == OG_COL_DST) fid = OG_FIELD_DST;
+    else OG_TRY(og_layout_field_id(pt->t->props[colref].id, &fid));
+    return og_tableview_column(pt->view, fid, out);
+}
+
+static og_status check_unique(og_plan *p, og_plan_table *pt, const og_cat_constraint *k)
+{
+    const og_vector *scols[8], *ccols[8];
+    if (k->ncols > 8) return og_err(OG_ERR_UNSUPPORTED, "@unique over more than 8 columns");
+    OG_TRY(og_plan_table_view(p, pt));
+    for (size_t c = 0; c < k->ncols; c++) {
+        OG_TRY(staged_or_view_col(p, pt, k->col_props[c], 1, &scols[c]));
+        og_status st = staged_or_view_col(p, pt, k->col_props[c], 0, &ccols[c]);
+        if (st == OG_ERR_NOT_FOUND) ccols[c] = NULL; /* the stored table lacks it: all null */
+        else if (st) return st;
+    }
+    og_strmap seen;
+    og_strmap_init(&seen);
+    og_buf b = OG_BUF_INIT;
+    og_status st = OG_OK;
+    size_t ncommitted = og_tableview_rows(pt->view);
+    /* values >= ncommitted are staged rows */
+    for (size_t pass = 0; pass < 2 && st == OG_OK; pass++) {
+        size_t n = pass ? pt->nstaged : ncommitted;
+        for (size_t r = 0; r < n && st == OG_OK; r++) {
+            if (pass == 0 && !committed_kept(pt, r)) continue;
+            if (pass == 1 && is_superseded(pt, r)) continue;
+            int missing = 0;
+            for (size_t c = 0; c < k->ncols; c++) missing |= pass == 0 && !ccols[c];
+            if (missing || !unique_tuple(&b, pass ? scols : ccols, k->ncols, r)) continue;
+            uint32_t prev;
+            int inserted;
+            uint32_t me = (uint32_t)(pass ? ncommitted + r : r);
+            st = og_strmap_insert(&seen, b.data, b.len, me, &prev, &inserted);
+            if (st == OG_OK && !inserted) {
+                char val[256], w[300];
+                render_value(pass ? scols[0] : ccols[0], r, val, sizeof val);
+                const og_vector *idc_prev, *idc_me = pass ? &pt->cols[0] : NULL;
+                size_t ln, lm;
+                const char *id_prev, *id_me;
+                if (prev >= ncommitted) {
+                    idc_prev = &pt->cols[0];
+                    id_prev = (const char *)og_vector_get_bytes(idc_prev, prev - ncommitted, &ln);
+                } else {
+                    og_tableview_column(pt->view, OG_FIELD_ID, &idc_prev);
+                    id_prev = (const char *)og_vector_get_bytes(idc_prev, prev, &ln);
+                }
+                if (!idc_me) og_tableview_column(pt->view, OG_FIELD_ID, &idc_me);
+                id_me = (const char *)og_vector_get_bytes(idc_me, r, &lm);
+                st = og_err(OG_ERR_CONSTRAINT, "%s@unique violation on %s.%s: value '%s' held by '%.*s' and '%.*s'",
+                            where(p, pass ? pt->lines[r] : 0, w, sizeof w), pt->t->name, k->cols[0], val, (int)ln,
+                            id_prev, (int)lm, id_me);
+            }
+        }
+    }
+    og_buf_free(&b);
+    og_strmap_free(&seen);
+    return st;
+}
+
+/* @card: out-degree of every affected source within [min, max]. */
+static og_status check_card(og_plan *p, og_plan_table *et)
+{
+    const og_cat_type *t = et->t;
+    if (!t->card_written || (t->card_min == 0 && t->card_max == OG_CARD_UNBOUNDED)) return OG_OK;
+    OG_TRY(og_plan_table_view(p, et));
+    og_plan_table *from = &p->nodes[t->from_node];
+    og_strmap deg;
+    og_strmap_init(&deg);
+    uint32_t *counts = NULL;
+    size_t ncounts = 0, cap = 0;
+    og_status st = OG_OK;
+    const og_vector *csrc = NULL;
+    st = og_tableview_column(et->view, OG_FIELD_SRC, &csrc);
+    /* affected sources: staged edges' sources and removed committed edges' sources */
+    og_strmap affected;
+    og_strmap_init(&affected);
+    for (size_t r = 0; r < et->nstaged && st == OG_OK; r++) {
+        size_t n;
+        const char *s = (const char *)og_vector_get_bytes(&et->cols[1], r, &n);
+        st = og_strmap_insert(&affected, s, n, 0, NULL, NULL);
+    }
+    for (size_t r = 0; st == OG_OK && r < og_tableview_rows(et->view); r++) {
+        if (committed_kept(et, r)) continue;
+        size_t n;
+        const char *s = (const char *)og_vector_get_bytes(csrc, r, &n);
+        st = og_strmap_insert(&affected, s, n, 0, NULL, NULL);
+    }
+    /* count the new image's out-degree of affected sources */
+    for (int pass = 0; pass < 2 && st == OG_OK; pass++) {
+        size_t n = pass ? et->nstaged : og_tableview_rows(et->view);
+        for (size_t r = 0; r < n && st == OG_OK; r++) {
+            if (pass == 0 && !committed_kept(et, r)) continue;
+            if (pass == 1 && is_superseded(et, r)) continue;
+            size_t len;
+            const char *s = (const char *)og_vector_get_bytes(pass ? &et->cols[1] : csrc, r, &len);
+            if (!og_strmap_get(&affected, s, len, NULL)) continue;
+            uint32_t slot;
+            int inserted;
+            st = og_strmap_insert(&deg, s, len, (uint32_t)ncounts, &slot, &inserted);
+            if (st) break;
+            if (inserted) {
+                if (ncounts == cap) {
+                    cap = cap ? cap * 2 : 64;
+                    uint32_t *c2 = realloc(counts, cap * sizeof *c2);
+                    if (!c2) {
+                        st = og_err(OG_ERR_NOMEM, "out of memory");
+                        break;
+                    }
+                    counts = c2;
+                }
+                counts[ncounts++] = 0;
+            }
+            counts[slot]++;
+        }
+    }
+    for (size_t i = 0; i < og_strmap_count(&affected) && st == OG_OK; i++) {
+        const uint8_t *s;
+        size_t len;
+        uint32_t unused;
+        og_strmap_entry(&affected, i, &s, &len, &unused);
+        if (!in_new_image(p, from, (const char *)s, len)) continue; /* a deleted source */
+        uint32_t slot, c = 0;
+        if (og_strmap_get(&deg, s, len, &slot)) c = counts[slot];
+        if (c < t->card_min)
+            st = og_err(OG_ERR_CONSTRAINT, "@card violation on edge %s: source '%.*s' has %u edges (min %u)", t->name,
+                        (int)len, (const char *)s, c, t->card_min);
+        else if (t->card_max != OG_CARD_UNBOUNDED && c > t->card_max)
+            st = og_err(OG_ERR_CONSTRAINT, "@card violation on edge %s: source '%.*s' has %u edges (max %u)", t->name,
+                        (int)len, (const char *)s, c, t->card_max);
+    }
+    og_strmap_free(&affected);
+    og_strmap_free(&deg);
+    free(counts);
+    return st;
+}
+
+og_status og_plan_validate(og_plan *p)
+{
+    for (size_t i = 0; i < p->cat->nnodes; i++) {
+        og_plan_table *pt = &p->nodes[i];
+        if (!pt->nstaged) continue;
+        for (size_t c = 0; c < pt->t->ncons; c++)
+            if (pt->t->cons[c].kind == OG_CONS_UNIQUE) OG_TRY(check_unique(p, pt, &pt->t->cons[c]));
+    }
+    for (size_t i = 0; i < p->cat->nedges; i++) {
+        og_plan_table *et = &p->edges[i];
+        const og_cat_type *t = et->t;
+        int endpoint_touched = p->nodes[t->from_node].touched || p->nodes[t->to_node].touched;
+        if (!et->touched && !endpoint_touched) continue;
+        OG_TRY(check_edges_ri(p, et));
+        if (et->nstaged)
+            for (size_t c = 0; c < t->ncons; c++)
+                if (t->cons[c].kind == OG_CONS_UNIQUE) OG_TRY(check_unique(p, et, &t->cons[c]));
+        if (et->touched) OG_TRY(check_card(p, et));
+    }
+    return OG_OK;
+}
+
+/* ---- writing ------------------------------------------------------------------------------- */
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Stages the committed removals of pt as per-fragment deletes in x. */
+static og_status stage_deletes(og_plan_table *pt, og_table_txn *x)
+{
+    size_t n = og_tableview_rows(pt->view);
+    const uint64_t *addrs = og_tableview_row_addrs(pt->view);
+    uint64_t *del = malloc((pt->nremoved ? pt->nremoved : 1) * sizeof *del);
+    uint32_t *offs = malloc((pt->nremoved ? pt->nremoved : 1) * sizeof *offs);
+    if (!del || !offs) {
+        free(del), free(offs);
+        return og_err(OG_ERR_NOMEM, "out of memory");
+    }
+    size_t k = 0;
+    for (size_t r = 0; r < n; r++)
+        if ((pt->removed[r >> 3] >> (r & 7)) & 1) del[k++] = addrs[r];
+    qsort(del, k, sizeof *del, cmp_u64);
+    og_status st = OG_OK;
+    for (size_t i = 0; i < k && st == OG_OK;) {
+        uint32_t frag = OG_ROW_ADDR_FRAG(del[i]);
+        size_t m = 0;
+        while (i < k && OG_ROW_ADDR_FRAG(del[i]) == frag) offs[m++] = OG_ROW_ADDR_OFFSET(del[i++]);
+        st = og_table_txn_delete(x, frag, offs, m);
+    }
+    free(del);
+    free(offs);
+    return st;
+}
+
+/* Builds the batch to append, in the manifest's top-level field order, without superseded rows. */
+static og_status append_staged(og_plan_table *pt, og_table_txn *x, size_t *kept)
+{
+    *kept = 0;
+    uint32_t *idx = malloc((pt->nstaged ? pt->nstaged : 1) * sizeof *idx);
+    if (!idx) return og_err(OG_ERR_NOMEM, "out of memory");
+    for (size_t r = 0; r < pt->nstaged; r++)
+        if (!is_superseded(pt, r)) idx[(*kept)++] = (uint32_t)r;
+    og_status st = OG_OK;
+    if (*kept == 0) {
+        free(idx);
+        return OG_OK;
+    }
+    const og_manifest *m = og_table_txn_manifest(x);
+    size_t ntop = og_lance_schema_num_top(&m->schema);
+    og_vector *batch = calloc(ntop ? ntop : 1, sizeof *batch);
+    if (!batch) st = og_err(OG_ERR_NOMEM, "out of memory");
+    for (size_t f = 0; f < ntop && st == OG_OK; f++) {
+        const og_lance_field *fld = &m->schema.fields[og_lance_schema_top(&m->schema, f)];
+        long ci = -1;
+        if (fld->id == OG_FIELD_ID) ci = 0;
+        else if (pt->is_edge && fld->id == OG_FIELD_SRC) ci = 1;
+        else if (pt->is_edge && fld->id == OG_FIELD_DST) ci = 2;
+        else
+            for (size_t i = 0; i < pt->t->nprops; i++) {
+                int32_t fid;
+                if (og_layout_field_id(pt->t->props[i].id, &fid) == OG_OK && fid == fld->id) ci = (long)og_plan_prop_col(pt, i);
+            }
+        if (ci >= 0) {
+            st = og_vector_gather(&batch[f], &pt->cols[ci], idx, *kept);
+        } else { /* a stored field the catalog no longer has (soft-dropped): nulls */
+            og_type ft;
+            st = og_lance_schema_field_type(&m->schema, (size_t)og_lance_schema_top(&m->schema, f), &ft);
+            if (st == OG_OK) st = og_vector_init(&batch[f], ft);
+            for (size_t r = 0; r < *kept && st == OG_OK; r++) st = og_vector_append_null(&batch[f]);
+        }
+    }
+    if (st == OG_OK) st = og_table_txn_append(x, batch, ntop, NULL);
+    for (size_t f = 0; batch && f < ntop; f++) og_vector_free(&batch[f]);
+    free(batch);
+    free(idx);
+    return st;
+}
+
+og_status og_plan_write(og_plan *p, og_commit_draft *d, size_t *ntables)
+{
+    *ntables = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        size_t n = pass ? p->cat->nedges : p->cat->nnodes;
+        for (size_t i = 0; i < n; i++) {
+            og_plan_table *pt = pass ? &p->edges[i] : &p->nodes[i];
+            if (!pt->touched) continue;
+            OG_TRY(og_plan_table_view(p, pt));
+            og_table_txn *x = NULL;
+            size_t kept = 0;
+            uint64_t version = 0;
+            og_status st = og_table_txn_begin(&x, og_tableview_table(pt->view), og_tableview_version(pt->view), NULL);
+            if (st == OG_OK && pt->overwrite) st = og_table_txn_overwrite(x);
+            else if (st == OG_OK && pt->nremoved) st = stage_deletes(pt, x);
+            if (st == OG_OK) st = append_staged(pt, x, &kept);
+            if (st == OG_OK) st = og_table_txn_commit(x, &version);
+            og_table_txn_free(x);
+            if (st) return og_err_wrap(st, "writing %s", pt->t->name);
+            uint64_t rows = pt->overwrite ? kept : og_tableview_rows(pt->view) - pt->nremoved + kept;
+            OG_TRY(og_draft_set_table(d, og_tableview_dir(pt->view), version, rows));
+            (*ntables)++;
+        }
+    }
+    return OG_OK;
+}

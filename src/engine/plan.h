@@ -1,0 +1,90 @@
+/*
+ * plan.h — a write's staged effects over one base snapshot, their validation, and writing
+ * them as new table versions (the "plan and validate" and "write effects" steps of
+ * STORAGE.md §5, shared by load and mutate).
+ *
+ * Per node/edge type a plan holds: the committed rows it removes (a bitmap over the base
+ * table view's rows, or "overwrite": all of them) and the staged new rows (columns in layout
+ * order, engine/layout.h).  The NEW IMAGE of a type is its committed rows minus the removed
+ * ones plus the staged rows that are not superseded.  Validation (INVARIANTS.md 9) runs on new
+ * images before anything is written: types, non-null, enum, @range, @check, id uniqueness,
+ * @unique, edge referential integrity and @card.  Every failure is OG_ERR_CONSTRAINT with a
+ * message naming the type, property, value and (for loads) the input line.
+ */
+#ifndef OG_ENGINE_PLAN_H
+#define OG_ENGINE_PLAN_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine/engine.h"
+#include "engine/jsonval.h"
+#include "graph/graph.h"
+#include "util/strmap.h"
+
+typedef struct og_plan_table {
+    const og_cat_type *t;
+    int is_edge;
+    size_t index;            /* into cat->nodes or cat->edges */
+    og_tableview *view;      /* the base version (borrowed from the read) */
+    uint8_t *removed;        /* bitmap over view rows; NULL = none */
+    size_t nremoved;
+    int overwrite;           /* every committed row is removed */
+    og_vector *cols;         /* staged rows, layout order: id, [src, dst], props */
+    size_t ncols;
+    size_t nstaged;
+    uint8_t *superseded;     /* bitmap over staged rows replaced by a later one (merge) */
+    uint64_t *lines;         /* per staged row: the input line (0 = none) */
+    size_t lines_cap;
+    og_strmap staged_ids;    /* id -> staged row (the latest) */
+    int touched;
+} og_plan_table;
+
+typedef struct og_plan {
+    og_read *read;
+    const og_catalog *cat;
+    og_plan_table *nodes, *edges;
+    const char *source;      /* input name for messages ("seed.jsonl"), or NULL */
+    int64_t now_ms;
+    uint64_t inserted, updated, deleted;
+} og_plan;
+
+og_status og_plan_init(og_plan *p, og_read *read, const char *source);
+void og_plan_free(og_plan *p);
+
+/* Column index of property i of a type in its staged columns. */
+size_t og_plan_prop_col(const og_plan_table *pt, size_t prop);
+
+/* Opens (lazily) the table's base view.  Called by the functions below as needed. */
+og_status og_plan_table_view(og_plan *p, og_plan_table *pt);
+
+/* Stages one row from a JSON `data` object (load): every member must be a property or "id";
+ * values convert strictly (jsonval.h, load mode); the id is derived from the @key, checked
+ * against data.id, or taken from data.id, or a new ULID.  Edges give from/to.  *row receives
+ * the staged row index; *prev the earlier current staged row with the same id, or -1 (the new
+ * row is now the current one for that id: the caller supersedes or refuses the old one). */
+og_status og_plan_stage_json(og_plan *p, og_plan_table *pt, const json_t *data, const char *from, const char *to,
+                             uint64_t line, uint32_t *row, long *prev);
+
+/* The staged row index whose id is id[0..len) and is still current, or -1. */
+long og_plan_staged_find(const og_plan_table *pt, const char *id, size_t len);
+/* The committed (base view) row whose id is id[0..len) and which is not removed, or -1. */
+long og_plan_committed_find(og_plan *p, og_plan_table *pt, const char *id, size_t len);
+
+/* Marks committed row `row` removed / staged row `row` superseded. */
+og_status og_plan_remove_committed(og_plan *p, og_plan_table *pt, uint32_t row);
+void og_plan_supersede(og_plan_table *pt, uint32_t row);
+og_status og_plan_overwrite(og_plan *p, og_plan_table *pt);
+
+/* The id string of a staged row. */
+const char *og_plan_staged_id(const og_plan_table *pt, uint32_t row, size_t *len);
+
+/* Validates every touched table's new image (see above). */
+og_status og_plan_validate(og_plan *p);
+
+/* Writes every touched table as a new version from its base version and records it in the
+ * draft (version and live rows).  Returns the number of tables written in *ntables. */
+og_status og_plan_write(og_plan *p, og_commit_draft *d, size_t *ntables);
+
+#endif
