@@ -494,9 +494,12 @@ static og_status check_unique(og_plan *p, og_plan_table *pt, const og_cat_constr
                 }
                 if (!idc_me) og_tableview_column(pt->view, OG_FIELD_ID, &idc_me);
                 id_me = (const char *)og_vector_get_bytes(idc_me, r, &lm);
-                st = og_err(OG_ERR_CONSTRAINT, "%s@unique violation on %s.%s: value '%s' held by '%.*s' and '%.*s'",
-                            where(p, pass ? pt->lines[r] : 0, w, sizeof w), pt->t->name, k->cols[0], val, (int)ln,
-                            id_prev, (int)lm, id_me);
+                og_buf names = OG_BUF_INIT;
+                for (size_t c = 0; c < k->ncols; c++) og_buf_printf(&names, "%s%s", c ? ", " : "", k->cols[c]);
+                st = og_err(OG_ERR_CONSTRAINT, "%s@unique violation on %s.%s%s%s: value '%s' held by '%.*s' and '%.*s'",
+                            where(p, pass ? pt->lines[r] : 0, w, sizeof w), pt->t->name, k->ncols > 1 ? "(" : "",
+                            og_buf_cstr(&names), k->ncols > 1 ? ")" : "", val, (int)ln, id_prev, (int)lm, id_me);
+                og_buf_free(&names);
             }
         }
     }

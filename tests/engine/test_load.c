@@ -1,0 +1,217 @@
+/*
+ * test_load.c — init + load + query end to end on a real graph in a temporary directory:
+ * the three load modes (E15), constraint violations that publish nothing (E14), one commit
+ * per load, time travel to the commit before a load, and line numbers in load errors.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "engine/engine.h"
+#include "engine/load.h"
+#include "util/error.h"
+
+static const char *F1 =
+    "node Person { name: String @key  age: I32?  @range(age, 0..200) }\n"
+    "node Company { name: String @key }\n"
+    "edge Knows: Person -> Person { since: Date? }\n"
+    "edge WorksAt: Person -> Company @card(0..1)\n";
+
+static const char *SEED =
+    "{\"type\": \"Person\", \"data\": {\"name\": \"Alice\", \"age\": 30}}\n"
+    "{\"type\": \"Person\", \"data\": {\"name\": \"Bob\", \"age\": 25}}\n"
+    "{\"type\": \"Person\", \"data\": {\"name\": \"Charlie\", \"age\": 35}}\n"
+    "{\"type\": \"Person\", \"data\": {\"name\": \"Diana\", \"age\": 28}}\n"
+    "{\"type\": \"Company\", \"data\": {\"name\": \"Acme\"}}\n"
+    "{\"type\": \"Company\", \"data\": {\"name\": \"Globex\"}}\n"
+    "{\"edge\": \"Knows\", \"from\": \"Alice\", \"to\": \"Bob\"}\n"
+    "{\"edge\": \"Knows\", \"from\": \"Alice\", \"to\": \"Charlie\"}\n"
+    "{\"edge\": \"Knows\", \"from\": \"Bob\", \"to\": \"Diana\"}\n"
+    "{\"edge\": \"WorksAt\", \"from\": \"Alice\", \"to\": \"Acme\"}\n"
+    "{\"edge\": \"WorksAt\", \"from\": \"Bob\", \"to\": \"Globex\"}\n";
+
+static const char *QUERIES =
+    "query people() { match { $p: Person } return { $p.name, $p.age } order { $p.name } }\n"
+    "query friends($n: String) { match { $p: Person { name: $n } $p knows $f } return { $f.name } order { $f.name } }\n"
+    "query jobs() { match { $p: Person $p worksAt $c } return { $p.name, $c.name } order { $p.name } }\n"
+    "query companies() { match { $c: Company } return { $c.name } order { $c.name } }\n";
+
+typedef struct fixture {
+    char dir[64];
+    char data[96];
+    og_engine *e;
+} fixture;
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    strcpy(f->dir, "/tmp/og-load-XXXXXX");
+    assert_non_null(mkdtemp(f->dir));
+    snprintf(f->data, sizeof f->data, "%s.jsonl", f->dir);
+    char uri[96];
+    snprintf(uri, sizeof uri, "%s/graph", f->dir);
+    if (og_engine_init(&f->e, uri, "f1.pg", F1, strlen(F1), NULL) != OG_OK) fail_msg("init: %s", og_error_message());
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    og_engine_close(f->e);
+    char cmd[160];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", f->dir, f->data);
+    if (system(cmd) != 0) return -1;
+    free(f);
+    return 0;
+}
+
+static og_status load_text(fixture *f, const char *text, og_load_mode mode, og_write_result *res)
+{
+    FILE *fp = fopen(f->data, "w");
+    fputs(text, fp);
+    fclose(fp);
+    og_load_opts o = {mode, NULL, NULL, NULL, 0};
+    return og_engine_load(f->e, f->data, &o, res, NULL);
+}
+
+/* Renders query results as "a|b;c|d". */
+static og_status query(fixture *f, const char *name, const char *params, const char *commit, char *out, size_t cap)
+{
+    json_t *pj = params ? json_loads(params, 0, NULL) : NULL;
+    og_result r;
+    og_status st = og_engine_query(f->e, NULL, commit, "q.gq", QUERIES, strlen(QUERIES), name, pj, &r, NULL);
+    json_decref(pj);
+    if (st) return st;
+    size_t w = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < r.nrows; i++)
+        for (size_t c = 0; c < r.ncols; c++) {
+            const og_vector *v = &r.cols[c];
+            char cell[64];
+            if (og_vector_is_null(v, i)) snprintf(cell, sizeof cell, "null");
+            else if (v->type.id == OG_T_STRING) {
+                size_t n;
+                const uint8_t *p = og_vector_get_bytes(v, i, &n);
+                snprintf(cell, sizeof cell, "%.*s", (int)n, (const char *)p);
+            } else snprintf(cell, sizeof cell, "%lld", (long long)og_vector_get_i64(v, i));
+            w += (size_t)snprintf(out + w, cap - w, "%s%s", c ? "|" : (i ? ";" : ""), cell);
+        }
+    og_result_free(&r);
+    return OG_OK;
+}
+
+#define EXPECT(f, name, params, want)                                                       \
+    do {                                                                                    \
+        char got_[512];                                                                     \
+        if (query((f), (name), (params), NULL, got_, sizeof got_)) fail_msg("%s: %s", (name), og_error_message()); \
+        if (strcmp(got_, (want))) fail_msg("%s: got '%s' want '%s'", (name), got_, (want)); \
+    } while (0)
+
+static void a_fresh_graph_is_empty_and_the_seed_loads_in_one_commit(void **state)
+{
+    fixture *f = *state;
+    EXPECT(f, "people", NULL, "");
+    og_write_result res;
+    assert_int_equal(load_text(f, SEED, OG_LOAD_OVERWRITE, &res), OG_OK);
+    assert_int_equal(res.published, 1);
+    EXPECT(f, "people", NULL, "Alice|30;Bob|25;Charlie|35;Diana|28");
+    EXPECT(f, "friends", "{\"n\":\"Alice\"}", "Bob;Charlie");
+    EXPECT(f, "jobs", NULL, "Alice|Acme;Bob|Globex");
+}
+
+static void merge_upserts_and_append_refuses_existing_ids(void **state)
+{
+    fixture *f = *state;
+    og_write_result first;
+    assert_int_equal(load_text(f, "{\"type\":\"Person\",\"data\":{\"name\":\"Alice\",\"age\":30}}\n"
+                                  "{\"type\":\"Person\",\"data\":{\"name\":\"Bob\",\"age\":25}}\n",
+                               OG_LOAD_OVERWRITE, &first),
+                     OG_OK);
+    assert_int_equal(load_text(f, "{\"type\":\"Person\",\"data\":{\"name\":\"Alice\",\"age\":31}}\n"
+                                  "{\"type\":\"Person\",\"data\":{\"name\":\"Charlie\",\"age\":35}}\n",
+                               OG_LOAD_MERGE, NULL),
+                     OG_OK);
+    EXPECT(f, "people", NULL, "Alice|31;Bob|25;Charlie|35");
+    assert_int_equal(load_text(f, "{\"type\":\"Person\",\"data\":{\"name\":\"Alice\",\"age\":99}}\n", OG_LOAD_APPEND, NULL),
+                     OG_ERR_ALREADY_EXISTS);
+    assert_non_null(strstr(og_error_message(), "key_conflict"));
+    EXPECT(f, "people", NULL, "Alice|31;Bob|25;Charlie|35");
+    assert_int_equal(load_text(f, "{\"type\":\"Person\",\"data\":{\"name\":\"Eve\"}}\n", OG_LOAD_APPEND, NULL), OG_OK);
+    EXPECT(f, "people", NULL, "Alice|31;Bob|25;Charlie|35;Eve|null");
+    /* time travel: the first commit still shows its own rows */
+    char got[256];
+    assert_int_equal(query(f, "people", NULL, first.commit, got, sizeof got), OG_OK);
+    assert_string_equal(got, "Alice|30;Bob|25");
+}
+
+static void overwrite_replaces_only_the_types_in_the_file(void **state)
+{
+    fixture *f = *state;
+    assert_int_equal(load_text(f, SEED, OG_LOAD_OVERWRITE, NULL), OG_OK);
+    assert_int_equal(load_text(f, "{\"type\":\"Person\",\"data\":{\"name\":\"Zara\",\"age\":40}}\n"
+                                  "{\"edge\":\"Knows\",\"from\":\"Zara\",\"to\":\"Zara\"}\n"
+                                  "{\"edge\":\"WorksAt\",\"from\":\"Zara\",\"to\":\"Acme\"}\n",
+                               OG_LOAD_OVERWRITE, NULL),
+                     OG_OK);
+    EXPECT(f, "people", NULL, "Zara|40");
+    EXPECT(f, "companies", NULL, "Acme;Globex");
+    EXPECT(f, "friends", "{\"n\":\"Zara\"}", "Zara");
+}
+
+static void violations_fail_loudly_and_publish_nothing(void **state)
+{
+    fixture *f = *state;
+    assert_int_equal(load_text(f, SEED, OG_LOAD_OVERWRITE, NULL), OG_OK);
+    static const struct {
+        const char *data;
+        og_load_mode mode;
+        og_status code;
+        const char *needle;
+    } cases[] = {
+        {"{\"type\":\"Person\",\"data\":{\"name\":\"Old\",\"age\":250}}\n", OG_LOAD_MERGE, OG_ERR_CONSTRAINT, "@range violation on Person.age"},
+        {"{\"type\":\"Person\",\"data\":{\"name\":\"X\"}}\n{\"type\":\"Person\",\"data\":{\"name\":\"X\"}}\n", OG_LOAD_MERGE, OG_ERR_CONSTRAINT, "appears twice"},
+        {"{\"edge\":\"Knows\",\"from\":\"Alice\",\"to\":\"Ghost\"}\n", OG_LOAD_APPEND, OG_ERR_CONSTRAINT, "dst 'Ghost' not found in Person"},
+        {"{\"type\":\"Person\",\"data\":{\"name\":\"Alice\"}}\n", OG_LOAD_OVERWRITE, OG_ERR_CONSTRAINT, "orphan"},
+        {"{\"edge\":\"WorksAt\",\"from\":\"Alice\",\"to\":\"Globex\"}\n", OG_LOAD_APPEND, OG_ERR_CONSTRAINT, "@card violation on edge WorksAt: source 'Alice' has 2 edges (max 1)"},
+        {"{\"type\":\"Person\",\"data\":{\"name\":\"Y\",\"nick\":\"y\"}}\n", OG_LOAD_MERGE, OG_ERR_INVALID, "has no property \"nick\""},
+        {"{\"type\":\"Person\",\"data\":{\"name\":\"Y\",\"age\":\"old\"}}\n", OG_LOAD_MERGE, OG_ERR_INVALID, "Person.age"},
+        {"{\"type\":\"Robot\",\"data\":{}}\n", OG_LOAD_MERGE, OG_ERR_INVALID, "unknown node type 'Robot'"},
+        {"{\"type\":\"Person\",\"data\":{\"age\":3}}\n", OG_LOAD_MERGE, OG_ERR_CONSTRAINT, "Person.name is required"},
+        {"\n\n{\"type\":\"Person\",\"data\":{\"name\":\"Z\",\"_rowid\":1}}\n", OG_LOAD_MERGE, OG_ERR_INVALID, ":3: Person: \"_rowid\" is a reserved field"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        og_status st = load_text(f, cases[i].data, cases[i].mode, NULL);
+        if (st != cases[i].code) fail_msg("case %zu: status %s (%s)", i, og_status_name(st), og_error_message());
+        if (!strstr(og_error_message(), cases[i].needle))
+            fail_msg("case %zu: '%s' lacks '%s'", i, og_error_message(), cases[i].needle);
+        EXPECT(f, "people", NULL, "Alice|30;Bob|25;Charlie|35;Diana|28");
+        EXPECT(f, "jobs", NULL, "Alice|Acme;Bob|Globex");
+    }
+}
+
+static void edge_types_resolve_case_insensitively(void **state)
+{
+    fixture *f = *state;
+    assert_int_equal(load_text(f, SEED, OG_LOAD_OVERWRITE, NULL), OG_OK);
+    assert_int_equal(load_text(f, "{\"edge\":\"knows\",\"from\":\"Diana\",\"to\":\"Alice\"}\n", OG_LOAD_APPEND, NULL), OG_OK);
+    EXPECT(f, "friends", "{\"n\":\"Diana\"}", "Alice");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(a_fresh_graph_is_empty_and_the_seed_loads_in_one_commit, setup, teardown),
+        cmocka_unit_test_setup_teardown(merge_upserts_and_append_refuses_existing_ids, setup, teardown),
+        cmocka_unit_test_setup_teardown(overwrite_replaces_only_the_types_in_the_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(violations_fail_loudly_and_publish_nothing, setup, teardown),
+        cmocka_unit_test_setup_teardown(edge_types_resolve_case_insensitively, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
