@@ -28,6 +28,7 @@ test-build: deps
 
 test-c: test-build
 	cd $(TESTBLD) && ctest --output-on-failure -j$(JOBS)
+	bash tests/store/run-s3-tests.sh $(TESTBLD)
 
 test-interop: build
 	OG_BIN_DIR=$(CURDIR)/$(RELEASE) bash tests/interop/run.sh

@@ -13,20 +13,6 @@
 
 #include "util/error.h"
 
-/* The S3 adapter is optional.  A weak reference alone is not enough: a linker does not pull
- * a member out of a static archive (libog_store.a) to satisfy a weak undefined symbol, so
- * store_s3.o would be silently dropped even when built.  Hence: when store_s3.c sits next to
- * this file the reference is strong (and the adapter is always linked); otherwise it is weak
- * and resolves to NULL, and "s3://" URIs get OG_ERR_UNSUPPORTED. */
-#if defined(__has_include)
-#if __has_include("store_s3.c")
-#define OG_STORE_HAVE_S3 1
-#endif
-#endif
-#ifndef OG_STORE_HAVE_S3
-extern og_status og_store_s3_open(og_store **out, const char *uri) __attribute__((weak));
-#endif
-
 /* Checks one segment [s, s+n) of a key; `what` is "key" or "prefix" for the message. */
 static og_status segment_check(const char *what, const char *full, const char *s, size_t n)
 {
@@ -119,13 +105,7 @@ og_status og_store_open(og_store **out, const char *uri)
     if (!out) return og_err(OG_ERR_INVALID, "og_store_open: NULL output");
     *out = NULL;
     if (!uri || !*uri) return og_err(OG_ERR_INVALID, "invalid store URI: empty");
-    if (strncmp(uri, "s3://", 5) == 0) {
-#ifndef OG_STORE_HAVE_S3
-        if (!og_store_s3_open)
-            return og_err(OG_ERR_UNSUPPORTED, "store \"%s\": s3 adapter not built", uri);
-#endif
-        return og_store_s3_open(out, uri);
-    }
+    if (strncmp(uri, "s3://", 5) == 0) return og_store_s3_open(out, uri);
     if (has_scheme(uri) && strncmp(uri, "file://", 7) != 0)
         return og_err(OG_ERR_INVALID, "store \"%s\": unknown URI scheme", uri);
     return og_store_local_open(out, uri);
