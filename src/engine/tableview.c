@@ -1,0 +1,667 @@
+/*
+ * tableview.c — immutable views of one table version's live rows, with lazily derived
+ * columns, id -> row map and edge topologies, and their per-graph-handle cache (tableview.h).
+ *
+ * Opening a view reads the manifest and the deletion vectors (nothing else) and lists the
+ * row address of every live row; that list is the view's row numbering.  Every later load
+ * (a column's projected scan) is checked against it, so all columns of a view agree row for
+ * row or the load fails with OG_ERR_CORRUPT.
+ *
+ * Lazy state is published with double-checked locking: a reader first does an acquire load of
+ * the slot; on NULL it takes the view's mutex, re-checks, loads, and publishes with a release
+ * store.  Slots only ever go from NULL to a value that lives until the view is freed, so a
+ * reader that saw a value may keep using it without the lock.
+ */
+#include "engine/tableview.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/error.h"
+#include "util/strmap.h"
+
+/* One topology of an edge view, keyed by the node table versions it maps endpoints into. */
+typedef struct topo_slot {
+    char *src_dir, *dst_dir;
+    uint64_t src_version, dst_version;
+    og_topology *topo;
+} topo_slot;
+
+struct og_tableview {
+    atomic_size_t refs;
+    og_table *table; /* the view's own handle */
+    og_store *store;
+    og_manifest m;
+    size_t nrows;
+    uint64_t *row_addrs;
+
+    size_t ntop;                 /* top-level fields */
+    int32_t *top_ids;            /* their field ids, schema order */
+    og_type *top_types;          /* their og_types (valid only where top_ok[i]) */
+    og_status *top_type_st;      /* og_lance_schema_field_type's answer per field */
+    og_vector *_Atomic *cols;    /* per top-level field: NULL until loaded */
+    og_strmap *_Atomic idmap;
+
+    pthread_mutex_t lock;        /* serialises lazy loads and guards topos */
+    topo_slot **topos;
+    size_t ntopos;
+
+    size_t base_bytes;
+    size_t estimate_bytes;
+    atomic_size_t derived_bytes;
+};
+
+/* ------------------------------------------------------------------------------------------ */
+/* Memory accounting                                                                           */
+/* ------------------------------------------------------------------------------------------ */
+
+/* Heap bytes of an owned vector (capacity, not length). */
+static size_t vector_bytes(const og_vector *v)
+{
+    size_t b = sizeof *v;
+    size_t rows = v->cap_rows > v->len ? v->cap_rows : v->len;
+    if (v->validity) b += (rows + 7) / 8;
+    switch (v->type.id) {
+    case OG_T_STRING:
+    case OG_T_BLOB: b += (rows + 1) * sizeof(int64_t) + v->cap_bytes; break;
+    case OG_T_LIST:
+        b += (rows + 1) * sizeof(int64_t);
+        if (v->child) b += vector_bytes(v->child);
+        break;
+    case OG_T_BOOL: b += (rows + 7) / 8; break;
+    default: b += rows * og_type_width(v->type); break;
+    }
+    return b;
+}
+
+/* Guessed decoded bytes per row of a type, for fragments whose data file size is unknown. */
+static size_t type_row_guess(og_type t)
+{
+    switch (t.id) {
+    case OG_T_STRING:
+    case OG_T_BLOB: return 8 + 24;
+    case OG_T_LIST: return 8 + 4 * 8;
+    case OG_T_BOOL: return 1;
+    default: return og_type_width(t) ? og_type_width(t) : 8;
+    }
+}
+
+static size_t sat_add(size_t a, size_t b) { return a > SIZE_MAX - b ? SIZE_MAX : a + b; }
+
+static size_t sat_mul(size_t a, size_t b) { return b && a > SIZE_MAX / b ? SIZE_MAX : a * b; }
+
+/* Per-row overhead of the id map (entry + two slots at load factor 1/2) and of a topology
+ * (CSR + CSC: two neighbour and two edge arrays of u32 per edge, plus the endpoint arrays
+ * used while building). */
+#define IDMAP_ROW_BYTES (sizeof(og_strmap_entry_) + 2 * sizeof(uint64_t))
+#define TOPO_ROW_BYTES (6 * sizeof(uint32_t))
+
+static void compute_estimate(og_tableview *v)
+{
+    size_t est = v->base_bytes;
+    /* Columns: the live share of each fragment's data files, which hold every column. */
+    for (size_t i = 0; i < v->m.nfragments; i++) {
+        const og_fragment *f = &v->m.fragments[i];
+        uint64_t live = og_fragment_live_rows(f);
+        if (!f->physical_rows || !live) continue;
+        uint64_t file_bytes = 0;
+        int known = f->nfiles > 0;
+        for (size_t k = 0; k < f->nfiles; k++) {
+            if (!f->files[k].size_bytes) known = 0;
+            file_bytes += f->files[k].size_bytes;
+        }
+        size_t frag_est;
+        if (known) {
+            frag_est = (size_t)((double)file_bytes * ((double)live / (double)f->physical_rows));
+        } else {
+            size_t per_row = 0;
+            for (size_t t = 0; t < v->ntop; t++)
+                per_row += v->top_type_st[t] == OG_OK ? type_row_guess(v->top_types[t]) : 8;
+            frag_est = sat_mul((size_t)live, per_row);
+        }
+        est = sat_add(est, frag_est);
+    }
+    if (og_lance_schema_find_name(&v->m.schema, "id") >= 0) est = sat_add(est, sat_mul(v->nrows, IDMAP_ROW_BYTES));
+    if (og_lance_schema_find_name(&v->m.schema, "src") >= 0 && og_lance_schema_find_name(&v->m.schema, "dst") >= 0)
+        est = sat_add(est, sat_mul(v->nrows, TOPO_ROW_BYTES));
+    v->estimate_bytes = est;
+}
+
+size_t og_tableview_bytes(const og_tableview *v) { return sat_add(v->base_bytes, atomic_load(&v->derived_bytes)); }
+
+size_t og_tableview_estimate_bytes(const og_tableview *v) { return v->estimate_bytes; }
+
+/* ------------------------------------------------------------------------------------------ */
+/* Open / free                                                                                 */
+/* ------------------------------------------------------------------------------------------ */
+
+static void view_free(og_tableview *v)
+{
+    if (!v) return;
+    if (v->cols) {
+        for (size_t i = 0; i < v->ntop; i++) {
+            og_vector *c = atomic_load(&v->cols[i]);
+            if (c) {
+                og_vector_free(c);
+                free(c);
+            }
+        }
+        free((void *)v->cols);
+    }
+    og_strmap *idm = atomic_load(&v->idmap);
+    if (idm) {
+        og_strmap_free(idm);
+        free(idm);
+    }
+    for (size_t i = 0; i < v->ntopos; i++) {
+        og_topology_free(v->topos[i]->topo);
+        free(v->topos[i]->src_dir);
+        free(v->topos[i]->dst_dir);
+        free(v->topos[i]);
+    }
+    free(v->topos);
+    free(v->top_ids);
+    free(v->top_types);
+    free(v->top_type_st);
+    free(v->row_addrs);
+    og_manifest_free(&v->m);
+    og_table_close(v->table);
+    pthread_mutex_destroy(&v->lock);
+    free(v);
+}
+
+/* Lists the live row addresses of every fragment in manifest order. */
+static og_status number_rows(og_tableview *v)
+{
+    uint64_t total = 0;
+    for (size_t i = 0; i < v->m.nfragments; i++) {
+        total += v->m.fragments[i].physical_rows;
+        if (total >= UINT32_MAX)
+            break; /* checked precisely below; this only bounds the allocation */
+    }
+    size_t cap = total < UINT32_MAX ? (size_t)total : (size_t)UINT32_MAX;
+    if (cap) {
+        v->row_addrs = malloc(cap * sizeof *v->row_addrs);
+        if (!v->row_addrs) return og_err(OG_ERR_NOMEM, "table view: out of memory");
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < v->m.nfragments; i++) {
+        const og_fragment *f = &v->m.fragments[i];
+        if (f->id > UINT32_MAX)
+            return og_err(OG_ERR_CORRUPT, "table %s version %llu: fragment id %llu does not fit a row address",
+                          og_table_dir(v->table), (unsigned long long)v->m.version, (unsigned long long)f->id);
+        if (f->physical_rows > UINT32_MAX)
+            return og_err(OG_ERR_CORRUPT, "table %s: fragment %llu has %llu rows", og_table_dir(v->table),
+                          (unsigned long long)f->id, (unsigned long long)f->physical_rows);
+        roaring_bitmap_t *del = NULL;
+        if (f->deletion.present) OG_TRY(og_table_fragment_deletions(v->table, f, &del));
+        for (uint64_t off = 0; off < f->physical_rows; off++) {
+            if (del && roaring_bitmap_contains(del, (uint32_t)off)) continue;
+            if (n >= UINT32_MAX - 1 || n >= cap) {
+                if (del) roaring_bitmap_free(del); /* (this libroaring does not accept NULL) */
+                return og_err(OG_ERR_LIMIT, "table %s version %llu: more than %u live rows", og_table_dir(v->table),
+                              (unsigned long long)v->m.version, (unsigned)(UINT32_MAX - 1));
+            }
+            v->row_addrs[n++] = OG_ROW_ADDR(f->id, off);
+        }
+        if (del) roaring_bitmap_free(del);
+    }
+    v->nrows = n;
+    return OG_OK;
+}
+
+static og_status index_fields(og_tableview *v)
+{
+    size_t ntop = og_lance_schema_num_top(&v->m.schema);
+    v->ntop = ntop;
+    if (!ntop) return OG_OK;
+    v->top_ids = calloc(ntop, sizeof *v->top_ids);
+    v->top_types = calloc(ntop, sizeof *v->top_types);
+    v->top_type_st = calloc(ntop, sizeof *v->top_type_st);
+    v->cols = calloc(ntop, sizeof *v->cols);
+    if (!v->top_ids || !v->top_types || !v->top_type_st || !v->cols)
+        return og_err(OG_ERR_NOMEM, "table view: out of memory");
+    for (size_t i = 0; i < ntop; i++) {
+        long idx = og_lance_schema_top(&v->m.schema, i);
+        if (idx < 0) return og_err(OG_ERR_INTERNAL, "table view: top-level field %zu missing", i);
+        v->top_ids[i] = v->m.schema.fields[idx].id;
+        /* A type this build cannot map is only an error for whoever reads that column. */
+        v->top_type_st[i] = og_lance_schema_field_type(&v->m.schema, (size_t)idx, &v->top_types[i]);
+        atomic_init(&v->cols[i], NULL);
+    }
+    og_error_clear();
+    return OG_OK;
+}
+
+og_status og_tableview_open(og_tableview **out, og_table *t, uint64_t version)
+{
+    *out = NULL;
+    if (!t) return og_err(OG_ERR_INVALID, "table view: no table");
+    og_tableview *v = calloc(1, sizeof *v);
+    if (!v) return og_err(OG_ERR_NOMEM, "table view: out of memory");
+    atomic_init(&v->refs, 1);
+    atomic_init(&v->idmap, NULL);
+    atomic_init(&v->derived_bytes, 0);
+    og_manifest_init(&v->m);
+    if (pthread_mutex_init(&v->lock, NULL) != 0) {
+        free(v);
+        return og_err(OG_ERR_NOMEM, "table view: mutex init failed");
+    }
+    v->store = og_table_store(t);
+    og_status st = og_table_open(&v->table, v->store, og_table_dir(t));
+    if (st == OG_OK) st = og_table_load(v->table, version, &v->m);
+    if (st == OG_OK) st = index_fields(v);
+    if (st == OG_OK) st = number_rows(v);
+    if (st != OG_OK) {
+        view_free(v);
+        return st;
+    }
+    v->base_bytes = sizeof *v + v->nrows * sizeof *v->row_addrs + v->ntop * (2 * sizeof(int32_t) + sizeof(og_type) +
+                                                                             sizeof(void *)) +
+                    v->m.nfragments * sizeof(og_fragment) + v->m.schema.count * sizeof(og_lance_field);
+    compute_estimate(v);
+    *out = v;
+    return OG_OK;
+}
+
+og_tableview *og_tableview_retain(og_tableview *v)
+{
+    if (v) atomic_fetch_add_explicit(&v->refs, 1, memory_order_relaxed);
+    return v;
+}
+
+void og_tableview_release(og_tableview *v)
+{
+    if (!v) return;
+    if (atomic_fetch_sub_explicit(&v->refs, 1, memory_order_acq_rel) == 1) view_free(v);
+}
+
+static void release_cb(void *value) { og_tableview_release(value); }
+
+og_status og_tableview_get(og_cache *cache, og_table *t, uint64_t version, og_tableview **out)
+{
+    *out = NULL;
+    if (!cache) return og_tableview_open(out, t, version);
+    if (!t) return og_err(OG_ERR_INVALID, "table view: no table");
+    const char *dir = og_table_dir(t);
+    size_t klen = strlen(OG_TABLEVIEW_CACHE_PREFIX) + strlen(dir) + 1 + 20 + 1;
+    char *key = malloc(klen);
+    if (!key) return og_err(OG_ERR_NOMEM, "table view: out of memory");
+    snprintf(key, klen, "%s%s@%llu", OG_TABLEVIEW_CACHE_PREFIX, dir, (unsigned long long)version);
+
+    og_cache_entry *e = og_cache_get(cache, key);
+    if (e) {
+        *out = og_tableview_retain(og_cache_entry_value(e));
+        og_cache_entry_release(e);
+        free(key);
+        return OG_OK;
+    }
+    og_tableview *v = NULL;
+    og_status st = og_tableview_open(&v, t, version);
+    if (st != OG_OK) {
+        free(key);
+        return st;
+    }
+    /* The cache takes one reference (freed through release_cb); the caller keeps another. */
+    og_tableview_retain(v);
+    st = og_cache_put(cache, key, v, og_tableview_estimate_bytes(v), release_cb, &e);
+    free(key);
+    if (st != OG_OK) {
+        og_tableview_release(v);
+        return st;
+    }
+    og_tableview *held = og_cache_entry_value(e);
+    if (held != v) {
+        /* A racing loader inserted first: share its view (ours was released by the put). */
+        og_tableview_retain(held);
+        og_tableview_release(v);
+        v = held;
+    }
+    og_cache_entry_release(e);
+    *out = v;
+    return OG_OK;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Accessors                                                                                   */
+/* ------------------------------------------------------------------------------------------ */
+
+const char *og_tableview_dir(const og_tableview *v) { return og_table_dir(v->table); }
+uint64_t og_tableview_version(const og_tableview *v) { return v->m.version; }
+const og_manifest *og_tableview_manifest(const og_tableview *v) { return &v->m; }
+og_table *og_tableview_table(const og_tableview *v) { return v->table; }
+size_t og_tableview_rows(const og_tableview *v) { return v->nrows; }
+const uint64_t *og_tableview_row_addrs(const og_tableview *v) { return v->nrows ? v->row_addrs : NULL; }
+
+og_status og_tableview_field_id(const og_tableview *v, const char *name, int32_t *id)
+{
+    long idx = og_lance_schema_find_name(&v->m.schema, name);
+    if (idx < 0)
+        return og_err(OG_ERR_NOT_FOUND, "table %s version %llu has no field '%s'", og_table_dir(v->table),
+                      (unsigned long long)v->m.version, name);
+    *id = v->m.schema.fields[idx].id;
+    return OG_OK;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Columns                                                                                     */
+/* ------------------------------------------------------------------------------------------ */
+
+/* Appends every row of src to dst (same type). */
+static og_status append_all(og_vector *dst, const og_vector *src)
+{
+    for (size_t i = 0; i < src->len; i++) OG_TRY(og_vector_append_from(dst, src, i));
+    return OG_OK;
+}
+
+/* Gives back the spare capacity the appends' doubling left in an owned vector (the column is
+ * never appended to again; a failed shrinking realloc just keeps the larger buffer). */
+static void *shrink_to(void *p, size_t bytes)
+{
+    if (!p || !bytes) return p;
+    void *q = realloc(p, bytes);
+    return q ? q : p;
+}
+
+static void shrink_vector(og_vector *v)
+{
+    if (!(v->flags & OG_VEC_OWNED) || !v->len) return;
+    size_t n = v->len;
+    v->validity = shrink_to(v->validity, (n + 7) / 8);
+    switch (v->type.id) {
+    case OG_T_STRING:
+    case OG_T_BLOB: {
+        v->offsets = shrink_to(v->offsets, (n + 1) * sizeof(int64_t));
+        size_t used = (size_t)v->offsets[n];
+        if (used && used < v->cap_bytes) {
+            v->values = shrink_to(v->values, used);
+            v->cap_bytes = used;
+        }
+        break;
+    }
+    case OG_T_LIST:
+        v->offsets = shrink_to(v->offsets, (n + 1) * sizeof(int64_t));
+        if (v->child) shrink_vector(v->child);
+        break;
+    case OG_T_BOOL: v->values = shrink_to(v->values, (n + 7) / 8); break;
+    default: v->values = shrink_to(v->values, n * og_type_width(v->type)); break;
+    }
+    v->cap_rows = n;
+}
+
+/* Scans field top[i] into a new owned vector (the caller holds the view's lock). */
+static og_status load_column(og_tableview *v, size_t i, og_vector **out)
+{
+    *out = NULL;
+    if (v->top_type_st[i] != OG_OK)
+        return og_err(v->top_type_st[i], "table %s version %llu: field id %d has a type this build cannot read",
+                      og_table_dir(v->table), (unsigned long long)v->m.version, v->top_ids[i]);
+    og_vector *col = malloc(sizeof *col);
+    if (!col) return og_err(OG_ERR_NOMEM, "table view: out of memory");
+    og_status st = og_vector_init(col, v->top_types[i]);
+    if (st != OG_OK) {
+        og_vector_free(col);
+        free(col);
+        return st;
+    }
+    og_table_scan *scan = NULL;
+    if (v->nrows) {
+        og_table_scan_opts opts = {&v->top_ids[i], 1, NULL, 0, 0};
+        st = og_table_scan_open(&scan, v->table, &v->m, &opts);
+    }
+    size_t pos = 0;
+    while (st == OG_OK && scan) {
+        og_table_batch b;
+        st = og_table_scan_next(scan, &b);
+        if (st != OG_OK || b.nrows == 0) break;
+        if (b.ncols != 1 || b.cols[0].len != b.nrows || !og_type_eq(b.cols[0].type, col->type) ||
+            b.nrows > v->nrows - pos || memcmp(b.row_addrs, v->row_addrs + pos, b.nrows * sizeof *b.row_addrs) != 0) {
+            st = og_err(OG_ERR_CORRUPT, "table %s version %llu field id %d: scanned rows disagree with the live rows",
+                        og_table_dir(v->table), (unsigned long long)v->m.version, v->top_ids[i]);
+            break;
+        }
+        st = append_all(col, &b.cols[0]);
+        pos += b.nrows;
+    }
+    og_table_scan_free(scan);
+    if (st == OG_OK && pos != v->nrows)
+        st = og_err(OG_ERR_CORRUPT, "table %s version %llu field id %d: scan gave %zu of %zu live rows",
+                    og_table_dir(v->table), (unsigned long long)v->m.version, v->top_ids[i], pos, v->nrows);
+    if (st != OG_OK) {
+        og_vector_free(col);
+        free(col);
+        return st;
+    }
+    shrink_vector(col);
+    *out = col;
+    return OG_OK;
+}
+
+og_status og_tableview_column(og_tableview *v, int32_t field_id, const og_vector **out)
+{
+    *out = NULL;
+    size_t i = 0;
+    while (i < v->ntop && v->top_ids[i] != field_id) i++;
+    if (i == v->ntop) {
+        if (og_lance_schema_find_id(&v->m.schema, field_id) >= 0)
+            return og_err(OG_ERR_INVALID, "table %s: field id %d is not a top-level field", og_table_dir(v->table),
+                          field_id);
+        return og_err(OG_ERR_NOT_FOUND, "table %s version %llu has no field id %d", og_table_dir(v->table),
+                      (unsigned long long)v->m.version, field_id);
+    }
+    og_vector *c = atomic_load_explicit(&v->cols[i], memory_order_acquire);
+    if (c) {
+        *out = c;
+        return OG_OK;
+    }
+    pthread_mutex_lock(&v->lock);
+    og_status st = OG_OK;
+    c = atomic_load_explicit(&v->cols[i], memory_order_acquire);
+    if (!c) {
+        st = load_column(v, i, &c);
+        if (st == OG_OK) {
+            atomic_fetch_add(&v->derived_bytes, vector_bytes(c));
+            atomic_store_explicit(&v->cols[i], c, memory_order_release);
+        }
+    }
+    pthread_mutex_unlock(&v->lock);
+    if (st == OG_OK) *out = c;
+    return st;
+}
+
+/* The column of the top-level String field `name`.  OG_ERR_INVALID when absent or not a
+ * String (`role` says what the caller needs it for). */
+static og_status string_column(og_tableview *v, const char *name, const char *role, const og_vector **out)
+{
+    long idx = og_lance_schema_find_name(&v->m.schema, name);
+    og_type t;
+    if (idx < 0 || og_lance_schema_field_type(&v->m.schema, (size_t)idx, &t) != OG_OK || t.id != OG_T_STRING)
+        return og_err(OG_ERR_INVALID, "table %s version %llu has no String field '%s' (%s)", og_table_dir(v->table),
+                      (unsigned long long)v->m.version, name, role);
+    return og_tableview_column(v, v->m.schema.fields[idx].id, out);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* The id map                                                                                  */
+/* ------------------------------------------------------------------------------------------ */
+
+static og_status build_idmap(const og_vector *ids, og_strmap **out)
+{
+    *out = NULL;
+    og_strmap *m = malloc(sizeof *m);
+    if (!m) return og_err(OG_ERR_NOMEM, "table view: out of memory");
+    og_strmap_init(m);
+    size_t key_bytes = ids->len ? (size_t)(ids->offsets[ids->len] - ids->offsets[0]) : 0;
+    og_status st = og_strmap_reserve(m, ids->len - ids->null_count, key_bytes);
+    for (size_t r = 0; st == OG_OK && r < ids->len; r++) {
+        if (og_vector_is_null(ids, r)) continue;
+        size_t n;
+        const uint8_t *p = og_vector_get_bytes(ids, r, &n);
+        st = og_strmap_insert(m, p, n, (uint32_t)r, NULL, NULL); /* the first row of an id wins */
+    }
+    if (st != OG_OK) {
+        og_strmap_free(m);
+        free(m);
+        return st;
+    }
+    *out = m;
+    return OG_OK;
+}
+
+/* The view's id map, built on first use. */
+static og_status get_idmap(og_tableview *v, const og_strmap **out)
+{
+    og_strmap *m = atomic_load_explicit(&v->idmap, memory_order_acquire);
+    if (m) {
+        *out = m;
+        return OG_OK;
+    }
+    const og_vector *ids;
+    OG_TRY(string_column(v, "id", "node ids", &ids));
+    pthread_mutex_lock(&v->lock);
+    og_status st = OG_OK;
+    m = atomic_load_explicit(&v->idmap, memory_order_acquire);
+    if (!m) {
+        st = build_idmap(ids, &m);
+        if (st == OG_OK) {
+            atomic_fetch_add(&v->derived_bytes, sizeof *m + og_strmap_bytes(m));
+            atomic_store_explicit(&v->idmap, m, memory_order_release);
+        }
+    }
+    pthread_mutex_unlock(&v->lock);
+    if (st == OG_OK) *out = m;
+    return st;
+}
+
+og_status og_tableview_find_id(og_tableview *v, const char *id, size_t len, uint32_t *row)
+{
+    const og_strmap *m;
+    OG_TRY(get_idmap(v, &m));
+    uint32_t r;
+    if (!og_strmap_get(m, id, len, &r))
+        return og_err(OG_ERR_NOT_FOUND, "table %s version %llu: no row with id '%.*s'", og_table_dir(v->table),
+                      (unsigned long long)v->m.version, len > 200 ? 200 : (int)len, id);
+    if (row) *row = r;
+    return OG_OK;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Topologies                                                                                  */
+/* ------------------------------------------------------------------------------------------ */
+
+static int slot_matches(const topo_slot *s, const og_tableview *src, const og_tableview *dst)
+{
+    return s->src_version == src->m.version && s->dst_version == dst->m.version &&
+           strcmp(s->src_dir, og_table_dir(src->table)) == 0 && strcmp(s->dst_dir, og_table_dir(dst->table)) == 0;
+}
+
+/* The cached topology for (src, dst), or NULL (takes the lock). */
+static og_topology *find_topo(og_tableview *edges, const og_tableview *src, const og_tableview *dst)
+{
+    og_topology *t = NULL;
+    pthread_mutex_lock(&edges->lock);
+    for (size_t i = 0; i < edges->ntopos && !t; i++)
+        if (slot_matches(edges->topos[i], src, dst)) t = edges->topos[i]->topo;
+    pthread_mutex_unlock(&edges->lock);
+    return t;
+}
+
+/* Endpoint rows of every edge: the node row of its src/dst id, OG_ROW_NONE when absent. */
+static og_status map_endpoints(const og_vector *ends, const og_strmap *ids, uint32_t *rows)
+{
+    for (size_t e = 0; e < ends->len; e++) {
+        rows[e] = OG_ROW_NONE;
+        if (og_vector_is_null(ends, e)) continue;
+        size_t n;
+        const uint8_t *p = og_vector_get_bytes(ends, e, &n);
+        uint32_t r;
+        if (og_strmap_get(ids, p, n, &r)) rows[e] = r;
+    }
+    return OG_OK;
+}
+
+static og_status build_topology(og_tableview *edges, og_tableview *src, og_tableview *dst, og_topology **out)
+{
+    *out = NULL;
+    const og_vector *srcs, *dsts;
+    const og_strmap *src_ids, *dst_ids;
+    OG_TRY(string_column(edges, "src", "edge sources", &srcs));
+    OG_TRY(string_column(edges, "dst", "edge destinations", &dsts));
+    OG_TRY(get_idmap(src, &src_ids));
+    OG_TRY(get_idmap(dst, &dst_ids));
+    size_t n = edges->nrows;
+    uint32_t *src_row = malloc((n ? n : 1) * sizeof *src_row);
+    uint32_t *dst_row = malloc((n ? n : 1) * sizeof *dst_row);
+    og_status st = src_row && dst_row ? OG_OK : og_err(OG_ERR_NOMEM, "table view: out of memory");
+    if (st == OG_OK) st = map_endpoints(srcs, src_ids, src_row);
+    if (st == OG_OK) st = map_endpoints(dsts, dst_ids, dst_row);
+    if (st == OG_OK)
+        st = og_topology_build(out, (uint32_t)src->nrows, (uint32_t)dst->nrows, src_row, dst_row, n, NULL);
+    free(src_row);
+    free(dst_row);
+    return st;
+}
+
+og_status og_tableview_topology(og_tableview *edges, og_tableview *src_nodes, og_tableview *dst_nodes,
+                                const og_topology **out)
+{
+    *out = NULL;
+    if (!edges || !src_nodes || !dst_nodes) return og_err(OG_ERR_INVALID, "topology: a view is missing");
+    if (edges == src_nodes || edges == dst_nodes)
+        return og_err(OG_ERR_INVALID, "topology: edge view %s is also passed as a node view", og_tableview_dir(edges));
+    if (edges->store != src_nodes->store || edges->store != dst_nodes->store)
+        return og_err(OG_ERR_INVALID, "topology: views of %s, %s and %s come from different stores",
+                      og_tableview_dir(edges), og_tableview_dir(src_nodes), og_tableview_dir(dst_nodes));
+    og_topology *t = find_topo(edges, src_nodes, dst_nodes);
+    if (t) {
+        *out = t;
+        return OG_OK;
+    }
+    /* Built without the edge view's lock (it takes the node views' locks); a racing builder
+     * may finish first, and then its topology is the one everyone gets. */
+    OG_TRY(build_topology(edges, src_nodes, dst_nodes, &t));
+    topo_slot *slot = calloc(1, sizeof *slot);
+    og_status st = OG_OK;
+    if (slot) {
+        slot->src_dir = strdup(og_tableview_dir(src_nodes));
+        slot->dst_dir = strdup(og_tableview_dir(dst_nodes));
+        slot->src_version = src_nodes->m.version;
+        slot->dst_version = dst_nodes->m.version;
+        slot->topo = t;
+    }
+    if (!slot || !slot->src_dir || !slot->dst_dir) st = og_err(OG_ERR_NOMEM, "table view: out of memory");
+
+    pthread_mutex_lock(&edges->lock);
+    og_topology *existing = NULL;
+    for (size_t i = 0; i < edges->ntopos && !existing; i++)
+        if (slot_matches(edges->topos[i], src_nodes, dst_nodes)) existing = edges->topos[i]->topo;
+    if (st == OG_OK && !existing) {
+        topo_slot **grown = realloc(edges->topos, (edges->ntopos + 1) * sizeof *grown);
+        if (!grown) {
+            st = og_err(OG_ERR_NOMEM, "table view: out of memory");
+        } else {
+            edges->topos = grown;
+            edges->topos[edges->ntopos++] = slot;
+            slot = NULL;
+            atomic_fetch_add(&edges->derived_bytes,
+                             sizeof(topo_slot) + sizeof(void *) + og_topology_edge_count(t) * 4 * sizeof(uint32_t) +
+                                 (src_nodes->nrows + dst_nodes->nrows + 2) * sizeof(uint32_t));
+            existing = t;
+        }
+    }
+    pthread_mutex_unlock(&edges->lock);
+    if (slot) {
+        if (slot->topo != existing) og_topology_free(slot->topo);
+        free(slot->src_dir);
+        free(slot->dst_dir);
+        free(slot);
+    } else if (st != OG_OK) {
+        og_topology_free(t);
+    }
+    if (st != OG_OK && !existing) return st;
+    *out = existing;
+    return OG_OK;
+}

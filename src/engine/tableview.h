@@ -1,0 +1,131 @@
+/*
+ * tableview.h — the engine's read-side access to ONE table version (ARCHITECTURE.md §5,
+ * INVARIANTS.md 7 and 15).
+ *
+ * An og_tableview is an immutable in-memory view of the LIVE rows (deletion vectors applied)
+ * of one version of one Lance table, numbered densely 0..n-1 in scan order: fragments in
+ * manifest order, rows in offset order within a fragment.  These row numbers are what
+ * og_bindings and og_topology carry; og_tableview_row_addrs maps them back to Lance row
+ * addresses (fragment << 32 | offset) for deletes and updates.
+ *
+ * Everything beyond the manifest and the row addresses is derived lazily, on first use, and
+ * kept for the view's life: whole columns (one projected scan each), the id -> row map, and
+ * edge topologies.  A view never writes anything: derived structures are built on reads only.
+ * Because a table version never changes, a view never goes stale, and caching views by
+ * (table dir, version) is always correct.
+ *
+ * Ownership and lifetime:
+ *   - Views are reference counted.  og_tableview_open and og_tableview_get hand the caller one
+ *     reference; og_tableview_retain adds one, og_tableview_release drops one and frees the
+ *     view at zero.  A cache entry holds its own reference, so a view the caller holds stays
+ *     valid after eviction or after the cache is freed.
+ *   - A view opens its own og_table handle on the table's store and directory (no I/O), so the
+ *     og_table passed in may be closed right after the call; the og_store must outlive every
+ *     view made from it.
+ *   - Everything a view hands out (row addresses, columns, manifest, topologies) is borrowed
+ *     and stays valid until the caller's reference is released.
+ *
+ * Thread safety: every function may be called from several threads on one view at once.
+ * Lazy loads are serialised by a per-view mutex; an already loaded column or map is read
+ * without locking (published with release/acquire atomics).  Loading never holds one view's
+ * lock while taking another's.
+ *
+ * Memory accounting: og_cache charges a size fixed at insertion, so og_tableview_get charges
+ * og_tableview_estimate_bytes — the view's base (row addresses, manifest) plus an estimate of
+ * everything it can derive: every column (the live share of the data files' sizes, or a
+ * per-type width when a file's size is unknown), the id map, and one topology for an edge
+ * table.  og_tableview_bytes reports what the view actually holds right now.
+ *
+ * Errors: OG_ERR_NOT_FOUND (a version or field that does not exist; an id not in the view),
+ * OG_ERR_INVALID (a child field id, a view used for a role it lacks the columns for),
+ * OG_ERR_CORRUPT (stored data contradicts the manifest), OG_ERR_LIMIT (more than
+ * UINT32_MAX - 1 live rows), OG_ERR_NOMEM, and the table layer's I/O errors.
+ */
+#ifndef OG_ENGINE_TABLEVIEW_H
+#define OG_ENGINE_TABLEVIEW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine/topology.h"
+#include "omnigraph.h"
+#include "table/manifest.h"
+#include "table/table.h"
+#include "util/cache.h"
+#include "util/vector.h"
+
+typedef struct og_tableview og_tableview;
+
+/* Cache key prefix of table views in a graph handle's og_cache: "v:<table dir>@<version>". */
+#define OG_TABLEVIEW_CACHE_PREFIX "v:"
+
+/* --- opening ------------------------------------------------------------------------------ */
+
+/* Opens an uncached view of version `version` of table `t`: loads the manifest and the
+ * deletion vectors and numbers the live rows.  *out holds one reference.
+ * OG_ERR_NOT_FOUND for a missing version, OG_ERR_LIMIT for too many rows. */
+og_status og_tableview_open(og_tableview **out, og_table *t, uint64_t version);
+
+/* The view of (t, version) from a graph handle's cache, opened and inserted on a miss (key
+ * "v:<og_table_dir(t)>@<version>"; one cache serves one store).  *out holds one reference of
+ * the caller's, independent of the cache entry.  Concurrent misses may both open a view; the
+ * cache keeps the first and every caller gets that one.  `cache` may be NULL (= open). */
+og_status og_tableview_get(og_cache *cache, og_table *t, uint64_t version, og_tableview **out);
+
+og_tableview *og_tableview_retain(og_tableview *v);
+/* Drops one reference (NULL is ignored); the last one frees the view and all it derived. */
+void og_tableview_release(og_tableview *v);
+
+/* --- what the view is --------------------------------------------------------------------- */
+
+const char *og_tableview_dir(const og_tableview *v);
+uint64_t og_tableview_version(const og_tableview *v);
+/* The version's manifest (schema, fragments), borrowed. */
+const og_manifest *og_tableview_manifest(const og_tableview *v);
+/* The view's own table handle (for og_table_take and the like), borrowed. */
+og_table *og_tableview_table(const og_tableview *v);
+
+/* Live rows. */
+size_t og_tableview_rows(const og_tableview *v);
+/* rows() row addresses (fragment << 32 | offset), in view row order (manifest fragment order —
+ * not necessarily ascending ids after a compaction — then offset); NULL when the view has no
+ * rows. */
+const uint64_t *og_tableview_row_addrs(const og_tableview *v);
+
+/* The id of the top-level field `name` in the version's schema.  OG_ERR_NOT_FOUND. */
+og_status og_tableview_field_id(const og_tableview *v, const char *name, int32_t *id);
+
+/* --- derived, lazily ---------------------------------------------------------------------- */
+
+/* The whole column of top-level field `field_id` over the view's rows (rows() long, row i of
+ * the vector is view row i), loaded on first use by one projected scan and kept for the
+ * view's life; borrowed.  Fragments written before the field existed read as nulls.
+ * OG_ERR_NOT_FOUND (no such field), OG_ERR_INVALID (a child field id), OG_ERR_CORRUPT (the
+ * scan's rows disagree with the view's numbering). */
+og_status og_tableview_column(og_tableview *v, int32_t field_id, const og_vector **out);
+
+/* The row whose `id` column equals id[0..len).  The map is built on first use over the field
+ * named "id" (a String); null ids are not mapped, and should a version hold an id twice, the
+ * first row in view order is the one found.  OG_OK / OG_ERR_NOT_FOUND (a miss);
+ * OG_ERR_INVALID when the table has no String "id" field. */
+og_status og_tableview_find_id(og_tableview *v, const char *id, size_t len, uint32_t *row);
+
+/* The adjacency of edge view `edges` (String fields "src" and "dst") between the rows of
+ * node views `src_nodes` and `dst_nodes` (may be the same view): each edge's endpoints are
+ * looked up with og_tableview_find_id, and an edge with an endpoint not found (or null) gets
+ * OG_ROW_NONE and is left out — a dangling edge never fails a read.  Built once per
+ * (edge view, source node table version, destination node table version) and kept in a small
+ * list on the edge view; borrowed from `edges`.  The three views must share one store.
+ * OG_ERR_INVALID (missing src/dst columns, a node view without ids, an edge view passed as
+ * its own node view, views of different stores), plus column and id-map errors. */
+og_status og_tableview_topology(og_tableview *edges, og_tableview *src_nodes, og_tableview *dst_nodes,
+                                const og_topology **out);
+
+/* --- memory --------------------------------------------------------------------------------- */
+
+/* Heap bytes the view holds now (base + loaded columns, id map, topologies). */
+size_t og_tableview_bytes(const og_tableview *v);
+/* The size the view is charged in a cache: base + the estimate described above. */
+size_t og_tableview_estimate_bytes(const og_tableview *v);
+
+#endif

@@ -1,0 +1,208 @@
+/*
+ * strmap.c — the byte-string -> uint32 open-addressing hash map behind strmap.h.
+ *
+ * Three arrays: `slots` (the probe table), `entries` (hash, key location and value, in
+ * insertion order) and `arena` (the key bytes).  Keys are located by offset, not pointer, so
+ * the arena can be reallocated freely.  A slot is one word: the entry index + 1 in the low 32
+ * bits and the high 32 bits of the key's hash as a tag, so a probe that passes another key's
+ * slot almost never touches that key's entry (lookups in big maps are bound by cache misses,
+ * and the slot's line is the only one a mismatch costs).  The home slot comes from the low
+ * hash bits, the tag from the high ones.  Entries are 16 bytes and keep no hash: a resize
+ * rehashes the keys (sequentially, in entry order).  Linear probing at load factor <= 1/2.
+ */
+#include "util/strmap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/error.h"
+
+/* A multiply-xorshift hash over 8-byte words (seeded with the length so "a" and "a\0" differ).
+ * Not cryptographic: the map's worst case is slower lookups, never a wrong answer. */
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 32;
+    x *= 0xd6e8feb86659fd93ULL;
+    x ^= x >> 32;
+    x *= 0xd6e8feb86659fd93ULL;
+    x ^= x >> 32;
+    return x;
+}
+
+static uint64_t hash_bytes(const uint8_t *p, size_t n)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ULL ^ ((uint64_t)n * 0xc2b2ae3d27d4eb4fULL);
+    while (n >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        h = mix64(h ^ w) + 0x165667b19e3779f9ULL;
+        p += 8;
+        n -= 8;
+    }
+    if (n) {
+        uint64_t w = 0;
+        memcpy(&w, p, n);
+        h = mix64(h ^ w ^ ((uint64_t)n << 56));
+    }
+    return mix64(h);
+}
+
+void og_strmap_init(og_strmap *m) { memset(m, 0, sizeof *m); }
+
+void og_strmap_free(og_strmap *m)
+{
+    if (!m) return;
+    free(m->slots);
+    free(m->entries);
+    free(m->arena);
+    memset(m, 0, sizeof *m);
+}
+
+size_t og_strmap_count(const og_strmap *m) { return m->count; }
+
+size_t og_strmap_bytes(const og_strmap *m)
+{
+    return m->nslots * sizeof *m->slots + m->cap * sizeof *m->entries + m->arena_cap;
+}
+
+static uint64_t slot_word(uint64_t hash, size_t index)
+{
+    return (hash & 0xffffffff00000000ULL) | (uint64_t)(index + 1);
+}
+
+/* Rebuilds the probe table with `nslots` slots (a power of two >= 2 * count). */
+static og_status rehash(og_strmap *m, size_t nslots)
+{
+    uint64_t *s = calloc(nslots, sizeof *s);
+    if (!s) return og_err(OG_ERR_NOMEM, "strmap: out of memory");
+    size_t mask = nslots - 1;
+    for (size_t i = 0; i < m->count; i++) {
+        const og_strmap_entry_ *e = &m->entries[i];
+        uint64_t h = hash_bytes(m->arena + e->key_off, e->key_len);
+        size_t k = (size_t)h & mask;
+        while (s[k]) k = (k + 1) & mask;
+        s[k] = slot_word(h, i);
+    }
+    free(m->slots);
+    m->slots = s;
+    m->nslots = nslots;
+    return OG_OK;
+}
+
+/* Slots needed for n keys at load factor <= 1/2. */
+static size_t slots_for(size_t n)
+{
+    size_t s = 16;
+    while (s < 2 * n) s <<= 1;
+    return s;
+}
+
+/* Makes room for `more` arena bytes past the current end. */
+static og_status arena_room(og_strmap *m, size_t more)
+{
+    if (more > SIZE_MAX - m->arena_len) return og_err(OG_ERR_LIMIT, "strmap: key arena overflow");
+    size_t need = m->arena_len + more;
+    if (need <= m->arena_cap) return OG_OK;
+    size_t ncap = m->arena_cap ? m->arena_cap : 256;
+    while (ncap < need) ncap = ncap > SIZE_MAX / 2 ? need : ncap * 2;
+    uint8_t *a = realloc(m->arena, ncap);
+    if (!a) return og_err(OG_ERR_NOMEM, "strmap: out of memory");
+    m->arena = a;
+    m->arena_cap = ncap;
+    return OG_OK;
+}
+
+og_status og_strmap_reserve(og_strmap *m, size_t n, size_t key_bytes)
+{
+    if (n > OG_STRMAP_MAX_KEYS) return og_err(OG_ERR_LIMIT, "strmap: %zu keys is past the limit", n);
+    if (n > m->cap) {
+        og_strmap_entry_ *e = realloc(m->entries, n * sizeof *e);
+        if (!e) return og_err(OG_ERR_NOMEM, "strmap: out of memory");
+        m->entries = e;
+        m->cap = n;
+    }
+    if (key_bytes > m->arena_cap - m->arena_len && key_bytes <= SIZE_MAX - m->arena_len) {
+        uint8_t *a = realloc(m->arena, m->arena_len + key_bytes);
+        if (!a) return og_err(OG_ERR_NOMEM, "strmap: out of memory");
+        m->arena = a;
+        m->arena_cap = m->arena_len + key_bytes;
+    }
+    size_t want = slots_for(n);
+    if (want > m->nslots) OG_TRY(rehash(m, want));
+    return OG_OK;
+}
+
+/* The slot holding key (hash h), or the empty slot where it would go. */
+static size_t find_slot(const og_strmap *m, const uint8_t *key, size_t len, uint64_t h)
+{
+    size_t mask = m->nslots - 1;
+    size_t k = (size_t)h & mask;
+    uint64_t tag = h & 0xffffffff00000000ULL;
+    for (;;) {
+        uint64_t s = m->slots[k];
+        if (!s) return k;
+        if ((s & 0xffffffff00000000ULL) == tag) {
+            const og_strmap_entry_ *e = &m->entries[(uint32_t)s - 1];
+            if (e->key_len == len && (len == 0 || memcmp(m->arena + e->key_off, key, len) == 0))
+                return k;
+        }
+        k = (k + 1) & mask;
+    }
+}
+
+int og_strmap_get(const og_strmap *m, const void *key, size_t len, uint32_t *value)
+{
+    if (!m->count) return 0;
+    uint64_t h = hash_bytes(key, len);
+    uint64_t s = m->slots[find_slot(m, key, len, h)];
+    if (!s) return 0;
+    if (value) *value = m->entries[(uint32_t)s - 1].value;
+    return 1;
+}
+
+og_status og_strmap_insert(og_strmap *m, const void *key, size_t len, uint32_t value, uint32_t *stored,
+                           int *inserted)
+{
+    uint64_t h = hash_bytes(key, len);
+    if (m->count) {
+        uint64_t s = m->slots[find_slot(m, key, len, h)];
+        if (s) {
+            if (stored) *stored = m->entries[(uint32_t)s - 1].value;
+            if (inserted) *inserted = 0;
+            return OG_OK;
+        }
+    }
+    if (m->count >= OG_STRMAP_MAX_KEYS) return og_err(OG_ERR_LIMIT, "strmap: more than %zu keys", OG_STRMAP_MAX_KEYS);
+    /* Grow everything first, so a failure leaves the map as it was. */
+    if (m->count == m->cap) {
+        size_t ncap = m->cap ? m->cap * 2 : 16;
+        if (ncap > OG_STRMAP_MAX_KEYS) ncap = OG_STRMAP_MAX_KEYS;
+        og_strmap_entry_ *e = realloc(m->entries, ncap * sizeof *e);
+        if (!e) return og_err(OG_ERR_NOMEM, "strmap: out of memory");
+        m->entries = e;
+        m->cap = ncap;
+    }
+    if (len > UINT32_MAX - 1) return og_err(OG_ERR_LIMIT, "strmap: a key of %zu bytes is too long", len);
+    OG_TRY(arena_room(m, len));
+    if (2 * (m->count + 1) > m->nslots) OG_TRY(rehash(m, slots_for(m->count + 1)));
+
+    og_strmap_entry_ *e = &m->entries[m->count];
+    e->key_off = m->arena_len;
+    e->key_len = (uint32_t)len;
+    e->value = value;
+    if (len) memcpy(m->arena + m->arena_len, key, len);
+    m->arena_len += len;
+    m->slots[find_slot(m, key, len, h)] = slot_word(h, m->count);
+    m->count++;
+    if (stored) *stored = value;
+    if (inserted) *inserted = 1;
+    return OG_OK;
+}
+
+void og_strmap_entry(const og_strmap *m, size_t i, const uint8_t **key, size_t *len, uint32_t *value)
+{
+    const og_strmap_entry_ *e = &m->entries[i];
+    if (key) *key = m->arena ? m->arena + e->key_off : (const uint8_t *)"";
+    if (len) *len = e->key_len;
+    if (value) *value = e->value;
+}

@@ -1,0 +1,222 @@
+/*
+ * test_strmap.c — the byte-string hash map: insert-if-absent semantics, binary keys, growth,
+ * insertion-order enumeration, and a property test against a naive list for random keys.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "util/strmap.h"
+
+static void insert_if_absent_keeps_the_first_value(void **state)
+{
+    (void)state;
+    og_strmap m;
+    og_strmap_init(&m);
+    uint32_t got = 99;
+    int ins = -1;
+    assert_int_equal(og_strmap_get(&m, "a", 1, &got), 0);
+    assert_int_equal(og_strmap_insert(&m, "alice", 5, 7, &got, &ins), OG_OK);
+    assert_int_equal(got, 7);
+    assert_int_equal(ins, 1);
+    assert_int_equal(og_strmap_insert(&m, "alice", 5, 8, &got, &ins), OG_OK);
+    assert_int_equal(got, 7);
+    assert_int_equal(ins, 0);
+    assert_int_equal(og_strmap_count(&m), 1);
+    assert_int_equal(og_strmap_get(&m, "alice", 5, &got), 1);
+    assert_int_equal(got, 7);
+    /* a prefix and an extension are different keys */
+    assert_int_equal(og_strmap_get(&m, "alic", 4, NULL), 0);
+    assert_int_equal(og_strmap_get(&m, "alice!", 6, NULL), 0);
+    og_strmap_free(&m);
+}
+
+static void binary_and_empty_keys_are_distinct(void **state)
+{
+    (void)state;
+    og_strmap m;
+    og_strmap_init(&m);
+    assert_int_equal(og_strmap_insert(&m, "", 0, 1, NULL, NULL), OG_OK);
+    assert_int_equal(og_strmap_insert(&m, "\0", 1, 2, NULL, NULL), OG_OK);
+    assert_int_equal(og_strmap_insert(&m, "\0\0", 2, 3, NULL, NULL), OG_OK);
+    assert_int_equal(og_strmap_insert(&m, "a\0b", 3, 4, NULL, NULL), OG_OK);
+    assert_int_equal(og_strmap_insert(&m, "a\0c", 3, 5, NULL, NULL), OG_OK);
+    assert_int_equal(og_strmap_count(&m), 5);
+    uint32_t v;
+    assert_int_equal(og_strmap_get(&m, "", 0, &v), 1);
+    assert_int_equal(v, 1);
+    assert_int_equal(og_strmap_get(&m, "\0\0", 2, &v), 1);
+    assert_int_equal(v, 3);
+    assert_int_equal(og_strmap_get(&m, "a\0c", 3, &v), 1);
+    assert_int_equal(v, 5);
+    assert_int_equal(og_strmap_get(&m, "a", 1, &v), 0);
+    og_strmap_free(&m);
+}
+
+static void an_empty_key_alone_enumerates(void **state)
+{
+    (void)state;
+    og_strmap m;
+    og_strmap_init(&m);
+    assert_int_equal(og_strmap_insert(&m, NULL, 0, 42, NULL, NULL), OG_OK);
+    const uint8_t *k = NULL;
+    size_t len = 9;
+    uint32_t v = 0;
+    og_strmap_entry(&m, 0, &k, &len, &v);
+    assert_non_null(k);
+    assert_int_equal(len, 0);
+    assert_int_equal(v, 42);
+    og_strmap_free(&m);
+}
+
+static void growth_keeps_every_key_and_bounds_the_load_factor(void **state)
+{
+    (void)state;
+    og_strmap m;
+    og_strmap_init(&m);
+    char key[32];
+    for (uint32_t i = 0; i < 50000; i++) {
+        int n = snprintf(key, sizeof key, "node-%u", i);
+        assert_int_equal(og_strmap_insert(&m, key, (size_t)n, i, NULL, NULL), OG_OK);
+        assert_true(2 * og_strmap_count(&m) <= m.nslots);
+    }
+    assert_int_equal(og_strmap_count(&m), 50000);
+    for (uint32_t i = 0; i < 50000; i++) {
+        int n = snprintf(key, sizeof key, "node-%u", i);
+        uint32_t v = 0;
+        assert_int_equal(og_strmap_get(&m, key, (size_t)n, &v), 1);
+        assert_int_equal(v, i);
+    }
+    assert_true(og_strmap_bytes(&m) > 50000 * sizeof(og_strmap_entry_));
+    og_strmap_free(&m);
+}
+
+static void reserve_then_insert_does_not_rehash(void **state)
+{
+    (void)state;
+    og_strmap m;
+    og_strmap_init(&m);
+    assert_int_equal(og_strmap_reserve(&m, 1000, 2890), OG_OK); /* "0".."999": 2890 bytes */
+    uint64_t *slots = m.slots;
+    size_t nslots = m.nslots;
+    uint8_t *arena = m.arena;
+    og_strmap_entry_ *entries = m.entries;
+    char key[16];
+    for (uint32_t i = 0; i < 1000; i++) {
+        int n = snprintf(key, sizeof key, "%u", i);
+        assert_int_equal(og_strmap_insert(&m, key, (size_t)n, i, NULL, NULL), OG_OK);
+    }
+    assert_ptr_equal(m.slots, slots);
+    assert_int_equal(m.nslots, nslots);
+    assert_ptr_equal(m.arena, arena);
+    assert_ptr_equal(m.entries, entries);
+    assert_int_equal(m.arena_len, 2890);
+    assert_int_equal(og_strmap_reserve(&m, OG_STRMAP_MAX_KEYS + 1, 0), OG_ERR_LIMIT);
+    /* and the map still answers after growing past the reservation */
+    for (uint32_t i = 1000; i < 5000; i++) {
+        int n = snprintf(key, sizeof key, "%u", i);
+        assert_int_equal(og_strmap_insert(&m, key, (size_t)n, i, NULL, NULL), OG_OK);
+    }
+    for (uint32_t i = 0; i < 5000; i++) {
+        int n = snprintf(key, sizeof key, "%u", i);
+        uint32_t v = 0;
+        assert_int_equal(og_strmap_get(&m, key, (size_t)n, &v), 1);
+        assert_int_equal(v, i);
+    }
+    og_strmap_free(&m);
+}
+
+/* The naive model: an array of (key, value), first insert wins. */
+typedef struct model_kv {
+    uint8_t key[12];
+    size_t len;
+    uint32_t value;
+} model_kv;
+
+static long model_find(const model_kv *kv, size_t n, const uint8_t *key, size_t len)
+{
+    for (size_t i = 0; i < n; i++)
+        if (kv[i].len == len && memcmp(kv[i].key, key, len) == 0) return (long)i;
+    return -1;
+}
+
+static uint64_t rng_state;
+static uint32_t rng(void)
+{
+    rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (uint32_t)(rng_state >> 33);
+}
+
+/* Random short keys over a 3-letter alphabet (so collisions of whole keys are frequent, and
+ * lengths 0..11 include prefixes of each other); inserts and lookups are checked against the
+ * model after every step, and enumeration must match the model's insertion order. */
+static void random_operations_match_a_naive_list(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 20; seed++) {
+        rng_state = seed;
+        og_strmap m;
+        og_strmap_init(&m);
+        model_kv *kv = calloc(3000, sizeof *kv);
+        assert_non_null(kv);
+        size_t nkv = 0;
+        for (int step = 0; step < 3000; step++) {
+            uint8_t key[12];
+            size_t len = rng() % 12;
+            for (size_t i = 0; i < len; i++) key[i] = (uint8_t)("ab\0"[rng() % 3]);
+            uint32_t value = rng();
+            long at = model_find(kv, nkv, key, len);
+            if (rng() % 3) {
+                uint32_t stored = 0;
+                int ins = -1;
+                assert_int_equal(og_strmap_insert(&m, key, len, value, &stored, &ins), OG_OK);
+                if (at < 0) {
+                    memcpy(kv[nkv].key, key, len);
+                    kv[nkv].len = len;
+                    kv[nkv].value = value;
+                    nkv++;
+                    assert_int_equal(ins, 1);
+                    assert_int_equal(stored, value);
+                } else {
+                    assert_int_equal(ins, 0);
+                    assert_int_equal(stored, kv[at].value);
+                }
+            } else {
+                uint32_t got = 0;
+                int hit = og_strmap_get(&m, key, len, &got);
+                assert_int_equal(hit, at >= 0);
+                if (at >= 0) assert_int_equal(got, kv[at].value);
+            }
+            assert_int_equal(og_strmap_count(&m), nkv);
+        }
+        for (size_t i = 0; i < nkv; i++) {
+            const uint8_t *k;
+            size_t len;
+            uint32_t v;
+            og_strmap_entry(&m, i, &k, &len, &v);
+            assert_int_equal(len, kv[i].len);
+            if (len) assert_memory_equal(k, kv[i].key, len);
+            assert_int_equal(v, kv[i].value);
+        }
+        free(kv);
+        og_strmap_free(&m);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(insert_if_absent_keeps_the_first_value),
+        cmocka_unit_test(binary_and_empty_keys_are_distinct),
+        cmocka_unit_test(an_empty_key_alone_enumerates),
+        cmocka_unit_test(growth_keeps_every_key_and_bounds_the_load_factor),
+        cmocka_unit_test(reserve_then_insert_does_not_rehash),
+        cmocka_unit_test(random_operations_match_a_naive_list),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
