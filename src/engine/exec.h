@@ -53,6 +53,10 @@ void og_result_free(og_result *r);
  * parameter. */
 og_status og_exec_bind_params(const og_ir_query *ir, const json_t *params, og_vector **out);
 
+/* The value of a constant expression (literal, parameter, now()) as a 1-row owned vector. */
+og_status og_exec_const(const og_ir_query *ir, const og_ir_expr *e, const og_vector *params, int64_t now_ms,
+                        og_vector *out);
+
 /* Runs read query `ir` with parameter vectors `params` (from og_exec_bind_params) at time
  * `now_ms` (what now() returns, the same for the whole query).  Errors: OG_ERR_INVALID (a
  * parameter), OG_ERR_UNSUPPORTED (a feature this build does not execute yet, named), errors

@@ -555,6 +555,16 @@ og_status og_exec_read(const og_ir_query *ir, const og_exec_source *src, const o
     return st;
 }
 
+og_status og_exec_const(const og_ir_query *ir, const og_ir_expr *e, const og_vector *params, int64_t now_ms,
+                        og_vector *out)
+{
+    if (e->kind != OG_IRX_LIT && e->kind != OG_IRX_PARAM && e->kind != OG_IRX_NOW)
+        return og_err(OG_ERR_INTERNAL, "a mutation value must be a literal, a parameter or now()");
+    exec x = {ir, NULL, params, now_ms};
+    pipe none = {0};
+    return eval(&x, &none, e, out);
+}
+
 og_status og_exec_bind_params(const og_ir_query *ir, const json_t *params, og_vector **out)
 {
     *out = NULL;

@@ -30,6 +30,8 @@ static og_status table_cols_init(og_plan_table *pt)
     return OG_OK;
 }
 
+og_status og_plan_table_cols(og_plan_table *pt) { return table_cols_init(pt); }
+
 size_t og_plan_prop_col(const og_plan_table *pt, size_t prop) { return (pt->is_edge ? 3 : 1) + prop; }
 
 og_status og_plan_init(og_plan *p, og_read *read, const char *source)
@@ -357,6 +359,39 @@ og_status og_plan_stage_json(og_plan *p, og_plan_table *pt, const json_t *data, 
     }
     *prev = -1;
     if (st == OG_OK) st = finish_row(p, pt, og_buf_cstr(&idb), idb.len, from, to, line, row, prev);
+    og_buf_free(&idb);
+    return st;
+}
+
+og_status og_plan_stage_vectors(og_plan *p, og_plan_table *pt, const og_vector *src, uint32_t *row, long *prev)
+{
+    OG_TRY(table_cols_init(pt));
+    size_t base = pt->is_edge ? 3 : 1;
+    for (size_t c = base; c < pt->ncols; c++) OG_TRY(og_vector_append_from(&pt->cols[c], &src[c], 0));
+    og_buf idb = OG_BUF_INIT;
+    og_status st = OG_OK;
+    uint32_t r = (uint32_t)pt->nstaged;
+    if (src[0].len) {
+        size_t n;
+        const uint8_t *id = og_vector_get_bytes(&src[0], 0, &n);
+        st = og_buf_append(&idb, id, n);
+    } else if (!pt->is_edge && pt->t->nkey) {
+        st = key_id_of_row(pt, r, &idb);
+    } else {
+        char ulid[OG_ULID_LEN + 1];
+        st = og_ulid_new(ulid);
+        if (st == OG_OK) st = og_buf_append_str(&idb, ulid);
+    }
+    char from[1024] = "", to[1024] = "";
+    if (pt->is_edge) {
+        size_t n;
+        const uint8_t *s = og_vector_get_bytes(&src[1], 0, &n);
+        snprintf(from, sizeof from, "%.*s", (int)n, (const char *)s);
+        s = og_vector_get_bytes(&src[2], 0, &n);
+        snprintf(to, sizeof to, "%.*s", (int)n, (const char *)s);
+    }
+    *prev = -1;
+    if (st == OG_OK) st = finish_row(p, pt, og_buf_cstr(&idb), idb.len, from, to, 0, row, prev);
     og_buf_free(&idb);
     return st;
 }

@@ -67,6 +67,14 @@ og_status og_plan_table_view(og_plan *p, og_plan_table *pt);
 og_status og_plan_stage_json(og_plan *p, og_plan_table *pt, const json_t *data, const char *from, const char *to,
                              uint64_t line, uint32_t *row, long *prev);
 
+/* Prepares pt's staged columns (idempotent). */
+og_status og_plan_table_cols(og_plan_table *pt);
+
+/* Stages one row given as one 1-row vector per staged column (layout order, types equal to
+ * the columns').  An empty id vector (length 0) asks for a derived id: the @key's canonical id
+ * for a keyed node, else a new ULID.  *prev as for og_plan_stage_json. */
+og_status og_plan_stage_vectors(og_plan *p, og_plan_table *pt, const og_vector *src, uint32_t *row, long *prev);
+
 /* The staged row index whose id is id[0..len) and is still current, or -1. */
 long og_plan_staged_find(const og_plan_table *pt, const char *id, size_t len);
 /* The committed (base view) row whose id is id[0..len) and which is not removed, or -1. */

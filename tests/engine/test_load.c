@@ -13,9 +13,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "engine/engine.h"
-#include "engine/load.h"
-#include "util/error.h"
+#include "fixture.h"
 
 static const char *F1 =
     "node Person { name: String @key  age: I32?  @range(age, 0..200) }\n"
@@ -42,77 +40,27 @@ static const char *QUERIES =
     "query jobs() { match { $p: Person $p worksAt $c } return { $p.name, $c.name } order { $p.name } }\n"
     "query companies() { match { $c: Company } return { $c.name } order { $c.name } }\n";
 
-typedef struct fixture {
-    char dir[64];
-    char data[96];
-    og_engine *e;
-} fixture;
-
 static int setup(void **state)
 {
-    fixture *f = calloc(1, sizeof *f);
-    strcpy(f->dir, "/tmp/og-load-XXXXXX");
-    assert_non_null(mkdtemp(f->dir));
-    snprintf(f->data, sizeof f->data, "%s.jsonl", f->dir);
-    char uri[96];
-    snprintf(uri, sizeof uri, "%s/graph", f->dir);
-    if (og_engine_init(&f->e, uri, "f1.pg", F1, strlen(F1), NULL) != OG_OK) fail_msg("init: %s", og_error_message());
+    fixture *f = fixture_new(F1, QUERIES);
+    assert_non_null(f);
     *state = f;
     return 0;
 }
 
 static int teardown(void **state)
 {
-    fixture *f = *state;
-    og_engine_close(f->e);
-    char cmd[160];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", f->dir, f->data);
-    if (system(cmd) != 0) return -1;
-    free(f);
+    fixture_free(*state);
     return 0;
 }
 
-static og_status load_text(fixture *f, const char *text, og_load_mode mode, og_write_result *res)
-{
-    FILE *fp = fopen(f->data, "w");
-    fputs(text, fp);
-    fclose(fp);
-    og_load_opts o = {mode, NULL, NULL, NULL, 0};
-    return og_engine_load(f->e, f->data, &o, res, NULL);
-}
+#define load_text fixture_load
+#define EXPECT EXPECT_ROWS
 
-/* Renders query results as "a|b;c|d". */
 static og_status query(fixture *f, const char *name, const char *params, const char *commit, char *out, size_t cap)
 {
-    json_t *pj = params ? json_loads(params, 0, NULL) : NULL;
-    og_result r;
-    og_status st = og_engine_query(f->e, NULL, commit, "q.gq", QUERIES, strlen(QUERIES), name, pj, &r, NULL);
-    json_decref(pj);
-    if (st) return st;
-    size_t w = 0;
-    out[0] = '\0';
-    for (size_t i = 0; i < r.nrows; i++)
-        for (size_t c = 0; c < r.ncols; c++) {
-            const og_vector *v = &r.cols[c];
-            char cell[64];
-            if (og_vector_is_null(v, i)) snprintf(cell, sizeof cell, "null");
-            else if (v->type.id == OG_T_STRING) {
-                size_t n;
-                const uint8_t *p = og_vector_get_bytes(v, i, &n);
-                snprintf(cell, sizeof cell, "%.*s", (int)n, (const char *)p);
-            } else snprintf(cell, sizeof cell, "%lld", (long long)og_vector_get_i64(v, i));
-            w += (size_t)snprintf(out + w, cap - w, "%s%s", c ? "|" : (i ? ";" : ""), cell);
-        }
-    og_result_free(&r);
-    return OG_OK;
+    return fixture_query(f, name, params, commit, out, cap);
 }
-
-#define EXPECT(f, name, params, want)                                                       \
-    do {                                                                                    \
-        char got_[512];                                                                     \
-        if (query((f), (name), (params), NULL, got_, sizeof got_)) fail_msg("%s: %s", (name), og_error_message()); \
-        if (strcmp(got_, (want))) fail_msg("%s: got '%s' want '%s'", (name), got_, (want)); \
-    } while (0)
 
 static void a_fresh_graph_is_empty_and_the_seed_loads_in_one_commit(void **state)
 {
