@@ -94,7 +94,7 @@ og_status og_pb_read_varint(og_pb_reader *r, uint64_t *out)
 int og_pb_next(og_pb_reader *r, og_pb_field *f)
 {
     if (r->p >= r->end) return 0;
-    uint64_t key;
+    uint64_t key = 0;
     if (og_pb_read_varint(r, &key) != OG_OK) return -1;
     memset(f, 0, sizeof *f);
     f->field = (uint32_t)(key >> 3);
@@ -118,7 +118,7 @@ int og_pb_next(og_pb_reader *r, og_pb_field *f)
         r->p += 4;
         return 1;
     case OG_PB_LEN: {
-        uint64_t n;
+        uint64_t n = 0;
         if (og_pb_read_varint(r, &n) != OG_OK) return -1;
         if (n > (uint64_t)(r->end - r->p)) break;
         f->data = r->p;
