@@ -47,6 +47,142 @@ const char *og_status_name(og_status st);
 /* The calling thread's message for its last failure ("" when none). */
 const char *og_error_message(void);
 
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ========================================================================================
+ * Databases
+ * ======================================================================================== */
+
+/* One open graph: a directory on a local disk or an "s3://bucket/prefix" root.  A handle may
+ * be used from several threads; several processes may open one graph at once (writes are
+ * arbitrated by the store, never by a lock). */
+typedef struct og_db og_db;
+
+typedef struct og_open_opts {
+    const char *actor;   /* recorded on every commit this handle writes; NULL = "omnigraph" */
+    size_t cache_bytes;  /* bound of the handle's cache of immutable objects; 0 = 64 MiB */
+} og_open_opts;
+
+/* Creates a graph at `uri` from `.pg` schema text (`schema_name` labels errors, e.g. the file
+ * name): one empty table per type, the genesis commit, branch "main".
+ * Returns OG_OK, OG_ERR_PARSE / OG_ERR_TYPE (the schema; the message has file:line:col),
+ * OG_ERR_ALREADY_EXISTS (a graph is there), OG_ERR_IO.  *out must be freed with og_db_close. */
+og_status og_db_init(og_db **out, const char *uri, const char *schema_name, const char *schema, size_t len,
+                     const og_open_opts *opts);
+
+/* Opens an existing graph.  OG_ERR_NOT_FOUND (no graph at uri), OG_ERR_UNSUPPORTED_VERSION
+ * (written by a newer build), OG_ERR_CORRUPT, OG_ERR_IO. */
+og_status og_db_open(og_db **out, const char *uri, const og_open_opts *opts);
+void og_db_close(og_db *db);
+
+/* Which state a read sees: the head of `branch` (NULL = "main"), or, when `commit` is set,
+ * that commit (time travel).  The whole read uses one snapshot. */
+typedef struct og_read_opts {
+    const char *branch;
+    const char *commit;
+} og_read_opts;
+
+/* ========================================================================================
+ * Queries
+ * ======================================================================================== */
+
+/* A query result: ordered, typed columns.  Free with og_rows_free. */
+typedef struct og_rows og_rows;
+
+/* Compiles and runs read query `name` (NULL = the source's only query) of `.gq` text
+ * `source`, with parameters as a JSON object text (NULL = none).
+ * Returns OG_OK, OG_ERR_PARSE / OG_ERR_TYPE (compile errors, with the reference's T-codes),
+ * OG_ERR_INVALID (a parameter, or a mutation given to og_db_query), OG_ERR_NOT_FOUND (no such
+ * query, branch or commit), OG_ERR_UNSUPPORTED (a feature this build does not run yet). */
+og_status og_db_query(og_rows **out, og_db *db, const char *source, size_t len, const char *name,
+                      const char *params_json, const og_read_opts *at);
+
+size_t og_rows_count(const og_rows *r);
+size_t og_rows_width(const og_rows *r);
+/* Column name as the reference spells it ("p.name", an alias, ...). */
+const char *og_rows_column_name(const og_rows *r, size_t col);
+/* Column type in the query language's spelling ("String", "I64?", "[String]", "Vector(3)"). */
+const char *og_rows_column_type(const og_rows *r, size_t col);
+/* The commit the result was read at. */
+const char *og_rows_commit(const og_rows *r);
+/* The query's name. */
+const char *og_rows_query_name(const og_rows *r);
+
+int og_rows_is_null(const og_rows *r, size_t row, size_t col);
+/* Value accessors; the column's type decides which applies (else 0 / NULL). */
+int64_t og_rows_int(const og_rows *r, size_t row, size_t col);      /* ints, Date (days), DateTime (ms) */
+uint64_t og_rows_uint(const og_rows *r, size_t row, size_t col);    /* U32, U64 */
+double og_rows_float(const og_rows *r, size_t row, size_t col);     /* F32, F64 */
+int og_rows_bool(const og_rows *r, size_t row, size_t col);
+const char *og_rows_string(const og_rows *r, size_t row, size_t col, size_t *len); /* String (not NUL-terminated) */
+
+typedef enum og_format {
+    OG_FORMAT_JSON = 0,  /* {"query_name","target","row_count","columns","rows","graph_commit_id"} */
+    OG_FORMAT_JSONL,     /* a metadata line, then one JSON object per row */
+    OG_FORMAT_CSV,       /* RFC 4180, a header line */
+    OG_FORMAT_TABLE      /* aligned text for people */
+} og_format;
+
+/* Renders r (values encoded as reference-language.md §8: Date "YYYY-MM-DD", DateTime
+ * "YYYY-MM-DDTHH:MM:SS.mmmZ", 64-bit ints beyond 2^53 as strings, NaN/Infinity as strings).
+ * `target` names what was read ("main", a commit id).  *out is NUL-terminated; free it with
+ * og_free. */
+og_status og_rows_render(char **out, size_t *len, const og_rows *r, og_format fmt, const char *target);
+void og_rows_free(og_rows *r);
+
+/* Frees memory returned by this API (rendered text, snapshot JSON, ...). */
+void og_free(void *p);
+
+/* ========================================================================================
+ * Writes: every write publishes exactly one commit (or none), through one atomic step.
+ * ======================================================================================== */
+
+typedef struct og_receipt {
+    int published;          /* 0: nothing changed, nothing was published (e.g. no match) */
+    char commit[32];        /* the published commit id (ULID) */
+    char branch[256];
+    int attempts;           /* publish attempts (1 = no concurrent writer got in between) */
+    uint64_t records, inserted, updated;          /* load */
+    uint64_t affected_nodes, affected_edges;      /* mutate */
+} og_receipt;
+
+typedef enum og_load_mode { OG_LOAD_OVERWRITE = 1, OG_LOAD_APPEND, OG_LOAD_MERGE } og_load_mode;
+
+typedef struct og_load_opts {
+    og_load_mode mode;         /* required: overwrite | append | merge */
+    const char *branch;        /* NULL = "main" */
+    const char *from;          /* fork `branch` from this branch first when it does not exist */
+    const char *expected_head; /* the branch head must be this commit (else OG_ERR_PRECONDITION_FAILED) */
+    int progress;              /* report progress on stderr every 100,000 records */
+} og_load_opts;
+
+/* Loads an NDJSON file (reference-language.md §6) as one commit.  Errors: OG_ERR_PARSE
+ * (malformed line, "file:line: ..."), OG_ERR_INVALID (unknown type or property, bad value),
+ * OG_ERR_CONSTRAINT (enum, range, check, unique, key, edge endpoint, cardinality),
+ * OG_ERR_ALREADY_EXISTS (append hit an existing id: key_conflict), OG_ERR_LIMIT,
+ * OG_ERR_PRECONDITION_FAILED, OG_ERR_CONFLICT (concurrent writers exhausted the retries).
+ * Nothing is published on any error. */
+og_status og_db_load(og_receipt *out, og_db *db, const char *path, const og_load_opts *opts);
+
+/* Runs mutation `name` of `.gq` source (insert / update / delete) as one commit.
+ * `expected_head` (may be NULL): compare-and-swap on the branch head.  Errors as og_db_query
+ * and og_db_load. */
+og_status og_db_mutate(og_receipt *out, og_db *db, const char *source, size_t len, const char *name,
+                       const char *params_json, const char *branch, const char *expected_head);
+
+/* Writes the graph (or only the listed types) as NDJSON that og_db_load accepts: loading it
+ * into a graph with the same schema in overwrite mode reproduces every row and id. */
+og_status og_db_export(og_db *db, FILE *out, const og_read_opts *at, const char *const *types, size_t ntypes);
+
+/* The snapshot a read would see, as JSON text: {"commit","branch","schema","tables":[{"type",
+ * "kind","table","version","rows"}]}.  Free *out with og_free. */
+og_status og_db_snapshot(char **out, og_db *db, const og_read_opts *at);
+
+/* The `.pg` source of the schema at that snapshot.  Free *out with og_free. */
+og_status og_db_schema_source(char **out, og_db *db, const og_read_opts *at);
+
 #ifdef __cplusplus
 }
 #endif

@@ -38,6 +38,7 @@ typedef struct og_exec_source {
 } og_exec_source;
 
 typedef struct og_result {
+    char *query;       /* the query's name (owned) */
     size_t ncols, nrows;
     char **names;      /* owned */
     og_qtype *types;

@@ -40,6 +40,7 @@ void og_result_free(og_result *r)
         if (r->cols) og_vector_free(&r->cols[c]);
     }
     free(r->names);
+    free(r->query);
     free(r->types);
     free(r->cols);
     memset(r, 0, sizeof *r);
@@ -545,6 +546,10 @@ og_status og_exec_read(const og_ir_query *ir, const og_exec_source *src, const o
         if (st == OG_OK && !out->names[c]) st = og_err(OG_ERR_NOMEM, "out of memory");
     }
     out->nrows = keep;
+    if (st == OG_OK) {
+        out->query = strdup(ir->name ? ir->name : "query");
+        if (!out->query) st = og_err(OG_ERR_NOMEM, "out of memory");
+    }
     if (cols)
         for (size_t c = 0; c < ir->ncolumns; c++) og_vector_free(&cols[c]);
     free(cols);

@@ -11,19 +11,12 @@
 
 #include "engine/engine.h"
 
-typedef enum og_load_mode { OG_LOAD_OVERWRITE = 1, OG_LOAD_APPEND, OG_LOAD_MERGE } og_load_mode;
+/* og_load_mode and og_load_opts are the public API's (omnigraph.h). */
 
 /* "overwrite" / "append" / "merge" -> mode; OG_ERR_INVALID otherwise. */
 og_status og_load_mode_parse(const char *s, og_load_mode *out);
 const char *og_load_mode_name(og_load_mode m);
 
-typedef struct og_load_opts {
-    og_load_mode mode;
-    const char *branch;        /* NULL = "main" */
-    const char *from;          /* fork `branch` from this branch first when it does not exist */
-    const char *expected_head; /* --if-commit: the head must be this commit */
-    int progress;              /* report progress on stderr every 100,000 records */
-} og_load_opts;
 
 typedef struct og_load_stats {
     uint64_t records, inserted, updated;

@@ -1,0 +1,207 @@
+/*
+ * api.c — the public C API (include/omnigraph.h) over the engine.  Each function converts
+ * between the public shapes (JSON text parameters, receipts, og_rows) and the engine's, and
+ * adds nothing of its own: every decision is the engine's.
+ */
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/rows.h"
+#include "compiler/catalog.h"
+#include "engine/engine.h"
+#include "engine/export.h"
+#include "engine/load.h"
+#include "engine/mutate.h"
+#include "util/error.h"
+
+struct og_db {
+    og_engine *e;
+};
+
+void og_free(void *p) { free(p); }
+
+static og_engine_opts engine_opts(const og_open_opts *o)
+{
+    og_engine_opts eo = {o ? o->actor : NULL, o ? o->cache_bytes : 0};
+    return eo;
+}
+
+static og_status wrap(og_db **out, og_engine *e)
+{
+    og_db *db = calloc(1, sizeof *db);
+    if (!db) {
+        og_engine_close(e);
+        return og_err(OG_ERR_NOMEM, "out of memory");
+    }
+    db->e = e;
+    *out = db;
+    return OG_OK;
+}
+
+og_status og_db_init(og_db **out, const char *uri, const char *schema_name, const char *schema, size_t len,
+                     const og_open_opts *opts)
+{
+    *out = NULL;
+    if (!uri || !schema) return og_err(OG_ERR_INVALID, "og_db_init: uri and schema are required");
+    og_engine_opts eo = engine_opts(opts);
+    og_engine *e;
+    OG_TRY(og_engine_init(&e, uri, schema_name, schema, len, &eo));
+    return wrap(out, e);
+}
+
+og_status og_db_open(og_db **out, const char *uri, const og_open_opts *opts)
+{
+    *out = NULL;
+    if (!uri) return og_err(OG_ERR_INVALID, "og_db_open: uri is required");
+    og_engine_opts eo = engine_opts(opts);
+    og_engine *e;
+    OG_TRY(og_engine_open(&e, uri, &eo));
+    return wrap(out, e);
+}
+
+void og_db_close(og_db *db)
+{
+    if (!db) return;
+    og_engine_close(db->e);
+    free(db);
+}
+
+/* Parses optional JSON parameters text. */
+static og_status parse_params(const char *text, json_t **out)
+{
+    *out = NULL;
+    if (!text || !*text) return OG_OK;
+    json_error_t jerr;
+    json_t *j = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
+    if (!j) return og_err(OG_ERR_INVALID, "parameters are not valid JSON (column %d): %s", jerr.column, jerr.text);
+    if (!json_is_object(j)) {
+        json_decref(j);
+        return og_err(OG_ERR_INVALID, "parameters must be a JSON object");
+    }
+    *out = j;
+    return OG_OK;
+}
+
+og_status og_db_query(og_rows **out, og_db *db, const char *source, size_t len, const char *name,
+                      const char *params_json, const og_read_opts *at)
+{
+    *out = NULL;
+    json_t *params;
+    OG_TRY(parse_params(params_json, &params));
+    og_rows *r = calloc(1, sizeof *r);
+    if (!r) {
+        json_decref(params);
+        return og_err(OG_ERR_NOMEM, "out of memory");
+    }
+    og_status st = og_engine_query(db->e, at ? at->branch : NULL, at ? at->commit : NULL, "<query>", source, len,
+                                   name, params, &r->res, r->commit);
+    json_decref(params);
+    if (st == OG_OK) st = og_rows_finish(r, name);
+    if (st) {
+        og_rows_free(r);
+        return st;
+    }
+    *out = r;
+    return OG_OK;
+}
+
+static void receipt_fill(og_receipt *out, const og_write_result *w, const char *branch)
+{
+    out->published = w->published;
+    snprintf(out->commit, sizeof out->commit, "%s", w->published ? w->commit : "");
+    snprintf(out->branch, sizeof out->branch, "%s", branch ? branch : "main");
+    out->attempts = w->attempts;
+}
+
+og_status og_db_load(og_receipt *out, og_db *db, const char *path, const og_load_opts *opts)
+{
+    memset(out, 0, sizeof *out);
+    if (!path || !opts) return og_err(OG_ERR_INVALID, "og_db_load: path and options are required");
+    og_write_result w;
+    memset(&w, 0, sizeof w);
+    og_load_stats s = {0, 0, 0};
+    OG_TRY(og_engine_load(db->e, path, opts, &w, &s));
+    receipt_fill(out, &w, opts->branch);
+    out->records = s.records;
+    out->inserted = s.inserted;
+    out->updated = s.updated;
+    return OG_OK;
+}
+
+og_status og_db_mutate(og_receipt *out, og_db *db, const char *source, size_t len, const char *name,
+                       const char *params_json, const char *branch, const char *expected_head)
+{
+    memset(out, 0, sizeof *out);
+    json_t *params;
+    OG_TRY(parse_params(params_json, &params));
+    og_mutate_opts mo = {branch, expected_head};
+    og_write_result w;
+    memset(&w, 0, sizeof w);
+    og_mutate_stats s = {0, 0};
+    og_status st = og_engine_mutate(db->e, "<mutation>", source, len, name, params, &mo, &w, &s);
+    json_decref(params);
+    if (st) return st;
+    receipt_fill(out, &w, branch);
+    out->affected_nodes = s.affected_nodes;
+    out->affected_edges = s.affected_edges;
+    return OG_OK;
+}
+
+og_status og_db_export(og_db *db, FILE *out, const og_read_opts *at, const char *const *types, size_t ntypes)
+{
+    return og_engine_export(db->e, at ? at->branch : NULL, at ? at->commit : NULL, types, ntypes, out);
+}
+
+static og_status dump_json(json_t *j, char **out)
+{
+    *out = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_decref(j);
+    return *out ? OG_OK : og_err(OG_ERR_NOMEM, "out of memory");
+}
+
+og_status og_db_snapshot(char **out, og_db *db, const og_read_opts *at)
+{
+    *out = NULL;
+    og_read *r;
+    OG_TRY(og_read_begin(&r, db->e, at ? at->branch : NULL, at ? at->commit : NULL));
+    const og_snapshot *s = og_read_snapshot(r);
+    const og_catalog *cat = og_read_catalog(r);
+    const og_ref_entry *head = og_snapshot_head(s);
+    json_t *o = json_object(), *tables = json_array();
+    json_object_set_new(o, "commit", json_string(og_snapshot_commit_id(s)));
+    json_object_set_new(o, "branch", head ? json_string(head->branch) : json_null());
+    json_object_set_new(o, "schema", json_string(og_snapshot_schema_id(s)));
+    for (int pass = 0; pass < 2; pass++) {
+        size_t n = pass ? cat->nedges : cat->nnodes;
+        for (size_t i = 0; i < n; i++) {
+            const og_cat_type *t = pass ? &cat->edges[i] : &cat->nodes[i];
+            char dir[64];
+            og_cat_type_table_dir(t, dir, sizeof dir);
+            const og_table_ref *ref = og_snapshot_table(s, dir);
+            json_t *e = json_object();
+            json_object_set_new(e, "type", json_string(t->name));
+            json_object_set_new(e, "kind", json_string(pass ? "edge" : "node"));
+            json_object_set_new(e, "table", json_string(dir));
+            json_object_set_new(e, "version", json_integer(ref ? (json_int_t)ref->version : 0));
+            json_object_set_new(e, "rows", json_integer(ref ? (json_int_t)ref->rows : 0));
+            json_array_append_new(tables, e);
+        }
+    }
+    json_object_set_new(o, "tables", tables);
+    og_read_end(r);
+    return dump_json(o, out);
+}
+
+og_status og_db_schema_source(char **out, og_db *db, const og_read_opts *at)
+{
+    *out = NULL;
+    og_read *r;
+    OG_TRY(og_read_begin(&r, db->e, at ? at->branch : NULL, at ? at->commit : NULL));
+    const og_catalog *cat = og_read_catalog(r);
+    og_status st = OG_OK;
+    *out = strdup(cat->source ? cat->source : "");
+    if (!*out) st = og_err(OG_ERR_NOMEM, "out of memory");
+    og_read_end(r);
+    return st;
+}

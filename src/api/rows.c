@@ -1,0 +1,325 @@
+/*
+ * rows.c — og_rows accessors and rendering (JSON, JSONL, CSV, aligned table).
+ *
+ * JSON value encoding (reference-language.md §8): Date "YYYY-MM-DD", DateTime
+ * "YYYY-MM-DDTHH:MM:SS.mmmZ", integers beyond ±(2^53-1) as decimal strings (JS-safe),
+ * NaN / ±Infinity as "NaN" / "Infinity" / "-Infinity", lists and vectors as arrays, null.
+ */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/rows.h"
+#include "util/buf.h"
+#include "util/datetime.h"
+#include "util/error.h"
+
+#define JS_SAFE 9007199254740991LL
+
+og_status og_rows_finish(og_rows *r, const char *name)
+{
+    (void)name;
+    r->query_name = strdup(r->res.query ? r->res.query : "query");
+    r->type_names = calloc(r->res.ncols ? r->res.ncols : 1, sizeof *r->type_names);
+    if (!r->query_name || !r->type_names) return og_err(OG_ERR_NOMEM, "out of memory");
+    for (size_t c = 0; c < r->res.ncols; c++) {
+        char buf[64];
+        og_qtype_name(&r->res.types[c], buf, sizeof buf);
+        r->type_names[c] = strdup(buf);
+        if (!r->type_names[c]) return og_err(OG_ERR_NOMEM, "out of memory");
+    }
+    return OG_OK;
+}
+
+void og_rows_free(og_rows *r)
+{
+    if (!r) return;
+    for (size_t c = 0; r->type_names && c < r->res.ncols; c++) free(r->type_names[c]);
+    free(r->type_names);
+    free(r->query_name);
+    og_result_free(&r->res);
+    free(r);
+}
+
+size_t og_rows_count(const og_rows *r) { return r->res.nrows; }
+size_t og_rows_width(const og_rows *r) { return r->res.ncols; }
+const char *og_rows_column_name(const og_rows *r, size_t col) { return col < r->res.ncols ? r->res.names[col] : NULL; }
+const char *og_rows_column_type(const og_rows *r, size_t col) { return col < r->res.ncols ? r->type_names[col] : NULL; }
+const char *og_rows_commit(const og_rows *r) { return r->commit; }
+const char *og_rows_query_name(const og_rows *r) { return r->query_name; }
+
+static const og_vector *cell(const og_rows *r, size_t row, size_t col)
+{
+    if (col >= r->res.ncols || row >= r->res.nrows) return NULL;
+    return &r->res.cols[col];
+}
+
+int og_rows_is_null(const og_rows *r, size_t row, size_t col)
+{
+    const og_vector *v = cell(r, row, col);
+    return !v || og_vector_is_null(v, row);
+}
+
+int64_t og_rows_int(const og_rows *r, size_t row, size_t col)
+{
+    const og_vector *v = cell(r, row, col);
+    if (!v || og_vector_is_null(v, row)) return 0;
+    switch (v->type.id) {
+    case OG_T_I32: case OG_T_I64: case OG_T_DATE32: case OG_T_DATE64: return og_vector_get_i64(v, row);
+    default: return 0;
+    }
+}
+
+uint64_t og_rows_uint(const og_rows *r, size_t row, size_t col)
+{
+    const og_vector *v = cell(r, row, col);
+    if (!v || og_vector_is_null(v, row) || (v->type.id != OG_T_U32 && v->type.id != OG_T_U64)) return 0;
+    return og_vector_get_u64(v, row);
+}
+
+double og_rows_float(const og_rows *r, size_t row, size_t col)
+{
+    const og_vector *v = cell(r, row, col);
+    if (!v || og_vector_is_null(v, row) || (v->type.id != OG_T_F32 && v->type.id != OG_T_F64)) return 0;
+    return og_vector_get_f64(v, row);
+}
+
+int og_rows_bool(const og_rows *r, size_t row, size_t col)
+{
+    const og_vector *v = cell(r, row, col);
+    if (!v || og_vector_is_null(v, row) || v->type.id != OG_T_BOOL) return 0;
+    return og_vector_get_bool(v, row);
+}
+
+const char *og_rows_string(const og_rows *r, size_t row, size_t col, size_t *len)
+{
+    const og_vector *v = cell(r, row, col);
+    if (len) *len = 0;
+    if (!v || og_vector_is_null(v, row) || v->type.id != OG_T_STRING) return NULL;
+    size_t n;
+    const uint8_t *p = og_vector_get_bytes(v, row, &n);
+    if (len) *len = n;
+    return (const char *)p;
+}
+
+/* ---- values as JSON ------------------------------------------------------------------------ */
+
+static json_t *float_json(double d)
+{
+    if (isnan(d)) return json_string("NaN");
+    if (isinf(d)) return json_string(d > 0 ? "Infinity" : "-Infinity");
+    return json_real(d);
+}
+
+static json_t *value_json(const og_vector *v, size_t i)
+{
+    if (og_vector_is_null(v, i)) return json_null();
+    char b[32];
+    switch (v->type.id) {
+    case OG_T_BOOL: return json_boolean(og_vector_get_bool(v, i));
+    case OG_T_I32: case OG_T_I64: {
+        int64_t x = og_vector_get_i64(v, i);
+        if (x > JS_SAFE || x < -JS_SAFE) {
+            snprintf(b, sizeof b, "%lld", (long long)x);
+            return json_string(b);
+        }
+        return json_integer(x);
+    }
+    case OG_T_U32: case OG_T_U64: {
+        uint64_t x = og_vector_get_u64(v, i);
+        if (x > (uint64_t)JS_SAFE) {
+            snprintf(b, sizeof b, "%llu", (unsigned long long)x);
+            return json_string(b);
+        }
+        return json_integer((json_int_t)x);
+    }
+    case OG_T_F32: case OG_T_F64: return float_json(og_vector_get_f64(v, i));
+    case OG_T_DATE32: og_date_format((int32_t)og_vector_get_i64(v, i), b); return json_string(b);
+    case OG_T_DATE64: og_datetime_format(og_vector_get_i64(v, i), b); return json_string(b);
+    case OG_T_STRING: case OG_T_BLOB: {
+        size_t n;
+        const uint8_t *p = og_vector_get_bytes(v, i, &n);
+        return json_stringn((const char *)p, n);
+    }
+    case OG_T_VECTOR: {
+        json_t *a = json_array();
+        const float *f = og_vector_get_floats(v, i);
+        for (uint32_t k = 0; a && k < v->type.dim; k++) json_array_append_new(a, float_json(f[k]));
+        return a;
+    }
+    case OG_T_LIST: {
+        json_t *a = json_array();
+        size_t lb, le;
+        og_vector_get_list(v, i, &lb, &le);
+        for (size_t k = lb; a && k < le; k++) json_array_append_new(a, value_json(v->child, k));
+        return a;
+    }
+    default: return json_null();
+    }
+}
+
+static json_t *row_json(const og_rows *r, size_t i)
+{
+    json_t *o = json_object();
+    for (size_t c = 0; o && c < r->res.ncols; c++) json_object_set_new(o, r->res.names[c], value_json(&r->res.cols[c], i));
+    return o;
+}
+
+static json_t *meta_json(const og_rows *r, const char *target)
+{
+    json_t *m = json_object();
+    json_object_set_new(m, "query_name", json_string(r->query_name));
+    json_object_set_new(m, "target", json_string(target ? target : "main"));
+    json_object_set_new(m, "row_count", json_integer((json_int_t)r->res.nrows));
+    json_t *cols = json_array();
+    for (size_t c = 0; c < r->res.ncols; c++) json_array_append_new(cols, json_string(r->res.names[c]));
+    json_object_set_new(m, "columns", cols);
+    return m;
+}
+
+/* Plain text of a cell (CSV and table). */
+static void cell_text(const og_vector *v, size_t i, og_buf *out)
+{
+    if (og_vector_is_null(v, i)) return;
+    if (v->type.id == OG_T_STRING || v->type.id == OG_T_BLOB) {
+        size_t n;
+        const uint8_t *p = og_vector_get_bytes(v, i, &n);
+        og_buf_append(out, p, n);
+        return;
+    }
+    json_t *j = value_json(v, i);
+    if (json_is_string(j)) {
+        og_buf_append_str(out, json_string_value(j));
+    } else {
+        char *s = json_dumps(j, JSON_COMPACT | JSON_ENCODE_ANY);
+        if (s) og_buf_append_str(out, s);
+        free(s);
+    }
+    json_decref(j);
+}
+
+static void csv_field(og_buf *out, const char *s, size_t n)
+{
+    int quote = 0;
+    for (size_t i = 0; i < n; i++)
+        if (s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r') quote = 1;
+    if (!quote) {
+        og_buf_append(out, s, n);
+        return;
+    }
+    og_buf_append_byte(out, '"');
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '"') og_buf_append_byte(out, '"');
+        og_buf_append_byte(out, (uint8_t)s[i]);
+    }
+    og_buf_append_byte(out, '"');
+}
+
+static og_status render_table(og_buf *out, const og_rows *r)
+{
+    size_t nc = r->res.ncols, nr = r->res.nrows;
+    size_t *w = calloc(nc ? nc : 1, sizeof *w);
+    og_buf *cells = calloc(nc * nr + 1, sizeof *cells);
+    if (!w || !cells) {
+        free(w), free(cells);
+        return og_err(OG_ERR_NOMEM, "out of memory");
+    }
+    for (size_t c = 0; c < nc; c++) w[c] = strlen(r->res.names[c]);
+    for (size_t i = 0; i < nr; i++)
+        for (size_t c = 0; c < nc; c++) {
+            og_buf *b = &cells[i * nc + c];
+            if (og_vector_is_null(&r->res.cols[c], i)) og_buf_append_str(b, "null");
+            else cell_text(&r->res.cols[c], i, b);
+            for (size_t k = 0; k < b->len; k++)
+                if (b->data[k] == '\n' || b->data[k] == '\t') b->data[k] = ' ';
+            if (b->len > 60) { /* keep tables readable */
+                b->len = 57;
+                og_buf_append_str(b, "...");
+            }
+            if (b->len > w[c]) w[c] = b->len;
+        }
+    for (size_t c = 0; c < nc; c++) og_buf_printf(out, "%s%-*s", c ? "  " : "", (int)w[c], r->res.names[c]);
+    og_buf_append_byte(out, '\n');
+    for (size_t c = 0; c < nc; c++) {
+        if (c) og_buf_append_str(out, "  ");
+        for (size_t k = 0; k < w[c]; k++) og_buf_append_byte(out, '-');
+    }
+    og_buf_append_byte(out, '\n');
+    for (size_t i = 0; i < nr; i++) {
+        for (size_t c = 0; c < nc; c++) {
+            og_buf *b = &cells[i * nc + c];
+            og_buf_printf(out, "%s%.*s%*s", c ? "  " : "", (int)b->len, b->data ? (const char *)b->data : "",
+                          (int)(w[c] - b->len), "");
+        }
+        og_buf_append_byte(out, '\n');
+    }
+    og_buf_printf(out, "(%zu row%s)\n", nr, nr == 1 ? "" : "s");
+    for (size_t k = 0; k < nc * nr; k++) og_buf_free(&cells[k]);
+    free(cells);
+    free(w);
+    return OG_OK;
+}
+
+og_status og_rows_render(char **out, size_t *len, const og_rows *r, og_format fmt, const char *target)
+{
+    *out = NULL;
+    og_buf b = OG_BUF_INIT;
+    og_status st = OG_OK;
+    if (fmt == OG_FORMAT_JSON) {
+        json_t *o = meta_json(r, target);
+        json_t *rows = json_array();
+        for (size_t i = 0; i < r->res.nrows; i++) json_array_append_new(rows, row_json(r, i));
+        json_object_set_new(o, "rows", rows);
+        json_object_set_new(o, "graph_commit_id", json_string(r->commit));
+        char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+        json_decref(o);
+        if (!s) return og_err(OG_ERR_NOMEM, "out of memory");
+        st = og_buf_append_str(&b, s);
+        og_buf_append_byte(&b, '\n');
+        free(s);
+    } else if (fmt == OG_FORMAT_JSONL) {
+        json_t *m = meta_json(r, target);
+        json_object_set_new(m, "graph_commit_id", json_string(r->commit));
+        char *s = json_dumps(m, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        json_decref(m);
+        if (s) og_buf_printf(&b, "%s\n", s);
+        free(s);
+        for (size_t i = 0; i < r->res.nrows; i++) {
+            json_t *o = row_json(r, i);
+            s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+            json_decref(o);
+            if (s) og_buf_printf(&b, "%s\n", s);
+            free(s);
+        }
+    } else if (fmt == OG_FORMAT_CSV) {
+        for (size_t c = 0; c < r->res.ncols; c++) {
+            if (c) og_buf_append_byte(&b, ',');
+            csv_field(&b, r->res.names[c], strlen(r->res.names[c]));
+        }
+        og_buf_append_str(&b, "\r\n");
+        og_buf cellb = OG_BUF_INIT;
+        for (size_t i = 0; i < r->res.nrows; i++) {
+            for (size_t c = 0; c < r->res.ncols; c++) {
+                if (c) og_buf_append_byte(&b, ',');
+                og_buf_reset(&cellb);
+                cell_text(&r->res.cols[c], i, &cellb);
+                csv_field(&b, cellb.data ? (const char *)cellb.data : "", cellb.len);
+            }
+            og_buf_append_str(&b, "\r\n");
+        }
+        og_buf_free(&cellb);
+    } else {
+        st = render_table(&b, r);
+    }
+    if (st) {
+        og_buf_free(&b);
+        return st;
+    }
+    og_buf_cstr(&b);
+    if (len) *len = b.len;
+    *out = (char *)og_buf_take(&b).data;
+    if (!*out) *out = strdup("");
+    return *out ? OG_OK : og_err(OG_ERR_NOMEM, "out of memory");
+}

@@ -1,0 +1,54 @@
+/*
+ * cli.h — shared declarations of the `omnigraph` command-line tool.
+ *
+ * Each verb lives in its own file src/cli/cmd_<verb>.c and exposes one entry point
+ *     int og_cmd_<verb>(int argc, char **argv);   (argv[0] is the verb itself)
+ * returning the process exit status.  To add a verb: write cmd_<verb>.c, declare its entry
+ * point below, and add one line to the dispatch table in main.c.
+ *
+ * Exit statuses: 0 success; 1 the input was checked and is invalid (or the operation
+ * failed); 2 usage error (bad arguments).
+ */
+#ifndef OG_CLI_CLI_H
+#define OG_CLI_CLI_H
+
+#include <stddef.h>
+
+#include "omnigraph.h"
+#include "util/buf.h"
+
+#define OG_EXIT_OK 0
+#define OG_EXIT_FAIL 1
+#define OG_EXIT_USAGE 2
+
+typedef struct og_cli_cmd {
+    const char *name;    /* the verb: "schema" */
+    const char *summary; /* one line for `omnigraph --help` */
+    int (*run)(int argc, char **argv);
+} og_cli_cmd;
+
+/* ---- verbs ---- */
+int og_cmd_schema(int argc, char **argv);
+int og_cmd_version(int argc, char **argv);
+int og_cmd_lint(int argc, char **argv);   /* cmd_lint.c (query language) */
+/* cmd_graph.c: the graph verbs over the public API */
+int og_cmd_init(int argc, char **argv);
+int og_cmd_load(int argc, char **argv);
+int og_cmd_query(int argc, char **argv);
+int og_cmd_mutate(int argc, char **argv);
+int og_cmd_export(int argc, char **argv);
+int og_cmd_snapshot(int argc, char **argv);
+int og_cmd_schema_show(int argc, char **argv);
+
+/* ---- helpers (main.c) ---- */
+/* Reads a whole file into out (NUL-terminated via og_buf_cstr).  On failure prints
+ * "omnigraph: cannot read <path>: <reason>" to stderr and returns the status. */
+og_status og_cli_read_file(const char *path, og_buf *out);
+/* 1 when argv[1..argc) contains -h or --help. */
+int og_cli_wants_help(int argc, char **argv);
+/* Prints "omnigraph <verb>: <message>" and a pointer to --help to stderr; returns OG_EXIT_USAGE. */
+int og_cli_usage(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Writes bytes to stdout. */
+void og_cli_out(const og_buf *b);
+
+#endif

@@ -1,0 +1,292 @@
+/*
+ * cmd_graph.c — the graph verbs over the public API: init, load, query, mutate, export,
+ * snapshot (reference-surfaces.md §1.2).  Every decision is an og_db_* call; this file only
+ * parses flags and prints.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/graph_args.h"
+#include "util/buf.h"
+
+#define COMMON_HELP                                                                       \
+    "  --store ROOT       the graph: a directory or s3://bucket/prefix (or $OMNIGRAPH_STORE)\n" \
+    "  --as ACTOR         actor recorded on commits\n"                                    \
+    "  --quiet            no target echo on stderr\n"
+
+static int help(const char *text, int argc, char **argv)
+{
+    if (!og_cli_wants_help(argc, argv)) return 0;
+    fputs(text, stdout);
+    return 1;
+}
+
+/* ---- init ---------------------------------------------------------------------------------- */
+
+static const char *init_help =
+    "usage: omnigraph init --schema <file.pg> ROOT\n"
+    "\n"
+    "Creates a graph at ROOT (a directory, created if needed, or s3://bucket/prefix) with the\n"
+    "schema: one empty table per node and edge type, the first commit, and branch main.\n"
+    "Refuses a ROOT that already holds a graph.\n"
+    "  --schema FILE      the .pg schema (required)\n"
+    "  --json             print {\"commit\": ...}\n" COMMON_HELP;
+
+int og_cmd_init(int argc, char **argv)
+{
+    if (help(init_help, argc, argv)) return OG_EXIT_OK;
+    og_graph_args a = {.verb = "init"};
+    const char *schema = NULL;
+    og_flag flags[] = {{"--schema", NULL, 1, 0, &schema, NULL, NULL, NULL}};
+    int rc = og_graph_args_parse(&a, argc, argv, flags, 1, 1);
+    if (rc) return rc;
+    if (!schema) return og_cli_usage("init", "--schema FILE is required");
+    const char *root = og_graph_args_root(&a);
+    if (!root) return OG_EXIT_USAGE;
+    og_buf text = OG_BUF_INIT;
+    if (og_cli_read_file(schema, &text) != OG_OK) return OG_EXIT_FAIL;
+    og_graph_args_echo(&a, root);
+    og_open_opts o = {a.actor, 0};
+    og_db *db;
+    og_status st = og_db_init(&db, root, schema, (const char *)text.data, text.len, &o);
+    og_buf_free(&text);
+    if (st) return og_cli_fail("init", st);
+    char *snap = NULL;
+    if (a.json && og_db_snapshot(&snap, db, NULL) == OG_OK) printf("%s\n", snap);
+    else if (!a.json) printf("initialised graph at %s\n", root);
+    og_free(snap);
+    og_db_close(db);
+    return OG_EXIT_OK;
+}
+
+/* ---- load ---------------------------------------------------------------------------------- */
+
+static const char *load_help =
+    "usage: omnigraph load --data FILE --mode overwrite|append|merge [--branch B] [--from BASE] ROOT\n"
+    "\n"
+    "Loads an NDJSON file as ONE commit; nothing is published if any line is invalid.\n"
+    "  --data FILE        one JSON object per line: {\"type\":T,\"data\":{...}} or\n"
+    "                     {\"edge\":E,\"from\":ID,\"to\":ID,\"data\":{...}}\n"
+    "  --mode M           overwrite: replace every type present in the file\n"
+    "                     append: strict insert (an existing id is a key conflict)\n"
+    "                     merge: upsert by id\n"
+    "  --branch B         the branch to write (default main)\n"
+    "  --from BASE        create B from BASE first when B does not exist\n"
+    "  --if-commit C      only if the branch head is commit C (exit 4 otherwise)\n"
+    "  --progress         report progress on stderr\n"
+    "  --json             print the published commit as JSON\n" COMMON_HELP;
+
+int og_cmd_load(int argc, char **argv)
+{
+    if (help(load_help, argc, argv)) return OG_EXIT_OK;
+    og_graph_args a = {.verb = "load"};
+    const char *data = NULL, *mode = NULL, *from = NULL, *if_commit = NULL;
+    int progress = 0;
+    og_flag flags[] = {
+        {"--data", NULL, 1, 0, &data, NULL, NULL, NULL},
+        {"--mode", NULL, 1, 0, &mode, NULL, NULL, NULL},
+        {"--from", NULL, 1, 0, &from, NULL, NULL, NULL},
+        {"--if-commit", NULL, 1, 0, &if_commit, NULL, NULL, NULL},
+        {"--progress", NULL, 0, 0, NULL, &progress, NULL, NULL},
+    };
+    int rc = og_graph_args_parse(&a, argc, argv, flags, 5, 1);
+    if (rc) return rc;
+    if (!data) return og_cli_usage("load", "--data FILE is required");
+    if (!mode) return og_cli_usage("load", "--mode is required: overwrite, append or merge");
+    og_load_opts lo = {0, a.branch, from, if_commit, progress};
+    if (!strcmp(mode, "overwrite")) lo.mode = OG_LOAD_OVERWRITE;
+    else if (!strcmp(mode, "append")) lo.mode = OG_LOAD_APPEND;
+    else if (!strcmp(mode, "merge")) lo.mode = OG_LOAD_MERGE;
+    else return og_cli_usage("load", "--mode must be overwrite, append or merge (got '%s')", mode);
+    const char *root = og_graph_args_root(&a);
+    if (!root) return OG_EXIT_USAGE;
+    og_graph_args_echo(&a, root);
+    og_db *db = og_graph_args_open(&a, root);
+    if (!db) return OG_EXIT_FAIL;
+    og_receipt r;
+    og_status st = og_db_load(&r, db, data, &lo);
+    og_db_close(db);
+    if (st) return og_cli_fail("load", st);
+    og_cli_print_receipt(&a, &r, 1);
+    return OG_EXIT_OK;
+}
+
+/* ---- query and mutate ------------------------------------------------------------------------ */
+
+static const char *query_help =
+    "usage: omnigraph query (-e TEXT | --query FILE) [NAME] [--params JSON | --params-file F]\n"
+    "                       [--branch B | --at COMMIT] [--format json|jsonl|csv|table] --store ROOT\n"
+    "\n"
+    "Runs a read query.  NAME picks the query when the source holds several.\n"
+    "  -e, --query-string TEXT   the .gq source inline\n"
+    "  --query FILE              the .gq source file\n"
+    "  --params JSON             parameters as a JSON object ({\"name\": \"Alice\"})\n"
+    "  --params-file F           parameters from a file\n"
+    "  --branch B                read the head of branch B (default main)\n"
+    "  --at C, --snapshot C      read commit C (time travel)\n"
+    "  --format F                json (default), jsonl, csv or table; --json = json\n" COMMON_HELP;
+
+static const char *mutate_help =
+    "usage: omnigraph mutate (-e TEXT | --query FILE) [NAME] [--params JSON | --params-file F]\n"
+    "                        [--branch B] [--if-commit C] [--json] --store ROOT\n"
+    "\n"
+    "Runs a mutation (insert / update / delete) as ONE commit; nothing is published when it\n"
+    "matches nothing or fails.\n"
+    "  -e, --query-string TEXT   the .gq source inline\n"
+    "  --query FILE              the .gq source file\n"
+    "  --params JSON | --params-file F\n"
+    "  --branch B                the branch to write (default main)\n"
+    "  --if-commit C             only if the branch head is commit C (exit 4 otherwise)\n"
+    "  --json                    print the commit and counts as JSON\n" COMMON_HELP;
+
+static int run_gq(int argc, char **argv, int is_mutation)
+{
+    const char *verb = is_mutation ? "mutate" : "query";
+    if (help(is_mutation ? mutate_help : query_help, argc, argv)) return OG_EXIT_OK;
+    og_graph_args a = {.verb = verb};
+    const char *inline_src = NULL, *file = NULL, *params = NULL, *params_file = NULL, *format = NULL, *if_commit = NULL;
+    og_flag flags[] = {
+        {"--query-string", "-e", 1, 0, &inline_src, NULL, NULL, NULL},
+        {"--query", NULL, 1, 0, &file, NULL, NULL, NULL},
+        {"--params", NULL, 1, 0, &params, NULL, NULL, NULL},
+        {"--params-file", NULL, 1, 0, &params_file, NULL, NULL, NULL},
+        {"--format", NULL, 1, 0, &format, NULL, NULL, NULL},
+        {"--if-commit", NULL, 1, 0, &if_commit, NULL, NULL, NULL},
+    };
+    int rc = og_graph_args_parse(&a, argc, argv, flags, 6, 1);
+    if (rc) return rc;
+    if (!!inline_src == !!file) return og_cli_usage(verb, "give exactly one of -e TEXT or --query FILE");
+    if (params && params_file) return og_cli_usage(verb, "give --params or --params-file, not both");
+    if (is_mutation && (format || a.at)) return og_cli_usage(verb, "%s is for reads", format ? "--format" : "--at");
+    if (!is_mutation && if_commit) return og_cli_usage(verb, "--if-commit is for mutations");
+    og_format fmt = OG_FORMAT_JSON;
+    if (format) {
+        if (!strcmp(format, "json")) fmt = OG_FORMAT_JSON;
+        else if (!strcmp(format, "jsonl")) fmt = OG_FORMAT_JSONL;
+        else if (!strcmp(format, "csv")) fmt = OG_FORMAT_CSV;
+        else if (!strcmp(format, "table")) fmt = OG_FORMAT_TABLE;
+        else return og_cli_usage(verb, "--format must be json, jsonl, csv or table");
+    }
+    const char *name = a.npositional ? a.positional[0] : NULL;
+    if (!a.store && !getenv("OMNIGRAPH_STORE")) return og_cli_usage(verb, "no graph given: pass --store ROOT");
+    a.npositional = 0;
+    const char *root = og_graph_args_root(&a);
+    og_buf src = OG_BUF_INIT, pbuf = OG_BUF_INIT;
+    if (file && og_cli_read_file(file, &src) != OG_OK) return OG_EXIT_FAIL;
+    if (inline_src) og_buf_append_str(&src, inline_src);
+    if (params_file) {
+        if (og_cli_read_file(params_file, &pbuf) != OG_OK) {
+            og_buf_free(&src);
+            return OG_EXIT_FAIL;
+        }
+        params = og_buf_cstr(&pbuf);
+    }
+    og_db *db = og_graph_args_open(&a, root);
+    og_status st = OG_OK;
+    int exit_code = OG_EXIT_OK;
+    if (!db) {
+        exit_code = OG_EXIT_FAIL;
+    } else if (is_mutation) {
+        og_receipt r;
+        st = og_db_mutate(&r, db, (const char *)src.data, src.len, name, params, a.branch, if_commit);
+        if (st) exit_code = og_cli_fail(verb, st);
+        else og_cli_print_receipt(&a, &r, 0);
+    } else {
+        og_rows *rows = NULL;
+        og_read_opts at = {a.branch, a.at};
+        st = og_db_query(&rows, db, (const char *)src.data, src.len, name, params, &at);
+        char *text = NULL;
+        if (st == OG_OK) st = og_rows_render(&text, NULL, rows, fmt, a.at ? a.at : (a.branch ? a.branch : "main"));
+        if (st) exit_code = og_cli_fail(verb, st);
+        else fputs(text, stdout);
+        og_free(text);
+        og_rows_free(rows);
+    }
+    og_db_close(db);
+    og_buf_free(&src);
+    og_buf_free(&pbuf);
+    return exit_code;
+}
+
+int og_cmd_query(int argc, char **argv) { return run_gq(argc, argv, 0); }
+int og_cmd_mutate(int argc, char **argv) { return run_gq(argc, argv, 1); }
+
+/* ---- export and snapshot ----------------------------------------------------------------------- */
+
+static const char *export_help =
+    "usage: omnigraph export [--branch B | --at COMMIT] [--type T]... ROOT\n"
+    "\n"
+    "Writes the graph as NDJSON in the load format to stdout (ids included), so that\n"
+    "`omnigraph load --mode overwrite` into a graph with the same schema reproduces it.\n"
+    "  --type T           only this node or edge type (repeatable)\n" COMMON_HELP;
+
+int og_cmd_export(int argc, char **argv)
+{
+    if (help(export_help, argc, argv)) return OG_EXIT_OK;
+    og_graph_args a = {.verb = "export"};
+    const char *types[64];
+    size_t ntypes = 0;
+    og_flag flags[] = {{"--type", NULL, 1, 1, NULL, NULL, types, &ntypes}};
+    int rc = og_graph_args_parse(&a, argc, argv, flags, 1, 1);
+    if (rc) return rc;
+    const char *root = og_graph_args_root(&a);
+    if (!root) return OG_EXIT_USAGE;
+    og_db *db = og_graph_args_open(&a, root);
+    if (!db) return OG_EXIT_FAIL;
+    og_read_opts at = {a.branch, a.at};
+    og_status st = og_db_export(db, stdout, &at, types, ntypes);
+    og_db_close(db);
+    return st ? og_cli_fail("export", st) : OG_EXIT_OK;
+}
+
+static const char *snapshot_help =
+    "usage: omnigraph snapshot [--branch B | --at COMMIT] [--json] ROOT\n"
+    "\n"
+    "Prints the snapshot a read would see: the commit, and per type its table version and row\n"
+    "count.\n" COMMON_HELP;
+
+int og_cmd_snapshot(int argc, char **argv)
+{
+    if (help(snapshot_help, argc, argv)) return OG_EXIT_OK;
+    og_graph_args a = {.verb = "snapshot"};
+    int rc = og_graph_args_parse(&a, argc, argv, NULL, 0, 1);
+    if (rc) return rc;
+    const char *root = og_graph_args_root(&a);
+    if (!root) return OG_EXIT_USAGE;
+    og_db *db = og_graph_args_open(&a, root);
+    if (!db) return OG_EXIT_FAIL;
+    og_read_opts at = {a.branch, a.at};
+    char *text = NULL;
+    og_status st = og_db_snapshot(&text, db, &at);
+    og_db_close(db);
+    if (st) return og_cli_fail("snapshot", st);
+    printf("%s\n", text);
+    og_free(text);
+    return OG_EXIT_OK;
+}
+
+/* `schema show`, reached from cmd_schema.c. */
+int og_cmd_schema_show(int argc, char **argv)
+{
+    static const char *show_help =
+        "usage: omnigraph schema show [--branch B | --at COMMIT] ROOT\n\nPrints the graph's .pg schema source.\n" COMMON_HELP;
+    if (help(show_help, argc, argv)) return OG_EXIT_OK;
+    og_graph_args a = {.verb = "schema show"};
+    int rc = og_graph_args_parse(&a, argc, argv, NULL, 0, 1);
+    if (rc) return rc;
+    const char *root = og_graph_args_root(&a);
+    if (!root) return OG_EXIT_USAGE;
+    og_db *db = og_graph_args_open(&a, root);
+    if (!db) return OG_EXIT_FAIL;
+    og_read_opts at = {a.branch, a.at};
+    char *text = NULL;
+    og_status st = og_db_schema_source(&text, db, &at);
+    og_db_close(db);
+    if (st) return og_cli_fail("schema show", st);
+    fputs(text, stdout);
+    if (*text && text[strlen(text) - 1] != '\n') putchar('\n');
+    og_free(text);
+    return OG_EXIT_OK;
+}

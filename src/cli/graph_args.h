@@ -1,0 +1,59 @@
+/*
+ * graph_args.h — the flags the graph verbs share (reference-surfaces.md §1.1–§1.2):
+ * `--store ROOT` or a positional ROOT, `--branch B`, `--at COMMIT` (alias `--snapshot`),
+ * `--json`, `--as ACTOR`, `--quiet`.  Verb-specific flags are recognised by the verb's own
+ * table and handed back through og_graph_args.extra.
+ */
+#ifndef OG_CLI_GRAPH_ARGS_H
+#define OG_CLI_GRAPH_ARGS_H
+
+#include "omnigraph.h"
+
+#define OG_EXIT_PRECONDITION 4
+
+typedef struct og_flag {
+    const char *name;   /* "--data" */
+    const char *alias;  /* "-e" or NULL */
+    int takes_value;
+    int repeatable;
+    const char **value; /* set for a value flag (the last one given) */
+    int *seen;          /* set for a switch */
+    const char **many;  /* repeatable: array of at least 64 entries */
+    size_t *nmany;
+} og_flag;
+
+typedef struct og_graph_args {
+    const char *verb;
+    const char *store;
+    const char *branch;
+    const char *at;
+    const char *actor;
+    int json;
+    int quiet;
+    const char *positional[4];
+    size_t npositional;
+} og_graph_args;
+
+/* Parses argv[1..argc) against the common flags and `flags` (may be NULL).  Returns 0, or
+ * prints a usage error and returns OG_EXIT_USAGE. */
+int og_graph_args_parse(og_graph_args *a, int argc, char **argv, og_flag *flags, size_t nflags,
+                        size_t max_positional);
+
+/* The graph root: --store, else the first positional (which is then consumed), else
+ * $OMNIGRAPH_STORE.  NULL (with a usage message printed) when none. */
+const char *og_graph_args_root(og_graph_args *a);
+
+/* Opens the graph at the root; prints the error and returns NULL on failure. */
+og_db *og_graph_args_open(og_graph_args *a, const char *root);
+
+/* Prints "omnigraph <verb>: <status>: <message>" to stderr; returns the exit code for st
+ * (OG_EXIT_PRECONDITION for a lost --if-commit, else 1). */
+int og_cli_fail(const char *verb, og_status st);
+
+/* "omnigraph <verb> -> <root> (direct, local|remote)" on stderr unless --quiet. */
+void og_graph_args_echo(const og_graph_args *a, const char *root);
+
+/* Prints a write receipt (--json: {"commit": {...} | null, ...}; else one line). */
+void og_cli_print_receipt(const og_graph_args *a, const og_receipt *r, int load);
+
+#endif

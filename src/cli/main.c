@@ -1,0 +1,105 @@
+/*
+ * main.c — the `omnigraph` command-line entry point: a dispatch table of verbs (each in its
+ * own cmd_<verb>.c, see cli.h), global --help, and the small helpers verbs share.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "util/error.h"
+
+static const og_cli_cmd commands[] = {
+    {"schema", "check a .pg schema, or plan a migration between two schema files", og_cmd_schema},
+    {"version", "print the version", og_cmd_version},
+    /* one line per verb; keep alphabetical after the first two */
+    {"export", "write a graph as NDJSON in the load format", og_cmd_export},
+    {"init", "create a graph from a .pg schema", og_cmd_init},
+    {"lint", "type-check a .gq query file against a schema (offline)", og_cmd_lint},
+    {"load", "load an NDJSON file as one commit (overwrite | append | merge)", og_cmd_load},
+    {"mutate", "run a .gq mutation as one commit", og_cmd_mutate},
+    {"query", "run a .gq read query", og_cmd_query},
+    {"snapshot", "show the table versions a read sees", og_cmd_snapshot},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: omnigraph <command> [options]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\nRun `omnigraph <command> --help` for a command's options.\n");
+}
+
+int og_cmd_version(int argc, char **argv)
+{
+    if (og_cli_wants_help(argc, argv)) {
+        printf("usage: omnigraph version\n\nPrints the version of this build.\n");
+        return OG_EXIT_OK;
+    }
+    if (argc > 1) return og_cli_usage("version", "unexpected argument '%s'", argv[1]);
+    printf("omnigraph %s\n", OG_VERSION_STRING);
+    return OG_EXIT_OK;
+}
+
+og_status og_cli_read_file(const char *path, og_buf *out)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "omnigraph: cannot read %s: %s\n", path, strerror(errno));
+        return og_err_errno(errno, "cannot read %s", path);
+    }
+    char chunk[65536];
+    size_t n;
+    og_status st = OG_OK;
+    while (st == OG_OK && (n = fread(chunk, 1, sizeof chunk, f)) > 0) st = og_buf_append(out, chunk, n);
+    if (st == OG_OK && ferror(f)) {
+        fprintf(stderr, "omnigraph: cannot read %s: %s\n", path, strerror(errno));
+        st = og_err_errno(errno, "cannot read %s", path);
+    }
+    fclose(f);
+    if (st == OG_OK) og_buf_cstr(out);
+    return st;
+}
+
+int og_cli_wants_help(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) return 1;
+    return 0;
+}
+
+int og_cli_usage(const char *verb, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "omnigraph %s: ", verb);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n(see `omnigraph %s --help`)\n", verb);
+    va_end(ap);
+    return OG_EXIT_USAGE;
+}
+
+void og_cli_out(const og_buf *b)
+{
+    if (b->len) fwrite(b->data, 1, b->len, stdout);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return OG_EXIT_USAGE;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return OG_EXIT_OK;
+    }
+    if (!strcmp(argv[1], "--version")) return og_cmd_version(1, argv + 1);
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "omnigraph: unknown command '%s'\n\n", argv[1]);
+    usage(stderr);
+    return OG_EXIT_USAGE;
+}

@@ -1,0 +1,18 @@
+/*
+ * export.h — a snapshot as NDJSON in the load envelope (reference-language.md §6.1), so that
+ * export → load (overwrite) into a graph with the same schema is lossless: every row, every
+ * id, every value.
+ */
+#ifndef OG_ENGINE_EXPORT_H
+#define OG_ENGINE_EXPORT_H
+
+#include <stdio.h>
+
+#include "engine/engine.h"
+
+/* Writes every node type, then every edge type (or only those named in types[0..ntypes),
+ * matched exactly for nodes and case-insensitively for edges), rows in table order. */
+og_status og_engine_export(og_engine *e, const char *branch, const char *commit, const char *const *types,
+                           size_t ntypes, FILE *out);
+
+#endif
