@@ -1,0 +1,138 @@
+/*
+ * test_cli_graph.c — the graph verbs of the `omnigraph` binary: init/load/query/mutate exit
+ * codes and outputs, --if-commit losing with exit code 4, time travel with --at, and a
+ * lossless export -> load round trip of the cookbook graph (shared/data).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+static char dir[64];
+static char bin[1024];
+
+/* Runs a shell command line; returns its exit status and its stdout in out. */
+static int run(char *out, size_t cap, const char *fmt, ...)
+{
+    char cmd[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t n = out ? fread(out, 1, cap - 1, p) : 0;
+    if (out) out[n] = '\0';
+    else {
+        char sink[4096];
+        while (fread(sink, 1, sizeof sink, p) > 0) {}
+    }
+    int rc = pclose(p);
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    strcpy(dir, "/tmp/og-cli-XXXXXX");
+    if (!mkdtemp(dir)) return -1;
+    snprintf(bin, sizeof bin, "%s/omnigraph", OG_BINARY_DIR);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void write_file(const char *name, const char *text)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void init_load_query_mutate_and_exit_codes(void **state)
+{
+    (void)state;
+    char out[65536];
+    write_file("s.pg", "node Person { name: String @key  age: I32? }\nedge Knows: Person -> Person\n");
+    write_file("d.jsonl", "{\"type\":\"Person\",\"data\":{\"name\":\"Ada\",\"age\":36}}\n"
+                          "{\"type\":\"Person\",\"data\":{\"name\":\"Grace\",\"age\":45}}\n"
+                          "{\"edge\":\"Knows\",\"from\":\"Ada\",\"to\":\"Grace\"}\n");
+    write_file("q.gq", "query friends($n: String) { match { $p: Person { name: $n } $p knows $f } return { $f.name, $f.age } }\n"
+                       "query older($a: I32) { match { $p: Person $p.age > $a } return { $p.name } order { $p.name } }\n"
+                       "query bump($n: String) { update Person set { age: 50 } where name = $n }\n");
+    assert_int_equal(run(NULL, 0, "%s init --schema %s/s.pg %s/g 2>/dev/null", bin, dir, dir), 0);
+    assert_int_equal(run(NULL, 0, "%s init --schema %s/s.pg %s/g 2>/dev/null", bin, dir, dir), 1); /* already there */
+    assert_int_equal(run(NULL, 0, "%s load --data %s/d.jsonl %s/g 2>/dev/null", bin, dir, dir), 2);  /* no --mode */
+    assert_int_equal(run(out, sizeof out, "%s load --quiet --json --data %s/d.jsonl --mode overwrite %s/g", bin, dir, dir), 0);
+    char commit1[32] = "";
+    const char *c = strstr(out, "\"graph_commit_id\": \"");
+    assert_non_null(c);
+    memcpy(commit1, c + 20, 26);
+
+    assert_int_equal(run(out, sizeof out, "%s query --store %s/g --query %s/q.gq friends --params '{\"n\":\"Ada\"}' --format csv", bin, dir, dir), 0);
+    assert_string_equal(out, "f.name,f.age\r\nGrace,45\r\n");
+    assert_int_equal(run(out, sizeof out, "%s query --store %s/g -e 'query q() { match { $p: Person } return { count($p) as n } }' --format jsonl", bin, dir), 0);
+    assert_non_null(strstr(out, "{\"n\":2}"));
+    /* a compile error: exit 1 with the T-code on stderr */
+    assert_int_equal(run(out, sizeof out, "%s query --store %s/g -e 'query q() { match { $p: Robot } return { $p.name } }' 2>&1", bin, dir), 1);
+    assert_non_null(strstr(out, "T1"));
+
+    /* --if-commit against the current head works, against an old one exits 4 */
+    assert_int_equal(run(out, sizeof out, "%s mutate --store %s/g --query %s/q.gq bump --params '{\"n\":\"Ada\"}' --if-commit %s --json", bin, dir, dir, commit1), 0);
+    assert_non_null(strstr(out, "\"affected_nodes\": 1"));
+    assert_int_equal(run(NULL, 0, "%s mutate --store %s/g --query %s/q.gq bump --params '{\"n\":\"Grace\"}' --if-commit %s 2>/dev/null", bin, dir, dir, commit1), 4);
+    /* no match: exit 0, nothing published */
+    assert_int_equal(run(out, sizeof out, "%s mutate --store %s/g --query %s/q.gq bump --params '{\"n\":\"Nobody\"}' --json", bin, dir, dir), 0);
+    assert_non_null(strstr(out, "\"commit\": null"));
+
+    assert_int_equal(run(out, sizeof out, "%s query --store %s/g --query %s/q.gq older --params '{\"a\":40}' --format csv", bin, dir, dir), 0);
+    assert_string_equal(out, "p.name\r\nAda\r\nGrace\r\n");
+    assert_int_equal(run(out, sizeof out, "%s query --store %s/g --at %s --query %s/q.gq older --params '{\"a\":40}' --format csv", bin, dir, commit1, dir), 0);
+    assert_string_equal(out, "p.name\r\nGrace\r\n");
+    assert_int_equal(run(out, sizeof out, "%s schema show %s/g", bin, dir), 0);
+    assert_non_null(strstr(out, "node Person"));
+}
+
+static void export_then_load_reproduces_the_cookbook_graph(void **state)
+{
+    (void)state;
+    char a[1 << 16], b[1 << 16];
+    const char *cb = OG_SHARED_DIR "/data/cookbook-industry-intel";
+    assert_int_equal(run(NULL, 0, "%s init --quiet --schema %s/schema.pg %s/c1 && %s load --quiet --data %s/seed.jsonl --mode overwrite %s/c1",
+                         bin, cb, dir, bin, cb, dir), 0);
+    assert_int_equal(run(NULL, 0, "%s export %s/c1 > %s/e1.jsonl", bin, dir, dir), 0);
+    assert_int_equal(run(NULL, 0, "%s init --quiet --schema %s/schema.pg %s/c2 && %s load --quiet --data %s/e1.jsonl --mode overwrite %s/c2",
+                         bin, cb, dir, bin, dir, dir), 0);
+    assert_int_equal(run(NULL, 0, "%s export %s/c2 > %s/e2.jsonl", bin, dir, dir), 0);
+    assert_int_equal(run(a, sizeof a, "wc -l < %s/e1.jsonl; wc -l < %s/seed.jsonl", dir, cb), 0);
+    int n1 = 0, n0 = 0;
+    sscanf(a, "%d %d", &n1, &n0);
+    assert_true(n1 > 0);
+    assert_int_equal(n1, n0);
+    assert_int_equal(run(b, sizeof b, "cmp %s/e1.jsonl %s/e2.jsonl && echo same", dir, dir), 0);
+    assert_string_equal(b, "same\n");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(init_load_query_mutate_and_exit_codes),
+        cmocka_unit_test(export_then_load_reproduces_the_cookbook_graph),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
