@@ -6,7 +6,7 @@ JOBS    ?= 2
 RELEASE := build/release
 TESTBLD := build/asan
 
-.PHONY: all deps build test test-c test-interop run clean bench
+.PHONY: all deps build test-build test test-c test-interop run demo-table clean bench
 
 all: build
 
@@ -35,7 +35,12 @@ test-interop: build
 
 test: test-c test-interop
 
+# The main job: the graph quickstart on an embedded local graph (scripts/quickstart.sh).
 run: build
+	bash scripts/quickstart.sh $(RELEASE)
+
+# The storage-layer demo: one Lance table with every column type, three versions.
+demo-table: build
 	bash scripts/run-demo.sh $(RELEASE)
 
 bench: build

@@ -240,7 +240,8 @@ static og_status render_table(og_buf *out, const og_rows *r)
             }
             if (b->len > w[c]) w[c] = b->len;
         }
-    for (size_t c = 0; c < nc; c++) og_buf_printf(out, "%s%-*s", c ? "  " : "", (int)w[c], r->res.names[c]);
+    for (size_t c = 0; c < nc; c++)
+        og_buf_printf(out, "%s%-*s", c ? "  " : "", c + 1 < nc ? (int)w[c] : 0, r->res.names[c]);
     og_buf_append_byte(out, '\n');
     for (size_t c = 0; c < nc; c++) {
         if (c) og_buf_append_str(out, "  ");
@@ -251,7 +252,7 @@ static og_status render_table(og_buf *out, const og_rows *r)
         for (size_t c = 0; c < nc; c++) {
             og_buf *b = &cells[i * nc + c];
             og_buf_printf(out, "%s%.*s%*s", c ? "  " : "", (int)b->len, b->data ? (const char *)b->data : "",
-                          (int)(w[c] - b->len), "");
+                          c + 1 < nc ? (int)(w[c] - b->len) : 0, "");
         }
         og_buf_append_byte(out, '\n');
     }
