@@ -1,0 +1,303 @@
+/*
+ * txn.c — the write protocol of STORAGE.md §5, the single function every writer (load,
+ * mutate, merge, schema apply, optimize, revert) goes through, and the commit draft the
+ * writer fills.
+ *
+ *   capture   head entry s (+ its incarnation) → commit → schema: one coherent view
+ *   plan      the caller's callback validates against that view and writes its immutable
+ *             effects (table versions), filling the draft (tables, schema, operation, parents)
+ *   commit    the commit object under a fresh ULID (plain put: nobody else can pick the name)
+ *   publish   put_if_absent of log entry s+1 — the only step that makes anything visible
+ *   lost      entry s+1 exists: re-capture and re-run the callback from scratch (never reuse
+ *             a stale plan), bounded, with jittered exponential back-off; a pinned expected
+ *             head turns the loss into precondition_failed instead.
+ *
+ * A delete + recreate of the branch between capture and publish appends entries s+1 and s+2,
+ * so the stale writer's put_if_absent of s+1 loses and it re-captures the new incarnation
+ * (or fails its expected-incarnation pin): the old base can never land on the new branch.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "graph/internal.h"
+#include "util/error.h"
+#include "util/fault.h"
+
+/* ---- the draft -------------------------------------------------------------------------- */
+
+static size_t table_pos(const og_commit *c, const char *dir, int *found)
+{
+    size_t lo = 0, hi = c->ntables;
+    *found = 0;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int r = strcmp(c->tables[mid].dir, dir);
+        if (r == 0) {
+            *found = 1;
+            return mid;
+        }
+        if (r < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+og_status og_draft_set_table(og_commit_draft *d, const char *dir, uint64_t version, uint64_t rows)
+{
+    if (!og_table_dir_valid(dir))
+        return og_err(OG_ERR_INVALID, "draft: \"%s\" is not a valid table directory", dir ? dir : "");
+    og_commit *c = &d->c;
+    int found;
+    size_t at = table_pos(c, dir, &found);
+    if (found) {
+        c->tables[at].version = version;
+        c->tables[at].rows = rows;
+        return OG_OK;
+    }
+    if (c->ntables == d->tables_cap) {
+        size_t cap = d->tables_cap ? d->tables_cap * 2 : 8;
+        og_table_ref *t = realloc(c->tables, cap * sizeof *t);
+        if (!t) return og_err(OG_ERR_NOMEM, "draft: out of memory adding table %s", dir);
+        c->tables = t;
+        d->tables_cap = cap;
+    }
+    char *copy = strdup(dir);
+    if (!copy) return og_err(OG_ERR_NOMEM, "draft: out of memory adding table %s", dir);
+    memmove(&c->tables[at + 1], &c->tables[at], (c->ntables - at) * sizeof *c->tables);
+    c->tables[at] = (og_table_ref){copy, version, rows};
+    c->ntables++;
+    return OG_OK;
+}
+
+og_status og_draft_remove_table(og_commit_draft *d, const char *dir)
+{
+    og_commit *c = &d->c;
+    int found;
+    size_t at = table_pos(c, dir, &found);
+    if (!found) return og_err(OG_ERR_NOT_FOUND, "draft: table %s is not in the commit", dir);
+    free(c->tables[at].dir);
+    memmove(&c->tables[at], &c->tables[at + 1], (c->ntables - at - 1) * sizeof *c->tables);
+    c->ntables--;
+    return OG_OK;
+}
+
+og_status og_draft_set_schema(og_commit_draft *d, const char *schema_id)
+{
+    if (!schema_id || !og_sha256_hex_valid(schema_id))
+        return og_err(OG_ERR_INVALID, "draft: \"%s\" is not a schema id", schema_id ? schema_id : "");
+    memcpy(d->c.schema, schema_id, OG_SCHEMA_ID_LEN + 1);
+    return OG_OK;
+}
+
+og_status og_draft_set_operation(og_commit_draft *d, og_op_kind kind, const char *mode)
+{
+    if (!og_op_kind_name(kind) || kind == OG_OP_INIT)
+        return og_err(OG_ERR_INVALID, "draft: invalid operation kind %d", (int)kind);
+    char *m = NULL;
+    if (mode && !(m = strdup(mode))) return og_err(OG_ERR_NOMEM, "draft: out of memory");
+    free(d->c.mode);
+    d->c.mode = m;
+    d->c.kind = kind;
+    return OG_OK;
+}
+
+og_status og_draft_set_stat(og_commit_draft *d, const char *name, int64_t value)
+{
+    og_commit *c = &d->c;
+    if (!name || !*name) return og_err(OG_ERR_INVALID, "draft: a stat needs a name");
+    for (size_t i = 0; i < c->nstats; i++)
+        if (strcmp(c->stats[i].name, name) == 0) {
+            c->stats[i].value = value;
+            return OG_OK;
+        }
+    if (c->nstats == d->stats_cap) {
+        size_t cap = d->stats_cap ? d->stats_cap * 2 : 4;
+        og_stat *s = realloc(c->stats, cap * sizeof *s);
+        if (!s) return og_err(OG_ERR_NOMEM, "draft: out of memory");
+        c->stats = s;
+        d->stats_cap = cap;
+    }
+    char *copy = strdup(name);
+    if (!copy) return og_err(OG_ERR_NOMEM, "draft: out of memory");
+    c->stats[c->nstats++] = (og_stat){copy, value};
+    return OG_OK;
+}
+
+og_status og_draft_add_parent(og_commit_draft *d, const char *commit_id)
+{
+    if (!commit_id || !og_ulid_valid(commit_id))
+        return og_err(OG_ERR_INVALID, "draft: \"%s\" is not a commit id", commit_id ? commit_id : "");
+    if (d->c.nparents >= OG_GRAPH_MAX_PARENTS) return og_err(OG_ERR_INVALID, "draft: a commit has at most two parents");
+    for (size_t i = 0; i < d->c.nparents; i++)
+        if (strcmp(d->c.parents[i], commit_id) == 0)
+            return og_err(OG_ERR_INVALID, "draft: commit %s is already a parent", commit_id);
+    memcpy(d->c.parents[d->c.nparents++], commit_id, OG_ULID_LEN + 1);
+    return OG_OK;
+}
+
+void og_draft_set_noop(og_commit_draft *d) { d->noop = 1; }
+
+static og_status draft_init(og_commit_draft *d, const og_snapshot *base)
+{
+    memset(d, 0, sizeof *d);
+    const og_commit *bc = og_snapshot_commit(base);
+    OG_TRY(og_commit_copy_tables(&d->c, bc));
+    d->tables_cap = d->c.ntables;
+    memcpy(d->c.schema, bc->schema, sizeof d->c.schema);
+    memcpy(d->c.parents[0], bc->id, OG_ULID_LEN + 1);
+    d->c.nparents = 1;
+    return OG_OK;
+}
+
+/* ---- the protocol ----------------------------------------------------------------------- */
+
+static void backoff(og_graph *g, int attempt)
+{
+    uint64_t cap = g->backoff_base_ms;
+    for (int i = 1; i < attempt && cap < g->backoff_max_ms; i++) cap *= 2;
+    if (cap > g->backoff_max_ms) cap = g->backoff_max_ms;
+    uint32_t r = 0;
+    if (og_random_bytes(&r, sizeof r) != OG_OK) r = (uint32_t)og_now_ms();
+    /* Equal jitter: half fixed, half random, in microseconds. */
+    uint64_t us = cap * 500 + (uint64_t)r % (cap * 500 + 1);
+    struct timespec ts = {(time_t)(us / 1000000), (long)(us % 1000000) * 1000};
+    nanosleep(&ts, NULL);
+}
+
+/* Checks the draft the callback returned before anything about it is written. */
+static og_status draft_check(og_graph *g, const og_commit_draft *d, const og_snapshot *base, const char *branch)
+{
+    if (d->c.kind == OG_OP_NONE)
+        return og_err(OG_ERR_INVALID, "write to branch \"%s\": the writer set no operation kind", branch);
+    if (strcmp(d->c.schema, og_snapshot_schema_id(base)) != 0) {
+        char key[128];
+        uint64_t size;
+        og_schema_key(d->c.schema, key);
+        og_status st = og_store_head(g->store, key, &size);
+        if (st == OG_ERR_NOT_FOUND)
+            return og_err(OG_ERR_INVALID, "write to branch \"%s\": schema %s was never stored (%s missing)", branch,
+                          d->c.schema, key);
+        if (st != OG_OK) return og_err_wrap(st, "checking schema %s", d->c.schema);
+    }
+    for (size_t i = 1; i < d->c.nparents; i++) {
+        const og_commit *pc;
+        og_cache_entry *hold;
+        og_status st = og_graph_commit_get(g, d->c.parents[i], &pc, &hold);
+        og_cache_entry_release(hold);
+        if (st != OG_OK) return og_err_wrap(st, "write to branch \"%s\": parent", branch);
+    }
+    return OG_OK;
+}
+
+/* One attempt.  *lost = 1 when the publish lost to another writer, 2 when the plan grew too
+ * old to publish (both mean: start again from a fresh capture). */
+static og_status attempt_once(og_graph *g, const og_write_opts *o, const char *actor, og_write_fn fn, void *ctx,
+                              int attempt, og_write_result *res, int *lost)
+{
+    *lost = 0;
+    int64_t captured_at = og_now_ms();
+    og_ref_entry head;
+    int found;
+    OG_TRY(og_graph_head_lookup(g, o->branch, &head, &found));
+    if (!found) return og_err(OG_ERR_NOT_FOUND, "branch \"%s\" not found", o->branch);
+    if (head.kind == OG_REF_DELETE) return og_err(OG_ERR_NOT_FOUND, "branch \"%s\" not found (it was deleted)", o->branch);
+    if (o->expected_head && strcmp(o->expected_head, head.commit) != 0)
+        return og_err(OG_ERR_PRECONDITION_FAILED, "branch \"%s\" is at commit %s, not the expected %s", o->branch,
+                      head.commit, o->expected_head);
+    if (o->expected_incarnation && strcmp(o->expected_incarnation, head.incarnation) != 0)
+        return og_err(OG_ERR_PRECONDITION_FAILED,
+                      "branch \"%s\" was deleted and re-created (incarnation %s, expected %s)", o->branch,
+                      head.incarnation, o->expected_incarnation);
+
+    og_snapshot *base = NULL;
+    og_status st = og_snapshot_make(g, &head, head.commit, &base);
+    if (st != OG_OK) return og_err_wrap(st, "capturing branch \"%s\"", o->branch);
+    og_commit_draft d;
+    st = draft_init(&d, base);
+    if (st == OG_OK) st = fn(ctx, g, base, &d, attempt);
+    if (st == OG_OK && d.noop) {
+        res->published = 0;
+        memcpy(res->commit, head.commit, sizeof res->commit);
+        res->seq = head.seq;
+        goto done;
+    }
+    if (st == OG_OK) st = draft_check(g, &d, base, o->branch);
+    if (st != OG_OK) goto done;
+    og_graph_step(g, "graph.after_effects");
+
+    og_commit *c = &d.c;
+    c->actor = strdup(actor);
+    c->message = og_strdup_or_null(o->message);
+    if (!c->actor || (o->message && !c->message)) {
+        st = og_err(OG_ERR_NOMEM, "out of memory writing to branch \"%s\"", o->branch);
+        goto done;
+    }
+    int64_t now = og_now_ms();
+    og_format_time_ms(now, c->created_at);
+    if ((st = og_ulid_new(c->id)) != OG_OK) goto done;
+    if ((st = og_graph_commit_write(g, c)) != OG_OK) goto done;
+    og_graph_step(g, "graph.after_commit_object");
+
+    og_ref_entry e;
+    memset(&e, 0, sizeof e);
+    e.seq = head.seq + 1;
+    memcpy(e.branch, head.branch, sizeof e.branch);
+    memcpy(e.incarnation, head.incarnation, sizeof e.incarnation);
+    e.kind = OG_REF_ADVANCE;
+    memcpy(e.commit, c->id, sizeof e.commit);
+    memcpy(e.previous, head.commit, sizeof e.previous);
+    snprintf(e.actor, sizeof e.actor, "%s", actor);
+    memcpy(e.at, c->created_at, sizeof e.at);
+    if (og_now_ms() - captured_at > g->max_plan_ms) {
+        /* Too old to publish safely (cleanup may have reclaimed log entries after our base,
+         * see docs/graph-authority.md): treat like a lost publish and re-capture. */
+        *lost = 2;
+        st = OG_ERR_ALREADY_EXISTS;
+        goto done;
+    }
+    st = og_graph_publish_entry(g, &e);
+    if (st == OG_ERR_ALREADY_EXISTS) {
+        *lost = 1;
+    } else if (st == OG_OK) {
+        res->published = 1;
+        memcpy(res->commit, c->id, sizeof res->commit);
+        res->seq = e.seq;
+    }
+done:
+    og_commit_clear(&d.c);
+    og_snapshot_free(base);
+    return st;
+}
+
+og_status og_graph_write(og_graph *g, const og_write_opts *o, og_write_fn fn, void *ctx, og_write_result *out)
+{
+    og_write_result res;
+    memset(&res, 0, sizeof res);
+    if (!o || !fn) return og_err(OG_ERR_INVALID, "write: options and a writer callback are required");
+    OG_TRY(og_branch_name_check(o->branch));
+    const char *actor = o->actor ? o->actor : "omnigraph";
+    if (!og_actor_valid(actor)) return og_err(OG_ERR_INVALID, "write to branch \"%s\": invalid actor", o->branch);
+    if (o->expected_head && !og_ulid_valid(o->expected_head))
+        return og_err(OG_ERR_INVALID, "write to branch \"%s\": expected head \"%s\" is not a commit id", o->branch,
+                      o->expected_head);
+    int max = o->max_attempts > 0 ? o->max_attempts : g->max_attempts;
+    for (int attempt = 1; attempt <= max; attempt++) {
+        int lost = 0;
+        res.attempts = attempt;
+        og_status st = attempt_once(g, o, actor, fn, ctx, attempt, &res, &lost);
+        if (!lost) {
+            if (st == OG_OK && out) *out = res;
+            return st;
+        }
+        if (lost == 1 && o->expected_head)
+            return og_err(OG_ERR_PRECONDITION_FAILED,
+                          "branch \"%s\" moved away from the expected head %s while the write was prepared", o->branch,
+                          o->expected_head);
+        if (attempt < max) backoff(g, attempt);
+    }
+    if (out) *out = res;
+    return og_err(OG_ERR_CONFLICT, "write to branch \"%s\" lost its publish %d times to concurrent writers; giving up",
+                  o->branch, max);
+}

@@ -1,0 +1,231 @@
+/*
+ * test_branch.c — branch names (every rule, with its message), the percent-encoding round
+ * trip, and branch control: create from a branch or a commit, already-exists, delete as a
+ * tombstone, main is undeletable, list skips deleted branches, recreate-after-delete is a new
+ * incarnation further down the same log.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "graph_testutil.h"
+
+static void assert_bad_name(const char *name, const char *msg_part)
+{
+    og_status s = og_branch_name_check(name);
+    if (s != OG_ERR_INVALID) fail_msg("name \"%s\" accepted", name);
+    if (!strstr(og_error_message(), msg_part))
+        fail_msg("name \"%s\": message \"%s\" lacks \"%s\"", name, og_error_message(), msg_part);
+}
+
+static void branch_name_rules_reject_with_reasons(void **state)
+{
+    (void)state;
+    assert_bad_name("", "empty");
+    assert_bad_name("a..b", "..");
+    assert_bad_name("..", "..");
+    assert_bad_name("a\tb", "control");
+    assert_bad_name("a\x7f", "control");
+    assert_bad_name("/a", "start or end with '/'");
+    assert_bad_name("a/", "start or end with '/'");
+    assert_bad_name("a//b", "empty path component");
+    assert_bad_name("_system", "reserved");
+    assert_bad_name("refs/heads/x", "reserved");
+    assert_bad_name("HEAD", "reserved");
+    assert_bad_name("a b", "' '");
+    assert_bad_name("a:b", "':'");
+    assert_bad_name("a~1", "'~'");
+    assert_bad_name("x@{1}", "@{");
+    assert_bad_name("-x", "'-'");
+    assert_bad_name(".hidden", "'.'");
+    assert_bad_name("a/.b", "'.'");
+    assert_bad_name("a.", "end with '.'");
+    assert_bad_name("x.lock", ".lock");
+    assert_bad_name("\xc3\x28", "UTF-8");
+    char big[202];
+    memset(big, 'a', 201);
+    big[201] = '\0';
+    assert_bad_name(big, "limit");
+    char wide[200];
+    for (int i = 0; i < 99; i++) wide[2 * i] = 'a', wide[2 * i + 1] = '/';
+    wide[198] = 'a';
+    wide[199] = '\0'; /* 199 bytes, 99 slashes → 199 + 2*99 encoded */
+    assert_bad_name(wide, "encoded");
+    char ok200[201];
+    memset(ok200, 'a', 200);
+    ok200[200] = '\0';
+    assert_int_equal(og_branch_name_check(ok200), OG_OK);
+    const char *good[] = {"main", "agent/ingest-42", "feature_x", "v1.2", "a-b/c.d/e_f", "caf\xc3\xa9", "a@b"};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
+        if (og_branch_name_check(good[i]) != OG_OK) fail_msg("name \"%s\" rejected: %s", good[i], og_error_message());
+}
+
+static void branch_encoding_round_trips(void **state)
+{
+    (void)state;
+    char enc[3 * OG_BRANCH_MAX + 1], dec[OG_BRANCH_MAX + 1];
+    og_branch_encode("agent/ingest-42", enc);
+    assert_string_equal(enc, "agent%2Fingest-42");
+    assert_int_equal(og_branch_decode(enc, dec, sizeof dec), OG_OK);
+    assert_string_equal(dec, "agent/ingest-42");
+    og_branch_encode("caf\xc3\xa9 %x", enc);
+    assert_string_equal(enc, "caf%C3%A9%20%25x");
+    assert_int_equal(og_branch_decode(enc, dec, sizeof dec), OG_OK);
+    assert_string_equal(dec, "caf\xc3\xa9 %x");
+    assert_int_equal(og_branch_decode("a%2", dec, sizeof dec), OG_ERR_INVALID);
+    assert_int_equal(og_branch_decode("a%61", dec, sizeof dec), OG_ERR_INVALID); /* non-canonical */
+    assert_int_equal(og_branch_decode("a/b", dec, sizeof dec), OG_ERR_INVALID);
+    char key[512];
+    assert_int_equal(og_ref_key("agent/ingest-42", 1, key, sizeof key), OG_OK);
+    assert_string_equal(key, "_graph/refs/agent%2Fingest-42/18446744073709551614.json");
+    assert_int_equal(og_ref_key("main", 42, key, sizeof key), OG_OK);
+    assert_string_equal(key, "_graph/refs/main/18446744073709551573.json");
+}
+
+typedef struct fixture {
+    char *dir;
+    og_store *st;
+    og_graph *g;
+} fixture;
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    f->dir = tu_tmpdir();
+    f->st = tu_store(f->dir);
+    f->g = tu_init(f->st);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    og_graph_close(f->g);
+    og_store_close(f->st);
+    tu_rmrf(f->dir);
+    free(f->dir);
+    free(f);
+    return 0;
+}
+
+static void create_from_branch_and_commit(void **state)
+{
+    fixture *f = *state;
+    og_write_result r1, r2;
+    assert_int_equal(tu_commit(f->g, "main", &r1), OG_OK);
+    assert_int_equal(tu_commit(f->g, "main", &r2), OG_OK);
+    og_ref_entry e;
+    assert_int_equal(og_branch_create(f->g, "agent/ingest-42", "main", NULL, "alice", &e), OG_OK);
+    assert_int_equal(e.seq, 1);
+    assert_int_equal(e.kind, OG_REF_CREATE);
+    assert_string_equal(e.commit, r2.commit);
+    assert_string_equal(e.actor, "alice");
+    og_bytes b = {0};
+    assert_int_equal(og_store_get(f->st, "_graph/refs/agent%2Fingest-42/18446744073709551614.json", &b), OG_OK);
+    og_bytes_free(&b);
+    assert_int_equal(og_branch_create(f->g, "old", NULL, r1.commit, NULL, &e), OG_OK);
+    og_snapshot *s;
+    assert_int_equal(og_graph_snapshot_branch(f->g, "old", &s), OG_OK);
+    assert_string_equal(og_snapshot_commit_id(s), r1.commit);
+    og_snapshot_free(s);
+    /* Writes on the fork don't move main. */
+    assert_int_equal(tu_commit(f->g, "agent/ingest-42", NULL), OG_OK);
+    char h[OG_ULID_LEN + 1];
+    tu_head(f->g, "main", h, NULL);
+    assert_string_equal(h, r2.commit);
+
+    assert_int_equal(og_branch_create(f->g, "old", "main", NULL, NULL, NULL), OG_ERR_ALREADY_EXISTS);
+    assert_non_null(strstr(og_error_message(), "old"));
+    assert_int_equal(og_branch_create(f->g, "main", "old", NULL, NULL, NULL), OG_ERR_ALREADY_EXISTS);
+    assert_int_equal(og_branch_create(f->g, "x", "nosuch", NULL, NULL, NULL), OG_ERR_NOT_FOUND);
+    assert_non_null(strstr(og_error_message(), "nosuch"));
+    assert_int_equal(og_branch_create(f->g, "x", NULL, "01ARZ3NDEKTSV4RRFFQ69G5FAV", NULL, NULL), OG_ERR_NOT_FOUND);
+    assert_int_equal(og_branch_create(f->g, "x", "main", r1.commit, NULL, NULL), OG_ERR_INVALID);
+    assert_int_equal(og_branch_create(f->g, "_x", "main", NULL, NULL, NULL), OG_ERR_INVALID);
+}
+
+static void delete_list_and_recreate_as_new_incarnation(void **state)
+{
+    fixture *f = *state;
+    og_ref_entry first, second;
+    assert_int_equal(og_branch_create(f->g, "b", "main", NULL, NULL, &first), OG_OK);
+    assert_int_equal(og_branch_create(f->g, "a/x", "main", NULL, NULL, NULL), OG_OK);
+    assert_int_equal(og_branch_create(f->g, "c", "main", NULL, NULL, NULL), OG_OK);
+    assert_int_equal(tu_commit(f->g, "b", NULL), OG_OK);
+    og_branch_list l;
+    assert_int_equal(og_branch_list_all(f->g, &l), OG_OK);
+    assert_int_equal(l.count, 4);
+    assert_string_equal(l.items[0].branch, "a/x");
+    assert_string_equal(l.items[1].branch, "b");
+    assert_int_equal(l.items[1].kind, OG_REF_ADVANCE);
+    assert_string_equal(l.items[2].branch, "c");
+    assert_string_equal(l.items[3].branch, "main");
+    og_branch_list_free(&l);
+
+    assert_int_equal(og_branch_delete(f->g, "main", NULL), OG_ERR_INVALID);
+    assert_non_null(strstr(og_error_message(), "main"));
+    assert_int_equal(og_branch_delete(f->g, "b", "bob"), OG_OK);
+    assert_int_equal(og_branch_delete(f->g, "b", NULL), OG_ERR_NOT_FOUND);
+    assert_int_equal(og_branch_delete(f->g, "nosuch", NULL), OG_ERR_NOT_FOUND);
+    og_ref_entry e;
+    assert_int_equal(og_graph_head_entry(f->g, "b", &e), OG_OK);
+    assert_int_equal(e.kind, OG_REF_DELETE);
+    assert_int_equal(e.seq, 3);
+    assert_string_equal(e.commit, "");
+    og_snapshot *s;
+    assert_int_equal(og_graph_snapshot_branch(f->g, "b", &s), OG_ERR_NOT_FOUND);
+    assert_non_null(strstr(og_error_message(), "deleted"));
+    assert_int_equal(tu_commit(f->g, "b", NULL), OG_ERR_NOT_FOUND);
+
+    assert_int_equal(og_branch_list_all(f->g, &l), OG_OK);
+    assert_int_equal(l.count, 3);
+    for (size_t i = 0; i < l.count; i++) assert_string_not_equal(l.items[i].branch, "b");
+    og_branch_list_free(&l);
+
+    assert_int_equal(og_branch_create(f->g, "b", "c", NULL, NULL, &second), OG_OK);
+    assert_int_equal(second.seq, 4);
+    assert_string_not_equal(second.incarnation, first.incarnation);
+    assert_int_equal(og_branch_list_all(f->g, &l), OG_OK);
+    assert_int_equal(l.count, 4);
+    og_branch_list_free(&l);
+    /* A second handle (no memory hints) agrees. */
+    og_graph *g2 = tu_open(f->st);
+    assert_int_equal(og_graph_head_entry(g2, "b", &e), OG_OK);
+    assert_int_equal(e.seq, 4);
+    assert_string_equal(e.incarnation, second.incarnation);
+    og_graph_close(g2);
+}
+
+static void list_handles_names_that_prefix_each_other(void **state)
+{
+    fixture *f = *state;
+    const char *names[] = {"a", "a-b", "a.hint", "a/b", "a0", "ab", "z/y/x"};
+    size_t n = sizeof names / sizeof names[0];
+    for (size_t i = 0; i < n; i++) assert_int_equal(og_branch_create(f->g, names[i], "main", NULL, NULL, NULL), OG_OK);
+    assert_int_equal(tu_commit(f->g, "a", NULL), OG_OK);
+    assert_int_equal(og_branch_delete(f->g, "ab", NULL), OG_OK);
+    og_branch_list l;
+    assert_int_equal(og_branch_list_all(f->g, &l), OG_OK);
+    assert_int_equal(l.count, n); /* + main - ab */
+    for (size_t i = 0; i < n; i++) {
+        int seen = strcmp(names[i], "ab") == 0 ? 1 : 0;
+        for (size_t j = 0; j < l.count; j++) seen += strcmp(l.items[j].branch, names[i]) == 0;
+        if (seen != 1) fail_msg("branch %s listed %d times", names[i], seen);
+    }
+    og_branch_list_free(&l);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(branch_name_rules_reject_with_reasons),
+        cmocka_unit_test(branch_encoding_round_trips),
+        cmocka_unit_test_setup_teardown(create_from_branch_and_commit, setup, teardown),
+        cmocka_unit_test_setup_teardown(delete_list_and_recreate_as_new_incarnation, setup, teardown),
+        cmocka_unit_test_setup_teardown(list_handles_names_that_prefix_each_other, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
