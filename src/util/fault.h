@@ -3,9 +3,9 @@
  *
  * og_fault_point("commit.after_manifest") makes the process _exit(OG_FAULT_EXIT_CODE)
  * immediately when the environment variable OG_FAULT names that point (a comma-separated list
- * is allowed).  With OG_FAULT unset it costs one cached getenv.  Tests loop over every point
- * a code path declares (og_fault_points_seen lists the names reached, for that purpose, when
- * OG_FAULT_TRACE=1 prints each name to stderr as it is passed).
+ * is allowed).  With OG_FAULT unset it costs a getenv.  Tests discover the points a code path
+ * passes by running it once with OG_FAULT_TRACE=1, which prints each name to stderr as it is
+ * passed, and then crash at each in turn.
  */
 #ifndef OG_UTIL_FAULT_H
 #define OG_UTIL_FAULT_H
