@@ -1,0 +1,214 @@
+/*
+ * table.c — opening a table directory, finding its versions and loading a named version's
+ * manifest.  Scans live in table_scan.c, staged writes in table_txn.c (see table.h).
+ *
+ * Manifests are looked up by name, never by listing, except for the tool-only
+ * og_table_latest_version / og_table_list_versions: a graph read costs one GET per table
+ * version it names, however long the history.
+ */
+#include "table/table_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/error.h"
+
+/* Reader feature flags we understand: 1 deletion files, 2 stable row ids (row addresses are
+ * still fragment << 32 | offset, which is all we use), 4 "v2 format" (deprecated), 8 table
+ * config present. */
+#define KNOWN_READER_FLAGS 15u
+
+og_status og_table_open(og_table **out, og_store *store, const char *dir)
+{
+    *out = NULL;
+    if (!store || !dir || !dir[0]) return og_err(OG_ERR_INVALID, "table: no store or directory");
+    size_t n = strlen(dir);
+    if (dir[n - 1] == '/') return og_err(OG_ERR_INVALID, "table directory '%s' ends with '/'", dir);
+    og_table *t = calloc(1, sizeof *t);
+    if (!t) return og_err(OG_ERR_NOMEM, "out of memory");
+    t->store = store;
+    t->dir = strdup(dir);
+    t->prefix = malloc(n + sizeof "tables//");
+    if (!t->dir || !t->prefix) {
+        og_table_close(t);
+        return og_err(OG_ERR_NOMEM, "out of memory");
+    }
+    snprintf(t->prefix, n + sizeof "tables//", "tables/%s/", dir);
+    char probe[4096];
+    og_status st = og_table_i_key(t, "_versions/x", probe, sizeof probe);
+    if (st == OG_OK) st = og_store_key_check(probe);
+    if (st != OG_OK) {
+        og_table_close(t);
+        return og_err_wrap(OG_ERR_INVALID, "table directory '%s'", dir);
+    }
+    *out = t;
+    return OG_OK;
+}
+
+void og_table_close(og_table *t)
+{
+    if (!t) return;
+    free(t->dir);
+    free(t->prefix);
+    free(t);
+}
+
+const char *og_table_dir(const og_table *t) { return t->dir; }
+og_store *og_table_store(const og_table *t) { return t->store; }
+
+og_status og_table_i_key(const og_table *t, const char *rel, char *out, size_t cap)
+{
+    int k = snprintf(out, cap, "%s%s", t->prefix, rel);
+    if (k < 0 || (size_t)k >= cap) return og_err(OG_ERR_INVALID, "table key too long: %s%s", t->prefix, rel);
+    return OG_OK;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+og_status og_table_list_versions(og_table *t, uint64_t **out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    char prefix[4096];
+    OG_TRY(og_table_i_key(t, "_versions/", prefix, sizeof prefix));
+    og_keylist kl;
+    OG_TRY(og_store_list(t->store, prefix, NULL, 0, &kl));
+    uint64_t *v = kl.count ? malloc(kl.count * sizeof *v) : NULL;
+    if (kl.count && !v) {
+        og_keylist_free(&kl);
+        return og_err(OG_ERR_NOMEM, "out of memory");
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < kl.count; i++) {
+        const char *rest = kl.keys[i] + strlen(prefix);
+        if (strchr(rest, '/')) continue; /* not directly in _versions/ */
+        if (og_manifest_parse_name(rest, &v[k], NULL)) k++;
+    }
+    og_keylist_free(&kl);
+    if (k) qsort(v, k, sizeof *v, cmp_u64);
+    if (!k) {
+        free(v);
+        v = NULL;
+    }
+    *out = v;
+    *n = k;
+    return OG_OK;
+}
+
+og_status og_table_latest_version(og_table *t, uint64_t *out)
+{
+    *out = 0;
+    char prefix[4096];
+    OG_TRY(og_table_i_key(t, "_versions/", prefix, sizeof prefix));
+    /* With V2 names the newest version sorts first: a short listing finds it. */
+    og_keylist kl;
+    OG_TRY(og_store_list(t->store, prefix, NULL, 8, &kl));
+    for (size_t i = 0; i < kl.count; i++) {
+        uint64_t v;
+        int v2;
+        const char *rest = kl.keys[i] + strlen(prefix);
+        if (!strchr(rest, '/') && og_manifest_parse_name(rest, &v, &v2) && v2) {
+            *out = v;
+            og_keylist_free(&kl);
+            return OG_OK;
+        }
+    }
+    og_keylist_free(&kl);
+    uint64_t *all;
+    size_t n;
+    OG_TRY(og_table_list_versions(t, &all, &n));
+    if (n) *out = all[n - 1];
+    free(all);
+    return OG_OK;
+}
+
+void og_table_set_cache(og_table *t, og_cache *cache) { t->cache = cache; }
+
+/* A cached manifest and the naming its file used. */
+typedef struct cached_manifest {
+    og_manifest m;
+    int v1;
+} cached_manifest;
+
+static void cached_manifest_free(void *p)
+{
+    cached_manifest *c = p;
+    og_manifest_free(&c->m);
+    free(c);
+}
+
+static og_status load_uncached(og_table *t, uint64_t version, og_manifest *out, int *v1, size_t *bytes);
+
+og_status og_table_i_load(og_table *t, uint64_t version, og_manifest *out, int *v1)
+{
+    og_manifest_init(out);
+    if (!t->cache) return load_uncached(t, version, out, v1, NULL);
+    char key[4200];
+    snprintf(key, sizeof key, "m:%s%llu", t->prefix, (unsigned long long)version);
+    og_cache_entry *e = og_cache_get(t->cache, key);
+    if (!e) {
+        cached_manifest *c = calloc(1, sizeof *c);
+        if (!c) return og_err(OG_ERR_NOMEM, "out of memory");
+        size_t bytes = 0;
+        og_status st = load_uncached(t, version, &c->m, &c->v1, &bytes);
+        if (st != OG_OK) {
+            free(c);
+            return st;
+        }
+        OG_TRY(og_cache_put(t->cache, key, c, 2 * bytes + sizeof *c, cached_manifest_free, &e));
+    }
+    const cached_manifest *c = og_cache_entry_value(e);
+    og_status st = og_manifest_copy(out, &c->m);
+    if (v1) *v1 = c->v1;
+    og_cache_entry_release(e);
+    return st;
+}
+
+static og_status load_uncached(og_table *t, uint64_t version, og_manifest *out, int *v1, size_t *bytes)
+{
+    og_manifest_init(out);
+    if (version == 0) return og_err(OG_ERR_NOT_FOUND, "table %s: version 0 does not exist", t->dir);
+    char rel[64], key[4096];
+    OG_TRY(og_manifest_path(rel, sizeof rel, version));
+    OG_TRY(og_table_i_key(t, rel, key, sizeof key));
+    og_bytes b = {NULL, 0};
+    og_status st = og_store_get(t->store, key, &b);
+    int used_v1 = 0;
+    if (st == OG_ERR_NOT_FOUND) {
+        snprintf(rel, sizeof rel, "_versions/%llu.manifest", (unsigned long long)version);
+        OG_TRY(og_table_i_key(t, rel, key, sizeof key));
+        st = og_store_get(t->store, key, &b);
+        used_v1 = 1;
+    }
+    if (st == OG_ERR_NOT_FOUND)
+        return og_err(OG_ERR_NOT_FOUND, "table %s: version %llu not found", t->dir,
+                      (unsigned long long)version);
+    if (st != OG_OK) return st;
+    if (bytes) *bytes = b.len;
+    st = og_manifest_file_decode(b.data, b.len, out);
+    og_bytes_free(&b);
+    if (st != OG_OK) return og_err_wrap(st, "table %s version %llu", t->dir, (unsigned long long)version);
+    if (out->version != version) {
+        og_manifest_free(out);
+        return og_err(OG_ERR_CORRUPT, "table %s: manifest %s holds version %llu", t->dir, key,
+                      (unsigned long long)out->version);
+    }
+    if (out->reader_flags & ~(uint64_t)KNOWN_READER_FLAGS) {
+        uint64_t f = out->reader_flags;
+        og_manifest_free(out);
+        return og_err(OG_ERR_UNSUPPORTED, "table %s version %llu needs reader features 0x%llx",
+                      t->dir, (unsigned long long)version, (unsigned long long)f);
+    }
+    if (v1) *v1 = used_v1;
+    return OG_OK;
+}
+
+og_status og_table_load(og_table *t, uint64_t version, og_manifest *out)
+{
+    return og_table_i_load(t, version, out, NULL);
+}

@@ -1,0 +1,193 @@
+/*
+ * table.h — versioned Lance tables: the contract the graph and engine layers use for table
+ * data (STORAGE.md §3, §4 "Table version", §10; LANCE.md).
+ *
+ * A table is one Lance dataset under the store key prefix "tables/<dir>/":
+ *   data/<uuid>.lance                                   immutable data files (file format 2.0)
+ *   _deletions/<fragment>-<read_version>-<id>.bin       immutable deletion vectors (BITMAP)
+ *   _versions/<u64max - version, 20 digits>.manifest    one complete manifest per version
+ *
+ * Reads always name a version.  A graph commit names the table versions it sees; Lance's own
+ * "latest" means nothing to the graph, so og_table_latest_version exists for tools only.
+ *
+ * Writes are staged in an og_table_txn that starts from a named base version (never from
+ * "latest"), collects appends, deletes, an overwrite, compactions and schema changes, and
+ * commits them as ONE new version: data files are written (og_store_put, uniquely named) as
+ * they are staged, deletion files at commit, then the manifest is created with
+ * og_store_put_if_absent at version base+1 — or the next free number when another writer took
+ * that one (several writers on several branches share one numeric sequence; each manifest
+ * lists its complete fragment set, so interleaving is harmless).  Nothing a txn writes is
+ * reachable before its manifest exists, and a manifest is only graph-visible once a commit
+ * names it, so an abandoned txn leaves garbage for cleanup, never a partial state.
+ *
+ * Fault points (util/fault.h): "table.after_data_file" after each data file is written,
+ * "table.after_deletion_file" after each deletion file, "table.after_manifest" after the
+ * manifest put.
+ *
+ * Errors: OG_ERR_NOT_FOUND (a version, fragment or field that does not exist),
+ * OG_ERR_INVALID (API misuse: wrong column count or types, an offset past a fragment's rows,
+ * an unstable schema change), OG_ERR_CORRUPT (a stored file does not decode),
+ * OG_ERR_UNSUPPORTED(_VERSION) (a table or file feature this build cannot read or write),
+ * OG_ERR_CONFLICT (no free version number within the retry bound), OG_ERR_IO / OG_ERR_NOMEM.
+ */
+#ifndef OG_TABLE_TABLE_H
+#define OG_TABLE_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "omnigraph.h"
+#include "store/store.h"
+#include "table/lance_schema.h"
+#include "table/manifest.h"
+#include "util/cache.h"
+#include "util/vector.h"
+
+/* The row address Lance reports as _rowid. */
+#define OG_ROW_ADDR(frag, offset) (((uint64_t)(frag) << 32) | (uint64_t)(uint32_t)(offset))
+#define OG_ROW_ADDR_FRAG(addr) ((uint32_t)((addr) >> 32))
+#define OG_ROW_ADDR_OFFSET(addr) ((uint32_t)(addr))
+
+typedef struct og_table og_table;
+
+/* ---------------------------------------------------------------------------------------- */
+/* Opening and versions                                                                      */
+/* ---------------------------------------------------------------------------------------- */
+
+/* A handle on the table directory `dir` (one path segment or several, no leading '/') in
+ * `store`, which the handle borrows.  Does no I/O: a table without any version opens fine.
+ * OG_ERR_INVALID for a bad directory name. */
+og_status og_table_open(og_table **out, og_store *store, const char *dir);
+void og_table_close(og_table *t);
+const char *og_table_dir(const og_table *t);
+og_store *og_table_store(const og_table *t);
+
+/* Lets og_table_load keep decoded manifests in `cache` (util/cache.h; keys
+ * "m:tables/<dir>/<version>"), which the table borrows: it must outlive the table.  Manifests
+ * are immutable, so a cached one never goes stale.  NULL turns caching off. */
+void og_table_set_cache(og_table *t, og_cache *cache);
+
+/* The highest version number present (0 when the table has none).  For tools and tests:
+ * graph reads must use the version their commit names. */
+og_status og_table_latest_version(og_table *t, uint64_t *out);
+/* Every version present, ascending (*out malloc'd, free it; may be NULL when *n == 0). */
+og_status og_table_list_versions(og_table *t, uint64_t **out, size_t *n);
+
+/* Loads the manifest of `version` into *out (free with og_manifest_free; a copy when it comes
+ * from the cache).  Accepts V2 and V1 manifest names.  OG_ERR_NOT_FOUND when the version does not exist, OG_ERR_CORRUPT when its
+ * manifest does not decode, OG_ERR_UNSUPPORTED when it needs reader features we lack. */
+og_status og_table_load(og_table *t, uint64_t version, og_manifest *out);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Scanning a version                                                                        */
+/* ---------------------------------------------------------------------------------------- */
+
+typedef struct og_table_scan og_table_scan;
+
+typedef struct og_table_scan_opts {
+    const int32_t *field_ids;    /* top-level field ids to read, in output order; */
+    size_t nfields;              /*   0 = every top-level field in schema order */
+    const uint64_t *fragment_ids;/* restrict to these fragments (manifest order kept); */
+    size_t nfragments;           /*   0 = every fragment */
+    size_t batch_rows;           /* physical rows per batch before deletions; 0 = 4096 */
+} og_table_scan_opts;
+
+typedef struct og_table_batch {
+    size_t nrows;                /* 0 at the end of the scan */
+    size_t ncols;
+    const og_vector *cols;       /* ncols vectors, in the projection's order */
+    const uint64_t *row_addrs;   /* nrows row addresses (fragment << 32 | offset) */
+    uint64_t fragment_id;        /* every row of a batch comes from one fragment */
+} og_table_batch;
+
+/* A scan of the live rows (deletion vectors applied) of version `m` of table `t`, fragment
+ * by fragment in manifest order, rows in offset order.  Fields of the manifest that a
+ * fragment's data files do not hold read as null.  The scan borrows t and m.  Data files are
+ * mapped through og_store_map (a real mmap on local stores) and fixed-width columns of batches
+ * without deletions point straight into the mapped pages.
+ * OG_ERR_NOT_FOUND for an unknown field or fragment id, OG_ERR_INVALID for a child field id. */
+og_status og_table_scan_open(og_table_scan **out, og_table *t, const og_manifest *m,
+                             const og_table_scan_opts *opts);
+/* The next batch.  Vectors and row addresses stay valid until the next call or
+ * og_table_scan_free; batches with no live rows are skipped. */
+og_status og_table_scan_next(og_table_scan *s, og_table_batch *out);
+void og_table_scan_free(og_table_scan *s);
+
+/* Reads the rows at `offsets[0..n)` (ascending, live or not) of fragment `fragment_id` for
+ * the top-level fields `field_ids[0..nfields)` into out[0..nfields) (owned vectors; free each
+ * with og_vector_free).  OG_ERR_INVALID for an offset past the fragment's rows. */
+og_status og_table_take(og_table *t, const og_manifest *m, uint64_t fragment_id,
+                        const uint32_t *offsets, size_t n, const int32_t *field_ids,
+                        size_t nfields, og_vector *out);
+
+/* The deleted rows of a fragment at that version (a new bitmap; empty without a deletion
+ * file).  Free with roaring_bitmap_free. */
+og_status og_table_fragment_deletions(og_table *t, const og_fragment *f, roaring_bitmap_t **out);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Staged writes                                                                             */
+/* ---------------------------------------------------------------------------------------- */
+
+typedef struct og_table_txn og_table_txn;
+
+/* Starts a txn on top of `base_version` (0 = a new, empty table), borrowing t.  `schema`
+ * (copied; may be NULL to keep the base's) sets the schema as og_table_txn_set_schema does;
+ * a new table needs one.  The base is loaded here; "latest" is never consulted.
+ * OG_ERR_NOT_FOUND for a missing base, OG_ERR_UNSUPPORTED for a base whose writer feature
+ * flags we do not implement. */
+og_status og_table_txn_begin(og_table_txn **out, og_table *t, uint64_t base_version,
+                             const og_lance_schema *schema);
+void og_table_txn_free(og_table_txn *x);
+
+/* The working manifest: the base plus everything staged so far (fragment ids of staged
+ * appends are final).  Borrowed; valid until the next call on the txn. */
+const og_manifest *og_table_txn_manifest(const og_table_txn *x);
+
+/* Replaces the schema.  Field ids are identities: a field whose id the current schema has
+ * must keep its logical type and parent; a field with a new id is a new column, and must be
+ * nullable when the table has rows (old fragments read it as null: a manifest-only change);
+ * a field left out is dropped (its data stays in old files, unread).  An id that a current
+ * data file holds but the current schema lacks may not be reused.  The "id" column's primary
+ * key flag is the caller's (og_lance_schema_add_column).  OG_ERR_INVALID. */
+og_status og_table_txn_set_schema(og_table_txn *x, const og_lance_schema *schema);
+
+/* Appends one batch as a new fragment with one new data file: cols[i] is the i-th top-level
+ * field of the txn's schema; every vector has the same length (> 0).  *fragment_id (may be
+ * NULL) receives the new fragment's id (max_fragment_id + 1, never reused). */
+og_status og_table_txn_append(og_table_txn *x, const og_vector *cols, size_t ncols,
+                              uint64_t *fragment_id);
+
+/* Streaming form of append for large fragments: open a fragment writer, write batches,
+ * finish (writes the data file and stages the fragment). */
+typedef struct og_table_fragment_writer og_table_fragment_writer;
+og_status og_table_txn_fragment_begin(og_table_txn *x, og_table_fragment_writer **out);
+og_status og_table_fragment_write(og_table_fragment_writer *w, const og_vector *cols, size_t ncols);
+/* Writes the data file, stages the fragment and frees w (also on error).  A writer that wrote
+ * no rows stages nothing (*fragment_id = UINT64_MAX). */
+og_status og_table_fragment_finish(og_table_fragment_writer *w, uint64_t *fragment_id);
+void og_table_fragment_abort(og_table_fragment_writer *w);
+
+/* Marks rows `offsets[0..n)` of fragment `fragment_id` deleted (already deleted rows are
+ * fine).  The fragment's deletion file at commit is cumulative: all rows deleted so far.
+ * OG_ERR_NOT_FOUND for a fragment not in the working manifest, OG_ERR_INVALID for an offset
+ * past its physical rows. */
+og_status og_table_txn_delete(og_table_txn *x, uint64_t fragment_id, const uint32_t *offsets,
+                              size_t n);
+
+/* Drops every fragment (the txn's later appends make up the new content). */
+og_status og_table_txn_overwrite(og_table_txn *x);
+
+/* Rewrites the live rows of the listed fragments (in their manifest order, row order
+ * preserved, staged deletions applied) into one new fragment holding every field of the
+ * current schema, placed where the first of them was; the others leave the list.
+ * *fragment_id (may be NULL) receives the new id (UINT64_MAX when no row was live: then the
+ * fragments are simply removed). */
+og_status og_table_txn_compact(og_table_txn *x, const uint64_t *fragment_ids, size_t n,
+                               uint64_t *fragment_id);
+
+/* Writes the deletion files, then creates the manifest of the new version at the next free
+ * version number after the base; *version receives the number it got.  The txn can then only
+ * be freed.  OG_ERR_CONFLICT when no free number was found within the retry bound. */
+og_status og_table_txn_commit(og_table_txn *x, uint64_t *version);
+
+#endif

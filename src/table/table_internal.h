@@ -1,0 +1,38 @@
+/*
+ * table_internal.h — what table.c, table_scan.c and table_txn.c share.  Private to
+ * src/table/ (the contract is table.h).
+ */
+#ifndef OG_TABLE_TABLE_INTERNAL_H
+#define OG_TABLE_TABLE_INTERNAL_H
+
+#include "table/table.h"
+#include "util/cache.h"
+
+struct og_table {
+    og_store *store;
+    char *dir;
+    char *prefix;    /* "tables/<dir>/" */
+    og_cache *cache; /* borrowed; NULL = no caching */
+};
+
+/* prefix + rel into out[cap]. OG_ERR_INVALID when it does not fit. */
+og_status og_table_i_key(const og_table *t, const char *rel, char *out, size_t cap);
+
+/* Loads a manifest, telling which naming the version's file used (*v1 = 1 for V1). */
+og_status og_table_i_load(og_table *t, uint64_t version, og_manifest *out, int *v1);
+
+/* Deletions to apply to a fragment instead of its deletion file (a txn's staged ones):
+ * returns NULL to use the file. */
+typedef const roaring_bitmap_t *(*og_table_i_del_fn)(void *ctx, uint64_t fragment_id);
+
+og_status og_table_i_scan_open(og_table_scan **out, og_table *t, const og_manifest *m,
+                               const og_table_scan_opts *opts, og_table_i_del_fn del_fn,
+                               void *del_ctx);
+
+/* dst = the rows sel[0..n) of src (ascending or not), as a new owned vector. */
+og_status og_table_i_vector_select(const og_vector *src, const uint32_t *sel, size_t n,
+                                   og_vector *dst);
+/* dst = `len` null rows of `type` (owned). */
+og_status og_table_i_vector_nulls(og_type type, size_t len, og_vector *dst);
+
+#endif

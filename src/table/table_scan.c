@@ -1,0 +1,560 @@
+/*
+ * table_scan.c — reading a table version: batch scans with projection and deletion vectors,
+ * random-access takes, and the vector helpers (row selection, all-null columns) they use.
+ *
+ * A scan walks the manifest's fragments in order.  For each fragment it maps the data files
+ * that hold a projected field (og_store_map: a real mmap on local stores) and opens LFILE's
+ * reader over them; fields no file holds read as null (a column added after the fragment was
+ * written).  The fragment's deletion vector is expanded into a plain bitset once, so the per
+ * batch test is a bit lookup.  A batch without deleted rows hands the reader's vectors on as
+ * they are (zero-copy for fixed-width pages); a batch with deleted rows is compacted into
+ * owned vectors holding only the live rows.
+ */
+#include "table/table_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "table/lance_file.h"
+#include "util/error.h"
+
+/* ---------------------------------------------------------------------------------------- */
+/* Vector helpers                                                                            */
+/* ---------------------------------------------------------------------------------------- */
+
+static int is_var(og_type_id id) { return id == OG_T_STRING || id == OG_T_BLOB || id == OG_T_LIST; }
+
+og_status og_table_i_vector_nulls(og_type type, size_t len, og_vector *dst)
+{
+    OG_TRY(og_vector_init(dst, type));
+    og_status st = OG_OK;
+    size_t vbytes = (len + 7) / 8;
+    dst->validity = calloc(vbytes ? vbytes : 1, 1);
+    if (!dst->validity) st = og_err(OG_ERR_NOMEM, "out of memory");
+    if (st == OG_OK && is_var(type.id)) {
+        int64_t *o = calloc(len + 1, sizeof *o);
+        if (!o) st = og_err(OG_ERR_NOMEM, "out of memory");
+        free(dst->offsets);
+        dst->offsets = o;
+    } else if (st == OG_OK) {
+        size_t bytes = type.id == OG_T_BOOL ? vbytes : len * og_type_width(type);
+        dst->values = calloc(bytes ? bytes : 1, 1);
+        if (!dst->values) st = og_err(OG_ERR_NOMEM, "out of memory");
+    }
+    if (st != OG_OK) {
+        og_vector_free(dst);
+        return st;
+    }
+    dst->len = len;
+    dst->null_count = len;
+    dst->cap_rows = len;
+    return OG_OK;
+}
+
+static og_status select_validity(const og_vector *src, const uint32_t *sel, size_t n, og_vector *dst)
+{
+    dst->null_count = 0;
+    if (!src->validity) return OG_OK;
+    uint8_t *bits = calloc((n + 7) / 8 ? (n + 7) / 8 : 1, 1);
+    if (!bits) return og_err(OG_ERR_NOMEM, "out of memory");
+    size_t nulls = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (og_bit_get(src->validity, sel[i]))
+            bits[i >> 3] |= (uint8_t)(1u << (i & 7));
+        else
+            nulls++;
+    }
+    if (nulls == 0) {
+        free(bits);
+        return OG_OK;
+    }
+    dst->validity = bits;
+    dst->null_count = nulls;
+    return OG_OK;
+}
+
+og_status og_table_i_vector_select(const og_vector *src, const uint32_t *sel, size_t n, og_vector *dst)
+{
+    og_status st = og_vector_init(dst, src->type);
+    if (st != OG_OK) return st;
+    st = select_validity(src, sel, n, dst);
+    if (st != OG_OK) goto fail;
+    switch (src->type.id) {
+    case OG_T_BOOL: {
+        uint8_t *bits = calloc((n + 7) / 8 ? (n + 7) / 8 : 1, 1);
+        if (!bits) { st = og_err(OG_ERR_NOMEM, "out of memory"); goto fail; }
+        for (size_t i = 0; i < n; i++)
+            if (og_bit_get(src->values, sel[i])) bits[i >> 3] |= (uint8_t)(1u << (i & 7));
+        dst->values = bits;
+        break;
+    }
+    case OG_T_STRING: case OG_T_BLOB: {
+        size_t total = 0;
+        for (size_t i = 0; i < n; i++) total += (size_t)(src->offsets[sel[i] + 1] - src->offsets[sel[i]]);
+        int64_t *o = malloc((n + 1) * sizeof *o);
+        uint8_t *bytes = malloc(total ? total : 1);
+        if (!o || !bytes) {
+            free(o);
+            free(bytes);
+            st = og_err(OG_ERR_NOMEM, "out of memory");
+            goto fail;
+        }
+        free(dst->offsets);
+        dst->offsets = o;
+        dst->values = bytes;
+        o[0] = 0;
+        size_t at = 0;
+        for (size_t i = 0; i < n; i++) {
+            size_t b = (size_t)src->offsets[sel[i]], e = (size_t)src->offsets[sel[i] + 1];
+            if (e > b) memcpy(bytes + at, (const uint8_t *)src->values + b, e - b);
+            at += e - b;
+            o[i + 1] = (int64_t)at;
+        }
+        dst->cap_bytes = total;
+        break;
+    }
+    case OG_T_LIST: {
+        size_t items = 0;
+        for (size_t i = 0; i < n; i++) items += (size_t)(src->offsets[sel[i] + 1] - src->offsets[sel[i]]);
+        uint32_t *csel = malloc((items ? items : 1) * sizeof *csel);
+        int64_t *o = malloc((n + 1) * sizeof *o);
+        if (!csel || !o) {
+            free(csel);
+            free(o);
+            st = og_err(OG_ERR_NOMEM, "out of memory");
+            goto fail;
+        }
+        free(dst->offsets);
+        dst->offsets = o;
+        o[0] = 0;
+        size_t at = 0;
+        for (size_t i = 0; i < n; i++) {
+            for (int64_t k = src->offsets[sel[i]]; k < src->offsets[sel[i] + 1]; k++) csel[at++] = (uint32_t)k;
+            o[i + 1] = (int64_t)at;
+        }
+        og_vector_free(dst->child);
+        st = og_table_i_vector_select(src->child, csel, items, dst->child);
+        free(csel);
+        if (st != OG_OK) {
+            /* dst->child is zeroed by a failed select; re-init so og_vector_free stays safe */
+            og_vector_init(dst->child, (og_type){src->type.elem, OG_T_NULL, 0});
+            goto fail;
+        }
+        break;
+    }
+    default: {
+        size_t w = og_type_width(src->type);
+        size_t bytes = n * w;
+        uint8_t *vals = malloc(bytes ? bytes : 1);
+        if (!vals) { st = og_err(OG_ERR_NOMEM, "out of memory"); goto fail; }
+        for (size_t i = 0; i < n; i++) memcpy(vals + i * w, (const uint8_t *)src->values + (size_t)sel[i] * w, w);
+        dst->values = vals;
+        break;
+    }
+    }
+    dst->len = n;
+    dst->cap_rows = n;
+    return OG_OK;
+fail:
+    og_vector_free(dst);
+    return st;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Deletions                                                                                 */
+/* ---------------------------------------------------------------------------------------- */
+
+og_status og_table_fragment_deletions(og_table *t, const og_fragment *f, roaring_bitmap_t **out)
+{
+    *out = NULL;
+    if (!f->deletion.present) {
+        *out = roaring_bitmap_create();
+        return *out ? OG_OK : og_err(OG_ERR_NOMEM, "out of memory");
+    }
+    char rel[128], key[4096];
+    OG_TRY(og_deletion_path(rel, sizeof rel, f->id, f->deletion.read_version, f->deletion.id, f->deletion.kind));
+    OG_TRY(og_table_i_key(t, rel, key, sizeof key));
+    og_bytes b = {NULL, 0};
+    og_status st = og_store_get(t->store, key, &b);
+    if (st == OG_ERR_NOT_FOUND)
+        return og_err(OG_ERR_CORRUPT, "table %s: deletion file %s of fragment %llu is missing",
+                      t->dir, rel, (unsigned long long)f->id);
+    if (st != OG_OK) return st;
+    st = og_deletion_decode(f->deletion.kind, b.data, b.len, out);
+    og_bytes_free(&b);
+    if (st != OG_OK) return og_err_wrap(st, "table %s fragment %llu", t->dir, (unsigned long long)f->id);
+    if (roaring_bitmap_get_cardinality(*out) && roaring_bitmap_maximum(*out) >= f->physical_rows) {
+        roaring_bitmap_free(*out);
+        *out = NULL;
+        return og_err(OG_ERR_CORRUPT, "table %s: deletion file %s names a row past fragment %llu's %llu rows",
+                      t->dir, rel, (unsigned long long)f->id, (unsigned long long)f->physical_rows);
+    }
+    return OG_OK;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Fragment readers                                                                          */
+/* ---------------------------------------------------------------------------------------- */
+
+typedef struct frag_files {
+    size_t n;
+    og_mapping **maps;
+    og_lance_reader **readers; /* NULL until needed */
+} frag_files;
+
+static void frag_files_close(frag_files *ff)
+{
+    for (size_t i = 0; i < ff->n; i++) {
+        og_lance_reader_free(ff->readers[i]);
+        if (ff->maps[i]) og_mapping_release(ff->maps[i]);
+    }
+    free(ff->maps);
+    free(ff->readers);
+    memset(ff, 0, sizeof *ff);
+}
+
+static og_status frag_files_init(frag_files *ff, const og_fragment *f)
+{
+    memset(ff, 0, sizeof *ff);
+    if (!f->nfiles) return OG_OK;
+    ff->maps = calloc(f->nfiles, sizeof *ff->maps);
+    ff->readers = calloc(f->nfiles, sizeof *ff->readers);
+    if (!ff->maps || !ff->readers) {
+        frag_files_close(ff);
+        return og_err(OG_ERR_NOMEM, "out of memory");
+    }
+    ff->n = f->nfiles;
+    return OG_OK;
+}
+
+/* The data file of fragment f that holds field id `fid` (the last one wins, as in Lance, when
+ * several claim it), or -1. */
+static long file_of_field(const og_fragment *f, int32_t fid)
+{
+    long found = -1;
+    for (size_t i = 0; i < f->nfiles; i++)
+        for (size_t k = 0; k < f->files[i].nfields; k++)
+            if (f->files[i].fields[k] == fid) found = (long)i;
+    return found;
+}
+
+static og_status open_file(og_table *t, const og_fragment *f, frag_files *ff, size_t i)
+{
+    if (ff->readers[i]) return OG_OK;
+    const og_data_file *d = &f->files[i];
+    if (!((d->major == 2 && d->minor == 0) || (d->major == 0 && d->minor == 3)))
+        return og_err(OG_ERR_UNSUPPORTED_VERSION, "table %s: data file %s has file version %u.%u (we read 2.0)",
+                      t->dir, d->path, d->major, d->minor);
+    char rel[4096], key[4096];
+    if ((size_t)snprintf(rel, sizeof rel, "data/%s", d->path) >= sizeof rel)
+        return og_err(OG_ERR_INVALID, "data file path too long");
+    OG_TRY(og_table_i_key(t, rel, key, sizeof key));
+    og_status st = og_store_map(t->store, key, &ff->maps[i]);
+    if (st == OG_ERR_NOT_FOUND)
+        return og_err(OG_ERR_CORRUPT, "table %s: data file %s of fragment %llu is missing", t->dir,
+                      d->path, (unsigned long long)f->id);
+    if (st != OG_OK) return st;
+    st = og_lance_reader_open(&ff->readers[i], og_mapping_data(ff->maps[i]), og_mapping_size(ff->maps[i]));
+    if (st != OG_OK) return og_err_wrap(st, "table %s data file %s", t->dir, d->path);
+    if (og_lance_reader_num_rows(ff->readers[i]) != f->physical_rows)
+        return og_err(OG_ERR_CORRUPT, "table %s: data file %s has %llu rows, its fragment %llu says %llu",
+                      t->dir, d->path, (unsigned long long)og_lance_reader_num_rows(ff->readers[i]),
+                      (unsigned long long)f->id, (unsigned long long)f->physical_rows);
+    return OG_OK;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Scan                                                                                      */
+/* ---------------------------------------------------------------------------------------- */
+
+struct og_table_scan {
+    og_table *t;
+    const og_manifest *m;
+    og_table_i_del_fn del_fn;
+    void *del_ctx;
+    size_t nfields;
+    int32_t *field_ids;
+    og_type *types;
+    size_t *frags;      /* manifest indexes of the fragments to scan */
+    size_t nfrags, next_frag;
+    size_t batch_rows;
+    /* the current fragment */
+    const og_fragment *cur;
+    frag_files ff;
+    long *file_of;      /* per projected field: data file index or -1 */
+    uint8_t *deleted;   /* bitset over physical rows, or NULL when none is deleted */
+    uint64_t pos;
+    /* the current batch */
+    og_vector *cols;
+    uint64_t *addrs;
+    uint32_t *sel;
+};
+
+static void batch_clear(og_table_scan *s)
+{
+    for (size_t i = 0; i < s->nfields; i++) og_vector_free(&s->cols[i]);
+}
+
+static void frag_close(og_table_scan *s)
+{
+    frag_files_close(&s->ff);
+    free(s->deleted);
+    s->deleted = NULL;
+    s->cur = NULL;
+}
+
+void og_table_scan_free(og_table_scan *s)
+{
+    if (!s) return;
+    batch_clear(s);
+    frag_close(s);
+    free(s->field_ids);
+    free(s->types);
+    free(s->frags);
+    free(s->file_of);
+    free(s->cols);
+    free(s->addrs);
+    free(s->sel);
+    free(s);
+}
+
+og_status og_table_i_scan_open(og_table_scan **out, og_table *t, const og_manifest *m,
+                               const og_table_scan_opts *opts, og_table_i_del_fn del_fn, void *del_ctx)
+{
+    *out = NULL;
+    og_table_scan_opts none = {0};
+    if (!opts) opts = &none;
+    og_table_scan *s = calloc(1, sizeof *s);
+    if (!s) return og_err(OG_ERR_NOMEM, "out of memory");
+    s->t = t;
+    s->m = m;
+    s->del_fn = del_fn;
+    s->del_ctx = del_ctx;
+    s->batch_rows = opts->batch_rows ? opts->batch_rows : OG_LANCE_DEFAULT_BATCH_ROWS;
+    if (s->batch_rows > UINT32_MAX) s->batch_rows = UINT32_MAX;
+    og_status st = OG_OK;
+    size_t nf = opts->nfields ? opts->nfields : og_lance_schema_num_top(&m->schema);
+    s->field_ids = calloc(nf ? nf : 1, sizeof *s->field_ids);
+    s->types = calloc(nf ? nf : 1, sizeof *s->types);
+    s->file_of = calloc(nf ? nf : 1, sizeof *s->file_of);
+    s->cols = calloc(nf ? nf : 1, sizeof *s->cols);
+    s->addrs = malloc(s->batch_rows * sizeof *s->addrs);
+    s->sel = malloc(s->batch_rows * sizeof *s->sel);
+    s->frags = calloc(m->nfragments ? m->nfragments : 1, sizeof *s->frags);
+    if (!s->field_ids || !s->types || !s->file_of || !s->cols || !s->addrs || !s->sel || !s->frags) {
+        og_table_scan_free(s);
+        return og_err(OG_ERR_NOMEM, "out of memory");
+    }
+    s->nfields = nf;
+    for (size_t i = 0; st == OG_OK && i < nf; i++) {
+        long idx;
+        if (opts->nfields) {
+            idx = og_lance_schema_find_id(&m->schema, opts->field_ids[i]);
+            if (idx < 0)
+                st = og_err(OG_ERR_NOT_FOUND, "table %s: no field with id %d", t->dir, opts->field_ids[i]);
+            else if (m->schema.fields[idx].parent_id != -1)
+                st = og_err(OG_ERR_INVALID, "table %s: field %d is not a top-level field", t->dir, opts->field_ids[i]);
+        } else {
+            idx = og_lance_schema_top(&m->schema, i);
+        }
+        if (st == OG_OK) {
+            s->field_ids[i] = m->schema.fields[idx].id;
+            st = og_lance_schema_field_type(&m->schema, (size_t)idx, &s->types[i]);
+        }
+    }
+    if (st == OG_OK) {
+        if (opts->nfragments) {
+            for (size_t i = 0; i < m->nfragments; i++)
+                for (size_t k = 0; k < opts->nfragments; k++)
+                    if (m->fragments[i].id == opts->fragment_ids[k]) {
+                        s->frags[s->nfrags++] = i;
+                        break;
+                    }
+            for (size_t k = 0; st == OG_OK && k < opts->nfragments; k++)
+                if (og_manifest_find_fragment(m, opts->fragment_ids[k]) < 0)
+                    st = og_err(OG_ERR_NOT_FOUND, "table %s version %llu: no fragment %llu", t->dir,
+                                (unsigned long long)m->version, (unsigned long long)opts->fragment_ids[k]);
+        } else {
+            for (size_t i = 0; i < m->nfragments; i++) s->frags[s->nfrags++] = i;
+        }
+    }
+    if (st != OG_OK) {
+        og_table_scan_free(s);
+        return st;
+    }
+    *out = s;
+    return OG_OK;
+}
+
+og_status og_table_scan_open(og_table_scan **out, og_table *t, const og_manifest *m,
+                             const og_table_scan_opts *opts)
+{
+    return og_table_i_scan_open(out, t, m, opts, NULL, NULL);
+}
+
+static og_status bitset_from(const roaring_bitmap_t *bm, uint64_t rows, uint8_t **out)
+{
+    *out = NULL;
+    uint64_t card = roaring_bitmap_get_cardinality(bm);
+    if (!card) return OG_OK;
+    uint8_t *bits = calloc((size_t)((rows + 7) / 8) + 1, 1);
+    uint32_t *vals = malloc((size_t)card * sizeof *vals);
+    if (!bits || !vals) {
+        free(bits);
+        free(vals);
+        return og_err(OG_ERR_NOMEM, "out of memory");
+    }
+    roaring_bitmap_to_uint32_array(bm, vals);
+    for (uint64_t i = 0; i < card; i++)
+        if (vals[i] < rows) bits[vals[i] >> 3] |= (uint8_t)(1u << (vals[i] & 7));
+    free(vals);
+    *out = bits;
+    return OG_OK;
+}
+
+static og_status frag_open(og_table_scan *s, const og_fragment *f)
+{
+    s->cur = f;
+    s->pos = 0;
+    OG_TRY(frag_files_init(&s->ff, f));
+    for (size_t i = 0; i < s->nfields; i++) {
+        s->file_of[i] = file_of_field(f, s->field_ids[i]);
+        if (s->file_of[i] >= 0) OG_TRY(open_file(s->t, f, &s->ff, (size_t)s->file_of[i]));
+    }
+    const roaring_bitmap_t *override = s->del_fn ? s->del_fn(s->del_ctx, f->id) : NULL;
+    if (override) return bitset_from(override, f->physical_rows, &s->deleted);
+    if (!f->deletion.present) return OG_OK;
+    roaring_bitmap_t *bm;
+    OG_TRY(og_table_fragment_deletions(s->t, f, &bm));
+    og_status st = bitset_from(bm, f->physical_rows, &s->deleted);
+    roaring_bitmap_free(bm);
+    return st;
+}
+
+/* Reads rows [start, start+count) of projected field i of the current fragment into *v. */
+static og_status read_field(og_table_scan *s, size_t i, uint64_t start, size_t count, og_vector *v)
+{
+    if (s->file_of[i] < 0) return og_table_i_vector_nulls(s->types[i], count, v);
+    og_status st = og_lance_reader_read(s->ff.readers[s->file_of[i]], s->field_ids[i], start, count, v);
+    if (st != OG_OK)
+        return og_err_wrap(st, "table %s fragment %llu field %d", s->t->dir,
+                           (unsigned long long)s->cur->id, s->field_ids[i]);
+    if (!og_type_eq(v->type, s->types[i]) || v->len != count) {
+        og_vector_free(v);
+        return og_err(OG_ERR_CORRUPT, "table %s fragment %llu: field %d has another type in its data file",
+                      s->t->dir, (unsigned long long)s->cur->id, s->field_ids[i]);
+    }
+    return OG_OK;
+}
+
+og_status og_table_scan_next(og_table_scan *s, og_table_batch *out)
+{
+    batch_clear(s);
+    memset(out, 0, sizeof *out);
+    out->ncols = s->nfields;
+    out->cols = s->cols;
+    out->row_addrs = s->addrs;
+    for (;;) {
+        if (!s->cur) {
+            if (s->next_frag >= s->nfrags) return OG_OK; /* end */
+            og_status st = frag_open(s, &s->m->fragments[s->frags[s->next_frag++]]);
+            if (st != OG_OK) {
+                frag_close(s);
+                return st;
+            }
+        }
+        const og_fragment *f = s->cur;
+        if (s->pos >= f->physical_rows) {
+            frag_close(s);
+            continue;
+        }
+        uint64_t start = s->pos;
+        size_t count = (size_t)(f->physical_rows - start < s->batch_rows ? f->physical_rows - start : s->batch_rows);
+        s->pos += count;
+        size_t live = 0;
+        for (size_t r = 0; r < count; r++) {
+            uint64_t row = start + r;
+            if (s->deleted && og_bit_get(s->deleted, (size_t)row)) continue;
+            s->sel[live] = (uint32_t)r;
+            s->addrs[live] = OG_ROW_ADDR(f->id, row);
+            live++;
+        }
+        if (!live) continue;
+        for (size_t i = 0; i < s->nfields; i++) {
+            og_vector v;
+            og_status st = read_field(s, i, start, count, &v);
+            if (st == OG_OK && live != count) {
+                st = og_table_i_vector_select(&v, s->sel, live, &s->cols[i]);
+                og_vector_free(&v);
+            } else if (st == OG_OK) {
+                s->cols[i] = v;
+            }
+            if (st != OG_OK) {
+                for (size_t k = 0; k < i; k++) og_vector_free(&s->cols[k]);
+                return st;
+            }
+        }
+        out->nrows = live;
+        out->fragment_id = f->id;
+        return OG_OK;
+    }
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Take                                                                                      */
+/* ---------------------------------------------------------------------------------------- */
+
+og_status og_table_take(og_table *t, const og_manifest *m, uint64_t fragment_id,
+                        const uint32_t *offsets, size_t n, const int32_t *field_ids,
+                        size_t nfields, og_vector *out)
+{
+    for (size_t i = 0; i < nfields; i++) memset(&out[i], 0, sizeof out[i]);
+    long fi = og_manifest_find_fragment(m, fragment_id);
+    if (fi < 0)
+        return og_err(OG_ERR_NOT_FOUND, "table %s version %llu: no fragment %llu", t->dir,
+                      (unsigned long long)m->version, (unsigned long long)fragment_id);
+    const og_fragment *f = &m->fragments[fi];
+    for (size_t k = 0; k < n; k++) {
+        if (offsets[k] >= f->physical_rows)
+            return og_err(OG_ERR_INVALID, "table %s: row %u is past fragment %llu's %llu rows", t->dir,
+                          offsets[k], (unsigned long long)fragment_id, (unsigned long long)f->physical_rows);
+        if (k && offsets[k] < offsets[k - 1])
+            return og_err(OG_ERR_INVALID, "og_table_take: offsets must be ascending");
+    }
+    if (n == 0) {
+        for (size_t i = 0; i < nfields; i++) {
+            long idx = og_lance_schema_find_id(&m->schema, field_ids[i]);
+            og_type ty;
+            og_status st = idx < 0 ? og_err(OG_ERR_NOT_FOUND, "table %s: no field with id %d", t->dir, field_ids[i])
+                                   : og_lance_schema_field_type(&m->schema, (size_t)idx, &ty);
+            if (st == OG_OK) st = og_vector_init(&out[i], ty);
+            if (st != OG_OK) {
+                for (size_t k = 0; k <= i; k++) og_vector_free(&out[k]);
+                return st;
+            }
+        }
+        return OG_OK;
+    }
+    og_table_scan_opts o = {field_ids, nfields, &fragment_id, 1, 1};
+    og_table_scan *s;
+    OG_TRY(og_table_scan_open(&s, t, m, &o));
+    og_status st = frag_open(s, f);
+    uint64_t lo = n ? offsets[0] : 0, hi = n ? (uint64_t)offsets[n - 1] + 1 : 0;
+    uint32_t *sel = malloc((n ? n : 1) * sizeof *sel);
+    if (st == OG_OK && !sel) st = og_err(OG_ERR_NOMEM, "out of memory");
+    for (size_t k = 0; st == OG_OK && k < n; k++) sel[k] = (uint32_t)(offsets[k] - lo);
+    size_t done = 0;
+    for (; st == OG_OK && done < nfields; done++) {
+        og_vector v;
+        st = read_field(s, done, lo, (size_t)(hi - lo), &v);
+        if (st != OG_OK) break;
+        st = og_table_i_vector_select(&v, sel, n, &out[done]);
+        og_vector_free(&v);
+        if (st != OG_OK) break;
+    }
+    if (st != OG_OK)
+        for (size_t k = 0; k < done; k++) og_vector_free(&out[k]);
+    free(sel);
+    og_table_scan_free(s);
+    return st;
+}
