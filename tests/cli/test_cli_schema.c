@@ -1,0 +1,169 @@
+/*
+ * test_cli_schema.c — the `omnigraph` binary's first verbs, driven as a user would: global
+ * --help and version, `schema check` (valid, invalid, --json) and `schema plan` (supported,
+ * unsupported, --json), exit statuses and output.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+static char tmpdir[256];
+
+/* Runs `omnigraph <args>` with stderr merged into stdout; returns the exit status. */
+static int run(const char *args, char *out, size_t cap)
+{
+    const char *bin = getenv("OG_BINARY_DIR");
+    if (!bin) bin = OG_BINARY_DIR;
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "cd %s && '%s/omnigraph' %s 2>&1", tmpdir, bin, args);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t n = fread(out, 1, cap - 1, p);
+    out[n] = 0;
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void write_file(const char *name, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/og-cli-schema-XXXXXX");
+    if (!mkdtemp(tmpdir)) return -1;
+    write_file("good.pg", "node Person { slug: String @key name: String @index age: I32? }\n"
+                          "edge Knows: Person -> Person @card(0..5) { since: Date? }\n");
+    write_file("bad.pg", "node Person { slug: String? @key }\nedge Knows: Person -> Nobody\n");
+    write_file("new.pg", "node Human @rename_from(\"Person\") { slug: String @key name: String @index age: I32? email: String? }\n"
+                         "edge Knows: Human -> Human @card(0..5) { since: Date? }\n");
+    write_file("worse.pg", "node Person { slug: String @key name: String @index age: I64? }\n"
+                           "edge Knows: Person -> Person @card(0..5) { since: Date? }\n");
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void global_help_and_version(void **state)
+{
+    (void)state;
+    char out[8192];
+    assert_int_equal(run("--help", out, sizeof out), 0);
+    assert_non_null(strstr(out, "usage: omnigraph <command>"));
+    assert_non_null(strstr(out, "schema"));
+    assert_int_equal(run("version", out, sizeof out), 0);
+    assert_non_null(strstr(out, "omnigraph 0."));
+    assert_int_equal(run("", out, sizeof out), 2);
+    assert_int_equal(run("frobnicate", out, sizeof out), 2);
+    assert_non_null(strstr(out, "unknown command 'frobnicate'"));
+}
+
+static void schema_check_valid(void **state)
+{
+    (void)state;
+    char out[8192];
+    assert_int_equal(run("schema check good.pg", out, sizeof out), 0);
+    assert_non_null(strstr(out, "good.pg: ok\n"));
+    assert_non_null(strstr(out, "0 interfaces, 1 node types, 1 edge types, 4 properties\n"));
+    assert_non_null(strstr(out, "2 constraints (1 key, 0 unique, 1 index, 0 range, 0 check)\n"));
+    assert_non_null(strstr(out, "index intents: 0 btree, 2 inverted, 0 vector (0 @embed)\n"));
+    assert_non_null(strstr(out, "edge Knows: Person -> Person @card(0..5)"));
+}
+
+static void schema_check_invalid(void **state)
+{
+    (void)state;
+    char out[8192];
+    assert_int_equal(run("schema check bad.pg", out, sizeof out), 1);
+    assert_non_null(strstr(out, "bad.pg:1:29: @key property Person.slug cannot be nullable\n  hint: "));
+    assert_non_null(strstr(out, "bad.pg:2:6: edge Knows references unknown target type: Nobody\n  hint: "));
+    assert_non_null(strstr(out, "bad.pg: 2 errors"));
+}
+
+static void schema_check_json(void **state)
+{
+    (void)state;
+    char out[8192];
+    assert_int_equal(run("schema check --json good.pg", out, sizeof out), 0);
+    assert_non_null(strstr(out, "{\"ok\":true,\"file\":\"good.pg\",\"summary\":{\"interfaces\":0,\"node_types\":1"));
+    assert_int_equal(run("schema check bad.pg --json", out, sizeof out), 1);
+    assert_non_null(strstr(out, "\"ok\":false"));
+    assert_non_null(strstr(out, "\"line\":1,\"column\":29,\"message\":\"@key property Person.slug cannot be nullable\""));
+}
+
+static void schema_check_usage_errors(void **state)
+{
+    (void)state;
+    char out[8192];
+    assert_int_equal(run("schema check", out, sizeof out), 2);
+    assert_non_null(strstr(out, "missing <file.pg>"));
+    assert_int_equal(run("schema check nope.pg", out, sizeof out), 1);
+    assert_non_null(strstr(out, "cannot read nope.pg"));
+    assert_int_equal(run("schema check --bogus good.pg", out, sizeof out), 2);
+    assert_int_equal(run("schema check --help", out, sizeof out), 0);
+    assert_non_null(strstr(out, "usage: omnigraph schema check <file.pg> [--json]"));
+    assert_int_equal(run("schema plan --help", out, sizeof out), 0);
+    assert_non_null(strstr(out, "usage: omnigraph schema plan --schema <new.pg> --from <old.pg> [--json]"));
+    assert_int_equal(run("schema --help", out, sizeof out), 0);
+    assert_int_equal(run("schema frob", out, sizeof out), 2);
+}
+
+static void schema_plan_supported(void **state)
+{
+    (void)state;
+    char out[8192];
+    assert_int_equal(run("schema plan --schema new.pg --from good.pg", out, sizeof out), 0);
+    assert_non_null(strstr(out, "supported: yes (2 steps)\n"));
+    assert_non_null(strstr(out, "1. RenameType node Person -> Human\n"));
+    assert_non_null(strstr(out, "2. AddProperty node Human.email: String?\n"));
+    assert_int_equal(run("schema plan --schema good.pg --from good.pg", out, sizeof out), 0);
+    assert_non_null(strstr(out, "no changes"));
+}
+
+static void schema_plan_unsupported_and_json(void **state)
+{
+    (void)state;
+    char out[8192];
+    assert_int_equal(run("schema plan --schema worse.pg --from good.pg", out, sizeof out), 1);
+    assert_non_null(strstr(out, "UNSUPPORTED [OG-MF-106] changing property type for 'Person.age'"));
+    assert_int_equal(run("schema plan --schema worse.pg --from good.pg --json", out, sizeof out), 1);
+    assert_non_null(strstr(out, "{\"supported\":false,\"steps\":[{\"kind\":\"unsupported_change\""));
+    assert_non_null(strstr(out, "\"code\":\"OG-MF-106\""));
+    assert_int_equal(run("schema plan --schema bad.pg --from good.pg", out, sizeof out), 1);
+    assert_non_null(strstr(out, "bad.pg:1:29: @key property Person.slug cannot be nullable"));
+    assert_int_equal(run("schema plan --schema new.pg", out, sizeof out), 2);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(global_help_and_version),
+        cmocka_unit_test(schema_check_valid),
+        cmocka_unit_test(schema_check_invalid),
+        cmocka_unit_test(schema_check_json),
+        cmocka_unit_test(schema_check_usage_errors),
+        cmocka_unit_test(schema_plan_supported),
+        cmocka_unit_test(schema_plan_unsupported_and_json),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
