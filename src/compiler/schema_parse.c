@@ -402,8 +402,8 @@ static og_status parse_body_constraint(parser *p, og_cat_type *t, size_t *cap)
     size_t offs[64];
     size_t nargs = 0;
     for (;;) {
-        int k;
-        size_t off;
+        int k = 0;
+        size_t off = 0;
         OG_TRY(parse_carg(p, c, &ccap, &k, &off));
         if (nargs == 64)
             return perr_at(p, peek(p), "a constraint names at most 64 columns", "too many arguments in @%s constraint", cname);
