@@ -241,52 +241,43 @@ int og_cmd_export(int argc, char **argv)
     return st ? og_cli_fail("export", st) : OG_EXIT_OK;
 }
 
+/* snapshot and schema show: open the graph, fetch one text, print it. */
+typedef og_status (*text_getter)(char **out, og_db *db, const og_read_opts *at);
+
+static int print_db_text(const char *verb, const char *help_text, int argc, char **argv, text_getter get)
+{
+    if (help(help_text, argc, argv)) return OG_EXIT_OK;
+    og_graph_args a = {.verb = verb};
+    int rc = og_graph_args_parse(&a, argc, argv, NULL, 0, 1);
+    if (rc) return rc;
+    const char *root = og_graph_args_root(&a);
+    if (!root) return OG_EXIT_USAGE;
+    og_db *db = og_graph_args_open(&a, root);
+    if (!db) return OG_EXIT_FAIL;
+    og_read_opts at = {a.branch, a.at};
+    char *text = NULL;
+    og_status st = get(&text, db, &at);
+    og_db_close(db);
+    if (st) return og_cli_fail(verb, st);
+    fputs(text, stdout);
+    if (*text && text[strlen(text) - 1] != '\n') putchar('\n');
+    og_free(text);
+    return OG_EXIT_OK;
+}
+
 static const char *snapshot_help =
     "usage: omnigraph snapshot [--branch B | --at COMMIT] [--json] ROOT\n"
     "\n"
     "Prints the snapshot a read would see: the commit, and per type its table version and row\n"
     "count.\n" COMMON_HELP;
 
-int og_cmd_snapshot(int argc, char **argv)
-{
-    if (help(snapshot_help, argc, argv)) return OG_EXIT_OK;
-    og_graph_args a = {.verb = "snapshot"};
-    int rc = og_graph_args_parse(&a, argc, argv, NULL, 0, 1);
-    if (rc) return rc;
-    const char *root = og_graph_args_root(&a);
-    if (!root) return OG_EXIT_USAGE;
-    og_db *db = og_graph_args_open(&a, root);
-    if (!db) return OG_EXIT_FAIL;
-    og_read_opts at = {a.branch, a.at};
-    char *text = NULL;
-    og_status st = og_db_snapshot(&text, db, &at);
-    og_db_close(db);
-    if (st) return og_cli_fail("snapshot", st);
-    printf("%s\n", text);
-    og_free(text);
-    return OG_EXIT_OK;
-}
+int og_cmd_snapshot(int argc, char **argv) { return print_db_text("snapshot", snapshot_help, argc, argv, og_db_snapshot); }
+
+static const char *show_help =
+    "usage: omnigraph schema show [--branch B | --at COMMIT] ROOT\n\nPrints the graph's .pg schema source.\n" COMMON_HELP;
 
 /* `schema show`, reached from cmd_schema.c. */
 int og_cmd_schema_show(int argc, char **argv)
 {
-    static const char *show_help =
-        "usage: omnigraph schema show [--branch B | --at COMMIT] ROOT\n\nPrints the graph's .pg schema source.\n" COMMON_HELP;
-    if (help(show_help, argc, argv)) return OG_EXIT_OK;
-    og_graph_args a = {.verb = "schema show"};
-    int rc = og_graph_args_parse(&a, argc, argv, NULL, 0, 1);
-    if (rc) return rc;
-    const char *root = og_graph_args_root(&a);
-    if (!root) return OG_EXIT_USAGE;
-    og_db *db = og_graph_args_open(&a, root);
-    if (!db) return OG_EXIT_FAIL;
-    og_read_opts at = {a.branch, a.at};
-    char *text = NULL;
-    og_status st = og_db_schema_source(&text, db, &at);
-    og_db_close(db);
-    if (st) return og_cli_fail("schema show", st);
-    fputs(text, stdout);
-    if (*text && text[strlen(text) - 1] != '\n') putchar('\n');
-    og_free(text);
-    return OG_EXIT_OK;
+    return print_db_text("schema show", show_help, argc, argv, og_db_schema_source);
 }
