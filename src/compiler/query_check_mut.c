@@ -1,0 +1,204 @@
+/*
+ * query_check_mut.c — the type checker of .gq mutations (reference-language.md §4): target
+ * resolution (node vs edge namespace), assignments and where predicates against property
+ * types (T3/T7/T10/T11/T13/T14/T16), required properties of inserts (T12, with the @embed
+ * exception), and the constructive-vs-destructive rule (INVARIANTS.md 4: a query either
+ * inserts/updates or deletes — the reference rejects the mix before any I/O; we reject it at
+ * check time).
+ */
+#include <string.h>
+
+#include "compiler/query_check_int.h"
+
+static int check_value(og_chk *c, og_qvalue *v, const og_cat_prop *p, const char *prop)
+{
+    og_qtype want = og_qt_prop(p);
+    char a[64], b[64];
+    if (v->kind == OG_QV_NOW) {
+        if (og_qt_is_list(&want) || want.t.id != OG_T_DATE64)
+            return og_chk_fail(c, v->span, "T7", "cannot assign/compare DateTime with %s for property `%s`",
+                               og_qt_name(&want, a, sizeof a), prop);
+        return 1;
+    }
+    if (v->kind == OG_QV_LIT) return og_chk_lit_against(c, &v->lit, p, prop);
+    int pa = og_chk_param(c, v->var);
+    if (pa < 0)
+        return og_chk_fail(c, v->span, "T14", "mutation variable `$%s` must be a declared query parameter",
+                           v->var);
+    v->param = pa;
+    const og_qtype *got = &c->q->params[pa].type;
+    int ok = og_qt_compatible(got, &want) ||
+             (want.t.id == OG_T_BLOB && got->t.id == OG_T_STRING); /* URI / base64 assignment */
+    if (!ok)
+        return og_chk_fail(c, v->span, "T7", "cannot assign/compare %s with %s for property `%s`",
+                           og_qt_name(got, b, sizeof b), og_qt_name(&want, a, sizeof a), prop);
+    return 1;
+}
+
+static og_cat_prop endpoint_prop(const char *name)
+{
+    og_cat_prop p;
+    memset(&p, 0, sizeof p);
+    p.name = (char *)name;
+    p.type.id = OG_T_STRING;
+    return p;
+}
+
+static int no_duplicates(og_chk *c, const og_qmutation *m)
+{
+    for (size_t i = 0; i < m->nassigns; i++)
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(m->assigns[i].prop, m->assigns[j].prop) == 0)
+                return og_chk_fail(c, m->assigns[i].prop_span, "T13",
+                                   "duplicate assignment for property `%s`", m->assigns[i].prop);
+    return 1;
+}
+
+static int check_assign(og_chk *c, const og_cat_type *t, og_qassign *a)
+{
+    size_t pi;
+    const og_cat_prop *p = og_cat_type_prop(t, a->prop, &pi);
+    if (!p)
+        return og_chk_fail(c, a->prop_span, "T11", "type `%s` has no property `%s`", t->name, a->prop);
+    a->prop_index = (int)pi;
+    return check_value(c, &a->value, p, a->prop);
+}
+
+static int check_where(og_chk *c, const og_cat_type *t, og_qmutation *m, int edge)
+{
+    og_qassign *w = &m->where;
+    if (edge && (strcmp(w->prop, "from") == 0 || strcmp(w->prop, "to") == 0)) {
+        og_cat_prop ep = endpoint_prop(w->prop);
+        w->prop_index = w->prop[0] == 'f' ? OG_QPROP_FROM : OG_QPROP_TO;
+        return check_value(c, &w->value, &ep, w->prop);
+    }
+    size_t pi;
+    const og_cat_prop *p = og_cat_type_prop(t, w->prop, &pi);
+    if (!p)
+        return og_chk_fail(c, w->prop_span, "T11", "type `%s` has no property `%s`", t->name, w->prop);
+    if (p->type.id == OG_T_BLOB)
+        return og_chk_fail(c, w->prop_span, "T11", "blob property `%s` cannot be used in WHERE predicates",
+                           w->prop);
+    w->prop_index = (int)pi;
+    return check_value(c, &w->value, p, w->prop);
+}
+
+static int assigned(const og_qmutation *m, const char *name)
+{
+    for (size_t i = 0; i < m->nassigns; i++)
+        if (strcmp(m->assigns[i].prop, name) == 0) return 1;
+    return 0;
+}
+
+static int check_insert(og_chk *c, og_qmutation *m)
+{
+    const og_catalog *cat = c->cat;
+    if (m->nassigns == 0)
+        return og_chk_fail(c, m->span, "T10", "insert mutation requires at least one assignment");
+    if (!no_duplicates(c, m)) return 0;
+    const og_cat_type *t = og_catalog_node(cat, m->type_name);
+    if (t) {
+        m->is_edge = 0;
+        m->type_index = (int)(t - cat->nodes);
+        for (size_t i = 0; i < m->nassigns; i++)
+            if (!check_assign(c, t, &m->assigns[i])) return 0;
+        for (size_t i = 0; i < t->nprops; i++) {
+            const og_cat_prop *p = &t->props[i];
+            if (p->nullable || assigned(m, p->name)) continue;
+            if (p->embed_source) {
+                if (assigned(m, p->embed_source)) continue;
+                return og_chk_fail(c, m->type_span, "T12",
+                                   "insert for `%s` must provide non-nullable property `%s` or @embed source `%s`",
+                                   t->name, p->name, p->embed_source);
+            }
+            return og_chk_fail(c, m->type_span, "T12", "insert for `%s` must provide non-nullable property `%s`",
+                               t->name, p->name);
+        }
+        return 1;
+    }
+    t = og_catalog_edge(cat, m->type_name);
+    if (!t) return og_chk_fail(c, m->type_span, "T10", "unknown node/edge type `%s`", m->type_name);
+    m->is_edge = 1;
+    m->type_index = (int)(t - cat->edges);
+    int has_from = 0, has_to = 0;
+    for (size_t i = 0; i < m->nassigns; i++) {
+        og_qassign *a = &m->assigns[i];
+        if (strcmp(a->prop, "from") == 0 || strcmp(a->prop, "to") == 0) {
+            og_cat_prop ep = endpoint_prop(a->prop);
+            int from = a->prop[0] == 'f';
+            has_from |= from;
+            has_to |= !from;
+            a->prop_index = from ? OG_QPROP_FROM : OG_QPROP_TO;
+            if (!check_value(c, &a->value, &ep, a->prop)) return 0;
+        } else if (!check_assign(c, t, a)) {
+            return 0;
+        }
+    }
+    if (!has_from)
+        return og_chk_fail(c, m->type_span, "T12", "insert for `%s` must provide required endpoint `from`",
+                           t->name);
+    if (!has_to)
+        return og_chk_fail(c, m->type_span, "T12", "insert for `%s` must provide required endpoint `to`",
+                           t->name);
+    for (size_t i = 0; i < t->nprops; i++)
+        if (!t->props[i].nullable && !assigned(m, t->props[i].name))
+            return og_chk_fail(c, m->type_span, "T12", "insert for `%s` must provide non-nullable property `%s`",
+                               t->name, t->props[i].name);
+    return 1;
+}
+
+static int check_update(og_chk *c, og_qmutation *m)
+{
+    const og_catalog *cat = c->cat;
+    const og_cat_type *t = og_catalog_node(cat, m->type_name);
+    if (!t) {
+        if (og_catalog_edge(cat, m->type_name))
+            return og_chk_fail(c, m->type_span, "T16", "update mutation for edge type `%s` is not supported",
+                               m->type_name);
+        return og_chk_fail(c, m->type_span, "T10", "unknown node/edge type `%s`", m->type_name);
+    }
+    m->is_edge = 0;
+    m->type_index = (int)(t - cat->nodes);
+    if (m->nassigns == 0)
+        return og_chk_fail(c, m->span, "T10", "update mutation requires at least one assignment");
+    if (!no_duplicates(c, m)) return 0;
+    for (size_t i = 0; i < m->nassigns; i++)
+        if (!check_assign(c, t, &m->assigns[i])) return 0;
+    return check_where(c, t, m, 0);
+}
+
+static int check_delete(og_chk *c, og_qmutation *m)
+{
+    const og_catalog *cat = c->cat;
+    const og_cat_type *t = og_catalog_node(cat, m->type_name);
+    if (t) {
+        m->is_edge = 0;
+        m->type_index = (int)(t - cat->nodes);
+        return check_where(c, t, m, 0);
+    }
+    t = og_catalog_edge(cat, m->type_name);
+    if (!t) return og_chk_fail(c, m->type_span, "T10", "unknown node/edge type `%s`", m->type_name);
+    m->is_edge = 1;
+    m->type_index = (int)(t - cat->edges);
+    return check_where(c, t, m, 1);
+}
+
+int og_chk_mutations(og_chk *c)
+{
+    og_query *q = c->q;
+    int constructive = 0, destructive = 0;
+    for (size_t i = 0; i < q->nmutations; i++) {
+        og_qmutation *m = &q->mutations[i];
+        int ok = m->kind == OG_QM_INSERT ? check_insert(c, m)
+                 : m->kind == OG_QM_UPDATE ? check_update(c, m)
+                                           : check_delete(c, m);
+        if (!ok) return 0;
+        if (m->kind == OG_QM_DELETE) destructive = 1;
+        else constructive = 1;
+    }
+    if (constructive && destructive)
+        return og_chk_fail(c, q->name_span, NULL,
+                           "mutation '%s' mixes inserts/updates and deletes; split into separate "
+                           "mutations: (1) inserts and updates, then (2) deletes", q->name);
+    return 1;
+}

@@ -1,0 +1,973 @@
+/*
+ * query_parse.c — hand-written recursive-descent parser of the .gq language
+ * (reference-language.md §2) over the shared tokenizer (lexer.h).
+ *
+ * The reference grammar is a PEG; this parser reproduces its observable choices:
+ *   - clause alternatives are tried in the order negation, binding, traversal, filter,
+ *     text-search (so `$a contains $b` is a traversal over an edge named `contains`);
+ *   - an ordering that starts with `nearest(` is a nearest ordering and takes no direction;
+ *   - empty `{ }` bodies are errors; commas between projections and assignments are optional.
+ * Like a PEG, a syntax error is reported at the furthest token any alternative reached, with
+ * the set of things expected there.  Errors that are not about the shape of the input
+ * (duplicate annotations, bad escapes, out-of-range numbers, malformed dates) are "hard" and
+ * reported where they occur.  Keywords are real words (the tokenizer splits on identifier
+ * boundaries); docs/query-language.md lists the few inputs where that differs from the PEG.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "compiler/query_ast.h"
+
+#define MAX_EXPECT 8
+
+typedef struct parser {
+    const og_tokens *toks;
+    size_t pos;
+    const og_source *src;
+    og_qarena *arena;
+    int depth;
+    size_t nclauses; /* match clauses of the current query */
+    int nomem;
+    /* hard error */
+    int hard;
+    size_t hard_start, hard_end;
+    char hard_msg[256];
+    /* furthest soft failure */
+    size_t far;
+    const char *expect[MAX_EXPECT];
+    size_t nexpect;
+} parser;
+
+static const og_token *tok(parser *p) { return &p->toks->v[p->pos]; }
+static const og_token *peek(parser *p, size_t k)
+{
+    size_t i = p->pos + k;
+    if (i >= p->toks->len) i = p->toks->len - 1;
+    return &p->toks->v[i];
+}
+static size_t prev_end(parser *p) { return p->pos ? p->toks->v[p->pos - 1].end : 0; }
+
+static int failed(parser *p) { return p->hard || p->nomem; }
+
+/* Records that `what` was expected at the current token (PEG-style furthest failure). */
+static int expect_fail(parser *p, const char *what)
+{
+    if (p->pos > p->far) {
+        p->far = p->pos;
+        p->nexpect = 0;
+    }
+    if (p->pos == p->far) {
+        for (size_t i = 0; i < p->nexpect; i++)
+            if (strcmp(p->expect[i], what) == 0) return 0;
+        if (p->nexpect < MAX_EXPECT) p->expect[p->nexpect++] = what;
+    }
+    return 0;
+}
+
+static int hard_error(parser *p, size_t start, size_t end, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int hard_error(parser *p, size_t start, size_t end, const char *fmt, ...)
+{
+    if (p->hard) return 0;
+    p->hard = 1;
+    p->hard_start = start;
+    p->hard_end = end;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->hard_msg, sizeof p->hard_msg, fmt, ap);
+    va_end(ap);
+    return 0;
+}
+
+static void *alloc(parser *p, size_t n)
+{
+    void *r = og_qarena_alloc(p->arena, n);
+    if (!r) p->nomem = 1;
+    return r;
+}
+
+static const char *tok_str(parser *p, const og_token *t)
+{
+    char *s = og_qarena_strndup(p->arena, t->text, t->text_len);
+    if (!s) p->nomem = 1;
+    return s ? s : "";
+}
+
+static int is_kind(parser *p, og_tok_kind k) { return tok(p)->kind == k; }
+static int is_word(parser *p, const char *w)
+{
+    return tok(p)->kind == OG_TOK_IDENT && og_tok_is(tok(p), w);
+}
+
+static int accept(parser *p, og_tok_kind k)
+{
+    if (tok(p)->kind == k) {
+        p->pos++;
+        return 1;
+    }
+    return 0;
+}
+
+static int expect_kind(parser *p, og_tok_kind k, const char *what)
+{
+    if (accept(p, k)) return 1;
+    return expect_fail(p, what);
+}
+
+static int expect_word(parser *p, const char *w, const char *what)
+{
+    if (is_word(p, w)) {
+        p->pos++;
+        return 1;
+    }
+    return expect_fail(p, what);
+}
+
+/* Growable arrays inside the arena (old blocks are simply abandoned); at most `limit` items. */
+static void *grow(parser *p, void *old, size_t *cap, size_t len, size_t elem, size_t limit)
+{
+    if (len >= limit) {
+        hard_error(p, tok(p)->start, tok(p)->end, "too many items in one list (limit %zu)", limit);
+        return NULL;
+    }
+    if (len < *cap) return old;
+    size_t ncap = *cap ? *cap * 2 : 4;
+    void *n = alloc(p, ncap * elem);
+    if (!n) return NULL;
+    if (old && len) memcpy(n, old, len * elem);
+    *cap = ncap;
+    return n;
+}
+
+#define PUSH_LIMIT(p, arr, len, cap, limit)                                          \
+    ((arr) = grow((p), (arr), &(cap), (len), sizeof *(arr), (limit)), (arr) ? &(arr)[(len)++] : NULL)
+#define PUSH(p, arr, len, cap) PUSH_LIMIT(p, arr, len, cap, OG_QUERY_MAX_ITEMS)
+
+static int enter(parser *p)
+{
+    if (++p->depth > OG_QUERY_MAX_DEPTH) {
+        hard_error(p, tok(p)->start, tok(p)->end, "nesting deeper than %d levels",
+                   OG_QUERY_MAX_DEPTH);
+        return 0;
+    }
+    return 1;
+}
+static void leave(parser *p) { p->depth--; }
+
+/* ---- literals ------------------------------------------------------------------------------ */
+
+static int parse_literal(parser *p, og_qlit *out);
+
+static int parse_date_call(parser *p, og_qlit *out, int datetime)
+{
+    size_t start = tok(p)->start;
+    p->pos += 2; /* date ( */
+    if (!is_kind(p, OG_TOK_STRING)) return expect_fail(p, "string");
+    const og_token *s = tok(p);
+    p->pos++;
+    if (!expect_kind(p, OG_TOK_RPAREN, "')'")) return 0;
+    out->kind = datetime ? OG_QLIT_DATETIME : OG_QLIT_DATE;
+    out->span = (og_qspan){start, prev_end(p)};
+    out->s = og_qarena_strndup(p->arena, s->str, s->str_len);
+    out->slen = s->str_len;
+    if (!out->s) return p->nomem = 1, 0;
+    if (datetime) {
+        int64_t ms;
+        if (og_query_parse_datetime(s->str, s->str_len, &ms))
+            return hard_error(p, s->start, s->end, "invalid DateTime literal '%s'", s->str);
+        out->i = ms;
+    } else {
+        int32_t d;
+        if (og_query_parse_date(s->str, s->str_len, &d))
+            return hard_error(p, s->start, s->end, "invalid Date literal '%s'", s->str);
+        out->i = d;
+    }
+    return 1;
+}
+
+static int parse_literal(parser *p, og_qlit *out)
+{
+    const og_token *t = tok(p);
+    memset(out, 0, sizeof *out);
+    out->span = (og_qspan){t->start, t->end};
+    switch (t->kind) {
+    case OG_TOK_STRING:
+        out->kind = OG_QLIT_STRING;
+        out->s = og_qarena_strndup(p->arena, t->str, t->str_len);
+        if (!out->s) return p->nomem = 1, 0;
+        out->slen = t->str_len;
+        p->pos++;
+        return 1;
+    case OG_TOK_INT:
+        if (t->overflow || t->u > (uint64_t)INT64_MAX)
+            return hard_error(p, t->start, t->end, "invalid integer: %.*s does not fit in I64",
+                              (int)t->text_len, t->text);
+        out->kind = OG_QLIT_INT;
+        out->i = (int64_t)t->u;
+        out->f = (double)t->u;
+        p->pos++;
+        return 1;
+    case OG_TOK_FLOAT:
+        out->kind = OG_QLIT_FLOAT;
+        out->f = t->f;
+        p->pos++;
+        return 1;
+    case OG_TOK_IDENT:
+        if (og_tok_is(t, "true") || og_tok_is(t, "false")) {
+            out->kind = OG_QLIT_BOOL;
+            out->b = og_tok_is(t, "true");
+            p->pos++;
+            return 1;
+        }
+        if ((og_tok_is(t, "date") || og_tok_is(t, "datetime")) && peek(p, 1)->kind == OG_TOK_LPAREN)
+            return parse_date_call(p, out, og_tok_is(t, "datetime"));
+        return expect_fail(p, "literal");
+    case OG_TOK_LBRACKET: {
+        if (!enter(p)) return 0;
+        p->pos++;
+        out->kind = OG_QLIT_LIST;
+        size_t cap = 0;
+        if (!is_kind(p, OG_TOK_RBRACKET)) {
+            for (;;) {
+                og_qlit *item = PUSH(p, out->items, out->nitems, cap);
+                if (!item || !parse_literal(p, item)) return leave(p), 0;
+                if (!accept(p, OG_TOK_COMMA)) break;
+            }
+        }
+        leave(p);
+        if (!expect_kind(p, OG_TOK_RBRACKET, "']'")) return 0;
+        out->span.end = prev_end(p);
+        return 1;
+    }
+    default:
+        return expect_fail(p, "literal");
+    }
+}
+
+/* ---- expressions --------------------------------------------------------------------------- */
+
+static og_qexpr *parse_expr(parser *p);
+
+static og_qexpr *new_expr(parser *p, og_qexpr_kind k, size_t start)
+{
+    og_qexpr *e = alloc(p, sizeof *e);
+    if (!e) return NULL;
+    e->kind = k;
+    e->span.start = start;
+    e->var_index = -1;
+    e->param = -1;
+    e->prop_index = -1;
+    e->type.node_type = -1;
+    return e;
+}
+
+static int parse_prop_access(parser *p, og_qexpr *e)
+{
+    const og_token *v = tok(p);
+    if (v->kind != OG_TOK_VAR) return expect_fail(p, "variable");
+    p->pos++;
+    if (!expect_kind(p, OG_TOK_DOT, "'.'")) return 0;
+    if (!is_kind(p, OG_TOK_IDENT)) return expect_fail(p, "property name");
+    e->var = tok_str(p, v);
+    e->var_span = (og_qspan){v->start, v->end};
+    e->name = tok_str(p, tok(p));
+    p->pos++;
+    return 1;
+}
+
+static og_qexpr *parse_nearest(parser *p)
+{
+    og_qexpr *e = new_expr(p, OG_QE_NEAREST, tok(p)->start);
+    if (!e) return NULL;
+    p->pos += 2; /* nearest ( */
+    if (!parse_prop_access(p, e)) return NULL;
+    if (!expect_kind(p, OG_TOK_COMMA, "','")) return NULL;
+    if (!(e->a = parse_expr(p))) return NULL;
+    if (!expect_kind(p, OG_TOK_RPAREN, "')'")) return NULL;
+    e->span.end = prev_end(p);
+    return e;
+}
+
+/* search/fuzzy/match_text/bm25(field, query [, extra]) */
+static og_qexpr *parse_call2(parser *p, og_qexpr_kind k, int allow_third)
+{
+    og_qexpr *e = new_expr(p, k, tok(p)->start);
+    if (!e) return NULL;
+    p->pos += 2;
+    if (!(e->a = parse_expr(p))) return NULL;
+    if (!expect_kind(p, OG_TOK_COMMA, "','")) return NULL;
+    if (!(e->b = parse_expr(p))) return NULL;
+    if (allow_third && accept(p, OG_TOK_COMMA)) {
+        if (!(e->c = parse_expr(p))) return NULL;
+    }
+    if (!expect_kind(p, OG_TOK_RPAREN, allow_third && !e->c ? "',' or ')'" : "')'")) return NULL;
+    e->span.end = prev_end(p);
+    return e;
+}
+
+static og_qexpr *parse_rank(parser *p)
+{
+    if (is_word(p, "nearest") && peek(p, 1)->kind == OG_TOK_LPAREN) return parse_nearest(p);
+    if (is_word(p, "bm25") && peek(p, 1)->kind == OG_TOK_LPAREN)
+        return parse_call2(p, OG_QE_BM25, 0);
+    hard_error(p, tok(p)->start, tok(p)->end,
+               "rrf() rank expression must be nearest(...) or bm25(...)");
+    return NULL;
+}
+
+static og_qexpr *parse_rrf(parser *p)
+{
+    og_qexpr *e = new_expr(p, OG_QE_RRF, tok(p)->start);
+    if (!e) return NULL;
+    p->pos += 2;
+    if (!(e->a = parse_rank(p))) return NULL;
+    if (!expect_kind(p, OG_TOK_COMMA, "','")) return NULL;
+    if (!(e->b = parse_rank(p))) return NULL;
+    if (accept(p, OG_TOK_COMMA) && !(e->c = parse_expr(p))) return NULL;
+    if (!expect_kind(p, OG_TOK_RPAREN, e->c ? "')'" : "',' or ')'")) return NULL;
+    e->span.end = prev_end(p);
+    return e;
+}
+
+static int agg_word(const og_token *t, og_qagg *out)
+{
+    static const char *const names[] = {"count", "sum", "avg", "min", "max"};
+    if (t->kind != OG_TOK_IDENT) return 0;
+    for (int i = 0; i < 5; i++)
+        if (og_tok_is(t, names[i])) {
+            *out = (og_qagg)i;
+            return 1;
+        }
+    return 0;
+}
+
+static og_qexpr *parse_expr_inner(parser *p)
+{
+    const og_token *t = tok(p);
+    size_t start = t->start;
+    og_qexpr *e;
+    int call = peek(p, 1)->kind == OG_TOK_LPAREN;
+    og_qagg agg;
+    if (t->kind == OG_TOK_IDENT && call) {
+        if (og_tok_is(t, "now")) {
+            if (!(e = new_expr(p, OG_QE_NOW, start))) return NULL;
+            p->pos += 2;
+            if (!expect_kind(p, OG_TOK_RPAREN, "')'")) return NULL;
+            e->span.end = prev_end(p);
+            return e;
+        }
+        if (og_tok_is(t, "nearest")) return parse_nearest(p);
+        if (og_tok_is(t, "search")) return parse_call2(p, OG_QE_SEARCH, 0);
+        if (og_tok_is(t, "fuzzy")) return parse_call2(p, OG_QE_FUZZY, 1);
+        if (og_tok_is(t, "match_text")) return parse_call2(p, OG_QE_MATCH_TEXT, 0);
+        if (og_tok_is(t, "bm25")) return parse_call2(p, OG_QE_BM25, 0);
+        if (og_tok_is(t, "rrf")) return parse_rrf(p);
+        if (agg_word(t, &agg)) {
+            if (!(e = new_expr(p, OG_QE_AGG, start))) return NULL;
+            e->agg = agg;
+            p->pos += 2;
+            if (!(e->a = parse_expr(p))) return NULL;
+            if (!expect_kind(p, OG_TOK_RPAREN, "')'")) return NULL;
+            e->span.end = prev_end(p);
+            return e;
+        }
+    }
+    if (t->kind == OG_TOK_VAR) {
+        if (peek(p, 1)->kind == OG_TOK_DOT) {
+            if (!(e = new_expr(p, OG_QE_PROP, start))) return NULL;
+            if (!parse_prop_access(p, e)) return NULL;
+        } else {
+            if (!(e = new_expr(p, OG_QE_VAR, start))) return NULL;
+            e->var = tok_str(p, t);
+            e->var_span = (og_qspan){t->start, t->end};
+            p->pos++;
+        }
+        e->span.end = prev_end(p);
+        return e;
+    }
+    if (t->kind == OG_TOK_STRING || t->kind == OG_TOK_INT || t->kind == OG_TOK_FLOAT ||
+        t->kind == OG_TOK_LBRACKET ||
+        (t->kind == OG_TOK_IDENT && (og_tok_is(t, "true") || og_tok_is(t, "false") ||
+                                     ((og_tok_is(t, "date") || og_tok_is(t, "datetime")) && call)))) {
+        if (!(e = new_expr(p, OG_QE_LIT, start))) return NULL;
+        if (!parse_literal(p, &e->lit)) return NULL;
+        e->span = e->lit.span;
+        return e;
+    }
+    if (t->kind == OG_TOK_IDENT) {
+        if (!(e = new_expr(p, OG_QE_ALIAS, start))) return NULL;
+        e->name = tok_str(p, t);
+        p->pos++;
+        e->span.end = prev_end(p);
+        return e;
+    }
+    expect_fail(p, "expression");
+    return NULL;
+}
+
+static og_qexpr *parse_expr(parser *p)
+{
+    if (!enter(p)) return NULL;
+    og_qexpr *e = parse_expr_inner(p);
+    leave(p);
+    return failed(p) ? NULL : e;
+}
+
+/* ---- match clauses ------------------------------------------------------------------------- */
+
+static int parse_clause(parser *p, og_qclause *c);
+
+static int parse_value(parser *p, og_qvalue *v)
+{
+    const og_token *t = tok(p);
+    memset(v, 0, sizeof *v);
+    v->param = -1;
+    v->span = (og_qspan){t->start, t->end};
+    if (t->kind == OG_TOK_VAR) {
+        v->kind = OG_QV_VAR;
+        v->var = tok_str(p, t);
+        p->pos++;
+        return 1;
+    }
+    if (t->kind == OG_TOK_IDENT && og_tok_is(t, "now") && peek(p, 1)->kind == OG_TOK_LPAREN) {
+        v->kind = OG_QV_NOW;
+        p->pos += 2;
+        if (!expect_kind(p, OG_TOK_RPAREN, "')'")) return 0;
+        v->span.end = prev_end(p);
+        return 1;
+    }
+    v->kind = OG_QV_LIT;
+    if (!parse_literal(p, &v->lit)) {
+        expect_fail(p, "variable");
+        expect_fail(p, "now()");
+        return 0;
+    }
+    v->span = v->lit.span;
+    return 1;
+}
+
+static int parse_binding(parser *p, og_qclause *c)
+{
+    const og_token *v = tok(p);
+    c->kind = OG_QC_BINDING;
+    c->var = tok_str(p, v);
+    c->var_span = (og_qspan){v->start, v->end};
+    p->pos += 2; /* $v : */
+    const og_token *t = tok(p);
+    c->type_name = tok_str(p, t);
+    c->type_span = (og_qspan){t->start, t->end};
+    p->pos++;
+    if (accept(p, OG_TOK_LBRACE)) {
+        size_t cap = 0;
+        for (;;) {
+            if (!is_kind(p, OG_TOK_IDENT)) return expect_fail(p, "property name");
+            og_qpropmatch *m = PUSH(p, c->matches, c->nmatches, cap);
+            if (!m) return 0;
+            m->prop = tok_str(p, tok(p));
+            m->prop_span = (og_qspan){tok(p)->start, tok(p)->end};
+            m->prop_index = -1;
+            p->pos++;
+            if (!expect_kind(p, OG_TOK_COLON, "':'")) return 0;
+            if (!parse_value(p, &m->value)) return 0;
+            if (!accept(p, OG_TOK_COMMA)) break;
+            if (is_kind(p, OG_TOK_RBRACE)) break; /* trailing comma */
+        }
+        if (!expect_kind(p, OG_TOK_RBRACE, "',' or '}'")) return 0;
+    }
+    return 1;
+}
+
+/* Speculative: returns 1 and fills c when the tokens form a traversal; 0 otherwise (the
+ * caller restores the position).  Hard errors (bounds overflow) still stick. */
+static int try_traversal(parser *p, og_qclause *c)
+{
+    const og_token *s = tok(p);
+    c->kind = OG_QC_TRAVERSAL;
+    c->src = tok_str(p, s);
+    c->src_span = (og_qspan){s->start, s->end};
+    p->pos++;
+    if (is_kind(p, OG_TOK_VAR) && peek(p, 1)->kind == OG_TOK_COLON) {
+        c->edge_var = tok_str(p, tok(p));
+        c->edge_var_span = (og_qspan){tok(p)->start, tok(p)->end};
+        p->pos += 2;
+    }
+    if (accept(p, OG_TOK_LT)) {
+        c->undirected = 1;
+        if (!is_kind(p, OG_TOK_IDENT) || is_word(p, "not")) return expect_fail(p, "edge name");
+        c->edge_word = tok_str(p, tok(p));
+        c->edge_span = (og_qspan){tok(p)->start, tok(p)->end};
+        p->pos++;
+        if (!expect_kind(p, OG_TOK_GT, "'>'")) return 0;
+    } else {
+        if (!is_kind(p, OG_TOK_IDENT) || is_word(p, "not")) return expect_fail(p, "edge name");
+        c->edge_word = tok_str(p, tok(p));
+        c->edge_span = (og_qspan){tok(p)->start, tok(p)->end};
+        p->pos++;
+    }
+    c->min_hops = c->max_hops = 1;
+    c->has_max = 1;
+    if (is_kind(p, OG_TOK_LBRACE)) {
+        p->pos++;
+        c->has_bounds = 1;
+        const og_token *mn = tok(p);
+        if (!expect_kind(p, OG_TOK_INT, "hop count")) return 0;
+        if (!expect_kind(p, OG_TOK_COMMA, "','")) return 0;
+        if (mn->overflow || mn->u > UINT32_MAX)
+            return hard_error(p, mn->start, mn->end, "invalid traversal min bound: %.*s",
+                              (int)mn->text_len, mn->text);
+        c->min_hops = (uint32_t)mn->u;
+        c->has_max = 0;
+        if (is_kind(p, OG_TOK_INT)) {
+            const og_token *mx = tok(p);
+            if (mx->overflow || mx->u > UINT32_MAX)
+                return hard_error(p, mx->start, mx->end, "invalid traversal max bound: %.*s",
+                                  (int)mx->text_len, mx->text);
+            c->max_hops = (uint32_t)mx->u;
+            c->has_max = 1;
+            p->pos++;
+        }
+        if (!expect_kind(p, OG_TOK_RBRACE, "'}'")) return 0;
+    }
+    if (!is_kind(p, OG_TOK_VAR)) return expect_fail(p, "variable");
+    c->dst = tok_str(p, tok(p));
+    c->dst_span = (og_qspan){tok(p)->start, tok(p)->end};
+    p->pos++;
+    return 1;
+}
+
+static int filter_op(parser *p, og_qop *op)
+{
+    switch (tok(p)->kind) {
+    case OG_TOK_EQ: *op = OG_QOP_EQ; break;
+    case OG_TOK_NE: *op = OG_QOP_NE; break;
+    case OG_TOK_LT: *op = OG_QOP_LT; break;
+    case OG_TOK_LE: *op = OG_QOP_LE; break;
+    case OG_TOK_GT: *op = OG_QOP_GT; break;
+    case OG_TOK_GE: *op = OG_QOP_GE; break;
+    case OG_TOK_IDENT:
+        if (is_word(p, "contains")) { *op = OG_QOP_CONTAINS; break; }
+        if (is_word(p, "starts_with")) { *op = OG_QOP_STARTS_WITH; break; }
+        return 0;
+    default:
+        return 0;
+    }
+    p->pos++;
+    return 1;
+}
+
+static int parse_filter(parser *p, og_qclause *c)
+{
+    og_qexpr *l = parse_expr(p);
+    if (!l) return 0;
+    if (filter_op(p, &c->op)) {
+        c->kind = OG_QC_FILTER;
+        c->left = l;
+        return (c->right = parse_expr(p)) != NULL;
+    }
+    if (l->kind == OG_QE_SEARCH || l->kind == OG_QE_FUZZY || l->kind == OG_QE_MATCH_TEXT) {
+        c->kind = OG_QC_TEXT;
+        c->left = l;
+        c->op = OG_QOP_EQ;
+        return 1;
+    }
+    return expect_fail(p, "comparison operator");
+}
+
+static int parse_clauses(parser *p, og_qclause **out, size_t *n)
+{
+    size_t cap = 0;
+    *out = NULL;
+    *n = 0;
+    do {
+        og_qclause *c = PUSH(p, *out, *n, cap);
+        if (!c || !parse_clause(p, c)) return 0;
+    } while (!is_kind(p, OG_TOK_RBRACE) && !is_kind(p, OG_TOK_EOF));
+    return expect_kind(p, OG_TOK_RBRACE, "'}'");
+}
+
+static int parse_clause(parser *p, og_qclause *c)
+{
+    size_t start = tok(p)->start;
+    memset(c, 0, sizeof *c);
+    if (++p->nclauses > OG_QUERY_MAX_CLAUSES)
+        return hard_error(p, tok(p)->start, tok(p)->end, "query has more than %d match clauses",
+                          OG_QUERY_MAX_CLAUSES);
+    c->type_index = c->var_index = c->src_index = c->dst_index = c->edge_var_index = -1;
+    int ok;
+    if (is_word(p, "not") && peek(p, 1)->kind == OG_TOK_LBRACE) {
+        if (!enter(p)) return 0;
+        p->pos += 2;
+        c->kind = OG_QC_NEGATION;
+        ok = parse_clauses(p, &c->inner, &c->ninner);
+        leave(p);
+    } else if (is_kind(p, OG_TOK_VAR) && peek(p, 1)->kind == OG_TOK_COLON &&
+               peek(p, 2)->kind == OG_TOK_TYPENAME) {
+        ok = parse_binding(p, c);
+    } else if (is_kind(p, OG_TOK_VAR) && peek(p, 1)->kind == OG_TOK_COLON) {
+        /* `$v:` can only start a binding: the next token must be a type name */
+        p->pos += 2;
+        ok = expect_fail(p, "type name");
+    } else {
+        ok = 0;
+        if (is_kind(p, OG_TOK_VAR)) {
+            size_t save = p->pos;
+            ok = try_traversal(p, c);
+            if (!ok && !failed(p)) {
+                p->pos = save;
+                memset(c, 0, sizeof *c);
+                c->type_index = c->var_index = c->src_index = c->dst_index = c->edge_var_index = -1;
+            }
+        }
+        if (!ok && !failed(p)) ok = parse_filter(p, c);
+    }
+    c->span = (og_qspan){start, prev_end(p)};
+    return ok && !failed(p);
+}
+
+/* ---- return / order / limit ---------------------------------------------------------------- */
+
+static int parse_return(parser *p, og_query *q)
+{
+    size_t cap = 0;
+    if (!expect_kind(p, OG_TOK_LBRACE, "'{'")) return 0;
+    do {
+        size_t start = tok(p)->start;
+        og_qprojection *pr = PUSH(p, q->projections, q->nprojections, cap);
+        if (!pr || !(pr->expr = parse_expr(p))) return 0;
+        if (is_word(p, "as") && peek(p, 1)->kind == OG_TOK_IDENT) {
+            p->pos++;
+            pr->alias = tok_str(p, tok(p));
+            pr->alias_span = (og_qspan){tok(p)->start, tok(p)->end};
+            p->pos++;
+        }
+        pr->span = (og_qspan){start, prev_end(p)};
+        accept(p, OG_TOK_COMMA);
+    } while (!is_kind(p, OG_TOK_RBRACE) && !is_kind(p, OG_TOK_EOF));
+    return expect_kind(p, OG_TOK_RBRACE, "'}'");
+}
+
+static int parse_order(parser *p, og_query *q)
+{
+    size_t cap = 0;
+    if (!expect_kind(p, OG_TOK_LBRACE, "'{'")) return 0;
+    for (;;) {
+        size_t start = tok(p)->start;
+        og_qordering *o = PUSH(p, q->orderings, q->norderings, cap);
+        if (!o) return 0;
+        if (is_word(p, "nearest") && peek(p, 1)->kind == OG_TOK_LPAREN) {
+            if (!(o->expr = parse_nearest(p))) return 0;
+        } else {
+            if (!(o->expr = parse_expr(p))) return 0;
+            if (is_word(p, "asc") || is_word(p, "desc")) {
+                o->desc = is_word(p, "desc");
+                o->has_dir = 1;
+                p->pos++;
+            } else {
+                expect_fail(p, "'asc' or 'desc'");
+            }
+        }
+        o->span = (og_qspan){start, prev_end(p)};
+        if (!accept(p, OG_TOK_COMMA)) break;
+    }
+    return expect_kind(p, OG_TOK_RBRACE, "',' or '}'");
+}
+
+static int parse_read_body(parser *p, og_query *q)
+{
+    p->pos++; /* match */
+    if (!expect_kind(p, OG_TOK_LBRACE, "'{'")) return 0;
+    if (!parse_clauses(p, &q->clauses, &q->nclauses)) return 0;
+    if (!expect_word(p, "return", "'return'")) return 0;
+    if (!parse_return(p, q)) return 0;
+    if (is_word(p, "order")) {
+        p->pos++;
+        if (!parse_order(p, q)) return 0;
+    } else {
+        expect_fail(p, "'order'");
+    }
+    if (is_word(p, "limit")) {
+        p->pos++;
+        const og_token *t = tok(p);
+        if (!expect_kind(p, OG_TOK_INT, "integer")) return 0;
+        if (t->overflow)
+            return hard_error(p, t->start, t->end, "invalid limit: %.*s", (int)t->text_len,
+                              t->text);
+        q->has_limit = 1;
+        q->limit = t->u;
+        q->limit_span = (og_qspan){t->start, t->end};
+    } else {
+        expect_fail(p, "'limit'");
+    }
+    return 1;
+}
+
+/* ---- mutations ---------------------------------------------------------------------------- */
+
+static int parse_assigns(parser *p, og_qmutation *m)
+{
+    size_t cap = 0;
+    if (!expect_kind(p, OG_TOK_LBRACE, "'{'")) return 0;
+    do {
+        if (!is_kind(p, OG_TOK_IDENT)) return expect_fail(p, "property name");
+        og_qassign *a = PUSH(p, m->assigns, m->nassigns, cap);
+        if (!a) return 0;
+        a->prop = tok_str(p, tok(p));
+        a->prop_span = (og_qspan){tok(p)->start, tok(p)->end};
+        a->prop_index = -1;
+        p->pos++;
+        if (!expect_kind(p, OG_TOK_COLON, "':'")) return 0;
+        if (!parse_value(p, &a->value)) return 0;
+        accept(p, OG_TOK_COMMA);
+    } while (!is_kind(p, OG_TOK_RBRACE) && !is_kind(p, OG_TOK_EOF));
+    return expect_kind(p, OG_TOK_RBRACE, "'}'");
+}
+
+static int parse_where(parser *p, og_qmutation *m)
+{
+    if (!expect_word(p, "where", "'where'")) return 0;
+    if (!is_kind(p, OG_TOK_IDENT)) return expect_fail(p, "property name");
+    m->where.prop = tok_str(p, tok(p));
+    m->where.prop_span = (og_qspan){tok(p)->start, tok(p)->end};
+    m->where.prop_index = -1;
+    p->pos++;
+    if (is_word(p, "contains") || is_word(p, "starts_with"))
+        return hard_error(p, tok(p)->start, tok(p)->end,
+                          "'%.*s' is not supported in a mutation where predicate; use = != < <= > >=",
+                          (int)tok(p)->text_len, tok(p)->text);
+    if (!filter_op(p, &m->where_op)) return expect_fail(p, "comparison operator");
+    return parse_value(p, &m->where.value);
+}
+
+static int parse_mutation(parser *p, og_qmutation *m)
+{
+    size_t start = tok(p)->start;
+    memset(m, 0, sizeof *m);
+    m->type_index = -1;
+    if (is_word(p, "insert")) m->kind = OG_QM_INSERT;
+    else if (is_word(p, "update")) m->kind = OG_QM_UPDATE;
+    else m->kind = OG_QM_DELETE;
+    p->pos++;
+    if (!is_kind(p, OG_TOK_TYPENAME)) return expect_fail(p, "type name");
+    m->type_name = tok_str(p, tok(p));
+    m->type_span = (og_qspan){tok(p)->start, tok(p)->end};
+    p->pos++;
+    int ok;
+    if (m->kind == OG_QM_INSERT) {
+        ok = parse_assigns(p, m);
+    } else if (m->kind == OG_QM_UPDATE) {
+        ok = expect_word(p, "set", "'set'") && parse_assigns(p, m) && parse_where(p, m);
+    } else {
+        ok = parse_where(p, m);
+    }
+    m->span = (og_qspan){start, prev_end(p)};
+    return ok;
+}
+
+static int is_mutation_word(parser *p)
+{
+    return is_word(p, "insert") || is_word(p, "update") || is_word(p, "delete");
+}
+
+/* ---- declarations --------------------------------------------------------------------------- */
+
+static const struct {
+    const char *name;
+    og_type_id id;
+} base_types[] = {
+    {"String", OG_T_STRING}, {"Blob", OG_T_BLOB},     {"Bool", OG_T_BOOL},
+    {"I32", OG_T_I32},       {"I64", OG_T_I64},       {"U32", OG_T_U32},
+    {"U64", OG_T_U64},       {"F32", OG_T_F32},       {"F64", OG_T_F64},
+    {"DateTime", OG_T_DATE64}, {"Date", OG_T_DATE32},
+};
+
+static int base_type(const og_token *t, og_type_id *id)
+{
+    if (t->kind != OG_TOK_TYPENAME) return 0;
+    for (size_t i = 0; i < sizeof base_types / sizeof base_types[0]; i++)
+        if (og_tok_is(t, base_types[i].name)) {
+            *id = base_types[i].id;
+            return 1;
+        }
+    return 0;
+}
+
+static int parse_param(parser *p, og_qparam *pa)
+{
+    const og_token *v = tok(p);
+    if (v->kind != OG_TOK_VAR) return expect_fail(p, "parameter");
+    pa->name = tok_str(p, v);
+    pa->span.start = v->start;
+    p->pos++;
+    if (!expect_kind(p, OG_TOK_COLON, "':'")) return 0;
+    pa->type.node_type = -1;
+    og_type_id id;
+    const og_token *t = tok(p);
+    if (accept(p, OG_TOK_LBRACKET)) {
+        if (!base_type(tok(p), &id)) return expect_fail(p, "list item type");
+        if (id == OG_T_BLOB)
+            return hard_error(p, tok(p)->start, tok(p)->end, "[Blob] is not a supported parameter type");
+        p->pos++;
+        if (!expect_kind(p, OG_TOK_RBRACKET, "']'")) return 0;
+        pa->type.t.id = OG_T_LIST;
+        pa->type.t.elem = id;
+    } else if (t->kind == OG_TOK_TYPENAME && og_tok_is(t, "Vector")) {
+        p->pos++;
+        if (!expect_kind(p, OG_TOK_LPAREN, "'('")) return 0;
+        const og_token *d = tok(p);
+        if (!expect_kind(p, OG_TOK_INT, "dimension")) return 0;
+        if (d->overflow || d->u < 1 || d->u > OG_QUERY_MAX_VECTOR_DIM)
+            return hard_error(p, d->start, d->end,
+                              "Vector dimension must be between 1 and %u", OG_QUERY_MAX_VECTOR_DIM);
+        if (!expect_kind(p, OG_TOK_RPAREN, "')'")) return 0;
+        pa->type.t.id = OG_T_VECTOR;
+        pa->type.t.dim = (uint32_t)d->u;
+    } else if (base_type(t, &id)) {
+        p->pos++;
+        pa->type.t.id = id;
+    } else if (t->kind == OG_TOK_TYPENAME) {
+        return hard_error(p, t->start, t->end, "unknown parameter type `%.*s` for `$%s`",
+                          (int)t->text_len, t->text, pa->name);
+    } else {
+        return expect_fail(p, "parameter type");
+    }
+    if (accept(p, OG_TOK_QUESTION)) pa->type.nullable = 1;
+    pa->span.end = prev_end(p);
+    return 1;
+}
+
+static int parse_query_decl(parser *p, og_query *q)
+{
+    size_t start = tok(p)->start;
+    p->nclauses = 0;
+    p->pos++; /* query */
+    if (!is_kind(p, OG_TOK_IDENT)) return expect_fail(p, "query name");
+    q->name = tok_str(p, tok(p));
+    q->name_span = (og_qspan){tok(p)->start, tok(p)->end};
+    p->pos++;
+    if (!expect_kind(p, OG_TOK_LPAREN, "'('")) return 0;
+    size_t cap = 0;
+    if (!is_kind(p, OG_TOK_RPAREN)) {
+        if (!is_kind(p, OG_TOK_VAR)) expect_fail(p, "')'");
+        do {
+            og_qparam *pa = PUSH(p, q->params, q->nparams, cap);
+            if (!pa || !parse_param(p, pa)) return 0;
+        } while (accept(p, OG_TOK_COMMA));
+    }
+    if (!expect_kind(p, OG_TOK_RPAREN, "',' or ')'")) return 0;
+    while (is_kind(p, OG_TOK_AT)) {
+        const og_token *at = tok(p), *w = peek(p, 1);
+        int desc = w->kind == OG_TOK_IDENT && og_tok_is(w, "description");
+        int instr = w->kind == OG_TOK_IDENT && og_tok_is(w, "instruction");
+        if (!desc && !instr)
+            return hard_error(p, at->start, w->end, "unsupported query annotation: @%.*s",
+                              (int)w->text_len, w->text);
+        p->pos += 2;
+        if (!expect_kind(p, OG_TOK_LPAREN, "'('")) return 0;
+        const og_token *s = tok(p);
+        if (!expect_kind(p, OG_TOK_STRING, "string")) return 0;
+        if (!expect_kind(p, OG_TOK_RPAREN, "')'")) return 0;
+        const char **slot = desc ? &q->description : &q->instruction;
+        if (*slot)
+            return hard_error(p, at->start, prev_end(p),
+                              "query `%s` cannot include duplicate @%s annotations", q->name,
+                              desc ? "description" : "instruction");
+        *slot = og_qarena_strndup(p->arena, s->str, s->str_len);
+        if (!*slot) return p->nomem = 1, 0;
+    }
+    if (!expect_kind(p, OG_TOK_LBRACE, "'{'")) return 0;
+    if (is_word(p, "match")) {
+        if (!parse_read_body(p, q)) return 0;
+    } else if (is_mutation_word(p)) {
+        q->is_mutation = 1;
+        cap = 0;
+        do {
+            og_qmutation *m = PUSH(p, q->mutations, q->nmutations, cap);
+            if (!m || !parse_mutation(p, m)) return 0;
+        } while (is_mutation_word(p));
+        expect_fail(p, "'insert', 'update' or 'delete'");
+    } else {
+        expect_fail(p, "'match'");
+        expect_fail(p, "'insert', 'update' or 'delete'");
+        return 0;
+    }
+    if (!expect_kind(p, OG_TOK_RBRACE, "'}'")) return 0;
+    q->span = (og_qspan){start, prev_end(p)};
+    return 1;
+}
+
+static og_status report(parser *p, og_diag *err)
+{
+    og_diag local;
+    og_diag *d = err ? err : &local;
+    memset(&local, 0, sizeof local);
+    og_status st;
+    if (p->nomem) {
+        st = OG_ERR_NOMEM;
+        if (err) memset(err, 0, sizeof *err), err->code = OG_ERR_NOMEM;
+        return st;
+    }
+    if (p->hard) {
+        st = og_diag_set(d, OG_ERR_PARSE, p->src, p->hard_start, p->hard_end, NULL, "%s",
+                         p->hard_msg);
+    } else {
+        const og_token *t = &p->toks->v[p->far < p->toks->len ? p->far : p->toks->len - 1];
+        char found[64], exp[256];
+        og_tok_describe(t, found, sizeof found);
+        exp[0] = 0;
+        for (size_t i = 0; i < p->nexpect; i++) {
+            size_t l = strlen(exp);
+            snprintf(exp + l, sizeof exp - l, "%s%s",
+                     i == 0 ? "" : (i + 1 == p->nexpect ? " or " : ", "), p->expect[i]);
+        }
+        st = og_diag_set(d, OG_ERR_PARSE, p->src, t->start, t->end, NULL,
+                         "expected %s, found %s", p->nexpect ? exp : "input", found);
+    }
+    if (d == &local) og_diag_free(&local);
+    return st;
+}
+
+og_status og_query_parse(og_query_file **out, const og_source *src, og_diag *err)
+{
+    *out = NULL;
+    og_tokens toks = {0};
+    og_status st = og_lex(&toks, src, err);
+    if (st != OG_OK) return st;
+
+    og_qarena arena = {0};
+    og_query_file *f = og_qarena_alloc(&arena, sizeof *f);
+    if (!f) {
+        og_tokens_free(&toks);
+        return OG_ERR_NOMEM;
+    }
+    parser p = {.toks = &toks, .src = src, .arena = &arena};
+    size_t cap = 0;
+    int ok = 1;
+    while (!is_kind(&p, OG_TOK_EOF)) {
+        if (!is_word(&p, "query")) {
+            expect_fail(&p, "'query'");
+            ok = 0;
+            break;
+        }
+        og_query *q = PUSH_LIMIT(&p, f->queries, f->nqueries, cap, SIZE_MAX / sizeof(og_query));
+        if (!q) {
+            ok = 0;
+            break;
+        }
+        memset(q, 0, sizeof *q);
+        if (!parse_query_decl(&p, q) || failed(&p)) {
+            ok = 0;
+            break;
+        }
+    }
+    if (!ok || failed(&p)) {
+        st = report(&p, err);
+        og_tokens_free(&toks);
+        og_qarena_free(&arena);
+        return st;
+    }
+    og_tokens_free(&toks);
+    f->arena = arena;
+    *out = f;
+    return OG_OK;
+}
