@@ -253,7 +253,32 @@ typedef struct lexer {
     og_tokens *out;
     size_t cap;
     og_diag *err;
+    /* position of the last token start, advanced incrementally (tokens come in order), so
+     * line:col costs O(text) for the whole file instead of O(line length) per token */
+    size_t pos_off;
+    uint32_t pos_line, pos_col;
 } lexer;
+
+/* Advances lx's remembered position to byte `offset` (>= the last one) and reports it. */
+static void lexer_pos(lexer *lx, size_t offset, uint32_t *line, uint32_t *col)
+{
+    if (offset < lx->pos_off) { /* not expected; fall back to the exact search */
+        og_source_pos(lx->src, offset, line, col);
+        return;
+    }
+    for (size_t i = lx->pos_off; i < offset && i < lx->n; i++) {
+        unsigned char c = (unsigned char)lx->s[i];
+        if (c == '\n') {
+            lx->pos_line++;
+            lx->pos_col = 1;
+        } else if ((c & 0xC0) != 0x80) {
+            lx->pos_col++;
+        }
+    }
+    lx->pos_off = offset;
+    *line = lx->pos_line;
+    *col = lx->pos_col;
+}
 
 static int is_upper(int c) { return c >= 'A' && c <= 'Z'; }
 static int is_lower(int c) { return c >= 'a' && c <= 'z'; }
@@ -283,7 +308,7 @@ static og_status push(lexer *lx, og_tok_kind k, size_t start, size_t end, og_tok
     t->kind = k;
     t->start = start;
     t->end = end;
-    og_source_pos(lx->src, start, &t->line, &t->col);
+    lexer_pos(lx, start, &t->line, &t->col);
     t->text = lx->s + start;
     t->text_len = end - start;
     if (tout) *tout = t;
@@ -446,7 +471,7 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 
 og_status og_lex(og_tokens *out, const og_source *src, og_diag *err)
 {
-    lexer lx = {src, src->text, src->len, 0, out, 0, err};
+    lexer lx = {src, src->text, src->len, 0, out, 0, err, 0, 1, 1};
     out->v = NULL;
     out->len = 0;
     og_status st = OG_OK;
