@@ -13,6 +13,7 @@
 #include "engine/export.h"
 #include "engine/load.h"
 #include "engine/mutate.h"
+#include "engine/schema_apply.h"
 #include "util/error.h"
 
 struct og_db {
@@ -203,5 +204,46 @@ og_status og_db_schema_source(char **out, og_db *db, const og_read_opts *at)
     *out = strdup(cat->source ? cat->source : "");
     if (!*out) st = og_err(OG_ERR_NOMEM, "out of memory");
     og_read_end(r);
+    return st;
+}
+
+static og_status render_plan(char **out, const og_migration_plan *p, int json)
+{
+    og_buf b = OG_BUF_INIT;
+    og_status st = json ? og_migration_plan_json(&b, p) : og_migration_plan_render(&b, p);
+    if (st) {
+        og_buf_free(&b);
+        return st;
+    }
+    og_buf_cstr(&b);
+    *out = (char *)og_buf_take(&b).data;
+    if (!*out) *out = strdup("");
+    return *out ? OG_OK : og_err(OG_ERR_NOMEM, "out of memory");
+}
+
+og_status og_db_schema_plan(char **out, og_db *db, const char *branch, const char *schema_name, const char *schema,
+                            size_t len, int json)
+{
+    *out = NULL;
+    og_migration_plan p;
+    OG_TRY(og_engine_schema_plan(db->e, branch, schema_name, schema, len, &p));
+    og_status st = render_plan(out, &p, json);
+    og_migration_plan_free(&p);
+    return st;
+}
+
+og_status og_db_schema_apply(og_receipt *out, char **plan_out, og_db *db, const char *branch, const char *schema_name,
+                             const char *schema, size_t len, int allow_data_loss, int json)
+{
+    memset(out, 0, sizeof *out);
+    if (plan_out) *plan_out = NULL;
+    og_write_result w;
+    memset(&w, 0, sizeof w);
+    og_migration_plan p;
+    memset(&p, 0, sizeof p);
+    OG_TRY(og_engine_schema_apply(db->e, branch, schema_name, schema, len, allow_data_loss, &w, &p));
+    receipt_fill(out, &w, branch);
+    og_status st = plan_out ? render_plan(plan_out, &p, json) : OG_OK;
+    og_migration_plan_free(&p);
     return st;
 }

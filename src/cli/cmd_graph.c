@@ -281,3 +281,57 @@ int og_cmd_schema_show(int argc, char **argv)
 {
     return print_db_text("schema show", show_help, argc, argv, og_db_schema_source);
 }
+
+/* ---- schema plan / apply against a graph ------------------------------------------------------ */
+
+static const char *apply_help =
+    "usage: omnigraph schema apply --schema <new.pg> [--allow-data-loss] [--json] ROOT\n"
+    "\n"
+    "Plans the migration from the graph's schema to <new.pg> and applies it as ONE commit when\n"
+    "every step is supported (add type, add nullable property, renames via @rename_from, extend\n"
+    "enum, add index, metadata, drops).  Unsupported steps are listed with their [OG-XXX-NNN]\n"
+    "codes and nothing is written.  The graph must have no branch other than main.\n"
+    "  --allow-data-loss   make drops hard (history reclaimed by cleanup) instead of soft\n"
+    "  --json              print {\"commit\": ..., \"plan\": {...}}\n" COMMON_HELP;
+
+int og_cmd_schema_graph(int argc, char **argv, int apply)
+{
+    const char *verb = apply ? "schema apply" : "schema plan";
+    if (apply && help(apply_help, argc, argv)) return OG_EXIT_OK;
+    og_graph_args a = {.verb = verb};
+    const char *schema = NULL;
+    int allow = 0;
+    og_flag flags[] = {{"--schema", NULL, 1, 0, &schema, NULL, NULL, NULL},
+                       {"--allow-data-loss", NULL, 0, 0, NULL, &allow, NULL, NULL}};
+    int rc = og_graph_args_parse(&a, argc, argv, flags, 2, 1);
+    if (rc) return rc;
+    if (!schema) return og_cli_usage(verb, "--schema FILE is required");
+    const char *root = og_graph_args_root(&a);
+    if (!root) return OG_EXIT_USAGE;
+    og_buf text = OG_BUF_INIT;
+    if (og_cli_read_file(schema, &text) != OG_OK) return OG_EXIT_FAIL;
+    if (apply) og_graph_args_echo(&a, root);
+    og_db *db = og_graph_args_open(&a, root);
+    if (!db) {
+        og_buf_free(&text);
+        return OG_EXIT_FAIL;
+    }
+    char *plan = NULL;
+    og_receipt r;
+    og_status st = apply ? og_db_schema_apply(&r, &plan, db, a.branch, schema, (const char *)text.data, text.len, allow, a.json)
+                         : og_db_schema_plan(&plan, db, a.branch, schema, (const char *)text.data, text.len, a.json);
+    og_db_close(db);
+    og_buf_free(&text);
+    if (st) return og_cli_fail(verb, st);
+    if (apply && a.json) {
+        printf("{\"commit\": %s%s%s, \"plan\": %s}\n", r.published ? "\"" : "", r.published ? r.commit : "null",
+               r.published ? "\"" : "", plan ? plan : "null");
+    } else {
+        if (plan) fputs(plan, stdout);
+        if (plan && *plan && plan[strlen(plan) - 1] != '\n') putchar('\n');
+        if (apply && r.published) printf("applied as commit %s\n", r.commit);
+        else if (apply) printf("no changes: nothing applied\n");
+    }
+    og_free(plan);
+    return OG_EXIT_OK;
+}

@@ -21,7 +21,8 @@ static const char *check_help =
     "  --json   print {\"ok\":...,\"summary\":{...}} or {\"ok\":false,\"errors\":[...]}\n";
 
 static const char *plan_help =
-    "usage: omnigraph schema plan --schema <new.pg> --from <old.pg> [--json]\n"
+    "usage: omnigraph schema plan --schema <new.pg> --from <old.pg> [--json]   (offline)\n"
+    "       omnigraph schema plan --schema <new.pg> [--branch B] [--json] ROOT  (against a graph)\n"
     "\n"
     "Plans the migration from the schema in --from (taken as the accepted schema, with\n"
     "fresh identities) to the desired schema in --schema.  Prints the ordered steps;\n"
@@ -35,6 +36,8 @@ static const char *schema_help =
     "\n"
     "  check <file.pg> [--json]                          check a schema file\n"
     "  plan --schema <new.pg> --from <old.pg> [--json]   plan a migration (offline)\n"
+    "  plan --schema <new.pg> ROOT [--json]              plan a migration of a graph\n"
+    "  apply --schema <new.pg> ROOT [--allow-data-loss]  apply it as one commit\n"
     "  show ROOT                                         print a graph's schema source\n";
 
 static json_t *diags_json(const og_diags *d)
@@ -136,6 +139,9 @@ static int schema_plan(int argc, char **argv)
     }
     const char *to = NULL, *from = NULL;
     int json = 0;
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--from")) from = argv[i];
+    if (!from) return og_cmd_schema_graph(argc, argv, 0); /* against a graph: cmd_graph.c */
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json")) json = 1;
         else if (!strcmp(argv[i], "--schema") && i + 1 < argc) to = argv[++i];
@@ -144,7 +150,7 @@ static int schema_plan(int argc, char **argv)
             return og_cli_usage("schema plan", "%s needs a file argument", argv[i]);
         else return og_cli_usage("schema plan", "unexpected argument '%s'", argv[i]);
     }
-    if (!to || !from) return og_cli_usage("schema plan", "both --schema <new.pg> and --from <old.pg> are required");
+    if (!to) return og_cli_usage("schema plan", "--schema <new.pg> is required");
     og_buf old_text = OG_BUF_INIT, new_text = OG_BUF_INIT;
     int rc = OG_EXIT_FAIL;
     og_catalog *accepted = NULL;
@@ -198,5 +204,6 @@ int og_cmd_schema(int argc, char **argv)
     if (!strcmp(argv[1], "check")) return schema_check(argc - 1, argv + 1);
     if (!strcmp(argv[1], "plan")) return schema_plan(argc - 1, argv + 1);
     if (!strcmp(argv[1], "show")) return og_cmd_schema_show(argc - 1, argv + 1); /* cmd_graph.c */
+    if (!strcmp(argv[1], "apply")) return og_cmd_schema_graph(argc - 1, argv + 1, 1); /* cmd_graph.c */
     return og_cli_usage("schema", "unknown subcommand '%s' (expected check or plan)", argv[1]);
 }
