@@ -183,6 +183,78 @@ og_status og_db_snapshot(char **out, og_db *db, const og_read_opts *at);
 /* The `.pg` source of the schema at that snapshot.  Free *out with og_free. */
 og_status og_db_schema_source(char **out, og_db *db, const og_read_opts *at);
 
+/* Schema evolution (reference-language.md §7).  og_db_schema_plan: the migration from the
+ * schema at the head of `branch` (NULL = main) to `schema` text, as text ("supported: yes" +
+ * steps) or, with json != 0, {"supported":bool,"steps":[...]}; unsupported steps carry their
+ * [OG-XXX-NNN] code.  Free *out with og_free.  Compile errors: OG_ERR_PARSE / OG_ERR_TYPE. */
+og_status og_db_schema_plan(char **out, og_db *db, const char *branch, const char *schema_name, const char *schema,
+                            size_t len, int json);
+/* Applies a fully supported plan as one commit (kind schema_apply); a no-op plan publishes
+ * nothing.  `allow_data_loss` makes drops hard.  *plan_out (may be NULL) receives the applied
+ * plan as og_db_schema_plan renders it.  Errors: OG_ERR_UNSUPPORTED (a refused step, or
+ * branches other than main exist), compile errors, OG_ERR_CONFLICT. */
+og_status og_db_schema_apply(og_receipt *out, char **plan_out, og_db *db, const char *branch, const char *schema_name,
+                             const char *schema, size_t len, int allow_data_loss, int json);
+
+/* ========================================================================================
+ * Versioning: branches, history, changes, merge (docs/versioning.md).  Text results are JSON
+ * documents (free with og_free); their shapes are listed in docs/c-api.md "Versioning".
+ * ======================================================================================== */
+
+/* Creates branch `name` from the head of `from_branch`, or from commit `from_commit` (at most
+ * one of the two; both NULL = the head of "main").  Writes no commit and copies no data.
+ * head_out (may be NULL) receives the commit the branch starts at.  Errors:
+ * OG_ERR_ALREADY_EXISTS, OG_ERR_NOT_FOUND (source), OG_ERR_INVALID (name rules, main). */
+og_status og_db_branch_create(og_db *db, const char *name, const char *from_branch, const char *from_commit,
+                              char head_out[32]);
+/* Ends branch `name` (its data stays until cleanup).  OG_ERR_INVALID (main), OG_ERR_NOT_FOUND. */
+og_status og_db_branch_delete(og_db *db, const char *name);
+/* {"branches":[{"name","head","incarnation","seq"}]} sorted by name. */
+og_status og_db_branch_list(char **out, og_db *db);
+
+/* The first-parent history of `branch` (NULL = "main"), newest first, at most `limit` commits
+ * (0 = all): {"branch","head","commits":[<commit>...]}.  A commit is {"id","parents",
+ * "schema","kind","mode","stats","actor","message","created_at"}. */
+og_status og_db_commit_list(char **out, og_db *db, const char *branch, size_t limit);
+/* One commit: <commit> plus "tables":[{"type","kind","table","version","rows"}]. */
+og_status og_db_commit_show(char **out, og_db *db, const char *commit_id);
+
+#define OG_CHANGES_INSERT (1u << 1)
+#define OG_CHANGES_UPDATE (1u << 2)
+#define OG_CHANGES_DELETE (1u << 3)
+
+typedef struct og_changes_opts {
+    const char *from, *to;     /* commits (og_db_changes only) */
+    const char *const *types;  /* only these node/edge types; NULL = all */
+    size_t ntypes;
+    unsigned ops;              /* OG_CHANGES_* bits; 0 = all */
+} og_changes_opts;
+
+/* Row-level changes from commit `from` to commit `to` of one schema:
+ * {"from","to","stats":{...},"changes":[{"kind","type","id","op","before"?,"after"?}]},
+ * nodes before edges, then type, then id.  Errors: OG_ERR_NOT_FOUND, OG_ERR_UNSUPPORTED
+ * (change_schema_boundary). */
+og_status og_db_changes(char **out, og_db *db, const og_changes_opts *o);
+/* The changes of commit `commit_id` against its first parent, plus a "cause" block.
+ * OG_ERR_INVALID (commit_has_no_parent) for the genesis commit.  `filter` may be NULL. */
+og_status og_db_commit_changes(char **out, og_db *db, const char *commit_id, const og_changes_opts *filter);
+
+typedef struct og_db_merge_opts {
+    const char *source;        /* required */
+    const char *target;        /* NULL = "main" */
+    const char *expected_head; /* the target head must be this commit (else OG_ERR_PRECONDITION_FAILED) */
+    int delete_branch;         /* delete `source` after a successful merge */
+} og_db_merge_opts;
+
+/* Merges branch `source` into `target` as one commit (or none when already up to date):
+ * {"outcome":"already_up_to_date"|"fast_forward"|"merged","source","target","base",
+ * "source_head","previous_head","commit":{...}|null,"inserted","updated","deleted",
+ * "branch_deleted"}.  On OG_ERR_CONFLICT nothing is published and *out (when the conflicts
+ * came from the merge) is {"conflicts":[{"kind","type","id","message"}]}; the error message
+ * lists each one.  Other errors: OG_ERR_NOT_FOUND, OG_ERR_INVALID, OG_ERR_UNSUPPORTED (a
+ * three-way merge across a schema change), OG_ERR_PRECONDITION_FAILED. */
+og_status og_db_branch_merge(char **out, og_db *db, const og_db_merge_opts *o);
+
 #ifdef __cplusplus
 }
 #endif

@@ -39,6 +39,16 @@ int og_cmd_mutate(int argc, char **argv);
 int og_cmd_export(int argc, char **argv);
 int og_cmd_snapshot(int argc, char **argv);
 int og_cmd_schema_show(int argc, char **argv);
+/* `schema plan ... ROOT` (apply = 0) and `schema apply ... ROOT` (apply = 1) against a graph */
+int og_cmd_schema_graph(int argc, char **argv, int apply);
+/* versioning verbs: cmd_branch.c, cmd_commit.c, cmd_changes.c (docs/versioning.md) */
+int og_cmd_branch(int argc, char **argv);
+int og_cmd_commit(int argc, char **argv);
+int og_cmd_changes(int argc, char **argv);
+/* cmd_changes.c, shared with `commit changes`: --op values to OG_CHANGES_* bits (usage error
+ * printed and OG_EXIT_USAGE returned on a bad one), and printing a change set text. */
+int og_cli_parse_ops(const char *verb, const char *const *ops, size_t nops, unsigned *out);
+void og_cli_print_changes(const char *text, int json);
 
 /* ---- helpers (main.c) ---- */
 /* Reads a whole file into out (NUL-terminated via og_buf_cstr).  On failure prints
