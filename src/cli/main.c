@@ -15,6 +15,9 @@ static const og_cli_cmd commands[] = {
     {"schema", "check a .pg schema, or plan a migration between two schema files", og_cmd_schema},
     {"version", "print the version", og_cmd_version},
     /* one line per verb; keep alphabetical after the first two */
+    {"branch", "create, list, delete and merge branches", og_cmd_branch},
+    {"changes", "row-level changes between two commits", og_cmd_changes},
+    {"commit", "list, show and diff commits", og_cmd_commit},
     {"export", "write a graph as NDJSON in the load format", og_cmd_export},
     {"init", "create a graph from a .pg schema", og_cmd_init},
     {"lint", "type-check a .gq query file against a schema (offline)", og_cmd_lint},

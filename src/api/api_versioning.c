@@ -1,0 +1,374 @@
+/*
+ * api_versioning.c — the public versioning API (include/omnigraph.h "Versioning"): branches,
+ * commit history, row-level changes and merge, over the graph authority and the engine's
+ * history / changes / merge modules.  This file only converts engine results to the JSON
+ * shapes documented in docs/c-api.md; every decision is the engine's.
+ */
+#include <jansson.h>
+#include <openssl/evp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compiler/catalog.h"
+#include "engine/changes.h"
+#include "engine/engine.h"
+#include "engine/history.h"
+#include "engine/merge.h"
+#include "util/datetime.h"
+#include "util/error.h"
+
+/* The handle as api.c defines it (one engine).  Kept identical to that definition; a shared
+ * private header (src/api/db.h) would remove the duplication. */
+struct og_db {
+    og_engine *e;
+};
+
+static og_status dump(json_t *j, char **out)
+{
+    *out = j ? json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17)) : NULL;
+    json_decref(j);
+    return *out ? OG_OK : og_err(OG_ERR_NOMEM, "out of memory");
+}
+
+/* ---- branches ------------------------------------------------------------------------------- */
+
+og_status og_db_branch_create(og_db *db, const char *name, const char *from_branch, const char *from_commit,
+                              char head_out[32])
+{
+    if (head_out) head_out[0] = '\0';
+    if (!db || !name) return og_err(OG_ERR_INVALID, "branch create: a name is required");
+    if (from_branch && from_commit) return og_err(OG_ERR_INVALID, "branch create: give --from or --at, not both");
+    if (!strcmp(name, "main")) return og_err(OG_ERR_INVALID, "branch create: 'main' always exists");
+    if (!from_branch && !from_commit) from_branch = "main";
+    og_ref_entry e;
+    OG_TRY(og_branch_create(og_engine_graph(db->e), name, from_branch, from_commit, og_engine_actor(db->e), &e));
+    if (head_out) snprintf(head_out, 32, "%s", e.commit);
+    return OG_OK;
+}
+
+og_status og_db_branch_delete(og_db *db, const char *name)
+{
+    if (!db || !name) return og_err(OG_ERR_INVALID, "branch delete: a name is required");
+    return og_branch_delete(og_engine_graph(db->e), name, og_engine_actor(db->e));
+}
+
+og_status og_db_branch_list(char **out, og_db *db)
+{
+    *out = NULL;
+    og_branch_list l;
+    OG_TRY(og_branch_list_all(og_engine_graph(db->e), &l));
+    json_t *o = json_object(), *a = json_array();
+    for (size_t i = 0; i < l.count; i++) {
+        json_t *b = json_object();
+        json_object_set_new(b, "name", json_string(l.items[i].branch));
+        json_object_set_new(b, "head", json_string(l.items[i].commit));
+        json_object_set_new(b, "incarnation", json_string(l.items[i].incarnation));
+        json_object_set_new(b, "seq", json_integer((json_int_t)l.items[i].seq));
+        json_array_append_new(a, b);
+    }
+    json_object_set_new(o, "branches", a);
+    og_branch_list_free(&l);
+    return dump(o, out);
+}
+
+/* ---- commits -------------------------------------------------------------------------------- */
+
+static json_t *commit_json(const og_commit *c)
+{
+    json_t *o = json_object(), *parents = json_array(), *stats = json_object();
+    json_object_set_new(o, "id", json_string(c->id));
+    for (size_t i = 0; i < c->nparents; i++) json_array_append_new(parents, json_string(c->parents[i]));
+    json_object_set_new(o, "parents", parents);
+    json_object_set_new(o, "schema", json_string(c->schema));
+    const char *kind = og_op_kind_name(c->kind);
+    json_object_set_new(o, "kind", kind ? json_string(kind) : json_null());
+    json_object_set_new(o, "mode", c->mode ? json_string(c->mode) : json_null());
+    for (size_t i = 0; i < c->nstats; i++) json_object_set_new(stats, c->stats[i].name, json_integer(c->stats[i].value));
+    json_object_set_new(o, "stats", stats);
+    json_object_set_new(o, "actor", json_string(c->actor ? c->actor : ""));
+    json_object_set_new(o, "message", c->message ? json_string(c->message) : json_null());
+    json_object_set_new(o, "created_at", json_string(c->created_at));
+    return o;
+}
+
+og_status og_db_commit_list(char **out, og_db *db, const char *branch, size_t limit)
+{
+    *out = NULL;
+    og_graph *g = og_engine_graph(db->e);
+    if (!branch) branch = "main";
+    og_ref_entry head;
+    OG_TRY(og_graph_head_entry(g, branch, &head));
+    if (head.kind == OG_REF_DELETE) return og_err(OG_ERR_NOT_FOUND, "branch '%s' was deleted", branch);
+    og_commit_id *ids;
+    size_t n;
+    OG_TRY(og_history_first_parent(g, head.commit, limit, &ids, &n));
+    json_t *o = json_object(), *a = json_array();
+    json_object_set_new(o, "branch", json_string(branch));
+    json_object_set_new(o, "head", json_string(head.commit));
+    og_status st = OG_OK;
+    for (size_t i = 0; i < n && st == OG_OK; i++) {
+        const og_commit *c;
+        og_cache_entry *hold;
+        st = og_graph_commit_get(g, ids[i].id, &c, &hold);
+        if (st) break;
+        json_array_append_new(a, commit_json(c));
+        og_cache_entry_release(hold);
+    }
+    json_object_set_new(o, "commits", a);
+    free(ids);
+    if (st) {
+        json_decref(o);
+        return st;
+    }
+    return dump(o, out);
+}
+
+og_status og_db_commit_show(char **out, og_db *db, const char *commit_id)
+{
+    *out = NULL;
+    if (!commit_id) return og_err(OG_ERR_INVALID, "commit show: a commit id is required");
+    og_read *r;
+    OG_TRY(og_read_begin(&r, db->e, NULL, commit_id));
+    const og_snapshot *s = og_read_snapshot(r);
+    const og_catalog *cat = og_read_catalog(r);
+    json_t *o = commit_json(og_snapshot_commit(s)), *tables = json_array();
+    for (int pass = 0; pass < 2; pass++) {
+        size_t n = pass ? cat->nedges : cat->nnodes;
+        for (size_t i = 0; i < n; i++) {
+            const og_cat_type *t = pass ? &cat->edges[i] : &cat->nodes[i];
+            char dir[64];
+            og_cat_type_table_dir(t, dir, sizeof dir);
+            const og_table_ref *ref = og_snapshot_table(s, dir);
+            json_t *e = json_object();
+            json_object_set_new(e, "type", json_string(t->name));
+            json_object_set_new(e, "kind", json_string(pass ? "edge" : "node"));
+            json_object_set_new(e, "table", json_string(dir));
+            json_object_set_new(e, "version", json_integer(ref ? (json_int_t)ref->version : 0));
+            json_object_set_new(e, "rows", json_integer(ref ? (json_int_t)ref->rows : 0));
+            json_array_append_new(tables, e);
+        }
+    }
+    json_object_set_new(o, "tables", tables);
+    og_read_end(r);
+    return dump(o, out);
+}
+
+/* ---- changes -------------------------------------------------------------------------------- */
+
+/* A value as the load format spells it (Date "YYYY-MM-DD", DateTime RFC 3339, Blob
+ * "base64:...", U64 past 2^63-1 as a string, vectors and lists as arrays). */
+static json_t *value_json(const og_vector *v, size_t i)
+{
+    if (og_vector_is_null(v, i)) return json_null();
+    switch (v->type.id) {
+    case OG_T_BOOL: return json_boolean(og_vector_get_bool(v, i));
+    case OG_T_I32: case OG_T_I64: return json_integer(og_vector_get_i64(v, i));
+    case OG_T_U32: case OG_T_U64: {
+        uint64_t u = og_vector_get_u64(v, i);
+        if (u <= INT64_MAX) return json_integer((json_int_t)u);
+        char b[24];
+        snprintf(b, sizeof b, "%llu", (unsigned long long)u);
+        return json_string(b);
+    }
+    case OG_T_F32: case OG_T_F64: return json_real(og_vector_get_f64(v, i));
+    case OG_T_DATE32: {
+        char b[11];
+        og_date_format((int32_t)og_vector_get_i64(v, i), b);
+        return json_string(b);
+    }
+    case OG_T_DATE64: {
+        char b[25];
+        og_datetime_format(og_vector_get_i64(v, i), b);
+        return json_string(b);
+    }
+    case OG_T_STRING: {
+        size_t n;
+        const uint8_t *p = og_vector_get_bytes(v, i, &n);
+        return json_stringn((const char *)p, n);
+    }
+    case OG_T_BLOB: {
+        size_t n;
+        const uint8_t *p = og_vector_get_bytes(v, i, &n);
+        char *b = malloc(7 + 4 * ((n + 2) / 3) + 1);
+        if (!b) return NULL;
+        memcpy(b, "base64:", 7);
+        int k = n ? EVP_EncodeBlock((unsigned char *)b + 7, p, (int)n) : 0;
+        b[7 + k] = '\0';
+        json_t *j = json_string(b);
+        free(b);
+        return j;
+    }
+    case OG_T_VECTOR: {
+        json_t *a = json_array();
+        const float *f = og_vector_get_floats(v, i);
+        for (uint32_t k = 0; a && k < v->type.dim; k++) json_array_append_new(a, json_real(f[k]));
+        return a;
+    }
+    case OG_T_LIST: {
+        json_t *a = json_array();
+        size_t b, e;
+        og_vector_get_list(v, i, &b, &e);
+        for (size_t k = b; a && k < e; k++) json_array_append_new(a, value_json(v->child, k));
+        return a;
+    }
+    default: return json_null();
+    }
+}
+
+static json_t *image_json(const og_table_delta *d, const og_row_set *rs, uint32_t row)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "id", value_json(&rs->cols[0], row));
+    size_t base = 1;
+    if (d->is_edge) {
+        json_object_set_new(o, "from", value_json(&rs->cols[1], row));
+        json_object_set_new(o, "to", value_json(&rs->cols[2], row));
+        base = 3;
+    }
+    for (size_t p = 0; p < d->t->nprops; p++) json_object_set_new(o, d->t->props[p].name, value_json(&rs->cols[base + p], row));
+    return o;
+}
+
+static json_t *changeset_json(const og_changeset *cs)
+{
+    json_t *o = json_object(), *stats = json_object(), *a = json_array();
+    json_object_set_new(o, "from", json_string(cs->from));
+    json_object_set_new(o, "to", json_string(cs->to));
+    json_object_set_new(stats, "inserted", json_integer((json_int_t)cs->inserted));
+    json_object_set_new(stats, "updated", json_integer((json_int_t)cs->updated));
+    json_object_set_new(stats, "deleted", json_integer((json_int_t)cs->deleted));
+    json_object_set_new(stats, "fragments_read", json_integer((json_int_t)cs->fragments_read));
+    json_object_set_new(stats, "fragments_skipped", json_integer((json_int_t)cs->fragments_skipped));
+    json_object_set_new(stats, "rows_read", json_integer((json_int_t)cs->rows_read));
+    json_object_set_new(o, "stats", stats);
+    for (size_t t = 0; t < cs->ntables; t++) {
+        const og_table_delta *d = &cs->tables[t];
+        for (size_t i = 0; i < d->nchanges; i++) {
+            const og_change *ch = &d->changes[i];
+            json_t *c = json_object();
+            json_object_set_new(c, "kind", json_string(d->is_edge ? "edge" : "node"));
+            json_object_set_new(c, "type", json_string(d->t->name));
+            json_object_set_new(c, "id", json_stringn((const char *)ch->id, ch->idlen));
+            json_object_set_new(c, "op", json_string(og_change_op_name(ch->op)));
+            if (ch->before != OG_CHANGE_NO_ROW) json_object_set_new(c, "before", image_json(d, &d->before, ch->before));
+            if (ch->after != OG_CHANGE_NO_ROW) json_object_set_new(c, "after", image_json(d, &d->after, ch->after));
+            json_array_append_new(a, c);
+        }
+    }
+    json_object_set_new(o, "changes", a);
+    return o;
+}
+
+static og_change_filter to_filter(const og_changes_opts *o)
+{
+    og_change_filter f = {NULL, 0, 0};
+    if (o) {
+        f.types = o->types;
+        f.ntypes = o->ntypes;
+        f.ops = o->ops;
+    }
+    return f;
+}
+
+og_status og_db_changes(char **out, og_db *db, const og_changes_opts *o)
+{
+    *out = NULL;
+    if (!o || !o->from || !o->to) return og_err(OG_ERR_INVALID, "changes: --from and --to commits are required");
+    og_change_filter f = to_filter(o);
+    og_changeset cs;
+    OG_TRY(og_changes_between(db->e, o->from, o->to, &f, &cs));
+    json_t *j = changeset_json(&cs);
+    og_changeset_free(&cs);
+    return dump(j, out);
+}
+
+og_status og_db_commit_changes(char **out, og_db *db, const char *commit_id, const og_changes_opts *filter)
+{
+    *out = NULL;
+    og_change_filter f = to_filter(filter);
+    og_changeset cs;
+    OG_TRY(og_changes_commit(db->e, commit_id, &f, &cs));
+    json_t *j = changeset_json(&cs);
+    const og_commit *c = og_snapshot_commit(og_read_snapshot(cs.read));
+    json_t *cause = json_object();
+    json_object_set_new(cause, "commit", json_string(c->id));
+    json_object_set_new(cause, "parent", json_string(c->parents[0]));
+    json_object_set_new(cause, "merged_parent", c->nparents > 1 ? json_string(c->parents[1]) : json_null());
+    const char *kind = og_op_kind_name(c->kind);
+    json_object_set_new(cause, "kind", kind ? json_string(kind) : json_null());
+    json_object_set_new(cause, "actor", json_string(c->actor ? c->actor : ""));
+    json_object_set_new(cause, "created_at", json_string(c->created_at));
+    json_object_set_new(j, "cause", cause);
+    og_changeset_free(&cs);
+    return dump(j, out);
+}
+
+/* ---- merge ---------------------------------------------------------------------------------- */
+
+og_status og_db_branch_merge(char **out, og_db *db, const og_db_merge_opts *o)
+{
+    if (out) *out = NULL;
+    if (!o || !o->source) return og_err(OG_ERR_INVALID, "branch merge: a source branch is required");
+    const char *target = o->target ? o->target : "main";
+    og_merge_opts mo = {o->source, target, o->expected_head};
+    og_merge_result r;
+    og_status st = og_engine_merge(db->e, &mo, &r);
+    if (st == OG_ERR_CONFLICT && r.nconflicts) {
+        /* keep the engine's message: it lists every conflict */
+        if (out) {
+            json_t *j = json_object(), *a = json_array();
+            for (size_t i = 0; i < r.nconflicts; i++) {
+                json_t *c = json_object();
+                json_object_set_new(c, "kind", json_string(og_conflict_kind_name(r.conflicts[i].kind)));
+                json_object_set_new(c, "type", json_string(r.conflicts[i].type));
+                json_object_set_new(c, "id", r.conflicts[i].id ? json_string(r.conflicts[i].id) : json_null());
+                json_object_set_new(c, "message", json_string(r.conflicts[i].message));
+                json_array_append_new(a, c);
+            }
+            json_object_set_new(j, "conflicts", a);
+            *out = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+            json_decref(j);
+        }
+        og_merge_result_free(&r);
+        return OG_ERR_CONFLICT;
+    }
+    if (st) {
+        og_merge_result_free(&r);
+        return st;
+    }
+    int deleted = 0;
+    if (o->delete_branch) {
+        st = og_branch_delete(og_engine_graph(db->e), o->source, og_engine_actor(db->e));
+        if (st) {
+            og_merge_result_free(&r);
+            return og_err_wrap(st, "merged, but deleting branch '%s' failed", o->source);
+        }
+        deleted = 1;
+    }
+    json_t *j = json_object();
+    json_object_set_new(j, "outcome", json_string(og_merge_outcome_name(r.outcome)));
+    json_object_set_new(j, "source", json_string(o->source));
+    json_object_set_new(j, "target", json_string(target));
+    json_object_set_new(j, "base", json_string(r.base));
+    json_object_set_new(j, "source_head", json_string(r.source_head));
+    json_object_set_new(j, "previous_head", json_string(r.target_head));
+    if (r.write.published) {
+        json_t *c = json_object();
+        json_object_set_new(c, "graph_commit_id", json_string(r.write.commit));
+        json_object_set_new(c, "graph_branch", json_string(target));
+        json_object_set_new(c, "attempts", json_integer(r.write.attempts));
+        json_object_set_new(j, "commit", c);
+    } else {
+        json_object_set_new(j, "commit", json_null());
+    }
+    json_object_set_new(j, "inserted", json_integer((json_int_t)r.inserted));
+    json_object_set_new(j, "updated", json_integer((json_int_t)r.updated));
+    json_object_set_new(j, "deleted", json_integer((json_int_t)r.deleted));
+    json_object_set_new(j, "branch_deleted", json_boolean(deleted));
+    og_merge_result_free(&r);
+    if (!out) {
+        json_decref(j);
+        return OG_OK;
+    }
+    return dump(j, out);
+}

@@ -1,0 +1,159 @@
+/*
+ * cmd_branch.c — `omnigraph branch create|list|delete|merge` (reference-surfaces.md §1.2,
+ * reference-storage.md §3 and §5) over the public versioning API.  Flags and printing only.
+ */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/graph_args.h"
+
+static const char *branch_help =
+    "usage: omnigraph branch create [--from B | --at COMMIT] NAME [--json] ROOT\n"
+    "       omnigraph branch list [--json] ROOT\n"
+    "       omnigraph branch delete NAME [--json] ROOT\n"
+    "       omnigraph branch merge SOURCE [--into TARGET] [--delete-branch] [--if-commit C] [--json] ROOT\n"
+    "\n"
+    "Branches are named heads in the commit history.  create writes no commit and copies no\n"
+    "data; delete ends the branch (its data stays until cleanup).  merge publishes one commit\n"
+    "on TARGET (default main): already_up_to_date (nothing), fast_forward, or merged (two\n"
+    "parents).  Conflicts (exit 1) are listed by type, id and kind; nothing is published.\n"
+    "  --from B           create from the head of branch B (default main)\n"
+    "  --at C             create from commit C\n"
+    "  --into T           the merge target (default main)\n"
+    "  --delete-branch    delete SOURCE after a successful merge\n"
+    "  --if-commit C      merge only if TARGET's head is C (exit 4 otherwise)\n"
+    "  --store ROOT       the graph (or $OMNIGRAPH_STORE)\n"
+    "  --as ACTOR         actor recorded on the log entry / commit\n"
+    "  --json             JSON output\n";
+
+static void print_json_text(const char *text)
+{
+    fputs(text, stdout);
+    if (*text && text[strlen(text) - 1] != '\n') putchar('\n');
+}
+
+/* Prints {"k1": v1, "k2": v2} (takes the references). */
+static void print_pair(const char *k1, json_t *v1, const char *k2, json_t *v2)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, k1, v1);
+    json_object_set_new(o, k2, v2);
+    char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_decref(o);
+    if (s) printf("%s\n", s);
+    free(s);
+}
+
+static int branch_list(og_graph_args *a, og_db *db)
+{
+    char *text = NULL;
+    og_status st = og_db_branch_list(&text, db);
+    if (st) return og_cli_fail("branch list", st);
+    if (a->json) {
+        print_json_text(text);
+    } else {
+        json_t *j = json_loads(text, 0, NULL);
+        json_t *arr = json_object_get(j, "branches");
+        for (size_t i = 0; i < json_array_size(arr); i++) {
+            json_t *b = json_array_get(arr, i);
+            printf("%s %s\n", json_string_value(json_object_get(b, "name")),
+                   json_string_value(json_object_get(b, "head")));
+        }
+        json_decref(j);
+    }
+    og_free(text);
+    return OG_EXIT_OK;
+}
+
+static int branch_merge(og_graph_args *a, og_db *db, const char *source, const char *into, int del, const char *ifc)
+{
+    og_db_merge_opts mo = {source, into, ifc, del};
+    char *text = NULL;
+    og_status st = og_db_branch_merge(&text, db, &mo);
+    if (st) {
+        if (a->json && text) print_json_text(text);
+        og_free(text);
+        return og_cli_fail("branch merge", st);
+    }
+    if (a->json) {
+        print_json_text(text);
+    } else {
+        json_t *j = json_loads(text, 0, NULL);
+        const char *outcome = json_string_value(json_object_get(j, "outcome"));
+        json_t *c = json_object_get(j, "commit");
+        if (json_is_object(c))
+            printf("%s: merged %s into %s as commit %s\n", outcome, source, into ? into : "main",
+                   json_string_value(json_object_get(c, "graph_commit_id")));
+        else
+            printf("%s: nothing to merge from %s into %s\n", outcome, source, into ? into : "main");
+        json_decref(j);
+    }
+    og_free(text);
+    return OG_EXIT_OK;
+}
+
+int og_cmd_branch(int argc, char **argv)
+{
+    if (og_cli_wants_help(argc, argv) || argc < 2) {
+        fputs(branch_help, argc < 2 ? stderr : stdout);
+        return argc < 2 ? OG_EXIT_USAGE : OG_EXIT_OK;
+    }
+    const char *sub = argv[1];
+    char verb[32];
+    snprintf(verb, sizeof verb, "branch %s", sub);
+    og_graph_args a = {.verb = verb};
+    const char *from = NULL, *into = NULL, *if_commit = NULL;
+    int del = 0;
+    og_flag flags[] = {
+        {"--from", NULL, 1, 0, &from, NULL, NULL, NULL},
+        {"--into", NULL, 1, 0, &into, NULL, NULL, NULL},
+        {"--if-commit", NULL, 1, 0, &if_commit, NULL, NULL, NULL},
+        {"--delete-branch", NULL, 0, 0, NULL, &del, NULL, NULL},
+    };
+    int is_create = !strcmp(sub, "create"), is_list = !strcmp(sub, "list"), is_delete = !strcmp(sub, "delete"),
+        is_merge = !strcmp(sub, "merge");
+    if (!is_create && !is_list && !is_delete && !is_merge)
+        return og_cli_usage("branch", "unknown subcommand '%s' (create, list, delete, merge)", sub);
+    size_t nflags = is_create ? 1 : is_merge ? 4 : 0;
+    int rc = og_graph_args_parse(&a, argc - 1, argv + 1, is_merge ? flags + 1 : flags, is_merge ? 3 : nflags,
+                                 is_list ? 1 : 2);
+    if (rc) return rc;
+    if (a.branch) return og_cli_usage(verb, "--branch does not apply here");
+    if (a.at && !is_create) return og_cli_usage(verb, "--at applies to branch create only");
+    if (is_create && from && a.at) return og_cli_usage(verb, "give --from or --at, not both");
+    /* the name comes first, then the optional positional ROOT */
+    const char *name = NULL;
+    if (!is_list) {
+        if (!a.npositional) return og_cli_usage(verb, "a branch name is required");
+        name = a.positional[0];
+        memmove(a.positional, a.positional + 1, (a.npositional - 1) * sizeof a.positional[0]);
+        a.npositional--;
+    }
+    const char *root = og_graph_args_root(&a);
+    if (!root) return OG_EXIT_USAGE;
+    og_graph_args_echo(&a, root);
+    og_db *db = og_graph_args_open(&a, root);
+    if (!db) return OG_EXIT_FAIL;
+    int exit_code = OG_EXIT_OK;
+    if (is_list) {
+        exit_code = branch_list(&a, db);
+    } else if (is_merge) {
+        exit_code = branch_merge(&a, db, name, into, del, if_commit);
+    } else if (is_create) {
+        char head[32];
+        og_status st = og_db_branch_create(db, name, from, a.at, head);
+        if (st) exit_code = og_cli_fail(verb, st);
+        else if (a.json) print_pair("branch", json_string(name), "head", json_string(head));
+        else printf("created branch %s at %s\n", name, head);
+    } else {
+        og_status st = og_db_branch_delete(db, name);
+        if (st) exit_code = og_cli_fail(verb, st);
+        else if (a.json) print_pair("branch", json_string(name), "deleted", json_true());
+        else printf("deleted branch %s\n", name);
+    }
+    og_db_close(db);
+    return exit_code;
+}

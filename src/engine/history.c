@@ -1,0 +1,170 @@
+/*
+ * history.c — commit DAG walks.  See history.h.
+ *
+ * An ancestor set is built breadth-first from one commit: the array of ids is also the BFS
+ * queue, so distances are non-decreasing along it and each id's first visit is its shortest
+ * distance.  The id -> index map is an og_strmap (no hash order leaks: choices are made by
+ * distance, created_at and id only).
+ */
+#include "engine/history.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/error.h"
+#include "util/strmap.h"
+
+typedef struct anc_set {
+    og_strmap idx;
+    og_commit_id *ids;
+    uint32_t *dist;
+    size_t n, cap;
+} anc_set;
+
+static void anc_free(anc_set *s)
+{
+    og_strmap_free(&s->idx);
+    free(s->ids);
+    free(s->dist);
+}
+
+static og_status anc_add(anc_set *s, const char *id, uint32_t dist)
+{
+    int inserted;
+    OG_TRY(og_strmap_insert(&s->idx, id, strlen(id), (uint32_t)s->n, NULL, &inserted));
+    if (!inserted) return OG_OK;
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 64;
+        og_commit_id *ids = realloc(s->ids, cap * sizeof *ids);
+        if (ids) s->ids = ids;
+        uint32_t *d = ids ? realloc(s->dist, cap * sizeof *d) : NULL;
+        if (!ids || !d) return og_err(OG_ERR_NOMEM, "out of memory");
+        s->dist = d;
+        s->cap = cap;
+    }
+    snprintf(s->ids[s->n].id, sizeof s->ids[s->n].id, "%s", id);
+    s->dist[s->n] = dist;
+    s->n++;
+    return OG_OK;
+}
+
+/* Every ancestor of `start` with its distance; stops early once `stop` (may be NULL) is seen. */
+static og_status anc_build(og_graph *g, const char *start, const char *stop, anc_set *s, int *stopped)
+{
+    memset(s, 0, sizeof *s);
+    og_strmap_init(&s->idx);
+    if (stopped) *stopped = 0;
+    const og_commit *c;
+    og_cache_entry *hold;
+    OG_TRY(og_graph_commit_get(g, start, &c, &hold)); /* checks the start exists */
+    og_cache_entry_release(hold);
+    OG_TRY(anc_add(s, start, 0));
+    for (size_t i = 0; i < s->n; i++) {
+        if (stop && !strcmp(s->ids[i].id, stop)) {
+            if (stopped) *stopped = 1;
+            return OG_OK;
+        }
+        OG_TRY(og_graph_commit_get(g, s->ids[i].id, &c, &hold));
+        og_status st = OG_OK;
+        for (size_t p = 0; p < c->nparents && st == OG_OK; p++) st = anc_add(s, c->parents[p], s->dist[i] + 1);
+        og_cache_entry_release(hold);
+        OG_TRY(st);
+    }
+    return OG_OK;
+}
+
+og_status og_history_first_parent(og_graph *g, const char *start, size_t limit, og_commit_id **out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    size_t cap = 0, len = 0;
+    og_commit_id *ids = NULL;
+    char cur[OG_ULID_LEN + 1];
+    snprintf(cur, sizeof cur, "%s", start);
+    og_status st = OG_OK;
+    while (st == OG_OK && (limit == 0 || len < limit)) {
+        const og_commit *c;
+        og_cache_entry *hold;
+        st = og_graph_commit_get(g, cur, &c, &hold);
+        if (st) break;
+        if (len == cap) {
+            cap = cap ? cap * 2 : 32;
+            og_commit_id *grown = realloc(ids, cap * sizeof *grown);
+            if (!grown) {
+                og_cache_entry_release(hold);
+                st = og_err(OG_ERR_NOMEM, "out of memory");
+                break;
+            }
+            ids = grown;
+        }
+        snprintf(ids[len++].id, sizeof ids[0].id, "%s", c->id);
+        int more = c->nparents > 0;
+        if (more) snprintf(cur, sizeof cur, "%s", c->parents[0]);
+        og_cache_entry_release(hold);
+        if (!more) break;
+    }
+    if (st) {
+        free(ids);
+        return st;
+    }
+    *out = ids;
+    *n = len;
+    return OG_OK;
+}
+
+/* 1 when commit x is the better tie-break choice than y (later created_at, then larger id). */
+static og_status later(og_graph *g, const char *x, const char *y, int *yes)
+{
+    const og_commit *cx, *cy;
+    og_cache_entry *hx, *hy;
+    OG_TRY(og_graph_commit_get(g, x, &cx, &hx));
+    og_status st = og_graph_commit_get(g, y, &cy, &hy);
+    if (st) {
+        og_cache_entry_release(hx);
+        return st;
+    }
+    int c = strcmp(cx->created_at, cy->created_at);
+    *yes = c > 0 || (c == 0 && strcmp(x, y) > 0);
+    og_cache_entry_release(hx);
+    og_cache_entry_release(hy);
+    return OG_OK;
+}
+
+og_status og_history_merge_base(og_graph *g, const char *a, const char *b, char out[OG_ULID_LEN + 1], int *found)
+{
+    out[0] = '\0';
+    *found = 0;
+    anc_set sa, sb;
+    OG_TRY(anc_build(g, a, NULL, &sa, NULL));
+    og_status st = anc_build(g, b, NULL, &sb, NULL);
+    if (st) {
+        anc_free(&sa);
+        return st;
+    }
+    uint64_t best = UINT64_MAX;
+    for (size_t i = 0; i < sb.n && st == OG_OK; i++) {
+        uint32_t j;
+        if (!og_strmap_get(&sa.idx, sb.ids[i].id, strlen(sb.ids[i].id), &j)) continue;
+        uint64_t sum = (uint64_t)sa.dist[j] + sb.dist[i];
+        int take = sum < best;
+        if (!take && sum == best) st = later(g, sb.ids[i].id, out, &take);
+        if (st == OG_OK && take) {
+            best = sum;
+            snprintf(out, OG_ULID_LEN + 1, "%s", sb.ids[i].id);
+            *found = 1;
+        }
+    }
+    anc_free(&sa);
+    anc_free(&sb);
+    return st;
+}
+
+og_status og_history_is_ancestor(og_graph *g, const char *anc, const char *desc, int *yes)
+{
+    *yes = 0;
+    anc_set s;
+    og_status st = anc_build(g, desc, anc, &s, yes);
+    anc_free(&s);
+    return st;
+}

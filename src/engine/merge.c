@@ -1,0 +1,386 @@
+/*
+ * merge.c — three-way merge of two branches.  See merge.h.
+ *
+ * Everything a merge decides is made inside the og_graph_write callback from that attempt's
+ * captured target head, so a retry after a lost publish starts over (INVARIANTS.md 3).  The
+ * source head is captured once, before the write, and is what the merge records as its second
+ * parent.  Table deltas are computed by engine/changes.c, so only fragments that differ from
+ * the merge base are read.
+ */
+#include "engine/merge.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/changes.h"
+#include "engine/history.h"
+#include "engine/layout.h"
+#include "engine/plan.h"
+#include "util/buf.h"
+#include "util/error.h"
+
+const char *og_merge_outcome_name(og_merge_outcome o)
+{
+    switch (o) {
+    case OG_MERGE_ALREADY_UP_TO_DATE: return "already_up_to_date";
+    case OG_MERGE_FAST_FORWARD: return "fast_forward";
+    case OG_MERGE_MERGED: return "merged";
+    }
+    return "unknown";
+}
+
+const char *og_conflict_kind_name(og_conflict_kind k)
+{
+    switch (k) {
+    case OG_CONFLICT_DIVERGENT_INSERT: return "divergent_insert";
+    case OG_CONFLICT_DIVERGENT_UPDATE: return "divergent_update";
+    case OG_CONFLICT_DELETE_VS_UPDATE: return "delete_vs_update";
+    case OG_CONFLICT_ORPHAN_EDGE: return "orphan_edge";
+    case OG_CONFLICT_UNIQUE_VIOLATION: return "unique_violation";
+    case OG_CONFLICT_CARDINALITY_VIOLATION: return "cardinality_violation";
+    case OG_CONFLICT_VALUE_CONSTRAINT_VIOLATION: return "value_constraint_violation";
+    }
+    return "unknown";
+}
+
+static void conflicts_clear(og_merge_result *r)
+{
+    for (size_t i = 0; i < r->nconflicts; i++) {
+        free(r->conflicts[i].type);
+        free(r->conflicts[i].id);
+        free(r->conflicts[i].message);
+    }
+    free(r->conflicts);
+    r->conflicts = NULL;
+    r->nconflicts = 0;
+}
+
+void og_merge_result_free(og_merge_result *r)
+{
+    if (r) conflicts_clear(r);
+}
+
+static og_status add_conflict(og_merge_result *r, og_conflict_kind kind, const char *type, const void *id, size_t idlen,
+                              const char *message)
+{
+    og_merge_conflict *c = realloc(r->conflicts, (r->nconflicts + 1) * sizeof *c);
+    if (!c) return og_err(OG_ERR_NOMEM, "out of memory");
+    r->conflicts = c;
+    c = &r->conflicts[r->nconflicts];
+    memset(c, 0, sizeof *c);
+    c->kind = kind;
+    c->type = strdup(type ? type : "");
+    c->id = id ? strndup(id, idlen) : NULL;
+    c->message = strdup(message ? message : "");
+    if (!c->type || (id && !c->id) || !c->message) {
+        free(c->type), free(c->id), free(c->message);
+        return og_err(OG_ERR_NOMEM, "out of memory");
+    }
+    r->nconflicts++;
+    return OG_OK;
+}
+
+typedef struct merge_ctx {
+    og_engine *e;
+    const char *source_branch, *target_branch;
+    char source_head[OG_ULID_LEN + 1];
+    og_merge_result *res;
+} merge_ctx;
+
+static uint64_t ver(const og_table_ref *r) { return r ? r->version : 0; }
+
+static int bitset(const uint8_t *b, size_t i) { return b && ((b[i >> 3] >> (i & 7)) & 1); }
+
+/* Stages one source-side change on the target plan. */
+static og_status apply_change(og_plan *p, og_plan_table *pt, const og_table_delta *d, const og_change *ch,
+                              og_merge_result *res)
+{
+    if (ch->op != OG_CHANGE_INSERT) {
+        long crow = og_plan_committed_find(p, pt, (const char *)ch->id, ch->idlen);
+        if (crow >= 0) OG_TRY(og_plan_remove_committed(p, pt, (uint32_t)crow));
+    }
+    if (ch->op == OG_CHANGE_DELETE) {
+        res->deleted++;
+        return OG_OK;
+    }
+    OG_TRY(og_plan_table_cols(pt));
+    og_vector *one = calloc(d->after.ncols, sizeof *one);
+    if (!one) return og_err(OG_ERR_NOMEM, "out of memory");
+    og_status st = OG_OK;
+    for (size_t c = 0; c < d->after.ncols && st == OG_OK; c++) st = og_vector_gather(&one[c], &d->after.cols[c], &ch->after, 1);
+    uint32_t row;
+    long prev;
+    if (st == OG_OK) st = og_plan_stage_vectors(p, pt, one, &row, &prev);
+    if (st == OG_OK && prev >= 0) og_plan_supersede(pt, (uint32_t)prev);
+    for (size_t c = 0; c < d->after.ncols; c++) og_vector_free(&one[c]);
+    free(one);
+    if (st == OG_OK) {
+        if (ch->op == OG_CHANGE_INSERT) res->inserted++;
+        else res->updated++;
+    }
+    return st;
+}
+
+static int side_present(const og_change *ch) { return ch->op != OG_CHANGE_DELETE; }
+
+/* The three-way merge of one table. */
+static og_status merge_table(og_plan *p, og_plan_table *pt, og_graph *g, const char *dir, const og_table_ref *rb,
+                             const og_table_ref *rs, const og_table_ref *rt, og_merge_result *res)
+{
+    og_table_delta ds, dt;
+    memset(&dt, 0, sizeof dt);
+    OG_TRY(og_table_delta_compute(g, pt->t, pt->is_edge, pt->index, dir, rb, rs, &ds));
+    og_status st = OG_OK;
+    if (ver(rt) != ver(rb)) st = og_table_delta_compute(g, pt->t, pt->is_edge, pt->index, dir, rb, rt, &dt);
+    for (size_t i = 0; i < ds.nchanges && st == OG_OK; i++) {
+        const og_change *cs = &ds.changes[i];
+        const og_change *ct = dt.nchanges ? og_table_delta_find(&dt, cs->id, cs->idlen) : NULL;
+        if (!ct) {
+            st = apply_change(p, pt, &ds, cs, res);
+            continue;
+        }
+        int s_has = side_present(cs), t_has = side_present(ct);
+        if (!s_has && !t_has) continue; /* both deleted */
+        if (s_has && t_has) {
+            int same = 1;
+            for (size_t c = 0; c < ds.after.ncols && same; c++)
+                same = og_vector_row_eq(&ds.after.cols[c], cs->after, &dt.after.cols[c], ct->after);
+            if (same) continue; /* convergent */
+        }
+        og_conflict_kind kind = cs->op == OG_CHANGE_INSERT ? OG_CONFLICT_DIVERGENT_INSERT
+                                : (!s_has || !t_has)      ? OG_CONFLICT_DELETE_VS_UPDATE
+                                                          : OG_CONFLICT_DIVERGENT_UPDATE;
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s '%.*s': %s (source %s, target %s)", pt->t->name, (int)cs->idlen, cs->id,
+                 og_conflict_kind_name(kind), og_change_op_name(cs->op), og_change_op_name(ct->op));
+        st = add_conflict(res, kind, pt->t->name, cs->id, cs->idlen, msg);
+    }
+    og_table_delta_free(&ds);
+    og_table_delta_free(&dt);
+    return st;
+}
+
+/* 1 when node id[0..len) is in plan table pt's new image. */
+static int node_in_image(og_plan *p, og_plan_table *pt, const uint8_t *id, size_t len)
+{
+    if (og_plan_staged_find(pt, (const char *)id, len) >= 0) return 1;
+    return og_plan_committed_find(p, pt, (const char *)id, len) >= 0;
+}
+
+static og_status orphan(og_merge_result *res, const og_cat_type *et, const uint8_t *id, size_t idlen, const char *end,
+                        const uint8_t *node, size_t nlen, const og_cat_type *nt)
+{
+    char msg[640];
+    snprintf(msg, sizeof msg, "%s '%.*s': orphan_edge (%s '%.*s' is not in %s after the merge)", et->name, (int)idlen,
+             (const char *)id, end, (int)nlen, (const char *)node, nt->name);
+    return add_conflict(res, OG_CONFLICT_ORPHAN_EDGE, et->name, id, idlen, msg);
+}
+
+/* Every edge of the merged image whose endpoint is missing: staged edges, and kept committed
+ * edges of types whose endpoint node tables lost rows. */
+static og_status check_orphans(og_plan *p, og_merge_result *res)
+{
+    for (size_t ei = 0; ei < p->cat->nedges; ei++) {
+        og_plan_table *et = &p->edges[ei];
+        const og_cat_type *t = et->t;
+        og_plan_table *from = &p->nodes[t->from_node], *to = &p->nodes[t->to_node];
+        for (size_t r = 0; r < et->nstaged; r++) {
+            if (bitset(et->superseded, r)) continue;
+            size_t n, ns, nd;
+            const uint8_t *id = og_vector_get_bytes(&et->cols[0], r, &n);
+            const uint8_t *s = og_vector_get_bytes(&et->cols[1], r, &ns), *d = og_vector_get_bytes(&et->cols[2], r, &nd);
+            if (!node_in_image(p, from, s, ns)) OG_TRY(orphan(res, t, id, n, "src", s, ns, from->t));
+            if (!node_in_image(p, to, d, nd)) OG_TRY(orphan(res, t, id, n, "dst", d, nd, to->t));
+        }
+        if (!from->nremoved && !to->nremoved) continue;
+        OG_TRY(og_plan_table_view(p, et));
+        const og_vector *idc, *src, *dst;
+        OG_TRY(og_tableview_column(et->view, OG_FIELD_ID, &idc));
+        OG_TRY(og_tableview_column(et->view, OG_FIELD_SRC, &src));
+        OG_TRY(og_tableview_column(et->view, OG_FIELD_DST, &dst));
+        for (size_t r = 0; r < og_tableview_rows(et->view); r++) {
+            if (et->overwrite || bitset(et->removed, r)) continue;
+            size_t n, ns, nd;
+            const uint8_t *id = og_vector_get_bytes(idc, r, &n);
+            const uint8_t *s = og_vector_get_bytes(src, r, &ns), *d = og_vector_get_bytes(dst, r, &nd);
+            if (from->nremoved && !node_in_image(p, from, s, ns)) OG_TRY(orphan(res, t, id, n, "src", s, ns, from->t));
+            if (to->nremoved && !node_in_image(p, to, d, nd)) OG_TRY(orphan(res, t, id, n, "dst", d, nd, to->t));
+        }
+    }
+    return OG_OK;
+}
+
+/* A validator failure (OG_ERR_CONSTRAINT, message in og_error_message) as one conflict. */
+static og_status validation_conflict(og_plan *p, og_merge_result *res)
+{
+    const char *msg = og_error_message();
+    og_conflict_kind kind = strstr(msg, "@unique") ? OG_CONFLICT_UNIQUE_VIOLATION
+                            : strstr(msg, "@card") ? OG_CONFLICT_CARDINALITY_VIOLATION
+                            : strstr(msg, "orphan") || strstr(msg, "not found in") ? OG_CONFLICT_ORPHAN_EDGE
+                                                                                    : OG_CONFLICT_VALUE_CONSTRAINT_VIOLATION;
+    /* the type: the catalog type named earliest in the message */
+    const char *type = "", *best = NULL;
+    for (int pass = 0; pass < 2; pass++) {
+        size_t n = pass ? p->cat->nedges : p->cat->nnodes;
+        for (size_t i = 0; i < n; i++) {
+            const og_cat_type *t = pass ? &p->cat->edges[i] : &p->cat->nodes[i];
+            const char *at = strstr(msg, t->name);
+            if (at && (!best || at < best || (at == best && strlen(t->name) > strlen(type)))) best = at, type = t->name;
+        }
+    }
+    char *copy = strdup(msg);
+    if (!copy) return og_err(OG_ERR_NOMEM, "out of memory");
+    og_status st = add_conflict(res, kind, type, NULL, 0, copy);
+    free(copy);
+    return st;
+}
+
+/* OG_ERR_CONFLICT listing every conflict in res. */
+static og_status conflict_error(const merge_ctx *c)
+{
+    og_buf b = OG_BUF_INIT;
+    og_buf_printf(&b, "merge of %s into %s: %zu conflict%s:", c->source_branch, c->target_branch, c->res->nconflicts,
+                  c->res->nconflicts == 1 ? "" : "s");
+    /* the thread's message holds about 1 KiB: list what fits, then count the rest (the
+     * result's conflict list is always complete) */
+    for (size_t i = 0; i < c->res->nconflicts; i++) {
+        const og_merge_conflict *k = &c->res->conflicts[i];
+        size_t mark = b.len;
+        og_buf_printf(&b, "\n  %s %s%s%s: %s", og_conflict_kind_name(k->kind), k->type, k->id ? " " : "",
+                      k->id ? k->id : "", k->message);
+        if (b.len > 900) {
+            b.len = mark;
+            og_buf_printf(&b, "\n  ... and %zu more", c->res->nconflicts - i);
+            break;
+        }
+    }
+    og_status st = og_err(OG_ERR_CONFLICT, "%s", og_buf_cstr(&b));
+    og_buf_free(&b);
+    return st;
+}
+
+static og_status fast_forward(const og_snapshot *base, const og_commit *sc, og_commit_draft *draft)
+{
+    const og_commit *tc = og_snapshot_commit(base);
+    for (size_t i = 0; i < tc->ntables; i++)
+        if (!og_commit_table(sc, tc->tables[i].dir)) OG_TRY(og_draft_remove_table(draft, tc->tables[i].dir));
+    for (size_t i = 0; i < sc->ntables; i++)
+        OG_TRY(og_draft_set_table(draft, sc->tables[i].dir, sc->tables[i].version, sc->tables[i].rows));
+    OG_TRY(og_draft_set_schema(draft, sc->schema));
+    OG_TRY(og_draft_set_operation(draft, OG_OP_MERGE, "fast_forward"));
+    return og_draft_add_parent(draft, sc->id);
+}
+
+static og_status three_way(merge_ctx *c, og_graph *g, const og_snapshot *base, const og_commit *bc,
+                           const og_commit *sc, og_commit_draft *draft)
+{
+    og_merge_result *res = c->res;
+    if (strcmp(bc->schema, sc->schema) || strcmp(bc->schema, og_snapshot_schema_id(base)))
+        return og_err(OG_ERR_UNSUPPORTED,
+                      "merge of %s into %s: the merge base, source and target have different schemas (apply the "
+                      "schema change on both sides first)",
+                      c->source_branch, c->target_branch);
+    og_read *r;
+    OG_TRY(og_read_begin_at(&r, c->e, base));
+    og_plan plan;
+    og_status st = og_plan_init(&plan, r, NULL);
+    const og_catalog *cat = og_read_catalog(r);
+    for (int pass = 0; pass < 2 && st == OG_OK; pass++) {
+        size_t n = pass ? cat->nedges : cat->nnodes;
+        for (size_t i = 0; i < n && st == OG_OK; i++) {
+            og_plan_table *pt = pass ? &plan.edges[i] : &plan.nodes[i];
+            char dir[64];
+            og_cat_type_table_dir(pt->t, dir, sizeof dir);
+            const og_table_ref *rb = og_commit_table(bc, dir), *rs = og_commit_table(sc, dir),
+                               *rt = og_snapshot_table(base, dir);
+            if (ver(rs) == ver(rt) || ver(rs) == ver(rb)) continue; /* the source did not change it */
+            st = merge_table(&plan, pt, g, dir, rb, rs, rt, res);
+        }
+    }
+    if (st == OG_OK && !res->nconflicts) st = check_orphans(&plan, res);
+    if (st == OG_OK && !res->nconflicts) {
+        st = og_plan_validate(&plan);
+        if (st == OG_ERR_CONSTRAINT) st = validation_conflict(&plan, res);
+    }
+    if (st == OG_OK && res->nconflicts) st = conflict_error(c);
+    size_t ntables = 0;
+    if (st == OG_OK) st = og_plan_write(&plan, draft, &ntables);
+    if (st == OG_OK) st = og_draft_set_operation(draft, OG_OP_MERGE, "merged");
+    if (st == OG_OK) st = og_draft_set_stat(draft, "inserted", (int64_t)res->inserted);
+    if (st == OG_OK) st = og_draft_set_stat(draft, "updated", (int64_t)res->updated);
+    if (st == OG_OK) st = og_draft_set_stat(draft, "deleted", (int64_t)res->deleted);
+    if (st == OG_OK) st = og_draft_add_parent(draft, sc->id);
+    og_plan_free(&plan);
+    og_read_end(r);
+    return st;
+}
+
+static og_status merge_attempt(void *vctx, og_graph *g, const og_snapshot *base, og_commit_draft *draft, int attempt)
+{
+    (void)attempt;
+    merge_ctx *c = vctx;
+    og_merge_result *res = c->res;
+    conflicts_clear(res);
+    res->inserted = res->updated = res->deleted = 0;
+    const char *target = og_snapshot_commit_id(base);
+    snprintf(res->target_head, sizeof res->target_head, "%s", target);
+    if (!strcmp(target, c->source_head)) {
+        res->outcome = OG_MERGE_ALREADY_UP_TO_DATE;
+        snprintf(res->base, sizeof res->base, "%s", target);
+        og_draft_set_noop(draft);
+        return OG_OK;
+    }
+    int found;
+    OG_TRY(og_history_merge_base(g, target, c->source_head, res->base, &found));
+    if (!found)
+        return og_err(OG_ERR_INVALID, "merge of %s into %s: the branches share no commit", c->source_branch,
+                      c->target_branch);
+    if (!strcmp(res->base, c->source_head)) {
+        res->outcome = OG_MERGE_ALREADY_UP_TO_DATE;
+        og_draft_set_noop(draft);
+        return OG_OK;
+    }
+    const og_commit *sc, *bc;
+    og_cache_entry *hs, *hb;
+    OG_TRY(og_graph_commit_get(g, c->source_head, &sc, &hs));
+    og_status st;
+    if (!strcmp(res->base, target)) {
+        res->outcome = OG_MERGE_FAST_FORWARD;
+        st = fast_forward(base, sc, draft);
+    } else {
+        res->outcome = OG_MERGE_MERGED;
+        st = og_graph_commit_get(g, res->base, &bc, &hb);
+        if (st == OG_OK) {
+            st = three_way(c, g, base, bc, sc, draft);
+            og_cache_entry_release(hb);
+        }
+    }
+    og_cache_entry_release(hs);
+    return st;
+}
+
+og_status og_engine_merge(og_engine *e, const og_merge_opts *o, og_merge_result *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!o || !o->source) return og_err(OG_ERR_INVALID, "merge: a source branch is required");
+    const char *target = o->target ? o->target : "main";
+    if (!strcmp(o->source, target)) return og_err(OG_ERR_INVALID, "merge: source and target are both '%s'", target);
+    og_graph *g = og_engine_graph(e);
+    og_ref_entry src;
+    OG_TRY(og_graph_head_entry(g, o->source, &src));
+    if (src.kind == OG_REF_DELETE) return og_err(OG_ERR_NOT_FOUND, "branch '%s' was deleted", o->source);
+    merge_ctx c = {e, o->source, target, "", out};
+    snprintf(c.source_head, sizeof c.source_head, "%s", src.commit);
+    snprintf(out->source_head, sizeof out->source_head, "%s", src.commit);
+    og_write_opts wo;
+    memset(&wo, 0, sizeof wo);
+    wo.branch = target;
+    wo.actor = og_engine_actor(e);
+    wo.expected_head = o->expected_head;
+    wo.message = NULL;
+    og_status st = og_graph_write(g, &wo, merge_attempt, &c, &out->write);
+    /* later cleanup calls may have replaced the thread's message: state the conflicts last */
+    if (st == OG_ERR_CONFLICT && out->nconflicts) st = conflict_error(&c);
+    return st;
+}

@@ -1,0 +1,198 @@
+/*
+ * test_cli_branch.c — the versioning verbs of the `omnigraph` binary: branch create (--from,
+ * --at) / list / delete, commit list (--branch, --limit) / show / changes, changes --from
+ * --to with filters, and branch merge (fast_forward, merged, already_up_to_date, conflicts
+ * with exit 1 and nothing published, --delete-branch, --if-commit exit 4), all with --json.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+static char dir[64];
+static char bin[1024];
+
+/* Runs a shell command line; returns its exit status and its stdout in out. */
+static int run(char *out, size_t cap, const char *fmt, ...)
+{
+    char cmd[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t n = out ? fread(out, 1, cap - 1, p) : 0;
+    if (out) out[n] = '\0';
+    else {
+        char sink[4096];
+        while (fread(sink, 1, sizeof sink, p) > 0) {}
+    }
+    int rc = pclose(p);
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+static void write_file(const char *name, const char *text)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* The value of "key": "..." after `from` in out (26-char ids). */
+static void grab(const char *out, const char *key, char id[32])
+{
+    char pat[64];
+    snprintf(pat, sizeof pat, "\"%s\": \"", key);
+    const char *c = strstr(out, pat);
+    if (!c) fail_msg("no %s in: %s", key, out);
+    memcpy(id, c + strlen(pat), 26);
+    id[26] = '\0';
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    strcpy(dir, "/tmp/og-cli-br-XXXXXX");
+    if (!mkdtemp(dir)) return -1;
+    snprintf(bin, sizeof bin, "%s/omnigraph", OG_BINARY_DIR);
+    write_file("s.pg", "node Person { name: String @key  age: I32? }\nedge Knows: Person -> Person\n");
+    write_file("d.jsonl", "{\"type\":\"Person\",\"data\":{\"name\":\"Ada\",\"age\":36}}\n"
+                          "{\"type\":\"Person\",\"data\":{\"name\":\"Grace\",\"age\":45}}\n"
+                          "{\"edge\":\"Knows\",\"from\":\"Ada\",\"to\":\"Grace\"}\n");
+    write_file("m.gq", "query age($n: String, $a: I32) { update Person set { age: $a } where name = $n }\n"
+                       "query add($n: String) { insert Person { name: $n } }\n");
+    if (run(NULL, 0, "%s init --quiet --schema %s/s.pg %s/g >/dev/null && %s load --quiet --data %s/d.jsonl --mode overwrite %s/g",
+            bin, dir, dir, bin, dir, dir) != 0)
+        return -1;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void branches_and_history(void **state)
+{
+    (void)state;
+    char out[65536], head[32], first[32];
+    assert_int_equal(run(out, sizeof out, "%s commit list --quiet --json %s/g", bin, dir), 0);
+    grab(out, "head", head);
+    assert_non_null(strstr(out, "\"kind\": \"load\""));
+    assert_non_null(strstr(out, "\"kind\": \"init\""));
+    assert_int_equal(run(out, sizeof out, "%s commit list --quiet --limit 1 %s/g", bin, dir), 0);
+    assert_non_null(strstr(out, head));
+    assert_null(strstr(out, "init"));
+
+    assert_int_equal(run(out, sizeof out, "%s branch create --quiet --json dev %s/g", bin, dir), 0);
+    assert_non_null(strstr(out, "\"branch\": \"dev\""));
+    assert_non_null(strstr(out, head));
+    assert_int_equal(run(NULL, 0, "%s branch create --quiet dev %s/g 2>/dev/null", bin, dir), 1); /* exists */
+    assert_int_equal(run(NULL, 0, "%s branch create --quiet main %s/g 2>/dev/null", bin, dir), 1);
+    assert_int_equal(run(NULL, 0, "%s branch create --quiet %s/g 2>/dev/null", bin, dir), 2);      /* no name */
+    assert_int_equal(run(NULL, 0, "%s branch frobnicate --quiet x %s/g 2>/dev/null", bin, dir), 2);
+    /* --at: from the genesis commit */
+    assert_int_equal(run(out, sizeof out, "%s commit list --quiet %s/g | tail -1", bin, dir), 0);
+    assert_non_null(strstr(out, " init "));
+    memcpy(first, out, 26);
+    first[26] = '\0';
+    assert_int_equal(run(NULL, 0, "%s branch create --quiet --at %s old %s/g", bin, first, dir), 0);
+    assert_int_equal(run(out, sizeof out, "%s branch list --quiet --json %s/g", bin, dir), 0);
+    assert_non_null(strstr(out, "\"name\": \"dev\""));
+    assert_non_null(strstr(out, "\"name\": \"old\""));
+    assert_non_null(strstr(out, "\"name\": \"main\""));
+    assert_int_equal(run(out, sizeof out, "%s commit list --quiet --branch old %s/g", bin, dir), 0);
+    assert_non_null(strstr(out, first));
+    assert_null(strstr(out, head));
+    assert_int_equal(run(NULL, 0, "%s branch delete --quiet old %s/g", bin, dir), 0);
+    assert_int_equal(run(NULL, 0, "%s branch delete --quiet old %s/g 2>/dev/null", bin, dir), 1);
+    assert_int_equal(run(NULL, 0, "%s branch delete --quiet main %s/g 2>/dev/null", bin, dir), 1);
+    assert_int_equal(run(out, sizeof out, "%s branch list --quiet %s/g", bin, dir), 0);
+    assert_null(strstr(out, "old"));
+
+    /* show, changes */
+    assert_int_equal(run(out, sizeof out, "%s commit show --quiet --json %s %s/g", bin, head, dir), 0);
+    assert_non_null(strstr(out, "\"type\": \"Person\""));
+    assert_non_null(strstr(out, "\"rows\": 2"));
+    assert_int_equal(run(NULL, 0, "%s commit show --quiet 01M8VVQ35TCWPYWAZP6F0KDEYQ %s/g 2>/dev/null", bin, dir), 1);
+    assert_int_equal(run(out, sizeof out, "%s mutate --quiet --json --store %s/g --query %s/m.gq age --params '{\"n\":\"Ada\",\"a\":37}' --branch dev",
+                         bin, dir, dir), 0);
+    char c2[32];
+    grab(out, "graph_commit_id", c2);
+    assert_int_equal(run(out, sizeof out, "%s commit changes --quiet --json %s %s/g", bin, c2, dir), 0);
+    assert_non_null(strstr(out, "\"op\": \"update\""));
+    assert_non_null(strstr(out, "\"age\": 36"));
+    assert_non_null(strstr(out, "\"age\": 37"));
+    assert_int_equal(run(out, sizeof out, "%s changes --quiet --from %s --to %s %s/g", bin, first, c2, dir), 0);
+    assert_non_null(strstr(out, "3 inserted, 0 updated, 0 deleted"));
+    assert_int_equal(run(out, sizeof out, "%s changes --quiet --from %s --to %s --type Knows %s/g", bin, first, c2, dir), 0);
+    assert_non_null(strstr(out, "1 inserted"));
+    assert_int_equal(run(out, sizeof out, "%s changes --quiet --from %s --to %s --op update %s/g", bin, first, c2, dir), 0);
+    assert_non_null(strstr(out, "0 inserted, 0 updated"));
+    assert_int_equal(run(NULL, 0, "%s changes --quiet --from %s --to %s --op upsert %s/g 2>/dev/null", bin, first, c2, dir), 2);
+    assert_int_equal(run(NULL, 0, "%s changes --quiet --from %s %s/g 2>/dev/null", bin, first, dir), 2);
+    assert_int_equal(run(NULL, 0, "%s commit changes --quiet %s %s/g 2>/dev/null", bin, first, dir), 1); /* genesis */
+}
+
+static void merges(void **state)
+{
+    (void)state;
+    char out[65536], head[32];
+    assert_int_equal(run(NULL, 0, "%s branch create --quiet dev %s/g", bin, dir), 0);
+    assert_int_equal(run(out, sizeof out, "%s branch merge --quiet --json dev %s/g", bin, dir), 0);
+    assert_non_null(strstr(out, "\"outcome\": \"already_up_to_date\""));
+    assert_non_null(strstr(out, "\"commit\": null"));
+    assert_int_equal(run(NULL, 0, "%s mutate --quiet --store %s/g --query %s/m.gq add --params '{\"n\":\"Bob\"}' --branch dev", bin, dir, dir), 0);
+    assert_int_equal(run(out, sizeof out, "%s branch merge --quiet --json dev --into main %s/g", bin, dir), 0);
+    assert_non_null(strstr(out, "\"outcome\": \"fast_forward\""));
+    /* both sides change: merged; then a conflict */
+    assert_int_equal(run(NULL, 0, "%s mutate --quiet --store %s/g --query %s/m.gq age --params '{\"n\":\"Ada\",\"a\":1}' --branch dev", bin, dir, dir), 0);
+    assert_int_equal(run(NULL, 0, "%s mutate --quiet --store %s/g --query %s/m.gq age --params '{\"n\":\"Grace\",\"a\":2}'", bin, dir, dir), 0);
+    assert_int_equal(run(out, sizeof out, "%s branch merge --quiet --json dev %s/g", bin, dir), 0);
+    assert_non_null(strstr(out, "\"outcome\": \"merged\""));
+    assert_non_null(strstr(out, "\"updated\": 1"));
+    assert_int_equal(run(out, sizeof out, "%s commit list --quiet --limit 1 %s/g", bin, dir), 0);
+    assert_non_null(strstr(out, "(merge)"));
+    assert_int_equal(run(NULL, 0, "%s mutate --quiet --store %s/g --query %s/m.gq age --params '{\"n\":\"Ada\",\"a\":3}' --branch dev", bin, dir, dir), 0);
+    assert_int_equal(run(NULL, 0, "%s mutate --quiet --store %s/g --query %s/m.gq age --params '{\"n\":\"Ada\",\"a\":4}'", bin, dir, dir), 0);
+    assert_int_equal(run(out, sizeof out, "%s commit list --quiet --json --limit 1 %s/g", bin, dir), 0);
+    grab(out, "head", head);
+    assert_int_equal(run(out, sizeof out, "%s branch merge --quiet --json dev %s/g 2>&1", bin, dir), 1);
+    assert_non_null(strstr(out, "divergent_update"));
+    assert_non_null(strstr(out, "Person Ada"));
+    assert_non_null(strstr(out, "\"conflicts\""));
+    assert_int_equal(run(out, sizeof out, "%s commit list --quiet --json --limit 1 %s/g", bin, dir), 0);
+    assert_non_null(strstr(out, head)); /* nothing published */
+    /* --if-commit: a stale target head exits 4 */
+    assert_int_equal(run(NULL, 0, "%s branch create --quiet feature %s/g", bin, dir), 0);
+    assert_int_equal(run(NULL, 0, "%s mutate --quiet --store %s/g --query %s/m.gq add --params '{\"n\":\"Eve\"}' --branch feature", bin, dir, dir), 0);
+    assert_int_equal(run(NULL, 0, "%s branch merge --quiet feature --if-commit 01M8VVQ35TCWPYWAZP6F0KDEYQ %s/g 2>/dev/null", bin, dir), 4);
+    assert_int_equal(run(out, sizeof out, "%s branch merge --quiet --json feature --if-commit %s --delete-branch %s/g", bin, head, dir), 0);
+    assert_non_null(strstr(out, "\"branch_deleted\": true"));
+    assert_int_equal(run(out, sizeof out, "%s branch list --quiet %s/g", bin, dir), 0);
+    assert_null(strstr(out, "feature"));
+    assert_int_equal(run(out, sizeof out, "%s query --quiet --store %s/g -e 'query q() { match { $p: Person } return { $p.name } order { $p.name } }' --format csv", bin, dir), 0);
+    assert_string_equal(out, "p.name\r\nAda\r\nBob\r\nEve\r\nGrace\r\n");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(branches_and_history, setup, teardown),
+        cmocka_unit_test_setup_teardown(merges, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
