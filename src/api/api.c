@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/db.h"
 #include "api/rows.h"
 #include "compiler/catalog.h"
 #include "engine/engine.h"
@@ -15,10 +16,6 @@
 #include "engine/mutate.h"
 #include "engine/schema_apply.h"
 #include "util/error.h"
-
-struct og_db {
-    og_engine *e;
-};
 
 void og_free(void *p) { free(p); }
 

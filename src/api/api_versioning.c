@@ -11,17 +11,12 @@
 
 #include "compiler/catalog.h"
 #include "engine/changes.h"
+#include "api/db.h"
 #include "engine/engine.h"
 #include "engine/history.h"
 #include "engine/merge.h"
 #include "util/datetime.h"
 #include "util/error.h"
-
-/* The handle as api.c defines it (one engine).  Kept identical to that definition; a shared
- * private header (src/api/db.h) would remove the duplication. */
-struct og_db {
-    og_engine *e;
-};
 
 static og_status dump(json_t *j, char **out)
 {
