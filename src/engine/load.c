@@ -3,12 +3,23 @@
  *
  * The plan is rebuilt from the file on every attempt (a lost publish re-captures the base and
  * starts over, STORAGE.md §5), so nothing of an earlier attempt leaks into the next.
+ *
+ * Streaming (docs/load.md): records are read one line at a time and a type's staged rows are
+ * flushed to data files of that type's table txn whenever they reach the flush budget
+ * (OG_LOAD_FLUSH_ROWS rows, default 65,536, or OG_LOAD_FLUSH_BYTES bytes of property data,
+ * default 64 MiB — both overridable by those environment variables, for tests and tuning).
+ * Only ids, edge endpoints and @unique values stay in memory for validation, which still runs
+ * over the whole file before the commit is written; the flushed files are unreachable until
+ * the publish, so a failed load publishes nothing and leaves only garbage for cleanup.
  */
 #include "engine/load.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "engine/ndjson.h"
 #include "engine/plan.h"
@@ -35,7 +46,28 @@ typedef struct load_ctx {
     og_load_stats stats;
 } load_ctx;
 
-static og_status stage_record(og_plan *p, const og_ndjson_record *rec, og_load_mode mode, og_load_stats *stats)
+#define LOAD_FLUSH_ROWS_DEFAULT ((size_t)64 << 10)
+#define LOAD_FLUSH_BYTES_DEFAULT ((size_t)64 << 20)
+#define LOAD_PROGRESS_EVERY 100000
+
+/* A positive size from environment variable `name`, else `dflt`; a malformed value is
+ * OG_ERR_INVALID (never silently ignored). */
+static og_status env_size(const char *name, size_t dflt, size_t *out)
+{
+    const char *v = getenv(name);
+    *out = dflt;
+    if (!v || !*v) return OG_OK;
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(v, &end, 10);
+    if (errno || *end || x == 0 || v[0] == '-' || x > SIZE_MAX)
+        return og_err(OG_ERR_INVALID, "%s must be a positive integer (got '%s')", name, v);
+    *out = (size_t)x;
+    return OG_OK;
+}
+
+static og_status stage_record(og_plan *p, const og_ndjson_record *rec, og_load_mode mode, og_load_stats *stats,
+                              og_plan_table **out)
 {
     char w[300];
     snprintf(w, sizeof w, "%s:%llu", p->source, (unsigned long long)rec->line);
@@ -49,6 +81,7 @@ static og_status stage_record(og_plan *p, const og_ndjson_record *rec, og_load_m
         if (!t) return og_err(OG_ERR_INVALID, "%s: unknown edge type '%s'", w, rec->type);
         pt = &p->edges[t - p->cat->edges];
     }
+    *out = pt;
     if (mode == OG_LOAD_OVERWRITE && !pt->overwrite) OG_TRY(og_plan_overwrite(p, pt));
     uint32_t row;
     long prev;
@@ -86,22 +119,35 @@ static og_status load_attempt(void *vctx, og_graph *g, const og_snapshot *base, 
     memset(&c->stats, 0, sizeof c->stats);
     FILE *f = fopen(c->path, "rb");
     if (!f) return og_err_errno(errno, "cannot open %s", c->path);
+    struct stat sb;
+    unsigned long long total = fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) ? (unsigned long long)sb.st_size : 0;
     og_read *r = NULL;
     og_ndjson_reader *nr = NULL;
     og_plan plan;
     memset(&plan, 0, sizeof plan);
     og_status st = og_read_begin_at(&r, c->e, base);
     if (st == OG_OK) st = og_plan_init(&plan, r, c->path);
+    if (st == OG_OK) st = env_size("OG_LOAD_FLUSH_ROWS", LOAD_FLUSH_ROWS_DEFAULT, &plan.flush_rows);
+    if (st == OG_OK) st = env_size("OG_LOAD_FLUSH_BYTES", LOAD_FLUSH_BYTES_DEFAULT, &plan.flush_bytes);
     if (st == OG_OK) st = og_ndjson_reader_new(&nr, f, c->path);
     while (st == OG_OK) {
         og_ndjson_record rec;
         int k = og_ndjson_next(nr, &rec, &st);
         if (k <= 0) break;
         c->stats.records++;
-        st = stage_record(&plan, &rec, c->opts->mode, &c->stats);
-        if (c->opts->progress && c->stats.records % 100000 == 0)
-            fprintf(stderr, "load: %llu records (%llu bytes)\n", (unsigned long long)c->stats.records,
-                    (unsigned long long)og_ndjson_bytes_read(nr));
+        og_plan_table *pt = NULL;
+        st = stage_record(&plan, &rec, c->opts->mode, &c->stats, &pt);
+        if (st == OG_OK) st = og_plan_maybe_flush(&plan, pt);
+        if (c->opts->progress && c->stats.records % LOAD_PROGRESS_EVERY == 0) {
+            unsigned long long done = (unsigned long long)og_ndjson_bytes_read(nr);
+            if (total)
+                fprintf(stderr, "load: %llu records (%llu / %llu bytes, %.0f%%; flushed batches: %llu)\n",
+                        (unsigned long long)c->stats.records, done, total, 100.0 * (double)done / (double)total,
+                        (unsigned long long)plan.flushes);
+            else
+                fprintf(stderr, "load: %llu records (%llu bytes; flushed batches: %llu)\n",
+                        (unsigned long long)c->stats.records, done, (unsigned long long)plan.flushes);
+        }
     }
     if (st == OG_OK) st = og_plan_validate(&plan);
     size_t ntables = 0;

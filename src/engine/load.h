@@ -4,7 +4,14 @@
  * Modes (required, no default): overwrite replaces every node/edge type present in the file
  * with exactly the file's rows; append is a strict insert (an existing id is a key conflict);
  * merge is an upsert by id.  Everything is validated against the base snapshot plus the file
- * before any byte is written; a failed load publishes nothing.
+ * before anything is published; a failed load publishes nothing.
+ *
+ * Streaming (docs/load.md): the file is read one line at a time and each type's staged rows
+ * are flushed to unreachable data files of that type's table txn every OG_LOAD_FLUSH_ROWS
+ * rows (default 65,536) or OG_LOAD_FLUSH_BYTES bytes (default 64 MiB) — environment knobs for
+ * tests and tuning — so memory is bounded by the ids and constraint-key values of the file
+ * plus one batch per type, not by the file.  With opts->progress a line goes to stderr every
+ * 100,000 records: records, bytes read / file size, flushed batches.
  */
 #ifndef OG_ENGINE_LOAD_H
 #define OG_ENGINE_LOAD_H

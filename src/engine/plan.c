@@ -5,6 +5,13 @@
  * Id bookkeeping: staged_ids maps an id to the FIRST staged row that had it; latest[first]
  * is the current row for that id (a merge-mode repeat supersedes the earlier row and becomes
  * the latest).  Committed rows are found through the base view's id map.
+ *
+ * Streaming (og_plan_flush): flushable columns hold only rows [mem_base, nstaged); every
+ * access to a staged property value goes through col_row().  A flushed batch is written in
+ * row order without the rows superseded at that time (the `skipped` bitmap remembers them), so
+ * a flushed row's fragment offset is its rank among the batch's unskipped rows — recomputed
+ * by one pass at write time for the rows superseded after their flush, which are deleted from
+ * the staged fragment before the txn commits.
  */
 #include "engine/plan.h"
 
@@ -24,10 +31,26 @@ static og_status table_cols_init(og_plan_table *pt)
     size_t base = pt->is_edge ? 3 : 1;
     pt->ncols = base + pt->t->nprops;
     pt->cols = calloc(pt->ncols, sizeof *pt->cols);
-    if (!pt->cols) return og_err(OG_ERR_NOMEM, "out of memory");
+    pt->retain = calloc(pt->ncols, 1);
+    if (!pt->cols || !pt->retain) return og_err(OG_ERR_NOMEM, "out of memory");
     for (size_t c = 0; c < base; c++) OG_TRY(og_vector_init(&pt->cols[c], (og_type){OG_T_STRING, OG_T_NULL, 0}));
     for (size_t i = 0; i < pt->t->nprops; i++) OG_TRY(og_vector_init(&pt->cols[base + i], pt->t->props[i].type));
+    /* retained for validation after a flush: id, src, dst and every @unique member */
+    for (size_t c = 0; c < base; c++) pt->retain[c] = 1;
+    for (size_t k = 0; k < pt->t->ncons; k++) {
+        const og_cat_constraint *cn = &pt->t->cons[k];
+        if (cn->kind != OG_CONS_UNIQUE) continue;
+        for (size_t c = 0; c < cn->ncols; c++)
+            if (cn->col_props[c] >= 0 && (size_t)cn->col_props[c] < pt->t->nprops)
+                pt->retain[base + (size_t)cn->col_props[c]] = 1;
+    }
     return OG_OK;
+}
+
+/* The index into cols[c] of staged row r (r >= mem_base unless column c is retained). */
+static size_t col_row(const og_plan_table *pt, size_t c, size_t r)
+{
+    return pt->retain[c] ? r : r - pt->mem_base;
 }
 
 og_status og_plan_table_cols(og_plan_table *pt) { return table_cols_init(pt); }
@@ -61,6 +84,10 @@ static void table_free(og_plan_table *pt)
 {
     for (size_t c = 0; pt->cols && c < pt->ncols; c++) og_vector_free(&pt->cols[c]);
     free(pt->cols);
+    free(pt->retain);
+    free(pt->skipped);
+    free(pt->batches);
+    og_table_txn_free(pt->txn); /* an uncommitted txn: its data files are garbage */
     free(pt->removed);
     free(pt->superseded);
     free(pt->lines);
@@ -130,15 +157,19 @@ static og_status grow_row_arrays(og_plan_table *pt)
     uint32_t *old_latest = (uint32_t *)(l + pt->lines_cap);
     uint32_t *new_latest = (uint32_t *)(l + ncap);
     memmove(new_latest, old_latest, pt->lines_cap * sizeof(uint32_t));
-    uint8_t *s = realloc(pt->superseded, (ncap + 7) / 8);
-    if (!s) {
-        pt->lines = l;
-        pt->lines_cap = ncap;
+    pt->lines = l;
+    size_t oldb = (pt->lines_cap + 7) / 8, newb = (ncap + 7) / 8;
+    uint8_t *s = realloc(pt->superseded, newb);
+    if (s) pt->superseded = s;
+    uint8_t *k = s ? realloc(pt->skipped, newb) : NULL;
+    if (k) pt->skipped = k;
+    if (!s || !k) {
+        /* keep the old capacity: both bitmaps still cover it; latest was moved up, move it back */
+        memmove(old_latest, new_latest, pt->lines_cap * sizeof(uint32_t));
         return og_err(OG_ERR_NOMEM, "out of memory");
     }
-    memset(s + (pt->lines_cap + 7) / 8, 0, (ncap + 7) / 8 - (pt->lines_cap + 7) / 8);
-    pt->lines = l;
-    pt->superseded = s;
+    memset(s + oldb, 0, newb - oldb);
+    memset(k + oldb, 0, newb - oldb);
     pt->lines_cap = ncap;
     return OG_OK;
 }
@@ -195,18 +226,21 @@ og_status og_plan_remove_committed(og_plan *p, og_plan_table *pt, uint32_t row)
 og_status og_plan_overwrite(og_plan *p, og_plan_table *pt)
 {
     OG_TRY(og_plan_table_view(p, pt));
+    if (pt->txn && !pt->txn_overwritten)
+        return og_err(OG_ERR_INTERNAL, "%s: overwrite requested after rows were flushed", pt->t->name);
     pt->overwrite = 1;
     pt->touched = 1;
     return OG_OK;
 }
 
-static og_status check_value_constraints(og_plan *p, og_plan_table *pt, uint32_t row, uint64_t line)
+static og_status check_value_constraints(og_plan *p, og_plan_table *pt, uint32_t srow, uint64_t line)
 {
     char w[300], val[256];
     const og_cat_type *t = pt->t;
     for (size_t i = 0; i < t->nprops; i++) {
         const og_cat_prop *pr = &t->props[i];
         const og_vector *v = &pt->cols[og_plan_prop_col(pt, i)];
+        size_t row = col_row(pt, og_plan_prop_col(pt, i), srow);
         if (og_vector_is_null(v, row) || !pr->is_enum) continue;
         size_t n;
         const uint8_t *s = og_vector_get_bytes(v, row, &n);
@@ -226,6 +260,7 @@ static og_status check_value_constraints(og_plan *p, og_plan_table *pt, uint32_t
         if (k->ncols != 1 || k->col_props[0] < 0) continue;
         size_t pi = (size_t)k->col_props[0];
         const og_vector *v = &pt->cols[og_plan_prop_col(pt, pi)];
+        size_t row = col_row(pt, og_plan_prop_col(pt, pi), srow);
         if (og_vector_is_null(v, row)) continue;
         render_value(v, row, val, sizeof val);
         if (k->kind == OG_CONS_CHECK) {
@@ -257,13 +292,14 @@ static og_status check_value_constraints(og_plan *p, og_plan_table *pt, uint32_t
 }
 
 /* The canonical key id of staged row `row` of a keyed node type. */
-static og_status key_id_of_row(const og_plan_table *pt, uint32_t row, og_buf *out)
+static og_status key_id_of_row(const og_plan_table *pt, uint32_t srow, og_buf *out)
 {
     const og_cat_type *t = pt->t;
     og_key_value vals[16];
     if (t->nkey > 16) return og_err(OG_ERR_UNSUPPORTED, "keys of more than 16 properties");
     for (size_t k = 0; k < t->nkey; k++) {
         const og_vector *v = &pt->cols[og_plan_prop_col(pt, t->key_props[k])];
+        size_t row = col_row(pt, og_plan_prop_col(pt, t->key_props[k]), srow);
         memset(&vals[k], 0, sizeof vals[k]);
         if (og_vector_is_null(v, row))
             return og_err(OG_ERR_CONSTRAINT, "%s: key property %s is null", t->name, t->props[t->key_props[k]].name);
@@ -677,23 +713,21 @@ static og_status stage_deletes(og_plan_table *pt, og_table_txn *x)
     return st;
 }
 
-/* Builds the batch to append, in the manifest's top-level field order, without superseded rows. */
-static og_status append_staged(og_plan_table *pt, og_table_txn *x, size_t *kept)
+/* Builds the columns of staged rows rows[0..n) (ascending, not superseded, >= mem_base for
+ * flushable columns) in the manifest's top-level field order. */
+static og_status build_batch(og_plan_table *pt, og_table_txn *x, const uint32_t *rows, size_t n, og_vector **out,
+                             size_t *nout)
 {
-    *kept = 0;
-    uint32_t *idx = malloc((pt->nstaged ? pt->nstaged : 1) * sizeof *idx);
-    if (!idx) return og_err(OG_ERR_NOMEM, "out of memory");
-    for (size_t r = 0; r < pt->nstaged; r++)
-        if (!is_superseded(pt, r)) idx[(*kept)++] = (uint32_t)r;
-    og_status st = OG_OK;
-    if (*kept == 0) {
-        free(idx);
-        return OG_OK;
-    }
+    *out = NULL;
+    *nout = 0;
     const og_manifest *m = og_table_txn_manifest(x);
     size_t ntop = og_lance_schema_num_top(&m->schema);
     og_vector *batch = calloc(ntop ? ntop : 1, sizeof *batch);
-    if (!batch) st = og_err(OG_ERR_NOMEM, "out of memory");
+    uint32_t *local = malloc((n ? n : 1) * sizeof *local);
+    og_status st = batch && local ? OG_OK : og_err(OG_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < n && st == OG_OK; i++) local[i] = (uint32_t)(rows[i] - pt->mem_base);
+    /* rows are exactly the in-memory rows [mem_base, nstaged) */
+    int contiguous = n == pt->nstaged - pt->mem_base && (!n || rows[0] == pt->mem_base);
     for (size_t f = 0; f < ntop && st == OG_OK; f++) {
         const og_lance_field *fld = &m->schema.fields[og_lance_schema_top(&m->schema, f)];
         long ci = -1;
@@ -705,19 +739,165 @@ static og_status append_staged(og_plan_table *pt, og_table_txn *x, size_t *kept)
                 int32_t fid;
                 if (og_layout_field_id(pt->t->props[i].id, &fid) == OG_OK && fid == fld->id) ci = (long)og_plan_prop_col(pt, i);
             }
-        if (ci >= 0) {
-            st = og_vector_gather(&batch[f], &pt->cols[ci], idx, *kept);
+        if (ci >= 0 && !pt->retain[ci] && contiguous && pt->cols[ci].type.id != OG_T_LIST) {
+            /* the whole in-memory column, borrowed (no copy of the batch: og_vector_free of a
+             * borrowed, child-less vector releases nothing) */
+            batch[f] = pt->cols[ci];
+            batch[f].flags &= ~OG_VEC_OWNED;
+        } else if (ci >= 0) {
+            st = og_vector_gather(&batch[f], &pt->cols[ci], pt->retain[ci] ? rows : local, n);
         } else { /* a stored field the catalog no longer has (soft-dropped): nulls */
             og_type ft;
             st = og_lance_schema_field_type(&m->schema, (size_t)og_lance_schema_top(&m->schema, f), &ft);
             if (st == OG_OK) st = og_vector_init(&batch[f], ft);
-            for (size_t r = 0; r < *kept && st == OG_OK; r++) st = og_vector_append_null(&batch[f]);
+            for (size_t r = 0; r < n && st == OG_OK; r++) st = og_vector_append_null(&batch[f]);
         }
     }
-    if (st == OG_OK) st = og_table_txn_append(x, batch, ntop, NULL);
-    for (size_t f = 0; batch && f < ntop; f++) og_vector_free(&batch[f]);
-    free(batch);
+    free(local);
+    if (st != OG_OK) {
+        for (size_t f = 0; batch && f < ntop; f++) og_vector_free(&batch[f]);
+        free(batch);
+        return st;
+    }
+    *out = batch;
+    *nout = ntop;
+    return OG_OK;
+}
+
+/* The txn of pt, begun on the base version at first use; an overwrite is staged at once. */
+static og_status table_txn(og_plan *p, og_plan_table *pt, og_table_txn **out)
+{
+    if (!pt->txn) {
+        OG_TRY(og_plan_table_view(p, pt));
+        OG_TRY(og_table_txn_begin(&pt->txn, og_tableview_table(pt->view), og_tableview_version(pt->view), NULL));
+    }
+    if (pt->overwrite && !pt->txn_overwritten) {
+        OG_TRY(og_table_txn_overwrite(pt->txn));
+        pt->txn_overwritten = 1;
+    }
+    *out = pt->txn;
+    return OG_OK;
+}
+
+/* Appends staged rows [mem_base, nstaged) that are not superseded as one fragment
+ * (*fragment_id = UINT64_MAX when there were none); *kept receives their number. */
+static og_status append_in_memory(og_plan *p, og_plan_table *pt, size_t *kept, uint64_t *fragment_id)
+{
+    *kept = 0;
+    *fragment_id = UINT64_MAX;
+    size_t span = pt->nstaged - pt->mem_base;
+    if (!span) return OG_OK;
+    uint32_t *idx = malloc(span * sizeof *idx);
+    if (!idx) return og_err(OG_ERR_NOMEM, "out of memory");
+    for (size_t r = pt->mem_base; r < pt->nstaged; r++)
+        if (!is_superseded(pt, r)) idx[(*kept)++] = (uint32_t)r;
+    og_status st = OG_OK;
+    if (*kept) {
+        og_table_txn *x = NULL;
+        og_vector *batch = NULL;
+        size_t ntop = 0;
+        st = table_txn(p, pt, &x);
+        if (st == OG_OK) st = build_batch(pt, x, idx, *kept, &batch, &ntop);
+        if (st == OG_OK) st = og_table_txn_append(x, batch, ntop, fragment_id);
+        for (size_t f = 0; batch && f < ntop; f++) og_vector_free(&batch[f]);
+        free(batch);
+    }
     free(idx);
+    return st;
+}
+
+/* Bytes a vector's buffers hold for its rows (an estimate good enough for a budget). */
+static size_t vector_bytes(const og_vector *v)
+{
+    size_t b = v->validity ? (v->len + 7) / 8 : 0;
+    switch (v->type.id) {
+    case OG_T_BOOL: return b + (v->len + 7) / 8;
+    case OG_T_STRING: case OG_T_BLOB:
+        return b + (v->len + 1) * sizeof(int64_t) + (v->offsets ? (size_t)(v->offsets[v->len] - v->offsets[0]) : 0);
+    case OG_T_LIST: return b + (v->len + 1) * sizeof(int64_t) + (v->child ? vector_bytes(v->child) : 0);
+    default: return b + v->len * og_type_width(v->type);
+    }
+}
+
+size_t og_plan_table_mem_bytes(const og_plan_table *pt)
+{
+    size_t b = 0;
+    for (size_t c = 0; pt->cols && c < pt->ncols; c++)
+        if (!pt->retain[c]) b += vector_bytes(&pt->cols[c]);
+    return b;
+}
+
+og_status og_plan_flush(og_plan *p, og_plan_table *pt)
+{
+    if (!pt->cols || pt->nstaged == pt->mem_base) return OG_OK;
+    size_t kept;
+    uint64_t frag;
+    og_status st = append_in_memory(p, pt, &kept, &frag);
+    if (st) return og_err_wrap(st, "writing %s", pt->t->name);
+    /* rows superseded by now were not written */
+    for (size_t r = pt->mem_base; r < pt->nstaged; r++)
+        if (is_superseded(pt, r)) pt->skipped[r >> 3] |= (uint8_t)(1u << (r & 7));
+    if (kept) {
+        if (pt->nbatches == pt->batches_cap) {
+            size_t ncap = pt->batches_cap ? pt->batches_cap * 2 : 16;
+            og_plan_batch *nb = realloc(pt->batches, ncap * sizeof *nb);
+            if (!nb) return og_err(OG_ERR_NOMEM, "out of memory");
+            pt->batches = nb;
+            pt->batches_cap = ncap;
+        }
+        pt->batches[pt->nbatches++] = (og_plan_batch){pt->mem_base, pt->nstaged, frag};
+    }
+    p->flushes++;
+    p->flushed_rows += pt->nstaged - pt->mem_base;
+    for (size_t c = 0; c < pt->ncols; c++) {
+        if (pt->retain[c]) continue;
+        og_type ty = pt->cols[c].type;
+        og_vector_free(&pt->cols[c]);
+        OG_TRY(og_vector_init(&pt->cols[c], ty));
+    }
+    pt->mem_base = pt->nstaged;
+    return OG_OK;
+}
+
+og_status og_plan_maybe_flush(og_plan *p, og_plan_table *pt)
+{
+    size_t n = pt->nstaged - pt->mem_base;
+    if (!n) return OG_OK;
+    if ((p->flush_rows && n >= p->flush_rows) || (p->flush_bytes && og_plan_table_mem_bytes(pt) >= p->flush_bytes))
+        return og_plan_flush(p, pt);
+    return OG_OK;
+}
+
+/* Deletes, from their staged fragments, the flushed rows superseded after their flush. */
+static og_status delete_superseded_flushed(og_plan_table *pt, og_table_txn *x)
+{
+    og_status st = OG_OK;
+    uint32_t *offs = NULL;
+    size_t cap = 0;
+    for (size_t b = 0; b < pt->nbatches && st == OG_OK; b++) {
+        const og_plan_batch *bt = &pt->batches[b];
+        size_t m = 0;
+        uint32_t off = 0;
+        for (size_t r = bt->first; r < bt->end; r++) {
+            if ((pt->skipped[r >> 3] >> (r & 7)) & 1) continue;
+            if (is_superseded(pt, r)) {
+                if (m == cap) {
+                    size_t ncap = cap ? cap * 2 : 256;
+                    uint32_t *no = realloc(offs, ncap * sizeof *no);
+                    if (!no) {
+                        st = og_err(OG_ERR_NOMEM, "out of memory");
+                        break;
+                    }
+                    offs = no;
+                    cap = ncap;
+                }
+                offs[m++] = off;
+            }
+            off++;
+        }
+        if (st == OG_OK && m) st = og_table_txn_delete(x, bt->fragment_id, offs, m);
+    }
+    free(offs);
     return st;
 }
 
@@ -732,14 +912,17 @@ og_status og_plan_write(og_plan *p, og_commit_draft *d, size_t *ntables)
             OG_TRY(og_plan_table_view(p, pt));
             og_table_txn *x = NULL;
             size_t kept = 0;
-            uint64_t version = 0;
-            og_status st = og_table_txn_begin(&x, og_tableview_table(pt->view), og_tableview_version(pt->view), NULL);
-            if (st == OG_OK && pt->overwrite) st = og_table_txn_overwrite(x);
-            else if (st == OG_OK && pt->nremoved) st = stage_deletes(pt, x);
-            if (st == OG_OK) st = append_staged(pt, x, &kept);
+            uint64_t version = 0, frag;
+            og_status st = table_txn(p, pt, &x);
+            if (st == OG_OK && !pt->overwrite && pt->nremoved) st = stage_deletes(pt, x);
+            if (st == OG_OK && pt->nbatches) st = delete_superseded_flushed(pt, x);
+            if (st == OG_OK) st = append_in_memory(p, pt, &kept, &frag);
             if (st == OG_OK) st = og_table_txn_commit(x, &version);
             og_table_txn_free(x);
+            pt->txn = NULL;
             if (st) return og_err_wrap(st, "writing %s", pt->t->name);
+            kept = 0;
+            for (size_t r = 0; r < pt->nstaged; r++) kept += !is_superseded(pt, r);
             uint64_t rows = pt->overwrite ? kept : og_tableview_rows(pt->view) - pt->nremoved + kept;
             OG_TRY(og_draft_set_table(d, og_tableview_dir(pt->view), version, rows));
             (*ntables)++;

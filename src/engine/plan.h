@@ -10,6 +10,12 @@
  * images before anything is written: types, non-null, enum, @range, @check, id uniqueness,
  * @unique, edge referential integrity and @card.  Every failure is OG_ERR_CONSTRAINT with a
  * message naming the type, property, value and (for loads) the input line.
+ *
+ * Memory (docs/load.md): a plan can stream.  With flush thresholds set (og_plan.flush_rows /
+ * flush_bytes, load only) the staged property columns that validation does not need are
+ * written to data files batch by batch; what stays in memory per staged row is its id, edge
+ * src/dst, @unique member values, input line and a few bits — so a load's memory is bounded
+ * by O(ids + constraint-key values) plus one batch per type, not by the file.
  */
 #ifndef OG_ENGINE_PLAN_H
 #define OG_ENGINE_PLAN_H
@@ -23,6 +29,14 @@
 #include "graph/graph.h"
 #include "util/strmap.h"
 
+/* One flushed batch of a type's staged rows: staged rows [first, end) minus those superseded
+ * when it was flushed ("skipped") went, in row order, into fragment `fragment_id` of the
+ * type's txn. */
+typedef struct og_plan_batch {
+    size_t first, end;
+    uint64_t fragment_id;
+} og_plan_batch;
+
 typedef struct og_plan_table {
     const og_cat_type *t;
     int is_edge;
@@ -31,7 +45,7 @@ typedef struct og_plan_table {
     uint8_t *removed;        /* bitmap over view rows; NULL = none */
     size_t nremoved;
     int overwrite;           /* every committed row is removed */
-    og_vector *cols;         /* staged rows, layout order: id, [src, dst], props */
+    og_vector *cols;         /* staged rows, layout order: id, [src, dst], props (see below) */
     size_t ncols;
     size_t nstaged;
     uint8_t *superseded;     /* bitmap over staged rows replaced by a later one (merge) */
@@ -39,6 +53,18 @@ typedef struct og_plan_table {
     size_t lines_cap;
     og_strmap staged_ids;    /* id -> staged row (the latest) */
     int touched;
+    /* Streaming (og_plan_flush; load only).  A RETAINED column (retain[c]: id, src, dst and
+     * every @unique member) holds all nstaged rows; a flushable column holds rows
+     * [mem_base, nstaged) only — cols[c] row (r - mem_base) is staged row r — the earlier ones
+     * are in data files staged in txn.  Without a flush mem_base is 0 and every column holds
+     * every staged row. */
+    uint8_t *retain;         /* ncols flags */
+    size_t mem_base;
+    uint8_t *skipped;        /* bitmap over staged rows: superseded when flushed, not written */
+    og_plan_batch *batches;
+    size_t nbatches, batches_cap;
+    struct og_table_txn *txn; /* opened on the base version at the first flush (or at write) */
+    int txn_overwritten;     /* og_table_txn_overwrite was staged */
 } og_plan_table;
 
 typedef struct og_plan {
@@ -48,6 +74,12 @@ typedef struct og_plan {
     const char *source;      /* input name for messages ("seed.jsonl"), or NULL */
     int64_t now_ms;
     uint64_t inserted, updated, deleted;
+    /* og_plan_maybe_flush thresholds: a type's in-memory staged rows are flushed when they
+     * reach flush_rows rows or flush_bytes bytes of flushable columns (0 = no limit of that
+     * kind; both 0 = never flush, the default, which mutate relies on). */
+    size_t flush_rows, flush_bytes;
+    uint64_t flushes;        /* batches flushed so far (all types) */
+    uint64_t flushed_rows;   /* staged rows covered by those batches */
 } og_plan;
 
 og_status og_plan_init(og_plan *p, og_read *read, const char *source);
@@ -87,6 +119,20 @@ og_status og_plan_overwrite(og_plan *p, og_plan_table *pt);
 
 /* The id string of a staged row. */
 const char *og_plan_staged_id(const og_plan_table *pt, uint32_t row, size_t *len);
+
+/* Streaming staged rows to data files (load).  og_plan_flush writes pt's in-memory staged
+ * rows [mem_base, nstaged) that are not superseded as one new fragment of pt's txn (opened
+ * lazily on the base version; overwrite staged first when pt->overwrite) and drops them from
+ * the flushable columns; retained columns, ids, lines and the bookkeeping stay.  Nothing it
+ * writes is reachable before og_plan_write commits the txn and the graph commit naming that
+ * version is published (STORAGE.md §5 step 3); a failed or abandoned plan leaves garbage for
+ * cleanup.  A flushed row that is superseded later is deleted from its staged fragment by
+ * og_plan_write.  og_plan_overwrite after a flush of the same table is OG_ERR_INTERNAL.
+ * og_plan_maybe_flush flushes when pt passed p->flush_rows / p->flush_bytes. */
+og_status og_plan_flush(og_plan *p, og_plan_table *pt);
+og_status og_plan_maybe_flush(og_plan *p, og_plan_table *pt);
+/* Bytes held by pt's flushable columns now (the streaming budget's measure). */
+size_t og_plan_table_mem_bytes(const og_plan_table *pt);
 
 /* Validates every touched table's new image (see above). */
 og_status og_plan_validate(og_plan *p);
