@@ -25,8 +25,11 @@ og_status og_rows_finish(og_rows *r, const char *name)
     r->type_names = calloc(r->res.ncols ? r->res.ncols : 1, sizeof *r->type_names);
     if (!r->query_name || !r->type_names) return og_err(OG_ERR_NOMEM, "out of memory");
     for (size_t c = 0; c < r->res.ncols; c++) {
-        char buf[64];
-        og_qtype_name(&r->res.types[c], buf, sizeof buf);
+        /* the query language's spelling: an enum is a String, a bare node variable its id */
+        const og_qtype *t = &r->res.types[c];
+        char base[48], buf[64];
+        og_type_name(t->node_type >= 0 ? (og_type){OG_T_STRING, OG_T_NULL, 0} : t->t, base, sizeof base);
+        snprintf(buf, sizeof buf, "%s%s", base, t->nullable ? "?" : "");
         r->type_names[c] = strdup(buf);
         if (!r->type_names[c]) return og_err(OG_ERR_NOMEM, "out of memory");
     }
