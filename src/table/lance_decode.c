@@ -8,6 +8,11 @@
  * and lists always (Lance stores end offsets with a null adjustment, og_vector wants Arrow
  * start/end offsets), ranges that cross pages, all-null pages and dictionary pages.
  *
+ * A reader over a range source (lance_read.c) has "remote" page buffers: read_col pins the
+ * pages a read touches (one source read per page, its remote buffers merged into one range),
+ * hints the next pages of the column to the source's prefetch, decodes — always into owned
+ * vectors, so nothing points into a pin after the read — and releases the pins.
+ *
  * The plans guarantee every buffer is inside the file and large enough for its page's rows;
  * what remains to check here is the content of offset buffers (monotonic, within the bytes or
  * items they index) and dictionary indices.
@@ -107,7 +112,7 @@ static og_status read_fixed(og_lance_reader *r, size_t ci, uint64_t s, uint64_t 
     if (pi < c->npages) {
         const og_lance_page *p = &c->pages[pi];
         uint64_t off = s - p->row_start;
-        if (p->form == OG_LPF_FIXED && s + n <= p->row_start + p->rows && (!p->has_validity || off % 8 == 0) &&
+        if (!r->sourced && p->form == OG_LPF_FIXED && s + n <= p->row_start + p->rows && (!p->has_validity || off % 8 == 0) &&
             (!is_bool || off % 8 == 0)) {
             const uint8_t *vp = is_bool ? p->values.p + off / 8 : p->values.p + off * w;
             if (is_bool || ((uintptr_t)vp % align) == 0) {
@@ -312,10 +317,119 @@ static og_status read_list(og_lance_reader *r, size_t ci, uint64_t s, uint64_t n
 }
 
 /* ------------------------------------------------------------------------------------------ */
+/* range sources: pinning pages                                                                */
+/* ------------------------------------------------------------------------------------------ */
+
+#define PAGE_SPANS 5
+
+static void page_spans(og_lance_page *p, og_lance_span *sp[PAGE_SPANS])
+{
+    sp[0] = &p->validity, sp[1] = &p->values, sp[2] = &p->offs, sp[3] = &p->bytes, sp[4] = &p->idx;
+}
+
+/* The range covering a page's remote buffers; 0 when it has none. */
+static int page_range(og_lance_page *p, uint64_t *off, uint64_t *len)
+{
+    og_lance_span *sp[PAGE_SPANS];
+    page_spans(p, sp);
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (int k = 0; k < PAGE_SPANS; k++) {
+        if (!sp[k]->remote || !sp[k]->len) continue;
+        if (sp[k]->off < lo) lo = sp[k]->off;
+        if (sp[k]->off + sp[k]->len > hi) hi = sp[k]->off + sp[k]->len;
+    }
+    if (lo == UINT64_MAX) return 0;
+    *off = lo;
+    *len = hi - lo;
+    return 1;
+}
+
+static void unpin_pages(og_lance_reader *r, og_lance_column *c, size_t first, size_t end, void **pins)
+{
+    static const uint8_t empty[1] = {0};
+    for (size_t pi = first; pi < end; pi++) {
+        og_lance_span *sp[PAGE_SPANS];
+        page_spans(&c->pages[pi], sp);
+        for (int k = 0; k < PAGE_SPANS; k++)
+            if (sp[k]->remote) sp[k]->p = sp[k]->len ? NULL : empty;
+        if (pins[pi - first]) r->src.release(r->src.ctx, pins[pi - first]);
+    }
+    free(pins);
+}
+
+/* Pins pages [*first, *end) of column c that rows [s, s+n) touch; hints the next ones. */
+static og_status pin_pages(og_lance_reader *r, size_t ci, uint64_t s, uint64_t n, size_t *first, size_t *end,
+                           void ***pins_out)
+{
+    og_lance_column *c = &r->cols[ci];
+    size_t a = find_page(c, s), b = a;
+    while (b < c->npages && (c->pages[b].row_start < s + n || (n == 0 && b == a))) b++;
+    *first = a;
+    *end = a;
+    *pins_out = NULL;
+    void **pins = calloc(b > a ? b - a : 1, sizeof *pins);
+    if (!pins) return og_err(OG_ERR_NOMEM, "out of memory");
+    og_status st = OG_OK;
+    size_t pi = a;
+    for (; st == OG_OK && pi < b; pi++) {
+        og_lance_page *p = &c->pages[pi];
+        uint64_t off, len;
+        static const uint8_t empty[1] = {0};
+        og_lance_span *sp[PAGE_SPANS];
+        page_spans(p, sp);
+        if (!page_range(p, &off, &len)) {
+            for (int k = 0; k < PAGE_SPANS; k++)
+                if (sp[k]->remote) sp[k]->p = empty;
+            continue;
+        }
+        const uint8_t *d = NULL;
+        st = r->src.read(r->src.ctx, off, len, &d, &pins[pi - a]);
+        if (st) {
+            st = og_err_wrap(st, "lance file: column %zu page %zu", ci, pi);
+            break;
+        }
+        for (int k = 0; k < PAGE_SPANS; k++)
+            if (sp[k]->remote) sp[k]->p = sp[k]->len ? d + (sp[k]->off - off) : empty;
+    }
+    if (st) {
+        unpin_pages(r, c, a, pi, pins);
+        return st;
+    }
+    /* read-ahead: the next pages of this column, each hinted once */
+    if (r->src.prefetch && r->src.readahead) {
+        size_t from = c->prefetched > b ? c->prefetched : b;
+        size_t to = b + r->src.readahead < c->npages ? b + r->src.readahead : c->npages;
+        for (size_t q = from; q < to; q++) {
+            uint64_t off, len;
+            if (page_range(&c->pages[q], &off, &len)) r->src.prefetch(r->src.ctx, off, len);
+        }
+        if (to > c->prefetched) c->prefetched = to;
+    }
+    *end = b;
+    *pins_out = pins;
+    return OG_OK;
+}
+
+/* ------------------------------------------------------------------------------------------ */
 /* dispatch                                                                                    */
 /* ------------------------------------------------------------------------------------------ */
 
+static og_status read_col_pinned(og_lance_reader *r, size_t ci, uint64_t s, uint64_t n, og_vector *out);
+
 static og_status read_col(og_lance_reader *r, size_t ci, uint64_t s, uint64_t n, og_vector *out)
+{
+    if (!r->sourced || ci >= r->ncols) return read_col_pinned(r, ci, s, n, out);
+    og_lance_column *c = &r->cols[ci];
+    if (s > c->total_rows || n > c->total_rows - s) return read_col_pinned(r, ci, s, n, out); /* the error */
+    size_t first, end;
+    void **pins;
+    OG_TRY(pin_pages(r, ci, s, n, &first, &end, &pins));
+    og_status st = read_col_pinned(r, ci, s, n, out);
+    unpin_pages(r, c, first, end, pins);
+    return st;
+}
+
+static og_status read_col_pinned(og_lance_reader *r, size_t ci, uint64_t s, uint64_t n, og_vector *out)
 {
     og_lance_column *c = &r->cols[ci];
     if (s > c->total_rows || n > c->total_rows - s)

@@ -105,6 +105,32 @@ typedef struct og_lance_reader og_lance_reader;
 og_status og_lance_reader_open(og_lance_reader **out, const uint8_t *data, size_t size);
 void og_lance_reader_free(og_lance_reader *r);
 
+/* A range source: how a reader reaches a file it does not hold in memory (an object on S3).
+ * read() makes bytes [off, off+len) of the file available (off + len <= size): *data points at
+ * len bytes that stay valid until release(ctx, *pin).  prefetch() (may be NULL) hints that a
+ * range will be read soon; it must not block on the fetch.  ctx must outlive the reader.
+ *
+ * og_lance_reader_open_source reads the footer first (one read of the file's last
+ * `tail_bytes`, 0 = 64 KiB), then, only if they lie before that tail, the offset tables and the
+ * column metadata and global buffers they point to; it keeps that metadata window pinned and
+ * validates it exactly as og_lance_reader_open does.  Page buffers are read on demand: each
+ * og_lance_reader_read pins the pages of the rows it decodes (one read per page, the page's
+ * buffers merged), decodes from them into OWNED vectors (never borrowed: nothing outlives the
+ * read's pins), and releases them; with `readahead` > 0 it hints the next `readahead` pages
+ * of each column it reads.  A metadata window larger than OG_LANCE_MAX_DECODE_BYTES is
+ * OG_ERR_LIMIT; a read() error is passed on. */
+typedef struct og_lance_source {
+    uint64_t size;
+    uint64_t tail_bytes;
+    unsigned readahead;
+    void *ctx;
+    og_status (*read)(void *ctx, uint64_t off, uint64_t len, const uint8_t **data, void **pin);
+    void (*release)(void *ctx, void *pin);
+    void (*prefetch)(void *ctx, uint64_t off, uint64_t len);
+} og_lance_source;
+
+og_status og_lance_reader_open_source(og_lance_reader **out, const og_lance_source *src);
+
 uint64_t og_lance_reader_num_rows(const og_lance_reader *r);
 /* The file's schema (owned by the reader). */
 const og_lance_schema *og_lance_reader_schema(const og_lance_reader *r);

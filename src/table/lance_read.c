@@ -9,9 +9,15 @@
  * the page's row count.  Decoding (lance_decode.c) then only has to check the *contents* of
  * offset buffers.  Nothing here reads past `size`: every position and length is checked with
  * overflow-safe arithmetic before it is used.
+ *
+ * Two ways in: og_lance_reader_open over the whole file's bytes (the metadata window is the
+ * file), or og_lance_reader_open_source over a range source, which fetches the footer, then
+ * the metadata it points to, into a window of the file's tail; page buffers outside the
+ * window become "remote" spans that lance_decode.c pins per read.
  */
 #include "table/lance_read_impl.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +27,12 @@
 #define MAX_ENC_DEPTH 12
 
 static int span_ok(uint64_t off, uint64_t len, uint64_t size) { return off <= size && len <= size - off; }
+
+/* [off, off+len) lies inside the metadata window (always true for a whole-file reader). */
+static int in_win(const og_lance_reader *r, uint64_t off, uint64_t len)
+{
+    return off >= r->win_off && span_ok(off - r->win_off, len, r->win_len);
+}
 
 /* ------------------------------------------------------------------------------------------ */
 /* encoding trees (transient)                                                                  */
@@ -387,8 +399,10 @@ static og_status make_spans(const og_lance_reader *r, const uint64_t *offs, size
             return og_err(OG_ERR_CORRUPT, "lance file: column %zu: %s %zu at %llu+%llu lies past the end of the file (%zu bytes)",
                           col, what, i, (unsigned long long)offs[i], (unsigned long long)sizes[i], r->size);
         }
-        s[i].p = r->data + offs[i];
         s[i].len = sizes[i];
+        s[i].off = offs[i];
+        if (in_win(r, offs[i], sizes[i])) s[i].p = r->win + (offs[i] - r->win_off);
+        else s[i].remote = 1; /* a range source's page buffer: pinned by each read */
     }
     *out = s;
     *n = no;
@@ -548,13 +562,17 @@ static og_status parse_descriptor(og_lance_reader *r, const og_lance_span *gb)
     return OG_OK;
 }
 
+/* Bytes at file position `off` of the window (the caller checked in_win). */
+static const uint8_t *at(const og_lance_reader *r, uint64_t off) { return r->win + (off - r->win_off); }
+
 static og_status reader_open(og_lance_reader *r)
 {
-    const uint8_t *d = r->data;
     size_t size = r->size;
     if (size < OG_LANCE_FOOTER_SIZE)
         return og_err(OG_ERR_CORRUPT, "lance file: %zu bytes is too short for a footer", size);
-    const uint8_t *ft = d + size - OG_LANCE_FOOTER_SIZE;
+    if (!in_win(r, size - OG_LANCE_FOOTER_SIZE, OG_LANCE_FOOTER_SIZE))
+        return og_err(OG_ERR_CORRUPT, "lance file: the footer is outside the fetched window");
+    const uint8_t *ft = at(r, size - OG_LANCE_FOOTER_SIZE);
     if (memcmp(ft + 36, "LANC", 4) != 0) return og_err(OG_ERR_CORRUPT, "lance file: bad magic (not a Lance file)");
     r->major = og_load_u16le(ft + 32);
     r->minor = og_load_u16le(ft + 34);
@@ -571,16 +589,21 @@ static og_status reader_open(og_lance_reader *r)
         return og_err(OG_ERR_CORRUPT, "lance file: global buffer offset table (%u buffers at %llu) lies outside the file",
                       ngb, (unsigned long long)gbo);
     if (ngb == 0) return og_err(OG_ERR_CORRUPT, "lance file: no global buffers (the file descriptor is missing)");
+    if (!in_win(r, cmo, 16ull * ncols) || !in_win(r, gbo, 16ull * ngb))
+        return og_err(OG_ERR_CORRUPT, "lance file: offset tables outside the fetched metadata window");
     r->gbufs = calloc(ngb, sizeof *r->gbufs);
     if (!r->gbufs) return og_err(OG_ERR_NOMEM, "out of memory");
     r->ngbufs = ngb;
     for (uint32_t i = 0; i < ngb; i++) {
-        uint64_t pos = og_load_u64le(d + gbo + 16ull * i), len = og_load_u64le(d + gbo + 16ull * i + 8);
+        uint64_t pos = og_load_u64le(at(r, gbo + 16ull * i)), len = og_load_u64le(at(r, gbo + 16ull * i + 8));
         if (!span_ok(pos, len, body))
             return og_err(OG_ERR_CORRUPT, "lance file: global buffer %u at %llu+%llu lies outside the file", i,
                           (unsigned long long)pos, (unsigned long long)len);
-        r->gbufs[i].p = d + pos;
+        if (!in_win(r, pos, len))
+            return og_err(OG_ERR_CORRUPT, "lance file: global buffer %u outside the fetched metadata window", i);
+        r->gbufs[i].p = at(r, pos);
         r->gbufs[i].len = len;
+        r->gbufs[i].off = pos;
     }
     OG_TRY(parse_descriptor(r, &r->gbufs[0]));
     og_status st = og_lance_schema_validate(&r->schema);
@@ -605,11 +628,13 @@ static og_status reader_open(og_lance_reader *r)
         if (st) return og_err_wrap(st, "lance file");
     }
     for (size_t i = 0; i < ncols; i++) {
-        uint64_t pos = og_load_u64le(d + cmo + 16 * i), len = og_load_u64le(d + cmo + 16 * i + 8);
+        uint64_t pos = og_load_u64le(at(r, cmo + 16 * i)), len = og_load_u64le(at(r, cmo + 16 * i + 8));
         if (!span_ok(pos, len, body))
             return og_err(OG_ERR_CORRUPT, "lance file: metadata of column %zu at %llu+%llu lies outside the file", i,
                           (unsigned long long)pos, (unsigned long long)len);
-        OG_TRY(parse_column(r, i, d + pos, (size_t)len));
+        if (!in_win(r, pos, len))
+            return og_err(OG_ERR_CORRUPT, "lance file: metadata of column %zu outside the fetched metadata window", i);
+        OG_TRY(parse_column(r, i, at(r, pos), (size_t)len));
     }
     /* row counts: every top-level column has num_rows rows, a list child has its items */
     for (size_t i = 0; i < ncols; i++) {
@@ -627,7 +652,9 @@ og_status og_lance_reader_open(og_lance_reader **out, const uint8_t *data, size_
     *out = NULL;
     og_lance_reader *r = calloc(1, sizeof *r);
     if (!r) return og_err(OG_ERR_NOMEM, "out of memory");
-    r->data = data;
+    r->win = data;
+    r->win_off = 0;
+    r->win_len = size;
     r->size = size;
     og_status st = data || size == 0 ? reader_open(r) : og_err(OG_ERR_INVALID, "lance file: NULL data");
     if (st) {
@@ -648,7 +675,96 @@ void og_lance_reader_free(og_lance_reader *r)
     free(r->cols);
     free(r->gbufs);
     og_lance_schema_free(&r->schema);
+    if (r->sourced && r->win_pin) r->src.release(r->src.ctx, r->win_pin);
     free(r);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* open over a range source                                                                    */
+/* ------------------------------------------------------------------------------------------ */
+
+/* Makes the window [off, size) (replacing the current one). */
+static og_status fetch_window(og_lance_reader *r, uint64_t off)
+{
+    uint64_t len = r->size - off;
+    if (len > OG_LANCE_MAX_DECODE_BYTES)
+        return og_err(OG_ERR_LIMIT, "lance file: %llu bytes of metadata is more than we read",
+                      (unsigned long long)len);
+    const uint8_t *d = NULL;
+    void *pin = NULL;
+    og_status st = r->src.read(r->src.ctx, off, len, &d, &pin);
+    if (st) return og_err_wrap(st, "lance file: reading bytes %llu+%llu", (unsigned long long)off,
+                               (unsigned long long)len);
+    if (r->win_pin) r->src.release(r->src.ctx, r->win_pin);
+    r->win = d;
+    r->win_off = off;
+    r->win_len = len;
+    r->win_pin = pin;
+    return OG_OK;
+}
+
+/* The lowest position in the file the metadata needs, from the footer and offset tables in
+ * the current window (*lo unchanged when something needed is not in the window yet). */
+static og_status metadata_start(og_lance_reader *r, uint64_t *lo, int *complete)
+{
+    uint64_t size = r->size, body = size - OG_LANCE_FOOTER_SIZE;
+    const uint8_t *ft = at(r, body);
+    if (memcmp(ft + 36, "LANC", 4) != 0) return og_err(OG_ERR_CORRUPT, "lance file: bad magic (not a Lance file)");
+    uint64_t cmo = og_load_u64le(ft + 8), gbo = og_load_u64le(ft + 16);
+    uint32_t ngb = og_load_u32le(ft + 24), ncols = og_load_u32le(ft + 28);
+    if (!span_ok(cmo, 16ull * ncols, body) || !span_ok(gbo, 16ull * ngb, body))
+        return og_err(OG_ERR_CORRUPT, "lance file: offset tables lie outside the file");
+    uint64_t m = cmo < gbo ? cmo : gbo;
+    *complete = 0;
+    if (!in_win(r, cmo, 16ull * ncols) || !in_win(r, gbo, 16ull * ngb)) {
+        *lo = m;
+        return OG_OK;
+    }
+    for (uint32_t i = 0; i < ncols + ngb; i++) {
+        const uint8_t *e = i < ncols ? at(r, cmo + 16ull * i) : at(r, gbo + 16ull * (i - ncols));
+        uint64_t pos = og_load_u64le(e), len = og_load_u64le(e + 8);
+        if (!span_ok(pos, len, body))
+            return og_err(OG_ERR_CORRUPT, "lance file: a metadata buffer at %llu+%llu lies outside the file",
+                          (unsigned long long)pos, (unsigned long long)len);
+        if (len && pos < m) m = pos;
+    }
+    *lo = m;
+    *complete = 1;
+    return OG_OK;
+}
+
+og_status og_lance_reader_open_source(og_lance_reader **out, const og_lance_source *src)
+{
+    *out = NULL;
+    if (!src || !src->read || !src->release) return og_err(OG_ERR_INVALID, "lance file: incomplete range source");
+    if (src->size > SIZE_MAX) return og_err(OG_ERR_LIMIT, "lance file: too large for this platform");
+    og_lance_reader *r = calloc(1, sizeof *r);
+    if (!r) return og_err(OG_ERR_NOMEM, "out of memory");
+    r->src = *src;
+    r->sourced = 1;
+    r->size = (size_t)src->size;
+    og_status st = OG_OK;
+    if (r->size < OG_LANCE_FOOTER_SIZE)
+        st = og_err(OG_ERR_CORRUPT, "lance file: %zu bytes is too short for a footer", r->size);
+    uint64_t tail = src->tail_bytes ? src->tail_bytes : 65536;
+    if (tail < OG_LANCE_FOOTER_SIZE) tail = OG_LANCE_FOOTER_SIZE;
+    if (tail > r->size) tail = r->size;
+    if (st == OG_OK) st = fetch_window(r, r->size - tail);
+    /* at most two more reads: the offset tables, then what they point to */
+    for (int round = 0; st == OG_OK && round < 3; round++) {
+        uint64_t lo = r->win_off;
+        int complete = 0;
+        st = metadata_start(r, &lo, &complete);
+        if (st == OG_OK && lo < r->win_off) st = fetch_window(r, lo);
+        else if (st == OG_OK && complete) break;
+    }
+    if (st == OG_OK) st = reader_open(r);
+    if (st) {
+        og_lance_reader_free(r);
+        return st;
+    }
+    *out = r;
+    return OG_OK;
 }
 
 uint64_t og_lance_reader_num_rows(const og_lance_reader *r) { return r->num_rows; }

@@ -10,10 +10,14 @@
 
 #include "table/lance_file.h"
 
-/* A bounds-checked slice of the file. */
+/* A bounds-checked slice of the file.  `off` is its position in the file.  In a reader over a
+ * range source (og_lance_reader_open_source) a span outside the metadata window is "remote":
+ * p stays NULL except while a read has its page pinned (lance_decode.c pin_pages). */
 typedef struct og_lance_span {
     const uint8_t *p;
     uint64_t len;
+    uint64_t off;
+    int remote;
 } og_lance_span;
 
 /* The shape of a page after its encoding tree has been matched (lance_read.c plan_page). */
@@ -49,11 +53,18 @@ typedef struct og_lance_column {
     uint64_t total_items;           /* LIST: sum of num_items */
     og_lance_span *col_bufs;        /* ColumnMetadata buffers */
     size_t ncol_bufs;
+    size_t prefetched;              /* range source: pages [0, prefetched) were hinted already */
 } og_lance_column;
 
 struct og_lance_reader {
-    const uint8_t *data;
-    size_t size;
+    /* The bytes the metadata is parsed from: the whole file for og_lance_reader_open
+     * (win_off 0, win_len = size), the fetched tail of it for a range source. */
+    const uint8_t *win;
+    uint64_t win_off, win_len;
+    size_t size;                    /* the whole file's size */
+    int sourced;                    /* 1: opened over a range source (pages fetched on demand) */
+    og_lance_source src;
+    void *win_pin;
     uint16_t major, minor;
     uint64_t num_rows;
     og_lance_schema schema;

@@ -2,10 +2,13 @@
  * table_scan.c — reading a table version: batch scans with projection and deletion vectors,
  * random-access takes, and the vector helpers (row selection, all-null columns) they use.
  *
- * A scan walks the manifest's fragments in order.  For each fragment it maps the data files
- * that hold a projected field (og_store_map: a real mmap on local stores) and opens LFILE's
- * reader over them; fields no file holds read as null (a column added after the fragment was
- * written).  The fragment's deletion vector is expanded into a plain bitset once, so the per
+ * A scan walks the manifest's fragments in order.  For each fragment it opens LFILE's reader
+ * over the data files that hold a projected field: on a local store over og_store_map (a real
+ * mmap); on any other store (S3), or with OG_TABLE_RANGE_READS=1, over a range source
+ * (range_cache.h): the footer and metadata are read with ranged GETs, then only the pages of
+ * the projected columns, through the bounded range cache, with the next pages of each column
+ * and the tails of the next fragment's files prefetched by a small thread pool.  Fields no
+ * file holds read as null (a column added after the fragment was written).  The fragment's deletion vector is expanded into a plain bitset once, so the per
  * batch test is a bit lookup.  A batch without deleted rows hands the reader's vectors on as
  * they are (zero-copy for fixed-width pages); a batch with deleted rows is compacted into
  * owned vectors holding only the live rows.
@@ -16,6 +19,7 @@
 #include <string.h>
 
 #include "table/lance_file.h"
+#include "table/range_cache.h"
 #include "util/error.h"
 
 /* ---------------------------------------------------------------------------------------- */
@@ -198,7 +202,8 @@ og_status og_table_fragment_deletions(og_table *t, const og_fragment *f, roaring
 
 typedef struct frag_files {
     size_t n;
-    og_mapping **maps;
+    og_mapping **maps;         /* local: the mapped files */
+    og_range_file **rfiles;    /* object store: the range sources */
     og_lance_reader **readers; /* NULL until needed */
 } frag_files;
 
@@ -207,8 +212,10 @@ static void frag_files_close(frag_files *ff)
     for (size_t i = 0; i < ff->n; i++) {
         og_lance_reader_free(ff->readers[i]);
         if (ff->maps[i]) og_mapping_release(ff->maps[i]);
+        og_range_file_close(ff->rfiles[i]);
     }
     free(ff->maps);
+    free(ff->rfiles);
     free(ff->readers);
     memset(ff, 0, sizeof *ff);
 }
@@ -218,8 +225,9 @@ static og_status frag_files_init(frag_files *ff, const og_fragment *f)
     memset(ff, 0, sizeof *ff);
     if (!f->nfiles) return OG_OK;
     ff->maps = calloc(f->nfiles, sizeof *ff->maps);
+    ff->rfiles = calloc(f->nfiles, sizeof *ff->rfiles);
     ff->readers = calloc(f->nfiles, sizeof *ff->readers);
-    if (!ff->maps || !ff->readers) {
+    if (!ff->maps || !ff->rfiles || !ff->readers) {
         frag_files_close(ff);
         return og_err(OG_ERR_NOMEM, "out of memory");
     }
@@ -238,6 +246,15 @@ static long file_of_field(const og_fragment *f, int32_t fid)
     return found;
 }
 
+/* The store key of a data file. */
+static og_status data_key(const og_table *t, const og_data_file *d, char *key, size_t cap)
+{
+    char rel[4096];
+    if ((size_t)snprintf(rel, sizeof rel, "data/%s", d->path) >= sizeof rel)
+        return og_err(OG_ERR_INVALID, "data file path too long");
+    return og_table_i_key(t, rel, key, cap);
+}
+
 static og_status open_file(og_table *t, const og_fragment *f, frag_files *ff, size_t i)
 {
     if (ff->readers[i]) return OG_OK;
@@ -245,16 +262,28 @@ static og_status open_file(og_table *t, const og_fragment *f, frag_files *ff, si
     if (!((d->major == 2 && d->minor == 0) || (d->major == 0 && d->minor == 3)))
         return og_err(OG_ERR_UNSUPPORTED_VERSION, "table %s: data file %s has file version %u.%u (we read 2.0)",
                       t->dir, d->path, d->major, d->minor);
-    char rel[4096], key[4096];
-    if ((size_t)snprintf(rel, sizeof rel, "data/%s", d->path) >= sizeof rel)
-        return og_err(OG_ERR_INVALID, "data file path too long");
-    OG_TRY(og_table_i_key(t, rel, key, sizeof key));
-    og_status st = og_store_map(t->store, key, &ff->maps[i]);
+    char key[4096];
+    OG_TRY(data_key(t, d, key, sizeof key));
+    og_status st;
+    if (og_range_use(t->store)) {
+        st = og_range_file_open(&ff->rfiles[i], t->store, key, d->size_bytes);
+    } else {
+        st = og_store_map(t->store, key, &ff->maps[i]);
+    }
     if (st == OG_ERR_NOT_FOUND)
         return og_err(OG_ERR_CORRUPT, "table %s: data file %s of fragment %llu is missing", t->dir,
                       d->path, (unsigned long long)f->id);
     if (st != OG_OK) return st;
-    st = og_lance_reader_open(&ff->readers[i], og_mapping_data(ff->maps[i]), og_mapping_size(ff->maps[i]));
+    if (ff->rfiles[i]) {
+        og_lance_source src;
+        og_range_file_source(ff->rfiles[i], &src);
+        st = og_lance_reader_open_source(&ff->readers[i], &src);
+        if (st == OG_ERR_NOT_FOUND)
+            return og_err(OG_ERR_CORRUPT, "table %s: data file %s of fragment %llu is missing", t->dir,
+                          d->path, (unsigned long long)f->id);
+    } else {
+        st = og_lance_reader_open(&ff->readers[i], og_mapping_data(ff->maps[i]), og_mapping_size(ff->maps[i]));
+    }
     if (st != OG_OK) return og_err_wrap(st, "table %s data file %s", t->dir, d->path);
     if (og_lance_reader_num_rows(ff->readers[i]) != f->physical_rows)
         return og_err(OG_ERR_CORRUPT, "table %s: data file %s has %llu rows, its fragment %llu says %llu",
@@ -284,6 +313,7 @@ struct og_table_scan {
     long *file_of;      /* per projected field: data file index or -1 */
     uint8_t *deleted;   /* bitset over physical rows, or NULL when none is deleted */
     uint64_t pos;
+    int ranged;         /* data files are read through range_cache.h */
     /* the current batch */
     og_vector *cols;
     uint64_t *addrs;
@@ -308,6 +338,7 @@ void og_table_scan_free(og_table_scan *s)
     if (!s) return;
     batch_clear(s);
     frag_close(s);
+    if (s->ranged) og_range_cancel(s);
     free(s->field_ids);
     free(s->types);
     free(s->frags);
@@ -328,6 +359,7 @@ og_status og_table_i_scan_open(og_table_scan **out, og_table *t, const og_manife
     if (!s) return og_err(OG_ERR_NOMEM, "out of memory");
     s->t = t;
     s->m = m;
+    s->ranged = og_range_use(t->store);
     s->del_fn = del_fn;
     s->del_ctx = del_ctx;
     s->batch_rows = opts->batch_rows ? opts->batch_rows : OG_LANCE_DEFAULT_BATCH_ROWS;
@@ -412,6 +444,32 @@ static og_status bitset_from(const roaring_bitmap_t *bm, uint64_t rows, uint8_t 
     return OG_OK;
 }
 
+/* Range reads: hints the footer reads of the next fragment's files that hold a projected
+ * field (the same ranges og_lance_reader_open_source will ask for). */
+static void prefetch_next_tails(og_table_scan *s)
+{
+    if (s->next_frag >= s->nfrags) return;
+    const og_fragment *f = &s->m->fragments[s->frags[s->next_frag]];
+    og_range_config c;
+    og_range_config_get(&c);
+    if (!c.prefetch_threads) return;
+    for (size_t k = 0; k < f->nfiles; k++) {
+        const og_data_file *d = &f->files[k];
+        int wanted = 0;
+        for (size_t i = 0; i < s->nfields; i++) wanted |= file_of_field(f, s->field_ids[i]) == (long)k;
+        if (!wanted || d->size_bytes < OG_LANCE_FOOTER_SIZE) continue;
+        char key[4096];
+        if (data_key(s->t, d, key, sizeof key) != OG_OK) {
+            og_error_clear();
+            continue;
+        }
+        uint64_t tail = c.tail_bytes ? c.tail_bytes : 65536;
+        if (tail < OG_LANCE_FOOTER_SIZE) tail = OG_LANCE_FOOTER_SIZE;
+        if (tail > d->size_bytes) tail = d->size_bytes;
+        og_range_prefetch(s, s->t->store, key, d->size_bytes - tail, tail);
+    }
+}
+
 static og_status frag_open(og_table_scan *s, const og_fragment *f)
 {
     s->cur = f;
@@ -421,6 +479,7 @@ static og_status frag_open(og_table_scan *s, const og_fragment *f)
         s->file_of[i] = file_of_field(f, s->field_ids[i]);
         if (s->file_of[i] >= 0) OG_TRY(open_file(s->t, f, &s->ff, (size_t)s->file_of[i]));
     }
+    if (s->ranged) prefetch_next_tails(s);
     const roaring_bitmap_t *override = s->del_fn ? s->del_fn(s->del_ctx, f->id) : NULL;
     if (override) return bitset_from(override, f->physical_rows, &s->deleted);
     if (!f->deletion.present) return OG_OK;

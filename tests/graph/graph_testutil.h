@@ -2,6 +2,10 @@
  * graph_testutil.h — shared helpers for the graph-layer tests: scratch graph roots, a
  * one-table "bump" writer whose effect is a dummy immutable object standing in for a Lance
  * table version, and history walks.
+ *
+ * Scratch roots: a fresh mkdtemp directory, or — when $OG_TEST_STORE_URI is set (an s3://
+ * URI from tests/store/run-s3-tests.sh) — a unique prefix under it
+ * ("<uri>/g-<pid>-<time>-<n>"), which tu_rmrf empties again through the store.
  */
 #ifndef OG_GRAPH_TESTUTIL_H
 #define OG_GRAPH_TESTUTIL_H
@@ -12,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "graph/graph.h"
@@ -19,9 +24,30 @@
 
 #define TEST_SCHEMA "{\"types\":[{\"name\":\"Person\",\"table\":\"t_person\"}]}"
 
-/* rm -rf of a scratch tree (opendir/readdir; no nftw, whose feature macro we cannot set here). */
+/* 1 when a scratch root is a store URI rather than a local directory. */
+static inline int tu_is_uri(const char *root) { return strncmp(root, "s3://", 5) == 0; }
+
+/* Deletes every object under a store URI root. */
+static inline void tu_store_clear(const char *uri)
+{
+    og_store *st = NULL;
+    if (og_store_open(&st, uri) != OG_OK) return;
+    og_keylist kl = {0};
+    if (og_store_list(st, "", NULL, 0, &kl) == OG_OK) {
+        for (size_t i = 0; i < kl.count; i++) og_store_delete(st, kl.keys[i]);
+        og_keylist_free(&kl);
+    }
+    og_store_close(st);
+}
+
+/* rm -rf of a scratch tree (opendir/readdir; no nftw, whose feature macro we cannot set here),
+ * or the emptying of a scratch prefix on a store. */
 static inline void tu_rmrf(const char *dir)
 {
+    if (tu_is_uri(dir)) {
+        tu_store_clear(dir);
+        return;
+    }
     DIR *d = opendir(dir);
     if (!d) {
         unlink(dir);
@@ -40,9 +66,20 @@ static inline void tu_rmrf(const char *dir)
     rmdir(dir);
 }
 
-/* A fresh empty directory under /tmp (caller frees the string and removes the tree). */
+/* A fresh empty directory under /tmp, or a fresh prefix under $OG_TEST_STORE_URI (caller
+ * frees the string and removes the tree with tu_rmrf). */
 static inline char *tu_tmpdir(void)
 {
+    const char *base = getenv("OG_TEST_STORE_URI");
+    if (base && *base) {
+        static unsigned counter;
+        size_t n = strlen(base) + 80;
+        char *u = malloc(n);
+        if (!u) exit(2);
+        snprintf(u, n, "%s%sg-%ld-%ld-%u", base, base[strlen(base) - 1] == '/' ? "" : "/", (long)getpid(),
+                 (long)time(NULL), counter++);
+        return u;
+    }
     char *d = strdup("/tmp/og-graph-test-XXXXXX");
     if (!d || !mkdtemp(d)) {
         fprintf(stderr, "mkdtemp failed\n");

@@ -4,6 +4,9 @@
  * history is one linear parent chain with nothing unacknowledged in it, and the log's seqs
  * are dense and name that chain in order.  Then writers on two branches of one graph at once,
  * and threads sharing one graph handle.
+ *
+ * Runs on a local directory, or on the object store at $OG_TEST_STORE_URI (graph_testutil.h;
+ * tests/store/run-s3-tests.sh runs it against the S3 test store).
  */
 #include <setjmp.h>
 #include <stdarg.h>

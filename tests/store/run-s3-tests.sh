@@ -1,19 +1,27 @@
 #!/usr/bin/env bash
 # run-s3-tests.sh — runs the store tests against a real S3 store: starts a throwaway Ceph RGW
 # (scripts/s3-test-store.sh, installing its Debian packages if missing), points
-# OG_TEST_STORE_URI at s3://<bucket>/<unique prefix>, runs the store contract suite, the
-# put_if_absent race and the S3 adapter tests from the given build directory, and stops the
-# store again (also on failure or interrupt).
+# OG_TEST_STORE_URI at s3://<bucket>/<unique prefix>, runs from the given build directory
+#   - the store contract suite, the put_if_absent race and the S3 adapter tests,
+#   - the table tests over ranged reads (table_test_table_remote on S3; table_test_table,
+#     _types and _deletion on local dirs with OG_TABLE_RANGE_READS=1, so the range reader
+#     sees every case they cover),
+#   - the graph-authority crash and multi-process concurrency tests on S3,
+#   - tests/interop/s3.test.mjs: LanceDB (npm) opens tables our engine wrote to S3 at the
+#     versions graph commits name (needs node and the build's bench_s3 + lance_tool),
+# and stops the store again (also on failure or interrupt).
 #
 #   bash tests/store/run-s3-tests.sh [BUILD_DIR]     (default build/asan)
 #
 # OG_SKIP_S3_TESTS=1 skips everything, loudly (for machines that cannot install Ceph).
+# OG_SKIP_S3_INTEROP=1 skips only the LanceDB test, loudly (no node/npm).
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${1:-build/asan}
 case $BUILD in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
-TESTS="store_test_store_contract store_test_store_race store_test_s3_adapter"
+TESTS="store_test_store_contract store_test_store_race store_test_s3_adapter table_test_table_remote
+table_test_table table_test_table_types table_test_deletion graph_test_crash graph_test_concurrency"
 
 if [ "${OG_SKIP_S3_TESTS:-0}" = 1 ]; then
     echo "run-s3-tests: SKIPPED (OG_SKIP_S3_TESTS=1): the S3 adapter was not tested against a real store"
@@ -62,6 +70,42 @@ run contract "s3://$OG_S3_BUCKET/$run_id/contract" store_test_store_contract
 run contract-bucket-root-paged "s3://$OG_S3_BUCKET" store_test_store_contract OG_S3_LIST_PAGE=2
 run race "s3://$OG_S3_BUCKET/$run_id/race" store_test_store_race
 run adapter "s3://$OG_S3_BUCKET/$run_id/adapter" store_test_s3_adapter
+run table-remote "s3://$OG_S3_BUCKET/$run_id/tables" table_test_table_remote
+# the local table suites through the range reader (OG_TEST_STORE_URI is ignored by them)
+for t in table_test_table table_test_table_types table_test_deletion; do
+    run "$t-range-reads" "local dir, OG_TABLE_RANGE_READS=1" "$t" OG_TABLE_RANGE_READS=1 OG_TEST_STORE_URI=
+done
+# a 40-byte first read (footer only: the metadata takes the two further reads) and no cache
+run table_test_table_types-range-tail40-nocache "local dir, OG_TABLE_RANGE_READS=1" table_test_table_types \
+    OG_TABLE_RANGE_READS=1 OG_RANGE_TAIL_BYTES=40 OG_RANGE_CACHE_BYTES=0 OG_TEST_STORE_URI=
+run graph-crash "s3://$OG_S3_BUCKET/$run_id/crash" graph_test_crash
+run graph-concurrency "s3://$OG_S3_BUCKET/$run_id/concurrency" graph_test_concurrency
+
+# LanceDB against the same store
+interop() {
+    local dir="$ROOT/tests/interop" log
+    if [ "${OG_SKIP_S3_INTEROP:-0}" = 1 ]; then
+        echo "SKIPPED interop-s3 (OG_SKIP_S3_INTEROP=1): LanceDB was not run against S3"
+        return
+    fi
+    log=$(mktemp)
+    if ! command -v node >/dev/null; then
+        echo "node is not installed (OG_SKIP_S3_INTEROP=1 skips this test)" >"$log"
+    elif [ -d "$dir/node_modules/@lancedb/lancedb" ] || (cd "$dir" && npm ci --no-audit --no-fund) >"$log" 2>&1; then
+        if (cd "$dir" && OG_BIN_DIR="$BUILD" ASAN_OPTIONS=detect_leaks=0 node --test s3.test.mjs) >"$log" 2>&1 &&
+            ! grep -q '^# skipped [1-9]' "$log"; then
+            pass=$((pass + 1)); echo "PASS interop-s3 (s3://$OG_S3_BUCKET/interop-*)"
+            rm -f "$log"
+            return
+        fi
+    fi
+    failed=$((failed + 1)); failures="$failures interop-s3"; echo "FAIL interop-s3"; cat "$log"
+    rm -f "$log"
+}
+for exe in bench_s3 lance_tool; do
+    [ -x "$BUILD/$exe" ] || { failed=$((failed + 1)); failures="$failures interop-s3($exe missing)"; }
+done
+case $failures in *interop-s3*) ;; *) interop ;; esac
 
 t_end=$(date +%s.%N)
 awk -v a="$t0" -v b="$t_ready" -v c="$t_end" \
