@@ -275,7 +275,7 @@ const char *og_cat_prop_type_name(const og_cat_prop *p, char *buf, size_t cap)
 
 const char *og_cat_type_table_dir(const og_cat_type *t, char *buf, size_t cap)
 {
-    snprintf(buf, cap, "%s_%llu_%llu", og_type_kind_name(t->kind), (unsigned long long)t->id,
+    snprintf(buf, cap, "%s_%llu_%llu.lance", og_type_kind_name(t->kind), (unsigned long long)t->id,
              (unsigned long long)t->incarnation);
     return buf;
 }

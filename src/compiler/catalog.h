@@ -211,7 +211,8 @@ size_t og_catalog_edges_at(const og_catalog *cat, size_t node_index, int dir, si
 /* "String", "I64?", "[String]?", "Vector(8)", "enum(a, b)?" — the schema spelling. */
 const char *og_cat_prop_type_name(const og_cat_prop *p, char *buf, size_t cap);
 /* The table directory name of a node/edge type: "<kind>_<type id>_<incarnation>", e.g.
- * "node_3_17" (STORAGE.md §3: derived from identity, never from the name). */
+ * "node_3_17.lance" (STORAGE.md §3: derived from identity, never from the name; the
+ * ".lance" suffix lets LanceDB open it: connect("<root>/tables"), openTable("node_3_17")). */
 const char *og_cat_type_table_dir(const og_cat_type *t, char *buf, size_t cap);
 
 /* @check: 1 when value matches the constraint's regex (unanchored search), 0 when not,

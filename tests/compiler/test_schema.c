@@ -358,7 +358,7 @@ static void identities_are_canonical(void **state)
     assert_int_equal(e->incarnation, 12);
     assert_int_equal(cat->next_id, 13);
     char dir[64];
-    assert_string_equal(og_cat_type_table_dir(b, dir, sizeof dir), "node_3_11");
+    assert_string_equal(og_cat_type_table_dir(b, dir, sizeof dir), "node_3_11.lance");
     assert_ptr_equal(og_catalog_type_by_id(cat, 4), e);
     size_t ix = 9;
     assert_ptr_equal(og_cat_type_prop_by_id(b, 8, &ix), og_cat_type_prop(b, "z", NULL));
