@@ -12,6 +12,7 @@
 #include "compiler/catalog.h"
 #include "engine/engine.h"
 #include "engine/export.h"
+#include "engine/history.h"
 #include "engine/load.h"
 #include "engine/mutate.h"
 #include "engine/schema_apply.h"
@@ -130,9 +131,25 @@ og_status og_db_load(og_receipt *out, og_db *db, const char *path, const og_load
 og_status og_db_mutate(og_receipt *out, og_db *db, const char *source, size_t len, const char *name,
                        const char *params_json, const char *branch, const char *expected_head)
 {
+    og_db_mutate_opts o = {branch, NULL, expected_head};
+    return og_db_mutate_ex(out, db, source, len, name, params_json, &o);
+}
+
+og_status og_db_mutate_ex(og_receipt *out, og_db *db, const char *source, size_t len, const char *name,
+                          const char *params_json, const og_db_mutate_opts *opts)
+{
     memset(out, 0, sizeof *out);
+    const char *branch = opts ? opts->branch : NULL, *expected_head = opts ? opts->expected_head : NULL;
     json_t *params;
     OG_TRY(parse_params(params_json, &params));
+    if (opts && opts->from) {
+        og_status fst = og_history_fork_missing(og_engine_graph(db->e), branch ? branch : "main", opts->from,
+                                                og_engine_actor(db->e));
+        if (fst) {
+            json_decref(params);
+            return fst;
+        }
+    }
     og_mutate_opts mo = {branch, expected_head};
     og_write_result w;
     memset(&w, 0, sizeof w);
@@ -158,18 +175,11 @@ static og_status dump_json(json_t *j, char **out)
     return *out ? OG_OK : og_err(OG_ERR_NOMEM, "out of memory");
 }
 
-og_status og_db_snapshot(char **out, og_db *db, const og_read_opts *at)
+json_t *og_api_tables_json(og_read *r)
 {
-    *out = NULL;
-    og_read *r;
-    OG_TRY(og_read_begin(&r, db->e, at ? at->branch : NULL, at ? at->commit : NULL));
     const og_snapshot *s = og_read_snapshot(r);
     const og_catalog *cat = og_read_catalog(r);
-    const og_ref_entry *head = og_snapshot_head(s);
-    json_t *o = json_object(), *tables = json_array();
-    json_object_set_new(o, "commit", json_string(og_snapshot_commit_id(s)));
-    json_object_set_new(o, "branch", head ? json_string(head->branch) : json_null());
-    json_object_set_new(o, "schema", json_string(og_snapshot_schema_id(s)));
+    json_t *tables = json_array();
     for (int pass = 0; pass < 2; pass++) {
         size_t n = pass ? cat->nedges : cat->nnodes;
         for (size_t i = 0; i < n; i++) {
@@ -186,7 +196,21 @@ og_status og_db_snapshot(char **out, og_db *db, const og_read_opts *at)
             json_array_append_new(tables, e);
         }
     }
-    json_object_set_new(o, "tables", tables);
+    return tables;
+}
+
+og_status og_db_snapshot(char **out, og_db *db, const og_read_opts *at)
+{
+    *out = NULL;
+    og_read *r;
+    OG_TRY(og_read_begin(&r, db->e, at ? at->branch : NULL, at ? at->commit : NULL));
+    const og_snapshot *s = og_read_snapshot(r);
+    const og_ref_entry *head = og_snapshot_head(s);
+    json_t *o = json_object();
+    json_object_set_new(o, "commit", json_string(og_snapshot_commit_id(s)));
+    json_object_set_new(o, "branch", head ? json_string(head->branch) : json_null());
+    json_object_set_new(o, "schema", json_string(og_snapshot_schema_id(s)));
+    json_object_set_new(o, "tables", og_api_tables_json(r));
     og_read_end(r);
     return dump_json(o, out);
 }
@@ -241,6 +265,24 @@ og_status og_db_schema_apply(og_receipt *out, char **plan_out, og_db *db, const 
     OG_TRY(og_engine_schema_apply(db->e, branch, schema_name, schema, len, allow_data_loss, &w, &p));
     receipt_fill(out, &w, branch);
     og_status st = plan_out ? render_plan(plan_out, &p, json) : OG_OK;
+    og_migration_plan_free(&p);
+    return st;
+}
+
+og_status og_db_schema_apply_ex(og_receipt *out, char **plan_out, og_db *db, const char *schema_name, const char *schema,
+                                size_t len, const og_db_schema_apply_opts *opts)
+{
+    memset(out, 0, sizeof *out);
+    if (plan_out) *plan_out = NULL;
+    if (!opts) return og_err(OG_ERR_INVALID, "og_db_schema_apply_ex: options are required");
+    og_write_result w;
+    memset(&w, 0, sizeof w);
+    og_migration_plan p;
+    memset(&p, 0, sizeof p);
+    OG_TRY(og_engine_schema_apply_expect(db->e, opts->branch, opts->expected_head, schema_name, schema, len,
+                                         opts->allow_data_loss, &w, &p));
+    receipt_fill(out, &w, opts->branch);
+    og_status st = plan_out ? render_plan(plan_out, &p, opts->json) : OG_OK;
     og_migration_plan_free(&p);
     return st;
 }

@@ -5,7 +5,6 @@
  * shapes documented in docs/c-api.md; every decision is the engine's.
  */
 #include <jansson.h>
-#include <openssl/evp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +12,7 @@
 #include "engine/changes.h"
 #include "api/db.h"
 #include "engine/engine.h"
+#include "engine/export.h"
 #include "engine/history.h"
 #include "engine/merge.h"
 #include "util/datetime.h"
@@ -125,102 +125,26 @@ og_status og_db_commit_show(char **out, og_db *db, const char *commit_id)
     og_read *r;
     OG_TRY(og_read_begin(&r, db->e, NULL, commit_id));
     const og_snapshot *s = og_read_snapshot(r);
-    const og_catalog *cat = og_read_catalog(r);
-    json_t *o = commit_json(og_snapshot_commit(s)), *tables = json_array();
-    for (int pass = 0; pass < 2; pass++) {
-        size_t n = pass ? cat->nedges : cat->nnodes;
-        for (size_t i = 0; i < n; i++) {
-            const og_cat_type *t = pass ? &cat->edges[i] : &cat->nodes[i];
-            char dir[64];
-            og_cat_type_table_dir(t, dir, sizeof dir);
-            const og_table_ref *ref = og_snapshot_table(s, dir);
-            json_t *e = json_object();
-            json_object_set_new(e, "type", json_string(t->name));
-            json_object_set_new(e, "kind", json_string(pass ? "edge" : "node"));
-            json_object_set_new(e, "table", json_string(dir));
-            json_object_set_new(e, "version", json_integer(ref ? (json_int_t)ref->version : 0));
-            json_object_set_new(e, "rows", json_integer(ref ? (json_int_t)ref->rows : 0));
-            json_array_append_new(tables, e);
-        }
-    }
-    json_object_set_new(o, "tables", tables);
+    json_t *o = commit_json(og_snapshot_commit(s));
+    json_object_set_new(o, "tables", og_api_tables_json(r));
     og_read_end(r);
     return dump(o, out);
 }
 
 /* ---- changes -------------------------------------------------------------------------------- */
 
-/* A value as the load format spells it (Date "YYYY-MM-DD", DateTime RFC 3339, Blob
- * "base64:...", U64 past 2^63-1 as a string, vectors and lists as arrays). */
-static json_t *value_json(const og_vector *v, size_t i)
-{
-    if (og_vector_is_null(v, i)) return json_null();
-    switch (v->type.id) {
-    case OG_T_BOOL: return json_boolean(og_vector_get_bool(v, i));
-    case OG_T_I32: case OG_T_I64: return json_integer(og_vector_get_i64(v, i));
-    case OG_T_U32: case OG_T_U64: {
-        uint64_t u = og_vector_get_u64(v, i);
-        if (u <= INT64_MAX) return json_integer((json_int_t)u);
-        char b[24];
-        snprintf(b, sizeof b, "%llu", (unsigned long long)u);
-        return json_string(b);
-    }
-    case OG_T_F32: case OG_T_F64: return json_real(og_vector_get_f64(v, i));
-    case OG_T_DATE32: {
-        char b[11];
-        og_date_format((int32_t)og_vector_get_i64(v, i), b);
-        return json_string(b);
-    }
-    case OG_T_DATE64: {
-        char b[25];
-        og_datetime_format(og_vector_get_i64(v, i), b);
-        return json_string(b);
-    }
-    case OG_T_STRING: {
-        size_t n;
-        const uint8_t *p = og_vector_get_bytes(v, i, &n);
-        return json_stringn((const char *)p, n);
-    }
-    case OG_T_BLOB: {
-        size_t n;
-        const uint8_t *p = og_vector_get_bytes(v, i, &n);
-        char *b = malloc(7 + 4 * ((n + 2) / 3) + 1);
-        if (!b) return NULL;
-        memcpy(b, "base64:", 7);
-        int k = n ? EVP_EncodeBlock((unsigned char *)b + 7, p, (int)n) : 0;
-        b[7 + k] = '\0';
-        json_t *j = json_string(b);
-        free(b);
-        return j;
-    }
-    case OG_T_VECTOR: {
-        json_t *a = json_array();
-        const float *f = og_vector_get_floats(v, i);
-        for (uint32_t k = 0; a && k < v->type.dim; k++) json_array_append_new(a, json_real(f[k]));
-        return a;
-    }
-    case OG_T_LIST: {
-        json_t *a = json_array();
-        size_t b, e;
-        og_vector_get_list(v, i, &b, &e);
-        for (size_t k = b; a && k < e; k++) json_array_append_new(a, value_json(v->child, k));
-        return a;
-    }
-    default: return json_null();
-    }
-}
 
 static json_t *image_json(const og_table_delta *d, const og_row_set *rs, uint32_t row)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "id", value_json(&rs->cols[0], row));
+    json_object_set_new(o, "id", og_export_value_json(&rs->cols[0], row));
     size_t base = 1;
     if (d->is_edge) {
-        json_object_set_new(o, "from", value_json(&rs->cols[1], row));
-        json_object_set_new(o, "to", value_json(&rs->cols[2], row));
+        json_object_set_new(o, "from", og_export_value_json(&rs->cols[1], row));
+        json_object_set_new(o, "to", og_export_value_json(&rs->cols[2], row));
         base = 3;
     }
-    for (size_t p = 0; p < d->t->nprops; p++) json_object_set_new(o, d->t->props[p].name, value_json(&rs->cols[base + p], row));
+    for (size_t p = 0; p < d->t->nprops; p++) json_object_set_new(o, d->t->props[p].name, og_export_value_json(&rs->cols[base + p], row));
     return o;
 }
 
@@ -305,7 +229,7 @@ og_status og_db_branch_merge(char **out, og_db *db, const og_db_merge_opts *o)
     if (out) *out = NULL;
     if (!o || !o->source) return og_err(OG_ERR_INVALID, "branch merge: a source branch is required");
     const char *target = o->target ? o->target : "main";
-    og_merge_opts mo = {o->source, target, o->expected_head};
+    og_merge_opts mo = {o->source, target, o->expected_head, NULL, NULL};
     og_merge_result r;
     og_status st = og_engine_merge(db->e, &mo, &r);
     if (st == OG_ERR_CONFLICT && r.nconflicts) {
@@ -360,6 +284,11 @@ og_status og_db_branch_merge(char **out, og_db *db, const og_db_merge_opts *o)
     json_object_set_new(j, "updated", json_integer((json_int_t)r.updated));
     json_object_set_new(j, "deleted", json_integer((json_int_t)r.deleted));
     json_object_set_new(j, "branch_deleted", json_boolean(deleted));
+    json_t *cost = json_object();
+    json_object_set_new(cost, "fragments_read", json_integer((json_int_t)r.fragments_read));
+    json_object_set_new(cost, "fragments_skipped", json_integer((json_int_t)r.fragments_skipped));
+    json_object_set_new(cost, "rows_read", json_integer((json_int_t)r.rows_read));
+    json_object_set_new(j, "stats", cost);
     og_merge_result_free(&r);
     if (!out) {
         json_decref(j);

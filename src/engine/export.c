@@ -16,8 +16,9 @@
 #include "util/datetime.h"
 #include "util/error.h"
 
-static json_t *scalar_json(const og_vector *v, size_t i)
+json_t *og_export_value_json(const og_vector *v, size_t i)
 {
+    if (og_vector_is_null(v, i)) return json_null();
     switch (v->type.id) {
     case OG_T_BOOL: return json_boolean(og_vector_get_bool(v, i));
     case OG_T_I32: case OG_T_I64: return json_integer(og_vector_get_i64(v, i));
@@ -67,7 +68,7 @@ static json_t *scalar_json(const og_vector *v, size_t i)
         size_t b, e;
         og_vector_get_list(v, i, &b, &e);
         for (size_t k = b; a && k < e; k++)
-            json_array_append_new(a, og_vector_is_null(v->child, k) ? json_null() : scalar_json(v->child, k));
+            json_array_append_new(a, og_export_value_json(v->child, k));
         return a;
     }
     default: return json_null();
@@ -105,13 +106,13 @@ static og_status export_type(og_read *r, const og_cat_type *t, size_t index, FIL
         }
         json_object_set_new(o, t->kind == OG_KIND_EDGE ? "edge" : "type", json_string(t->name));
         if (t->kind == OG_KIND_EDGE) {
-            json_object_set_new(o, "from", scalar_json(src, i));
-            json_object_set_new(o, "to", scalar_json(dst, i));
+            json_object_set_new(o, "from", og_export_value_json(src, i));
+            json_object_set_new(o, "to", og_export_value_json(dst, i));
         }
-        json_object_set_new(data, "id", scalar_json(id, i));
+        json_object_set_new(data, "id", og_export_value_json(id, i));
         for (size_t p = 0; p < t->nprops; p++)
             if (props[p] && !og_vector_is_null(props[p], i))
-                json_object_set_new(data, t->props[p].name, scalar_json(props[p], i));
+                json_object_set_new(data, t->props[p].name, og_export_value_json(props[p], i));
         json_object_set_new(o, "data", data);
         char *line = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
         json_decref(o);

@@ -12,6 +12,10 @@
 
 /* Writes every node type, then every edge type (or only those named in types[0..ntypes),
  * matched exactly for nodes and case-insensitively for edges), rows in table order. */
+/* One value as the load format spells it (the encodings listed in export.c), for export and
+ * for the before/after images of change sets.  NULL only when memory runs out. */
+json_t *og_export_value_json(const og_vector *v, size_t i);
+
 og_status og_engine_export(og_engine *e, const char *branch, const char *commit, const char *const *types,
                            size_t ntypes, FILE *out);
 
