@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Graph benchmark against Kùzu 0.11.3 (issue 6; `make bench` runs it after the table bench).
+# Generates one deterministic graph (bench/graph/gen.mjs: N nodes, 5N edges, fixed seed), then
+# in the same run, on the same disk, one system after the other:
+#   load   — OmniGraph-C og_db_load of the NDJSON (examples/bench_graph.c) vs Kùzu COPY FROM
+#            CSV (bench/graph/kuzu_bench.mjs); LOAD_REPS times each, alternating, median kept;
+#   query  — key lookup, 1/2/3-hop distinct-neighbourhood counts from 100 fixed start nodes,
+#            and a filter + aggregate + order query, on the last loaded copy: the first call
+#            after open (cold handle) and the median of REPS warm passes;
+#   verify — every answer of both systems (per start node) must be identical, else exit 1.
+# Prints medians and ratios (ours / Kùzu) and a Markdown table for docs/benchmarks.md.
+#
+# Usage: bench/graph/run.sh BUILD_DIR [N] [REPS] [LOAD_REPS]
+#        bench/graph/run.sh BUILD_DIR --smoke        (N = 10,000; well under a minute)
+# Defaults: N = $GRAPH_BENCH_N or 1,000,000, REPS = 3, LOAD_REPS = 3 (so `GRAPH_BENCH_N=10000
+# make bench` is a quick end-to-end check).  Env: GRAPH_BENCH_DIR = where the data and
+# databases go (default a fresh mktemp dir under $TMPDIR, removed afterwards);
+# KUZU_THREADS, KUZU_BUFFER_MB, OG_BENCH_CACHE_MB as the drivers document.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+bin="${1:-$root/build/release}"
+case "$bin" in /*) ;; *) bin="$root/$bin" ;; esac
+if [ "${2:-}" = "--smoke" ]; then
+  n=10000 reps=3 load_reps=1
+else
+  n="${2:-${GRAPH_BENCH_N:-1000000}}" reps="${3:-3}" load_reps="${4:-3}"
+fi
+driver="$bin/bench_graph"
+[ -x "$driver" ] || { echo "graph bench: $driver is missing (make build)" >&2; exit 1; }
+if [ ! -f "$here/node_modules/kuzu/kuzujs.node" ]; then
+  (cd "$here" && npm ci --no-audit --no-fund >&2)
+fi
+
+if [ -n "${GRAPH_BENCH_DIR:-}" ]; then
+  work="$GRAPH_BENCH_DIR"; mkdir -p "$work"
+else
+  work=$(mktemp -d "${TMPDIR:-/tmp}/og-graph-bench-XXXXXX")
+  trap 'rm -rf "$work"' EXIT
+fi
+data="$work/data"
+echo "graph bench: generating N=$n (5N edges) in $data" >&2
+node "$here/gen.mjs" "$data" "$n" >&2
+lo=$(node -e 'const p=require(process.argv[1]);console.log(p.agg_lo)' "$data/params.json")
+hi=$(node -e 'const p=require(process.argv[1]);console.log(p.agg_hi)' "$data/params.json")
+
+ours="$work/ours.jsonl"; kuzu="$work/kuzu.jsonl"
+: >"$ours"; : >"$kuzu"
+for _ in $(seq "$load_reps"); do
+  rm -rf "$work/og" "$work/kuzu.db" "$work/kuzu.db.wal"
+  "$driver" load "$work/og" "$here/graph.pg" "$data/graph.ndjson" | tee -a "$ours" >&2
+  node "$here/kuzu_bench.mjs" load "$work/kuzu.db" "$data/nodes.csv" "$data/edges.csv" | tee -a "$kuzu" >&2
+done
+"$driver" query "$work/og" "$here/graph.gq" "$data/starts.txt" "$lo" "$hi" "$work/answers-ours.txt" "$reps" |
+  tee -a "$ours" >&2
+node "$here/kuzu_bench.mjs" query "$work/kuzu.db" "$data/starts.txt" "$lo" "$hi" "$work/answers-kuzu.txt" "$reps" |
+  tee -a "$kuzu" >&2
+
+if ! diff -q "$work/answers-ours.txt" "$work/answers-kuzu.txt" >/dev/null; then
+  echo "graph bench: the two systems disagree:" >&2
+  diff "$work/answers-ours.txt" "$work/answers-kuzu.txt" | head -20 >&2
+  exit 1
+fi
+echo
+echo "verified: $(wc -l <"$work/answers-ours.txt") answers identical on both systems" \
+  "(lookup, hop1..3 for $(wc -l <"$data/starts.txt") start nodes, agg groups)"
+node "$here/summarize.mjs" "$ours" "$kuzu" "$n"

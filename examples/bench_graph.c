@@ -1,0 +1,269 @@
+/*
+ * bench_graph.c — OmniGraph-C's side of the graph benchmark against Kùzu (issue 6,
+ * bench/graph/run.sh, docs/benchmarks.md "Graph benchmark").  Everything goes through the
+ * public C API (include/omnigraph.h), in one process, so process start-up is not measured.
+ *
+ * usage:
+ *   bench_graph load  GRAPH SCHEMA.pg DATA.ndjson
+ *       og_db_init a new graph at GRAPH, then times one og_db_load (overwrite) of DATA.
+ *   bench_graph query GRAPH QUERIES.gq STARTS.txt LO HI RESULTS REPS
+ *       opens GRAPH and runs, for every start key of STARTS.txt, the queries lookup, hop1,
+ *       hop2, hop3 of QUERIES.gq (parameter $k), then agg ($lo, $hi).  Per query kind: the
+ *       first call after the handle opened ("first", the cold-handle number), one untimed
+ *       warm-up pass, then REPS timed passes (the warm median); agg runs once, then 10 x REPS timed.  Writes every answer of the
+ *       warm-up pass to RESULTS in the line format kuzu_bench.mjs writes too, so run.sh can
+ *       check that both systems computed the same thing.
+ *
+ * Prints one JSON object per line on stdout.  OG_BENCH_CACHE_MB sets the handle's cache bound
+ * (default 1024, the same budget run.sh gives Kùzu's buffer pool).  OG_BENCH_ONLY=NAME runs
+ * only that query kind (for profiling one query with perf).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "omnigraph.h"
+
+#define MAX_STARTS 1000
+
+static double now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double quantile(double *v, size_t n, double q)
+{
+    if (n == 0) return 0;
+    qsort(v, n, sizeof *v, cmp_double);
+    size_t i = (size_t)(q * (double)(n - 1) + 0.5);
+    return v[i];
+}
+
+static long max_rss_kb(void)
+{
+    struct rusage ru;
+    return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : 0;
+}
+
+static int fail(og_status st, const char *what)
+{
+    fprintf(stderr, "bench_graph: %s failed: %s: %s\n", what, og_status_name(st), og_error_message());
+    return 1;
+}
+
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        perror(path);
+        return NULL;
+    }
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    for (;;) {
+        if (!buf) break;
+        size_t got = fread(buf + n, 1, cap - n - 1, f);
+        n += got;
+        if (n + 1 < cap) break;
+        cap *= 2;
+        char *grown = realloc(buf, cap);
+        if (!grown) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = grown;
+    }
+    fclose(f);
+    if (buf) buf[n] = '\0';
+    if (len) *len = n;
+    return buf;
+}
+
+static og_open_opts open_opts(void)
+{
+    const char *mb = getenv("OG_BENCH_CACHE_MB");
+    og_open_opts o = {.actor = "bench_graph", .cache_bytes = (size_t)(mb ? atol(mb) : 1024) << 20};
+    return o;
+}
+
+static int cmd_load(const char *graph, const char *schema_path, const char *data)
+{
+    size_t slen;
+    char *schema = read_file(schema_path, &slen);
+    if (!schema) return 1;
+    og_open_opts oo = open_opts();
+    og_db *db;
+    double t0 = now_us();
+    og_status st = og_db_init(&db, graph, schema_path, schema, slen, &oo);
+    double t1 = now_us();
+    free(schema);
+    if (st != OG_OK) return fail(st, "og_db_init");
+    og_load_opts lo = {.mode = OG_LOAD_OVERWRITE};
+    og_receipt r;
+    double t2 = now_us();
+    st = og_db_load(&r, db, data, &lo);
+    double t3 = now_us();
+    if (st != OG_OK) {
+        og_db_close(db);
+        return fail(st, "og_db_load");
+    }
+    og_db_close(db);
+    double s = (t3 - t2) / 1e6;
+    printf("{\"system\":\"omnigraph-c\",\"phase\":\"load\",\"records\":%llu,\"init_ms\":%.1f,\"seconds\":%.3f,"
+           "\"records_per_s\":%.0f,\"max_rss_kb\":%ld}\n",
+           (unsigned long long)r.records, (t1 - t0) / 1e3, s, (double)r.records / s, max_rss_kb());
+    return 0;
+}
+
+typedef struct bench {
+    og_db *db;
+    const char *src;
+    size_t srclen;
+    FILE *results;
+} bench;
+
+/* Runs query `name` once; writes its answer to b->results when `record`; returns the time in
+ * microseconds (query + reading every value + freeing), or a negative number on failure. */
+static double run_one(bench *b, const char *name, const char *key, const char *params, int record)
+{
+    og_rows *rows;
+    double t0 = now_us();
+    og_status st = og_db_query(&rows, b->db, b->src, b->srclen, name, params, NULL);
+    if (st != OG_OK) {
+        fail(st, name);
+        return -1;
+    }
+    size_t n = og_rows_count(rows), len = 0;
+    int64_t iv = 0, mv = 0;
+    double fv = 0;
+    const char *sv = "";
+    /* Read every value inside the timed region (both sides materialise their answers). */
+    for (size_t i = 0; i < n; i++) {
+        if (!strcmp(name, "lookup")) {
+            iv = og_rows_int(rows, i, 0);
+            sv = og_rows_string(rows, i, 1, &len);
+        } else if (!strcmp(name, "agg")) {
+            sv = og_rows_string(rows, i, 0, &len);
+            iv = og_rows_int(rows, i, 1);
+            fv = og_rows_float(rows, i, 2);
+            mv = og_rows_int(rows, i, 3);
+        } else {
+            iv = og_rows_int(rows, i, 0);
+        }
+        if (record) {
+            if (!strcmp(name, "lookup"))
+                fprintf(b->results, "lookup %s %lld %.*s\n", key, (long long)iv, (int)len, sv);
+            else if (!strcmp(name, "agg"))
+                fprintf(b->results, "agg %.*s %lld %.3f %lld\n", (int)len, sv, (long long)iv, fv, (long long)mv);
+            else
+                fprintf(b->results, "%s %s %lld\n", name, key, (long long)iv);
+        }
+    }
+    if (record && n == 0) fprintf(b->results, "%s %s none\n", name, key ? key : "-");
+    og_rows_free(rows);
+    return now_us() - t0;
+}
+
+static void report(const char *name, double first, double *samples, size_t n)
+{
+    double med = quantile(samples, n, 0.5), p90 = quantile(samples, n, 0.9);
+    printf("{\"system\":\"omnigraph-c\",\"query\":\"%s\",\"first_us\":%.1f,\"samples\":%zu,\"median_us\":%.1f,"
+           "\"p90_us\":%.1f}\n",
+           name, first, n, med, p90);
+    fflush(stdout);
+}
+
+static int cmd_query(const char *graph, const char *gq, const char *starts_path, const char *lo, const char *hi,
+                     const char *results_path, int reps)
+{
+    static char *keys[MAX_STARTS];
+    size_t nkeys = 0;
+    char *starts = read_file(starts_path, NULL);
+    if (!starts) return 1;
+    for (char *save = NULL, *t = strtok_r(starts, "\n", &save); t && nkeys < MAX_STARTS; t = strtok_r(NULL, "\n", &save))
+        keys[nkeys++] = t;
+    bench b = {0};
+    char *src = read_file(gq, &b.srclen);
+    if (!src) return 1;
+    b.src = src;
+    b.results = fopen(results_path, "w");
+    if (!b.results) {
+        perror(results_path);
+        return 1;
+    }
+    og_open_opts oo = open_opts();
+    double t0 = now_us();
+    og_status st = og_db_open(&b.db, graph, &oo);
+    if (st != OG_OK) return fail(st, "og_db_open");
+    printf("{\"system\":\"omnigraph-c\",\"phase\":\"open\",\"ms\":%.2f}\n", (now_us() - t0) / 1e3);
+
+    static const char *kinds[] = {"lookup", "hop1", "hop2", "hop3"};
+    size_t cap = nkeys * (size_t)reps + 10 * (size_t)reps + 1;
+    double *samples = malloc(cap * sizeof *samples);
+    char params[512];
+    int rc = 0;
+    const char *only = getenv("OG_BENCH_ONLY");
+    for (size_t k = 0; k < 4 && rc == 0; k++) {
+        if (only && strcmp(only, kinds[k])) continue;
+        double first = 0;
+        size_t ns = 0;
+        for (int pass = -1; pass < reps && rc == 0; pass++) {
+            for (size_t i = 0; i < nkeys; i++) {
+                snprintf(params, sizeof params, "{\"k\":\"%s\"}", keys[i]);
+                double us = run_one(&b, kinds[k], keys[i], params, pass == -1);
+                if (us < 0) {
+                    rc = 1;
+                    break;
+                }
+                if (pass == -1 && i == 0) first = us;
+                if (pass >= 0) samples[ns++] = us;
+            }
+        }
+        if (rc == 0) report(kinds[k], first, samples, ns);
+    }
+    if (rc == 0 && (!only || !strcmp(only, "agg"))) {
+        snprintf(params, sizeof params, "{\"lo\":%s,\"hi\":%s}", lo, hi);
+        double first = run_one(&b, "agg", NULL, params, 1);
+        size_t ns = 0;
+        for (int pass = 0; pass < 10 * reps && first >= 0; pass++) {
+            double us = run_one(&b, "agg", NULL, params, 0);
+            if (us < 0) break;
+            samples[ns++] = us;
+        }
+        if (first < 0 || ns != (size_t)(10 * reps)) rc = 1;
+        else report("agg", first, samples, ns);
+    }
+    printf("{\"system\":\"omnigraph-c\",\"phase\":\"done\",\"max_rss_kb\":%ld}\n", max_rss_kb());
+    free(samples);
+    fclose(b.results);
+    og_db_close(b.db);
+    free(src);
+    free(starts);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 5 && !strcmp(argv[1], "load")) return cmd_load(argv[2], argv[3], argv[4]);
+    if (argc == 9 && !strcmp(argv[1], "query")) {
+        int reps = atoi(argv[8]);
+        if (reps < 1) reps = 1;
+        return cmd_query(argv[2], argv[3], argv[4], argv[5], argv[6], argv[7], reps);
+    }
+    fprintf(stderr,
+            "usage: %s load GRAPH SCHEMA.pg DATA.ndjson\n"
+            "       %s query GRAPH QUERIES.gq STARTS.txt LO HI RESULTS REPS\n",
+            argv[0], argv[0]);
+    return 2;
+}
