@@ -370,6 +370,13 @@ static og_status src_edge_topology(void *ud, size_t edge, const og_topology **ou
     return og_tableview_topology(ev, fv, tv, out);
 }
 
+static og_status src_node_find_id(void *ud, size_t node, const char *id, size_t len, uint32_t *row)
+{
+    og_tableview *v;
+    OG_TRY(og_read_node_view(ud, node, &v));
+    return og_tableview_find_id(v, id, len, row);
+}
+
 void og_read_source(og_read *r, og_exec_source *out)
 {
     out->ud = r;
@@ -377,6 +384,7 @@ void og_read_source(og_read *r, og_exec_source *out)
     out->node_column = src_node_column;
     out->edge_column = src_edge_column;
     out->edge_topology = src_edge_topology;
+    out->node_find_id = src_node_find_id;
 }
 
 /* ---- compiling and running queries --------------------------------------------------------- */

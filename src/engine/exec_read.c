@@ -30,6 +30,7 @@ typedef struct pipe {
     og_bindings b;
     int *var_col;   /* ir->nvars entries */
     int started;    /* a SCAN (or the outer rows of an anti-join) has produced the row set */
+    int identity_col; /* a column known to hold 0..n-1 over its whole table, or -1 */
 } pipe;
 
 void og_result_free(og_result *r)
@@ -106,6 +107,11 @@ static og_status gather_var(exec *x, const pipe *p, int var, uint64_t prop_id, o
         return og_err(OG_ERR_INTERNAL, "variable %d is not bound here", var);
     const og_vector *col;
     OG_TRY(column_of_var(x, var, prop_id, &col));
+    if (p->identity_col >= 0 && p->var_col[var] == p->identity_col && col->len == p->b.n_rows) {
+        *out = *col; /* every row of the table in order: borrow the column, copy nothing */
+        out->flags &= ~OG_VEC_OWNED;
+        return OG_OK;
+    }
     return og_vector_gather(out, col, p->b.cols[p->var_col[var]], p->b.n_rows);
 }
 
@@ -194,16 +200,75 @@ static og_status filter_rows(exec *x, pipe *p, const og_ir_pred *preds, size_t n
 
 static og_status run_ops(exec *x, pipe *p, const og_ir_op *ops, size_t nops);
 
+/* When one of the scan's predicates is `key = constant` on a node type with a single @key,
+ * the canonical id of the constant (catalog.h) names the one row it can match: *hit is set
+ * and *row is that row or UINT32_MAX (no such node).  Anything else leaves *hit 0. */
+static og_status key_lookup(exec *x, const og_ir_op *op, int *hit, uint32_t *row)
+{
+    *hit = 0;
+    if (!x->src->node_find_id) return OG_OK;
+    const og_cat_type *t = &x->ir->cat->nodes[op->node_type];
+    if (t->nkey != 1) return OG_OK;
+    const og_cat_prop *kp = &t->props[t->key_props[0]];
+    for (size_t i = 0; i < op->npreds; i++) {
+        const og_ir_pred *pr = &op->preds[i];
+        if (pr->kind != OG_IRP_CMP || pr->op != OG_IR_EQ || !pr->l || !pr->r) continue;
+        const og_ir_expr *prop = pr->l, *val = pr->r;
+        if (prop->kind != OG_IRX_PROP) prop = pr->r, val = pr->l;
+        if (prop->kind != OG_IRX_PROP || prop->var != op->var || prop->prop_id != kp->id) continue;
+        if (val->kind != OG_IRX_LIT && val->kind != OG_IRX_PARAM) continue;
+        og_vector v;
+        OG_TRY(og_exec_const(x->ir, val, x->params, x->now_ms, &v));
+        og_key_value kv;
+        memset(&kv, 0, sizeof kv);
+        int usable = v.len == 1 && !og_vector_is_null(&v, 0);
+        og_type_id vt = v.type.id, pt = kp->type.id;
+        if (usable && vt == OG_T_STRING && pt == OG_T_STRING) {
+            kv.s = (const char *)og_vector_get_bytes(&v, 0, &kv.len);
+        } else if (usable && (vt == OG_T_I32 || vt == OG_T_I64) && (pt == OG_T_I32 || pt == OG_T_I64)) {
+            kv.i = og_vector_get_i64(&v, 0);
+        } else if (usable && vt == pt && (vt == OG_T_DATE32 || vt == OG_T_DATE64)) {
+            kv.i = og_vector_get_i64(&v, 0);
+        } else {
+            usable = 0; /* other pairings (coercions) go through the scan */
+        }
+        og_status st = OG_OK;
+        if (usable) {
+            og_buf id = OG_BUF_INIT;
+            st = og_key_id(&id, t, &kv, 1);
+            if (st == OG_OK) {
+                st = x->src->node_find_id(x->src->ud, (size_t)op->node_type, og_buf_cstr(&id), id.len, row);
+                if (st == OG_ERR_NOT_FOUND) *row = UINT32_MAX, st = OG_OK;
+                if (st == OG_OK) *hit = 1;
+            }
+            og_buf_free(&id);
+        }
+        og_vector_free(&v);
+        if (st || *hit) return st;
+    }
+    return OG_OK;
+}
+
 static og_status op_scan(exec *x, pipe *p, const og_ir_op *op)
 {
     size_t n;
     OG_TRY(x->src->node_rows(x->src->ud, (size_t)op->node_type, &n));
-    uint32_t *rows = malloc((n ? n : 1) * sizeof *rows);
-    if (!rows) return og_err(OG_ERR_NOMEM, "out of memory");
-    for (size_t i = 0; i < n; i++) rows[i] = (uint32_t)i;
+    int hit;
+    uint32_t one;
+    OG_TRY(key_lookup(x, op, &hit, &one));
     pipe s = {0};
-    og_status st = og_bindings_from_rows(&s.b, rows, n);
-    free(rows);
+    og_status st;
+    if (hit) {
+        st = og_bindings_from_rows(&s.b, &one, one == UINT32_MAX ? 0 : 1);
+        s.identity_col = -1;
+    } else {
+        uint32_t *rows = malloc((n ? n : 1) * sizeof *rows);
+        if (!rows) return og_err(OG_ERR_NOMEM, "out of memory");
+        for (size_t i = 0; i < n; i++) rows[i] = (uint32_t)i;
+        st = og_bindings_from_rows(&s.b, rows, n);
+        free(rows);
+        s.identity_col = 0;
+    }
     if (st) return st;
     s.var_col = calloc(x->ir->nvars ? x->ir->nvars : 1, sizeof *s.var_col);
     if (!s.var_col) {
@@ -303,6 +368,7 @@ static og_status op_antijoin(exec *x, pipe *p, const og_ir_op *op)
     }
     memcpy(in.var_col, p->var_col, x->ir->nvars * sizeof *in.var_col);
     in.started = 1;
+    in.identity_col = -1;
     uint32_t *rowv = malloc((p->b.n_cols + 1) * sizeof *rowv);
     if (!rowv) st = og_err(OG_ERR_NOMEM, "out of memory");
     for (size_t r = 0; r < n_outer && st == OG_OK; r++) {
@@ -501,6 +567,7 @@ og_status og_exec_read(const og_ir_query *ir, const og_exec_source *src, const o
         return og_err(OG_ERR_UNSUPPORTED, "search orderings (nearest, bm25, rrf) are not executed by this build yet");
     exec x = {ir, src, params, now_ms};
     pipe p = {0};
+    p.identity_col = -1;
     og_status st = og_bindings_init(&p.b, 0);
     if (st) return st;
     p.var_col = malloc((ir->nvars ? ir->nvars : 1) * sizeof *p.var_col);
@@ -567,6 +634,7 @@ og_status og_exec_const(const og_ir_query *ir, const og_ir_expr *e, const og_vec
         return og_err(OG_ERR_INTERNAL, "a mutation value must be a literal, a parameter or now()");
     exec x = {ir, NULL, params, now_ms};
     pipe none = {0};
+    none.identity_col = -1;
     return eval(&x, &none, e, out);
 }
 

@@ -92,9 +92,9 @@ void og_vector_free(og_vector *v)
         free(v->values);
         free(v->offsets);
     }
-    if (v->child) {
+    if (v->child && (v->flags & OG_VEC_OWNED)) { /* a borrowed vector borrows its child too */
         og_vector_free(v->child);
-        if (v->flags & OG_VEC_OWNED) free(v->child);
+        free(v->child);
     }
     memset(v, 0, sizeof *v);
 }

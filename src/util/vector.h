@@ -14,9 +14,11 @@
  *   VECTOR        fixed-size list of float32: values = len * dim floats (null rows zero-filled).
  *   LIST          offsets: len+1 int64 into `child`, whose type is type.elem (a scalar type).
  *
- * Ownership: a vector either owns its buffers (OG_VEC_OWNED: og_vector_free releases them) or
- * borrows them from something that outlives it (a memory-mapped page, a batch).  Builders below
- * always produce owned vectors.
+ * Ownership: a vector either owns its buffers (OG_VEC_OWNED: og_vector_free releases them,
+ * the list child included) or borrows them — and its child — from something that outlives it
+ * (a memory-mapped page, a cached column): a shallow struct copy with OG_VEC_OWNED cleared is
+ * a valid borrow, and og_vector_free of it releases nothing.  Builders always produce owned
+ * vectors.
  */
 #ifndef OG_UTIL_VECTOR_H
 #define OG_UTIL_VECTOR_H
