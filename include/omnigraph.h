@@ -172,6 +172,17 @@ og_status og_db_load(og_receipt *out, og_db *db, const char *path, const og_load
 og_status og_db_mutate(og_receipt *out, og_db *db, const char *source, size_t len, const char *name,
                        const char *params_json, const char *branch, const char *expected_head);
 
+/* og_db_mutate with options.  `from`: fork `branch` from the head of branch `from` first
+ * when `branch` does not exist (or was deleted), as og_load_opts.from; a branch that exists
+ * is written as it is.  Errors as og_db_mutate, plus OG_ERR_NOT_FOUND (no branch `from`). */
+typedef struct og_db_mutate_opts {
+    const char *branch;        /* NULL = "main" */
+    const char *from;          /* may be NULL */
+    const char *expected_head; /* may be NULL: compare-and-swap on the branch head */
+} og_db_mutate_opts;
+og_status og_db_mutate_ex(og_receipt *out, og_db *db, const char *source, size_t len, const char *name,
+                          const char *params_json, const og_db_mutate_opts *opts);
+
 /* Writes the graph (or only the listed types) as NDJSON that og_db_load accepts: loading it
  * into a graph with the same schema in overwrite mode reproduces every row and id. */
 og_status og_db_export(og_db *db, FILE *out, const og_read_opts *at, const char *const *types, size_t ntypes);
@@ -195,6 +206,17 @@ og_status og_db_schema_plan(char **out, og_db *db, const char *branch, const cha
  * branches other than main exist), compile errors, OG_ERR_CONFLICT. */
 og_status og_db_schema_apply(og_receipt *out, char **plan_out, og_db *db, const char *branch, const char *schema_name,
                              const char *schema, size_t len, int allow_data_loss, int json);
+
+/* og_db_schema_apply with options: `expected_head` (may be NULL) pins the head of `branch`
+ * (OG_ERR_PRECONDITION_FAILED, nothing written, when it is another commit). */
+typedef struct og_db_schema_apply_opts {
+    const char *branch;        /* NULL = "main" */
+    const char *expected_head; /* may be NULL */
+    int allow_data_loss;
+    int json;                  /* *plan_out as JSON */
+} og_db_schema_apply_opts;
+og_status og_db_schema_apply_ex(og_receipt *out, char **plan_out, og_db *db, const char *schema_name, const char *schema,
+                                size_t len, const og_db_schema_apply_opts *opts);
 
 /* ========================================================================================
  * Versioning: branches, history, changes, merge (docs/versioning.md).  Text results are JSON
@@ -249,8 +271,9 @@ typedef struct og_db_merge_opts {
 /* Merges branch `source` into `target` as one commit (or none when already up to date):
  * {"outcome":"already_up_to_date"|"fast_forward"|"merged","source","target","base",
  * "source_head","previous_head","commit":{...}|null,"inserted","updated","deleted",
- * "branch_deleted"}.  On OG_ERR_CONFLICT nothing is published and *out (when the conflicts
- * came from the merge) is {"conflicts":[{"kind","type","id","message"}]}; the error message
+ * "branch_deleted","stats":{"fragments_read","fragments_skipped","rows_read"}} (stats: what
+ * the merge's diffs read).  On OG_ERR_CONFLICT nothing is published and *out (when the
+ * conflicts came from the merge) is {"conflicts":[{"kind","type","id","message"}]}; the error message
  * lists each one.  Other errors: OG_ERR_NOT_FOUND, OG_ERR_INVALID, OG_ERR_UNSUPPORTED (a
  * three-way merge across a schema change), OG_ERR_PRECONDITION_FAILED. */
 og_status og_db_branch_merge(char **out, og_db *db, const og_db_merge_opts *o);

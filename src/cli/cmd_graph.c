@@ -130,7 +130,7 @@ static const char *query_help =
 
 static const char *mutate_help =
     "usage: omnigraph mutate (-e TEXT | --query FILE) [NAME] [--params JSON | --params-file F]\n"
-    "                        [--branch B] [--if-commit C] [--json] --store ROOT\n"
+    "                        [--branch B] [--from BASE] [--if-commit C] [--json] --store ROOT\n"
     "\n"
     "Runs a mutation (insert / update / delete) as ONE commit; nothing is published when it\n"
     "matches nothing or fails.\n"
@@ -138,6 +138,7 @@ static const char *mutate_help =
     "  --query FILE              the .gq source file\n"
     "  --params JSON | --params-file F\n"
     "  --branch B                the branch to write (default main)\n"
+    "  --from BASE               create B from BASE first when B does not exist\n"
     "  --if-commit C             only if the branch head is commit C (exit 4 otherwise)\n"
     "  --json                    print the commit and counts as JSON\n" COMMON_HELP;
 
@@ -146,7 +147,8 @@ static int run_gq(int argc, char **argv, int is_mutation)
     const char *verb = is_mutation ? "mutate" : "query";
     if (help(is_mutation ? mutate_help : query_help, argc, argv)) return OG_EXIT_OK;
     og_graph_args a = {.verb = verb};
-    const char *inline_src = NULL, *file = NULL, *params = NULL, *params_file = NULL, *format = NULL, *if_commit = NULL;
+    const char *inline_src = NULL, *file = NULL, *params = NULL, *params_file = NULL, *format = NULL, *if_commit = NULL,
+               *from = NULL;
     og_flag flags[] = {
         {"--query-string", "-e", 1, 0, &inline_src, NULL, NULL, NULL},
         {"--query", NULL, 1, 0, &file, NULL, NULL, NULL},
@@ -154,13 +156,14 @@ static int run_gq(int argc, char **argv, int is_mutation)
         {"--params-file", NULL, 1, 0, &params_file, NULL, NULL, NULL},
         {"--format", NULL, 1, 0, &format, NULL, NULL, NULL},
         {"--if-commit", NULL, 1, 0, &if_commit, NULL, NULL, NULL},
+        {"--from", NULL, 1, 0, &from, NULL, NULL, NULL},
     };
-    int rc = og_graph_args_parse(&a, argc, argv, flags, 6, 1);
+    int rc = og_graph_args_parse(&a, argc, argv, flags, 7, 1);
     if (rc) return rc;
     if (!!inline_src == !!file) return og_cli_usage(verb, "give exactly one of -e TEXT or --query FILE");
     if (params && params_file) return og_cli_usage(verb, "give --params or --params-file, not both");
     if (is_mutation && (format || a.at)) return og_cli_usage(verb, "%s is for reads", format ? "--format" : "--at");
-    if (!is_mutation && if_commit) return og_cli_usage(verb, "--if-commit is for mutations");
+    if (!is_mutation && (if_commit || from)) return og_cli_usage(verb, "%s is for mutations", if_commit ? "--if-commit" : "--from");
     og_format fmt = OG_FORMAT_JSON;
     if (format) {
         if (!strcmp(format, "json")) fmt = OG_FORMAT_JSON;
@@ -190,7 +193,8 @@ static int run_gq(int argc, char **argv, int is_mutation)
         exit_code = OG_EXIT_FAIL;
     } else if (is_mutation) {
         og_receipt r;
-        st = og_db_mutate(&r, db, (const char *)src.data, src.len, name, params, a.branch, if_commit);
+        og_db_mutate_opts mo = {a.branch, from, if_commit};
+        st = og_db_mutate_ex(&r, db, (const char *)src.data, src.len, name, params, &mo);
         if (st) exit_code = og_cli_fail(verb, st);
         else og_cli_print_receipt(&a, &r, 0);
     } else {
@@ -285,13 +289,14 @@ int og_cmd_schema_show(int argc, char **argv)
 /* ---- schema plan / apply against a graph ------------------------------------------------------ */
 
 static const char *apply_help =
-    "usage: omnigraph schema apply --schema <new.pg> [--allow-data-loss] [--json] ROOT\n"
+    "usage: omnigraph schema apply --schema <new.pg> [--allow-data-loss] [--if-commit C] [--json] ROOT\n"
     "\n"
     "Plans the migration from the graph's schema to <new.pg> and applies it as ONE commit when\n"
     "every step is supported (add type, add nullable property, renames via @rename_from, extend\n"
     "enum, add index, metadata, drops).  Unsupported steps are listed with their [OG-XXX-NNN]\n"
     "codes and nothing is written.  The graph must have no branch other than main.\n"
     "  --allow-data-loss   make drops hard (history reclaimed by cleanup) instead of soft\n"
+    "  --if-commit C       only if the branch head is commit C (exit 4 otherwise)\n"
     "  --json              print {\"commit\": ..., \"plan\": {...}}\n" COMMON_HELP;
 
 int og_cmd_schema_graph(int argc, char **argv, int apply)
@@ -299,12 +304,14 @@ int og_cmd_schema_graph(int argc, char **argv, int apply)
     const char *verb = apply ? "schema apply" : "schema plan";
     if (apply && help(apply_help, argc, argv)) return OG_EXIT_OK;
     og_graph_args a = {.verb = verb};
-    const char *schema = NULL;
+    const char *schema = NULL, *if_commit = NULL;
     int allow = 0;
     og_flag flags[] = {{"--schema", NULL, 1, 0, &schema, NULL, NULL, NULL},
-                       {"--allow-data-loss", NULL, 0, 0, NULL, &allow, NULL, NULL}};
-    int rc = og_graph_args_parse(&a, argc, argv, flags, 2, 1);
+                       {"--allow-data-loss", NULL, 0, 0, NULL, &allow, NULL, NULL},
+                       {"--if-commit", NULL, 1, 0, &if_commit, NULL, NULL, NULL}};
+    int rc = og_graph_args_parse(&a, argc, argv, flags, 3, 1);
     if (rc) return rc;
+    if (!apply && if_commit) return og_cli_usage(verb, "--if-commit is for schema apply");
     if (!schema) return og_cli_usage(verb, "--schema FILE is required");
     const char *root = og_graph_args_root(&a);
     if (!root) return OG_EXIT_USAGE;
@@ -318,7 +325,8 @@ int og_cmd_schema_graph(int argc, char **argv, int apply)
     }
     char *plan = NULL;
     og_receipt r;
-    og_status st = apply ? og_db_schema_apply(&r, &plan, db, a.branch, schema, (const char *)text.data, text.len, allow, a.json)
+    og_db_schema_apply_opts ao = {a.branch, if_commit, allow, a.json};
+    og_status st = apply ? og_db_schema_apply_ex(&r, &plan, db, schema, (const char *)text.data, text.len, &ao)
                          : og_db_schema_plan(&plan, db, a.branch, schema, (const char *)text.data, text.len, a.json);
     og_db_close(db);
     og_buf_free(&text);

@@ -35,6 +35,7 @@ static void rowset_free(og_row_set *rs)
 {
     for (size_t c = 0; rs->cols && c < rs->ncols; c++) og_vector_free(&rs->cols[c]);
     free(rs->cols);
+    free(rs->addrs);
     memset(rs, 0, sizeof *rs);
 }
 
@@ -104,9 +105,18 @@ static og_status side_open(side *s, og_graph *g, const char *dir, const og_table
     return OG_OK;
 }
 
-/* Appends row r of the projected columns `cols` (the side's present fields) to rs. */
-static og_status append_row(og_row_set *rs, const side *s, const og_vector *cols, size_t r)
+/* Appends row r of the projected columns `cols` (the side's present fields), stored at row
+ * address `addr` of the side's version, to rs. */
+static og_status append_row(og_row_set *rs, const side *s, const og_vector *cols, size_t r, uint64_t addr)
 {
+    if (rs->nrows == rs->addrs_cap) {
+        size_t cap = rs->addrs_cap ? rs->addrs_cap * 2 : 64;
+        uint64_t *a = realloc(rs->addrs, cap * sizeof *a);
+        if (!a) return og_err(OG_ERR_NOMEM, "out of memory");
+        rs->addrs = a;
+        rs->addrs_cap = cap;
+    }
+    rs->addrs[rs->nrows] = addr;
     size_t k = 0;
     for (size_t c = 0; c < rs->ncols; c++) {
         if (!s->present[c]) {
@@ -136,7 +146,7 @@ static og_status read_fragment(side *s, const og_fragment *f, og_row_set *rs, ui
     og_status st;
     og_table_batch b;
     while ((st = og_table_scan_next(sc, &b)) == OG_OK && b.nrows) {
-        for (size_t r = 0; r < b.nrows && st == OG_OK; r++) st = append_row(rs, s, b.cols, r);
+        for (size_t r = 0; r < b.nrows && st == OG_OK; r++) st = append_row(rs, s, b.cols, r, b.row_addrs[r]);
         *rows_read += b.nrows;
         if (st) break;
     }
@@ -152,7 +162,7 @@ static og_status read_offsets(side *s, const og_fragment *f, const uint32_t *off
     og_vector *cols = calloc(s->nproj ? s->nproj : 1, sizeof *cols);
     if (!cols) return og_err(OG_ERR_NOMEM, "out of memory");
     og_status st = og_table_take(s->tb, &s->m, f->id, offsets, n, s->proj, s->nproj, cols);
-    for (size_t r = 0; r < n && st == OG_OK; r++) st = append_row(rs, s, cols, r);
+    for (size_t r = 0; r < n && st == OG_OK; r++) st = append_row(rs, s, cols, r, f->id << 32 | offsets[r]);
     *rows_read += n;
     for (size_t c = 0; c < s->nproj; c++) og_vector_free(&cols[c]);
     free(cols);

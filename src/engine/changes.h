@@ -40,6 +40,8 @@ typedef struct og_row_set {
     og_vector *cols;
     size_t ncols;
     size_t nrows;
+    uint64_t *addrs;   /* nrows Lance row addresses (fragment << 32 | offset) in the row's version */
+    size_t addrs_cap;
 } og_row_set;
 
 typedef struct og_change {

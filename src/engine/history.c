@@ -168,3 +168,18 @@ og_status og_history_is_ancestor(og_graph *g, const char *anc, const char *desc,
     anc_free(&s);
     return st;
 }
+
+og_status og_history_fork_missing(og_graph *g, const char *branch, const char *from, const char *actor)
+{
+    og_ref_entry head;
+    og_status st = og_graph_head_entry(g, branch, &head);
+    if (st == OG_OK && head.kind != OG_REF_DELETE) return OG_OK;
+    if (st != OG_OK && st != OG_ERR_NOT_FOUND) return st;
+    og_error_clear();
+    st = og_branch_create(g, branch, from, NULL, actor, NULL);
+    if (st == OG_ERR_ALREADY_EXISTS) { /* someone forked it first: write onto theirs */
+        og_error_clear();
+        return OG_OK;
+    }
+    return st;
+}

@@ -30,6 +30,13 @@ og_status og_history_first_parent(og_graph *g, const char *start, size_t limit, 
  * histories; cannot happen inside one graph, whose every commit descends from genesis). */
 og_status og_history_merge_base(og_graph *g, const char *a, const char *b, char out[OG_ULID_LEN + 1], int *found);
 
+/* `--from BASE` of the write verbs: creates `branch` from the head of branch `from` when
+ * `branch` has no live head (never existed, or its newest entry is a delete: a new
+ * incarnation).  A live branch is left alone — also when a concurrent writer created it
+ * between the look and the create (that create's ALREADY_EXISTS is success).  Writes no
+ * commit.  Errors: OG_ERR_NOT_FOUND (from), OG_ERR_INVALID (names), store errors. */
+og_status og_history_fork_missing(og_graph *g, const char *branch, const char *from, const char *actor);
+
 /* 1 in *yes when commit `anc` is an ancestor of (or equal to) commit `desc`. */
 og_status og_history_is_ancestor(og_graph *g, const char *anc, const char *desc, int *yes);
 

@@ -17,6 +17,8 @@
 #include "engine/history.h"
 #include "engine/layout.h"
 #include "engine/plan.h"
+#include "engine/tableview.h"
+#include "table/table.h"
 #include "util/buf.h"
 #include "util/error.h"
 
@@ -86,18 +88,68 @@ typedef struct merge_ctx {
     const char *source_branch, *target_branch;
     char source_head[OG_ULID_LEN + 1];
     og_merge_result *res;
+    const og_merge_opts *opts;
 } merge_ctx;
 
 static uint64_t ver(const og_table_ref *r) { return r ? r->version : 0; }
 
 static int bitset(const uint8_t *b, size_t i) { return b && ((b[i >> 3] >> (i & 7)) & 1); }
 
+/* The target view's row addresses, and whether they ascend (then an address is found by
+ * binary search).  Built once per merged table, from the view's base (no column is read). */
+typedef struct addr_index {
+    const uint64_t *addrs;
+    size_t n;
+    int ready, ascending;
+} addr_index;
+
+/* The target's committed row of a source change whose id the target did not change: the row
+ * the base->source diff read sits at the same address in the target when the target still
+ * holds that fragment, so it is found without the table's id map (whose first use reads the
+ * whole id column: the cost a 10-row merge of a 1M-row table must not pay).  The address is
+ * confirmed by reading that one row's id from the target; -1 when it is not there (the
+ * target moved the row, e.g. a compaction): the caller falls back to the id map. */
+static og_status row_by_address(og_plan *p, og_plan_table *pt, addr_index *ix, uint64_t addr, const og_change *ch,
+                                long *out)
+{
+    *out = -1;
+    OG_TRY(og_plan_table_view(p, pt));
+    if (!ix->ready) {
+        ix->addrs = og_tableview_row_addrs(pt->view);
+        ix->n = og_tableview_rows(pt->view);
+        ix->ascending = 1;
+        for (size_t i = 1; i < ix->n && ix->ascending; i++) ix->ascending = ix->addrs[i - 1] < ix->addrs[i];
+        ix->ready = 1;
+    }
+    if (!ix->ascending) return OG_OK;
+    size_t lo = 0, hi = ix->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ix->addrs[mid] < addr) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo == ix->n || ix->addrs[lo] != addr) return OG_OK;
+    int32_t fid = OG_FIELD_ID;
+    uint32_t off = (uint32_t)(addr & 0xffffffffu);
+    og_vector idv;
+    memset(&idv, 0, sizeof idv);
+    OG_TRY(og_table_take(og_tableview_table(pt->view), og_tableview_manifest(pt->view), addr >> 32, &off, 1, &fid, 1,
+                         &idv));
+    size_t n;
+    const uint8_t *id = og_vector_get_bytes(&idv, 0, &n);
+    if (n == ch->idlen && !memcmp(id, ch->id, n)) *out = (long)lo;
+    og_vector_free(&idv);
+    return OG_OK;
+}
+
 /* Stages one source-side change on the target plan. */
-static og_status apply_change(og_plan *p, og_plan_table *pt, const og_table_delta *d, const og_change *ch,
-                              og_merge_result *res)
+static og_status apply_change(og_plan *p, og_plan_table *pt, addr_index *ix, const og_table_delta *d,
+                              const og_change *ch, og_merge_result *res)
 {
     if (ch->op != OG_CHANGE_INSERT) {
-        long crow = og_plan_committed_find(p, pt, (const char *)ch->id, ch->idlen);
+        long crow = -1;
+        if (d->before.addrs) OG_TRY(row_by_address(p, pt, ix, d->before.addrs[ch->before], ch, &crow));
+        if (crow < 0) crow = og_plan_committed_find(p, pt, (const char *)ch->id, ch->idlen);
         if (crow >= 0) OG_TRY(og_plan_remove_committed(p, pt, (uint32_t)crow));
     }
     if (ch->op == OG_CHANGE_DELETE) {
@@ -132,12 +184,16 @@ static og_status merge_table(og_plan *p, og_plan_table *pt, og_graph *g, const c
     memset(&dt, 0, sizeof dt);
     OG_TRY(og_table_delta_compute(g, pt->t, pt->is_edge, pt->index, dir, rb, rs, &ds));
     og_status st = OG_OK;
+    addr_index ix = {NULL, 0, 0, 0};
     if (ver(rt) != ver(rb)) st = og_table_delta_compute(g, pt->t, pt->is_edge, pt->index, dir, rb, rt, &dt);
+    res->fragments_skipped += ds.fragments_skipped + dt.fragments_skipped;
+    res->fragments_read += ds.fragments_read + dt.fragments_read;
+    res->rows_read += ds.rows_read + dt.rows_read;
     for (size_t i = 0; i < ds.nchanges && st == OG_OK; i++) {
         const og_change *cs = &ds.changes[i];
         const og_change *ct = dt.nchanges ? og_table_delta_find(&dt, cs->id, cs->idlen) : NULL;
         if (!ct) {
-            st = apply_change(p, pt, &ds, cs, res);
+            st = apply_change(p, pt, &ix, &ds, cs, res);
             continue;
         }
         int s_has = side_present(cs), t_has = side_present(ct);
@@ -316,13 +372,13 @@ static og_status three_way(merge_ctx *c, og_graph *g, const og_snapshot *base, c
     return st;
 }
 
-static og_status merge_attempt(void *vctx, og_graph *g, const og_snapshot *base, og_commit_draft *draft, int attempt)
+static og_status merge_plan(merge_ctx *c, og_graph *g, const og_snapshot *base, og_commit_draft *draft)
 {
-    (void)attempt;
-    merge_ctx *c = vctx;
     og_merge_result *res = c->res;
     conflicts_clear(res);
     res->inserted = res->updated = res->deleted = 0;
+    res->fragments_skipped = res->fragments_read = 0;
+    res->rows_read = 0;
     const char *target = og_snapshot_commit_id(base);
     snprintf(res->target_head, sizeof res->target_head, "%s", target);
     if (!strcmp(target, c->source_head)) {
@@ -360,6 +416,14 @@ static og_status merge_attempt(void *vctx, og_graph *g, const og_snapshot *base,
     return st;
 }
 
+static og_status merge_attempt(void *vctx, og_graph *g, const og_snapshot *base, og_commit_draft *draft, int attempt)
+{
+    merge_ctx *c = vctx;
+    og_status st = merge_plan(c, g, base, draft);
+    if (st == OG_OK && c->opts->attempt_hook) c->opts->attempt_hook(attempt, c->opts->attempt_hook_arg);
+    return st;
+}
+
 og_status og_engine_merge(og_engine *e, const og_merge_opts *o, og_merge_result *out)
 {
     memset(out, 0, sizeof *out);
@@ -370,7 +434,7 @@ og_status og_engine_merge(og_engine *e, const og_merge_opts *o, og_merge_result 
     og_ref_entry src;
     OG_TRY(og_graph_head_entry(g, o->source, &src));
     if (src.kind == OG_REF_DELETE) return og_err(OG_ERR_NOT_FOUND, "branch '%s' was deleted", o->source);
-    merge_ctx c = {e, o->source, target, "", out};
+    merge_ctx c = {e, o->source, target, "", out, o};
     snprintf(c.source_head, sizeof c.source_head, "%s", src.commit);
     snprintf(out->source_head, sizeof out->source_head, "%s", src.commit);
     og_write_opts wo;

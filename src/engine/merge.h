@@ -59,6 +59,12 @@ typedef struct og_merge_opts {
     const char *source;        /* required */
     const char *target;        /* NULL = "main" */
     const char *expected_head; /* the target head must be this commit, or NULL */
+    /* Test-only (NULL otherwise): called at the end of every attempt whose plan succeeded,
+     * after its effects are written and before the write protocol publishes it, with the
+     * attempt number (1 = first).  Race tests pause here to let another writer move the
+     * target, forcing a lost publish and a re-plan on the new head. */
+    void (*attempt_hook)(int attempt, void *arg);
+    void *attempt_hook_arg;
 } og_merge_opts;
 
 typedef struct og_merge_result {
@@ -68,6 +74,10 @@ typedef struct og_merge_result {
     char target_head[OG_ULID_LEN + 1]; /* the target head the merge was made on */
     og_write_result write;             /* published = 0 for already_up_to_date */
     uint64_t inserted, updated, deleted; /* source changes applied to the target (merged) */
+    /* cost evidence of the last attempt's diffs (base->source, base->target; merged only):
+     * fragments compared and skipped unread, fragments read, rows read */
+    size_t fragments_skipped, fragments_read;
+    uint64_t rows_read;
     og_merge_conflict *conflicts;      /* when OG_ERR_CONFLICT came from the merge itself */
     size_t nconflicts;
 } og_merge_result;

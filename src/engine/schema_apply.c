@@ -184,6 +184,13 @@ static og_status apply_attempt(void *vctx, og_graph *g, const og_snapshot *base,
 og_status og_engine_schema_apply(og_engine *e, const char *branch, const char *file, const char *text, size_t len,
                                  int allow_data_loss, og_write_result *out, og_migration_plan *plan_out)
 {
+    return og_engine_schema_apply_expect(e, branch, NULL, file, text, len, allow_data_loss, out, plan_out);
+}
+
+og_status og_engine_schema_apply_expect(og_engine *e, const char *branch, const char *expected_head, const char *file,
+                                        const char *text, size_t len, int allow_data_loss, og_write_result *out,
+                                        og_migration_plan *plan_out)
+{
     apply_ctx c;
     memset(&c, 0, sizeof c);
     c.e = e;
@@ -195,6 +202,7 @@ og_status og_engine_schema_apply(og_engine *e, const char *branch, const char *f
     memset(&wo, 0, sizeof wo);
     wo.branch = branch ? branch : "main";
     wo.actor = og_engine_actor(e);
+    wo.expected_head = expected_head;
     og_status st = og_graph_write(og_engine_graph(e), &wo, apply_attempt, &c, out);
     if (plan_out && c.have_plan && st == OG_OK) {
         *plan_out = c.plan;

@@ -31,5 +31,10 @@ og_status og_engine_schema_plan(og_engine *e, const char *branch, const char *fi
  * applied (free with og_migration_plan_free). */
 og_status og_engine_schema_apply(og_engine *e, const char *branch, const char *file, const char *text, size_t len,
                                  int allow_data_loss, og_write_result *out, og_migration_plan *plan_out);
+/* The same with `expected_head` (may be NULL): the branch head must be that commit
+ * (OG_ERR_PRECONDITION_FAILED otherwise, nothing written; `--if-commit`). */
+og_status og_engine_schema_apply_expect(og_engine *e, const char *branch, const char *expected_head, const char *file,
+                                        const char *text, size_t len, int allow_data_loss, og_write_result *out,
+                                        og_migration_plan *plan_out);
 
 #endif

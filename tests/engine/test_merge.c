@@ -198,7 +198,7 @@ static void run_case(const merge_case *mc)
     char before[OG_ULID_LEN + 1], src_head[OG_ULID_LEN + 1], after[OG_ULID_LEN + 1];
     head_of(f, "main", before);
     head_of(f, "dev", src_head);
-    og_merge_opts o = {"dev", "main", NULL};
+    og_merge_opts o = {"dev", "main", NULL, NULL, NULL};
     og_merge_result r;
     og_status st = og_engine_merge(f->e, &o, &r);
     char msg[4096];
@@ -263,7 +263,7 @@ static void fast_forward_adopts_the_source_content(void **state)
     mut_on(f, "dev", "add_knows", E("X", "A"));
     char src[OG_ULID_LEN + 1];
     head_of(f, "dev", src);
-    og_merge_opts o = {"dev", NULL, NULL};
+    og_merge_opts o = {"dev", NULL, NULL, NULL, NULL};
     og_merge_result r;
     assert_int_equal(og_engine_merge(f->e, &o, &r), OG_OK);
     assert_int_equal(r.outcome, OG_MERGE_FAST_FORWARD);
@@ -292,7 +292,7 @@ static void merge_then_continue_and_diff(void **state)
     fixture *f = *state;
     mut_on(f, "dev", "set_age", P("A", 10));
     mut_on(f, "main", "set_age", P("B", 20));
-    og_merge_opts o = {"dev", "main", NULL};
+    og_merge_opts o = {"dev", "main", NULL, NULL, NULL};
     og_merge_result r;
     assert_int_equal(og_engine_merge(f->e, &o, &r), OG_OK);
     assert_int_equal(r.outcome, OG_MERGE_MERGED);
@@ -316,7 +316,7 @@ static void merge_then_continue_and_diff(void **state)
     EXPECT_ROWS(f, "people", NULL, "A|10|null;B|20|null;C|30|null;D|40|null");
     og_merge_result_free(&r);
     /* and main merged into dev is now a fast-forward of dev */
-    og_merge_opts back = {"main", "dev", NULL};
+    og_merge_opts back = {"main", "dev", NULL, NULL, NULL};
     assert_int_equal(og_engine_merge(f->e, &back, &r), OG_OK);
     assert_int_equal(r.outcome, OG_MERGE_FAST_FORWARD);
     og_merge_result_free(&r);
@@ -330,7 +330,7 @@ static void expected_head_guards_the_target(void **state)
     head_of(f, "main", stale);
     mut_on(f, "dev", "set_age", P("A", 10));
     mut_on(f, "main", "set_age", P("B", 20));
-    og_merge_opts o = {"dev", "main", stale};
+    og_merge_opts o = {"dev", "main", stale, NULL, NULL};
     og_merge_result r;
     assert_int_equal(og_engine_merge(f->e, &o, &r), OG_ERR_PRECONDITION_FAILED);
     og_merge_result_free(&r);
@@ -341,12 +341,12 @@ static void refusals(void **state)
 {
     fixture *f = *state;
     og_merge_result r;
-    og_merge_opts same = {"main", "main", NULL};
+    og_merge_opts same = {"main", "main", NULL, NULL, NULL};
     assert_int_equal(og_engine_merge(f->e, &same, &r), OG_ERR_INVALID);
-    og_merge_opts missing = {"nope", "main", NULL};
+    og_merge_opts missing = {"nope", "main", NULL, NULL, NULL};
     assert_int_equal(og_engine_merge(f->e, &missing, &r), OG_ERR_NOT_FOUND);
     assert_int_equal(og_branch_delete(og_engine_graph(f->e), "dev", NULL), OG_OK);
-    og_merge_opts deleted = {"dev", "main", NULL};
+    og_merge_opts deleted = {"dev", "main", NULL, NULL, NULL};
     assert_int_equal(og_engine_merge(f->e, &deleted, &r), OG_ERR_NOT_FOUND);
 }
 
@@ -389,7 +389,7 @@ static void merge_racing_target_writes(void **state)
     r.uri = f->uri;
     pthread_t th;
     assert_int_equal(pthread_create(&th, NULL, race_writes, &r), 0);
-    og_merge_opts o = {"dev", "main", NULL};
+    og_merge_opts o = {"dev", "main", NULL, NULL, NULL};
     og_merge_result m;
     og_status st = og_engine_merge(f->e, &o, &m);
     pthread_join(th, NULL);
@@ -422,6 +422,49 @@ static void merge_racing_target_writes(void **state)
     og_merge_result_free(&m);
 }
 
+/* The source's changes are applied on the target by row address when the target still holds
+ * the row where the base had it (the merge reads no id map, evidenced by the counters), and
+ * through the id map when the target rewrote its fragments in between (an overwrite load in
+ * another order: same rows, new fragments and offsets): either way each changed row is
+ * replaced exactly once and no other row is lost or duplicated. */
+static void source_changes_land_once_whether_or_not_the_target_moved_its_rows(void **state)
+{
+    fixture *f = *state;
+    mut_on(f, "dev", "set_age", P("B", 22));
+    mut_on(f, "dev", "del_person", "{\"name\": \"D\"}");
+    mut_on(f, "main", "set_age", P("A", 11)); /* in place: A keeps no address, B and D keep theirs */
+    og_merge_opts o = {"dev", "main", NULL, NULL, NULL};
+    og_merge_result r;
+    if (og_engine_merge(f->e, &o, &r)) fail_msg("merge: %s", og_error_message());
+    assert_int_equal(r.outcome, OG_MERGE_MERGED);
+    assert_int_equal(r.updated, 1);
+    assert_int_equal(r.deleted, 1);
+    assert_true(r.fragments_read >= 1);
+    og_merge_result_free(&r);
+    EXPECT_ROWS(f, "people", NULL, "A|11|null;B|22|null;C|3|null");
+    EXPECT_ROWS(f, "knows", NULL, "A|B");
+
+    /* again, with the target's Person rows rewritten (reversed order) after the fork */
+    assert_int_equal(og_branch_create(og_engine_graph(f->e), "dev2", "main", NULL, NULL, NULL), OG_OK);
+    mut_on(f, "dev2", "set_age", P("C", 33));
+    mut_on(f, "dev2", "del_person", "{\"name\": \"B\"}");
+    assert_int_equal(fixture_load(f,
+                                  "{\"type\": \"Person\", \"data\": {\"name\": \"C\", \"age\": 3}}\n"
+                                  "{\"type\": \"Person\", \"data\": {\"name\": \"B\", \"age\": 22}}\n"
+                                  "{\"type\": \"Person\", \"data\": {\"name\": \"A\", \"age\": 11}}\n"
+                                  "{\"type\": \"Person\", \"data\": {\"name\": \"E\", \"age\": 5}}\n",
+                                  OG_LOAD_OVERWRITE, NULL),
+                     OG_OK);
+    og_merge_opts o2 = {"dev2", "main", NULL, NULL, NULL};
+    if (og_engine_merge(f->e, &o2, &r)) fail_msg("merge 2: %s", og_error_message());
+    assert_int_equal(r.outcome, OG_MERGE_MERGED);
+    assert_int_equal(r.updated, 1);
+    assert_int_equal(r.deleted, 2); /* B and, by cascade on dev2, the edge A->B */
+    og_merge_result_free(&r);
+    EXPECT_ROWS(f, "people", NULL, "A|11|null;C|33|null;E|5|null");
+    EXPECT_ROWS(f, "knows", NULL, "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -431,6 +474,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(expected_head_guards_the_target, setup, teardown),
         cmocka_unit_test_setup_teardown(refusals, setup, teardown),
         cmocka_unit_test_setup_teardown(merge_racing_target_writes, setup, teardown),
+        cmocka_unit_test_setup_teardown(source_changes_land_once_whether_or_not_the_target_moved_its_rows, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
