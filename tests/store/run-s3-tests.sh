@@ -81,6 +81,34 @@ run table_test_table_types-range-tail40-nocache "local dir, OG_TABLE_RANGE_READS
 run graph-crash "s3://$OG_S3_BUCKET/$run_id/crash" graph_test_crash
 run graph-concurrency "s3://$OG_S3_BUCKET/$run_id/concurrency" graph_test_concurrency
 
+# The graph verbs of the CLI on an s3:// root: init, load (one commit), query, mutate with
+# --if-commit (a stale head exits 4), export (same records as the seed), snapshot.
+cli_graph() {
+    local og="$BUILD/omnigraph" uri="s3://$OG_S3_BUCKET/$run_id/cli" cb="$ROOT/../shared/data/cookbook-industry-intel" log out
+    log=$(mktemp)
+    if {
+        "$og" init --quiet --schema "$cb/schema.pg" "$uri" &&
+        "$og" load --quiet --data "$cb/seed.jsonl" --mode overwrite "$uri" &&
+        first=$("$og" snapshot "$uri" | sed -n 's/.*"commit": "\([0-9A-Z]*\)".*/\1/p') &&
+        out=$("$og" query --store "$uri" --format csv -e \
+            'query q($s: String) { match { $e: Element { slug: $s } } return { $e.name } }' --params '{"s":"el-mcp"}') &&
+        [ "$out" = "$(printf 'e.name\r\nMCP\r')" ] &&
+        "$og" mutate --quiet --store "$uri" --if-commit "$first" -e \
+            'query m() { update Element set { name: "Model Context Protocol" } where slug = "el-mcp" }' &&
+        { "$og" mutate --quiet --store "$uri" --if-commit "$first" -e \
+            'query m() { update Element set { name: "x" } where slug = "el-mcp" }'; [ $? = 4 ]; } &&
+        [ "$("$og" export "$uri" | wc -l)" = "$(grep -c . "$cb/seed.jsonl")" ] &&
+        "$og" query --store "$uri" --at "$first" --format csv -e \
+            'query q() { match { $e: Element { slug: "el-mcp" } } return { $e.name } }' | grep -qx 'MCP.'
+    } >"$log" 2>&1; then
+        pass=$((pass + 1)); echo "PASS cli-graph ($uri)"
+    else
+        failed=$((failed + 1)); failures="$failures cli-graph"; echo "FAIL cli-graph ($uri)"; cat "$log"
+    fi
+    rm -f "$log"
+}
+if [ -x "$BUILD/omnigraph" ]; then cli_graph; else failed=$((failed + 1)); failures="$failures cli-graph(omnigraph missing)"; fi
+
 # LanceDB against the same store
 interop() {
     local dir="$ROOT/tests/interop" log
