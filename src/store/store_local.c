@@ -204,7 +204,7 @@ static og_status pread_all(int fd, uint8_t *p, size_t n, uint64_t off, size_t *g
  * at the key are all OG_ERR_NOT_FOUND.  *size_out gets the object's size. */
 static og_status open_object(local_store *ls, const char *key, int *fd_out, uint64_t *size_out)
 {
-    char *path;
+    char *path = NULL;
     OG_TRY(key_path(ls, key, &path));
     int fd;
     do {
@@ -283,7 +283,7 @@ static og_status local_get_range(og_store *st, const char *key, uint64_t off, ui
 
 static og_status local_head(og_store *st, const char *key, uint64_t *size_out)
 {
-    char *path;
+    char *path = NULL;
     OG_TRY(key_path(L(st), key, &path));
     struct stat sb;
     int rc = stat(path, &sb);
@@ -441,7 +441,7 @@ static og_status local_put_if_absent(og_store *st, const char *key, const void *
 static og_status local_delete(og_store *st, const char *key)
 {
     local_store *ls = L(st);
-    char *path;
+    char *path = NULL;
     OG_TRY(key_path(ls, key, &path));
     if (unlink(path) != 0) {
         int e = errno;
