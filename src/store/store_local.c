@@ -387,7 +387,7 @@ static og_status write_temp(local_store *ls, char *path, const char *key, const 
 static og_status local_put(og_store *st, const char *key, const void *data, size_t len)
 {
     local_store *ls = L(st);
-    char *path, *tmp;
+    char *path = NULL, *tmp = NULL;
     OG_TRY(key_path(ls, key, &path));
     og_status s = write_temp(ls, path, key, data, len, &tmp);
     if (s != OG_OK) {
@@ -410,7 +410,7 @@ static og_status local_put(og_store *st, const char *key, const void *data, size
 static og_status local_put_if_absent(og_store *st, const char *key, const void *data, size_t len)
 {
     local_store *ls = L(st);
-    char *path, *tmp;
+    char *path = NULL, *tmp = NULL;
     OG_TRY(key_path(ls, key, &path));
     og_status s = write_temp(ls, path, key, data, len, &tmp);
     if (s != OG_OK) {
@@ -450,7 +450,7 @@ static og_status local_delete(og_store *st, const char *key)
             /* EISDIR/EPERM: the name is a directory, which is not an object. */
             if (e == EPERM) {
                 struct stat sb;
-                char *p2;
+                char *p2 = NULL;
                 OG_TRY(key_path(ls, key, &p2));
                 int isdir = stat(p2, &sb) == 0 && S_ISDIR(sb.st_mode);
                 free(p2);
