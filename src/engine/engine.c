@@ -108,7 +108,7 @@ static og_graph_opts graph_opts(const og_engine_opts *opts)
 og_status og_engine_open(og_engine **out, const char *uri, const og_engine_opts *opts)
 {
     *out = NULL;
-    og_engine *e;
+    og_engine *e = NULL;
     OG_TRY(engine_new(&e, uri, opts));
     og_graph_opts go = graph_opts(opts);
     og_status st = og_graph_open(&e->g, e->st, &go);

@@ -410,8 +410,8 @@ static og_status decode_arrow_file(const uint8_t *p, size_t len, roaring_bitmap_
     for (size_t i = 0; i < nblocks; i++) {
         uint64_t off = og_load_u64le(b.p + blocks + 24 * i);
         if (off < 8 || off >= data_end) return corrupt("arrow block outside the file");
-        int seen = 1, eos;
-        size_t next;
+        int seen = 1, eos = 0;
+        size_t next = 0;
         OG_TRY(read_message(p, data_end, (size_t)off, &seen, bm, &next, &eos));
         if (eos) return corrupt("arrow block points at an end-of-stream marker");
     }
@@ -425,8 +425,8 @@ static og_status decode_arrow(const uint8_t *p, size_t len, roaring_bitmap_t *bm
     size_t pos = 0;
     int seen_schema = 0;
     while (len - pos >= 4) {
-        int eos;
-        size_t next;
+        int eos = 0;
+        size_t next = 0;
         OG_TRY(read_message(p, len, pos, &seen_schema, bm, &next, &eos));
         if (eos) break;
         pos = next;
