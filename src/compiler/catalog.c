@@ -232,24 +232,6 @@ const char *og_type_kind_name(og_type_kind k)
     }
 }
 
-static const char *scalar_name(og_type_id id)
-{
-    switch (id) {
-    case OG_T_BOOL: return "Bool";
-    case OG_T_I32: return "I32";
-    case OG_T_I64: return "I64";
-    case OG_T_U32: return "U32";
-    case OG_T_U64: return "U64";
-    case OG_T_F32: return "F32";
-    case OG_T_F64: return "F64";
-    case OG_T_DATE32: return "Date";
-    case OG_T_DATE64: return "DateTime";
-    case OG_T_STRING: return "String";
-    case OG_T_BLOB: return "Blob";
-    default: return "?";
-    }
-}
-
 const char *og_cat_prop_type_name(const og_cat_prop *p, char *buf, size_t cap)
 {
     og_buf b = OG_BUF_INIT;
@@ -261,11 +243,11 @@ const char *og_cat_prop_type_name(const og_cat_prop *p, char *buf, size_t cap)
         }
         og_buf_append_str(&b, ")");
     } else if (p->type.id == OG_T_LIST) {
-        og_buf_printf(&b, "[%s]", scalar_name(p->type.elem));
+        og_buf_printf(&b, "[%s]", og_scalar_type_name(p->type.elem));
     } else if (p->type.id == OG_T_VECTOR) {
         og_buf_printf(&b, "Vector(%u)", p->type.dim);
     } else {
-        og_buf_append_str(&b, scalar_name(p->type.id));
+        og_buf_append_str(&b, og_scalar_type_name(p->type.id));
     }
     if (p->nullable) og_buf_append_str(&b, "?");
     snprintf(buf, cap, "%s", og_buf_cstr(&b));

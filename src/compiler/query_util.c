@@ -105,25 +105,6 @@ int og_qexpr_equal(const og_qexpr *a, const og_qexpr *b)
 
 /* ---- names ------------------------------------------------------------------------------- */
 
-static const char *scalar_name(og_type_id id)
-{
-    switch (id) {
-    case OG_T_BOOL: return "Bool";
-    case OG_T_I32: return "I32";
-    case OG_T_I64: return "I64";
-    case OG_T_U32: return "U32";
-    case OG_T_U64: return "U64";
-    case OG_T_F32: return "F32";
-    case OG_T_F64: return "F64";
-    case OG_T_DATE32: return "Date";
-    case OG_T_DATE64: return "DateTime";
-    case OG_T_STRING: return "String";
-    case OG_T_BLOB: return "Blob";
-    case OG_T_NULL: return "Null";
-    default: return "?";
-    }
-}
-
 const char *og_qtype_name(const og_qtype *t, char *buf, size_t cap)
 {
     if (!cap) return buf;
@@ -131,11 +112,11 @@ const char *og_qtype_name(const og_qtype *t, char *buf, size_t cap)
     if (t->node_type >= 0)
         snprintf(buf, cap, "node id");
     else if (t->t.id == OG_T_LIST)
-        snprintf(buf, cap, "[%s]%s", scalar_name(t->t.elem), q);
+        snprintf(buf, cap, "[%s]%s", og_scalar_type_name(t->t.elem), q);
     else if (t->t.id == OG_T_VECTOR)
         snprintf(buf, cap, "Vector(%u)%s", (unsigned)t->t.dim, q);
     else
-        snprintf(buf, cap, "%s%s%s", t->is_enum ? "enum " : "", scalar_name(t->t.id), q);
+        snprintf(buf, cap, "%s%s%s", t->is_enum ? "enum " : "", og_scalar_type_name(t->t.id), q);
     return buf;
 }
 

@@ -80,33 +80,15 @@ static og_status w_annots(og_buf *b, const og_annotation *a, size_t n)
     return og_buf_append_byte(b, ']');
 }
 
-static const char *scalar_spelling(og_type_id id)
-{
-    switch (id) {
-    case OG_T_BOOL: return "Bool";
-    case OG_T_I32: return "I32";
-    case OG_T_I64: return "I64";
-    case OG_T_U32: return "U32";
-    case OG_T_U64: return "U64";
-    case OG_T_F32: return "F32";
-    case OG_T_F64: return "F64";
-    case OG_T_DATE32: return "Date";
-    case OG_T_DATE64: return "DateTime";
-    case OG_T_STRING: return "String";
-    case OG_T_BLOB: return "Blob";
-    default: return NULL;
-    }
-}
-
 static og_status w_prop(og_buf *b, const og_cat_prop *p)
 {
     OG_TRY(og_buf_append_str(b, "{\"name\":"));
     OG_TRY(w_str(b, p->name));
     OG_TRY(og_buf_printf(b, ",\"property_id\":%llu,\"type\":", (unsigned long long)p->id));
     char tn[64];
-    if (p->type.id == OG_T_LIST) snprintf(tn, sizeof tn, "[%s]", scalar_spelling(p->type.elem) ? scalar_spelling(p->type.elem) : "?");
+    if (p->type.id == OG_T_LIST) snprintf(tn, sizeof tn, "[%s]", og_scalar_type_name(p->type.elem));
     else if (p->type.id == OG_T_VECTOR) snprintf(tn, sizeof tn, "Vector(%u)", p->type.dim);
-    else snprintf(tn, sizeof tn, "%s", p->is_enum ? "enum" : (scalar_spelling(p->type.id) ? scalar_spelling(p->type.id) : "?"));
+    else snprintf(tn, sizeof tn, "%s", p->is_enum ? "enum" : og_scalar_type_name(p->type.id));
     OG_TRY(w_str(b, tn));
     OG_TRY(og_buf_printf(b, ",\"nullable\":%s", p->nullable ? "true" : "false"));
     if (p->is_enum) {

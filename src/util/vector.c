@@ -25,7 +25,7 @@ size_t og_type_width(og_type t)
     }
 }
 
-static const char *scalar_name(og_type_id id)
+const char *og_scalar_type_name(og_type_id id)
 {
     switch (id) {
     case OG_T_NULL: return "Null";
@@ -49,9 +49,9 @@ const char *og_type_name(og_type t, char *buf, size_t cap)
     if (t.id == OG_T_VECTOR)
         snprintf(buf, cap, "Vector(%u)", t.dim);
     else if (t.id == OG_T_LIST)
-        snprintf(buf, cap, "[%s]", scalar_name(t.elem));
+        snprintf(buf, cap, "[%s]", og_scalar_type_name(t.elem));
     else
-        snprintf(buf, cap, "%s", scalar_name(t.id));
+        snprintf(buf, cap, "%s", og_scalar_type_name(t.id));
     return buf;
 }
 

@@ -68,6 +68,9 @@ typedef struct og_vector {
 
 /* Bytes per value of a fixed-width type (0 for BOOL, STRING, BLOB, LIST; 4*dim for VECTOR). */
 size_t og_type_width(og_type t);
+/* "Bool", "I64", "Date", "DateTime", "String", "Blob", "Null" for a scalar type id; "?" for any
+ * other id (VECTOR and LIST need og_type_name). */
+const char *og_scalar_type_name(og_type_id id);
 /* "I64", "String", "Vector(3)", "[String]" — the schema language's spelling. */
 const char *og_type_name(og_type t, char *buf, size_t cap);
 int og_type_eq(og_type a, og_type b);
