@@ -15,38 +15,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-static char dir[64];
-static char bin[1024];
-
-/* Runs a shell command line; returns its exit status and its stdout in out. */
-static int run(char *out, size_t cap, const char *fmt, ...)
-{
-    char cmd[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    size_t n = out ? fread(out, 1, cap - 1, p) : 0;
-    if (out) out[n] = '\0';
-    else {
-        char sink[4096];
-        while (fread(sink, 1, sizeof sink, p) > 0) {}
-    }
-    int rc = pclose(p);
-    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
-
-static void write_file(const char *name, const char *text)
-{
-    char path[256];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
+#include "cli_run.h"
 
 /* The value of "key": "..." after `from` in out (26-char ids). */
 static void grab(const char *out, const char *key, char id[32])
