@@ -22,7 +22,7 @@ typedef struct ctx {
 } ctx;
 
 static const char *V1 = "node Person { name: String @key  age: I32?  nick: String? }\n"
-                        "node Pet { name: String @key }\n"
+                        "node Pet { name: String @key  kind: enum(cat, dog)? }\n"
                         "edge Knows: Person -> Person\n";
 
 static int setup(void **state)
@@ -90,7 +90,7 @@ static void adding_and_renaming_keeps_the_data(void **state)
 {
     ctx *c = *state;
     const char *v2 = "node Person { name: String @key  years: I32? @rename_from(\"age\")  nick: String?  email: String? }\n"
-                     "node Pet { name: String @key }\n"
+                     "node Pet { name: String @key  kind: enum(cat, dog)? }\n"
                      "node City { name: String @key }\n"
                      "edge Knows: Person -> Person\n";
     char *plan;
@@ -151,11 +151,11 @@ static void refusals_publish_nothing(void **state)
     assert_int_equal(og_db_snapshot(&snap0, c->db, NULL), OG_OK);
     og_receipt r;
     const char *required = "node Person { name: String @key  age: I32?  nick: String?  born: Date }\n"
-                           "node Pet { name: String @key }\nedge Knows: Person -> Person\n";
+                           "node Pet { name: String @key  kind: enum(cat, dog)? }\nedge Knows: Person -> Person\n";
     assert_int_equal(apply(c, required, &r), OG_ERR_UNSUPPORTED);
     assert_non_null(strstr(og_error_message(), "OG-MF-103"));
     const char *retype = "node Person { name: String @key  age: I64?  nick: String? }\n"
-                         "node Pet { name: String @key }\nedge Knows: Person -> Person\n";
+                         "node Pet { name: String @key  kind: enum(cat, dog)? }\nedge Knows: Person -> Person\n";
     assert_int_equal(apply(c, retype, &r), OG_ERR_UNSUPPORTED);
     assert_non_null(strstr(og_error_message(), "OG-MF-106"));
     assert_int_equal(apply(c, "node Person {", &r), OG_ERR_PARSE);
@@ -165,12 +165,51 @@ static void refusals_publish_nothing(void **state)
     og_free(snap0);
 }
 
+static void type_renames_enum_extensions_and_indexes_keep_the_data(void **state)
+{
+    ctx *c = *state;
+    const char *v2 = "node Person { name: String @key  age: I32? @index  nick: String? }\n"
+                     "node Animal @rename_from(\"Pet\") { name: String @key  kind: enum(cat, dog, fish)? }\n"
+                     "edge Knows: Person -> Person\n";
+    og_receipt r;
+    assert_int_equal(apply(c, v2, &r), OG_OK);
+    assert_int_equal(r.published, 1);
+    char got[256];
+    assert_int_equal(rows(c, "query q() { match { $a: Animal } return { $a.name } }", NULL, got, sizeof got), OG_OK);
+    assert_string_equal(got, "Rex");
+    assert_int_equal(rows(c, "query q() { match { $a: Pet } return { $a.name } }", NULL, got, sizeof got), OG_ERR_TYPE);
+    /* the extended enum accepts the new value */
+    FILE *f = fopen(c->data, "w");
+    fputs("{\"type\":\"Animal\",\"data\":{\"name\":\"Nemo\",\"kind\":\"fish\"}}\n", f);
+    fclose(f);
+    og_load_opts lo = {.mode = OG_LOAD_APPEND};
+    assert_int_equal(og_db_load(&r, c->db, c->data, &lo), OG_OK);
+    assert_int_equal(rows(c, "query q() { match { $a: Animal { kind: \"fish\" } } return { $a.name } }", NULL, got, sizeof got), OG_OK);
+    assert_string_equal(got, "Nemo");
+    assert_int_equal(rows(c, "query q() { match { $p: Person  $p.age > 40 } return { $p.name } }", NULL, got, sizeof got), OG_OK);
+    assert_string_equal(got, "Alan");
+}
+
+static void apply_is_refused_while_other_branches_exist(void **state)
+{
+    ctx *c = *state;
+    char head[32];
+    assert_int_equal(og_db_branch_create(c->db, "side", "main", NULL, head), OG_OK);
+    const char *v2 = "node Person { name: String @key  age: I32?  nick: String?  email: String? }\n"
+                     "node Pet { name: String @key  kind: enum(cat, dog)? }\nedge Knows: Person -> Person\n";
+    og_receipt r;
+    assert_int_equal(apply(c, v2, &r), OG_ERR_UNSUPPORTED);
+    assert_non_null(strstr(og_error_message(), "side"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(adding_and_renaming_keeps_the_data, setup, teardown),
         cmocka_unit_test_setup_teardown(soft_drops_hide_now_and_keep_history, setup, teardown),
         cmocka_unit_test_setup_teardown(refusals_publish_nothing, setup, teardown),
+        cmocka_unit_test_setup_teardown(type_renames_enum_extensions_and_indexes_keep_the_data, setup, teardown),
+        cmocka_unit_test_setup_teardown(apply_is_refused_while_other_branches_exist, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
