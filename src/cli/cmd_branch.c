@@ -134,7 +134,7 @@ int og_cmd_branch(int argc, char **argv)
     }
     const char *root = og_graph_args_root(&a);
     if (!root) return OG_EXIT_USAGE;
-    og_graph_args_echo(&a, root);
+    if (!is_list) og_graph_args_echo(&a, root); /* writes only (reference-surfaces.md §1.4) */
     og_db *db = og_graph_args_open(&a, root);
     if (!db) return OG_EXIT_FAIL;
     int exit_code = OG_EXIT_OK;

@@ -78,7 +78,6 @@ int og_cmd_changes(int argc, char **argv)
     if ((rc = og_cli_parse_ops("changes", ops, nops, &o.ops))) return rc;
     const char *root = og_graph_args_root(&a);
     if (!root) return OG_EXIT_USAGE;
-    og_graph_args_echo(&a, root);
     og_db *db = og_graph_args_open(&a, root);
     if (!db) return OG_EXIT_FAIL;
     char *text = NULL;

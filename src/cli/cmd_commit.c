@@ -85,7 +85,6 @@ int og_cmd_commit(int argc, char **argv)
     }
     const char *root = og_graph_args_root(&a);
     if (!root) return OG_EXIT_USAGE;
-    og_graph_args_echo(&a, root);
     og_db *db = og_graph_args_open(&a, root);
     if (!db) return OG_EXIT_FAIL;
     char *text = NULL;
