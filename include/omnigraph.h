@@ -231,6 +231,9 @@ og_status og_db_branch_create(og_db *db, const char *name, const char *from_bran
                               char head_out[32]);
 /* Ends branch `name` (its data stays until cleanup).  OG_ERR_INVALID (main), OG_ERR_NOT_FOUND. */
 og_status og_db_branch_delete(og_db *db, const char *name);
+/* The same, only while the branch head is `expected_head`: else OG_ERR_PRECONDITION_FAILED
+ * and nothing is deleted. */
+og_status og_db_branch_delete_if(og_db *db, const char *name, const char *expected_head);
 /* {"branches":[{"name","head","incarnation","seq"}]} sorted by name. */
 og_status og_db_branch_list(char **out, og_db *db);
 

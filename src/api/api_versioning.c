@@ -41,10 +41,12 @@ og_status og_db_branch_create(og_db *db, const char *name, const char *from_bran
     return OG_OK;
 }
 
-og_status og_db_branch_delete(og_db *db, const char *name)
+og_status og_db_branch_delete(og_db *db, const char *name) { return og_db_branch_delete_if(db, name, NULL); }
+
+og_status og_db_branch_delete_if(og_db *db, const char *name, const char *expected_head)
 {
     if (!db || !name) return og_err(OG_ERR_INVALID, "branch delete: a name is required");
-    return og_branch_delete(og_engine_graph(db->e), name, og_engine_actor(db->e));
+    return og_branch_delete_if(og_engine_graph(db->e), name, og_engine_actor(db->e), expected_head);
 }
 
 og_status og_db_branch_list(char **out, og_db *db)

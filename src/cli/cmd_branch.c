@@ -13,7 +13,7 @@
 static const char *branch_help =
     "usage: omnigraph branch create [--from B | --at COMMIT] NAME [--json] ROOT\n"
     "       omnigraph branch list [--json] ROOT\n"
-    "       omnigraph branch delete NAME [--json] ROOT\n"
+    "       omnigraph branch delete NAME [--if-commit C] [--json] ROOT\n"
     "       omnigraph branch merge SOURCE [--into TARGET] [--delete-branch] [--if-commit C] [--json] ROOT\n"
     "\n"
     "Branches are named heads in the commit history.  create writes no commit and copies no\n"
@@ -24,7 +24,8 @@ static const char *branch_help =
     "  --at C             create from commit C\n"
     "  --into T           the merge target (default main)\n"
     "  --delete-branch    delete SOURCE after a successful merge\n"
-    "  --if-commit C      merge only if TARGET's head is C (exit 4 otherwise)\n"
+    "  --if-commit C      merge / delete only if the head (TARGET's, or the deleted branch's)\n"
+    "                     is commit C (exit 4 otherwise); create is create-exclusive already\n"
     "  --store ROOT       the graph (or $OMNIGRAPH_STORE)\n"
     "  --as ACTOR         actor recorded on the log entry / commit\n"
     "  --json             JSON output\n";
@@ -118,8 +119,9 @@ int og_cmd_branch(int argc, char **argv)
     if (!is_create && !is_list && !is_delete && !is_merge)
         return og_cli_usage("branch", "unknown subcommand '%s' (create, list, delete, merge)", sub);
     size_t nflags = is_create ? 1 : is_merge ? 4 : 0;
-    int rc = og_graph_args_parse(&a, argc - 1, argv + 1, is_merge ? flags + 1 : flags, is_merge ? 3 : nflags,
-                                 is_list ? 1 : 2);
+    og_flag *fl = is_merge ? flags + 1 : is_delete ? flags + 2 : flags;
+    if (is_delete) nflags = 1; /* --if-commit */
+    int rc = og_graph_args_parse(&a, argc - 1, argv + 1, fl, is_merge ? 3 : nflags, is_list ? 1 : 2);
     if (rc) return rc;
     if (a.branch) return og_cli_usage(verb, "--branch does not apply here");
     if (a.at && !is_create) return og_cli_usage(verb, "--at applies to branch create only");
@@ -149,7 +151,7 @@ int og_cmd_branch(int argc, char **argv)
         else if (a.json) print_pair("branch", json_string(name), "head", json_string(head));
         else printf("created branch %s at %s\n", name, head);
     } else {
-        og_status st = og_db_branch_delete(db, name);
+        og_status st = og_db_branch_delete_if(db, name, if_commit);
         if (st) exit_code = og_cli_fail(verb, st);
         else if (a.json) print_pair("branch", json_string(name), "deleted", json_true());
         else printf("deleted branch %s\n", name);

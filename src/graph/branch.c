@@ -65,6 +65,11 @@ og_status og_branch_create(og_graph *g, const char *name, const char *from_branc
 
 og_status og_branch_delete(og_graph *g, const char *name, const char *actor)
 {
+    return og_branch_delete_if(g, name, actor, NULL);
+}
+
+og_status og_branch_delete_if(og_graph *g, const char *name, const char *actor, const char *expected_head)
+{
     OG_TRY(og_branch_name_check(name));
     if (strcmp(name, "main") == 0) return og_err(OG_ERR_INVALID, "branch main cannot be deleted");
     if (!actor) actor = "omnigraph";
@@ -74,6 +79,9 @@ og_status og_branch_delete(og_graph *g, const char *name, const char *actor)
         int found;
         OG_TRY(og_graph_head_lookup(g, name, &head, &found));
         if (!found || head.kind == OG_REF_DELETE) return og_err(OG_ERR_NOT_FOUND, "branch \"%s\" not found", name);
+        if (expected_head && strcmp(head.commit, expected_head) != 0)
+            return og_err(OG_ERR_PRECONDITION_FAILED, "branch delete \"%s\": the head is %s, not %s", name, head.commit,
+                          expected_head);
         memset(&e, 0, sizeof e);
         e.seq = head.seq + 1;
         memcpy(e.branch, head.branch, sizeof e.branch);

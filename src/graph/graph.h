@@ -294,6 +294,10 @@ og_status og_branch_create(og_graph *g, const char *name, const char *from_branc
                            const char *actor, og_ref_entry *out);
 /* Appends a delete entry.  Errors: OG_ERR_INVALID (main), OG_ERR_NOT_FOUND. */
 og_status og_branch_delete(og_graph *g, const char *name, const char *actor);
+/* The same, only while the branch head is commit `expected_head` (NULL = any): a head that
+ * moved gives OG_ERR_PRECONDITION_FAILED and deletes nothing (checked against the entry the
+ * delete is published after, so a write racing the delete cannot slip in unseen). */
+og_status og_branch_delete_if(og_graph *g, const char *name, const char *actor, const char *expected_head);
 
 typedef struct og_branch_list {
     og_ref_entry *items; /* sorted by name (bytewise on the encoded form) */
