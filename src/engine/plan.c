@@ -32,7 +32,10 @@ static og_status table_cols_init(og_plan_table *pt)
     pt->ncols = base + pt->t->nprops;
     pt->cols = calloc(pt->ncols, sizeof *pt->cols);
     pt->retain = calloc(pt->ncols, 1);
-    if (!pt->cols || !pt->retain) return og_err(OG_ERR_NOMEM, "out of memory");
+    pt->labels = calloc(pt->t->nprops ? pt->t->nprops : 1, sizeof *pt->labels);
+    if (!pt->cols || !pt->retain || !pt->labels) return og_err(OG_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < pt->t->nprops; i++)
+        snprintf(pt->labels[i], sizeof pt->labels[i], "%s.%s", pt->t->name, pt->t->props[i].name);
     for (size_t c = 0; c < base; c++) OG_TRY(og_vector_init(&pt->cols[c], (og_type){OG_T_STRING, OG_T_NULL, 0}));
     for (size_t i = 0; i < pt->t->nprops; i++) OG_TRY(og_vector_init(&pt->cols[base + i], pt->t->props[i].type));
     /* retained for validation after a flush: id, src, dst and every @unique member */
@@ -85,6 +88,7 @@ static void table_free(og_plan_table *pt)
     for (size_t c = 0; pt->cols && c < pt->ncols; c++) og_vector_free(&pt->cols[c]);
     free(pt->cols);
     free(pt->retain);
+    free(pt->labels);
     free(pt->skipped);
     free(pt->batches);
     og_table_txn_free(pt->txn); /* an uncommitted txn: its data files are garbage */
@@ -369,14 +373,23 @@ og_status og_plan_stage_json(og_plan *p, og_plan_table *pt, const json_t *data, 
         if (!og_cat_type_prop(t, key, NULL))
             return og_err(OG_ERR_INVALID, "%s%s has no property \"%s\"", where(p, line, w, sizeof w), t->name, key);
     }
+    /* Messages name "Type.prop" (made once per type); the input position is added only when a
+     * value fails, so a valid row formats nothing. */
     for (size_t i = 0; i < t->nprops; i++) {
         const og_cat_prop *pr = &t->props[i];
         const json_t *v = json_object_get(data, pr->name);
-        char what[200];
-        snprintf(what, sizeof what, "%s%s.%s", where(p, line, w, sizeof w), t->name, pr->name);
         if (!v && !pr->nullable)
-            return og_err(OG_ERR_CONSTRAINT, "%s is required but missing", what);
-        OG_TRY(og_jsonval_append(&pt->cols[og_plan_prop_col(pt, i)], v, pr->nullable, OG_JSONVAL_LOAD, what));
+            return og_err(OG_ERR_CONSTRAINT, "%s%s is required but missing", where(p, line, w, sizeof w), pt->labels[i]);
+        og_status vs = og_jsonval_append(&pt->cols[og_plan_prop_col(pt, i)], v, pr->nullable, OG_JSONVAL_LOAD, pt->labels[i]);
+        if (vs != OG_OK) {
+            where(p, line, w, sizeof w);
+            size_t n = strlen(w);
+            if (n >= 2) { /* "file:line: " -> "file:line", og_err_wrap adds ": " */
+                w[n - 2] = '\0';
+                return og_err_wrap(vs, "%s", w);
+            }
+            return vs;
+        }
     }
     og_buf idb = OG_BUF_INIT;
     og_status st = OG_OK;

@@ -52,6 +52,7 @@ typedef struct og_plan_table {
     uint64_t *lines;         /* per staged row: the input line (0 = none) */
     size_t lines_cap;
     og_strmap staged_ids;    /* id -> staged row (the latest) */
+    char (*labels)[160];     /* "Type.prop" per property, for messages (made once) */
     int touched;
     /* Streaming (og_plan_flush; load only).  A RETAINED column (retain[c]: id, src, dst and
      * every @unique member) holds all nstaged rows; a flushable column holds rows
