@@ -150,6 +150,11 @@ typedef struct og_receipt {
 
 typedef enum og_load_mode { OG_LOAD_OVERWRITE = 1, OG_LOAD_APPEND, OG_LOAD_MERGE } og_load_mode;
 
+/* "overwrite" / "append" / "merge" -> mode; OG_ERR_INVALID (with a message) otherwise. */
+og_status og_load_mode_parse(const char *s, og_load_mode *out);
+/* The mode's name ("overwrite", ...). */
+const char *og_load_mode_name(og_load_mode m);
+
 typedef struct og_load_opts {
     og_load_mode mode;         /* required: overwrite | append | merge */
     const char *branch;        /* NULL = "main" */

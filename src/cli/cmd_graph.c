@@ -96,10 +96,7 @@ int og_cmd_load(int argc, char **argv)
     if (!data) return og_cli_usage("load", "--data FILE is required");
     if (!mode) return og_cli_usage("load", "--mode is required: overwrite, append or merge");
     og_load_opts lo = {0, a.branch, from, if_commit, progress};
-    if (!strcmp(mode, "overwrite")) lo.mode = OG_LOAD_OVERWRITE;
-    else if (!strcmp(mode, "append")) lo.mode = OG_LOAD_APPEND;
-    else if (!strcmp(mode, "merge")) lo.mode = OG_LOAD_MERGE;
-    else return og_cli_usage("load", "--mode must be overwrite, append or merge (got '%s')", mode);
+    if (og_load_mode_parse(mode, &lo.mode) != OG_OK) return og_cli_usage("load", "%s", og_error_message());
     const char *root = og_graph_args_root(&a);
     if (!root) return OG_EXIT_USAGE;
     og_graph_args_echo(&a, root);

@@ -18,11 +18,8 @@
 
 #include "engine/engine.h"
 
-/* og_load_mode and og_load_opts are the public API's (omnigraph.h). */
-
-/* "overwrite" / "append" / "merge" -> mode; OG_ERR_INVALID otherwise. */
-og_status og_load_mode_parse(const char *s, og_load_mode *out);
-const char *og_load_mode_name(og_load_mode m);
+/* og_load_mode, og_load_opts, og_load_mode_parse and og_load_mode_name are the public API's
+ * (omnigraph.h); they are implemented in load.c. */
 
 
 typedef struct og_load_stats {
