@@ -2,7 +2,6 @@
  * main.c — the `omnigraph` command-line entry point: a dispatch table of verbs (each in its
  * own cmd_<verb>.c, see cli.h), global --help, and the small helpers verbs share.
  */
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,21 +47,8 @@ int og_cmd_version(int argc, char **argv)
 
 og_status og_cli_read_file(const char *path, og_buf *out)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "omnigraph: cannot read %s: %s\n", path, strerror(errno));
-        return og_err_errno(errno, "cannot read %s", path);
-    }
-    char chunk[65536];
-    size_t n;
-    og_status st = OG_OK;
-    while (st == OG_OK && (n = fread(chunk, 1, sizeof chunk, f)) > 0) st = og_buf_append(out, chunk, n);
-    if (st == OG_OK && ferror(f)) {
-        fprintf(stderr, "omnigraph: cannot read %s: %s\n", path, strerror(errno));
-        st = og_err_errno(errno, "cannot read %s", path);
-    }
-    fclose(f);
-    if (st == OG_OK) og_buf_cstr(out);
+    og_status st = og_buf_read_file(out, path);
+    if (st != OG_OK) fprintf(stderr, "omnigraph: %s\n", og_error_message());
     return st;
 }
 

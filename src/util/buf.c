@@ -3,6 +3,7 @@
  */
 #include "util/buf.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,4 +117,23 @@ void og_bytes_free(og_bytes *b)
     free(b->data);
     b->data = NULL;
     b->len = 0;
+}
+
+og_status og_buf_read_file(og_buf *b, const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return og_err_errno(errno, "cannot read %s", path);
+    size_t start = b->len;
+    char chunk[65536];
+    size_t n;
+    og_status st = OG_OK;
+    while (st == OG_OK && (n = fread(chunk, 1, sizeof chunk, f)) > 0) st = og_buf_append(b, chunk, n);
+    if (st == OG_OK && ferror(f)) st = og_err_errno(errno ? errno : EIO, "cannot read %s", path);
+    fclose(f);
+    if (st != OG_OK) {
+        b->len = start;
+        return st;
+    }
+    og_buf_cstr(b);
+    return OG_OK;
 }

@@ -46,6 +46,10 @@ og_bytes og_buf_take(og_buf *b);
 
 void og_bytes_free(og_bytes *b);
 
+/* Appends the whole file at `path` to b and NUL-terminates it (og_buf_cstr).  OG_ERR_IO (the
+ * message names the path) or OG_ERR_NOMEM; on error b keeps what it had. */
+og_status og_buf_read_file(og_buf *b, const char *path);
+
 static inline uint16_t og_load_u16le(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
 static inline uint32_t og_load_u32le(const uint8_t *p)
 {

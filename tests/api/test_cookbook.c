@@ -28,6 +28,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/buf.h"
 #include "omnigraph.h"
 
 
@@ -49,19 +50,9 @@ typedef struct cook {
 
 static char *slurp(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
-        free(s);
-        s = NULL;
-    }
-    if (s) s[n] = '\0';
-    fclose(f);
-    return s;
+    og_buf b = OG_BUF_INIT;
+    if (og_buf_read_file(&b, path) != OG_OK) return NULL;
+    return (char *)og_buf_take(&b).data;
 }
 
 static const char *src_of(cook *c, const char *file)

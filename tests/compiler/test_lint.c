@@ -14,25 +14,16 @@
 #include <dirent.h>
 #include <cmocka.h>
 
+#include "util/buf.h"
 #include "compiler/lint.h"
 #include "compiler/schema.h"
 
 static char *slurp(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    if (b) b[n] = 0;
-    if (len) *len = (size_t)n;
-    return b;
+    og_buf b = OG_BUF_INIT;
+    if (og_buf_read_file(&b, path) != OG_OK) return NULL;
+    if (len) *len = b.len;
+    return (char *)og_buf_take(&b).data;
 }
 
 static og_catalog *compile_schema(const char *text)

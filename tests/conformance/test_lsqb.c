@@ -25,6 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/buf.h"
 #include "omnigraph.h"
 
 #define LSQB_DIR OG_SHARED_DIR "/data/lsqb-example"
@@ -43,28 +44,9 @@ static lsqb *L;
 
 static char *slurp(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len + 4096 + 1 > cap) {
-            cap = cap ? cap * 2 : 8192;
-            char *nb = realloc(buf, cap);
-            if (!nb) {
-                free(buf);
-                fclose(f);
-                return NULL;
-            }
-            buf = nb;
-        }
-        size_t n = fread(buf + len, 1, 4096, f);
-        len += n;
-        if (n < 4096) break;
-    }
-    fclose(f);
-    buf[len] = '\0';
-    return buf;
+    og_buf b = OG_BUF_INIT;
+    if (og_buf_read_file(&b, path) != OG_OK) return NULL;
+    return (char *)og_buf_take(&b).data;
 }
 
 /* expected-counts.txt: lines "qN=COUNT". */
