@@ -55,7 +55,7 @@ static void cookbook_queries_all_lint_clean(void **state)
         if (l < 4 || strcmp(de->d_name + l - 3, ".gq") != 0) continue;
         char path[1024];
         snprintf(path, sizeof path, "%s/queries/%s", COOKBOOK, de->d_name);
-        size_t len;
+        size_t len = 0;
         char *text = slurp(path, &len);
         assert_non_null(text);
         og_lint_report r;
