@@ -66,19 +66,25 @@ static og_status env_size(const char *name, size_t dflt, size_t *out)
     return OG_OK;
 }
 
+/* "file:line" of rec, for a message (formatted only when one is made). */
+static const char *rec_at(const og_plan *p, const og_ndjson_record *rec, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s:%llu", p->source, (unsigned long long)rec->line);
+    return buf;
+}
+
 static og_status stage_record(og_plan *p, const og_ndjson_record *rec, og_load_mode mode, og_load_stats *stats,
                               og_plan_table **out)
 {
-    char w[300];
-    snprintf(w, sizeof w, "%s:%llu", p->source, (unsigned long long)rec->line);
+    char at[300];
     og_plan_table *pt;
     if (rec->kind == OG_NDJSON_NODE) {
         const og_cat_type *t = og_catalog_node(p->cat, rec->type);
-        if (!t) return og_err(OG_ERR_INVALID, "%s: unknown node type '%s'", w, rec->type);
+        if (!t) return og_err(OG_ERR_INVALID, "%s: unknown node type '%s'", rec_at(p, rec, at, sizeof at), rec->type);
         pt = &p->nodes[t - p->cat->nodes];
     } else {
         const og_cat_type *t = og_catalog_edge_ci(p->cat, rec->type, strlen(rec->type));
-        if (!t) return og_err(OG_ERR_INVALID, "%s: unknown edge type '%s'", w, rec->type);
+        if (!t) return og_err(OG_ERR_INVALID, "%s: unknown edge type '%s'", rec_at(p, rec, at, sizeof at), rec->type);
         pt = &p->edges[t - p->cat->edges];
     }
     *out = pt;
@@ -91,9 +97,9 @@ static og_status stage_record(og_plan *p, const og_ndjson_record *rec, og_load_m
     if (prev >= 0) {
         if (!pt->is_edge && pt->t->nkey)
             return og_err(OG_ERR_CONSTRAINT, "%s: @unique violation on %s key: '%.*s' appears twice in the input (lines %llu and %llu)",
-                          w, pt->t->name, (int)idlen, id, (unsigned long long)pt->lines[prev], (unsigned long long)rec->line);
+                          rec_at(p, rec, at, sizeof at), pt->t->name, (int)idlen, id, (unsigned long long)pt->lines[prev], (unsigned long long)rec->line);
         if (mode != OG_LOAD_MERGE)
-            return og_err(OG_ERR_CONSTRAINT, "%s: duplicate %s id '%.*s' (also on line %llu)", w, pt->t->name, (int)idlen,
+            return og_err(OG_ERR_CONSTRAINT, "%s: duplicate %s id '%.*s' (also on line %llu)", rec_at(p, rec, at, sizeof at), pt->t->name, (int)idlen,
                           id, (unsigned long long)pt->lines[prev]);
         og_plan_supersede(pt, (uint32_t)prev);
         return OG_OK; /* counted when first seen */
@@ -102,7 +108,7 @@ static og_status stage_record(og_plan *p, const og_ndjson_record *rec, og_load_m
     if (crow >= 0) {
         if (mode == OG_LOAD_APPEND)
             return og_err(OG_ERR_ALREADY_EXISTS, "%s: key_conflict: %s '%.*s' already exists (append is a strict insert; use merge to upsert)",
-                          w, pt->t->name, (int)idlen, id);
+                          rec_at(p, rec, at, sizeof at), pt->t->name, (int)idlen, id);
         OG_TRY(og_plan_remove_committed(p, pt, (uint32_t)crow));
         stats->updated++;
     } else {
@@ -130,6 +136,7 @@ static og_status load_attempt(void *vctx, og_graph *g, const og_snapshot *base, 
     if (st == OG_OK) st = env_size("OG_LOAD_FLUSH_ROWS", LOAD_FLUSH_ROWS_DEFAULT, &plan.flush_rows);
     if (st == OG_OK) st = env_size("OG_LOAD_FLUSH_BYTES", LOAD_FLUSH_BYTES_DEFAULT, &plan.flush_bytes);
     if (st == OG_OK) st = og_ndjson_reader_new(&nr, f, c->path);
+    if (st == OG_OK) st = og_ndjson_reader_start(nr);
     while (st == OG_OK) {
         og_ndjson_record rec;
         int k = og_ndjson_next(nr, &rec, &st);

@@ -237,6 +237,7 @@ static og_status orphan(og_merge_result *res, const og_cat_type *et, const uint8
  * edges of types whose endpoint node tables lost rows. */
 static og_status check_orphans(og_plan *p, og_merge_result *res)
 {
+    for (size_t i = 0; i < p->cat->nnodes; i++) OG_TRY(og_plan_index_ids(&p->nodes[i]));
     for (size_t ei = 0; ei < p->cat->nedges; ei++) {
         og_plan_table *et = &p->edges[ei];
         const og_cat_type *t = et->t;

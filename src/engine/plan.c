@@ -4,7 +4,11 @@
  *
  * Id bookkeeping: staged_ids maps an id to the FIRST staged row that had it; latest[first]
  * is the current row for that id (a merge-mode repeat supersedes the earlier row and becomes
- * the latest).  Committed rows are found through the base view's id map.
+ * the latest).  Committed rows are found through the base view's id map.  Rows whose id the
+ * plan generated (edges and unkeyed nodes without "id": a fresh, process-monotonic ULID) are
+ * unique by construction, so they enter staged_ids lazily — before the next row with a given
+ * id, and before validation or any lookup — which spares a load of 5M id-less edges 5M map
+ * inserts that nothing would ever look up.
  *
  * Streaming (og_plan_flush): flushable columns hold only rows [mem_base, nstaged); every
  * access to a staged property value goes through col_row().  A flushed batch is written in
@@ -192,12 +196,32 @@ const char *og_plan_staged_id(const og_plan_table *pt, uint32_t row, size_t *len
     return (const char *)og_vector_get_bytes(&pt->cols[0], row, len);
 }
 
+og_status og_plan_index_ids(og_plan_table *pt)
+{
+    for (size_t r = pt->ids_indexed; r < pt->nstaged; r++) {
+        size_t n;
+        const uint8_t *id = og_vector_get_bytes(&pt->cols[0], r, &n);
+        OG_TRY(og_strmap_insert(&pt->staged_ids, id, n, (uint32_t)r, NULL, NULL));
+        pt->ids_indexed = r + 1;
+    }
+    return OG_OK;
+}
+
 long og_plan_staged_find(const og_plan_table *pt, const char *id, size_t len)
 {
     uint32_t first;
-    if (!og_strmap_get(&pt->staged_ids, id, len, &first)) return -1;
-    uint32_t row = latest_of(pt)[first];
-    return is_superseded(pt, row) ? -1 : (long)row;
+    if (og_strmap_get(&pt->staged_ids, id, len, &first)) {
+        uint32_t row = latest_of(pt)[first];
+        return is_superseded(pt, row) ? -1 : (long)row;
+    }
+    /* Not indexed yet (a caller that skipped og_plan_index_ids): generated ids are unique, so
+     * a row of that range is its own latest. */
+    for (size_t r = pt->ids_indexed; r < pt->nstaged; r++) {
+        size_t n;
+        const uint8_t *s = og_vector_get_bytes(&pt->cols[0], r, &n);
+        if (n == len && !memcmp(s, id, len)) return is_superseded(pt, r) ? -1 : (long)r;
+    }
+    return -1;
 }
 
 long og_plan_committed_find(og_plan *p, og_plan_table *pt, const char *id, size_t len)
@@ -327,10 +351,11 @@ static og_status key_id_of_row(const og_plan_table *pt, uint32_t srow, og_buf *o
 /* Finishes a staged row whose property columns are filled: the id column (and src/dst for
  * edges) gets `id`, bookkeeping is updated.  *prev receives the earlier current row with the
  * same id, or -1. */
-static og_status finish_row(og_plan *p, og_plan_table *pt, const char *id, size_t idlen, const char *from,
-                            const char *to, uint64_t line, uint32_t *row, long *prev)
+static og_status finish_row(og_plan *p, og_plan_table *pt, const char *id, size_t idlen, int generated,
+                            const char *from, const char *to, uint64_t line, uint32_t *row, long *prev)
 {
     OG_TRY(grow_row_arrays(pt));
+    if (!generated) OG_TRY(og_plan_index_ids(pt));
     uint32_t r = (uint32_t)pt->nstaged;
     OG_TRY(og_vector_append_bytes(&pt->cols[0], id, idlen));
     if (pt->is_edge) {
@@ -338,13 +363,16 @@ static og_status finish_row(og_plan *p, og_plan_table *pt, const char *id, size_
         OG_TRY(og_vector_append_bytes(&pt->cols[2], to, strlen(to)));
     }
     pt->lines[r] = line;
-    uint32_t first;
-    int inserted;
-    OG_TRY(og_strmap_insert(&pt->staged_ids, id, idlen, r, &first, &inserted));
     uint32_t *latest = latest_of(pt);
     *prev = -1;
-    if (!inserted && !is_superseded(pt, latest[first])) *prev = (long)latest[first];
-    latest[first] = r;
+    if (!generated) {
+        uint32_t first;
+        int inserted;
+        OG_TRY(og_strmap_insert(&pt->staged_ids, id, idlen, r, &first, &inserted));
+        if (!inserted && !is_superseded(pt, latest[first])) *prev = (long)latest[first];
+        latest[first] = r;
+        pt->ids_indexed = r + 1;
+    }
     latest[r] = r;
     pt->nstaged++;
     pt->touched = 1;
@@ -393,6 +421,7 @@ og_status og_plan_stage_json(og_plan *p, og_plan_table *pt, const json_t *data, 
     }
     og_buf idb = OG_BUF_INIT;
     og_status st = OG_OK;
+    int generated = 0;
     uint32_t r = (uint32_t)pt->nstaged;
     if (!pt->is_edge && t->nkey) {
         st = key_id_of_row(pt, r, &idb);
@@ -405,9 +434,10 @@ og_status og_plan_stage_json(og_plan *p, og_plan_table *pt, const json_t *data, 
         char ulid[OG_ULID_LEN + 1];
         st = og_ulid_new(ulid);
         if (st == OG_OK) st = og_buf_append_str(&idb, ulid);
+        generated = 1;
     }
     *prev = -1;
-    if (st == OG_OK) st = finish_row(p, pt, og_buf_cstr(&idb), idb.len, from, to, line, row, prev);
+    if (st == OG_OK) st = finish_row(p, pt, og_buf_cstr(&idb), idb.len, generated, from, to, line, row, prev);
     og_buf_free(&idb);
     return st;
 }
@@ -419,6 +449,7 @@ og_status og_plan_stage_vectors(og_plan *p, og_plan_table *pt, const og_vector *
     for (size_t c = base; c < pt->ncols; c++) OG_TRY(og_vector_append_from(&pt->cols[c], &src[c], 0));
     og_buf idb = OG_BUF_INIT;
     og_status st = OG_OK;
+    int generated = 0;
     uint32_t r = (uint32_t)pt->nstaged;
     if (src[0].len) {
         size_t n;
@@ -430,6 +461,7 @@ og_status og_plan_stage_vectors(og_plan *p, og_plan_table *pt, const og_vector *
         char ulid[OG_ULID_LEN + 1];
         st = og_ulid_new(ulid);
         if (st == OG_OK) st = og_buf_append_str(&idb, ulid);
+        generated = 1;
     }
     char from[1024] = "", to[1024] = "";
     if (pt->is_edge) {
@@ -440,7 +472,7 @@ og_status og_plan_stage_vectors(og_plan *p, og_plan_table *pt, const og_vector *
         snprintf(to, sizeof to, "%.*s", (int)n, (const char *)s);
     }
     *prev = -1;
-    if (st == OG_OK) st = finish_row(p, pt, og_buf_cstr(&idb), idb.len, from, to, 0, row, prev);
+    if (st == OG_OK) st = finish_row(p, pt, og_buf_cstr(&idb), idb.len, generated, from, to, 0, row, prev);
     og_buf_free(&idb);
     return st;
 }
@@ -467,11 +499,18 @@ static og_status check_edges_ri(og_plan *p, og_plan_table *et)
     char w[300];
     const og_cat_type *t = et->t;
     og_plan_table *from = &p->nodes[t->from_node], *to = &p->nodes[t->to_node];
+    /* Edges usually arrive grouped by source (a node's edges together): a src equal to the
+     * previous staged edge's was found already. */
+    const char *last_src = NULL;
+    size_t last_len = 0;
     for (size_t r = 0; r < et->nstaged; r++) {
         if (is_superseded(et, r)) continue;
         size_t n;
         const char *s = (const char *)og_vector_get_bytes(&et->cols[1], r, &n);
-        if (!in_new_image(p, from, s, n))
+        int seen = last_src && n == last_len && !memcmp(s, last_src, n);
+        last_src = s;
+        last_len = n;
+        if (!seen && !in_new_image(p, from, s, n))
             return og_err(OG_ERR_CONSTRAINT, "%s%s: src '%.*s' not found in %s", where(p, et->lines[r], w, sizeof w),
                           t->name, (int)n, s, from->t->name);
         s = (const char *)og_vector_get_bytes(&et->cols[2], r, &n);
@@ -671,6 +710,7 @@ static og_status check_card(og_plan *p, og_plan_table *et)
 
 og_status og_plan_validate(og_plan *p)
 {
+    for (size_t i = 0; i < p->cat->nnodes; i++) OG_TRY(og_plan_index_ids(&p->nodes[i]));
     for (size_t i = 0; i < p->cat->nnodes; i++) {
         og_plan_table *pt = &p->nodes[i];
         if (!pt->nstaged) continue;

@@ -51,7 +51,10 @@ typedef struct og_plan_table {
     uint8_t *superseded;     /* bitmap over staged rows replaced by a later one (merge) */
     uint64_t *lines;         /* per staged row: the input line (0 = none) */
     size_t lines_cap;
-    og_strmap staged_ids;    /* id -> staged row (the latest) */
+    og_strmap staged_ids;    /* id -> staged row (the latest); see ids_indexed */
+    size_t ids_indexed;      /* rows [ids_indexed, nstaged) got GENERATED ids (fresh ULIDs,
+                              * unique by construction) and are not in staged_ids yet: they
+                              * are indexed only when a lookup or a given id needs the map */
     char (*labels)[160];     /* "Type.prop" per property, for messages (made once) */
     int touched;
     /* Streaming (og_plan_flush; load only).  A RETAINED column (retain[c]: id, src, dst and
@@ -108,7 +111,12 @@ og_status og_plan_table_cols(og_plan_table *pt);
  * for a keyed node, else a new ULID.  *prev as for og_plan_stage_json. */
 og_status og_plan_stage_vectors(og_plan *p, og_plan_table *pt, const og_vector *src, uint32_t *row, long *prev);
 
-/* The staged row index whose id is id[0..len) and is still current, or -1. */
+/* Puts the rows with generated ids that are not indexed yet into staged_ids (see plan.c's
+ * header), so that og_plan_staged_find is a map lookup.  OG_ERR_NOMEM. */
+og_status og_plan_index_ids(og_plan_table *pt);
+
+/* The staged row index whose id is id[0..len) and is still current, or -1.  Correct without
+ * og_plan_index_ids too (unindexed rows are then searched one by one). */
 long og_plan_staged_find(const og_plan_table *pt, const char *id, size_t len);
 /* The committed (base view) row whose id is id[0..len) and which is not removed, or -1. */
 long og_plan_committed_find(og_plan *p, og_plan_table *pt, const char *id, size_t len);

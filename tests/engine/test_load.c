@@ -99,6 +99,32 @@ static void merge_upserts_and_append_refuses_existing_ids(void **state)
     assert_string_equal(got, "Alice|30;Bob|25");
 }
 
+/* Edges without an id get generated ids that enter the id map lazily (plan.c): an explicit id
+ * that follows them is still found — a repeat supersedes in merge mode and is a duplicate
+ * otherwise, naming the earlier line. */
+static void explicit_edge_ids_after_generated_ones_keep_their_duplicate_rules(void **state)
+{
+    fixture *f = *state;
+    static const char *PEOPLE =
+        "{\"type\": \"Person\", \"data\": {\"name\": \"Alice\"}}\n"
+        "{\"type\": \"Person\", \"data\": {\"name\": \"Bob\"}}\n"
+        "{\"type\": \"Person\", \"data\": {\"name\": \"Charlie\"}}\n"
+        "{\"type\": \"Person\", \"data\": {\"name\": \"Diana\"}}\n";
+    char text[2048];
+    snprintf(text, sizeof text, "%s"
+             "{\"edge\": \"Knows\", \"from\": \"Alice\", \"to\": \"Bob\"}\n"
+             "{\"edge\": \"Knows\", \"from\": \"Alice\", \"to\": \"Charlie\", \"data\": {\"id\": \"e1\"}}\n"
+             "{\"edge\": \"Knows\", \"from\": \"Bob\", \"to\": \"Diana\"}\n"
+             "{\"edge\": \"Knows\", \"from\": \"Alice\", \"to\": \"Diana\", \"data\": {\"id\": \"e1\"}}\n",
+             PEOPLE);
+    assert_int_equal(load_text(f, text, OG_LOAD_OVERWRITE, NULL), OG_ERR_CONSTRAINT);
+    assert_non_null(strstr(og_error_message(), "duplicate Knows id 'e1' (also on line 6)"));
+    EXPECT(f, "people", NULL, "");
+    assert_int_equal(load_text(f, text, OG_LOAD_MERGE, NULL), OG_OK);
+    EXPECT(f, "friends", "{\"n\":\"Alice\"}", "Bob;Diana");
+    EXPECT(f, "friends", "{\"n\":\"Bob\"}", "Diana");
+}
+
 static void overwrite_replaces_only_the_types_in_the_file(void **state)
 {
     fixture *f = *state;
@@ -158,6 +184,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_fresh_graph_is_empty_and_the_seed_loads_in_one_commit, setup, teardown),
         cmocka_unit_test_setup_teardown(merge_upserts_and_append_refuses_existing_ids, setup, teardown),
         cmocka_unit_test_setup_teardown(overwrite_replaces_only_the_types_in_the_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(explicit_edge_ids_after_generated_ones_keep_their_duplicate_rules, setup, teardown),
         cmocka_unit_test_setup_teardown(violations_fail_loudly_and_publish_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(edge_types_resolve_case_insensitively, setup, teardown),
     };
