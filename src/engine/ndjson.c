@@ -4,14 +4,55 @@
  * Lines are read with getline into one reused buffer; a line longer than the limit is
  * reported as soon as it is seen (OG_ERR_LIMIT), before it is parsed.  jansson's
  * JSON_REJECT_DUPLICATES gives the "no duplicate keys at any depth" rule.
+ *
+ * Background parsing (og_ndjson_reader_start): parsing a line into a DOM (and freeing it) is
+ * most of a load's CPU time and depends on nothing the loader does, so WORKERS threads read,
+ * parse and envelope-check ahead while the caller stages records.  Batch number k (at most
+ * BATCH_RECORDS records or BATCH_BYTES line bytes, so memory stays bounded) is made by
+ * worker k % WORKERS in ring slot k % RING: the workers take turns at reading the raw lines
+ * of their next batch (the input is read in order, one batch at a time), then parse them in
+ * parallel; the caller takes batches in number order.  A slot is always refilled by the
+ * worker that filled it before, which frees the old DOMs: freed on another thread they would
+ * contend for the allocating thread's malloc arena on every free.  A failure ends the input:
+ * its batch carries the records before it, then the status and message, so the caller sees
+ * exactly the records and the error a sequential read gives.  Freeing the reader stops and
+ * joins the workers.
  */
 #include "engine/ndjson.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/error.h"
+
+#define WORKERS 2
+#define RING 4 /* a multiple of WORKERS: slot k % RING is always filled by worker k % WORKERS */
+#define BATCH_RECORDS 1024
+#define BATCH_BYTES ((size_t)8 << 20)
+
+typedef struct nd_item {
+    json_t *obj;            /* owns the record's strings and data */
+    og_ndjson_record rec;
+    uint64_t line;
+    size_t off, len;        /* the raw line in the batch's `raw` */
+    uint64_t bytes;         /* input bytes consumed through this record */
+} nd_item;
+
+typedef struct nd_batch {
+    nd_item items[BATCH_RECORDS];
+    size_t n;
+    char *raw;
+    size_t raw_len, raw_cap;
+    size_t seq;             /* which batch it holds (set under the lock when published) */
+    int ready;              /* published and not yet released by the caller */
+    int done;               /* no batch follows: end of input, or `err` after the items */
+    og_status err;
+    char *errmsg;
+} nd_batch;
+
+struct nd_async;
 
 struct og_ndjson_reader {
     FILE *in;
@@ -22,6 +63,27 @@ struct og_ndjson_reader {
     uint64_t lineno;
     uint64_t bytes;
     json_t *current;
+    struct nd_async *async; /* NULL = sequential */
+};
+
+typedef struct nd_worker {
+    og_ndjson_reader *r;
+    size_t first;           /* the first batch number it makes */
+    pthread_t thread;
+} nd_worker;
+
+struct nd_async {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    nd_worker workers[WORKERS];
+    nd_batch *ring[RING];
+    size_t head;            /* the batch number the caller takes next */
+    size_t read_turn;       /* the batch number whose lines are read next */
+    int ended;              /* the input ended (end, or a failure): no batch after it is read */
+    int stop;
+    int holding;            /* the caller is reading batch `head` */
+    size_t pos;             /* next item of that batch */
+    uint64_t consumed;      /* bytes through the caller's last record */
 };
 
 og_status og_ndjson_reader_new(og_ndjson_reader **out, FILE *in, const char *name)
@@ -41,11 +103,54 @@ og_status og_ndjson_reader_new(og_ndjson_reader **out, FILE *in, const char *nam
 
 void og_ndjson_reader_set_max_line(og_ndjson_reader *r, size_t max) { r->max_line = max; }
 
-uint64_t og_ndjson_bytes_read(const og_ndjson_reader *r) { return r->bytes; }
+uint64_t og_ndjson_bytes_read(const og_ndjson_reader *r) { return r->async ? r->async->consumed : r->bytes; }
+
+static void batch_clear(nd_batch *b)
+{
+    for (size_t i = 0; i < b->n; i++) json_decref(b->items[i].obj);
+    free(b->errmsg);
+    b->n = 0;
+    b->raw_len = 0;
+    b->done = 0;
+    b->err = OG_OK;
+    b->errmsg = NULL;
+}
+
+static void ring_free(struct nd_async *a)
+{
+    for (int i = 0; i < RING; i++) {
+        if (!a->ring[i]) continue;
+        batch_clear(a->ring[i]);
+        free(a->ring[i]->raw);
+        free(a->ring[i]);
+    }
+    pthread_cond_destroy(&a->cv);
+    pthread_mutex_destroy(&a->mu);
+    free(a);
+}
+
+/* Stops and joins the first `started` workers. */
+static void workers_stop(struct nd_async *a, int started)
+{
+    pthread_mutex_lock(&a->mu);
+    a->stop = 1;
+    pthread_cond_broadcast(&a->cv);
+    pthread_mutex_unlock(&a->mu);
+    for (int i = 0; i < started; i++) pthread_join(a->workers[i].thread, NULL);
+}
+
+static void async_free(og_ndjson_reader *r)
+{
+    if (!r->async) return;
+    workers_stop(r->async, WORKERS);
+    ring_free(r->async);
+    r->async = NULL;
+}
 
 void og_ndjson_reader_free(og_ndjson_reader *r)
 {
     if (!r) return;
+    async_free(r);
     json_decref(r->current);
     free(r->line);
     free(r->name);
@@ -59,24 +164,24 @@ static int is_blank(const char *s, size_t n)
     return 1;
 }
 
-static int fail(og_ndjson_reader *r, og_status *err, og_status code, const char *what)
+static int fail(const char *name, uint64_t lineno, og_status *err, og_status code, const char *what)
 {
-    *err = og_err(code, "%s:%llu: %s", r->name, (unsigned long long)r->lineno, what);
+    *err = og_err(code, "%s:%llu: %s", name, (unsigned long long)lineno, what);
     return -1;
 }
 
 /* Checks the envelope of one parsed line and fills rec. */
-static int check_envelope(og_ndjson_reader *r, json_t *obj, og_ndjson_record *rec, og_status *err)
+static int check_envelope(const char *nm, uint64_t ln, json_t *obj, og_ndjson_record *rec, og_status *err)
 {
     char msg[512];
-    if (!json_is_object(obj)) return fail(r, err, OG_ERR_PARSE, "each line must be a JSON object");
+    if (!json_is_object(obj)) return fail(nm, ln, err, OG_ERR_PARSE, "each line must be a JSON object");
     json_t *type = json_object_get(obj, "type");
     json_t *edge = json_object_get(obj, "edge");
-    if (type && edge) return fail(r, err, OG_ERR_PARSE, "a line has both \"type\" and \"edge\"; a record is a node or an edge");
-    if (!type && !edge) return fail(r, err, OG_ERR_PARSE, "a line needs \"type\" (a node) or \"edge\" (an edge)");
+    if (type && edge) return fail(nm, ln, err, OG_ERR_PARSE, "a line has both \"type\" and \"edge\"; a record is a node or an edge");
+    if (!type && !edge) return fail(nm, ln, err, OG_ERR_PARSE, "a line needs \"type\" (a node) or \"edge\" (an edge)");
     json_t *name = type ? type : edge;
     if (!json_is_string(name) || json_string_length(name) == 0)
-        return fail(r, err, OG_ERR_PARSE, type ? "\"type\" must be a non-empty string" : "\"edge\" must be a non-empty string");
+        return fail(nm, ln, err, OG_ERR_PARSE, type ? "\"type\" must be a non-empty string" : "\"edge\" must be a non-empty string");
 
     const char *key;
     json_t *val;
@@ -86,17 +191,17 @@ static int check_envelope(og_ndjson_reader *r, json_t *obj, og_ndjson_record *re
         if (!ok) {
             snprintf(msg, sizeof msg, "unknown %s envelope key \"%s\" (allowed: %s)", type ? "node" : "edge", key,
                      type ? "type, data" : "edge, from, to, data");
-            return fail(r, err, OG_ERR_PARSE, msg);
+            return fail(nm, ln, err, OG_ERR_PARSE, msg);
         }
     }
     json_t *data = json_object_get(obj, "data");
-    if (data && !json_is_object(data)) return fail(r, err, OG_ERR_PARSE, "\"data\" must be a JSON object");
+    if (data && !json_is_object(data)) return fail(nm, ln, err, OG_ERR_PARSE, "\"data\" must be a JSON object");
     if (!data) {
         data = json_object();
-        if (!data || json_object_set_new(obj, "data", data)) return fail(r, err, OG_ERR_NOMEM, "out of memory");
+        if (!data || json_object_set_new(obj, "data", data)) return fail(nm, ln, err, OG_ERR_NOMEM, "out of memory");
     }
     memset(rec, 0, sizeof *rec);
-    rec->line = r->lineno;
+    rec->line = ln;
     rec->type = json_string_value(name);
     rec->data = data;
     if (type) {
@@ -105,21 +210,33 @@ static int check_envelope(og_ndjson_reader *r, json_t *obj, og_ndjson_record *re
     }
     rec->kind = OG_NDJSON_EDGE;
     json_t *from = json_object_get(obj, "from"), *to = json_object_get(obj, "to");
-    if (!from || !to) return fail(r, err, OG_ERR_PARSE, "an edge needs \"from\" and \"to\"");
+    if (!from || !to) return fail(nm, ln, err, OG_ERR_PARSE, "an edge needs \"from\" and \"to\"");
     if (!json_is_string(from) || !json_is_string(to))
-        return fail(r, err, OG_ERR_PARSE, "edge \"from\" and \"to\" must be strings (node ids)");
+        return fail(nm, ln, err, OG_ERR_PARSE, "edge \"from\" and \"to\" must be strings (node ids)");
     if (json_object_get(data, "src") || json_object_get(data, "dst"))
-        return fail(r, err, OG_ERR_PARSE, "\"src\"/\"dst\" are not allowed inside edge data; use \"from\"/\"to\"");
+        return fail(nm, ln, err, OG_ERR_PARSE, "\"src\"/\"dst\" are not allowed inside edge data; use \"from\"/\"to\"");
     rec->from = json_string_value(from);
     rec->to = json_string_value(to);
     return 1;
 }
 
-int og_ndjson_next(og_ndjson_reader *r, og_ndjson_record *rec, og_status *err)
+/* Parses one non-blank line: 1 with *obj (owned by the caller, also on failure) and rec. */
+static int parse_line(const char *name, uint64_t lineno, const char *text, size_t n, json_t **obj,
+                      og_ndjson_record *rec, og_status *err)
 {
-    *err = OG_OK;
-    json_decref(r->current);
-    r->current = NULL;
+    json_error_t jerr;
+    *obj = json_loadb(text, n, JSON_REJECT_DUPLICATES, &jerr);
+    if (!*obj) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "invalid JSON at column %d: %s", jerr.column, jerr.text);
+        return fail(name, lineno, err, OG_ERR_PARSE, msg);
+    }
+    return check_envelope(name, lineno, *obj, rec, err);
+}
+
+/* The next non-blank line into r->line: 1 with its length, 0 at the end, -1 on a failure. */
+static int read_line(og_ndjson_reader *r, size_t *len, og_status *err)
+{
     for (;;) {
         errno = 0;
         ssize_t n = getline(&r->line, &r->cap, r->in);
@@ -135,17 +252,182 @@ int og_ndjson_next(og_ndjson_reader *r, og_ndjson_record *rec, og_status *err)
         if ((size_t)n > r->max_line) {
             char msg[128];
             snprintf(msg, sizeof msg, "line is %zd bytes, over the %zu-byte limit", n, r->max_line);
-            return fail(r, err, OG_ERR_LIMIT, msg);
+            return fail(r->name, r->lineno, err, OG_ERR_LIMIT, msg);
         }
         if (is_blank(r->line, (size_t)n)) continue;
-        json_error_t jerr;
-        json_t *obj = json_loadb(r->line, (size_t)n, JSON_REJECT_DUPLICATES, &jerr);
-        if (!obj) {
-            char msg[256];
-            snprintf(msg, sizeof msg, "invalid JSON at column %d: %s", jerr.column, jerr.text);
-            return fail(r, err, OG_ERR_PARSE, msg);
-        }
-        r->current = obj;
-        return check_envelope(r, obj, rec, err);
+        *len = (size_t)n;
+        return 1;
     }
+}
+
+/* The sequential read: the next record with r->current owning its DOM. */
+static int read_next(og_ndjson_reader *r, og_ndjson_record *rec, og_status *err)
+{
+    *err = OG_OK;
+    json_decref(r->current);
+    r->current = NULL;
+    size_t n;
+    int k = read_line(r, &n, err);
+    if (k <= 0) return k;
+    return parse_line(r->name, r->lineno, r->line, n, &r->current, rec, err);
+}
+
+/* ---- background parsing ------------------------------------------------------------------- */
+
+/* Sets b's failure (the first one wins: a parse error comes before a later read error). */
+static void batch_fail(nd_batch *b, og_status st)
+{
+    b->done = 1;
+    b->err = st;
+    free(b->errmsg);
+    b->errmsg = strdup(og_error_message());
+    if (!b->errmsg) b->err = OG_ERR_NOMEM;
+}
+
+/* Copies the raw lines of one batch out of the input (the caller holds the read turn). */
+static void batch_read(og_ndjson_reader *r, nd_batch *b)
+{
+    while (b->n < BATCH_RECORDS && b->raw_len < BATCH_BYTES) {
+        size_t n;
+        og_status st = OG_OK;
+        int k = read_line(r, &n, &st);
+        if (k <= 0) {
+            if (k < 0) batch_fail(b, st);
+            b->done = 1;
+            return;
+        }
+        if (b->raw_cap - b->raw_len < n) {
+            size_t cap = b->raw_cap ? b->raw_cap : BATCH_BYTES;
+            while (cap - b->raw_len < n) cap *= 2;
+            char *raw = realloc(b->raw, cap);
+            if (!raw) {
+                batch_fail(b, og_err(OG_ERR_NOMEM, "out of memory"));
+                return;
+            }
+            b->raw = raw;
+            b->raw_cap = cap;
+        }
+        nd_item *it = &b->items[b->n++];
+        memcpy(b->raw + b->raw_len, r->line, n);
+        it->obj = NULL;
+        it->line = r->lineno;
+        it->off = b->raw_len;
+        it->len = n;
+        it->bytes = r->bytes;
+        b->raw_len += n;
+    }
+}
+
+/* Parses the batch's lines; a failure keeps the records before it. */
+static void batch_parse(const og_ndjson_reader *r, nd_batch *b)
+{
+    for (size_t i = 0; i < b->n; i++) {
+        nd_item *it = &b->items[i];
+        og_status st = OG_OK;
+        if (parse_line(r->name, it->line, b->raw + it->off, it->len, &it->obj, &it->rec, &st) < 0) {
+            json_decref(it->obj);
+            b->n = i;
+            batch_fail(b, st);
+            return;
+        }
+    }
+}
+
+static void *worker_main(void *arg)
+{
+    nd_worker *w = arg;
+    og_ndjson_reader *r = w->r;
+    struct nd_async *a = r->async;
+    for (size_t seq = w->first;; seq += WORKERS) {
+        nd_batch *b = a->ring[seq % RING];
+        pthread_mutex_lock(&a->mu);
+        while (!a->stop && !a->ended && (seq >= a->head + RING || a->read_turn != seq))
+            pthread_cond_wait(&a->cv, &a->mu);
+        int quit = a->stop || a->ended;
+        pthread_mutex_unlock(&a->mu);
+        if (quit) return NULL;
+        batch_clear(b); /* the DOMs this worker made for batch seq - RING */
+        batch_read(r, b);
+        pthread_mutex_lock(&a->mu);
+        a->read_turn++;
+        if (b->done) a->ended = 1;
+        pthread_cond_broadcast(&a->cv);
+        pthread_mutex_unlock(&a->mu);
+        batch_parse(r, b);
+        pthread_mutex_lock(&a->mu);
+        b->seq = seq;
+        b->ready = 1;
+        if (b->done) a->ended = 1;
+        pthread_cond_broadcast(&a->cv);
+        pthread_mutex_unlock(&a->mu);
+        if (b->done) return NULL;
+    }
+}
+
+og_status og_ndjson_reader_start(og_ndjson_reader *r)
+{
+    if (r->async || r->lineno) return og_err(OG_ERR_INVALID, "ndjson: background parsing must start before the first read");
+    struct nd_async *a = calloc(1, sizeof *a);
+    if (!a) return og_err(OG_ERR_NOMEM, "out of memory");
+    pthread_mutex_init(&a->mu, NULL);
+    pthread_cond_init(&a->cv, NULL);
+    for (int i = 0; i < RING; i++) {
+        a->ring[i] = calloc(1, sizeof *a->ring[i]);
+        if (!a->ring[i]) {
+            ring_free(a);
+            return og_err(OG_ERR_NOMEM, "out of memory");
+        }
+    }
+    json_object_seed(0); /* jansson seeds its hash once; do it before there are threads */
+    r->async = a;
+    for (int i = 0; i < WORKERS; i++) {
+        a->workers[i].r = r;
+        a->workers[i].first = (size_t)i;
+        int rc = pthread_create(&a->workers[i].thread, NULL, worker_main, &a->workers[i]);
+        if (rc) {
+            workers_stop(a, i);
+            ring_free(a);
+            r->async = NULL;
+            return og_err_errno(rc, "ndjson: cannot start a parser thread");
+        }
+    }
+    return OG_OK;
+}
+
+static int async_next(og_ndjson_reader *r, og_ndjson_record *rec, og_status *err)
+{
+    struct nd_async *a = r->async;
+    *err = OG_OK;
+    for (;;) {
+        nd_batch *b = a->ring[a->head % RING];
+        if (!a->holding) {
+            pthread_mutex_lock(&a->mu);
+            while (!(b->ready && b->seq == a->head)) pthread_cond_wait(&a->cv, &a->mu);
+            pthread_mutex_unlock(&a->mu);
+            a->holding = 1;
+            a->pos = 0;
+        }
+        if (a->pos < b->n) {
+            nd_item *it = &b->items[a->pos++];
+            *rec = it->rec;
+            a->consumed = it->bytes;
+            return 1;
+        }
+        if (b->done) { /* stays held: every later call answers the same */
+            if (b->err) *err = og_err(b->err, "%s", b->errmsg ? b->errmsg : "ndjson: read failed");
+            return b->err ? -1 : 0;
+        }
+        /* release the batch (its worker frees the records' DOMs when it refills the slot) */
+        pthread_mutex_lock(&a->mu);
+        b->ready = 0;
+        a->head++;
+        a->holding = 0;
+        pthread_cond_broadcast(&a->cv);
+        pthread_mutex_unlock(&a->mu);
+    }
+}
+
+int og_ndjson_next(og_ndjson_reader *r, og_ndjson_record *rec, og_status *err)
+{
+    return r->async ? async_next(r, rec, err) : read_next(r, rec, err);
 }

@@ -7,7 +7,7 @@
  * fields, JSON types against the schema, ids) belong to the loader, which has the catalog.
  *
  * Records stream: og_ndjson_next reads one line at a time, so memory stays bounded by the
- * longest line whatever the file size.
+ * longest line whatever the file size (with background parsing: by a few batches of lines).
  */
 #ifndef OG_ENGINE_NDJSON_H
 #define OG_ENGINE_NDJSON_H
@@ -37,6 +37,11 @@ typedef struct og_ndjson_reader og_ndjson_reader;
 og_status og_ndjson_reader_new(og_ndjson_reader **out, FILE *in, const char *name);
 /* Limit on one line's bytes (default OG_NDJSON_MAX_LINE); for tests. */
 void og_ndjson_reader_set_max_line(og_ndjson_reader *r, size_t max);
+/* Moves the reading and parsing to a worker thread that runs ahead of og_ndjson_next (see
+ * ndjson.c); the records, errors and their order are the same.  Call before the first read.
+ * The worker stops when the reader is freed.  OG_ERR_INVALID after a read, OG_ERR_NOMEM,
+ * OG_ERR_IO when no thread can be started. */
+og_status og_ndjson_reader_start(og_ndjson_reader *r);
 /* Returns 1 with *rec filled, 0 at end of input, or -1 with a typed error (OG_ERR_PARSE for
  * malformed lines, OG_ERR_LIMIT for an over-long line, OG_ERR_IO); messages read
  * "<name>:<line>: <what>". */
