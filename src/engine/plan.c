@@ -768,6 +768,27 @@ static og_status stage_deletes(og_plan_table *pt, og_table_txn *x)
 
 /* Builds the columns of staged rows rows[0..n) (ascending, not superseded, >= mem_base for
  * flushable columns) in the manifest's top-level field order. */
+/* A borrowed view of rows [a, a + n) of v, for a null-free string/blob or fixed-width column;
+ * 0 when v has nulls or another type (the caller gathers a copy then).  The writer reads
+ * strings through absolute offsets, so the view's offsets need not start at 0. */
+static int borrow_slice(const og_vector *v, size_t a, size_t n, og_vector *out)
+{
+    if (v->null_count || v->type.id == OG_T_LIST || v->type.id == OG_T_BOOL) return 0;
+    size_t width = og_type_width(v->type);
+    int binary = v->type.id == OG_T_STRING || v->type.id == OG_T_BLOB;
+    if (!binary && !width) return 0;
+    memset(out, 0, sizeof *out);
+    out->type = v->type;
+    out->len = n;
+    if (binary) {
+        out->values = v->values;
+        out->offsets = v->offsets + a;
+    } else {
+        out->values = (uint8_t *)v->values + a * width;
+    }
+    return 1; /* flags without OG_VEC_OWNED: og_vector_free releases nothing */
+}
+
 static og_status build_batch(og_plan_table *pt, og_table_txn *x, const uint32_t *rows, size_t n, og_vector **out,
                              size_t *nout)
 {
@@ -797,6 +818,8 @@ static og_status build_batch(og_plan_table *pt, og_table_txn *x, const uint32_t 
              * borrowed, child-less vector releases nothing) */
             batch[f] = pt->cols[ci];
             batch[f].flags &= ~OG_VEC_OWNED;
+        } else if (ci >= 0 && pt->retain[ci] && contiguous && borrow_slice(&pt->cols[ci], pt->mem_base, n, &batch[f])) {
+            /* a retained column's rows [mem_base, nstaged), borrowed in place (no gather) */
         } else if (ci >= 0) {
             st = og_vector_gather(&batch[f], &pt->cols[ci], pt->retain[ci] ? rows : local, n);
         } else { /* a stored field the catalog no longer has (soft-dropped): nulls */
