@@ -63,6 +63,7 @@ struct og_ndjson_reader {
     uint64_t lineno;
     uint64_t bytes;
     json_t *current;
+    json_t *empty;          /* the shared, never modified `data` of records without one */
     struct nd_async *async; /* NULL = sequential */
 };
 
@@ -97,6 +98,12 @@ og_status og_ndjson_reader_new(og_ndjson_reader **out, FILE *in, const char *nam
     }
     r->in = in;
     r->max_line = OG_NDJSON_MAX_LINE;
+    r->empty = json_object();
+    if (!r->empty) {
+        free(r->name);
+        free(r);
+        return og_err(OG_ERR_NOMEM, "out of memory");
+    }
     *out = r;
     return OG_OK;
 }
@@ -152,6 +159,7 @@ void og_ndjson_reader_free(og_ndjson_reader *r)
     if (!r) return;
     async_free(r);
     json_decref(r->current);
+    json_decref(r->empty);
     free(r->line);
     free(r->name);
     free(r);
@@ -171,7 +179,8 @@ static int fail(const char *name, uint64_t lineno, og_status *err, og_status cod
 }
 
 /* Checks the envelope of one parsed line and fills rec. */
-static int check_envelope(const char *nm, uint64_t ln, json_t *obj, og_ndjson_record *rec, og_status *err)
+static int check_envelope(const char *nm, uint64_t ln, json_t *obj, json_t *empty, og_ndjson_record *rec,
+                          og_status *err)
 {
     char msg[512];
     if (!json_is_object(obj)) return fail(nm, ln, err, OG_ERR_PARSE, "each line must be a JSON object");
@@ -196,10 +205,7 @@ static int check_envelope(const char *nm, uint64_t ln, json_t *obj, og_ndjson_re
     }
     json_t *data = json_object_get(obj, "data");
     if (data && !json_is_object(data)) return fail(nm, ln, err, OG_ERR_PARSE, "\"data\" must be a JSON object");
-    if (!data) {
-        data = json_object();
-        if (!data || json_object_set_new(obj, "data", data)) return fail(nm, ln, err, OG_ERR_NOMEM, "out of memory");
-    }
+    if (!data) data = empty; /* no object per line: most edges have no data */
     memset(rec, 0, sizeof *rec);
     rec->line = ln;
     rec->type = json_string_value(name);
@@ -221,7 +227,7 @@ static int check_envelope(const char *nm, uint64_t ln, json_t *obj, og_ndjson_re
 }
 
 /* Parses one non-blank line: 1 with *obj (owned by the caller, also on failure) and rec. */
-static int parse_line(const char *name, uint64_t lineno, const char *text, size_t n, json_t **obj,
+static int parse_line(const og_ndjson_reader *r, uint64_t lineno, const char *text, size_t n, json_t **obj,
                       og_ndjson_record *rec, og_status *err)
 {
     json_error_t jerr;
@@ -229,9 +235,9 @@ static int parse_line(const char *name, uint64_t lineno, const char *text, size_
     if (!*obj) {
         char msg[256];
         snprintf(msg, sizeof msg, "invalid JSON at column %d: %s", jerr.column, jerr.text);
-        return fail(name, lineno, err, OG_ERR_PARSE, msg);
+        return fail(r->name, lineno, err, OG_ERR_PARSE, msg);
     }
-    return check_envelope(name, lineno, *obj, rec, err);
+    return check_envelope(r->name, lineno, *obj, r->empty, rec, err);
 }
 
 /* The next non-blank line into r->line: 1 with its length, 0 at the end, -1 on a failure. */
@@ -269,7 +275,7 @@ static int read_next(og_ndjson_reader *r, og_ndjson_record *rec, og_status *err)
     size_t n;
     int k = read_line(r, &n, err);
     if (k <= 0) return k;
-    return parse_line(r->name, r->lineno, r->line, n, &r->current, rec, err);
+    return parse_line(r, r->lineno, r->line, n, &r->current, rec, err);
 }
 
 /* ---- background parsing ------------------------------------------------------------------- */
@@ -324,7 +330,7 @@ static void batch_parse(const og_ndjson_reader *r, nd_batch *b)
     for (size_t i = 0; i < b->n; i++) {
         nd_item *it = &b->items[i];
         og_status st = OG_OK;
-        if (parse_line(r->name, it->line, b->raw + it->off, it->len, &it->obj, &it->rec, &st) < 0) {
+        if (parse_line(r, it->line, b->raw + it->off, it->len, &it->obj, &it->rec, &st) < 0) {
             json_decref(it->obj);
             b->n = i;
             batch_fail(b, st);

@@ -28,7 +28,7 @@ typedef struct og_ndjson_record {
     const char *type;   /* node type or edge type name, as written */
     const char *from;   /* edges only */
     const char *to;     /* edges only */
-    json_t *data;       /* always an object ({} when absent); owned by the reader until the next call */
+    json_t *data;       /* always an object ({} when absent: shared, read-only); owned by the reader until the next call */
 } og_ndjson_record;
 
 typedef struct og_ndjson_reader og_ndjson_reader;
