@@ -30,7 +30,7 @@
 #define WORKERS 2
 #define RING 4 /* a multiple of WORKERS: slot k % RING is always filled by worker k % WORKERS */
 #define BATCH_RECORDS 1024
-#define BATCH_BYTES ((size_t)8 << 20)
+#define BATCH_BYTES ((size_t)256 << 10)
 
 typedef struct nd_item {
     json_t *obj;            /* owns the record's strings and data */
