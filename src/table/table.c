@@ -64,13 +64,19 @@ og_status og_table_i_key(const og_table *t, const char *rel, char *out, size_t c
     return OG_OK;
 }
 
-static int cmp_u64(const void *a, const void *b)
+static int cmp_manifest(const void *a, const void *b)
 {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    uint64_t x = ((const og_table_i_manifest *)a)->version, y = ((const og_table_i_manifest *)b)->version;
     return x < y ? -1 : x > y;
 }
 
-og_status og_table_list_versions(og_table *t, uint64_t **out, size_t *n)
+void og_table_i_manifests_free(og_table_i_manifest *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) free(v[i].key);
+    free(v);
+}
+
+og_status og_table_i_list_manifests(og_table *t, og_table_i_manifest **out, size_t *n)
 {
     *out = NULL;
     *n = 0;
@@ -78,7 +84,7 @@ og_status og_table_list_versions(og_table *t, uint64_t **out, size_t *n)
     OG_TRY(og_table_i_key(t, "_versions/", prefix, sizeof prefix));
     og_keylist kl;
     OG_TRY(og_store_list(t->store, prefix, NULL, 0, &kl));
-    uint64_t *v = kl.count ? malloc(kl.count * sizeof *v) : NULL;
+    og_table_i_manifest *v = kl.count ? calloc(kl.count, sizeof *v) : NULL;
     if (kl.count && !v) {
         og_keylist_free(&kl);
         return og_err(OG_ERR_NOMEM, "out of memory");
@@ -87,14 +93,36 @@ og_status og_table_list_versions(og_table *t, uint64_t **out, size_t *n)
     for (size_t i = 0; i < kl.count; i++) {
         const char *rest = kl.keys[i] + strlen(prefix);
         if (strchr(rest, '/')) continue; /* not directly in _versions/ */
-        if (og_manifest_parse_name(rest, &v[k], NULL)) k++;
+        if (!og_manifest_parse_name(rest, &v[k].version, NULL)) continue;
+        v[k].key = kl.keys[i]; /* taken from the list */
+        kl.keys[i] = NULL;
+        k++;
     }
     og_keylist_free(&kl);
-    if (k) qsort(v, k, sizeof *v, cmp_u64);
+    if (k) qsort(v, k, sizeof *v, cmp_manifest);
     if (!k) {
         free(v);
         v = NULL;
     }
+    *out = v;
+    *n = k;
+    return OG_OK;
+}
+
+og_status og_table_list_versions(og_table *t, uint64_t **out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    og_table_i_manifest *all;
+    size_t k;
+    OG_TRY(og_table_i_list_manifests(t, &all, &k));
+    uint64_t *v = k ? malloc(k * sizeof *v) : NULL;
+    if (k && !v) {
+        og_table_i_manifests_free(all, k);
+        return og_err(OG_ERR_NOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < k; i++) v[i] = all[i].version;
+    og_table_i_manifests_free(all, k);
     *out = v;
     *n = k;
     return OG_OK;
@@ -144,12 +172,17 @@ static void cached_manifest_free(void *p)
 
 static og_status load_uncached(og_table *t, uint64_t version, og_manifest *out, int *v1, size_t *bytes);
 
+void og_table_i_cache_key(const og_table *t, uint64_t version, char *out, size_t cap)
+{
+    snprintf(out, cap, "m:%s%llu", t->prefix, (unsigned long long)version);
+}
+
 og_status og_table_i_load(og_table *t, uint64_t version, og_manifest *out, int *v1)
 {
     og_manifest_init(out);
     if (!t->cache) return load_uncached(t, version, out, v1, NULL);
     char key[4200];
-    snprintf(key, sizeof key, "m:%s%llu", t->prefix, (unsigned long long)version);
+    og_table_i_cache_key(t, version, key, sizeof key);
     og_cache_entry *e = og_cache_get(t->cache, key);
     if (!e) {
         cached_manifest *c = calloc(1, sizeof *c);

@@ -190,4 +190,37 @@ og_status og_table_txn_compact(og_table_txn *x, const uint64_t *fragment_ids, si
  * be freed.  OG_ERR_CONFLICT when no free number was found within the retry bound. */
 og_status og_table_txn_commit(og_table_txn *x, uint64_t *version);
 
+/* ---------------------------------------------------------------------------------------- */
+/* Reclaiming history (table_gc.c)                                                           */
+/* ---------------------------------------------------------------------------------------- */
+
+typedef struct og_table_gc_stats {
+    uint64_t versions_removed;   /* manifests deleted */
+    uint64_t files_removed;      /* data and deletion files (and, for destroy, any other key) */
+    uint64_t bytes_removed;      /* bytes of everything deleted, manifests included */
+    uint64_t newest_removed;     /* the highest version number deleted (0 = none): callers
+                                    that cache their own per-version state evict up to it */
+} og_table_gc_stats;
+
+/* Removes every version numbered below `keep_from` and the data and deletion files those
+ * versions name that no version >= keep_from names.  What to delete is decided from
+ * manifests only, never from a directory listing: files a writer has staged for a version
+ * that does not exist yet are named by no manifest and are left alone (so are orphans of
+ * abandoned txns: reclaiming those needs a listing plus a grace period — a cleanup verb).
+ * Files go first and manifests last, so a crash midway leaves every kept version whole and
+ * the run can simply be repeated (an old manifest whose files are already gone reads as
+ * OG_ERR_CORRUPT naming the missing file until the repeat deletes it).  Cached manifests of
+ * removed versions are evicted from the table's cache.  Fault point "table.gc_after_files"
+ * between the two phases.  *out (may be NULL) counts what was deleted, also on error.
+ * OG_ERR_NOT_FOUND when version keep_from does not exist (then nothing is deleted),
+ * OG_ERR_INVALID for keep_from 0; a manifest that does not decode stops the run before any
+ * delete (OG_ERR_CORRUPT); store errors. */
+og_status og_table_gc(og_table *t, uint64_t keep_from, og_table_gc_stats *out);
+
+/* Deletes every key under tables/<dir>/ — for a table no commit of any live branch will
+ * name again (a hard-dropped type: type ids and table directories are never reused).  Keys
+ * outside _versions/ go first, manifests last (the same crash argument as og_table_gc).  A
+ * table with no keys is fine.  *out (may be NULL) as for og_table_gc. */
+og_status og_table_destroy(og_table *t, og_table_gc_stats *out);
+
 #endif

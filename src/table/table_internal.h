@@ -18,6 +18,20 @@ struct og_table {
 /* prefix + rel into out[cap]. OG_ERR_INVALID when it does not fit. */
 og_status og_table_i_key(const og_table *t, const char *rel, char *out, size_t cap);
 
+/* One manifest file of the table: its version and store key. */
+typedef struct og_table_i_manifest {
+    uint64_t version;
+    char *key;
+} og_table_i_manifest;
+
+/* Every manifest file directly in _versions/ (V1 and V2 names), ascending by version (*out
+ * malloc'd, may be NULL when *n == 0; free with og_table_i_manifests_free). */
+og_status og_table_i_list_manifests(og_table *t, og_table_i_manifest **out, size_t *n);
+void og_table_i_manifests_free(og_table_i_manifest *v, size_t n);
+
+/* The "m:tables/<dir>/<version>" key of a version's cached manifest. */
+void og_table_i_cache_key(const og_table *t, uint64_t version, char *out, size_t cap);
+
 /* Loads a manifest, telling which naming the version's file used (*v1 = 1 for V1). */
 og_status og_table_i_load(og_table *t, uint64_t version, og_manifest *out, int *v1);
 
