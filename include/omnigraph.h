@@ -146,6 +146,10 @@ typedef struct og_receipt {
     int attempts;           /* publish attempts (1 = no concurrent writer got in between) */
     uint64_t records, inserted, updated;          /* load */
     uint64_t affected_nodes, affected_edges;      /* mutate */
+    /* schema apply with allow_data_loss: what the hard drop reclaimed after the publish */
+    uint64_t reclaimed_tables, reclaimed_versions, reclaimed_files, reclaimed_bytes;
+    og_status reclaim_status;  /* OG_OK, or why reclaiming failed (the apply is published anyway) */
+    char reclaim_error[512];   /* its message ("" when reclaim_status is OG_OK) */
 } og_receipt;
 
 typedef enum og_load_mode { OG_LOAD_OVERWRITE = 1, OG_LOAD_APPEND, OG_LOAD_MERGE } og_load_mode;
@@ -206,9 +210,15 @@ og_status og_db_schema_source(char **out, og_db *db, const og_read_opts *at);
 og_status og_db_schema_plan(char **out, og_db *db, const char *branch, const char *schema_name, const char *schema,
                             size_t len, int json);
 /* Applies a fully supported plan as one commit (kind schema_apply); a no-op plan publishes
- * nothing.  `allow_data_loss` makes drops hard.  *plan_out (may be NULL) receives the applied
- * plan as og_db_schema_plan renders it.  Errors: OG_ERR_UNSUPPORTED (a refused step, or
- * branches other than main exist), compile errors, OG_ERR_CONFLICT. */
+ * nothing.  `allow_data_loss` makes drops hard: the dropped columns are rewritten out of the
+ * data files in the new commit, and right after the publish the history of the affected
+ * tables (a dropped type's whole table) is deleted; reading an earlier commit's rows of those
+ * tables then fails with OG_ERR_NOT_FOUND ("reclaimed by a hard drop").  The receipt's
+ * reclaimed_* fields count what was deleted; a failure while reclaiming does not fail the
+ * call (the commit is published): it is in reclaim_status / reclaim_error.  *plan_out (may be
+ * NULL) receives the applied plan as og_db_schema_plan renders it.  Errors:
+ * OG_ERR_UNSUPPORTED (a refused step, or branches other than main exist), compile errors,
+ * OG_ERR_CONFLICT. */
 og_status og_db_schema_apply(og_receipt *out, char **plan_out, og_db *db, const char *branch, const char *schema_name,
                              const char *schema, size_t len, int allow_data_loss, int json);
 

@@ -256,17 +256,8 @@ og_status og_db_schema_plan(char **out, og_db *db, const char *branch, const cha
 og_status og_db_schema_apply(og_receipt *out, char **plan_out, og_db *db, const char *branch, const char *schema_name,
                              const char *schema, size_t len, int allow_data_loss, int json)
 {
-    memset(out, 0, sizeof *out);
-    if (plan_out) *plan_out = NULL;
-    og_write_result w;
-    memset(&w, 0, sizeof w);
-    og_migration_plan p;
-    memset(&p, 0, sizeof p);
-    OG_TRY(og_engine_schema_apply(db->e, branch, schema_name, schema, len, allow_data_loss, &w, &p));
-    receipt_fill(out, &w, branch);
-    og_status st = plan_out ? render_plan(plan_out, &p, json) : OG_OK;
-    og_migration_plan_free(&p);
-    return st;
+    og_db_schema_apply_opts o = {branch, NULL, allow_data_loss, json};
+    return og_db_schema_apply_ex(out, plan_out, db, schema_name, schema, len, &o);
 }
 
 og_status og_db_schema_apply_ex(og_receipt *out, char **plan_out, og_db *db, const char *schema_name, const char *schema,
@@ -279,9 +270,16 @@ og_status og_db_schema_apply_ex(og_receipt *out, char **plan_out, og_db *db, con
     memset(&w, 0, sizeof w);
     og_migration_plan p;
     memset(&p, 0, sizeof p);
+    og_schema_reclaim rc;
     OG_TRY(og_engine_schema_apply_expect(db->e, opts->branch, opts->expected_head, schema_name, schema, len,
-                                         opts->allow_data_loss, &w, &p));
+                                         opts->allow_data_loss, &w, &p, &rc));
     receipt_fill(out, &w, opts->branch);
+    out->reclaimed_tables = rc.tables;
+    out->reclaimed_versions = rc.versions;
+    out->reclaimed_files = rc.files;
+    out->reclaimed_bytes = rc.bytes;
+    out->reclaim_status = rc.status;
+    snprintf(out->reclaim_error, sizeof out->reclaim_error, "%s", rc.error);
     og_status st = plan_out ? render_plan(plan_out, &p, opts->json) : OG_OK;
     og_migration_plan_free(&p);
     return st;

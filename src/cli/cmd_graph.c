@@ -3,6 +3,7 @@
  * snapshot (reference-surfaces.md §1.2).  Every decision is an og_db_* call; this file only
  * parses flags and prints.
  */
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -292,9 +293,11 @@ static const char *apply_help =
     "every step is supported (add type, add nullable property, renames via @rename_from, extend\n"
     "enum, add index, metadata, drops).  Unsupported steps are listed with their [OG-XXX-NNN]\n"
     "codes and nothing is written.  The graph must have no branch other than main.\n"
-    "  --allow-data-loss   make drops hard (history reclaimed by cleanup) instead of soft\n"
+    "  --allow-data-loss   make drops hard instead of soft: dropped columns are rewritten out\n"
+    "                      of the data, and right after the commit the history of the affected\n"
+    "                      tables is deleted (earlier commits can no longer read them)\n"
     "  --if-commit C       only if the branch head is commit C (exit 4 otherwise)\n"
-    "  --json              print {\"commit\": ..., \"plan\": {...}}\n" COMMON_HELP;
+    "  --json              print {\"commit\": ..., \"plan\": {...}, \"reclaimed\": {...} | null}\n" COMMON_HELP;
 
 int og_cmd_schema_graph(int argc, char **argv, int apply)
 {
@@ -328,14 +331,31 @@ int og_cmd_schema_graph(int argc, char **argv, int apply)
     og_db_close(db);
     og_buf_free(&text);
     if (st) return og_cli_fail(verb, st);
+    /* a hard drop that published but could not reclaim everything: exit 0, say so */
+    if (apply && r.reclaim_status) fprintf(stderr, "warning: %s\n", r.reclaim_error);
     if (apply && a.json) {
-        printf("{\"commit\": %s%s%s, \"plan\": %s}\n", r.published ? "\"" : "", r.published ? r.commit : "null",
-               r.published ? "\"" : "", plan ? plan : "null");
+        printf("{\"commit\": %s%s%s, \"plan\": %s, \"reclaimed\": ", r.published ? "\"" : "",
+               r.published ? r.commit : "null", r.published ? "\"" : "", plan ? plan : "null");
+        if (allow && r.published) {
+            json_t *err = r.reclaim_status ? json_string(r.reclaim_error) : json_null();
+            char *e = json_dumps(err, JSON_ENCODE_ANY);
+            json_decref(err);
+            printf("{\"tables\": %llu, \"versions\": %llu, \"files\": %llu, \"bytes\": %llu, \"error\": %s}}\n",
+                   (unsigned long long)r.reclaimed_tables, (unsigned long long)r.reclaimed_versions,
+                   (unsigned long long)r.reclaimed_files, (unsigned long long)r.reclaimed_bytes, e ? e : "null");
+            free(e);
+        } else {
+            printf("null}\n");
+        }
     } else {
         if (plan) fputs(plan, stdout);
         if (plan && *plan && plan[strlen(plan) - 1] != '\n') putchar('\n');
         if (apply && r.published) printf("applied as commit %s\n", r.commit);
         else if (apply) printf("no changes: nothing applied\n");
+        if (apply && allow && r.published)
+            printf("reclaimed %llu table(s): %llu version(s), %llu file(s), %llu bytes\n",
+                   (unsigned long long)r.reclaimed_tables, (unsigned long long)r.reclaimed_versions,
+                   (unsigned long long)r.reclaimed_files, (unsigned long long)r.reclaimed_bytes);
     }
     og_free(plan);
     return OG_EXIT_OK;

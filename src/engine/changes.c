@@ -96,7 +96,8 @@ static og_status side_open(side *s, og_graph *g, const char *dir, const og_table
     if (!ref) return OG_OK;
     OG_TRY(og_table_open(&s->tb, og_graph_store(g), dir));
     og_table_set_cache(s->tb, og_graph_cache(g));
-    OG_TRY(og_table_load(s->tb, ref->version, &s->m));
+    og_status st = og_table_load(s->tb, ref->version, &s->m);
+    if (st != OG_OK) return og_err_wrap(og_tableview_missing_error(st, s->tb, ref->version), "type %s", t->name);
     s->loaded = 1;
     for (size_t c = 0; c < ncols; c++) {
         s->present[c] = og_lance_schema_find_id(&s->m.schema, s->fids[c]) >= 0;
@@ -405,6 +406,7 @@ og_status og_changes_between(og_engine *e, const char *from, const char *to, con
             if ((!ra && !rb) || (ra && rb && ra->version == rb->version)) continue;
             og_table_delta *d = &out->tables[out->ntables];
             st = og_table_delta_compute(g, t, pass, i, dir, ra, rb, d);
+            if (st == OG_ERR_NOT_FOUND) st = og_err_wrap(st, "changes from commit %s to %s", out->from, out->to);
             if (st) break;
             filter_ops(d, f ? f->ops : 0);
             out->fragments_read += d->fragments_read;

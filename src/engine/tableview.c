@@ -281,16 +281,22 @@ void og_tableview_release(og_tableview *v)
 
 static void release_cb(void *value) { og_tableview_release(value); }
 
+/* "v:<dir>@<version>" (malloc'd; NULL when out of memory). */
+static char *view_key(const char *dir, uint64_t version)
+{
+    size_t klen = strlen(OG_TABLEVIEW_CACHE_PREFIX) + strlen(dir) + 1 + 20 + 1;
+    char *key = malloc(klen);
+    if (key) snprintf(key, klen, "%s%s@%llu", OG_TABLEVIEW_CACHE_PREFIX, dir, (unsigned long long)version);
+    return key;
+}
+
 og_status og_tableview_get(og_cache *cache, og_table *t, uint64_t version, og_tableview **out)
 {
     *out = NULL;
     if (!cache) return og_tableview_open(out, t, version);
     if (!t) return og_err(OG_ERR_INVALID, "table view: no table");
-    const char *dir = og_table_dir(t);
-    size_t klen = strlen(OG_TABLEVIEW_CACHE_PREFIX) + strlen(dir) + 1 + 20 + 1;
-    char *key = malloc(klen);
+    char *key = view_key(og_table_dir(t), version);
     if (!key) return og_err(OG_ERR_NOMEM, "table view: out of memory");
-    snprintf(key, klen, "%s%s@%llu", OG_TABLEVIEW_CACHE_PREFIX, dir, (unsigned long long)version);
 
     og_cache_entry *e = og_cache_get(cache, key);
     if (e) {
@@ -323,6 +329,31 @@ og_status og_tableview_get(og_cache *cache, og_table *t, uint64_t version, og_ta
     og_cache_entry_release(e);
     *out = v;
     return OG_OK;
+}
+
+void og_tableview_evict(og_cache *cache, const char *dir, uint64_t version)
+{
+    char *key = cache ? view_key(dir, version) : NULL;
+    if (key) og_cache_remove(cache, key);
+    free(key);
+}
+
+og_status og_tableview_missing_error(og_status st, og_table *t, uint64_t version)
+{
+    if (st != OG_ERR_NOT_FOUND) return st;
+    char saved[1024];
+    snprintf(saved, sizeof saved, "%s", og_error_message());
+    uint64_t *vs = NULL;
+    size_t n = 0;
+    /* Only on this error path: a listing whose cost follows the table's history. */
+    if (og_table_list_versions(t, &vs, &n) != OG_OK) return og_err(st, "%s", saved);
+    int reclaimed = n == 0 || vs[0] > version;
+    free(vs);
+    if (!reclaimed) return og_err(st, "%s", saved);
+    return og_err(OG_ERR_NOT_FOUND,
+                  "table %s version %llu was reclaimed by a hard drop (schema apply --allow-data-loss); "
+                  "the commits that name it can no longer be read",
+                  og_table_dir(t), (unsigned long long)version);
 }
 
 /* ------------------------------------------------------------------------------------------ */

@@ -76,6 +76,18 @@ og_tableview *og_tableview_retain(og_tableview *v);
 /* Drops one reference (NULL is ignored); the last one frees the view and all it derived. */
 void og_tableview_release(og_tableview *v);
 
+/* Drops the cached view of (dir, version) from `cache` (NULL is ignored); holders keep theirs.
+ * For versions a hard drop has deleted (og_table_gc), so this handle's later reads of them
+ * fail like any other process's instead of answering from memory. */
+void og_tableview_evict(og_cache *cache, const char *dir, uint64_t version);
+
+/* The error for a failed load of version `version` of table t that a commit names: when `st`
+ * is OG_ERR_NOT_FOUND and the table holds no version that old (only newer ones, or none),
+ * the version was reclaimed by a hard drop, and the result is OG_ERR_NOT_FOUND saying so
+ * (table, version, `schema apply --allow-data-loss`).  Anything else is returned as it is,
+ * message kept.  Lists the table's versions: call it on the error path only. */
+og_status og_tableview_missing_error(og_status st, og_table *t, uint64_t version);
+
 /* --- what the view is --------------------------------------------------------------------- */
 
 const char *og_tableview_dir(const og_tableview *v);

@@ -1,7 +1,8 @@
 /*
  * test_cli_schema.c — the `omnigraph` binary's first verbs, driven as a user would: global
  * --help and version, `schema check` (valid, invalid, --json) and `schema plan` (supported,
- * unsupported, --json), exit statuses and output.
+ * unsupported, --json), `schema apply --allow-data-loss` reporting what it reclaimed, exit
+ * statuses and output.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -154,6 +155,49 @@ static void schema_plan_unsupported_and_json(void **state)
     assert_int_equal(run("schema plan --schema new.pg", out, sizeof out), 2);
 }
 
+/* schema apply against a graph: --allow-data-loss reports what it reclaimed (text and
+ * --json), a soft drop reports "reclaimed": null, and the earlier commit's reclaimed data
+ * fails to read with not_found (exit 1) naming the hard drop. */
+static void schema_apply_hard_drop_reports_reclaimed(void **state)
+{
+    (void)state;
+    char out[8192];
+    write_file("h1.pg", "node Person { slug: String @key  age: I32?  nick: String? }\nnode Pet { slug: String @key }\n");
+    write_file("h2.pg", "node Person { slug: String @key  age: I32? }\nnode Pet { slug: String @key }\n");
+    write_file("h3.pg", "node Person { slug: String @key }\nnode Pet { slug: String @key }\n");
+    write_file("h4.pg", "node Person { slug: String @key }\n");
+    write_file("h.jsonl", "{\"type\":\"Person\",\"data\":{\"slug\":\"ada\",\"age\":36,\"nick\":\"c\"}}\n"
+                          "{\"type\":\"Pet\",\"data\":{\"slug\":\"rex\"}}\n");
+    write_file("h.gq", "query people() { match { $p: Person } return { $p.slug } }\n");
+    assert_int_equal(run("init --quiet --schema h1.pg hg", out, sizeof out), 0);
+    assert_int_equal(run("load --quiet --json --data h.jsonl --mode overwrite hg", out, sizeof out), 0);
+    char loaded[32] = "";
+    const char *p = strstr(out, "\"graph_commit_id\": \"");
+    assert_non_null(p);
+    memcpy(loaded, p + strlen("\"graph_commit_id\": \""), 26);
+    /* soft: nothing reclaimed, the old commit still reads */
+    assert_int_equal(run("schema apply --quiet --json --schema h2.pg hg", out, sizeof out), 0);
+    assert_non_null(strstr(out, "\"reclaimed\": null}"));
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "query --quiet --query h.gq people --at %s --format csv --store hg", loaded);
+    assert_int_equal(run(cmd, out, sizeof out), 0);
+    /* hard: Person's three versions (init, load, the soft drop) go */
+    assert_int_equal(run("schema apply --quiet --json --allow-data-loss --schema h3.pg hg", out, sizeof out), 0);
+    assert_non_null(strstr(out, "\"mode\":\"hard\""));
+    assert_non_null(strstr(out, "\"reclaimed\": {\"tables\": 1, \"versions\": 3, \"files\": 1, \"bytes\": "));
+    assert_non_null(strstr(out, "\"error\": null}}"));
+    assert_int_equal(run(cmd, out, sizeof out), 1);
+    assert_non_null(strstr(out, "not_found"));
+    assert_non_null(strstr(out, "reclaimed by a hard drop (schema apply --allow-data-loss)"));
+    assert_non_null(strstr(out, loaded));
+    /* text output; a type drop removes Pet's table directory */
+    assert_int_equal(run("schema apply --quiet --allow-data-loss --schema h4.pg hg", out, sizeof out), 0);
+    assert_non_null(strstr(out, "DropType node Pet (hard)"));
+    assert_non_null(strstr(out, "reclaimed 1 table(s): 2 version(s), 1 file(s), "));
+    assert_int_equal(run("query --quiet --query h.gq people --format csv --store hg | tr -d '\\r'", out, sizeof out), 0);
+    assert_string_equal(out, "p.slug\nada\n");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -164,6 +208,7 @@ int main(void)
         cmocka_unit_test(schema_check_usage_errors),
         cmocka_unit_test(schema_plan_supported),
         cmocka_unit_test(schema_plan_unsupported_and_json),
+        cmocka_unit_test(schema_apply_hard_drop_reports_reclaimed),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
