@@ -23,6 +23,8 @@
 #include "store/store.h"
 #include "table/table.h"
 
+#include "api_rows.h"
+
 typedef struct ctx {
     char dir[64], uri[96], data[96];
     og_db *db;
@@ -106,27 +108,10 @@ static int teardown(void **state)
     return rc == 0 ? 0 : -1;
 }
 
-/* Runs one read query (at `commit`, NULL = head) and renders rows as "a|b;c|d". */
+/* Runs one read query and renders rows as "a|b;c|d" (api_rows.h). */
 static og_status rows(ctx *c, const char *gq, const char *commit, char *out, size_t cap)
 {
-    og_rows *r;
-    og_read_opts at = {NULL, commit};
-    og_status st = og_db_query(&r, c->db, gq, strlen(gq), NULL, NULL, &at);
-    if (st) return st;
-    size_t w = 0;
-    out[0] = '\0';
-    for (size_t i = 0; i < og_rows_count(r); i++)
-        for (size_t k = 0; k < og_rows_width(r); k++) {
-            char cell[64];
-            size_t n;
-            const char *s = og_rows_string(r, i, k, &n);
-            if (og_rows_is_null(r, i, k)) snprintf(cell, sizeof cell, "null");
-            else if (s) snprintf(cell, sizeof cell, "%.*s", (int)n, s);
-            else snprintf(cell, sizeof cell, "%lld", (long long)og_rows_int(r, i, k));
-            w += (size_t)snprintf(out + w, cap - w, "%s%s", k ? "|" : (i ? ";" : ""), cell);
-        }
-    og_rows_free(r);
-    return OG_OK;
+    return api_rows_render(c->db, gq, commit, out, cap);
 }
 
 static og_status apply(ctx *c, const char *pg, int hard, og_receipt *r)
