@@ -1,6 +1,11 @@
 /*
  * jsonval.c — strict JSON → column value conversion.  See jsonval.h.
  *
+ * Two sources share one set of rules: a jansson value (query parameters) and a token of a
+ * util/jsontok.h document (load).  Each is first seen through a `jv` — kind, string bytes,
+ * integer, real — and arrays are walked with a jv_iter, so the conversions below never know
+ * which parser made the value.
+ *
  * Lists are converted into a scratch child first and only then appended, so a bad element
  * leaves the output vector exactly as it was.
  */
@@ -15,23 +20,80 @@
 #include "util/datetime.h"
 #include "util/error.h"
 
-static const char *json_kind(const json_t *j)
+typedef struct jv {
+    og_jkind kind;
+    const char *s;      /* string bytes (NUL-terminated) */
+    size_t len;         /* string bytes; array elements */
+    int64_t i;
+    double d;
+    const json_t *j;    /* the source: one of these two */
+    const og_jtok *t;
+} jv;
+
+static void jv_of_json(jv *v, const json_t *j)
 {
+    memset(v, 0, sizeof *v);
+    v->j = j;
     switch (json_typeof(j)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER: return "an integer";
-    case JSON_REAL: return "a number";
-    case JSON_TRUE: case JSON_FALSE: return "a boolean";
-    default: return "null";
+    case JSON_OBJECT: v->kind = OG_J_OBJECT; break;
+    case JSON_ARRAY: v->kind = OG_J_ARRAY; v->len = json_array_size(j); break;
+    case JSON_STRING: v->kind = OG_J_STRING; v->s = json_string_value(j); v->len = json_string_length(j); break;
+    case JSON_INTEGER: v->kind = OG_J_INT; v->i = json_integer_value(j); break;
+    case JSON_REAL: v->kind = OG_J_REAL; v->d = json_real_value(j); break;
+    case JSON_TRUE: v->kind = OG_J_TRUE; break;
+    case JSON_FALSE: v->kind = OG_J_FALSE; break;
+    default: v->kind = OG_J_NULL; break;
     }
 }
 
-static og_status mismatch(const char *what, og_type t, const json_t *j)
+static void jv_of_tok(jv *v, const og_jtok *t)
+{
+    memset(v, 0, sizeof *v);
+    v->t = t;
+    v->kind = (og_jkind)t->kind;
+    switch (v->kind) {
+    case OG_J_STRING: v->s = t->v.s; v->len = t->len; break;
+    case OG_J_ARRAY: v->len = t->len; break;
+    case OG_J_INT: v->i = t->v.i; break;
+    case OG_J_REAL: v->d = t->v.d; break;
+    default: break;
+    }
+}
+
+/* Walks an array jv's elements in order. */
+typedef struct jv_iter {
+    const jv *arr;
+    size_t i;
+    const og_jtok *next;
+} jv_iter;
+
+static void jv_iter_init(jv_iter *it, const jv *arr)
+{
+    it->arr = arr;
+    it->i = 0;
+    it->next = arr->t ? arr->t + 1 : NULL;
+}
+
+static int jv_iter_next(jv_iter *it, jv *out)
+{
+    if (it->i >= it->arr->len) return 0;
+    if (it->arr->t) {
+        jv_of_tok(out, it->next);
+        it->next = og_jtok_next(it->next);
+    } else {
+        jv_of_json(out, json_array_get(it->arr->j, it->i));
+    }
+    it->i++;
+    return 1;
+}
+
+static int jv_is_number(const jv *v) { return v->kind == OG_J_INT || v->kind == OG_J_REAL; }
+static double jv_number(const jv *v) { return v->kind == OG_J_INT ? (double)v->i : v->d; }
+
+static og_status mismatch(const char *what, og_type t, const jv *v)
 {
     char tn[32];
-    return og_err(OG_ERR_INVALID, "%s: expected %s, got %s", what, og_type_name(t, tn, sizeof tn), json_kind(j));
+    return og_err(OG_ERR_INVALID, "%s: expected %s, got %s", what, og_type_name(t, tn, sizeof tn), og_jkind_name(v->kind));
 }
 
 static og_status parse_decimal(const char *s, int is_unsigned, int64_t *sv, uint64_t *uv)
@@ -50,20 +112,20 @@ static og_status parse_decimal(const char *s, int is_unsigned, int64_t *sv, uint
     return OG_OK;
 }
 
-static og_status append_int(og_vector *out, const json_t *j, const char *what)
+static og_status append_int(og_vector *out, const jv *j, const char *what)
 {
     int is_u = out->type.id == OG_T_U32 || out->type.id == OG_T_U64;
     int64_t sv = 0;
     uint64_t uv = 0;
-    if (json_is_integer(j)) {
-        sv = json_integer_value(j);
+    if (j->kind == OG_J_INT) {
+        sv = j->i;
         if (is_u) {
             if (sv < 0) return og_err(OG_ERR_INVALID, "%s: %lld is negative, the column is unsigned", what, (long long)sv);
             uv = (uint64_t)sv;
         }
-    } else if (json_is_string(j)) {
-        if (parse_decimal(json_string_value(j), is_u, &sv, &uv) != OG_OK)
-            return og_err(OG_ERR_INVALID, "%s: \"%s\" is not a decimal integer in range", what, json_string_value(j));
+    } else if (j->kind == OG_J_STRING) {
+        if (parse_decimal(j->s, is_u, &sv, &uv) != OG_OK)
+            return og_err(OG_ERR_INVALID, "%s: \"%s\" is not a decimal integer in range", what, j->s);
     } else {
         return mismatch(what, out->type, j);
     }
@@ -72,21 +134,21 @@ static og_status append_int(og_vector *out, const json_t *j, const char *what)
     return st;
 }
 
-static og_status append_float(og_vector *out, const json_t *j, const char *what)
+static og_status append_float(og_vector *out, const jv *j, const char *what)
 {
-    if (!json_is_number(j)) return mismatch(what, out->type, j);
-    double d = json_number_value(j);
+    if (!jv_is_number(j)) return mismatch(what, out->type, j);
+    double d = jv_number(j);
     if (!isfinite(d)) return og_err(OG_ERR_INVALID, "%s: non-finite number", what);
     if (out->type.id == OG_T_F32 && fabs(d) > 3.4028234663852886e38)
         return og_err(OG_ERR_INVALID, "%s: %g is out of range for F32", what, d);
     return og_vector_append_f64(out, d);
 }
 
-static og_status append_blob(og_vector *out, const json_t *j, const char *what)
+static og_status append_blob(og_vector *out, const jv *j, const char *what)
 {
-    if (!json_is_string(j)) return mismatch(what, out->type, j);
-    const char *s = json_string_value(j);
-    size_t n = json_string_length(j);
+    if (j->kind != OG_J_STRING) return mismatch(what, out->type, j);
+    const char *s = j->s;
+    size_t n = j->len;
     if (n < 7 || memcmp(s, "base64:", 7) != 0)
         return og_err(OG_ERR_UNSUPPORTED, "%s: external blob references are not supported; send \"base64:<payload>\"", what);
     const char *p = s + 7;
@@ -105,18 +167,20 @@ static og_status append_blob(og_vector *out, const json_t *j, const char *what)
     return st;
 }
 
-static og_status append_vector(og_vector *out, const json_t *j, const char *what)
+static og_status append_vector(og_vector *out, const jv *j, const char *what)
 {
-    if (!json_is_array(j)) return mismatch(what, out->type, j);
-    size_t n = json_array_size(j);
+    if (j->kind != OG_J_ARRAY) return mismatch(what, out->type, j);
+    size_t n = j->len;
     if (n != out->type.dim)
         return og_err(OG_ERR_INVALID, "%s: vector has %zu values, Vector(%u) needs %u", what, n, out->type.dim, out->type.dim);
     float *f = malloc((n ? n : 1) * sizeof *f);
     if (!f) return og_err(OG_ERR_NOMEM, "out of memory");
-    for (size_t i = 0; i < n; i++) {
-        const json_t *e = json_array_get(j, i);
-        double d = json_is_number(e) ? json_number_value(e) : NAN;
-        if (!json_is_number(e) || !isfinite(d) || fabs(d) > 3.4028234663852886e38) {
+    jv_iter it;
+    jv e;
+    jv_iter_init(&it, j);
+    for (size_t i = 0; jv_iter_next(&it, &e); i++) {
+        double d = jv_is_number(&e) ? jv_number(&e) : NAN;
+        if (!jv_is_number(&e) || !isfinite(d) || fabs(d) > 3.4028234663852886e38) {
             free(f);
             return og_err(OG_ERR_INVALID, "%s: vector element %zu is not a finite number", what, i);
         }
@@ -127,30 +191,30 @@ static og_status append_vector(og_vector *out, const json_t *j, const char *what
     return st;
 }
 
-static og_status append_scalar(og_vector *out, const json_t *j, og_jsonval_mode mode, const char *what)
+static og_status append_scalar(og_vector *out, const jv *j, og_jsonval_mode mode, const char *what)
 {
     switch (out->type.id) {
     case OG_T_BOOL:
-        if (!json_is_boolean(j)) return mismatch(what, out->type, j);
-        return og_vector_append_bool(out, json_is_true(j));
+        if (j->kind != OG_J_TRUE && j->kind != OG_J_FALSE) return mismatch(what, out->type, j);
+        return og_vector_append_bool(out, j->kind == OG_J_TRUE);
     case OG_T_I32: case OG_T_I64: case OG_T_U32: case OG_T_U64: return append_int(out, j, what);
     case OG_T_F32: case OG_T_F64: return append_float(out, j, what);
     case OG_T_STRING:
-        if (!json_is_string(j)) return mismatch(what, out->type, j);
-        return og_vector_append_bytes(out, json_string_value(j), json_string_length(j));
+        if (j->kind != OG_J_STRING) return mismatch(what, out->type, j);
+        return og_vector_append_bytes(out, j->s, j->len);
     case OG_T_BLOB: return append_blob(out, j, what);
     case OG_T_DATE32: {
-        if (mode == OG_JSONVAL_LOAD && json_is_integer(j)) return og_vector_append_i64(out, json_integer_value(j));
-        if (!json_is_string(j)) return mismatch(what, out->type, j);
+        if (mode == OG_JSONVAL_LOAD && j->kind == OG_J_INT) return og_vector_append_i64(out, j->i);
+        if (j->kind != OG_J_STRING) return mismatch(what, out->type, j);
         int32_t d;
-        if (og_date_parse(json_string_value(j), json_string_length(j), &d) != OG_OK) return og_err_wrap(OG_ERR_INVALID, "%s", what);
+        if (og_date_parse(j->s, j->len, &d) != OG_OK) return og_err_wrap(OG_ERR_INVALID, "%s", what);
         return og_vector_append_i64(out, d);
     }
     case OG_T_DATE64: {
-        if (mode == OG_JSONVAL_LOAD && json_is_integer(j)) return og_vector_append_i64(out, json_integer_value(j));
-        if (!json_is_string(j)) return mismatch(what, out->type, j);
+        if (mode == OG_JSONVAL_LOAD && j->kind == OG_J_INT) return og_vector_append_i64(out, j->i);
+        if (j->kind != OG_J_STRING) return mismatch(what, out->type, j);
         int64_t ms;
-        if (og_datetime_parse(json_string_value(j), json_string_length(j), &ms) != OG_OK)
+        if (og_datetime_parse(j->s, j->len, &ms) != OG_OK)
             return og_err_wrap(OG_ERR_INVALID, "%s", what);
         return og_vector_append_i64(out, ms);
     }
@@ -159,26 +223,43 @@ static og_status append_scalar(og_vector *out, const json_t *j, og_jsonval_mode 
     }
 }
 
-og_status og_jsonval_append(og_vector *out, const json_t *j, int nullable, og_jsonval_mode mode, const char *what)
+/* v == NULL: the value is absent. */
+static og_status append_jv(og_vector *out, const jv *v, int nullable, og_jsonval_mode mode, const char *what)
 {
-    if (!j || json_is_null(j)) {
+    if (!v || v->kind == OG_J_NULL) {
         if (!nullable) return og_err(OG_ERR_INVALID, "%s: null is not allowed (the value is required)", what);
         return og_vector_append_null(out);
     }
-    if (out->type.id != OG_T_LIST) return append_scalar(out, j, mode, what);
-    if (!json_is_array(j)) return mismatch(what, out->type, j);
+    if (out->type.id != OG_T_LIST) return append_scalar(out, v, mode, what);
+    if (v->kind != OG_J_ARRAY) return mismatch(what, out->type, v);
     og_vector items;
     OG_TRY(og_vector_init(&items, (og_type){out->type.elem, OG_T_NULL, 0}));
     og_status st = OG_OK;
-    for (size_t i = 0; i < json_array_size(j) && st == OG_OK; i++) {
-        const json_t *e = json_array_get(j, i);
-        if (json_is_null(e))
+    jv_iter it;
+    jv e;
+    jv_iter_init(&it, v);
+    for (size_t i = 0; st == OG_OK && jv_iter_next(&it, &e); i++) {
+        if (e.kind == OG_J_NULL)
             st = og_err(OG_ERR_INVALID, "%s: list item %zu is null (list items must not be null)", what, i);
         else
-            st = append_scalar(&items, e, mode, what);
+            st = append_scalar(&items, &e, mode, what);
     }
     for (size_t i = 0; i < items.len && st == OG_OK; i++) st = og_vector_append_from(out->child, &items, i);
     if (st == OG_OK) st = og_vector_append_list_end(out);
     og_vector_free(&items);
     return st;
+}
+
+og_status og_jsonval_append(og_vector *out, const json_t *j, int nullable, og_jsonval_mode mode, const char *what)
+{
+    jv v;
+    if (j) jv_of_json(&v, j);
+    return append_jv(out, j ? &v : NULL, nullable, mode, what);
+}
+
+og_status og_jsonval_append_tok(og_vector *out, const og_jtok *t, int nullable, og_jsonval_mode mode, const char *what)
+{
+    jv v;
+    if (t) jv_of_tok(&v, t);
+    return append_jv(out, t ? &v : NULL, nullable, mode, what);
 }

@@ -20,6 +20,7 @@
 #include <jansson.h>
 
 #include "omnigraph.h"
+#include "util/jsontok.h"
 #include "util/vector.h"
 
 typedef enum og_jsonval_mode { OG_JSONVAL_PARAM = 0, OG_JSONVAL_LOAD = 1 } og_jsonval_mode;
@@ -28,5 +29,8 @@ typedef enum og_jsonval_mode { OG_JSONVAL_PARAM = 0, OG_JSONVAL_LOAD = 1 } og_js
  * error messages ("parameter 'since'", "Person.age").  Errors: OG_ERR_INVALID (type) — out is
  * unchanged on error. */
 og_status og_jsonval_append(og_vector *out, const json_t *j, int nullable, og_jsonval_mode mode, const char *what);
+/* The same conversion for a value of a token-array document (util/jsontok.h; NULL = absent,
+ * like a NULL json_t): the load path, which never builds a DOM. */
+og_status og_jsonval_append_tok(og_vector *out, const og_jtok *t, int nullable, og_jsonval_mode mode, const char *what);
 
 #endif

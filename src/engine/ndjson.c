@@ -2,18 +2,20 @@
  * ndjson.c — strict NDJSON envelope reader for `load`.  See ndjson.h.
  *
  * Lines are read with getline into one reused buffer; a line longer than the limit is
- * reported as soon as it is seen (OG_ERR_LIMIT), before it is parsed.  jansson's
- * JSON_REJECT_DUPLICATES gives the "no duplicate keys at any depth" rule.
+ * reported as soon as it is seen (OG_ERR_LIMIT), before it is parsed.  Lines are parsed by
+ * util/jsontok.h (strict like jansson with JSON_REJECT_DUPLICATES, which gives the "no
+ * duplicate keys at any depth" rule) into a token array, strings decoded in place in the
+ * line: a record points into its line's bytes and tokens, and no DOM is built or freed.
  *
- * Background parsing (og_ndjson_reader_start): parsing a line into a DOM (and freeing it) is
- * most of a load's CPU time and depends on nothing the loader does, so WORKERS threads read,
+ * Background parsing (og_ndjson_reader_start): parsing is a large part of a load's CPU time
+ * and depends on nothing the loader does, so WORKERS threads read,
  * parse and envelope-check ahead while the caller stages records.  Batch number k (at most
  * BATCH_RECORDS records or BATCH_BYTES line bytes, so memory stays bounded) is made by
  * worker k % WORKERS in ring slot k % RING: the workers take turns at reading the raw lines
  * of their next batch (the input is read in order, one batch at a time), then parse them in
  * parallel; the caller takes batches in number order.  A slot is always refilled by the
- * worker that filled it before, which frees the old DOMs: freed on another thread they would
- * contend for the allocating thread's malloc arena on every free.  A failure ends the input:
+ * worker that filled it before (one batch's lines and tokens live in its slot until then).
+ * A failure ends the input:
  * its batch carries the records before it, then the status and message, so the caller sees
  * exactly the records and the error a sequential read gives.  Freeing the reader stops and
  * joins the workers.
@@ -33,8 +35,8 @@
 #define BATCH_BYTES ((size_t)256 << 10)
 
 typedef struct nd_item {
-    json_t *obj;            /* owns the record's strings and data */
-    og_ndjson_record rec;
+    og_ndjson_record rec;   /* rec.data is fixed up when the batch's tokens stop moving */
+    size_t data_tok;        /* index of rec.data in the batch's doc, or SIZE_MAX: none */
     uint64_t line;
     size_t off, len;        /* the raw line in the batch's `raw` */
     uint64_t bytes;         /* input bytes consumed through this record */
@@ -43,8 +45,9 @@ typedef struct nd_item {
 typedef struct nd_batch {
     nd_item items[BATCH_RECORDS];
     size_t n;
-    char *raw;
+    char *raw;              /* the lines, back to back (strings decoded in place) */
     size_t raw_len, raw_cap;
+    og_jdoc doc;            /* every line's tokens */
     size_t seq;             /* which batch it holds (set under the lock when published) */
     int ready;              /* published and not yet released by the caller */
     int done;               /* no batch follows: end of input, or `err` after the items */
@@ -62,8 +65,7 @@ struct og_ndjson_reader {
     size_t max_line;
     uint64_t lineno;
     uint64_t bytes;
-    json_t *current;
-    json_t *empty;          /* the shared, never modified `data` of records without one */
+    og_jdoc doc;            /* the current line's tokens (sequential reads) */
     struct nd_async *async; /* NULL = sequential */
 };
 
@@ -98,12 +100,7 @@ og_status og_ndjson_reader_new(og_ndjson_reader **out, FILE *in, const char *nam
     }
     r->in = in;
     r->max_line = OG_NDJSON_MAX_LINE;
-    r->empty = json_object();
-    if (!r->empty) {
-        free(r->name);
-        free(r);
-        return og_err(OG_ERR_NOMEM, "out of memory");
-    }
+    og_jdoc_init(&r->doc);
     *out = r;
     return OG_OK;
 }
@@ -114,7 +111,7 @@ uint64_t og_ndjson_bytes_read(const og_ndjson_reader *r) { return r->async ? r->
 
 static void batch_clear(nd_batch *b)
 {
-    for (size_t i = 0; i < b->n; i++) json_decref(b->items[i].obj);
+    og_jdoc_reset(&b->doc);
     free(b->errmsg);
     b->n = 0;
     b->raw_len = 0;
@@ -128,6 +125,7 @@ static void ring_free(struct nd_async *a)
     for (int i = 0; i < RING; i++) {
         if (!a->ring[i]) continue;
         batch_clear(a->ring[i]);
+        og_jdoc_free(&a->ring[i]->doc);
         free(a->ring[i]->raw);
         free(a->ring[i]);
     }
@@ -158,8 +156,7 @@ void og_ndjson_reader_free(og_ndjson_reader *r)
 {
     if (!r) return;
     async_free(r);
-    json_decref(r->current);
-    json_decref(r->empty);
+    og_jdoc_free(&r->doc);
     free(r->line);
     free(r->name);
     free(r);
@@ -178,66 +175,79 @@ static int fail(const char *name, uint64_t lineno, og_status *err, og_status cod
     return -1;
 }
 
-/* Checks the envelope of one parsed line and fills rec. */
-static int check_envelope(const char *nm, uint64_t ln, json_t *obj, json_t *empty, og_ndjson_record *rec,
-                          og_status *err)
+/* The `data` of records without one: a shared empty object. */
+static const og_jtok empty_object = {OG_J_OBJECT, 1, 0, {0}};
+
+static int is_key(const og_jtok *k, const char *s, size_t n) { return k->len == n && !memcmp(k->v.s, s, n); }
+
+/* Checks the envelope of one parsed line (root token obj) and fills rec. */
+static int check_envelope(const char *nm, uint64_t ln, const og_jtok *obj, og_ndjson_record *rec, og_status *err)
 {
     char msg[512];
-    if (!json_is_object(obj)) return fail(nm, ln, err, OG_ERR_PARSE, "each line must be a JSON object");
-    json_t *type = json_object_get(obj, "type");
-    json_t *edge = json_object_get(obj, "edge");
+    if (obj->kind != OG_J_OBJECT) return fail(nm, ln, err, OG_ERR_PARSE, "each line must be a JSON object");
+    const og_jtok *type = NULL, *edge = NULL, *data = NULL, *from = NULL, *to = NULL;
+    const og_jtok *k = obj + 1;
+    for (uint32_t m = 0; m < obj->len; m++, k = og_jtok_next(k + 1)) {
+        const og_jtok *v = k + 1;
+        if (is_key(k, "type", 4)) type = v;
+        else if (is_key(k, "edge", 4)) edge = v;
+        else if (is_key(k, "data", 4)) data = v;
+        else if (is_key(k, "from", 4)) from = v;
+        else if (is_key(k, "to", 2)) to = v; /* any other key is reported below */
+    }
     if (type && edge) return fail(nm, ln, err, OG_ERR_PARSE, "a line has both \"type\" and \"edge\"; a record is a node or an edge");
     if (!type && !edge) return fail(nm, ln, err, OG_ERR_PARSE, "a line needs \"type\" (a node) or \"edge\" (an edge)");
-    json_t *name = type ? type : edge;
-    if (!json_is_string(name) || json_string_length(name) == 0)
+    const og_jtok *name = type ? type : edge;
+    if (name->kind != OG_J_STRING || name->len == 0)
         return fail(nm, ln, err, OG_ERR_PARSE, type ? "\"type\" must be a non-empty string" : "\"edge\" must be a non-empty string");
-
-    const char *key;
-    json_t *val;
-    json_object_foreach(obj, key, val) {
-        int ok = type ? (!strcmp(key, "type") || !strcmp(key, "data"))
-                      : (!strcmp(key, "edge") || !strcmp(key, "from") || !strcmp(key, "to") || !strcmp(key, "data"));
+    k = obj + 1;
+    for (uint32_t m = 0; m < obj->len; m++, k = og_jtok_next(k + 1)) {
+        int ok = type ? (is_key(k, "type", 4) || is_key(k, "data", 4))
+                      : (is_key(k, "edge", 4) || is_key(k, "from", 4) || is_key(k, "to", 2) || is_key(k, "data", 4));
         if (!ok) {
-            snprintf(msg, sizeof msg, "unknown %s envelope key \"%s\" (allowed: %s)", type ? "node" : "edge", key,
+            snprintf(msg, sizeof msg, "unknown %s envelope key \"%s\" (allowed: %s)", type ? "node" : "edge", k->v.s,
                      type ? "type, data" : "edge, from, to, data");
             return fail(nm, ln, err, OG_ERR_PARSE, msg);
         }
     }
-    json_t *data = json_object_get(obj, "data");
-    if (data && !json_is_object(data)) return fail(nm, ln, err, OG_ERR_PARSE, "\"data\" must be a JSON object");
-    if (!data) data = empty; /* no object per line: most edges have no data */
+    if (data && data->kind != OG_J_OBJECT) return fail(nm, ln, err, OG_ERR_PARSE, "\"data\" must be a JSON object");
+    if (!data) data = &empty_object; /* no object per line: most edges have no data */
     memset(rec, 0, sizeof *rec);
     rec->line = ln;
-    rec->type = json_string_value(name);
+    rec->type = name->v.s;
     rec->data = data;
     if (type) {
         rec->kind = OG_NDJSON_NODE;
         return 1;
     }
     rec->kind = OG_NDJSON_EDGE;
-    json_t *from = json_object_get(obj, "from"), *to = json_object_get(obj, "to");
     if (!from || !to) return fail(nm, ln, err, OG_ERR_PARSE, "an edge needs \"from\" and \"to\"");
-    if (!json_is_string(from) || !json_is_string(to))
+    if (from->kind != OG_J_STRING || to->kind != OG_J_STRING)
         return fail(nm, ln, err, OG_ERR_PARSE, "edge \"from\" and \"to\" must be strings (node ids)");
-    if (json_object_get(data, "src") || json_object_get(data, "dst"))
+    if (og_jobj_get(data, "src") || og_jobj_get(data, "dst"))
         return fail(nm, ln, err, OG_ERR_PARSE, "\"src\"/\"dst\" are not allowed inside edge data; use \"from\"/\"to\"");
-    rec->from = json_string_value(from);
-    rec->to = json_string_value(to);
+    rec->from = from->v.s;
+    rec->to = to->v.s;
     return 1;
 }
 
-/* Parses one non-blank line: 1 with *obj (owned by the caller, also on failure) and rec. */
-static int parse_line(const og_ndjson_reader *r, uint64_t lineno, const char *text, size_t n, json_t **obj,
+/* Parses one non-blank line (modified in place) into doc and checks its envelope. */
+static int parse_line(const og_ndjson_reader *r, og_jdoc *doc, uint64_t lineno, char *text, size_t n,
                       og_ndjson_record *rec, og_status *err)
 {
-    json_error_t jerr;
-    *obj = json_loadb(text, n, JSON_REJECT_DUPLICATES, &jerr);
-    if (!*obj) {
+    char jmsg[200];
+    size_t root;
+    og_status st = og_json_parse(doc, text, n, &root, jmsg, sizeof jmsg);
+    if (st == OG_ERR_NOMEM) {
+        *err = og_err(OG_ERR_NOMEM, "out of memory");
+        return -1;
+    }
+    if (st != OG_OK) {
         char msg[256];
-        snprintf(msg, sizeof msg, "invalid JSON at column %d: %s", jerr.column, jerr.text);
+        snprintf(msg, sizeof msg, "invalid JSON at %s", jmsg);
         return fail(r->name, lineno, err, OG_ERR_PARSE, msg);
     }
-    return check_envelope(r->name, lineno, *obj, r->empty, rec, err);
+    return check_envelope(r->name, lineno, &doc->tok[root], rec, err);
 }
 
 /* The next non-blank line into r->line: 1 with its length, 0 at the end, -1 on a failure. */
@@ -270,12 +280,11 @@ static int read_line(og_ndjson_reader *r, size_t *len, og_status *err)
 static int read_next(og_ndjson_reader *r, og_ndjson_record *rec, og_status *err)
 {
     *err = OG_OK;
-    json_decref(r->current);
-    r->current = NULL;
+    og_jdoc_reset(&r->doc);
     size_t n;
     int k = read_line(r, &n, err);
     if (k <= 0) return k;
-    return parse_line(r, r->lineno, r->line, n, &r->current, rec, err);
+    return parse_line(r, &r->doc, r->lineno, r->line, n, rec, err);
 }
 
 /* ---- background parsing ------------------------------------------------------------------- */
@@ -315,7 +324,6 @@ static void batch_read(og_ndjson_reader *r, nd_batch *b)
         }
         nd_item *it = &b->items[b->n++];
         memcpy(b->raw + b->raw_len, r->line, n);
-        it->obj = NULL;
         it->line = r->lineno;
         it->off = b->raw_len;
         it->len = n;
@@ -324,18 +332,23 @@ static void batch_read(og_ndjson_reader *r, nd_batch *b)
     }
 }
 
-/* Parses the batch's lines; a failure keeps the records before it. */
+/* Parses the batch's lines; a failure keeps the records before it.  Records point at tokens
+ * by index until the last line is parsed (the token array may move while it grows). */
 static void batch_parse(const og_ndjson_reader *r, nd_batch *b)
 {
     for (size_t i = 0; i < b->n; i++) {
         nd_item *it = &b->items[i];
         og_status st = OG_OK;
-        if (parse_line(r, it->line, b->raw + it->off, it->len, &it->obj, &it->rec, &st) < 0) {
-            json_decref(it->obj);
+        if (parse_line(r, &b->doc, it->line, b->raw + it->off, it->len, &it->rec, &st) < 0) {
             b->n = i;
             batch_fail(b, st);
-            return;
+            break;
         }
+        it->data_tok = it->rec.data == &empty_object ? SIZE_MAX : (size_t)(it->rec.data - b->doc.tok);
+    }
+    for (size_t i = 0; i < b->n; i++) {
+        nd_item *it = &b->items[i];
+        it->rec.data = it->data_tok == SIZE_MAX ? &empty_object : &b->doc.tok[it->data_tok];
     }
 }
 
@@ -384,7 +397,6 @@ og_status og_ndjson_reader_start(og_ndjson_reader *r)
             return og_err(OG_ERR_NOMEM, "out of memory");
         }
     }
-    json_object_seed(0); /* jansson seeds its hash once; do it before there are threads */
     r->async = a;
     for (int i = 0; i < WORKERS; i++) {
         a->workers[i].r = r;

@@ -12,11 +12,11 @@
 #ifndef OG_ENGINE_NDJSON_H
 #define OG_ENGINE_NDJSON_H
 
-#include <jansson.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "omnigraph.h"
+#include "util/jsontok.h"
 
 #define OG_NDJSON_MAX_LINE (32u << 20) /* 32 MiB, the reference's per-line limit */
 
@@ -28,7 +28,9 @@ typedef struct og_ndjson_record {
     const char *type;   /* node type or edge type name, as written */
     const char *from;   /* edges only */
     const char *to;     /* edges only */
-    json_t *data;       /* always an object ({} when absent: shared, read-only); owned by the reader until the next call */
+    const og_jtok *data;/* always an object ({} when absent: shared, read-only) */
+    /* the pointers above are into the reader's line and token buffers: valid until the next
+     * og_ndjson_next call */
 } og_ndjson_record;
 
 typedef struct og_ndjson_reader og_ndjson_reader;

@@ -155,6 +155,10 @@ static void render_value(const og_vector *v, size_t i, char *buf, size_t cap)
 
 /* ---- staging ------------------------------------------------------------------------------- */
 
+/* og_plan_stage_json indexes the values of a type's first STAGE_PROPS_MAX properties in one
+ * pass over a record; any later property is looked up by name. */
+#define STAGE_PROPS_MAX 64
+
 static og_status grow_row_arrays(og_plan_table *pt)
 {
     if (pt->nstaged < pt->lines_cap) return OG_OK;
@@ -380,35 +384,40 @@ static og_status finish_row(og_plan *p, og_plan_table *pt, const char *id, size_
     return check_value_constraints(p, pt, r, line);
 }
 
-og_status og_plan_stage_json(og_plan *p, og_plan_table *pt, const json_t *data, const char *from, const char *to,
+og_status og_plan_stage_json(og_plan *p, og_plan_table *pt, const og_jtok *data, const char *from, const char *to,
                              uint64_t line, uint32_t *row, long *prev)
 {
     char w[300];
     const og_cat_type *t = pt->t;
     OG_TRY(table_cols_init(pt));
-    const char *key;
-    json_t *val;
+    /* one pass over the members: each is "id" or a property (keys are unique) */
+    const og_jtok *byprop[STAGE_PROPS_MAX] = {0};
     const char *given_id = NULL;
-    json_object_foreach((json_t *)data, key, val) {
+    const og_jtok *k = data + 1;
+    for (uint32_t m = 0; m < data->len; m++, k = og_jtok_next(k + 1)) {
+        const og_jtok *val = k + 1;
+        const char *key = k->v.s;
         if (!strcmp(key, "id")) {
-            if (!json_is_string(val))
+            if (val->kind != OG_J_STRING)
                 return og_err(OG_ERR_INVALID, "%s%s: \"id\" must be a string", where(p, line, w, sizeof w), t->name);
-            given_id = json_string_value(val);
+            given_id = val->v.s;
             continue;
         }
         if (key[0] == '_')
             return og_err(OG_ERR_INVALID, "%s%s: \"%s\" is a reserved field", where(p, line, w, sizeof w), t->name, key);
-        if (!og_cat_type_prop(t, key, NULL))
+        size_t pi;
+        if (!og_cat_type_prop(t, key, &pi))
             return og_err(OG_ERR_INVALID, "%s%s has no property \"%s\"", where(p, line, w, sizeof w), t->name, key);
+        if (pi < STAGE_PROPS_MAX) byprop[pi] = val;
     }
     /* Messages name "Type.prop" (made once per type); the input position is added only when a
      * value fails, so a valid row formats nothing. */
     for (size_t i = 0; i < t->nprops; i++) {
         const og_cat_prop *pr = &t->props[i];
-        const json_t *v = json_object_get(data, pr->name);
+        const og_jtok *v = i < STAGE_PROPS_MAX ? byprop[i] : og_jobj_get(data, pr->name);
         if (!v && !pr->nullable)
             return og_err(OG_ERR_CONSTRAINT, "%s%s is required but missing", where(p, line, w, sizeof w), pt->labels[i]);
-        og_status vs = og_jsonval_append(&pt->cols[og_plan_prop_col(pt, i)], v, pr->nullable, OG_JSONVAL_LOAD, pt->labels[i]);
+        og_status vs = og_jsonval_append_tok(&pt->cols[og_plan_prop_col(pt, i)], v, pr->nullable, OG_JSONVAL_LOAD, pt->labels[i]);
         if (vs != OG_OK) {
             where(p, line, w, sizeof w);
             size_t n = strlen(w);

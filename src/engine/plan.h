@@ -20,7 +20,6 @@
 #ifndef OG_ENGINE_PLAN_H
 #define OG_ENGINE_PLAN_H
 
-#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -95,12 +94,12 @@ size_t og_plan_prop_col(const og_plan_table *pt, size_t prop);
 /* Opens (lazily) the table's base view.  Called by the functions below as needed. */
 og_status og_plan_table_view(og_plan *p, og_plan_table *pt);
 
-/* Stages one row from a JSON `data` object (load): every member must be a property or "id";
+/* Stages one row from a JSON `data` object (load; a token of a util/jsontok.h document): every member must be a property or "id";
  * values convert strictly (jsonval.h, load mode); the id is derived from the @key, checked
  * against data.id, or taken from data.id, or a new ULID.  Edges give from/to.  *row receives
  * the staged row index; *prev the earlier current staged row with the same id, or -1 (the new
  * row is now the current one for that id: the caller supersedes or refuses the old one). */
-og_status og_plan_stage_json(og_plan *p, og_plan_table *pt, const json_t *data, const char *from, const char *to,
+og_status og_plan_stage_json(og_plan *p, og_plan_table *pt, const og_jtok *data, const char *from, const char *to,
                              uint64_t line, uint32_t *row, long *prev);
 
 /* Prepares pt's staged columns (idempotent). */

@@ -55,13 +55,13 @@ static void accepts_nodes_and_edges_skipping_blank_and_crlf_lines(void **state)
     assert_int_equal(og_ndjson_next(r, &rec, &st), 1);
     assert_int_equal(rec.kind, OG_NDJSON_NODE);
     assert_string_equal(rec.type, "Person");
-    assert_string_equal(json_string_value(json_object_get(rec.data, "name")), "Ada");
+    assert_string_equal(og_jobj_get(rec.data, "name")->v.s, "Ada");
     assert_int_equal(og_ndjson_next(r, &rec, &st), 1);
     assert_int_equal(rec.kind, OG_NDJSON_EDGE);
     assert_int_equal(rec.line, 4);
     assert_string_equal(rec.from, "Ada");
     assert_string_equal(rec.to, "Grace");
-    assert_true(json_is_object(rec.data) && json_object_size(rec.data) == 0);
+    assert_true(rec.data->kind == OG_J_OBJECT && rec.data->len == 0);
     assert_int_equal(og_ndjson_next(r, &rec, &st), 1);
     assert_int_equal(rec.line, 5);
     assert_int_equal(og_ndjson_next(r, &rec, &st), 0);
@@ -139,7 +139,7 @@ static void background_reads_many_batches_in_order_with_the_same_error(void **st
     og_status st;
     int want = 1, k;
     while ((k = og_ndjson_next(r, &rec, &st)) == 1) {
-        assert_int_equal(json_integer_value(json_object_get(rec.data, "i")), want);
+        assert_int_equal(og_jobj_get(rec.data, "i")->v.i, want);
         assert_int_equal(rec.line, (uint64_t)(want + want / 7));
         want++;
     }
