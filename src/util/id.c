@@ -66,17 +66,11 @@ og_status og_ulid_new(char out[OG_ULID_LEN + 1])
     memcpy(bytes + 6, ulid_last_rand, 10);
     pthread_mutex_unlock(&ulid_lock);
     for (int i = 0; i < 6; i++) bytes[i] = (uint8_t)((uint64_t)ms >> (40 - 8 * i));
-    /* 128 bits -> 26 base32 chars, most significant first (the first char holds 3 bits). */
-    for (int c = 0; c < OG_ULID_LEN; c++) {
-        int bit = c == 0 ? 0 : 3 + (c - 1) * 5; /* start bit of this char in the 128 */
-        int width = c == 0 ? 3 : 5;
-        unsigned v = 0;
-        for (int k = 0; k < width; k++) {
-            int b = bit + k;
-            v = (v << 1) | ((bytes[b >> 3] >> (7 - (b & 7))) & 1u);
-        }
-        out[c] = crockford[v];
-    }
+    /* 128 bits -> 26 base32 chars, most significant first: the first char holds the top 3
+     * bits, char c >= 1 the 5 bits ending 5*(25-c) bits above the bottom. */
+    unsigned __int128 x = 0;
+    for (int i = 0; i < 16; i++) x = (x << 8) | bytes[i];
+    for (int c = OG_ULID_LEN - 1; c >= 0; c--, x >>= 5) out[c] = crockford[(unsigned)(x & 31u)];
     out[OG_ULID_LEN] = '\0';
     return OG_OK;
 }

@@ -86,12 +86,38 @@ static void ulids_are_valid_and_strictly_increasing(void **state)
     assert_string_equal(t, "2025-12-02T15:04:05.123Z");
 }
 
+/* The first 10 chars are the 48-bit millisecond timestamp in Crockford base32 (ULID spec). */
+static void ulid_prefix_encodes_the_creation_millisecond(void **state)
+{
+    (void)state;
+    static const char alphabet[] = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+    int64_t before = og_now_ms();
+    char id[OG_ULID_LEN + 1];
+    assert_int_equal(og_ulid_new(id), OG_OK);
+    int64_t after = og_now_ms();
+    int64_t ms = 0;
+    for (int c = 0; c < 10; c++) {
+        const char *d = strchr(alphabet, id[c]);
+        assert_non_null(d);
+        ms = ms * 32 + (d - alphabet);
+    }
+    assert_true(ms >= before && ms <= after);
+    /* the next id in the same millisecond is the 80-bit random part plus one */
+    char next[OG_ULID_LEN + 1];
+    assert_int_equal(og_ulid_new(next), OG_OK);
+    if (!strncmp(id, next, 10) && id[25] != 'Z') {
+        assert_memory_equal(id, next, 25);
+        assert_int_equal(strchr(alphabet, next[25]) - strchr(alphabet, id[25]), 1);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(pb_round_trips_fields),
         cmocka_unit_test(pb_rejects_truncated_and_overlong),
         cmocka_unit_test(ulids_are_valid_and_strictly_increasing),
+        cmocka_unit_test(ulid_prefix_encodes_the_creation_millisecond),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
