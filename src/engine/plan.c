@@ -20,6 +20,7 @@
 #include "engine/plan.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -501,6 +502,78 @@ static int committed_kept(const og_plan_table *pt, size_t row)
     return !(pt->removed && ((pt->removed[row >> 3] >> (row & 7)) & 1));
 }
 
+/* One range of staged edges to check for dangling endpoints (run on its own thread when the
+ * range is large: every lookup is read-only once the endpoint views are open). */
+typedef struct ri_range {
+    og_plan *p;
+    og_plan_table *et, *from, *to;
+    size_t r0, r1;
+    size_t bad;  /* the first failing row, or r1 */
+    int bad_dst; /* it was the dst (else the src) */
+} ri_range;
+
+static void *ri_range_scan(void *arg)
+{
+    ri_range *g = arg;
+    /* Edges usually arrive grouped by source (a node's edges together): a src equal to the
+     * previous staged edge's was found already. */
+    const char *last_src = NULL;
+    size_t last_len = 0;
+    g->bad = g->r1;
+    for (size_t r = g->r0; r < g->r1; r++) {
+        if (is_superseded(g->et, r)) continue;
+        size_t n;
+        const char *s = (const char *)og_vector_get_bytes(&g->et->cols[1], r, &n);
+        int seen = last_src && n == last_len && !memcmp(s, last_src, n);
+        last_src = s;
+        last_len = n;
+        if (!seen && !in_new_image(g->p, g->from, s, n)) {
+            g->bad = r, g->bad_dst = 0;
+            break;
+        }
+        s = (const char *)og_vector_get_bytes(&g->et->cols[2], r, &n);
+        if (!in_new_image(g->p, g->to, s, n)) {
+            g->bad = r, g->bad_dst = 1;
+            break;
+        }
+    }
+    return NULL;
+}
+
+#define RI_THREADS 2
+#define RI_PARALLEL_MIN_ROWS 65536
+
+/* Scans the staged edges of et, split over RI_THREADS threads when there are many; *g gets
+ * the first failing row over all ranges (the one a serial scan would report). */
+static void ri_scan_staged(og_plan *p, og_plan_table *et, og_plan_table *from, og_plan_table *to, ri_range *out)
+{
+    ri_range g[RI_THREADS];
+    size_t ng = 1;
+    /* Open the endpoint views first: og_plan_table_view is the one lookup step that writes. */
+    int views_open = (from->overwrite || og_plan_table_view(p, from) == OG_OK) &&
+                     (to->overwrite || og_plan_table_view(p, to) == OG_OK);
+    if (views_open && et->nstaged >= RI_PARALLEL_MIN_ROWS) ng = RI_THREADS;
+    pthread_t th[RI_THREADS];
+    int started[RI_THREADS] = {0};
+    for (size_t i = 0; i < ng; i++) {
+        g[i] = (ri_range){p, et, from, to, et->nstaged * i / ng, et->nstaged * (i + 1) / ng, 0, 0};
+        if (i > 0) started[i] = pthread_create(&th[i], NULL, ri_range_scan, &g[i]) == 0;
+    }
+    ri_range_scan(&g[0]);
+    for (size_t i = 1; i < ng; i++) {
+        if (started[i])
+            pthread_join(th[i], NULL);
+        else
+            ri_range_scan(&g[i]); /* no thread to be had: scan it here */
+    }
+    *out = g[ng - 1];
+    for (size_t i = 0; i < ng; i++)
+        if (g[i].bad < g[i].r1) {
+            *out = g[i];
+            break;
+        }
+}
+
 /* Edge referential integrity for staged edges and (when an endpoint type lost rows) kept
  * committed edges. */
 static og_status check_edges_ri(og_plan *p, og_plan_table *et)
@@ -508,24 +581,13 @@ static og_status check_edges_ri(og_plan *p, og_plan_table *et)
     char w[300];
     const og_cat_type *t = et->t;
     og_plan_table *from = &p->nodes[t->from_node], *to = &p->nodes[t->to_node];
-    /* Edges usually arrive grouped by source (a node's edges together): a src equal to the
-     * previous staged edge's was found already. */
-    const char *last_src = NULL;
-    size_t last_len = 0;
-    for (size_t r = 0; r < et->nstaged; r++) {
-        if (is_superseded(et, r)) continue;
-        size_t n;
-        const char *s = (const char *)og_vector_get_bytes(&et->cols[1], r, &n);
-        int seen = last_src && n == last_len && !memcmp(s, last_src, n);
-        last_src = s;
-        last_len = n;
-        if (!seen && !in_new_image(p, from, s, n))
-            return og_err(OG_ERR_CONSTRAINT, "%s%s: src '%.*s' not found in %s", where(p, et->lines[r], w, sizeof w),
-                          t->name, (int)n, s, from->t->name);
-        s = (const char *)og_vector_get_bytes(&et->cols[2], r, &n);
-        if (!in_new_image(p, to, s, n))
-            return og_err(OG_ERR_CONSTRAINT, "%s%s: dst '%.*s' not found in %s", where(p, et->lines[r], w, sizeof w),
-                          t->name, (int)n, s, to->t->name);
+    ri_range bad;
+    ri_scan_staged(p, et, from, to, &bad);
+    if (bad.bad < bad.r1) {
+        size_t r = bad.bad, n;
+        const char *s = (const char *)og_vector_get_bytes(&et->cols[bad.bad_dst ? 2 : 1], r, &n);
+        return og_err(OG_ERR_CONSTRAINT, "%s%s: %s '%.*s' not found in %s", where(p, et->lines[r], w, sizeof w), t->name,
+                      bad.bad_dst ? "dst" : "src", (int)n, s, (bad.bad_dst ? to : from)->t->name);
     }
     int endpoints_lost = from->overwrite || from->nremoved || to->overwrite || to->nremoved;
     if (!endpoints_lost || et->overwrite) return OG_OK;

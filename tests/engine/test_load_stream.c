@@ -535,6 +535,63 @@ static void peak_memory_stays_well_below_the_file_size(void **state)
     if (!OG_TEST_ASAN) assert_true(grew < file_kb / 4);
 }
 
+/* 70,000 edges: enough for the referential-integrity check to split over threads.  The
+ * error must name the first dangling endpoint in file order (whichever range finds it), and
+ * a clean load must resolve endpoints among committed (earlier load) and staged nodes alike. */
+static void write_edges(fixture *f, int ghost_dst_at, int ghost_src_at)
+{
+    FILE *fp = open_data(f);
+    fputs("{\"type\":\"Person\",\"data\":{\"name\":\"new1\"}}\n", fp); /* line 1: staged node */
+    for (int k = 2; k <= 70001; k++) {
+        char from[16], to[16];
+        /* distinct pairs: (a, a + 1 + q) for k = 400q + a, and (p<k/1000>, new1) */
+        snprintf(from, sizeof from, "p%04d", k % 1000 == 0 ? k / 1000 : k % 400);
+        if (k % 1000 == 0)
+            strcpy(to, "new1");
+        else
+            snprintf(to, sizeof to, "p%04d", (k % 400 + 1 + k / 400) % 400);
+        if (k == ghost_dst_at) strcpy(to, "Ghost1");
+        if (k == ghost_src_at) strcpy(from, "Ghost2");
+        fprintf(fp, "{\"edge\":\"Knows\",\"from\":\"%s\",\"to\":\"%s\"}\n", from, to);
+    }
+    fclose(fp);
+}
+
+static void dangling_endpoints_in_a_large_load_report_the_first_in_file_order(void **state)
+{
+    fixture *f = *state;
+    setenv("OG_LOAD_FLUSH_ROWS", "20000", 1);
+    FILE *fp = open_data(f);
+    for (int i = 0; i < 400; i++) person_line(fp, i, 30);
+    fclose(fp);
+    assert_int_equal(load_file(f, OG_LOAD_OVERWRITE, NULL), OG_OK);
+    char head0[OG_ULID_LEN + 1], head[OG_ULID_LEN + 1];
+    head_commit(f, head0);
+
+    static const struct {
+        int dst_at, src_at;
+        const char *needle;
+    } cases[] = {
+        {30000, 60000, ":30000: Knows: dst 'Ghost1' not found in Person"}, /* first half wins */
+        {60000, 30000, ":30000: Knows: src 'Ghost2' not found in Person"},
+        {0, 69999, ":69999: Knows: src 'Ghost2' not found in Person"},    /* only the second half */
+        {2, 0, ":2: Knows: dst 'Ghost1' not found in Person"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        write_edges(f, cases[i].dst_at, cases[i].src_at);
+        og_status st = load_file(f, OG_LOAD_MERGE, NULL);
+        if (st != OG_ERR_CONSTRAINT) fail_msg("case %zu: status %s (%s)", i, og_status_name(st), og_error_message());
+        if (!strstr(og_error_message(), cases[i].needle))
+            fail_msg("case %zu: '%s' lacks '%s'", i, og_error_message(), cases[i].needle);
+        head_commit(f, head);
+        assert_string_equal(head, head0);
+    }
+    write_edges(f, 0, 0);
+    assert_int_equal(load_file(f, OG_LOAD_MERGE, NULL), OG_OK);
+    expect_int(f, "nknows", NULL, 70000);
+    expect_int(f, "npeople", NULL, 401);
+}
+
 int main(void)
 {
     (void)fixture_load; /* the fixture's text loader; these tests write their files directly */
@@ -548,6 +605,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(unique_values_of_flushed_rows_are_still_checked, setup, teardown),
         cmocka_unit_test_setup_teardown(a_crash_after_a_flush_leaves_the_graph_unchanged, setup, teardown),
         cmocka_unit_test_setup_teardown(progress_reports_bytes_read_of_the_file_size, setup, teardown),
+        cmocka_unit_test_setup_teardown(dangling_endpoints_in_a_large_load_report_the_first_in_file_order, setup,
+                                        teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
