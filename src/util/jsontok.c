@@ -58,18 +58,24 @@ static int jfail(jparser *p, size_t at, const char *fmt, ...)
     return -1;
 }
 
-/* Appends one token; its index in *at. */
-static int push(jparser *p, og_jkind kind, size_t *at)
+#define NO_TOK ((size_t)-1)
+
+/* Appends one token and returns its index, or NO_TOK on failure (returned, not stored
+ * through a pointer: no address-taken locals in the recursive frames, see parse_key). */
+static size_t push(jparser *p, og_jkind kind)
 {
     og_jdoc *d = p->d;
     if (d->n == d->cap) {
         size_t ncap = d->cap ? d->cap * 2 : 64;
-        if (ncap > UINT32_MAX) return jfail(p, p->pos, "too many values");
+        if (ncap > UINT32_MAX) {
+            jfail(p, p->pos, "too many values");
+            return NO_TOK;
+        }
         og_jtok *t = realloc(d->tok, ncap * sizeof *t);
         if (!t) {
             p->st = OG_ERR_NOMEM;
             if (p->msg && p->cap) snprintf(p->msg, p->cap, "out of memory");
-            return -1;
+            return NO_TOK;
         }
         d->tok = t;
         d->cap = ncap;
@@ -79,8 +85,7 @@ static int push(jparser *p, og_jkind kind, size_t *at)
     t->span = 1;
     t->len = 0;
     t->v.i = 0;
-    *at = d->n++;
-    return 0;
+    return d->n++;
 }
 
 static void skip_ws(jparser *p)
@@ -330,49 +335,62 @@ static int check_dups_sorted(jparser *p, size_t obj, size_t at)
 
 static int parse_value(jparser *p);
 
-static int parse_container(jparser *p, int is_obj)
+/* The parts of a container that do not recurse live in their own functions, so the frames
+ * of the parse_value <-> parse_container recursion stay small: under -O0 with ASan, UBSan
+ * and coverage instrumentation (the test build) the 2048 levels of OG_JSON_MAX_DEPTH must
+ * fit in an 8 MB stack. */
+
+/* An object member's key (at p->pos) and its ':'; self is the object, count its members so
+ * far. */
+static int parse_key(jparser *p, size_t self, uint32_t count)
 {
-    size_t self;
-    size_t open = p->pos;
-    if (push(p, is_obj ? OG_J_OBJECT : OG_J_ARRAY, &self)) return -1;
+    if (p->pos >= p->len || p->buf[p->pos] != '"') return jfail(p, p->pos, "string or '}' expected");
+    size_t key_at = p->pos, kt = push(p, OG_J_STRING);
+    if (kt == NO_TOK || parse_string(p, kt)) return -1;
+    if (count < DUP_LINEAR) {
+        const og_jtok *nk = &p->d->tok[kt], *k = &p->d->tok[self + 1];
+        for (uint32_t m = 0; m < count; m++, k = og_jtok_next(k + 1))
+            if (k->len == nk->len && !memcmp(k->v.s, nk->v.s, nk->len))
+                return jfail(p, key_at, "duplicate object key \"%s\"", nk->v.s);
+    }
+    skip_ws(p);
+    if (p->pos >= p->len || p->buf[p->pos] != ':') return jfail(p, p->pos, "':' expected");
     p->pos++;
     skip_ws(p);
-    char close = is_obj ? '}' : ']';
-    uint32_t count = 0;
+    return 0;
+}
+
+/* What follows an element: ',' (returns 0) or the closing bracket (returns 1), or -1. */
+static int parse_sep(jparser *p, char close)
+{
+    skip_ws(p);
+    if (p->pos >= p->len) return jfail(p, p->pos, "premature end of input ('%c' expected)", close);
+    char c = p->buf[p->pos];
+    if (c == close) {
+        p->pos++;
+        return 1;
+    }
+    if (c != ',') return jfail(p, p->pos, "',' or '%c' expected", close);
+    p->pos++;
+    skip_ws(p);
+    return 0;
+}
+
+/* Consumes the opening bracket and whitespace; 1 if the container is empty (its close
+ * consumed too). */
+static int open_container(jparser *p, char close)
+{
+    p->pos++;
+    skip_ws(p);
     if (p->pos < p->len && p->buf[p->pos] == close) {
         p->pos++;
-    } else {
-        for (;;) {
-            if (is_obj) {
-                if (p->pos >= p->len || p->buf[p->pos] != '"') return jfail(p, p->pos, "string or '}' expected");
-                size_t key_at = p->pos, kt;
-                if (push(p, OG_J_STRING, &kt) || parse_string(p, kt)) return -1;
-                if (count < DUP_LINEAR) {
-                    const og_jtok *nk = &p->d->tok[kt], *k = &p->d->tok[self + 1];
-                    for (uint32_t m = 0; m < count; m++, k = og_jtok_next(k + 1))
-                        if (k->len == nk->len && !memcmp(k->v.s, nk->v.s, nk->len))
-                            return jfail(p, key_at, "duplicate object key \"%s\"", nk->v.s);
-                }
-                skip_ws(p);
-                if (p->pos >= p->len || p->buf[p->pos] != ':') return jfail(p, p->pos, "':' expected");
-                p->pos++;
-                skip_ws(p);
-            }
-            if (parse_value(p)) return -1;
-            if (count == UINT32_MAX) return jfail(p, p->pos, "too many members");
-            count++;
-            skip_ws(p);
-            if (p->pos >= p->len) return jfail(p, p->pos, "premature end of input ('%c' expected)", close);
-            char c = p->buf[p->pos];
-            if (c == close) {
-                p->pos++;
-                break;
-            }
-            if (c != ',') return jfail(p, p->pos, "',' or '%c' expected", close);
-            p->pos++;
-            skip_ws(p);
-        }
+        return 1;
     }
+    return 0;
+}
+
+static int close_container(jparser *p, size_t self, uint32_t count, int is_obj, size_t open)
+{
     og_jtok *t = &p->d->tok[self];
     t->len = count;
     t->span = (uint32_t)(p->d->n - self);
@@ -380,39 +398,57 @@ static int parse_container(jparser *p, int is_obj)
     return 0;
 }
 
+static int parse_container(jparser *p, int is_obj)
+{
+    size_t open = p->pos, self = push(p, is_obj ? OG_J_OBJECT : OG_J_ARRAY);
+    if (self == NO_TOK) return -1;
+    char close = is_obj ? '}' : ']';
+    uint32_t count = 0;
+    int end = open_container(p, close);
+    while (!end) {
+        if (is_obj && parse_key(p, self, count)) return -1;
+        if (parse_value(p)) return -1;
+        if (count == UINT32_MAX) return jfail(p, p->pos, "too many members");
+        count++;
+        if ((end = parse_sep(p, close)) < 0) return -1;
+    }
+    return close_container(p, self, count, is_obj, open);
+}
+
 static int literal(jparser *p, const char *word, og_jkind kind)
 {
-    size_t n = strlen(word), t;
+    size_t n = strlen(word);
     if (p->len - p->pos < n || memcmp(p->buf + p->pos, word, n) != 0) return jfail(p, p->pos, "invalid token");
-    if (push(p, kind, &t)) return -1;
+    if (push(p, kind) == NO_TOK) return -1;
     p->pos += n;
     return 0;
+}
+
+/* A value other than an object or array at p->pos (< p->len). */
+static int parse_scalar(jparser *p)
+{
+    size_t t;
+    switch (p->buf[p->pos]) {
+    case '"': return (t = push(p, OG_J_STRING)) == NO_TOK ? -1 : parse_string(p, t);
+    case 't': return literal(p, "true", OG_J_TRUE);
+    case 'f': return literal(p, "false", OG_J_FALSE);
+    case 'n': return literal(p, "null", OG_J_NULL);
+    default:
+        if (p->buf[p->pos] == '-' || is_digit(p->buf[p->pos]))
+            return (t = push(p, OG_J_INT)) == NO_TOK ? -1 : parse_number(p, t);
+        unsigned char c = (unsigned char)p->buf[p->pos];
+        if (c >= 0x80 && !utf8_seq((const unsigned char *)p->buf + p->pos, p->len - p->pos))
+            return jfail(p, p->pos, "invalid UTF-8");
+        return jfail(p, p->pos, "invalid token");
+    }
 }
 
 static int parse_value(jparser *p)
 {
     if (++p->depth > OG_JSON_MAX_DEPTH) return jfail(p, p->pos, "maximum parsing depth reached");
     if (p->pos >= p->len) return jfail(p, p->pos, "premature end of input (a value expected)");
-    int rc;
-    size_t t;
-    switch (p->buf[p->pos]) {
-    case '{': rc = parse_container(p, 1); break;
-    case '[': rc = parse_container(p, 0); break;
-    case '"': rc = push(p, OG_J_STRING, &t) ? -1 : parse_string(p, t); break;
-    case 't': rc = literal(p, "true", OG_J_TRUE); break;
-    case 'f': rc = literal(p, "false", OG_J_FALSE); break;
-    case 'n': rc = literal(p, "null", OG_J_NULL); break;
-    default:
-        if (p->buf[p->pos] == '-' || is_digit(p->buf[p->pos])) {
-            rc = push(p, OG_J_INT, &t) ? -1 : parse_number(p, t);
-        } else {
-            unsigned char c = (unsigned char)p->buf[p->pos];
-            rc = c >= 0x80 && !utf8_seq((const unsigned char *)p->buf + p->pos, p->len - p->pos)
-                     ? jfail(p, p->pos, "invalid UTF-8")
-                     : jfail(p, p->pos, "invalid token");
-        }
-        break;
-    }
+    char c = p->buf[p->pos];
+    int rc = c == '{' || c == '[' ? parse_container(p, c == '{') : parse_scalar(p);
     p->depth--;
     return rc;
 }

@@ -6,14 +6,16 @@
  * appends one og_jtok per value to a reusable array and decodes strings IN PLACE in the
  * caller's buffer (an escape never decodes longer than it is written), NUL-terminating each.
  *
- * It accepts exactly what jansson's json_loadb(JSON_REJECT_DUPLICATES) accepts for a
- * top-level object or array (tests/fuzz/fuzz_json.c checks this differentially): RFC 8259
- * grammar, whitespace = space/tab/CR/LF, valid UTF-8 only (no overlongs, surrogates or code
- * points past U+10FFFF), no raw control characters in strings, no \u0000, surrogate escapes
- * only as proper pairs, no duplicate object keys at any depth, integers within int64 (no
- * fraction or exponent), reals that do not overflow a double, nesting depth at most
- * OG_JSON_MAX_DEPTH, nothing but whitespace after the value.  Unlike jansson it also
- * accepts a scalar at the top level; callers that need an object check the root's kind.
+ * It accepts what jansson's json_loadb(JSON_REJECT_DUPLICATES | JSON_DECODE_ANY) accepts
+ * (tests/fuzz/fuzz_json.c checks this differentially), save one jansson 2.14 slip it does
+ * not copy: jansson skips a single raw NUL right after a number or literal ("1\0"), which
+ * RFC 8259 forbids and this parser rejects.  The grammar: RFC 8259, whitespace =
+ * space/tab/CR/LF, valid UTF-8 only (no overlongs, surrogates or code points past U+10FFFF),
+ * no raw control characters in strings, no \u0000, surrogate escapes only as proper pairs,
+ * no duplicate object keys at any depth, integers within int64 (no fraction or exponent),
+ * reals that do not overflow a double, nesting depth at most OG_JSON_MAX_DEPTH (counted like
+ * jansson: a scalar is a level too), nothing but whitespace after the value.  A scalar is a valid top-level value; callers that need an object check
+ * the root's kind.
  *
  * Layout: a value is a run of `span` tokens — itself, then its children in order.  An
  * array's children are its elements; an object's are key (an OG_J_STRING token), value,
