@@ -14,8 +14,8 @@
  * no raw control characters in strings, no \u0000, surrogate escapes only as proper pairs,
  * no duplicate object keys at any depth, integers within int64 (no fraction or exponent),
  * reals that do not overflow a double, nesting depth at most OG_JSON_MAX_DEPTH (counted like
- * jansson: a scalar is a level too), nothing but whitespace after the value.  A scalar is a valid top-level value; callers that need an object check
- * the root's kind.
+ * jansson: a scalar is a level too), nothing but whitespace after the value.  A scalar is a
+ * valid top-level value; callers that need an object check the root's kind.
  *
  * Layout: a value is a run of `span` tokens — itself, then its children in order.  An
  * array's children are its elements; an object's are key (an OG_J_STRING token), value,
