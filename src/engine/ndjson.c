@@ -8,17 +8,16 @@
  * line: a record points into its line's bytes and tokens, and no DOM is built or freed.
  *
  * Background parsing (og_ndjson_reader_start): parsing is a large part of a load's CPU time
- * and depends on nothing the loader does, so WORKERS threads read,
- * parse and envelope-check ahead while the caller stages records.  Batch number k (at most
- * BATCH_RECORDS records or BATCH_BYTES line bytes, so memory stays bounded) is made by
- * worker k % WORKERS in ring slot k % RING: the workers take turns at reading the raw lines
- * of their next batch (the input is read in order, one batch at a time), then parse them in
- * parallel; the caller takes batches in number order.  A slot is always refilled by the
- * worker that filled it before (one batch's lines and tokens live in its slot until then).
- * A failure ends the input:
- * its batch carries the records before it, then the status and message, so the caller sees
- * exactly the records and the error a sequential read gives.  Freeing the reader stops and
- * joins the workers.
+ * and depends on nothing the loader does, so WORKERS threads read, parse and envelope-check
+ * ahead while the caller stages records.  Batch number k (at most BATCH_RECORDS records or
+ * BATCH_BYTES line bytes, so memory stays bounded) is made by worker k % WORKERS in ring
+ * slot k % RING: the workers take turns at reading the raw lines of their next batch (the
+ * input is read in order, one batch at a time), then parse them in parallel; the caller
+ * takes batches in number order.  A slot is always refilled by the worker that filled it
+ * before (one batch's lines and tokens live in its slot until then).  A failure ends the
+ * input: its batch carries the records before it, then the status and message, so the
+ * caller sees exactly the records and the error a sequential read gives.  Freeing the
+ * reader stops and joins the workers.
  */
 #include "engine/ndjson.h"
 

@@ -1,18 +1,24 @@
 /*
  * test_jsonval.c — strict JSON → typed values for params and load data: decimal-string ints,
  * range checks, non-finite and wrong-length vectors, dates in both modes, base64 blobs, null
- * only where nullable, null list items refused, and errors leaving the output untouched.
+ * only where nullable, null list items refused, and errors leaving the output untouched —
+ * each through both sources (a jansson value and a jsontok token), which must agree.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
 #include "engine/jsonval.h"
 #include "util/error.h"
 
+/* Converts `text` through both sources — a jansson value (params) and a jsontok token
+ * (load) — and requires the same status, message and values from each: every case below
+ * pins both paths. */
 static og_status conv(og_type t, const char *text, int nullable, og_jsonval_mode mode, og_vector *out)
 {
     json_error_t e;
@@ -21,6 +27,24 @@ static og_status conv(og_type t, const char *text, int nullable, og_jsonval_mode
     og_vector_init(out, t);
     og_status st = og_jsonval_append(out, j, nullable, mode, "p");
     json_decref(j);
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s", st ? og_error_message() : "");
+
+    og_jdoc doc = OG_JDOC_INIT;
+    char *buf = strdup(text);
+    size_t root;
+    assert_int_equal(og_json_parse(&doc, buf, strlen(buf), &root, NULL, 0), OG_OK);
+    og_vector tv;
+    og_vector_init(&tv, t);
+    og_status tst = og_jsonval_append_tok(&tv, &doc.tok[root], nullable, mode, "p");
+    if (tst != st) fail_msg("%s: jansson path %s, token path %s", text, og_status_name(st), og_status_name(tst));
+    if (st) assert_string_equal(og_error_message(), msg);
+    assert_int_equal(tv.len, out->len);
+    for (size_t i = 0; i < tv.len; i++) assert_true(og_vector_row_eq(&tv, i, out, i));
+    og_vector_free(&tv);
+    og_jdoc_free(&doc);
+    free(buf);
+    if (st) og_err(st, "%s", msg); /* the caller checks the first path's message */
     return st;
 }
 
