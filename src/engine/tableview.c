@@ -603,14 +603,10 @@ static og_topology *find_topo(og_tableview *edges, const og_tableview *src, cons
 /* Endpoint rows of every edge: the node row of its src/dst id, OG_ROW_NONE when absent. */
 static og_status map_endpoints(const og_vector *ends, const og_strmap *ids, uint32_t *rows)
 {
-    for (size_t e = 0; e < ends->len; e++) {
-        rows[e] = OG_ROW_NONE;
-        if (og_vector_is_null(ends, e)) continue;
-        size_t n;
-        const uint8_t *p = og_vector_get_bytes(ends, e, &n);
-        uint32_t r;
-        if (og_strmap_get(ids, p, n, &r)) rows[e] = r;
-    }
+    og_strmap_get_many(ids, ends->values, ends->offsets, ends->len, OG_ROW_NONE, rows);
+    if (ends->null_count)
+        for (size_t e = 0; e < ends->len; e++)
+            if (og_vector_is_null(ends, e)) rows[e] = OG_ROW_NONE;
     return OG_OK;
 }
 

@@ -160,6 +160,46 @@ int og_strmap_get(const og_strmap *m, const void *key, size_t len, uint32_t *val
     return 1;
 }
 
+/* Batched lookups overlap the three dependent cache misses of a probe (slot, entry, key
+ * bytes) across keys: key i's slot is prefetched at step i, its entry once the slot word is
+ * in cache (step i + GM_STAGE), its key bytes at step i + 2*GM_STAGE, and it is looked up at
+ * step i + 3*GM_STAGE.  A small ring keeps each in-flight key's hash. */
+#define GM_STAGE 8
+#define GM_RING (4 * GM_STAGE) /* a power of two > 3*GM_STAGE */
+
+void og_strmap_get_many(const og_strmap *m, const uint8_t *bytes, const int64_t *offsets, size_t n, uint32_t absent,
+                        uint32_t *values)
+{
+    if (!m->count) {
+        for (size_t i = 0; i < n; i++) values[i] = absent;
+        return;
+    }
+    size_t mask = m->nslots - 1;
+    uint64_t ring[GM_RING];
+    for (size_t step = 0; step < n + 3 * GM_STAGE; step++) {
+        if (step < n) {
+            size_t i = step;
+            uint64_t h = hash_bytes(bytes + offsets[i], (size_t)(offsets[i + 1] - offsets[i]));
+            ring[i % GM_RING] = h;
+            __builtin_prefetch(&m->slots[(size_t)h & mask]);
+        }
+        if (step >= GM_STAGE && step - GM_STAGE < n) {
+            uint64_t w = m->slots[(size_t)ring[(step - GM_STAGE) % GM_RING] & mask];
+            if (w) __builtin_prefetch(&m->entries[(uint32_t)w - 1]);
+        }
+        if (step >= 2 * GM_STAGE && step - 2 * GM_STAGE < n) {
+            uint64_t w = m->slots[(size_t)ring[(step - 2 * GM_STAGE) % GM_RING] & mask];
+            if (w) __builtin_prefetch(m->arena + m->entries[(uint32_t)w - 1].key_off);
+        }
+        if (step >= 3 * GM_STAGE) {
+            size_t i = step - 3 * GM_STAGE;
+            size_t len = (size_t)(offsets[i + 1] - offsets[i]);
+            uint64_t w = m->slots[find_slot(m, bytes + offsets[i], len, ring[i % GM_RING])];
+            values[i] = w ? m->entries[(uint32_t)w - 1].value : absent;
+        }
+    }
+}
+
 og_status og_strmap_insert(og_strmap *m, const void *key, size_t len, uint32_t value, uint32_t *stored,
                            int *inserted)
 {

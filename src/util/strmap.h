@@ -61,6 +61,13 @@ og_status og_strmap_insert(og_strmap *m, const void *key, size_t len, uint32_t v
 /* 1 and *value (may be NULL) when key[0..len) is present, else 0. */
 int og_strmap_get(const og_strmap *m, const void *key, size_t len, uint32_t *value);
 
+/* Looks up n keys laid out like a string column (key i = bytes[offsets[i] .. offsets[i+1]),
+ * the Arrow/og_vector layout): values[i] = the key's value, or `absent` when it is not in
+ * the map.  The same answers as n og_strmap_get calls, several times faster on a map bigger
+ * than the cache (the probes' cache misses overlap). */
+void og_strmap_get_many(const og_strmap *m, const uint8_t *bytes, const int64_t *offsets, size_t n, uint32_t absent,
+                        uint32_t *values);
+
 size_t og_strmap_count(const og_strmap *m);
 
 /* The i-th inserted entry (i < count): key bytes (borrowed from the arena, valid until the

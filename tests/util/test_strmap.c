@@ -208,6 +208,59 @@ static void random_operations_match_a_naive_list(void **state)
     }
 }
 
+/* og_strmap_get_many answers exactly like og_strmap_get for every key of a string-column
+ * layout: hits, misses (the `absent` value), the empty key, binary keys, offsets not
+ * starting at 0 (a slice), batch sizes below, at and far above the prefetch pipeline's
+ * depth, and an empty map. */
+static void batched_lookups_match_single_lookups(void **state)
+{
+    (void)state;
+    enum { NKEYS = 20000 };
+    og_strmap m;
+    og_strmap_init(&m);
+    uint8_t *bytes = malloc((size_t)NKEYS * 24 + 64);
+    int64_t *offsets = malloc((NKEYS + 2) * sizeof *offsets);
+    uint32_t *got = malloc((NKEYS + 1) * sizeof *got);
+    assert_non_null(bytes);
+    assert_non_null(offsets);
+    assert_non_null(got);
+    uint32_t absent = 0xdeadbeefu;
+    og_strmap_get_many(&m, bytes, offsets, 0, absent, got); /* n = 0, empty map */
+    memcpy(bytes, "zz", 2);
+    offsets[0] = 0, offsets[1] = 2;
+    og_strmap_get_many(&m, bytes, offsets, 1, absent, got);
+    assert_int_equal(got[0], absent);
+
+    srand(7);
+    size_t off = 5; /* a slice: the first key starts past 0 */
+    offsets[0] = (int64_t)off;
+    for (size_t i = 0; i < NKEYS; i++) {
+        size_t len = i == 17 ? 0 : (size_t)(rand() % 20);
+        for (size_t k = 0; k < len; k++) bytes[off + k] = (uint8_t)(rand() % 4); /* short alphabet: near-collisions */
+        off += len;
+        offsets[i + 1] = (int64_t)off;
+        if (rand() % 2) {
+            assert_int_equal(og_strmap_insert(&m, bytes + offsets[i], len, (uint32_t)i, NULL, NULL), OG_OK);
+        }
+    }
+    assert_true(og_strmap_count(&m) > 1000);
+    static const size_t sizes[] = {1, 5, 8, 23, 24, 25, 31, 100, NKEYS};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        size_t first = s * 37 % 100, n = sizes[s] + first > NKEYS ? NKEYS - first : sizes[s];
+        og_strmap_get_many(&m, bytes, offsets + first, n, absent, got);
+        for (size_t i = 0; i < n; i++) {
+            size_t k = first + i;
+            uint32_t v = absent;
+            og_strmap_get(&m, bytes + offsets[k], (size_t)(offsets[k + 1] - offsets[k]), &v);
+            if (got[i] != v) fail_msg("batch of %zu from %zu: key %zu got %u want %u", n, first, k, got[i], v);
+        }
+    }
+    og_strmap_free(&m);
+    free(bytes);
+    free(offsets);
+    free(got);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -217,6 +270,7 @@ int main(void)
         cmocka_unit_test(growth_keeps_every_key_and_bounds_the_load_factor),
         cmocka_unit_test(reserve_then_insert_does_not_rehash),
         cmocka_unit_test(random_operations_match_a_naive_list),
+        cmocka_unit_test(batched_lookups_match_single_lookups),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
