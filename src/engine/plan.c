@@ -512,29 +512,42 @@ typedef struct ri_range {
     int bad_dst; /* it was the dst (else the src) */
 } ri_range;
 
+#define RI_CHUNK 1024
+#define RI_NOT_STAGED UINT32_MAX /* no staged row has this index */
+
+/* 1 when the node id of staged edge row r (column col) is in pt's new image; `first` is
+ * the id's staged_ids answer (RI_NOT_STAGED: not staged).  in_new_image with the map lookup
+ * done in a batch beforehand. */
+static int endpoint_exists(og_plan *p, og_plan_table *pt, uint32_t first, const og_vector *col, size_t r)
+{
+    size_t n;
+    const char *id = (const char *)og_vector_get_bytes(col, r, &n);
+    if (first != RI_NOT_STAGED && !is_superseded(pt, latest_of(pt)[first])) return 1;
+    if (pt->ids_indexed < pt->nstaged) return in_new_image(p, pt, id, n); /* not all indexed */
+    return og_plan_committed_find(p, pt, id, n) >= 0;
+}
+
 static void *ri_range_scan(void *arg)
 {
     ri_range *g = arg;
-    /* Edges usually arrive grouped by source (a node's edges together): a src equal to the
-     * previous staged edge's was found already. */
-    const char *last_src = NULL;
-    size_t last_len = 0;
+    const og_vector *srcs = &g->et->cols[1], *dsts = &g->et->cols[2];
+    uint32_t sfirst[RI_CHUNK], dfirst[RI_CHUNK];
     g->bad = g->r1;
-    for (size_t r = g->r0; r < g->r1; r++) {
-        if (is_superseded(g->et, r)) continue;
-        size_t n;
-        const char *s = (const char *)og_vector_get_bytes(&g->et->cols[1], r, &n);
-        int seen = last_src && n == last_len && !memcmp(s, last_src, n);
-        last_src = s;
-        last_len = n;
-        if (!seen && !in_new_image(g->p, g->from, s, n)) {
-            g->bad = r, g->bad_dst = 0;
-            break;
-        }
-        s = (const char *)og_vector_get_bytes(&g->et->cols[2], r, &n);
-        if (!in_new_image(g->p, g->to, s, n)) {
-            g->bad = r, g->bad_dst = 1;
-            break;
+    for (size_t c0 = g->r0; c0 < g->r1; c0 += RI_CHUNK) {
+        size_t n = g->r1 - c0 < RI_CHUNK ? g->r1 - c0 : RI_CHUNK;
+        og_strmap_get_many(&g->from->staged_ids, srcs->values, srcs->offsets + c0, n, RI_NOT_STAGED, sfirst);
+        og_strmap_get_many(&g->to->staged_ids, dsts->values, dsts->offsets + c0, n, RI_NOT_STAGED, dfirst);
+        for (size_t i = 0; i < n; i++) {
+            size_t r = c0 + i;
+            if (is_superseded(g->et, r)) continue;
+            if (!endpoint_exists(g->p, g->from, sfirst[i], srcs, r)) {
+                g->bad = r, g->bad_dst = 0;
+                return NULL;
+            }
+            if (!endpoint_exists(g->p, g->to, dfirst[i], dsts, r)) {
+                g->bad = r, g->bad_dst = 1;
+                return NULL;
+            }
         }
     }
     return NULL;
