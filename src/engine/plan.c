@@ -556,12 +556,16 @@ static void *ri_range_scan(void *arg)
 #define RI_THREADS 2
 #define RI_PARALLEL_MIN_ROWS 65536
 
-/* Scans the staged edges of et, split over RI_THREADS threads when there are many; *g gets
+/* Scans the staged edges of et, split over RI_THREADS threads when there are many; *out gets
  * the first failing row over all ranges (the one a serial scan would report). */
 static void ri_scan_staged(og_plan *p, og_plan_table *et, og_plan_table *from, og_plan_table *to, ri_range *out)
 {
     ri_range g[RI_THREADS];
     size_t ng = 1;
+    if (!et->nstaged) { /* no columns to read (et->cols may not exist) */
+        *out = (ri_range){p, et, from, to, 0, 0, 0, 0};
+        return;
+    }
     /* Open the endpoint views first: og_plan_table_view is the one lookup step that writes. */
     int views_open = (from->overwrite || og_plan_table_view(p, from) == OG_OK) &&
                      (to->overwrite || og_plan_table_view(p, to) == OG_OK);
