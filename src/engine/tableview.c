@@ -601,14 +601,25 @@ static og_topology *find_topo(og_tableview *edges, const og_tableview *src, cons
 }
 
 /* Endpoint rows of every edge: the node row of its src/dst id, OG_ROW_NONE when absent. */
-static og_status map_endpoints(const og_vector *ends, const og_strmap *ids, uint32_t *rows)
+typedef struct endpoint_job {
+    const og_vector *ends;
+    const og_strmap *ids;
+    uint32_t *rows;
+} endpoint_job;
+
+static void *map_endpoints(void *arg)
 {
-    og_strmap_get_many(ids, ends->values, ends->offsets, ends->len, OG_ROW_NONE, rows);
-    if (ends->null_count)
-        for (size_t e = 0; e < ends->len; e++)
-            if (og_vector_is_null(ends, e)) rows[e] = OG_ROW_NONE;
-    return OG_OK;
+    const endpoint_job *j = arg;
+    og_strmap_get_many(j->ids, j->ends->values, j->ends->offsets, j->ends->len, OG_ROW_NONE, j->rows);
+    if (j->ends->null_count)
+        for (size_t e = 0; e < j->ends->len; e++)
+            if (og_vector_is_null(j->ends, e)) j->rows[e] = OG_ROW_NONE;
+    return NULL;
 }
+
+/* Maps the sources on a second thread while this one maps the destinations (both only read
+ * their maps): 10M lookups at 5M edges are most of a first traversal. */
+#define ENDPOINTS_PARALLEL_MIN 65536
 
 static og_status build_topology(og_tableview *edges, og_tableview *src, og_tableview *dst, og_topology **out)
 {
@@ -623,10 +634,17 @@ static og_status build_topology(og_tableview *edges, og_tableview *src, og_table
     uint32_t *src_row = malloc((n ? n : 1) * sizeof *src_row);
     uint32_t *dst_row = malloc((n ? n : 1) * sizeof *dst_row);
     og_status st = src_row && dst_row ? OG_OK : og_err(OG_ERR_NOMEM, "table view: out of memory");
-    if (st == OG_OK) st = map_endpoints(srcs, src_ids, src_row);
-    if (st == OG_OK) st = map_endpoints(dsts, dst_ids, dst_row);
-    if (st == OG_OK)
+    if (st == OG_OK) {
+        endpoint_job sj = {srcs, src_ids, src_row}, dj = {dsts, dst_ids, dst_row};
+        pthread_t th;
+        int threaded = n >= ENDPOINTS_PARALLEL_MIN && pthread_create(&th, NULL, map_endpoints, &sj) == 0;
+        map_endpoints(&dj);
+        if (threaded)
+            pthread_join(th, NULL);
+        else
+            map_endpoints(&sj);
         st = og_topology_build(out, (uint32_t)src->nrows, (uint32_t)dst->nrows, src_row, dst_row, n, NULL);
+    }
     free(src_row);
     free(dst_row);
     return st;

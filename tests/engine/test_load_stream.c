@@ -59,7 +59,8 @@ static const char *QUERIES =
     "query doc($n: String) { match { $d: Doc { name: $n } } return { $d.v } }\n"
     "query nusers() { match { $u: User } return { count($u.email) as n } }\n"
     "query user($e: String) { match { $u: User { email: $e } } return { $u.n } }\n"
-    "query jobs($n: String) { match { $p: Person { name: $n } $p worksAt $c } return { $c.name } }\n";
+    "query jobs($n: String) { match { $p: Person { name: $n } $p worksAt $c } return { $c.name } }\n"
+    "query first_friends($n: String) { match { $p: Person { name: $n } $p knows $f } return { $f.name } order { $f.name } limit 3 }\n";
 
 #define FLUSH_ROWS "100"
 
@@ -590,6 +591,9 @@ static void dangling_endpoints_in_a_large_load_report_the_first_in_file_order(vo
     assert_int_equal(load_file(f, OG_LOAD_MERGE, NULL), OG_OK);
     expect_int(f, "nknows", NULL, 70000);
     expect_int(f, "npeople", NULL, 401);
+    /* the first traversal maps 70,000 endpoints (on two threads): p0002's out-edges are
+     * k = 2000 (-> new1) and k = 2, 402, 802, ... (-> p0003, p0004, p0005, ...) */
+    expect(f, "first_friends", "{\"n\":\"p0002\"}", "new1;p0003;p0004");
 }
 
 int main(void)
