@@ -63,8 +63,8 @@ int og_strmap_get(const og_strmap *m, const void *key, size_t len, uint32_t *val
 
 /* Looks up n keys laid out like a string column (key i = bytes[offsets[i] .. offsets[i+1]),
  * the Arrow/og_vector layout): values[i] = the key's value, or `absent` when it is not in
- * the map.  The same answers as n og_strmap_get calls, several times faster on a map bigger
- * than the cache (the probes' cache misses overlap). */
+ * the map.  The same answers as n og_strmap_get calls, but the probes' cache misses overlap
+ * (on a map bigger than the cache they, not the hashing, are a lookup's cost). */
 void og_strmap_get_many(const og_strmap *m, const uint8_t *bytes, const int64_t *offsets, size_t n, uint32_t absent,
                         uint32_t *values);
 
