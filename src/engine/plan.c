@@ -520,9 +520,9 @@ typedef struct ri_range {
  * done in a batch beforehand. */
 static int endpoint_exists(og_plan *p, og_plan_table *pt, uint32_t first, const og_vector *col, size_t r)
 {
+    if (first != RI_NOT_STAGED && !is_superseded(pt, latest_of(pt)[first])) return 1;
     size_t n;
     const char *id = (const char *)og_vector_get_bytes(col, r, &n);
-    if (first != RI_NOT_STAGED && !is_superseded(pt, latest_of(pt)[first])) return 1;
     if (pt->ids_indexed < pt->nstaged) return in_new_image(p, pt, id, n); /* not all indexed */
     return og_plan_committed_find(p, pt, id, n) >= 0;
 }
