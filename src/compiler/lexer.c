@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "util/error.h"
+#include "util/utf8.h"
 
 /* ---- source ----------------------------------------------------------------------------- */
 
@@ -447,28 +448,6 @@ static og_status lex_number(lexer *lx)
     return OG_OK;
 }
 
-/* Length of the valid UTF-8 sequence at s[0..n) (1..4), or 0 when it is not valid UTF-8
- * (overlong forms, surrogates and code points above U+10FFFF are invalid). */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-    unsigned c = s[0];
-    if (c < 0x80) return 1;
-    size_t len;
-    unsigned cp;
-    if (c >= 0xC2 && c <= 0xDF) { len = 2; cp = c & 0x1F; }
-    else if (c >= 0xE0 && c <= 0xEF) { len = 3; cp = c & 0x0F; }
-    else if (c >= 0xF0 && c <= 0xF4) { len = 4; cp = c & 0x07; }
-    else return 0;
-    if (n < len) return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80) return 0;
-        cp = (cp << 6) | (s[i] & 0x3F);
-    }
-    if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) || (cp >= 0xD800 && cp <= 0xDFFF))
-        return 0;
-    return len;
-}
-
 og_status og_lex(og_tokens *out, const og_source *src, og_diag *err)
 {
     lexer lx = {src, src->text, src->len, 0, out, 0, err, 0, 1, 1};
@@ -478,7 +457,7 @@ og_status og_lex(og_tokens *out, const og_source *src, og_diag *err)
     /* the text must be UTF-8 without NUL bytes (comments and strings included) */
     for (size_t i = 0; i < lx.n;) {
         const unsigned char *u = (const unsigned char *)lx.s + i;
-        size_t k = *u ? utf8_len(u, lx.n - i) : 0;
+        size_t k = *u ? og_utf8_seq_len(u, lx.n - i) : 0;
         if (!k)
             return lex_fail(&lx, i, i + 1, "save the file as UTF-8 text",
                             *u ? "invalid UTF-8 in source" : "NUL byte in source", NULL);

@@ -12,41 +12,7 @@
 
 #include "graph/internal.h"
 #include "util/error.h"
-
-static int utf8_valid(const unsigned char *s, size_t n)
-{
-    size_t i = 0;
-    while (i < n) {
-        unsigned char c = s[i];
-        size_t len;
-        uint32_t cp;
-        if (c < 0x80) {
-            i++;
-            continue;
-        } else if ((c & 0xE0) == 0xC0) {
-            len = 2;
-            cp = c & 0x1F;
-        } else if ((c & 0xF0) == 0xE0) {
-            len = 3;
-            cp = c & 0x0F;
-        } else if ((c & 0xF8) == 0xF0) {
-            len = 4;
-            cp = c & 0x07;
-        } else {
-            return 0;
-        }
-        if (i + len > n) return 0;
-        for (size_t k = 1; k < len; k++) {
-            if ((s[i + k] & 0xC0) != 0x80) return 0;
-            cp = (cp << 6) | (s[i + k] & 0x3F);
-        }
-        if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-            cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-            return 0;
-        i += len;
-    }
-    return 1;
-}
+#include "util/utf8.h"
 
 static int keep_byte(unsigned char c)
 {
@@ -67,7 +33,7 @@ og_status og_branch_name_check(const char *name)
     size_t n = strlen(name);
     if (n > OG_BRANCH_MAX)
         return og_err(OG_ERR_INVALID, "branch name is %zu bytes long; the limit is %d", n, OG_BRANCH_MAX);
-    if (!utf8_valid((const unsigned char *)name, n))
+    if (!og_utf8_valid((const unsigned char *)name, n))
         return og_err(OG_ERR_INVALID, "branch name \"%.*s\" is not valid UTF-8", (int)n, name);
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)name[i];

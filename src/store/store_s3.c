@@ -45,6 +45,7 @@
 #include "store/store_impl.h"
 #include "util/error.h"
 #include "util/fault.h"
+#include "util/utf8.h"
 
 #define S3_POOL_MAX 16
 #define S3_LIST_PAGE 1000
@@ -156,32 +157,6 @@ static const char *xml_find(const char *x, size_t n, const char *tag, size_t *le
     return NULL;
 }
 
-static og_status utf8_append(og_buf *out, unsigned long cp)
-{
-    uint8_t u[4];
-    size_t n;
-    if (cp < 0x80) {
-        u[0] = (uint8_t)cp;
-        n = 1;
-    } else if (cp < 0x800) {
-        u[0] = (uint8_t)(0xC0 | (cp >> 6));
-        u[1] = (uint8_t)(0x80 | (cp & 0x3F));
-        n = 2;
-    } else if (cp < 0x10000) {
-        u[0] = (uint8_t)(0xE0 | (cp >> 12));
-        u[1] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F));
-        u[2] = (uint8_t)(0x80 | (cp & 0x3F));
-        n = 3;
-    } else {
-        u[0] = (uint8_t)(0xF0 | (cp >> 18));
-        u[1] = (uint8_t)(0x80 | ((cp >> 12) & 0x3F));
-        u[2] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F));
-        u[3] = (uint8_t)(0x80 | (cp & 0x3F));
-        n = 4;
-    }
-    return og_buf_append(out, u, n);
-}
-
 /* Appends the XML text [s, s+n) with its entity and character references decoded.
  * A malformed reference, or one that decodes to NUL or past U+10FFFF, is OG_ERR_IO. */
 static og_status xml_unescape(og_buf *out, const char *s, size_t n)
@@ -214,7 +189,8 @@ static og_status xml_unescape(og_buf *out, const char *s, size_t n)
                 if (cp > 0x10FFFF) return og_err(OG_ERR_IO, "s3: XML character reference out of range");
             }
             if (cp == 0) return og_err(OG_ERR_IO, "s3: XML character reference to NUL");
-            OG_TRY(utf8_append(out, cp));
+            unsigned char u[4];
+            OG_TRY(og_buf_append(out, u, og_utf8_encode((uint32_t)cp, u)));
             done = 1;
         } else {
             for (size_t k = 0; k < sizeof ents / sizeof ents[0]; k++) {

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "util/error.h"
+#include "util/utf8.h"
 
 #define DUP_LINEAR 16
 
@@ -97,26 +98,6 @@ static void skip_ws(jparser *p)
     }
 }
 
-/* Length of the valid UTF-8 sequence at s (n bytes available; s[0] >= 0x80), or 0. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-    unsigned c = s[0];
-    size_t k;
-    uint32_t cp;
-    if (c >= 0xC2 && c <= 0xDF) k = 2, cp = c & 0x1F;
-    else if (c >= 0xE0 && c <= 0xEF) k = 3, cp = c & 0x0F;
-    else if (c >= 0xF0 && c <= 0xF4) k = 4, cp = c & 0x07;
-    else return 0;
-    if (n < k) return 0;
-    for (size_t i = 1; i < k; i++) {
-        if ((s[i] & 0xC0) != 0x80) return 0;
-        cp = cp << 6 | (s[i] & 0x3F);
-    }
-    if ((k == 3 && cp < 0x800) || (k == 4 && cp < 0x10000) || cp > 0x10FFFF) return 0;
-    if (cp >= 0xD800 && cp <= 0xDFFF) return 0;
-    return k;
-}
-
 static int hex4(const char *s, uint32_t *out)
 {
     uint32_t v = 0;
@@ -130,30 +111,6 @@ static int hex4(const char *s, uint32_t *out)
     }
     *out = v;
     return 0;
-}
-
-static size_t put_utf8(char *o, uint32_t cp)
-{
-    if (cp < 0x80) {
-        o[0] = (char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        o[0] = (char)(0xC0 | cp >> 6);
-        o[1] = (char)(0x80 | (cp & 0x3F));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        o[0] = (char)(0xE0 | cp >> 12);
-        o[1] = (char)(0x80 | (cp >> 6 & 0x3F));
-        o[2] = (char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    o[0] = (char)(0xF0 | cp >> 18);
-    o[1] = (char)(0x80 | (cp >> 12 & 0x3F));
-    o[2] = (char)(0x80 | (cp >> 6 & 0x3F));
-    o[3] = (char)(0x80 | (cp & 0x3F));
-    return 4;
 }
 
 /* One escape at buf[*i] (the backslash), decoded to *o; advances both. */
@@ -185,7 +142,7 @@ static int decode_escape(jparser *p, size_t *i, char **o)
             used = 12;
         }
         if (cp == 0) return jfail(p, at, "\\u0000 is not allowed in a string");
-        *o += put_utf8(*o, cp);
+        *o += og_utf8_encode(cp, (unsigned char *)*o);
         *i = at + used;
         return 0;
     }
@@ -211,7 +168,7 @@ static int parse_string(jparser *p, size_t t)
             i++;
             continue;
         }
-        size_t k = utf8_seq(b + i, p->len - i);
+        size_t k = og_utf8_seq_len(b + i, p->len - i);
         if (!k) return jfail(p, i, "invalid UTF-8 in a string");
         i += k;
     }
@@ -222,7 +179,7 @@ static int parse_string(jparser *p, size_t t)
         } else if (b[i] < 0x20) {
             return jfail(p, i, "control character 0x%x in a string", b[i]);
         } else {
-            size_t k = b[i] < 0x80 ? 1 : utf8_seq(b + i, p->len - i);
+            size_t k = b[i] < 0x80 ? 1 : og_utf8_seq_len(b + i, p->len - i);
             if (!k) return jfail(p, i, "invalid UTF-8 in a string");
             memmove(o, b + i, k);
             o += k;
@@ -437,7 +394,7 @@ static int parse_scalar(jparser *p)
         if (p->buf[p->pos] == '-' || is_digit(p->buf[p->pos]))
             return (t = push(p, OG_J_INT)) == NO_TOK ? -1 : parse_number(p, t);
         unsigned char c = (unsigned char)p->buf[p->pos];
-        if (c >= 0x80 && !utf8_seq((const unsigned char *)p->buf + p->pos, p->len - p->pos))
+        if (c >= 0x80 && !og_utf8_seq_len((const unsigned char *)p->buf + p->pos, p->len - p->pos))
             return jfail(p, p->pos, "invalid UTF-8");
         return jfail(p, p->pos, "invalid token");
     }
