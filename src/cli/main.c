@@ -16,12 +16,15 @@ static const og_cli_cmd commands[] = {
     /* one line per verb; keep alphabetical after the first two */
     {"branch", "create, list, delete and merge branches", og_cmd_branch},
     {"changes", "row-level changes between two commits", og_cmd_changes},
+    {"cluster", "cluster as code: validate, plan, apply, status, import, force-unlock", og_cmd_cluster},
     {"commit", "list, show and diff commits", og_cmd_commit},
     {"export", "write a graph as NDJSON in the load format", og_cmd_export},
     {"init", "create a graph from a .pg schema", og_cmd_init},
     {"lint", "type-check a .gq query file against a schema (offline)", og_cmd_lint},
     {"load", "load an NDJSON file as one commit (overwrite | append | merge)", og_cmd_load},
+    {"mcp", "serve one graph to an agent over the Model Context Protocol (stdio)", og_cmd_mcp},
     {"mutate", "run a .gq mutation as one commit", og_cmd_mutate},
+    {"queries", "list, validate and run a cluster's stored queries", og_cmd_queries},
     {"query", "run a .gq read query", og_cmd_query},
     {"snapshot", "show the table versions a read sees", og_cmd_snapshot},
 };
