@@ -200,7 +200,7 @@ static void add_query_path(json_t *diags, const char *dir, const char *g, const 
             names[n++] = strdup(e->d_name);
         }
         closedir(d);
-        qsort(names, n, sizeof *names, cmp_cstr);
+        if (n) qsort(names, n, sizeof *names, cmp_cstr);
         if (!n) og_diag_add(diags, "warning", "query_dir_empty", path, "query directory '%s' contains no .gq files", rel);
         for (size_t i = 0; i < n; i++) {
             char r[PATH_MAX];
@@ -299,7 +299,8 @@ static void load_graph(json_t *diags, const char *dir, const char *g, json_t *de
                         og_diag_format(&m, &d.v[i]);
                         break;
                     }
-                while (m.len && m.data[m.len - 1] == '\n') m.len--;
+                for (size_t k = 0; k < m.len; k++)
+                    if (m.data[k] == '\n') m.len = k; /* the first line: the hint stays in the compiler's own output */
                 og_diag_add(diags, "error", st == OG_ERR_PARSE ? "schema_parse_error" : "schema_catalog_error", sp,
                             "%.*s", (int)m.len, m.len ? (const char *)m.data : "invalid schema");
                 og_buf_free(&m);

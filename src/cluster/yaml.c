@@ -20,6 +20,7 @@
 typedef struct frame {
     json_t *node;
     char *pending_key; /* mapping: the key read, waiting for its value */
+    size_t key_line;   /* its line (1-based) */
     char path[512];
 } frame;
 
@@ -92,6 +93,7 @@ og_status og_yaml_load(json_t **out, json_t *diags, const char *text, size_t len
         case YAML_MAPPING_END_EVENT:
             if (depth > 0) {
                 free(stack[depth - 1].pending_key);
+                json_decref(stack[depth - 1].node);
                 depth--;
             }
             break;
@@ -125,6 +127,7 @@ og_status og_yaml_load(json_t **out, json_t *diags, const char *text, size_t len
                 } else {
                     stack[depth - 1].pending_key = strdup(json_string_value(value));
                 }
+                stack[depth - 1].key_line = ev.start_mark.line + 1;
                 keep = 0;
                 if (push) {
                     og_diag_add(diags, "error", "invalid_cluster_yaml", stack[depth - 1].path,
@@ -139,7 +142,7 @@ og_status og_yaml_load(json_t **out, json_t *diags, const char *text, size_t len
                 child_path(path, sizeof path, stack[depth - 1].path, key, 0);
                 if (json_object_get(parent, key)) {
                     og_diag_add(diags, "error", "duplicate_key", path, "duplicate key `%s` (line %zu)", key,
-                                ev.start_mark.line + 1);
+                                stack[depth - 1].key_line);
                     st = OG_ERR_PARSE;
                 } else {
                     json_object_set(parent, key, value);
@@ -147,7 +150,7 @@ og_status og_yaml_load(json_t **out, json_t *diags, const char *text, size_t len
                 free(key);
             }
             if (push && depth < 64) {
-                stack[depth].node = value;
+                stack[depth].node = json_incref(value);
                 stack[depth].pending_key = NULL;
                 snprintf(stack[depth].path, sizeof stack[depth].path, "%s", path);
                 depth++;
@@ -161,7 +164,11 @@ og_status og_yaml_load(json_t **out, json_t *diags, const char *text, size_t len
         }
         yaml_event_delete(&ev);
     }
-    while (depth > 0) free(stack[--depth].pending_key);
+    while (depth > 0) {
+        depth--;
+        free(stack[depth].pending_key);
+        json_decref(stack[depth].node);
+    }
     yaml_parser_delete(&p);
     if (st != OG_OK) {
         json_decref(root);
