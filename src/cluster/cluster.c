@@ -84,7 +84,7 @@ static const char *addr_graph(const char *addr, char *buf, size_t cap)
 static int root_exists(const char *uri)
 {
     og_db *db = NULL;
-    if (og_db_open(&db, uri, NULL) != OG_OK) return 0;
+    if (og_cluster_db_open(&db, uri, NULL) != OG_OK) return 0;
     og_db_close(db);
     return 1;
 }
@@ -163,7 +163,7 @@ static json_t *compute_changes(json_t *desired, json_t *state, json_t *observati
                     char *plan = NULL;
                     json_t *gd = json_object_get(json_object_get(desired, "graphs"), g);
                     const char *text = json_string_value(json_object_get(gd, "schema_text"));
-                    if (og_db_open(&db, uri, NULL) == OG_OK &&
+                    if (og_cluster_db_open(&db, uri, NULL) == OG_OK &&
                         og_db_schema_plan(&plan, db, NULL, json_string_value(json_object_get(gd, "schema_path")), text,
                                           strlen(text), 1) == OG_OK) {
                         json_t *m = json_loads(plan, 0, NULL);
@@ -407,7 +407,7 @@ og_status og_cluster_apply(char **out, const char *dir, const og_cluster_opts *o
             } else {
                 og_db *db = NULL;
                 const char *text = json_string_value(json_object_get(gd, "schema_text"));
-                st = og_db_open(&db, uri, &oo);
+                st = og_cluster_db_open(&db, uri, &oo);
                 og_receipt r;
                 memset(&r, 0, sizeof r);
                 og_db_schema_apply_opts so = {.allow_data_loss = opts->allow_data_loss, .json = 1};
@@ -441,7 +441,7 @@ og_status og_cluster_apply(char **out, const char *dir, const og_cluster_opts *o
             if (json_object_get(failed_graphs, g)) {
                 outcome = "blocked";
                 snprintf(msg, sizeof msg, "blocked by %s", json_string_value(json_object_get(failed_graphs, g)));
-            } else if ((st = og_db_open(&db, uri, NULL)) != OG_OK || (st = og_db_schema_source(&schema, db, NULL)) != OG_OK) {
+            } else if ((st = og_cluster_db_open(&db, uri, NULL)) != OG_OK || (st = og_db_schema_source(&schema, db, NULL)) != OG_OK) {
                 outcome = "blocked";
                 snprintf(msg, sizeof msg, "graph_unavailable: %s", og_error_message());
             } else {
@@ -562,7 +562,7 @@ og_status og_cluster_import(char **out, const char *dir, const og_cluster_opts *
         char at[25];
         og_format_time_ms(og_now_ms(), at);
         json_object_set_new(o, "observed_at", json_string(at));
-        if (og_db_open(&db, uri, NULL) == OG_OK && og_db_schema_source(&schema, db, NULL) == OG_OK) {
+        if (og_cluster_db_open(&db, uri, NULL) == OG_OK && og_db_schema_source(&schema, db, NULL) == OG_OK) {
             char digest[65];
             og_cluster_digest(digest, schema, strlen(schema));
             json_object_set_new(res, addr, state_resource(s.desired, addr));
@@ -634,7 +634,7 @@ og_status og_cluster_status(char **out, const char *dir)
                 char saddr[300];
                 snprintf(saddr, sizeof saddr, "schema.%s", g);
                 const char *want = json_string_value(json_object_get(json_object_get(res, saddr), "digest"));
-                if (og_db_open(&db, uri, NULL) == OG_OK && og_db_schema_source(&schema, db, NULL) == OG_OK) {
+                if (og_cluster_db_open(&db, uri, NULL) == OG_OK && og_db_schema_source(&schema, db, NULL) == OG_OK) {
                     char d2[65];
                     og_cluster_digest(d2, schema, strlen(schema));
                     json_object_set_new(o, "exists", json_true());

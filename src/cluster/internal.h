@@ -51,6 +51,8 @@ void og_lock_release(og_store *st, const char *lock_id);
 json_t *og_lock_read(og_store *st);
 /* Catalog blob keys. */
 void og_catalog_key(char *out, size_t cap, const char *kind, const char *graph, const char *name, const char *digest);
+/* og_db_open that never creates anything (a missing local root is OG_ERR_NOT_FOUND). */
+og_status og_cluster_db_open(og_db **out, const char *uri, const og_open_opts *opts);
 /* The graph root URI of `id` under the storage root. */
 void og_cluster_graph_root(char *out, size_t cap, const char *storage_root, const char *id);
 

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cluster/internal.h"
@@ -140,4 +141,16 @@ void og_cluster_graph_root(char *out, size_t cap, const char *storage_root, cons
 {
     size_t n = strlen(storage_root);
     snprintf(out, cap, "%s%sgraphs/%s.omni", storage_root, n && storage_root[n - 1] == '/' ? "" : "/", id);
+}
+
+og_status og_cluster_db_open(og_db **out, const char *uri, const og_open_opts *opts)
+{
+    *out = NULL;
+    /* opening a local store creates its directory: probe first, so a read leaves nothing */
+    if (!strstr(uri, "://") || !strncmp(uri, "file://", 7)) {
+        struct stat sb;
+        const char *path = strncmp(uri, "file://", 7) ? uri : uri + 7;
+        if (stat(path, &sb) != 0) return og_err(OG_ERR_NOT_FOUND, "no graph at %s", uri);
+    }
+    return og_db_open(out, uri, opts);
 }
