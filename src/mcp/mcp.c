@@ -520,7 +520,9 @@ static json_t *tools_call(og_mcp *m, const char *actor, json_t *params, int *unk
                                                      sq->mutation, "params_schema", og_stored_params_schema_json(sq)));
                 free(d);
             }
-            char *t = json_dumps(json_pack("{so}", "queries", arr), JSON_COMPACT);
+            json_t *o = json_pack("{so}", "queries", arr);
+            char *t = json_dumps(o, JSON_COMPACT);
+            json_decref(o);
             res = tool_owned(OG_OK, t);
         } else if (!meta) {
             q = og_stored_set_find_tool(m->o.queries, name);
