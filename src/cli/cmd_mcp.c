@@ -14,7 +14,7 @@
 
 static const char *mcp_help =
     "usage: omnigraph mcp --store ROOT [--queries FILE.gq]... [--as ACTOR]\n"
-    "       omnigraph mcp --cluster DIR [--graph ID] [--as ACTOR]\n"
+    "       omnigraph mcp --cluster DIR [--graph ID] [--as ACTOR [--policy]]\n"
     "\n"
     "Serves one graph over the Model Context Protocol on stdin/stdout (newline-delimited\n"
     "JSON-RPC 2.0), for an agent started by this process's parent (docs/mcp.md).  Tools: the\n"
@@ -24,7 +24,9 @@ static const char *mcp_help =
     "  --store ROOT       the graph (or $OMNIGRAPH_STORE)\n"
     "  --cluster DIR      a cluster directory or storage root; --graph picks the graph\n"
     "  --queries FILE     expose the queries of a .gq file as tools (repeatable)\n"
-    "  --as ACTOR         recorded on every commit the agent's writes publish\n";
+    "  --as ACTOR         recorded on every commit the agent's writes publish\n"
+    "  --policy           enforce the policy bundle bound to the cluster graph for ACTOR: the\n"
+    "                     agent sees and may call only what the policy allows ACTOR\n";
 
 int og_cmd_mcp(int argc, char **argv)
 {
@@ -35,14 +37,19 @@ int og_cmd_mcp(int argc, char **argv)
     const char *store = getenv("OMNIGRAPH_STORE"), *cluster = NULL, *graph = NULL, *actor = NULL;
     const char *files[64];
     size_t nfiles = 0;
+    int use_policy = 0;
+    og_mcp_policy *pol = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--store") && i + 1 < argc) store = argv[++i];
         else if (!strcmp(argv[i], "--cluster") && i + 1 < argc) cluster = argv[++i];
         else if (!strcmp(argv[i], "--graph") && i + 1 < argc) graph = argv[++i];
         else if (!strcmp(argv[i], "--as") && i + 1 < argc) actor = argv[++i];
         else if (!strcmp(argv[i], "--queries") && i + 1 < argc && nfiles < 64) files[nfiles++] = argv[++i];
+        else if (!strcmp(argv[i], "--policy")) use_policy = 1;
         else return og_cli_usage("mcp", "unknown or incomplete option '%s'", argv[i]);
     }
+    if (use_policy && !actor) return og_cli_usage("mcp", "--policy needs --as ACTOR (the actor the policy decides for)");
+    if (use_policy && !cluster) return og_cli_usage("mcp", "--policy needs --cluster (a graph with a bound policy bundle)");
     og_cluster *c = NULL;
     og_db *db = NULL;
     og_stored_set *set = NULL;
@@ -60,6 +67,11 @@ int og_cmd_mcp(int argc, char **argv)
         if (st == OG_OK && !uri) st = OG_ERR_NOT_FOUND, fprintf(stderr, "omnigraph mcp: graph '%s' is not applied\n", graph);
         if (st == OG_OK) st = og_db_open(&db, uri, &oo);
         if (st == OG_OK) st = og_cluster_stored_queries(&set, c, graph, db);
+        if (st == OG_OK && use_policy) {
+            const char *bundle = og_cluster_policy_text(c, graph);
+            if (!bundle) st = OG_ERR_NOT_FOUND, fprintf(stderr, "omnigraph mcp: no policy bundle is bound to graph '%s'\n", graph);
+            else st = og_mcp_policy_new(&pol, bundle, strlen(bundle), "policy", graph);
+        }
     } else if (store) {
         st = og_db_open(&db, store, &oo);
         if (st == OG_OK) st = og_stored_set_new(&set);
@@ -77,11 +89,13 @@ int og_cmd_mcp(int argc, char **argv)
         return og_cli_usage("mcp", "--store ROOT or --cluster DIR is required");
     }
     if (st == OG_OK) {
-        og_mcp_opts mo = {.db = db, .queries = set, .graph_id = graph, .schema_apply_disabled = cluster != NULL};
+        og_mcp_opts mo = {.db = db, .queries = set, .graph_id = graph, .schema_apply_disabled = cluster != NULL,
+                          .authorize = pol ? og_mcp_policy_authorize : NULL, .authorize_ctx = pol};
         st = og_mcp_new(&m, &mo);
     }
     if (st != OG_OK) {
         if (og_error_message()[0]) fprintf(stderr, "omnigraph mcp: %s: %s\n", og_status_name(st), og_error_message());
+        og_mcp_policy_free(pol);
         og_stored_set_free(set);
         og_db_close(db);
         og_cluster_close(c);
@@ -107,6 +121,7 @@ int og_cmd_mcp(int argc, char **argv)
     }
     free(line);
     og_mcp_free(m);
+    og_mcp_policy_free(pol);
     og_stored_set_free(set);
     og_db_close(db);
     og_cluster_close(c);

@@ -112,11 +112,11 @@ static og_status fill_query(og_stored_query *q, const og_lint_query *lq, const c
 {
     const og_ir_query *ir = lq->ir;
     q->name = sdup(lq->name);
-    q->tool_name = sdup(lq->name);
+    q->tool_name = sdup(ir->mcp_tool_name ? ir->mcp_tool_name : lq->name);
     q->description = sdup(ir->description);
     q->instruction = sdup(ir->instruction);
     q->mutation = lq->is_mutation;
-    q->mcp_expose = 1;
+    q->mcp_expose = !ir->mcp_hidden;
     q->file = sdup(file);
     q->source = malloc(len + 1);
     if (q->source) {
@@ -183,6 +183,27 @@ og_status og_stored_set_add(og_stored_set *s, const char *file, const char *text
             st = og_err(OG_ERR_ALREADY_EXISTS, "stored query `%s` is declared twice (%s)", lq->name, file);
         else if (!lq->ok)
             st = og_err(OG_ERR_TYPE, "query `%s` does not type-check against the schema: %s", lq->name, lq->error);
+    }
+    for (size_t i = 0; st == OG_OK && i < r.nqueries; i++) {
+        const og_lint_query *lq = &r.queries[i];
+        if (!in_names(names, lq->name) || !lq->ir) continue;
+        const char *tool = lq->ir->mcp_tool_name ? lq->ir->mcp_tool_name : lq->name;
+        int valid = *tool && strlen(tool) <= 64;
+        for (const char *c = tool; *c; c++)
+            valid &= (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_' || *c == '-';
+        if (!valid) {
+            st = og_err(OG_ERR_INVALID, "query `%s`: MCP tool name `%s` must be 1-64 letters, digits, `_` or `-`", lq->name, tool);
+            break;
+        }
+        for (size_t k = 0; k < s->len && st == OG_OK; k++)
+            if (!strcmp(s->v[k].tool_name, tool))
+                st = og_err(OG_ERR_ALREADY_EXISTS, "duplicate MCP tool name `%s` (queries `%s` and `%s`)", tool, s->v[k].name, lq->name);
+        for (size_t k = 0; k < i && st == OG_OK; k++) {
+            const og_lint_query *o = &r.queries[k];
+            if (!in_names(names, o->name) || !o->ir) continue;
+            if (!strcmp(o->ir->mcp_tool_name ? o->ir->mcp_tool_name : o->name, tool))
+                st = og_err(OG_ERR_ALREADY_EXISTS, "duplicate MCP tool name `%s` (queries `%s` and `%s`)", tool, o->name, lq->name);
+        }
     }
     size_t base = s->len;
     for (size_t i = 0; st == OG_OK && i < r.nqueries; i++) {

@@ -57,6 +57,18 @@ void og_mcp_free(og_mcp *m);
  * memory ran out.  `actor` (may be NULL) is passed to the authorizer and echoed as actor_id. */
 og_status og_mcp_handle(og_mcp *m, const char *actor, const char *msg, size_t len, char **out);
 
+/* ---- mcp_policy.c: an authorizer backed by a graph's policy bundle (policy/policy.h) ---- */
+typedef struct og_mcp_policy og_mcp_policy;
+/* Loads a graph bundle (YAML text; `name` labels errors) for graph `graph_id`.  Errors as
+ * og_policy_parse.  Free with og_mcp_policy_free. */
+og_status og_mcp_policy_new(og_mcp_policy **out, const char *bundle, size_t len, const char *name, const char *graph_id);
+void og_mcp_policy_free(og_mcp_policy *p);
+/* The og_mcp_authorize_fn: pass the og_mcp_policy as authorize_ctx.  A denied invoke_query is
+ * OG_MCP_MASK (an unknown tool), other denials OG_MCP_DENY with the policy's message; no
+ * actor is denied.  Listing asks whether the action is allowed on some branch. */
+og_mcp_verdict og_mcp_policy_authorize(void *ctx, const char *actor, const char *action, const char *branch,
+                                       const char *target, const char *query, int listing, char *why, size_t cap);
+
 /* The protocol versions this surface speaks, newest first (NULL-terminated). */
 extern const char *const og_mcp_protocol_versions[];
 

@@ -191,11 +191,42 @@ static void test_add_refusals(void **state)
     og_stored_set_free(s);
 }
 
+static void test_mcp_annotation(void **state)
+{
+    (void)state;
+    const char *src =
+        "query a() @mcp(tool_name: \"people_all\") @description(\"d\") {\n    match { $p: Person }\n    return { $p.name }\n}\n"
+        "query b() @mcp(expose: false) {\n    match { $p: Person }\n    return { $p.name }\n}\n";
+    og_stored_set *s = NULL;
+    assert_int_equal(og_stored_set_new(&s), OG_OK);
+    assert_int_equal(og_stored_set_add(s, "m.gq", src, strlen(src), NULL, SCHEMA, strlen(SCHEMA)), OG_OK);
+    assert_string_equal(og_stored_set_find(s, "a")->tool_name, "people_all");
+    assert_true(og_stored_set_find(s, "a")->mcp_expose);
+    assert_false(og_stored_set_find(s, "b")->mcp_expose);
+    assert_ptr_equal(og_stored_set_find_tool(s, "people_all"), og_stored_set_find(s, "a"));
+    assert_null(og_stored_set_find_tool(s, "a"));
+    assert_null(og_stored_set_find_tool(s, "b")); /* hidden from agents, still invocable by name */
+    og_stored_set_free(s);
+    /* refusals: a duplicate tool name, an invalid one, a bad argument */
+    const char *dup = "query a() @mcp(tool_name: \"x\") {\n    match { $p: Person }\n    return { $p.name }\n}\n"
+                      "query b() @mcp(tool_name: \"x\") {\n    match { $p: Person }\n    return { $p.name }\n}\n";
+    assert_int_equal(og_stored_set_new(&s), OG_OK);
+    assert_int_equal(og_stored_set_add(s, "d.gq", dup, strlen(dup), NULL, SCHEMA, strlen(SCHEMA)), OG_ERR_ALREADY_EXISTS);
+    assert_string_equal(og_error_message(), "duplicate MCP tool name `x` (queries `a` and `b`)");
+    const char *bad = "query a() @mcp(tool_name: \"no spaces\") {\n    match { $p: Person }\n    return { $p.name }\n}\n";
+    assert_int_equal(og_stored_set_add(s, "b.gq", bad, strlen(bad), NULL, SCHEMA, strlen(SCHEMA)), OG_ERR_INVALID);
+    const char *arg = "query a() @mcp(visible: true) {\n    match { $p: Person }\n    return { $p.name }\n}\n";
+    assert_int_equal(og_stored_set_add(s, "c.gq", arg, strlen(arg), NULL, SCHEMA, strlen(SCHEMA)), OG_ERR_PARSE);
+    assert_non_null(strstr(og_error_message(), "unsupported @mcp argument"));
+    assert_int_equal(og_stored_set_count(s), 0);
+    og_stored_set_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_list_shape), cmocka_unit_test(test_params_schema), cmocka_unit_test(test_param_errors),
-        cmocka_unit_test(test_invoke),     cmocka_unit_test(test_add_refusals),
+        cmocka_unit_test(test_invoke),     cmocka_unit_test(test_add_refusals), cmocka_unit_test(test_mcp_annotation),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

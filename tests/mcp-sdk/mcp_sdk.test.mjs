@@ -78,3 +78,43 @@ test('an MCP client lists, queries, writes on a branch and merges', async () => 
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('with --policy each actor sees and may call only what its policy allows', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'og-mcp-sdk-'));
+  const connect = async (actor) => {
+    const transport = new StdioClientTransport({ command: bin, args: ['mcp', '--cluster', dir, '--as', actor, '--policy'], stderr: 'pipe' });
+    const client = new Client({ name: 'omnigraph-sdk-test', version: '0.0.0' });
+    await client.connect(transport);
+    return client;
+  };
+  try {
+    cpSync(example, dir, { recursive: true });
+    og('cluster', 'import', '--config', dir);
+    og('cluster', 'apply', '--config', dir, '--as', 'alice');
+
+    const alice = await connect('alice');
+    try {
+      const names = (await alice.listTools()).tools.map((t) => t.name);
+      assert.ok(names.includes('adults') && names.includes('add_person') && names.includes('branch_create'));
+      assert.ok(!names.includes('branch_merge') && !names.includes('schema_apply'));
+      const r = await alice.callTool({ name: 'add_person', arguments: { params: { name: 'Ada' } } });
+      assert.equal(r.isError, true); // main is protected
+      assert.match(r.content[0].text, /forbidden: policy denied action 'change' on branch 'main'/);
+    } finally {
+      await alice.close();
+    }
+
+    const mallory = await connect('mallory');
+    try {
+      const names = (await mallory.listTools()).tools.map((t) => t.name);
+      assert.deepEqual(names, ['graph_health']);
+      // a stored query mallory may not invoke is indistinguishable from one that does not exist
+      await assert.rejects(mallory.callTool({ name: 'adults', arguments: { params: { min: 1 } } }), /Unknown tool: adults/);
+      await assert.rejects(mallory.callTool({ name: 'adultz', arguments: { params: { min: 1 } } }), /Unknown tool: adultz/);
+    } finally {
+      await mallory.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
