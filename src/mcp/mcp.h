@@ -69,6 +69,21 @@ void og_mcp_policy_free(og_mcp_policy *p);
 og_mcp_verdict og_mcp_policy_authorize(void *ctx, const char *actor, const char *action, const char *branch,
                                        const char *target, const char *query, int listing, char *why, size_t cap);
 
+/* ---- mcp_http.c: the stateless Streamable HTTP binding (POST /graphs/{id}/mcp) ---- */
+typedef struct og_mcp_http_request {
+    const char *method;           /* "POST"; anything else is 405 */
+    const char *content_type;     /* may be NULL; else must name application/json (415) */
+    const char *accept;           /* may be NULL; else must allow application/json (406) */
+    const char *protocol_version; /* the MCP-Protocol-Version header (may be NULL); unknown = 400 */
+    const char *actor;            /* the bearer token's actor (may be NULL) */
+    const char *body;
+    size_t body_len;
+} og_mcp_http_request;
+/* *status: 200 with *out the JSON-RPC response (application/json), 202 with *out NULL (a
+ * notification), or 405/415/406/400 with a JSON-RPC error body (send `Allow: POST` with 405).
+ * OG_OK unless memory ran out. */
+og_status og_mcp_http(og_mcp *m, const og_mcp_http_request *req, unsigned *status, char **out);
+
 /* The protocol versions this surface speaks, newest first (NULL-terminated). */
 extern const char *const og_mcp_protocol_versions[];
 

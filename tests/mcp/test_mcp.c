@@ -304,13 +304,62 @@ static void test_meta_mode(void **state)
     og_stored_set_free(many);
 }
 
+static void test_http_binding(void **state)
+{
+    (void)state;
+    const char *ping = "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"}";
+    og_mcp_http_request rq = {.method = "POST", .content_type = "application/json",
+                              .accept = "application/json, text/event-stream", .protocol_version = "2025-06-18",
+                              .body = ping, .body_len = strlen(ping)};
+    unsigned status = 0;
+    char *out = NULL;
+    assert_int_equal(og_mcp_http(mcp, &rq, &status, &out), OG_OK);
+    assert_int_equal(status, 200);
+    assert_non_null(strstr(out, "\"id\":9"));
+    og_free(out);
+    const char *note = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}";
+    rq.body = note;
+    rq.body_len = strlen(note);
+    assert_int_equal(og_mcp_http(mcp, &rq, &status, &out), OG_OK);
+    assert_int_equal(status, 202);
+    assert_null(out);
+    rq.body = ping;
+    rq.body_len = strlen(ping);
+    rq.method = "GET";
+    assert_int_equal(og_mcp_http(mcp, &rq, &status, &out), OG_OK);
+    assert_int_equal(status, 405);
+    og_free(out);
+    rq.method = "POST";
+    rq.content_type = "text/plain";
+    assert_int_equal(og_mcp_http(mcp, &rq, &status, &out), OG_OK);
+    assert_int_equal(status, 415);
+    og_free(out);
+    rq.content_type = "application/json; charset=utf-8";
+    rq.accept = "text/html";
+    assert_int_equal(og_mcp_http(mcp, &rq, &status, &out), OG_OK);
+    assert_int_equal(status, 406);
+    og_free(out);
+    rq.accept = NULL;
+    rq.protocol_version = "1999-01-01";
+    assert_int_equal(og_mcp_http(mcp, &rq, &status, &out), OG_OK);
+    assert_int_equal(status, 400);
+    og_free(out);
+    /* initialize is exempt: it negotiates the version in its body */
+    const char *init = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"1999-01-01\"}}";
+    rq.body = init;
+    rq.body_len = strlen(init);
+    assert_int_equal(og_mcp_http(mcp, &rq, &status, &out), OG_OK);
+    assert_int_equal(status, 200);
+    og_free(out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_handshake),      cmocka_unit_test(test_protocol_errors),
         cmocka_unit_test(test_tool_catalog),   cmocka_unit_test(test_agent_flow),
         cmocka_unit_test(test_resources),      cmocka_unit_test(test_visibility_and_masking),
-        cmocka_unit_test(test_meta_mode),
+        cmocka_unit_test(test_meta_mode),      cmocka_unit_test(test_http_binding),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
