@@ -351,12 +351,12 @@ static void actions_parse_and_name(void **state)
 {
     (void)state;
     for (int i = 0; i < OG_POLICY_ACTION_COUNT; i++) {
-        og_policy_action a;
+        og_policy_action a = OG_POLICY_READ;
         assert_int_equal(og_policy_action_parse(og_policy_action_name((og_policy_action)i), &a), OG_OK);
         assert_int_equal(a, i);
         assert_int_equal(og_policy_action_is_server(a), i == OG_POLICY_GRAPH_LIST);
     }
-    og_policy_action a;
+    og_policy_action a = OG_POLICY_READ;
     assert_int_equal(og_policy_action_parse("Read", &a), OG_ERR_INVALID);
     assert_string_equal(og_error_message(), "unknown policy action 'Read'");
 }
