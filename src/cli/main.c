@@ -24,6 +24,7 @@ static const og_cli_cmd commands[] = {
     {"mutate", "run a .gq mutation as one commit", og_cmd_mutate},
     {"query", "run a .gq read query", og_cmd_query},
     {"snapshot", "show the table versions a read sees", og_cmd_snapshot},
+    {"test", "run .gqt logic-test cases (docs/testing.md)", og_cmd_test},
 };
 
 static void usage(FILE *f)
