@@ -110,6 +110,11 @@ static void strv_free(strv *s)
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
+static void strv_sort(strv *s)
+{
+    if (s->n > 1) qsort(s->v, s->n, sizeof *s->v, cmp_str);
+}
+
 /* ---- one failure's report ------------------------------------------------------------------ */
 
 typedef struct run {
@@ -340,8 +345,8 @@ static int check_rows(run *r, const column *cols, size_t ncols, strv *act)
     strv sorted_act = {0};
     for (size_t i = 0; i < act->n; i++) strv_push(&sorted_act, act->v[i], strlen(act->v[i]));
     if (!ordered) {
-        qsort(exp.v, exp.n, sizeof *exp.v, cmp_str);
-        qsort(sorted_act.v, sorted_act.n, sizeof *sorted_act.v, cmp_str);
+        strv_sort(&exp);
+        strv_sort(&sorted_act);
     }
     int same = exp.n == sorted_act.n;
     for (size_t i = 0; same && i < exp.n; i++) same = !strcmp(exp.v[i], sorted_act.v[i]);
@@ -438,7 +443,7 @@ static int run_branch_list(run *r)
         json_decref(row);
     }
     json_decref(j);
-    qsort(act.v, act.n, sizeof *act.v, cmp_str);
+    strv_sort(&act);
     column col = {"name", "String", 0};
     int rc = check_rows(r, &col, 1, &act);
     strv_free(&act);
@@ -818,7 +823,7 @@ static void test_path(const char *path, const opts *o, stats *s, int top)
     while ((e = readdir(d)))
         if (e->d_name[0] != '.') strv_push(&names, e->d_name, strlen(e->d_name));
     closedir(d);
-    qsort(names.v, names.n, sizeof *names.v, cmp_str);
+    strv_sort(&names);
     for (size_t i = 0; i < names.n; i++) {
         size_t n = strlen(path) + strlen(names.v[i]) + 2;
         char *p = malloc(n);
