@@ -28,6 +28,7 @@ static const og_cli_cmd commands[] = {
     {"queries", "list, validate and run a cluster's stored queries", og_cmd_queries},
     {"query", "run a .gq read query", og_cmd_query},
     {"snapshot", "show the table versions a read sees", og_cmd_snapshot},
+    {"test", "run .gqt logic-test cases (docs/testing.md)", og_cmd_test},
 };
 
 static void usage(FILE *f)
