@@ -39,6 +39,9 @@ typedef struct og_exec_source {
      * OG_ERR_NOT_FOUND.  Lets a scan with an equality on a single @key property look the
      * row up instead of filtering the whole table. */
     og_status (*node_find_id)(void *ud, size_t node, const char *id, size_t len, uint32_t *row);
+    /* Optional (may be NULL = no provider): the embedding of text[0..len) as dim floats into
+     * out, for `nearest` with a String query.  OG_ERR_UNSUPPORTED when there is no provider. */
+    og_status (*embed_text)(void *ud, const char *text, size_t len, uint32_t dim, float *out);
 } og_exec_source;
 
 typedef struct og_result {
