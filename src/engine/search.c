@@ -574,8 +574,8 @@ static og_status rank_ready(og_search *s, int rank)
 /* Computes the distances of the given rows not computed yet. */
 static og_status nearest_fill(rstate *rs, const uint32_t *rows, size_t n)
 {
-    uint32_t *todo = malloc((n ? n : 1) * sizeof *todo);
-    float *d = malloc((n ? n : 1) * sizeof *d);
+    uint32_t *todo = calloc(n ? n : 1, sizeof *todo);
+    float *d = calloc(n ? n : 1, sizeof *d);
     if (!todo || !d) {
         free(todo);
         free(d);
@@ -670,7 +670,7 @@ static og_status rrf_arm(og_search *s, int arm, ent *ents, size_t nents, const u
     rstate *rs = &s->ranks[arm];
     OG_TRY(rank_ready(s, arm));
     ent *list = malloc((nents ? nents : 1) * sizeof *list);
-    uint32_t *rows = malloc((nents ? nents : 1) * sizeof *rows);
+    uint32_t *rows = calloc(nents ? nents : 1, sizeof *rows);
     if (!list || !rows) {
         free(list);
         free(rows);
