@@ -98,6 +98,11 @@ og_status og_policy_decide(const og_policy *p, const og_policy_request *req, og_
  * `@id("<rule_id>:<action>") permit(...)` per (rule, action), in rule order.  *out is
  * malloc'd, NUL-terminated; free() it. */
 og_status og_policy_cedar(const og_policy *p, const char *graph_id, char **out, size_t *len);
+/* The Cedar entities of the bundle as Cedar's JSON entity format: every group, every actor
+ * (parents: its groups), Graph::"<graph_id>" and Server::"root" — with og_policy_cedar() and
+ * og_policy_cedar_schema(), enough for any Cedar tool to reproduce a decision.  *out is
+ * malloc'd, NUL-terminated; free() it. */
+og_status og_policy_cedar_entities(const og_policy *p, const char *graph_id, char **out, size_t *len);
 /* The Cedar schema (namespace Omnigraph) the compiled policies are written against. */
 const char *og_policy_cedar_schema(void);
 
