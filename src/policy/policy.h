@@ -59,6 +59,9 @@ og_status og_policy_parse(const char *src, size_t len, const char *name, og_poli
 void og_policy_free(og_policy *p);
 
 og_policy_kind og_policy_get_kind(const og_policy *p);
+/* 1 when branch (non-NULL) is one of the bundle's protected_branches (the Cedar context's
+ * branch_is_protected / target_branch_is_protected). */
+int og_policy_is_protected(const og_policy *p, const char *branch);
 /* Distinct actor ids over all groups (`policy validate` prints it). */
 size_t og_policy_actor_count(const og_policy *p);
 

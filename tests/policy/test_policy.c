@@ -233,6 +233,9 @@ static void decides_branch_scopes(void **state)
     assert_string_equal(d.message, "policy denied action 'change' on branch 'main' for actor 'act-bruno'");
     decide(p, "act-bruno", OG_POLICY_CHANGE, NULL, NULL, &d); /* unprotected needs a branch */
     assert_false(d.allowed);
+    assert_true(og_policy_is_protected(p, "main"));
+    assert_false(og_policy_is_protected(p, "Main"));
+    assert_false(og_policy_is_protected(p, NULL));
     decide(p, "act-ragnor", OG_POLICY_READ, "main", NULL, &d); /* admins hold no read rule */
     assert_false(d.allowed);
     assert_false(d.unknown_actor);
