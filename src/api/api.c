@@ -105,7 +105,15 @@ og_status og_db_query(og_rows **out, og_db *db, const char *source, size_t len, 
         json_decref(params);
         return og_err(OG_ERR_NOMEM, "out of memory");
     }
-    og_status st = og_engine_query(db->e, at ? at->branch : NULL, at ? at->commit : NULL, "<query>", source, len,
+    char cbuf[27];
+    const char *commit = NULL;
+    og_status st = og_api_resolve_opt(db, at ? at->commit : NULL, cbuf, &commit);
+    if (st) {
+        json_decref(params);
+        free(r);
+        return st;
+    }
+    st = og_engine_query(db->e, at ? at->branch : NULL, commit, "<query>", source, len,
                                    name, params, &r->res, r->commit);
     json_decref(params);
     if (st == OG_OK) st = og_rows_finish(r, name);
@@ -177,7 +185,10 @@ og_status og_db_mutate_ex(og_receipt *out, og_db *db, const char *source, size_t
 
 og_status og_db_export(og_db *db, FILE *out, const og_read_opts *at, const char *const *types, size_t ntypes)
 {
-    return og_engine_export(db->e, at ? at->branch : NULL, at ? at->commit : NULL, types, ntypes, out);
+    char cbuf[27];
+    const char *commit;
+    OG_TRY(og_api_resolve_opt(db, at ? at->commit : NULL, cbuf, &commit));
+    return og_engine_export(db->e, at ? at->branch : NULL, commit, types, ntypes, out);
 }
 
 static og_status dump_json(json_t *j, char **out)
@@ -215,7 +226,10 @@ og_status og_db_snapshot(char **out, og_db *db, const og_read_opts *at)
 {
     *out = NULL;
     og_read *r;
-    OG_TRY(og_read_begin(&r, db->e, at ? at->branch : NULL, at ? at->commit : NULL));
+    char cbuf[27];
+    const char *commit;
+    OG_TRY(og_api_resolve_opt(db, at ? at->commit : NULL, cbuf, &commit));
+    OG_TRY(og_read_begin(&r, db->e, at ? at->branch : NULL, commit));
     const og_snapshot *s = og_read_snapshot(r);
     const og_ref_entry *head = og_snapshot_head(s);
     json_t *o = json_object();
@@ -231,7 +245,10 @@ og_status og_db_schema_source(char **out, og_db *db, const og_read_opts *at)
 {
     *out = NULL;
     og_read *r;
-    OG_TRY(og_read_begin(&r, db->e, at ? at->branch : NULL, at ? at->commit : NULL));
+    char cbuf[27];
+    const char *commit;
+    OG_TRY(og_api_resolve_opt(db, at ? at->commit : NULL, cbuf, &commit));
+    OG_TRY(og_read_begin(&r, db->e, at ? at->branch : NULL, commit));
     const og_catalog *cat = og_read_catalog(r);
     og_status st = OG_OK;
     *out = strdup(cat->source ? cat->source : "");

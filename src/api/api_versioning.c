@@ -36,6 +36,8 @@ og_status og_db_branch_create(og_db *db, const char *name, const char *from_bran
     if (!strcmp(name, "main")) return og_err(OG_ERR_INVALID, "branch create: 'main' always exists");
     if (!from_branch && !from_commit) from_branch = "main";
     og_ref_entry e;
+    char cbuf[27];
+    OG_TRY(og_api_resolve_opt(db, from_commit, cbuf, &from_commit));
     OG_TRY(og_branch_create(og_engine_graph(db->e), name, from_branch, from_commit, og_engine_actor(db->e), &e));
     if (head_out) snprintf(head_out, 32, "%s", e.commit);
     return OG_OK;
@@ -125,6 +127,8 @@ og_status og_db_commit_show(char **out, og_db *db, const char *commit_id)
     *out = NULL;
     if (!commit_id) return og_err(OG_ERR_INVALID, "commit show: a commit id is required");
     og_read *r;
+    char cbuf[27];
+    OG_TRY(og_api_resolve_opt(db, commit_id, cbuf, &commit_id));
     OG_TRY(og_read_begin(&r, db->e, NULL, commit_id));
     const og_snapshot *s = og_read_snapshot(r);
     json_t *o = commit_json(og_snapshot_commit(s));
@@ -197,7 +201,11 @@ og_status og_db_changes(char **out, og_db *db, const og_changes_opts *o)
     if (!o || !o->from || !o->to) return og_err(OG_ERR_INVALID, "changes: --from and --to commits are required");
     og_change_filter f = to_filter(o);
     og_changeset cs;
-    OG_TRY(og_changes_between(db->e, o->from, o->to, &f, &cs));
+    char fbuf[27], tbuf[27];
+    const char *from, *to;
+    OG_TRY(og_api_resolve_opt(db, o->from, fbuf, &from));
+    OG_TRY(og_api_resolve_opt(db, o->to, tbuf, &to));
+    OG_TRY(og_changes_between(db->e, from, to, &f, &cs));
     json_t *j = changeset_json(&cs);
     og_changeset_free(&cs);
     return dump(j, out);
@@ -208,6 +216,9 @@ og_status og_db_commit_changes(char **out, og_db *db, const char *commit_id, con
     *out = NULL;
     og_change_filter f = to_filter(filter);
     og_changeset cs;
+    char cbuf[27];
+    if (!commit_id) return og_err(OG_ERR_INVALID, "commit changes: a commit id is required");
+    OG_TRY(og_api_resolve_opt(db, commit_id, cbuf, &commit_id));
     OG_TRY(og_changes_commit(db->e, commit_id, &f, &cs));
     json_t *j = changeset_json(&cs);
     const og_commit *c = og_snapshot_commit(og_read_snapshot(cs.read));

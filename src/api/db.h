@@ -22,4 +22,8 @@ json_t *og_api_tables_json(og_read *r);
  * the way out (pass a vector).  The seam for a real provider (docs/search.md). */
 og_status og_api_embed_text(void *ud, const char *text, size_t len, uint32_t dim, float *out);
 
+/* og_db_resolve_commit for an optional reference (commitref.c): *out = NULL when ref is
+ * NULL, else buf holding the resolved id. */
+og_status og_api_resolve_opt(og_db *db, const char *ref, char buf[27], const char **out);
+
 #endif

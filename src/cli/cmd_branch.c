@@ -21,7 +21,7 @@ static const char *branch_help =
     "on TARGET (default main): already_up_to_date (nothing), fast_forward, or merged (two\n"
     "parents).  Conflicts (exit 1) are listed by type, id and kind; nothing is published.\n"
     "  --from B           create from the head of branch B (default main)\n"
-    "  --at C             create from commit C\n"
+    "  --at C             create from commit C (an id, a unique id prefix, a branch, REF~N)\n"
     "  --into T           the merge target (default main)\n"
     "  --delete-branch    delete SOURCE after a successful merge\n"
     "  --if-commit C      merge / delete only if the head (TARGET's, or the deleted branch's)\n"

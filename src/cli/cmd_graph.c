@@ -161,7 +161,8 @@ static const char *query_help =
     "  --params JSON             parameters as a JSON object ({\"name\": \"Alice\"})\n"
     "  --params-file F           parameters from a file\n"
     "  --branch B                read the head of branch B (default main)\n"
-    "  --at C, --snapshot C      read commit C (time travel)\n"
+    "  --at C, --snapshot C      read commit C (time travel); C is an id, a unique id prefix,\n"
+    "                            a branch name or REF~N (N-th first parent)\n"
     "  --format F                json (default), jsonl, csv or table; --json = json\n" COMMON_HELP;
 
 static const char *mutate_help =
