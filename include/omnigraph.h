@@ -77,6 +77,13 @@ og_status og_db_init(og_db **out, const char *uri, const char *schema_name, cons
 og_status og_db_open(og_db **out, const char *uri, const og_open_opts *opts);
 void og_db_close(og_db *db);
 
+/* Sets the actor recorded on the commits (and branch log entries) that the CALLING THREAD
+ * writes, through any handle, until cleared with NULL; it wins over og_open_opts.actor.
+ * A server calls it per request with the actor of the authenticated token, so one shared
+ * handle attributes every write to its caller.  OG_ERR_INVALID: empty, longer than 256
+ * bytes, or holding control characters (the thread's actor is then unchanged). */
+og_status og_set_thread_actor(const char *actor);
+
 /* Which state a read sees: the head of `branch` (NULL = "main"), or, when `commit` is set,
  * that commit (time travel).  The whole read uses one snapshot. */
 typedef struct og_read_opts {
