@@ -467,6 +467,7 @@ static void req_free(og_req *r)
     json_decref(r->json);
     if (r->spool_fd >= 0) close(r->spool_fd);
     if (r->spool_path[0]) unlink(r->spool_path);
+    if (r->pending) MHD_destroy_response(r->pending);
     free(r);
 }
 
@@ -560,6 +561,33 @@ static struct MHD_Response *dispatch(og_req *r)
     return resp;
 }
 
+/* Bytes of a refused request's body read and dropped before the connection is closed. */
+#define OG_DRAIN_MAX ((uint64_t)64 << 20)
+
+static enum MHD_Result queue_pending(og_req *r)
+{
+    struct MHD_Response *resp = r->pending;
+    r->pending = NULL;
+    r->early = 1;
+    return queue(r, resp);
+}
+
+/* A refusal before the body: answered at once when no body follows (or the client waits
+ * for 100 Continue, which then is never sent), else after the body has been drained. */
+static enum MHD_Result refuse(og_req *r, struct MHD_Response *resp)
+{
+    const char *cl = og_req_header(r, "Content-Length");
+    const char *te = og_req_header(r, "Transfer-Encoding");
+    const char *expect = og_req_header(r, "Expect");
+    int body = (cl && strcmp(cl, "0")) || te;
+    if (!body || (expect && !strcasecmp(expect, "100-continue"))) {
+        r->early = 1;
+        return queue(r, resp);
+    }
+    r->pending = resp;
+    return MHD_YES;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
                                   const char *version, const char *upload_data, size_t *upload_data_size,
                                   void **con_cls)
@@ -580,28 +608,28 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         pthread_mutex_lock(&s->mu);
         s->inflight++;
         pthread_mutex_unlock(&s->mu);
-        if (!r->url || !split_path(r, url)) {
-            r->early = 1;
-            return queue(r, og_resp_error(r, 404, "not_found", "no route for this path", NULL, NULL));
-        }
+        if (!r->url || !split_path(r, url))
+            return refuse(r, og_resp_error(r, 404, "not_found", "no route for this path", NULL, NULL));
         struct MHD_Response *resp = precheck(r);
-        if (resp) {
-            r->early = 1;
-            return queue(r, resp);
-        }
+        if (resp) return refuse(r, resp);
         return MHD_YES;
     }
     if (r->early) {
         *upload_data_size = 0; /* the response is queued; the rest of the body is discarded */
         return MHD_YES;
     }
+    if (r->pending) {
+        /* drain the body the client is sending, so it reads the error instead of a reset */
+        if (!*upload_data_size) return queue_pending(r);
+        r->drained += *upload_data_size;
+        *upload_data_size = 0;
+        if (r->drained > OG_DRAIN_MAX) return queue_pending(r);
+        return MHD_YES;
+    }
     if (*upload_data_size) {
         struct MHD_Response *resp = take_body(r, upload_data, *upload_data_size);
         *upload_data_size = 0;
-        if (resp) {
-            r->early = 1;
-            return queue(r, resp);
-        }
+        if (resp) r->pending = resp;
         return MHD_YES;
     }
     r->early = 1; /* from now on nothing more is read */

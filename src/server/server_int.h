@@ -75,6 +75,8 @@ struct og_req {
     char spool_path[256];
     uint64_t spool_len;
     int early;                   /* a response was queued before the body was read */
+    struct MHD_Response *pending; /* a refusal sent once the body is drained */
+    uint64_t drained;
     json_t *json;                /* the parsed JSON body (object) */
     /* audit */
     unsigned status;
