@@ -786,7 +786,7 @@ static int check_negation(og_chk *c, og_qclause *cl)
     size_t nouter = c->nvisible;
     int *outer = malloc((nouter + 1) * sizeof *outer);
     if (!outer) return og_chk_nomem(c);
-    memcpy(outer, c->visible, nouter * sizeof *outer);
+    if (nouter) memcpy(outer, c->visible, nouter * sizeof *outer); /* visible may be NULL */
     c->depth++;
     int ok = check_clauses(c, cl->inner, cl->ninner);
     c->depth--;

@@ -1,0 +1,95 @@
+/*
+ * eval.c — og_policy_decide: Cedar's answer for the compiled bundle, computed directly.
+ *
+ * The compiled policy set (cedar.c) holds only `permit` policies of the form
+ *     permit(principal in Group::"g", action == Action::"a", resource == <the resource>)
+ *     when { <scope condition> };
+ * and the request's resource is always the one the set was compiled for, so Cedar's
+ * default-deny evaluation reduces to: allow iff some (rule, action) has the actor in its
+ * group, names the action, and its scope condition holds over the request context; the
+ * reasons are the matching policies, and matched_rule_id is the smallest of their rule ids.
+ * An actor in no group is denied before evaluation (the reference's "unknown actor").
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy/policy_internal.h"
+#include "util/error.h"
+
+static int cmp_actor(const void *key, const void *elem)
+{
+    return strcmp((const char *)key, ((const pol_actor *)elem)->id);
+}
+
+static int cmp_branch(const void *key, const void *elem)
+{
+    return strcmp((const char *)key, *(const char *const *)elem);
+}
+
+static int is_protected(const og_policy *p, const char *branch)
+{
+    return branch && p->nprotected &&
+           bsearch(branch, p->protected_branches, p->nprotected, sizeof *p->protected_branches, cmp_branch);
+}
+
+/* The `when` condition of one scope (cedar.c writes the same condition as text). */
+static int scope_holds(int scope, int has, int prot)
+{
+    switch (scope) {
+    case POL_SCOPE_PROTECTED: return has && prot;
+    case POL_SCOPE_UNPROTECTED: return has && !prot;
+    default: return 1; /* none, any */
+    }
+}
+
+static void message(og_policy_decision *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void message(og_policy_decision *d, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(d->message, sizeof d->message, fmt, ap);
+    va_end(ap);
+    if (n >= (int)sizeof d->message) memcpy(d->message + sizeof d->message - 4, "...", 4);
+}
+
+og_status og_policy_decide(const og_policy *p, const og_policy_request *req, og_policy_decision *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!p || !req || !req->actor || (unsigned)req->action >= OG_POLICY_ACTION_COUNT) {
+        message(out, "internal policy error: malformed policy request");
+        return og_err(OG_ERR_INVALID, "internal policy error: malformed policy request");
+    }
+    const char *action = og_policy_action_name(req->action);
+    out->mask_as_not_found = req->action == OG_POLICY_INVOKE_QUERY;
+    const pol_actor *actor =
+        p->nactors ? bsearch(req->actor, p->actors, p->nactors, sizeof *p->actors, cmp_actor) : NULL;
+    if (!actor) {
+        out->unknown_actor = 1;
+        message(out, "policy denied action '%s' for unknown actor '%s'", action, req->actor);
+        return OG_OK;
+    }
+    int bprot = is_protected(p, req->branch), tprot = is_protected(p, req->target_branch);
+    const char *best = NULL;
+    for (size_t i = 0; i < p->nrules; i++) {
+        const pol_rule *r = &p->rules[i];
+        if (!(r->actions & (1u << req->action))) continue;
+        if (!(actor->groups[r->group_idx / 8] & (1u << (r->group_idx % 8)))) continue;
+        if (!scope_holds(r->branch_scope, req->branch != NULL, bprot)) continue;
+        if (!scope_holds(r->target_scope, req->target_branch != NULL, tprot)) continue;
+        if (!best || strcmp(r->id, best) < 0) best = r->id;
+    }
+    if (best) {
+        out->allowed = 1;
+        out->mask_as_not_found = 0;
+        out->matched_rule_id = best;
+        message(out, "policy allowed action '%s' for actor '%s'", action, req->actor);
+        return OG_OK;
+    }
+    char on[OG_POLICY_MESSAGE_MAX / 2] = "", to[OG_POLICY_MESSAGE_MAX / 2] = "";
+    if (req->branch) snprintf(on, sizeof on, " on branch '%s'", req->branch);
+    if (req->target_branch) snprintf(to, sizeof to, " targeting branch '%s'", req->target_branch);
+    message(out, "policy denied action '%s'%s%s for actor '%s'", action, on, to, req->actor);
+    return OG_OK;
+}
