@@ -38,6 +38,7 @@ typedef struct og_authz_request {
 
 typedef struct og_authz_decision {
     int allowed;
+    int mask_as_not_found;  /* a deny to report as 404 (invoke_query, §4 anti-probing) */
     char matched_rule[128]; /* the rule that allowed it ("" when none, or not a policy) */
     char message[256];      /* why it was denied */
 } og_authz_decision;
@@ -53,5 +54,13 @@ typedef struct og_authz {
  * in OG_AUTH_POLICY. */
 og_status og_authz_decide(og_auth_mode mode, const og_authz *policy, const og_authz_request *req,
                           og_authz_decision *out);
+
+/* The policy engine of src/policy/ behind this interface: `graph_bundle` (may be NULL)
+ * decides every per-graph action on every served graph, `server_bundle` (may be NULL)
+ * decides graph_list.  The bundles stay owned by the caller and must outlive the og_authz. */
+struct og_policy;
+og_status og_authz_from_policy(og_authz **out, const struct og_policy *graph_bundle,
+                               const struct og_policy *server_bundle);
+void og_authz_free(og_authz *a);
 
 #endif

@@ -281,6 +281,7 @@ struct MHD_Response *og_req_authorize(og_req *r, og_action a, const char *branch
     json_object_set_new(o, "mode", json_string(og_auth_mode_name(r->s->mode)));
     log_json_line(r->s, o);
     if (st) return og_resp_error(r, 500, "internal", "policy evaluation failed", NULL, NULL);
+    if (!d.allowed && d.mask_as_not_found) return og_resp_error(r, 404, "not_found", "not found", NULL, NULL);
     if (!d.allowed) return og_resp_error(r, 403, "forbidden", d.message, NULL, NULL);
     return NULL;
 }

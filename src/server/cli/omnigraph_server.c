@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policy/policy.h"
 #include "server/server.h"
 
 static const char *usage =
@@ -20,6 +21,8 @@ static const char *usage =
     "                                 port 0 = any free port); prints OMNIGRAPH_LISTEN_ADDR=host:port\n"
     "  --unauthenticated              serve without bearer tokens (or $OMNIGRAPH_UNAUTHENTICATED=1);\n"
     "                                 loopback addresses only unless --allow-public-unauthenticated\n"
+    "  --policy FILE                  policy bundle (YAML, docs/policy.md) for every served graph\n"
+    "  --server-policy FILE           server bundle: who may list graphs (graph_list)\n"
     "  --threads N                    worker threads (default 8)\n"
     "  --timeout SECONDS              idle connection timeout (default 30)\n"
     "Tokens (read once, kept only as SHA-256 digests): OMNIGRAPH_SERVER_BEARER_TOKEN (actor\n"
@@ -33,7 +36,7 @@ int main(int argc, char **argv)
     const char *bind = getenv("OMNIGRAPH_BIND");
     int unauth = truthy(getenv("OMNIGRAPH_UNAUTHENTICATED")), allow_public = 0;
     unsigned threads = 0, timeout = 0;
-    const char *graphs[64];
+    const char *graphs[64], *policy_path = NULL, *server_policy_path = NULL;
     size_t ngraphs = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -50,6 +53,12 @@ int main(int argc, char **argv)
             i++;
         } else if (!strcmp(a, "--bind") && v) {
             bind = v;
+            i++;
+        } else if (!strcmp(a, "--policy") && v) {
+            policy_path = v;
+            i++;
+        } else if (!strcmp(a, "--server-policy") && v) {
+            server_policy_path = v;
             i++;
         } else if (!strcmp(a, "--threads") && v) {
             threads = (unsigned)strtoul(v, NULL, 10);
@@ -73,6 +82,18 @@ int main(int argc, char **argv)
         fprintf(stderr, "omnigraph-server: no graph to serve\n\n%s", usage);
         return 2;
     }
+    og_policy *gp = NULL, *sp = NULL;
+    og_authz *authz = NULL;
+    if (policy_path && og_policy_load(policy_path, OG_POLICY_KIND_GRAPH, &gp)) {
+        fprintf(stderr, "omnigraph-server: --policy: %s\n", og_error_message());
+        return 1;
+    }
+    if (server_policy_path && og_policy_load(server_policy_path, OG_POLICY_KIND_SERVER, &sp)) {
+        fprintf(stderr, "omnigraph-server: --server-policy: %s\n", og_error_message());
+        og_policy_free(gp);
+        return 1;
+    }
+    if ((gp || sp) && og_authz_from_policy(&authz, gp, sp)) return 1;
     og_tokenset *tokens;
     if (og_tokenset_new(&tokens) || og_tokenset_from_env(tokens)) return 1;
     og_server_opts o = {.bind = bind,
@@ -80,7 +101,8 @@ int main(int argc, char **argv)
                         .timeout_s = timeout,
                         .tokens = tokens,
                         .unauthenticated = unauth,
-                        .allow_public_unauthenticated = allow_public};
+                        .allow_public_unauthenticated = allow_public,
+                        .policy = authz};
     og_server *s;
     if (og_server_new(&s, &o)) return 1;
     for (size_t i = 0; i < ngraphs; i++) {
@@ -115,5 +137,8 @@ int main(int argc, char **argv)
     fprintf(stderr, "omnigraph-server: %s: finishing in-flight requests\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
     og_server_stop(s, 30);
     og_server_free(s);
+    og_authz_free(authz);
+    og_policy_free(gp);
+    og_policy_free(sp);
     return 0;
 }
