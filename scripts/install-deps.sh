@@ -7,7 +7,7 @@ PKGS=(
   build-essential cmake pkg-config clang libclang-rt-14-dev
   libjansson-dev libcurl4-openssl-dev libssl-dev libmicrohttpd-dev
   libzstd-dev liblz4-dev libroaring-dev libstemmer-dev libutf8proc-dev
-  libyaml-dev libpcre2-dev libcmocka-dev python3
+  libyaml-dev libpcre2-dev libcmocka-dev python3 wrk
 )
 # Node.js: some images ship a nodejs package that bundles npm (and conflicts with Debian's npm).
 command -v node >/dev/null 2>&1 || PKGS+=(nodejs)
@@ -38,4 +38,9 @@ fi
 if [ -f "$here/tests/policy/package-lock.json" ] && [ ! -d "$here/tests/policy/node_modules/@cedar-policy/cedar-wasm" ]; then
   echo "install-deps: npm ci in tests/policy" >&2
   (cd "$here/tests/policy" && npm ci --no-audit --no-fund)
+fi
+# The OpenAPI validator of the server tests, pinned by tests/server/openapi/package-lock.json.
+if [ -f "$here/tests/server/openapi/package-lock.json" ] && [ ! -d "$here/tests/server/openapi/node_modules/@seriousme" ]; then
+  echo "install-deps: npm ci in tests/server/openapi" >&2
+  (cd "$here/tests/server/openapi" && npm ci --no-audit --no-fund)
 fi
