@@ -148,6 +148,32 @@ static json_t *schemas(void)
                             json_pack("{s:o,s:o,s:o,s:o,s:{s:[s,s]},s:o}", "source", str(), "target", str(), "outcome",
                                       ref("BranchMergeOutcome"), "actor_id", nstr(), "branch_deleted", "type",
                                       "boolean", "null", "branch_delete_error", nstr())));
+    json_object_set_new(s, "ChangeCauseOutput",
+                        obj("graph_commit_id authored_branch authored_at",
+                            json_pack("{s:o,s:o,s:o,s:o,s:o,s:{s:s,s:s}}", "graph_commit_id", str(), "parent_commit_id",
+                                      nstr(), "merged_parent_commit_id", nstr(), "authored_branch", str(), "actor_id",
+                                      nstr(), "authored_at", "type", "integer", "format", "int64")));
+    json_object_set_new(s, "ChangeImageOutput",
+                        obj("properties", json_pack("{s:{},s:o}", "properties", "endpoints",
+                                                    json_pack("{s:[{s:s},{s:s,s:{s:o,s:o},s:[s,s]}]}", "oneOf", "type",
+                                                              "null", "type", "object", "properties", "from", str(),
+                                                              "to", str(), "required", "from", "to"))));
+    json_object_set_new(s, "EntityChangeOutput",
+                        obj("kind type id op",
+                            json_pack("{s:o,s:o,s:o,s:{s:s,s:[s,s,s]},s:o,s:o}", "kind", ref("EntityKindOutput"), "type",
+                                      obj("id name", json_pack("{s:o,s:o}", "id", str(), "name", str())), "id", str(),
+                                      "op", "type", "string", "enum", "insert", "update", "delete", "before",
+                                      nref("ChangeImageOutput"), "after", nref("ChangeImageOutput"))));
+    json_object_set_new(s, "CommitChangesOutput",
+                        obj("cause changes", json_pack("{s:o,s:o,s:o}", "cause", ref("ChangeCauseOutput"), "changes",
+                                                       arr(ref("EntityChangeOutput")), "next_page_token", nstr())));
+    json_object_set_new(s, "ChangeFeedOutput",
+                        obj("blocks", json_pack("{s:o,s:o,s:o,s:{s:[s,s]}}", "blocks",
+                                                arr(obj("cause changes", json_pack("{s:o,s:o}", "cause",
+                                                                                   ref("ChangeCauseOutput"), "changes",
+                                                                                   arr(ref("EntityChangeOutput"))))),
+                                                "next_page_token", nstr(), "cursor", nstr(), "caught_up", "type",
+                                                "boolean", "null")));
     json_object_set_new(s, "CommitListOutput", obj("commits", json_pack("{s:o}", "commits", arr(ref("CommitOutput")))));
     return s;
 }
@@ -206,11 +232,13 @@ static json_t *operation(const og_route *rt, int auth)
         const char *status, *what;
     } errs[] = {{"400", "Bad request"},          {"401", "Unauthorized"},         {"403", "Forbidden"},
                 {"404", "Not found"},            {"405", "Method not allowed"},   {"409", "Conflict"},
-                {"412", "Precondition failed"},  {"413", "Payload too large"},    {"415", "Unsupported media type"},
+                {"410", "Change feed gap"},      {"412", "Precondition failed"},  {"413", "Payload too large"},
+                {"415", "Unsupported media type"},
                 {"500", "Internal error"}};
     for (size_t i = 0; i < sizeof errs / sizeof *errs; i++) {
         if (!rt->needs_auth && strcmp(errs[i].status, "500")) continue;
         if (!strcmp(errs[i].status, "412") && !strstr(rt->path, "if-graph-commit")) continue;
+        if (!strcmp(errs[i].status, "410") && strcmp(rt->path, "/graphs/{graph_id}/changes")) continue;
         if (!strcmp(errs[i].status, "415") && rt->body != OG_BODY_JSON && rt->body != OG_BODY_NDJSON) continue;
         json_object_set_new(responses, errs[i].status,
                             json_pack("{s:s,s:o}", "description", errs[i].what, "content",

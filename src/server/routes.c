@@ -899,6 +899,11 @@ const og_route og_routes[] = {
      "cluster_delete_branch", "Delete a branch", NULL, "BranchDeleteOutput", NULL},
     {"GET", G "/commits", h_commits_list, OG_BODY_NONE, 1, OG_ACTION_READ, "branch", "cluster_list_commits",
      "First-parent history of a branch, newest first", NULL, "CommitListOutput", NULL},
+    {"GET", G "/commits/{commit_id}/changes", og_h_commit_changes, OG_BODY_NONE, 1, OG_ACTION_READ,
+     "page_token limit kind type op", "cluster_commit_changes", "One commit's row changes against its first parent, paged",
+     NULL, "CommitChangesOutput", NULL},
+    {"GET", G "/changes", og_h_changes, OG_BODY_NONE, 1, OG_ACTION_READ, "branch cursor start page_token limit kind type op",
+     "cluster_changes", "Poll a branch's change feed (cursor, start or page_token)", NULL, "ChangeFeedOutput", NULL},
     {"GET", G "/commits/{commit_id}", h_commit_show, OG_BODY_NONE, 1, OG_ACTION_READ, "", "cluster_get_commit",
      "One commit", NULL, "CommitOutput", NULL},
 };

@@ -106,4 +106,8 @@ const char *og_req_str(og_req *r, const char *key, int *bad);
 
 uint64_t og_now_us(void);
 
+/* routes_changes.c */
+struct MHD_Response *og_h_commit_changes(og_req *r);
+struct MHD_Response *og_h_changes(og_req *r);
+
 #endif
