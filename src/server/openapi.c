@@ -174,6 +174,9 @@ static json_t *schemas(void)
                                                                                    arr(ref("EntityChangeOutput"))))),
                                                 "next_page_token", nstr(), "cursor", nstr(), "caught_up", "type",
                                                 "boolean", "null")));
+    json_object_set_new(s, "ChangeBaselineRequest",
+                        obj("", json_pack("{s:o,s:o,s:o,s:o}", "branch", nstr(), "kind", arr(str()), "type", arr(str()),
+                                          "op", arr(str()))));
     json_object_set_new(s, "CommitListOutput", obj("commits", json_pack("{s:o}", "commits", arr(ref("CommitOutput")))));
     return s;
 }

@@ -499,6 +499,9 @@ static struct MHD_Response *h_ingest(og_req *r) { return load_json(r, 1); }
 typedef struct export_job {
     og_db *db;
     char *branch;
+    char commit[32];  /* export this commit instead of the branch head ("" = head) */
+    char *trailer;    /* a last line written only after every record succeeded (baseline) */
+    int nothing;      /* the filters left no type: only the trailer is written */
     char **types;
     size_t ntypes;
     int rfd, wfd;
@@ -518,8 +521,9 @@ static void *export_main(void *arg)
         return NULL;
     }
     setvbuf(f, NULL, _IOFBF, 64 * 1024);
-    og_read_opts at = {j->branch, NULL};
-    j->st = og_db_export(j->db, f, &at, (const char *const *)j->types, j->ntypes);
+    og_read_opts at = {j->commit[0] ? NULL : j->branch, j->commit[0] ? j->commit : NULL};
+    j->st = j->nothing ? OG_OK : og_db_export(j->db, f, &at, (const char *const *)j->types, j->ntypes);
+    if (!j->st && j->trailer && fputs(j->trailer, f) < 0) j->st = OG_ERR_IO;
     if (fclose(f) && !j->st) j->st = OG_ERR_IO;
     return NULL;
 }
@@ -551,54 +555,31 @@ static void export_free(void *cls)
     for (size_t i = 0; i < j->ntypes; i++) free(j->types[i]);
     free(j->types);
     free(j->branch);
+    free(j->trailer);
     free(j);
 }
 
-static struct MHD_Response *h_export(og_req *r)
+/* Starts the stream of `types` (names; ntypes 0 = every type, unless `nothing`) of the branch
+ * head or of `commit`, followed by `trailer` (taken over; may be NULL).  Every check is done. */
+static struct MHD_Response *start_export(og_req *r, const char *branch, const char *commit, char **types,
+                                         size_t ntypes, int nothing, char *trailer)
 {
-    const char *key;
-    json_t *v;
-    json_object_foreach(r->json, key, v)
-    {
-        if (strcmp(key, "branch") && strcmp(key, "type_names")) return bad(r, "unknown field '%s'", key);
-    }
-    struct MHD_Response *resp = NULL;
-    const char *branch = field(r, "branch", NULL, 0, &resp);
-    if (resp) return resp;
-    if (!branch) branch = "main";
-    json_t *types = json_object_get(r->json, "type_names");
-    if (types && !json_is_array(types) && !json_is_null(types))
-        return bad(r, "field '%s' must be an array of strings", "type_names");
-    struct MHD_Response *deny = og_req_authorize(r, OG_ACTION_EXPORT, branch, NULL);
-    if (deny) return deny;
-    /* every check before the 200: the branch and the type names */
-    og_read_opts at = {branch, NULL};
-    char *text;
-    og_status st = og_db_snapshot(&text, r->g->db, &at);
-    if (st) return og_resp_status(r, st);
-    json_t *snap = parse_owned(text);
     export_job *j = calloc(1, sizeof *j);
     if (!j) {
-        json_decref(snap);
+        for (size_t i = 0; i < ntypes; i++) free(types[i]);
+        free(types);
+        free(trailer);
         return og_resp_error(r, 500, "internal", "out of memory", NULL, NULL);
     }
     j->rfd = j->wfd = -1;
     j->db = r->g->db;
     j->r = r;
     j->branch = strdup(branch);
-    size_t i;
-    json_array_foreach(types, i, v)
-    {
-        if (!json_is_string(v) || !type_kind(snap, json_string_value(v))) {
-            json_decref(snap);
-            export_free(j);
-            return bad(r, "unknown type name in 'type_names': %s", json_is_string(v) ? json_string_value(v) : "?");
-        }
-    }
-    json_decref(snap);
-    j->ntypes = json_array_size(types);
-    j->types = calloc(j->ntypes + 1, sizeof *j->types);
-    json_array_foreach(types, i, v) j->types[i] = strdup(json_string_value(v));
+    snprintf(j->commit, sizeof j->commit, "%s", commit ? commit : "");
+    j->types = types;
+    j->ntypes = ntypes;
+    j->nothing = nothing;
+    j->trailer = trailer;
     pthread_mutex_lock(&r->s->mu);
     int slot = r->s->exports < r->s->o.export_slots;
     if (slot) r->s->exports++;
@@ -631,6 +612,116 @@ static struct MHD_Response *h_export(og_req *r)
     MHD_add_response_header(out, "Content-Type", "application/x-ndjson; charset=utf-8");
     r->status = 200;
     return out;
+}
+
+/* The body's field `key`: absent/null, or an array of strings (else *resp). */
+static json_t *string_list(og_req *r, const char *key, struct MHD_Response **resp)
+{
+    json_t *a = json_object_get(r->json, key), *v;
+    if (!a || json_is_null(a)) return NULL;
+    size_t i;
+    if (!json_is_array(a)) goto bad;
+    json_array_foreach(a, i, v) if (!json_is_string(v)) goto bad;
+    return a;
+bad:
+    *resp = bad(r, "field '%s' must be an array of strings", key);
+    return NULL;
+}
+
+static struct MHD_Response *h_export(og_req *r)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach(r->json, key, v)
+    {
+        if (strcmp(key, "branch") && strcmp(key, "type_names")) return bad(r, "unknown field '%s'", key);
+    }
+    struct MHD_Response *resp = NULL;
+    const char *branch = field(r, "branch", NULL, 0, &resp);
+    json_t *types = string_list(r, "type_names", &resp);
+    if (resp) return resp;
+    if (!branch) branch = "main";
+    struct MHD_Response *deny = og_req_authorize(r, OG_ACTION_EXPORT, branch, NULL);
+    if (deny) return deny;
+    /* every check before the 200: the branch and the type names */
+    og_read_opts at = {branch, NULL};
+    char *text;
+    og_status st = og_db_snapshot(&text, r->g->db, &at);
+    if (st) return og_resp_status(r, st);
+    json_t *snap = parse_owned(text);
+    size_t i;
+    json_array_foreach(types, i, v) if (!type_kind(snap, json_string_value(v)))
+    {
+        json_decref(snap);
+        return bad(r, "unknown type name in 'type_names': %s", json_string_value(v));
+    }
+    json_decref(snap);
+    size_t n = json_array_size(types);
+    char **names = calloc(n + 1, sizeof *names);
+    json_array_foreach(types, i, v) names[i] = strdup(json_string_value(v));
+    return start_export(r, branch, NULL, names, n, 0, NULL);
+}
+
+/* POST /changes/baseline: the entities of one commit (the branch head, pinned), then the
+ * line {"baseline":{"snapshot_commit_id","resume_cursor"}} to poll /changes from. */
+static struct MHD_Response *h_baseline(og_req *r)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach(r->json, key, v)
+    {
+        if (strcmp(key, "branch") && strcmp(key, "kind") && strcmp(key, "type") && strcmp(key, "op"))
+            return bad(r, "unknown field '%s'", key);
+    }
+    struct MHD_Response *resp = NULL;
+    const char *branch = field(r, "branch", NULL, 0, &resp);
+    json_t *kinds = string_list(r, "kind", &resp), *types = string_list(r, "type", &resp);
+    string_list(r, "op", &resp); /* ops do not narrow a snapshot of entities */
+    if (resp) return resp;
+    if (!branch) branch = "main";
+    struct MHD_Response *deny = og_req_authorize(r, OG_ACTION_EXPORT, branch, NULL);
+    if (deny) return deny;
+    og_read_opts at = {branch, NULL};
+    char *text;
+    og_status st = og_db_snapshot(&text, r->g->db, &at);
+    if (st) return og_resp_status(r, st);
+    json_t *snap = parse_owned(text);
+    size_t i;
+    int want_node = !json_array_size(kinds), want_edge = want_node;
+    json_array_foreach(kinds, i, v)
+    {
+        if (!strcmp(json_string_value(v), "node")) want_node = 1;
+        else if (!strcmp(json_string_value(v), "edge")) want_edge = 1;
+        else {
+            json_decref(snap);
+            return bad(r, "kind must be node or edge, not '%s'", json_string_value(v));
+        }
+    }
+    json_array_foreach(types, i, v) if (!type_kind(snap, json_string_value(v)))
+    {
+        json_decref(snap);
+        return bad(r, "unknown type '%s'", json_string_value(v));
+    }
+    /* the selected types: listed (or all), of the wanted kinds */
+    json_t *tables = json_object_get(snap, "tables"), *t;
+    char **names = calloc(json_array_size(tables) + 1, sizeof *names);
+    size_t n = 0;
+    json_array_foreach(tables, i, t)
+    {
+        const char *name = json_string_value(json_object_get(t, "type"));
+        int edge = !strcmp(json_string_value(json_object_get(t, "kind")), "edge");
+        int listed = !json_array_size(types);
+        size_t k;
+        json_t *w;
+        json_array_foreach(types, k, w) listed |= !strcasecmp(json_string_value(w), name);
+        if (listed && (edge ? want_edge : want_node)) names[n++] = strdup(name);
+    }
+    char head[32];
+    snprintf(head, sizeof head, "%s", json_string_value(json_object_get(snap, "commit")));
+    json_decref(snap);
+    char *trailer = malloc(160);
+    snprintf(trailer, 160, "{\"baseline\":{\"snapshot_commit_id\":\"%s\",\"resume_cursor\":\"v1c%s\"}}\n", head, head);
+    return start_export(r, branch, head, names, n, n == 0, trailer);
 }
 
 /* ---- schema ---------------------------------------------------------------------------- */
@@ -882,6 +973,9 @@ const og_route og_routes[] = {
      "Deprecated: load an NDJSON batch (use /load)", "IngestRequest", "IngestOutput", NULL},
     {"POST", G "/export", h_export, OG_BODY_JSON, 1, OG_ACTION_EXPORT, "", "cluster_export",
      "Stream a branch as NDJSON", "ExportRequest", NULL, "application/x-ndjson"},
+    {"POST", G "/changes/baseline", h_baseline, OG_BODY_JSON, 1, OG_ACTION_EXPORT, "", "cluster_changes_baseline",
+     "Stream an entity snapshot, then the commit and cursor to poll /changes from", "ChangeBaselineRequest", NULL,
+     "application/x-ndjson"},
     {"GET", G "/schema", h_schema_get, OG_BODY_NONE, 1, OG_ACTION_READ, "", "cluster_schema",
      "The accepted schema source", NULL, "SchemaOutput", NULL},
     {"POST", G "/schema/plan", h_schema_plan, OG_BODY_JSON, 1, OG_ACTION_READ, "", "cluster_schema_plan",

@@ -188,11 +188,53 @@ static void test_feed(void **state)
     http_free(&r);
 }
 
+static void test_baseline(void **state)
+{
+    http_resp r = post_json(&S, NULL, "/graphs/g1/changes/baseline", "{\"kind\":[\"node\"],\"type\":[\"Person\"]}");
+    assert_int_equal(r.status, 200);
+    assert_non_null(strstr(r.headers, "application/x-ndjson"));
+    /* the people, then the terminal line */
+    size_t lines = 0;
+    for (size_t i = 0; i < r.len; i++) lines += r.body[i] == '\n';
+    char *last = r.body + r.len - 1;
+    *last = 0;
+    char *nl = strrchr(r.body, '\n');
+    json_t *tail = json_loads(nl ? nl + 1 : r.body, 0, NULL);
+    json_t *b = json_object_get(tail, "baseline");
+    assert_non_null(b);
+    char head[64], genesis[64];
+    head_and_genesis(head, genesis);
+    assert_string_equal(jstr(b, "snapshot_commit_id"), head);
+    assert_null(strstr(r.body, "\"edge\""));
+    assert_true(lines >= 5); /* Ada, Alan, F1, F2 and the baseline line */
+    /* the resume cursor polls from the snapshot: nothing new yet, then the next write */
+    char path[256];
+    snprintf(path, sizeof path, "/graphs/g1/changes?cursor=%s", jstr(b, "resume_cursor"));
+    json_decref(tail);
+    http_free(&r);
+    r = get(&S, NULL, path);
+    assert_int_equal(r.status, 200);
+    assert_int_equal(json_array_size(json_object_get(r.json, "blocks")), 0);
+    http_free(&r);
+    insert("F3");
+    r = get(&S, NULL, path);
+    assert_int_equal(json_array_size(json_object_get(r.json, "blocks")), 1);
+    http_free(&r);
+    r = post_json(&S, NULL, "/graphs/g1/changes/baseline", "{\"kind\":[\"vertex\"]}");
+    assert_int_equal(r.status, 400);
+    http_free(&r);
+    r = post_json(&S, NULL, "/graphs/g1/changes/baseline", "{\"kind\":[\"edge\"],\"type\":[\"Person\"]}");
+    assert_int_equal(r.status, 200); /* nothing selected: only the terminal line */
+    assert_int_equal(strncmp(r.body, "{\"baseline\"", 11), 0);
+    http_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_commit_changes),
         cmocka_unit_test(test_feed),
+        cmocka_unit_test(test_baseline),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
