@@ -210,6 +210,14 @@ og_status og_db_export(og_db *db, FILE *out, const og_read_opts *at, const char 
  * "kind","table","version","rows"}]}.  Free *out with og_free. */
 og_status og_db_snapshot(char **out, og_db *db, const og_read_opts *at);
 
+/* The bytes of Blob property `property` of the node (is_edge 0) or edge (1) of type `type`
+ * whose id is `id`, at the read's snapshot.  *out (free with og_free) holds *len bytes;
+ * commit_out (may be NULL) receives the commit read.  Errors: OG_ERR_INVALID (unknown type or
+ * property, or not a Blob property), OG_ERR_NOT_FOUND (no such entity, branch or commit, or
+ * the cell is null). */
+og_status og_db_blob_get(char **out, size_t *len, char commit_out[32], og_db *db, const og_read_opts *at, int is_edge,
+                         const char *type, const char *id, const char *property);
+
 /* The `.pg` source of the schema at that snapshot.  Free *out with og_free. */
 og_status og_db_schema_source(char **out, og_db *db, const og_read_opts *at);
 

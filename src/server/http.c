@@ -343,10 +343,7 @@ static unsigned find_route(og_req *r)
     for (size_t i = 0; i < og_nroutes; i++) {
         if (!path_matches(r, og_routes[i].path, 0)) continue;
         path_seen = 1;
-        if (strcmp(og_routes[i].method, r->method) &&
-            !(strcmp(r->method, "HEAD") == 0 && strcmp(og_routes[i].method, "GET") == 0 &&
-              strstr(og_routes[i].path, "/blob")))
-            continue;
+        if (strcmp(og_routes[i].method, r->method)) continue;
         r->route = &og_routes[i];
         path_matches(r, og_routes[i].path, 1);
         return 0;

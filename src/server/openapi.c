@@ -231,6 +231,14 @@ static json_t *operation(const og_route *rt, int auth)
     else
         json_object_set_new(ok, "content", json_content(json_pack("{s:s}", "type", "object")));
     json_object_set_new(responses, "200", ok);
+    if (strstr(rt->path, "/blob")) {
+        json_object_set_new(responses, "206", json_pack("{s:s}", "description", "One byte range (Content-Range)"));
+        json_object_set_new(responses, "304", json_pack("{s:s}", "description", "If-None-Match holds"));
+        json_object_set_new(responses, "412", json_pack("{s:s,s:o}", "description", "If-Match does not hold", "content",
+                                                        json_content(ref("ErrorOutput"))));
+        json_object_set_new(responses, "416", json_pack("{s:s,s:o}", "description", "Range not satisfiable", "content",
+                                                        json_content(ref("ErrorOutput"))));
+    }
     static const struct {
         const char *status, *what;
     } errs[] = {{"400", "Bad request"},          {"401", "Unauthorized"},         {"403", "Forbidden"},

@@ -109,5 +109,7 @@ uint64_t og_now_us(void);
 /* routes_changes.c */
 struct MHD_Response *og_h_commit_changes(og_req *r);
 struct MHD_Response *og_h_changes(og_req *r);
+/* routes_blob.c */
+struct MHD_Response *og_h_blob(og_req *r);
 
 #endif

@@ -127,7 +127,7 @@ static void test_undocumented_paths_are_not_routed(void **state)
     http_resp doc = get(&S, NULL, "/openapi.json");
     json_t *paths = json_object_get(doc.json, "paths");
     static const char *candidates[] = {"/graphs/{graph_id}/queries", "/graphs/{graph_id}/queries/{name}",
-                                       "/graphs/{graph_id}/blob",
+                                       "/graphs/{graph_id}/blobs",
                                        "/query", "/graphs/{graph_id}", "/graphs/{graph_id}/optimize", "/policies",
                                        "/graphs/{graph_id}/snapshot/extra"};
     for (size_t i = 0; i < sizeof candidates / sizeof *candidates; i++) {
