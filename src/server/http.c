@@ -103,8 +103,10 @@ og_status og_server_add_graph(og_server *s, const char *id, const char *uri)
     }
     og_served_graph *v = realloc(s->graphs, (s->ngraphs + 1) * sizeof *v);
     char *u = strdup(uri);
-    if (!v || !u) {
+    pthread_mutex_t *mu = malloc(sizeof *mu);
+    if (!v || !u || !mu) {
         free(u);
+        free(mu);
         if (v) s->graphs = v;
         og_db_close(db);
         return OG_ERR_NOMEM;
@@ -120,6 +122,8 @@ og_status og_server_add_graph(og_server *s, const char *id, const char *uri)
     snprintf(g->id, sizeof g->id, "%s", id);
     g->uri = u;
     g->db = db;
+    pthread_mutex_init(mu, NULL);
+    g->write_mu_p = mu;
     s->ngraphs++;
     return OG_OK;
 }
@@ -131,6 +135,8 @@ void og_server_free(og_server *s)
     for (size_t i = 0; i < s->ngraphs; i++) {
         og_db_close(s->graphs[i].db);
         free(s->graphs[i].uri);
+        pthread_mutex_destroy(s->graphs[i].write_mu_p);
+        free(s->graphs[i].write_mu_p);
     }
     free(s->graphs);
     og_tokenset_free(s->tokens);

@@ -318,7 +318,9 @@ static struct MHD_Response *run_mutate(og_req *r, int conditional, int legacy)
     if (resp) return resp;
     og_db_mutate_opts mo = {branch, NULL, conditional ? cas : NULL};
     og_receipt rc;
+    pthread_mutex_lock(r->g->write_mu_p);
     og_status st = og_db_mutate_ex(&rc, r->g->db, src, strlen(src), name, params, &mo);
+    pthread_mutex_unlock(r->g->write_mu_p);
     free(params);
     if (st == OG_ERR_PRECONDITION_FAILED && conditional) return precondition_failed(r, branch, cas);
     if (st) return og_resp_status(r, st);
@@ -427,7 +429,9 @@ static struct MHD_Response *run_load(og_req *r, const char *branch, const char *
     }
     og_load_opts lo = {mode, branch, fork ? from : NULL, NULL, 0};
     og_receipt rc;
+    pthread_mutex_lock(r->g->write_mu_p);
     og_status st = og_db_load(&rc, r->g->db, r->spool_path, &lo);
+    pthread_mutex_unlock(r->g->write_mu_p);
     if (st) return og_resp_status(r, st);
     json_t *nodes = json_array(), *edges = json_array();
     count_types(r->spool_path, NULL, nodes, edges);
@@ -771,7 +775,9 @@ static struct MHD_Response *h_schema_apply(og_req *r)
     og_db_schema_apply_opts so = {NULL, NULL, loss, 1};
     og_receipt rc;
     char *plan_text = NULL;
+    pthread_mutex_lock(r->g->write_mu_p);
     og_status st = og_db_schema_apply_ex(&rc, &plan_text, r->g->db, "schema.pg", src, strlen(src), &so);
+    pthread_mutex_unlock(r->g->write_mu_p);
     if (st) {
         og_free(plan_text);
         return og_resp_status(r, st);
@@ -818,7 +824,9 @@ static struct MHD_Response *h_branch_create(og_req *r)
     if (!from) from = "main";
     struct MHD_Response *deny = og_req_authorize(r, OG_ACTION_BRANCH_CREATE, from, name);
     if (deny) return deny;
+    pthread_mutex_lock(r->g->write_mu_p);
     og_status st = og_db_branch_create(r->g->db, name, from, NULL, NULL);
+    pthread_mutex_unlock(r->g->write_mu_p);
     if (st) return og_resp_status(r, st);
     return og_resp_json(r, 200, json_pack("{s:s,s:s,s:s,s:o}", "uri", r->g->uri, "from", from, "name", name, "actor_id",
                                           str_or_null(r->actor)));
@@ -829,7 +837,9 @@ static struct MHD_Response *h_branch_delete(og_req *r)
     const char *name = r->path_branch;
     struct MHD_Response *deny = og_req_authorize(r, OG_ACTION_BRANCH_DELETE, NULL, name);
     if (deny) return deny;
+    pthread_mutex_lock(r->g->write_mu_p);
     og_status st = og_db_branch_delete(r->g->db, name);
+    pthread_mutex_unlock(r->g->write_mu_p);
     if (st) return og_resp_status(r, st);
     return og_resp_json(r, 200,
                         json_pack("{s:s,s:s,s:o}", "uri", r->g->uri, "name", name, "actor_id", str_or_null(r->actor)));
@@ -858,7 +868,9 @@ static struct MHD_Response *h_branch_merge(og_req *r)
     if (deny) return deny;
     og_db_merge_opts mo = {source, target, NULL, 0};
     char *text = NULL;
+    pthread_mutex_lock(r->g->write_mu_p);
     og_status st = og_db_branch_merge(&text, r->g->db, &mo);
+    pthread_mutex_unlock(r->g->write_mu_p);
     json_t *j = parse_owned(text);
     if (st == OG_ERR_CONFLICT && json_object_get(j, "conflicts")) {
         char *snap_text = NULL;
@@ -900,7 +912,8 @@ static struct MHD_Response *h_branch_merge(og_req *r)
         if (pst || !d.allowed) {
             json_object_set_new(o, "branch_deleted", json_false());
             json_object_set_new(o, "branch_delete_error", json_string(pst ? "policy evaluation failed" : d.message));
-        } else if ((pst = og_db_branch_delete(r->g->db, source)) != OG_OK) {
+        } else if ((pthread_mutex_lock(r->g->write_mu_p), pst = og_db_branch_delete(r->g->db, source),
+                    pthread_mutex_unlock(r->g->write_mu_p), pst) != OG_OK) {
             json_object_set_new(o, "branch_deleted", json_false());
             json_object_set_new(o, "branch_delete_error", json_string(og_error_message()));
         } else {

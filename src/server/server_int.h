@@ -16,6 +16,10 @@ typedef struct og_served_graph {
     char id[65];
     char *uri;
     og_db *db;
+    /* Writes to one graph run one at a time in this process, so they do not spend the
+     * engine's publish retries racing each other; other processes still race through the
+     * store, which arbitrates. */
+    pthread_mutex_t *write_mu_p;
 } og_served_graph;
 
 struct og_server {
