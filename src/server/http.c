@@ -453,8 +453,9 @@ static struct MHD_Response *precheck(og_req *r)
         char *end;
         unsigned long long n = strtoull(cl, &end, 10);
         if (n > limit) {
-            json_t *d = json_pack("{s:s,s:I,s:I}", "resource", "request_body_bytes", "limit", (json_int_t)limit,
-                                  "actual", (json_int_t)n);
+            json_t *d = json_pack("{s:s,s:I,s:I}", "resource",
+                                  rt->body == OG_BODY_NDJSON ? "graph_batch_request_bytes" : "request_body_bytes",
+                                  "limit", (json_int_t)limit, "actual", (json_int_t)n);
             return og_resp_error(r, 413, "bad_request", "request body is larger than the limit", "resource_limit", d);
         }
     }

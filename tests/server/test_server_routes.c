@@ -338,6 +338,7 @@ static void test_limits(void **state)
     r = http(&S, "POST", "/graphs/g1/load/ndjson", h_nd, big, n);
     assert_int_equal(r.status, 413);
     assert_int_equal(json_integer_value(json_object_get(json_object_get(r.json, "resource_limit"), "limit")), 32 << 20);
+    assert_string_equal(jstr(json_object_get(r.json, "resource_limit"), "resource"), "graph_batch_request_bytes");
     http_free(&r);
     /* the same body sent chunked (no Content-Length): refused while spooling */
     const char *h_chunked[] = {"Content-Type: application/x-ndjson", "Transfer-Encoding: chunked", NULL};
