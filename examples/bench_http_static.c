@@ -48,7 +48,8 @@ int main(int argc, char **argv)
     struct MHD_Daemon *d = MHD_start_daemon(
         MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC, 0, NULL, NULL, on_request, NULL,
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa, MHD_OPTION_THREAD_POOL_SIZE, threads,
-        MHD_OPTION_CONNECTION_TIMEOUT, 30u, MHD_OPTION_CONNECTION_LIMIT, 512u, MHD_OPTION_END);
+        MHD_OPTION_CONNECTION_TIMEOUT, 30u, MHD_OPTION_CONNECTION_LIMIT, 512u, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+        (size_t)64 * 1024, MHD_OPTION_END);
     if (!d) return 1;
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
     printf("OMNIGRAPH_LISTEN_ADDR=127.0.0.1:%u\n", info ? info->port : 0);

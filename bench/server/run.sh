@@ -3,7 +3,8 @@
 #   1. the static-200 limit of libmicrohttpd configured like omnigraph-server
 #      (bench_http_static), and omnigraph-server's /healthz;
 #   2. a key lookup (POST /query, one parameterised match on a @key) at 16 connections;
-#   3. one-row insert mutations over HTTP at 16 connections vs the embedded og_db rate.
+#   3. one-row insert mutations over HTTP at 16 connections vs the embedded og_db rate;
+#   and the same lookup embedded on one thread (what the engine alone costs).
 # Prints requests/s, p99 latency and the ratios.  Needs wrk (Debian).
 # Usage: bench/server/run.sh [BUILD_DIR] [SECONDS]     Results: docs/server.md.
 set -euo pipefail
@@ -12,7 +13,7 @@ bin="${1:-$here/build/release}"
 case "$bin" in /*) ;; *) bin="$here/$bin" ;; esac
 secs="${2:-5}"
 command -v wrk >/dev/null || { echo "bench/server: wrk is missing (apt-get install wrk)" >&2; exit 1; }
-for t in omnigraph omnigraph-server bench_http_static bench_embedded_mutate; do
+for t in omnigraph omnigraph-server bench_http_static bench_embedded_mutate bench_embedded_query; do
   [ -x "$bin/$t" ] || { echo "bench/server: $bin/$t is missing (make build)" >&2; exit 1; }
 done
 work=$(mktemp -d "${TMPDIR:-/tmp}/og-srvbench-XXXXXX")
@@ -51,6 +52,7 @@ lookup=$(run_wrk -s "$here/bench/server/lookup.lua" "http://$srv/graphs/bench/qu
 mutate=$(run_wrk -s "$here/bench/server/mutate.lua" "http://$srv/graphs/bench/mutate")
 kill "${pids[-1]}"
 embedded=$("$bin/bench_embedded_mutate" "$work/g" 300 | sed -n 's/^embedded_mutations_per_s: //p')
+embedded_q=$("$bin/bench_embedded_query" "$work/g" 3000 | sed -n 's/^embedded_lookups_per_s: //p')
 
 s_rps=$(rps "$static"); h_rps=$(rps "$health"); l_rps=$(rps "$lookup")
 m_total=$(total "$mutate"); m_bad=$(non2xx "$mutate"); m_bad=${m_bad:-0}
@@ -60,6 +62,7 @@ printf '  static 200 (libmicrohttpd)   %10.0f req/s  p99 %s\n' "$s_rps" "$(p99 "
 printf '  omnigraph-server /healthz    %10.0f req/s  p99 %s\n' "$h_rps" "$(p99 "$health")"
 printf '  key lookup (POST /query)     %10.0f req/s  p99 %s   ratio to static %.2f (target >= 0.5)\n' \
   "$l_rps" "$(p99 "$lookup")" "$(awk "BEGIN{print $l_rps/$s_rps}")"
+printf '  key lookup (embedded, 1 thread) %7.0f req/s   (the engine alone: og_db_query + render)\n' "$embedded_q"
 printf '  one-row mutation (HTTP)      %10.1f commits/s  p99 %s  (%s of %s answered 409 after retries)\n' \
   "$m_ok_rps" "$(p99 "$mutate")" "$m_bad" "$m_total"
 printf '  one-row mutation (embedded)  %10.1f commits/s   ratio HTTP/embedded %.2f (target >= 0.8)\n' \

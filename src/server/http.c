@@ -703,7 +703,7 @@ og_status og_server_start(og_server *s, char *addr, size_t addr_len)
                             MHD_OPTION_THREAD_POOL_SIZE, s->o.threads, MHD_OPTION_CONNECTION_TIMEOUT,
                             s->o.timeout_s, MHD_OPTION_CONNECTION_LIMIT, s->o.max_connections,
                             MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-                            (size_t)256 * 1024, MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1, MHD_OPTION_END);
+                            (size_t)64 * 1024, MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1, MHD_OPTION_END);
     if (!s->d) {
         fprintf(stderr, "omnigraph-server: cannot listen on %s:%u: %s\n", s->bind_host, s->bind_port, strerror(errno));
         return OG_ERR_IO;
