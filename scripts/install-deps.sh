@@ -46,3 +46,8 @@ if [ -f "$here/tests/server/openapi/package-lock.json" ] && [ ! -d "$here/tests/
   echo "install-deps: npm ci in tests/server/openapi" >&2
   (cd "$here/tests/server/openapi" && npm ci --no-audit --no-fund)
 fi
+# The MCP SDK client for the `omnigraph mcp` end-to-end test, pinned by tests/mcp-sdk/package-lock.json.
+if [ -f "$here/tests/mcp-sdk/package-lock.json" ] && [ ! -d "$here/tests/mcp-sdk/node_modules/@modelcontextprotocol/sdk" ]; then
+  echo "install-deps: npm ci in tests/mcp-sdk" >&2
+  (cd "$here/tests/mcp-sdk" && npm ci --no-audit --no-fund)
+fi

@@ -830,20 +830,95 @@ static int parse_assigns(parser *p, og_qmutation *m)
     return expect_kind(p, OG_TOK_RBRACE, "'}'");
 }
 
+static og_qmcond *parse_mwhere_or(parser *p);
+
+static og_qmcond *new_mcond(parser *p, og_qmc_kind k, size_t start)
+{
+    og_qmcond *c = alloc(p, sizeof *c);
+    if (!c) return NULL;
+    c->kind = k;
+    c->span.start = start;
+    c->leaf.prop_index = -1;
+    return c;
+}
+
+static og_qmcond *parse_mwhere_leaf(parser *p)
+{
+    size_t start = tok(p)->start;
+    if (is_kind(p, OG_TOK_LPAREN)) {
+        if (!enter(p)) return NULL;
+        p->pos++;
+        og_qmcond *c = parse_mwhere_or(p);
+        leave(p);
+        if (!c || !expect_kind(p, OG_TOK_RPAREN, "')'")) return NULL;
+        return c;
+    }
+    if (is_word(p, "not") && !is_word(p, "and")) {
+        if (!enter(p)) return NULL;
+        p->pos++;
+        og_qmcond *c = new_mcond(p, OG_QMC_NOT, start);
+        if (c && !(c->a = parse_mwhere_leaf(p))) c = NULL;
+        leave(p);
+        if (c) c->span.end = prev_end(p);
+        return c;
+    }
+    if (!is_kind(p, OG_TOK_IDENT)) {
+        expect_fail(p, "property name");
+        return NULL;
+    }
+    og_qmcond *c = new_mcond(p, OG_QMC_CMP, start);
+    if (!c) return NULL;
+    c->leaf.prop = tok_str(p, tok(p));
+    c->leaf.prop_span = (og_qspan){tok(p)->start, tok(p)->end};
+    p->pos++;
+    if (is_word(p, "contains") || is_word(p, "starts_with")) {
+        hard_error(p, tok(p)->start, tok(p)->end,
+                   "'%.*s' is not supported in a mutation where predicate; use = != < <= > >=",
+                   (int)tok(p)->text_len, tok(p)->text);
+        return NULL;
+    }
+    if (filter_op(p, &c->op)) {
+        if (!parse_value(p, &c->leaf.value)) return NULL;
+    } else {
+        c->kind = OG_QMC_BARE; /* a Bool property on its own */
+    }
+    c->span.end = prev_end(p);
+    return c;
+}
+
+static og_qmcond *parse_mwhere_bin(parser *p, const char *word, og_qmc_kind k, og_qmcond *(*sub)(parser *))
+{
+    size_t start = tok(p)->start;
+    og_qmcond *l = sub(p);
+    while (l && is_word(p, word)) {
+        p->pos++;
+        og_qmcond *c = new_mcond(p, k, start);
+        if (!c || !enter(p)) return NULL;
+        c->a = l;
+        c->b = sub(p);
+        leave(p);
+        if (!c->b) return NULL;
+        c->span.end = prev_end(p);
+        l = c;
+    }
+    return l;
+}
+
+static og_qmcond *parse_mwhere_and(parser *p) { return parse_mwhere_bin(p, "and", OG_QMC_AND, parse_mwhere_leaf); }
+static og_qmcond *parse_mwhere_or(parser *p) { return parse_mwhere_bin(p, "or", OG_QMC_OR, parse_mwhere_and); }
+
 static int parse_where(parser *p, og_qmutation *m)
 {
     if (!expect_word(p, "where", "'where'")) return 0;
-    if (!is_kind(p, OG_TOK_IDENT)) return expect_fail(p, "property name");
-    m->where.prop = tok_str(p, tok(p));
-    m->where.prop_span = (og_qspan){tok(p)->start, tok(p)->end};
-    m->where.prop_index = -1;
-    p->pos++;
-    if (is_word(p, "contains") || is_word(p, "starts_with"))
-        return hard_error(p, tok(p)->start, tok(p)->end,
-                          "'%.*s' is not supported in a mutation where predicate; use = != < <= > >=",
-                          (int)tok(p)->text_len, tok(p)->text);
-    if (!filter_op(p, &m->where_op)) return expect_fail(p, "comparison operator");
-    return parse_value(p, &m->where.value);
+    og_qmcond *c = parse_mwhere_or(p);
+    if (!c || failed(p)) return 0;
+    if (c->kind == OG_QMC_CMP) { /* the plain `prop op value` */
+        m->where = c->leaf;
+        m->where_op = c->op;
+        return 1;
+    }
+    m->cond = c;
+    return 1;
 }
 
 static int parse_mutation(parser *p, og_qmutation *m)
@@ -943,6 +1018,39 @@ static int parse_param(parser *p, og_qparam *pa)
     return 1;
 }
 
+/* @mcp(expose: true|false, tool_name: "name"): how a stored query is presented to agents
+ * (docs/mcp.md).  Metadata only: the checker and the engine ignore it. */
+static int parse_mcp_annotation(parser *p, og_query *q)
+{
+    const og_token *at = tok(p);
+    if (q->mcp_seen)
+        return hard_error(p, at->start, peek(p, 1)->end, "query `%s` cannot include duplicate @mcp annotations", q->name);
+    q->mcp_seen = 1;
+    p->pos += 2;
+    if (!expect_kind(p, OG_TOK_LPAREN, "'('")) return 0;
+    while (!is_kind(p, OG_TOK_RPAREN)) {
+        const og_token *k = tok(p);
+        if (!is_kind(p, OG_TOK_IDENT) || !(og_tok_is(k, "expose") || og_tok_is(k, "tool_name")))
+            return hard_error(p, k->start, k->end, "unsupported @mcp argument: expected `expose` or `tool_name`");
+        int expose = og_tok_is(k, "expose");
+        p->pos++;
+        if (!expect_kind(p, OG_TOK_COLON, "':'")) return 0;
+        const og_token *v = tok(p);
+        if (expose) {
+            if (!(v->kind == OG_TOK_IDENT && (og_tok_is(v, "true") || og_tok_is(v, "false"))))
+                return hard_error(p, v->start, v->end, "@mcp expose must be true or false");
+            q->mcp_hidden = og_tok_is(v, "false");
+            p->pos++;
+        } else {
+            if (!expect_kind(p, OG_TOK_STRING, "string")) return 0;
+            q->mcp_tool_name = og_qarena_strndup(p->arena, v->str, v->str_len);
+            if (!q->mcp_tool_name) return p->nomem = 1, 0;
+        }
+        if (!accept(p, OG_TOK_COMMA)) break;
+    }
+    return expect_kind(p, OG_TOK_RPAREN, "')'");
+}
+
 static int parse_query_decl(parser *p, og_query *q)
 {
     size_t start = tok(p)->start;
@@ -966,6 +1074,10 @@ static int parse_query_decl(parser *p, og_query *q)
         const og_token *at = tok(p), *w = peek(p, 1);
         int desc = w->kind == OG_TOK_IDENT && og_tok_is(w, "description");
         int instr = w->kind == OG_TOK_IDENT && og_tok_is(w, "instruction");
+        if (w->kind == OG_TOK_IDENT && og_tok_is(w, "mcp")) {
+            if (!parse_mcp_annotation(p, q)) return 0;
+            continue;
+        }
         if (!desc && !instr)
             return hard_error(p, at->start, w->end, "unsupported query annotation: @%.*s",
                               (int)w->text_len, w->text);
