@@ -46,7 +46,9 @@ og_status og_db_init(og_db **out, const char *uri, const char *schema_name, cons
     og_engine_opts eo = engine_opts(opts);
     og_engine *e;
     OG_TRY(og_engine_init(&e, uri, schema_name, schema, len, &eo));
-    return wrap(out, e);
+    OG_TRY(wrap(out, e));
+    snprintf((*out)->uri, sizeof (*out)->uri, "%s", uri);
+    return OG_OK;
 }
 
 og_status og_db_open(og_db **out, const char *uri, const og_open_opts *opts)
@@ -56,13 +58,16 @@ og_status og_db_open(og_db **out, const char *uri, const og_open_opts *opts)
     og_engine_opts eo = engine_opts(opts);
     og_engine *e;
     OG_TRY(og_engine_open(&e, uri, &eo));
-    return wrap(out, e);
+    OG_TRY(wrap(out, e));
+    snprintf((*out)->uri, sizeof (*out)->uri, "%s", uri);
+    return OG_OK;
 }
 
 void og_db_close(og_db *db)
 {
     if (!db) return;
     og_engine_close(db->e);
+    og_api_embed_state_free(db->emb);
     free(db);
 }
 

@@ -11,7 +11,12 @@
 
 struct og_db {
     og_engine *e;
+    char uri[1024];                 /* as opened: names the graph's embedding cache */
+    struct og_api_embed_state *emb; /* query-time embedder and cache, made on first use (api_embed.c) */
 };
+
+/* Frees db->emb (api_embed.c). */
+void og_api_embed_state_free(struct og_api_embed_state *s);
 
 /* The per-type table list of a read's snapshot, as the snapshot JSON shows it:
  * [{"type","kind","table","version","rows"}], nodes then edges in catalog order. */
