@@ -33,3 +33,9 @@ if [ -f "$here/tests/interop/package-lock.json" ] && [ ! -d "$here/tests/interop
   echo "install-deps: npm ci in tests/interop" >&2
   (cd "$here/tests/interop" && npm ci --no-audit --no-fund)
 fi
+
+# Cedar (wasm) for the policy differential test, pinned by tests/policy/package-lock.json.
+if [ -f "$here/tests/policy/package-lock.json" ] && [ ! -d "$here/tests/policy/node_modules/@cedar-policy/cedar-wasm" ]; then
+  echo "install-deps: npm ci in tests/policy" >&2
+  (cd "$here/tests/policy" && npm ci --no-audit --no-fund)
+fi
