@@ -6,7 +6,7 @@ JOBS    ?= 2
 RELEASE := build/release
 TESTBLD := build/asan
 
-.PHONY: all deps build test-build test test-c test-interop run demo-table clean bench
+.PHONY: all deps build test-build test test-c test-interop run demo-table clean bench install
 
 all: build
 
@@ -42,6 +42,12 @@ run: build
 # The storage-layer demo: one Lance table with every column type, three versions.
 demo-table: build
 	bash scripts/run-demo.sh $(RELEASE)
+
+# Installs bin/omnigraph, include/omnigraph.h, lib/libomnigraph.a and lib/pkgconfig/omnigraph.pc
+# under $(DESTDIR)$(PREFIX) (README.md "Install").
+PREFIX  ?= /usr/local
+install: build
+	DESTDIR="$(DESTDIR)" cmake --install $(RELEASE) --prefix "$(PREFIX)"
 
 bench: build
 	bash bench/run.sh $(RELEASE)

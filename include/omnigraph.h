@@ -20,6 +20,9 @@ extern "C" {
 
 #define OG_VERSION_STRING "0.1.0"
 
+/* The storage version this build writes and reads (_graph/format.json "storage_version"). */
+int og_storage_version(void);
+
 typedef enum og_status {
     OG_OK = 0,
     OG_ERR_INVALID = 1,              /* bad argument or malformed input (usage error) */

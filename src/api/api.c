@@ -16,6 +16,7 @@
 #include "engine/load.h"
 #include "engine/mutate.h"
 #include "engine/schema_apply.h"
+#include "graph/graph.h"
 #include "util/error.h"
 
 void og_free(void *p) { free(p); }
@@ -37,6 +38,8 @@ static og_status wrap(og_db **out, og_engine *e)
     *out = db;
     return OG_OK;
 }
+
+int og_storage_version(void) { return OG_STORAGE_VERSION; }
 
 og_status og_db_init(og_db **out, const char *uri, const char *schema_name, const char *schema, size_t len,
                      const og_open_opts *opts)

@@ -36,14 +36,47 @@ static void usage(FILE *f)
     fprintf(f, "\nRun `omnigraph <command> --help` for a command's options.\n");
 }
 
+#ifdef OG_HAVE_BUILD_INFO
+#include "og_build_info.h"
+#else
+#define OG_BUILD_COMMIT "unknown"
+#define OG_BUILD_TYPE "unknown"
+#endif
+#ifdef OG_BUILD_SANITIZED
+#define OG_BUILD_SAN ", ASan+UBSan"
+#else
+#define OG_BUILD_SAN ""
+#endif
+#if defined(__clang__)
+#define OG_BUILD_CC "clang " __clang_version__
+#elif defined(__GNUC__)
+#define OG_BUILD_CC "gcc " __VERSION__
+#else
+#define OG_BUILD_CC "unknown compiler"
+#endif
+
 int og_cmd_version(int argc, char **argv)
 {
     if (og_cli_wants_help(argc, argv)) {
-        printf("usage: omnigraph version\n\nPrints the version of this build.\n");
+        printf("usage: omnigraph version [--json]   (also: omnigraph --version, omnigraph -v)\n\n"
+               "Prints the release, the storage format this build reads and writes, and how it was built.\n");
         return OG_EXIT_OK;
     }
-    if (argc > 1) return og_cli_usage("version", "unexpected argument '%s'", argv[1]);
+    int json = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--json") && !json) json = 1;
+        else return og_cli_usage("version", "unexpected argument '%s'", argv[i]);
+    }
+    if (json) {
+        printf("{\"version\":\"%s\",\"storage_version\":%d,\"table_format\":\"lance 2.0\","
+               "\"commit\":\"%s\",\"build_type\":\"%s\"}\n",
+               OG_VERSION_STRING, og_storage_version(), OG_BUILD_COMMIT, OG_BUILD_TYPE);
+        return OG_EXIT_OK;
+    }
     printf("omnigraph %s\n", OG_VERSION_STRING);
+    printf("storage format: omnigraph storage version %d, tables in Lance file format 2.0\n", og_storage_version());
+    printf("build: commit %s, %s%s, %s\n", OG_BUILD_COMMIT, OG_BUILD_TYPE[0] ? OG_BUILD_TYPE : "default", OG_BUILD_SAN,
+           OG_BUILD_CC);
     return OG_EXIT_OK;
 }
 
@@ -87,7 +120,7 @@ int main(int argc, char **argv)
         usage(stdout);
         return OG_EXIT_OK;
     }
-    if (!strcmp(argv[1], "--version")) return og_cmd_version(1, argv + 1);
+    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-v")) return og_cmd_version(argc - 1, argv + 1);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
     fprintf(stderr, "omnigraph: unknown command '%s'\n\n", argv[1]);

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "util/buf.h"
+#include "../og_test_data.h"
 #include "omnigraph.h"
 
 
@@ -1256,6 +1257,7 @@ static void column_types_use_query_language_spelling(void **state)
 
 int main(void)
 {
+    if (!og_test_have_data("api_test_cookbook", COOKBOOK)) return OG_TEST_SKIP;
     const struct CMUnitTest reads[] = {
         cmocka_unit_test(every_read_runs_and_search_reads_are_unsupported),
         cmocka_unit_test(key_lookups_return_the_seed_row),

@@ -1,7 +1,8 @@
 /*
  * test_cli_graph.c — the graph verbs of the `omnigraph` binary: init/load/query/mutate exit
  * codes and outputs, --if-commit losing with exit code 4, time travel with --at, and a
- * lossless export -> load round trip of the cookbook graph (shared/data).
+ * lossless export -> load round trip of examples/library and, when ../shared/data is
+ * present, of the cookbook graph.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +16,7 @@
 #include <cmocka.h>
 
 #include "cli_run.h"
+#include "../og_test_data.h"
 
 static int setup(void **state)
 {
@@ -77,30 +79,47 @@ static void init_load_query_mutate_and_exit_codes(void **state)
     assert_non_null(strstr(out, "node Person"));
 }
 
-static void export_then_load_reproduces_the_cookbook_graph(void **state)
+/* Export -> load -> export is byte-stable and keeps every record of the seed. */
+static void round_trip(const char *src, const char *tag)
 {
-    (void)state;
     char a[1 << 16], b[1 << 16];
-    const char *cb = OG_SHARED_DIR "/data/cookbook-industry-intel";
-    assert_int_equal(run(NULL, 0, "%s init --quiet --schema %s/schema.pg %s/c1 && %s load --quiet --data %s/seed.jsonl --mode overwrite %s/c1",
-                         bin, cb, dir, bin, cb, dir), 0);
-    assert_int_equal(run(NULL, 0, "%s export %s/c1 > %s/e1.jsonl", bin, dir, dir), 0);
-    assert_int_equal(run(NULL, 0, "%s init --quiet --schema %s/schema.pg %s/c2 && %s load --quiet --data %s/e1.jsonl --mode overwrite %s/c2",
-                         bin, cb, dir, bin, dir, dir), 0);
-    assert_int_equal(run(NULL, 0, "%s export %s/c2 > %s/e2.jsonl", bin, dir, dir), 0);
-    assert_int_equal(run(a, sizeof a, "wc -l < %s/e1.jsonl; wc -l < %s/seed.jsonl", dir, cb), 0);
+    assert_int_equal(run(NULL, 0, "%s init --quiet --schema %s/schema.pg %s/%s1 && %s load --quiet --data %s/seed.jsonl --mode overwrite %s/%s1",
+                         bin, src, dir, tag, bin, src, dir, tag), 0);
+    assert_int_equal(run(NULL, 0, "%s export %s/%s1 > %s/%s-e1.jsonl", bin, dir, tag, dir, tag), 0);
+    assert_int_equal(run(NULL, 0, "%s init --quiet --schema %s/schema.pg %s/%s2 && %s load --quiet --data %s/%s-e1.jsonl --mode overwrite %s/%s2",
+                         bin, src, dir, tag, bin, dir, tag, dir, tag), 0);
+    assert_int_equal(run(NULL, 0, "%s export %s/%s2 > %s/%s-e2.jsonl", bin, dir, tag, dir, tag), 0);
+    assert_int_equal(run(a, sizeof a, "wc -l < %s/%s-e1.jsonl; wc -l < %s/seed.jsonl", dir, tag, src), 0);
     int n1 = 0, n0 = 0;
     sscanf(a, "%d %d", &n1, &n0);
     assert_true(n1 > 0);
     assert_int_equal(n1, n0);
-    assert_int_equal(run(b, sizeof b, "cmp %s/e1.jsonl %s/e2.jsonl && echo same", dir, dir), 0);
+    assert_int_equal(run(b, sizeof b, "cmp %s/%s-e1.jsonl %s/%s-e2.jsonl && echo same", dir, tag, dir, tag), 0);
     assert_string_equal(b, "same\n");
+}
+
+static void export_then_load_reproduces_the_example_graph(void **state)
+{
+    (void)state;
+    round_trip(OG_SOURCE_DIR "/examples/library", "lib");
+}
+
+#define COOKBOOK OG_SHARED_DIR "/data/cookbook-industry-intel"
+static int have_cookbook;
+
+static void export_then_load_reproduces_the_cookbook_graph(void **state)
+{
+    (void)state;
+    if (!have_cookbook) return; /* main printed the SKIP line */
+    round_trip(COOKBOOK, "c");
 }
 
 int main(void)
 {
+    have_cookbook = og_test_have_data("cli_test_cli_graph (cookbook round trip)", COOKBOOK);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(init_load_query_mutate_and_exit_codes),
+        cmocka_unit_test(export_then_load_reproduces_the_example_graph),
         cmocka_unit_test(export_then_load_reproduces_the_cookbook_graph),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

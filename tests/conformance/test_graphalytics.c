@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "util/buf.h"
+#include "../og_test_data.h"
 #include "omnigraph.h"
 
 #define GA_DIR OG_SHARED_DIR "/data/graphalytics-example"
@@ -472,6 +473,7 @@ PER_GRAPH(undirected, 1, reverse_bfs_depths_agree_with_forward_distances)
 
 int main(void)
 {
+    if (!og_test_have_data("conformance_test_graphalytics", GA_DIR)) return OG_TEST_SKIP;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(directed_one_hop_neighbours_match_adjacency_input),
         cmocka_unit_test(directed_bfs_depths_match_expected_output),

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "util/buf.h"
+#include "../og_test_data.h"
 #include "omnigraph.h"
 
 #define LSQB_DIR OG_SHARED_DIR "/data/lsqb-example"
@@ -318,6 +319,7 @@ static void edge_bound_forms_count_each_relationship_like_cypher(void **state)
 
 int main(void)
 {
+    if (!og_test_have_data("conformance_test_lsqb", LSQB_DIR)) return OG_TEST_SKIP;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(converter_maps_every_csv_record_and_finds_no_multigraph_edges),
         cmocka_unit_test(lsqb_q1_long_path_count_matches),

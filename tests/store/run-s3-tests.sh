@@ -84,22 +84,22 @@ run graph-concurrency "s3://$OG_S3_BUCKET/$run_id/concurrency" graph_test_concur
 # The graph verbs of the CLI on an s3:// root: init, load (one commit), query, mutate with
 # --if-commit (a stale head exits 4), export (same records as the seed), snapshot.
 cli_graph() {
-    local og="$BUILD/omnigraph" uri="s3://$OG_S3_BUCKET/$run_id/cli" cb="$ROOT/../shared/data/cookbook-industry-intel" log out
+    local og="$BUILD/omnigraph" uri="${1:-s3://$OG_S3_BUCKET/$run_id/cli}" cb="$ROOT/examples/library" log out
     log=$(mktemp)
     if {
         "$og" init --quiet --schema "$cb/schema.pg" "$uri" &&
         "$og" load --quiet --data "$cb/seed.jsonl" --mode overwrite "$uri" &&
         first=$("$og" snapshot "$uri" | sed -n 's/.*"commit": "\([0-9A-Z]*\)".*/\1/p') &&
         out=$("$og" query --store "$uri" --format csv -e \
-            'query q($s: String) { match { $e: Element { slug: $s } } return { $e.name } }' --params '{"s":"el-mcp"}') &&
-        [ "$out" = "$(printf 'e.name\r\nMCP\r')" ] &&
+            'query q($s: String) { match { $b: Book { isbn: $s } } return { $b.name } }' --params '{"s":"9780000000011"}') &&
+        [ "$out" = "$(printf 'b.name\r\nFrankenstein\r')" ] &&
         "$og" mutate --quiet --store "$uri" --if-commit "$first" -e \
-            'query m() { update Element set { name: "Model Context Protocol" } where slug = "el-mcp" }' &&
+            'query m() { update Book set { name: "Frankenstein; or, The Modern Prometheus" } where isbn = "9780000000011" }' &&
         { "$og" mutate --quiet --store "$uri" --if-commit "$first" -e \
-            'query m() { update Element set { name: "x" } where slug = "el-mcp" }'; [ $? = 4 ]; } &&
+            'query m() { update Book set { name: "x" } where isbn = "9780000000011" }'; [ $? = 4 ]; } &&
         [ "$("$og" export "$uri" | wc -l)" = "$(grep -c . "$cb/seed.jsonl")" ] &&
         "$og" query --store "$uri" --at "$first" --format csv -e \
-            'query q() { match { $e: Element { slug: "el-mcp" } } return { $e.name } }' | grep -qx 'MCP.'
+            'query q() { match { $b: Book { isbn: "9780000000011" } } return { $b.name } }' | grep -qx 'Frankenstein.'
     } >"$log" 2>&1; then
         pass=$((pass + 1)); echo "PASS cli-graph ($uri)"
     else

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# `make install` for embedders: install this build into a temporary DESTDIR, then compile and
+# link examples/c_api_quickstart.c against the installed header and library using only
+# pkg-config, run it, and run the installed `omnigraph --version`.
+# Usage: install-and-embed.sh SOURCE_DIR BUILD_DIR C_COMPILER [EXTRA_LINK_FLAGS]
+set -euo pipefail
+src=$1 build=$2 cc=$3 extra=${4:-}
+d=$(mktemp -d)
+trap 'rm -rf "$d"' EXIT
+prefix=/opt/omnigraph-test
+DESTDIR="$d/root" cmake --install "$build" --prefix "$prefix" >"$d/install.log"
+root="$d/root$prefix"
+for f in bin/omnigraph include/omnigraph.h lib/libomnigraph.a lib/pkgconfig/omnigraph.pc; do
+    [ -e "$root/$f" ] || { echo "not installed: $f" >&2; cat "$d/install.log"; exit 1; }
+done
+export PKG_CONFIG_PATH="$root/lib/pkgconfig"
+pkg-config --exists omnigraph
+[ "$(pkg-config --modversion omnigraph)" = "$("$root/bin/omnigraph" version --json | sed 's/.*"version":"\([^"]*\)".*/\1/')" ]
+# shellcheck disable=SC2046,SC2086
+"$cc" -std=c11 -o "$d/quickstart" "$src/examples/c_api_quickstart.c" $(pkg-config --cflags --libs omnigraph) $extra
+mkdir "$d/graph"
+"$d/quickstart" "$d/graph" >"$d/out.txt"
+[ -s "$d/out.txt" ]
+"$root/bin/omnigraph" --version | grep -q '^storage format: omnigraph storage version [0-9]'
+echo "installed and embedded: $(pkg-config --cflags --libs omnigraph)"
