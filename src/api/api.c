@@ -3,7 +3,9 @@
  * between the public shapes (JSON text parameters, receipts, og_rows) and the engine's, and
  * adds nothing of its own: every decision is the engine's.
  */
+#include <errno.h>
 #include <jansson.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,6 +60,13 @@ og_status og_db_open(og_db **out, const char *uri, const og_open_opts *opts)
 {
     *out = NULL;
     if (!uri) return og_err(OG_ERR_INVALID, "og_db_open: uri is required");
+    /* Opening never creates anything: a local root that does not exist is NOT_FOUND before the
+     * store (which makes its root directory on open, for init) is touched. */
+    const char *local = !strncmp(uri, "file://", 7) ? uri + 7 : strstr(uri, "://") ? NULL : uri;
+    struct stat sb;
+    if (local && *local && stat(local, &sb) != 0 && errno == ENOENT)
+        return og_err(OG_ERR_NOT_FOUND, "no OmniGraph graph at %s: the directory does not exist (create one with "
+                      "`omnigraph init`)", uri);
     og_engine_opts eo = engine_opts(opts);
     og_engine *e;
     OG_TRY(og_engine_open(&e, uri, &eo));

@@ -33,7 +33,7 @@ static void usage(FILE *f)
     fprintf(f, "usage: omnigraph <command> [options]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f, "\nRun `omnigraph <command> --help` for a command's options.\n");
+    fprintf(f, "\nRun `omnigraph help <command>` (or `omnigraph <command> --help`) for a command's options.\n");
 }
 
 #ifdef OG_HAVE_BUILD_INFO
@@ -117,6 +117,16 @@ int main(int argc, char **argv)
         return OG_EXIT_USAGE;
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        if (argc >= 3 && !strcmp(argv[1], "help")) { /* omnigraph help VERB [SUB] = omnigraph VERB [SUB] --help */
+            for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+                if (!strcmp(argv[2], commands[i].name)) {
+                    char *hv[4] = {argv[2], argc >= 4 ? argv[3] : "--help", "--help", NULL};
+                    return commands[i].run(argc >= 4 ? 3 : 2, hv);
+                }
+            fprintf(stderr, "omnigraph help: unknown command '%s'\n\n", argv[2]);
+            usage(stderr);
+            return OG_EXIT_USAGE;
+        }
         usage(stdout);
         return OG_EXIT_OK;
     }

@@ -135,15 +135,15 @@ og_status og_expand(og_bindings *out, const og_bindings *in, size_t src_col, con
             }
         }
     } else {
-        og_reach reach;
-        og_reach_init(&reach);
+        og_reach *reach = og_topology_reach_get(t);
+        if (!reach) st = og_err(OG_ERR_NOMEM, "out of memory");
         for (size_t r = 0; r < in->n_rows && st == OG_OK; r++) {
             uint32_t v = in->cols[src_col][r];
             if (v == OG_ROW_NONE) continue;
-            st = og_topology_reach(t, dir, v, min_hops, max_hops, &reach);
-            for (size_t k = 0; k < reach.len && st == OG_OK; k++) st = push_extended(out, in, r, reach.node[k], 0);
+            st = og_topology_reach(t, dir, v, min_hops, max_hops, reach);
+            for (size_t k = 0; k < reach->len && st == OG_OK; k++) st = push_extended(out, in, r, reach->node[k], 0);
         }
-        og_reach_free(&reach);
+        og_topology_reach_put(t, reach);
     }
     if (st != OG_OK) og_bindings_free(out);
     return st;
@@ -156,20 +156,19 @@ og_status og_expand_filter(og_bindings *b, size_t src_col, size_t dst_col, const
     size_t bytes = (b->n_rows + 7) / 8;
     uint8_t *sel = calloc(bytes ? bytes : 1, 1);
     if (!sel) return og_err(OG_ERR_NOMEM, "out of memory");
-    og_reach reach;
-    og_reach_init(&reach);
-    og_status st = OG_OK;
+    og_reach *reach = og_topology_reach_get(t);
+    og_status st = reach ? OG_OK : og_err(OG_ERR_NOMEM, "out of memory");
     for (size_t r = 0; r < b->n_rows && st == OG_OK; r++) {
         uint32_t s = b->cols[src_col][r], d = b->cols[dst_col][r];
         if (s == OG_ROW_NONE || d == OG_ROW_NONE) continue;
-        st = og_topology_reach(t, dir, s, min_hops, max_hops, &reach);
-        for (size_t k = 0; k < reach.len; k++)
-            if (reach.node[k] == d) {
+        st = og_topology_reach(t, dir, s, min_hops, max_hops, reach);
+        for (size_t k = 0; k < reach->len; k++)
+            if (reach->node[k] == d) {
                 sel[r >> 3] |= (uint8_t)(1u << (r & 7));
                 break;
             }
     }
-    og_reach_free(&reach);
+    og_topology_reach_put(t, reach);
     if (st == OG_OK) og_bindings_select(b, sel);
     free(sel);
     return st;

@@ -370,18 +370,37 @@ static og_status src_edge_topology(void *ud, size_t edge, const og_topology **ou
     OG_TRY(og_read_edge_view(r, edge, &ev));
     OG_TRY(og_read_node_view(r, et->from_node, &fv));
     OG_TRY(og_read_node_view(r, et->to_node, &tv));
-    return og_tableview_topology(ev, fv, tv, out);
+    /* a read (not a writer's base) leaves what it had to build for the next process */
+    return og_tableview_topology_ex(ev, fv, tv, r->owns_snap, out);
 }
 
 static og_status src_node_find_id(void *ud, size_t node, const char *id, size_t len, uint32_t *row)
 {
+    og_read *r = ud;
     og_tableview *v;
-    OG_TRY(og_read_node_view(ud, node, &v));
+    OG_TRY(og_read_node_view(r, node, &v));
+    if (r->owns_snap && og_tableview_index_mode() == 2) OG_TRY(og_tableview_prepare_keys(v, 1));
     return og_tableview_find_id(v, id, len, row);
+}
+
+static og_status src_gather(void *ud, int is_edge, size_t type, uint64_t prop_id, const uint32_t *rows, size_t n,
+                            og_vector *out)
+{
+    og_read *r = ud;
+    og_tableview *v;
+    if (is_edge) OG_TRY(og_read_edge_view(r, type, &v));
+    else OG_TRY(og_read_node_view(r, type, &v));
+    int32_t fid = OG_FIELD_ID;
+    if (prop_id != 0) OG_TRY(og_layout_field_id(prop_id, &fid));
+    og_status st = og_tableview_gather(v, fid, rows, n, out);
+    /* a property the stored table lacks reads as null: the column path knows how */
+    if (st == OG_ERR_NOT_FOUND && prop_id != 0) return og_err(OG_ERR_UNSUPPORTED, "use the column");
+    return st;
 }
 
 void og_read_source(og_read *r, og_exec_source *out)
 {
+    out->gather = src_gather;
     out->ud = r;
     out->node_rows = src_node_rows;
     out->node_column = src_node_column;

@@ -39,7 +39,15 @@ typedef struct og_exec_source {
      * OG_ERR_NOT_FOUND.  Lets a scan with an equality on a single @key property look the
      * row up instead of filtering the whole table. */
     og_status (*node_find_id)(void *ud, size_t node, const char *id, size_t len, uint32_t *row);
+    /* Optional (may be NULL): property `prop_id` of rows[0..n) (UINT32_MAX = null) of node
+     * (is_edge 0) or edge type `type` as an owned vector, without loading the whole column.
+     * The executor uses it for small bindings; OG_ERR_UNSUPPORTED = use the column instead. */
+    og_status (*gather)(void *ud, int is_edge, size_t type, uint64_t prop_id, const uint32_t *rows, size_t n,
+                        og_vector *out);
 } og_exec_source;
+
+/* Bindings of at most this many rows gather properties by point reads (og_exec_source.gather). */
+#define OG_EXEC_POINT_GATHER_MAX 64
 
 typedef struct og_result {
     char *query;       /* the query's name (owned) */

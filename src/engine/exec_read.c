@@ -105,6 +105,13 @@ static og_status gather_var(exec *x, const pipe *p, int var, uint64_t prop_id, o
 {
     if (var < 0 || (size_t)var >= x->ir->nvars || p->var_col[var] < 0)
         return og_err(OG_ERR_INTERNAL, "variable %d is not bound here", var);
+    const og_ir_var *iv = &x->ir->vars[var];
+    if (x->src->gather && p->b.n_rows <= OG_EXEC_POINT_GATHER_MAX) {
+        og_status st = x->src->gather(x->src->ud, iv->is_edge, (size_t)iv->type, prop_id, p->b.cols[p->var_col[var]],
+                                      p->b.n_rows, out);
+        if (st != OG_ERR_UNSUPPORTED) return st;
+        og_error_clear();
+    }
     const og_vector *col;
     OG_TRY(column_of_var(x, var, prop_id, &col));
     if (p->identity_col >= 0 && p->var_col[var] == p->identity_col && col->len == p->b.n_rows) {

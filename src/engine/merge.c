@@ -115,7 +115,7 @@ static og_status row_by_address(og_plan *p, og_plan_table *pt, addr_index *ix, u
     *out = -1;
     OG_TRY(og_plan_table_view(p, pt));
     if (!ix->ready) {
-        ix->addrs = og_tableview_row_addrs(pt->view);
+        OG_TRY(og_tableview_addrs(pt->view, &ix->addrs));
         ix->n = og_tableview_rows(pt->view);
         ix->ascending = 1;
         for (size_t i = 1; i < ix->n && ix->ascending; i++) ix->ascending = ix->addrs[i - 1] < ix->addrs[i];

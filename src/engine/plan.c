@@ -831,7 +831,8 @@ static int cmp_u64(const void *a, const void *b)
 static og_status stage_deletes(og_plan_table *pt, og_table_txn *x)
 {
     size_t n = og_tableview_rows(pt->view);
-    const uint64_t *addrs = og_tableview_row_addrs(pt->view);
+    const uint64_t *addrs;
+    OG_TRY(og_tableview_addrs(pt->view, &addrs));
     uint64_t *del = malloc((pt->nremoved ? pt->nremoved : 1) * sizeof *del);
     uint32_t *offs = malloc((pt->nremoved ? pt->nremoved : 1) * sizeof *offs);
     if (!del || !offs) {

@@ -20,7 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "index/csr.h"
+#include "index/keymap.h"
 #include "util/error.h"
+#include "util/fault.h"
 #include "util/strmap.h"
 
 /* One topology of an edge view, keyed by the node table versions it maps endpoints into. */
@@ -36,14 +39,21 @@ struct og_tableview {
     og_store *store;
     og_manifest m;
     size_t nrows;
-    uint64_t *row_addrs;
+    uint64_t *_Atomic row_addrs; /* built on first use (a mapped traversal never needs them) */
 
     size_t ntop;                 /* top-level fields */
     int32_t *top_ids;            /* their field ids, schema order */
     og_type *top_types;          /* their og_types (valid only where top_ok[i]) */
     og_status *top_type_st;      /* og_lance_schema_field_type's answer per field */
     og_vector *_Atomic *cols;    /* per top-level field: NULL until loaded */
+    atomic_uint *points;         /* per top-level field: point gathers so far */
     og_strmap *_Atomic idmap;
+    int any_deletions;           /* some fragment has a deletion file */
+    size_t *frag_start;          /* view row where each fragment's live rows start (nfragments + 1) */
+    og_keymap **kms;             /* per fragment, once keys_ready */
+    uint8_t *km_unsaved;         /* per fragment: built here, not (yet) in the store */
+    atomic_int keys_ready;       /* kms covers every fragment */
+    atomic_int keys_saved;       /* every km_unsaved is 0 (or saving failed: never retried) */
 
     pthread_mutex_t lock;        /* serialises lazy loads and guards topos */
     topo_slot **topos;
@@ -151,6 +161,11 @@ static void view_free(og_tableview *v)
         }
         free((void *)v->cols);
     }
+    if (v->kms)
+        for (size_t i = 0; i < v->m.nfragments; i++) og_keymap_free(v->kms[i]);
+    free(v->kms);
+    free(v->km_unsaved);
+    free(v->frag_start);
     og_strmap *idm = atomic_load(&v->idmap);
     if (idm) {
         og_strmap_free(idm);
@@ -163,31 +178,24 @@ static void view_free(og_tableview *v)
         free(v->topos[i]);
     }
     free(v->topos);
+    free((void *)v->points);
     free(v->top_ids);
     free(v->top_types);
     free(v->top_type_st);
-    free(v->row_addrs);
+    free(atomic_load(&v->row_addrs));
     og_manifest_free(&v->m);
     og_table_close(v->table);
     pthread_mutex_destroy(&v->lock);
     free(v);
 }
 
-/* Lists the live row addresses of every fragment in manifest order. */
-static og_status number_rows(og_tableview *v)
+/* Counts the live rows from the manifest (what LanceDB's countRows trusts too) and where each
+ * fragment's rows start; the addresses themselves are listed on first use (list_addrs). */
+static og_status count_rows(og_tableview *v)
 {
-    uint64_t total = 0;
-    for (size_t i = 0; i < v->m.nfragments; i++) {
-        total += v->m.fragments[i].physical_rows;
-        if (total >= UINT32_MAX)
-            break; /* checked precisely below; this only bounds the allocation */
-    }
-    size_t cap = total < UINT32_MAX ? (size_t)total : (size_t)UINT32_MAX;
-    if (cap) {
-        v->row_addrs = malloc(cap * sizeof *v->row_addrs);
-        if (!v->row_addrs) return og_err(OG_ERR_NOMEM, "table view: out of memory");
-    }
-    size_t n = 0;
+    v->frag_start = malloc((v->m.nfragments + 1) * sizeof *v->frag_start);
+    if (!v->frag_start) return og_err(OG_ERR_NOMEM, "table view: out of memory");
+    uint64_t n = 0;
     for (size_t i = 0; i < v->m.nfragments; i++) {
         const og_fragment *f = &v->m.fragments[i];
         if (f->id > UINT32_MAX)
@@ -196,21 +204,76 @@ static og_status number_rows(og_tableview *v)
         if (f->physical_rows > UINT32_MAX)
             return og_err(OG_ERR_CORRUPT, "table %s: fragment %llu has %llu rows", og_table_dir(v->table),
                           (unsigned long long)f->id, (unsigned long long)f->physical_rows);
+        v->frag_start[i] = (size_t)n;
+        n += og_fragment_live_rows(f);
+        if (f->deletion.present) v->any_deletions = 1;
+        if (n >= UINT32_MAX - 1)
+            return og_err(OG_ERR_LIMIT, "table %s version %llu: more than %u live rows", og_table_dir(v->table),
+                          (unsigned long long)v->m.version, (unsigned)(UINT32_MAX - 1));
+    }
+    v->frag_start[v->m.nfragments] = (size_t)n;
+    v->nrows = (size_t)n;
+    return OG_OK;
+}
+
+/* Lists the live row addresses of every fragment in manifest order (caller holds the lock). */
+static og_status list_addrs(og_tableview *v, uint64_t **out)
+{
+    *out = NULL;
+    uint64_t *addrs = malloc((v->nrows ? v->nrows : 1) * sizeof *addrs);
+    if (!addrs) return og_err(OG_ERR_NOMEM, "table view: out of memory");
+    size_t n = 0;
+    og_status st = OG_OK;
+    for (size_t i = 0; st == OG_OK && i < v->m.nfragments; i++) {
+        const og_fragment *f = &v->m.fragments[i];
         roaring_bitmap_t *del = NULL;
-        if (f->deletion.present) OG_TRY(og_table_fragment_deletions(v->table, f, &del));
+        if (f->deletion.present) st = og_table_fragment_deletions(v->table, f, &del);
+        if (st != OG_OK) break;
+        size_t want = v->frag_start[i + 1] - v->frag_start[i];
+        size_t got = 0;
         for (uint64_t off = 0; off < f->physical_rows; off++) {
             if (del && roaring_bitmap_contains(del, (uint32_t)off)) continue;
-            if (n >= UINT32_MAX - 1 || n >= cap) {
-                if (del) roaring_bitmap_free(del); /* (this libroaring does not accept NULL) */
-                return og_err(OG_ERR_LIMIT, "table %s version %llu: more than %u live rows", og_table_dir(v->table),
-                              (unsigned long long)v->m.version, (unsigned)(UINT32_MAX - 1));
+            if (got == want) {
+                got++;
+                break;
             }
-            v->row_addrs[n++] = OG_ROW_ADDR(f->id, off);
+            addrs[n++] = OG_ROW_ADDR(f->id, off);
+            got++;
         }
-        if (del) roaring_bitmap_free(del);
+        if (del) roaring_bitmap_free(del); /* (this libroaring does not accept NULL) */
+        if (got != want)
+            st = og_err(OG_ERR_CORRUPT, "table %s version %llu: fragment %llu's deletion file disagrees with its "
+                        "deleted-row count", og_table_dir(v->table), (unsigned long long)v->m.version,
+                        (unsigned long long)f->id);
     }
-    v->nrows = n;
+    if (st != OG_OK) {
+        free(addrs);
+        return st;
+    }
+    *out = addrs;
     return OG_OK;
+}
+
+static og_status get_addrs(og_tableview *v, const uint64_t **out)
+{
+    uint64_t *a = atomic_load_explicit(&v->row_addrs, memory_order_acquire);
+    if (a) {
+        *out = a;
+        return OG_OK;
+    }
+    pthread_mutex_lock(&v->lock);
+    og_status st = OG_OK;
+    a = atomic_load_explicit(&v->row_addrs, memory_order_acquire);
+    if (!a) {
+        st = list_addrs(v, &a);
+        if (st == OG_OK) {
+            atomic_fetch_add(&v->derived_bytes, v->nrows * sizeof *a);
+            atomic_store_explicit(&v->row_addrs, a, memory_order_release);
+        }
+    }
+    pthread_mutex_unlock(&v->lock);
+    *out = a;
+    return st;
 }
 
 static og_status index_fields(og_tableview *v)
@@ -222,7 +285,8 @@ static og_status index_fields(og_tableview *v)
     v->top_types = calloc(ntop, sizeof *v->top_types);
     v->top_type_st = calloc(ntop, sizeof *v->top_type_st);
     v->cols = calloc(ntop, sizeof *v->cols);
-    if (!v->top_ids || !v->top_types || !v->top_type_st || !v->cols)
+    v->points = calloc(ntop, sizeof *v->points);
+    if (!v->top_ids || !v->top_types || !v->top_type_st || !v->cols || !v->points)
         return og_err(OG_ERR_NOMEM, "table view: out of memory");
     for (size_t i = 0; i < ntop; i++) {
         long idx = og_lance_schema_top(&v->m.schema, i);
@@ -231,6 +295,7 @@ static og_status index_fields(og_tableview *v)
         /* A type this build cannot map is only an error for whoever reads that column. */
         v->top_type_st[i] = og_lance_schema_field_type(&v->m.schema, (size_t)idx, &v->top_types[i]);
         atomic_init(&v->cols[i], NULL);
+        atomic_init(&v->points[i], 0);
     }
     og_error_clear();
     return OG_OK;
@@ -245,6 +310,8 @@ og_status og_tableview_open(og_tableview **out, og_table *t, uint64_t version)
     atomic_init(&v->refs, 1);
     atomic_init(&v->idmap, NULL);
     atomic_init(&v->derived_bytes, 0);
+    atomic_init(&v->keys_ready, 0);
+    atomic_init(&v->keys_saved, 0);
     og_manifest_init(&v->m);
     if (pthread_mutex_init(&v->lock, NULL) != 0) {
         free(v);
@@ -254,12 +321,12 @@ og_status og_tableview_open(og_tableview **out, og_table *t, uint64_t version)
     og_status st = og_table_open(&v->table, v->store, og_table_dir(t));
     if (st == OG_OK) st = og_table_load(v->table, version, &v->m);
     if (st == OG_OK) st = index_fields(v);
-    if (st == OG_OK) st = number_rows(v);
+    if (st == OG_OK) st = count_rows(v);
     if (st != OG_OK) {
         view_free(v);
         return st;
     }
-    v->base_bytes = sizeof *v + v->nrows * sizeof *v->row_addrs + v->ntop * (2 * sizeof(int32_t) + sizeof(og_type) +
+    v->base_bytes = sizeof *v + (v->m.nfragments + 1) * sizeof(size_t) + v->ntop * (2 * sizeof(int32_t) + sizeof(og_type) +
                                                                              sizeof(void *)) +
                     v->m.nfragments * sizeof(og_fragment) + v->m.schema.count * sizeof(og_lance_field);
     compute_estimate(v);
@@ -365,7 +432,12 @@ uint64_t og_tableview_version(const og_tableview *v) { return v->m.version; }
 const og_manifest *og_tableview_manifest(const og_tableview *v) { return &v->m; }
 og_table *og_tableview_table(const og_tableview *v) { return v->table; }
 size_t og_tableview_rows(const og_tableview *v) { return v->nrows; }
-const uint64_t *og_tableview_row_addrs(const og_tableview *v) { return v->nrows ? v->row_addrs : NULL; }
+og_status og_tableview_addrs(og_tableview *v, const uint64_t **out)
+{
+    *out = NULL;
+    if (!v->nrows) return OG_OK;
+    return get_addrs(v, out);
+}
 
 og_status og_tableview_field_id(const og_tableview *v, const char *name, int32_t *id)
 {
@@ -424,7 +496,7 @@ static void shrink_vector(og_vector *v)
 }
 
 /* Scans field top[i] into a new owned vector (the caller holds the view's lock). */
-static og_status load_column(og_tableview *v, size_t i, og_vector **out)
+static og_status load_column(og_tableview *v, size_t i, const uint64_t *row_addrs, og_vector **out)
 {
     *out = NULL;
     if (v->top_type_st[i] != OG_OK)
@@ -449,7 +521,7 @@ static og_status load_column(og_tableview *v, size_t i, og_vector **out)
         st = og_table_scan_next(scan, &b);
         if (st != OG_OK || b.nrows == 0) break;
         if (b.ncols != 1 || b.cols[0].len != b.nrows || !og_type_eq(b.cols[0].type, col->type) ||
-            b.nrows > v->nrows - pos || memcmp(b.row_addrs, v->row_addrs + pos, b.nrows * sizeof *b.row_addrs) != 0) {
+            b.nrows > v->nrows - pos || memcmp(b.row_addrs, row_addrs + pos, b.nrows * sizeof *b.row_addrs) != 0) {
             st = og_err(OG_ERR_CORRUPT, "table %s version %llu field id %d: scanned rows disagree with the live rows",
                         og_table_dir(v->table), (unsigned long long)v->m.version, v->top_ids[i]);
             break;
@@ -488,11 +560,13 @@ og_status og_tableview_column(og_tableview *v, int32_t field_id, const og_vector
         *out = c;
         return OG_OK;
     }
+    const uint64_t *addrs = NULL;
+    if (v->nrows) OG_TRY(get_addrs(v, &addrs)); /* (takes the lock itself) */
     pthread_mutex_lock(&v->lock);
     og_status st = OG_OK;
     c = atomic_load_explicit(&v->cols[i], memory_order_acquire);
     if (!c) {
-        st = load_column(v, i, &c);
+        st = load_column(v, i, addrs, &c);
         if (st == OG_OK) {
             atomic_fetch_add(&v->derived_bytes, vector_bytes(c));
             atomic_store_explicit(&v->cols[i], c, memory_order_release);
@@ -500,6 +574,63 @@ og_status og_tableview_column(og_tableview *v, int32_t field_id, const og_vector
     }
     pthread_mutex_unlock(&v->lock);
     if (st == OG_OK) *out = c;
+    return st;
+}
+
+#define OG_TABLEVIEW_POINT_GATHERS 16
+
+og_status og_tableview_gather(og_tableview *v, int32_t field_id, const uint32_t *rows, size_t n, og_vector *out)
+{
+    memset(out, 0, sizeof *out);
+    size_t i = 0;
+    while (i < v->ntop && v->top_ids[i] != field_id) i++;
+    og_vector *c = i < v->ntop ? atomic_load_explicit(&v->cols[i], memory_order_acquire) : NULL;
+    /* A column read by point gathers again and again (a warm process) is loaded once: from
+     * then on a gather is a copy out of memory instead of a file open per row. */
+    if (i == v->ntop || c || atomic_fetch_add(&v->points[i], 1) >= OG_TABLEVIEW_POINT_GATHERS) {
+        const og_vector *col;
+        OG_TRY(og_tableview_column(v, field_id, &col));
+        return og_vector_gather(out, col, rows, n);
+    }
+    if (v->top_type_st[i] != OG_OK) return og_tableview_column(v, field_id, &(const og_vector *){NULL});
+    const uint64_t *addrs = NULL;
+    if (v->nrows && v->any_deletions) OG_TRY(get_addrs(v, &addrs));
+    OG_TRY(og_vector_init(out, v->top_types[i]));
+    og_status st = OG_OK;
+    for (size_t k = 0; k < n && st == OG_OK; k++) {
+        if (rows[k] == UINT32_MAX) {
+            st = og_vector_append_null(out);
+            continue;
+        }
+        if (rows[k] >= v->nrows) {
+            st = og_err(OG_ERR_INTERNAL, "table %s: row %u of %zu", og_table_dir(v->table), rows[k], v->nrows);
+            break;
+        }
+        uint64_t a;
+        if (addrs) {
+            a = addrs[rows[k]];
+        } else { /* no deletions: the fragment whose range holds the row, and the offset in it */
+            size_t lo = 0, hi = v->m.nfragments;
+            while (hi - lo > 1) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (v->frag_start[mid] <= rows[k]) lo = mid;
+                else hi = mid;
+            }
+            while (lo + 1 < v->m.nfragments && v->frag_start[lo + 1] <= rows[k]) lo++; /* skip empty ones */
+            a = OG_ROW_ADDR(v->m.fragments[lo].id, rows[k] - v->frag_start[lo]);
+        }
+        uint32_t off = OG_ROW_ADDR_OFFSET(a);
+        og_vector one;
+        st = og_table_take(v->table, &v->m, OG_ROW_ADDR_FRAG(a), &off, 1, &field_id, 1, &one);
+        if (st != OG_OK) break;
+        if (one.len != 1 || !og_type_eq(one.type, out->type))
+            st = og_err(OG_ERR_CORRUPT, "table %s version %llu field id %d: a point read disagrees with the schema",
+                        og_table_dir(v->table), (unsigned long long)v->m.version, field_id);
+        else
+            st = og_vector_append_from(out, &one, 0);
+        og_vector_free(&one);
+    }
+    if (st != OG_OK) og_vector_free(out);
     return st;
 }
 
@@ -567,12 +698,182 @@ static og_status get_idmap(og_tableview *v, const og_strmap **out)
     return st;
 }
 
+/* ------------------------------------------------------------------------------------------ */
+/* Persisted indexes (index/keymap.h, index/csr.h)                                             */
+/* ------------------------------------------------------------------------------------------ */
+
+/* OG_INDEX=off: never open or write index files (every lookup and traversal builds in memory,
+ * as before they existed).  OG_INDEX=read: open them, never write them.  Read once. */
+static int index_mode_env = -1; /* 0 off, 1 read, 2 read + write */
+
+int og_tableview_index_mode(void)
+{
+    int m = __atomic_load_n(&index_mode_env, __ATOMIC_ACQUIRE);
+    if (m >= 0) return m;
+    const char *e = getenv("OG_INDEX");
+    m = !e || !*e ? 2 : !strcmp(e, "off") || !strcmp(e, "0") ? 0 : !strcmp(e, "read") ? 1 : 2;
+    __atomic_store_n(&index_mode_env, m, __ATOMIC_RELEASE);
+    return m;
+}
+
+void og_tableview_set_index_mode(int mode) { __atomic_store_n(&index_mode_env, mode, __ATOMIC_RELEASE); }
+
+/* The id field of a node view, or -1. */
+static int32_t id_field(const og_tableview *v)
+{
+    long idx = og_lance_schema_find_name(&v->m.schema, "id");
+    og_type t;
+    if (idx < 0 || og_lance_schema_field_type(&v->m.schema, (size_t)idx, &t) != OG_OK || t.id != OG_T_STRING) {
+        og_error_clear();
+        return -1;
+    }
+    return v->m.schema.fields[idx].id;
+}
+
+/* Writes the keymaps this view built but the store lacks (caller holds the lock).  Failures
+ * (a read-only store, a full disk) are not the reader's problem: the maps stay in memory. */
+static void save_keymaps(og_tableview *v, int32_t fid)
+{
+    for (size_t i = 0; i < v->m.nfragments; i++) {
+        if (!v->km_unsaved[i]) continue;
+        char key[512];
+        og_status st = og_keymap_store_key(key, sizeof key, og_table_dir(v->table), &v->m.fragments[i], fid);
+        if (st == OG_OK) {
+            /* a keymap opened over heap bytes: its own bytes are the file */
+            st = og_store_put_if_absent(v->store, key, og_keymap_base(v->kms[i]), og_keymap_bytes(v->kms[i]));
+            og_fault_point("index.after_keymap");
+        }
+        if (st != OG_OK && st != OG_ERR_ALREADY_EXISTS) {
+            og_error_clear();
+            break; /* one failure says the store will not take them: stop trying */
+        }
+        v->km_unsaved[i] = 0;
+    }
+    og_error_clear();
+    atomic_store(&v->keys_saved, 1);
+}
+
+/* Opens (or builds in memory) the keymap of every fragment, once; with `persist` also writes
+ * the built ones to the store (once).  OG_ERR_INVALID when the view has no String id. */
+static og_status prepare_keys(og_tableview *v, int persist)
+{
+    int mode = og_tableview_index_mode();
+    if (persist && mode < 2) persist = 0;
+    if (atomic_load_explicit(&v->keys_ready, memory_order_acquire) &&
+        (!persist || atomic_load_explicit(&v->keys_saved, memory_order_acquire)))
+        return OG_OK;
+    int32_t fid = id_field(v);
+    if (fid < 0)
+        return og_err(OG_ERR_INVALID, "table %s version %llu has no String field 'id' (node ids)",
+                      og_table_dir(v->table), (unsigned long long)v->m.version);
+    pthread_mutex_lock(&v->lock);
+    og_status st = OG_OK;
+    if (!atomic_load_explicit(&v->keys_ready, memory_order_acquire)) {
+        size_t nf = v->m.nfragments;
+        og_keymap **kms = calloc(nf ? nf : 1, sizeof *kms);
+        uint8_t *unsaved = calloc(nf ? nf : 1, 1);
+        size_t heap = 0;
+        if (!kms || !unsaved) st = og_err(OG_ERR_NOMEM, "table view: out of memory");
+        for (size_t i = 0; st == OG_OK && i < nf; i++) {
+            const og_fragment *f = &v->m.fragments[i];
+            char key[512];
+            og_status ks = mode ? og_keymap_store_key(key, sizeof key, og_table_dir(v->table), f, fid) : OG_ERR_NOT_FOUND;
+            if (ks == OG_OK) ks = og_keymap_open(&kms[i], v->store, key);
+            if (ks == OG_OK && og_keymap_rows(kms[i]) != f->physical_rows) {
+                og_keymap_free(kms[i]); /* not this file's map: rebuild, never trust it */
+                kms[i] = NULL;
+                ks = OG_ERR_CORRUPT;
+            }
+            if (ks == OG_OK) continue;
+            og_error_clear();
+            og_buf b = OG_BUF_INIT;
+            st = og_keymap_build(v->table, &v->m, f, fid, &b);
+            if (st == OG_OK) {
+                st = og_keymap_open_bytes(&kms[i], b.data, b.len, b.data, NULL);
+                if (st == OG_OK) {
+                    heap += b.len;
+                    unsaved[i] = mode == 2;
+                    b.data = NULL;
+                }
+            }
+            og_buf_free(&b);
+        }
+        if (st == OG_OK) {
+            v->kms = kms;
+            v->km_unsaved = unsaved;
+            int any = 0;
+            for (size_t i = 0; i < nf; i++) any |= unsaved[i];
+            atomic_store(&v->keys_saved, !any);
+            atomic_fetch_add(&v->derived_bytes, heap + nf * (sizeof *kms + 1));
+            atomic_store_explicit(&v->keys_ready, 1, memory_order_release);
+        } else {
+            for (size_t i = 0; kms && i < nf; i++) og_keymap_free(kms[i]);
+            free(kms);
+            free(unsaved);
+        }
+    }
+    if (st == OG_OK && persist && !atomic_load(&v->keys_saved)) save_keymaps(v, fid);
+    pthread_mutex_unlock(&v->lock);
+    return st;
+}
+
+og_status og_tableview_prepare_keys(og_tableview *v, int persist) { return prepare_keys(v, persist); }
+
+typedef struct find_ctx {
+    const og_tableview *v;
+    const uint64_t *addrs;
+    size_t frag;
+    uint32_t row;
+    int found;
+} find_ctx;
+
+/* Keeps the first live offset: a binary search among the fragment's live row addresses. */
+static int find_live(void *ud, uint32_t off)
+{
+    find_ctx *c = ud;
+    const og_tableview *v = c->v;
+    if (!v->m.fragments[c->frag].deletion.present) { /* every row is live: no addresses needed */
+        c->row = (uint32_t)(v->frag_start[c->frag] + off);
+        c->found = 1;
+        return 1;
+    }
+    uint64_t want = OG_ROW_ADDR(v->m.fragments[c->frag].id, off);
+    size_t lo = v->frag_start[c->frag], hi = v->frag_start[c->frag + 1];
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c->addrs[mid] < want) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo < v->frag_start[c->frag + 1] && c->addrs[lo] == want) {
+        c->row = (uint32_t)lo;
+        c->found = 1;
+        return 1;
+    }
+    return 0; /* a deleted row: look further */
+}
+
 og_status og_tableview_find_id(og_tableview *v, const char *id, size_t len, uint32_t *row)
 {
-    const og_strmap *m;
-    OG_TRY(get_idmap(v, &m));
-    uint32_t r;
-    if (!og_strmap_get(m, id, len, &r))
+    const og_strmap *m = atomic_load_explicit(&v->idmap, memory_order_acquire);
+    uint32_t r = 0;
+    int found = 0;
+    if (m || og_tableview_index_mode() == 0) {
+        if (!m) OG_TRY(get_idmap(v, &m));
+        found = og_strmap_get(m, id, len, &r);
+    } else {
+        OG_TRY(prepare_keys(v, 0));
+        const uint64_t *addrs = NULL;
+        if (v->nrows && v->any_deletions) OG_TRY(get_addrs(v, &addrs));
+        for (size_t i = 0; i < v->m.nfragments && !found; i++) {
+            find_ctx c = {v, addrs, i, 0, 0};
+            og_status st = og_keymap_find(v->kms[i], id, len, find_live, &c);
+            if (st != OG_OK)
+                return og_err_wrap(st, "table %s version %llu fragment %llu", og_table_dir(v->table),
+                                   (unsigned long long)v->m.version, (unsigned long long)v->m.fragments[i].id);
+            found = c.found, r = c.row;
+        }
+    }
+    if (!found)
         return og_err(OG_ERR_NOT_FOUND, "table %s version %llu: no row with id '%.*s'", og_table_dir(v->table),
                       (unsigned long long)v->m.version, len > 200 ? 200 : (int)len, id);
     if (row) *row = r;
@@ -650,8 +951,59 @@ static og_status build_topology(og_tableview *edges, og_tableview *src, og_table
     return st;
 }
 
+static void csr_release(void *hold) { og_csr_free(hold); }
+
+/* The persisted adjacency of (edges, src, dst), or NULL when absent or not usable. */
+static og_topology *open_topology(og_tableview *edges, og_tableview *src, og_tableview *dst)
+{
+    char key[512];
+    og_csr *c = NULL;
+    og_csr_arrays a;
+    if (og_csr_store_key(key, sizeof key, og_tableview_dir(edges), edges->m.version, og_tableview_dir(src),
+                         src->m.version, og_tableview_dir(dst), dst->m.version) != OG_OK ||
+        og_csr_open(&c, edges->store, key, &a) != OG_OK) {
+        og_error_clear();
+        return NULL;
+    }
+    og_topology *t = NULL;
+    if (a.n_src != src->nrows || a.n_dst != dst->nrows || a.edge_rows != edges->nrows ||
+        og_topology_wrap(&t, (uint32_t)a.n_src, (uint32_t)a.n_dst, (size_t)a.n_edges, a.off, a.nbr, a.edge, csr_release,
+                         c) != OG_OK) {
+        og_csr_free(c); /* another version's numbering: never trust it */
+        og_error_clear();
+        return NULL;
+    }
+    if (og_store_is_local(edges->store)) og_csr_prefault_async(c);
+    return t;
+}
+
+/* Writes a built topology for the next process (failures are ignored: it is derived). */
+static void save_topology(og_tableview *edges, og_tableview *src, og_tableview *dst, const og_topology *t)
+{
+    char key[512];
+    og_csr_arrays a;
+    uint32_t ns, nd;
+    og_topology_arrays(t, &ns, &nd, a.off, a.nbr, a.edge);
+    a.n_src = ns, a.n_dst = nd, a.n_edges = og_topology_edge_count(t), a.edge_rows = edges->nrows;
+    og_buf b = OG_BUF_INIT;
+    if (og_csr_store_key(key, sizeof key, og_tableview_dir(edges), edges->m.version, og_tableview_dir(src),
+                         src->m.version, og_tableview_dir(dst), dst->m.version) == OG_OK &&
+        og_csr_encode(&a, &b) == OG_OK) {
+        og_store_put_if_absent(edges->store, key, b.data, b.len);
+        og_fault_point("index.after_topology");
+    }
+    og_buf_free(&b);
+    og_error_clear();
+}
+
 og_status og_tableview_topology(og_tableview *edges, og_tableview *src_nodes, og_tableview *dst_nodes,
                                 const og_topology **out)
+{
+    return og_tableview_topology_ex(edges, src_nodes, dst_nodes, 0, out);
+}
+
+og_status og_tableview_topology_ex(og_tableview *edges, og_tableview *src_nodes, og_tableview *dst_nodes, int persist,
+                                   const og_topology **out)
 {
     *out = NULL;
     if (!edges || !src_nodes || !dst_nodes) return og_err(OG_ERR_INVALID, "topology: a view is missing");
@@ -667,7 +1019,15 @@ og_status og_tableview_topology(og_tableview *edges, og_tableview *src_nodes, og
     }
     /* Built without the edge view's lock (it takes the node views' locks); a racing builder
      * may finish first, and then its topology is the one everyone gets. */
-    OG_TRY(build_topology(edges, src_nodes, dst_nodes, &t));
+    int mode = og_tableview_index_mode();
+    int mapped = 0;
+    if (mode) t = open_topology(edges, src_nodes, dst_nodes);
+    if (t) {
+        mapped = 1;
+    } else {
+        OG_TRY(build_topology(edges, src_nodes, dst_nodes, &t));
+        if (persist && mode == 2) save_topology(edges, src_nodes, dst_nodes, t);
+    }
     topo_slot *slot = calloc(1, sizeof *slot);
     og_status st = OG_OK;
     if (slot) {
@@ -691,9 +1051,12 @@ og_status og_tableview_topology(og_tableview *edges, og_tableview *src_nodes, og
             edges->topos = grown;
             edges->topos[edges->ntopos++] = slot;
             slot = NULL;
+            /* a mapped topology is shared page cache, not this view's heap */
             atomic_fetch_add(&edges->derived_bytes,
-                             sizeof(topo_slot) + sizeof(void *) + og_topology_edge_count(t) * 4 * sizeof(uint32_t) +
-                                 (src_nodes->nrows + dst_nodes->nrows + 2) * sizeof(uint32_t));
+                             sizeof(topo_slot) + sizeof(void *) +
+                                 (mapped ? 0
+                                         : og_topology_edge_count(t) * 4 * sizeof(uint32_t) +
+                                               (src_nodes->nrows + dst_nodes->nrows + 2) * sizeof(uint64_t)));
             existing = t;
         }
     }

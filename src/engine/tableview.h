@@ -5,7 +5,7 @@
  * An og_tableview is an immutable in-memory view of the LIVE rows (deletion vectors applied)
  * of one version of one Lance table, numbered densely 0..n-1 in scan order: fragments in
  * manifest order, rows in offset order within a fragment.  These row numbers are what
- * og_bindings and og_topology carry; og_tableview_row_addrs maps them back to Lance row
+ * og_bindings and og_topology carry; og_tableview_addrs maps them back to Lance row
  * addresses (fragment << 32 | offset) for deletes and updates.
  *
  * Everything beyond the manifest and the row addresses is derived lazily, on first use, and
@@ -100,9 +100,10 @@ og_table *og_tableview_table(const og_tableview *v);
 /* Live rows. */
 size_t og_tableview_rows(const og_tableview *v);
 /* rows() row addresses (fragment << 32 | offset), in view row order (manifest fragment order —
- * not necessarily ascending ids after a compaction — then offset); NULL when the view has no
- * rows. */
-const uint64_t *og_tableview_row_addrs(const og_tableview *v);
+ * not necessarily ascending ids after a compaction — then offset); *out NULL when the view has
+ * no rows.  Listed on first use (the deletion files are read then): OG_ERR_CORRUPT when a
+ * deletion file disagrees with the manifest's deleted-row count, OG_ERR_NOMEM. */
+og_status og_tableview_addrs(og_tableview *v, const uint64_t **out);
 
 /* The id of the top-level field `name` in the version's schema.  OG_ERR_NOT_FOUND. */
 og_status og_tableview_field_id(const og_tableview *v, const char *name, int32_t *id);
@@ -115,6 +116,12 @@ og_status og_tableview_field_id(const og_tableview *v, const char *name, int32_t
  * OG_ERR_NOT_FOUND (no such field), OG_ERR_INVALID (a child field id), OG_ERR_CORRUPT (the
  * scan's rows disagree with the view's numbering). */
 og_status og_tableview_column(og_tableview *v, int32_t field_id, const og_vector **out);
+
+/* The values of top-level field `field_id` at view rows rows[0..n) (UINT32_MAX = a null row)
+ * into `out` (an owned vector): from the whole column when it is loaded, else by point reads
+ * of just those rows (og_table_take), so a query touching a few rows of a large table reads a
+ * few pages instead of the column.  Errors as og_tableview_column. */
+og_status og_tableview_gather(og_tableview *v, int32_t field_id, const uint32_t *rows, size_t n, og_vector *out);
 
 /* The row whose `id` column equals id[0..len).  The map is built on first use over the field
  * named "id" (a String); null ids are not mapped, and should a version hold an id twice, the
@@ -132,6 +139,31 @@ og_status og_tableview_find_id(og_tableview *v, const char *id, size_t len, uint
  * its own node view, views of different stores), plus column and id-map errors. */
 og_status og_tableview_topology(og_tableview *edges, og_tableview *src_nodes, og_tableview *dst_nodes,
                                 const og_topology **out);
+
+/* --- persisted indexes (index/keymap.h, index/csr.h; docs/indexes.md) ---------------------- */
+
+/* og_tableview_find_id answers from the per-data-file keymaps of the view's fragments (mapped
+ * files, or maps built in memory for the fragments that lack one) unless the view already
+ * built its in-memory id map.  og_tableview_topology opens the persisted adjacency of its
+ * three versions when present.  Neither ever writes: the read path asks for that with
+ * og_tableview_prepare_keys(v, 1) and og_tableview_topology_ex(..., persist = 1), which write
+ * what they had to build (put_if_absent; a failure to write is ignored).  Results never depend
+ * on which files exist (INVARIANTS.md 7). */
+
+/* The process-wide mode: 0 = no index files (OG_INDEX=off), 1 = read only (OG_INDEX=read),
+ * 2 = read and write (default).  The setter is for tests and benchmarks. */
+int og_tableview_index_mode(void);
+void og_tableview_set_index_mode(int mode);
+
+/* Makes the keymap of every fragment available (opening files, building the missing ones in
+ * memory), writing the built ones when `persist`.  OG_ERR_INVALID (no String id field), the
+ * table layer's errors. */
+og_status og_tableview_prepare_keys(og_tableview *v, int persist);
+
+/* og_tableview_topology that, when it had to build the adjacency and `persist` is set, writes
+ * it for the next process. */
+og_status og_tableview_topology_ex(og_tableview *edges, og_tableview *src_nodes, og_tableview *dst_nodes, int persist,
+                                   const og_topology **out);
 
 /* --- memory --------------------------------------------------------------------------------- */
 

@@ -7,6 +7,7 @@
  */
 #include "engine/topology.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,7 +19,53 @@ struct og_topology {
     uint64_t *off[2];      /* [OUT] n_src+1, [IN] n_dst+1 */
     uint32_t *nbr[2];      /* neighbour rows */
     uint32_t *edge[2];     /* edge rows */
+    void (*release)(void *); /* non-NULL: the arrays are borrowed (a mapped file) */
+    void *hold;
+    /* Reusable BFS scratch (og_topology_reach_get/put): the visit stamps of a million nodes
+     * are 4 MB, which a query should not allocate and fault in again each time. */
+    pthread_mutex_t pool_lock;
+    og_reach *pool[4];
+    size_t npool;
 };
+
+static void pool_init(og_topology *t) { pthread_mutex_init(&t->pool_lock, NULL); }
+
+static void pool_free(og_topology *t)
+{
+    for (size_t i = 0; i < t->npool; i++) {
+        og_reach_free(t->pool[i]);
+        free(t->pool[i]);
+    }
+    pthread_mutex_destroy(&t->pool_lock);
+}
+
+og_reach *og_topology_reach_get(const og_topology *ct)
+{
+    og_topology *t = (og_topology *)(uintptr_t)ct; /* only the pool changes */
+    og_reach *r = NULL;
+    pthread_mutex_lock(&t->pool_lock);
+    if (t->npool) r = t->pool[--t->npool];
+    pthread_mutex_unlock(&t->pool_lock);
+    if (!r && (r = malloc(sizeof *r)) != NULL) og_reach_init(r);
+    if (r) r->len = 0;
+    return r;
+}
+
+void og_topology_reach_put(const og_topology *ct, og_reach *r)
+{
+    if (!r) return;
+    og_topology *t = (og_topology *)(uintptr_t)ct;
+    pthread_mutex_lock(&t->pool_lock);
+    if (t->npool < sizeof t->pool / sizeof t->pool[0]) {
+        t->pool[t->npool++] = r;
+        r = NULL;
+    }
+    pthread_mutex_unlock(&t->pool_lock);
+    if (r) {
+        og_reach_free(r);
+        free(r);
+    }
+}
 
 static int edge_live(const uint8_t *live, size_t i) { return !live || ((live[i >> 3] >> (i & 7)) & 1); }
 
@@ -63,9 +110,11 @@ og_status og_topology_build(og_topology **out, uint32_t n_src_nodes, uint32_t n_
     if (!t) return og_err(OG_ERR_NOMEM, "out of memory");
     t->n_src = n_src_nodes;
     t->n_dst = n_dst_nodes;
+    pool_init(t);
     for (size_t i = 0; i < n_edges; i++) {
         if (!edge_live(live, i) || src_row[i] == OG_ROW_NONE || dst_row[i] == OG_ROW_NONE) continue;
         if (src_row[i] >= n_src_nodes || dst_row[i] >= n_dst_nodes) {
+            pool_free(t);
             free(t);
             return og_err(OG_ERR_INTERNAL, "edge row %zu names node row %u/%u outside %u/%u nodes", i, src_row[i],
                           dst_row[i], n_src_nodes, n_dst_nodes);
@@ -82,9 +131,50 @@ og_status og_topology_build(og_topology **out, uint32_t n_src_nodes, uint32_t n_
     return OG_OK;
 }
 
+og_status og_topology_wrap(og_topology **out, uint32_t n_src_nodes, uint32_t n_dst_nodes, size_t n_edges,
+                           const uint64_t *const off[2], const uint32_t *const nbr[2], const uint32_t *const edge[2],
+                           void (*release)(void *hold), void *hold)
+{
+    *out = NULL;
+    og_topology *t = calloc(1, sizeof *t);
+    if (!t) return og_err(OG_ERR_NOMEM, "out of memory");
+    t->n_src = n_src_nodes;
+    t->n_dst = n_dst_nodes;
+    t->n_edges = n_edges;
+    pool_init(t);
+    for (int s = 0; s < 2; s++) {
+        /* never written through: a wrapped topology is freed by release(), not free() */
+        t->off[s] = (uint64_t *)(uintptr_t)off[s];
+        t->nbr[s] = (uint32_t *)(uintptr_t)nbr[s];
+        t->edge[s] = (uint32_t *)(uintptr_t)edge[s];
+    }
+    t->release = release;
+    t->hold = hold;
+    *out = t;
+    return OG_OK;
+}
+
+void og_topology_arrays(const og_topology *t, uint32_t *n_src, uint32_t *n_dst, const uint64_t *off[2],
+                        const uint32_t *nbr[2], const uint32_t *edge[2])
+{
+    *n_src = t->n_src;
+    *n_dst = t->n_dst;
+    for (int s = 0; s < 2; s++) {
+        off[s] = t->off[s];
+        nbr[s] = t->nbr[s];
+        edge[s] = t->edge[s];
+    }
+}
+
 void og_topology_free(og_topology *t)
 {
     if (!t) return;
+    pool_free(t);
+    if (t->release) {
+        t->release(t->hold);
+        free(t);
+        return;
+    }
     for (int s = 0; s < 2; s++) {
         free(t->off[s]);
         free(t->nbr[s]);
@@ -107,6 +197,8 @@ void og_topology_edges(const og_topology *t, og_dir dir, uint32_t node, const ui
         return;
     }
     uint64_t b = t->off[s][node], e = t->off[s][node + 1];
+    if (e > t->n_edges) e = t->n_edges; /* (a damaged index file) */
+    if (b > e) b = e;
     *neighbours = t->nbr[s] + b;
     *edges = t->edge[s] + b;
     *n = (size_t)(e - b);
@@ -145,9 +237,12 @@ static og_status reach_push(og_reach *r, uint32_t node, uint32_t depth)
 static og_status reach_begin(og_reach *r, size_t n)
 {
     if (r->stamp_n < n) {
-        uint32_t *s = realloc(r->stamp, n * sizeof *s);
+        /* calloc, not realloc + memset: fresh zero pages are only faulted in where a traversal
+         * stamps (and og_topology_reach_get keeps the array for the next query) */
+        uint32_t *s = calloc(n, sizeof *s);
         if (!s) return og_err(OG_ERR_NOMEM, "out of memory");
-        memset(s + r->stamp_n, 0, (n - r->stamp_n) * sizeof *s);
+        if (r->stamp_n) memcpy(s, r->stamp, r->stamp_n * sizeof *s);
+        free(r->stamp);
         r->stamp = s;
         r->stamp_n = n;
     }
@@ -170,8 +265,10 @@ static og_status visit_side(const og_topology *t, int s, uint32_t v, uint32_t sr
                             og_reach *r, size_t *tail)
 {
     uint64_t b = t->off[s][v], e = t->off[s][v + 1];
+    if (e > t->n_edges) e = t->n_edges; /* (a damaged index file) */
     for (uint64_t k = b; k < e; k++) {
         uint32_t w = t->nbr[s][k];
+        if (w >= r->stamp_n) continue; /* a damaged index file: never index outside the stamps */
         if (w == src) {
             /* the source is pre-visited: only a direct self-loop emits it */
             if (d == 1 && v == src && r->stamp[w] != r->stamp_gen && min_hops <= 1) {

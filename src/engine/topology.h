@@ -32,6 +32,18 @@ og_status og_topology_build(og_topology **out, uint32_t n_src_nodes, uint32_t n_
                             const uint32_t *dst_row, size_t n_edges, const uint8_t *live);
 void og_topology_free(og_topology *t);
 
+/* A topology over arrays someone else owns (a mapped index file, index/csr.h): off[s] has
+ * n_src + 1 (s = OUT) or n_dst + 1 (s = IN) entries from 0 to n_edges, nbr[s] / edge[s]
+ * n_edges each.  release(hold) runs at og_topology_free.  The arrays are trusted for their
+ * offsets' order; a neighbour outside the node range is skipped by the traversals. */
+og_status og_topology_wrap(og_topology **out, uint32_t n_src_nodes, uint32_t n_dst_nodes, size_t n_edges,
+                           const uint64_t *const off[2], const uint32_t *const nbr[2], const uint32_t *const edge[2],
+                           void (*release)(void *hold), void *hold);
+
+/* The topology's arrays, borrowed (what index/csr.h persists). */
+void og_topology_arrays(const og_topology *t, uint32_t *n_src, uint32_t *n_dst, const uint64_t *off[2],
+                        const uint32_t *nbr[2], const uint32_t *edge[2]);
+
 size_t og_topology_edge_count(const og_topology *t);
 
 /* The edges of one node in one direction (OUT: by source, IN: by destination): arrays of
@@ -54,6 +66,12 @@ typedef struct og_reach {
 
 void og_reach_init(og_reach *r);
 void og_reach_free(og_reach *r);
+
+/* A scratch og_reach for traversals of t (reused across queries: its visit stamps stay
+ * allocated), or NULL when out of memory; give it back with og_topology_reach_put (which
+ * frees it when the pool is full).  Thread-safe. */
+og_reach *og_topology_reach_get(const og_topology *t);
+void og_topology_reach_put(const og_topology *t, og_reach *r);
 
 /* Replaces r's results with the distinct nodes reachable from `src` whose shortest depth is in
  * [min_hops, max_hops] (1 <= min <= max), in BFS order (depth, then edge order).  OG_DIR_BOTH

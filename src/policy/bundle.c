@@ -168,7 +168,7 @@ static og_status parse_rule(pol_yaml *y, yaml_node_t *n, raw_rule *r)
         yaml_node_t *a = pol_yaml_node(y, *it);
         const char *s;
         OG_TRY(pol_scalar(y, a, "an action", &s));
-        og_policy_action act;
+        og_policy_action act = (og_policy_action)0; /* gcc -O2 cannot see that parse sets it */
         if (og_policy_action_parse(s, &act) != OG_OK)
             return pol_fail(y, OG_ERR_PARSE, pol_line(a), "unknown policy action '%s'", s);
         if (r->nactions == sizeof r->actions / sizeof r->actions[0])

@@ -1,0 +1,172 @@
+/*
+ * csr.c — encode, name and map the persisted edge adjacency (csr.h).  The arrays are the
+ * engine's in-memory topology laid out back to back, so opening one is a mapping plus a few
+ * size checks: a first traversal in a new process costs page faults, not a rebuild.
+ */
+#include "index/csr.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/error.h"
+
+#define CSR_MAGIC "OGCSR\0\0\0"
+#define CSR_TRAILER "OGCSREND"
+#define CSR_HEADER 64
+#define CSR_FORMAT 1
+
+struct og_csr {
+    og_mapping *m;
+    atomic_int refs; /* the opener's, plus one per running prefault thread */
+};
+
+static void csr_unref(og_csr *c)
+{
+    if (atomic_fetch_sub(&c->refs, 1) == 1) {
+        og_mapping_release(c->m);
+        free(c);
+    }
+}
+
+static size_t pad8(size_t n) { return (n + 7) & ~(size_t)7; }
+
+static int layout(uint64_t n_src, uint64_t n_dst, uint64_t n_edges, size_t *total)
+{
+    if (n_src >= UINT32_MAX || n_dst >= UINT32_MAX || n_edges >= UINT32_MAX) return -1;
+    *total = CSR_HEADER + (size_t)(n_src + 1 + n_dst + 1) * 8 + pad8((size_t)n_edges * 16) + 8;
+    return 0;
+}
+
+og_status og_csr_encode(const og_csr_arrays *a, og_buf *out)
+{
+    size_t total;
+    if (layout(a->n_src, a->n_dst, a->n_edges, &total) != 0)
+        return og_err(OG_ERR_LIMIT, "csr: %llu/%llu nodes, %llu edges are too many", (unsigned long long)a->n_src,
+                      (unsigned long long)a->n_dst, (unsigned long long)a->n_edges);
+    OG_TRY(og_buf_reserve(out, total));
+    uint8_t *p = out->data + out->len;
+    memset(p, 0, total);
+    memcpy(p, CSR_MAGIC, 8);
+    uint32_t fmt = CSR_FORMAT;
+    memcpy(p + 8, &fmt, 4);
+    uint64_t h[4] = {a->n_src, a->n_dst, a->n_edges, a->edge_rows};
+    memcpy(p + 16, h, sizeof h);
+    uint8_t *q = p + CSR_HEADER;
+    memcpy(q, a->off[0], (size_t)(a->n_src + 1) * 8), q += (a->n_src + 1) * 8;
+    memcpy(q, a->off[1], (size_t)(a->n_dst + 1) * 8), q += (a->n_dst + 1) * 8;
+    size_t e4 = (size_t)a->n_edges * 4;
+    if (e4) {
+        memcpy(q, a->nbr[0], e4), q += e4;
+        memcpy(q, a->edge[0], e4), q += e4;
+        memcpy(q, a->nbr[1], e4), q += e4;
+        memcpy(q, a->edge[1], e4), q += e4;
+    }
+    memcpy(p + total - 8, CSR_TRAILER, 8);
+    out->len += total;
+    return OG_OK;
+}
+
+og_status og_csr_store_key(char *key, size_t cap, const char *edge_dir, uint64_t ev, const char *src_dir, uint64_t sv,
+                           const char *dst_dir, uint64_t dv)
+{
+    int w = snprintf(key, cap, "_index/%s/topology/%llu-%s-%llu-%s-%llu.csr", edge_dir, (unsigned long long)ev,
+                     src_dir, (unsigned long long)sv, dst_dir, (unsigned long long)dv);
+    if (w < 0 || (size_t)w >= cap) return og_err(OG_ERR_LIMIT, "csr: store key too long");
+    return OG_OK;
+}
+
+og_status og_csr_parse(const uint8_t *p, size_t len, og_csr_arrays *a)
+{
+    memset(a, 0, sizeof *a);
+    if (len < CSR_HEADER + 8 || memcmp(p, CSR_MAGIC, 8) != 0)
+        return og_err(OG_ERR_CORRUPT, "csr: not a topology file (%zu bytes)", len);
+    uint32_t fmt;
+    memcpy(&fmt, p + 8, 4);
+    if (fmt != CSR_FORMAT) return og_err(OG_ERR_CORRUPT, "csr: format %u is not supported", fmt);
+    uint64_t h[4];
+    memcpy(h, p + 16, sizeof h);
+    size_t total;
+    if (layout(h[0], h[1], h[2], &total) != 0 || total != len || h[2] > h[3] || memcmp(p + len - 8, CSR_TRAILER, 8) != 0)
+        return og_err(OG_ERR_CORRUPT, "csr: sizes in the header do not match the file (%zu bytes)", len);
+    a->n_src = h[0], a->n_dst = h[1], a->n_edges = h[2], a->edge_rows = h[3];
+    const uint8_t *q = p + CSR_HEADER;
+    a->off[0] = (const uint64_t *)(const void *)q, q += (h[0] + 1) * 8;
+    a->off[1] = (const uint64_t *)(const void *)q, q += (h[1] + 1) * 8;
+    size_t e4 = (size_t)h[2] * 4;
+    a->nbr[0] = (const uint32_t *)(const void *)q, q += e4;
+    a->edge[0] = (const uint32_t *)(const void *)q, q += e4;
+    a->nbr[1] = (const uint32_t *)(const void *)q, q += e4;
+    a->edge[1] = (const uint32_t *)(const void *)q;
+    for (int s = 0; s < 2; s++) {
+        uint64_t n = s ? h[1] : h[0];
+        uint64_t first, last;
+        memcpy(&first, &a->off[s][0], 8);
+        memcpy(&last, &a->off[s][n], 8);
+        if (first != 0 || last != h[2]) {
+            memset(a, 0, sizeof *a);
+            return og_err(OG_ERR_CORRUPT, "csr: offsets do not cover the edges");
+        }
+    }
+    return OG_OK;
+}
+
+og_status og_csr_open(og_csr **out, og_store *st, const char *key, og_csr_arrays *a)
+{
+    *out = NULL;
+    og_mapping *m;
+    OG_TRY(og_store_map(st, key, &m));
+    og_status s = og_csr_parse(og_mapping_data(m), og_mapping_size(m), a);
+    og_csr *c = s == OG_OK ? malloc(sizeof *c) : NULL;
+    if (s == OG_OK && !c) s = og_err(OG_ERR_NOMEM, "csr: out of memory");
+    if (s != OG_OK) {
+        og_mapping_release(m);
+        return og_err_wrap(s, "%s", key);
+    }
+    c->m = m;
+    atomic_init(&c->refs, 1);
+    *out = c;
+    return OG_OK;
+}
+
+void og_csr_free(og_csr *c)
+{
+    if (c) csr_unref(c);
+}
+
+static void *prefault_main(void *arg)
+{
+    og_csr *c = arg;
+    const uint8_t *p = og_mapping_data(c->m);
+    size_t len = og_mapping_size(c->m);
+    uintptr_t start = (uintptr_t)p & ~(uintptr_t)4095;
+#ifdef MADV_POPULATE_READ
+    if (madvise((void *)start, len + ((uintptr_t)p - start), MADV_POPULATE_READ) != 0)
+#endif
+    {
+        volatile uint8_t sink = 0;
+        for (size_t off = 0; off < len; off += 4096) sink ^= p[off];
+        (void)sink;
+    }
+    csr_unref(c);
+    return NULL;
+}
+
+void og_csr_prefault_async(og_csr *c)
+{
+    atomic_fetch_add(&c->refs, 1);
+    pthread_t th;
+    pthread_attr_t at;
+    int ok = pthread_attr_init(&at) == 0;
+    if (ok) {
+        pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+        ok = pthread_create(&th, &at, prefault_main, c) == 0;
+        pthread_attr_destroy(&at);
+    }
+    if (!ok) csr_unref(c); /* no thread: pages fault in on use, as without the hint */
+}
+
+size_t og_csr_bytes(const og_csr *c) { return og_mapping_size(c->m); }

@@ -1,0 +1,259 @@
+/*
+ * keymap.c — the per-data-file key -> row map (keymap.h): build, encode, open, probe.
+ *
+ * Why a bucket directory instead of a probed hash table: the file is built once by a counting
+ * sort (stable, so offsets stay ascending inside a bucket), and a lookup is two dependent reads
+ * (bucket start, then a short run of 16-byte entries) plus the key compare — a cold process
+ * touches three pages of the mapping per fragment.
+ */
+#include "index/keymap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/error.h"
+
+#define KM_MAGIC "OGKEYMAP"
+#define KM_TRAILER "OGKMEND"
+#define KM_HEADER 48
+#define KM_FORMAT 1
+#define KM_HASH 1
+
+struct og_keymap {
+    const uint8_t *base;
+    size_t len;
+    uint64_t rows, keys, blob_len;
+    uint32_t bits;
+    const uint32_t *buckets; /* 2^bits + 1 */
+    const uint32_t *entries; /* 4 u32 per key */
+    const uint8_t *blob;
+    void *own;
+    og_mapping *mapping;
+};
+
+static uint64_t rd64(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+static uint32_t rd32(const uint8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+static uint64_t mix64(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 33;
+    return h;
+}
+
+uint64_t og_keymap_hash(const void *key, size_t len)
+{
+    const uint8_t *p = key;
+    uint64_t h = 0x9e3779b97f4a7c15ULL ^ ((uint64_t)len * 0x100000001b3ULL);
+    while (len >= 8) {
+        h = (h ^ mix64(rd64(p))) * 0x9e3779b97f4a7c15ULL;
+        h = (h << 29) | (h >> 35);
+        p += 8;
+        len -= 8;
+    }
+    uint64_t tail = 0;
+    for (size_t i = 0; i < len; i++) tail |= (uint64_t)p[i] << (8 * i);
+    h = (h ^ mix64(tail ^ 0x27d4eb2f165667c5ULL)) * 0x9e3779b97f4a7c15ULL;
+    return mix64(h);
+}
+
+static size_t pad8(size_t n) { return (n + 7) & ~(size_t)7; }
+
+/* Bytes of the sections after the header. */
+static size_t layout_size(uint32_t bits, uint64_t keys, uint64_t blob)
+{
+    size_t nb = ((size_t)1 << bits) + 1;
+    return KM_HEADER + pad8(nb * 4) + (size_t)keys * 16 + pad8((size_t)blob) + 8;
+}
+
+og_status og_keymap_encode(const og_vector *ids, og_buf *out)
+{
+    if (ids->type.id != OG_T_STRING) return og_err(OG_ERR_INVALID, "keymap: the id column is not a String");
+    size_t n = ids->len;
+    if (n >= UINT32_MAX) return og_err(OG_ERR_LIMIT, "keymap: %zu rows in one data file", n);
+    size_t keys = n - ids->null_count;
+    uint64_t blob = n ? (uint64_t)(ids->offsets[n] - ids->offsets[0]) : 0;
+    if (blob >= UINT32_MAX) return og_err(OG_ERR_LIMIT, "keymap: %llu key bytes in one data file", (unsigned long long)blob);
+    uint32_t bits = 0;
+    while (bits < 30 && ((size_t)1 << bits) < (keys + 1) / 2) bits++;
+    size_t nb = (size_t)1 << bits;
+    size_t total = layout_size(bits, keys, blob);
+    uint32_t *starts = calloc(nb + 1, sizeof *starts);
+    uint64_t *hashes = malloc((n ? n : 1) * sizeof *hashes);
+    if (!starts || !hashes) {
+        free(starts), free(hashes);
+        return og_err(OG_ERR_NOMEM, "keymap: out of memory");
+    }
+    for (size_t r = 0; r < n; r++) {
+        if (og_vector_is_null(ids, r)) continue;
+        size_t len;
+        const uint8_t *p = og_vector_get_bytes(ids, r, &len);
+        hashes[r] = og_keymap_hash(p, len);
+        starts[(bits ? hashes[r] >> (64 - bits) : 0) + 1]++;
+    }
+    for (size_t b = 0; b < nb; b++) starts[b + 1] += starts[b];
+    og_status st = og_buf_reserve(out, total);
+    if (st != OG_OK) {
+        free(starts), free(hashes);
+        return st;
+    }
+    size_t at = out->len;
+    uint8_t *h = out->data + at;
+    memset(h, 0, total);
+    memcpy(h, KM_MAGIC, 8);
+    uint32_t u32;
+    u32 = KM_FORMAT, memcpy(h + 8, &u32, 4);
+    u32 = KM_HASH, memcpy(h + 12, &u32, 4);
+    uint64_t u64 = n;
+    memcpy(h + 16, &u64, 8);
+    u64 = keys, memcpy(h + 24, &u64, 8);
+    memcpy(h + 32, &bits, 4);
+    memcpy(h + 40, &blob, 8);
+    uint8_t *bk = h + KM_HEADER;
+    memcpy(bk, starts, (nb + 1) * 4);
+    uint8_t *ent = bk + pad8((nb + 1) * 4);
+    uint8_t *bl = ent + keys * 16;
+    if (blob) memcpy(bl, ids->values + ids->offsets[0], (size_t)blob);
+    memcpy(bl + pad8((size_t)blob), KM_TRAILER, 8);
+    /* scatter, stable: offsets ascend inside each bucket */
+    for (size_t r = 0; r < n; r++) {
+        if (og_vector_is_null(ids, r)) continue;
+        size_t b = bits ? hashes[r] >> (64 - bits) : 0;
+        uint32_t e[4] = {(uint32_t)hashes[r], (uint32_t)r, (uint32_t)(ids->offsets[r] - ids->offsets[0]),
+                         (uint32_t)(ids->offsets[r + 1] - ids->offsets[r])};
+        memcpy(ent + (size_t)starts[b]++ * 16, e, 16);
+    }
+    free(starts);
+    free(hashes);
+    out->len = at + total;
+    return OG_OK;
+}
+
+og_status og_keymap_build(og_table *t, const og_manifest *m, const og_fragment *f, int32_t id_field, og_buf *out)
+{
+    if (f->physical_rows >= UINT32_MAX)
+        return og_err(OG_ERR_LIMIT, "keymap: fragment %llu has %llu rows", (unsigned long long)f->id,
+                      (unsigned long long)f->physical_rows);
+    size_t n = (size_t)f->physical_rows;
+    uint32_t *offs = malloc((n ? n : 1) * sizeof *offs);
+    if (!offs) return og_err(OG_ERR_NOMEM, "keymap: out of memory");
+    for (size_t i = 0; i < n; i++) offs[i] = (uint32_t)i;
+    og_vector ids;
+    memset(&ids, 0, sizeof ids);
+    og_status st = og_table_take(t, m, f->id, offs, n, &id_field, 1, &ids);
+    free(offs);
+    if (st != OG_OK) return st;
+    if (ids.len != n)
+        st = og_err(OG_ERR_CORRUPT, "keymap: fragment %llu gave %zu of %zu rows", (unsigned long long)f->id, ids.len, n);
+    if (st == OG_OK) st = og_keymap_encode(&ids, out);
+    og_vector_free(&ids);
+    return st;
+}
+
+og_status og_keymap_store_key(char *key, size_t cap, const char *dir, const og_fragment *f, int32_t id_field)
+{
+    for (size_t i = 0; i < f->nfiles; i++) {
+        const og_data_file *df = &f->files[i];
+        int holds = 0;
+        for (size_t k = 0; k < df->nfields && !holds; k++) holds = df->fields[k] == id_field;
+        if (!holds) continue;
+        const char *name = strrchr(df->path, '/');
+        name = name ? name + 1 : df->path;
+        size_t nl = strlen(name);
+        if (nl > 6 && !strcmp(name + nl - 6, ".lance")) nl -= 6;
+        int w = snprintf(key, cap, "_index/%s/%.*s/keymap.v1", dir, (int)nl, name);
+        if (w < 0 || (size_t)w >= cap) return og_err(OG_ERR_LIMIT, "keymap: store key too long");
+        return OG_OK;
+    }
+    return og_err(OG_ERR_NOT_FOUND, "keymap: fragment %llu has no data file holding field %d", (unsigned long long)f->id,
+                  id_field);
+}
+
+og_status og_keymap_open_bytes(og_keymap **out, const uint8_t *p, size_t len, void *own, og_mapping *mapping)
+{
+    *out = NULL;
+    if (len < KM_HEADER + 8 || memcmp(p, KM_MAGIC, 8) != 0)
+        return og_err(OG_ERR_CORRUPT, "keymap: not a keymap file (%zu bytes)", len);
+    if (rd32(p + 8) != KM_FORMAT || rd32(p + 12) != KM_HASH)
+        return og_err(OG_ERR_CORRUPT, "keymap: format %u hash %u is not supported", rd32(p + 8), rd32(p + 12));
+    uint64_t rows = rd64(p + 16), keys = rd64(p + 24), blob = rd64(p + 40);
+    uint32_t bits = rd32(p + 32);
+    if (bits > 30 || keys > rows || rows >= UINT32_MAX || blob >= UINT32_MAX || layout_size(bits, keys, blob) != len ||
+        memcmp(p + len - 8, KM_TRAILER, 8) != 0)
+        return og_err(OG_ERR_CORRUPT, "keymap: sizes in the header do not match the file (%zu bytes)", len);
+    og_keymap *k = calloc(1, sizeof *k);
+    if (!k) return og_err(OG_ERR_NOMEM, "keymap: out of memory");
+    size_t nb = ((size_t)1 << bits) + 1;
+    k->base = p;
+    k->len = len;
+    k->rows = rows;
+    k->keys = keys;
+    k->blob_len = blob;
+    k->bits = bits;
+    k->buckets = (const uint32_t *)(const void *)(p + KM_HEADER);
+    k->entries = (const uint32_t *)(const void *)(p + KM_HEADER + pad8(nb * 4));
+    k->blob = p + KM_HEADER + pad8(nb * 4) + keys * 16;
+    k->own = own;
+    k->mapping = mapping;
+    *out = k;
+    return OG_OK;
+}
+
+og_status og_keymap_open(og_keymap **out, og_store *st, const char *key)
+{
+    *out = NULL;
+    og_mapping *m;
+    OG_TRY(og_store_map(st, key, &m));
+    og_status s = og_keymap_open_bytes(out, og_mapping_data(m), og_mapping_size(m), NULL, m);
+    if (s != OG_OK) {
+        og_mapping_release(m);
+        return og_err_wrap(s, "%s", key);
+    }
+    return OG_OK;
+}
+
+void og_keymap_free(og_keymap *k)
+{
+    if (!k) return;
+    if (k->mapping) og_mapping_release(k->mapping);
+    free(k->own);
+    free(k);
+}
+
+uint64_t og_keymap_rows(const og_keymap *k) { return k->rows; }
+uint64_t og_keymap_keys(const og_keymap *k) { return k->keys; }
+size_t og_keymap_bytes(const og_keymap *k) { return k->len; }
+const uint8_t *og_keymap_base(const og_keymap *k) { return k->base; }
+
+og_status og_keymap_find(const og_keymap *k, const void *key, size_t len, int (*cb)(void *ud, uint32_t offset),
+                         void *ud)
+{
+    if (!k->keys) return OG_OK;
+    uint64_t h = og_keymap_hash(key, len);
+    size_t b = k->bits ? (size_t)(h >> (64 - k->bits)) : 0;
+    uint32_t s = k->buckets[b], e = k->buckets[b + 1];
+    if (s > e || e > k->keys) return og_err(OG_ERR_CORRUPT, "keymap: bucket %zu is out of bounds", b);
+    for (uint32_t i = s; i < e; i++) {
+        const uint32_t *en = k->entries + (size_t)i * 4;
+        if (en[0] != (uint32_t)h || en[3] != len) continue;
+        if ((uint64_t)en[2] + en[3] > k->blob_len || en[1] >= k->rows)
+            return og_err(OG_ERR_CORRUPT, "keymap: entry %u is out of bounds", i);
+        if (len && memcmp(k->blob + en[2], key, len) != 0) continue;
+        if (cb(ud, en[1])) break;
+    }
+    return OG_OK;
+}

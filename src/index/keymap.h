@@ -1,0 +1,80 @@
+/*
+ * keymap.h — the persisted key -> row map of ONE data file of a node table (STORAGE.md §8,
+ * INVARIANTS.md 7): derived, immutable, opened by mmap and shared by every process.
+ *
+ * A data file never changes, so the map of its `id` column is valid forever, for every table
+ * version that names the file.  It maps each non-null id to the PHYSICAL row offsets that hold
+ * it (deleted rows included: deletion vectors differ between versions and are applied by the
+ * reader), ascending.  A table version's key lookup probes the maps of its fragments in
+ * manifest order; an append adds one small map for its new file instead of rebuilding one for
+ * the table.
+ *
+ * Store key: `_index/<table dir>/<data file name without .lance>/keymap.v1`
+ * (og_keymap_store_key).  Written once with put_if_absent: a crash leaves no file or a whole
+ * one; racing builders write identical bytes and the loser gets OG_ERR_ALREADY_EXISTS.
+ *
+ * File layout (little-endian, every section 8-byte aligned):
+ *   header (48 bytes): "OGKEYMAP", u32 format 1, u32 hash 1, u64 rows (physical rows of the
+ *     file), u64 keys (non-null ids), u32 bucket_bits, u32 0, u64 blob bytes
+ *   buckets: u32[2^bucket_bits + 1]   entry index where each bucket starts (the last = keys)
+ *   entries: keys x {u32 hash low bits, u32 row offset, u32 key position, u32 key length},
+ *            grouped by bucket (the hash's top bucket_bits bits), ascending offset within one
+ *   blob:    the key bytes
+ *   trailer: "OGKMEND\0"
+ * Opening checks the sizes and the trailer (a truncated or foreign file is OG_ERR_CORRUPT);
+ * every lookup bounds-checks what it reads, so a damaged file can never make a read go
+ * outside the mapping.  Maps never hold more than 2^32 - 1 rows or 4 GiB of key bytes
+ * (OG_ERR_LIMIT at build: the reader then keeps its in-memory map).
+ */
+#ifndef OG_INDEX_KEYMAP_H
+#define OG_INDEX_KEYMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "omnigraph.h"
+#include "store/store.h"
+#include "table/manifest.h"
+#include "table/table.h"
+#include "util/buf.h"
+#include "util/vector.h"
+
+typedef struct og_keymap og_keymap;
+
+/* Encodes the map of `ids` (a String vector: one entry per physical row of the file, nulls
+ * skipped) into out (appended).  OG_ERR_INVALID (not a String vector), OG_ERR_LIMIT, NOMEM. */
+og_status og_keymap_encode(const og_vector *ids, og_buf *out);
+
+/* Reads the `id` column (field `id_field`) of every physical row of fragment f of version m of
+ * table t and encodes its map into out.  The table layer's errors. */
+og_status og_keymap_build(og_table *t, const og_manifest *m, const og_fragment *f, int32_t id_field, og_buf *out);
+
+/* The store key of fragment f's map in table directory `dir` (the data file holding field
+ * `id_field`).  OG_ERR_NOT_FOUND when no data file of f holds it; OG_ERR_LIMIT when `cap` is
+ * too small. */
+og_status og_keymap_store_key(char *key, size_t cap, const char *dir, const og_fragment *f, int32_t id_field);
+
+/* Opens a map over bytes the caller keeps alive (a heap copy or a mapping): `own` (may be
+ * NULL) is free()d and `mapping` (may be NULL) released by og_keymap_free.  On error neither
+ * is taken.  OG_ERR_CORRUPT for a malformed file. */
+og_status og_keymap_open_bytes(og_keymap **out, const uint8_t *p, size_t len, void *own, og_mapping *mapping);
+/* Maps the object `key` of st and opens it.  OG_ERR_NOT_FOUND when absent, OG_ERR_CORRUPT. */
+og_status og_keymap_open(og_keymap **out, og_store *st, const char *key);
+void og_keymap_free(og_keymap *k);
+
+uint64_t og_keymap_rows(const og_keymap *k);
+uint64_t og_keymap_keys(const og_keymap *k);
+/* The map's bytes (what a file holding it contains) and their count. */
+const uint8_t *og_keymap_base(const og_keymap *k);
+size_t og_keymap_bytes(const og_keymap *k);
+
+/* Calls cb(ud, offset) for every physical row offset whose id is key[0..len), ascending,
+ * until cb returns nonzero.  Returns OG_OK, or OG_ERR_CORRUPT when a bound check fails (the
+ * map is damaged). */
+og_status og_keymap_find(const og_keymap *k, const void *key, size_t len, int (*cb)(void *ud, uint32_t offset),
+                         void *ud);
+
+/* The hash the format uses (format hash 1), exposed for tests. */
+uint64_t og_keymap_hash(const void *key, size_t len);
+
+#endif

@@ -1,0 +1,324 @@
+/*
+ * test_indexes.c — persisted graph indexes are derived (INVARIANTS.md 7): every query answers
+ * the same with the index files written by a first reader, opened by a fresh handle, damaged,
+ * deleted, or switched off; deleted and re-inserted keys are found in their live rows only; a
+ * writer's plan never writes index files; and a crash right after an index file is published
+ * leaves only whole files and correct answers.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <dirent.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "engine/mutate.h"
+#include "engine/tableview.h"
+#include "fixture.h"
+#include "index/csr.h"
+#include "index/keymap.h"
+#include "util/fault.h"
+
+static const char *SCHEMA =
+    "node Person { name: String @key  age: I32? }\n"
+    "edge Knows: Person -> Person\n";
+
+static const char *SEED =
+    "{\"type\": \"Person\", \"data\": {\"name\": \"Alice\", \"age\": 30}}\n"
+    "{\"type\": \"Person\", \"data\": {\"name\": \"Bob\", \"age\": 25}}\n"
+    "{\"type\": \"Person\", \"data\": {\"name\": \"Charlie\", \"age\": 35}}\n"
+    "{\"type\": \"Person\", \"data\": {\"name\": \"Diana\", \"age\": 28}}\n"
+    "{\"type\": \"Person\", \"data\": {\"name\": \"Eve\"}}\n"
+    "{\"edge\": \"Knows\", \"from\": \"Alice\", \"to\": \"Bob\"}\n"
+    "{\"edge\": \"Knows\", \"from\": \"Alice\", \"to\": \"Charlie\"}\n"
+    "{\"edge\": \"Knows\", \"from\": \"Bob\", \"to\": \"Diana\"}\n"
+    "{\"edge\": \"Knows\", \"from\": \"Diana\", \"to\": \"Alice\"}\n"
+    "{\"edge\": \"Knows\", \"from\": \"Charlie\", \"to\": \"Eve\"}\n";
+
+static const char *READS =
+    "query age($n: String) { match { $p: Person { name: $n } } return { $p.name, $p.age } }\n"
+    "query friends($n: String) { match { $p: Person { name: $n } $p knows $f } return { $f.name, $f.age } order { $f.name } }\n"
+    "query reach($n: String) { match { $p: Person { name: $n } $p knows{1,3} $f } return { $f.name } order { $f.name } }\n"
+    "query fans($n: String) { match { $p: Person { name: $n } $f knows $p } return { $f.name } order { $f.name } }\n"
+    "query people() { match { $p: Person } return { $p.name, $p.age } order { $p.name } }\n";
+
+static const char *MUTS =
+    "query insert_person($name: String, $age: I32) { insert Person { name: $name, age: $age } }\n"
+    "query add_friend($from: String, $to: String) { insert Knows { from: $from, to: $to } }\n"
+    "query remove_person($name: String) { delete Person where name = $name }\n";
+
+/* Every answer, as one string, under the current index mode and files. */
+static void answers(fixture *f, char *out, size_t cap)
+{
+    static const char *names[] = {"Alice", "Bob", "Charlie", "Diana", "Eve", "Zed"};
+    static const char *queries[] = {"age", "friends", "reach", "fans"};
+    size_t w = 0;
+    out[0] = '\0';
+    for (size_t q = 0; q < 4; q++)
+        for (size_t n = 0; n < 6; n++) {
+            char params[64], got[512];
+            snprintf(params, sizeof params, "{\"n\":\"%s\"}", names[n]);
+            if (fixture_query(f, queries[q], params, NULL, got, sizeof got) != OG_OK)
+                fail_msg("%s(%s): %s", queries[q], names[n], og_error_message());
+            w += (size_t)snprintf(out + w, cap - w, "%s(%s)=%s\n", queries[q], names[n], got);
+        }
+    char got[512];
+    if (fixture_query(f, "people", NULL, NULL, got, sizeof got) != OG_OK) fail_msg("people: %s", og_error_message());
+    snprintf(out + w, cap - w, "people=%s\n", got);
+}
+
+/* A fresh handle on the same graph (an empty cache: what a new process sees). */
+static void reopen(fixture *f)
+{
+    og_engine_close(f->e);
+    if (og_engine_open(&f->e, f->uri, NULL) != OG_OK) fail_msg("reopen: %s", og_error_message());
+}
+
+/* Counts files under <graph>/_index whose name ends with `suffix`. */
+static size_t count_files(const char *dir, const char *suffix)
+{
+    DIR *d = opendir(dir);
+    if (!d) return 0;
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        char p[1024];
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        struct stat sb;
+        if (stat(p, &sb) != 0) continue;
+        if (S_ISDIR(sb.st_mode)) {
+            n += count_files(p, suffix);
+        } else {
+            size_t l = strlen(e->d_name), s = strlen(suffix);
+            if (l >= s && !strcmp(e->d_name + l - s, suffix)) n++;
+        }
+    }
+    closedir(d);
+    return n;
+}
+
+static size_t index_files(fixture *f, const char *suffix)
+{
+    char p[160];
+    snprintf(p, sizeof p, "%s/_index", f->uri);
+    return count_files(p, suffix);
+}
+
+static void rm_index(fixture *f)
+{
+    char cmd[200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s/_index'", f->uri);
+    assert_int_equal(system(cmd), 0);
+}
+
+static og_status mut(fixture *f, const char *name, const char *params)
+{
+    json_t *pj = params ? json_loads(params, 0, NULL) : NULL;
+    og_write_result res;
+    og_status st = og_engine_mutate(f->e, "m.gq", MUTS, strlen(MUTS), name, pj, NULL, &res, NULL);
+    json_decref(pj);
+    return st;
+}
+
+static int setup(void **state)
+{
+    og_tableview_set_index_mode(2);
+    fixture *f = fixture_new(SCHEMA, READS);
+    assert_non_null(f);
+    assert_int_equal(fixture_load(f, SEED, OG_LOAD_OVERWRITE, NULL), OG_OK);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    og_tableview_set_index_mode(2);
+    fixture_free(*state);
+    return 0;
+}
+
+static void answers_do_not_depend_on_index_files(void **state)
+{
+    fixture *f = *state;
+    char want[8192], got[8192];
+    /* the load wrote no index file: building them is never on the write path */
+    assert_int_equal(index_files(f, ".v1") + index_files(f, ".csr"), 0);
+    og_tableview_set_index_mode(0);
+    reopen(f);
+    answers(f, want, sizeof want);
+    assert_non_null(strstr(want, "friends(Alice)=Bob|25;Charlie|35\n"));
+    assert_non_null(strstr(want, "reach(Alice)=Bob;Charlie;Diana;Eve\n"));
+    assert_non_null(strstr(want, "age(Eve)=Eve|null\n"));
+    assert_non_null(strstr(want, "age(Zed)=\n"));
+    assert_int_equal(index_files(f, ".v1") + index_files(f, ".csr"), 0);
+
+    /* a first reader writes them ... */
+    og_tableview_set_index_mode(2);
+    reopen(f);
+    answers(f, got, sizeof got);
+    assert_string_equal(got, want);
+    assert_int_equal(index_files(f, "keymap.v1"), 1);
+    assert_int_equal(index_files(f, ".csr"), 1);
+    /* ... a fresh handle answers from them ... */
+    reopen(f);
+    answers(f, got, sizeof got);
+    assert_string_equal(got, want);
+    /* ... read-only mode uses them without writing ... */
+    og_tableview_set_index_mode(1);
+    rm_index(f);
+    reopen(f);
+    answers(f, got, sizeof got);
+    assert_string_equal(got, want);
+    assert_int_equal(index_files(f, ".v1") + index_files(f, ".csr"), 0);
+    /* ... and deleting them changes nothing */
+    og_tableview_set_index_mode(2);
+    reopen(f);
+    answers(f, got, sizeof got);
+    rm_index(f);
+    reopen(f);
+    answers(f, got, sizeof got);
+    assert_string_equal(got, want);
+}
+
+/* Replaces every file under dir ending in suffix with `bytes` (len). */
+static void clobber(const char *dir, const char *suffix, const void *bytes, size_t len)
+{
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        char p[1024];
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        struct stat sb;
+        if (stat(p, &sb) != 0) continue;
+        if (S_ISDIR(sb.st_mode)) {
+            clobber(p, suffix, bytes, len);
+            continue;
+        }
+        size_t l = strlen(e->d_name), s = strlen(suffix);
+        if (l < s || strcmp(e->d_name + l - s, suffix)) continue;
+        FILE *fp = fopen(p, "wb");
+        assert_non_null(fp);
+        fwrite(bytes, 1, len, fp);
+        fclose(fp);
+    }
+    closedir(d);
+}
+
+static void damaged_or_foreign_index_files_are_not_trusted(void **state)
+{
+    fixture *f = *state;
+    char want[8192], got[8192];
+    answers(f, want, sizeof want); /* writes the files */
+    char idx[160];
+    snprintf(idx, sizeof idx, "%s/_index", f->uri);
+    /* garbage */
+    clobber(idx, ".v1", "garbage", 7);
+    clobber(idx, ".csr", "garbage", 7);
+    reopen(f);
+    answers(f, got, sizeof got);
+    assert_string_equal(got, want);
+    /* a well-formed keymap of another file (two rows where the data file has five) */
+    og_vector ids;
+    assert_int_equal(og_vector_init(&ids, (og_type){OG_T_STRING, OG_T_NULL, 0}), OG_OK);
+    assert_int_equal(og_vector_append_bytes(&ids, "x", 1), OG_OK);
+    assert_int_equal(og_vector_append_bytes(&ids, "y", 1), OG_OK);
+    og_buf b = OG_BUF_INIT;
+    assert_int_equal(og_keymap_encode(&ids, &b), OG_OK);
+    clobber(idx, ".v1", b.data, b.len);
+    og_buf_free(&b);
+    og_vector_free(&ids);
+    /* a well-formed topology of other versions (1 node each side, no edges) */
+    uint64_t off[2] = {0, 0};
+    og_csr_arrays a = {1, 1, 0, 0, {off, off}, {NULL, NULL}, {NULL, NULL}};
+    assert_int_equal(og_csr_encode(&a, &b), OG_OK);
+    clobber(idx, ".csr", b.data, b.len);
+    og_buf_free(&b);
+    reopen(f);
+    answers(f, got, sizeof got);
+    assert_string_equal(got, want);
+}
+
+static void deleted_and_reinserted_keys_follow_the_version(void **state)
+{
+    fixture *f = *state;
+    char got[8192];
+    answers(f, got, sizeof got); /* index files of the loaded versions */
+    reopen(f);
+    /* Bob deleted (a deletion vector on the first fragment, edges cascade), Alice re-inserted
+     * (the old row deleted, the new one in a new fragment), Frank added */
+    assert_int_equal(mut(f, "remove_person", "{\"name\":\"Bob\"}"), OG_OK);
+    assert_int_equal(mut(f, "insert_person", "{\"name\":\"Alice\",\"age\":99}"), OG_OK);
+    assert_int_equal(mut(f, "insert_person", "{\"name\":\"Frank\",\"age\":40}"), OG_OK);
+    assert_int_equal(mut(f, "add_friend", "{\"from\":\"Frank\",\"to\":\"Alice\"}"), OG_OK);
+    char want[8192];
+    og_tableview_set_index_mode(0);
+    reopen(f);
+    answers(f, want, sizeof want);
+    assert_non_null(strstr(want, "age(Bob)=\n"));
+    assert_non_null(strstr(want, "age(Alice)=Alice|99\n"));
+    assert_non_null(strstr(want, "friends(Alice)=Charlie|35\n"));
+    assert_non_null(strstr(want, "fans(Alice)=Diana;Frank\n"));
+    og_tableview_set_index_mode(2);
+    for (int pass = 0; pass < 2; pass++) { /* building, then from the files */
+        reopen(f);
+        answers(f, got, sizeof got);
+        assert_string_equal(got, want);
+    }
+    /* one keymap per data file: the new fragments added maps, the old ones were reused */
+    assert_true(index_files(f, "keymap.v1") >= 3);
+}
+
+static void a_crash_after_publishing_an_index_file_leaves_whole_files(void **state)
+{
+    fixture *f = *state;
+    char want[8192], got[8192];
+    og_tableview_set_index_mode(0);
+    reopen(f);
+    answers(f, want, sizeof want);
+    og_tableview_set_index_mode(2);
+    static const char *points[] = {"index.after_keymap", "index.after_topology", "store.put.before_publish"};
+    for (size_t i = 0; i < 3; i++) {
+        rm_index(f);
+        og_engine_close(f->e);
+        f->e = NULL;
+        fflush(NULL);
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            setenv("OG_FAULT", points[i], 1);
+            og_engine *e;
+            if (og_engine_open(&e, f->uri, NULL) != OG_OK) _exit(1);
+            f->e = e;
+            answers(f, got, sizeof got);
+            _exit(0);
+        }
+        int ws;
+        assert_int_equal(waitpid(pid, &ws, 0), pid);
+        assert_true(WIFEXITED(ws));
+        assert_int_equal(WEXITSTATUS(ws), OG_FAULT_EXIT_CODE);
+        if (i == 0) assert_int_equal(index_files(f, "keymap.v1"), 1);
+        if (i == 1) assert_int_equal(index_files(f, ".csr"), 1);
+        if (og_engine_open(&f->e, f->uri, NULL) != OG_OK) fail_msg("reopen: %s", og_error_message());
+        answers(f, got, sizeof got); /* whatever the crash left is whole: same answers */
+        assert_string_equal(got, want);
+        reopen(f);
+        answers(f, got, sizeof got);
+        assert_string_equal(got, want);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(answers_do_not_depend_on_index_files, setup, teardown),
+        cmocka_unit_test_setup_teardown(damaged_or_foreign_index_files_are_not_trusted, setup, teardown),
+        cmocka_unit_test_setup_teardown(deleted_and_reinserted_keys_follow_the_version, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_crash_after_publishing_an_index_file_leaves_whole_files, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

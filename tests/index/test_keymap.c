@@ -1,0 +1,282 @@
+/*
+ * test_keymap.c — the persisted index formats of src/index/: a keymap finds every offset of a
+ * key in ascending order (duplicates, nulls, empty keys, misses, many keys across buckets),
+ * round-trips through a store with put_if_absent, and refuses truncated, foreign or resized
+ * files with OG_ERR_CORRUPT; a CSR file round-trips its arrays and refuses damaged headers.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "index/csr.h"
+#include "index/keymap.h"
+#include "util/error.h"
+
+#define OK(expr)                                                                                   \
+    do {                                                                                           \
+        og_status ok_st_ = (expr);                                                                 \
+        if (ok_st_ != OG_OK) fail_msg("%s -> %d: %s", #expr, (int)ok_st_, og_error_message());   \
+    } while (0)
+
+static const og_type T_STR = {OG_T_STRING, OG_T_NULL, 0};
+
+typedef struct hits {
+    uint32_t off[16];
+    size_t n;
+    size_t stop_after; /* 0 = never stop */
+} hits;
+
+static int collect(void *ud, uint32_t off)
+{
+    hits *h = ud;
+    if (h->n < 16) h->off[h->n] = off;
+    h->n++;
+    return h->stop_after && h->n >= h->stop_after;
+}
+
+static og_keymap *open_encoded(const og_vector *ids)
+{
+    og_buf b = OG_BUF_INIT;
+    OK(og_keymap_encode(ids, &b));
+    og_keymap *k = NULL;
+    OK(og_keymap_open_bytes(&k, b.data, b.len, b.data, NULL));
+    return k;
+}
+
+static size_t find(const og_keymap *k, const char *key, hits *h)
+{
+    memset(h, 0, sizeof *h);
+    OK(og_keymap_find(k, key, strlen(key), collect, h));
+    return h->n;
+}
+
+static void finds_every_offset_of_a_key(void **state)
+{
+    (void)state;
+    og_vector ids;
+    OK(og_vector_init(&ids, T_STR));
+    const char *rows[] = {"a", "b", NULL, "a", "", "c", "a"};
+    for (size_t i = 0; i < 7; i++)
+        OK(rows[i] ? og_vector_append_bytes(&ids, rows[i], strlen(rows[i])) : og_vector_append_null(&ids));
+    og_keymap *k = open_encoded(&ids);
+    assert_int_equal(og_keymap_rows(k), 7);
+    assert_int_equal(og_keymap_keys(k), 6);
+    hits h;
+    assert_int_equal(find(k, "a", &h), 3);
+    assert_int_equal(h.off[0], 0);
+    assert_int_equal(h.off[1], 3);
+    assert_int_equal(h.off[2], 6);
+    assert_int_equal(find(k, "b", &h), 1);
+    assert_int_equal(h.off[0], 1);
+    assert_int_equal(find(k, "", &h), 1);
+    assert_int_equal(h.off[0], 4);
+    assert_int_equal(find(k, "c", &h), 1);
+    assert_int_equal(h.off[0], 5);
+    assert_int_equal(find(k, "d", &h), 0);
+    assert_int_equal(find(k, "aa", &h), 0);
+    /* the callback stops the walk */
+    memset(&h, 0, sizeof h);
+    h.stop_after = 1;
+    OK(og_keymap_find(k, "a", 1, collect, &h));
+    assert_int_equal(h.n, 1);
+    og_keymap_free(k);
+    og_vector_free(&ids);
+}
+
+static void many_keys_and_an_empty_map(void **state)
+{
+    (void)state;
+    og_vector ids;
+    OK(og_vector_init(&ids, T_STR));
+    char key[32];
+    for (int i = 0; i < 50000; i++) {
+        int n = snprintf(key, sizeof key, "node-%d-with-a-longer-tail", i);
+        OK(og_vector_append_bytes(&ids, key, (size_t)n));
+    }
+    og_keymap *k = open_encoded(&ids);
+    hits h;
+    for (int i = 0; i < 50000; i += 997) {
+        snprintf(key, sizeof key, "node-%d-with-a-longer-tail", i);
+        assert_int_equal(find(k, key, &h), 1);
+        assert_int_equal(h.off[0], (uint32_t)i);
+    }
+    assert_int_equal(find(k, "node-50000-with-a-longer-tail", &h), 0);
+    og_keymap_free(k);
+    og_vector_free(&ids);
+
+    og_vector empty;
+    OK(og_vector_init(&empty, T_STR));
+    k = open_encoded(&empty);
+    assert_int_equal(og_keymap_keys(k), 0);
+    assert_int_equal(find(k, "x", &h), 0);
+    og_keymap_free(k);
+    og_vector_free(&empty);
+}
+
+static void damaged_files_are_corrupt(void **state)
+{
+    (void)state;
+    og_vector ids;
+    OK(og_vector_init(&ids, T_STR));
+    for (int i = 0; i < 100; i++) {
+        char key[16];
+        int n = snprintf(key, sizeof key, "k%d", i);
+        OK(og_vector_append_bytes(&ids, key, (size_t)n));
+    }
+    og_buf b = OG_BUF_INIT;
+    OK(og_keymap_encode(&ids, &b));
+    og_keymap *k = NULL;
+    /* truncated */
+    assert_int_equal(og_keymap_open_bytes(&k, b.data, b.len - 1, NULL, NULL), OG_ERR_CORRUPT);
+    assert_int_equal(og_keymap_open_bytes(&k, b.data, 10, NULL, NULL), OG_ERR_CORRUPT);
+    /* a foreign file */
+    uint8_t junk[128];
+    memset(junk, 'x', sizeof junk);
+    assert_int_equal(og_keymap_open_bytes(&k, junk, sizeof junk, NULL, NULL), OG_ERR_CORRUPT);
+    /* a header that claims more keys than the file holds */
+    uint8_t *copy = malloc(b.len);
+    memcpy(copy, b.data, b.len);
+    copy[24] ^= 0x40;
+    assert_int_equal(og_keymap_open_bytes(&k, copy, b.len, NULL, NULL), OG_ERR_CORRUPT);
+    /* a damaged bucket directory is refused at lookup, never read past */
+    memcpy(copy, b.data, b.len);
+    OK(og_keymap_open_bytes(&k, copy, b.len, NULL, NULL));
+    memset(copy + 48, 0xff, 4 * 64); /* the first buckets' starts */
+    hits h;
+    og_status st = OG_OK;
+    for (int i = 0; i < 100 && st == OG_OK; i++) {
+        char key[16];
+        int n = snprintf(key, sizeof key, "k%d", i);
+        memset(&h, 0, sizeof h);
+        st = og_keymap_find(k, key, (size_t)n, collect, &h);
+    }
+    assert_int_equal(st, OG_ERR_CORRUPT);
+    og_keymap_free(k);
+    free(copy);
+    og_buf_free(&b);
+    og_vector_free(&ids);
+}
+
+static void keymaps_round_trip_through_a_store(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/og-index-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    og_store *st;
+    OK(og_store_open(&st, dir));
+    og_vector ids;
+    OK(og_vector_init(&ids, T_STR));
+    OK(og_vector_append_bytes(&ids, "x", 1));
+    OK(og_vector_append_bytes(&ids, "y", 1));
+    og_buf b = OG_BUF_INIT;
+    OK(og_keymap_encode(&ids, &b));
+    /* the key is named after the data file that holds the id field */
+    int32_t fields[] = {0, 1};
+    og_data_file df = {.path = "0a1b-2c.lance", .fields = fields, .nfields = 2};
+    og_fragment fr = {.id = 3, .files = &df, .nfiles = 1, .physical_rows = 2};
+    char key[256];
+    OK(og_keymap_store_key(key, sizeof key, "node_1_2.lance", &fr, 0));
+    assert_string_equal(key, "_index/node_1_2.lance/0a1b-2c/keymap.v1");
+    assert_int_equal(og_keymap_store_key(key, sizeof key, "node_1_2.lance", &fr, 7), OG_ERR_NOT_FOUND);
+    og_keymap *k = NULL;
+    assert_int_equal(og_keymap_open(&k, st, "_index/node_1_2.lance/0a1b-2c/keymap.v1"), OG_ERR_NOT_FOUND);
+    OK(og_store_put_if_absent(st, "_index/node_1_2.lance/0a1b-2c/keymap.v1", b.data, b.len));
+    /* a second builder loses the race and changes nothing */
+    assert_int_equal(og_store_put_if_absent(st, "_index/node_1_2.lance/0a1b-2c/keymap.v1", b.data, b.len),
+                     OG_ERR_ALREADY_EXISTS);
+    OK(og_keymap_open(&k, st, "_index/node_1_2.lance/0a1b-2c/keymap.v1"));
+    hits h;
+    assert_int_equal(find(k, "y", &h), 1);
+    assert_int_equal(h.off[0], 1);
+    og_keymap_free(k);
+    og_buf_free(&b);
+    og_vector_free(&ids);
+    og_store_close(st);
+    char cmd[64];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+static void csr_round_trips_and_refuses_damage(void **state)
+{
+    (void)state;
+    /* 3 sources, 2 destinations, edges 0:(0->1) 1:(2->0) 2:(0->0) */
+    uint64_t off_out[] = {0, 2, 2, 3}, off_in[] = {0, 2, 3};
+    uint32_t nbr_out[] = {1, 0, 0}, edge_out[] = {0, 2, 1}, nbr_in[] = {2, 0, 0}, edge_in[] = {1, 2, 0};
+    og_csr_arrays a = {3, 2, 3, 4, {off_out, off_in}, {nbr_out, nbr_in}, {edge_out, edge_in}};
+    og_buf b = OG_BUF_INIT;
+    OK(og_csr_encode(&a, &b));
+    og_csr_arrays got;
+    OK(og_csr_parse(b.data, b.len, &got));
+    assert_int_equal(got.n_src, 3);
+    assert_int_equal(got.n_dst, 2);
+    assert_int_equal(got.n_edges, 3);
+    assert_int_equal(got.edge_rows, 4);
+    assert_memory_equal(got.off[0], off_out, sizeof off_out);
+    assert_memory_equal(got.off[1], off_in, sizeof off_in);
+    assert_memory_equal(got.nbr[0], nbr_out, sizeof nbr_out);
+    assert_memory_equal(got.edge[1], edge_in, sizeof edge_in);
+    char key[256];
+    OK(og_csr_store_key(key, sizeof key, "edge_5_1.lance", 7, "node_1_1.lance", 3, "node_1_1.lance", 4));
+    assert_string_equal(key, "_index/edge_5_1.lance/topology/7-node_1_1.lance-3-node_1_1.lance-4.csr");
+    assert_int_equal(og_csr_parse(b.data, b.len - 8, &got), OG_ERR_CORRUPT);
+    uint8_t *copy = malloc(b.len);
+    memcpy(copy, b.data, b.len);
+    copy[64 + 8 * 3] = 9; /* off_out[3] != n_edges */
+    assert_int_equal(og_csr_parse(copy, b.len, &got), OG_ERR_CORRUPT);
+    memcpy(copy, b.data, b.len);
+    copy[16] = 4; /* n_src no longer matches the size */
+    assert_int_equal(og_csr_parse(copy, b.len, &got), OG_ERR_CORRUPT);
+    free(copy);
+    og_buf_free(&b);
+}
+
+/* The fuzzer's seeds (tests/fuzz/corpus/fuzz_index/, a selector byte then the file) must be
+ * valid files, or the fuzzer would start from the refusal paths only. */
+static void fuzz_seeds_decode(void **state)
+{
+    (void)state;
+    static const char *seeds[] = {"keymap_small", "csr_small"};
+    for (size_t i = 0; i < 2; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/tests/fuzz/corpus/fuzz_index/%s", OG_SOURCE_DIR, seeds[i]);
+        og_buf b = OG_BUF_INIT;
+        OK(og_buf_read_file(&b, path));
+        assert_true(b.len > 1);
+        uint8_t *p = malloc(b.len);
+        memcpy(p, b.data + 1, b.len - 1);
+        if (b.data[0] & 1) {
+            og_csr_arrays a;
+            OK(og_csr_parse(p, b.len - 1, &a));
+            assert_int_equal(a.n_edges, 3);
+        } else {
+            og_keymap *k;
+            OK(og_keymap_open_bytes(&k, p, b.len - 1, NULL, NULL));
+            hits h;
+            assert_int_equal(find(k, "a", &h), 2);
+            assert_int_equal(h.off[1], 3);
+            assert_int_equal(find(k, "node-1", &h), 1);
+            og_keymap_free(k);
+        }
+        free(p);
+        og_buf_free(&b);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(finds_every_offset_of_a_key),
+        cmocka_unit_test(many_keys_and_an_empty_map),
+        cmocka_unit_test(damaged_files_are_corrupt),
+        cmocka_unit_test(keymaps_round_trip_through_a_store),
+        cmocka_unit_test(csr_round_trips_and_refuses_damage),
+        cmocka_unit_test(fuzz_seeds_decode),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
