@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <jansson.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,17 +26,66 @@
 #include "engine/engine.h"
 #include "util/error.h"
 
+/* Query-time embedding of one og_db: the provider is resolved from the environment on the
+ * first text query (so graphs never queried with text need no configuration), then kept with
+ * the graph's embedding cache; a mutex serialises use because a handle may serve threads. */
 struct og_api_embed_state {
+    pthread_mutex_t mu;
+    int ready;
+    og_status init_st;     /* the first resolution's failure, reported again */
+    char init_msg[1024];
     og_embedder *e;
     og_embed_cache *cache;
+    char uri[1024];
 };
+
+struct og_api_embed_state *og_api_embed_state_new(const char *uri)
+{
+    struct og_api_embed_state *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    pthread_mutex_init(&s->mu, NULL);
+    snprintf(s->uri, sizeof s->uri, "%s", uri ? uri : "");
+    return s;
+}
 
 void og_api_embed_state_free(struct og_api_embed_state *s)
 {
     if (!s) return;
     og_embedder_close(s->e);
     og_embed_cache_close(s->cache);
+    pthread_mutex_destroy(&s->mu);
     free(s);
+}
+
+static og_status open_embedder(og_embedder **e, og_embed_cache **cache, const char *cache_id, int no_cache);
+
+og_status og_api_embed_text(void *ud, const char *model, const char *text, size_t len, uint32_t dim, float *out)
+{
+    struct og_api_embed_state *s = ud;
+    if (!s) return og_err(OG_ERR_UNSUPPORTED, "nearest with a String query: this handle has no embedding state");
+    pthread_mutex_lock(&s->mu);
+    og_status st = OG_OK;
+    if (!s->ready) {
+        char id[1100];
+        snprintf(id, sizeof id, "graph:%s", s->uri);
+        s->init_st = open_embedder(&s->e, &s->cache, id, 0);
+        if (s->init_st != OG_OK) snprintf(s->init_msg, sizeof s->init_msg, "%s", og_error_message());
+        s->ready = 1;
+    }
+    if (s->init_st != OG_OK) st = og_err(s->init_st, "%s", s->init_msg);
+    const og_embed_config *c = st == OG_OK ? og_embedder_config(s->e) : NULL;
+    if (st == OG_OK && model && *model && strcmp(model, c->model))
+        st = og_err(OG_ERR_TYPE,
+                    "nearest with a String query: the property's @embed records model \"%s\" but the configured "
+                    "embedder resolves to %s model \"%s\"; set OMNIGRAPH_EMBED_MODEL (and the provider) to the "
+                    "recorded model",
+                    model, og_embed_provider_name(c->provider), c->model);
+    if (st == OG_OK) {
+        st = og_embedder_embed(s->e, &text, &len, 1, dim, OG_EMBED_QUERY, out);
+        if (st != OG_OK) og_err_wrap(st, "nearest with a String query");
+    }
+    pthread_mutex_unlock(&s->mu);
+    return st;
 }
 
 static og_embed_mode mode_of(og_db_embed_mode m)

@@ -265,6 +265,110 @@ static void quota_failure_part_way_then_resume(void **state)
     ps_stop(&srv);
 }
 
+/* The slug of the first row of `nearest(text)`, and its distance. */
+static og_status nearest_slug(og_db *db, const char *text, char *slug, double *dist)
+{
+    const char *q = "query q($t: String) { match { $d: Doc } return { $d.slug, nearest($d.vec, $t) as dist } "
+                    "order { nearest($d.vec, $t) } limit 3 }";
+    char params[256];
+    snprintf(params, sizeof params, "{\"t\": \"%s\"}", text);
+    og_rows *r;
+    og_status st = og_db_query(&r, db, q, strlen(q), NULL, params, NULL);
+    if (st != OG_OK) return st;
+    assert_true(og_rows_count(r) >= 1);
+    size_t len;
+    const char *s = og_rows_string(r, 0, 0, &len);
+    snprintf(slug, 32, "%.*s", (int)len, s);
+    *dist = og_rows_float(r, 0, 1);
+    og_rows_free(r);
+    return OG_OK;
+}
+
+static void nearest_with_text_finds_what_the_mock_embedded(void **state)
+{
+    ctx *c = *state;
+    og_receipt r;
+    og_db_embed_opts o = {0};
+    assert_int_equal(og_db_embed(NULL, &r, c->db, &o), OG_OK);
+    char slug[32];
+    double d;
+    assert_int_equal(nearest_slug(c->db, "vector search", slug, &d), OG_OK);
+    assert_string_equal(slug, "b");
+    assert_true(d < 1e-9);
+    assert_int_equal(nearest_slug(c->db, "columnar storage", slug, &d), OG_OK);
+    assert_string_equal(slug, "c");
+    /* a literal string works the same way */
+    const char *q = "query q() { match { $d: Doc } return { $d.slug } order { nearest($d.vec, \"graph databases\") } limit 1 }";
+    og_rows *rows;
+    assert_int_equal(og_db_query(&rows, c->db, q, strlen(q), NULL, NULL, NULL), OG_OK);
+    size_t len;
+    assert_memory_equal(og_rows_string(rows, 0, 0, &len), "a", 1);
+    og_rows_free(rows);
+    /* change b's source, re-embed: the text query follows the new text */
+    const char *m = "query fix($s: String, $b: String) { update Doc set { body: $b } where slug = $s }";
+    og_receipt mr;
+    assert_int_equal(og_db_mutate(&mr, c->db, m, strlen(m), NULL, "{\"s\":\"b\",\"b\":\"nearest neighbours\"}", NULL, NULL),
+                     OG_OK);
+    o.mode = OG_DB_EMBED_REEMBED_ALL;
+    assert_int_equal(og_db_embed(NULL, &r, c->db, &o), OG_OK);
+    assert_int_equal(nearest_slug(c->db, "nearest neighbours", slug, &d), OG_OK);
+    assert_string_equal(slug, "b");
+    assert_true(d < 1e-9);
+}
+
+static void text_query_model_check(void **state)
+{
+    ctx *c = *state;
+    setenv("OMNIGRAPH_EMBED_MODEL", "m-1", 1);
+    og_receipt r;
+    og_db_embed_opts o = {0};
+    assert_int_equal(og_db_embed(NULL, &r, c->db, &o), OG_OK);
+    char slug[32];
+    double d;
+    assert_int_equal(nearest_slug(c->db, "vector search", slug, &d), OG_OK); /* resolved: mock, model m-1 */
+    assert_string_equal(slug, "b");
+    unsetenv("OMNIGRAPH_EMBED_MODEL");
+    og_db *other;
+    assert_int_equal(og_db_open(&other, c->uri, NULL), OG_OK); /* a fresh handle resolves again: model mock */
+    assert_int_equal(nearest_slug(other, "vector search", slug, &d), OG_ERR_TYPE);
+    assert_non_null(strstr(og_error_message(), "m-1"));
+    og_db_close(other);
+}
+
+static void repeated_query_text_costs_no_request(void **state)
+{
+    ctx *c = *state;
+    og_receipt r;
+    og_db_embed_opts o = {0};
+    assert_int_equal(og_db_embed(NULL, &r, c->db, &o), OG_OK); /* mock vectors in the graph */
+    if (ps_start(&srv)) fail_msg("cannot start the loopback provider");
+    char base[96];
+    snprintf(base, sizeof base, "%s/v1", srv.base);
+    setenv("OMNIGRAPH_EMBED_PROVIDER", "openai-compatible", 1);
+    setenv("OMNIGRAPH_EMBED_BASE_URL", base, 1);
+    og_db *db;
+    assert_int_equal(og_db_open(&db, c->uri, NULL), OG_OK);
+    char slug[32];
+    double d;
+    assert_int_equal(nearest_slug(db, "vector search", slug, &d), OG_OK);
+    assert_string_equal(slug, "b"); /* the server's vectors are the mock's, scaled */
+    assert_int_equal(srv.nreq, 1);
+    json_t *b = json_loads(srv.reqs[0].body, 0, NULL);
+    assert_int_equal(json_integer_value(json_object_get(b, "dimensions")), 4);
+    json_decref(b);
+    assert_int_equal(nearest_slug(db, "vector search", slug, &d), OG_OK);
+    assert_int_equal(srv.nreq, 1);
+    og_db_close(db);
+    /* another handle (another process) finds it in the graph's cache file */
+    assert_int_equal(og_db_open(&db, c->uri, NULL), OG_OK);
+    assert_int_equal(nearest_slug(db, "vector search", slug, &d), OG_OK);
+    assert_int_equal(srv.nreq, 1);
+    og_db_close(db);
+    unsetenv("OMNIGRAPH_EMBED_BASE_URL");
+    setenv("OMNIGRAPH_EMBED_PROVIDER", "mock", 1);
+    ps_stop(&srv);
+}
+
 static void file_pipeline(void **state)
 {
     ctx *c = *state;
@@ -306,6 +410,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(recorded_model_must_match_the_embedder, setup_model, teardown),
         cmocka_unit_test_setup_teardown(quota_failure_part_way_then_resume, setup, teardown),
         cmocka_unit_test_setup_teardown(file_pipeline, setup, teardown),
+        cmocka_unit_test_setup_teardown(nearest_with_text_finds_what_the_mock_embedded, setup, teardown),
+        cmocka_unit_test_setup_teardown(text_query_model_check, setup_model, teardown),
+        cmocka_unit_test_setup_teardown(repeated_query_text_costs_no_request, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
