@@ -23,20 +23,23 @@
 
 void og_free(void *p) { free(p); }
 
-static og_engine_opts engine_opts(const og_open_opts *o)
+static og_engine_opts engine_opts(const og_open_opts *o, struct og_api_embed_state *emb)
 {
-    og_engine_opts eo = {o ? o->actor : NULL, o ? o->cache_bytes : 0, og_api_embed_text, NULL};
+    og_engine_opts eo = {o ? o->actor : NULL, o ? o->cache_bytes : 0, og_api_embed_text, emb};
     return eo;
 }
 
-static og_status wrap(og_db **out, og_engine *e)
+static og_status wrap(og_db **out, og_engine *e, struct og_api_embed_state *emb, const char *uri)
 {
     og_db *db = calloc(1, sizeof *db);
     if (!db) {
         og_engine_close(e);
+        og_api_embed_state_free(emb);
         return og_err(OG_ERR_NOMEM, "out of memory");
     }
     db->e = e;
+    db->emb = emb;
+    snprintf(db->uri, sizeof db->uri, "%s", uri);
     *out = db;
     return OG_OK;
 }
@@ -48,10 +51,16 @@ og_status og_db_init(og_db **out, const char *uri, const char *schema_name, cons
 {
     *out = NULL;
     if (!uri || !schema) return og_err(OG_ERR_INVALID, "og_db_init: uri and schema are required");
-    og_engine_opts eo = engine_opts(opts);
+    struct og_api_embed_state *emb = og_api_embed_state_new(uri);
+    if (!emb) return og_err(OG_ERR_NOMEM, "out of memory");
+    og_engine_opts eo = engine_opts(opts, emb);
     og_engine *e;
-    OG_TRY(og_engine_init(&e, uri, schema_name, schema, len, &eo));
-    return wrap(out, e);
+    og_status st = og_engine_init(&e, uri, schema_name, schema, len, &eo);
+    if (st != OG_OK) {
+        og_api_embed_state_free(emb);
+        return st;
+    }
+    return wrap(out, e, emb, uri);
 }
 
 og_status og_db_open(og_db **out, const char *uri, const og_open_opts *opts)
@@ -65,16 +74,23 @@ og_status og_db_open(og_db **out, const char *uri, const og_open_opts *opts)
     if (local && *local && stat(local, &sb) != 0 && errno == ENOENT)
         return og_err(OG_ERR_NOT_FOUND, "no OmniGraph graph at %s: the directory does not exist (create one with "
                       "`omnigraph init`)", uri);
-    og_engine_opts eo = engine_opts(opts);
+    struct og_api_embed_state *emb = og_api_embed_state_new(uri);
+    if (!emb) return og_err(OG_ERR_NOMEM, "out of memory");
+    og_engine_opts eo = engine_opts(opts, emb);
     og_engine *e;
-    OG_TRY(og_engine_open(&e, uri, &eo));
-    return wrap(out, e);
+    og_status st = og_engine_open(&e, uri, &eo);
+    if (st != OG_OK) {
+        og_api_embed_state_free(emb);
+        return st;
+    }
+    return wrap(out, e, emb, uri);
 }
 
 void og_db_close(og_db *db)
 {
     if (!db) return;
     og_engine_close(db->e);
+    og_api_embed_state_free(db->emb);
     free(db);
 }
 

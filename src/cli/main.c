@@ -19,6 +19,7 @@ static const og_cli_cmd commands[] = {
     {"changes", "row-level changes between two commits", og_cmd_changes},
     {"cluster", "cluster as code: validate, plan, apply, status, import, force-unlock", og_cmd_cluster},
     {"commit", "list, show and diff commits", og_cmd_commit},
+    {"embed", "fill, replace or remove @embed vectors (a graph branch, or NDJSON files)", og_cmd_embed},
     {"export", "write a graph as NDJSON in the load format", og_cmd_export},
     {"init", "create a graph from a .pg schema", og_cmd_init},
     {"lint", "type-check a .gq query file against a schema (offline)", og_cmd_lint},
