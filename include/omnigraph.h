@@ -299,6 +299,30 @@ typedef struct og_db_merge_opts {
  * three-way merge across a schema change), OG_ERR_PRECONDITION_FAILED. */
 og_status og_db_branch_merge(char **out, og_db *db, const og_db_merge_opts *o);
 
+/* ========================================================================================
+ * Maintenance (docs/maintenance.md)
+ * ======================================================================================== */
+
+typedef struct og_optimize_result {
+    int published;               /* 0: nothing to compact, nothing was published */
+    char commit[32];             /* the `optimize` commit */
+    int attempts;                /* > 1 when a concurrent write made it re-plan */
+    size_t tables;               /* tables given a new version */
+    size_t fragments_before;     /* over those tables */
+    size_t fragments_after;
+    uint64_t rows_rewritten;     /* live rows copied into new data files */
+    uint64_t deleted_rows_dropped; /* deleted rows no longer stored */
+} og_optimize_result;
+
+/* Compacts the head of `branch` (NULL = "main"): small fragments are merged and deletions
+ * materialised into new data files, published as one `optimize` commit (same rows, same ids,
+ * same answers); a second run with nothing left to do publishes nothing.  `expected_head`
+ * (may be NULL) as for og_db_mutate.  Errors: OG_ERR_NOT_FOUND (branch), OG_ERR_CONFLICT
+ * (re-planned too often against concurrent writers), OG_ERR_PRECONDITION_FAILED, I/O errors.
+ * Loads and mutations also run it automatically after their commit when a table of the new
+ * head has more than $OG_AUTO_OPTIMIZE_FRAGMENTS (default 64; 0 = never) fragments. */
+og_status og_db_optimize(og_optimize_result *out, og_db *db, const char *branch, const char *expected_head);
+
 #ifdef __cplusplus
 }
 #endif

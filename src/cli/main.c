@@ -22,6 +22,7 @@ static const og_cli_cmd commands[] = {
     {"lint", "type-check a .gq query file against a schema (offline)", og_cmd_lint},
     {"load", "load an NDJSON file as one commit (overwrite | append | merge)", og_cmd_load},
     {"mutate", "run a .gq mutation as one commit", og_cmd_mutate},
+    {"optimize", "compact a branch's small fragments and deletions as one commit", og_cmd_optimize},
     {"policy", "validate, test, explain and compile YAML policy bundles (offline)", og_cmd_policy},
     {"query", "run a .gq read query", og_cmd_query},
     {"snapshot", "show the table versions a read sees", og_cmd_snapshot},
