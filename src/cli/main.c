@@ -26,6 +26,7 @@ static const og_cli_cmd commands[] = {
     {"policy", "validate, test, explain and compile YAML policy bundles (offline)", og_cmd_policy},
     {"query", "run a .gq read query", og_cmd_query},
     {"snapshot", "show the table versions a read sees", og_cmd_snapshot},
+    {"test", "run .gqt logic-test cases (docs/testing.md)", og_cmd_test},
 };
 
 static void usage(FILE *f)

@@ -297,7 +297,7 @@ static og_status validation_conflict(og_plan *p, og_merge_result *res)
 static og_status conflict_error(const merge_ctx *c)
 {
     og_buf b = OG_BUF_INIT;
-    og_buf_printf(&b, "merge of %s into %s: %zu conflict%s:", c->source_branch, c->target_branch, c->res->nconflicts,
+    og_buf_printf(&b, "merge conflicts: merge of %s into %s: %zu conflict%s:", c->source_branch, c->target_branch, c->res->nconflicts,
                   c->res->nconflicts == 1 ? "" : "s");
     /* the thread's message holds about 1 KiB: list what fits, then count the rest (the
      * result's conflict list is always complete) */

@@ -44,32 +44,6 @@ static int uses_target_branch_scope(og_policy_action a)
            a == OG_POLICY_BRANCH_MERGE;
 }
 
-/* 1 when s is empty or only whitespace (Rust's str::trim: Unicode White_Space; ASCII and the
- * common Unicode spaces are what a YAML scalar can carry in practice). */
-static int blank(const char *s)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    while (*p) {
-        if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == '\v' || *p == '\f') {
-            p++;
-        } else if (p[0] == 0xC2 && (p[1] == 0x85 || p[1] == 0xA0)) {
-            p += 2;
-        } else if (p[0] == 0xE1 && p[1] == 0x9A && p[2] == 0x80) {
-            p += 3;
-        } else if (p[0] == 0xE2 && p[1] == 0x80 && ((p[2] >= 0x80 && p[2] <= 0x8A) || p[2] == 0xA8 ||
-                                                     p[2] == 0xA9 || p[2] == 0xAF)) {
-            p += 3;
-        } else if (p[0] == 0xE2 && p[1] == 0x81 && p[2] == 0x9F) {
-            p += 3;
-        } else if (p[0] == 0xE3 && p[1] == 0x80 && p[2] == 0x80) {
-            p += 3;
-        } else {
-            return 0;
-        }
-    }
-    return 1;
-}
-
 /* ---- the bundle as written, before validation ---- */
 typedef struct raw_group {
     const char *name;
@@ -267,15 +241,15 @@ static og_status validate(pol_yaml *y, const raw_bundle *r, og_policy_kind kind)
     if (r->version != 1) return pol_fail(y, OG_ERR_INVALID, r->version_line, "policy version must be 1");
     for (size_t i = 0; i < r->ngroups; i++) {
         const raw_group *g = &r->groups[i];
-        if (blank(g->name)) return pol_fail(y, OG_ERR_INVALID, g->line, "policy group names must not be blank");
+        if (pol_blank(g->name)) return pol_fail(y, OG_ERR_INVALID, g->line, "policy group names must not be blank");
         if (!g->nmembers) return pol_fail(y, OG_ERR_INVALID, g->line, "policy group '%s' must not be empty", g->name);
         for (size_t j = 0; j < g->nmembers; j++)
-            if (blank(g->members[j]))
+            if (pol_blank(g->members[j]))
                 return pol_fail(y, OG_ERR_INVALID, g->member_lines[j], "policy group '%s' contains a blank actor id",
                                 g->name);
     }
     for (size_t i = 0; i < r->nprot; i++)
-        if (blank(r->prot[i]))
+        if (pol_blank(r->prot[i]))
             return pol_fail(y, OG_ERR_INVALID, r->prot_lines[i], "protected branch names must not be blank");
 
     const char **ids = calloc(r->nrules ? r->nrules : 1, sizeof *ids);
@@ -285,7 +259,7 @@ static og_status validate(pol_yaml *y, const raw_bundle *r, og_policy_kind kind)
         const raw_rule *rule = &r->rules[i];
         const char *id = rule->id;
         size_t line = rule->line;
-        if (blank(id)) {
+        if (pol_blank(id)) {
             st = pol_fail(y, OG_ERR_INVALID, line, "policy rule ids must not be blank");
             break;
         }
@@ -298,7 +272,7 @@ static og_status validate(pol_yaml *y, const raw_bundle *r, og_policy_kind kind)
             }
         if (st != OG_OK) break;
         ids[i] = id;
-        if (blank(rule->group)) {
+        if (pol_blank(rule->group)) {
             st = pol_fail(y, OG_ERR_INVALID, line, "policy rule '%s' must reference a non-blank group", id);
             break;
         }

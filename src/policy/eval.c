@@ -10,8 +10,6 @@
  * reasons are the matching policies, and matched_rule_id is the smallest of their rule ids.
  * An actor in no group is denied before evaluation (the reference's "unknown actor").
  */
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,21 +42,30 @@ static int scope_holds(int scope, int has, int prot)
     }
 }
 
-static void message(og_policy_decision *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void message(og_policy_decision *d, const char *fmt, ...)
+/* The decision message, built by concatenation (printf would cost more than the decision):
+ * parts[] are NULL-terminated; the result is truncated with "..." to fit, always terminated. */
+static void message(og_policy_decision *d, const char *const *parts)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(d->message, sizeof d->message, fmt, ap);
-    va_end(ap);
-    if (n >= (int)sizeof d->message) memcpy(d->message + sizeof d->message - 4, "...", 4);
+    size_t cap = sizeof d->message, pos = 0;
+    for (; *parts; parts++) {
+        size_t n = strlen(*parts);
+        if (pos + n >= cap) {
+            memcpy(d->message + pos, *parts, cap - 1 - pos);
+            memcpy(d->message + cap - 4, "...", 4);
+            return;
+        }
+        memcpy(d->message + pos, *parts, n);
+        pos += n;
+    }
+    d->message[pos] = '\0';
 }
 
 og_status og_policy_decide(const og_policy *p, const og_policy_request *req, og_policy_decision *out)
 {
-    memset(out, 0, sizeof *out);
+    out->allowed = out->unknown_actor = out->mask_as_not_found = 0;
+    out->matched_rule_id = NULL;
     if (!p || !req || !req->actor || (unsigned)req->action >= OG_POLICY_ACTION_COUNT) {
-        message(out, "internal policy error: malformed policy request");
+        message(out, (const char *const[]){"internal policy error: malformed policy request", NULL});
         return og_err(OG_ERR_INVALID, "internal policy error: malformed policy request");
     }
     const char *action = og_policy_action_name(req->action);
@@ -67,7 +74,8 @@ og_status og_policy_decide(const og_policy *p, const og_policy_request *req, og_
         p->nactors ? bsearch(req->actor, p->actors, p->nactors, sizeof *p->actors, cmp_actor) : NULL;
     if (!actor) {
         out->unknown_actor = 1;
-        message(out, "policy denied action '%s' for unknown actor '%s'", action, req->actor);
+        message(out, (const char *const[]){"policy denied action '", action, "' for unknown actor '", req->actor, "'",
+                                           NULL});
         return OG_OK;
     }
     int bprot = is_protected(p, req->branch), tprot = is_protected(p, req->target_branch);
@@ -84,12 +92,28 @@ og_status og_policy_decide(const og_policy *p, const og_policy_request *req, og_
         out->allowed = 1;
         out->mask_as_not_found = 0;
         out->matched_rule_id = best;
-        message(out, "policy allowed action '%s' for actor '%s'", action, req->actor);
+        message(out, (const char *const[]){"policy allowed action '", action, "' for actor '", req->actor, "'", NULL});
         return OG_OK;
     }
-    char on[OG_POLICY_MESSAGE_MAX / 2] = "", to[OG_POLICY_MESSAGE_MAX / 2] = "";
-    if (req->branch) snprintf(on, sizeof on, " on branch '%s'", req->branch);
-    if (req->target_branch) snprintf(to, sizeof to, " targeting branch '%s'", req->target_branch);
-    message(out, "policy denied action '%s'%s%s for actor '%s'", action, on, to, req->actor);
+    const char *parts[16];
+    size_t k = 0;
+    parts[k++] = "policy denied action '";
+    parts[k++] = action;
+    parts[k++] = "'";
+    if (req->branch) {
+        parts[k++] = " on branch '";
+        parts[k++] = req->branch;
+        parts[k++] = "'";
+    }
+    if (req->target_branch) {
+        parts[k++] = " targeting branch '";
+        parts[k++] = req->target_branch;
+        parts[k++] = "'";
+    }
+    parts[k++] = " for actor '";
+    parts[k++] = req->actor;
+    parts[k++] = "'";
+    parts[k] = NULL;
+    message(out, parts);
     return OG_OK;
 }

@@ -67,6 +67,8 @@ og_status pol_check_keys(pol_yaml *y, yaml_node_t *map, const char *what, const 
 /* The value of key `k` in a mapping, or NULL. */
 yaml_node_t *pol_get(pol_yaml *y, yaml_node_t *map, const char *k);
 
+/* 1 when s is empty or only Unicode White_Space (Rust's str::trim().is_empty()). */
+int pol_blank(const char *s);
 /* A string -> a freshly allocated copy, or NULL on OOM. */
 char *pol_strdup(const char *s);
 

@@ -45,12 +45,6 @@ size_t og_policy_tests_count(const og_policy_tests *t) { return t->ncases; }
 static const char *const top_keys[] = {"version", "cases", NULL};
 static const char *const case_keys[] = {"id", "actor", "action", "branch", "target_branch", "expect", NULL};
 
-static int blank(const char *s)
-{
-    while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r' || *s == '\v' || *s == '\f') s++;
-    return *s == '\0';
-}
-
 static og_status opt_string(pol_yaml *y, yaml_node_t *n, const char *what, char **out)
 {
     *out = NULL;
@@ -127,7 +121,7 @@ og_status og_policy_tests_parse(const char *src, size_t len, const char *name, o
                 pol_case *c = &t->cases[t->ncases++];
                 st = parse_case(&y, cn, c);
                 if (st != OG_OK) break;
-                if (blank(c->id)) {
+                if (pol_blank(c->id)) {
                     st = pol_fail(&y, OG_ERR_INVALID, pol_line(cn), "policy test case ids must not be blank");
                     break;
                 }
@@ -136,7 +130,7 @@ og_status og_policy_tests_parse(const char *src, size_t len, const char *name, o
                         st = pol_fail(&y, OG_ERR_INVALID, pol_line(cn), "duplicate policy test case id '%s'", c->id);
                         break;
                     }
-                if (st == OG_OK && blank(c->actor))
+                if (st == OG_OK && pol_blank(c->actor))
                     st = pol_fail(&y, OG_ERR_INVALID, pol_line(cn), "policy test case '%s' must not use a blank actor",
                                   c->id);
             }

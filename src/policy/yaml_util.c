@@ -19,6 +19,32 @@ char *pol_strdup(const char *s)
     return d;
 }
 
+/* 1 when s is empty or only whitespace (Rust's str::trim: Unicode White_Space; ASCII and the
+ * common Unicode spaces are what a YAML scalar can carry in practice). */
+int pol_blank(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == '\v' || *p == '\f') {
+            p++;
+        } else if (p[0] == 0xC2 && (p[1] == 0x85 || p[1] == 0xA0)) {
+            p += 2;
+        } else if (p[0] == 0xE1 && p[1] == 0x9A && p[2] == 0x80) {
+            p += 3;
+        } else if (p[0] == 0xE2 && p[1] == 0x80 && ((p[2] >= 0x80 && p[2] <= 0x8A) || p[2] == 0xA8 ||
+                                                     p[2] == 0xA9 || p[2] == 0xAF)) {
+            p += 3;
+        } else if (p[0] == 0xE2 && p[1] == 0x81 && p[2] == 0x9F) {
+            p += 3;
+        } else if (p[0] == 0xE3 && p[1] == 0x80 && p[2] == 0x80) {
+            p += 3;
+        } else {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 og_status pol_fail(pol_yaml *y, og_status code, size_t line, const char *fmt, ...)
 {
     char msg[1024];
@@ -118,8 +144,11 @@ og_status pol_check_keys(pol_yaml *y, yaml_node_t *map, const char *what, const 
             size_t used = 0;
             for (size_t i = 0; known[i] && used < sizeof list; i++)
                 used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", known[i]);
-            return pol_fail(y, OG_ERR_PARSE, pol_line(k), "unknown field '%s' in %s (expected one of: %s)", key,
-                            what, list);
+            return pol_fail(y, OG_ERR_PARSE, pol_line(k), "unknown field '%s' in %s (expected one of: %s)%s", key,
+                            what, list,
+                            !strcmp(key, "kind") && !strcmp(known[0], "version")
+                                ? "; a bundle's kind comes from its binding (applies_to: [cluster]) or --server"
+                                : "");
         }
         for (yaml_node_pair_t *q = map->data.mapping.pairs.start; q < p; q++) {
             yaml_node_t *k2 = pol_yaml_node(y, q->key);

@@ -73,6 +73,9 @@ static void rejects_each_validation_rule(void **state)
     expect_error("version: 1\ngroups:\n  team: []\n", OG_ERR_INVALID, "b.yaml:3: policy group 'team' must not be empty");
     expect_error("version: 1\ngroups:\n  team: [a, \" \"]\n", OG_ERR_INVALID,
                  "b.yaml:3: policy group 'team' contains a blank actor id");
+    /* Blank is Rust's trim(): Unicode spaces count (U+3000, U+00A0). */
+    expect_error("version: 1\ngroups:\n  team: [a, \"\\u3000\\_\"]\n", OG_ERR_INVALID,
+                 "b.yaml:3: policy group 'team' contains a blank actor id");
     expect_error("version: 1\nprotected_branches: [main, \"\"]\n", OG_ERR_INVALID,
                  "b.yaml:2: protected branch names must not be blank");
     const char *g = "version: 1\ngroups: {team: [a]}\nrules:\n";
@@ -132,7 +135,8 @@ static void rejects_bad_shapes(void **state)
     expect_error("version: \"1\"\n", OG_ERR_PARSE, "b.yaml:1: 'version' must be a non-negative integer");
     expect_error("version: 1\nkind: server\n", OG_ERR_PARSE,
                  "b.yaml:2: unknown field 'kind' in the policy bundle (expected one of: version, groups, "
-                 "protected_branches, rules)");
+                 "protected_branches, rules); a bundle's kind comes from its binding (applies_to: [cluster]) or "
+                 "--server");
     expect_error("version: 1\nversion: 1\n", OG_ERR_PARSE, "b.yaml:2: duplicate field 'version' in the policy bundle");
     expect_error("version: 1\ngroups: [a]\n", OG_ERR_PARSE,
                  "b.yaml:2: 'groups' must be a mapping of group name to a list of actor ids");
@@ -295,6 +299,30 @@ static void unknown_actor_is_denied(void **state)
     og_policy_free(p);
 }
 
+static void long_names_truncate_the_message(void **state)
+{
+    (void)state;
+    og_policy *p = load(team_bundle);
+    char branch[2000];
+    memset(branch, 'b', sizeof branch - 1);
+    branch[sizeof branch - 1] = '\0';
+    og_policy_decision d;
+    decide(p, "act-bruno", OG_POLICY_CHANGE, "main", branch, &d);
+    assert_false(d.allowed);
+    assert_int_equal(strlen(d.message), OG_POLICY_MESSAGE_MAX - 1);
+    assert_memory_equal(d.message, "policy denied action 'change' on branch 'main' targeting branch 'bbb", 68);
+    assert_string_equal(d.message + OG_POLICY_MESSAGE_MAX - 4, "...");
+    /* Exactly full: no truncation mark. */
+    char actor[OG_POLICY_MESSAGE_MAX];
+    size_t fixed = strlen("policy denied action 'read' for unknown actor ''");
+    memset(actor, 'a', OG_POLICY_MESSAGE_MAX - 1 - fixed);
+    actor[OG_POLICY_MESSAGE_MAX - 1 - fixed] = '\0';
+    decide(p, actor, OG_POLICY_READ, NULL, NULL, &d);
+    assert_int_equal(strlen(d.message), OG_POLICY_MESSAGE_MAX - 1);
+    assert_int_equal(d.message[OG_POLICY_MESSAGE_MAX - 2], '\'');
+    og_policy_free(p);
+}
+
 static void matched_rule_is_the_smallest_id(void **state)
 {
     (void)state;
@@ -351,12 +379,12 @@ static void actions_parse_and_name(void **state)
 {
     (void)state;
     for (int i = 0; i < OG_POLICY_ACTION_COUNT; i++) {
-        og_policy_action a;
+        og_policy_action a = OG_POLICY_READ;
         assert_int_equal(og_policy_action_parse(og_policy_action_name((og_policy_action)i), &a), OG_OK);
         assert_int_equal(a, i);
         assert_int_equal(og_policy_action_is_server(a), i == OG_POLICY_GRAPH_LIST);
     }
-    og_policy_action a;
+    og_policy_action a = OG_POLICY_READ;
     assert_int_equal(og_policy_action_parse("Read", &a), OG_ERR_INVALID);
     assert_string_equal(og_error_message(), "unknown policy action 'Read'");
 }
@@ -521,6 +549,7 @@ int main(void)
         cmocka_unit_test(decides_branch_scopes),
         cmocka_unit_test(decides_target_branch_scopes),
         cmocka_unit_test(unknown_actor_is_denied),
+        cmocka_unit_test(long_names_truncate_the_message),
         cmocka_unit_test(matched_rule_is_the_smallest_id),
         cmocka_unit_test(invoke_query_denial_is_masked),
         cmocka_unit_test(server_bundle_allows_graph_list),

@@ -1,0 +1,94 @@
+/*
+ * gqt.h — the logic-test case model of `omnigraph test` (docs/testing.md).
+ *
+ * A `.gqt` file is a scenario: a runner section (YAML: which environments to run in), a `.pg`
+ * schema, NDJSON seed rows and a list of steps (read queries, mutations, branch statements,
+ * restarts), each with its expected outcome.  gqt_parse.c turns the text into a gqt_case and
+ * refuses malformed files with a line number; cmd_test.c runs a case through the public API
+ * (include/omnigraph.h) and compares; gqt_json.c canonicalises JSON rows so that comparisons
+ * do not depend on key order, number spelling or null cells.
+ */
+#ifndef OG_CLI_GQT_H
+#define OG_CLI_GQT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/buf.h"
+
+typedef enum gqt_step_kind { GQT_QUERY = 1, GQT_MUTATE, GQT_RESTART } gqt_step_kind;
+
+typedef enum gqt_expect_kind {
+    GQT_EX_NONE = 0,
+    GQT_EX_UNORDERED,
+    GQT_EX_ORDERED,
+    GQT_EX_ERROR,    /* error: <substring> */
+    GQT_EX_OK,
+    GQT_EX_AFFECTED, /* affected: nodes=N edges=M */
+    GQT_EX_OUTCOME   /* outcome: <word> (branch merge) */
+} gqt_expect_kind;
+
+/* A byte range of the case file: the body of an expect section (what --bless rewrites). */
+typedef struct gqt_span {
+    size_t off, len;
+} gqt_span;
+
+typedef struct gqt_step {
+    gqt_step_kind kind;
+    int line;           /* line of the step's `---` header */
+    char *branch;       /* `branch: B` (NULL = main) */
+    char *body;         /* the GQ text or branch statement */
+    char *params;       /* `--- params` body (NULL = none) */
+    gqt_expect_kind expect;
+    int expect_line;
+    char *expect_arg;   /* error substring / outcome word */
+    uint64_t nodes, edges;
+    char *rows;         /* rows expect body (JSONL) */
+    gqt_span rows_span;
+    int has_shape;
+    char *shape;        /* `--- expect shape` body */
+    gqt_span shape_span;
+    int loop;           /* index into gqt_case.loops, or -1 */
+} gqt_step;
+
+typedef struct gqt_loop {
+    char *var;          /* without `$` */
+    char **values;
+    size_t nvalues;
+    size_t first, end;  /* steps [first, end) repeat */
+} gqt_loop;
+
+typedef struct gqt_env {
+    char *target, *storage, *profile;
+    int runnable;       /* this build can run it */
+    char *why_not;      /* when not */
+} gqt_env;
+
+typedef struct gqt_case {
+    char *path;
+    char *text;         /* the whole file (NUL-terminated) */
+    size_t len;
+    long timeout_ms;
+    gqt_env *envs;
+    size_t nenvs;
+    char *schema;
+    char *seed;
+    gqt_step *steps;
+    size_t nsteps;
+    gqt_loop *loops;
+    size_t nloops;
+    char *skip;         /* the whole case cannot be honoured here: why */
+} gqt_case;
+
+/* Parses c->text (set c->path/text/len first).  Returns 0, or -1 with a message
+ * ("line N: ...") in err. */
+int gqt_parse(gqt_case *c, og_buf *err);
+void gqt_case_free(gqt_case *c);
+
+/* Canonical form of one JSON value (text s[0..n)): object keys sorted, members whose value
+ * is null dropped, numbers as decimals rounded at the 12th fractional digit (so 2 == 2.0),
+ * strings re-escaped minimally, ", " and ": " separators.  Returns 0, or -1 with a message in
+ * err when the text is not one JSON value. */
+int gqt_json_canon(const char *s, size_t n, og_buf *out, og_buf *err);
+
+#endif /* OG_CLI_GQT_H */
