@@ -26,7 +26,7 @@ void og_free(void *p) { free(p); }
 
 static og_engine_opts engine_opts(const og_open_opts *o)
 {
-    og_engine_opts eo = {o ? o->actor : NULL, o ? o->cache_bytes : 0};
+    og_engine_opts eo = {o ? o->actor : NULL, o ? o->cache_bytes : 0, og_api_embed_text, NULL};
     return eo;
 }
 

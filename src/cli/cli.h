@@ -31,6 +31,7 @@ typedef struct og_cli_cmd {
 int og_cmd_schema(int argc, char **argv);
 int og_cmd_version(int argc, char **argv);
 int og_cmd_lint(int argc, char **argv);   /* cmd_lint.c (query language) */
+int og_cmd_analyze(int argc, char **argv); /* cmd_analyze.c (text analyzer) */
 int og_cmd_policy(int argc, char **argv); /* cmd_policy.c (policy bundles, offline) */
 /* cmd_graph.c: the graph verbs over the public API */
 int og_cmd_init(int argc, char **argv);

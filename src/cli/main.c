@@ -14,6 +14,7 @@ static const og_cli_cmd commands[] = {
     {"schema", "check a .pg schema, or plan a migration between two schema files", og_cmd_schema},
     {"version", "print the version", og_cmd_version},
     /* one line per verb; keep alphabetical after the first two */
+    {"analyze", "show the search terms of a text (offline)", og_cmd_analyze},
     {"branch", "create, list, delete and merge branches", og_cmd_branch},
     {"changes", "row-level changes between two commits", og_cmd_changes},
     {"commit", "list, show and diff commits", og_cmd_commit},

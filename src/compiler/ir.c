@@ -277,8 +277,9 @@ og_status og_ir_dump(og_buf *b, const og_ir_query *ir)
             OG_TRY(og_buf_printf(b, "  order by rank#%d ", ir->rank_order));
             OG_TRY(put_rank(b, ir, ir->rank_order));
             OG_TRY(og_buf_append_byte(b, '\n'));
-        } else if (ir->norders) {
-            OG_TRY(og_buf_append_str(b, "  order "));
+        }
+        if (ir->norders) {
+            OG_TRY(og_buf_append_str(b, ir->rank_order >= 0 ? "  then order " : "  order "));
             for (size_t i = 0; i < ir->norders; i++) {
                 OG_TRY(og_buf_append_str(b, i ? ", " : ""));
                 OG_TRY(og_ir_dump_expr(b, ir, ir->orders[i].key));

@@ -34,8 +34,9 @@
  *
  * Ordering: when ir->rank_order >= 0 the rank ir->ranks[rank_order] defines the order
  * (nearest: ascending distance, top-limit; bm25: only rows matching the query, by score
- * descending; rrf: fusion of its two arms) and ir->orders is empty (the reference ignores later
- * keys; they are type-checked only).  Else ir->orders are the sort keys.  Ties always break by
+ * descending; rrf: fusion of its two arms) and ir->orders holds the later keys, which sort
+ * rows of equal score (the current reference's contract).  Else ir->orders are the sort keys.
+ * Ties always break by
  * the ids of all bound variables (spec §3.4) — that is the engine's job.
  *
  * Ownership: an og_ir_query owns an arena holding everything inside; og_ir_free() frees it.

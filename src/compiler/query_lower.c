@@ -760,12 +760,15 @@ static int lower_read(low *L)
                     if (is_rank_expr(q->projections[i].expr)) first = q->projections[i].expr;
                     break;
                 }
+        size_t from = 0; /* a search ordering first: the later keys are secondary sort keys */
         if (is_rank_expr(first)) {
             if ((ir->rank_order = find_rank(L, first)) < 0) return 0;
-        } else {
+            from = 1;
+        }
+        if (from < q->norderings) {
             ir->orders = lalloc(L, q->norderings * sizeof *ir->orders);
             if (!ir->orders) return 0;
-            for (size_t i = 0; i < q->norderings; i++) {
+            for (size_t i = from; i < q->norderings; i++) {
                 og_ir_order *o = &ir->orders[ir->norders++];
                 o->desc = q->orderings[i].desc;
                 if (!(o->key = lower_expr(L, q->orderings[i].expr))) return 0;

@@ -20,6 +20,8 @@ struct og_engine {
     og_store *st;
     og_graph *g;
     char *actor;
+    og_status (*embed)(void *ud, const char *text, size_t len, uint32_t dim, float *out);
+    void *embed_ud;
 };
 
 struct og_compiled {
@@ -74,6 +76,8 @@ static og_status engine_new(og_engine **out, const char *uri, const og_engine_op
     og_engine *e = calloc(1, sizeof *e);
     if (!e) return og_err(OG_ERR_NOMEM, "out of memory");
     e->actor = strdup(opts && opts->actor ? opts->actor : "omnigraph");
+    e->embed = opts ? opts->embed : NULL;
+    e->embed_ud = opts ? opts->embed_ud : NULL;
     og_status st = e->actor ? og_store_open(&e->st, uri) : og_err(OG_ERR_NOMEM, "out of memory");
     if (st) {
         free(e->actor);
@@ -383,6 +387,15 @@ static og_status src_node_find_id(void *ud, size_t node, const char *id, size_t 
     return og_tableview_find_id(v, id, len, row);
 }
 
+static og_status src_embed_text(void *ud, const char *text, size_t len, uint32_t dim, float *out)
+{
+    og_engine *e = ((og_read *)ud)->e;
+    if (!e->embed)
+        return og_err(OG_ERR_UNSUPPORTED, "nearest with a String query needs an embedding provider, and this "
+                                          "handle has none; pass a Vector(%u) instead", dim);
+    return e->embed(e->embed_ud, text, len, dim, out);
+}
+
 static og_status src_gather(void *ud, int is_edge, size_t type, uint64_t prop_id, const uint32_t *rows, size_t n,
                             og_vector *out)
 {
@@ -407,6 +420,7 @@ void og_read_source(og_read *r, og_exec_source *out)
     out->edge_column = src_edge_column;
     out->edge_topology = src_edge_topology;
     out->node_find_id = src_node_find_id;
+    out->embed_text = src_embed_text;
 }
 
 /* ---- compiling and running queries --------------------------------------------------------- */

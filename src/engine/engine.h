@@ -29,6 +29,10 @@ typedef struct og_engine og_engine;
 typedef struct og_engine_opts {
     const char *actor;   /* recorded on commits; NULL = "omnigraph" */
     size_t cache_bytes;  /* bound of the handle's cache; 0 = default */
+    /* Optional: the embedding of a query string for `nearest($v.p, "text")`, dim floats into
+     * out.  NULL = no provider: such queries fail with OG_ERR_UNSUPPORTED. */
+    og_status (*embed)(void *ud, const char *text, size_t len, uint32_t dim, float *out);
+    void *embed_ud;
 } og_engine_opts;
 
 /* Creates a graph at `uri` from schema text (`file` names it in errors): an empty table per

@@ -44,6 +44,9 @@ typedef struct og_exec_source {
      * The executor uses it for small bindings; OG_ERR_UNSUPPORTED = use the column instead. */
     og_status (*gather)(void *ud, int is_edge, size_t type, uint64_t prop_id, const uint32_t *rows, size_t n,
                         og_vector *out);
+    /* Optional (may be NULL = no provider): the embedding of text[0..len) as dim floats into
+     * out, for `nearest` with a String query.  OG_ERR_UNSUPPORTED when there is no provider. */
+    og_status (*embed_text)(void *ud, const char *text, size_t len, uint32_t dim, float *out);
 } og_exec_source;
 
 /* Bindings of at most this many rows gather properties by point reads (og_exec_source.gather). */

@@ -15,6 +15,7 @@
 #include "engine/exec.h"
 #include "engine/filter.h"
 #include "engine/jsonval.h"
+#include "engine/search.h"
 #include "engine/sort.h"
 #include "util/error.h"
 
@@ -23,6 +24,7 @@ typedef struct exec {
     const og_exec_source *src;
     const og_vector *params;
     int64_t now_ms;
+    og_search *search; /* the search functions' state (engine/search.h) */
 } exec;
 
 /* One pipeline's state: bindings plus the variable → column map. */
@@ -144,8 +146,14 @@ static og_status eval(exec *x, const pipe *p, const og_ir_expr *e, og_vector *ou
         uint32_t zero = pv->len ? 0 : UINT32_MAX;
         return og_vector_gather(out, pv, &zero, 1);
     }
-    case OG_IRX_SCORE: case OG_IRX_TEXT:
-        return og_err(OG_ERR_UNSUPPORTED, "search functions (nearest, search, fuzzy, match_text, bm25, rrf) are not executed by this build yet");
+    case OG_IRX_SCORE: case OG_IRX_TEXT: {
+        int var = e->kind == OG_IRX_SCORE ? x->ir->ranks[e->rank].var : e->text->var;
+        if (!x->search || var < 0 || p->var_col[var] < 0)
+            return og_err(OG_ERR_INTERNAL, "a search function over an unbound variable");
+        const uint32_t *rows = p->b.cols[p->var_col[var]];
+        if (e->kind == OG_IRX_SCORE) return og_search_score(x->search, e->rank, rows, p->b.n_rows, out);
+        return og_search_text_eval(x->search, e->text, rows, p->b.n_rows, out);
+    }
     case OG_IRX_AGG: case OG_IRX_COLUMN:
         return og_err(OG_ERR_INTERNAL, "aggregate or column reference evaluated outside projection");
     }
@@ -171,8 +179,11 @@ static og_cmp_op cmp_op(og_ir_cmp c)
 static og_status apply_pred(exec *x, const pipe *p, const og_ir_pred *pr, uint8_t *sel)
 {
     size_t n = p->b.n_rows;
-    if (pr->kind == OG_IRP_TEXT)
-        return og_err(OG_ERR_UNSUPPORTED, "text search predicates (search, fuzzy, match_text) are not executed by this build yet");
+    if (pr->kind == OG_IRP_TEXT) {
+        if (!x->search || p->var_col[pr->text.var] < 0)
+            return og_err(OG_ERR_INTERNAL, "a text predicate over an unbound variable");
+        return og_search_text_filter(x->search, &pr->text, p->b.cols[p->var_col[pr->text.var]], n, sel);
+    }
     if (!pr->l || !pr->r) { /* a comparison with NULL matches nothing */
         memset(sel, 0, (n + 7) / 8);
         return OG_OK;
@@ -504,17 +515,19 @@ static int cmp_var_names(const void *a, const void *b, void *ud)
     return strcmp(ir->vars[*(const int *)a].name, ir->vars[*(const int *)b].name);
 }
 
-/* Sort keys: ORDER keys, then the id of every bound top-level variable by name. */
+/* Sort keys: the search ordering's key (rank_key, when not NULL), the ORDER keys, then the id
+ * of every bound top-level variable by name. */
 static og_status order_rows(exec *x, const pipe *p, const og_vector *cols, size_t nrows, int aggregate,
-                            uint32_t *perm)
+                            const og_sort_key *rank_key, uint32_t *perm)
 {
     const og_ir_query *ir = x->ir;
-    size_t maxk = ir->norders + ir->nvars + ir->ncolumns;
+    size_t maxk = 1 + ir->norders + ir->nvars + ir->ncolumns;
     og_sort_key *keys = calloc(maxk ? maxk : 1, sizeof *keys);
     og_vector *owned = calloc(maxk ? maxk : 1, sizeof *owned);
     int *vars = malloc((ir->nvars ? ir->nvars : 1) * sizeof *vars);
     size_t nk = 0, nowned = 0, nv = 0;
     og_status st = keys && owned && vars ? OG_OK : og_err(OG_ERR_NOMEM, "out of memory");
+    if (st == OG_OK && rank_key) keys[nk++] = *rank_key;
     for (size_t i = 0; i < ir->norders && st == OG_OK; i++) {
         const og_ir_expr *e = ir->orders[i].key;
         if (e->kind == OG_IRX_COLUMN) {
@@ -570,21 +583,35 @@ og_status og_exec_read(const og_ir_query *ir, const og_exec_source *src, const o
 {
     memset(out, 0, sizeof *out);
     if (ir->is_mutation) return og_err(OG_ERR_INVALID, "query '%s' is a mutation; run it with mutate", ir->name);
-    if (ir->rank_order >= 0)
-        return og_err(OG_ERR_UNSUPPORTED, "search orderings (nearest, bm25, rrf) are not executed by this build yet");
-    exec x = {ir, src, params, now_ms};
+    exec x = {ir, src, params, now_ms, NULL};
     pipe p = {0};
     p.identity_col = -1;
-    og_status st = og_bindings_init(&p.b, 0);
+    og_status st = og_search_new(&x.search, ir, src, params, now_ms);
     if (st) return st;
+    st = og_bindings_init(&p.b, 0);
+    if (st) {
+        og_search_free(x.search);
+        return st;
+    }
     p.var_col = malloc((ir->nvars ? ir->nvars : 1) * sizeof *p.var_col);
     if (!p.var_col) {
         og_bindings_free(&p.b);
+        og_search_free(x.search);
         return og_err(OG_ERR_NOMEM, "out of memory");
     }
     for (size_t v = 0; v < ir->nvars; v++) p.var_col[v] = -1;
     st = run_ops(&x, &p, ir->ops, ir->nops);
     if (st == OG_OK && !p.started) p.b.n_rows = 1; /* no match clause: one empty binding */
+    /* a search ordering drops the rows it does not rank and gives the first sort key */
+    og_vector rank_vals = {0};
+    og_sort_key rank_key = {&rank_vals, 0}, *rank_keyp = NULL;
+    if (st == OG_OK && ir->rank_order >= 0 && !ir->aggregate) {
+        int rv = ir->ranks[ir->rank_order].var;
+        if (rv < 0 || p.var_col[rv] < 0) st = og_err(OG_ERR_INTERNAL, "a search ordering over an unbound variable");
+        else st = og_search_order(x.search, ir->rank_order, &p.b, (size_t)p.var_col[rv], ir->has_limit ? ir->limit : 0,
+                                  &rank_vals, &rank_key.descending);
+        if (st == OG_OK) rank_keyp = &rank_key;
+    }
 
     out->ncols = ir->ncolumns;
     out->names = calloc(ir->ncolumns ? ir->ncolumns : 1, sizeof *out->names);
@@ -608,7 +635,7 @@ og_status og_exec_read(const og_ir_query *ir, const og_exec_source *src, const o
         perm = malloc((nrows ? nrows : 1) * sizeof *perm);
         if (!perm) st = og_err(OG_ERR_NOMEM, "out of memory");
     }
-    if (st == OG_OK) st = order_rows(&x, &p, cols, nrows, ir->aggregate, perm);
+    if (st == OG_OK) st = order_rows(&x, &p, cols, nrows, ir->aggregate, rank_keyp, perm);
     size_t keep = nrows;
     if (ir->has_limit && ir->limit < keep) keep = (size_t)ir->limit;
     out->cols = calloc(ir->ncolumns ? ir->ncolumns : 1, sizeof *out->cols);
@@ -628,8 +655,10 @@ og_status og_exec_read(const og_ir_query *ir, const og_exec_source *src, const o
         for (size_t c = 0; c < ir->ncolumns; c++) og_vector_free(&cols[c]);
     free(cols);
     free(perm);
+    if (rank_keyp) og_vector_free(&rank_vals);
     og_bindings_free(&p.b);
     free(p.var_col);
+    og_search_free(x.search);
     if (st != OG_OK) og_result_free(out);
     return st;
 }
@@ -639,7 +668,7 @@ og_status og_exec_const(const og_ir_query *ir, const og_ir_expr *e, const og_vec
 {
     if (e->kind != OG_IRX_LIT && e->kind != OG_IRX_PARAM && e->kind != OG_IRX_NOW)
         return og_err(OG_ERR_INTERNAL, "a mutation value must be a literal, a parameter or now()");
-    exec x = {ir, NULL, params, now_ms};
+    exec x = {ir, NULL, params, now_ms, NULL};
     pipe none = {0};
     none.identity_col = -1;
     return eval(&x, &none, e, out);

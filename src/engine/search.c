@@ -1,0 +1,797 @@
+/*
+ * search.c — the search functions by brute force over the snapshot's live rows (search.h).
+ *
+ * Why whole columns: BM25 needs statistics over every live row anyway, and analysing a column
+ * once per query (then answering every predicate, score and ordering from integer term ids)
+ * keeps one code path that is obviously right; an index replaces the analysis, not the
+ * semantics.
+ *
+ * State per execution:
+ *   tcol   one analysed text column per (node type, property): the tokens of every row as
+ *          term ids (interned in a per-column vocabulary) with word positions, each row's
+ *          length in non-stop terms, and document frequencies.
+ *   tmatch one match bitmap over a column's rows per text expression (search / fuzzy /
+ *          match_text), computed on first use.
+ *   rstate per rank: bm25 scores over all rows, nearest distances computed for the rows asked
+ *          about, or the fused rrf scores of the last ordering.
+ */
+#include "engine/search.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/topology.h"
+#include "text/analyzer.h"
+#include "util/error.h"
+#include "util/strmap.h"
+#include "vec/distance.h"
+
+#define STOP_BIT 0x80000000u
+#define NO_TERM UINT32_MAX
+
+typedef struct tcol {
+    size_t type;
+    uint64_t prop_id;
+    size_t n;              /* rows */
+    const og_vector *col;  /* borrowed from the source */
+    uint32_t *start;       /* n + 1: row i's tokens are [start[i], start[i+1]) */
+    uint32_t *term, *pos;  /* per token: term id (| STOP_BIT for a stop word), word position */
+    size_t ntok, captok;
+    uint32_t *dl;          /* per row: non-stop terms */
+    og_strmap vocab;       /* term -> id */
+    uint32_t *df;          /* per term id: rows holding it as a non-stop term */
+    uint64_t ndocs;        /* rows with a non-null value */
+    double avgdl;
+    struct tcol *next;
+} tcol;
+
+typedef struct tmatch {
+    const og_ir_text *t;
+    uint8_t *bits;         /* over the column's rows */
+    struct tmatch *next;
+} tmatch;
+
+typedef struct rstate {
+    int ready;
+    size_t n;              /* rows of the ranked variable's type */
+    double *score;         /* bm25 / rrf: per row (NAN = none) */
+    /* nearest */
+    const og_vector *vecs;
+    float *q;
+    uint32_t dim;
+    float *dist;
+    uint8_t *have;         /* dist computed */
+} rstate;
+
+struct og_search {
+    const og_ir_query *ir;
+    const og_exec_source *src;
+    const og_vector *params;
+    int64_t now_ms;
+    og_analyzer *an;
+    og_text_tokens toks;
+    tcol *cols;
+    tmatch *matches;
+    rstate *ranks;
+};
+
+og_status og_search_new(og_search **out, const og_ir_query *ir, const og_exec_source *src, const og_vector *params,
+                        int64_t now_ms)
+{
+    *out = NULL;
+    og_search *s = calloc(1, sizeof *s);
+    if (!s) return og_err(OG_ERR_NOMEM, "out of memory");
+    s->ranks = calloc(ir->nranks ? ir->nranks : 1, sizeof *s->ranks);
+    if (!s->ranks) {
+        free(s);
+        return og_err(OG_ERR_NOMEM, "out of memory");
+    }
+    s->ir = ir;
+    s->src = src;
+    s->params = params;
+    s->now_ms = now_ms;
+    *out = s;
+    return OG_OK;
+}
+
+void og_search_free(og_search *s)
+{
+    if (!s) return;
+    for (tcol *c = s->cols, *nx; c; c = nx) {
+        nx = c->next;
+        free(c->start);
+        free(c->term);
+        free(c->pos);
+        free(c->dl);
+        free(c->df);
+        og_strmap_free(&c->vocab);
+        free(c);
+    }
+    for (tmatch *m = s->matches, *nx; m; m = nx) {
+        nx = m->next;
+        free(m->bits);
+        free(m);
+    }
+    for (size_t r = 0; r < s->ir->nranks; r++) {
+        free(s->ranks[r].score);
+        free(s->ranks[r].q);
+        free(s->ranks[r].dist);
+        free(s->ranks[r].have);
+    }
+    free(s->ranks);
+    og_text_tokens_free(&s->toks);
+    og_analyzer_free(s->an);
+    free(s);
+}
+
+static og_status analyzer(og_search *s)
+{
+    if (!s->an) OG_TRY(og_analyzer_new(&s->an, NULL));
+    return OG_OK;
+}
+
+/* ---- analysed columns ---------------------------------------------------------------------- */
+
+static og_status push_tok(tcol *c, uint32_t term, uint32_t pos)
+{
+    if (c->ntok == c->captok) {
+        if (c->captok >= UINT32_MAX / 2) return og_err(OG_ERR_LIMIT, "more than 2^31 terms in one text column");
+        size_t nc = c->captok ? c->captok * 2 : 1024;
+        uint32_t *nt = realloc(c->term, nc * sizeof *nt);
+        if (!nt) return og_err(OG_ERR_NOMEM, "out of memory");
+        c->term = nt;
+        uint32_t *np = realloc(c->pos, nc * sizeof *np);
+        if (!np) return og_err(OG_ERR_NOMEM, "out of memory");
+        c->pos = np;
+        c->captok = nc;
+    }
+    c->term[c->ntok] = term;
+    c->pos[c->ntok++] = pos;
+    return OG_OK;
+}
+
+static og_status build_tcol(og_search *s, tcol *c)
+{
+    OG_TRY(analyzer(s));
+    OG_TRY(s->src->node_column(s->src->ud, c->type, c->prop_id, &c->col));
+    if (c->col->type.id != OG_T_STRING)
+        return og_err(OG_ERR_INTERNAL, "a text search on a column that is not a String");
+    c->n = c->col->len;
+    c->start = malloc((c->n + 1) * sizeof *c->start);
+    c->dl = calloc(c->n ? c->n : 1, sizeof *c->dl);
+    if (!c->start || !c->dl) return og_err(OG_ERR_NOMEM, "out of memory");
+    og_strmap_init(&c->vocab);
+    size_t dfcap = 0;
+    uint32_t *last = NULL; /* per term: the last row counted in df, + 1 */
+    og_status st = OG_OK;
+    uint64_t total = 0;
+    for (size_t i = 0; i < c->n && st == OG_OK; i++) {
+        c->start[i] = (uint32_t)c->ntok;
+        if (og_vector_is_null(c->col, i)) continue;
+        c->ndocs++;
+        size_t len;
+        const uint8_t *p = og_vector_get_bytes(c->col, i, &len);
+        st = og_analyze(s->an, (const char *)p, len, &s->toks);
+        for (size_t k = 0; k < s->toks.n && st == OG_OK; k++) {
+            const og_text_token *tk = &s->toks.v[k];
+            uint32_t id;
+            int ins;
+            st = og_strmap_insert(&c->vocab, og_text_term(&s->toks, k), tk->len, (uint32_t)og_strmap_count(&c->vocab),
+                                  &id, &ins);
+            if (st) break;
+            if (id >= dfcap) {
+                size_t nc = dfcap ? dfcap * 2 : 1024;
+                uint32_t *nd = realloc(c->df, nc * sizeof *nd), *nl = nd ? realloc(last, nc * sizeof *nl) : NULL;
+                if (nd) c->df = nd;
+                if (nl) last = nl;
+                if (!nd || !nl) {
+                    st = og_err(OG_ERR_NOMEM, "out of memory");
+                    break;
+                }
+                memset(c->df + dfcap, 0, (nc - dfcap) * sizeof *nd);
+                memset(last + dfcap, 0, (nc - dfcap) * sizeof *nl);
+                dfcap = nc;
+            }
+            if (!tk->stop) {
+                c->dl[i]++;
+                if (last[id] != i + 1) {
+                    last[id] = (uint32_t)(i + 1);
+                    c->df[id]++;
+                }
+            }
+            st = push_tok(c, id | (tk->stop ? STOP_BIT : 0), tk->pos);
+        }
+        total += c->dl[i];
+    }
+    c->start[c->n] = (uint32_t)c->ntok;
+    free(last);
+    c->avgdl = c->ndocs ? (double)total / (double)c->ndocs : 0;
+    return st;
+}
+
+static og_status get_tcol(og_search *s, int var, uint64_t prop_id, tcol **out)
+{
+    size_t type = (size_t)s->ir->vars[var].type;
+    for (tcol *c = s->cols; c; c = c->next)
+        if (c->type == type && c->prop_id == prop_id) {
+            *out = c;
+            return OG_OK;
+        }
+    tcol *c = calloc(1, sizeof *c);
+    if (!c) return og_err(OG_ERR_NOMEM, "out of memory");
+    c->type = type;
+    c->prop_id = prop_id;
+    c->next = s->cols;
+    s->cols = c; /* freed with the search even when the build fails */
+    OG_TRY(build_tcol(s, c));
+    *out = c;
+    return OG_OK;
+}
+
+/* ---- query values ---------------------------------------------------------------------------- */
+
+/* The query string of a text function: *null set for a null value. */
+static og_status query_string(og_search *s, const og_ir_expr *e, og_vector *v, const char **q, size_t *len, int *null)
+{
+    OG_TRY(og_exec_const(s->ir, e, s->params, s->now_ms, v));
+    *null = v->len == 0 || og_vector_is_null(v, 0);
+    if (*null) return OG_OK;
+    if (v->type.id != OG_T_STRING) return og_err(OG_ERR_INTERNAL, "a text query that is not a String");
+    *q = (const char *)og_vector_get_bytes(v, 0, len);
+    return OG_OK;
+}
+
+static og_status const_int(og_search *s, const og_ir_expr *e, const char *what, int64_t *out)
+{
+    og_vector v;
+    OG_TRY(og_exec_const(s->ir, e, s->params, s->now_ms, &v));
+    og_status st = OG_OK;
+    if (v.len == 0 || og_vector_is_null(&v, 0))
+        st = og_err(OG_ERR_INVALID, "%s is null", what);
+    else if (v.type.id != OG_T_I64 && v.type.id != OG_T_I32)
+        st = og_err(OG_ERR_INVALID, "%s must be an integer", what);
+    else
+        *out = og_vector_get_i64(&v, 0);
+    og_vector_free(&v);
+    return st;
+}
+
+/* Analyzes a query; the tokens are left in s->toks. */
+static og_status analyze_query(og_search *s, const char *q, size_t len)
+{
+    OG_TRY(analyzer(s));
+    return og_analyze(s->an, q, len, &s->toks);
+}
+
+/* Distinct non-stop query terms as column term ids (NO_TERM: not in the column). */
+static og_status query_terms(og_search *s, const tcol *c, uint32_t **ids, size_t *n)
+{
+    *ids = malloc((s->toks.n ? s->toks.n : 1) * sizeof **ids);
+    if (!*ids) return og_err(OG_ERR_NOMEM, "out of memory");
+    *n = 0;
+    for (size_t k = 0; k < s->toks.n; k++) {
+        if (s->toks.v[k].stop) continue;
+        uint32_t id = NO_TERM;
+        og_strmap_get(&c->vocab, og_text_term(&s->toks, k), s->toks.v[k].len, &id);
+        int dup = 0;
+        for (size_t j = 0; j < *n && !dup; j++) dup = (*ids)[j] == id && id != NO_TERM;
+        /* two different absent terms are both kept: each must match */
+        if (!dup) (*ids)[(*n)++] = id;
+    }
+    return OG_OK;
+}
+
+/* ---- text matches ------------------------------------------------------------------------------ */
+
+static int has_term(const tcol *c, size_t row, uint32_t id)
+{
+    for (uint32_t k = c->start[row]; k < c->start[row + 1]; k++)
+        if (c->term[k] == id) return 1;
+    return 0;
+}
+
+static void match_all_terms(const tcol *c, const uint32_t *ids, size_t nids, uint8_t *bits)
+{
+    for (size_t j = 0; j < nids; j++)
+        if (ids[j] == NO_TERM) return; /* a term no row holds: nothing matches */
+    if (!nids) return;
+    for (size_t i = 0; i < c->n; i++) {
+        if (og_vector_is_null(c->col, i)) continue;
+        int ok = 1;
+        for (size_t j = 0; j < nids && ok; j++) ok = has_term(c, i, ids[j]);
+        if (ok) bits[i >> 3] |= (uint8_t)(1u << (i & 7));
+    }
+}
+
+static og_status match_fuzzy(og_search *s, const tcol *c, int64_t k, uint8_t *bits)
+{
+    /* per query term, the set of column terms within k edits */
+    size_t nq = 0, nv = og_strmap_count(&c->vocab);
+    for (size_t t = 0; t < s->toks.n; t++) nq += !s->toks.v[t].stop;
+    if (!nq || !nv) return OG_OK;
+    if (nq > 64) return og_err(OG_ERR_LIMIT, "fuzzy accepts at most 64 query terms, got %zu", nq);
+    uint64_t *near = calloc(nv, sizeof *near); /* bit j: within k edits of query term j */
+    if (!near) return og_err(OG_ERR_NOMEM, "out of memory");
+    uint32_t maxk = k > OG_TEXT_MAX_WORD ? OG_TEXT_MAX_WORD : (uint32_t)k;
+    size_t j = 0;
+    for (size_t t = 0; t < s->toks.n; t++) {
+        if (s->toks.v[t].stop) continue;
+        const char *qt = og_text_term(&s->toks, t);
+        size_t ql = s->toks.v[t].len;
+        for (size_t v = 0; v < nv; v++) {
+            const uint8_t *key;
+            size_t kl;
+            uint32_t id;
+            og_strmap_entry(&c->vocab, v, &key, &kl, &id);
+            if (og_text_edit_distance(qt, ql, (const char *)key, kl, maxk) <= maxk) near[id] |= 1ull << j;
+        }
+        j++;
+    }
+    uint64_t want = nq == 64 ? ~0ull : (1ull << nq) - 1;
+    for (size_t i = 0; i < c->n; i++) {
+        uint64_t got = 0;
+        for (uint32_t p = c->start[i]; p < c->start[i + 1]; p++)
+            if (!(c->term[p] & STOP_BIT)) got |= near[c->term[p]];
+        if ((got & want) == want) bits[i >> 3] |= (uint8_t)(1u << (i & 7));
+    }
+    free(near);
+    return OG_OK;
+}
+
+/* Phrase: every query token (stop words included) at its relative position. */
+static og_status match_phrase(og_search *s, const tcol *c, uint8_t *bits)
+{
+    size_t nq = s->toks.n;
+    if (!nq) return OG_OK;
+    uint32_t *ids = malloc(nq * sizeof *ids), *rel = malloc(nq * sizeof *rel);
+    if (!ids || !rel) {
+        free(ids);
+        free(rel);
+        return og_err(OG_ERR_NOMEM, "out of memory");
+    }
+    int absent = 0;
+    for (size_t k = 0; k < nq; k++) {
+        uint32_t id = NO_TERM;
+        if (!og_strmap_get(&c->vocab, og_text_term(&s->toks, k), s->toks.v[k].len, &id)) absent = 1;
+        ids[k] = id | (s->toks.v[k].stop ? STOP_BIT : 0);
+        rel[k] = s->toks.v[k].pos - s->toks.v[0].pos;
+    }
+    for (size_t i = 0; i < c->n && !absent; i++) {
+        uint32_t b = c->start[i], e = c->start[i + 1];
+        int found = 0;
+        for (uint32_t p = b; p < e && !found; p++) {
+            if (c->term[p] != ids[0]) continue;
+            /* tokens are in position order, one per word: find each next one forward */
+            uint32_t q = p;
+            found = 1;
+            for (size_t k = 1; k < nq && found; k++) {
+                uint32_t want = c->pos[p] + rel[k];
+                while (q < e && c->pos[q] < want) q++;
+                found = q < e && c->pos[q] == want && c->term[q] == ids[k];
+            }
+        }
+        if (found) bits[i >> 3] |= (uint8_t)(1u << (i & 7));
+    }
+    free(ids);
+    free(rel);
+    return OG_OK;
+}
+
+static og_status get_match(og_search *s, const og_ir_text *t, const tcol **colp, const uint8_t **out)
+{
+    tcol *c;
+    OG_TRY(get_tcol(s, t->var, t->prop_id, &c));
+    *colp = c;
+    for (tmatch *m = s->matches; m; m = m->next)
+        if (m->t == t) {
+            *out = m->bits;
+            return OG_OK;
+        }
+    tmatch *m = calloc(1, sizeof *m);
+    if (!m) return og_err(OG_ERR_NOMEM, "out of memory");
+    m->t = t;
+    m->next = s->matches;
+    s->matches = m;
+    m->bits = calloc((c->n + 7) / 8 + 1, 1);
+    if (!m->bits) return og_err(OG_ERR_NOMEM, "out of memory");
+    og_vector qv;
+    const char *q = NULL;
+    size_t qlen = 0;
+    int null = 0;
+    OG_TRY(query_string(s, t->query, &qv, &q, &qlen, &null));
+    og_status st = OG_OK;
+    int64_t k = 2;
+    if (t->mode == OG_IR_TEXT_FUZZY && t->max_edits) {
+        st = const_int(s, t->max_edits, "fuzzy max edits", &k);
+        if (st == OG_OK && k < 0) st = og_err(OG_ERR_INVALID, "fuzzy max edits must be >= 0, got %lld", (long long)k);
+    }
+    if (st == OG_OK && !null) st = analyze_query(s, q, qlen);
+    og_vector_free(&qv);
+    if (st || null) return st;
+    if (t->mode == OG_IR_TEXT_FUZZY) {
+        st = match_fuzzy(s, c, k, m->bits);
+    } else if (t->mode == OG_IR_TEXT_MATCH) {
+        st = match_phrase(s, c, m->bits);
+    } else {
+        uint32_t *ids;
+        size_t nids;
+        st = query_terms(s, c, &ids, &nids);
+        if (st == OG_OK) match_all_terms(c, ids, nids, m->bits);
+        free(ids);
+    }
+    if (st == OG_OK) *out = m->bits;
+    return st;
+}
+
+og_status og_search_text_filter(og_search *s, const og_ir_text *t, const uint32_t *rows, size_t n, uint8_t *sel)
+{
+    const tcol *c;
+    const uint8_t *bits;
+    OG_TRY(get_match(s, t, &c, &bits));
+    for (size_t i = 0; i < n; i++) {
+        uint32_t r = rows[i];
+        if (r == OG_ROW_NONE || r >= c->n || !og_bit_get(bits, r)) sel[i >> 3] &= (uint8_t)~(1u << (i & 7));
+    }
+    return OG_OK;
+}
+
+og_status og_search_text_eval(og_search *s, const og_ir_text *t, const uint32_t *rows, size_t n, og_vector *out)
+{
+    const tcol *c;
+    const uint8_t *bits;
+    OG_TRY(get_match(s, t, &c, &bits));
+    OG_TRY(og_vector_init(out, (og_type){OG_T_BOOL, 0, 0}));
+    og_status st = OG_OK;
+    for (size_t i = 0; i < n && st == OG_OK; i++) {
+        uint32_t r = rows[i];
+        st = og_vector_append_bool(out, r != OG_ROW_NONE && r < c->n && og_bit_get(bits, r));
+    }
+    if (st) og_vector_free(out);
+    return st;
+}
+
+/* ---- scores ------------------------------------------------------------------------------------ */
+
+static og_status bm25_scores(og_search *s, int rank, rstate *rs)
+{
+    const og_ir_rank *r = &s->ir->ranks[rank];
+    tcol *c;
+    OG_TRY(get_tcol(s, r->var, r->prop_id, &c));
+    rs->n = c->n;
+    rs->score = malloc((c->n ? c->n : 1) * sizeof *rs->score);
+    if (!rs->score) return og_err(OG_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < c->n; i++) rs->score[i] = og_vector_is_null(c->col, i) ? NAN : 0.0;
+    og_vector qv;
+    const char *q = NULL;
+    size_t qlen = 0;
+    int null = 0;
+    OG_TRY(query_string(s, r->query, &qv, &q, &qlen, &null));
+    og_status st = null ? OG_OK : analyze_query(s, q, qlen);
+    og_vector_free(&qv);
+    if (st || null) return st;
+    uint32_t *ids;
+    size_t nids;
+    OG_TRY(query_terms(s, c, &ids, &nids));
+    double N = (double)c->ndocs;
+    for (size_t j = 0; j < nids; j++) {
+        if (ids[j] == NO_TERM) continue;
+        double df = c->df[ids[j]];
+        if (df == 0) continue; /* only ever a stop word elsewhere */
+        double idf = log(1.0 + (N - df + 0.5) / (df + 0.5));
+        for (size_t i = 0; i < c->n; i++) {
+            uint32_t tf = 0;
+            for (uint32_t p = c->start[i]; p < c->start[i + 1]; p++) tf += c->term[p] == ids[j];
+            if (!tf) continue;
+            double norm = OG_BM25_K1 * (1.0 - OG_BM25_B + OG_BM25_B * (double)c->dl[i] / c->avgdl);
+            rs->score[i] += idf * (double)tf * (OG_BM25_K1 + 1.0) / ((double)tf + norm);
+        }
+    }
+    free(ids);
+    return OG_OK;
+}
+
+/* The query vector of a nearest rank into rs->q (dim floats). */
+static og_status nearest_query(og_search *s, const og_ir_rank *r, rstate *rs)
+{
+    const og_ir_expr *e = r->query;
+    uint32_t dim = rs->dim;
+    rs->q = malloc((dim ? dim : 1) * sizeof *rs->q);
+    if (!rs->q) return og_err(OG_ERR_NOMEM, "out of memory");
+    if (e->kind == OG_IRX_LIT && e->lit.kind == OG_QLIT_LIST) {
+        if (e->lit.nitems != dim)
+            return og_err(OG_ERR_INVALID, "nearest: the query has %zu numbers, the property is Vector(%u)",
+                          e->lit.nitems, dim);
+        for (size_t i = 0; i < dim; i++) {
+            const og_qlit *it = &e->lit.items[i];
+            rs->q[i] = it->kind == OG_QLIT_INT ? (float)it->i : (float)it->f;
+        }
+        return OG_OK;
+    }
+    og_vector v;
+    OG_TRY(og_exec_const(s->ir, e, s->params, s->now_ms, &v));
+    og_status st = OG_OK;
+    if (v.len == 0 || og_vector_is_null(&v, 0)) {
+        st = og_err(OG_ERR_INVALID, "nearest: the query vector is null");
+    } else if (v.type.id == OG_T_STRING) {
+        size_t len;
+        const char *text = (const char *)og_vector_get_bytes(&v, 0, &len);
+        if (!s->src->embed_text)
+            st = og_err(OG_ERR_UNSUPPORTED, "nearest with a String query needs an embedding provider, and this "
+                                            "build has none; pass a Vector(%u) instead", dim);
+        else
+            st = s->src->embed_text(s->src->ud, text, len, dim, rs->q);
+    } else if (v.type.id == OG_T_VECTOR) {
+        if (v.type.dim != dim)
+            st = og_err(OG_ERR_INVALID, "nearest: the query is Vector(%u), the property is Vector(%u)", v.type.dim, dim);
+        else
+            memcpy(rs->q, og_vector_get_floats(&v, 0), dim * sizeof *rs->q);
+    } else if (v.type.id == OG_T_LIST) {
+        size_t b, en;
+        og_vector_get_list(&v, 0, &b, &en);
+        if (en - b != dim)
+            st = og_err(OG_ERR_INVALID, "nearest: the query has %zu numbers, the property is Vector(%u)", en - b, dim);
+        for (size_t i = 0; i < dim && st == OG_OK; i++) {
+            const og_vector *ch = v.child;
+            if (og_vector_is_null(ch, b + i)) st = og_err(OG_ERR_INVALID, "nearest: the query vector holds a null");
+            else if (ch->type.id == OG_T_F64 || ch->type.id == OG_T_F32) rs->q[i] = (float)og_vector_get_f64(ch, b + i);
+            else rs->q[i] = (float)og_vector_get_i64(ch, b + i);
+        }
+    } else {
+        st = og_err(OG_ERR_INTERNAL, "nearest: an unexpected query type");
+    }
+    og_vector_free(&v);
+    if (st == OG_OK)
+        for (uint32_t i = 0; i < dim; i++)
+            if (!isfinite(rs->q[i])) st = og_err(OG_ERR_INVALID, "nearest: the query vector holds a non-finite number");
+    return st;
+}
+
+static og_status rank_ready(og_search *s, int rank)
+{
+    rstate *rs = &s->ranks[rank];
+    if (rs->ready) return OG_OK;
+    const og_ir_rank *r = &s->ir->ranks[rank];
+    if (r->kind == OG_IR_RANK_BM25) {
+        OG_TRY(bm25_scores(s, rank, rs));
+    } else if (r->kind == OG_IR_RANK_NEAREST) {
+        size_t type = (size_t)s->ir->vars[r->var].type;
+        OG_TRY(s->src->node_column(s->src->ud, type, r->prop_id, &rs->vecs));
+        if (rs->vecs->type.id != OG_T_VECTOR) return og_err(OG_ERR_INTERNAL, "nearest on a column that is not a Vector");
+        rs->dim = rs->vecs->type.dim;
+        rs->n = rs->vecs->len;
+        OG_TRY(nearest_query(s, r, rs));
+        rs->dist = malloc((rs->n ? rs->n : 1) * sizeof *rs->dist);
+        rs->have = calloc((rs->n + 7) / 8 + 1, 1);
+        if (!rs->dist || !rs->have) return og_err(OG_ERR_NOMEM, "out of memory");
+    } else {
+        return og_err(OG_ERR_INTERNAL, "an rrf score is only known under its ordering");
+    }
+    rs->ready = 1;
+    return OG_OK;
+}
+
+/* Computes the distances of the given rows not computed yet. */
+static og_status nearest_fill(rstate *rs, const uint32_t *rows, size_t n)
+{
+    uint32_t *todo = calloc(n ? n : 1, sizeof *todo);
+    float *d = calloc(n ? n : 1, sizeof *d);
+    if (!todo || !d) {
+        free(todo);
+        free(d);
+        return og_err(OG_ERR_NOMEM, "out of memory");
+    }
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t r = rows[i];
+        if (r == OG_ROW_NONE || r >= rs->n || og_bit_get(rs->have, r) || og_vector_is_null(rs->vecs, r)) continue;
+        rs->have[r >> 3] |= (uint8_t)(1u << (r & 7)); /* a row repeated in `rows` is computed once */
+        todo[m++] = r;
+    }
+    og_vec_l2sq_rows(rs->q, (const float *)rs->vecs->values, rs->dim, todo, m, d);
+    for (size_t k = 0; k < m; k++) rs->dist[todo[k]] = d[k];
+    free(todo);
+    free(d);
+    return OG_OK;
+}
+
+/* The score of row r (NAN = none); nearest distances must have been filled for r. */
+static double score_of(const rstate *rs, const og_ir_rank *r, uint32_t row)
+{
+    if (row == OG_ROW_NONE || row >= rs->n) return NAN;
+    if (r->kind == OG_IR_RANK_NEAREST) return og_vector_is_null(rs->vecs, row) ? NAN : (double)rs->dist[row];
+    return rs->score[row];
+}
+
+og_status og_search_score(og_search *s, int rank, const uint32_t *rows, size_t n, og_vector *out)
+{
+    const og_ir_rank *r = &s->ir->ranks[rank];
+    rstate *rs = &s->ranks[rank];
+    if (r->kind == OG_IR_RANK_RRF && !rs->score)
+        return og_err(OG_ERR_UNSUPPORTED, "an rrf(...) score is only available when rrf(...) orders the result");
+    if (r->kind != OG_IR_RANK_RRF) OG_TRY(rank_ready(s, rank));
+    if (r->kind == OG_IR_RANK_NEAREST) OG_TRY(nearest_fill(rs, rows, n));
+    OG_TRY(og_vector_init(out, (og_type){OG_T_F64, 0, 0}));
+    og_status st = OG_OK;
+    for (size_t i = 0; i < n && st == OG_OK; i++) {
+        double v = score_of(rs, r, rows[i]);
+        st = isnan(v) ? og_vector_append_null(out) : og_vector_append_f64(out, v);
+    }
+    if (st) og_vector_free(out);
+    return st;
+}
+
+/* ---- orderings --------------------------------------------------------------------------------- */
+
+typedef struct ent {
+    uint32_t row;
+    double score;
+    size_t r1, r2;   /* rrf: rank in each arm, SIZE_MAX when absent */
+} ent;
+
+static const og_vector *g_ids; /* qsort has no context argument in C11: set around each sort */
+static int g_desc;
+
+static int id_cmp(uint32_t a, uint32_t b)
+{
+    return og_vector_row_cmp(g_ids, a, g_ids, b);
+}
+
+/* By score (ascending or descending), then by entity id ascending. */
+static int ent_score_cmp(const void *pa, const void *pb)
+{
+    const ent *a = pa, *b = pb;
+    if (a->score != b->score) return (a->score < b->score) == !g_desc ? -1 : 1;
+    return id_cmp(a->row, b->row);
+}
+
+/* Fused order: score descending, then the primary arm's rank, then the secondary arm's. */
+static int ent_fused_cmp(const void *pa, const void *pb)
+{
+    const ent *a = pa, *b = pb;
+    if (a->score != b->score) return a->score > b->score ? -1 : 1;
+    if (a->r1 != b->r1) return a->r1 < b->r1 ? -1 : 1;
+    if (a->r2 != b->r2) return a->r2 < b->r2 ? -1 : 1;
+    return id_cmp(a->row, b->row);
+}
+
+static int u32_cmp(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* One arm of an rrf: the entities it ranks, in rank order, as ranks into r1 / r2 of ents
+ * (found by row through `slot`, a map from a row to its index in ents). */
+static og_status rrf_arm(og_search *s, int arm, ent *ents, size_t nents, const uint32_t *slot, uint64_t limit,
+                         int first)
+{
+    const og_ir_rank *r = &s->ir->ranks[arm];
+    rstate *rs = &s->ranks[arm];
+    OG_TRY(rank_ready(s, arm));
+    ent *list = malloc((nents ? nents : 1) * sizeof *list);
+    uint32_t *rows = calloc(nents ? nents : 1, sizeof *rows);
+    if (!list || !rows) {
+        free(list);
+        free(rows);
+        return og_err(OG_ERR_NOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < nents; i++) rows[i] = ents[i].row;
+    og_status st = r->kind == OG_IR_RANK_NEAREST ? nearest_fill(rs, rows, nents) : OG_OK;
+    size_t m = 0;
+    for (size_t i = 0; i < nents && st == OG_OK; i++) {
+        double v = score_of(rs, r, ents[i].row);
+        if (isnan(v) || (r->kind == OG_IR_RANK_BM25 && !(v > 0))) continue;
+        list[m++] = (ent){ents[i].row, v, 0, 0};
+    }
+    if (st == OG_OK) {
+        g_desc = r->kind != OG_IR_RANK_NEAREST;
+        qsort(list, m, sizeof *list, ent_score_cmp);
+        if (r->kind == OG_IR_RANK_NEAREST && limit && m > limit) m = (size_t)limit; /* k = the query's limit */
+        for (size_t k = 0; k < m; k++) {
+            ent *e = &ents[slot[list[k].row]];
+            if (first) e->r1 = k;
+            else e->r2 = k;
+        }
+    }
+    free(list);
+    free(rows);
+    return st;
+}
+
+static og_status order_rrf(og_search *s, int rank, const uint32_t *col, size_t n, uint64_t limit, uint8_t *keep,
+                           og_vector *key)
+{
+    const og_ir_rank *r = &s->ir->ranks[rank];
+    rstate *rs = &s->ranks[rank];
+    int64_t k;
+    OG_TRY(const_int(s, r->k, "rrf k", &k));
+    if (k <= 0) return og_err(OG_ERR_INVALID, "rrf k must be greater than 0, got %lld", (long long)k);
+    size_t type = (size_t)s->ir->vars[r->var].type, ntype;
+    OG_TRY(s->src->node_rows(s->src->ud, type, &ntype));
+    OG_TRY(s->src->node_column(s->src->ud, type, OG_PROP_ID_COLUMN, &g_ids));
+    /* the distinct entities of the final rows */
+    uint32_t *u = malloc((n ? n : 1) * sizeof *u), *slot = malloc((ntype ? ntype : 1) * sizeof *slot);
+    ent *ents = malloc((n ? n : 1) * sizeof *ents);
+    free(rs->score);
+    rs->score = malloc((ntype ? ntype : 1) * sizeof *rs->score);
+    rs->n = ntype;
+    og_status st = u && slot && ents && rs->score ? OG_OK : og_err(OG_ERR_NOMEM, "out of memory");
+    size_t nents = 0;
+    if (st == OG_OK) {
+        memcpy(u, col, n * sizeof *u);
+        qsort(u, n, sizeof *u, u32_cmp);
+        for (size_t i = 0; i < n; i++)
+            if (u[i] != OG_ROW_NONE && u[i] < ntype && (nents == 0 || ents[nents - 1].row != u[i])) {
+                slot[u[i]] = (uint32_t)nents;
+                ents[nents++] = (ent){u[i], 0, SIZE_MAX, SIZE_MAX};
+            }
+        st = rrf_arm(s, r->arm1, ents, nents, slot, limit, 1);
+    }
+    if (st == OG_OK) st = rrf_arm(s, r->arm2, ents, nents, slot, limit, 0);
+    if (st == OG_OK) {
+        for (size_t i = 0; i < ntype; i++) rs->score[i] = NAN;
+        size_t m = 0;
+        for (size_t i = 0; i < nents; i++) {
+            ent e = ents[i];
+            if (e.r1 == SIZE_MAX && e.r2 == SIZE_MAX) continue;
+            e.score = (e.r1 != SIZE_MAX ? 1.0 / ((double)k + (double)e.r1 + 1.0) : 0) +
+                      (e.r2 != SIZE_MAX ? 1.0 / ((double)k + (double)e.r2 + 1.0) : 0);
+            ents[m++] = e;
+        }
+        qsort(ents, m, sizeof *ents, ent_fused_cmp);
+        for (size_t i = 0; i < m; i++) {
+            rs->score[ents[i].row] = ents[i].score;
+            slot[ents[i].row] = (uint32_t)i; /* now: the fused position */
+        }
+        for (size_t i = 0; i < n && st == OG_OK; i++) {
+            uint32_t row = col[i];
+            if (row == OG_ROW_NONE || row >= ntype || isnan(rs->score[row])) {
+                keep[i >> 3] &= (uint8_t)~(1u << (i & 7));
+                continue;
+            }
+            st = og_vector_append_i64(key, slot[row]);
+        }
+    }
+    free(u);
+    free(slot);
+    free(ents);
+    g_ids = NULL;
+    return st;
+}
+
+og_status og_search_order(og_search *s, int rank, og_bindings *b, size_t var_col, uint64_t limit, og_vector *key,
+                          int *desc)
+{
+    const og_ir_rank *r = &s->ir->ranks[rank];
+    rstate *rs = &s->ranks[rank];
+    size_t n = b->n_rows;
+    const uint32_t *col = b->cols[var_col];
+    uint8_t *keep = malloc((n + 7) / 8 + 1);
+    if (!keep) return og_err(OG_ERR_NOMEM, "out of memory");
+    memset(keep, 0xff, (n + 7) / 8 + 1);
+    og_status st = og_vector_init(key, (og_type){r->kind == OG_IR_RANK_RRF ? OG_T_I64 : OG_T_F64, 0, 0});
+    if (st) {
+        free(keep);
+        return st;
+    }
+    *desc = r->kind == OG_IR_RANK_BM25;
+    if (r->kind == OG_IR_RANK_RRF) {
+        st = order_rrf(s, rank, col, n, limit, keep, key);
+    } else {
+        st = rank_ready(s, rank);
+        if (st == OG_OK && r->kind == OG_IR_RANK_NEAREST) st = nearest_fill(rs, col, n);
+        for (size_t i = 0; i < n && st == OG_OK; i++) {
+            double v = score_of(rs, r, col[i]);
+            if (isnan(v) || (r->kind == OG_IR_RANK_BM25 && !(v > 0))) {
+                keep[i >> 3] &= (uint8_t)~(1u << (i & 7));
+                continue;
+            }
+            st = og_vector_append_f64(key, v);
+        }
+    }
+    if (st == OG_OK) og_bindings_select(b, keep);
+    free(keep);
+    if (st) og_vector_free(key);
+    return st;
+}
