@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/graph_args.h"
@@ -62,13 +63,25 @@ int og_cmd_init(int argc, char **argv)
     return OG_EXIT_OK;
 }
 
+/* og_cli_fail, but naming the input the user gave: the engine calls an unnamed query source
+ * "<query>" / "<mutation>" (tag NULL), a load names its spool file (tag = that path). */
+static int fail_in(const char *verb, og_status st, const char *file, const char *tag)
+{
+    const char *msg = og_error_message();
+    if (!tag) tag = strstr(msg, "<query>") ? "<query>" : strstr(msg, "<mutation>") ? "<mutation>" : NULL;
+    const char *at = tag ? strstr(msg, tag) : NULL;
+    if (!file || !at) return og_cli_fail(verb, st);
+    fprintf(stderr, "omnigraph %s: %s: %.*s%s%s\n", verb, og_status_name(st), (int)(at - msg), msg, file, at + strlen(tag));
+    return st == OG_ERR_PRECONDITION_FAILED ? OG_EXIT_PRECONDITION : OG_EXIT_FAIL;
+}
+
 /* ---- load ---------------------------------------------------------------------------------- */
 
 static const char *load_help =
     "usage: omnigraph load --data FILE --mode overwrite|append|merge [--branch B] [--from BASE] ROOT\n"
     "\n"
     "Loads an NDJSON file as ONE commit; nothing is published if any line is invalid.\n"
-    "  --data FILE        one JSON object per line: {\"type\":T,\"data\":{...}} or\n"
+    "  --data FILE        one JSON object per line (- = stdin): {\"type\":T,\"data\":{...}} or\n"
     "                     {\"edge\":E,\"from\":ID,\"to\":ID,\"data\":{...}}\n"
     "  --mode M           overwrite: replace every type present in the file\n"
     "                     append: strict insert (an existing id is a key conflict)\n"
@@ -103,9 +116,34 @@ int og_cmd_load(int argc, char **argv)
     og_graph_args_echo(&a, root);
     og_db *db = og_graph_args_open(&a, root);
     if (!db) return OG_EXIT_FAIL;
+    /* `--data -`: stdin is spooled to a temporary file, because a load whose publish loses a
+     * race re-reads its input from the start (docs/load.md). */
+    char spool[64] = "";
+    if (!strcmp(data, "-")) {
+        const char *tmp = getenv("TMPDIR");
+        snprintf(spool, sizeof spool, "%s/og-stdin-XXXXXX", tmp && *tmp && strlen(tmp) < 40 ? tmp : "/tmp");
+        int fd = mkstemp(spool);
+        FILE *out = fd >= 0 ? fdopen(fd, "wb") : NULL;
+        char buf[1 << 16];
+        size_t n;
+        int ok = out != NULL;
+        while (ok && (n = fread(buf, 1, sizeof buf, stdin)) > 0) ok = fwrite(buf, 1, n, out) == n;
+        ok = ok && !ferror(stdin);
+        if (out && fclose(out) != 0) ok = 0;
+        if (!out && fd >= 0) close(fd);
+        if (!ok) {
+            fprintf(stderr, "omnigraph load: cannot spool stdin to %s\n", spool);
+            if (fd >= 0) unlink(spool);
+            og_db_close(db);
+            return OG_EXIT_FAIL;
+        }
+        data = spool;
+    }
     og_receipt r;
     og_status st = og_db_load(&r, db, data, &lo);
     og_db_close(db);
+    if (*spool) unlink(spool);
+    if (st && *spool) return fail_in("load", st, "<stdin>", spool);
     if (st) return og_cli_fail("load", st);
     og_cli_print_receipt(&a, &r, 1);
     return OG_EXIT_OK;
@@ -115,7 +153,7 @@ int og_cmd_load(int argc, char **argv)
 
 static const char *query_help =
     "usage: omnigraph query (-e TEXT | --query FILE) [NAME] [--params JSON | --params-file F]\n"
-    "                       [--branch B | --at COMMIT] [--format json|jsonl|csv|table] --store ROOT\n"
+    "                       [--branch B | --at COMMIT] [--format json|jsonl|csv|table] (--store ROOT | ROOT)\n"
     "\n"
     "Runs a read query.  NAME picks the query when the source holds several.\n"
     "  -e, --query-string TEXT   the .gq source inline\n"
@@ -128,7 +166,7 @@ static const char *query_help =
 
 static const char *mutate_help =
     "usage: omnigraph mutate (-e TEXT | --query FILE) [NAME] [--params JSON | --params-file F]\n"
-    "                        [--branch B] [--from BASE] [--if-commit C] [--json] --store ROOT\n"
+    "                        [--branch B] [--from BASE] [--if-commit C] [--json] (--store ROOT | ROOT)\n"
     "\n"
     "Runs a mutation (insert / update / delete) as ONE commit; nothing is published when it\n"
     "matches nothing or fails.\n"
@@ -139,6 +177,8 @@ static const char *mutate_help =
     "  --from BASE               create B from BASE first when B does not exist\n"
     "  --if-commit C             only if the branch head is commit C (exit 4 otherwise)\n"
     "  --json                    print the commit and counts as JSON\n" COMMON_HELP;
+
+static int looks_like_path(const char *s) { return strchr(s, '/') || access(s, F_OK) == 0; }
 
 static int run_gq(int argc, char **argv, int is_mutation)
 {
@@ -156,7 +196,7 @@ static int run_gq(int argc, char **argv, int is_mutation)
         {"--if-commit", NULL, 1, 0, &if_commit, NULL, NULL, NULL},
         {"--from", NULL, 1, 0, &from, NULL, NULL, NULL},
     };
-    int rc = og_graph_args_parse(&a, argc, argv, flags, 7, 1);
+    int rc = og_graph_args_parse(&a, argc, argv, flags, 7, 2);
     if (rc) return rc;
     if (!!inline_src == !!file) return og_cli_usage(verb, "give exactly one of -e TEXT or --query FILE");
     if (params && params_file) return og_cli_usage(verb, "give --params or --params-file, not both");
@@ -170,10 +210,21 @@ static int run_gq(int argc, char **argv, int is_mutation)
         else if (!strcmp(format, "table")) fmt = OG_FORMAT_TABLE;
         else return og_cli_usage(verb, "--format must be json, jsonl, csv or table");
     }
-    const char *name = a.npositional ? a.positional[0] : NULL;
-    if (!a.store && !getenv("OMNIGRAPH_STORE")) return og_cli_usage(verb, "no graph given: pass --store ROOT");
-    a.npositional = 0;
+    /* Positionals: [NAME] [ROOT].  A single one is the ROOT when no --store / $OMNIGRAPH_STORE
+     * names the graph and it looks like a path (contains '/' or "://", or exists). */
+    const char *name = NULL;
+    const char *env = getenv("OMNIGRAPH_STORE");
+    if (a.npositional == 2) { /* in either order: the one that looks like a path is the ROOT */
+        int swap = looks_like_path(a.positional[0]) && !looks_like_path(a.positional[1]);
+        name = a.positional[swap ? 1 : 0];
+        a.positional[0] = a.positional[swap ? 0 : 1];
+        a.npositional = 1;
+    } else if (a.npositional == 1 && (a.store || (env && *env) || !looks_like_path(a.positional[0]))) {
+        name = a.positional[0];
+        a.npositional = 0;
+    }
     const char *root = og_graph_args_root(&a);
+    if (!root) return OG_EXIT_USAGE;
     og_buf src = OG_BUF_INIT, pbuf = OG_BUF_INIT;
     if (file && og_cli_read_file(file, &src) != OG_OK) return OG_EXIT_FAIL;
     if (inline_src) og_buf_append_str(&src, inline_src);
@@ -193,7 +244,7 @@ static int run_gq(int argc, char **argv, int is_mutation)
         og_receipt r;
         og_db_mutate_opts mo = {a.branch, from, if_commit};
         st = og_db_mutate_ex(&r, db, (const char *)src.data, src.len, name, params, &mo);
-        if (st) exit_code = og_cli_fail(verb, st);
+        if (st) exit_code = fail_in(verb, st, file, NULL);
         else og_cli_print_receipt(&a, &r, 0);
     } else {
         og_rows *rows = NULL;
@@ -201,7 +252,7 @@ static int run_gq(int argc, char **argv, int is_mutation)
         st = og_db_query(&rows, db, (const char *)src.data, src.len, name, params, &at);
         char *text = NULL;
         if (st == OG_OK) st = og_rows_render(&text, NULL, rows, fmt, a.at ? a.at : (a.branch ? a.branch : "main"));
-        if (st) exit_code = og_cli_fail(verb, st);
+        if (st) exit_code = fail_in(verb, st, file, NULL);
         else fputs(text, stdout);
         og_free(text);
         og_rows_free(rows);
@@ -357,6 +408,8 @@ int og_cmd_schema_graph(int argc, char **argv, int apply)
                    (unsigned long long)r.reclaimed_tables, (unsigned long long)r.reclaimed_versions,
                    (unsigned long long)r.reclaimed_files, (unsigned long long)r.reclaimed_bytes);
     }
+    /* exit 1 when the plan is not supported, like the offline form (docs/schema-language.md §7) */
+    int unsupported = plan && (strstr(plan, "\"supported\":false") || !strncmp(plan, "supported: no", 13));
     og_free(plan);
-    return OG_EXIT_OK;
+    return unsupported && !(apply && r.published) ? OG_EXIT_FAIL : OG_EXIT_OK;
 }

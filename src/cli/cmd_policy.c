@@ -19,8 +19,9 @@ static const char *policy_help =
     "  test BUNDLE TESTS | --tests TESTS     run the declarative cases of a tests file\n"
     "  explain BUNDLE --actor A --action X [--branch B] [--target-branch T] [--json]\n"
     "                                        decide one request and show the matched rule\n"
-    "  compile BUNDLE [--schema]             print the Cedar policies the bundle compiles to\n"
-    "                                        (--schema: print the Cedar schema instead)\n"
+    "  compile BUNDLE [--entities]           print the Cedar policies the bundle compiles to\n"
+    "                                        (--entities: its Cedar entities as JSON instead)\n"
+    "  compile --schema                      print the Cedar schema\n"
     "Common options:\n"
     "  --server      the bundle is a server (cluster-scoped) bundle: only graph_list\n"
     "  --graph ID    the graph the bundle is bound to (Cedar resource Graph::\"ID\"; default\n"
@@ -33,7 +34,7 @@ typedef struct policy_args {
     const char *files[2];
     size_t nfiles;
     const char *tests, *actor, *action, *branch, *target, *graph;
-    int server, json, schema;
+    int server, json, schema, entities;
 } policy_args;
 
 static int parse_args(int argc, char **argv, policy_args *a)
@@ -48,6 +49,7 @@ static int parse_args(int argc, char **argv, policy_args *a)
         if (!strcmp(s, "--server")) a->server = 1;
         else if (!strcmp(s, "--json")) a->json = 1;
         else if (!strcmp(s, "--schema")) a->schema = 1;
+        else if (!strcmp(s, "--entities")) a->entities = 1;
         else if (!strcmp(s, "--tests")) slot = &a->tests;
         else if (!strcmp(s, "--actor")) slot = &a->actor;
         else if (!strcmp(s, "--action")) slot = &a->action;
@@ -177,7 +179,9 @@ static int cmd_compile(const policy_args *a)
     if (!p) return OG_EXIT_FAIL;
     char *text = NULL;
     int rc = OG_EXIT_OK;
-    if (og_policy_cedar(p, a->graph, &text, NULL) != OG_OK) {
+    og_status st = a->entities ? og_policy_cedar_entities(p, a->graph, &text, NULL)
+                               : og_policy_cedar(p, a->graph, &text, NULL);
+    if (st != OG_OK) {
         fprintf(stderr, "omnigraph policy: %s\n", og_error_message());
         rc = OG_EXIT_FAIL;
     } else {

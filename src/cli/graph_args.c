@@ -48,6 +48,7 @@ int og_graph_args_parse(og_graph_args *a, int argc, char **argv, og_flag *flags,
                 if (i + 1 >= argc) return og_cli_usage(verb, "%s needs a value", arg);
                 iv = argv[++i];
             }
+            if (*common_value) return og_cli_usage(verb, "%.*s given twice", (int)strcspn(arg, "="), arg);
             *common_value = iv;
             continue;
         }
@@ -68,6 +69,7 @@ int og_graph_args_parse(og_graph_args *a, int argc, char **argv, og_flag *flags,
                 if (*hit->nmany >= 64) return og_cli_usage(verb, "too many %s flags", hit->name);
                 hit->many[(*hit->nmany)++] = iv;
             } else {
+                if (*hit->value) return og_cli_usage(verb, "%s given twice", hit->name);
                 *hit->value = iv;
             }
             continue;
@@ -77,11 +79,17 @@ int og_graph_args_parse(og_graph_args *a, int argc, char **argv, og_flag *flags,
             return og_cli_usage(verb, "unexpected argument '%s'", arg);
         a->positional[a->npositional++] = arg;
     }
+    if (a->branch && a->at)
+        return og_cli_usage(verb, "--branch and --at name two different states; give one of them");
     return 0;
 }
 
 const char *og_graph_args_root(og_graph_args *a)
 {
+    if (a->store && a->npositional) {
+        og_cli_usage(a->verb, "two graph roots given: --store %s and %s", a->store, a->positional[0]);
+        return NULL;
+    }
     if (a->store) return a->store;
     if (a->npositional) {
         const char *root = a->positional[0];

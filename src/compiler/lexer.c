@@ -529,8 +529,10 @@ og_status og_lex(og_tokens *out, const og_source *src, og_diag *err)
                 char det[48];
                 if (c >= 0x20 && c < 0x7f) snprintf(det, sizeof det, " '%c'", c);
                 else snprintf(det, sizeof det, " (byte 0x%02x)", c);
-                st = lex_fail(&lx, start, start + 1, "identifiers are ASCII: [A-Za-z_][A-Za-z0-9_]*",
-                              "unexpected character", det);
+                const char *hint = c == '\'' ? "strings are written in double quotes: \"...\""
+                                   : c == 0xef && lx.i == 0 ? "the file starts with a UTF-8 byte order mark; save it without one"
+                                   : "identifiers are ASCII: [A-Za-z_][A-Za-z0-9_]*";
+                st = lex_fail(&lx, start, start + 1, hint, "unexpected character", det);
                 goto fail;
             }
             }

@@ -528,9 +528,16 @@ static int check_filter(og_chk *c, og_qclause *cl)
                            "list comparisons in filters are not supported; use `contains` for list membership");
     if (l->t.id == OG_T_VECTOR || r->t.id == OG_T_VECTOR)
         return og_chk_fail(c, cl->span, "T7", "vector comparisons in filters are not supported");
-    if (!og_qt_compatible(l, r))
-        return og_chk_fail(c, cl->span, "T7", "cannot compare %s with %s", og_qt_name(l, a, sizeof a),
-                           og_qt_name(r, b, sizeof b));
+    if (!og_qt_compatible(l, r)) {
+        /* the usual cause: a date written as a string literal */
+        int ld = l->t.id == OG_T_DATE32 || l->t.id == OG_T_DATE64, rd = r->t.id == OG_T_DATE32 || r->t.id == OG_T_DATE64;
+        const char *hint = (ld && is_string_scalar(r)) || (rd && is_string_scalar(l))
+                               ? ((ld ? l : r)->t.id == OG_T_DATE32 ? "; write the date as date(\"2024-01-31\")"
+                                                                    : "; write the time as datetime(\"2024-01-31T12:00:00Z\")")
+                               : "";
+        return og_chk_fail(c, cl->span, "T7", "cannot compare %s with %s%s", og_qt_name(l, a, sizeof a),
+                           og_qt_name(r, b, sizeof b), hint);
+    }
     return 1;
 }
 

@@ -49,6 +49,17 @@ struct og_read {
 
 /* ---- errors from the compiler's diagnostics ------------------------------------------------ */
 
+/* "a, b, c" — the query names of a file, for errors that ask the user to pick one. */
+static const char *query_names(const og_query_file *qf, char *buf, size_t cap)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < qf->nqueries && n + 1 < cap; i++)
+        n += (size_t)snprintf(buf + n, cap - n, "%s%s", i ? ", " : "", qf->queries[i].name);
+    if (n >= cap && cap > 4) memcpy(buf + cap - 4, "...", 4);
+    return qf->nqueries ? buf : "(no queries)";
+}
+
 static og_status diag_error(const og_diag *d, og_status fallback)
 {
     og_buf b = OG_BUF_INIT;
@@ -461,15 +472,18 @@ og_status og_compile(og_compiled **out, const og_catalog *cat, const char *file,
         og_diag_free(&d);
     }
     size_t qi = 0;
+    char names[1024];
     if (st == OG_OK) {
         if (name) {
             const og_query *q = og_query_find(c->qf, name);
             if (!q)
-                st = og_err(OG_ERR_NOT_FOUND, "%s has no query named '%s'", c->file, name);
+                st = og_err(OG_ERR_NOT_FOUND, "%s has no query named '%s'; it has: %s", c->file, name,
+                            query_names(c->qf, names, sizeof names));
             else
                 qi = (size_t)(q - c->qf->queries);
         } else if (c->qf->nqueries != 1) {
-            st = og_err(OG_ERR_INVALID, "%s holds %zu queries; name the one to run", c->file, c->qf->nqueries);
+            st = og_err(OG_ERR_INVALID, "%s holds %zu queries; name the one to run: %s", c->file, c->qf->nqueries,
+                        query_names(c->qf, names, sizeof names));
         }
     }
     if (st == OG_OK) {

@@ -678,6 +678,20 @@ og_status og_exec_bind_params(const og_ir_query *ir, const json_t *params, og_ve
 {
     *out = NULL;
     if (params && !json_is_object(params)) return og_err(OG_ERR_INVALID, "parameters must be a JSON object");
+    /* A parameter the query does not declare is a mistake (a typo, the wrong query), not noise. */
+    const char *key;
+    const json_t *val;
+    json_object_foreach((json_t *)params, key, val) {
+        size_t k = 0;
+        while (k < ir->nparams && strcmp(ir->params[k].name, key) != 0) k++;
+        if (k < ir->nparams) continue;
+        char decl[512] = "";
+        size_t n = 0;
+        for (size_t p = 0; p < ir->nparams && n < sizeof decl; p++)
+            n += (size_t)snprintf(decl + n, sizeof decl - n, "%s$%s", p ? ", " : "", ir->params[p].name);
+        return og_err(OG_ERR_INVALID, "unknown parameter '%s': query '%s' declares %s", key, ir->name ? ir->name : "?",
+                      ir->nparams ? decl : "no parameters");
+    }
     og_vector *v = calloc(ir->nparams ? ir->nparams : 1, sizeof *v);
     if (!v) return og_err(OG_ERR_NOMEM, "out of memory");
     og_status st = OG_OK;

@@ -93,7 +93,14 @@ static double jv_number(const jv *v) { return v->kind == OG_J_INT ? (double)v->i
 static og_status mismatch(const char *what, og_type t, const jv *v)
 {
     char tn[32];
-    return og_err(OG_ERR_INVALID, "%s: expected %s, got %s", what, og_type_name(t, tn, sizeof tn), og_jkind_name(v->kind));
+    int is_int = t.id == OG_T_I32 || t.id == OG_T_I64 || t.id == OG_T_U32 || t.id == OG_T_U64;
+    int is_num = is_int || t.id == OG_T_F32 || t.id == OG_T_F64;
+    const char *hint = is_int && v->kind == OG_J_REAL ? " with a fraction or exponent; write an integer (1818, not 1818.0)"
+                       : is_num && v->kind == OG_J_STRING ? "; write the number without quotes"
+                       : t.id == OG_T_BOOL && v->kind == OG_J_STRING ? "; write true or false without quotes"
+                       : "";
+    return og_err(OG_ERR_INVALID, "%s: expected %s, got %s%s", what, og_type_name(t, tn, sizeof tn), og_jkind_name(v->kind),
+                  hint);
 }
 
 static og_status parse_decimal(const char *s, int is_unsigned, int64_t *sv, uint64_t *uv)

@@ -156,13 +156,19 @@ static og_status load_attempt(void *vctx, og_graph *g, const og_snapshot *base, 
                         (unsigned long long)c->stats.records, done, (unsigned long long)plan.flushes);
         }
     }
-    if (st == OG_OK) st = og_plan_validate(&plan);
-    size_t ntables = 0;
-    if (st == OG_OK) st = og_plan_write(&plan, draft, &ntables);
-    if (st == OG_OK) st = og_draft_set_operation(draft, OG_OP_LOAD, og_load_mode_name(c->opts->mode));
-    if (st == OG_OK) st = og_draft_set_stat(draft, "records", (int64_t)c->stats.records);
-    if (st == OG_OK) st = og_draft_set_stat(draft, "inserted", (int64_t)c->stats.inserted);
-    if (st == OG_OK) st = og_draft_set_stat(draft, "updated", (int64_t)c->stats.updated);
+    /* A file without records changes nothing and publishes nothing (like a mutation that
+     * matches nothing) — in every mode: overwrite replaces only the types the file holds. */
+    int empty = st == OG_OK && c->stats.records == 0;
+    if (empty) og_draft_set_noop(draft);
+    if (st == OG_OK && !empty) {
+        size_t ntables = 0;
+        st = og_plan_validate(&plan);
+        if (st == OG_OK) st = og_plan_write(&plan, draft, &ntables);
+        if (st == OG_OK) st = og_draft_set_operation(draft, OG_OP_LOAD, og_load_mode_name(c->opts->mode));
+        if (st == OG_OK) st = og_draft_set_stat(draft, "records", (int64_t)c->stats.records);
+        if (st == OG_OK) st = og_draft_set_stat(draft, "inserted", (int64_t)c->stats.inserted);
+        if (st == OG_OK) st = og_draft_set_stat(draft, "updated", (int64_t)c->stats.updated);
+    }
     og_ndjson_reader_free(nr);
     og_plan_free(&plan);
     og_read_end(r);

@@ -242,8 +242,13 @@ static int parse_line(const og_ndjson_reader *r, og_jdoc *doc, uint64_t lineno, 
         return -1;
     }
     if (st != OG_OK) {
-        char msg[256];
-        snprintf(msg, sizeof msg, "invalid JSON at %s", jmsg);
+        char msg[400];
+        const char *hint = lineno == 1 && n >= 3 && !memcmp(text, "\xef\xbb\xbf", 3)
+                               ? " (the file starts with a UTF-8 byte order mark; save it without one)"
+                           : strstr(jmsg, "premature end")
+                               ? " (the line ends inside a JSON value: a truncated file, or a line break inside a value?)"
+                               : "";
+        snprintf(msg, sizeof msg, "invalid JSON at %s%s", jmsg, hint);
         return fail(r->name, lineno, err, OG_ERR_PARSE, msg);
     }
     return check_envelope(r->name, lineno, &doc->tok[root], rec, err);

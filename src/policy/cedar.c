@@ -121,3 +121,72 @@ og_status og_policy_cedar(const og_policy *p, const char *graph_id, char **out, 
     *out = (char *)b.data; /* og_buf's storage is malloc'd: the caller free()s it */
     return OG_OK;
 }
+
+/* A JSON string (the names are valid UTF-8: libyaml checked them). */
+static og_status json_str(og_buf *b, const char *s)
+{
+    OG_TRY(og_buf_append_byte(b, '"'));
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\') {
+            OG_TRY(og_buf_append_byte(b, '\\'));
+            OG_TRY(og_buf_append_byte(b, *p));
+        } else if (*p < 0x20) {
+            OG_TRY(og_buf_printf(b, "\\u%04x", *p));
+        } else {
+            OG_TRY(og_buf_append_byte(b, *p));
+        }
+    }
+    return og_buf_append_byte(b, '"');
+}
+
+static og_status entity(og_buf *b, const char *type, const char *id, int first)
+{
+    OG_TRY(og_buf_printf(b, "%s\n  {\"uid\": {\"type\": \"Omnigraph::%s\", \"id\": ", first ? "" : ",", type));
+    OG_TRY(json_str(b, id));
+    return og_buf_append_str(b, "}, \"attrs\": {}, \"parents\": [");
+}
+
+static og_status emit_entities(og_buf *b, const og_policy *p, const char *graph_id)
+{
+    OG_TRY(og_buf_append_byte(b, '['));
+    int first = 1;
+    for (size_t i = 0; i < p->ngroups; i++, first = 0) {
+        OG_TRY(entity(b, "Group", p->groups[i], first));
+        OG_TRY(og_buf_append_str(b, "]}"));
+    }
+    for (size_t i = 0; i < p->nactors; i++, first = 0) {
+        OG_TRY(entity(b, "Actor", p->actors[i].id, first));
+        int any = 0;
+        for (size_t g = 0; g < p->ngroups; g++) {
+            if (!(p->actors[i].groups[g / 8] & (1u << (g % 8)))) continue;
+            OG_TRY(og_buf_append_str(b, any ? ", {\"type\": \"Omnigraph::Group\", \"id\": "
+                                            : "{\"type\": \"Omnigraph::Group\", \"id\": "));
+            OG_TRY(json_str(b, p->groups[g]));
+            OG_TRY(og_buf_append_byte(b, '}'));
+            any = 1;
+        }
+        OG_TRY(og_buf_append_str(b, "]}"));
+    }
+    OG_TRY(entity(b, "Graph", graph_id, first));
+    OG_TRY(og_buf_append_str(b, "]}"));
+    OG_TRY(entity(b, "Server", "root", 0));
+    return og_buf_append_str(b, "]}\n]\n");
+}
+
+og_status og_policy_cedar_entities(const og_policy *p, const char *graph_id, char **out, size_t *len)
+{
+    *out = NULL;
+    if (len) *len = 0;
+    if (!graph_id) graph_id = "default";
+    if (strlen(graph_id) == 0) return og_err(OG_ERR_INVALID, "graph id must not be empty");
+    og_buf b = OG_BUF_INIT;
+    og_status st = emit_entities(&b, p, graph_id);
+    if (st == OG_OK) st = og_buf_append_byte(&b, '\0');
+    if (st != OG_OK) {
+        og_buf_free(&b);
+        return st;
+    }
+    if (len) *len = b.len - 1;
+    *out = (char *)b.data;
+    return OG_OK;
+}

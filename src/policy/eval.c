@@ -26,7 +26,7 @@ static int cmp_branch(const void *key, const void *elem)
     return strcmp((const char *)key, *(const char *const *)elem);
 }
 
-static int is_protected(const og_policy *p, const char *branch)
+int og_policy_is_protected(const og_policy *p, const char *branch)
 {
     return branch && p->nprotected &&
            bsearch(branch, p->protected_branches, p->nprotected, sizeof *p->protected_branches, cmp_branch);
@@ -78,7 +78,7 @@ og_status og_policy_decide(const og_policy *p, const og_policy_request *req, og_
                                            NULL});
         return OG_OK;
     }
-    int bprot = is_protected(p, req->branch), tprot = is_protected(p, req->target_branch);
+    int bprot = og_policy_is_protected(p, req->branch), tprot = og_policy_is_protected(p, req->target_branch);
     const char *best = NULL;
     for (size_t i = 0; i < p->nrules; i++) {
         const pol_rule *r = &p->rules[i];

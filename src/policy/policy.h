@@ -59,6 +59,9 @@ og_status og_policy_parse(const char *src, size_t len, const char *name, og_poli
 void og_policy_free(og_policy *p);
 
 og_policy_kind og_policy_get_kind(const og_policy *p);
+/* 1 when branch (non-NULL) is one of the bundle's protected_branches (the Cedar context's
+ * branch_is_protected / target_branch_is_protected). */
+int og_policy_is_protected(const og_policy *p, const char *branch);
 /* Distinct actor ids over all groups (`policy validate` prints it). */
 size_t og_policy_actor_count(const og_policy *p);
 
@@ -98,6 +101,11 @@ og_status og_policy_decide(const og_policy *p, const og_policy_request *req, og_
  * `@id("<rule_id>:<action>") permit(...)` per (rule, action), in rule order.  *out is
  * malloc'd, NUL-terminated; free() it. */
 og_status og_policy_cedar(const og_policy *p, const char *graph_id, char **out, size_t *len);
+/* The Cedar entities of the bundle as Cedar's JSON entity format: every group, every actor
+ * (parents: its groups), Graph::"<graph_id>" and Server::"root" — with og_policy_cedar() and
+ * og_policy_cedar_schema(), enough for any Cedar tool to reproduce a decision.  *out is
+ * malloc'd, NUL-terminated; free() it. */
+og_status og_policy_cedar_entities(const og_policy *p, const char *graph_id, char **out, size_t *len);
 /* The Cedar schema (namespace Omnigraph) the compiled policies are written against. */
 const char *og_policy_cedar_schema(void);
 

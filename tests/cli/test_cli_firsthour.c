@@ -89,7 +89,165 @@ static void a_mistyped_path_creates_nothing(void **state)
         snprintf(typo, sizeof typo, "%s/typo", dir);
         assert_int_not_equal(stat(typo, &sb), 0);
     }
-    write_file("unused.txt", "");
+}
+
+/* A small graph at dir/g: two people, one edge. */
+static void make_graph(void)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "rm -rf %s/g", dir);
+    assert_int_equal(system(cmd), 0);
+    write_file("s.pg", "node Person { name: String @key  age: I32?  born: Date? }\nedge Knows: Person -> Person\n");
+    write_file("d.jsonl", "{\"type\":\"Person\",\"data\":{\"name\":\"Ada\",\"age\":36,\"born\":\"1815-12-10\"}}\n"
+                          "{\"type\":\"Person\",\"data\":{\"name\":\"Grace\",\"age\":45}}\n"
+                          "{\"edge\":\"Knows\",\"from\":\"Ada\",\"to\":\"Grace\"}\n");
+    assert_int_equal(run(NULL, 0, "%s init --quiet --schema %s/s.pg %s/g >/dev/null && %s load --quiet --data %s/d.jsonl --mode overwrite %s/g",
+                         bin, dir, dir, bin, dir, dir), 0);
+}
+
+/* The head commit of main, into head[27]. */
+static void head_of(char head[27])
+{
+    char out[4096];
+    assert_int_equal(run(out, sizeof out, "%s commit list --limit 1 %s/g", bin, dir), 0);
+    memcpy(head, out, 26);
+    head[26] = 0;
+}
+
+static void an_empty_ndjson_file_publishes_nothing(void **state)
+{
+    (void)state;
+    char out[4096], before[27], after[27];
+    make_graph();
+    head_of(before);
+    write_file("empty.jsonl", "\n\n");
+    static const char *modes[] = {"append", "merge", "overwrite"};
+    for (size_t i = 0; i < 3; i++) {
+        assert_int_equal(run(out, sizeof out, "%s load --quiet --data %s/empty.jsonl --mode %s %s/g", bin, dir, modes[i], dir), 0);
+        assert_string_equal(out, "no changes (nothing published)\n");
+    }
+    assert_int_equal(run(out, sizeof out, "%s load --quiet --json --data %s/empty.jsonl --mode merge %s/g", bin, dir, dir), 0);
+    assert_non_null(strstr(out, "\"commit\": null"));
+    head_of(after);
+    assert_string_equal(before, after);
+    /* the overwrite did not empty the graph */
+    assert_int_equal(run(out, sizeof out, "%s query %s/g -e 'query q() { match { $p: Person } return { count($p) as n } }' --format csv", bin, dir), 0);
+    assert_string_equal(out, "n\r\n2\r\n");
+}
+
+static void repeated_and_conflicting_flags_are_usage_errors(void **state)
+{
+    (void)state;
+    char out[4096], before[27], after[27];
+    make_graph();
+    head_of(before);
+    const char *q = "'query q() { match { $p: Person } return { $p.name } }'";
+    struct { const char *fmt; const char *msg; } cases[] = {
+        {"%s query --store %s/g -e %s -e %s 2>&1", "--query-string given twice"},
+        {"%s query --store %s/g -e %s --branch main --at main 2>&1 #%s", "--branch and --at"},
+        {"%s query --store %s/g --store x -e %s 2>&1 #%s", "--store given twice"},
+        {"%s query --store %s/g -e %s NAME other/root 2>&1 #%s", "two graph roots"},
+        {"%s snapshot --store %s/g other/root 2>&1 #%s%s", "two graph roots"},
+        {"%s load --data a --data b --mode append %s/g 2>&1 #%s%s", "--data given twice"},
+        {"%s mutate --store %s/g -e %s --params '{}' --params '{}' 2>&1 #%s", "--params given twice"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        assert_int_equal(run(out, sizeof out, cases[i].fmt, bin, dir, q, q), 2);
+        if (!strstr(out, cases[i].msg)) fprintf(stderr, "case %zu: %s\n", i, out);
+        assert_non_null(strstr(out, cases[i].msg));
+    }
+    head_of(after);
+    assert_string_equal(before, after);
+}
+
+static void a_positional_root_works_for_query_and_mutate(void **state)
+{
+    (void)state;
+    char out[4096];
+    make_graph();
+    write_file("q.gq", "query names() { match { $p: Person } return { $p.name } order { $p.name } }\n"
+                       "query older($a: I32) { match { $p: Person  $p.age > $a } return { $p.name } }\n"
+                       "query bump($n: String) { update Person set { age: 50 } where name = $n }\n");
+    assert_int_equal(run(out, sizeof out, "%s query %s/g --query %s/q.gq names --format csv", bin, dir, dir), 0);
+    assert_string_equal(out, "p.name\r\nAda\r\nGrace\r\n");
+    assert_int_equal(run(out, sizeof out, "%s query --query %s/q.gq older %s/g --params '{\"a\":40}' --format csv", bin, dir, dir), 0);
+    assert_string_equal(out, "p.name\r\nGrace\r\n");
+    assert_int_equal(run(out, sizeof out, "%s mutate --quiet --query %s/q.gq bump %s/g --params '{\"n\":\"Ada\"}'", bin, dir, dir), 0);
+    assert_non_null(strstr(out, "affected 1 nodes"));
+    /* a bare word is a query name, not a root: no graph given */
+    assert_int_equal(run(out, sizeof out, "env -u OMNIGRAPH_STORE %s query --query %s/q.gq names 2>&1", bin, dir), 2);
+    assert_non_null(strstr(out, "no graph given"));
+}
+
+static void unknown_parameters_and_query_names_are_errors_that_list_the_choices(void **state)
+{
+    (void)state;
+    char out[4096];
+    make_graph();
+    write_file("q.gq", "query names() { match { $p: Person } return { $p.name } }\n"
+                       "query older($a: I32) { match { $p: Person  $p.age > $a } return { $p.name } }\n");
+    assert_int_equal(run(out, sizeof out, "%s query %s/g --query %s/q.gq older --params '{\"a\":1,\"b\":2}' 2>&1", bin, dir, dir), 1);
+    assert_non_null(strstr(out, "unknown parameter 'b': query 'older' declares $a"));
+    assert_int_equal(run(out, sizeof out, "%s query %s/g --query %s/q.gq 2>&1", bin, dir, dir), 1);
+    assert_non_null(strstr(out, "q.gq holds 2 queries; name the one to run: names, older"));
+    assert_int_equal(run(out, sizeof out, "%s query %s/g --query %s/q.gq nope 2>&1", bin, dir, dir), 1);
+    assert_non_null(strstr(out, "q.gq has no query named 'nope'; it has: names, older"));
+}
+
+static void errors_name_the_file_and_give_hints(void **state)
+{
+    (void)state;
+    char out[4096], before[27], after[27];
+    make_graph();
+    head_of(before);
+    write_file("bad.gq", "query q() {\n  match { $p: Person  $p.name = 'Ada' }\n  return { $p.name } }\n");
+    assert_int_equal(run(out, sizeof out, "%s query %s/g --query %s/bad.gq 2>&1", bin, dir, dir), 1);
+    assert_non_null(strstr(out, "bad.gq:2:33: unexpected character"));
+    assert_non_null(strstr(out, "hint: strings are written in double quotes"));
+    write_file("date.gq", "query q() {\n  match { $p: Person  $p.born < \"1900-01-01\" }\n  return { $p.name } }\n");
+    assert_int_equal(run(out, sizeof out, "%s query %s/g --query %s/date.gq 2>&1", bin, dir, dir), 1);
+    assert_non_null(strstr(out, "date.gq:2:"));
+    assert_non_null(strstr(out, "write the date as date(\"2024-01-31\")"));
+    write_file("bom.jsonl", "\xef\xbb\xbf{\"type\":\"Person\",\"data\":{\"name\":\"Bo\"}}\n");
+    assert_int_equal(run(out, sizeof out, "%s load --quiet --data %s/bom.jsonl --mode merge %s/g 2>&1", bin, dir, dir), 1);
+    assert_non_null(strstr(out, "bom.jsonl:1:"));
+    assert_non_null(strstr(out, "byte order mark"));
+    write_file("cut.jsonl", "{\"type\":\"Person\",\"data\":{\"name\":\"Cy\"}}\n{\"type\":\"Person\",\"data\":{\"na");
+    assert_int_equal(run(out, sizeof out, "%s load --quiet --data %s/cut.jsonl --mode merge %s/g 2>&1", bin, dir, dir), 1);
+    assert_non_null(strstr(out, "cut.jsonl:2:"));
+    assert_non_null(strstr(out, "truncated"));
+    write_file("num.jsonl", "{\"type\":\"Person\",\"data\":{\"name\":\"Di\",\"age\":36.5}}\n");
+    assert_int_equal(run(out, sizeof out, "%s load --quiet --data %s/num.jsonl --mode merge %s/g 2>&1", bin, dir, dir), 1);
+    assert_non_null(strstr(out, "expected I32, got a number with a fraction"));
+    head_of(after);
+    assert_string_equal(before, after);
+}
+
+static void data_dash_reads_stdin(void **state)
+{
+    (void)state;
+    char out[4096];
+    make_graph();
+    write_file("eve.jsonl", "{\"type\":\"Person\",\"data\":{\"name\":\"Eve\"}}\n");
+    write_file("noname.jsonl", "{\"type\":\"Person\",\"data\":{}}\n");
+    assert_int_equal(run(out, sizeof out, "%s load --quiet --data - --mode append %s/g < %s/eve.jsonl", bin, dir, dir), 0);
+    assert_non_null(strstr(out, "loaded 1 records"));
+    assert_int_equal(run(out, sizeof out, "%s load --quiet --data - --mode append %s/g < %s/noname.jsonl 2>&1", bin, dir, dir), 1);
+    assert_non_null(strstr(out, "<stdin>:1:"));
+}
+
+static void schema_plan_exits_1_when_unsupported(void **state)
+{
+    (void)state;
+    char out[8192];
+    make_graph();
+    write_file("s2.pg", "node Person { name: String @key  age: I32?  born: Date?  phone: String }\nedge Knows: Person -> Person\n");
+    assert_int_equal(run(out, sizeof out, "%s schema plan --schema %s/s2.pg %s/g", bin, dir, dir), 1);
+    assert_non_null(strstr(out, "supported: no"));
+    assert_int_equal(run(out, sizeof out, "%s schema plan --schema %s/s2.pg --json %s/g", bin, dir, dir), 1);
+    assert_non_null(strstr(out, "\"supported\":false"));
+    assert_int_equal(run(out, sizeof out, "%s schema plan --schema %s/s2.pg --from %s/s.pg", bin, dir, dir), 1);
+    assert_int_equal(run(out, sizeof out, "%s schema plan --schema %s/s.pg %s/g", bin, dir, dir), 0);
 }
 
 int main(void)
@@ -98,6 +256,13 @@ int main(void)
         cmocka_unit_test(version_spellings_print_release_storage_and_build),
         cmocka_unit_test(help_verb_is_the_verbs_help),
         cmocka_unit_test(a_mistyped_path_creates_nothing),
+        cmocka_unit_test(an_empty_ndjson_file_publishes_nothing),
+        cmocka_unit_test(repeated_and_conflicting_flags_are_usage_errors),
+        cmocka_unit_test(a_positional_root_works_for_query_and_mutate),
+        cmocka_unit_test(unknown_parameters_and_query_names_are_errors_that_list_the_choices),
+        cmocka_unit_test(errors_name_the_file_and_give_hints),
+        cmocka_unit_test(data_dash_reads_stdin),
+        cmocka_unit_test(schema_plan_exits_1_when_unsupported),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

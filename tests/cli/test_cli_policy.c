@@ -139,6 +139,10 @@ static void compile_prints_cedar(void **state)
                                 "    action == Omnigraph::Action::\"change\",\n"
                                 "    resource == Omnigraph::Graph::\"knowledge\"\n)\n"
                                 "when { context.has_branch && context.branch_is_protected == false };\n"));
+    assert_int_equal(run("policy compile p.yaml --entities --graph knowledge", out, sizeof out), 0);
+    assert_non_null(strstr(out, "{\"uid\": {\"type\": \"Omnigraph::Actor\", \"id\": \"act-root\"}, \"attrs\": {}, "
+                                "\"parents\": [{\"type\": \"Omnigraph::Group\", \"id\": \"admins\"}]}"));
+    assert_non_null(strstr(out, "{\"uid\": {\"type\": \"Omnigraph::Graph\", \"id\": \"knowledge\"}"));
     assert_int_equal(run("policy compile --schema", out, sizeof out), 0);
     assert_non_null(strstr(out, "namespace Omnigraph {"));
     assert_int_equal(run("policy frobnicate p.yaml", out, sizeof out), 2);

@@ -94,6 +94,12 @@ for (const line of lines) {
     { uid: uid('Graph', b.graph), attrs: {}, parents: [] },
     { uid: uid('Server', 'root'), attrs: {}, parents: [] },
   ];
+  // og_policy_cedar_entities must describe the same entities as the model.
+  const canon = (list) => JSON.stringify(list.map((e) => JSON.stringify([e.uid.type, e.uid.id,
+    e.parents.map((p) => p.type + '\u0000' + p.id).sort()])).sort());
+  if (canon(b.our_entities) !== canon(entities)) {
+    fail(`bundle ${b.bundle}: og_policy_cedar_entities differs from the model:\n${JSON.stringify(b.our_entities)}\n${JSON.stringify(entities)}`);
+  }
   const prot = new Set(b.protected);
   for (const r of b.requests) {
     pairs++;

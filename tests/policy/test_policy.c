@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <jansson.h>
 
 #include "policy/policy.h"
 #include "util/error.h"
@@ -232,6 +233,9 @@ static void decides_branch_scopes(void **state)
     assert_string_equal(d.message, "policy denied action 'change' on branch 'main' for actor 'act-bruno'");
     decide(p, "act-bruno", OG_POLICY_CHANGE, NULL, NULL, &d); /* unprotected needs a branch */
     assert_false(d.allowed);
+    assert_true(og_policy_is_protected(p, "main"));
+    assert_false(og_policy_is_protected(p, "Main"));
+    assert_false(og_policy_is_protected(p, NULL));
     decide(p, "act-ragnor", OG_POLICY_READ, "main", NULL, &d); /* admins hold no read rule */
     assert_false(d.allowed);
     assert_false(d.unknown_actor);
@@ -427,6 +431,30 @@ static void compiles_to_cedar(void **state)
     assert_non_null(strstr(og_policy_cedar_schema(), "namespace Omnigraph"));
 }
 
+static void entities_are_cedar_json(void **state)
+{
+    (void)state;
+    og_policy *p = load("version: 1\ngroups: {a: [x, \"q\\\"\"], b: [x]}\n");
+    char *text = NULL;
+    assert_int_equal(og_policy_cedar_entities(p, "g", &text, NULL), OG_OK);
+    json_error_t err;
+    json_t *arr = json_loads(text, 0, &err);
+    assert_non_null(arr);
+    assert_int_equal(json_array_size(arr), 6); /* 2 groups, 2 actors, Graph, Server */
+    json_t *x = json_array_get(arr, 3);     /* actors sorted: "q\"" < "x" */
+    assert_string_equal(json_string_value(json_object_get(json_object_get(x, "uid"), "id")), "x");
+    assert_string_equal(json_string_value(json_object_get(json_object_get(x, "uid"), "type")), "Omnigraph::Actor");
+    assert_int_equal(json_array_size(json_object_get(x, "parents")), 2);
+    json_t *q = json_array_get(arr, 2);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(q, "uid"), "id")), "q\"");
+    json_t *g = json_array_get(arr, 4);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(g, "uid"), "type")), "Omnigraph::Graph");
+    json_decref(arr);
+    free(text);
+    assert_int_equal(og_policy_cedar_entities(p, "", &text, NULL), OG_ERR_INVALID);
+    og_policy_free(p);
+}
+
 /* ---- tests files ---- */
 
 static void expect_tests_error(const char *yaml, og_status code, const char *msg)
@@ -555,6 +583,7 @@ int main(void)
         cmocka_unit_test(server_bundle_allows_graph_list),
         cmocka_unit_test(actions_parse_and_name),
         cmocka_unit_test(compiles_to_cedar),
+        cmocka_unit_test(entities_are_cedar_json),
         cmocka_unit_test(runs_tests_files),
         cmocka_unit_test(cookbook_bundles),
         cmocka_unit_test(example_bundle_passes_its_tests),

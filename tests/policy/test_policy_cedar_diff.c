@@ -247,6 +247,12 @@ static void one_bundle(og_buf *out, int index)
     og_buf_append_str(out, "{\"bundle\":");
     og_buf_printf(out, "%d,\"cedar\":", index);
     jq(out, cedar);
+    char *ents = NULL;
+    assert_int_equal(og_policy_cedar_entities(p, graph, &ents, NULL), OG_OK);
+    og_buf_append_str(out, ",\"our_entities\":");
+    for (const char *c = ents; *c; c++) /* already JSON; one line */
+        if (*c != '\n') og_buf_append_byte(out, (uint8_t)*c);
+    free(ents);
     og_buf_append_str(out, ",\"graph\":");
     jq(out, graph);
     og_buf_append_str(out, ",\"groups\":{");
