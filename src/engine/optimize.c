@@ -160,12 +160,15 @@ og_status og_engine_auto_optimize(og_engine *e, const char *branch, og_optimize_
         og_manifest m;
         og_manifest_init(&m);
         st = og_table_load(tab, cm->tables[i].version, &m);
-        if (st == OG_OK) over = m.nfragments > limit;
+        size_t small = 0;
+        for (size_t k = 0; st == OG_OK && k < m.nfragments; k++) small += m.fragments[k].physical_rows < OG_AUTO_OPTIMIZE_SMALL_ROWS;
+        over = small > limit;
         og_manifest_free(&m);
         og_table_close(tab);
     }
     og_snapshot_free(snap);
     if (st != OG_OK || !over) return st;
-    og_optimize_opts o = {branch, 0, NULL};
+    /* merge the small ones only: a bulk load's full fragments are left as they are */
+    og_optimize_opts o = {branch, OG_AUTO_OPTIMIZE_SMALL_ROWS, NULL};
     return og_engine_optimize(e, &o, out);
 }

@@ -13,10 +13,11 @@
  * publish re-plans from the new head (the protocol re-runs the whole attempt).
  *
  * Automatic compaction (og_engine_auto_optimize): after a write is published, a table of the
- * new head with more than `OG_AUTO_OPTIMIZE_FRAGMENTS` fragments (default 64; 0 = never)
- * triggers one optimize of that branch, so the fragments a read opens stay bounded however
- * many small commits came before.  It runs after the write's own commit is visible and never
- * fails that write.
+ * new head with more than `OG_AUTO_OPTIMIZE_FRAGMENTS` (default 64; 0 = never) SMALL fragments
+ * (under OG_AUTO_OPTIMIZE_SMALL_ROWS = 65,536 rows, a load's flush size) triggers one optimize
+ * of that branch with that target, so the fragments a read opens stay bounded however many
+ * small commits came before, while a bulk load's full fragments are never rewritten by it.
+ * It runs after the write's own commit is visible and never fails that write.
  */
 #ifndef OG_ENGINE_OPTIMIZE_H
 #define OG_ENGINE_OPTIMIZE_H
@@ -28,6 +29,7 @@
 
 #define OG_OPTIMIZE_TARGET_ROWS ((uint64_t)1 << 20)
 #define OG_AUTO_OPTIMIZE_FRAGMENTS 64
+#define OG_AUTO_OPTIMIZE_SMALL_ROWS ((uint64_t)65536)
 
 typedef struct og_optimize_opts {
     const char *branch;       /* NULL = "main" */
