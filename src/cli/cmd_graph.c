@@ -202,6 +202,7 @@ static int run_gq(int argc, char **argv, int is_mutation)
     if (params && params_file) return og_cli_usage(verb, "give --params or --params-file, not both");
     if (is_mutation && (format || a.at)) return og_cli_usage(verb, "%s is for reads", format ? "--format" : "--at");
     if (!is_mutation && (if_commit || from)) return og_cli_usage(verb, "%s is for mutations", if_commit ? "--if-commit" : "--from");
+    if (!is_mutation && a.actor) return og_cli_usage(verb, "--as names the actor of a write; a read records none");
     og_format fmt = OG_FORMAT_JSON;
     if (format) {
         if (!strcmp(format, "json")) fmt = OG_FORMAT_JSON;
@@ -284,6 +285,7 @@ int og_cmd_export(int argc, char **argv)
     og_flag flags[] = {{"--type", NULL, 1, 1, NULL, NULL, types, &ntypes}};
     int rc = og_graph_args_parse(&a, argc, argv, flags, 1, 1);
     if (rc) return rc;
+    if (a.actor) return og_cli_usage("export", "--as names the actor of a write; a read records none");
     const char *root = og_graph_args_root(&a);
     if (!root) return OG_EXIT_USAGE;
     og_db *db = og_graph_args_open(&a, root);
@@ -303,6 +305,7 @@ static int print_db_text(const char *verb, const char *help_text, int argc, char
     og_graph_args a = {.verb = verb};
     int rc = og_graph_args_parse(&a, argc, argv, NULL, 0, 1);
     if (rc) return rc;
+    if (a.actor) return og_cli_usage(verb, "--as names the actor of a write; a read records none");
     const char *root = og_graph_args_root(&a);
     if (!root) return OG_EXIT_USAGE;
     og_db *db = og_graph_args_open(&a, root);

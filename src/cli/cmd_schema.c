@@ -203,7 +203,8 @@ int og_cmd_schema(int argc, char **argv)
     }
     if (!strcmp(argv[1], "check")) return schema_check(argc - 1, argv + 1);
     if (!strcmp(argv[1], "plan")) return schema_plan(argc - 1, argv + 1);
-    if (!strcmp(argv[1], "show")) return og_cmd_schema_show(argc - 1, argv + 1); /* cmd_graph.c */
+    if (!strcmp(argv[1], "show") || !strcmp(argv[1], "get")) /* `get`: the reference's alias */
+        return og_cmd_schema_show(argc - 1, argv + 1);     /* cmd_graph.c */
     if (!strcmp(argv[1], "apply")) return og_cmd_schema_graph(argc - 1, argv + 1, 1); /* cmd_graph.c */
     return og_cli_usage("schema", "unknown subcommand '%s' (expected check or plan)", argv[1]);
 }

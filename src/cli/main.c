@@ -35,6 +35,7 @@ static void usage(FILE *f)
     fprintf(f, "usage: omnigraph <command> [options]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "  (aliases: read = query, change = mutate, schema get = schema show)\n");
     fprintf(f, "\nRun `omnigraph help <command>` (or `omnigraph <command> --help`) for a command's options.\n");
 }
 
@@ -133,6 +134,9 @@ int main(int argc, char **argv)
         return OG_EXIT_OK;
     }
     if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-v")) return og_cmd_version(argc - 1, argv + 1);
+    /* the reference's spellings (reference-surfaces.md §1.2): read = query, change = mutate */
+    if (!strcmp(argv[1], "read")) return og_cmd_query(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "change")) return og_cmd_mutate(argc - 1, argv + 1);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
     fprintf(stderr, "omnigraph: unknown command '%s'\n\n", argv[1]);

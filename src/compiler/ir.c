@@ -140,7 +140,26 @@ og_status og_ir_dump_expr(og_buf *b, const og_ir_query *ir, const og_ir_expr *e)
 
 static og_status put_pred(og_buf *b, const og_ir_query *ir, const og_ir_pred *p)
 {
-    if (p->kind == OG_IRP_TEXT) return put_text(b, ir, &p->text);
+    switch (p->kind) {
+    case OG_IRP_TEXT: return put_text(b, ir, &p->text);
+    case OG_IRP_AND: case OG_IRP_OR: case OG_IRP_IFF:
+        OG_TRY(og_buf_append_byte(b, '('));
+        OG_TRY(put_pred(b, ir, p->a));
+        OG_TRY(og_buf_append_str(b, p->kind == OG_IRP_AND ? " and " : p->kind == OG_IRP_OR ? " or "
+                                    : p->negated ? " != " : " = "));
+        OG_TRY(put_pred(b, ir, p->b));
+        return og_buf_append_byte(b, ')');
+    case OG_IRP_NOT:
+        OG_TRY(og_buf_append_str(b, "not "));
+        return put_pred(b, ir, p->a);
+    case OG_IRP_TEST:
+        return og_ir_dump_expr(b, ir, p->l);
+    case OG_IRP_ISNULL:
+        OG_TRY(og_ir_dump_expr(b, ir, p->l));
+        return og_buf_append_str(b, p->negated ? " is not null" : " is null");
+    case OG_IRP_CMP:
+        break;
+    }
     OG_TRY(og_ir_dump_expr(b, ir, p->l));
     OG_TRY(og_buf_printf(b, " %s%s ", og_ir_cmp_name(p->op),
                              p->op == OG_IR_LIST_CONTAINS ? "[list]" : ""));

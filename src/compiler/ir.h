@@ -111,13 +111,28 @@ typedef enum og_ir_cmp {
 
 const char *og_ir_cmp_name(og_ir_cmp c);
 
-typedef enum og_ir_pred_kind { OG_IRP_CMP = 0, OG_IRP_TEXT } og_ir_pred_kind;
+/* A predicate.  CMP and TEXT are leaves; AND / OR / NOT combine predicates with three-valued
+ * logic (a comparison with a null is unknown; `not unknown` is unknown; a row is kept only
+ * when the whole predicate is true); TEST is a Bool expression (l) used as a predicate;
+ * ISNULL tests l for null (negated: not null), which is never unknown. */
+typedef enum og_ir_pred_kind {
+    OG_IRP_CMP = 0,
+    OG_IRP_TEXT,
+    OG_IRP_AND,
+    OG_IRP_OR,
+    OG_IRP_NOT,
+    OG_IRP_TEST,
+    OG_IRP_ISNULL,
+    OG_IRP_IFF      /* a = b over conditions (negated: a != b); unknown when either is */
+} og_ir_pred_kind;
 
 typedef struct og_ir_pred {
     og_ir_pred_kind kind;
     og_ir_cmp op;           /* CMP */
-    og_ir_expr *l, *r;      /* CMP; NULL on either side = SQL NULL semantics apply */
+    og_ir_expr *l, *r;      /* CMP; NULL on either side = SQL NULL semantics apply; TEST/ISNULL: l */
     og_ir_text text;        /* TEXT */
+    struct og_ir_pred *a, *b; /* AND, OR, IFF: a and b; NOT: a */
+    int negated;            /* ISNULL: `is not null`; IFF: `!=` */
 } og_ir_pred;
 
 typedef enum og_ir_op_kind { OG_IR_SCAN = 0, OG_IR_EXPAND, OG_IR_FILTER, OG_IR_ANTIJOIN } og_ir_op_kind;

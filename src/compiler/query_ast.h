@@ -103,7 +103,13 @@ typedef enum og_qexpr_kind {
     OG_QE_FUZZY,     /* fuzzy(field, query [, max_edits]) */
     OG_QE_MATCH_TEXT,/* match_text(field, query) */
     OG_QE_BM25,      /* bm25(field, query) */
-    OG_QE_RRF        /* rrf(rank, rank [, k]) */
+    OG_QE_RRF,       /* rrf(rank, rank [, k]) */
+    /* Boolean conditions (only inside an OG_QC_COND filter): */
+    OG_QE_CMP,       /* a op b */
+    OG_QE_AND,       /* a and b */
+    OG_QE_OR,        /* a or b */
+    OG_QE_NOT,       /* not a */
+    OG_QE_ISNULL     /* a is null (negated: a is not null) */
 } og_qexpr_kind;
 
 typedef enum og_qagg {
@@ -127,6 +133,8 @@ typedef struct og_qexpr {
     /* AGG: a; NEAREST: a = query; SEARCH/FUZZY/MATCH_TEXT/BM25: a = field, b = query,
      * c = max_edits (FUZZY, optional); RRF: a, b = ranks, c = k (optional). */
     struct og_qexpr *a, *b, *c;
+    int op;           /* CMP: an og_qop */
+    int negated;      /* ISNULL: `is not null` */
 
     /* resolved by the checker */
     og_qtype type;  /* value type */
@@ -175,7 +183,8 @@ typedef enum og_qclause_kind {
     OG_QC_TRAVERSAL,
     OG_QC_FILTER,
     OG_QC_TEXT,     /* standalone search/fuzzy/match_text: a filter `call = true` */
-    OG_QC_NEGATION
+    OG_QC_NEGATION,
+    OG_QC_COND      /* a compound / bare Bool condition: left = the og_qexpr tree */
 } og_qclause_kind;
 
 typedef enum og_qdir { OG_QDIR_OUT = 0, OG_QDIR_IN, OG_QDIR_BOTH } og_qdir;

@@ -472,6 +472,8 @@ static int resolve(og_chk *c, og_qexpr *e, int in_agg)
         return resolve_text(c, e, "bm25", "T20");
     case OG_QE_RRF:
         return resolve_rrf(c, e);
+    case OG_QE_CMP: case OG_QE_AND: case OG_QE_OR: case OG_QE_NOT: case OG_QE_ISNULL:
+        return og_chk_fail(c, e->span, "T7", "a condition is only allowed as a match filter");
     }
     return 0;
 }
@@ -538,6 +540,80 @@ static int check_filter(og_chk *c, og_qclause *cl)
         return og_chk_fail(c, cl->span, "T7", "cannot compare %s with %s%s", og_qt_name(l, a, sizeof a),
                            og_qt_name(r, b, sizeof b), hint);
     }
+    return 1;
+}
+
+static int is_bool_scalar(const og_qexpr *e)
+{
+    return e->type.node_type < 0 && e->type.t.id == OG_T_BOOL;
+}
+
+/* A compound condition (OG_QC_COND): and / or / not over comparisons, `is [not] null` tests
+ * and bare Bool values.  Comparisons follow the plain filter's rules (check_filter). */
+static int check_cond(og_chk *c, og_qexpr *e, const og_qclause *cl)
+{
+    char a[64], b[64];
+    switch (e->kind) {
+    case OG_QE_AND: case OG_QE_OR: {
+        const char *w = e->kind == OG_QE_AND ? "and" : "or";
+        if (!check_cond(c, e->a, cl) || !check_cond(c, e->b, cl)) return 0;
+        if (!is_bool_scalar(e->a) || !is_bool_scalar(e->b))
+            return og_chk_fail(c, e->span, "T41", "`%s` needs Bool operands, got %s and %s", w,
+                               og_qt_name(&e->a->type, a, sizeof a), og_qt_name(&e->b->type, b, sizeof b));
+        break;
+    }
+    case OG_QE_NOT:
+        if (!check_cond(c, e->a, cl)) return 0;
+        if (!is_bool_scalar(e->a))
+            return og_chk_fail(c, e->span, "T41", "`not` needs a Bool operand, got %s",
+                               og_qt_name(&e->a->type, a, sizeof a));
+        break;
+    case OG_QE_ISNULL:
+        if (!resolve(c, e->a, 0)) return 0;
+        if (e->a->is_agg) return og_chk_fail(c, e->span, "T7", "aggregates are not allowed in match filters");
+        if (e->a->type.node_type >= 0)
+            return og_chk_fail(c, e->span, "T7", "`is null` needs a property or parameter, got a bare variable");
+        break;
+    case OG_QE_CMP: {
+        og_qclause tmp = *cl;
+        tmp.kind = OG_QC_FILTER;
+        tmp.left = e->a;
+        tmp.right = e->b;
+        tmp.op = (og_qop)e->op;
+        tmp.span = e->span;
+        int sub_a = e->a->kind == OG_QE_CMP || e->a->kind == OG_QE_AND || e->a->kind == OG_QE_OR ||
+                    e->a->kind == OG_QE_NOT || e->a->kind == OG_QE_ISNULL;
+        int sub_b = e->b->kind == OG_QE_CMP || e->b->kind == OG_QE_AND || e->b->kind == OG_QE_OR ||
+                    e->b->kind == OG_QE_NOT || e->b->kind == OG_QE_ISNULL;
+        if (sub_a || sub_b) { /* a comparison of conditions: Bool = Bool, Bool != Bool */
+            if ((sub_a && !check_cond(c, e->a, cl)) || (!sub_a && !resolve(c, e->a, 0))) return 0;
+            if ((sub_b && !check_cond(c, e->b, cl)) || (!sub_b && !resolve(c, e->b, 0))) return 0;
+            if (!is_bool_scalar(e->a) || !is_bool_scalar(e->b) || (e->op != OG_QOP_EQ && e->op != OG_QOP_NE))
+                return og_chk_fail(c, e->span, "T7", "conditions compare only with = or != against Bool, got %s %s %s",
+                                   og_qt_name(&e->a->type, a, sizeof a), og_qop_name((og_qop)e->op),
+                                   og_qt_name(&e->b->type, b, sizeof b));
+        } else if (!check_filter(c, &tmp)) {
+            return 0;
+        }
+        break;
+    }
+    default:
+        if (!resolve(c, e, 0)) return 0;
+        if (e->is_agg) return og_chk_fail(c, e->span, "T7", "aggregates are not allowed in match filters");
+        return 1; /* the operator above (or check_cond_top) requires Bool */
+    }
+    e->type = og_qt_scalar(OG_T_BOOL);
+    e->type.nullable = 1;
+    return 1;
+}
+
+static int check_cond_top(og_chk *c, og_qexpr *e, const og_qclause *cl)
+{
+    char a[64];
+    if (!check_cond(c, e, cl)) return 0;
+    if (!is_bool_scalar(e))
+        return og_chk_fail(c, e->span, "T7", "a bare filter must be a Bool property or parameter, got %s",
+                           og_qt_name(&e->type, a, sizeof a));
     return 1;
 }
 
@@ -803,7 +879,7 @@ static int check_negation(og_chk *c, og_qclause *cl)
             const og_qclause *x = &cl->inner[i];
             if (x->kind == OG_QC_TRAVERSAL)
                 has_outer = in_set(x->src_index, outer, nouter) || in_set(x->dst_index, outer, nouter);
-            else if (x->kind == OG_QC_FILTER || x->kind == OG_QC_TEXT)
+            else if (x->kind == OG_QC_FILTER || x->kind == OG_QC_TEXT || x->kind == OG_QC_COND)
                 has_outer = expr_refs_any(x->left, outer, nouter) || expr_refs_any(x->right, outer, nouter);
             else if (x->kind == OG_QC_BINDING)
                 has_outer = in_set(x->var_index, outer, nouter);
@@ -829,6 +905,7 @@ static int check_clauses(og_chk *c, og_qclause *cl, size_t n)
         case OG_QC_FILTER: ok = check_filter(c, x); break;
         case OG_QC_TEXT: ok = resolve(c, x->left, 0); break;
         case OG_QC_NEGATION: ok = check_negation(c, x); break;
+        case OG_QC_COND: ok = check_cond_top(c, x->left, x); break;
         }
         if (!ok) return 0;
     }

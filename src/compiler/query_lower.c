@@ -203,6 +203,9 @@ static og_ir_expr *lower_expr(low *L, const og_qexpr *e)
             if (!(x->text = lalloc(L, sizeof *x->text)) || !text_from(L, x->text, e)) return NULL;
         }
         break;
+    case OG_QE_CMP: case OG_QE_AND: case OG_QE_OR: case OG_QE_NOT: case OG_QE_ISNULL:
+        L->nomem = 1; /* conditions are lowered by pred_from_cond; the checker keeps them elsewhere */
+        return NULL;
     }
     if (x) x->type = e->type;
     return x;
@@ -294,9 +297,12 @@ static int is_true(const og_qexpr *e)
     return e->kind == OG_QE_LIT && e->lit.kind == OG_QLIT_BOOL && e->lit.b;
 }
 
+static int pred_from_cond(low *L, og_ir_pred *p, const og_qexpr *e);
+
 static int pred_from_clause(low *L, og_ir_pred *p, const og_qclause *c)
 {
     const og_qexpr *text = NULL;
+    if (c->kind == OG_QC_COND) return pred_from_cond(L, p, c->left);
     if (c->kind == OG_QC_TEXT) text = c->left;
     else if (c->op == OG_QOP_EQ && is_text_call(c->left) && is_true(c->right)) text = c->left;
     else if (c->op == OG_QOP_EQ && is_text_call(c->right) && is_true(c->left)) text = c->right;
@@ -307,6 +313,56 @@ static int pred_from_clause(low *L, og_ir_pred *p, const og_qclause *c)
     p->kind = OG_IRP_CMP;
     p->op = cmp_of(c->op, &c->left->type);
     return (p->l = lower_expr(L, c->left)) && (p->r = lower_expr(L, c->right));
+}
+
+static int is_cond_expr(const og_qexpr *e)
+{
+    return e->kind == OG_QE_CMP || e->kind == OG_QE_AND || e->kind == OG_QE_OR || e->kind == OG_QE_NOT ||
+           e->kind == OG_QE_ISNULL;
+}
+
+/* An OG_QC_COND tree as a predicate tree. */
+static int pred_from_cond(low *L, og_ir_pred *p, const og_qexpr *e)
+{
+    memset(p, 0, sizeof *p);
+    switch (e->kind) {
+    case OG_QE_AND: case OG_QE_OR:
+        p->kind = e->kind == OG_QE_AND ? OG_IRP_AND : OG_IRP_OR;
+        if (!(p->a = lalloc(L, sizeof *p->a)) || !(p->b = lalloc(L, sizeof *p->b))) return 0;
+        return pred_from_cond(L, p->a, e->a) && pred_from_cond(L, p->b, e->b);
+    case OG_QE_NOT:
+        p->kind = OG_IRP_NOT;
+        if (!(p->a = lalloc(L, sizeof *p->a))) return 0;
+        return pred_from_cond(L, p->a, e->a);
+    case OG_QE_ISNULL:
+        p->kind = OG_IRP_ISNULL;
+        p->negated = e->negated;
+        return (p->l = lower_expr(L, e->a)) != NULL;
+    case OG_QE_CMP:
+        if (is_cond_expr(e->a) || is_cond_expr(e->b)) {
+            og_ir_pred *x = lalloc(L, sizeof *x), *y = lalloc(L, sizeof *y);
+            if (!x || !y) return 0;
+            if (is_cond_expr(e->a) ? !pred_from_cond(L, x, e->a) : !(x->kind = OG_IRP_TEST, x->l = lower_expr(L, e->a)))
+                return 0;
+            if (is_cond_expr(e->b) ? !pred_from_cond(L, y, e->b) : !(y->kind = OG_IRP_TEST, y->l = lower_expr(L, e->b)))
+                return 0;
+            p->kind = OG_IRP_IFF;
+            p->negated = e->op == OG_QOP_NE;
+            p->a = x;
+            p->b = y;
+            return 1;
+        }
+        p->kind = OG_IRP_CMP;
+        p->op = cmp_of((og_qop)e->op, &e->a->type);
+        return (p->l = lower_expr(L, e->a)) && (p->r = lower_expr(L, e->b));
+    default:
+        if (is_text_call(e)) {
+            p->kind = OG_IRP_TEXT;
+            return text_from(L, &p->text, e);
+        }
+        p->kind = OG_IRP_TEST;
+        return (p->l = lower_expr(L, e)) != NULL;
+    }
 }
 
 /* Variables an expression / predicate mentions, as a small set. */
@@ -344,6 +400,9 @@ static void pred_vars(const og_ir_query *ir, const og_ir_pred *p, varset *s)
         vs_add(s, p->text.var);
         expr_vars(ir, p->text.query, s);
         expr_vars(ir, p->text.max_edits, s);
+    } else if (p->kind == OG_IRP_AND || p->kind == OG_IRP_OR || p->kind == OG_IRP_NOT || p->kind == OG_IRP_IFF) {
+        pred_vars(ir, p->a, s);
+        if (p->b) pred_vars(ir, p->b, s);
     } else {
         expr_vars(ir, p->l, s);
         expr_vars(ir, p->r, s);
@@ -515,6 +574,7 @@ static void clause_refs(const og_qclause *cl, size_t n, unsigned char *refs)
             break;
         case OG_QC_FILTER:
         case OG_QC_TEXT:
+        case OG_QC_COND:
             qexpr_refs(c->left, refs);
             qexpr_refs(c->right, refs);
             break;
@@ -575,7 +635,7 @@ static int lower_scope(low *L, const og_qclause *cl, size_t n, const unsigned ch
     for (size_t v = 0; ok && v < nv; v++)
         for (size_t k = 0; ok && k < s.npend[v]; k++) ok = place_pred(&s, &s.pend[v][k]);
     for (size_t i = 0; ok && i < n; i++) {
-        if (cl[i].kind != OG_QC_FILTER && cl[i].kind != OG_QC_TEXT) continue;
+        if (cl[i].kind != OG_QC_FILTER && cl[i].kind != OG_QC_TEXT && cl[i].kind != OG_QC_COND) continue;
         og_ir_pred p;
         memset(&p, 0, sizeof p);
         ok = pred_from_clause(L, &p, &cl[i]) && place_pred(&s, &p);
@@ -631,6 +691,7 @@ static const char *default_name(low *L, const og_qexpr *e)
     case OG_QE_MATCH_TEXT: return "match_text";
     case OG_QE_BM25: return "bm25";
     case OG_QE_RRF: return "rrf";
+    case OG_QE_CMP: case OG_QE_AND: case OG_QE_OR: case OG_QE_NOT: case OG_QE_ISNULL: return "condition";
     }
     return "?";
 }

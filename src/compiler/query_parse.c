@@ -494,13 +494,15 @@ static int try_traversal(parser *p, og_qclause *c)
     }
     if (accept(p, OG_TOK_LT)) {
         c->undirected = 1;
-        if (!is_kind(p, OG_TOK_IDENT) || is_word(p, "not")) return expect_fail(p, "edge name");
+        if (!is_kind(p, OG_TOK_IDENT) || is_word(p, "not") || is_word(p, "and") || is_word(p, "or") || is_word(p, "is"))
+            return expect_fail(p, "edge name");
         c->edge_word = tok_str(p, tok(p));
         c->edge_span = (og_qspan){tok(p)->start, tok(p)->end};
         p->pos++;
         if (!expect_kind(p, OG_TOK_GT, "'>'")) return 0;
     } else {
-        if (!is_kind(p, OG_TOK_IDENT) || is_word(p, "not")) return expect_fail(p, "edge name");
+        if (!is_kind(p, OG_TOK_IDENT) || is_word(p, "not") || is_word(p, "and") || is_word(p, "or") || is_word(p, "is"))
+            return expect_fail(p, "edge name");
         c->edge_word = tok_str(p, tok(p));
         c->edge_span = (og_qspan){tok(p)->start, tok(p)->end};
         p->pos++;
@@ -556,22 +558,127 @@ static int filter_op(parser *p, og_qop *op)
     return 1;
 }
 
+/* Conditions: or_cond := and_cond ("or" and_cond)*; and_cond := not_cond ("and" not_cond)*;
+ * not_cond := "not" not_cond | cmp; cmp := operand [op operand | "is" ["not"] "null"];
+ * operand := "(" or_cond ")" | expression.  `not {` stays a negation block. */
+static og_qexpr *parse_or(parser *p);
+
+static og_qexpr *parse_operand(parser *p)
+{
+    if (is_kind(p, OG_TOK_LPAREN)) {
+        if (!enter(p)) return NULL;
+        p->pos++;
+        og_qexpr *e = parse_or(p);
+        leave(p);
+        if (!e || !expect_kind(p, OG_TOK_RPAREN, "')'")) return NULL;
+        return e;
+    }
+    return parse_expr(p);
+}
+
+static og_qexpr *parse_cmp(parser *p)
+{
+    size_t start = tok(p)->start;
+    og_qexpr *l = parse_operand(p);
+    if (!l) return NULL;
+    og_qop op;
+    if (filter_op(p, &op)) {
+        og_qexpr *e = new_expr(p, OG_QE_CMP, start);
+        if (!e || !(e->b = parse_operand(p))) return NULL;
+        e->a = l;
+        e->op = (int)op;
+        e->span.end = prev_end(p);
+        return e;
+    }
+    if (is_word(p, "is")) {
+        p->pos++;
+        int neg = 0;
+        if (is_word(p, "not")) {
+            p->pos++;
+            neg = 1;
+        }
+        if (!is_word(p, "null")) {
+            expect_fail(p, "'null'");
+            return NULL;
+        }
+        p->pos++;
+        og_qexpr *e = new_expr(p, OG_QE_ISNULL, start);
+        if (!e) return NULL;
+        e->a = l;
+        e->negated = neg;
+        e->span.end = prev_end(p);
+        return e;
+    }
+    return l;
+}
+
+static og_qexpr *parse_not(parser *p)
+{
+    if (is_word(p, "not") && peek(p, 1)->kind != OG_TOK_LBRACE) {
+        size_t start = tok(p)->start;
+        if (!enter(p)) return NULL;
+        p->pos++;
+        og_qexpr *e = new_expr(p, OG_QE_NOT, start);
+        if (e && !(e->a = parse_not(p))) e = NULL;
+        leave(p);
+        if (e) e->span.end = prev_end(p);
+        return e;
+    }
+    return parse_cmp(p);
+}
+
+static og_qexpr *parse_binary(parser *p, const char *word, og_qexpr_kind k, og_qexpr *(*sub)(parser *))
+{
+    size_t start = tok(p)->start;
+    og_qexpr *l = sub(p);
+    while (l && is_word(p, word)) {
+        p->pos++;
+        og_qexpr *e = new_expr(p, k, start);
+        if (!e || !enter(p)) return NULL;
+        e->a = l;
+        e->b = sub(p);
+        leave(p);
+        if (!e->b) return NULL;
+        e->span.end = prev_end(p);
+        l = e;
+    }
+    return l;
+}
+
+static og_qexpr *parse_and(parser *p) { return parse_binary(p, "and", OG_QE_AND, parse_not); }
+static og_qexpr *parse_or(parser *p) { return parse_binary(p, "or", OG_QE_OR, parse_and); }
+
+static int is_cond(const og_qexpr *e)
+{
+    return e->kind == OG_QE_CMP || e->kind == OG_QE_AND || e->kind == OG_QE_OR || e->kind == OG_QE_NOT ||
+           e->kind == OG_QE_ISNULL;
+}
+
 static int parse_filter(parser *p, og_qclause *c)
 {
-    og_qexpr *l = parse_expr(p);
-    if (!l) return 0;
-    if (filter_op(p, &c->op)) {
+    og_qexpr *e = parse_or(p);
+    if (!e || failed(p)) return 0;
+    if (e->kind == OG_QE_CMP && !is_cond(e->a) && !is_cond(e->b)) { /* the plain `a op b` filter */
         c->kind = OG_QC_FILTER;
-        c->left = l;
-        return (c->right = parse_expr(p)) != NULL;
+        c->left = e->a;
+        c->right = e->b;
+        c->op = (og_qop)e->op;
+        return 1;
     }
-    if (l->kind == OG_QE_SEARCH || l->kind == OG_QE_FUZZY || l->kind == OG_QE_MATCH_TEXT) {
+    if (e->kind == OG_QE_SEARCH || e->kind == OG_QE_FUZZY || e->kind == OG_QE_MATCH_TEXT) {
         c->kind = OG_QC_TEXT;
-        c->left = l;
+        c->left = e;
         c->op = OG_QOP_EQ;
         return 1;
     }
-    return expect_fail(p, "comparison operator");
+    if ((e->kind == OG_QE_LIT && e->lit.kind != OG_QLIT_BOOL) || e->kind == OG_QE_ALIAS)
+        return expect_fail(p, "comparison operator");
+    /* `$a not $b` reads as a misspelt traversal, not as two conditions */
+    if (!is_cond(e) && is_word(p, "not") && peek(p, 1)->kind != OG_TOK_LBRACE)
+        return expect_fail(p, "comparison operator");
+    c->kind = OG_QC_COND; /* compound, `is null`, or a bare Bool property / parameter / literal */
+    c->left = e;
+    return 1;
 }
 
 static int parse_clauses(parser *p, og_qclause **out, size_t *n)

@@ -175,10 +175,109 @@ static og_cmp_op cmp_op(og_ir_cmp c)
     return OG_CMP_EQ;
 }
 
+static og_status apply_pred(exec *x, const pipe *p, const og_ir_pred *pr, uint8_t *sel);
+
+static void bit_put(uint8_t *b, size_t i, int v)
+{
+    if (v) b[i >> 3] |= (uint8_t)(1u << (i & 7));
+    else b[i >> 3] &= (uint8_t)~(1u << (i & 7));
+}
+
+/* Three-valued evaluation of a condition over the rows of p: t = the rows where it is true,
+ * f = the rows where it is false (a row in neither is unknown: a null was compared). */
+static og_status eval_cond(exec *x, const pipe *p, const og_ir_pred *pr, uint8_t *t, uint8_t *f)
+{
+    size_t n = p->b.n_rows, bytes = (n + 7) / 8;
+    switch (pr->kind) {
+    case OG_IRP_AND: case OG_IRP_OR: case OG_IRP_IFF: {
+        uint8_t *t2 = malloc(bytes + 1), *f2 = malloc(bytes + 1);
+        og_status st = t2 && f2 ? OG_OK : og_err(OG_ERR_NOMEM, "out of memory");
+        if (st == OG_OK) st = eval_cond(x, p, pr->a, t, f);
+        if (st == OG_OK) st = eval_cond(x, p, pr->b, t2, f2);
+        for (size_t i = 0; st == OG_OK && i < bytes; i++) {
+            uint8_t ta = t[i], fa = f[i], tb = t2[i], fb = f2[i];
+            if (pr->kind == OG_IRP_AND) t[i] = ta & tb, f[i] = fa | fb;
+            else if (pr->kind == OG_IRP_OR) t[i] = ta | tb, f[i] = fa & fb;
+            else {
+                uint8_t same = (uint8_t)((ta & tb) | (fa & fb)), diff = (uint8_t)((ta & fb) | (fa & tb));
+                t[i] = pr->negated ? diff : same;
+                f[i] = pr->negated ? same : diff;
+            }
+        }
+        free(t2);
+        free(f2);
+        return st;
+    }
+    case OG_IRP_NOT:
+        return eval_cond(x, p, pr->a, f, t);
+    case OG_IRP_TEST: case OG_IRP_ISNULL: {
+        og_vector v;
+        OG_TRY(eval(x, p, pr->l, &v));
+        og_status st = OG_OK;
+        if (pr->kind == OG_IRP_TEST && v.type.id != OG_T_BOOL && v.type.id != OG_T_NULL)
+            st = og_err(OG_ERR_INTERNAL, "a bare condition is not a Bool value");
+        for (size_t i = 0; st == OG_OK && i < n; i++) {
+            size_t k = v.len == 1 ? 0 : i;
+            int isnull = v.len == 0 || og_vector_is_null(&v, k);
+            if (pr->kind == OG_IRP_ISNULL) {
+                int r = pr->negated ? !isnull : isnull;
+                bit_put(t, i, r);
+                bit_put(f, i, !r);
+            } else {
+                int val = !isnull && og_bit_get((const uint8_t *)v.values, k);
+                bit_put(t, i, !isnull && val);
+                bit_put(f, i, !isnull && !val);
+            }
+        }
+        og_vector_free(&v);
+        return st;
+    }
+    case OG_IRP_CMP: {
+        memset(t, 0xff, bytes);
+        memset(f, 0, bytes);
+        if (!pr->l || !pr->r) {
+            memset(t, 0, bytes);
+            return OG_OK;
+        }
+        og_vector l, r;
+        OG_TRY(eval(x, p, pr->l, &l));
+        og_status st = eval(x, p, pr->r, &r);
+        if (st == OG_OK) {
+            if (n) st = og_filter_compare(&l, cmp_op(pr->op), &r, t, n);
+            for (size_t i = 0; st == OG_OK && i < n; i++) {
+                int ln = l.len == 0 || og_vector_is_null(&l, l.len == 1 ? 0 : i);
+                int rn = r.len == 0 || og_vector_is_null(&r, r.len == 1 ? 0 : i);
+                bit_put(f, i, !ln && !rn && !og_bit_get(t, i));
+            }
+            og_vector_free(&r);
+        }
+        og_vector_free(&l);
+        return st;
+    }
+    case OG_IRP_TEXT: {
+        memset(t, 0xff, bytes);
+        og_status st = apply_pred(x, p, pr, t);
+        for (size_t i = 0; st == OG_OK && i < n; i++) bit_put(f, i, !og_bit_get(t, i));
+        return st;
+    }
+    }
+    return og_err(OG_ERR_INTERNAL, "unknown predicate kind %d", (int)pr->kind);
+}
+
 /* Clears in sel the rows of p that fail pred. */
 static og_status apply_pred(exec *x, const pipe *p, const og_ir_pred *pr, uint8_t *sel)
 {
     size_t n = p->b.n_rows;
+    if (pr->kind != OG_IRP_CMP && pr->kind != OG_IRP_TEXT) {
+        size_t bytes = (n + 7) / 8;
+        uint8_t *t = malloc(bytes + 1), *f = malloc(bytes + 1);
+        og_status st = t && f ? OG_OK : og_err(OG_ERR_NOMEM, "out of memory");
+        if (st == OG_OK && n) st = eval_cond(x, p, pr, t, f);
+        for (size_t i = 0; st == OG_OK && i < bytes; i++) sel[i] &= t[i];
+        free(t);
+        free(f);
+        return st;
+    }
     if (pr->kind == OG_IRP_TEXT) {
         if (!x->search || p->var_col[pr->text.var] < 0)
             return og_err(OG_ERR_INTERNAL, "a text predicate over an unbound variable");

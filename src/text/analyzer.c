@@ -14,6 +14,7 @@
 #include <utf8proc.h>
 
 #include "util/error.h"
+#include "util/strmap.h"
 #include "util/utf8.h"
 
 struct og_analyzer {
@@ -21,7 +22,15 @@ struct og_analyzer {
     int no_stop;
     char *buf;               /* scratch: the cleaned input */
     size_t buf_cap;
+    /* memo of folded word -> stem: text repeats its words, and stemming is the cost */
+    og_strmap memo;          /* word -> index into memo_ent */
+    struct { uint32_t off, len; uint8_t stop; } *memo_ent;
+    size_t memo_n, memo_cap;
+    char *memo_buf;
+    size_t memo_len, memo_buf_cap;
 };
+
+#define MEMO_MAX 65536 /* words remembered before the memo starts over */
 
 /* The built-in English stop list: function words that carry no topic.  Sorted (strcmp). */
 static const char *const stop_words[] = {
@@ -70,6 +79,9 @@ void og_analyzer_free(og_analyzer *a)
 {
     if (!a) return;
     if (a->stem) sb_stemmer_delete(a->stem);
+    og_strmap_free(&a->memo);
+    free(a->memo_ent);
+    free(a->memo_buf);
     free(a->buf);
     free(a);
 }
@@ -112,11 +124,74 @@ static og_status flush_word(og_analyzer *a, og_text_tokens *t, const char *w, si
 {
     uint32_t pos = t->nwords++;
     if (wl > OG_TEXT_MAX_WORD) return OG_OK;
+    uint32_t k;
+    if (og_strmap_get(&a->memo, w, wl, &k))
+        return push_token(t, a->memo_buf + a->memo_ent[k].off, a->memo_ent[k].len, pos, a->memo_ent[k].stop);
     int stop = !a->no_stop && og_text_is_stop_word(w, wl);
-    if (!a->stem) return push_token(t, w, wl, pos, stop);
-    const sb_symbol *s = sb_stemmer_stem(a->stem, (const sb_symbol *)w, (int)wl);
-    if (!s) return og_err(OG_ERR_NOMEM, "out of memory");
-    return push_token(t, (const char *)s, (size_t)sb_stemmer_length(a->stem), pos, stop);
+    const char *term = w;
+    size_t tl = wl;
+    if (a->stem) {
+        const sb_symbol *s = sb_stemmer_stem(a->stem, (const sb_symbol *)w, (int)wl);
+        if (!s) return og_err(OG_ERR_NOMEM, "out of memory");
+        term = (const char *)s;
+        tl = (size_t)sb_stemmer_length(a->stem);
+    }
+    /* remember it (a failure to remember only costs speed) */
+    if (a->memo_n >= MEMO_MAX) {
+        og_strmap_free(&a->memo);
+        og_strmap_init(&a->memo);
+        a->memo_n = a->memo_len = 0;
+    }
+    if (a->memo_n == a->memo_cap) {
+        size_t nc = a->memo_cap ? a->memo_cap * 2 : 256;
+        void *ne = realloc(a->memo_ent, nc * sizeof *a->memo_ent);
+        if (ne) a->memo_ent = ne, a->memo_cap = nc;
+    }
+    if (a->memo_len + tl > a->memo_buf_cap) {
+        size_t nc = a->memo_buf_cap ? a->memo_buf_cap * 2 : 4096;
+        while (nc < a->memo_len + tl) nc *= 2;
+        char *nb = realloc(a->memo_buf, nc);
+        if (nb) a->memo_buf = nb, a->memo_buf_cap = nc;
+    }
+    if (a->memo_n < a->memo_cap && a->memo_len + tl <= a->memo_buf_cap &&
+        og_strmap_insert(&a->memo, w, wl, (uint32_t)a->memo_n, NULL, NULL) == OG_OK) {
+        memcpy(a->memo_buf + a->memo_len, term, tl);
+        a->memo_ent[a->memo_n].off = (uint32_t)a->memo_len;
+        a->memo_ent[a->memo_n].len = (uint32_t)tl;
+        a->memo_ent[a->memo_n++].stop = (uint8_t)stop;
+        a->memo_len += tl;
+    }
+    return push_token(t, term, tl, pos, stop);
+}
+
+static int ascii_alnum(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+static int ascii_alpha(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
+/* All-ASCII text: NFKC and case folding are lower-casing, words are [A-Za-z0-9] runs (the
+ * general path's rules restricted to ASCII), so utf8proc is skipped. */
+static og_status analyze_ascii(og_analyzer *a, const unsigned char *s, size_t len, og_text_tokens *out)
+{
+    char w[OG_TEXT_MAX_WORD + 2];
+    size_t wl = 0;
+    og_status st = OG_OK;
+    for (size_t i = 0; i <= len && st == OG_OK; i++) {
+        unsigned char c = i < len ? s[i] : ' ';
+        if (ascii_alnum(c)) {
+            if (wl <= OG_TEXT_MAX_WORD) w[wl] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
+            wl++;
+        } else if (c == '\'' && wl && ascii_alpha(s[i - 1]) && i + 1 < len && ascii_alpha(s[i + 1])) {
+            if (wl <= OG_TEXT_MAX_WORD) w[wl] = '\'';
+            wl++;
+        } else if (wl) {
+            st = flush_word(a, out, w, wl); /* a word past the limit is dropped there by its length */
+            wl = 0;
+        }
+    }
+    return st;
 }
 
 static int is_word_cp(utf8proc_int32_t cp)
@@ -151,6 +226,9 @@ og_status og_analyze(og_analyzer *a, const char *s, size_t len, og_text_tokens *
     out->nwords = 0;
     if (len == 0) return OG_OK;
     if (len > (size_t)INT32_MAX / 4) return og_err(OG_ERR_LIMIT, "text of %zu bytes is too large to analyze", len);
+    size_t hi = 0;
+    for (size_t i = 0; i < len; i++) hi |= (unsigned char)s[i] & 0x80;
+    if (!hi) return analyze_ascii(a, (const unsigned char *)s, len, out);
     /* 1. invalid UTF-8 and NUL become spaces, so utf8proc accepts the whole string */
     if (a->buf_cap < len) {
         char *nb = realloc(a->buf, len);

@@ -250,6 +250,31 @@ static void schema_plan_exits_1_when_unsupported(void **state)
     assert_int_equal(run(out, sizeof out, "%s schema plan --schema %s/s.pg %s/g", bin, dir, dir), 0);
 }
 
+static void reference_spellings(void **state)
+{
+    (void)state;
+    char a[8192], b[8192];
+    make_graph();
+    const char *q = "-e 'query q() { match { $p: Person } return { $p.name } order { $p.name } }' --format csv";
+    assert_int_equal(run(a, sizeof a, "%s query %s/g %s", bin, dir, q), 0);
+    assert_int_equal(run(b, sizeof b, "%s read %s/g %s", bin, dir, q), 0);
+    assert_string_equal(a, b);
+    assert_int_equal(run(a, sizeof a, "%s change --quiet %s/g -e 'query m() { update Person set { age: 1 } where name = \"Ada\" }'", bin, dir), 0);
+    assert_non_null(strstr(a, "affected 1 nodes"));
+    assert_int_equal(run(a, sizeof a, "%s schema show %s/g", bin, dir), 0);
+    assert_int_equal(run(b, sizeof b, "%s schema get %s/g", bin, dir), 0);
+    assert_string_equal(a, b);
+    char head[27];
+    head_of(head);
+    assert_int_equal(run(a, sizeof a, "%s snapshot --snapshot %s %s/g", bin, head, dir), 0);
+    assert_non_null(strstr(a, head));
+    /* --as is for writes */
+    assert_int_equal(run(a, sizeof a, "%s query --as bob %s/g %s 2>&1", bin, dir, q), 2);
+    assert_non_null(strstr(a, "--as names the actor of a write"));
+    assert_int_equal(run(a, sizeof a, "%s snapshot --as bob %s/g 2>&1", bin, dir), 2);
+    assert_int_equal(run(a, sizeof a, "%s export --as bob %s/g 2>&1", bin, dir), 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -263,6 +288,7 @@ int main(void)
         cmocka_unit_test(errors_name_the_file_and_give_hints),
         cmocka_unit_test(data_dash_reads_stdin),
         cmocka_unit_test(schema_plan_exits_1_when_unsupported),
+        cmocka_unit_test(reference_spellings),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

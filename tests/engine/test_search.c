@@ -68,6 +68,9 @@ static const char *QUERIES =
     "query fuse4($v: Vector(3), $q: String) { match { $d: Doc } return { $d.slug } order { rrf(nearest($d.emb, $v), bm25($d.body, $q)) } limit 4 }\n"
     "query fuse4r($v: Vector(3), $q: String) { match { $d: Doc } return { $d.slug } order { rrf(bm25($d.body, $q), nearest($d.emb, $v)) } limit 4 }\n"
     "query fusek($v: Vector(3), $q: String, $k: I64) { match { $d: Doc } return { $d.slug } order { rrf(nearest($d.emb, $v), bm25($d.body, $q), $k) } limit 2 }\n"
+    "query alias($q: String) { match { $d: Doc } return { $d.slug, bm25($d.body, $q) as score } order { score desc } limit 2 }\n"
+    "query dists($v: Vector(3)) { match { $d: Doc  $d.year >= 2019 } return { $d.slug, nearest($d.emb, $v) as dist } order { $d.slug } }\n"
+    "query nodog() { match { $d: Doc  not { $d tagged $t  search($d.body, \"dog\") } } return { $d.slug } order { $d.slug } }\n"
     "query fanout($v: Vector(3), $q: String) { match { $d: Doc  $d tagged $t } return { $d.slug, $t.name } order { rrf(nearest($d.emb, $v), bm25($d.body, $q)) } limit 3 }\n";
 
 static const char *MUTS =
@@ -208,6 +211,14 @@ static void bm25_matches_the_formula(void **state)
     /* ranking a traversal-introduced variable ranks what the traversal reached (d4, d6) */
     EXPECT("rank_tagged", "{\"q\": \"graph database\"}", "d6;d4");
     EXPECT("rank_tagged", "{\"q\": \"quick\"}", "");
+    /* an alias of a bm25 score as the order key is the bm25 ordering; d2 and d3 tie (tf 1,
+     * dl 3): id order */
+    double dq[1] = {3}, tq[1] = {1};
+    double sq = bm25_ref(6, 4, dq, tq, 1, 3);
+    snprintf(want, sizeof want, "d2|%g;d3|%g", sq, sq);
+    EXPECT("alias", "{\"q\": \"quick\"}", want);
+    /* text predicates inside a negation */
+    EXPECT("nodog", NULL, "d3;d4;d5;d6;d7");
 }
 
 static void nearest_prefilters(void **state)
@@ -225,6 +236,8 @@ static void nearest_prefilters(void **state)
     EXPECT("near", p, "");                              /* none */
     EXPECT("near", "{\"v\": [3, 0, 0.5], \"y\": 0}", "d4|0.25;d2|4.25");
     EXPECT("near_lit", NULL, "d1;d2;d6");
+    /* a projected distance without a nearest ordering: every row, null without a vector */
+    EXPECT("dists", "{\"v\": [1, 0, 0]}", "d1|1;d2|0;d3|5;d4|4;d5|null;d6|2;d7|66");
     /* later order keys sort rows of equal distance */
     EXPECT("near2", "{\"v\": [0, 0, 0]}", "d1|2020;d6|2024;d2|2021");
     /* a String query needs an embedding provider: a clear typed error */

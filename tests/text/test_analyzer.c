@@ -128,6 +128,41 @@ static void edit_distance(void **state)
     assert_int_equal(og_text_edit_distance("ab", 2, "ba", 2, 2), 2);
 }
 
+/* The all-ASCII fast path and the utf8proc path give the same terms: s alone (ASCII) vs s
+ * followed by a non-ASCII word (the general path), on random ASCII strings. */
+static void ascii_path_equals_general_path(void **state)
+{
+    (void)state;
+    og_analyzer *a;
+    assert_int_equal(og_analyzer_new(&a, NULL), OG_OK);
+    static const char alphabet[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 '',.-!?\t\n_";
+    uint64_t seed = 99;
+    char s[700];
+    og_text_tokens x = OG_TEXT_TOKENS_INIT, y = OG_TEXT_TOKENS_INIT;
+    for (int round = 0; round < 3000; round++) {
+        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+        size_t len = (seed >> 33) % 80, k = 0;
+        if (round % 100 == 0) len = 600; /* long words too */
+        for (; k < len; k++) {
+            seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+            size_t r = (seed >> 33) % (sizeof alphabet - 1);
+            s[k] = round % 100 == 0 ? 'x' : alphabet[r];
+        }
+        memcpy(s + k, " \xc3\xa9", 3);
+        assert_int_equal(og_analyze(a, s, len, &x), OG_OK);
+        assert_int_equal(og_analyze(a, s, len + 3, &y), OG_OK);
+        assert_int_equal(y.n, x.n + 1);
+        assert_int_equal(y.nwords, x.nwords + 1);
+        for (size_t i = 0; i < x.n; i++) {
+            if (strcmp(og_text_term(&x, i), og_text_term(&y, i)) || x.v[i].pos != y.v[i].pos || x.v[i].stop != y.v[i].stop)
+                fail_msg("'%.*s': token %zu differs: %s vs %s", (int)len, s, i, og_text_term(&x, i), og_text_term(&y, i));
+        }
+    }
+    og_text_tokens_free(&x);
+    og_text_tokens_free(&y);
+    og_analyzer_free(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -137,6 +172,7 @@ int main(void)
         cmocka_unit_test(options),
         cmocka_unit_test(stop_list),
         cmocka_unit_test(edit_distance),
+        cmocka_unit_test(ascii_path_equals_general_path),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
