@@ -362,6 +362,31 @@ og_status og_db_embed(char **summary_json, og_receipt *out, og_db *db, const og_
 og_status og_embed_file(char **summary_json, const char *input, const char *output, const char *spec_path,
                         const og_db_embed_opts *o);
 
+/* ========================================================================================
+ * Maintenance (docs/maintenance.md)
+ * ======================================================================================== */
+
+typedef struct og_optimize_result {
+    int published;               /* 0: nothing to compact, nothing was published */
+    char commit[32];             /* the `optimize` commit */
+    int attempts;                /* > 1 when a concurrent write made it re-plan */
+    size_t tables;               /* tables given a new version */
+    size_t fragments_before;     /* over those tables */
+    size_t fragments_after;
+    uint64_t rows_rewritten;     /* live rows copied into new data files */
+    uint64_t deleted_rows_dropped; /* deleted rows no longer stored */
+} og_optimize_result;
+
+/* Compacts the head of `branch` (NULL = "main"): small fragments are merged and deletions
+ * materialised into new data files, published as one `optimize` commit (same rows, same ids,
+ * same answers); a second run with nothing left to do publishes nothing.  `expected_head`
+ * (may be NULL) as for og_db_mutate.  Errors: OG_ERR_NOT_FOUND (branch), OG_ERR_CONFLICT
+ * (re-planned too often against concurrent writers), OG_ERR_PRECONDITION_FAILED, I/O errors.
+ * Loads and mutations also run it automatically after their commit when a table of the new
+ * head has more than $OG_AUTO_OPTIMIZE_FRAGMENTS (default 64; 0 = never) fragments of under
+ * 65,536 rows (docs/maintenance.md). */
+og_status og_db_optimize(og_optimize_result *out, og_db *db, const char *branch, const char *expected_head);
+
 #ifdef __cplusplus
 }
 #endif

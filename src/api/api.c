@@ -12,6 +12,7 @@
 #include "api/db.h"
 #include "api/rows.h"
 #include "compiler/catalog.h"
+#include "engine/optimize.h"
 #include "engine/engine.h"
 #include "engine/export.h"
 #include "engine/history.h"
@@ -143,6 +144,31 @@ static void receipt_fill(og_receipt *out, const og_write_result *w, const char *
     out->attempts = w->attempts;
 }
 
+/* After a published write: compacts the branch when a table has too many fragments
+ * (engine/optimize.h).  Never fails the write, whose commit is already visible. */
+static void auto_optimize(og_db *db, const char *branch)
+{
+    og_optimize_report rep;
+    if (og_engine_auto_optimize(db->e, branch ? branch : "main", &rep) != OG_OK) og_error_clear();
+}
+
+og_status og_db_optimize(og_optimize_result *out, og_db *db, const char *branch, const char *expected_head)
+{
+    memset(out, 0, sizeof *out);
+    og_optimize_opts o = {branch, 0, expected_head};
+    og_optimize_report rep;
+    OG_TRY(og_engine_optimize(db->e, &o, &rep));
+    out->published = rep.published;
+    snprintf(out->commit, sizeof out->commit, "%s", rep.published ? rep.commit : "");
+    out->attempts = rep.attempts;
+    out->tables = rep.tables;
+    out->fragments_before = rep.fragments_before;
+    out->fragments_after = rep.fragments_after;
+    out->rows_rewritten = rep.rows_rewritten;
+    out->deleted_rows_dropped = rep.deleted_rows_dropped;
+    return OG_OK;
+}
+
 og_status og_db_load(og_receipt *out, og_db *db, const char *path, const og_load_opts *opts)
 {
     memset(out, 0, sizeof *out);
@@ -152,6 +178,7 @@ og_status og_db_load(og_receipt *out, og_db *db, const char *path, const og_load
     og_load_stats s = {0, 0, 0};
     OG_TRY(og_engine_load(db->e, path, opts, &w, &s));
     receipt_fill(out, &w, opts->branch);
+    if (w.published) auto_optimize(db, opts->branch);
     out->records = s.records;
     out->inserted = s.inserted;
     out->updated = s.updated;
@@ -188,6 +215,7 @@ og_status og_db_mutate_ex(og_receipt *out, og_db *db, const char *source, size_t
     json_decref(params);
     if (st) return st;
     receipt_fill(out, &w, branch);
+    if (w.published) auto_optimize(db, branch);
     out->affected_nodes = s.affected_nodes;
     out->affected_edges = s.affected_edges;
     return OG_OK;

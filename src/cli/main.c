@@ -26,6 +26,7 @@ static const og_cli_cmd commands[] = {
     {"load", "load an NDJSON file as one commit (overwrite | append | merge)", og_cmd_load},
     {"mcp", "serve one graph to an agent over the Model Context Protocol (stdio)", og_cmd_mcp},
     {"mutate", "run a .gq mutation as one commit", og_cmd_mutate},
+    {"optimize", "compact a branch's small fragments and deletions as one commit", og_cmd_optimize},
     {"policy", "validate, test, explain and compile YAML policy bundles (offline)", og_cmd_policy},
     {"queries", "list, validate and run a cluster's stored queries", og_cmd_queries},
     {"query", "run a .gq read query", og_cmd_query},
