@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <utf8proc.h>
 
 #include "api/rows.h"
 #include "util/buf.h"
@@ -220,31 +221,78 @@ static void csv_field(og_buf *out, const char *s, size_t n)
     og_buf_append_byte(out, '"');
 }
 
+/* Display width of UTF-8 text in terminal columns (East Asian wide = 2, combining marks and
+ * zero-width = 0, utf8proc's tables); bytes that are not UTF-8 count 1 each. */
+static size_t text_width(const uint8_t *s, size_t n)
+{
+    size_t w = 0;
+    for (size_t i = 0; i < n;) {
+        utf8proc_int32_t cp;
+        utf8proc_ssize_t k = utf8proc_iterate(s + i, (utf8proc_ssize_t)(n - i), &cp);
+        if (k <= 0) {
+            w++, i++;
+            continue;
+        }
+        int cw = utf8proc_charwidth(cp);
+        w += cw > 0 ? (size_t)cw : 0;
+        i += (size_t)k;
+    }
+    return w;
+}
+
+/* Cuts b to at most `max` columns (on a character boundary), ending in "...". */
+static void truncate_width(og_buf *b, size_t max)
+{
+    if (text_width(b->data, b->len) <= max) return;
+    size_t w = 0, i = 0;
+    while (i < b->len) {
+        utf8proc_int32_t cp;
+        utf8proc_ssize_t k = utf8proc_iterate(b->data + i, (utf8proc_ssize_t)(b->len - i), &cp);
+        size_t cw = k <= 0 ? 1 : (utf8proc_charwidth(cp) > 0 ? (size_t)utf8proc_charwidth(cp) : 0);
+        if (w + cw > max - 3) break;
+        w += cw;
+        i += k <= 0 ? 1 : (size_t)k;
+    }
+    b->len = i;
+    og_buf_append_str(b, "...");
+}
+
+static void pad(og_buf *out, size_t n)
+{
+    while (n--) og_buf_append_byte(out, ' ');
+}
+
+/* An aligned table. A null cell is empty; an empty string is shown as "" (so neither can be
+ * mistaken for the other, nor for the text "null"). */
 static og_status render_table(og_buf *out, const og_rows *r)
 {
     size_t nc = r->res.ncols, nr = r->res.nrows;
     size_t *w = calloc(nc ? nc : 1, sizeof *w);
+    size_t *cw = calloc(nc * nr + 1, sizeof *cw);
     og_buf *cells = calloc(nc * nr + 1, sizeof *cells);
-    if (!w || !cells) {
-        free(w), free(cells);
+    if (!w || !cells || !cw) {
+        free(w), free(cells), free(cw);
         return og_err(OG_ERR_NOMEM, "out of memory");
     }
-    for (size_t c = 0; c < nc; c++) w[c] = strlen(r->res.names[c]);
+    for (size_t c = 0; c < nc; c++) w[c] = text_width((const uint8_t *)r->res.names[c], strlen(r->res.names[c]));
     for (size_t i = 0; i < nr; i++)
         for (size_t c = 0; c < nc; c++) {
             og_buf *b = &cells[i * nc + c];
-            if (og_vector_is_null(&r->res.cols[c], i)) og_buf_append_str(b, "null");
-            else cell_text(&r->res.cols[c], i, b);
-            for (size_t k = 0; k < b->len; k++)
-                if (b->data[k] == '\n' || b->data[k] == '\t') b->data[k] = ' ';
-            if (b->len > 60) { /* keep tables readable */
-                b->len = 57;
-                og_buf_append_str(b, "...");
+            if (!og_vector_is_null(&r->res.cols[c], i)) {
+                cell_text(&r->res.cols[c], i, b);
+                if (b->len == 0 && r->res.cols[c].type.id == OG_T_STRING) og_buf_append_str(b, "\"\"");
             }
-            if (b->len > w[c]) w[c] = b->len;
+            for (size_t k = 0; k < b->len; k++)
+                if (b->data[k] == '\n' || b->data[k] == '\t' || b->data[k] == '\r') b->data[k] = ' ';
+            truncate_width(b, 60); /* keep tables readable */
+            cw[i * nc + c] = text_width(b->data, b->len);
+            if (cw[i * nc + c] > w[c]) w[c] = cw[i * nc + c];
         }
-    for (size_t c = 0; c < nc; c++)
-        og_buf_printf(out, "%s%-*s", c ? "  " : "", c + 1 < nc ? (int)w[c] : 0, r->res.names[c]);
+    for (size_t c = 0; c < nc; c++) {
+        if (c) og_buf_append_str(out, "  ");
+        og_buf_append_str(out, r->res.names[c]);
+        if (c + 1 < nc) pad(out, w[c] - text_width((const uint8_t *)r->res.names[c], strlen(r->res.names[c])));
+    }
     og_buf_append_byte(out, '\n');
     for (size_t c = 0; c < nc; c++) {
         if (c) og_buf_append_str(out, "  ");
@@ -254,14 +302,16 @@ static og_status render_table(og_buf *out, const og_rows *r)
     for (size_t i = 0; i < nr; i++) {
         for (size_t c = 0; c < nc; c++) {
             og_buf *b = &cells[i * nc + c];
-            og_buf_printf(out, "%s%.*s%*s", c ? "  " : "", (int)b->len, b->data ? (const char *)b->data : "",
-                          c + 1 < nc ? (int)(w[c] - b->len) : 0, "");
+            if (c) og_buf_append_str(out, "  ");
+            if (b->len) og_buf_append(out, b->data, b->len);
+            if (c + 1 < nc) pad(out, w[c] - cw[i * nc + c]);
         }
         og_buf_append_byte(out, '\n');
     }
     og_buf_printf(out, "(%zu row%s)\n", nr, nr == 1 ? "" : "s");
     for (size_t k = 0; k < nc * nr; k++) og_buf_free(&cells[k]);
     free(cells);
+    free(cw);
     free(w);
     return OG_OK;
 }
@@ -309,7 +359,10 @@ og_status og_rows_render(char **out, size_t *len, const og_rows *r, og_format fm
                 if (c) og_buf_append_byte(&b, ',');
                 og_buf_reset(&cellb);
                 cell_text(&r->res.cols[c], i, &cellb);
-                csv_field(&b, cellb.data ? (const char *)cellb.data : "", cellb.len);
+                if (!cellb.len && !og_vector_is_null(&r->res.cols[c], i))
+                    og_buf_append_str(&b, "\"\""); /* an empty string; a null is an empty field */
+                else
+                    csv_field(&b, cellb.data ? (const char *)cellb.data : "", cellb.len);
             }
             og_buf_append_str(&b, "\r\n");
         }

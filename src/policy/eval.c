@@ -117,3 +117,33 @@ og_status og_policy_decide(const og_policy *p, const og_policy_request *req, og_
     message(out, parts);
     return OG_OK;
 }
+
+og_status og_policy_decide_unbound(int authenticated, const og_policy_request *req, og_policy_decision *out)
+{
+    out->allowed = out->unknown_actor = out->mask_as_not_found = 0;
+    out->matched_rule_id = NULL;
+    if (!req || (unsigned)req->action >= OG_POLICY_ACTION_COUNT || (authenticated && !req->actor)) {
+        message(out, (const char *const[]){"internal policy error: malformed policy request", NULL});
+        return og_err(OG_ERR_INVALID, "internal policy error: malformed policy request");
+    }
+    const char *action = og_policy_action_name(req->action);
+    if (og_policy_action_is_server(req->action)) {
+        message(out, (const char *const[]){"policy denied action '", action,
+                                           "': server-scoped actions need a cluster policy bundle that allows "
+                                           "them (the graph registry is closed by default, also without "
+                                           "authentication)", NULL});
+        return OG_OK;
+    }
+    if (authenticated && req->action != OG_POLICY_READ) {
+        out->mask_as_not_found = req->action == OG_POLICY_INVOKE_QUERY;
+        message(out, (const char *const[]){"policy denied action '", action, "' for actor '", req->actor,
+                                           "': no policy bundle governs this graph, so authenticated requests "
+                                           "may only read (default deny)", NULL});
+        return OG_OK;
+    }
+    out->allowed = 1;
+    message(out, (const char *const[]){"allowed action '", action,
+                                       authenticated ? "' (read is allowed without a policy bundle)"
+                                                     : "' (open mode: unauthenticated, no policy bundle)", NULL});
+    return OG_OK;
+}

@@ -97,6 +97,14 @@ typedef struct og_policy_decision {
  * ("internal policy error").  Thread-safe, allocation-free. */
 og_status og_policy_decide(const og_policy *p, const og_policy_request *req, og_policy_decision *out);
 
+/* The decision where no bundle governs the resource (the server's runtime states, §3):
+ * a server-scoped action (graph_list) is always denied — the registry stays closed until a
+ * cluster bundle allows it, even with --unauthenticated; otherwise an authenticated request
+ * (tokens configured: default-deny mode, or a graph without a bundle) may only `read`; an
+ * unauthenticated one (open mode) is allowed.  req->actor may be NULL when unauthenticated.
+ * matched_rule_id is always NULL; mask_as_not_found is set for a denied invoke_query. */
+og_status og_policy_decide_unbound(int authenticated, const og_policy_request *req, og_policy_decision *out);
+
 /* The Cedar text the bundle compiles to for `graph_id` (ignored for server bundles): one
  * `@id("<rule_id>:<action>") permit(...)` per (rule, action), in rule order.  *out is
  * malloc'd, NUL-terminated; free() it. */

@@ -275,6 +275,32 @@ static void reference_spellings(void **state)
     assert_int_equal(run(a, sizeof a, "%s export --as bob %s/g 2>&1", bin, dir), 2);
 }
 
+/* Table columns line up by display width (wide CJK, combining marks); a null is an empty
+ * cell, distinct from the text "null" and from an empty string (""). */
+static void tables_align_by_display_width_and_show_nulls_distinctly(void **state)
+{
+    (void)state;
+    char out[4096], cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf %s/w", dir);
+    assert_int_equal(system(cmd), 0);
+    write_file("w.pg", "node P { name: String @key  nick: String?  n: I32? }\n");
+    write_file("w.jsonl", "{\"type\":\"P\",\"data\":{\"name\":\"a\",\"nick\":\"null\",\"n\":1}}\n"
+                          "{\"type\":\"P\",\"data\":{\"name\":\"b\xe7\x94\xb0\xe4\xb8\xad\",\"nick\":\"\",\"n\":2}}\n"
+                          "{\"type\":\"P\",\"data\":{\"name\":\"ce\xcc\x81\",\"n\":3}}\n");
+    assert_int_equal(run(NULL, 0, "%s init --quiet --schema %s/w.pg %s/w >/dev/null && %s load --quiet --data %s/w.jsonl --mode overwrite %s/w >/dev/null",
+                         bin, dir, dir, bin, dir, dir), 0);
+    assert_int_equal(run(out, sizeof out, "%s query %s/w -e 'query q() { match { $p: P } return { $p.name, $p.nick, $p.n } order { $p.n } }' --format table", bin, dir), 0);
+    assert_string_equal(out, "p.name  p.nick  p.n\n"
+                             "------  ------  ---\n"
+                             "a       null    1\n"
+                             "b\xe7\x94\xb0\xe4\xb8\xad   \"\"      2\n"
+                             "ce\xcc\x81              3\n"
+                             "(3 rows)\n");
+    /* csv: null is an empty field, the empty string a quoted one */
+    assert_int_equal(run(out, sizeof out, "%s query %s/w -e 'query q() { match { $p: P } return { $p.nick } order { $p.n } }' --format csv", bin, dir), 0);
+    assert_string_equal(out, "p.nick\r\nnull\r\n\"\"\r\n\r\n");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -289,6 +315,7 @@ int main(void)
         cmocka_unit_test(data_dash_reads_stdin),
         cmocka_unit_test(schema_plan_exits_1_when_unsupported),
         cmocka_unit_test(reference_spellings),
+        cmocka_unit_test(tables_align_by_display_width_and_show_nulls_distinctly),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

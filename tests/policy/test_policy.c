@@ -379,6 +379,41 @@ static void server_bundle_allows_graph_list(void **state)
     og_policy_free(p);
 }
 
+static void decides_without_a_bundle(void **state)
+{
+    (void)state;
+    og_policy_decision d;
+    og_policy_request r = {.actor = "act-a", .action = OG_POLICY_READ, .graph_id = "g", .branch = "main"};
+    /* Tokens configured, no bundle: read only. */
+    assert_int_equal(og_policy_decide_unbound(1, &r, &d), OG_OK);
+    assert_true(d.allowed);
+    assert_null(d.matched_rule_id);
+    r.action = OG_POLICY_CHANGE;
+    assert_int_equal(og_policy_decide_unbound(1, &r, &d), OG_OK);
+    assert_false(d.allowed);
+    assert_false(d.mask_as_not_found);
+    assert_string_equal(d.message, "policy denied action 'change' for actor 'act-a': no policy bundle governs this "
+                                   "graph, so authenticated requests may only read (default deny)");
+    r.action = OG_POLICY_INVOKE_QUERY;
+    assert_int_equal(og_policy_decide_unbound(1, &r, &d), OG_OK);
+    assert_false(d.allowed);
+    assert_true(d.mask_as_not_found);
+    /* Open mode: everything per-graph, nothing server-scoped. */
+    r.actor = NULL;
+    r.action = OG_POLICY_BRANCH_DELETE;
+    assert_int_equal(og_policy_decide_unbound(0, &r, &d), OG_OK);
+    assert_true(d.allowed);
+    r.action = OG_POLICY_GRAPH_LIST;
+    for (int auth = 0; auth < 2; auth++) {
+        r.actor = auth ? "act-a" : NULL;
+        assert_int_equal(og_policy_decide_unbound(auth, &r, &d), OG_OK);
+        assert_false(d.allowed);
+        assert_non_null(strstr(d.message, "server-scoped actions need a cluster policy bundle"));
+    }
+    r.actor = NULL;
+    assert_int_equal(og_policy_decide_unbound(1, &r, &d), OG_ERR_INVALID);
+}
+
 static void actions_parse_and_name(void **state)
 {
     (void)state;
@@ -581,6 +616,7 @@ int main(void)
         cmocka_unit_test(matched_rule_is_the_smallest_id),
         cmocka_unit_test(invoke_query_denial_is_masked),
         cmocka_unit_test(server_bundle_allows_graph_list),
+        cmocka_unit_test(decides_without_a_bundle),
         cmocka_unit_test(actions_parse_and_name),
         cmocka_unit_test(compiles_to_cedar),
         cmocka_unit_test(entities_are_cedar_json),
