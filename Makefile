@@ -32,6 +32,7 @@ test-c: test-build
 
 test-interop: build
 	OG_BIN_DIR=$(CURDIR)/$(RELEASE) bash tests/interop/run.sh
+	OG_BIN_DIR=$(CURDIR)/$(RELEASE) bash tests/mcp-sdk/run.sh
 
 test: test-c test-interop
 

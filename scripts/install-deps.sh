@@ -40,3 +40,8 @@ if [ -f "$here/tests/policy/package-lock.json" ] && [ ! -d "$here/tests/policy/n
   echo "install-deps: npm ci in tests/policy" >&2
   (cd "$here/tests/policy" && npm ci --no-audit --no-fund)
 fi
+# The MCP SDK client for the `omnigraph mcp` end-to-end test, pinned by tests/mcp-sdk/package-lock.json.
+if [ -f "$here/tests/mcp-sdk/package-lock.json" ] && [ ! -d "$here/tests/mcp-sdk/node_modules/@modelcontextprotocol/sdk" ]; then
+  echo "install-deps: npm ci in tests/mcp-sdk" >&2
+  (cd "$here/tests/mcp-sdk" && npm ci --no-audit --no-fund)
+fi

@@ -54,6 +54,11 @@ int og_cmd_test(int argc, char **argv);
 int og_cli_parse_ops(const char *verb, const char *const *ops, size_t nops, unsigned *out);
 void og_cli_print_changes(const char *text, int json);
 
+/* cmd_cluster.c: cluster as code and stored queries (docs/cluster.md); cmd_mcp.c: MCP over stdio */
+int og_cmd_cluster(int argc, char **argv);
+int og_cmd_queries(int argc, char **argv);
+int og_cmd_mcp(int argc, char **argv);
+
 /* ---- helpers (main.c) ---- */
 /* Reads a whole file into out (NUL-terminated via og_buf_cstr).  On failure prints
  * "omnigraph: cannot read <path>: <reason>" to stderr and returns the status. */

@@ -228,6 +228,8 @@ typedef struct og_ir_query {
     const og_catalog *cat; /* borrowed: the catalog the query was checked against */
     const char *name;
     const char *description, *instruction;
+    int mcp_hidden;            /* @mcp(expose: false) */
+    const char *mcp_tool_name; /* @mcp(tool_name: ...) or NULL */
     int is_mutation;
     og_ir_param *params;
     size_t nparams;

@@ -292,6 +292,8 @@ typedef struct og_query {
     og_qspan name_span;
     og_qspan span;
     const char *description, *instruction; /* NULL when absent */
+    int mcp_seen, mcp_hidden;  /* @mcp(expose: false) */
+    const char *mcp_tool_name; /* @mcp(tool_name: "x"), NULL when absent */
     og_qparam *params;
     size_t nparams;
     int is_mutation;

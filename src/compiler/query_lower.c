@@ -856,6 +856,8 @@ og_status og_query_lower(og_ir_query **out, const og_query_file *f, size_t qi,
     ir->name = lstr(&L, q->name);
     ir->description = lstr(&L, q->description);
     ir->instruction = lstr(&L, q->instruction);
+    ir->mcp_hidden = q->mcp_hidden;
+    ir->mcp_tool_name = lstr(&L, q->mcp_tool_name);
     ir->is_mutation = q->is_mutation;
     if (q->nparams && (ir->params = lalloc(&L, q->nparams * sizeof *ir->params)))
         for (size_t i = 0; i < q->nparams; i++) {

@@ -943,6 +943,39 @@ static int parse_param(parser *p, og_qparam *pa)
     return 1;
 }
 
+/* @mcp(expose: true|false, tool_name: "name"): how a stored query is presented to agents
+ * (docs/mcp.md).  Metadata only: the checker and the engine ignore it. */
+static int parse_mcp_annotation(parser *p, og_query *q)
+{
+    const og_token *at = tok(p);
+    if (q->mcp_seen)
+        return hard_error(p, at->start, peek(p, 1)->end, "query `%s` cannot include duplicate @mcp annotations", q->name);
+    q->mcp_seen = 1;
+    p->pos += 2;
+    if (!expect_kind(p, OG_TOK_LPAREN, "'('")) return 0;
+    while (!is_kind(p, OG_TOK_RPAREN)) {
+        const og_token *k = tok(p);
+        if (!is_kind(p, OG_TOK_IDENT) || !(og_tok_is(k, "expose") || og_tok_is(k, "tool_name")))
+            return hard_error(p, k->start, k->end, "unsupported @mcp argument: expected `expose` or `tool_name`");
+        int expose = og_tok_is(k, "expose");
+        p->pos++;
+        if (!expect_kind(p, OG_TOK_COLON, "':'")) return 0;
+        const og_token *v = tok(p);
+        if (expose) {
+            if (!(v->kind == OG_TOK_IDENT && (og_tok_is(v, "true") || og_tok_is(v, "false"))))
+                return hard_error(p, v->start, v->end, "@mcp expose must be true or false");
+            q->mcp_hidden = og_tok_is(v, "false");
+            p->pos++;
+        } else {
+            if (!expect_kind(p, OG_TOK_STRING, "string")) return 0;
+            q->mcp_tool_name = og_qarena_strndup(p->arena, v->str, v->str_len);
+            if (!q->mcp_tool_name) return p->nomem = 1, 0;
+        }
+        if (!accept(p, OG_TOK_COMMA)) break;
+    }
+    return expect_kind(p, OG_TOK_RPAREN, "')'");
+}
+
 static int parse_query_decl(parser *p, og_query *q)
 {
     size_t start = tok(p)->start;
@@ -966,6 +999,10 @@ static int parse_query_decl(parser *p, og_query *q)
         const og_token *at = tok(p), *w = peek(p, 1);
         int desc = w->kind == OG_TOK_IDENT && og_tok_is(w, "description");
         int instr = w->kind == OG_TOK_IDENT && og_tok_is(w, "instruction");
+        if (w->kind == OG_TOK_IDENT && og_tok_is(w, "mcp")) {
+            if (!parse_mcp_annotation(p, q)) return 0;
+            continue;
+        }
         if (!desc && !instr)
             return hard_error(p, at->start, w->end, "unsupported query annotation: @%.*s",
                               (int)w->text_len, w->text);

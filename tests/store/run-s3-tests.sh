@@ -7,6 +7,7 @@
 #     _types and _deletion on local dirs with OG_TABLE_RANGE_READS=1, so the range reader
 #     sees every case they cover),
 #   - the graph-authority crash and multi-process concurrency tests on S3,
+#   - a cluster apply with its storage root on S3 (ledger CAS, lock, catalog, graph roots),
 #   - tests/interop/s3.test.mjs: LanceDB (npm) opens tables our engine wrote to S3 at the
 #     versions graph commits name (needs node and the build's bench_s3 + lance_tool),
 # and stops the store again (also on failure or interrupt).
@@ -21,7 +22,8 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${1:-build/asan}
 case $BUILD in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
 TESTS="store_test_store_contract store_test_store_race store_test_s3_adapter table_test_table_remote
-table_test_table table_test_table_types table_test_deletion graph_test_crash graph_test_concurrency"
+table_test_table table_test_table_types table_test_deletion graph_test_crash graph_test_concurrency
+cluster_test_cluster_s3"
 
 if [ "${OG_SKIP_S3_TESTS:-0}" = 1 ]; then
     echo "run-s3-tests: SKIPPED (OG_SKIP_S3_TESTS=1): the S3 adapter was not tested against a real store"
@@ -80,6 +82,8 @@ run table_test_table_types-range-tail40-nocache "local dir, OG_TABLE_RANGE_READS
     OG_TABLE_RANGE_READS=1 OG_RANGE_TAIL_BYTES=40 OG_RANGE_CACHE_BYTES=0 OG_TEST_STORE_URI=
 run graph-crash "s3://$OG_S3_BUCKET/$run_id/crash" graph_test_crash
 run graph-concurrency "s3://$OG_S3_BUCKET/$run_id/concurrency" graph_test_concurrency
+# a cluster whose ledger, lock, catalog and graph roots live on S3 (storage: s3://...)
+run cluster-s3 "s3://$OG_S3_BUCKET/$run_id/cluster" cluster_test_cluster_s3
 
 # The graph verbs of the CLI on an s3:// root: init, load (one commit), query, mutate with
 # --if-commit (a stale head exits 4), export (same records as the seed), snapshot.

@@ -1,0 +1,669 @@
+/*
+ * mcp.c — the MCP request handler (mcp.h): JSON-RPC 2.0 envelope checks, the initialize
+ * handshake, the tool catalog and dispatch, resources.  Every tool is a thin call of the
+ * public API (or of the stored-query module), so an agent sees the same results and errors as
+ * the CLI and the HTTP routes.
+ *
+ * Why errors split in two: the protocol's own failures (malformed JSON, unknown method, bad
+ * params, unknown tool) are JSON-RPC errors; a tool that ran and failed is a successful
+ * response with isError: true, so the model can read the reason and correct itself.
+ */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mcp/mcp.h"
+
+#define META_THRESHOLD 24
+
+const char *const og_mcp_protocol_versions[] = {"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", NULL};
+
+struct og_mcp {
+    og_mcp_opts o;
+};
+
+og_status og_mcp_new(og_mcp **out, const og_mcp_opts *o)
+{
+    *out = NULL;
+    if (!o || !o->db) return OG_ERR_INVALID;
+    og_mcp *m = calloc(1, sizeof *m);
+    if (!m) return OG_ERR_NOMEM;
+    m->o = *o;
+    *out = m;
+    return OG_OK;
+}
+
+void og_mcp_free(og_mcp *m) { free(m); }
+
+/* ---- JSON-RPC helpers ---------------------------------------------------------------------- */
+
+static json_t *rpc_error(json_t *id, int code, const char *msg)
+{
+    return json_pack("{ss sO s{si ss}}", "jsonrpc", "2.0", "id", id ? id : json_null(), "error", "code", code, "message", msg);
+}
+
+static json_t *rpc_result(json_t *id, json_t *result)
+{
+    return json_pack("{ss sO so}", "jsonrpc", "2.0", "id", id, "result", result);
+}
+
+/* A tool result: text mirror + structured content (when the text is a JSON object). */
+static json_t *tool_text(const char *text, int is_error)
+{
+    json_t *r = json_object();
+    json_object_set_new(r, "content", json_pack("[{ss ss}]", "type", "text", "text", text ? text : ""));
+    if (!is_error && text) {
+        json_t *j = json_loads(text, 0, NULL);
+        if (json_is_object(j)) json_object_set_new(r, "structuredContent", j);
+        else json_decref(j);
+    }
+    json_object_set_new(r, "isError", json_boolean(is_error));
+    return r;
+}
+
+static json_t *tool_status(og_status st)
+{
+    char msg[2048];
+    snprintf(msg, sizeof msg, "%s: %s", og_status_name(st), og_error_message());
+    return tool_text(msg, 1);
+}
+
+/* Takes ownership of text (og_free). */
+static json_t *tool_owned(og_status st, char *text)
+{
+    json_t *r = st == OG_OK ? tool_text(text, 0) : tool_status(st);
+    og_free(text);
+    return r;
+}
+
+/* ---- the tool catalog ---------------------------------------------------------------------- */
+
+typedef struct builtin {
+    const char *name, *title, *action, *description;
+    int read_only;
+    const char *schema; /* JSON text of the input schema */
+} builtin;
+
+#define S_BRANCH "\"branch\":{\"type\":\"string\",\"description\":\"branch (default main)\"}"
+#define S_PARAMS "\"params\":{\"type\":\"object\",\"description\":\"query parameters by name (without $)\"}"
+
+static const builtin builtins[] = {
+    {"graph_health", "Health", NULL, "Liveness and identity of this graph: status, version, graph id.", 1,
+     "{\"type\":\"object\",\"properties\":{}}"},
+    {"graph_query", "Run a read query", "read",
+     "Run an ad-hoc read-only GQ query (`query name($p: T) { match {...} return {...} }`) against a branch or a "
+     "snapshot. Mutations are rejected: use graph_mutate.", 1,
+     "{\"type\":\"object\",\"properties\":{\"query\":{\"type\":\"string\",\"description\":\"GQ source\"},"
+     "\"name\":{\"type\":\"string\",\"description\":\"which query of the source to run (default: the only one)\"}," S_PARAMS
+     "," S_BRANCH ",\"snapshot\":{\"type\":\"string\",\"description\":\"a commit id to read at\"}},\"required\":[\"query\"]}"},
+    {"graph_snapshot", "Snapshot", "read", "Commit, schema and per-table version and row count a read of the branch sees.", 1,
+     "{\"type\":\"object\",\"properties\":{" S_BRANCH "}}"},
+    {"schema_get", "Schema", "read", "The graph's .pg schema source.", 1, "{\"type\":\"object\",\"properties\":{}}"},
+    {"branch_list", "List branches", "read", "The graph's branches with their heads.", 1, "{\"type\":\"object\",\"properties\":{}}"},
+    {"commit_list", "List commits", "read", "First-parent history of a branch, newest first.", 1,
+     "{\"type\":\"object\",\"properties\":{" S_BRANCH ",\"limit\":{\"type\":\"integer\",\"minimum\":0}}}"},
+    {"commit_get", "Show a commit", "read", "One commit with the table versions it published.", 1,
+     "{\"type\":\"object\",\"properties\":{\"commit_id\":{\"type\":\"string\"}},\"required\":[\"commit_id\"]}"},
+    {"graph_mutate", "Run a mutation", "change",
+     "Run an ad-hoc GQ insert/update/delete on a branch as one commit.", 0,
+     "{\"type\":\"object\",\"properties\":{\"query\":{\"type\":\"string\",\"description\":\"GQ source\"},"
+     "\"name\":{\"type\":\"string\"}," S_PARAMS "," S_BRANCH "},\"required\":[\"query\"]}"},
+    {"graph_load", "Load NDJSON", "change",
+     "Load NDJSON records ({\"type\":T,\"data\":{...}} / {\"edge\":E,\"from\":..,\"to\":..}) as one commit.", 0,
+     "{\"type\":\"object\",\"properties\":{\"data\":{\"type\":\"string\",\"description\":\"NDJSON text\"}," S_BRANCH
+     ",\"from\":{\"type\":\"string\",\"description\":\"fork the branch from this one when it does not exist\"},"
+     "\"mode\":{\"type\":\"string\",\"enum\":[\"merge\",\"append\",\"overwrite\"],\"default\":\"merge\"}},\"required\":[\"data\"]}"},
+    {"branch_create", "Create a branch", "branch_create", "Create a branch from the head of another (default main).", 0,
+     "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"},\"from\":{\"type\":\"string\"}},\"required\":[\"name\"]}"},
+    {"branch_delete", "Delete a branch", "branch_delete", "Delete a branch (not main).", 0,
+     "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}},\"required\":[\"name\"]}"},
+    {"branch_merge", "Merge a branch", "branch_merge",
+     "Merge a source branch into a target (default main): already_up_to_date, fast_forward or merged.", 0,
+     "{\"type\":\"object\",\"properties\":{\"source\":{\"type\":\"string\"},\"target\":{\"type\":\"string\"},"
+     "\"delete_branch\":{\"type\":\"boolean\"}},\"required\":[\"source\"]}"},
+    {"schema_apply", "Apply a schema", "schema_apply",
+     "Migrate the graph to a new .pg schema (refused under cluster serving: use `omnigraph cluster apply`).", 0,
+     "{\"type\":\"object\",\"properties\":{\"schema_source\":{\"type\":\"string\"},\"allow_data_loss\":{\"type\":\"boolean\"}},"
+     "\"required\":[\"schema_source\"]}"},
+};
+#define NBUILTINS (sizeof builtins / sizeof builtins[0])
+
+static og_mcp_verdict ask(og_mcp *m, const char *actor, const char *action, const char *branch, const char *target,
+                          const char *query, int listing, char *why, size_t cap)
+{
+    if (!m->o.authorize || !action) return OG_MCP_ALLOW;
+    why[0] = 0;
+    return m->o.authorize(m->o.authorize_ctx, actor, action, branch, target, query, listing, why, cap);
+}
+
+static size_t exposed_count(const og_mcp *m)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < og_stored_set_count(m->o.queries); i++) n += og_stored_set_at(m->o.queries, i)->mcp_expose;
+    return n;
+}
+
+static char *query_description(const og_stored_query *q)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s%s%s", q->description ? q->description : "", q->instruction ? "\n\n" : "",
+             q->instruction ? q->instruction : "");
+    if (!buf[0]) snprintf(buf, sizeof buf, "Stored %s `%s` (%s).", q->mutation ? "mutation" : "query", q->name, q->file);
+    return strdup(buf);
+}
+
+static json_t *stored_tool(const og_stored_query *q)
+{
+    json_t *props = json_object();
+    json_t *ps = og_stored_params_schema_json(q);
+    json_object_set_new(props, "params", ps);
+    json_object_set_new(props, "branch", json_pack("{ss ss}", "type", "string", "description", "branch (default main)"));
+    if (!q->mutation)
+        json_object_set_new(props, "snapshot", json_pack("{ss ss}", "type", "string", "description", "a commit id to read at"));
+    json_t *req = json_array();
+    if (json_array_size(json_object_get(ps, "required"))) json_array_append_new(req, json_string("params"));
+    char *d = query_description(q);
+    json_t *t = json_pack("{ss ss s{ss so so}}", "name", q->tool_name, "description", d ? d : "", "inputSchema", "type",
+                          "object", "properties", props, "required", req);
+    free(d);
+    json_object_set_new(t, "annotations", json_pack("{sb sb}", "readOnlyHint", !q->mutation, "destructiveHint", q->mutation));
+    return t;
+}
+
+static json_t *tools_list(og_mcp *m, const char *actor)
+{
+    json_t *tools = json_array();
+    char why[256];
+    for (size_t i = 0; i < NBUILTINS; i++) {
+        const builtin *b = &builtins[i];
+        if (ask(m, actor, b->action, NULL, NULL, NULL, 1, why, sizeof why) != OG_MCP_ALLOW) continue;
+        json_t *t = json_object();
+        json_object_set_new(t, "name", json_string(b->name));
+        json_object_set_new(t, "title", json_string(b->title));
+        json_object_set_new(t, "description", json_string(b->description));
+        json_object_set_new(t, "inputSchema", json_loads(b->schema, 0, NULL));
+        json_object_set_new(t, "annotations", json_pack("{sb sb}", "readOnlyHint", b->read_only, "destructiveHint", !b->read_only));
+        json_array_append_new(tools, t);
+    }
+    int meta = exposed_count(m) >= META_THRESHOLD;
+    int any = 0;
+    for (size_t i = 0; i < og_stored_set_count(m->o.queries); i++) {
+        const og_stored_query *q = og_stored_set_at(m->o.queries, i);
+        if (!q->mcp_expose) continue;
+        if (ask(m, actor, "invoke_query", NULL, NULL, q->name, 1, why, sizeof why) != OG_MCP_ALLOW) continue;
+        if (q->mutation && ask(m, actor, "change", NULL, NULL, NULL, 1, why, sizeof why) != OG_MCP_ALLOW) continue;
+        any = 1;
+        if (!meta) json_array_append_new(tools, stored_tool(q));
+    }
+    if (meta && any) {
+        json_array_append_new(tools, json_pack("{ss ss s{ss s{s{ss}} }}", "name", "stored_query_list", "description",
+                                               "List the graph's stored queries (name, kind, typed parameters, description); "
+                                               "filter by a substring of the name or description.",
+                                               "inputSchema", "type", "object", "properties", "filter", "type", "string"));
+        json_t *t = json_pack("{ss ss s{ss s{s{ss} s{ss} s{ss} s{ss}} s[s]}}", "name", "stored_query_run", "description",
+                              "Run a stored query by name with its parameters (see stored_query_list).", "inputSchema",
+                              "type", "object", "properties", "name", "type", "string", "params", "type", "object",
+                              "branch", "type", "string", "snapshot", "type", "string", "required", "name");
+        json_object_set_new(t, "annotations", json_pack("{sb}", "destructiveHint", 1));
+        json_array_append_new(tools, t);
+        json_object_set_new(json_array_get(tools, json_array_size(tools) - 2), "annotations",
+                            json_pack("{sb sb}", "readOnlyHint", 1, "destructiveHint", 0));
+    }
+    return json_pack("{so}", "tools", tools);
+}
+
+/* ---- tool implementations ------------------------------------------------------------------ */
+
+static const char *sarg(json_t *args, const char *k) { return json_string_value(json_object_get(args, k)); }
+
+static char *params_text(json_t *args)
+{
+    json_t *p = json_object_get(args, "params");
+    if (!p || json_is_null(p)) return strdup("{}");
+    return json_dumps(p, JSON_COMPACT | JSON_ENCODE_ANY);
+}
+
+static json_t *run_read(og_mcp *m, json_t *args)
+{
+    const char *src = sarg(args, "query"), *branch = sarg(args, "branch"), *snap = sarg(args, "snapshot");
+    char *params = params_text(args);
+    og_rows *rows = NULL;
+    og_read_opts at = {.branch = branch, .commit = snap};
+    og_status st = og_db_query(&rows, m->o.db, src, strlen(src), sarg(args, "name"), params, &at);
+    free(params);
+    if (st != OG_OK) return tool_status(st);
+    char *out = NULL;
+    size_t n = 0;
+    st = og_rows_render(&out, &n, rows, OG_FORMAT_JSON, snap ? snap : branch ? branch : "main");
+    og_rows_free(rows);
+    return tool_owned(st, out);
+}
+
+static json_t *run_mutate(og_mcp *m, const char *actor, json_t *args)
+{
+    const char *src = sarg(args, "query"), *branch = sarg(args, "branch");
+    char *params = params_text(args);
+    og_receipt r;
+    memset(&r, 0, sizeof r);
+    og_db_mutate_opts mo = {.branch = branch};
+    og_status st = og_db_mutate_ex(&r, m->o.db, src, strlen(src), sarg(args, "name"), params, &mo);
+    free(params);
+    if (st != OG_OK) return tool_status(st);
+    char *out = NULL;
+    st = og_stored_change_output(&out, m->o.db, sarg(args, "name"), branch, &r, actor);
+    return tool_owned(st, out);
+}
+
+static json_t *run_load(og_mcp *m, json_t *args)
+{
+    const char *data = sarg(args, "data"), *mode = sarg(args, "mode");
+    og_load_opts lo = {.mode = OG_LOAD_MERGE, .branch = sarg(args, "branch"), .from = sarg(args, "from")};
+    if (mode && og_load_mode_parse(mode, &lo.mode) != OG_OK) return tool_status(OG_ERR_INVALID);
+    char path[] = "/tmp/og-mcp-load-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0) return tool_text("io: cannot create a temporary file for the load", 1);
+    size_t n = strlen(data), off = 0;
+    while (off < n) {
+        ssize_t w = write(fd, data + off, n - off);
+        if (w <= 0) break;
+        off += (size_t)w;
+    }
+    close(fd);
+    og_receipt r;
+    memset(&r, 0, sizeof r);
+    og_status st = off == n ? og_db_load(&r, m->o.db, path, &lo) : OG_ERR_IO;
+    unlink(path);
+    if (st != OG_OK) return tool_status(st);
+    json_t *o = json_pack("{ss ss sI sI sI}", "branch", r.branch, "mode", og_load_mode_name(lo.mode), "total_entities",
+                          (json_int_t)r.records, "inserted", (json_int_t)r.inserted, "updated", (json_int_t)r.updated);
+    json_object_set_new(o, "commit", r.published ? json_pack("{ss ss}", "graph_commit_id", r.commit, "graph_branch", r.branch) : json_null());
+    char *t = json_dumps(o, JSON_COMPACT);
+    json_decref(o);
+    return tool_owned(OG_OK, t);
+}
+
+static json_t *call_builtin(og_mcp *m, const char *actor, const builtin *b, json_t *args)
+{
+    char *out = NULL;
+    og_status st;
+    if (!strcmp(b->name, "graph_health")) {
+        json_t *o = json_pack("{ss ss}", "status", "ok", "version", OG_VERSION_STRING);
+        if (m->o.graph_id) json_object_set_new(o, "graph_id", json_string(m->o.graph_id));
+        char *t = json_dumps(o, JSON_COMPACT);
+        json_decref(o);
+        return tool_owned(OG_OK, t);
+    }
+    if (!strcmp(b->name, "graph_query")) return run_read(m, args);
+    if (!strcmp(b->name, "graph_mutate")) return run_mutate(m, actor, args);
+    if (!strcmp(b->name, "graph_load")) return run_load(m, args);
+    if (!strcmp(b->name, "graph_snapshot")) {
+        og_read_opts at = {.branch = sarg(args, "branch")};
+        st = og_db_snapshot(&out, m->o.db, &at);
+        return tool_owned(st, out);
+    }
+    if (!strcmp(b->name, "schema_get")) {
+        st = og_db_schema_source(&out, m->o.db, NULL);
+        if (st != OG_OK) return tool_status(st);
+        json_t *o = json_pack("{ss}", "schema_source", out);
+        og_free(out);
+        char *t = json_dumps(o, JSON_COMPACT);
+        json_decref(o);
+        return tool_owned(OG_OK, t);
+    }
+    if (!strcmp(b->name, "branch_list")) return st = og_db_branch_list(&out, m->o.db), tool_owned(st, out);
+    if (!strcmp(b->name, "commit_list")) {
+        json_int_t lim = json_integer_value(json_object_get(args, "limit"));
+        st = og_db_commit_list(&out, m->o.db, sarg(args, "branch"), lim > 0 ? (size_t)lim : 0);
+        return tool_owned(st, out);
+    }
+    if (!strcmp(b->name, "commit_get")) return st = og_db_commit_show(&out, m->o.db, sarg(args, "commit_id")), tool_owned(st, out);
+    if (!strcmp(b->name, "branch_create")) {
+        char head[32] = "";
+        st = og_db_branch_create(m->o.db, sarg(args, "name"), sarg(args, "from"), NULL, head);
+        if (st != OG_OK) return tool_status(st);
+        json_t *o = json_pack("{ss ss ss}", "name", sarg(args, "name"), "from", sarg(args, "from") ? sarg(args, "from") : "main",
+                              "head", head);
+        if (actor) json_object_set_new(o, "actor_id", json_string(actor));
+        char *t = json_dumps(o, JSON_COMPACT);
+        json_decref(o);
+        return tool_owned(OG_OK, t);
+    }
+    if (!strcmp(b->name, "branch_delete")) {
+        st = og_db_branch_delete(m->o.db, sarg(args, "name"));
+        if (st != OG_OK) return tool_status(st);
+        json_t *o = json_pack("{ss}", "name", sarg(args, "name"));
+        if (actor) json_object_set_new(o, "actor_id", json_string(actor));
+        char *t = json_dumps(o, JSON_COMPACT);
+        json_decref(o);
+        return tool_owned(OG_OK, t);
+    }
+    if (!strcmp(b->name, "branch_merge")) {
+        og_db_merge_opts mo = {.source = sarg(args, "source"), .target = sarg(args, "target"),
+                               .delete_branch = json_is_true(json_object_get(args, "delete_branch"))};
+        st = og_db_branch_merge(&out, m->o.db, &mo);
+        if (st != OG_OK) {
+            json_t *r = tool_status(st);
+            if (out) {
+                /* the conflicts, for the model to read */
+                json_array_append_new(json_object_get(r, "content"), json_pack("{ss ss}", "type", "text", "text", out));
+            }
+            og_free(out);
+            return r;
+        }
+        return tool_owned(st, out);
+    }
+    if (!strcmp(b->name, "schema_apply")) {
+        if (m->o.schema_apply_disabled)
+            return tool_text("conflict: schema apply is disabled under cluster-backed serving: change the schema file and "
+                             "run `omnigraph cluster apply`", 1);
+        const char *src = sarg(args, "schema_source");
+        og_receipt r;
+        memset(&r, 0, sizeof r);
+        og_db_schema_apply_opts so = {.allow_data_loss = json_is_true(json_object_get(args, "allow_data_loss")), .json = 1};
+        st = og_db_schema_apply_ex(&r, &out, m->o.db, "schema.pg", src, strlen(src), &so);
+        if (st != OG_OK) {
+            og_free(out);
+            return tool_status(st);
+        }
+        json_t *o = json_pack("{sb so}", "applied", r.published, "plan", json_loads(out ? out : "{}", 0, NULL));
+        og_free(out);
+        if (r.published) json_object_set_new(o, "graph_commit_id", json_string(r.commit));
+        char *t = json_dumps(o, JSON_COMPACT);
+        json_decref(o);
+        return tool_owned(OG_OK, t);
+    }
+    return tool_text("internal: unhandled tool", 1);
+}
+
+/* The branch scopes of a builtin call, for the authorizer. */
+static void scopes(const builtin *b, json_t *args, const char **branch, const char **target)
+{
+    *branch = *target = NULL;
+    if (!strcmp(b->name, "branch_create")) {
+        *branch = sarg(args, "from") ? sarg(args, "from") : "main";
+        *target = sarg(args, "name");
+    } else if (!strcmp(b->name, "branch_delete")) {
+        *target = sarg(args, "name");
+    } else if (!strcmp(b->name, "branch_merge")) {
+        *branch = sarg(args, "source");
+        *target = sarg(args, "target") ? sarg(args, "target") : "main";
+    } else if (!strcmp(b->name, "schema_apply")) {
+        *target = "main";
+    } else if (b->action && (!strcmp(b->action, "read") || !strcmp(b->action, "change"))) {
+        *branch = sarg(args, "branch") ? sarg(args, "branch") : (sarg(args, "snapshot") ? NULL : "main");
+    }
+}
+
+/* Checks that `args` has the required string fields of a builtin; NULL or a message. */
+static const char *missing_arg(const builtin *b, json_t *args, char *buf, size_t cap)
+{
+    json_t *schema = json_loads(b->schema, 0, NULL);
+    json_t *req = json_object_get(schema, "required"), *props = json_object_get(schema, "properties");
+    const char *bad = NULL;
+    size_t i;
+    json_t *r;
+    json_array_foreach(req, i, r) {
+        json_t *v = json_object_get(args, json_string_value(r));
+        if (!json_is_string(v)) {
+            snprintf(buf, cap, "%s: argument `%s` (a string) is required", b->name, json_string_value(r));
+            bad = buf;
+            break;
+        }
+    }
+    const char *k;
+    json_t *v;
+    if (!bad) json_object_foreach(args, k, v) {
+        json_t *p = json_object_get(props, k);
+        if (!p) {
+            snprintf(buf, cap, "%s: unknown argument `%s`", b->name, k);
+            bad = buf;
+            break;
+        }
+        const char *t = json_string_value(json_object_get(p, "type"));
+        int ok = !t || json_is_null(v) || (!strcmp(t, "string") && json_is_string(v)) ||
+                 (!strcmp(t, "object") && json_is_object(v)) || (!strcmp(t, "boolean") && json_is_boolean(v)) ||
+                 (!strcmp(t, "integer") && json_is_integer(v));
+        if (!ok) {
+            snprintf(buf, cap, "%s: argument `%s` must be %s %s", b->name, k, !strcmp(t, "object") || !strcmp(t, "integer") ? "an" : "a", t);
+            bad = buf;
+            break;
+        }
+    }
+    json_decref(schema);
+    return bad;
+}
+
+static json_t *call_stored(og_mcp *m, const char *actor, const og_stored_query *q, json_t *args)
+{
+    char why[512];
+    const char *branch = sarg(args, "branch");
+    og_mcp_verdict v = ask(m, actor, q->mutation ? "change" : "read", branch ? branch : sarg(args, "snapshot") ? NULL : "main",
+                           NULL, NULL, 0, why, sizeof why);
+    if (v != OG_MCP_ALLOW) {
+        char msg[700];
+        snprintf(msg, sizeof msg, "forbidden: %s", why[0] ? why : "denied by policy");
+        return tool_text(msg, 1);
+    }
+    json_t *p = json_object_get(args, "params");
+    if (p && !json_is_object(p) && !json_is_null(p)) return tool_text("invalid: `params` must be an object", 1);
+    char *params = params_text(args);
+    og_stored_invoke_opts io = {.params_json = params, .branch = branch, .snapshot = sarg(args, "snapshot"),
+                                .expect_mutation = -1, .actor = actor};
+    char *out = NULL;
+    og_status st = og_stored_invoke(&out, m->o.db, q, &io);
+    free(params);
+    return tool_owned(st, out);
+}
+
+/* NULL = unknown tool (the caller answers with the protocol error). */
+static json_t *tools_call(og_mcp *m, const char *actor, json_t *params, int *unknown)
+{
+    *unknown = 0;
+    const char *name = json_string_value(json_object_get(params, "name"));
+    json_t *args = json_object_get(params, "arguments");
+    json_t *empty = json_object();
+    if (!args || json_is_null(args)) args = empty;
+    json_t *res = NULL;
+    char why[512], buf[512];
+    for (size_t i = 0; name && i < NBUILTINS && !res; i++) {
+        const builtin *b = &builtins[i];
+        if (strcmp(b->name, name)) continue;
+        if (!json_is_object(args)) {
+            res = tool_text("invalid: `arguments` must be an object", 1);
+            break;
+        }
+        const char *bad = missing_arg(b, args, buf, sizeof buf);
+        if (bad) {
+            char msg[600];
+            snprintf(msg, sizeof msg, "invalid: %s", bad);
+            res = tool_text(msg, 1);
+            break;
+        }
+        const char *br, *tg;
+        scopes(b, args, &br, &tg);
+        og_mcp_verdict v = ask(m, actor, b->action, br, tg, NULL, 0, why, sizeof why);
+        if (v == OG_MCP_MASK) break;
+        if (v == OG_MCP_DENY) {
+            char msg[700];
+            snprintf(msg, sizeof msg, "forbidden: %s", why[0] ? why : "denied by policy");
+            res = tool_text(msg, 1);
+            break;
+        }
+        res = call_builtin(m, actor, b, args);
+    }
+    int builtin_name = 0;
+    for (size_t i = 0; name && i < NBUILTINS; i++) builtin_name |= !strcmp(builtins[i].name, name);
+    if (!res && name && !builtin_name) {
+        int meta = exposed_count(m) >= META_THRESHOLD;
+        const og_stored_query *q = NULL;
+        json_t *qargs = args;
+        if (meta && !strcmp(name, "stored_query_run")) {
+            const char *qn = sarg(args, "name");
+            q = qn ? og_stored_set_find(m->o.queries, qn) : NULL;
+            if (q && !q->mcp_expose) q = NULL;
+            if (!q) {
+                snprintf(buf, sizeof buf, "not_found: stored query '%s' not found", qn ? qn : "");
+                res = tool_text(buf, 1);
+            }
+        } else if (meta && !strcmp(name, "stored_query_list")) {
+            const char *filter = sarg(args, "filter");
+            json_t *arr = json_array();
+            for (size_t i = 0; i < og_stored_set_count(m->o.queries); i++) {
+                const og_stored_query *sq = og_stored_set_at(m->o.queries, i);
+                if (!sq->mcp_expose) continue;
+                if (ask(m, actor, "invoke_query", NULL, NULL, sq->name, 1, why, sizeof why) != OG_MCP_ALLOW) continue;
+                if (filter && !strstr(sq->name, filter) && !(sq->description && strstr(sq->description, filter))) continue;
+                char *d = query_description(sq);
+                json_array_append_new(arr, json_pack("{ss ss sb so}", "name", sq->name, "description", d ? d : "", "mutation",
+                                                     sq->mutation, "params_schema", og_stored_params_schema_json(sq)));
+                free(d);
+            }
+            json_t *o = json_pack("{so}", "queries", arr);
+            char *t = json_dumps(o, JSON_COMPACT);
+            json_decref(o);
+            res = tool_owned(OG_OK, t);
+        } else if (!meta) {
+            q = og_stored_set_find_tool(m->o.queries, name);
+        }
+        if (q && !res) {
+            og_mcp_verdict v = ask(m, actor, "invoke_query", NULL, NULL, q->name, 0, why, sizeof why);
+            if (v == OG_MCP_ALLOW) res = call_stored(m, actor, q, qargs);
+            else if (v == OG_MCP_DENY && 0) res = NULL;
+            /* a stored query the actor may not invoke is an unknown tool (anti-probing) */
+        }
+    }
+    json_decref(empty);
+    if (!res) *unknown = 1;
+    return res;
+}
+
+/* ---- resources ----------------------------------------------------------------------------- */
+
+static json_t *resources_list(og_mcp *m, const char *actor)
+{
+    char why[256];
+    json_t *arr = json_array();
+    if (ask(m, actor, "read", "main", NULL, NULL, 1, why, sizeof why) == OG_MCP_ALLOW) {
+        json_array_append_new(arr, json_pack("{ss ss ss ss}", "uri", "omnigraph://schema", "name", "schema", "description",
+                                             "The graph's .pg schema source", "mimeType", "text/plain"));
+        json_array_append_new(arr, json_pack("{ss ss ss ss}", "uri", "omnigraph://branches", "name", "branches", "description",
+                                             "The graph's branches as JSON", "mimeType", "application/json"));
+    }
+    return json_pack("{so}", "resources", arr);
+}
+
+static json_t *resources_read(og_mcp *m, const char *actor, const char *uri, int *code, char *msg, size_t cap)
+{
+    char why[256];
+    *code = 0;
+    int schema = uri && !strcmp(uri, "omnigraph://schema"), branches = uri && !strcmp(uri, "omnigraph://branches");
+    if ((!schema && !branches) || ask(m, actor, "read", "main", NULL, NULL, 0, why, sizeof why) != OG_MCP_ALLOW) {
+        *code = -32002;
+        snprintf(msg, cap, "Resource not found: %s", uri ? uri : "");
+        return NULL;
+    }
+    char *text = NULL;
+    og_status st = schema ? og_db_schema_source(&text, m->o.db, NULL) : og_db_branch_list(&text, m->o.db);
+    if (st != OG_OK) {
+        *code = -32603;
+        snprintf(msg, cap, "%s: %s", og_status_name(st), og_error_message());
+        return NULL;
+    }
+    json_t *r = json_pack("{s[{ss ss ss}]}", "contents", "uri", uri, "mimeType", schema ? "text/plain" : "application/json",
+                          "text", text);
+    og_free(text);
+    return r;
+}
+
+/* ---- dispatch ------------------------------------------------------------------------------ */
+
+static json_t *initialize(og_mcp *m, json_t *params)
+{
+    const char *want = json_string_value(json_object_get(params, "protocolVersion"));
+    const char *ver = og_mcp_protocol_versions[0];
+    for (const char *const *v = og_mcp_protocol_versions; want && *v; v++)
+        if (!strcmp(*v, want)) ver = *v;
+    json_t *r = json_pack("{ss s{s{sb} s{sb sb}} s{ss ss}}", "protocolVersion", ver, "capabilities", "tools", "listChanged", 0,
+                          "resources", "subscribe", 0, "listChanged", 0, "serverInfo", "name", "omnigraph", "version",
+                          OG_VERSION_STRING);
+    char ins[512];
+    snprintf(ins, sizeof ins,
+             "OmniGraph graph%s%s: a versioned, typed property graph. Read with graph_query or the stored-query tools; "
+             "write on a branch (branch_create, graph_mutate) and merge it with branch_merge. The schema is the "
+             "omnigraph://schema resource.",
+             m->o.graph_id ? " " : "", m->o.graph_id ? m->o.graph_id : "");
+    json_object_set_new(r, "instructions", json_string(ins));
+    return r;
+}
+
+static json_t *handle_one(og_mcp *m, const char *actor, json_t *req)
+{
+    json_t *id = json_object_get(req, "id");
+    const char *method = json_string_value(json_object_get(req, "method"));
+    int has_id = id != NULL;
+    if (!json_is_object(req) || !json_is_string(json_object_get(req, "jsonrpc")) ||
+        strcmp(json_string_value(json_object_get(req, "jsonrpc")), "2.0"))
+        return rpc_error(json_is_string(id) || json_is_integer(id) ? id : NULL, -32600, "Invalid Request: jsonrpc must be \"2.0\"");
+    if (has_id && !json_is_string(id) && !json_is_integer(id))
+        return rpc_error(NULL, -32600, "Invalid Request: id must be a string or an integer");
+    if (!method) {
+        /* a response from the client (we never send requests): nothing to answer */
+        if (json_object_get(req, "result") || json_object_get(req, "error")) return NULL;
+        return rpc_error(id, -32600, "Invalid Request: method is required");
+    }
+    if (!has_id) return NULL; /* a notification */
+    json_t *params = json_object_get(req, "params");
+    if (params && !json_is_object(params)) return rpc_error(id, -32602, "Invalid params: params must be an object");
+    if (!strcmp(method, "initialize")) return rpc_result(id, initialize(m, params));
+    if (!strcmp(method, "ping")) return rpc_result(id, json_object());
+    if (!strcmp(method, "tools/list")) return rpc_result(id, tools_list(m, actor));
+    if (!strcmp(method, "tools/call")) {
+        if (!json_is_string(json_object_get(params, "name"))) return rpc_error(id, -32602, "Invalid params: name is required");
+        int unknown = 0;
+        json_t *r = tools_call(m, actor, params, &unknown);
+        if (unknown) {
+            char msg[512];
+            snprintf(msg, sizeof msg, "Unknown tool: %s", json_string_value(json_object_get(params, "name")));
+            return rpc_error(id, -32602, msg);
+        }
+        return rpc_result(id, r);
+    }
+    if (!strcmp(method, "resources/list")) return rpc_result(id, resources_list(m, actor));
+    if (!strcmp(method, "resources/templates/list")) return rpc_result(id, json_pack("{s[]}", "resourceTemplates"));
+    if (!strcmp(method, "resources/read")) {
+        int code;
+        char msg[512];
+        json_t *r = resources_read(m, actor, json_string_value(json_object_get(params, "uri")), &code, msg, sizeof msg);
+        return r ? rpc_result(id, r) : rpc_error(id, code, msg);
+    }
+    if (!strcmp(method, "prompts/list")) return rpc_error(id, -32601, "Method not found: prompts are not supported");
+    char msg[300];
+    snprintf(msg, sizeof msg, "Method not found: %.200s", method);
+    return rpc_error(id, -32601, msg);
+}
+
+og_status og_mcp_handle(og_mcp *m, const char *actor, const char *msg, size_t len, char **out)
+{
+    *out = NULL;
+    json_error_t je;
+    json_t *req = json_loadb(msg, len, JSON_REJECT_DUPLICATES, &je);
+    json_t *resp;
+    if (!req) {
+        char e[300];
+        snprintf(e, sizeof e, "Parse error: %s", je.text);
+        resp = rpc_error(NULL, -32700, e);
+    } else if (json_is_array(req)) {
+        resp = rpc_error(NULL, -32600, "Invalid Request: JSON-RPC batches are not supported");
+    } else if (!json_is_object(req)) {
+        resp = rpc_error(NULL, -32600, "Invalid Request: a message must be a JSON object");
+    } else {
+        resp = handle_one(m, actor, req);
+    }
+    json_decref(req);
+    if (!resp) return OG_OK;
+    *out = json_dumps(resp, JSON_COMPACT);
+    json_decref(resp);
+    return *out ? OG_OK : OG_ERR_NOMEM;
+}

@@ -1,0 +1,90 @@
+/*
+ * mcp.h — the Model Context Protocol surface of one graph (docs/mcp.md): JSON-RPC 2.0 messages
+ * in, responses out, with no transport.  `omnigraph mcp` feeds it newline-delimited stdio;
+ * omnigraph-server mounts it at POST /graphs/{id}/mcp (stateless Streamable HTTP).
+ *
+ * Methods: initialize, ping, tools/list, tools/call, resources/list, resources/read
+ * (notifications such as notifications/initialized get no response).  Tools: the operational
+ * set (graph_health, graph_query, graph_snapshot, schema_get, branch_list, commit_list,
+ * commit_get, graph_mutate, graph_load, branch_create, branch_delete, branch_merge,
+ * schema_apply) and one tool per exposed stored query (input schema from its parameter
+ * types), or — with 24 or more exposed — the pair stored_query_list / stored_query_run.
+ * Resources: omnigraph://schema and omnigraph://branches.
+ *
+ * Authorization is a callback so the policy engine stays the surface's business: every call
+ * asks it; tools/list shows a tool when the actor may call it on some branch; a stored query
+ * the actor may not invoke is indistinguishable from an unknown tool.
+ */
+#ifndef OG_MCP_MCP_H
+#define OG_MCP_MCP_H
+
+#include <stddef.h>
+
+#include "cluster/stored.h"
+#include "omnigraph.h"
+
+typedef struct og_mcp og_mcp;
+
+typedef enum og_mcp_verdict {
+    OG_MCP_ALLOW = 0,
+    OG_MCP_DENY = 1, /* reported as a tool error naming the denial */
+    OG_MCP_MASK = 2  /* reported exactly as an unknown tool / resource */
+} og_mcp_verdict;
+
+/* action: the policy action ("read", "change", "branch_create", "branch_delete",
+ * "branch_merge", "schema_apply", "invoke_query").  branch / target_branch as the policy
+ * request scopes (NULL = absent); `listing` = 1 for tools/list, where NULL branches mean "on
+ * some branch".  query: the stored query's name for invoke_query, else NULL. */
+typedef og_mcp_verdict (*og_mcp_authorize_fn)(void *ctx, const char *actor, const char *action, const char *branch,
+                                              const char *target_branch, const char *query, int listing,
+                                              char *why, size_t why_cap);
+
+typedef struct og_mcp_opts {
+    og_db *db;                     /* required; borrowed */
+    const og_stored_set *queries;  /* may be NULL; borrowed */
+    const char *graph_id;          /* for serverInfo / descriptions (may be NULL) */
+    int schema_apply_disabled;     /* cluster serving: schema_apply always answers a conflict */
+    og_mcp_authorize_fn authorize; /* NULL = allow everything */
+    void *authorize_ctx;
+} og_mcp_opts;
+
+og_status og_mcp_new(og_mcp **out, const og_mcp_opts *o);
+void og_mcp_free(og_mcp *m);
+
+/* Handles one message (an object; a batch array is answered with an error, as MCP 2025-06-18
+ * removed batching).  *out: the response JSON text (og_free), or NULL for a notification.
+ * Protocol failures are JSON-RPC error responses, not statuses: the return is OG_OK unless
+ * memory ran out.  `actor` (may be NULL) is passed to the authorizer and echoed as actor_id. */
+og_status og_mcp_handle(og_mcp *m, const char *actor, const char *msg, size_t len, char **out);
+
+/* ---- mcp_policy.c: an authorizer backed by a graph's policy bundle (policy/policy.h) ---- */
+typedef struct og_mcp_policy og_mcp_policy;
+/* Loads a graph bundle (YAML text; `name` labels errors) for graph `graph_id`.  Errors as
+ * og_policy_parse.  Free with og_mcp_policy_free. */
+og_status og_mcp_policy_new(og_mcp_policy **out, const char *bundle, size_t len, const char *name, const char *graph_id);
+void og_mcp_policy_free(og_mcp_policy *p);
+/* The og_mcp_authorize_fn: pass the og_mcp_policy as authorize_ctx.  A denied invoke_query is
+ * OG_MCP_MASK (an unknown tool), other denials OG_MCP_DENY with the policy's message; no
+ * actor is denied.  Listing asks whether the action is allowed on some branch. */
+og_mcp_verdict og_mcp_policy_authorize(void *ctx, const char *actor, const char *action, const char *branch,
+                                       const char *target, const char *query, int listing, char *why, size_t cap);
+
+/* ---- mcp_http.c: the stateless Streamable HTTP binding (POST /graphs/{id}/mcp) ---- */
+typedef struct og_mcp_http_request {
+    const char *method;           /* "POST"; anything else is 405 */
+    const char *content_type;     /* may be NULL; else must name application/json (415) */
+    const char *accept;           /* may be NULL; else must allow application/json (406) */
+    const char *protocol_version; /* the MCP-Protocol-Version header (may be NULL); unknown = 400 */
+    const char *actor;            /* the bearer token's actor (may be NULL) */
+    const char *body;
+    size_t body_len;
+} og_mcp_http_request;
+/* *status: 200 with *out the JSON-RPC response (application/json), 202 with *out NULL (a
+ * notification), or 405/415/406/400 with a JSON-RPC error body (send `Allow: POST` with 405).
+ * OG_OK unless memory ran out. */
+og_status og_mcp_http(og_mcp *m, const og_mcp_http_request *req, unsigned *status, char **out);
+
+/* The protocol versions this surface speaks, newest first (NULL-terminated). */
+extern const char *const og_mcp_protocol_versions[];
+
+#endif

@@ -1,0 +1,66 @@
+/*
+ * mcp_http.c — the stateless Streamable HTTP binding of the MCP handler (docs/mcp.md): what an
+ * HTTP surface does with a request to /graphs/{id}/mcp, minus the sockets.  One POST body is
+ * one JSON-RPC message answered with one application/json response; there is no session and
+ * no SSE stream.  Kept beside the handler so the server's route stays a few lines.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mcp/mcp.h"
+
+static int contains_ci(const char *h, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; h && *h; h++) {
+        size_t i = 0;
+        while (i < n && h[i] && (h[i] | 32) == (needle[i] | 32)) i++;
+        if (i == n) return 1;
+    }
+    return 0;
+}
+
+static char *error_body(const char *msg)
+{
+    size_t n = strlen(msg) + 96;
+    char *s = malloc(n);
+    if (s) snprintf(s, n, "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,\"message\":\"%s\"}}", msg);
+    return s;
+}
+
+og_status og_mcp_http(og_mcp *m, const og_mcp_http_request *req, unsigned *status, char **out)
+{
+    *out = NULL;
+    if (!req->method || strcmp(req->method, "POST")) {
+        *status = 405;
+        *out = error_body("Method Not Allowed: this endpoint is stateless; send each JSON-RPC message as a POST");
+        return *out ? OG_OK : OG_ERR_NOMEM;
+    }
+    if (req->content_type && !contains_ci(req->content_type, "application/json")) {
+        *status = 415;
+        *out = error_body("Unsupported Media Type: the body must be application/json");
+        return *out ? OG_OK : OG_ERR_NOMEM;
+    }
+    if (req->accept && *req->accept && !contains_ci(req->accept, "application/json") && !contains_ci(req->accept, "*/*") &&
+        !contains_ci(req->accept, "text/event-stream")) {
+        *status = 406;
+        *out = error_body("Not Acceptable: the response is application/json");
+        return *out ? OG_OK : OG_ERR_NOMEM;
+    }
+    /* a follow-up request names its protocol version; initialize negotiates it in the body */
+    int is_init = req->body && strstr(req->body, "\"initialize\"") != NULL;
+    if (req->protocol_version && *req->protocol_version && !is_init) {
+        int ok = 0;
+        for (const char *const *v = og_mcp_protocol_versions; *v; v++) ok |= !strcmp(*v, req->protocol_version);
+        if (!ok) {
+            *status = 400;
+            *out = error_body("Bad Request: unsupported MCP-Protocol-Version");
+            return *out ? OG_OK : OG_ERR_NOMEM;
+        }
+    }
+    og_status st = og_mcp_handle(m, req->actor, req->body ? req->body : "", req->body ? req->body_len : 0, out);
+    if (st != OG_OK) return st;
+    *status = *out ? 200 : 202; /* a notification or a response: accepted, no body */
+    return OG_OK;
+}

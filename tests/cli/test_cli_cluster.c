@@ -1,0 +1,93 @@
+/*
+ * test_cli_cluster.c — the `omnigraph cluster`, `queries` and `mcp` verbs as a user runs them
+ * on examples/cluster (copied to a scratch directory): exit codes, the human and JSON output,
+ * a stored query by name, and one MCP exchange over stdio.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli_run.h"
+
+static char out[1 << 16];
+
+static void test_cluster_verbs(void **state)
+{
+    (void)state;
+    assert_int_equal(run(NULL, 0, "cp -r %s/examples/cluster %s/c", OG_SOURCE_DIR, dir), 0);
+    assert_int_equal(run(out, sizeof out, "%s cluster validate --config %s/c", bin, dir), 0);
+    assert_string_equal(out, "ok: 7 resources\n");
+    assert_int_equal(run(out, sizeof out, "%s cluster apply --config %s/c 2>&1", bin, dir), 1);
+    assert_non_null(strstr(out, "state_missing"));
+    assert_int_equal(run(out, sizeof out, "%s cluster import --config %s/c", bin, dir), 0);
+    assert_int_equal(run(out, sizeof out, "%s cluster plan --config %s/c", bin, dir), 0);
+    assert_non_null(strstr(out, "+ graph.people"));
+    assert_non_null(strstr(out, "+ query.people.adults"));
+    assert_int_equal(run(out, sizeof out, "%s cluster apply --config %s/c --as alice", bin, dir), 0);
+    assert_non_null(strstr(out, "applied 7 change(s); state revision 2"));
+    assert_int_equal(run(out, sizeof out, "%s cluster plan --config %s/c", bin, dir), 0);
+    assert_string_equal(out, "no changes: the applied state matches the configuration\n");
+    assert_int_equal(run(out, sizeof out, "%s cluster status --config %s/c --json", bin, dir), 0);
+    assert_non_null(strstr(out, "\"catalog_conditions\": []"));
+    assert_int_equal(run(out, sizeof out, "%s cluster force-unlock NOPE --config %s/c 2>&1", bin, dir), 1);
+    assert_non_null(strstr(out, "not_found: the cluster is not locked"));
+
+    /* an invalid config: exit 1, the diagnostic on stderr */
+    assert_int_equal(run(NULL, 0, "echo 'pipelines: {}' >> %s/c/cluster.yaml", dir), 0);
+    assert_int_equal(run(out, sizeof out, "%s cluster validate --config %s/c 2>&1", bin, dir), 1);
+    assert_non_null(strstr(out, "error future_phase_field pipelines: `pipelines` is reserved for a later cluster-control phase"));
+    assert_int_equal(run(out, sizeof out, "%s cluster frobnicate --config %s/c 2>&1", bin, dir), 2);
+}
+
+static void test_queries_and_mcp(void **state)
+{
+    (void)state;
+    assert_int_equal(run(NULL, 0, "%s load --quiet --data %s/c/seed.ndjson --mode merge %s/c/graphs/people.omni", bin, dir, dir), 0);
+    assert_int_equal(run(out, sizeof out, "%s queries list --cluster %s/c", bin, dir), 0);
+    assert_non_null(strstr(out, "adults (read) ($min: I32)  -- People at least $min years old.\n"));
+    assert_non_null(strstr(out, "add_person (mutation) ($name: String, $age: I32?)"));
+    assert_int_equal(run(out, sizeof out, "%s queries validate --cluster %s/c", bin, dir), 0);
+    assert_string_equal(out, "ok: 4 stored queries of graph 'people' type-check against its schema\n");
+    assert_int_equal(run(out, sizeof out, "%s queries run adults --params '{\"min\":40}' --cluster %s/c", bin, dir), 0);
+    assert_non_null(strstr(out, "\"row_count\": 1"));
+    assert_non_null(strstr(out, "Grace"));
+    assert_int_equal(run(out, sizeof out, "%s queries run adults --params '{}' --cluster %s/c 2>&1", bin, dir), 1);
+    assert_non_null(strstr(out, "param `$min`: missing required parameter of type I32"));
+    assert_int_equal(run(out, sizeof out, "%s queries run nope --cluster %s/c 2>&1", bin, dir), 1);
+    assert_non_null(strstr(out, "stored query 'nope' not found"));
+
+    /* one MCP exchange over stdio: initialize, a notification (no answer), a stored query */
+    write_file("mcp.in",
+               "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\"}}\n"
+               "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n"
+               "\n"
+               "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"friends\",\"arguments\":{\"params\":{\"name\":\"Ada\"}}}}\n");
+    assert_int_equal(run(out, sizeof out, "%s mcp --cluster %s/c < %s/mcp.in", bin, dir, dir), 0);
+    char *second = strchr(out, '\n');
+    assert_non_null(second);
+    assert_non_null(strstr(out, "\"protocolVersion\":\"2025-06-18\""));
+    assert_non_null(strstr(second + 1, "\"id\":2"));
+    assert_non_null(strstr(second + 1, "Grace"));
+    assert_null(strchr(strchr(second + 1, '\n') + 1, '{')); /* exactly two responses */
+    assert_int_equal(run(out, sizeof out, "%s mcp --cluster %s/c --policy < /dev/null 2>&1", bin, dir), 2);
+    assert_non_null(strstr(out, "--policy needs --as ACTOR"));
+}
+
+int main(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/og-cli-cluster-XXXXXX");
+    if (!mkdtemp(dir)) return 1;
+    snprintf(bin, sizeof bin, "%s/omnigraph", OG_BINARY_DIR);
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_cluster_verbs), cmocka_unit_test(test_queries_and_mcp)};
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0 && !rc) rc = 1;
+    return rc;
+}

@@ -1,0 +1,120 @@
+// The official MCP TypeScript SDK client drives `omnigraph mcp` over stdio, as an agent would:
+// it lists the tools (stored queries with typed input schemas among them), calls a stored
+// query, writes through a stored mutation on a branch, merges the branch, and reads the
+// schema resource.  The cluster is examples/cluster, imported and applied into a temp dir.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+
+const bin = join(process.env.OG_BIN_DIR, 'omnigraph');
+const example = new URL('../../examples/cluster/', import.meta.url).pathname;
+
+function og(...args) {
+  return execFileSync(bin, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+test('an MCP client lists, queries, writes on a branch and merges', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'og-mcp-sdk-'));
+  try {
+    cpSync(example, dir, { recursive: true });
+    og('cluster', 'import', '--config', dir);
+    og('cluster', 'apply', '--config', dir, '--as', 'alice');
+    og('load', '--quiet', '--data', join(dir, 'seed.ndjson'), '--mode', 'merge', join(dir, 'graphs', 'people.omni'));
+
+    const transport = new StdioClientTransport({ command: bin, args: ['mcp', '--cluster', dir, '--as', 'agent'], stderr: 'pipe' });
+    const client = new Client({ name: 'omnigraph-sdk-test', version: '0.0.0' });
+    await client.connect(transport);
+    try {
+      assert.equal(client.getServerVersion().name, 'omnigraph');
+
+      const { tools } = await client.listTools();
+      const names = tools.map((t) => t.name);
+      for (const n of ['adults', 'friends', 'add_person', 'befriend', 'graph_query', 'branch_create', 'branch_merge'])
+        assert.ok(names.includes(n), `tool ${n} listed`);
+      const adults = tools.find((t) => t.name === 'adults');
+      assert.equal(adults.inputSchema.properties.params.properties.min.type, 'integer');
+      assert.deepEqual(adults.inputSchema.required, ['params']);
+      assert.match(adults.description, /at least \$min years old/);
+
+      const rows = async (args) => (await client.callTool({ name: 'adults', arguments: args })).structuredContent.row_count;
+      assert.equal(await rows({ params: { min: 30 } }), 2);
+
+      let r = await client.callTool({ name: 'branch_create', arguments: { name: 'agent-work' } });
+      assert.equal(r.isError, false);
+      r = await client.callTool({ name: 'add_person', arguments: { params: { name: 'Zoe', age: 41 }, branch: 'agent-work' } });
+      assert.equal(r.isError, false, JSON.stringify(r.content));
+      assert.equal(r.structuredContent.affected_nodes, 1);
+      assert.equal(r.structuredContent.commit.graph_branch, 'agent-work');
+      assert.equal(r.structuredContent.commit.actor_id, 'agent');
+      assert.equal(await rows({ params: { min: 30 }, branch: 'agent-work' }), 3);
+      assert.equal(await rows({ params: { min: 30 } }), 2);
+
+      r = await client.callTool({ name: 'branch_merge', arguments: { source: 'agent-work', delete_branch: true } });
+      assert.equal(r.isError, false, JSON.stringify(r.content));
+      assert.equal(r.structuredContent.outcome, 'fast_forward');
+      assert.equal(await rows({ params: { min: 30 } }), 3);
+
+      // a typed parameter error is a tool error the model can read
+      r = await client.callTool({ name: 'adults', arguments: { params: { min: 'thirty' } } });
+      assert.equal(r.isError, true);
+      assert.match(r.content[0].text, /param `\$min`: expected I32/);
+      // an unknown tool is a protocol error
+      await assert.rejects(client.callTool({ name: 'no_such_tool', arguments: {} }), /Unknown tool/);
+
+      const { resources } = await client.listResources();
+      assert.deepEqual(resources.map((x) => x.uri).sort(), ['omnigraph://branches', 'omnigraph://schema']);
+      const schema = await client.readResource({ uri: 'omnigraph://schema' });
+      assert.match(schema.contents[0].text, /node Person/);
+      await client.ping();
+    } finally {
+      await client.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('with --policy each actor sees and may call only what its policy allows', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'og-mcp-sdk-'));
+  const connect = async (actor) => {
+    const transport = new StdioClientTransport({ command: bin, args: ['mcp', '--cluster', dir, '--as', actor, '--policy'], stderr: 'pipe' });
+    const client = new Client({ name: 'omnigraph-sdk-test', version: '0.0.0' });
+    await client.connect(transport);
+    return client;
+  };
+  try {
+    cpSync(example, dir, { recursive: true });
+    og('cluster', 'import', '--config', dir);
+    og('cluster', 'apply', '--config', dir, '--as', 'alice');
+
+    const alice = await connect('alice');
+    try {
+      const names = (await alice.listTools()).tools.map((t) => t.name);
+      assert.ok(names.includes('adults') && names.includes('add_person') && names.includes('branch_create'));
+      assert.ok(!names.includes('branch_merge') && !names.includes('schema_apply'));
+      const r = await alice.callTool({ name: 'add_person', arguments: { params: { name: 'Ada' } } });
+      assert.equal(r.isError, true); // main is protected
+      assert.match(r.content[0].text, /forbidden: policy denied action 'change' on branch 'main'/);
+    } finally {
+      await alice.close();
+    }
+
+    const mallory = await connect('mallory');
+    try {
+      const names = (await mallory.listTools()).tools.map((t) => t.name);
+      assert.deepEqual(names, ['graph_health']);
+      // a stored query mallory may not invoke is indistinguishable from one that does not exist
+      await assert.rejects(mallory.callTool({ name: 'adults', arguments: { params: { min: 1 } } }), /Unknown tool: adults/);
+      await assert.rejects(mallory.callTool({ name: 'adultz', arguments: { params: { min: 1 } } }), /Unknown tool: adultz/);
+    } finally {
+      await mallory.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
