@@ -80,6 +80,13 @@ og_status og_db_init(og_db **out, const char *uri, const char *schema_name, cons
 og_status og_db_open(og_db **out, const char *uri, const og_open_opts *opts);
 void og_db_close(og_db *db);
 
+/* Sets the actor recorded on the commits (and branch log entries) that the CALLING THREAD
+ * writes, through any handle, until cleared with NULL; it wins over og_open_opts.actor.
+ * A server calls it per request with the actor of the authenticated token, so one shared
+ * handle attributes every write to its caller.  OG_ERR_INVALID: empty, longer than 256
+ * bytes, or holding control characters (the thread's actor is then unchanged). */
+og_status og_set_thread_actor(const char *actor);
+
 /* Which state a read sees: the head of `branch` (NULL = "main"), or, when `commit` is set,
  * that commit (time travel).  The whole read uses one snapshot. */
 typedef struct og_read_opts {
@@ -202,6 +209,14 @@ og_status og_db_export(og_db *db, FILE *out, const og_read_opts *at, const char 
 /* The snapshot a read would see, as JSON text: {"commit","branch","schema","tables":[{"type",
  * "kind","table","version","rows"}]}.  Free *out with og_free. */
 og_status og_db_snapshot(char **out, og_db *db, const og_read_opts *at);
+
+/* The bytes of Blob property `property` of the node (is_edge 0) or edge (1) of type `type`
+ * whose id is `id`, at the read's snapshot.  *out (free with og_free) holds *len bytes;
+ * commit_out (may be NULL) receives the commit read.  Errors: OG_ERR_INVALID (unknown type or
+ * property, or not a Blob property), OG_ERR_NOT_FOUND (no such entity, branch or commit, or
+ * the cell is null). */
+og_status og_db_blob_get(char **out, size_t *len, char commit_out[32], og_db *db, const og_read_opts *at, int is_edge,
+                         const char *type, const char *id, const char *property);
 
 /* The `.pg` source of the schema at that snapshot.  Free *out with og_free. */
 og_status og_db_schema_source(char **out, og_db *db, const og_read_opts *at);

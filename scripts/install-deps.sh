@@ -9,6 +9,7 @@ PKGS=(
   libzstd-dev liblz4-dev libroaring-dev libstemmer-dev libutf8proc-dev
   libyaml-dev libpcre2-dev libcmocka-dev python3
   sqlite3 # SQLite FTS5: the independent bm25 check (tests/engine/test_search_fts5.c)
+  wrk     # the server benchmark (bench/server/run.sh)
 )
 # Node.js: some images ship a nodejs package that bundles npm (and conflicts with Debian's npm).
 command -v node >/dev/null 2>&1 || PKGS+=(nodejs)
@@ -39,6 +40,11 @@ fi
 if [ -f "$here/tests/policy/package-lock.json" ] && [ ! -d "$here/tests/policy/node_modules/@cedar-policy/cedar-wasm" ]; then
   echo "install-deps: npm ci in tests/policy" >&2
   (cd "$here/tests/policy" && npm ci --no-audit --no-fund)
+fi
+# The OpenAPI validator of the server tests, pinned by tests/server/openapi/package-lock.json.
+if [ -f "$here/tests/server/openapi/package-lock.json" ] && [ ! -d "$here/tests/server/openapi/node_modules/@seriousme" ]; then
+  echo "install-deps: npm ci in tests/server/openapi" >&2
+  (cd "$here/tests/server/openapi" && npm ci --no-audit --no-fund)
 fi
 # The MCP SDK client for the `omnigraph mcp` end-to-end test, pinned by tests/mcp-sdk/package-lock.json.
 if [ -f "$here/tests/mcp-sdk/package-lock.json" ] && [ ! -d "$here/tests/mcp-sdk/node_modules/@modelcontextprotocol/sdk" ]; then

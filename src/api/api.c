@@ -78,6 +78,8 @@ void og_db_close(og_db *db)
     free(db);
 }
 
+og_status og_set_thread_actor(const char *actor) { return og_engine_set_thread_actor(actor); }
+
 /* Parses optional JSON parameters text. */
 static og_status parse_params(const char *text, json_t **out)
 {

@@ -247,6 +247,28 @@ static og_status put_assign(og_buf *b, const og_ir_query *ir, const og_ir_assign
     return OG_OK;
 }
 
+static og_status put_mcond(og_buf *b, const og_ir_query *ir, const og_ir_mcond *c)
+{
+    switch (c->kind) {
+    case OG_QMC_AND: case OG_QMC_OR:
+        OG_TRY(og_buf_append_byte(b, '('));
+        OG_TRY(put_mcond(b, ir, c->a));
+        OG_TRY(og_buf_append_str(b, c->kind == OG_QMC_AND ? " and " : " or "));
+        OG_TRY(put_mcond(b, ir, c->b));
+        return og_buf_append_byte(b, ')');
+    case OG_QMC_NOT:
+        OG_TRY(og_buf_append_str(b, "not "));
+        return put_mcond(b, ir, c->a);
+    case OG_QMC_BARE:
+        return put_assign(b, ir, &c->leaf);
+    case OG_QMC_CMP:
+        OG_TRY(put_assign(b, ir, &c->leaf));
+        OG_TRY(og_buf_printf(b, " %s ", og_ir_cmp_name(c->op)));
+        return og_ir_dump_expr(b, ir, c->leaf.value);
+    }
+    return OG_OK;
+}
+
 static og_status put_mutation(og_buf *b, const og_ir_query *ir, const og_ir_mutation *m)
 {
     static const char *const kinds[] = {"insert", "update", "delete"};
@@ -262,7 +284,10 @@ static og_status put_mutation(og_buf *b, const og_ir_query *ir, const og_ir_muta
         }
         OG_TRY(og_buf_append_byte(b, '}'));
     }
-    if (m->kind != OG_QM_INSERT) {
+    if (m->kind != OG_QM_INSERT && m->cond) {
+        OG_TRY(og_buf_append_str(b, " where "));
+        OG_TRY(put_mcond(b, ir, m->cond));
+    } else if (m->kind != OG_QM_INSERT) {
         OG_TRY(og_buf_append_str(b, " where "));
         OG_TRY(put_assign(b, ir, &m->where));
         OG_TRY(og_buf_printf(b, " %s ", og_ir_cmp_name(m->where_op)));

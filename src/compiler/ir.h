@@ -206,6 +206,15 @@ typedef struct og_ir_assign {
     int is_key;        /* assigns a @key member (an update of it fails at run time) */
 } og_ir_assign;
 
+/* A compound mutation `where` (query_ast.h og_qmcond): leaves compare `leaf` with op, or
+ * test a Bool property (BARE); three-valued like og_ir_pred. */
+typedef struct og_ir_mcond {
+    og_qmc_kind kind;
+    og_ir_assign leaf;
+    og_ir_cmp op;
+    struct og_ir_mcond *a, *b;
+} og_ir_mcond;
+
 typedef struct og_ir_mutation {
     og_qmut_kind kind;
     int is_edge;
@@ -215,6 +224,7 @@ typedef struct og_ir_mutation {
     size_t nassigns;
     og_ir_assign where; /* UPDATE / DELETE: where.name op where.value */
     og_ir_cmp where_op;
+    og_ir_mcond *cond;  /* a compound where instead (NULL when the plain form applies) */
 } og_ir_mutation;
 
 typedef struct og_ir_access {

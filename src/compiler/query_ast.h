@@ -255,6 +255,17 @@ typedef struct og_qassign {
 #define OG_QPROP_FROM (-2)
 #define OG_QPROP_TO   (-3)
 
+/* A compound mutation `where` (a tree; leaves are `prop op value` or a bare Bool prop). */
+typedef enum og_qmc_kind { OG_QMC_CMP = 0, OG_QMC_BARE, OG_QMC_AND, OG_QMC_OR, OG_QMC_NOT } og_qmc_kind;
+
+typedef struct og_qmcond {
+    og_qmc_kind kind;
+    og_qspan span;
+    og_qassign leaf;   /* CMP: prop op value; BARE: prop */
+    og_qop op;         /* CMP */
+    struct og_qmcond *a, *b;
+} og_qmcond;
+
 typedef struct og_qmutation {
     og_qmut_kind kind;
     og_qspan span;
@@ -265,6 +276,7 @@ typedef struct og_qmutation {
     /* UPDATE/DELETE: where prop op value */
     og_qassign where;
     og_qop where_op;
+    og_qmcond *cond;    /* a compound `where` (then `where` / `where_op` are unused), else NULL */
     /* resolved */
     int is_edge;
     int type_index; /* into catalog nodes or edges */

@@ -83,6 +83,42 @@ static int check_where(og_chk *c, const og_cat_type *t, og_qmutation *m, int edg
     return check_value(c, &w->value, p, w->prop);
 }
 
+/* A compound `where`: every leaf as a plain where; a bare leaf must name a Bool property. */
+static int check_mcond(og_chk *c, const og_cat_type *t, og_qmcond *x, int edge)
+{
+    switch (x->kind) {
+    case OG_QMC_AND: case OG_QMC_OR:
+        return check_mcond(c, t, x->a, edge) && check_mcond(c, t, x->b, edge);
+    case OG_QMC_NOT:
+        return check_mcond(c, t, x->a, edge);
+    case OG_QMC_BARE: {
+        size_t pi;
+        const og_cat_prop *p = og_cat_type_prop(t, x->leaf.prop, &pi);
+        if (!p)
+            return og_chk_fail(c, x->leaf.prop_span, "T11", "type `%s` has no property `%s`", t->name, x->leaf.prop);
+        if (p->type.id != OG_T_BOOL)
+            return og_chk_fail(c, x->leaf.prop_span, "T7",
+                               "a bare property in a where predicate must be Bool, `%s` is not", x->leaf.prop);
+        x->leaf.prop_index = (int)pi;
+        return 1;
+    }
+    case OG_QMC_CMP: {
+        og_qmutation tmp;
+        memset(&tmp, 0, sizeof tmp);
+        tmp.where = x->leaf;
+        if (!check_where(c, t, &tmp, edge)) return 0;
+        x->leaf = tmp.where;
+        return 1;
+    }
+    }
+    return 0;
+}
+
+static int check_where_any(og_chk *c, const og_cat_type *t, og_qmutation *m, int edge)
+{
+    return m->cond ? check_mcond(c, t, m->cond, edge) : check_where(c, t, m, edge);
+}
+
 static int assigned(const og_qmutation *m, const char *name)
 {
     for (size_t i = 0; i < m->nassigns; i++)
@@ -164,7 +200,7 @@ static int check_update(og_chk *c, og_qmutation *m)
     if (!no_duplicates(c, m)) return 0;
     for (size_t i = 0; i < m->nassigns; i++)
         if (!check_assign(c, t, &m->assigns[i])) return 0;
-    return check_where(c, t, m, 0);
+    return check_where_any(c, t, m, 0);
 }
 
 static int check_delete(og_chk *c, og_qmutation *m)
@@ -174,13 +210,13 @@ static int check_delete(og_chk *c, og_qmutation *m)
     if (t) {
         m->is_edge = 0;
         m->type_index = (int)(t - cat->nodes);
-        return check_where(c, t, m, 0);
+        return check_where_any(c, t, m, 0);
     }
     t = og_catalog_edge(cat, m->type_name);
     if (!t) return og_chk_fail(c, m->type_span, "T10", "unknown node/edge type `%s`", m->type_name);
     m->is_edge = 1;
     m->type_index = (int)(t - cat->edges);
-    return check_where(c, t, m, 1);
+    return check_where_any(c, t, m, 1);
 }
 
 int og_chk_mutations(og_chk *c)

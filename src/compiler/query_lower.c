@@ -749,6 +749,32 @@ static int lower_assign(low *L, og_ir_assign *dst, const og_qassign *a, const og
     return (dst->value = lower_value(L, &a->value)) != NULL;
 }
 
+static og_ir_mcond *lower_mcond(low *L, const og_qmcond *c, const og_cat_type *t)
+{
+    og_ir_mcond *x = lalloc(L, sizeof *x);
+    if (!x) return NULL;
+    x->kind = c->kind;
+    switch (c->kind) {
+    case OG_QMC_AND: case OG_QMC_OR:
+        if (!(x->a = lower_mcond(L, c->a, t)) || !(x->b = lower_mcond(L, c->b, t))) return NULL;
+        return x;
+    case OG_QMC_NOT:
+        return (x->a = lower_mcond(L, c->a, t)) ? x : NULL;
+    case OG_QMC_BARE:
+        x->leaf.name = lstr(L, c->leaf.prop);
+        x->leaf.prop = c->leaf.prop_index;
+        x->leaf.prop_id = t->props[c->leaf.prop_index].id;
+        return x;
+    case OG_QMC_CMP: {
+        og_qtype dummy;
+        memset(&dummy, 0, sizeof dummy);
+        x->op = cmp_of(c->op, &dummy);
+        return lower_assign(L, &x->leaf, &c->leaf, t) ? x : NULL;
+    }
+    }
+    return NULL;
+}
+
 static int lower_mutations(low *L)
 {
     og_ir_query *ir = L->ir;
@@ -769,8 +795,12 @@ static int lower_mutations(low *L)
         if (m->kind != OG_QM_INSERT) {
             og_qtype dummy;
             memset(&dummy, 0, sizeof dummy);
-            im->where_op = cmp_of(m->where_op, &dummy);
-            if (!lower_assign(L, &im->where, &m->where, t)) return 0;
+            if (m->cond) {
+                if (!(im->cond = lower_mcond(L, m->cond, t))) return 0;
+            } else {
+                im->where_op = cmp_of(m->where_op, &dummy);
+                if (!lower_assign(L, &im->where, &m->where, t)) return 0;
+            }
         }
         if (!add_access(L, &ir->reads, &ir->nreads, m->is_edge, m->type_index) ||
             !add_access(L, &ir->writes, &ir->nwrites, m->is_edge, m->type_index))

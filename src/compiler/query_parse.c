@@ -830,20 +830,95 @@ static int parse_assigns(parser *p, og_qmutation *m)
     return expect_kind(p, OG_TOK_RBRACE, "'}'");
 }
 
+static og_qmcond *parse_mwhere_or(parser *p);
+
+static og_qmcond *new_mcond(parser *p, og_qmc_kind k, size_t start)
+{
+    og_qmcond *c = alloc(p, sizeof *c);
+    if (!c) return NULL;
+    c->kind = k;
+    c->span.start = start;
+    c->leaf.prop_index = -1;
+    return c;
+}
+
+static og_qmcond *parse_mwhere_leaf(parser *p)
+{
+    size_t start = tok(p)->start;
+    if (is_kind(p, OG_TOK_LPAREN)) {
+        if (!enter(p)) return NULL;
+        p->pos++;
+        og_qmcond *c = parse_mwhere_or(p);
+        leave(p);
+        if (!c || !expect_kind(p, OG_TOK_RPAREN, "')'")) return NULL;
+        return c;
+    }
+    if (is_word(p, "not") && !is_word(p, "and")) {
+        if (!enter(p)) return NULL;
+        p->pos++;
+        og_qmcond *c = new_mcond(p, OG_QMC_NOT, start);
+        if (c && !(c->a = parse_mwhere_leaf(p))) c = NULL;
+        leave(p);
+        if (c) c->span.end = prev_end(p);
+        return c;
+    }
+    if (!is_kind(p, OG_TOK_IDENT)) {
+        expect_fail(p, "property name");
+        return NULL;
+    }
+    og_qmcond *c = new_mcond(p, OG_QMC_CMP, start);
+    if (!c) return NULL;
+    c->leaf.prop = tok_str(p, tok(p));
+    c->leaf.prop_span = (og_qspan){tok(p)->start, tok(p)->end};
+    p->pos++;
+    if (is_word(p, "contains") || is_word(p, "starts_with")) {
+        hard_error(p, tok(p)->start, tok(p)->end,
+                   "'%.*s' is not supported in a mutation where predicate; use = != < <= > >=",
+                   (int)tok(p)->text_len, tok(p)->text);
+        return NULL;
+    }
+    if (filter_op(p, &c->op)) {
+        if (!parse_value(p, &c->leaf.value)) return NULL;
+    } else {
+        c->kind = OG_QMC_BARE; /* a Bool property on its own */
+    }
+    c->span.end = prev_end(p);
+    return c;
+}
+
+static og_qmcond *parse_mwhere_bin(parser *p, const char *word, og_qmc_kind k, og_qmcond *(*sub)(parser *))
+{
+    size_t start = tok(p)->start;
+    og_qmcond *l = sub(p);
+    while (l && is_word(p, word)) {
+        p->pos++;
+        og_qmcond *c = new_mcond(p, k, start);
+        if (!c || !enter(p)) return NULL;
+        c->a = l;
+        c->b = sub(p);
+        leave(p);
+        if (!c->b) return NULL;
+        c->span.end = prev_end(p);
+        l = c;
+    }
+    return l;
+}
+
+static og_qmcond *parse_mwhere_and(parser *p) { return parse_mwhere_bin(p, "and", OG_QMC_AND, parse_mwhere_leaf); }
+static og_qmcond *parse_mwhere_or(parser *p) { return parse_mwhere_bin(p, "or", OG_QMC_OR, parse_mwhere_and); }
+
 static int parse_where(parser *p, og_qmutation *m)
 {
     if (!expect_word(p, "where", "'where'")) return 0;
-    if (!is_kind(p, OG_TOK_IDENT)) return expect_fail(p, "property name");
-    m->where.prop = tok_str(p, tok(p));
-    m->where.prop_span = (og_qspan){tok(p)->start, tok(p)->end};
-    m->where.prop_index = -1;
-    p->pos++;
-    if (is_word(p, "contains") || is_word(p, "starts_with"))
-        return hard_error(p, tok(p)->start, tok(p)->end,
-                          "'%.*s' is not supported in a mutation where predicate; use = != < <= > >=",
-                          (int)tok(p)->text_len, tok(p)->text);
-    if (!filter_op(p, &m->where_op)) return expect_fail(p, "comparison operator");
-    return parse_value(p, &m->where.value);
+    og_qmcond *c = parse_mwhere_or(p);
+    if (!c || failed(p)) return 0;
+    if (c->kind == OG_QMC_CMP) { /* the plain `prop op value` */
+        m->where = c->leaf;
+        m->where_op = c->op;
+        return 1;
+    }
+    m->cond = c;
+    return 1;
 }
 
 static int parse_mutation(parser *p, og_qmutation *m)

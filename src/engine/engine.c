@@ -110,7 +110,25 @@ void og_engine_close(og_engine *e)
 
 og_graph *og_engine_graph(og_engine *e) { return e->g; }
 og_store *og_engine_store(og_engine *e) { return e->st; }
-const char *og_engine_actor(const og_engine *e) { return e->actor; }
+/* The calling thread's actor, when a surface set one for the request it is serving (the
+ * server: the actor of the matched bearer token); it wins over the handle's actor. */
+static _Thread_local char thread_actor[OG_ACTOR_MAX + 1];
+
+og_status og_engine_set_thread_actor(const char *actor)
+{
+    if (!actor) {
+        thread_actor[0] = 0;
+        return OG_OK;
+    }
+    size_t n = strlen(actor);
+    int ok = n > 0 && n <= OG_ACTOR_MAX;
+    for (size_t i = 0; ok && i < n; i++) ok = (unsigned char)actor[i] >= 0x20 && actor[i] != 0x7f;
+    if (!ok) return og_err(OG_ERR_INVALID, "invalid actor name");
+    snprintf(thread_actor, sizeof thread_actor, "%s", actor);
+    return OG_OK;
+}
+
+const char *og_engine_actor(const og_engine *e) { return thread_actor[0] ? thread_actor : e->actor; }
 
 static og_graph_opts graph_opts(const og_engine_opts *opts)
 {

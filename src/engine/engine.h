@@ -45,7 +45,11 @@ void og_engine_close(og_engine *e);
 
 og_graph *og_engine_graph(og_engine *e);
 og_store *og_engine_store(og_engine *e);
+/* The actor a write records: the calling thread's (og_engine_set_thread_actor), else the
+ * handle's. */
 const char *og_engine_actor(const og_engine *e);
+/* Sets (NULL: clears) the calling thread's actor for writes through any handle. */
+og_status og_engine_set_thread_actor(const char *actor);
 
 /* ---- reads ------------------------------------------------------------------------------- */
 

@@ -158,6 +158,80 @@ static og_status match_rows(og_plan *p, og_plan_table *pt, const og_ir_mutation 
     return OG_OK;
 }
 
+static og_ir_cmp negate_cmp(og_ir_cmp op)
+{
+    switch (op) {
+    case OG_IR_EQ: return OG_IR_NE;
+    case OG_IR_NE: return OG_IR_EQ;
+    case OG_IR_LT: return OG_IR_GE;
+    case OG_IR_LE: return OG_IR_GT;
+    case OG_IR_GT: return OG_IR_LE;
+    case OG_IR_GE: return OG_IR_LT;
+    default: return op;
+    }
+}
+
+/* A compound `where` (og_ir_mcond), three-valued: *ct / *st receive the committed / staged
+ * rows where it is true, *cf / *sf where it is false (a comparison with a null is neither).
+ * Leaves reuse match_rows: `prop op v` is true where it matches and false where the negated
+ * comparison does (both drop nulls). */
+static og_status match_cond(og_plan *p, og_plan_table *pt, const og_ir_query *ir, const og_ir_mcond *c,
+                            const og_vector *params, uint8_t **ct, uint8_t **cf, uint8_t **st_, uint8_t **sf)
+{
+    *ct = *cf = *st_ = *sf = NULL;
+    og_status st = OG_OK;
+    if (c->kind == OG_QMC_CMP || c->kind == OG_QMC_BARE) {
+        og_ir_mutation tm;
+        memset(&tm, 0, sizeof tm);
+        tm.where = c->leaf;
+        og_vector v;
+        if (c->kind == OG_QMC_BARE) {
+            OG_TRY(og_vector_init(&v, (og_type){OG_T_BOOL, OG_T_NULL, 0}));
+            st = og_vector_append_bool(&v, 1);
+            tm.where_op = OG_IR_EQ;
+        } else {
+            st = og_exec_const(ir, c->leaf.value, params, p->now_ms, &v);
+            if (st) return st;
+            tm.where_op = c->op;
+        }
+        if (st == OG_OK) st = match_rows(p, pt, &tm, &v, ct, st_);
+        if (st == OG_OK) {
+            if (c->kind == OG_QMC_BARE) {
+                og_vector_free(&v);
+                OG_TRY(og_vector_init(&v, (og_type){OG_T_BOOL, OG_T_NULL, 0}));
+                st = og_vector_append_bool(&v, 0);
+            } else {
+                tm.where_op = negate_cmp(c->op);
+            }
+            if (st == OG_OK) st = match_rows(p, pt, &tm, &v, cf, sf);
+        }
+        og_vector_free(&v);
+        return st;
+    }
+    if (c->kind == OG_QMC_NOT) return match_cond(p, pt, ir, c->a, params, cf, ct, sf, st_);
+    uint8_t *bt = NULL, *bf = NULL, *bst = NULL, *bsf = NULL;
+    st = match_cond(p, pt, ir, c->a, params, ct, cf, st_, sf);
+    if (st == OG_OK) st = match_cond(p, pt, ir, c->b, params, &bt, &bf, &bst, &bsf);
+    if (st == OG_OK) {
+        size_t nc = pt->overwrite ? 0 : og_tableview_rows(pt->view), ns = pt->nstaged;
+        size_t cb = (nc + 7) / 8, sb = (ns + 7) / 8;
+        int and = c->kind == OG_QMC_AND;
+        for (size_t i = 0; i < cb; i++) {
+            (*ct)[i] = and ? (*ct)[i] & bt[i] : (*ct)[i] | bt[i];
+            (*cf)[i] = and ? (*cf)[i] | bf[i] : (*cf)[i] & bf[i];
+        }
+        for (size_t i = 0; i < sb; i++) {
+            (*st_)[i] = and ? (*st_)[i] & bst[i] : (*st_)[i] | bst[i];
+            (*sf)[i] = and ? (*sf)[i] | bsf[i] : (*sf)[i] & bsf[i];
+        }
+    }
+    free(bt);
+    free(bf);
+    free(bst);
+    free(bsf);
+    return st;
+}
+
 static int bit(const uint8_t *b, size_t i) { return (b[i >> 3] >> (i & 7)) & 1; }
 
 /* Is committed row r of pt still in the new image? */
@@ -268,7 +342,7 @@ static og_status run_statement(og_plan *p, const og_ir_query *ir, const og_ir_mu
         st = og_exec_const(ir, m->assigns[nvals].value, params, p->now_ms, &vals[nvals]);
     og_vector where;
     int have_where = 0;
-    if (st == OG_OK && m->kind != OG_QM_INSERT) {
+    if (st == OG_OK && m->kind != OG_QM_INSERT && !m->cond) {
         st = og_exec_const(ir, m->where.value, params, p->now_ms, &where);
         have_where = st == OG_OK;
     }
@@ -325,7 +399,14 @@ static og_status run_statement(og_plan *p, const og_ir_query *ir, const og_ir_mu
     } else if (st == OG_OK) {
         uint8_t *csel = NULL, *ssel = NULL;
         size_t nc0 = pt->overwrite ? 0 : og_tableview_rows(pt->view), ns0 = pt->nstaged;
-        st = match_rows(p, pt, m, &where, &csel, &ssel);
+        if (m->cond) {
+            uint8_t *cf = NULL, *sf = NULL;
+            st = match_cond(p, pt, ir, m->cond, params, &csel, &cf, &ssel, &sf);
+            free(cf);
+            free(sf);
+        } else {
+            st = match_rows(p, pt, m, &where, &csel, &ssel);
+        }
         og_strmap deleted;
         og_strmap_init(&deleted);
         const og_vector *cid = NULL;

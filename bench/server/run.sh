@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Server benchmark (issue 18): loopback only, bounded in time.  In one run:
+#   1. the static-200 limit of libmicrohttpd configured like omnigraph-server
+#      (bench_http_static), and omnigraph-server's /healthz;
+#   2. a key lookup (POST /query, one parameterised match on a @key) at 16 connections;
+#   3. one-row insert mutations over HTTP at 16 connections vs the embedded og_db rate;
+#   and the same lookup embedded on one thread (what the engine alone costs).
+# Prints requests/s, p99 latency and the ratios.  Needs wrk (Debian).
+# Usage: bench/server/run.sh [BUILD_DIR] [SECONDS]     Results: docs/server.md.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/../.." && pwd)
+bin="${1:-$here/build/release}"
+case "$bin" in /*) ;; *) bin="$here/$bin" ;; esac
+secs="${2:-5}"
+command -v wrk >/dev/null || { echo "bench/server: wrk is missing (apt-get install wrk)" >&2; exit 1; }
+for t in omnigraph omnigraph-server bench_http_static bench_embedded_mutate bench_embedded_query; do
+  [ -x "$bin/$t" ] || { echo "bench/server: $bin/$t is missing (make build)" >&2; exit 1; }
+done
+work=$(mktemp -d "${TMPDIR:-/tmp}/og-srvbench-XXXXXX")
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
+trap cleanup EXIT
+
+# a graph of 10,000 people (the lookup target) and an empty Note type (the mutation target)
+printf 'node Person { name: String @key  age: I32 }\nnode Note { title: String }\n' > "$work/schema.pg"
+awk 'BEGIN { for (i = 0; i < 10000; i++) printf "{\"type\":\"Person\",\"data\":{\"name\":\"p-%d\",\"age\":%d}}\n", i, i % 90 }' > "$work/seed.jsonl"
+"$bin/omnigraph" init --quiet --schema "$work/schema.pg" "$work/g" >/dev/null
+"$bin/omnigraph" load --quiet --data "$work/seed.jsonl" --mode overwrite "$work/g" >/dev/null
+
+start() { # start CMD...: runs it, waits for its listen line, sets $addr
+  "$@" > "$work/out.$$" 2>>"$work/server.log" &
+  pids+=($!)
+  for _ in $(seq 100); do
+    addr=$(sed -n 's/^OMNIGRAPH_LISTEN_ADDR=//p' "$work/out.$$")
+    [ -n "$addr" ] && return 0
+    sleep 0.1
+  done
+  echo "bench/server: $1 did not start" >&2; exit 1
+}
+rps() { sed -n 's/^Requests\/sec: *\([0-9.]*\).*/\1/p' <<<"$1"; }
+p99() { sed -n 's/^ *99% *\([0-9.]*[a-z]*\).*/\1/p' <<<"$1"; }
+non2xx() { sed -n 's/^ *Non-2xx or 3xx responses: *\([0-9]*\).*/\1/p' <<<"$1"; }
+total() { sed -n 's/^ *\([0-9]*\) requests in.*/\1/p' <<<"$1"; }
+run_wrk() { wrk -t2 -c16 -d"${secs}s" --latency "$@" 2>&1; }
+
+start "$bin/bench_http_static" 8
+static=$(run_wrk "http://$addr/"); kill "${pids[-1]}"
+start "$bin/omnigraph-server" --graph "bench=$work/g" --bind 127.0.0.1:0 --unauthenticated
+srv=$addr
+health=$(run_wrk "http://$srv/healthz")
+lookup=$(run_wrk -s "$here/bench/server/lookup.lua" "http://$srv/graphs/bench/query")
+mutate=$(run_wrk -s "$here/bench/server/mutate.lua" "http://$srv/graphs/bench/mutate")
+kill "${pids[-1]}"
+embedded=$("$bin/bench_embedded_mutate" "$work/g" 300 | sed -n 's/^embedded_mutations_per_s: //p')
+embedded_q=$("$bin/bench_embedded_query" "$work/g" 3000 | sed -n 's/^embedded_lookups_per_s: //p')
+
+s_rps=$(rps "$static"); h_rps=$(rps "$health"); l_rps=$(rps "$lookup")
+m_total=$(total "$mutate"); m_bad=$(non2xx "$mutate"); m_bad=${m_bad:-0}
+m_ok_rps=$(awk "BEGIN{print ($m_total - $m_bad) / $secs}")
+echo "server bench ($secs s per run, wrk -t2 -c16, loopback, $(nproc) cores)"
+printf '  static 200 (libmicrohttpd)   %10.0f req/s  p99 %s\n' "$s_rps" "$(p99 "$static")"
+printf '  omnigraph-server /healthz    %10.0f req/s  p99 %s\n' "$h_rps" "$(p99 "$health")"
+printf '  key lookup (POST /query)     %10.0f req/s  p99 %s   ratio to static %.2f (target >= 0.5)\n' \
+  "$l_rps" "$(p99 "$lookup")" "$(awk "BEGIN{print $l_rps/$s_rps}")"
+printf '  key lookup (embedded, 1 thread) %7.0f req/s   (the engine alone: og_db_query + render)\n' "$embedded_q"
+printf '  one-row mutation (HTTP)      %10.1f commits/s  p99 %s  (%s of %s answered 409 after retries)\n' \
+  "$m_ok_rps" "$(p99 "$mutate")" "$m_bad" "$m_total"
+printf '  one-row mutation (embedded)  %10.1f commits/s   ratio HTTP/embedded %.2f (target >= 0.8)\n' \
+  "$embedded" "$(awk "BEGIN{print $m_ok_rps/$embedded}")"

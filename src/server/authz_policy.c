@@ -1,0 +1,74 @@
+/*
+ * authz_policy.c — the server's decision interface (authz.h) over the policy engine
+ * (src/policy/policy.h): a graph bundle for the per-graph actions, a server bundle for
+ * graph_list (reference-surfaces.md §3–4).  A question no bundle governs is denied.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy/policy.h"
+#include "server/authz.h"
+
+typedef struct bundles {
+    const og_policy *graph, *server;
+} bundles;
+
+static og_status decide(void *ctx, const og_authz_request *q, og_authz_decision *out)
+{
+    const bundles *b = ctx;
+    static const og_policy_action map[] = {
+        [OG_ACTION_READ] = OG_POLICY_READ,
+        [OG_ACTION_EXPORT] = OG_POLICY_EXPORT,
+        [OG_ACTION_CHANGE] = OG_POLICY_CHANGE,
+        [OG_ACTION_SCHEMA_APPLY] = OG_POLICY_SCHEMA_APPLY,
+        [OG_ACTION_BRANCH_CREATE] = OG_POLICY_BRANCH_CREATE,
+        [OG_ACTION_BRANCH_DELETE] = OG_POLICY_BRANCH_DELETE,
+        [OG_ACTION_BRANCH_MERGE] = OG_POLICY_BRANCH_MERGE,
+        [OG_ACTION_ADMIN] = OG_POLICY_ADMIN,
+        [OG_ACTION_INVOKE_QUERY] = OG_POLICY_INVOKE_QUERY,
+        [OG_ACTION_GRAPH_LIST] = OG_POLICY_GRAPH_LIST,
+    };
+    memset(out, 0, sizeof *out);
+    if ((unsigned)q->action >= sizeof map / sizeof *map) return OG_ERR_INVALID;
+    const og_policy *p = q->action == OG_ACTION_GRAPH_LIST ? b->server : b->graph;
+    if (!p) {
+        snprintf(out->message, sizeof out->message, "no policy governs action '%s' for actor '%s'",
+                 og_action_name(q->action), q->actor ? q->actor : "");
+        return OG_OK;
+    }
+    og_policy_request pr = {q->actor ? q->actor : "", map[q->action], q->graph, q->branch, q->target_branch};
+    og_policy_decision d;
+    og_status st = og_policy_decide(p, &pr, &d);
+    if (st) return st;
+    out->allowed = d.allowed;
+    out->mask_as_not_found = d.mask_as_not_found;
+    snprintf(out->matched_rule, sizeof out->matched_rule, "%s", d.matched_rule_id ? d.matched_rule_id : "");
+    snprintf(out->message, sizeof out->message, "%s", d.message);
+    return OG_OK;
+}
+
+og_status og_authz_from_policy(og_authz **out, const og_policy *graph_bundle, const og_policy *server_bundle)
+{
+    *out = NULL;
+    og_authz *a = calloc(1, sizeof *a);
+    bundles *b = calloc(1, sizeof *b);
+    if (!a || !b) {
+        free(a);
+        free(b);
+        return OG_ERR_NOMEM;
+    }
+    b->graph = graph_bundle;
+    b->server = server_bundle;
+    a->decide = decide;
+    a->ctx = b;
+    *out = a;
+    return OG_OK;
+}
+
+void og_authz_free(og_authz *a)
+{
+    if (!a) return;
+    free(a->ctx);
+    free(a);
+}

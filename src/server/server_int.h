@@ -1,0 +1,119 @@
+/*
+ * server_int.h — what the server's files share (private to src/server/): the server and
+ * request structures, the route table and the response helpers.
+ */
+#ifndef OG_SERVER_INT_H
+#define OG_SERVER_INT_H
+
+#include <jansson.h>
+#include <microhttpd.h>
+#include <pthread.h>
+#include <stdint.h>
+
+#include "server/server.h"
+
+typedef struct og_served_graph {
+    char id[65];
+    char *uri;
+    og_db *db;
+    /* Writes to one graph run one at a time in this process, so they do not spend the
+     * engine's publish retries racing each other; other processes still race through the
+     * store, which arbitrates. */
+    pthread_mutex_t *write_mu_p;
+} og_served_graph;
+
+struct og_server {
+    og_server_opts o;
+    char bind_host[64];
+    unsigned bind_port;
+    og_served_graph *graphs;
+    size_t ngraphs;
+    og_tokenset *tokens;
+    og_auth_mode mode;
+    struct MHD_Daemon *d;
+    pthread_mutex_t mu;
+    pthread_cond_t idle;
+    unsigned inflight;
+    unsigned exports;
+    pthread_mutex_t log_mu;
+    FILE *log;
+};
+
+typedef enum og_body_kind { OG_BODY_NONE = 0, OG_BODY_JSON, OG_BODY_JSON_OPTIONAL, OG_BODY_NDJSON } og_body_kind;
+
+typedef struct og_req og_req;
+typedef struct og_route {
+    const char *method;
+    const char *path;          /* "/graphs/{graph_id}/commits/{commit_id}" */
+    struct MHD_Response *(*handler)(og_req *r);
+    og_body_kind body;
+    int needs_auth;
+    og_action action;          /* the decision made before the handler; OG_ACTION_NONE: the handler decides */
+    const char *query_params;  /* accepted query parameters, space separated ("" = none) */
+    const char *op_id, *summary;
+    const char *request_schema, *response_schema; /* component names for the OpenAPI doc, or NULL */
+    const char *response_type; /* NULL = application/json */
+} og_route;
+
+extern const og_route og_routes[];
+extern const size_t og_nroutes;
+
+#define OG_MAX_SEGMENTS 8
+
+struct og_req {
+    og_server *s;
+    struct MHD_Connection *c;
+    const og_route *route;
+    char *url;
+    const char *method;
+    char *seg[OG_MAX_SEGMENTS];  /* decoded path segments */
+    size_t nseg;
+    const char *graph_id, *path_branch, *commit_id, *name; /* captured path parameters */
+    og_served_graph *g;
+    const char *actor;           /* matched token's actor (NULL: Open mode) */
+    uint64_t t0_us;
+    /* body: JSON kept in memory, NDJSON spooled to a temporary file */
+    char *body;
+    size_t body_len, body_cap, body_limit;
+    int spool_fd;
+    char spool_path[256];
+    uint64_t spool_len;
+    int early;                   /* a response was queued before the body was read */
+    struct MHD_Response *pending; /* a refusal sent once the body is drained */
+    uint64_t drained;
+    json_t *json;                /* the parsed JSON body (object) */
+    /* audit */
+    unsigned status;
+    int decided, allowed;
+    og_action action;
+    char branch[256], target_branch[256], rule[128];
+    int stream_failed;
+    int export_slot;
+};
+
+/* ---- responses (http.c) ---- */
+struct MHD_Response *og_resp_json(og_req *r, unsigned status, json_t *body); /* steals body */
+struct MHD_Response *og_resp_error(og_req *r, unsigned status, const char *code, const char *msg, const char *detail_key,
+                                   json_t *detail);
+/* Maps og_status + og_error_message() to status, code and body (reference-surfaces.md §2.4). */
+struct MHD_Response *og_resp_status(og_req *r, og_status st);
+unsigned og_status_http(og_status st, const char **code);
+
+/* Policy decision for the request; NULL when allowed, else the 403 (or 500) response. */
+struct MHD_Response *og_req_authorize(og_req *r, og_action a, const char *branch, const char *target_branch);
+
+/* Query-string value (NULL when absent). */
+const char *og_req_arg(og_req *r, const char *name);
+const char *og_req_header(og_req *r, const char *name);
+/* A string field of the JSON body (NULL when absent or null); *bad set when present with another type. */
+const char *og_req_str(og_req *r, const char *key, int *bad);
+
+uint64_t og_now_us(void);
+
+/* routes_changes.c */
+struct MHD_Response *og_h_commit_changes(og_req *r);
+struct MHD_Response *og_h_changes(og_req *r);
+/* routes_blob.c */
+struct MHD_Response *og_h_blob(og_req *r);
+
+#endif
