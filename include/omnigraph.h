@@ -320,6 +320,79 @@ typedef struct og_db_merge_opts {
  * three-way merge across a schema change), OG_ERR_PRECONDITION_FAILED. */
 og_status og_db_branch_merge(char **out, og_db *db, const og_db_merge_opts *o);
 
+/* ========================================================================================
+ * Embeddings (docs/embeddings.md).  The provider is configured by the environment:
+ * OMNIGRAPH_EMBED_PROVIDER (openai-compatible | openai | gemini | mock), OMNIGRAPH_EMBED_BASE_URL,
+ * OMNIGRAPH_EMBED_MODEL, the provider's key variable, OMNIGRAPH_EMBED_{DEADLINE,TIMEOUT}_MS,
+ * OMNIGRAPH_EMBED_RETRY_{ATTEMPTS,BACKOFF_MS}, OMNIGRAPH_EMBEDDINGS_MOCK.  Provider failures are
+ * typed: OG_ERR_AUTH (no or a refused key), OG_ERR_THROTTLED (429 after the retries), OG_ERR_IO
+ * (5xx, transport, timeouts), OG_ERR_LIMIT (the overall deadline), OG_ERR_CORRUPT (a malformed
+ * answer or a NaN / Inf / zero vector), OG_ERR_TYPE (a vector of the wrong dimension, or a
+ * model other than the one @embed recorded).  Keys never appear in a message.
+ * ======================================================================================== */
+
+typedef enum og_db_embed_mode {
+    OG_DB_EMBED_FILL_MISSING = 0, /* embed the selected records that have no vector */
+    OG_DB_EMBED_REEMBED_ALL,      /* replace the vectors of the selected records */
+    OG_DB_EMBED_CLEAN             /* remove the vectors of the selected records */
+} og_db_embed_mode;
+
+typedef struct og_db_embed_opts {
+    og_db_embed_mode mode;
+    const char *const *types;   /* only these node types (NULL = every type with a target) */
+    size_t ntypes;
+    const char *const *selects; /* "Type:field=value": when given, a record must match one of them */
+    size_t nselects;
+    const char *branch;         /* og_db_embed: NULL = "main" */
+    const char *expected_head;  /* og_db_embed: the branch head must be this commit */
+    int progress;               /* progress lines on stderr */
+    int no_cache;               /* do not read or fill the embedding cache */
+} og_db_embed_opts;
+
+/* Fills, replaces or removes the vectors of every @embed property of `branch` from its source
+ * property and publishes the changed rows as ONE commit (a merge load; none when nothing
+ * changed).  Resumable: finished embeddings are kept in the graph's embedding cache, so a rerun
+ * after a failure only asks the provider for what is still missing.  *summary_json (may be
+ * NULL; free with og_free): {"input","output","branch","records","selected_records",
+ * "embedded_records","cleaned_records","mode","dimension","model","provider","commit",
+ * "requests","cache_hits"}.  Errors: the provider's (above), OG_ERR_INVALID (no @embed
+ * property, a bad --type / --select), OG_ERR_PRECONDITION_FAILED (expected_head), the load's. */
+og_status og_db_embed(char **summary_json, og_receipt *out, og_db *db, const og_db_embed_opts *o);
+
+/* The offline file pipeline: reads load-format NDJSON from `input`, writes every record to
+ * `output` with vectors filled / replaced / removed as the spec file says
+ * ({"dimension":N,"types":{"T":{"target":"vec","fields":["source"]}}}).  The output is
+ * written to a temporary file and renamed into place, so a failed run leaves no output.
+ * *summary_json as og_db_embed's (input and output are the paths).  Errors: OG_ERR_PARSE
+ * (input), OG_ERR_INVALID (spec, filters), the provider's, OG_ERR_IO. */
+og_status og_embed_file(char **summary_json, const char *input, const char *output, const char *spec_path,
+                        const og_db_embed_opts *o);
+
+/* ========================================================================================
+ * Maintenance (docs/maintenance.md)
+ * ======================================================================================== */
+
+typedef struct og_optimize_result {
+    int published;               /* 0: nothing to compact, nothing was published */
+    char commit[32];             /* the `optimize` commit */
+    int attempts;                /* > 1 when a concurrent write made it re-plan */
+    size_t tables;               /* tables given a new version */
+    size_t fragments_before;     /* over those tables */
+    size_t fragments_after;
+    uint64_t rows_rewritten;     /* live rows copied into new data files */
+    uint64_t deleted_rows_dropped; /* deleted rows no longer stored */
+} og_optimize_result;
+
+/* Compacts the head of `branch` (NULL = "main"): small fragments are merged and deletions
+ * materialised into new data files, published as one `optimize` commit (same rows, same ids,
+ * same answers); a second run with nothing left to do publishes nothing.  `expected_head`
+ * (may be NULL) as for og_db_mutate.  Errors: OG_ERR_NOT_FOUND (branch), OG_ERR_CONFLICT
+ * (re-planned too often against concurrent writers), OG_ERR_PRECONDITION_FAILED, I/O errors.
+ * Loads and mutations also run it automatically after their commit when a table of the new
+ * head has more than $OG_AUTO_OPTIMIZE_FRAGMENTS (default 64; 0 = never) fragments of under
+ * 65,536 rows (docs/maintenance.md). */
+og_status og_db_optimize(og_optimize_result *out, og_db *db, const char *branch, const char *expected_head);
+
 #ifdef __cplusplus
 }
 #endif

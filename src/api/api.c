@@ -12,6 +12,7 @@
 #include "api/db.h"
 #include "api/rows.h"
 #include "compiler/catalog.h"
+#include "engine/optimize.h"
 #include "engine/engine.h"
 #include "engine/export.h"
 #include "engine/history.h"
@@ -23,20 +24,23 @@
 
 void og_free(void *p) { free(p); }
 
-static og_engine_opts engine_opts(const og_open_opts *o)
+static og_engine_opts engine_opts(const og_open_opts *o, struct og_api_embed_state *emb)
 {
-    og_engine_opts eo = {o ? o->actor : NULL, o ? o->cache_bytes : 0, og_api_embed_text, NULL};
+    og_engine_opts eo = {o ? o->actor : NULL, o ? o->cache_bytes : 0, og_api_embed_text, emb};
     return eo;
 }
 
-static og_status wrap(og_db **out, og_engine *e)
+static og_status wrap(og_db **out, og_engine *e, struct og_api_embed_state *emb, const char *uri)
 {
     og_db *db = calloc(1, sizeof *db);
     if (!db) {
         og_engine_close(e);
+        og_api_embed_state_free(emb);
         return og_err(OG_ERR_NOMEM, "out of memory");
     }
     db->e = e;
+    db->emb = emb;
+    snprintf(db->uri, sizeof db->uri, "%s", uri);
     *out = db;
     return OG_OK;
 }
@@ -48,10 +52,16 @@ og_status og_db_init(og_db **out, const char *uri, const char *schema_name, cons
 {
     *out = NULL;
     if (!uri || !schema) return og_err(OG_ERR_INVALID, "og_db_init: uri and schema are required");
-    og_engine_opts eo = engine_opts(opts);
+    struct og_api_embed_state *emb = og_api_embed_state_new(uri);
+    if (!emb) return og_err(OG_ERR_NOMEM, "out of memory");
+    og_engine_opts eo = engine_opts(opts, emb);
     og_engine *e;
-    OG_TRY(og_engine_init(&e, uri, schema_name, schema, len, &eo));
-    return wrap(out, e);
+    og_status st = og_engine_init(&e, uri, schema_name, schema, len, &eo);
+    if (st != OG_OK) {
+        og_api_embed_state_free(emb);
+        return st;
+    }
+    return wrap(out, e, emb, uri);
 }
 
 og_status og_db_open(og_db **out, const char *uri, const og_open_opts *opts)
@@ -65,16 +75,23 @@ og_status og_db_open(og_db **out, const char *uri, const og_open_opts *opts)
     if (local && *local && stat(local, &sb) != 0 && errno == ENOENT)
         return og_err(OG_ERR_NOT_FOUND, "no OmniGraph graph at %s: the directory does not exist (create one with "
                       "`omnigraph init`)", uri);
-    og_engine_opts eo = engine_opts(opts);
+    struct og_api_embed_state *emb = og_api_embed_state_new(uri);
+    if (!emb) return og_err(OG_ERR_NOMEM, "out of memory");
+    og_engine_opts eo = engine_opts(opts, emb);
     og_engine *e;
-    OG_TRY(og_engine_open(&e, uri, &eo));
-    return wrap(out, e);
+    og_status st = og_engine_open(&e, uri, &eo);
+    if (st != OG_OK) {
+        og_api_embed_state_free(emb);
+        return st;
+    }
+    return wrap(out, e, emb, uri);
 }
 
 void og_db_close(og_db *db)
 {
     if (!db) return;
     og_engine_close(db->e);
+    og_api_embed_state_free(db->emb);
     free(db);
 }
 
@@ -135,6 +152,31 @@ static void receipt_fill(og_receipt *out, const og_write_result *w, const char *
     out->attempts = w->attempts;
 }
 
+/* After a published write: compacts the branch when a table has too many fragments
+ * (engine/optimize.h).  Never fails the write, whose commit is already visible. */
+static void auto_optimize(og_db *db, const char *branch)
+{
+    og_optimize_report rep;
+    if (og_engine_auto_optimize(db->e, branch ? branch : "main", &rep) != OG_OK) og_error_clear();
+}
+
+og_status og_db_optimize(og_optimize_result *out, og_db *db, const char *branch, const char *expected_head)
+{
+    memset(out, 0, sizeof *out);
+    og_optimize_opts o = {branch, 0, expected_head};
+    og_optimize_report rep;
+    OG_TRY(og_engine_optimize(db->e, &o, &rep));
+    out->published = rep.published;
+    snprintf(out->commit, sizeof out->commit, "%s", rep.published ? rep.commit : "");
+    out->attempts = rep.attempts;
+    out->tables = rep.tables;
+    out->fragments_before = rep.fragments_before;
+    out->fragments_after = rep.fragments_after;
+    out->rows_rewritten = rep.rows_rewritten;
+    out->deleted_rows_dropped = rep.deleted_rows_dropped;
+    return OG_OK;
+}
+
 og_status og_db_load(og_receipt *out, og_db *db, const char *path, const og_load_opts *opts)
 {
     memset(out, 0, sizeof *out);
@@ -144,6 +186,7 @@ og_status og_db_load(og_receipt *out, og_db *db, const char *path, const og_load
     og_load_stats s = {0, 0, 0};
     OG_TRY(og_engine_load(db->e, path, opts, &w, &s));
     receipt_fill(out, &w, opts->branch);
+    if (w.published) auto_optimize(db, opts->branch);
     out->records = s.records;
     out->inserted = s.inserted;
     out->updated = s.updated;
@@ -180,6 +223,7 @@ og_status og_db_mutate_ex(og_receipt *out, og_db *db, const char *source, size_t
     json_decref(params);
     if (st) return st;
     receipt_fill(out, &w, branch);
+    if (w.published) auto_optimize(db, branch);
     out->affected_nodes = s.affected_nodes;
     out->affected_edges = s.affected_edges;
     return OG_OK;

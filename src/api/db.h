@@ -11,16 +11,24 @@
 
 struct og_db {
     og_engine *e;
+    char uri[1024];                 /* as opened: names the graph's embedding cache */
+    struct og_api_embed_state *emb; /* query-time embedder and cache, made on first use (api_embed.c) */
 };
+
+/* The query-time embedding state of a graph opened at `uri` (api_embed.c): made before the
+ * engine (it is the engine's embed_ud), its provider resolved from the environment on first
+ * use.  NULL when out of memory.  Freed after the engine closes. */
+struct og_api_embed_state *og_api_embed_state_new(const char *uri);
+void og_api_embed_state_free(struct og_api_embed_state *s);
 
 /* The per-type table list of a read's snapshot, as the snapshot JSON shows it:
  * [{"type","kind","table","version","rows"}], nodes then edges in catalog order. */
 json_t *og_api_tables_json(og_read *r);
 
-/* The embedding provider of `nearest($v.p, "text")` queries (embed.c): the text's vector as
- * dim floats into out.  This build has no provider yet: always OG_ERR_UNSUPPORTED, naming
- * the way out (pass a vector).  The seam for a real provider (docs/search.md). */
-og_status og_api_embed_text(void *ud, const char *text, size_t len, uint32_t dim, float *out);
+/* The embedding of `nearest($v.p, "text")` query text (api_embed.c; ud = the state): the
+ * configured provider through the graph's embedding cache, role QUERY.  `model` (may be NULL)
+ * is the model @embed recorded: the provider must resolve to it (else OG_ERR_TYPE). */
+og_status og_api_embed_text(void *ud, const char *model, const char *text, size_t len, uint32_t dim, float *out);
 
 /* og_db_resolve_commit for an optional reference (commitref.c): *out = NULL when ref is
  * NULL, else buf holding the resolved id. */

@@ -47,6 +47,9 @@ int og_cmd_schema_graph(int argc, char **argv, int apply);
 int og_cmd_branch(int argc, char **argv);
 int og_cmd_commit(int argc, char **argv);
 int og_cmd_changes(int argc, char **argv);
+int og_cmd_embed(int argc, char **argv); /* cmd_embed.c (docs/embeddings.md) */
+/* cmd_maint.c: maintenance (docs/maintenance.md) */
+int og_cmd_optimize(int argc, char **argv);
 /* cmd_test.c: .gqt logic-test runner (docs/testing.md) */
 int og_cmd_test(int argc, char **argv);
 /* cmd_changes.c, shared with `commit changes`: --op values to OG_CHANGES_* bits (usage error

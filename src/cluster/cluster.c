@@ -191,7 +191,6 @@ static json_t *compute_changes(json_t *desired, json_t *state, json_t *observati
                     }
                     og_free(plan);
                     og_db_close(db);
-                } else if (!json_object_get(have, addr) && 0) {
                 }
                 if (!strcmp(disp, "blocked")) json_object_set_new(blocked_graphs, g, json_string(reason));
             } else if (!strncmp(addr, "query.", 6) && strcmp(op, "delete")) {

@@ -140,4 +140,64 @@ og_status og_embed_cache_put(og_embed_cache *c, const og_embed_config *cfg, og_e
                              size_t len, uint32_t dim, const float *v);
 size_t og_embed_cache_count(const og_embed_cache *c);
 
+/* ---- the record pipeline (pipeline.c) behind `omnigraph embed` ---- */
+
+#include <stdio.h>
+
+/* One vector property to fill: node type, Vector(dim) property, the String property whose
+ * value it embeds, and the model @embed recorded ("" when none). */
+typedef struct og_embed_target {
+    char type[256];
+    char target[256];
+    char source[256];
+    uint32_t dim;
+    char model[256];
+} og_embed_target;
+
+typedef enum og_embed_mode {
+    OG_EMBED_MODE_FILL_MISSING = 0, /* embed selected records that have no vector */
+    OG_EMBED_MODE_REEMBED_ALL,      /* replace the vectors of selected records */
+    OG_EMBED_MODE_CLEAN             /* remove the vectors of selected records */
+} og_embed_mode;
+
+const char *og_embed_mode_name(og_embed_mode m); /* "fill_missing", "reembed_all", "clean" */
+
+/* Which records are processed: types (none = every target type) and "Type:field=value"
+ * selectors (when any is given, a record must match one of them). */
+typedef struct og_embed_filter {
+    const char *const *types;
+    size_t ntypes;
+    const char *const *selects;
+    size_t nselects;
+} og_embed_filter;
+
+typedef struct og_embed_summary {
+    uint64_t records;  /* records read */
+    uint64_t selected; /* of which selected by the targets and the filter */
+    uint64_t embedded; /* vectors written */
+    uint64_t cleaned;  /* vectors removed */
+} og_embed_summary;
+
+/* Progress after each chunk of records. */
+typedef void (*og_embed_run_progress_fn)(void *ctx, const og_embed_summary *so_far);
+
+/* The reference's spec file: {"dimension":N,"types":{"T":{"target":"p","fields":["src"]}}}
+ * (exactly one field).  *out is malloc'ed (free()).  OG_ERR_INVALID naming what is wrong. */
+og_status og_embed_spec_parse(og_embed_target **out, size_t *n, const char *json, size_t len);
+/* OG_ERR_INVALID when a selector is not "Type:field=value" or names a type without a target,
+ * or a --type names a type without a target. */
+og_status og_embed_filter_check(const og_embed_filter *f, const og_embed_target *t, size_t nt);
+/* When t records a model, the embedder must resolve to exactly it: OG_ERR_TYPE otherwise. */
+og_status og_embed_check_model(const og_embed_target *t, const og_embed_config *c);
+
+/* Reads load-format NDJSON records from `in` ({"type":T,"data":{…}}; edges and other types
+ * pass through), applies `mode` to the selected ones and writes the records to `out` — all of
+ * them, or with only_changed the node records whose vectors changed.  Source values are
+ * embedded exactly as stored (role DOCUMENT); an absent, null or blank source gets no vector;
+ * a non-string source is refused.  Errors: OG_ERR_PARSE ("<in_name>:<line>: …"),
+ * OG_ERR_INVALID, the embedder's errors.  `out` may hold a prefix of the output on error. */
+og_status og_embed_run(og_embedder *e, const og_embed_target *t, size_t nt, og_embed_mode mode, const og_embed_filter *f,
+                       FILE *in, const char *in_name, FILE *out, int only_changed, og_embed_summary *sum,
+                       og_embed_run_progress_fn progress, void *progress_ctx);
+
 #endif

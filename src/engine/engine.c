@@ -20,7 +20,7 @@ struct og_engine {
     og_store *st;
     og_graph *g;
     char *actor;
-    og_status (*embed)(void *ud, const char *text, size_t len, uint32_t dim, float *out);
+    og_status (*embed)(void *ud, const char *model, const char *text, size_t len, uint32_t dim, float *out);
     void *embed_ud;
 };
 
@@ -416,13 +416,13 @@ static og_status src_node_find_id(void *ud, size_t node, const char *id, size_t 
     return og_tableview_find_id(v, id, len, row);
 }
 
-static og_status src_embed_text(void *ud, const char *text, size_t len, uint32_t dim, float *out)
+static og_status src_embed_text(void *ud, const char *model, const char *text, size_t len, uint32_t dim, float *out)
 {
     og_engine *e = ((og_read *)ud)->e;
     if (!e->embed)
         return og_err(OG_ERR_UNSUPPORTED, "nearest with a String query needs an embedding provider, and this "
                                           "handle has none; pass a Vector(%u) instead", dim);
-    return e->embed(e->embed_ud, text, len, dim, out);
+    return e->embed(e->embed_ud, model, text, len, dim, out);
 }
 
 static og_status src_gather(void *ud, int is_edge, size_t type, uint64_t prop_id, const uint32_t *rows, size_t n,

@@ -31,7 +31,7 @@ typedef struct og_engine_opts {
     size_t cache_bytes;  /* bound of the handle's cache; 0 = default */
     /* Optional: the embedding of a query string for `nearest($v.p, "text")`, dim floats into
      * out.  NULL = no provider: such queries fail with OG_ERR_UNSUPPORTED. */
-    og_status (*embed)(void *ud, const char *text, size_t len, uint32_t dim, float *out);
+    og_status (*embed)(void *ud, const char *model, const char *text, size_t len, uint32_t dim, float *out);
     void *embed_ud;
 } og_engine_opts;
 

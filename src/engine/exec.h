@@ -45,8 +45,10 @@ typedef struct og_exec_source {
     og_status (*gather)(void *ud, int is_edge, size_t type, uint64_t prop_id, const uint32_t *rows, size_t n,
                         og_vector *out);
     /* Optional (may be NULL = no provider): the embedding of text[0..len) as dim floats into
-     * out, for `nearest` with a String query.  OG_ERR_UNSUPPORTED when there is no provider. */
-    og_status (*embed_text)(void *ud, const char *text, size_t len, uint32_t dim, float *out);
+     * out, for `nearest` with a String query; `model` is the model the property's @embed
+     * recorded (NULL when none), which the provider must resolve to.  OG_ERR_UNSUPPORTED when
+     * there is no provider. */
+    og_status (*embed_text)(void *ud, const char *model, const char *text, size_t len, uint32_t dim, float *out);
 } og_exec_source;
 
 /* Bindings of at most this many rows gather properties by point reads (og_exec_source.gather). */

@@ -519,8 +519,11 @@ static og_status nearest_query(og_search *s, const og_ir_rank *r, rstate *rs)
         if (!s->src->embed_text)
             st = og_err(OG_ERR_UNSUPPORTED, "nearest with a String query needs an embedding provider, and this "
                                             "build has none; pass a Vector(%u) instead", dim);
-        else
-            st = s->src->embed_text(s->src->ud, text, len, dim, rs->q);
+        else {
+            size_t type = (size_t)s->ir->vars[r->var].type;
+            const og_cat_prop *p = og_cat_type_prop_by_id(&s->ir->cat->nodes[type], r->prop_id, NULL);
+            st = s->src->embed_text(s->src->ud, p ? p->embed_model : NULL, text, len, dim, rs->q);
+        }
     } else if (v.type.id == OG_T_VECTOR) {
         if (v.type.dim != dim)
             st = og_err(OG_ERR_INVALID, "nearest: the query is Vector(%u), the property is Vector(%u)", v.type.dim, dim);

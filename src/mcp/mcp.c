@@ -530,7 +530,6 @@ static json_t *tools_call(og_mcp *m, const char *actor, json_t *params, int *unk
         if (q && !res) {
             og_mcp_verdict v = ask(m, actor, "invoke_query", NULL, NULL, q->name, 0, why, sizeof why);
             if (v == OG_MCP_ALLOW) res = call_stored(m, actor, q, qargs);
-            else if (v == OG_MCP_DENY && 0) res = NULL;
             /* a stored query the actor may not invoke is an unknown tool (anti-probing) */
         }
     }

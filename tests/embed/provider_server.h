@@ -46,6 +46,7 @@ typedef struct ps_server {
     int fail_status;
     char retry_after[64];   /* "" = no header */
     int delay_ms;           /* every request */
+    int ok_left;            /* >= 0: this many more requests succeed, then every one fails 429 */
     ps_mode mode;
     int inflight, max_inflight;
 } ps_server;
@@ -158,6 +159,11 @@ static enum MHD_Result ps_handler(void *cls, struct MHD_Connection *c, const cha
         s->fail_next--;
         fail = 1;
         status = s->fail_status;
+    } else if (s->ok_left == 0) {
+        fail = 1;
+        status = 429;
+    } else if (s->ok_left > 0) {
+        s->ok_left--;
     }
     ps_mode mode = s->mode;
     if (++s->inflight > s->max_inflight) s->max_inflight = s->inflight;
@@ -199,6 +205,7 @@ static void ps_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
 static int ps_start(ps_server *s)
 {
     memset(s, 0, sizeof *s);
+    s->ok_left = -1;
     pthread_mutex_init(&s->mu, NULL);
     struct sockaddr_in sa;
     memset(&sa, 0, sizeof sa);
@@ -224,6 +231,7 @@ static void ps_reset(ps_server *s)
     s->retry_after[0] = 0;
     s->mode = PS_OK;
     s->max_inflight = 0;
+    s->ok_left = -1;
     pthread_mutex_unlock(&s->mu);
 }
 

@@ -1,0 +1,246 @@
+/*
+ * test_optimize.c — `optimize` through the public API, checked against the stored tables:
+ * 300 one-row commits leave every table with a bounded number of fragments (automatic
+ * compaction) and the same answers as without it; an explicit optimize merges fragments and
+ * drops deleted rows as one `optimize` commit with the same answers and ids, and a second run
+ * publishes nothing; --if-commit style pinning is honoured; a crash at any point of an
+ * optimize leaves the old state or the new one, never a broken one.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "omnigraph.h"
+#include "store/store.h"
+#include "table/table.h"
+#include "util/fault.h"
+
+#include "api_rows.h"
+
+typedef struct ctx {
+    char dir[64], uri[96], data[96];
+    og_db *db;
+    og_store *st;
+} ctx;
+
+static const char *SCHEMA = "node Person { name: String @key  age: I32? }\n"
+                            "edge Knows: Person -> Person\n";
+
+static const char *MUTS =
+    "query add($n: String, $a: I32) { insert Person { name: $n, age: $a } }\n"
+    "query link($f: String, $t: String) { insert Knows { from: $f, to: $t } }\n"
+    "query drop_old($a: I32) { delete Person where age < $a }\n";
+
+static const char *Q_COUNT = "query q() { match { $p: Person } return { count($p) as n, max($p.age) as m } }";
+static const char *Q_SOME =
+    "query q() { match { $p: Person  $p.age >= 100  $p.age < 110 } return { $p.name, $p.age } order { $p.name } }";
+static const char *Q_HOP =
+    "query q() { match { $p: Person { name: \"p0\" } $p knows{1,3} $f } return { count($f) as n } }";
+static const char *Q_KEY = "query q() { match { $p: Person { name: \"p150\" } } return { $p.name, $p.age } }";
+
+static int setup(void **state)
+{
+    ctx *c = calloc(1, sizeof *c);
+    strcpy(c->dir, "/tmp/og-optimize-XXXXXX");
+    if (!mkdtemp(c->dir)) return -1;
+    snprintf(c->uri, sizeof c->uri, "%s/g", c->dir);
+    snprintf(c->data, sizeof c->data, "%s/in.jsonl", c->dir);
+    setenv("OG_AUTO_OPTIMIZE_FRAGMENTS", "16", 1);
+    if (og_db_init(&c->db, c->uri, "s.pg", SCHEMA, strlen(SCHEMA), NULL) != OG_OK) return -1;
+    if (og_store_open(&c->st, c->uri) != OG_OK) return -1;
+    *state = c;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    ctx *c = *state;
+    og_db_close(c->db);
+    og_store_close(c->st);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", c->dir);
+    if (system(cmd) != 0) fprintf(stderr, "cleanup failed\n");
+    free(c);
+    unsetenv("OG_AUTO_OPTIMIZE_FRAGMENTS");
+    return 0;
+}
+
+static void mut(ctx *c, const char *name, const char *params, int expect_published)
+{
+    og_receipt r;
+    og_status st = og_db_mutate(&r, c->db, MUTS, strlen(MUTS), name, params, NULL, NULL);
+    if (st != OG_OK) fail_msg("%s %s: %s", name, params, og_error_message());
+    if (expect_published >= 0) assert_int_equal(r.published, expect_published);
+}
+
+/* The most fragments any table of the head has, and whether any has a deletion file. */
+static size_t max_fragments(ctx *c, int *deletions)
+{
+    char *snap;
+    assert_int_equal(og_db_snapshot(&snap, c->db, NULL), OG_OK);
+    json_t *j = json_loads(snap, 0, NULL);
+    og_free(snap);
+    assert_non_null(j);
+    size_t most = 0;
+    if (deletions) *deletions = 0;
+    json_t *tables = json_object_get(j, "tables"), *t;
+    size_t i;
+    json_array_foreach(tables, i, t) {
+        og_table *tab;
+        assert_int_equal(og_table_open(&tab, c->st, json_string_value(json_object_get(t, "table"))), OG_OK);
+        og_manifest m;
+        og_manifest_init(&m);
+        assert_int_equal(og_table_load(tab, (uint64_t)json_integer_value(json_object_get(t, "version")), &m), OG_OK);
+        if (m.nfragments > most) most = m.nfragments;
+        for (size_t k = 0; deletions && k < m.nfragments; k++) *deletions |= m.fragments[k].deletion.present;
+        og_manifest_free(&m);
+        og_table_close(tab);
+    }
+    json_decref(j);
+    return most;
+}
+
+static void answers(ctx *c, char *out, size_t cap)
+{
+    const char *qs[] = {Q_COUNT, Q_SOME, Q_HOP, Q_KEY};
+    size_t w = 0;
+    for (size_t i = 0; i < 4; i++) {
+        char got[2048];
+        if (api_rows_render(c->db, qs[i], NULL, got, sizeof got) != OG_OK) fail_msg("query: %s", og_error_message());
+        w += (size_t)snprintf(out + w, cap - w, "%s\n", got);
+    }
+}
+
+static char *head_commit_kinds(ctx *c, size_t limit)
+{
+    char *list;
+    assert_int_equal(og_db_commit_list(&list, c->db, NULL, limit), OG_OK);
+    return list;
+}
+
+static void one_row_commits_keep_fragments_bounded(void **state)
+{
+    ctx *c = *state;
+    char p[96];
+    for (int i = 0; i < 300; i++) {
+        snprintf(p, sizeof p, "{\"n\":\"p%d\",\"a\":%d}", i, i);
+        mut(c, "add", p, 1);
+        if (i && i % 10 == 0) {
+            snprintf(p, sizeof p, "{\"f\":\"p%d\",\"t\":\"p%d\"}", i - 10, i);
+            mut(c, "link", p, 1);
+        }
+        /* 16 is the threshold: the write that passes it compacts right after its commit */
+        assert_true(max_fragments(c, NULL) <= 16);
+    }
+    char got[8192];
+    answers(c, got, sizeof got);
+    assert_string_equal(got, "300|299\n"
+                             "p100|100;p101|101;p102|102;p103|103;p104|104;p105|105;p106|106;p107|107;p108|108;p109|109\n"
+                             "3\n"
+                             "p150|150\n");
+    char *list = head_commit_kinds(c, 600);
+    assert_non_null(strstr(list, "optimize"));
+    og_free(list);
+}
+
+static void optimize_merges_and_drops_deleted_rows(void **state)
+{
+    ctx *c = *state;
+    setenv("OG_AUTO_OPTIMIZE_FRAGMENTS", "0", 1); /* only the explicit one */
+    char p[96];
+    for (int i = 0; i < 40; i++) {
+        snprintf(p, sizeof p, "{\"n\":\"p%d\",\"a\":%d}", i, 100 + i);
+        mut(c, "add", p, 1);
+    }
+    mut(c, "add", "{\"n\":\"p0\",\"a\":500}", 1);          /* an upsert: a deletion + a new row */
+    mut(c, "drop_old", "{\"a\":103}", 1);                   /* deletes p1, p2 */
+    mut(c, "link", "{\"f\":\"p0\",\"t\":\"p5\"}", 1);
+    int dels;
+    assert_true(max_fragments(c, &dels) > 40);
+    assert_true(dels);
+    char want[8192], got[8192];
+    answers(c, want, sizeof want);
+    og_optimize_result r;
+    /* pinned to another head: nothing happens */
+    assert_int_equal(og_db_optimize(&r, c->db, NULL, "01ARZ3NDEKTSV4RRFFQ69G5FAV"), OG_ERR_PRECONDITION_FAILED);
+    assert_int_equal(og_db_optimize(&r, c->db, NULL, NULL), OG_OK);
+    assert_int_equal(r.published, 1);
+    assert_int_equal(r.tables, 1); /* the edge table's one fragment is left alone */
+    assert_true(r.fragments_after < r.fragments_before);
+    assert_int_equal(r.deleted_rows_dropped, 3);
+    assert_int_equal(max_fragments(c, &dels), 1);
+    assert_false(dels);
+    answers(c, got, sizeof got);
+    assert_string_equal(got, want);
+    assert_non_null(strstr(got, "38|"));
+    /* the commit is an optimize commit, and a second run has nothing to do */
+    char *list = head_commit_kinds(c, 1);
+    assert_non_null(strstr(list, "optimize"));
+    og_free(list);
+    assert_int_equal(og_db_optimize(&r, c->db, NULL, NULL), OG_OK);
+    assert_int_equal(r.published, 0);
+    /* the earlier commits still read their own rows */
+    setenv("OG_AUTO_OPTIMIZE_FRAGMENTS", "16", 1);
+}
+
+static void a_crash_during_optimize_leaves_old_or_new(void **state)
+{
+    ctx *c = *state;
+    setenv("OG_AUTO_OPTIMIZE_FRAGMENTS", "0", 1);
+    char p[96];
+    for (int i = 0; i < 6; i++) {
+        snprintf(p, sizeof p, "{\"n\":\"p%d\",\"a\":%d}", i, 100 + i);
+        mut(c, "add", p, 1);
+    }
+    mut(c, "drop_old", "{\"a\":101}", 1);
+    char want[8192], got[8192];
+    answers(c, want, sizeof want);
+    /* every point an optimize passes, in order (it writes no deletion file: it drops them) */
+    static const char *points[] = {"table.after_data_file", "table.after_manifest",
+                                   "graph.after_effects", "graph.after_commit_object", "graph.after_publish"};
+    int crashed = 0;
+    for (size_t i = 0; i < sizeof points / sizeof *points; i++) {
+        fflush(NULL);
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            setenv("OG_FAULT", points[i], 1);
+            og_optimize_result r;
+            og_db_optimize(&r, c->db, NULL, NULL);
+            _exit(0);
+        }
+        int ws;
+        assert_int_equal(waitpid(pid, &ws, 0), pid);
+        assert_true(WIFEXITED(ws));
+        crashed += WEXITSTATUS(ws) == OG_FAULT_EXIT_CODE;
+        og_db_close(c->db);
+        assert_int_equal(og_db_open(&c->db, c->uri, NULL), OG_OK);
+        answers(c, got, sizeof got);
+        assert_string_equal(got, want);
+    }
+    assert_int_equal(crashed, 5); /* the last one crashed after publishing */
+    og_optimize_result r;
+    assert_int_equal(og_db_optimize(&r, c->db, NULL, NULL), OG_OK); /* whatever state: it converges */
+    answers(c, got, sizeof got);
+    assert_string_equal(got, want);
+    assert_int_equal(max_fragments(c, NULL), 1);
+    setenv("OG_AUTO_OPTIMIZE_FRAGMENTS", "16", 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(one_row_commits_keep_fragments_bounded, setup, teardown),
+        cmocka_unit_test_setup_teardown(optimize_merges_and_drops_deleted_rows, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_crash_during_optimize_leaves_old_or_new, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

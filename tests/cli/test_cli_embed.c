@@ -1,0 +1,93 @@
+/*
+ * test_cli_embed.c — `omnigraph embed` with the mock provider: the JSON summary, one commit on
+ * the graph, a rerun that changes nothing, --clean with --select, --if-commit (exit 4), the
+ * offline --input/--output/--spec pipeline, and usage errors (exit 2).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "cli_run.h"
+
+#define ENV "OMNIGRAPH_EMBED_PROVIDER=mock OMNIGRAPH_HOME=%s/home"
+
+static void embed_graph_and_files(void **state)
+{
+    (void)state;
+    strcpy(dir, "/tmp/og-cli-embed-XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    snprintf(bin, sizeof bin, "%s/omnigraph", OG_BINARY_DIR);
+    char out[8192];
+    write_file("s.pg", "node Doc { slug: String @key  body: String?  vec: Vector(3)? @embed(\"body\") }\n");
+    write_file("d.jsonl", "{\"type\":\"Doc\",\"data\":{\"slug\":\"a\",\"body\":\"alpha\"}}\n"
+                          "{\"type\":\"Doc\",\"data\":{\"slug\":\"b\",\"body\":\"beta\"}}\n");
+    assert_int_equal(run(NULL, 0, "%s init --quiet --schema %s/s.pg %s/g", bin, dir, dir), 0);
+    assert_int_equal(run(NULL, 0, "%s load --quiet --mode overwrite --data %s/d.jsonl %s/g", bin, dir, dir), 0);
+
+    assert_int_equal(run(out, sizeof out, ENV " %s embed --quiet --json --store %s/g", dir, bin, dir), 0);
+    assert_non_null(strstr(out, "\"records\": 2"));
+    assert_non_null(strstr(out, "\"selected_records\": 2"));
+    assert_non_null(strstr(out, "\"embedded_records\": 2"));
+    assert_non_null(strstr(out, "\"cleaned_records\": 0"));
+    assert_non_null(strstr(out, "\"mode\": \"fill_missing\""));
+    assert_non_null(strstr(out, "\"dimension\": 3"));
+    assert_non_null(strstr(out, "\"model\": \"mock\""));
+    const char *c = strstr(out, "\"commit\": \"");
+    assert_non_null(c);
+    char head[32] = "";
+    memcpy(head, c + 11, 26);
+    assert_int_equal(run(out, sizeof out, "%s export %s/g", bin, dir), 0);
+    assert_non_null(strstr(out, "\"vec\":["));
+
+    /* nothing missing: no commit */
+    assert_int_equal(run(out, sizeof out, ENV " %s embed --quiet %s/g", dir, bin, dir), 0);
+    assert_non_null(strstr(out, "nothing changed, no commit"));
+
+    /* --if-commit guards the head */
+    assert_int_equal(run(NULL, 0, ENV " %s embed --quiet --clean --if-commit 01ZZZZZZZZZZZZZZZZZZZZZZZZ %s/g 2>/dev/null", dir,
+                         bin, dir),
+                     4);
+    assert_int_equal(run(out, sizeof out, ENV " %s embed --quiet --clean --select Doc:slug=a --if-commit %s %s/g", dir, bin,
+                         head, dir),
+                     0);
+    assert_non_null(strstr(out, "1 cleaned"));
+    assert_int_equal(run(out, sizeof out, "%s export %s/g", bin, dir), 0);
+    assert_non_null(strstr(out, "\"slug\":\"a\",\"body\":\"alpha\"}"));
+
+    /* the offline file pipeline */
+    write_file("raw.jsonl", "{\"type\":\"Document\",\"data\":{\"body\":\"x\"}}\n");
+    write_file("spec.json", "{\"dimension\":2,\"types\":{\"Document\":{\"target\":\"e\",\"fields\":[\"body\"]}}}");
+    assert_int_equal(run(out, sizeof out, ENV " %s embed --json --input %s/raw.jsonl --output %s/out.jsonl --spec %s/spec.json",
+                         dir, bin, dir, dir, dir),
+                     0);
+    assert_non_null(strstr(out, "\"embedded_records\": 1"));
+    assert_int_equal(run(out, sizeof out, "cat %s/out.jsonl", dir), 0);
+    assert_non_null(strstr(out, "\"e\":["));
+
+    /* usage errors */
+    assert_int_equal(run(NULL, 0, "%s embed --reembed-all --clean %s/g 2>/dev/null", bin, dir), 2);
+    assert_int_equal(run(NULL, 0, "%s embed --seed x.yaml 2>/dev/null", bin), 2);
+    assert_int_equal(run(NULL, 0, "%s embed --input %s/raw.jsonl 2>/dev/null", bin, dir), 2);
+    /* a bad provider name is a typed failure, not a crash */
+    assert_int_equal(run(out, sizeof out, "OMNIGRAPH_EMBED_PROVIDER=nope %s embed --quiet %s/g 2>&1", bin, dir), 1);
+    assert_non_null(strstr(out, "unknown provider"));
+
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(embed_graph_and_files),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
