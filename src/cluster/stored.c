@@ -77,23 +77,6 @@ const og_stored_query *og_stored_set_find_tool(const og_stored_set *s, const cha
     return NULL;
 }
 
-static const char *kind_of(og_type_id id)
-{
-    switch (id) {
-    case OG_T_STRING: return "string";
-    case OG_T_BOOL: return "bool";
-    case OG_T_I32: case OG_T_U32: return "int";
-    case OG_T_I64: case OG_T_U64: return "bigint";
-    case OG_T_F32: case OG_T_F64: return "float";
-    case OG_T_DATE32: return "date";
-    case OG_T_DATE64: return "datetime";
-    case OG_T_BLOB: return "blob";
-    case OG_T_VECTOR: return "vector";
-    case OG_T_LIST: return "list";
-    default: return "string";
-    }
-}
-
 static int in_names(const char *const *names, const char *n)
 {
     if (!names) return 1;
@@ -136,8 +119,8 @@ static og_status fill_query(og_stored_query *q, const og_lint_query *lq, const c
         t.nullable = 0;
         p->name = sdup(ir->params[i].name);
         p->gq_type = sdup(og_lint_type_name(&t, tb, sizeof tb));
-        p->kind = kind_of(t.t.id);
-        if (t.t.id == OG_T_LIST) p->item_kind = kind_of(t.t.elem);
+        p->kind = og_lint_scalar_kind(t.t.id);
+        if (t.t.id == OG_T_LIST) p->item_kind = og_lint_scalar_kind(t.t.elem);
         if (t.t.id == OG_T_VECTOR) p->vector_dim = t.t.dim;
         if (!p->name || !p->gq_type) return og_err(OG_ERR_NOMEM, "out of memory");
     }

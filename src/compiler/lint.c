@@ -22,7 +22,7 @@ static char *dupstr(const char *s)
     return d;
 }
 
-static const char *scalar_kind(og_type_id id)
+const char *og_lint_scalar_kind(og_type_id id)
 {
     switch (id) {
     case OG_T_STRING: return "string";
@@ -42,7 +42,7 @@ static const char *scalar_kind(og_type_id id)
 const char *og_lint_kind(const og_qtype *t)
 {
     if (t->node_type >= 0) return "string";
-    return scalar_kind(t->t.id);
+    return og_lint_scalar_kind(t->t.id);
 }
 
 const char *og_lint_type_name(const og_qtype *t, char *buf, size_t cap)
@@ -97,7 +97,7 @@ static og_status lint_query(og_lint_report *r, const og_catalog *cat, size_t qi)
         c->name = ir->columns[i].name;
         c->kind = og_lint_kind(t);
         c->nullable = t->nullable;
-        if (t->node_type < 0 && t->t.id == OG_T_LIST) c->item_kind = scalar_kind(t->t.elem);
+        if (t->node_type < 0 && t->t.id == OG_T_LIST) c->item_kind = og_lint_scalar_kind(t->t.elem);
         if (t->node_type < 0 && t->t.id == OG_T_VECTOR) c->vector_dim = t->t.dim;
     }
     return OG_OK;

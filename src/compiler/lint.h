@@ -84,4 +84,8 @@ const char *og_lint_kind(const og_qtype *t);
 /* Renders a parameter type in .gq spelling ("[String]?", "Vector(3)"). */
 const char *og_lint_type_name(const og_qtype *t, char *buf, size_t cap);
 
+/* The JSON kind of a scalar type as lint reports and stored-query schemas use it: "string",
+ * "bool", "int", "bigint", "float", "date", "datetime", "blob", "vector", "list". */
+const char *og_lint_scalar_kind(og_type_id id);
+
 #endif
