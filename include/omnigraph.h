@@ -393,6 +393,35 @@ typedef struct og_optimize_result {
  * 65,536 rows (docs/maintenance.md). */
 og_status og_db_optimize(og_optimize_result *out, og_db *db, const char *branch, const char *expected_head);
 
+/* Cleanup (docs/maintenance.md): reclaims commits, branch log entries, table versions, data,
+ * deletion and index files that no retained commit reaches, and orphans of failed writes. */
+typedef struct og_cleanup_opts_pub {
+    int64_t keep_commits;   /* keep commits fewer than N parent links from a live head; <= 0 = not set */
+    int64_t older_than_ms;  /* keep commits created within this many ms; < 0 = not set */
+    int64_t grace_ms;       /* never touch objects younger than this; < 0 = the default, 1 hour */
+    int confirm;            /* 0 = dry run: report only, delete nothing */
+} og_cleanup_opts_pub;
+
+typedef struct og_cleanup_result {
+    int dry_run;                 /* 1: counts are what --confirm would remove */
+    uint64_t commits_retained;
+    uint64_t commits_removed, commits_bytes;
+    uint64_t log_entries_removed, log_entries_bytes;
+    uint64_t versions_removed, versions_bytes; /* table manifests */
+    uint64_t versions_emptied;   /* manifests kept (their numbers are never reused), files reclaimed */
+    uint64_t files_removed, files_bytes;       /* data + deletion files of unretained versions */
+    uint64_t orphans_removed, orphans_bytes;   /* data + deletion files no version names */
+    uint64_t index_removed, index_bytes;       /* derived files under _index/ */
+    uint64_t young_kept;         /* objects left alone for the grace period */
+    uint64_t tables;
+} og_cleanup_result;
+
+/* Dry run by default.  With neither retention knob every commit reachable from a live
+ * branch head is kept (only unreachable history and orphans go).  Errors: OG_ERR_INVALID,
+ * OG_ERR_CONFLICT (a branch was created meanwhile at a commit being removed: run it again),
+ * OG_ERR_CORRUPT, I/O errors; *out counts what was removed also on error. */
+og_status og_db_cleanup(og_cleanup_result *out, og_db *db, const og_cleanup_opts_pub *opts);
+
 #ifdef __cplusplus
 }
 #endif

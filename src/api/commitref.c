@@ -45,6 +45,9 @@ static og_status resolve_id(og_graph *g, const char *ref, size_t len, char out[O
         snprintf(ids[n++], OG_ULID_LEN + 1, "%.*s", OG_ULID_LEN, base);
     }
     og_keylist_free(&kl);
+    if (n == 0 && len == OG_ULID_LEN)
+        return og_err(OG_ERR_NOT_FOUND, "no branch or commit '%.*s' (never written, or reclaimed by cleanup)",
+                      (int)len, ref);
     if (n == 0) return og_err(OG_ERR_NOT_FOUND, "no branch or commit '%.*s'", (int)len, ref);
     if (n > 1) {
         char list[CANDIDATES_SHOWN * (OG_ULID_LEN + 2) + 16] = "";

@@ -17,6 +17,7 @@ static const og_cli_cmd commands[] = {
     {"analyze", "show the search terms of a text (offline)", og_cmd_analyze},
     {"branch", "create, list, delete and merge branches", og_cmd_branch},
     {"changes", "row-level changes between two commits", og_cmd_changes},
+    {"cleanup", "reclaim history no retained commit reaches (dry run unless --confirm)", og_cmd_cleanup},
     {"cluster", "cluster as code: validate, plan, apply, status, import, force-unlock", og_cmd_cluster},
     {"commit", "list, show and diff commits", og_cmd_commit},
     {"embed", "fill, replace or remove @embed vectors (a graph branch, or NDJSON files)", og_cmd_embed},

@@ -65,8 +65,12 @@ static og_status anc_build(og_graph *g, const char *start, const char *stop, anc
             if (stopped) *stopped = 1;
             return OG_OK;
         }
-        OG_TRY(og_graph_commit_get(g, s->ids[i].id, &c, &hold));
-        og_status st = OG_OK;
+        og_status st = og_graph_commit_get(g, s->ids[i].id, &c, &hold);
+        if (st == OG_ERR_NOT_FOUND && i > 0) { /* reclaimed by cleanup: this line of history ends */
+            og_error_clear();
+            continue;
+        }
+        OG_TRY(st);
         for (size_t p = 0; p < c->nparents && st == OG_OK; p++) st = anc_add(s, c->parents[p], s->dist[i] + 1);
         og_cache_entry_release(hold);
         OG_TRY(st);
@@ -87,6 +91,11 @@ og_status og_history_first_parent(og_graph *g, const char *start, size_t limit, 
         const og_commit *c;
         og_cache_entry *hold;
         st = og_graph_commit_get(g, cur, &c, &hold);
+        if (st == OG_ERR_NOT_FOUND && len > 0) { /* reclaimed by cleanup: the history ends here */
+            og_error_clear();
+            st = OG_OK;
+            break;
+        }
         if (st) break;
         if (len == cap) {
             cap = cap ? cap * 2 : 32;

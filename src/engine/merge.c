@@ -391,8 +391,10 @@ static og_status merge_plan(merge_ctx *c, og_graph *g, const og_snapshot *base, 
     int found;
     OG_TRY(og_history_merge_base(g, target, c->source_head, res->base, &found));
     if (!found)
-        return og_err(OG_ERR_INVALID, "merge of %s into %s: the branches share no commit", c->source_branch,
-                      c->target_branch);
+        return og_err(OG_ERR_NOT_FOUND,
+                      "merge of %s into %s: the branches share no retained commit (their common history was "
+                      "reclaimed by cleanup; docs/maintenance.md)",
+                      c->source_branch, c->target_branch);
     if (!strcmp(res->base, c->source_head)) {
         res->outcome = OG_MERGE_ALREADY_UP_TO_DATE;
         og_draft_set_noop(draft);

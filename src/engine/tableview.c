@@ -418,8 +418,8 @@ og_status og_tableview_missing_error(og_status st, og_table *t, uint64_t version
     free(vs);
     if (!reclaimed) return og_err(st, "%s", saved);
     return og_err(OG_ERR_NOT_FOUND,
-                  "table %s version %llu was reclaimed by a hard drop (schema apply --allow-data-loss); "
-                  "the commits that name it can no longer be read",
+                  "table %s version %llu is gone: reclaimed by cleanup (omnigraph cleanup) or reclaimed by a hard "
+                  "drop (schema apply --allow-data-loss); the commits that name it can no longer be read",
                   og_table_dir(t), (unsigned long long)version);
 }
 

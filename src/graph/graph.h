@@ -307,4 +307,36 @@ typedef struct og_branch_list {
 og_status og_branch_list_all(og_graph *g, og_branch_list *out);
 void og_branch_list_free(og_branch_list *l);
 
+/* ---- maintenance (gc.c): what `cleanup` needs (src/engine/cleanup.c) ------------------- */
+
+/* The time part of a ULID, ms since the epoch (0 when it is not a ULID). */
+int64_t og_ulid_time_ms(const char *id);
+
+/* One branch name's whole log, ascending by seq (deleted names included). */
+typedef struct og_graph_log {
+    char branch[OG_BRANCH_MAX + 1];
+    og_ref_entry *entries;
+    size_t n;
+} og_graph_log;
+/* Every branch log in the store (one list of _graph/refs/, one get per entry; cost follows
+ * history: maintenance only).  Foreign keys are ignored; a corrupt entry is OG_ERR_CORRUPT. */
+og_status og_graph_logs_all(og_graph *g, og_graph_log **out, size_t *n);
+void og_graph_logs_free(og_graph_log *l, size_t n);
+
+typedef struct og_commit_id_list {
+    char (*ids)[OG_ULID_LEN + 1]; /* sorted (ULID order = creation order) */
+    size_t n;
+} og_commit_id_list;
+/* Every commit object in the store (a list of _graph/commits/). */
+og_status og_graph_commit_ids_all(og_graph *g, og_commit_id_list *out);
+void og_commit_id_list_free(og_commit_id_list *l);
+
+/* Delete one log entry / one commit object and evict it from the handle's cache.  With
+ * dry = 1 nothing is deleted (the size is still read).  *deleted = 0 (no error) when the
+ * object is already gone; *bytes (may be NULL) grows by its size.  The callers' ordering
+ * rules (docs/graph-authority.md §4, docs/maintenance.md) are what make this safe. */
+og_status og_graph_gc_delete_entry(og_graph *g, const char *branch, uint64_t seq, int dry, uint64_t *bytes,
+                                   int *deleted);
+og_status og_graph_gc_delete_commit(og_graph *g, const char *id, int dry, uint64_t *bytes, int *deleted);
+
 #endif

@@ -157,6 +157,19 @@ og_status og_store_head(og_store *st, const char *key, uint64_t *size_out)
     return st->ops->head(st, key, size_out ? size_out : &dummy);
 }
 
+og_status og_store_stat(og_store *st, const char *key, uint64_t *size_out, int64_t *mtime_ms)
+{
+    CHECK_STORE(st);
+    OG_TRY(og_store_key_check(key));
+    uint64_t size = 0;
+    int64_t mt = 0;
+    og_status rc = st->ops->stat ? st->ops->stat(st, key, &size, &mt) : st->ops->head(st, key, &size);
+    if (rc != OG_OK) return rc;
+    if (size_out) *size_out = size;
+    if (mtime_ms) *mtime_ms = mt;
+    return OG_OK;
+}
+
 og_status og_store_put(og_store *st, const char *key, const void *data, size_t len)
 {
     CHECK_STORE(st);

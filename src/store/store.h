@@ -54,6 +54,10 @@ og_status og_store_get(og_store *st, const char *key, og_bytes *out);
  * (out->len tells how much was read); off beyond the end gives an empty result. */
 og_status og_store_get_range(og_store *st, const char *key, uint64_t off, uint64_t len, og_bytes *out);
 og_status og_store_head(og_store *st, const char *key, uint64_t *size_out);
+/* head plus the object's last-modified time (ms since the epoch; the file's mtime locally,
+ * Last-Modified on S3, whole seconds there).  *mtime_ms = 0 when the store cannot tell.
+ * Used by cleanup's grace period; either output may be NULL. */
+og_status og_store_stat(og_store *st, const char *key, uint64_t *size_out, int64_t *mtime_ms);
 
 /* Durable write of a uniquely named object: visible whole or not at all, fsynced (or
  * acknowledged by the object store) before returning.  Overwrites silently if the key exists

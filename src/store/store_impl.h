@@ -43,6 +43,8 @@ typedef struct og_store_ops {
     og_status (*get_range)(og_store *st, const char *key, uint64_t off, uint64_t len,
                            og_bytes *out);
     og_status (*head)(og_store *st, const char *key, uint64_t *size_out);
+    /* size and last-modified ms; may be NULL (store.c then uses head and reports 0) */
+    og_status (*stat)(og_store *st, const char *key, uint64_t *size_out, int64_t *mtime_ms);
     og_status (*put)(og_store *st, const char *key, const void *data, size_t len);
     og_status (*put_if_absent)(og_store *st, const char *key, const void *data, size_t len);
     /* prefix is never NULL (may be ""); start_after may be NULL; limit 0 = no limit. */

@@ -281,7 +281,7 @@ static og_status local_get_range(og_store *st, const char *key, uint64_t off, ui
     return read_span(L(st), key, off, len, 0, out);
 }
 
-static og_status local_head(og_store *st, const char *key, uint64_t *size_out)
+static og_status local_stat(og_store *st, const char *key, uint64_t *size_out, int64_t *mtime_ms)
 {
     char *path = NULL;
     OG_TRY(key_path(L(st), key, &path));
@@ -296,7 +296,14 @@ static og_status local_head(og_store *st, const char *key, uint64_t *size_out)
     if (!S_ISREG(sb.st_mode))
         return og_err(OG_ERR_NOT_FOUND, "store key \"%s\" not found (not a regular file)", key);
     *size_out = (uint64_t)sb.st_size;
+    *mtime_ms = (int64_t)sb.st_mtim.tv_sec * 1000 + sb.st_mtim.tv_nsec / 1000000;
     return OG_OK;
+}
+
+static og_status local_head(og_store *st, const char *key, uint64_t *size_out)
+{
+    int64_t mt;
+    return local_stat(st, key, size_out, &mt);
 }
 
 static og_status local_map(og_store *st, const char *key, og_mapping **out)
@@ -677,6 +684,7 @@ static const og_store_ops local_ops = {
     .get = local_get,
     .get_range = local_get_range,
     .head = local_head,
+    .stat = local_stat,
     .put = local_put,
     .put_if_absent = local_put_if_absent,
     .list = local_list,

@@ -88,6 +88,7 @@ typedef struct s3_resp {
     char cerr[CURL_ERROR_SIZE];
     og_buf body;
     curl_off_t content_length; /* -1 when unknown */
+    curl_off_t filetime;       /* Last-Modified of a HEAD, seconds; -1 when unknown */
 } s3_resp;
 
 /* ---- small helpers ------------------------------------------------------------------- */
@@ -128,6 +129,7 @@ static void resp_reset(s3_resp *r)
     r->cerr[0] = '\0';
     og_buf_reset(&r->body);
     r->content_length = -1;
+    r->filetime = -1;
 }
 
 /* The text of the first <tag>…</tag> in [x, x+n), or NULL; *len gets its length. */
@@ -401,6 +403,7 @@ static og_status send_once(s3_impl *s, const s3_req *q, s3_resp *r)
             curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE, (curl_off_t)q->body_len);
         } else if (strcmp(q->method, "HEAD") == 0) {
             curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
+            curl_easy_setopt(h, CURLOPT_FILETIME, 1L);
         } else if (strcmp(q->method, "GET") != 0) {
             curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, q->method);
         }
@@ -411,11 +414,15 @@ static og_status send_once(s3_impl *s, const s3_req *q, s3_resp *r)
             curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &r->status);
             curl_off_t cl = -1;
             if (curl_easy_getinfo(h, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl) == CURLE_OK) r->content_length = cl;
+            curl_off_t ft = -1;
+            if (strcmp(q->method, "HEAD") == 0 && curl_easy_getinfo(h, CURLINFO_FILETIME_T, &ft) == CURLE_OK)
+                r->filetime = ft;
         } else if (r->cc == CURLE_WRITE_ERROR && r->body.len == 0 && !r->cerr[0]) {
             snprintf(r->cerr, sizeof r->cerr, "out of memory buffering the response");
         }
         curl_easy_setopt(h, CURLOPT_HTTPHEADER, NULL);
         curl_easy_setopt(h, CURLOPT_ERRORBUFFER, NULL);
+        curl_easy_setopt(h, CURLOPT_FILETIME, 0L);
         pool_give(s, h);
     }
     curl_slist_free_all(hl);
@@ -516,7 +523,7 @@ static og_status s3_get(og_store *st, const char *key, og_bytes *out)
     return s3_get_impl(st, key, NULL, out, &status);
 }
 
-static og_status s3_head(og_store *st, const char *key, uint64_t *size_out)
+static og_status s3_stat(og_store *st, const char *key, uint64_t *size_out, int64_t *mtime_ms)
 {
     s3_impl *s = st->impl;
     og_buf k = OG_BUF_INIT;
@@ -530,6 +537,7 @@ static og_status s3_head(og_store *st, const char *key, uint64_t *size_out)
                 rc = og_err(OG_ERR_IO, "s3 head \"%s\": response has no Content-Length", key);
             else
                 *size_out = (uint64_t)r.content_length;
+            *mtime_ms = r.filetime > 0 ? (int64_t)r.filetime * 1000 : 0;
         } else {
             rc = fail(s, &r, "head", key);
         }
@@ -537,6 +545,12 @@ static og_status s3_head(og_store *st, const char *key, uint64_t *size_out)
     og_buf_free(&r.body);
     og_buf_free(&k);
     return rc;
+}
+
+static og_status s3_head(og_store *st, const char *key, uint64_t *size_out)
+{
+    int64_t mt;
+    return s3_stat(st, key, size_out, &mt);
 }
 
 static og_status s3_get_range(og_store *st, const char *key, uint64_t off, uint64_t len, og_bytes *out)
@@ -819,6 +833,7 @@ static const og_store_ops s3_ops = {
     .get = s3_get,
     .get_range = s3_get_range,
     .head = s3_head,
+    .stat = s3_stat,
     .put = s3_put,
     .put_if_absent = s3_put_if_absent,
     .list = s3_list,

@@ -223,4 +223,41 @@ og_status og_table_gc(og_table *t, uint64_t keep_from, og_table_gc_stats *out);
  * table with no keys is fine.  *out (may be NULL) as for og_table_gc. */
 og_status og_table_destroy(og_table *t, og_table_gc_stats *out);
 
+/* ---- cleanup's per-table pass ---------------------------------------------------------- */
+
+typedef struct og_table_sweep_opts {
+    const uint64_t *keep;   /* versions a retained graph commit names (any order, may repeat) */
+    size_t nkeep;           /* 0: no retained commit names this table */
+    int64_t cutoff_ms;      /* objects written at or after this instant are in the grace period */
+    int dry_run;            /* 1: only count */
+} og_table_sweep_opts;
+
+typedef struct og_table_sweep_stats {
+    uint64_t versions_removed, versions_bytes; /* manifests deleted (numbers below every kept one) */
+    uint64_t versions_emptied;   /* unretained manifests above the oldest kept one: kept so their
+                                    numbers are never reused, their files reclaimed */
+    uint64_t versions_young;     /* unretained manifests inside the grace period (kept whole) */
+    uint64_t files_removed, files_bytes;     /* data + deletion files an unretained version named */
+    uint64_t orphans_removed, orphans_bytes; /* data + deletion files no manifest names */
+    uint64_t files_young;        /* unnamed files inside the grace period (kept) */
+    char **live_files;           /* data file names ("<uuid>.lance") still named or young: the */
+    size_t nlive_files;          /*   derived files under _index/ of any other name can go */
+    uint64_t *live_versions;     /* versions kept or young (topology files of others can go) */
+    size_t nlive_versions;
+} og_table_sweep_stats;
+
+/* Cleanup of one table (docs/maintenance.md): a version is live when `keep` names it or its
+ * manifest is younger than cutoff_ms.  Unretained manifests numbered below the oldest kept
+ * version are deleted (writers only ever take numbers above their base, a kept version, so
+ * those numbers are never reused); unretained manifests above it stay, because deleting one
+ * would let a later writer reuse its number.  Then every data and deletion file (a listing
+ * of the table) that no live version names and that is older than cutoff_ms is deleted —
+ * orphans of failed writes included.  Order: manifests, fault point "cleanup.after_manifests",
+ * files; a crash leaves every live version whole and the next run finds the rest by listing.
+ * A manifest that does not decode stops the pass before any delete (OG_ERR_CORRUPT).
+ * *out must be freed with og_table_sweep_stats_free (also holds the live names); on error it
+ * is freed already. */
+og_status og_table_sweep(og_table *t, const og_table_sweep_opts *o, og_table_sweep_stats *out);
+void og_table_sweep_stats_free(og_table_sweep_stats *s);
+
 #endif

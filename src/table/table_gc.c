@@ -234,3 +234,200 @@ og_status og_table_destroy(og_table *t, og_table_gc_stats *out)
     og_table_i_manifests_free(vs, nv);
     return st;
 }
+
+/* ---------------------------------------------------------------------------------------- */
+/* og_table_sweep: cleanup's per-table pass (see table.h)                                   */
+/* ---------------------------------------------------------------------------------------- */
+
+static int u64_cmp(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static og_status live_push(og_table_sweep_stats *s, const char *name)
+{
+    char **p = realloc(s->live_files, (s->nlive_files + 1) * sizeof *p);
+    if (!p) return og_err(OG_ERR_NOMEM, "out of memory");
+    s->live_files = p;
+    if (!(p[s->nlive_files] = strdup(name))) return og_err(OG_ERR_NOMEM, "out of memory");
+    s->nlive_files++;
+    return OG_OK;
+}
+
+static og_status live_version_push(og_table_sweep_stats *s, uint64_t v)
+{
+    uint64_t *p = realloc(s->live_versions, (s->nlive_versions + 1) * sizeof *p);
+    if (!p) return og_err(OG_ERR_NOMEM, "out of memory");
+    s->live_versions = p;
+    p[s->nlive_versions++] = v;
+    return OG_OK;
+}
+
+void og_table_sweep_stats_free(og_table_sweep_stats *s)
+{
+    for (size_t i = 0; i < s->nlive_files; i++) free(s->live_files[i]);
+    free(s->live_files);
+    free(s->live_versions);
+    s->live_files = NULL;
+    s->live_versions = NULL;
+    s->nlive_files = s->nlive_versions = 0;
+}
+
+/* Deletes (or, dry, only measures) one key whose size/mtime the caller knows. */
+static og_status sweep_delete(og_table *t, const char *key, int dry, int *deleted)
+{
+    *deleted = 0;
+    if (dry) {
+        *deleted = 1;
+        return OG_OK;
+    }
+    og_status st = og_store_delete(t->store, key);
+    if (st == OG_ERR_NOT_FOUND) {
+        og_error_clear();
+        return OG_OK;
+    }
+    if (st != OG_OK) return og_err_wrap(st, "table %s: deleting %s", t->dir, key);
+    *deleted = 1;
+    return OG_OK;
+}
+
+og_status og_table_sweep(og_table *t, const og_table_sweep_opts *o, og_table_sweep_stats *s)
+{
+    memset(s, 0, sizeof *s);
+    uint64_t *keep = NULL;
+    if (o->nkeep) {
+        keep = malloc(o->nkeep * sizeof *keep);
+        if (!keep) return og_err(OG_ERR_NOMEM, "out of memory");
+        memcpy(keep, o->keep, o->nkeep * sizeof *keep);
+        qsort(keep, o->nkeep, sizeof *keep, u64_cmp);
+    }
+    uint64_t min_keep = o->nkeep ? keep[0] : UINT64_MAX;
+    og_table_i_manifest *vs = NULL;
+    size_t nv = 0;
+    og_status st = og_table_i_list_manifests(t, &vs, &nv);
+    if (st != OG_OK) {
+        free(keep);
+        return st;
+    }
+    /* 1. Classify every version from its manifest, before any delete. */
+    gc_files live = {0}, named = {0};
+    unsigned char *doomed = calloc(nv ? nv : 1, 1);
+    uint64_t *msize = calloc(nv ? nv : 1, sizeof *msize);
+    if (!doomed || !msize) st = og_err(OG_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < nv && st == OG_OK; i++) {
+        og_manifest m;
+        st = og_table_i_load(t, vs[i].version, &m, NULL);
+        if (st == OG_ERR_NOT_FOUND) { /* a concurrent cleanup got there first */
+            og_error_clear();
+            st = OG_OK;
+            continue;
+        }
+        if (st != OG_OK) {
+            st = og_err_wrap(st, "table %s: cleanup reads version %llu", t->dir, (unsigned long long)vs[i].version);
+            break;
+        }
+        int kept = o->nkeep && bsearch(&vs[i].version, keep, o->nkeep, sizeof *keep, u64_cmp) != NULL;
+        int64_t mtime = m.ts_seconds > 0 ? m.ts_seconds * 1000 + m.ts_nanos / 1000000 : 0;
+        if (!kept && mtime <= 0) { /* no timestamp in the manifest: ask the store */
+            st = og_store_stat(t->store, vs[i].key, &msize[i], &mtime);
+            if (st == OG_ERR_NOT_FOUND) {
+                og_error_clear();
+                st = OG_OK;
+                og_manifest_free(&m);
+                continue;
+            }
+        }
+        int young = mtime <= 0 || mtime >= o->cutoff_ms;
+        if (st == OG_OK) {
+            if (kept || young) {
+                st = collect_files(t, &m, &live);
+                for (size_t f = 0; f < m.nfragments && st == OG_OK; f++)
+                    for (size_t k = 0; k < m.fragments[f].nfiles && st == OG_OK; k++)
+                        st = live_push(s, m.fragments[f].files[k].path);
+                if (st == OG_OK) st = live_version_push(s, vs[i].version);
+                if (!kept) s->versions_young++;
+            } else {
+                st = collect_files(t, &m, &named);
+                if (vs[i].version < min_keep) doomed[i] = 1;
+                else s->versions_emptied++; /* its number must never be reused: the manifest stays */
+            }
+        }
+        og_manifest_free(&m);
+    }
+    if (st == OG_OK) {
+        gc_files_unique(&live);
+        gc_files_unique(&named);
+    }
+    /* 2. Manifests below the oldest kept version: no writer can ever take those numbers again. */
+    for (size_t i = 0; i < nv && st == OG_OK; i++) {
+        if (!doomed[i]) continue;
+        uint64_t size = msize[i];
+        if (!size) {
+            st = og_store_head(t->store, vs[i].key, &size);
+            if (st == OG_ERR_NOT_FOUND) {
+                og_error_clear();
+                st = OG_OK;
+                continue;
+            }
+            if (st != OG_OK) break;
+        }
+        int deleted;
+        st = sweep_delete(t, vs[i].key, o->dry_run, &deleted);
+        if (st == OG_OK && deleted) {
+            s->versions_removed++;
+            s->versions_bytes += size;
+            if (!o->dry_run && t->cache) {
+                char ck[4200];
+                og_table_i_cache_key(t, vs[i].version, ck, sizeof ck);
+                og_cache_remove(t->cache, ck);
+            }
+        }
+    }
+    if (st == OG_OK && !o->dry_run) og_fault_point("cleanup.after_manifests");
+    /* 3. Data and deletion files no live version names: listed, so orphans of failed or
+     *    abandoned writes are found too; anything younger than the grace period stays. */
+    og_keylist kl = {0};
+    if (st == OG_OK) st = og_store_list(t->store, t->prefix, NULL, 0, &kl);
+    size_t plen = strlen(t->prefix);
+    for (size_t i = 0; i < kl.count && st == OG_OK; i++) {
+        const char *rest = kl.keys[i] + plen;
+        int is_data = !strncmp(rest, "data/", 5) && !strchr(rest + 5, '/');
+        int is_del = !strncmp(rest, "_deletions/", 11) && !strchr(rest + 11, '/');
+        if (!is_data && !is_del) continue; /* manifests, and anything that is not ours */
+        if (gc_files_has(&live, kl.keys[i])) continue;
+        uint64_t size = 0;
+        int64_t mtime = 0;
+        st = og_store_stat(t->store, kl.keys[i], &size, &mtime);
+        if (st == OG_ERR_NOT_FOUND) {
+            og_error_clear();
+            st = OG_OK;
+            continue;
+        }
+        if (st != OG_OK) break;
+        if (mtime <= 0 || mtime >= o->cutoff_ms) { /* maybe a write in flight */
+            if (is_data) st = live_push(s, rest + 5);
+            s->files_young++;
+            continue;
+        }
+        int deleted;
+        st = sweep_delete(t, kl.keys[i], o->dry_run, &deleted);
+        if (st != OG_OK || !deleted) continue;
+        if (gc_files_has(&named, kl.keys[i])) {
+            s->files_removed++;
+            s->files_bytes += size;
+        } else {
+            s->orphans_removed++;
+            s->orphans_bytes += size;
+        }
+    }
+    og_keylist_free(&kl);
+    gc_files_free(&live);
+    gc_files_free(&named);
+    og_table_i_manifests_free(vs, nv);
+    free(doomed);
+    free(msize);
+    free(keep);
+    if (st != OG_OK) og_table_sweep_stats_free(s);
+    return st;
+}

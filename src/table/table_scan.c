@@ -181,7 +181,9 @@ og_status og_table_fragment_deletions(og_table *t, const og_fragment *f, roaring
     og_bytes b = {NULL, 0};
     og_status st = og_store_get(t->store, key, &b);
     if (st == OG_ERR_NOT_FOUND)
-        return og_err(OG_ERR_CORRUPT, "table %s: deletion file %s of fragment %llu is missing",
+        return og_err(OG_ERR_NOT_FOUND,
+                      "table %s: deletion file %s of fragment %llu is missing: its version was reclaimed by "
+                      "cleanup, or the file was removed from the store",
                       t->dir, rel, (unsigned long long)f->id);
     if (st != OG_OK) return st;
     st = og_deletion_decode(f->deletion.kind, b.data, b.len, out);
@@ -271,16 +273,20 @@ static og_status open_file(og_table *t, const og_fragment *f, frag_files *ff, si
         st = og_store_map(t->store, key, &ff->maps[i]);
     }
     if (st == OG_ERR_NOT_FOUND)
-        return og_err(OG_ERR_CORRUPT, "table %s: data file %s of fragment %llu is missing", t->dir,
-                      d->path, (unsigned long long)f->id);
+        return og_err(OG_ERR_NOT_FOUND,
+                      "table %s: data file %s of fragment %llu is missing: its version was reclaimed by cleanup, "
+                      "or the file was removed from the store",
+                      t->dir, d->path, (unsigned long long)f->id);
     if (st != OG_OK) return st;
     if (ff->rfiles[i]) {
         og_lance_source src;
         og_range_file_source(ff->rfiles[i], &src);
         st = og_lance_reader_open_source(&ff->readers[i], &src);
         if (st == OG_ERR_NOT_FOUND)
-            return og_err(OG_ERR_CORRUPT, "table %s: data file %s of fragment %llu is missing", t->dir,
-                          d->path, (unsigned long long)f->id);
+            return og_err(OG_ERR_NOT_FOUND,
+                          "table %s: data file %s of fragment %llu is missing: its version was reclaimed by "
+                          "cleanup, or the file was removed from the store",
+                          t->dir, d->path, (unsigned long long)f->id);
     } else {
         st = og_lance_reader_open(&ff->readers[i], og_mapping_data(ff->maps[i]), og_mapping_size(ff->maps[i]));
     }

@@ -8,6 +8,7 @@
 #     sees every case they cover),
 #   - the graph-authority crash and multi-process concurrency tests on S3,
 #   - a cluster apply with its storage root on S3 (ledger CAS, lock, catalog, graph roots),
+#   - `cleanup` on a graph on S3 (api_test_cleanup's store scenario),
 #   - tests/interop/s3.test.mjs: LanceDB (npm) opens tables our engine wrote to S3 at the
 #     versions graph commits name (needs node and the build's bench_s3 + lance_tool),
 # and stops the store again (also on failure or interrupt).
@@ -23,7 +24,7 @@ BUILD=${1:-build/asan}
 case $BUILD in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
 TESTS="store_test_store_contract store_test_store_race store_test_s3_adapter table_test_table_remote
 table_test_table table_test_table_types table_test_deletion graph_test_crash graph_test_concurrency
-cluster_test_cluster_s3"
+cluster_test_cluster_s3 api_test_cleanup"
 
 if [ "${OG_SKIP_S3_TESTS:-0}" = 1 ]; then
     echo "run-s3-tests: SKIPPED (OG_SKIP_S3_TESTS=1): the S3 adapter was not tested against a real store"
@@ -84,6 +85,8 @@ run graph-crash "s3://$OG_S3_BUCKET/$run_id/crash" graph_test_crash
 run graph-concurrency "s3://$OG_S3_BUCKET/$run_id/concurrency" graph_test_concurrency
 # a cluster whose ledger, lock, catalog and graph roots live on S3 (storage: s3://...)
 run cluster-s3 "s3://$OG_S3_BUCKET/$run_id/cluster" cluster_test_cluster_s3
+# cleanup (dry run, retention, deleted branch, orphans) on S3 (Last-Modified for the grace period)
+run cleanup-s3 "s3://$OG_S3_BUCKET/$run_id/cleanup" api_test_cleanup
 
 # The graph verbs of the CLI on an s3:// root: init, load (one commit), query, mutate with
 # --if-commit (a stale head exits 4), export (same records as the seed), snapshot.
