@@ -209,7 +209,7 @@ typedef struct og_table_gc_stats {
  * abandoned txns: reclaiming those needs a listing plus a grace period — a cleanup verb).
  * Files go first and manifests last, so a crash midway leaves every kept version whole and
  * the run can simply be repeated (an old manifest whose files are already gone reads as
- * OG_ERR_CORRUPT naming the missing file until the repeat deletes it).  Cached manifests of
+ * OG_ERR_NOT_FOUND naming the missing file until the repeat deletes it).  Cached manifests of
  * removed versions are evicted from the table's cache.  Fault point "table.gc_after_files"
  * between the two phases.  *out (may be NULL) counts what was deleted, also on error.
  * OG_ERR_NOT_FOUND when version keep_from does not exist (then nothing is deleted),

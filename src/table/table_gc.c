@@ -7,13 +7,13 @@
  * show files a concurrent txn has staged for a version whose manifest does not exist yet;
  * nothing tells them apart from garbage without a grace period, so only files named by a
  * removed manifest and by no kept manifest are candidates.  Orphans of abandoned txns stay
- * for a future cleanup verb.
+ * for cleanup (og_table_sweep below, with its grace period).
  *
  * Order — files first, manifests last.  The removed manifests are the GC's to-do list: as long
  * as one exists, a repeated run finds its files again.
  *   - A crash while deleting files leaves every kept version whole (no file a kept manifest
  *     names is ever a candidate) and some old manifests whose files are partly gone; reading
- *     such a version fails with OG_ERR_CORRUPT naming the missing file (table_scan.c), never
+ *     such a version fails with OG_ERR_NOT_FOUND naming the missing file (table_scan.c), never
  *     a crash, and the next run deletes the rest (a file already gone is not an error).
  *   - A crash while deleting manifests leaves fewer old versions; the next run ends the job.
  * The reverse order (manifests first) would lose the to-do list on a crash: the files of the
