@@ -192,9 +192,11 @@ static og_status draft_check(og_graph *g, const og_commit_draft *d, const og_sna
 }
 
 /* One attempt.  *lost = 1 when the publish lost to another writer, 2 when the plan grew too
- * old to publish (both mean: start again from a fresh capture). */
-static og_status attempt_once(og_graph *g, const og_write_opts *o, const char *actor, og_write_fn fn, void *ctx,
-                              int attempt, og_write_result *res, int *lost)
+ * old to publish (both mean: start again from a fresh capture).  *stage says how far it got:
+ * 0 = certainly not published, 1 = the publish was sent (its outcome may be unknown on an
+ * error), 2 = published; *commit_written = 1 once the commit object may exist. */
+static og_status attempt_inner(og_graph *g, const og_write_opts *o, const char *actor, og_write_fn fn, void *ctx,
+                               int attempt, og_write_result *res, int *lost, int *stage, char commit_id[OG_ULID_LEN + 1])
 {
     *lost = 0;
     int64_t captured_at = og_now_ms();
@@ -226,6 +228,10 @@ static og_status attempt_once(og_graph *g, const og_write_opts *o, const char *a
     if (st == OG_OK) st = draft_check(g, &d, base, o->branch);
     if (st != OG_OK) goto done;
     og_graph_step(g, "graph.after_effects");
+    if (og_fault_error("graph.after_effects")) {
+        st = og_err(OG_ERR_IO, "write to branch \"%s\": injected I/O error at graph.after_effects", o->branch);
+        goto done;
+    }
 
     og_commit *c = &d.c;
     c->actor = strdup(actor);
@@ -237,6 +243,7 @@ static og_status attempt_once(og_graph *g, const og_write_opts *o, const char *a
     int64_t now = og_now_ms();
     og_format_time_ms(now, c->created_at);
     if ((st = og_ulid_new(c->id)) != OG_OK) goto done;
+    memcpy(commit_id, c->id, OG_ULID_LEN + 1);
     if ((st = og_graph_commit_write(g, c)) != OG_OK) goto done;
     og_graph_step(g, "graph.after_commit_object");
 
@@ -257,10 +264,13 @@ static og_status attempt_once(og_graph *g, const og_write_opts *o, const char *a
         st = OG_ERR_ALREADY_EXISTS;
         goto done;
     }
+    *stage = 1;
     st = og_graph_publish_entry(g, &e);
     if (st == OG_ERR_ALREADY_EXISTS) {
         *lost = 1;
+        *stage = 0; /* someone else's entry: ours certainly is not published */
     } else if (st == OG_OK) {
+        *stage = 2;
         res->published = 1;
         memcpy(res->commit, c->id, sizeof res->commit);
         res->seq = e.seq;
@@ -268,6 +278,39 @@ static og_status attempt_once(og_graph *g, const og_write_opts *o, const char *a
 done:
     og_commit_clear(&d.c);
     og_snapshot_free(base);
+    return st;
+}
+
+/* An attempt inside a write journal (store.h): when it is certainly not published (its
+ * callback or a later step failed, it lost the publish, or it was a no-op), everything it
+ * wrote under tables/ and its commit object are deleted before returning — best effort; what
+ * a crash or a failed delete leaves is garbage for `cleanup`.  Only keys the attempt itself
+ * created are in the journal, and none of them can be named by a published commit.  When the
+ * publish outcome is unknown nothing is deleted. */
+static og_status attempt_once(og_graph *g, const og_write_opts *o, const char *actor, og_write_fn fn, void *ctx,
+                              int attempt, og_write_result *res, int *lost)
+{
+    og_store_journal j;
+    og_store_journal_begin(&j, g->store, "tables/");
+    int stage = 0;
+    char commit_id[OG_ULID_LEN + 1] = "";
+    og_status st = attempt_inner(g, o, actor, fn, ctx, attempt, res, lost, &stage, commit_id);
+    og_store_journal_end(&j);
+    int noop = st == OG_OK && !res->published;
+    if (stage == 0 && (st != OG_OK || noop)) {
+        char saved[2048];
+        snprintf(saved, sizeof saved, "%s", og_error_message());
+        og_store_journal_discard(&j);
+        if (commit_id[0]) {
+            char key[64];
+            og_commit_key(commit_id, key);
+            (void)og_store_delete(g->store, key);
+        }
+        og_error_clear();
+        if (st != OG_OK && st != OG_ERR_ALREADY_EXISTS) og_err(st, "%s", saved);
+    } else {
+        og_store_journal_free(&j);
+    }
     return st;
 }
 

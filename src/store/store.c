@@ -170,11 +170,49 @@ og_status og_store_stat(og_store *st, const char *key, uint64_t *size_out, int64
     return OG_OK;
 }
 
+/* ---- the write journal (see store.h) ----------------------------------------------------- */
+
+static _Thread_local og_store_journal *cur_journal;
+
+void og_store_journal_begin(og_store_journal *j, og_store *st, const char *prefix)
+{
+    memset(j, 0, sizeof *j);
+    j->st = st;
+    j->prefix = prefix;
+    j->outer = cur_journal;
+    cur_journal = j;
+}
+
+void og_store_journal_end(og_store_journal *j)
+{
+    if (cur_journal == j) cur_journal = j->outer;
+}
+
+static void journal_note(og_store *st, const char *key)
+{
+    og_store_journal *j = cur_journal;
+    if (!j || j->st != st || j->failed) return;
+    if (j->prefix && strncmp(key, j->prefix, strlen(j->prefix)) != 0) return;
+    if (og_keylist_push(&j->keys, key, strlen(key)) != OG_OK) j->failed = 1; /* then discard nothing */
+}
+
+size_t og_store_journal_discard(og_store_journal *j)
+{
+    size_t n = 0;
+    for (size_t i = j->keys.count; !j->failed && i-- > 0;) /* newest first: manifests before files */
+        n += og_store_delete(j->st, j->keys.keys[i]) == OG_OK;
+    og_keylist_free(&j->keys);
+    return n;
+}
+
+void og_store_journal_free(og_store_journal *j) { og_keylist_free(&j->keys); }
+
 og_status og_store_put(og_store *st, const char *key, const void *data, size_t len)
 {
     CHECK_STORE(st);
     OG_TRY(og_store_key_check(key));
     if (!data && len) return og_err(OG_ERR_INVALID, "put \"%s\": NULL data with length %zu", key, len);
+    journal_note(st, key); /* before: a put that fails half-way may still have landed */
     return st->ops->put(st, key, data ? data : "", len);
 }
 
@@ -184,7 +222,9 @@ og_status og_store_put_if_absent(og_store *st, const char *key, const void *data
     OG_TRY(og_store_key_check(key));
     if (!data && len)
         return og_err(OG_ERR_INVALID, "put_if_absent \"%s\": NULL data with length %zu", key, len);
-    return st->ops->put_if_absent(st, key, data ? data : "", len);
+    og_status rc = st->ops->put_if_absent(st, key, data ? data : "", len);
+    if (rc == OG_OK) journal_note(st, key); /* only a key we certainly created is ours */
+    return rc;
 }
 
 og_status og_store_list(og_store *st, const char *prefix, const char *start_after, size_t limit,

@@ -77,6 +77,26 @@ void og_keylist_free(og_keylist *l);
 
 og_status og_store_delete(og_store *st, const char *key);
 
+/* A write journal: while one is begun on a thread, every og_store_put (noted before the put)
+ * and every successful og_store_put_if_absent (after it: a lost one is not ours) made BY THAT
+ * THREAD on store `st` under `prefix` (NULL = any key) is recorded.  The graph write protocol
+ * uses it so that an attempt that is certainly not published deletes what it wrote before
+ * returning its error (docs/maintenance.md "Failed writes").  Journals nest (end restores the
+ * outer one).  discard deletes the recorded keys, newest first, best effort (errors ignored;
+ * they overwrite the thread's error message, so save it first), returns how many it deleted and frees the list; free
+ * only frees it (the write was published: the keys are live). */
+typedef struct og_store_journal {
+    og_store *st;
+    const char *prefix;
+    og_keylist keys;
+    int failed; /* out of memory while recording: discard deletes nothing */
+    struct og_store_journal *outer;
+} og_store_journal;
+void og_store_journal_begin(og_store_journal *j, og_store *st, const char *prefix);
+void og_store_journal_end(og_store_journal *j);
+size_t og_store_journal_discard(og_store_journal *j);
+void og_store_journal_free(og_store_journal *j);
+
 /* Maps a whole object read-only. */
 og_status og_store_map(og_store *st, const char *key, og_mapping **out);
 const uint8_t *og_mapping_data(const og_mapping *m);

@@ -28,3 +28,9 @@ void og_fault_point(const char *name)
     const char *list = getenv("OG_FAULT");
     if (list && *list && name_in_list(list, name)) _exit(OG_FAULT_EXIT_CODE);
 }
+
+int og_fault_error(const char *name)
+{
+    const char *list = getenv("OG_FAULT_ERROR");
+    return list && *list && name_in_list(list, name);
+}

@@ -14,4 +14,9 @@
 
 void og_fault_point(const char *name);
 
+/* Error injection: 1 when the environment variable OG_FAULT_ERROR names `name` (same list
+ * syntax); the caller then fails as if an I/O error had happened there.  Tests use it for
+ * failures a process survives (a crash point cannot show what the process does next). */
+int og_fault_error(const char *name);
+
 #endif
