@@ -307,7 +307,7 @@ static og_status attempt_once(og_graph *g, const og_write_opts *o, const char *a
             (void)og_store_delete(g->store, key);
         }
         og_error_clear();
-        if (st != OG_OK && st != OG_ERR_ALREADY_EXISTS) og_err(st, "%s", saved);
+        if (st != OG_OK) og_err(st, "%s", saved); /* the attempt's own message, not a delete's */
     } else {
         og_store_journal_free(&j);
     }

@@ -237,7 +237,9 @@ static void deleted_branches_and_orphans_go_live_branches_stay(void **state)
     assert_int_equal(og_db_snapshot(&snap, c->db, NULL), OG_OK);
     json_t *sj = json_loads(snap, 0, NULL);
     og_free(snap);
-    const char *tdir = json_string_value(json_object_get(json_array_get(json_object_get(sj, "tables"), 0), "table"));
+    char tdir[256];
+    snprintf(tdir, sizeof tdir, "%s",
+             json_string_value(json_object_get(json_array_get(json_object_get(sj, "tables"), 0), "table")));
     char key[512], uuid[OG_UUID_LEN + 1], ulid[OG_ULID_LEN + 1];
     assert_int_equal(og_uuid_new(uuid), OG_OK);
     snprintf(key, sizeof key, "tables/%s/data/%s.lance", tdir, uuid);

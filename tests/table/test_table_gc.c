@@ -6,7 +6,7 @@
  * data file a txn has staged but not committed, counts exactly what it deleted, evicts cached
  * manifests, is idempotent, refuses a missing keep_from; a crash between deleting files and
  * deleting manifests (fault point table.gc_after_files) leaves the kept versions whole, the
- * old ones failing with OG_ERR_CORRUPT, and a repeat finishes the job; destroy deletes every
+ * old ones failing with OG_ERR_NOT_FOUND, and a repeat finishes the job; destroy deletes every
  * key of the table.
  */
 #include <setjmp.h>
@@ -301,7 +301,7 @@ static void a_crash_between_files_and_manifests_is_repeated(void **state)
     dump(f, 5, got, sizeof got);
     assert_string_equal(got, V5);
     dump(f, 1, got, sizeof got); /* its data file is gone: a typed error, not a crash */
-    assert_string_equal(got, "error corrupt");
+    assert_string_equal(got, "error not_found");
     assert_non_null(strstr(og_error_message(), "missing"));
 
     og_table_gc_stats s;

@@ -384,7 +384,7 @@ static void projection_fetches_few_bytes(void **state)
     og_table_close(t);
 }
 
-static void missing_data_file_is_corrupt(void **state)
+static void missing_data_file_is_not_found(void **state)
 {
     fx *f = *state;
     og_table *t;
@@ -401,7 +401,7 @@ static void missing_data_file_is_corrupt(void **state)
     og_table_scan *s;
     assert_int_equal(og_table_scan_open(&s, t, &m, NULL), OG_OK);
     og_table_batch b;
-    assert_int_equal(og_table_scan_next(s, &b), OG_ERR_CORRUPT);
+    assert_int_equal(og_table_scan_next(s, &b), OG_ERR_NOT_FOUND);
     og_table_scan_free(s);
     og_manifest_free(&m);
     og_table_close(t);
@@ -412,7 +412,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(every_type_over_versions, setup, teardown),
         cmocka_unit_test_setup_teardown(projection_fetches_few_bytes, setup, teardown),
-        cmocka_unit_test_setup_teardown(missing_data_file_is_corrupt, setup, teardown),
+        cmocka_unit_test_setup_teardown(missing_data_file_is_not_found, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
