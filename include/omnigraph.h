@@ -106,6 +106,23 @@ typedef struct og_rows og_rows;
  * Returns OG_OK, OG_ERR_PARSE / OG_ERR_TYPE (compile errors, with the reference's T-codes),
  * OG_ERR_INVALID (a parameter, or a mutation given to og_db_query), OG_ERR_NOT_FOUND (no such
  * query, branch or commit), OG_ERR_UNSUPPORTED (a feature this build does not run yet). */
+/* Per-query budgets (docs/maintenance.md "Query budgets").  A read query that runs longer than
+ * time_ms, or whose intermediate results (bindings, computed columns, sort buffers) grow past
+ * memory_bytes, stops promptly with OG_ERR_LIMIT naming the budget; what it held is freed and
+ * the handle stays usable.  A field of 0 inherits (call -> handle -> $OG_QUERY_TIMEOUT_MS /
+ * $OG_QUERY_MAX_MEMORY -> the defaults below); a negative field means unlimited. */
+typedef struct og_budget {
+    int64_t time_ms;
+    int64_t memory_bytes;
+} og_budget;
+#define OG_QUERY_DEFAULT_TIME_MS 120000                 /* 2 minutes */
+#define OG_QUERY_DEFAULT_MEMORY_BYTES ((int64_t)4 << 30) /* 4 GiB */
+/* The handle's budgets for every later query (NULL = back to the defaults). */
+void og_db_set_budget(og_db *db, const og_budget *b);
+/* og_db_query with a budget for this one call (NULL = the handle's). */
+og_status og_db_query_budget(og_rows **out, og_db *db, const char *source, size_t len, const char *name,
+                             const char *params_json, const og_read_opts *at, const og_budget *budget);
+
 og_status og_db_query(og_rows **out, og_db *db, const char *source, size_t len, const char *name,
                       const char *params_json, const og_read_opts *at);
 

@@ -21,6 +21,7 @@
 #include "engine/mutate.h"
 #include "engine/schema_apply.h"
 #include "graph/graph.h"
+#include "util/budget.h"
 #include "util/error.h"
 
 void og_free(void *p) { free(p); }
@@ -133,8 +134,11 @@ og_status og_db_query(og_rows **out, og_db *db, const char *source, size_t len, 
         free(r);
         return st;
     }
+    og_query_budget qb; /* time and memory budgets (api_budget.c, util/budget.h) */
+    og_api_budget_begin(db, &qb);
     st = og_engine_query(db->e, at ? at->branch : NULL, commit, "<query>", source, len,
                                    name, params, &r->res, r->commit);
+    og_budget_end(&qb);
     json_decref(params);
     if (st == OG_OK) st = og_rows_finish(r, name);
     if (st) {

@@ -13,7 +13,13 @@ struct og_db {
     og_engine *e;
     char uri[1024];                 /* as opened: names the graph's embedding cache */
     struct og_api_embed_state *emb; /* query-time embedder and cache, made on first use (api_embed.c) */
+    og_budget budget;               /* og_db_set_budget (api_budget.c); zeros = the defaults */
 };
+
+/* Begins the calling thread's query budget for a read on db (api_budget.c): the per-call one
+ * (og_db_query_budget), else the handle's, else the environment's, else the defaults. */
+struct og_query_budget;
+void og_api_budget_begin(og_db *db, struct og_query_budget *qb);
 
 /* The query-time embedding state of a graph opened at `uri` (api_embed.c): made before the
  * engine (it is the engine's embed_ud), its provider resolved from the environment on first

@@ -51,6 +51,10 @@ int og_cmd_embed(int argc, char **argv); /* cmd_embed.c (docs/embeddings.md) */
 /* cmd_maint.c: maintenance (docs/maintenance.md) */
 int og_cmd_optimize(int argc, char **argv);
 int og_cmd_cleanup(int argc, char **argv);
+/* "500ms", "90" (seconds), "30s", "15m", "2h", "7d", "1w" -> ms; -1 when malformed (cmd_maint.c). */
+int64_t og_cli_duration_ms(const char *s);
+/* "1048576", "512K", "64M", "2G" -> bytes; -1 when malformed (cmd_maint.c). */
+int64_t og_cli_size_bytes(const char *s);
 int og_cmd_index(int argc, char **argv); /* cmd_index.c (docs/indexes.md) */
 /* cmd_test.c: .gqt logic-test runner (docs/testing.md) */
 int og_cmd_test(int argc, char **argv);

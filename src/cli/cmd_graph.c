@@ -163,7 +163,11 @@ static const char *query_help =
     "  --branch B                read the head of branch B (default main)\n"
     "  --at C, --snapshot C      read commit C (time travel); C is an id, a unique id prefix,\n"
     "                            a branch name or REF~N (N-th first parent)\n"
-    "  --format F                json (default), jsonl, csv or table; --json = json\n" COMMON_HELP;
+    "  --format F                json (default), jsonl, csv or table; --json = json\n"
+    "  --timeout D               stop the query after D (500ms, 30s, 2m; default 2m or\n"
+    "                            $OG_QUERY_TIMEOUT_MS): error `limit`, exit 1\n"
+    "  --max-memory N            stop it when its intermediate results pass N bytes (512M, 2G;\n"
+    "                            default 4G or $OG_QUERY_MAX_MEMORY)\n" COMMON_HELP;
 
 static const char *mutate_help =
     "usage: omnigraph mutate (-e TEXT | --query FILE) [NAME] [--params JSON | --params-file F]\n"
@@ -187,7 +191,7 @@ static int run_gq(int argc, char **argv, int is_mutation)
     if (help(is_mutation ? mutate_help : query_help, argc, argv)) return OG_EXIT_OK;
     og_graph_args a = {.verb = verb};
     const char *inline_src = NULL, *file = NULL, *params = NULL, *params_file = NULL, *format = NULL, *if_commit = NULL,
-               *from = NULL;
+               *from = NULL, *timeout = NULL, *max_memory = NULL;
     og_flag flags[] = {
         {"--query-string", "-e", 1, 0, &inline_src, NULL, NULL, NULL},
         {"--query", NULL, 1, 0, &file, NULL, NULL, NULL},
@@ -196,13 +200,21 @@ static int run_gq(int argc, char **argv, int is_mutation)
         {"--format", NULL, 1, 0, &format, NULL, NULL, NULL},
         {"--if-commit", NULL, 1, 0, &if_commit, NULL, NULL, NULL},
         {"--from", NULL, 1, 0, &from, NULL, NULL, NULL},
+        {"--timeout", NULL, 1, 0, &timeout, NULL, NULL, NULL},
+        {"--max-memory", NULL, 1, 0, &max_memory, NULL, NULL, NULL},
     };
-    int rc = og_graph_args_parse(&a, argc, argv, flags, 7, 2);
+    int rc = og_graph_args_parse(&a, argc, argv, flags, 9, 2);
     if (rc) return rc;
     if (!!inline_src == !!file) return og_cli_usage(verb, "give exactly one of -e TEXT or --query FILE");
     if (params && params_file) return og_cli_usage(verb, "give --params or --params-file, not both");
     if (is_mutation && (format || a.at)) return og_cli_usage(verb, "%s is for reads", format ? "--format" : "--at");
     if (!is_mutation && (if_commit || from)) return og_cli_usage(verb, "%s is for mutations", if_commit ? "--if-commit" : "--from");
+    if (is_mutation && (timeout || max_memory)) return og_cli_usage(verb, "--timeout and --max-memory are for reads");
+    og_budget budget = {0, 0}; /* docs/maintenance.md "Query budgets" */
+    if (timeout && (budget.time_ms = og_cli_duration_ms(timeout)) <= 0)
+        return og_cli_usage(verb, "--timeout needs a duration such as 500ms, 30s or 2m");
+    if (max_memory && (budget.memory_bytes = og_cli_size_bytes(max_memory)) <= 0)
+        return og_cli_usage(verb, "--max-memory needs a size such as 512M or 2G");
     if (!is_mutation && a.actor) return og_cli_usage(verb, "--as names the actor of a write; a read records none");
     og_format fmt = OG_FORMAT_JSON;
     if (format) {
@@ -251,7 +263,7 @@ static int run_gq(int argc, char **argv, int is_mutation)
     } else {
         og_rows *rows = NULL;
         og_read_opts at = {a.branch, a.at};
-        st = og_db_query(&rows, db, (const char *)src.data, src.len, name, params, &at);
+        st = og_db_query_budget(&rows, db, (const char *)src.data, src.len, name, params, &at, &budget);
         char *text = NULL;
         if (st == OG_OK) st = og_rows_render(&text, NULL, rows, fmt, a.at ? a.at : (a.branch ? a.branch : "main"));
         if (st) exit_code = fail_in(verb, st, file, NULL);

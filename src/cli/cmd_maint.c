@@ -86,8 +86,7 @@ static const char *cleanup_help =
     "  --store ROOT            the graph: a directory or s3://bucket/prefix (or $OMNIGRAPH_STORE)\n"
     "  --quiet                 no target echo on stderr\n";
 
-/* "90", "30s", "15m", "2h", "7d", "1w" -> ms; -1 when malformed. */
-static int64_t parse_duration(const char *s)
+int64_t og_cli_duration_ms(const char *s)
 {
     if (!s || !*s) return -1;
     char *end;
@@ -95,7 +94,8 @@ static int64_t parse_duration(const char *s)
     long long v = strtoll(s, &end, 10);
     if (errno || v < 0 || end == s) return -1;
     int64_t unit = 1000;
-    if (*end) {
+    if (!strcmp(end, "ms")) unit = 1;
+    else if (*end) {
         if (end[1]) return -1;
         switch (*end) {
         case 's': unit = 1000; break;
@@ -103,6 +103,27 @@ static int64_t parse_duration(const char *s)
         case 'h': unit = 3600 * 1000; break;
         case 'd': unit = 86400LL * 1000; break;
         case 'w': unit = 7 * 86400LL * 1000; break;
+        default: return -1;
+        }
+    }
+    if (v > INT64_MAX / unit) return -1;
+    return (int64_t)v * unit;
+}
+
+int64_t og_cli_size_bytes(const char *s)
+{
+    if (!s || !*s) return -1;
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || v < 0 || end == s) return -1;
+    int64_t unit = 1;
+    if (*end) {
+        if (end[1] && strcmp(end + 1, "B") && strcmp(end + 1, "iB")) return -1;
+        switch (*end) {
+        case 'K': case 'k': unit = 1024; break;
+        case 'M': unit = 1024 * 1024; break;
+        case 'G': unit = 1024LL * 1024 * 1024; break;
         default: return -1;
         }
     }
@@ -136,9 +157,9 @@ int og_cmd_cleanup(int argc, char **argv)
             return og_cli_usage("cleanup", "--keep-commits needs a whole number of at least 1");
         o.keep_commits = n;
     }
-    if (older && (o.older_than_ms = parse_duration(older)) < 0)
+    if (older && (o.older_than_ms = og_cli_duration_ms(older)) < 0)
         return og_cli_usage("cleanup", "--older-than needs a duration such as 30s, 15m, 2h, 7d or 1w");
-    if (grace && (o.grace_ms = parse_duration(grace)) < 0)
+    if (grace && (o.grace_ms = og_cli_duration_ms(grace)) < 0)
         return og_cli_usage("cleanup", "--grace needs a duration such as 30s, 15m, 2h, 7d or 1w");
     const char *root = og_graph_args_root(&a);
     if (!root) return OG_EXIT_USAGE;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/budget.h"
 #include "util/error.h"
 
 og_status og_bindings_init(og_bindings *b, size_t n_cols)
@@ -21,6 +22,7 @@ og_status og_bindings_init(og_bindings *b, size_t n_cols)
 
 void og_bindings_free(og_bindings *b)
 {
+    og_budget_release((uint64_t)b->cap_rows * b->n_cols * sizeof(uint32_t)); /* query budget (budget.h) */
     for (size_t c = 0; c < b->n_cols; c++) free(b->cols[c]);
     free(b->cols);
     memset(b, 0, sizeof *b);
@@ -37,8 +39,9 @@ static og_status reserve(og_bindings *b, size_t rows)
         if (!p) return og_err(OG_ERR_NOMEM, "out of memory growing an intermediate result to %zu rows", ncap);
         b->cols[c] = p;
     }
+    uint64_t grown = (uint64_t)(ncap - b->cap_rows) * b->n_cols * sizeof(uint32_t);
     b->cap_rows = ncap;
-    return OG_OK;
+    return og_budget_charge(grown); /* the running query's memory budget (budget.h) */
 }
 
 og_status og_bindings_from_rows(og_bindings *b, const uint32_t *rows, size_t n)
@@ -121,6 +124,7 @@ og_status og_expand(og_bindings *out, const og_bindings *in, size_t src_col, con
         for (size_t r = 0; r < in->n_rows && st == OG_OK; r++) {
             uint32_t v = in->cols[src_col][r];
             if (v == OG_ROW_NONE) continue;
+            if (!(r & 255) && (st = og_budget_check()) != OG_OK) break;
             for (int side = 0; side < 2 && st == OG_OK; side++) {
                 og_dir d = side == 0 ? OG_DIR_OUT : OG_DIR_IN;
                 if (dir != OG_DIR_BOTH && d != dir) continue;
@@ -140,6 +144,7 @@ og_status og_expand(og_bindings *out, const og_bindings *in, size_t src_col, con
         for (size_t r = 0; r < in->n_rows && st == OG_OK; r++) {
             uint32_t v = in->cols[src_col][r];
             if (v == OG_ROW_NONE) continue;
+            if ((st = og_budget_check()) != OG_OK) break; /* a reach can be a whole graph */
             st = og_topology_reach(t, dir, v, min_hops, max_hops, reach);
             for (size_t k = 0; k < reach->len && st == OG_OK; k++) st = push_extended(out, in, r, reach->node[k], 0);
         }

@@ -17,6 +17,7 @@
 #include "engine/jsonval.h"
 #include "engine/search.h"
 #include "engine/sort.h"
+#include "util/budget.h"
 #include "util/error.h"
 
 typedef struct exec {
@@ -517,6 +518,7 @@ static og_status run_ops(exec *x, pipe *p, const og_ir_op *ops, size_t nops)
 {
     for (size_t i = 0; i < nops; i++) {
         const og_ir_op *op = &ops[i];
+        OG_TRY(og_budget_check()); /* the query's time budget (util/budget.h) */
         switch (op->kind) {
         case OG_IR_SCAN: OG_TRY(op_scan(x, p, op)); break;
         case OG_IR_EXPAND: OG_TRY(op_expand(x, p, op)); break;
@@ -677,6 +679,15 @@ static og_status order_rows(exec *x, const pipe *p, const og_vector *cols, size_
     return st;
 }
 
+/* Rough bytes of a computed column, charged to the query's memory budget (util/budget.h). */
+static uint64_t budget_bytes(const og_vector *v)
+{
+    size_t w = og_type_width(v->type);
+    uint64_t b = (uint64_t)v->len * (w ? w : 8);
+    if (v->offsets && v->len) b += (uint64_t)v->offsets[v->len];
+    return b;
+}
+
 og_status og_exec_read(const og_ir_query *ir, const og_exec_source *src, const og_vector *params, int64_t now_ms,
                        og_result *out)
 {
@@ -726,6 +737,7 @@ og_status og_exec_read(const og_ir_query *ir, const og_exec_source *src, const o
             for (size_t c = 0; c < ir->ncolumns && st == OG_OK; c++) {
                 st = eval(&x, &p, ir->columns[c].expr, &cols[c]);
                 if (st == OG_OK) st = broadcast(&cols[c], nrows);
+                if (st == OG_OK) st = og_budget_charge(budget_bytes(&cols[c]));
             }
         }
     }
@@ -733,6 +745,7 @@ og_status og_exec_read(const og_ir_query *ir, const og_exec_source *src, const o
     if (st == OG_OK) {
         perm = malloc((nrows ? nrows : 1) * sizeof *perm);
         if (!perm) st = og_err(OG_ERR_NOMEM, "out of memory");
+        else st = og_budget_charge((uint64_t)nrows * sizeof *perm);
     }
     if (st == OG_OK) st = order_rows(&x, &p, cols, nrows, ir->aggregate, rank_keyp, perm);
     size_t keep = nrows;

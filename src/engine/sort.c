@@ -9,11 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/budget.h"
 #include "util/error.h"
 
 typedef struct sort_ctx {
     const og_sort_key *keys;
     size_t n_keys;
+    og_status *st; /* a tripped query budget stops the sort */
 } sort_ctx;
 
 static int cmp_rows(const sort_ctx *c, uint32_t x, uint32_t y)
@@ -34,7 +36,8 @@ static int cmp_rows(const sort_ctx *c, uint32_t x, uint32_t y)
 
 static void merge_sort(const sort_ctx *c, uint32_t *a, uint32_t *tmp, size_t n)
 {
-    if (n < 2) return;
+    if (n < 2 || *c->st) return;
+    if (n >= 4096 && (*c->st = og_budget_check()) != OG_OK) return;
     if (n <= 16) { /* insertion sort: stable */
         for (size_t i = 1; i < n; i++) {
             uint32_t x = a[i];
@@ -67,8 +70,11 @@ og_status og_sort_rows(const og_sort_key *keys, size_t n_keys, size_t n, size_t 
     for (size_t i = 0; i < n; i++) perm[i] = (uint32_t)i;
     uint32_t *tmp = malloc((n / 2 + 1) * sizeof *tmp);
     if (!tmp) return og_err(OG_ERR_NOMEM, "out of memory sorting %zu rows", n);
-    sort_ctx c = {keys, n_keys};
+    uint64_t tmp_bytes = (uint64_t)(n / 2 + 1) * sizeof *tmp;
+    og_status st = og_budget_charge(tmp_bytes);
+    sort_ctx c = {keys, n_keys, &st};
     merge_sort(&c, perm, tmp, n);
+    og_budget_release(tmp_bytes);
     free(tmp);
-    return OG_OK;
+    return st;
 }

@@ -1,0 +1,57 @@
+/*
+ * api_budget.c — per-query time and memory budgets at the API (include/omnigraph.h
+ * og_budget, docs/maintenance.md "Query budgets").  The enforcement is util/budget.h, checked
+ * by the executor; this file only resolves which limits apply to a call: the call's
+ * (og_db_query_budget), else the handle's (og_db_set_budget), else $OG_QUERY_TIMEOUT_MS /
+ * $OG_QUERY_MAX_MEMORY, else OG_QUERY_DEFAULT_*.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/db.h"
+#include "util/budget.h"
+
+static _Thread_local const og_budget *call_budget;
+
+void og_db_set_budget(og_db *db, const og_budget *b)
+{
+    if (!db) return;
+    if (b) db->budget = *b;
+    else memset(&db->budget, 0, sizeof db->budget);
+}
+
+og_status og_db_query_budget(og_rows **out, og_db *db, const char *source, size_t len, const char *name,
+                             const char *params_json, const og_read_opts *at, const og_budget *budget)
+{
+    const og_budget *saved = call_budget;
+    call_budget = budget;
+    og_status st = og_db_query(out, db, source, len, name, params_json, at);
+    call_budget = saved;
+    return st;
+}
+
+static int64_t env_i64(const char *name, int64_t dflt)
+{
+    const char *v = getenv(name);
+    if (!v || !*v) return dflt;
+    char *end;
+    long long n = strtoll(v, &end, 10);
+    return *end ? dflt : (int64_t)n;
+}
+
+/* 0 inherits; < 0 = unlimited (returned as 0 for og_budget_begin). */
+static int64_t pick(int64_t call, int64_t handle, const char *env, int64_t dflt)
+{
+    int64_t v = call ? call : handle ? handle : env_i64(env, dflt);
+    if (!v) v = dflt;
+    return v < 0 ? 0 : v;
+}
+
+void og_api_budget_begin(og_db *db, struct og_query_budget *qb)
+{
+    const og_budget *c = call_budget;
+    int64_t t = pick(c ? c->time_ms : 0, db->budget.time_ms, "OG_QUERY_TIMEOUT_MS", OG_QUERY_DEFAULT_TIME_MS);
+    int64_t m = pick(c ? c->memory_bytes : 0, db->budget.memory_bytes, "OG_QUERY_MAX_MEMORY",
+                     OG_QUERY_DEFAULT_MEMORY_BYTES);
+    og_budget_begin(qb, t, m);
+}
