@@ -305,19 +305,23 @@ static og_status check_value_constraints(og_plan *p, og_plan_table *pt, uint32_t
                               where(p, line, w, sizeof w), t->name, t->props[pi].name, val, k->pattern);
             continue;
         }
-        double x;
+        /* long double holds every 64-bit integer exactly (x86-64: 64-bit mantissa), so an
+         * integer value against an integer bound is exact past 2^53 */
+        long double x;
         switch (v->type.id) {
-        case OG_T_I32: case OG_T_I64: x = (double)og_vector_get_i64(v, row); break;
-        case OG_T_U32: case OG_T_U64: x = (double)og_vector_get_u64(v, row); break;
+        case OG_T_I32: case OG_T_I64: x = (long double)og_vector_get_i64(v, row); break;
+        case OG_T_U32: case OG_T_U64: x = (long double)og_vector_get_u64(v, row); break;
         default: x = og_vector_get_f64(v, row); break;
         }
         if (isnan(x))
             return og_err(OG_ERR_CONSTRAINT, "%s@range violation on %s.%s: NaN is not in range", where(p, line, w, sizeof w),
                           t->name, t->props[pi].name);
-        if (k->min.present && x < k->min.f)
+        long double lo = k->min.is_float ? (long double)k->min.f : (long double)k->min.i;
+        long double hi = k->max.is_float ? (long double)k->max.f : (long double)k->max.i;
+        if (k->min.present && x < lo)
             return og_err(OG_ERR_CONSTRAINT, "%s@range violation on %s.%s: value %s < min %s", where(p, line, w, sizeof w),
                           t->name, t->props[pi].name, val, k->min.text);
-        if (k->max.present && x > k->max.f)
+        if (k->max.present && x > hi)
             return og_err(OG_ERR_CONSTRAINT, "%s@range violation on %s.%s: value %s > max %s", where(p, line, w, sizeof w),
                           t->name, t->props[pi].name, val, k->max.text);
     }
