@@ -30,6 +30,7 @@ typedef struct xstep {
     int ran;
     int key_lookup;     /* SCAN: the row came from the key index */
     int cross;          /* SCAN: joined to the rows before it (a separate component) */
+    int fused;          /* FILTER: applied while that join forms its pairs */
 } xstep;
 
 typedef struct exec {
@@ -486,10 +487,74 @@ static og_status key_lookup(exec *x, const og_ir_op *op, int *hit, uint32_t *row
     return OG_OK;
 }
 
+/* The cross join of p's rows with a separate component's scan s (one column: op->var), with
+ * filters that become ready there applied while the pairs are formed, a block of left rows
+ * at a time: the pairs a filter drops are never all held at once.  *pairs receives how many
+ * pairs were formed. */
+static og_status cross_filtered(exec *x, pipe *p, const og_ir_op *op, const og_bindings *s,
+                                const og_ir_op *const *filters, size_t nf, uint64_t *pairs)
+{
+    size_t ncols = p->b.n_cols + 1;
+    og_bindings joined;
+    OG_TRY(og_bindings_init(&joined, ncols));
+    *pairs = 0;
+    size_t blk = s->n_rows ? 65536 / s->n_rows : p->b.n_rows;
+    if (blk == 0) blk = 1;
+    pipe part = {0};
+    part.identity_col = -1;
+    part.started = 1;
+    part.var_col = malloc((x->ir->nvars ? x->ir->nvars : 1) * sizeof *part.var_col);
+    uint32_t **view = malloc((p->b.n_cols ? p->b.n_cols : 1) * sizeof *view);
+    uint32_t *rowv = malloc(ncols * sizeof *rowv);
+    og_status st = part.var_col && view && rowv ? OG_OK : og_err(OG_ERR_NOMEM, "out of memory");
+    if (st == OG_OK) {
+        memcpy(part.var_col, p->var_col, x->ir->nvars * sizeof *part.var_col);
+        part.var_col[op->var] = (int)(ncols - 1);
+    }
+    for (size_t a0 = 0; st == OG_OK && a0 < p->b.n_rows; a0 += blk) {
+        size_t n = p->b.n_rows - a0 < blk ? p->b.n_rows - a0 : blk;
+        for (size_t c = 0; c < p->b.n_cols; c++) view[c] = p->b.cols[c] + a0;
+        og_bindings left = {p->b.n_cols, n, n, view};
+        st = og_bindings_cross(&part.b, &left, s);
+        if (st) break;
+        *pairs += part.b.n_rows;
+        for (size_t f = 0; f < nf && st == OG_OK; f++) st = filter_rows(x, &part, &filters[f]->pred, 1);
+        for (size_t r = 0; r < part.b.n_rows && st == OG_OK; r++) {
+            for (size_t c = 0; c < ncols; c++) rowv[c] = part.b.cols[c][r];
+            st = og_bindings_push(&joined, rowv);
+        }
+        og_bindings_free(&part.b);
+    }
+    free(part.var_col);
+    free(view);
+    free(rowv);
+    if (st == OG_OK) {
+        og_bindings_free(&p->b);
+        p->b = joined;
+        p->var_col[op->var] = (int)(p->b.n_cols - 1);
+    } else {
+        og_bindings_free(&joined);
+    }
+    return st;
+}
+
+static og_status op_scan_ex(exec *x, pipe *p, const og_ir_op *op, const og_ir_op *const *filters, size_t nf,
+                            uint64_t *pairs);
+
 static og_status op_scan(exec *x, pipe *p, const og_ir_op *op)
+{
+    uint64_t pairs;
+    return op_scan_ex(x, p, op, NULL, 0, &pairs);
+}
+
+/* A scan; when it joins a separate component, the nf filters (ready once op->var is bound)
+ * are applied during the join (cross_filtered).  *pairs: rows formed before those filters. */
+static og_status op_scan_ex(exec *x, pipe *p, const og_ir_op *op, const og_ir_op *const *filters, size_t nf,
+                            uint64_t *pairs)
 {
     size_t n;
     OG_TRY(x->src->node_rows(x->src->ud, (size_t)op->node_type, &n));
+    *pairs = 0;
     int hit;
     uint32_t one;
     OG_TRY(key_lookup(x, op, &hit, &one));
@@ -528,14 +593,10 @@ static og_status op_scan(exec *x, pipe *p, const og_ir_op *op)
             for (size_t v = 0; v < x->ir->nvars; v++) p->var_col[v] = -1;
             p->var_col[op->var] = 0;
             p->started = 1;
+            *pairs = p->b.n_rows;
         } else { /* a separate component: cross join */
-            og_bindings joined;
-            st = og_bindings_cross(&joined, &p->b, &s.b);
-            if (st == OG_OK) {
-                og_bindings_free(&p->b);
-                p->b = joined;
-                p->var_col[op->var] = (int)(p->b.n_cols - 1);
-            }
+            st = cross_filtered(x, p, op, &s.b, filters, nf, pairs);
+            nf = 0;
         }
     }
     og_bindings_free(&s.b);
@@ -649,6 +710,38 @@ static og_status run_ops(exec *x, pipe *p, const og_ir_op *ops, size_t nops)
     }
     for (size_t k = 0; k < nops && st == OG_OK; k++) {
         const og_ir_op *op = &ops[order[k]];
+        if (op->kind == OG_IR_SCAN && p->started && og_exec_place_filters) {
+            /* a cross join: the filters scheduled right after it are ready there (placed, or
+             * written after every binder of the block); apply them while the pairs are formed.
+             * `bound` is the state after the whole pipeline, so filter_ready only rules out a
+             * filter over a score or an aggregate here. */
+            const og_ir_op *fs[64];
+            size_t nf = 0;
+            unsigned char *vars = malloc(x->ir->nvars ? x->ir->nvars : 1);
+            if (!vars) {
+                st = og_err(OG_ERR_NOMEM, "out of memory");
+                break;
+            }
+            while (nf < 64 && k + 1 + nf < nops && ops[order[k + 1 + nf]].kind == OG_IR_FILTER &&
+                   filter_ready(x->ir, &ops[order[k + 1 + nf]], bound, vars))
+                fs[nf] = &ops[order[k + 1 + nf]], nf++;
+            free(vars);
+            uint64_t pairs = 0;
+            st = op_scan_ex(x, p, op, fs, nf, &pairs);
+            if (st) break;
+            /* counted as if run one after the other: the join formed `pairs` rows, each filter
+             * kept the final ones (the rows a fused filter dropped are never held) */
+            x->rows_through += pairs;
+            xstep *xs = step_of(x, op);
+            if (xs) xs->rows = pairs, xs->ran = 1;
+            for (size_t f = 0; f < nf; f++) {
+                x->rows_through += p->b.n_rows;
+                if ((xs = step_of(x, fs[f]))) xs->rows = p->b.n_rows, xs->ran = 1;
+            }
+            if (p->b.n_rows > x->rows_peak) x->rows_peak = p->b.n_rows;
+            k += nf;
+            continue;
+        }
         switch (op->kind) {
         case OG_IR_SCAN: st = op_scan(x, p, op); break;
         case OG_IR_EXPAND: st = op_expand(x, p, op); break;
@@ -1021,10 +1114,15 @@ static og_status plan_steps(exec *x, const og_ir_op *ops, size_t nops, unsigned 
             if (ops[i].dst >= 0 && !ops[i].closing) now_bound[ops[i].dst] = 0;
             if (ops[i].edge_var >= 0) now_bound[ops[i].edge_var] = 0;
         }
+    int fuse_open = 0; /* the previous steps are a cross join and filters fused into it */
+    unsigned char *vars = malloc(x->ir->nvars ? x->ir->nvars : 1);
+    if (st == OG_OK && !vars) st = og_err(OG_ERR_NOMEM, "out of memory");
     for (size_t k = 0; k < nops && st == OG_OK; k++) {
         const og_ir_op *op = &ops[order[k]];
         xstep s;
         memset(&s, 0, sizeof s);
+        if (op->kind == OG_IR_FILTER && fuse_open && filter_ready(x->ir, op, bound, vars)) s.fused = 1;
+        else fuse_open = op->kind == OG_IR_SCAN && started && og_exec_place_filters;
         s.op = op;
         s.depth = depth;
         s.written = order[k] + 1;
@@ -1084,6 +1182,7 @@ static og_status plan_steps(exec *x, const og_ir_op *ops, size_t nops, unsigned 
     free(order);
     free(inner_bound);
     free(now_bound);
+    free(vars);
     *out = in;
     return st;
 }
@@ -1139,6 +1238,7 @@ static og_status put_step(og_buf *b, const og_ir_query *ir, const xstep *s, int 
         const char *dot = strrchr(s->label, '.');
         size_t pos = (size_t)strtoul(dot ? dot + 1 : s->label, NULL, 10);
         if (pos != s->written) og_buf_printf(b, "  placed_from=%zu", s->written);
+        if (s->fused) og_buf_append_str(b, "  during_join");
     }
     og_buf_append_byte(b, '\n');
     const og_ir_pred *pp[2] = {op->kind == OG_IR_FILTER ? NULL : op->preds, op->edge_preds};
