@@ -3,7 +3,8 @@
  *
  * Value encodings are the ones load accepts (og_jsonval_cell): Date "YYYY-MM-DD", DateTime
  * RFC 3339 with milliseconds, Blob "base64:<payload>", integers as JSON numbers (a U64 above
- * 2^63-1 too), floats in their shortest round-trip spelling, vectors and lists as arrays.  Null properties are left out (load reads a missing nullable as null).
+ * 2^63-1 too), floats in their shortest round-trip spelling, vectors and lists as arrays.
+ * The id rides at the top level beside "type" / "edge" (the reference's envelope).  Null properties are left out (load reads a missing nullable as null).
  */
 #include "engine/export.h"
 
@@ -53,11 +54,11 @@ static og_status export_type(og_read *r, const og_cat_type *t, size_t index, FIL
             break;
         }
         json_object_set_new(o, t->kind == OG_KIND_EDGE ? "edge" : "type", json_string(t->name));
+        json_object_set_new(o, "id", og_export_value_json(id, i)); /* top-level, as the reference */
         if (t->kind == OG_KIND_EDGE) {
             json_object_set_new(o, "from", og_export_value_json(src, i));
             json_object_set_new(o, "to", og_export_value_json(dst, i));
         }
-        json_object_set_new(data, "id", og_export_value_json(id, i));
         for (size_t p = 0; p < t->nprops; p++)
             if (props[p] && !og_vector_is_null(props[p], i))
                 json_object_set_new(data, t->props[p].name, og_export_value_json(props[p], i));
