@@ -265,15 +265,15 @@ static void ranks_are_typed_ir_nodes(void **state)
     done(c);
 }
 
-/* REF choices: bare $v projects the node id (column "v", String); now() works in reads. */
+/* Bare $v projects the node object (column "v"); now() works in reads. */
 static void bare_variable_and_now_in_reads(void **state)
 {
     (void)state;
     compiled *c = C("query q($k: I64) { match { $p: Person  $p.seen < now() } return { $p, now() as t, $k, 1, $p.born } order { $p.age desc, $p.name } }");
-    assert_non_null(strstr(c->dump, "return p = id($p): String, t = now(): DateTime, k = $k: I64, literal = 1: I64, p.born = $p.born: Date?\n"));
+    assert_non_null(strstr(c->dump, "return p = object($p): Object, t = now(): DateTime, k = $k: I64, literal = 1: I64, p.born = $p.born: Date?\n"));
     assert_non_null(strstr(c->dump, "[$p.seen < now()]"));
     assert_non_null(strstr(c->dump, "order $p.age desc, $p.name asc\n"));
-    assert_int_equal(c->ir->columns[0].expr->kind, OG_IRX_ID);
+    assert_int_equal(c->ir->columns[0].expr->kind, OG_IRX_OBJECT);
     assert_int_equal(c->ir->columns[1].expr->kind, OG_IRX_NOW);
     done(c);
 }
