@@ -1076,8 +1076,9 @@ static int check_read(og_chk *c)
             return og_chk_fail(c, o->span, "T18",
                                "a search ordering (nearest, bm25, rrf) must be the first order key");
         if (has_agg) {
-            if (is_rank(t))
-                return og_chk_fail(c, o->span, "T9", "a search ordering cannot be combined with aggregation");
+            /* a leading search ordering restricts the rows the aggregates see (bm25: the
+             * matching ones) and does not order the groups */
+            if (is_rank(t)) continue;
             if (o->expr->kind == OG_QE_ALIAS) continue;
             int found = 0; /* a group key or an aggregate written again */
             for (size_t j = 0; j < q->nprojections && !found; j++)

@@ -779,6 +779,14 @@ og_status og_exec_read(const og_ir_query *ir, const og_exec_source *src, const o
         else st = og_search_order(x.search, ir->rank_order, &p.b, (size_t)p.var_col[rv], ir->has_limit ? ir->limit : 0,
                                   &rank_vals, &rank_key.descending);
         if (st == OG_OK) rank_keyp = &rank_key;
+    } else if (st == OG_OK && ir->rank_order >= 0) {
+        /* aggregated: the ranking keeps the rows it ranks, every one of them (no top-k), and
+         * does not order the groups */
+        int rv = ir->ranks[ir->rank_order].var;
+        int desc = 0;
+        if (rv < 0 || p.var_col[rv] < 0) st = og_err(OG_ERR_INTERNAL, "a search ordering over an unbound variable");
+        else st = og_search_order(x.search, ir->rank_order, &p.b, (size_t)p.var_col[rv], 0, &rank_vals, &desc);
+        if (st == OG_OK) og_vector_free(&rank_vals);
     }
 
     out->ncols = ir->ncolumns;
