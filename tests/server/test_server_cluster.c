@@ -460,6 +460,18 @@ static void test_quarantine_at_boot(void **state)
     assert_int_equal(system(cmd), 0);
     const char *none[] = {"--cluster", c3, "--bind", "127.0.0.1:0", "--unauthenticated", NULL};
     assert_true(srv_start_fails(log2, none));
+    /* a catalog blob that no longer matches its digest stops the boot */
+    snprintf(cmd, sizeof cmd, "for f in '%s'/__cluster/resources/query/good/*/*.gq; do echo x >> \"$f\"; done", c2);
+    assert_int_equal(system(cmd), 0);
+    assert_true(srv_start_fails(log2, args));
+    f = fopen(log2, "r");
+    logtext = calloc(1, 1 << 16);
+    n = fread(logtext, 1, (1 << 16) - 1, f);
+    fclose(f);
+    logtext[n] = 0;
+    assert_non_null(strstr(logtext, "catalog_payload_digest_mismatch"));
+    assert_non_null(strstr(logtext, "cluster_state_missing"));
+    free(logtext);
     /* --cluster and --graph do not mix */
     const char *mixed[] = {"--cluster", c2, "--graph", "x=/nowhere", "--unauthenticated", NULL};
     assert_true(srv_start_fails(log2, mixed));
