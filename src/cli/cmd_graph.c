@@ -167,7 +167,10 @@ static const char *query_help =
     "  --timeout D               stop the query after D (500ms, 30s, 2m; default 2m or\n"
     "                            $OG_QUERY_TIMEOUT_MS): error `limit`, exit 1\n"
     "  --max-memory N            stop it when its intermediate results pass N bytes (512M, 2G;\n"
-    "                            default 4G or $OG_QUERY_MAX_MEMORY)\n" COMMON_HELP;
+    "                            default 4G or $OG_QUERY_MAX_MEMORY)\n"
+    "  --explain                 print the plan instead of rows: each step's access path,\n"
+    "                            traversal, pushed filters and estimated rows (nothing is read)\n"
+    "  --analyze                 with --explain: run the query and add each step's actual rows\n" COMMON_HELP;
 
 static const char *mutate_help =
     "usage: omnigraph mutate (-e TEXT | --query FILE) [NAME] [--params JSON | --params-file F]\n"
@@ -190,6 +193,7 @@ static int run_gq(int argc, char **argv, int is_mutation)
     const char *verb = is_mutation ? "mutate" : "query";
     if (help(is_mutation ? mutate_help : query_help, argc, argv)) return OG_EXIT_OK;
     og_graph_args a = {.verb = verb};
+    int explain = 0, analyze = 0;
     const char *inline_src = NULL, *file = NULL, *params = NULL, *params_file = NULL, *format = NULL, *if_commit = NULL,
                *from = NULL, *timeout = NULL, *max_memory = NULL;
     og_flag flags[] = {
@@ -202,8 +206,10 @@ static int run_gq(int argc, char **argv, int is_mutation)
         {"--from", NULL, 1, 0, &from, NULL, NULL, NULL},
         {"--timeout", NULL, 1, 0, &timeout, NULL, NULL, NULL},
         {"--max-memory", NULL, 1, 0, &max_memory, NULL, NULL, NULL},
+        {"--explain", NULL, 0, 0, NULL, &explain, NULL, NULL},
+        {"--analyze", NULL, 0, 0, NULL, &analyze, NULL, NULL},
     };
-    int rc = og_graph_args_parse(&a, argc, argv, flags, 9, 2);
+    int rc = og_graph_args_parse(&a, argc, argv, flags, 11, 2);
     if (rc) return rc;
     if (!!inline_src == !!file) return og_cli_usage(verb, "give exactly one of -e TEXT or --query FILE");
     if (params && params_file) return og_cli_usage(verb, "give --params or --params-file, not both");
@@ -216,6 +222,9 @@ static int run_gq(int argc, char **argv, int is_mutation)
     if (max_memory && (budget.memory_bytes = og_cli_size_bytes(max_memory)) <= 0)
         return og_cli_usage(verb, "--max-memory needs a size such as 512M or 2G");
     if (!is_mutation && a.actor) return og_cli_usage(verb, "--as names the actor of a write; a read records none");
+    if (is_mutation && (explain || analyze)) return og_cli_usage(verb, "--explain is for reads");
+    if (analyze && !explain) return og_cli_usage(verb, "--analyze goes with --explain");
+    if (explain && format) return og_cli_usage(verb, "--explain prints text; drop --format");
     og_format fmt = OG_FORMAT_JSON;
     if (format) {
         if (!strcmp(format, "json")) fmt = OG_FORMAT_JSON;
@@ -260,6 +269,13 @@ static int run_gq(int argc, char **argv, int is_mutation)
         st = og_db_mutate_ex(&r, db, (const char *)src.data, src.len, name, params, &mo);
         if (st) exit_code = fail_in(verb, st, file, NULL);
         else og_cli_print_receipt(&a, &r, 0);
+    } else if (explain) {
+        og_read_opts at = {a.branch, a.at};
+        char *text = NULL;
+        st = og_db_query_explain(&text, db, (const char *)src.data, src.len, name, params, &at, analyze);
+        if (st) exit_code = fail_in(verb, st, file, NULL);
+        else fputs(text, stdout);
+        og_free(text);
     } else {
         og_rows *rows = NULL;
         og_read_opts at = {a.branch, a.at};

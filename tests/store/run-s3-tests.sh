@@ -24,7 +24,8 @@ BUILD=${1:-build/asan}
 case $BUILD in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
 TESTS="store_test_store_contract store_test_store_race store_test_s3_adapter table_test_table_remote
 table_test_table table_test_table_types table_test_deletion graph_test_crash graph_test_concurrency
-cluster_test_cluster_s3 api_test_cleanup"
+cluster_test_cluster_s3 server_test_server_cluster_s3
+api_test_cleanup"
 
 if [ "${OG_SKIP_S3_TESTS:-0}" = 1 ]; then
     echo "run-s3-tests: SKIPPED (OG_SKIP_S3_TESTS=1): the S3 adapter was not tested against a real store"
@@ -85,6 +86,8 @@ run graph-crash "s3://$OG_S3_BUCKET/$run_id/crash" graph_test_crash
 run graph-concurrency "s3://$OG_S3_BUCKET/$run_id/concurrency" graph_test_concurrency
 # a cluster whose ledger, lock, catalog and graph roots live on S3 (storage: s3://...)
 run cluster-s3 "s3://$OG_S3_BUCKET/$run_id/cluster" cluster_test_cluster_s3
+# omnigraph-server --cluster serving that kind of cluster (config dir, and the s3:// root itself)
+run server-cluster-s3 "s3://$OG_S3_BUCKET/$run_id/server" server_test_server_cluster_s3
 # cleanup (dry run, retention, deleted branch, orphans) on S3 (Last-Modified for the grace period)
 run cleanup-s3 "s3://$OG_S3_BUCKET/$run_id/cleanup" api_test_cleanup
 
