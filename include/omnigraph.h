@@ -312,6 +312,36 @@ typedef enum og_merge_strategy {
     OG_MERGE_STRATEGY_THEIRS = 2
 } og_merge_strategy;
 
+/* The change feed: one bounded page of `branch`'s first-parent history after a position, as
+ * blocks of row changes (docs/versioning.md "The change feed"):
+ * {"blocks":[{"cause":{"graph_commit_id","parent_commit_id","merged_parent_commit_id",
+ * "authored_branch","actor_id","authored_at"},"changes":[{"kind","type":{"id","name"},"id","op",
+ * "before"?,"after"?}]}],"next_page_token","cursor","caught_up"} (images are {"properties",
+ * "endpoints"?}).  The first page starts at `cursor` (a terminal page's "cursor"), or `start`:
+ * "now" (the default: nothing is replayed), "beginning", or "after:<commit>" (any commit
+ * reference); further pages of the same poll continue with `page_token` (the poll's cut, the
+ * branch head when it began, is kept).  A page that ends inside a commit carries only
+ * "next_page_token"; the durable "cursor" comes only on the terminal page, after complete
+ * commits, with "caught_up" (whether the cut is still the head).  Errors: OG_ERR_INVALID (the
+ * message begins "change cursor rejected:" for a malformed cursor / token / start), OG_ERR_LIMIT
+ * (limit above 8192), OG_ERR_NOT_FOUND (no such branch; "change_feed_gap: ..." when the cursor's
+ * commit is not in the branch's first-parent history: re-baseline), OG_ERR_UNSUPPORTED (a
+ * commit across a schema change).  Free *out with og_free. */
+#define OG_CHANGES_NODES 1u
+#define OG_CHANGES_EDGES 2u
+typedef struct og_changes_poll_opts {
+    const char *branch;        /* NULL = "main" */
+    const char *cursor;        /* at most one of cursor, start, page_token */
+    const char *start;
+    const char *page_token;
+    size_t limit;              /* changes per page: 0 = 1000, at most 8192 */
+    const char *const *types;  /* only these types; NULL = all */
+    size_t ntypes;
+    unsigned ops;              /* OG_CHANGES_INSERT|UPDATE|DELETE bits; 0 = all */
+    unsigned kinds;            /* OG_CHANGES_NODES|EDGES bits; 0 = both */
+} og_changes_poll_opts;
+og_status og_db_changes_poll(char **out, og_db *db, const og_changes_poll_opts *o);
+
 typedef struct og_db_merge_opts {
     const char *source;        /* required */
     const char *target;        /* NULL = "main" */

@@ -9,10 +9,11 @@
 
 #include "cli/cli.h"
 #include "cli/graph_args.h"
+#include "cli/output.h"
 
 static const char *branch_help =
     "usage: omnigraph branch create [--from B | --at COMMIT] NAME [--json] ROOT\n"
-    "       omnigraph branch list [--json] ROOT\n"
+    "       omnigraph branch list [--json | --format json|jsonl|csv|table] ROOT\n"
     "       omnigraph branch delete NAME [--if-commit C] [--json] ROOT\n"
     "       omnigraph branch merge SOURCE [--into TARGET] [--strategy [KIND=]ours|theirs]...\n"
     "                              [--delete-branch] [--if-commit C] [--json] ROOT\n"
@@ -35,7 +36,8 @@ static const char *branch_help =
     "                     is commit C (exit 4 otherwise); create is create-exclusive already\n"
     "  --store ROOT       the graph (or $OMNIGRAPH_STORE)\n"
     "  --as ACTOR         actor recorded on the log entry / commit\n"
-    "  --json             JSON output\n";
+    "  --json             JSON output\n"
+    "  --format F         branch list: json, jsonl, csv or table (name, head)\n";
 
 static void print_json_text(const char *text)
 {
@@ -60,8 +62,11 @@ static int branch_list(og_graph_args *a, og_db *db)
     char *text = NULL;
     og_status st = og_db_branch_list(&text, db);
     if (st) return og_cli_fail("branch list", st);
-    if (a->json) {
-        print_json_text(text);
+    if (a->format) {
+        json_t *j = json_loads(text, 0, NULL);
+        static const char *cols[] = {"name", "head"};
+        og_cli_print_records(a->format, j, "branches", cols, 2);
+        json_decref(j);
     } else {
         json_t *j = json_loads(text, 0, NULL);
         json_t *arr = json_object_get(j, "branches");
@@ -161,10 +166,11 @@ int og_cmd_branch(int argc, char **argv)
     char verb[32];
     snprintf(verb, sizeof verb, "branch %s", sub);
     og_graph_args a = {.verb = verb};
-    const char *from = NULL, *into = NULL, *if_commit = NULL;
+    const char *from = NULL, *into = NULL, *if_commit = NULL, *format = NULL;
     const char *strategies[64];
     size_t nstrategies = 0;
     int del = 0;
+    og_flag list_flags[] = {{"--format", NULL, 1, 0, &format, NULL, NULL, NULL}};
     og_flag flags[] = {
         {"--from", NULL, 1, 0, &from, NULL, NULL, NULL},
         {"--into", NULL, 1, 0, &into, NULL, NULL, NULL},
@@ -177,15 +183,20 @@ int og_cmd_branch(int argc, char **argv)
     if (!is_create && !is_list && !is_delete && !is_merge)
         return og_cli_usage("branch", "unknown subcommand '%s' (create, list, delete, merge)", sub);
     size_t nflags = is_create ? 1 : is_merge ? 4 : 0;
-    og_flag *fl = is_merge ? flags + 1 : is_delete ? flags + 2 : flags;
+    og_flag *fl = is_merge ? flags + 1 : is_delete ? flags + 2 : is_list ? list_flags : flags;
+    if (is_list) nflags = 1;
     if (is_delete) nflags = 1; /* --if-commit */
     int rc = og_graph_args_parse(&a, argc - 1, argv + 1, fl, is_merge ? 4 : nflags, is_list ? 1 : 2);
     if (rc) return rc;
+    og_cli_format fmt;
+    if ((rc = og_cli_format_parse(verb, format, a.json && is_list, &fmt))) return rc;
+    a.format = (int)fmt;
     og_db_merge_opts mo = {NULL, into, if_commit, del};
     og_db_merge_strategy sg = {OG_MERGE_STRATEGY_FAIL, OG_MERGE_STRATEGY_FAIL, OG_MERGE_STRATEGY_FAIL,
                                OG_MERGE_STRATEGY_FAIL};
     if (is_merge && (rc = parse_strategies(verb, strategies, nstrategies, &sg))) return rc;
     if (a.branch) return og_cli_usage(verb, "--branch does not apply here");
+    if (is_list && a.actor) return og_cli_usage(verb, "--as names the actor of a write; a read records none");
     if (a.at && !is_create) return og_cli_usage(verb, "--at applies to branch create only");
     if (is_create && from && a.at) return og_cli_usage(verb, "give --from or --at, not both");
     /* the name comes first, then the optional positional ROOT */
