@@ -26,11 +26,13 @@ int og_cli_format_parse(const char *verb, const char *value, int json, og_cli_fo
     return 0;
 }
 
-/* The member `path` ("a" or "a.b") of record r, or NULL. */
+/* The member `path` of record r: the member of that exact name, else for "a.b" member b of
+ * object member a; NULL when absent. */
 static json_t *member(json_t *r, const char *path)
 {
+    json_t *v = json_object_get(r, path);
     const char *dot = strchr(path, '.');
-    if (!dot) return json_object_get(r, path);
+    if (v || !dot) return v;
     char head[64];
     snprintf(head, sizeof head, "%.*s", (int)(dot - path), path);
     json_t *o = json_object_get(r, head);
