@@ -393,6 +393,25 @@ static og_status key_lookup(exec *x, const og_ir_op *op, int *hit, uint32_t *row
 {
     *hit = 0;
     if (!x->src->node_find_id) return OG_OK;
+    for (size_t i = 0; i < op->npreds; i++) { /* `$v.@id = constant`: the id itself */
+        const og_ir_pred *pr = &op->preds[i];
+        if (pr->kind != OG_IRP_CMP || pr->op != OG_IR_EQ || !pr->l || !pr->r) continue;
+        const og_ir_expr *id = pr->l->kind == OG_IRX_ID ? pr->l : pr->r, *val = id == pr->l ? pr->r : pr->l;
+        if (id->kind != OG_IRX_ID || id->var != op->var || (val->kind != OG_IRX_LIT && val->kind != OG_IRX_PARAM))
+            continue;
+        og_vector v;
+        OG_TRY(og_exec_const(x->ir, val, x->params, x->now_ms, &v));
+        og_status st = OG_OK;
+        if (v.len == 1 && !og_vector_is_null(&v, 0) && v.type.id == OG_T_STRING) {
+            size_t len;
+            const char *s = (const char *)og_vector_get_bytes(&v, 0, &len);
+            st = x->src->node_find_id(x->src->ud, (size_t)op->node_type, s, len, row);
+            if (st == OG_ERR_NOT_FOUND) *row = UINT32_MAX, st = OG_OK;
+            if (st == OG_OK) *hit = 1;
+        }
+        og_vector_free(&v);
+        if (st || *hit) return st;
+    }
     const og_cat_type *t = &x->ir->cat->nodes[op->node_type];
     if (t->nkey != 1) return OG_OK;
     const og_cat_prop *kp = &t->props[t->key_props[0]];
