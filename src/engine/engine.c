@@ -352,11 +352,21 @@ static og_status src_node_rows(void *ud, size_t node, size_t *n)
     return OG_OK;
 }
 
+/* The Lance field of a property id, or of a system column (exec.h OG_PROP_*_COLUMN). */
+static og_status prop_field(uint64_t prop_id, int32_t *fid)
+{
+    if (prop_id == OG_PROP_ID_COLUMN) *fid = OG_FIELD_ID;
+    else if (prop_id == OG_PROP_SRC_COLUMN) *fid = OG_FIELD_SRC;
+    else if (prop_id == OG_PROP_DST_COLUMN) *fid = OG_FIELD_DST;
+    else return og_layout_field_id(prop_id, fid);
+    return OG_OK;
+}
+
 static og_status view_column(og_read *r, og_tableview *v, const og_cat_type *t, uint64_t prop_id,
                              const og_vector **out)
 {
     int32_t fid = OG_FIELD_ID;
-    if (prop_id != 0) OG_TRY(og_layout_field_id(prop_id, &fid));
+    OG_TRY(prop_field(prop_id, &fid));
     og_status st = og_tableview_column(v, fid, out);
     if (st != OG_ERR_NOT_FOUND || prop_id == 0) return st;
     /* the stored table lacks this property: it reads as null */
@@ -433,7 +443,7 @@ static og_status src_gather(void *ud, int is_edge, size_t type, uint64_t prop_id
     if (is_edge) OG_TRY(og_read_edge_view(r, type, &v));
     else OG_TRY(og_read_node_view(r, type, &v));
     int32_t fid = OG_FIELD_ID;
-    if (prop_id != 0) OG_TRY(og_layout_field_id(prop_id, &fid));
+    OG_TRY(prop_field(prop_id, &fid));
     og_status st = og_tableview_gather(v, fid, rows, n, out);
     /* a property the stored table lacks reads as null: the column path knows how */
     if (st == OG_ERR_NOT_FOUND && prop_id != 0) return og_err(OG_ERR_UNSUPPORTED, "use the column");
@@ -580,6 +590,33 @@ og_status og_engine_query(og_engine *e, const char *branch, const char *commit, 
         og_exec_source s;
         og_read_source(r, &s);
         st = og_exec_read(c->ir, &s, pv, og_now_ms(), out);
+    }
+    if (st == OG_OK && commit_id_out) snprintf(commit_id_out, OG_ULID_LEN + 1, "%s", og_snapshot_commit_id(r->snap));
+    if (pv) {
+        for (size_t i = 0; i < c->ir->nparams; i++) og_vector_free(&pv[i]);
+        free(pv);
+    }
+    og_compiled_free(c);
+    og_read_end(r);
+    return st;
+}
+
+og_status og_engine_query_explain(og_engine *e, const char *branch, const char *commit, const char *file, const char *gq,
+                                  size_t len, const char *name, const json_t *params, int run, og_buf *out,
+                                  char commit_id_out[OG_ULID_LEN + 1])
+{
+    og_read *r;
+    OG_TRY(og_read_begin(&r, e, branch, commit));
+    og_compiled *c = NULL;
+    og_vector *pv = NULL;
+    og_status st = og_compile(&c, r->cat, file, gq, len, name);
+    if (st == OG_OK && c->ir->is_mutation)
+        st = og_err(OG_ERR_INVALID, "query '%s' is a mutation; explain reads only", c->ir->name);
+    if (st == OG_OK) st = og_exec_bind_params(c->ir, params, &pv);
+    if (st == OG_OK) {
+        og_exec_source s;
+        og_read_source(r, &s);
+        st = og_exec_explain(c->ir, &s, pv, og_now_ms(), run, out, NULL);
     }
     if (st == OG_OK && commit_id_out) snprintf(commit_id_out, OG_ULID_LEN + 1, "%s", og_snapshot_commit_id(r->snap));
     if (pv) {

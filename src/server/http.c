@@ -210,7 +210,7 @@ static struct MHD_Response *resp_bytes(char *data, size_t len, const char *ctype
 
 struct MHD_Response *og_resp_json(og_req *r, unsigned status, json_t *body)
 {
-    char *text = json_dumps(body, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+    char *text = og_json_text(body, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(body);
     if (!text) text = strdup("{\"error\":\"out of memory\",\"code\":\"internal\",\"merge_conflicts\":[]}");
     r->status = status;
@@ -512,7 +512,19 @@ static struct MHD_Response *precheck(og_req *r)
 {
     unsigned rc = find_route(r);
     if (rc == 404) return og_resp_error(r, 404, "not_found", "no route for this path", NULL, NULL);
-    if (rc == 405) return og_resp_error(r, 405, "method_not_allowed", "method not allowed on this path", NULL, NULL);
+    if (rc == 405) {
+        /* Allow: the methods this path answers */
+        char allow[64] = "";
+        for (size_t i = 0; i < og_nroutes; i++) {
+            if (!path_matches(r, og_routes[i].path, 0) || strstr(allow, og_routes[i].method)) continue;
+            size_t n = strlen(allow);
+            snprintf(allow + n, sizeof allow - n, "%s%s", n ? ", " : "", og_routes[i].method);
+        }
+        struct MHD_Response *resp =
+            og_resp_error(r, 405, "method_not_allowed", "method not allowed on this path", NULL, NULL);
+        if (resp && allow[0]) MHD_add_response_header(resp, "Allow", allow);
+        return resp;
+    }
     const og_route *rt = r->route;
     /* bearer auth first (middleware order of §2.2) */
     if (rt->needs_auth && r->s->mode != OG_AUTH_OPEN) {
