@@ -212,6 +212,16 @@ static int rebinding_suspect(og_req *r)
     return 0;
 }
 
+/* MCP writes take the graph's in-process write lock, like every other write route. */
+static void mcp_write_lock(void *ctx, int lock)
+{
+    og_req *r = ctx;
+    if (lock)
+        pthread_mutex_lock(r->g->write_mu_p);
+    else
+        pthread_mutex_unlock(r->g->write_mu_p);
+}
+
 struct MHD_Response *og_h_mcp(og_req *r)
 {
     if (rebinding_suspect(r))
@@ -224,7 +234,9 @@ struct MHD_Response *og_h_mcp(og_req *r)
                       .graph_id = r->g->id,
                       .schema_apply_disabled = r->s->o.cluster,
                       .authorize = mcp_authorize,
-                      .authorize_ctx = r};
+                      .authorize_ctx = r,
+                      .write_lock = mcp_write_lock,
+                      .write_lock_ctx = r};
     if (og_mcp_new(&m, &mo)) return og_resp_error(r, 500, "internal", "out of memory", NULL, NULL);
     og_mcp_http_request hr = {.method = r->method,
                               .content_type = og_req_header(r, "Content-Type"),
