@@ -228,6 +228,14 @@ struct MHD_Response *og_h_mcp(og_req *r)
         return og_resp_error(r, 403, "forbidden",
                              "the MCP endpoint refuses this Host or Origin (DNS-rebinding protection)", NULL,
                              NULL);
+    /* audit: which method (and tool / resource) this message was */
+    json_t *msg = json_loadb(r->body ? r->body : "", r->body_len, 0, NULL);
+    const char *method = json_string_value(json_object_get(msg, "method"));
+    json_t *params = json_object_get(msg, "params");
+    const char *what = json_string_value(json_object_get(params, "name"));
+    if (!what) what = json_string_value(json_object_get(params, "uri"));
+    if (method) snprintf(r->mcp, sizeof r->mcp, "%.60s%s%.90s", method, what ? " " : "", what ? what : "");
+    json_decref(msg);
     og_mcp *m = NULL;
     og_mcp_opts mo = {.db = r->g->db,
                       .queries = r->g->queries,
