@@ -11,6 +11,7 @@
 
 #include "api/db.h"
 #include "api/rows.h"
+#include "util/jsonout.h"
 #include "compiler/catalog.h"
 #include "engine/optimize.h"
 #include "engine/engine.h"
@@ -24,6 +25,8 @@
 #include "util/error.h"
 
 void og_free(void *p) { free(p); }
+
+char *og_json_text(const struct json_t *j, size_t flags) { return og_json_dumps(j, flags); }
 
 static og_engine_opts engine_opts(const og_open_opts *o, struct og_api_embed_state *emb)
 {
@@ -142,6 +145,30 @@ og_status og_db_query(og_rows **out, og_db *db, const char *source, size_t len, 
         return st;
     }
     *out = r;
+    return OG_OK;
+}
+
+og_status og_db_query_explain(char **out, og_db *db, const char *source, size_t len, const char *name,
+                              const char *params_json, const og_read_opts *at, int analyze)
+{
+    *out = NULL;
+    json_t *params;
+    OG_TRY(parse_params(params_json, &params));
+    char cbuf[27];
+    const char *commit = NULL;
+    og_status st = og_api_resolve_opt(db, at ? at->commit : NULL, cbuf, &commit);
+    og_buf b = OG_BUF_INIT;
+    char used[OG_ULID_LEN + 1] = "";
+    if (st == OG_OK)
+        st = og_engine_query_explain(db->e, at ? at->branch : NULL, commit, "<query>", source, len, name, params, analyze,
+                                     &b, used);
+    json_decref(params);
+    if (st == OG_OK) st = og_buf_append_byte(&b, '\0');
+    if (st) {
+        og_buf_free(&b);
+        return st;
+    }
+    *out = (char *)b.data;
     return OG_OK;
 }
 

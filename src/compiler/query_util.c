@@ -100,6 +100,8 @@ int og_qexpr_equal(const og_qexpr *a, const og_qexpr *b)
     if ((a->name || b->name) && (!a->name || !b->name || strcmp(a->name, b->name))) return 0;
     if (a->kind == OG_QE_LIT && !lit_equal(&a->lit, &b->lit)) return 0;
     if (a->kind == OG_QE_AGG && a->agg != b->agg) return 0;
+    if (a->kind == OG_QE_CMP && a->op != b->op) return 0;
+    if (a->kind == OG_QE_ISNULL && a->negated != b->negated) return 0;
     return og_qexpr_equal(a->a, b->a) && og_qexpr_equal(a->b, b->b) && og_qexpr_equal(a->c, b->c);
 }
 
