@@ -206,12 +206,6 @@ og_status og_db_optimize(og_optimize_result *out, og_db *db, const char *branch,
     out->fragments_after = rep.fragments_after;
     out->rows_rewritten = rep.rows_rewritten;
     out->deleted_rows_dropped = rep.deleted_rows_dropped;
-    /* indexes are derived state: build what the (new) head lacks; a failure here never undoes
-     * or fails the compaction, which is published already */
-    og_index_run_opts io = {branch, NULL, NULL, 1};
-    json_t *irep = NULL;
-    if (og_engine_index_run(db->e, &io, &irep) != OG_OK) og_error_clear();
-    json_decref(irep);
     return OG_OK;
 }
 
