@@ -6,6 +6,7 @@
 #include "index/ann.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +20,11 @@
 
 struct og_ann {
     og_hnsw *h;
+    pthread_mutex_t lock; /* one search at a time */
+    int cached;           /* owned by the cache: og_ann_release */
+    size_t refs;          /* cache references (under g_lock) */
+    uint64_t last_use;
+    uint8_t header[64];
     uint64_t rows, count;
     uint32_t dim;
     uint64_t *labels;  /* scratch for one search */
@@ -128,25 +134,6 @@ og_status og_ann_build(og_table *t, const og_manifest *m, const og_fragment *f, 
     return st;
 }
 
-og_status og_ann_store_key(char *key, size_t cap, const char *dir, const og_fragment *f, int32_t field)
-{
-    for (size_t i = 0; i < f->nfiles; i++) {
-        const og_data_file *df = &f->files[i];
-        int holds = 0;
-        for (size_t k = 0; k < df->nfields && !holds; k++) holds = df->fields[k] == field;
-        if (!holds) continue;
-        const char *name = strrchr(df->path, '/');
-        name = name ? name + 1 : df->path;
-        size_t nl = strlen(name);
-        if (nl > 6 && !strcmp(name + nl - 6, ".lance")) nl -= 6;
-        int w = snprintf(key, cap, "_index/%s/%.*s/vector-%d.hnsw.v1", dir, (int)nl, name, (int)field);
-        if (w < 0 || (size_t)w >= cap) return og_err(OG_ERR_LIMIT, "vector index: store key too long");
-        return OG_OK;
-    }
-    return og_err(OG_ERR_NOT_FOUND, "vector index: fragment %llu has no data file holding field %d",
-                  (unsigned long long)f->id, (int)field);
-}
-
 og_status og_ann_open_bytes(og_ann **out, const uint8_t *p, size_t len)
 {
     *out = NULL;
@@ -160,6 +147,8 @@ og_status og_ann_open_bytes(og_ann **out, const uint8_t *p, size_t len)
         return og_err(OG_ERR_CORRUPT, "vector index: the file is damaged (%zu bytes)", len);
     og_ann *a = calloc(1, sizeof *a);
     if (!a) return og_err(OG_ERR_NOMEM, "vector index: out of memory");
+    pthread_mutex_init(&a->lock, NULL);
+    memcpy(a->header, p, ANN_HEADER);
     og_status st = hnsw_status(og_hnsw_load(&a->h, dim, p + ANN_HEADER, (size_t)plen), "load");
     if (st == OG_OK && og_hnsw_count(a->h) != count)
         st = og_err(OG_ERR_CORRUPT, "vector index: %zu points, the header says %llu", og_hnsw_count(a->h),
@@ -189,6 +178,11 @@ og_status og_ann_open(og_ann **out, og_store *st, const char *key)
 void og_ann_free(og_ann *a)
 {
     if (!a) return;
+    if (a->cached) {
+        og_ann_release(a);
+        return;
+    }
+    pthread_mutex_destroy(&a->lock);
     og_hnsw_free(a->h);
     free(a->labels);
     free(a);
@@ -198,11 +192,8 @@ uint64_t og_ann_rows(const og_ann *a) { return a->rows; }
 uint64_t og_ann_count(const og_ann *a) { return a->count; }
 uint32_t og_ann_dim(const og_ann *a) { return a->dim; }
 
-og_status og_ann_search(og_ann *a, const float *q, size_t k, size_t ef, uint32_t *offs, float *dists, size_t *n)
+static og_status search_locked(og_ann *a, const float *q, size_t k, size_t ef, uint32_t *offs, float *dists, size_t *n)
 {
-    *n = 0;
-    if (k > a->count) k = (size_t)a->count;
-    if (k == 0) return OG_OK;
     if (a->cap < k) {
         uint64_t *l = realloc(a->labels, k * sizeof *l);
         if (!l) return og_err(OG_ERR_NOMEM, "vector index: out of memory");
@@ -210,11 +201,99 @@ og_status og_ann_search(og_ann *a, const float *q, size_t k, size_t ef, uint32_t
         a->cap = k;
     }
     size_t got = 0;
-    OG_TRY(hnsw_status(og_hnsw_search(a->h, q, k, ef ? ef : OG_ANN_DEFAULT_EF, a->labels, dists, &got), "search"));
-    for (size_t i = 0; i < got; i++) {
-        if (a->labels[i] >= a->rows) return og_err(OG_ERR_CORRUPT, "vector index: a label beyond the file's rows");
-        offs[i] = (uint32_t)a->labels[i];
+    og_status st = hnsw_status(og_hnsw_search(a->h, q, k, ef ? ef : OG_ANN_DEFAULT_EF, a->labels, dists, &got), "search");
+    for (size_t i = 0; i < got && st == OG_OK; i++) {
+        if (a->labels[i] >= a->rows) st = og_err(OG_ERR_CORRUPT, "vector index: a label beyond the file's rows");
+        else offs[i] = (uint32_t)a->labels[i];
     }
-    *n = got;
+    if (st == OG_OK) *n = got;
+    return st;
+}
+
+og_status og_ann_search(og_ann *a, const float *q, size_t k, size_t ef, uint32_t *offs, float *dists, size_t *n)
+{
+    *n = 0;
+    if (k > a->count) k = (size_t)a->count;
+    if (k == 0) return OG_OK;
+    pthread_mutex_lock(&a->lock);
+    og_status st = search_locked(a, q, k, ef, offs, dists, n);
+    pthread_mutex_unlock(&a->lock);
+    return st;
+}
+
+og_status og_ann_check(const uint8_t *p, size_t len, uint64_t rows)
+{
+    if (len < ANN_HEADER + 8 || memcmp(p, ANN_MAGIC, 8) != 0 || rd32(p + 8) != ANN_FORMAT || rd32(p + 12) == 0 ||
+        rd64(p + 40) != len - ANN_HEADER - 8 || memcmp(p + len - 8, ANN_TRAILER, 8) != 0 ||
+        checksum(p + ANN_HEADER, len - ANN_HEADER - 8) != rd64(p + 48))
+        return og_err(OG_ERR_CORRUPT, "vector index: the file is damaged or not a vector index (%zu bytes)", len);
+    if (rd64(p + 16) != rows)
+        return og_err(OG_ERR_CORRUPT, "vector index: the file has %llu rows, the data file %llu",
+                      (unsigned long long)rd64(p + 16), (unsigned long long)rows);
     return OG_OK;
+}
+
+/* ---- the process-wide cache of loaded indexes ------------------------------------------------ */
+
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static og_ann *g_cache[OG_ANN_CACHE_ENTRIES];
+static uint64_t g_clock;
+
+og_status og_ann_acquire(og_ann **out, const uint8_t *p, size_t len)
+{
+    *out = NULL;
+    if (len < ANN_HEADER + 8 || memcmp(p + len - 8, ANN_TRAILER, 8) != 0 || rd64(p + 40) != len - ANN_HEADER - 8)
+        return og_err(OG_ERR_CORRUPT, "vector index: not a vector index file (%zu bytes)", len);
+    pthread_mutex_lock(&g_lock);
+    for (size_t i = 0; i < OG_ANN_CACHE_ENTRIES; i++)
+        if (g_cache[i] && !memcmp(g_cache[i]->header, p, ANN_HEADER)) {
+            g_cache[i]->refs++;
+            g_cache[i]->last_use = ++g_clock;
+            *out = g_cache[i];
+            pthread_mutex_unlock(&g_lock);
+            return OG_OK;
+        }
+    pthread_mutex_unlock(&g_lock);
+    og_ann *a;
+    OG_TRY(og_ann_open_bytes(&a, p, len));
+    pthread_mutex_lock(&g_lock);
+    size_t slot = OG_ANN_CACHE_ENTRIES;
+    for (size_t i = 0; i < OG_ANN_CACHE_ENTRIES; i++) {
+        if (g_cache[i] && !memcmp(g_cache[i]->header, p, ANN_HEADER)) { /* another thread loaded it meanwhile */
+            g_cache[i]->refs++;
+            *out = g_cache[i];
+            pthread_mutex_unlock(&g_lock);
+            og_ann_free(a);
+            return OG_OK;
+        }
+        if (!g_cache[i]) slot = slot == OG_ANN_CACHE_ENTRIES ? i : slot;
+    }
+    if (slot == OG_ANN_CACHE_ENTRIES) /* evict the least recently used unreferenced index */
+        for (size_t i = 0; i < OG_ANN_CACHE_ENTRIES; i++)
+            if (g_cache[i]->refs == 0 && (slot == OG_ANN_CACHE_ENTRIES || g_cache[i]->last_use < g_cache[slot]->last_use))
+                slot = i;
+    if (slot < OG_ANN_CACHE_ENTRIES) {
+        og_ann *old = g_cache[slot];
+        if (old) {
+            old->cached = 0;
+            og_ann_free(old);
+        }
+        a->cached = 1;
+        a->refs = 1;
+        a->last_use = ++g_clock;
+        g_cache[slot] = a;
+    }
+    pthread_mutex_unlock(&g_lock);
+    *out = a; /* every slot busy: an uncached index (og_ann_release frees it) */
+    return OG_OK;
+}
+
+void og_ann_release(og_ann *a)
+{
+    if (!a) return;
+    pthread_mutex_lock(&g_lock);
+    int cached = a->cached;
+    if (cached && a->refs) a->refs--;
+    pthread_mutex_unlock(&g_lock);
+    if (!cached) og_ann_free(a);
 }

@@ -10,9 +10,9 @@
  * The graph is an HNSW (vec/hnsw.h, hnswlib) over the non-null vectors of the file, labelled by
  * PHYSICAL row offset (deleted rows included), with the squared-L2 metric of exact search.
  *
- * Store key: `_index/<table dir>/<data file name without .lance>/vector-<field id>.hnsw.v1`
- * (og_ann_store_key; the data file is the one holding the field).  Written once with
- * put_if_absent: a crash leaves no file or a whole one.
+ * Store key (index/index.h og_index_file_key): `_index/<table dir>/<data file name without
+ * .lance>/vector-<field id>.v1`.  Written once with put_if_absent by `omnigraph index build`:
+ * a crash leaves no file or a whole one.
  *
  * File layout (little-endian):
  *   header (64 bytes): "OGANNHNS", u32 format 1, u32 dim, u64 rows (physical rows of the
@@ -23,7 +23,8 @@
  * Opening checks the sizes, the trailer and the checksum, so a damaged or foreign file is
  * OG_ERR_CORRUPT (the reader then scans that file exactly) and never reaches hnswlib.
  *
- * Thread safety: an og_ann is used by one thread at a time.
+ * Thread safety: og_ann_search serialises searches on one index with its own lock; the
+ * cache is thread-safe.
  */
 #ifndef OG_INDEX_ANN_H
 #define OG_INDEX_ANN_H
@@ -52,10 +53,13 @@ og_status og_ann_encode(const og_vector *vecs, og_buf *out);
  * encodes its index into out.  The table layer's errors, and og_ann_encode's. */
 og_status og_ann_build(og_table *t, const og_manifest *m, const og_fragment *f, int32_t field, og_buf *out);
 
-/* The store key of fragment f's index of field `field` in table directory `dir`.
- * OG_ERR_NOT_FOUND when no data file of f holds the field; OG_ERR_LIMIT when `cap` is too
- * small. */
-og_status og_ann_store_key(char *key, size_t cap, const char *dir, const og_fragment *f, int32_t field);
+/* OG_OK when p[0..len) is a whole index file for a data file of `rows` physical rows
+ * (header, sizes, trailer, checksum); OG_ERR_CORRUPT otherwise. */
+og_status og_ann_check(const uint8_t *p, size_t len, uint64_t rows);
+
+/* The index kind "vector" of index/index.h (files `vector-<field id>.v1`). */
+struct og_index_def;
+extern const struct og_index_def og_index_def_vector;
 
 /* Opens an index from bytes (copied: the caller may free them).  OG_ERR_CORRUPT for a
  * malformed file, OG_ERR_NOMEM. */
@@ -63,6 +67,14 @@ og_status og_ann_open_bytes(og_ann **out, const uint8_t *p, size_t len);
 /* Reads the object `key` of st and opens it.  OG_ERR_NOT_FOUND when absent, OG_ERR_CORRUPT. */
 og_status og_ann_open(og_ann **out, og_store *st, const char *key);
 void og_ann_free(og_ann *a);
+
+/* og_ann_open_bytes through a small process-wide cache of loaded indexes (up to
+ * OG_ANN_CACHE_ENTRIES), keyed by the file's 64-byte header — which holds a checksum of the
+ * payload, so equal headers mean equal indexes: a server process loads each index once.  A
+ * hit checks only the sizes and trailer.  Release with og_ann_release (not og_ann_free). */
+#define OG_ANN_CACHE_ENTRIES 16
+og_status og_ann_acquire(og_ann **out, const uint8_t *p, size_t len);
+void og_ann_release(og_ann *a);
 
 uint64_t og_ann_rows(const og_ann *a);   /* physical rows of the file it describes */
 uint64_t og_ann_count(const og_ann *a);  /* vectors indexed (non-null rows) */
