@@ -109,6 +109,15 @@ typedef struct og_rows og_rows;
 og_status og_db_query(og_rows **out, og_db *db, const char *source, size_t len, const char *name,
                       const char *params_json, const og_read_opts *at);
 
+/* Per-query options of og_db_query_ex (zero = og_db_query's behaviour). */
+typedef struct og_query_opts {
+    int exact; /* nearest(...) never uses a vector index: exact search (docs/search.md "Vector index") */
+} og_query_opts;
+
+/* og_db_query with per-query options `qo` (may be NULL). */
+og_status og_db_query_ex(og_rows **out, og_db *db, const char *source, size_t len, const char *name,
+                         const char *params_json, const og_read_opts *at, const og_query_opts *qo);
+
 size_t og_rows_count(const og_rows *r);
 size_t og_rows_width(const og_rows *r);
 /* Column name as the reference spells it ("p.name", an alias, ...). */

@@ -163,7 +163,8 @@ static const char *query_help =
     "  --branch B                read the head of branch B (default main)\n"
     "  --at C, --snapshot C      read commit C (time travel); C is an id, a unique id prefix,\n"
     "                            a branch name or REF~N (N-th first parent)\n"
-    "  --format F                json (default), jsonl, csv or table; --json = json\n" COMMON_HELP;
+    "  --format F                json (default), jsonl, csv or table; --json = json\n"
+    "  --exact                   nearest(...) by exact search even where a vector index exists\n" COMMON_HELP;
 
 static const char *mutate_help =
     "usage: omnigraph mutate (-e TEXT | --query FILE) [NAME] [--params JSON | --params-file F]\n"
@@ -188,6 +189,7 @@ static int run_gq(int argc, char **argv, int is_mutation)
     og_graph_args a = {.verb = verb};
     const char *inline_src = NULL, *file = NULL, *params = NULL, *params_file = NULL, *format = NULL, *if_commit = NULL,
                *from = NULL;
+    int exact = 0;
     og_flag flags[] = {
         {"--query-string", "-e", 1, 0, &inline_src, NULL, NULL, NULL},
         {"--query", NULL, 1, 0, &file, NULL, NULL, NULL},
@@ -196,12 +198,14 @@ static int run_gq(int argc, char **argv, int is_mutation)
         {"--format", NULL, 1, 0, &format, NULL, NULL, NULL},
         {"--if-commit", NULL, 1, 0, &if_commit, NULL, NULL, NULL},
         {"--from", NULL, 1, 0, &from, NULL, NULL, NULL},
+        {"--exact", NULL, 0, 0, NULL, &exact, NULL, NULL},
     };
-    int rc = og_graph_args_parse(&a, argc, argv, flags, 7, 2);
+    int rc = og_graph_args_parse(&a, argc, argv, flags, 8, 2);
     if (rc) return rc;
     if (!!inline_src == !!file) return og_cli_usage(verb, "give exactly one of -e TEXT or --query FILE");
     if (params && params_file) return og_cli_usage(verb, "give --params or --params-file, not both");
     if (is_mutation && (format || a.at)) return og_cli_usage(verb, "%s is for reads", format ? "--format" : "--at");
+    if (is_mutation && exact) return og_cli_usage(verb, "--exact is for reads");
     if (!is_mutation && (if_commit || from)) return og_cli_usage(verb, "%s is for mutations", if_commit ? "--if-commit" : "--from");
     if (!is_mutation && a.actor) return og_cli_usage(verb, "--as names the actor of a write; a read records none");
     og_format fmt = OG_FORMAT_JSON;
@@ -251,7 +255,8 @@ static int run_gq(int argc, char **argv, int is_mutation)
     } else {
         og_rows *rows = NULL;
         og_read_opts at = {a.branch, a.at};
-        st = og_db_query(&rows, db, (const char *)src.data, src.len, name, params, &at);
+        og_query_opts qo = {exact};
+        st = og_db_query_ex(&rows, db, (const char *)src.data, src.len, name, params, &at, &qo);
         char *text = NULL;
         if (st == OG_OK) st = og_rows_render(&text, NULL, rows, fmt, a.at ? a.at : (a.branch ? a.branch : "main"));
         if (st) exit_code = fail_in(verb, st, file, NULL);

@@ -15,6 +15,7 @@
 #include "engine/exec.h"
 #include "engine/filter.h"
 #include "engine/jsonval.h"
+#include "engine/scan_index.h"
 #include "engine/search.h"
 #include "engine/sort.h"
 #include "util/error.h"
@@ -375,8 +376,16 @@ static og_status op_scan(exec *x, pipe *p, const og_ir_op *op)
     OG_TRY(key_lookup(x, op, &hit, &one));
     pipe s = {0};
     og_status st;
+    uint32_t *cand = NULL; /* rows named by scalar index files (scan_index.h) */
+    size_t ncand = 0;
+    int indexed = 0;
+    if (!hit) OG_TRY(og_scan_index_candidates(x->ir, x->src, x->params, x->now_ms, op, n, &cand, &ncand, &indexed));
     if (hit) {
         st = og_bindings_from_rows(&s.b, &one, one == UINT32_MAX ? 0 : 1);
+        s.identity_col = -1;
+    } else if (indexed) {
+        st = og_bindings_from_rows(&s.b, cand, ncand);
+        free(cand);
         s.identity_col = -1;
     } else {
         uint32_t *rows = malloc((n ? n : 1) * sizeof *rows);

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/search_ann.h"
 #include "engine/topology.h"
 #include "text/analyzer.h"
 #include "util/error.h"
@@ -763,6 +764,92 @@ static og_status order_rrf(og_search *s, int rank, const uint32_t *col, size_t n
     return st;
 }
 
+/* A nearest ordering with a limit over EVERY live row of its type that has a vector (the
+ * match block filtered nothing out) may take its candidates from vector index files
+ * (search_ann.h); *cand (owned, NULL = exact search) then marks the rows that stay. */
+static og_status nearest_index(og_search *s, int rank, const uint32_t *col, size_t n, uint64_t limit, uint8_t **cand)
+{
+    *cand = NULL;
+    const og_ir_rank *r = &s->ir->ranks[rank];
+    rstate *rs = &s->ranks[rank];
+    if (!limit || !s->src->node_index || og_search_exact() || rs->n == 0) return OG_OK;
+    size_t bytes = (rs->n + 7) / 8 + 1;
+    uint8_t *seen = calloc(bytes, 1);
+    if (!seen) return og_err(OG_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        if (col[i] != OG_ROW_NONE && col[i] < rs->n) seen[col[i] >> 3] |= (uint8_t)(1u << (col[i] & 7));
+    for (size_t i = 0; i < rs->n; i++)
+        if (!og_bit_get(seen, i) && !og_vector_is_null(rs->vecs, i)) { /* a filtered binding: exact */
+            free(seen);
+            return OG_OK;
+        }
+    memset(seen, 0, bytes);
+    int used = 0;
+    og_status st = og_search_ann_candidates(s->src, (size_t)s->ir->vars[r->var].type, r->prop_id, rs->q, rs->dim,
+                                            (size_t)limit, rs->n, seen, &used);
+    if (st == OG_OK && used) *cand = seen;
+    else free(seen);
+    return st;
+}
+
+/* nearest_fill over the rows of col[0..n) that cand (NULL = all) marks. */
+static og_status nearest_fill_some(rstate *rs, const uint32_t *col, size_t n, const uint8_t *cand)
+{
+    if (!cand) return nearest_fill(rs, col, n);
+    uint32_t *rows = malloc((n ? n : 1) * sizeof *rows);
+    if (!rows) return og_err(OG_ERR_NOMEM, "out of memory");
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (col[i] != OG_ROW_NONE && col[i] < rs->n && og_bit_get(cand, col[i])) rows[m++] = col[i];
+    og_status st = nearest_fill(rs, rows, m);
+    free(rows);
+    return st;
+}
+
+/* The k-th smallest (0-based) of v[0..n), k < n, no NaN (three-way quickselect; v reordered). */
+static double kth_smallest(double *v, size_t n, size_t k)
+{
+    size_t lo = 0, hi = n; /* the answer is in v[lo, hi) */
+    while (hi - lo > 1) {
+        double p = v[lo + (hi - lo) / 2], t;
+        size_t lt = lo, i = lo, gt = hi; /* [lo, lt) < p, [lt, i) == p, [gt, hi) > p */
+        while (i < gt) {
+            if (v[i] < p) {
+                t = v[lt], v[lt] = v[i], v[i] = t;
+                lt++, i++;
+            } else if (v[i] > p) {
+                gt--;
+                t = v[i], v[i] = v[gt], v[gt] = t;
+            } else {
+                i++;
+            }
+        }
+        if (k < lt) hi = lt;
+        else if (k >= gt) lo = gt;
+        else return p;
+    }
+    return v[lo];
+}
+
+/* *cut = the distance of the k-th nearest row of col (rows outside cand excluded), or
+ * INFINITY when fewer rows have one. */
+static og_status nearest_cut(rstate *rs, const og_ir_rank *r, const uint32_t *col, size_t n, const uint8_t *cand,
+                             size_t k, double *cut)
+{
+    *cut = INFINITY;
+    double *d = malloc(n * sizeof *d);
+    if (!d) return og_err(OG_ERR_NOMEM, "out of memory");
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (cand && (col[i] == OG_ROW_NONE || col[i] >= rs->n || !og_bit_get(cand, col[i]))) continue;
+        double v = score_of(rs, r, col[i]);
+        if (!isnan(v)) d[m++] = v;
+    }
+    if (m > k) *cut = kth_smallest(d, m, k - 1);
+    free(d);
+    return OG_OK;
+}
+
 og_status og_search_order(og_search *s, int rank, og_bindings *b, size_t var_col, uint64_t limit, og_vector *key,
                           int *desc)
 {
@@ -783,15 +870,25 @@ og_status og_search_order(og_search *s, int rank, og_bindings *b, size_t var_col
         st = order_rrf(s, rank, col, n, limit, keep, key);
     } else {
         st = rank_ready(s, rank);
-        if (st == OG_OK && r->kind == OG_IR_RANK_NEAREST) st = nearest_fill(rs, col, n);
+        uint8_t *cand = NULL; /* nearest through a vector index: the rows it may keep */
+        if (st == OG_OK && r->kind == OG_IR_RANK_NEAREST) st = nearest_index(s, rank, col, n, limit, &cand);
+        if (st == OG_OK && r->kind == OG_IR_RANK_NEAREST) st = nearest_fill_some(rs, col, n, cand);
+        /* nearest with a limit: rows farther than the limit-th nearest row can never be
+         * returned, so they leave now (ties kept: later keys sort them), before projection */
+        double cut = INFINITY;
+        if (st == OG_OK && r->kind == OG_IR_RANK_NEAREST && limit && n > limit)
+            st = nearest_cut(rs, r, col, n, cand, (size_t)limit, &cut);
         for (size_t i = 0; i < n && st == OG_OK; i++) {
-            double v = score_of(rs, r, col[i]);
+            double v = cand && (col[i] == OG_ROW_NONE || col[i] >= rs->n || !og_bit_get(cand, col[i])) ? NAN
+                                                                                                       : score_of(rs, r, col[i]);
+            if (v > cut) v = NAN;
             if (isnan(v) || (r->kind == OG_IR_RANK_BM25 && !(v > 0))) {
                 keep[i >> 3] &= (uint8_t)~(1u << (i & 7));
                 continue;
             }
             st = og_vector_append_f64(key, v);
         }
+        free(cand);
     }
     if (st == OG_OK) og_bindings_select(b, keep);
     free(keep);
