@@ -402,6 +402,18 @@ typedef struct og_optimize_result {
  * 65,536 rows (docs/maintenance.md). */
 og_status og_db_optimize(og_optimize_result *out, og_db *db, const char *branch, const char *expected_head);
 
+/* Persisted property indexes (docs/indexes.md): for the head of `branch` (NULL = "main"),
+ * every node property with @index (or @key) and every index kind that applies to it ("fts"
+ * for String full text; more kinds register in src/index/), report per data file whether its
+ * index file exists and is whole; og_db_index_build also writes the missing ones (off the
+ * write path: no commit, loads and mutations never wait).  `kind` and `property` ("prop" or
+ * "Type.prop") may be NULL (= all).  *out is a JSON report (free with og_free):
+ * {"branch","commit","files","covered","built","indexes":[{"type","property","kind","table",
+ * "version","files","covered","built","null_files"}]}.  Errors: OG_ERR_INVALID (unknown
+ * kind), OG_ERR_NOT_FOUND (branch, or a property filter naming no indexed property), I/O. */
+og_status og_db_index_status(char **out, og_db *db, const char *branch, const char *kind, const char *property);
+og_status og_db_index_build(char **out, og_db *db, const char *branch, const char *kind, const char *property);
+
 #ifdef __cplusplus
 }
 #endif

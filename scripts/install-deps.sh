@@ -52,3 +52,8 @@ if [ -f "$here/tests/mcp-sdk/package-lock.json" ] && [ ! -d "$here/tests/mcp-sdk
   echo "install-deps: npm ci in tests/mcp-sdk" >&2
   (cd "$here/tests/mcp-sdk" && npm ci --no-audit --no-fund)
 fi
+# The official MCP conformance suite (server scenarios), pinned by tests/mcp-conformance/package-lock.json.
+if [ -f "$here/tests/mcp-conformance/package-lock.json" ] && [ ! -d "$here/tests/mcp-conformance/node_modules/@modelcontextprotocol/conformance" ]; then
+  echo "install-deps: npm ci in tests/mcp-conformance" >&2
+  (cd "$here/tests/mcp-conformance" && npm ci --no-audit --no-fund)
+fi

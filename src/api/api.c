@@ -16,6 +16,7 @@
 #include "engine/engine.h"
 #include "engine/export.h"
 #include "engine/history.h"
+#include "engine/index_build.h"
 #include "engine/load.h"
 #include "engine/mutate.h"
 #include "engine/schema_apply.h"
@@ -183,7 +184,35 @@ og_status og_db_optimize(og_optimize_result *out, og_db *db, const char *branch,
     out->fragments_after = rep.fragments_after;
     out->rows_rewritten = rep.rows_rewritten;
     out->deleted_rows_dropped = rep.deleted_rows_dropped;
+    /* indexes are derived state: build what the (new) head lacks; a failure here never undoes
+     * or fails the compaction, which is published already */
+    og_index_run_opts io = {branch, NULL, NULL, 1};
+    json_t *irep = NULL;
+    if (og_engine_index_run(db->e, &io, &irep) != OG_OK) og_error_clear();
+    json_decref(irep);
     return OG_OK;
+}
+
+static og_status index_run(char **out, og_db *db, const char *branch, const char *kind, const char *property,
+                           int build)
+{
+    *out = NULL;
+    og_index_run_opts o = {branch, kind, property, build};
+    json_t *rep;
+    OG_TRY(og_engine_index_run(db->e, &o, &rep));
+    *out = json_dumps(rep, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(rep);
+    return *out ? OG_OK : og_err(OG_ERR_NOMEM, "out of memory");
+}
+
+og_status og_db_index_status(char **out, og_db *db, const char *branch, const char *kind, const char *property)
+{
+    return index_run(out, db, branch, kind, property, 0);
+}
+
+og_status og_db_index_build(char **out, og_db *db, const char *branch, const char *kind, const char *property)
+{
+    return index_run(out, db, branch, kind, property, 1);
 }
 
 og_status og_db_load(og_receipt *out, og_db *db, const char *path, const og_load_opts *opts)

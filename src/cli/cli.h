@@ -50,6 +50,7 @@ int og_cmd_changes(int argc, char **argv);
 int og_cmd_embed(int argc, char **argv); /* cmd_embed.c (docs/embeddings.md) */
 /* cmd_maint.c: maintenance (docs/maintenance.md) */
 int og_cmd_optimize(int argc, char **argv);
+int og_cmd_index(int argc, char **argv); /* cmd_index.c (docs/indexes.md) */
 /* cmd_test.c: .gqt logic-test runner (docs/testing.md) */
 int og_cmd_test(int argc, char **argv);
 /* cmd_changes.c, shared with `commit changes`: --op values to OG_CHANGES_* bits (usage error

@@ -21,6 +21,7 @@ static const og_cli_cmd commands[] = {
     {"commit", "list, show and diff commits", og_cmd_commit},
     {"embed", "fill, replace or remove @embed vectors (a graph branch, or NDJSON files)", og_cmd_embed},
     {"export", "write a graph as NDJSON in the load format", og_cmd_export},
+    {"index", "build persisted indexes of a branch head, or show their coverage", og_cmd_index},
     {"init", "create a graph from a .pg schema", og_cmd_init},
     {"lint", "type-check a .gq query file against a schema (offline)", og_cmd_lint},
     {"load", "load an NDJSON file as one commit (overwrite | append | merge)", og_cmd_load},

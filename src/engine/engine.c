@@ -440,8 +440,53 @@ static og_status src_gather(void *ud, int is_edge, size_t type, uint64_t prop_id
     return st;
 }
 
+/* The fragments of a node view with their index files of `kind` for prop_id (exec.h). */
+static og_status src_node_index(void *ud, size_t node, uint64_t prop_id, const char *kind, og_index_frags *out)
+{
+    og_read *r = ud;
+    memset(out, 0, sizeof *out);
+    const og_index_def *d = og_index_def_find(kind);
+    if (!d) return og_err(OG_ERR_INTERNAL, "no index kind '%s'", kind);
+    og_tableview *v;
+    OG_TRY(og_read_node_view(r, node, &v));
+    int32_t fid = OG_FIELD_ID;
+    if (prop_id != 0) OG_TRY(og_layout_field_id(prop_id, &fid));
+    const og_manifest *m = og_tableview_manifest(v);
+    const uint64_t *addrs = NULL;
+    int dels = 0;
+    for (size_t i = 0; i < m->nfragments; i++) dels |= m->fragments[i].deletion.present;
+    if (dels && og_tableview_rows(v)) OG_TRY(og_tableview_addrs(v, &addrs));
+    out->v = calloc(m->nfragments ? m->nfragments : 1, sizeof *out->v);
+    if (!out->v) return og_err(OG_ERR_NOMEM, "out of memory");
+    out->n = m->nfragments;
+    int files = og_tableview_index_mode() > 0;
+    size_t at = 0;
+    for (size_t i = 0; i < m->nfragments; i++) {
+        const og_fragment *f = &m->fragments[i];
+        og_index_frag *fr = &out->v[i];
+        fr->fragment_id = f->id;
+        fr->physical_rows = f->physical_rows;
+        fr->view_start = at;
+        fr->live_rows = (size_t)og_fragment_live_rows(f);
+        fr->addrs = f->deletion.present ? addrs + at : NULL;
+        at += fr->live_rows;
+        char key[512];
+        og_status ks = og_index_file_key(key, sizeof key, og_tableview_dir(v), f, fid, d);
+        if (ks == OG_ERR_NOT_FOUND) fr->no_data = 1;
+        if (ks == OG_OK && files && og_store_map(r->e->st, key, &fr->file) != OG_OK) fr->file = NULL;
+        og_error_clear();
+    }
+    if (at != og_tableview_rows(v)) {
+        og_index_frags_free(out);
+        return og_err(OG_ERR_CORRUPT, "table %s: the fragments' live rows do not add up to the view's",
+                      og_tableview_dir(v));
+    }
+    return OG_OK;
+}
+
 void og_read_source(og_read *r, og_exec_source *out)
 {
+    out->node_index = src_node_index;
     out->gather = src_gather;
     out->ud = r;
     out->node_rows = src_node_rows;

@@ -19,6 +19,7 @@
 
 #include "compiler/ir.h"
 #include "engine/topology.h"
+#include "index/index.h"
 #include "omnigraph.h"
 #include "util/vector.h"
 
@@ -49,6 +50,11 @@ typedef struct og_exec_source {
      * recorded (NULL when none), which the provider must resolve to.  OG_ERR_UNSUPPORTED when
      * there is no provider. */
     og_status (*embed_text)(void *ud, const char *model, const char *text, size_t len, uint32_t dim, float *out);
+    /* Optional (may be NULL = no index files): the fragments behind node type `node`'s rows, in
+     * view order, each with its mapped index file of kind `kind` (index/index.h) for property
+     * `prop_id` when one exists.  *out is owned (og_index_frags_free); its `addrs` are borrowed
+     * for the execution.  A reader must give the same answers whatever files exist. */
+    og_status (*node_index)(void *ud, size_t node, uint64_t prop_id, const char *kind, struct og_index_frags *out);
 } og_exec_source;
 
 /* Bindings of at most this many rows gather properties by point reads (og_exec_source.gather). */

@@ -1,15 +1,19 @@
 /*
- * search.c — the search functions by brute force over the snapshot's live rows (search.h).
+ * search.c — the search functions over the snapshot's live rows (search.h).
  *
- * Why whole columns: BM25 needs statistics over every live row anyway, and analysing a column
- * once per query (then answering every predicate, score and ordering from integer term ids)
- * keeps one code path that is obviously right; an index replaces the analysis, not the
- * semantics.
+ * Why segments: the text of a (node type, property) is read as a list of inverted-index
+ * segments (index/fts.h).  A fragment whose data file has a whole persisted index file
+ * (`omnigraph index build`, docs/indexes.md) is read from that mapped file; the rows of every
+ * other fragment are analysed here and encoded into ONE in-memory segment by the same encoder.
+ * Every predicate, score and ordering is then answered from postings the same way whatever the
+ * coverage, and BM25 statistics (N, df, avgdl) are recomputed per query over the LIVE rows
+ * (deletion vectors applied through the fragments' row addresses), so results never depend on
+ * which files exist.  A persisted file found damaged while reading is dropped and its rows are
+ * analysed instead.
  *
  * State per execution:
- *   tcol   one analysed text column per (node type, property): the tokens of every row as
- *          term ids (interned in a per-column vocabulary) with word positions, each row's
- *          length in non-stop terms, and document frequencies.
+ *   tcol   one text column per (node type, property): its segments, each row's length in
+ *          non-stop terms (OG_FTS_NULL_LEN for null), N and avgdl.
  *   tmatch one match bitmap over a column's rows per text expression (search / fuzzy /
  *          match_text), computed on first use.
  *   rstate per rank: bm25 scores over all rows, nearest distances computed for the rows asked
@@ -23,25 +27,31 @@
 
 #include "engine/search_ann.h"
 #include "engine/topology.h"
+#include "index/fts.h"
+#include "index/index.h"
 #include "text/analyzer.h"
 #include "util/error.h"
-#include "util/strmap.h"
 #include "vec/distance.h"
 
-#define STOP_BIT 0x80000000u
-#define NO_TERM UINT32_MAX
+#define NO_ROW UINT32_MAX
+
+/* One inverted-index segment: a persisted file of one fragment (docs = physical rows), or the
+ * in-memory index of the rows no file covers (docs = positions in `rows`). */
+typedef struct seg {
+    og_fts *fts;
+    const og_index_frag *fr; /* file segment */
+    uint32_t *rows;          /* memory segment: doc -> view row */
+} seg;
 
 typedef struct tcol {
     size_t type;
     uint64_t prop_id;
-    size_t n;              /* rows */
-    const og_vector *col;  /* borrowed from the source */
-    uint32_t *start;       /* n + 1: row i's tokens are [start[i], start[i+1]) */
-    uint32_t *term, *pos;  /* per token: term id (| STOP_BIT for a stop word), word position */
-    size_t ntok, captok;
-    uint32_t *dl;          /* per row: non-stop terms */
-    og_strmap vocab;       /* term -> id */
-    uint32_t *df;          /* per term id: rows holding it as a non-stop term */
+    size_t n;              /* view rows */
+    og_index_frags frags;
+    seg *segs;
+    size_t nsegs;
+    int files;             /* some segment is a persisted file */
+    uint32_t *dl;          /* per view row: non-stop terms, OG_FTS_NULL_LEN for a null value */
     uint64_t ndocs;        /* rows with a non-null value */
     double avgdl;
     struct tcol *next;
@@ -96,17 +106,29 @@ og_status og_search_new(og_search **out, const og_ir_query *ir, const og_exec_so
     return OG_OK;
 }
 
+static void tcol_clear(tcol *c)
+{
+    for (size_t i = 0; i < c->nsegs; i++) {
+        og_fts_free(c->segs[i].fts);
+        free(c->segs[i].rows);
+    }
+    free(c->segs);
+    c->segs = NULL;
+    c->nsegs = 0;
+    og_index_frags_free(&c->frags);
+    free(c->dl);
+    c->dl = NULL;
+    c->ndocs = 0;
+    c->avgdl = 0;
+    c->files = 0;
+}
+
 void og_search_free(og_search *s)
 {
     if (!s) return;
     for (tcol *c = s->cols, *nx; c; c = nx) {
         nx = c->next;
-        free(c->start);
-        free(c->term);
-        free(c->pos);
-        free(c->dl);
-        free(c->df);
-        og_strmap_free(&c->vocab);
+        tcol_clear(c);
         free(c);
     }
     for (tmatch *m = s->matches, *nx; m; m = nx) {
@@ -132,83 +154,114 @@ static og_status analyzer(og_search *s)
     return OG_OK;
 }
 
-/* ---- analysed columns ---------------------------------------------------------------------- */
+/* ---- text columns as segments ---------------------------------------------------------------- */
 
-static og_status push_tok(tcol *c, uint32_t term, uint32_t pos)
+static uint32_t seg_row(const seg *g, uint32_t doc)
 {
-    if (c->ntok == c->captok) {
-        if (c->captok >= UINT32_MAX / 2) return og_err(OG_ERR_LIMIT, "more than 2^31 terms in one text column");
-        size_t nc = c->captok ? c->captok * 2 : 1024;
-        uint32_t *nt = realloc(c->term, nc * sizeof *nt);
-        if (!nt) return og_err(OG_ERR_NOMEM, "out of memory");
-        c->term = nt;
-        uint32_t *np = realloc(c->pos, nc * sizeof *np);
-        if (!np) return og_err(OG_ERR_NOMEM, "out of memory");
-        c->pos = np;
-        c->captok = nc;
-    }
-    c->term[c->ntok] = term;
-    c->pos[c->ntok++] = pos;
+    return g->fr ? og_index_frag_row(g->fr, doc) : g->rows[doc];
+}
+
+typedef struct memdocs {
+    const og_vector *col;
+    const uint32_t *rows;
+} memdocs;
+
+static int mem_doc(void *ud, size_t i, const char **p, size_t *len)
+{
+    const memdocs *m = ud;
+    uint32_t r = m->rows[i];
+    if (og_vector_is_null(m->col, r)) return 0;
+    *p = (const char *)og_vector_get_bytes(m->col, r, len);
+    return 1;
+}
+
+static og_status add_seg(tcol *c, seg g)
+{
+    seg *n = realloc(c->segs, (c->nsegs + 1) * sizeof *n);
+    if (!n) return og_err(OG_ERR_NOMEM, "out of memory");
+    c->segs = n;
+    c->segs[c->nsegs++] = g;
     return OG_OK;
 }
 
-static og_status build_tcol(og_search *s, tcol *c)
+/* Reads the column: persisted segments where `use_files` and a whole file exists, one memory
+ * segment for the other rows; then row lengths, N and avgdl over the live rows. */
+static og_status build_tcol(og_search *s, tcol *c, int use_files)
 {
     OG_TRY(analyzer(s));
-    OG_TRY(s->src->node_column(s->src->ud, c->type, c->prop_id, &c->col));
-    if (c->col->type.id != OG_T_STRING)
-        return og_err(OG_ERR_INTERNAL, "a text search on a column that is not a String");
-    c->n = c->col->len;
-    c->start = malloc((c->n + 1) * sizeof *c->start);
-    c->dl = calloc(c->n ? c->n : 1, sizeof *c->dl);
-    if (!c->start || !c->dl) return og_err(OG_ERR_NOMEM, "out of memory");
-    og_strmap_init(&c->vocab);
-    size_t dfcap = 0;
-    uint32_t *last = NULL; /* per term: the last row counted in df, + 1 */
+    OG_TRY(s->src->node_rows(s->src->ud, c->type, &c->n));
+    if (c->n >= UINT32_MAX) return og_err(OG_ERR_LIMIT, "a text search over more than 2^32 rows");
+    c->dl = malloc((c->n ? c->n : 1) * sizeof *c->dl);
+    if (!c->dl) return og_err(OG_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < c->n; i++) c->dl[i] = OG_FTS_NULL_LEN;
+    if (use_files && s->src->node_index)
+        OG_TRY(s->src->node_index(s->src->ud, c->type, c->prop_id, og_index_def_fts.name, &c->frags));
+    /* which rows need analysing here */
+    uint8_t *covered = calloc(c->n / 8 + 1, 1);
+    if (!covered) return og_err(OG_ERR_NOMEM, "out of memory");
     og_status st = OG_OK;
-    uint64_t total = 0;
-    for (size_t i = 0; i < c->n && st == OG_OK; i++) {
-        c->start[i] = (uint32_t)c->ntok;
-        if (og_vector_is_null(c->col, i)) continue;
-        c->ndocs++;
-        size_t len;
-        const uint8_t *p = og_vector_get_bytes(c->col, i, &len);
-        st = og_analyze(s->an, (const char *)p, len, &s->toks);
-        for (size_t k = 0; k < s->toks.n && st == OG_OK; k++) {
-            const og_text_token *tk = &s->toks.v[k];
-            uint32_t id;
-            int ins;
-            st = og_strmap_insert(&c->vocab, og_text_term(&s->toks, k), tk->len, (uint32_t)og_strmap_count(&c->vocab),
-                                  &id, &ins);
-            if (st) break;
-            if (id >= dfcap) {
-                size_t nc = dfcap ? dfcap * 2 : 1024;
-                uint32_t *nd = realloc(c->df, nc * sizeof *nd), *nl = nd ? realloc(last, nc * sizeof *nl) : NULL;
-                if (nd) c->df = nd;
-                if (nl) last = nl;
-                if (!nd || !nl) {
-                    st = og_err(OG_ERR_NOMEM, "out of memory");
-                    break;
+    for (size_t i = 0; i < c->frags.n && st == OG_OK; i++) {
+        og_index_frag *fr = &c->frags.v[i];
+        int whole = fr->no_data; /* all null: nothing to analyse */
+        if (!whole && fr->file) {
+            og_fts *f = NULL;
+            if (og_fts_open_bytes(&f, og_mapping_data(fr->file), og_mapping_size(fr->file), NULL, NULL) == OG_OK &&
+                og_fts_rows(f) == fr->physical_rows) {
+                st = add_seg(c, (seg){f, fr, NULL});
+                if (st) og_fts_free(f);
+                whole = st == OG_OK;
+                c->files = 1;
+                /* lengths of the live rows */
+                for (size_t k = 0; whole && k < fr->live_rows; k++) {
+                    uint32_t off = fr->addrs ? (uint32_t)fr->addrs[k] : (uint32_t)k;
+                    c->dl[fr->view_start + k] = og_fts_doc_len(f, off);
                 }
-                memset(c->df + dfcap, 0, (nc - dfcap) * sizeof *nd);
-                memset(last + dfcap, 0, (nc - dfcap) * sizeof *nl);
-                dfcap = nc;
+            } else {
+                og_fts_free(f);
             }
-            if (!tk->stop) {
-                c->dl[i]++;
-                if (last[id] != i + 1) {
-                    last[id] = (uint32_t)(i + 1);
-                    c->df[id]++;
-                }
-            }
-            st = push_tok(c, id | (tk->stop ? STOP_BIT : 0), tk->pos);
+            og_error_clear();
         }
-        total += c->dl[i];
+        for (size_t k = 0; whole && k < fr->live_rows; k++) {
+            size_t r = fr->view_start + k;
+            covered[r >> 3] |= (uint8_t)(1u << (r & 7));
+        }
     }
-    c->start[c->n] = (uint32_t)c->ntok;
-    free(last);
+    size_t nmem = 0;
+    for (size_t r = 0; r < c->n; r++) nmem += !og_bit_get(covered, r);
+    if (st == OG_OK && nmem) {
+        uint32_t *rows = malloc(nmem * sizeof *rows);
+        const og_vector *col = NULL;
+        if (!rows) st = og_err(OG_ERR_NOMEM, "out of memory");
+        if (st == OG_OK) st = s->src->node_column(s->src->ud, c->type, c->prop_id, &col);
+        if (st == OG_OK && (col->type.id != OG_T_STRING || col->len != c->n))
+            st = og_err(OG_ERR_INTERNAL, "a text search on a column that is not a String");
+        og_buf b = OG_BUF_INIT;
+        og_fts *f = NULL;
+        if (st == OG_OK) {
+            size_t m = 0;
+            for (size_t r = 0; r < c->n; r++)
+                if (!og_bit_get(covered, r)) rows[m++] = (uint32_t)r;
+            memdocs md = {col, rows};
+            st = og_fts_encode(s->an, nmem, mem_doc, &md, &b);
+        }
+        if (st == OG_OK) st = og_fts_open_bytes(&f, b.data, b.len, b.data, NULL);
+        if (st == OG_OK) {
+            b.data = NULL; /* owned by f */
+            for (size_t i = 0; i < nmem; i++) c->dl[rows[i]] = og_fts_doc_len(f, i);
+            st = add_seg(c, (seg){f, NULL, rows});
+            if (st) og_fts_free(f);
+            else rows = NULL;
+        }
+        og_buf_free(&b);
+        free(rows);
+    }
+    free(covered);
+    if (st) return st;
+    uint64_t total = 0;
+    for (size_t r = 0; r < c->n; r++)
+        if (c->dl[r] != OG_FTS_NULL_LEN) c->ndocs++, total += c->dl[r];
     c->avgdl = c->ndocs ? (double)total / (double)c->ndocs : 0;
-    return st;
+    return OG_OK;
 }
 
 static og_status get_tcol(og_search *s, int var, uint64_t prop_id, tcol **out)
@@ -225,9 +278,85 @@ static og_status get_tcol(og_search *s, int var, uint64_t prop_id, tcol **out)
     c->prop_id = prop_id;
     c->next = s->cols;
     s->cols = c; /* freed with the search even when the build fails */
-    OG_TRY(build_tcol(s, c));
+    OG_TRY(build_tcol(s, c, 1));
     *out = c;
     return OG_OK;
+}
+
+/* A persisted segment turned out damaged: read every row from the column instead. */
+static og_status tcol_fallback(og_search *s, tcol *c)
+{
+    tcol_clear(c);
+    og_error_clear();
+    return build_tcol(s, c, 0);
+}
+
+/* ---- postings ------------------------------------------------------------------------------- */
+
+/* The postings of one dict entry of a segment, decoded (positions when asked). */
+typedef struct plist {
+    uint32_t *doc, *tf;
+    uint32_t *pstart;  /* with positions: n + 1 offsets into pos */
+    uint32_t *pos;
+    size_t n, cap, npos, pcap;
+} plist;
+
+static void plist_free(plist *p)
+{
+    free(p->doc);
+    free(p->tf);
+    free(p->pstart);
+    free(p->pos);
+    memset(p, 0, sizeof *p);
+}
+
+static og_status plist_read(const og_fts *f, long entry, int want_pos, plist *out)
+{
+    memset(out, 0, sizeof *out);
+    og_fts_iter it;
+    og_fts_iter_init(&it, f, (size_t)entry, want_pos);
+    og_status st = OG_OK;
+    int r;
+    while ((r = og_fts_iter_next(&it)) == 1) {
+        if (out->n + 1 >= out->cap) {
+            size_t nc = out->cap ? out->cap * 2 : 64;
+            uint32_t *a = realloc(out->doc, nc * sizeof *a);
+            if (a) out->doc = a;
+            uint32_t *b = a ? realloc(out->tf, nc * sizeof *b) : NULL;
+            if (b) out->tf = b;
+            uint32_t *c = b && want_pos ? realloc(out->pstart, (nc + 1) * sizeof *c) : NULL;
+            if (c) out->pstart = c;
+            if (!b || (want_pos && !c)) {
+                st = og_err(OG_ERR_NOMEM, "out of memory");
+                break;
+            }
+            out->cap = nc;
+        }
+        out->doc[out->n] = it.doc;
+        out->tf[out->n] = it.tf;
+        if (want_pos) {
+            if (out->npos + it.tf > out->pcap) {
+                size_t nc = out->pcap ? out->pcap * 2 : 256;
+                while (nc < out->npos + it.tf) nc *= 2;
+                uint32_t *p = realloc(out->pos, nc * sizeof *p);
+                if (!p) {
+                    st = og_err(OG_ERR_NOMEM, "out of memory");
+                    break;
+                }
+                out->pos = p;
+                out->pcap = nc;
+            }
+            out->pstart[out->n] = (uint32_t)out->npos;
+            memcpy(out->pos + out->npos, it.pos, it.tf * sizeof *it.pos);
+            out->npos += it.tf;
+        }
+        out->n++;
+    }
+    if (st == OG_OK && r < 0) st = (og_status)-r;
+    if (st == OG_OK && want_pos && out->pstart) out->pstart[out->n] = (uint32_t)out->npos;
+    og_fts_iter_free(&it);
+    if (st) plist_free(out);
+    return st;
 }
 
 /* ---- query values ---------------------------------------------------------------------------- */
@@ -265,79 +394,156 @@ static og_status analyze_query(og_search *s, const char *q, size_t len)
     return og_analyze(s->an, q, len, &s->toks);
 }
 
-/* Distinct non-stop query terms as column term ids (NO_TERM: not in the column). */
-static og_status query_terms(og_search *s, const tcol *c, uint32_t **ids, size_t *n)
+
+/* Distinct non-stop query tokens of s->toks, as indexes into it. */
+static og_status query_terms(og_search *s, size_t **idx, size_t *n)
 {
-    *ids = malloc((s->toks.n ? s->toks.n : 1) * sizeof **ids);
-    if (!*ids) return og_err(OG_ERR_NOMEM, "out of memory");
+    *idx = malloc((s->toks.n ? s->toks.n : 1) * sizeof **idx);
+    if (!*idx) return og_err(OG_ERR_NOMEM, "out of memory");
     *n = 0;
     for (size_t k = 0; k < s->toks.n; k++) {
         if (s->toks.v[k].stop) continue;
-        uint32_t id = NO_TERM;
-        og_strmap_get(&c->vocab, og_text_term(&s->toks, k), s->toks.v[k].len, &id);
         int dup = 0;
-        for (size_t j = 0; j < *n && !dup; j++) dup = (*ids)[j] == id && id != NO_TERM;
-        /* two different absent terms are both kept: each must match */
-        if (!dup) (*ids)[(*n)++] = id;
+        for (size_t j = 0; j < *n && !dup; j++) {
+            size_t o = (*idx)[j];
+            dup = s->toks.v[o].len == s->toks.v[k].len &&
+                  !memcmp(og_text_term(&s->toks, o), og_text_term(&s->toks, k), s->toks.v[k].len);
+        }
+        if (!dup) (*idx)[(*n)++] = k;
     }
     return OG_OK;
 }
+
+static long find_tok(const og_search *s, const og_fts *f, size_t k, int stop)
+{
+    return og_fts_find(f, og_text_term(&s->toks, k), s->toks.v[k].len, stop);
+}
+
+static void set_bit(uint8_t *bits, uint32_t r) { bits[r >> 3] |= (uint8_t)(1u << (r & 7)); }
 
 /* ---- text matches ------------------------------------------------------------------------------ */
 
-static int has_term(const tcol *c, size_t row, uint32_t id)
+/* search: rows holding every query term (as a non-stop term). */
+static og_status match_all_terms(og_search *s, const tcol *c, const size_t *q, size_t nq, uint8_t *bits)
 {
-    for (uint32_t k = c->start[row]; k < c->start[row + 1]; k++)
-        if (c->term[k] == id) return 1;
-    return 0;
-}
-
-static void match_all_terms(const tcol *c, const uint32_t *ids, size_t nids, uint8_t *bits)
-{
-    for (size_t j = 0; j < nids; j++)
-        if (ids[j] == NO_TERM) return; /* a term no row holds: nothing matches */
-    if (!nids) return;
-    for (size_t i = 0; i < c->n; i++) {
-        if (og_vector_is_null(c->col, i)) continue;
-        int ok = 1;
-        for (size_t j = 0; j < nids && ok; j++) ok = has_term(c, i, ids[j]);
-        if (ok) bits[i >> 3] |= (uint8_t)(1u << (i & 7));
+    if (!nq) return OG_OK;
+    long *e = malloc(nq * sizeof *e);
+    if (!e) return og_err(OG_ERR_NOMEM, "out of memory");
+    og_status st = OG_OK;
+    for (size_t g = 0; g < c->nsegs && st == OG_OK; g++) {
+        const seg *sg = &c->segs[g];
+        size_t j0 = 0;
+        uint32_t best = UINT32_MAX;
+        int absent = 0;
+        for (size_t j = 0; j < nq && !absent; j++) {
+            e[j] = find_tok(s, sg->fts, q[j], 0);
+            if (e[j] < 0) {
+                absent = 1;
+                break;
+            }
+            const char *t;
+            size_t tl;
+            int stop;
+            uint32_t df;
+            og_fts_term(sg->fts, (size_t)e[j], &t, &tl, &stop, &df);
+            if (df < best) best = df, j0 = j;
+        }
+        if (absent) continue;
+        plist cand;
+        st = plist_read(sg->fts, e[j0], 0, &cand);
+        for (size_t j = 0; j < nq && st == OG_OK && cand.n; j++) {
+            if (j == j0) continue;
+            og_fts_iter it;
+            og_fts_iter_init(&it, sg->fts, (size_t)e[j], 0);
+            size_t k = 0, m = 0;
+            int rr = 0;
+            while (k < cand.n && (rr = og_fts_iter_next(&it)) == 1) {
+                while (k < cand.n && cand.doc[k] < it.doc) k++;
+                if (k < cand.n && cand.doc[k] == it.doc) cand.doc[m++] = cand.doc[k++];
+            }
+            if (rr < 0) st = (og_status)-rr;
+            cand.n = m;
+            og_fts_iter_free(&it);
+        }
+        for (size_t k = 0; k < cand.n && st == OG_OK; k++) {
+            uint32_t r = seg_row(sg, cand.doc[k]);
+            if (r != NO_ROW) set_bit(bits, r);
+        }
+        plist_free(&cand);
     }
+    free(e);
+    return st;
 }
 
+/* fuzzy: every query term within k edits of some non-stop term of the row. */
 static og_status match_fuzzy(og_search *s, const tcol *c, int64_t k, uint8_t *bits)
 {
-    /* per query term, the set of column terms within k edits */
-    size_t nq = 0, nv = og_strmap_count(&c->vocab);
+    size_t nq = 0;
     for (size_t t = 0; t < s->toks.n; t++) nq += !s->toks.v[t].stop;
-    if (!nq || !nv) return OG_OK;
+    if (!nq) return OG_OK;
     if (nq > 64) return og_err(OG_ERR_LIMIT, "fuzzy accepts at most 64 query terms, got %zu", nq);
-    uint64_t *near = calloc(nv, sizeof *near); /* bit j: within k edits of query term j */
-    if (!near) return og_err(OG_ERR_NOMEM, "out of memory");
     uint32_t maxk = k > OG_TEXT_MAX_WORD ? OG_TEXT_MAX_WORD : (uint32_t)k;
-    size_t j = 0;
-    for (size_t t = 0; t < s->toks.n; t++) {
-        if (s->toks.v[t].stop) continue;
-        const char *qt = og_text_term(&s->toks, t);
-        size_t ql = s->toks.v[t].len;
-        for (size_t v = 0; v < nv; v++) {
-            const uint8_t *key;
-            size_t kl;
-            uint32_t id;
-            og_strmap_entry(&c->vocab, v, &key, &kl, &id);
-            if (og_text_edit_distance(qt, ql, (const char *)key, kl, maxk) <= maxk) near[id] |= 1ull << j;
-        }
-        j++;
-    }
     uint64_t want = nq == 64 ? ~0ull : (1ull << nq) - 1;
-    for (size_t i = 0; i < c->n; i++) {
-        uint64_t got = 0;
-        for (uint32_t p = c->start[i]; p < c->start[i + 1]; p++)
-            if (!(c->term[p] & STOP_BIT)) got |= near[c->term[p]];
-        if ((got & want) == want) bits[i >> 3] |= (uint8_t)(1u << (i & 7));
+    og_status st = OG_OK;
+    for (size_t g = 0; g < c->nsegs && st == OG_OK; g++) {
+        const seg *sg = &c->segs[g];
+        size_t nv = og_fts_terms(sg->fts), rows = (size_t)og_fts_rows(sg->fts);
+        if (!nv || !rows) continue;
+        uint64_t *mask = calloc(rows, sizeof *mask);
+        if (!mask) return og_err(OG_ERR_NOMEM, "out of memory");
+        for (size_t v = 0; v < nv && st == OG_OK; v++) {
+            const char *term;
+            size_t tl;
+            int stop;
+            og_fts_term(sg->fts, v, &term, &tl, &stop, NULL);
+            if (stop) continue;
+            uint64_t near = 0;
+            size_t j = 0;
+            for (size_t t = 0; t < s->toks.n; t++) {
+                if (s->toks.v[t].stop) continue;
+                if (og_text_edit_distance(og_text_term(&s->toks, t), s->toks.v[t].len, term, tl, maxk) <= maxk)
+                    near |= 1ull << j;
+                j++;
+            }
+            if (!near) continue;
+            og_fts_iter it;
+            og_fts_iter_init(&it, sg->fts, v, 0);
+            int rr;
+            while ((rr = og_fts_iter_next(&it)) == 1) mask[it.doc] |= near;
+            if (rr < 0) st = (og_status)-rr;
+            og_fts_iter_free(&it);
+        }
+        for (size_t d = 0; d < rows && st == OG_OK; d++) {
+            if ((mask[d] & want) != want) continue;
+            uint32_t r = seg_row(sg, (uint32_t)d);
+            if (r != NO_ROW) set_bit(bits, r);
+        }
+        free(mask);
     }
-    free(near);
-    return OG_OK;
+    return st;
+}
+
+/* Index of doc d in p->doc (ascending), or -1. */
+static long plist_find(const plist *p, uint32_t d)
+{
+    size_t lo = 0, hi = p->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (p->doc[mid] < d) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < p->n && p->doc[lo] == d ? (long)lo : -1;
+}
+
+static int has_pos(const plist *p, long i, uint32_t want)
+{
+    size_t lo = p->pstart[i], hi = p->pstart[i + 1];
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (p->pos[mid] < want) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < p->pstart[i + 1] && p->pos[lo] == want;
 }
 
 /* Phrase: every query token (stop words included) at its relative position. */
@@ -345,38 +551,53 @@ static og_status match_phrase(og_search *s, const tcol *c, uint8_t *bits)
 {
     size_t nq = s->toks.n;
     if (!nq) return OG_OK;
-    uint32_t *ids = malloc(nq * sizeof *ids), *rel = malloc(nq * sizeof *rel);
-    if (!ids || !rel) {
-        free(ids);
-        free(rel);
+    plist *pl = calloc(nq, sizeof *pl);
+    long *at = malloc(nq * sizeof *at);
+    if (!pl || !at) {
+        free(pl);
+        free(at);
         return og_err(OG_ERR_NOMEM, "out of memory");
     }
-    int absent = 0;
-    for (size_t k = 0; k < nq; k++) {
-        uint32_t id = NO_TERM;
-        if (!og_strmap_get(&c->vocab, og_text_term(&s->toks, k), s->toks.v[k].len, &id)) absent = 1;
-        ids[k] = id | (s->toks.v[k].stop ? STOP_BIT : 0);
-        rel[k] = s->toks.v[k].pos - s->toks.v[0].pos;
-    }
-    for (size_t i = 0; i < c->n && !absent; i++) {
-        uint32_t b = c->start[i], e = c->start[i + 1];
-        int found = 0;
-        for (uint32_t p = b; p < e && !found; p++) {
-            if (c->term[p] != ids[0]) continue;
-            /* tokens are in position order, one per word: find each next one forward */
-            uint32_t q = p;
-            found = 1;
-            for (size_t k = 1; k < nq && found; k++) {
-                uint32_t want = c->pos[p] + rel[k];
-                while (q < e && c->pos[q] < want) q++;
-                found = q < e && c->pos[q] == want && c->term[q] == ids[k];
+    og_status st = OG_OK;
+    for (size_t g = 0; g < c->nsegs && st == OG_OK; g++) {
+        const seg *sg = &c->segs[g];
+        int absent = 0;
+        for (size_t k = 0; k < nq && !absent; k++) absent = find_tok(s, sg->fts, k, s->toks.v[k].stop) < 0;
+        if (absent) continue;
+        for (size_t k = 0; k < nq && st == OG_OK; k++)
+            st = plist_read(sg->fts, find_tok(s, sg->fts, k, s->toks.v[k].stop), 1, &pl[k]);
+        for (size_t i = 0; i < pl[0].n && st == OG_OK && pl[0].pstart; i++) {
+            uint32_t d = pl[0].doc[i];
+            int ok = 1;
+            at[0] = (long)i;
+            for (size_t k = 1; k < nq && ok; k++) ok = (at[k] = plist_find(&pl[k], d)) >= 0;
+            int found = 0;
+            for (uint32_t p = pl[0].pstart[i]; ok && p < pl[0].pstart[i + 1] && !found; p++) {
+                uint32_t p0 = pl[0].pos[p];
+                found = 1;
+                for (size_t k = 1; k < nq && found; k++)
+                    found = has_pos(&pl[k], at[k], p0 + (s->toks.v[k].pos - s->toks.v[0].pos));
             }
+            if (!found) continue;
+            uint32_t r = seg_row(sg, d);
+            if (r != NO_ROW) set_bit(bits, r);
         }
-        if (found) bits[i >> 3] |= (uint8_t)(1u << (i & 7));
+        for (size_t k = 0; k < nq; k++) plist_free(&pl[k]);
     }
-    free(ids);
-    free(rel);
-    return OG_OK;
+    free(pl);
+    free(at);
+    return st;
+}
+
+static og_status compute_match(og_search *s, const tcol *c, const og_ir_text *t, int64_t k, uint8_t *bits)
+{
+    if (t->mode == OG_IR_TEXT_FUZZY) return match_fuzzy(s, c, k, bits);
+    if (t->mode == OG_IR_TEXT_MATCH) return match_phrase(s, c, bits);
+    size_t *q, nq;
+    OG_TRY(query_terms(s, &q, &nq));
+    og_status st = match_all_terms(s, c, q, nq, bits);
+    free(q);
+    return st;
 }
 
 static og_status get_match(og_search *s, const og_ir_text *t, const tcol **colp, const uint8_t **out)
@@ -410,16 +631,11 @@ static og_status get_match(og_search *s, const og_ir_text *t, const tcol **colp,
     if (st == OG_OK && !null) st = analyze_query(s, q, qlen);
     og_vector_free(&qv);
     if (st || null) return st;
-    if (t->mode == OG_IR_TEXT_FUZZY) {
-        st = match_fuzzy(s, c, k, m->bits);
-    } else if (t->mode == OG_IR_TEXT_MATCH) {
-        st = match_phrase(s, c, m->bits);
-    } else {
-        uint32_t *ids;
-        size_t nids;
-        st = query_terms(s, c, &ids, &nids);
-        if (st == OG_OK) match_all_terms(c, ids, nids, m->bits);
-        free(ids);
+    st = compute_match(s, c, t, k, m->bits);
+    if (st == OG_ERR_CORRUPT && c->files) { /* a damaged index file: answer from the rows */
+        memset(m->bits, 0, (c->n + 7) / 8 + 1);
+        st = tcol_fallback(s, c);
+        if (st == OG_OK) st = compute_match(s, c, t, k, m->bits);
     }
     if (st == OG_OK) *out = m->bits;
     return st;
@@ -454,6 +670,57 @@ og_status og_search_text_eval(og_search *s, const og_ir_text *t, const uint32_t 
 
 /* ---- scores ------------------------------------------------------------------------------------ */
 
+/* Adds the BM25 contribution of each distinct query term q[j] to score[] (term by term, so
+ * the sums are formed in one fixed order). */
+static og_status bm25_accumulate(og_search *s, const tcol *c, const size_t *q, size_t nq, double *score)
+{
+    double N = (double)c->ndocs;
+    uint32_t *rows = NULL, *tfs = NULL;
+    size_t cap = 0;
+    og_status st = OG_OK;
+    for (size_t j = 0; j < nq && st == OG_OK; j++) {
+        size_t m = 0; /* live (row, tf) pairs of term j: df = m */
+        for (size_t g = 0; g < c->nsegs && st == OG_OK; g++) {
+            const seg *sg = &c->segs[g];
+            long e = find_tok(s, sg->fts, q[j], 0);
+            if (e < 0) continue;
+            og_fts_iter it;
+            og_fts_iter_init(&it, sg->fts, (size_t)e, 0);
+            int rr;
+            while ((rr = og_fts_iter_next(&it)) == 1) {
+                uint32_t r = seg_row(sg, it.doc);
+                if (r == NO_ROW) continue;
+                if (m == cap) {
+                    size_t nc = cap ? cap * 2 : 1024;
+                    uint32_t *a = realloc(rows, nc * sizeof *a);
+                    if (a) rows = a;
+                    uint32_t *b = a ? realloc(tfs, nc * sizeof *b) : NULL;
+                    if (b) tfs = b;
+                    if (!b) {
+                        st = og_err(OG_ERR_NOMEM, "out of memory");
+                        break;
+                    }
+                    cap = nc;
+                }
+                rows[m] = r;
+                tfs[m++] = it.tf;
+            }
+            if (st == OG_OK && rr < 0) st = (og_status)-rr;
+            og_fts_iter_free(&it);
+        }
+        if (st || m == 0) continue; /* only ever a stop word elsewhere, or absent */
+        double df = (double)m;
+        double idf = log(1.0 + (N - df + 0.5) / (df + 0.5));
+        for (size_t i = 0; i < m; i++) {
+            double norm = OG_BM25_K1 * (1.0 - OG_BM25_B + OG_BM25_B * (double)c->dl[rows[i]] / c->avgdl);
+            score[rows[i]] += idf * (double)tfs[i] * (OG_BM25_K1 + 1.0) / ((double)tfs[i] + norm);
+        }
+    }
+    free(rows);
+    free(tfs);
+    return st;
+}
+
 static og_status bm25_scores(og_search *s, int rank, rstate *rs)
 {
     const og_ir_rank *r = &s->ir->ranks[rank];
@@ -462,7 +729,7 @@ static og_status bm25_scores(og_search *s, int rank, rstate *rs)
     rs->n = c->n;
     rs->score = malloc((c->n ? c->n : 1) * sizeof *rs->score);
     if (!rs->score) return og_err(OG_ERR_NOMEM, "out of memory");
-    for (size_t i = 0; i < c->n; i++) rs->score[i] = og_vector_is_null(c->col, i) ? NAN : 0.0;
+    for (size_t i = 0; i < c->n; i++) rs->score[i] = c->dl[i] == OG_FTS_NULL_LEN ? NAN : 0.0;
     og_vector qv;
     const char *q = NULL;
     size_t qlen = 0;
@@ -471,28 +738,18 @@ static og_status bm25_scores(og_search *s, int rank, rstate *rs)
     og_status st = null ? OG_OK : analyze_query(s, q, qlen);
     og_vector_free(&qv);
     if (st || null) return st;
-    uint32_t *ids;
-    size_t nids;
-    OG_TRY(query_terms(s, c, &ids, &nids));
-    double N = (double)c->ndocs;
-    for (size_t j = 0; j < nids; j++) {
-        if (ids[j] == NO_TERM) continue;
-        double df = c->df[ids[j]];
-        if (df == 0) continue; /* only ever a stop word elsewhere */
-        double idf = log(1.0 + (N - df + 0.5) / (df + 0.5));
-        for (size_t i = 0; i < c->n; i++) {
-            uint32_t tf = 0;
-            for (uint32_t p = c->start[i]; p < c->start[i + 1]; p++) tf += c->term[p] == ids[j];
-            if (!tf) continue;
-            double norm = OG_BM25_K1 * (1.0 - OG_BM25_B + OG_BM25_B * (double)c->dl[i] / c->avgdl);
-            rs->score[i] += idf * (double)tf * (OG_BM25_K1 + 1.0) / ((double)tf + norm);
-        }
+    size_t *ids, nids;
+    OG_TRY(query_terms(s, &ids, &nids));
+    st = bm25_accumulate(s, c, ids, nids, rs->score);
+    if (st == OG_ERR_CORRUPT && c->files) { /* a damaged index file: answer from the rows */
+        st = tcol_fallback(s, c);
+        for (size_t i = 0; i < c->n && st == OG_OK; i++) rs->score[i] = c->dl[i] == OG_FTS_NULL_LEN ? NAN : 0.0;
+        if (st == OG_OK) st = bm25_accumulate(s, c, ids, nids, rs->score);
     }
     free(ids);
-    return OG_OK;
+    return st;
 }
 
-/* The query vector of a nearest rank into rs->q (dim floats). */
 static og_status nearest_query(og_search *s, const og_ir_rank *r, rstate *rs)
 {
     const og_ir_expr *e = r->query;

@@ -17,6 +17,7 @@ const char *og_action_name(og_action a)
 static void deny(og_authz_decision *out, const og_authz_request *req, const char *why)
 {
     out->allowed = 0;
+    out->mask_as_not_found = req->action == OG_ACTION_INVOKE_QUERY; /* §4 anti-probing */
     snprintf(out->message, sizeof out->message, "%s: action '%s'%s%s%s%s denied for actor '%s'", why,
              og_action_name(req->action), req->branch ? " on branch '" : "", req->branch ? req->branch : "",
              req->branch ? "'" : "", req->target_branch ? " (target branch given)" : "",

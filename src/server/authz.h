@@ -61,6 +61,14 @@ og_status og_authz_decide(og_auth_mode mode, const og_authz *policy, const og_au
 struct og_policy;
 og_status og_authz_from_policy(og_authz **out, const struct og_policy *graph_bundle,
                                const struct og_policy *server_bundle);
+/* Cluster serving: each graph has its own bundle (or none).  `graph_ids[i]` is governed by
+ * `graph_bundles[i]`; a graph without a bundle falls back to the runtime state's default-deny
+ * semantics (authenticated `read` only; a denied invoke_query is masked as not found), as in
+ * the reference.  `server_bundle` (may be NULL) decides graph_list.  Ids and bundles stay
+ * owned by the caller and must outlive the og_authz. */
+og_status og_authz_from_graph_policies(og_authz **out, size_t n, const char *const *graph_ids,
+                                       const struct og_policy *const *graph_bundles,
+                                       const struct og_policy *server_bundle);
 void og_authz_free(og_authz *a);
 
 #endif

@@ -12,6 +12,11 @@
 
 typedef struct bundles {
     const og_policy *graph, *server;
+    /* cluster serving: one bundle per graph id (per_graph set; graph unused) */
+    int per_graph;
+    size_t n;
+    const char *const *ids;
+    const og_policy *const *graphs;
 } bundles;
 
 static og_status decide(void *ctx, const og_authz_request *q, og_authz_decision *out)
@@ -32,13 +37,26 @@ static og_status decide(void *ctx, const og_authz_request *q, og_authz_decision 
     memset(out, 0, sizeof *out);
     if ((unsigned)q->action >= sizeof map / sizeof *map) return OG_ERR_INVALID;
     const og_policy *p = q->action == OG_ACTION_GRAPH_LIST ? b->server : b->graph;
+    og_policy_request pr = {q->actor ? q->actor : "", map[q->action], q->graph, q->branch, q->target_branch};
+    og_policy_decision d;
+    if (b->per_graph && q->action != OG_ACTION_GRAPH_LIST) {
+        p = NULL;
+        for (size_t i = 0; q->graph && i < b->n; i++)
+            if (!strcmp(b->ids[i], q->graph)) p = b->graphs[i];
+        if (!p) { /* no bundle bound to this graph: tokens allow read only */
+            og_status st = og_policy_decide_unbound(1, &pr, &d);
+            if (st) return st;
+            out->allowed = d.allowed;
+            out->mask_as_not_found = d.mask_as_not_found;
+            snprintf(out->message, sizeof out->message, "%s", d.message);
+            return OG_OK;
+        }
+    }
     if (!p) {
         snprintf(out->message, sizeof out->message, "no policy governs action '%s' for actor '%s'",
                  og_action_name(q->action), q->actor ? q->actor : "");
         return OG_OK;
     }
-    og_policy_request pr = {q->actor ? q->actor : "", map[q->action], q->graph, q->branch, q->target_branch};
-    og_policy_decision d;
     og_status st = og_policy_decide(p, &pr, &d);
     if (st) return st;
     out->allowed = d.allowed;
@@ -63,6 +81,19 @@ og_status og_authz_from_policy(og_authz **out, const og_policy *graph_bundle, co
     a->decide = decide;
     a->ctx = b;
     *out = a;
+    return OG_OK;
+}
+
+og_status og_authz_from_graph_policies(og_authz **out, size_t n, const char *const *graph_ids,
+                                       const og_policy *const *graph_bundles, const og_policy *server_bundle)
+{
+    og_status st = og_authz_from_policy(out, NULL, server_bundle);
+    if (st) return st;
+    bundles *b = (*out)->ctx;
+    b->per_graph = 1;
+    b->n = n;
+    b->ids = graph_ids;
+    b->graphs = graph_bundles;
     return OG_OK;
 }
 

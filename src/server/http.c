@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cluster/stored.h"
 #include "server/server_int.h"
 
 uint64_t og_now_us(void)
@@ -34,7 +35,10 @@ og_status og_server_new(og_server **out, const og_server_opts *opts)
 {
     *out = NULL;
     og_server *s = calloc(1, sizeof *s);
-    if (!s) return OG_ERR_NOMEM;
+    if (!s) {
+        og_tokenset_free(opts->tokens); /* taken over in every case */
+        return OG_ERR_NOMEM;
+    }
     s->o = *opts;
     s->tokens = opts->tokens;
     s->o.tokens = NULL;
@@ -44,6 +48,11 @@ og_status og_server_new(og_server **out, const og_server_opts *opts)
     if (!s->o.body_limit) s->o.body_limit = OG_SERVER_BODY_LIMIT;
     if (!s->o.load_body_limit) s->o.load_body_limit = OG_SERVER_LOAD_BODY_LIMIT;
     if (!s->o.export_slots) s->o.export_slots = 8;
+    if (!s->o.per_actor_inflight) {
+        const char *v = getenv("OMNIGRAPH_PER_ACTOR_INFLIGHT_MAX");
+        unsigned long n = v && *v ? strtoul(v, NULL, 10) : 0;
+        s->o.per_actor_inflight = n ? (unsigned)n : 16;
+    }
     s->log = opts->log ? opts->log : stderr;
     pthread_mutex_init(&s->mu, NULL);
     pthread_cond_init(&s->idle, NULL);
@@ -128,17 +137,57 @@ og_status og_server_add_graph(og_server *s, const char *id, const char *uri)
     return OG_OK;
 }
 
+static og_served_graph *graph_by_id(og_server *s, const char *id)
+{
+    for (size_t i = 0; i < s->ngraphs; i++)
+        if (!strcmp(s->graphs[i].id, id)) return &s->graphs[i];
+    return NULL;
+}
+
+og_db *og_server_graph_db(og_server *s, const char *id)
+{
+    og_served_graph *g = graph_by_id(s, id);
+    return g ? g->db : NULL;
+}
+
+og_status og_server_set_queries(og_server *s, const char *id, og_stored_set *set)
+{
+    og_served_graph *g = graph_by_id(s, id);
+    if (!g) {
+        og_stored_set_free(set);
+        return OG_ERR_NOT_FOUND;
+    }
+    og_stored_set_free(g->queries);
+    g->queries = set;
+    return OG_OK;
+}
+
+static void graph_release(og_served_graph *g)
+{
+    og_db_close(g->db);
+    free(g->uri);
+    pthread_mutex_destroy(g->write_mu_p);
+    free(g->write_mu_p);
+    og_stored_set_free(g->queries);
+}
+
+void og_server_remove_graph(og_server *s, const char *id)
+{
+    og_served_graph *g = graph_by_id(s, id);
+    if (!g) return;
+    graph_release(g);
+    size_t at = (size_t)(g - s->graphs);
+    memmove(g, g + 1, (s->ngraphs - at - 1) * sizeof *g);
+    s->ngraphs--;
+}
+
 void og_server_free(og_server *s)
 {
     if (!s) return;
     if (s->d) MHD_stop_daemon(s->d);
-    for (size_t i = 0; i < s->ngraphs; i++) {
-        og_db_close(s->graphs[i].db);
-        free(s->graphs[i].uri);
-        pthread_mutex_destroy(s->graphs[i].write_mu_p);
-        free(s->graphs[i].write_mu_p);
-    }
+    for (size_t i = 0; i < s->ngraphs; i++) graph_release(&s->graphs[i]);
     free(s->graphs);
+    free(s->admit);
     og_tokenset_free(s->tokens);
     pthread_mutex_destroy(&s->mu);
     pthread_cond_destroy(&s->idle);
@@ -260,17 +309,16 @@ static void iso_now(char out[32])
     snprintf(out + 19, 13, ".%03ldZ", ts.tv_nsec / 1000000);
 }
 
-struct MHD_Response *og_req_authorize(og_req *r, og_action a, const char *branch, const char *target_branch)
+og_status og_req_decide(og_req *r, og_action a, const char *branch, const char *target_branch, og_authz_decision *d)
 {
     og_authz_request q = {r->actor, a, r->g ? r->g->id : NULL, branch, target_branch};
-    og_authz_decision d;
-    og_status st = og_authz_decide(r->s->mode, r->s->o.policy, &q, &d);
+    og_status st = og_authz_decide(r->s->mode, r->s->o.policy, &q, d);
     r->decided = 1;
     r->action = a;
-    r->allowed = st == OG_OK && d.allowed;
+    r->allowed = st == OG_OK && d->allowed;
     snprintf(r->branch, sizeof r->branch, "%s", branch ? branch : "");
     snprintf(r->target_branch, sizeof r->target_branch, "%s", target_branch ? target_branch : "");
-    snprintf(r->rule, sizeof r->rule, "%s", st == OG_OK ? d.matched_rule : "");
+    snprintf(r->rule, sizeof r->rule, "%s", st == OG_OK ? d->matched_rule : "");
     /* one line per policy decision (reference-surfaces.md §3 Audit) */
     json_t *o = json_object();
     char ts[32];
@@ -286,10 +334,73 @@ struct MHD_Response *og_req_authorize(og_req *r, og_action a, const char *branch
     json_object_set_new(o, "matched_rule_id", r->rule[0] ? json_string(r->rule) : json_null());
     json_object_set_new(o, "mode", json_string(og_auth_mode_name(r->s->mode)));
     log_json_line(r->s, o);
+    return st;
+}
+
+static int is_write_action(og_action a)
+{
+    return a == OG_ACTION_CHANGE || a == OG_ACTION_SCHEMA_APPLY || a == OG_ACTION_BRANCH_CREATE ||
+           a == OG_ACTION_BRANCH_DELETE || a == OG_ACTION_BRANCH_MERGE;
+}
+
+struct MHD_Response *og_req_authorize(og_req *r, og_action a, const char *branch, const char *target_branch)
+{
+    og_authz_decision d;
+    og_status st = og_req_decide(r, a, branch, target_branch, &d);
     if (st) return og_resp_error(r, 500, "internal", "policy evaluation failed", NULL, NULL);
-    if (!d.allowed && d.mask_as_not_found) return og_resp_error(r, 404, "not_found", "not found", NULL, NULL);
+    if (!d.allowed && d.mask_as_not_found)
+        return og_resp_error(r, 404, "not_found", r->masked_msg ? r->masked_msg : "not found", NULL, NULL);
     if (!d.allowed) return og_resp_error(r, 403, "forbidden", d.message, NULL, NULL);
+    /* admission after the decision, so denials do not consume slots (§2.7) */
+    if (is_write_action(a)) return og_req_admit(r);
     return NULL;
+}
+
+struct MHD_Response *og_req_admit(og_req *r)
+{
+    if (r->admitted) return NULL;
+    og_server *s = r->s;
+    const char *actor = r->actor ? r->actor : "";
+    int ok = 1;
+    pthread_mutex_lock(&s->mu);
+    og_admit_slot *slot = NULL;
+    for (size_t i = 0; i < s->nadmit && !slot; i++)
+        if (!strcmp(s->admit[i].actor, actor)) slot = &s->admit[i];
+    if (!slot) {
+        og_admit_slot *v = realloc(s->admit, (s->nadmit + 1) * sizeof *v);
+        if (v) {
+            s->admit = v;
+            slot = &s->admit[s->nadmit++];
+            memset(slot, 0, sizeof *slot);
+            snprintf(slot->actor, sizeof slot->actor, "%s", actor);
+        }
+    }
+    if (!slot || slot->inflight >= s->o.per_actor_inflight) ok = 0;
+    else slot->inflight++;
+    pthread_mutex_unlock(&s->mu);
+    if (!ok) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "too many concurrent writes for actor '%s' (limit %u); retry later",
+                 r->actor ? r->actor : "anonymous", s->o.per_actor_inflight);
+        return og_resp_error(r, 429, "too_many_requests", msg, NULL, NULL);
+    }
+    r->admitted = 1;
+    return NULL;
+}
+
+static void admit_release(og_req *r)
+{
+    if (!r->admitted) return;
+    og_server *s = r->s;
+    const char *actor = r->actor ? r->actor : "";
+    pthread_mutex_lock(&s->mu);
+    for (size_t i = 0; i < s->nadmit; i++)
+        if (!strcmp(s->admit[i].actor, actor) && s->admit[i].inflight) {
+            s->admit[i].inflight--;
+            break;
+        }
+    pthread_mutex_unlock(&s->mu);
+    r->admitted = 0;
 }
 
 /* ---- routing --------------------------------------------------------------------------- */
@@ -669,6 +780,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
     if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK || r->stream_failed)
         json_object_set_new(o, "terminated", json_string(r->stream_failed ? "stream_failed" : "connection_closed"));
     log_json_line(s, o);
+    admit_release(r);
     if (r->export_slot) {
         pthread_mutex_lock(&s->mu);
         s->exports--;

@@ -178,6 +178,33 @@ static json_t *schemas(void)
                         obj("", json_pack("{s:o,s:o,s:o,s:o}", "branch", nstr(), "kind", arr(str()), "type", arr(str()),
                                           "op", arr(str()))));
     json_object_set_new(s, "CommitListOutput", obj("commits", json_pack("{s:o}", "commits", arr(ref("CommitOutput")))));
+    /* stored queries */
+    json_t *param = obj("name kind nullable",
+                        json_pack("{s:o,s:{s:s,s:[s,s,s,s,s,s,s,s,s,s]},s:o,s:o,s:{s:s}}", "name", str(), "kind", "type",
+                                  "string", "enum", "string", "bool", "int", "bigint", "float", "date", "datetime",
+                                  "blob", "vector", "list", "item_kind", nstr(), "vector_dim", uint_(), "nullable",
+                                  "type", "boolean"));
+    json_object_set_new(s, "StoredQueryParamOutput", param);
+    json_object_set_new(s, "StoredQueryOutputEntry",
+                        obj("name tool_name mutation params",
+                            json_pack("{s:o,s:o,s:{s:s},s:o,s:o,s:{s:s},s:o,s:{s:s}}", "name", str(), "tool_name", str(),
+                                      "mcp_expose", "type", "boolean", "description", nstr(), "instruction", nstr(),
+                                      "mutation", "type", "boolean", "params", arr(ref("StoredQueryParamOutput")),
+                                      "params_schema", "type", "object")));
+    json_object_set_new(s, "StoredQueryListOutput",
+                        obj("queries", json_pack("{s:o}", "queries", arr(ref("StoredQueryOutputEntry")))));
+    json_t *sq_req = obj("", json_pack("{s:{s:[s,s]},s:o,s:o,s:{s:[s,s]}}", "params", "type", "object", "null", "branch",
+                                       nstr(), "snapshot", nstr(), "expect_mutation", "type", "boolean", "null"));
+    json_object_set_new(sq_req, "additionalProperties", json_false());
+    json_object_set_new(s, "StoredQueryRequest", sq_req);
+    json_object_set_new(s, "StoredQueryOutput", json_pack("{s:[o,o]}", "oneOf", ref("ReadOutput"), ref("ChangeOutput")));
+    /* MCP (JSON-RPC 2.0) */
+    json_object_set_new(s, "JsonRpcMessage",
+                        obj("jsonrpc", json_pack("{s:{s:s},s:{},s:o,s:{s:s}}", "jsonrpc", "const", "2.0", "id", "method",
+                                                 str(), "params", "type", "object")));
+    json_object_set_new(s, "JsonRpcResponse",
+                        obj("jsonrpc id", json_pack("{s:{s:s},s:{},s:{},s:{s:s}}", "jsonrpc", "const", "2.0", "id",
+                                                    "result", "error", "type", "object")));
     return s;
 }
 
@@ -200,6 +227,9 @@ static json_t *operation(const og_route *rt, int auth)
     if (strstr(rt->path, "{branch}"))
         json_array_append_new(params, json_pack("{s:s,s:s,s:b,s:{s:s}}", "name", "branch", "in", "path", "required", 1,
                                                 "schema", "type", "string"));
+    if (strstr(rt->path, "{name}"))
+        json_array_append_new(params, json_pack("{s:s,s:s,s:b,s:{s:s}}", "name", "name", "in", "path", "required", 1,
+                                                "schema", "type", "string"));
     if (strstr(rt->path, "{commit_id}"))
         json_array_append_new(params, json_pack("{s:s,s:s,s:b,s:{s:s}}", "name", "commit_id", "in", "path", "required",
                                                 1, "schema", "type", "string"));
@@ -220,7 +250,7 @@ static json_t *operation(const og_route *rt, int auth)
                             json_pack("{s:b,s:{s:{s:{s:s}}}}", "required", 1, "content", "application/x-ndjson",
                                       "schema", "type", "string"));
     else if (rt->request_schema)
-        json_object_set_new(op, "requestBody", json_pack("{s:b,s:o}", "required", rt->body == OG_BODY_JSON, "content",
+        json_object_set_new(op, "requestBody", json_pack("{s:b,s:o}", "required", rt->body == OG_BODY_JSON || rt->body == OG_BODY_RAW, "content",
                                                          json_content(ref(rt->request_schema))));
     json_t *responses = json_object();
     json_t *ok = json_pack("{s:s}", "description", "Success");
@@ -244,13 +274,20 @@ static json_t *operation(const og_route *rt, int auth)
     } errs[] = {{"400", "Bad request"},          {"401", "Unauthorized"},         {"403", "Forbidden"},
                 {"404", "Not found"},            {"405", "Method not allowed"},   {"409", "Conflict"},
                 {"410", "Change feed gap"},      {"412", "Precondition failed"},  {"413", "Payload too large"},
-                {"415", "Unsupported media type"},
+                {"415", "Unsupported media type"}, {"429", "Too many concurrent writes for this actor"},
                 {"500", "Internal error"}};
     for (size_t i = 0; i < sizeof errs / sizeof *errs; i++) {
         if (!rt->needs_auth && strcmp(errs[i].status, "500")) continue;
         if (!strcmp(errs[i].status, "412") && !strstr(rt->path, "if-graph-commit")) continue;
         if (!strcmp(errs[i].status, "410") && strcmp(rt->path, "/graphs/{graph_id}/changes")) continue;
-        if (!strcmp(errs[i].status, "415") && rt->body != OG_BODY_JSON && rt->body != OG_BODY_NDJSON) continue;
+        if (!strcmp(errs[i].status, "415") && rt->body != OG_BODY_JSON && rt->body != OG_BODY_NDJSON &&
+            rt->body != OG_BODY_RAW)
+            continue;
+        if (!strcmp(errs[i].status, "429") &&
+            !(rt->action == OG_ACTION_CHANGE || rt->action == OG_ACTION_SCHEMA_APPLY ||
+              rt->action == OG_ACTION_BRANCH_CREATE || rt->action == OG_ACTION_BRANCH_DELETE ||
+              rt->action == OG_ACTION_BRANCH_MERGE || rt->action == OG_ACTION_INVOKE_QUERY))
+            continue;
         json_object_set_new(responses, errs[i].status,
                             json_pack("{s:s,s:o}", "description", errs[i].what, "content",
                                       json_content(ref("ErrorOutput"))));

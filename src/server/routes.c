@@ -271,23 +271,13 @@ static struct MHD_Response *splice_target(og_req *r, char *text, size_t len, con
     return out;
 }
 
-static struct MHD_Response *run_query(og_req *r, int legacy)
+/* The ad-hoc read lane after its checks: runs `src` (query `name`) and renders ReadOutput. */
+static struct MHD_Response *run_read(og_req *r, const char *src, const char *name, const char *params,
+                                     const char *branch, const char *snapshot, int legacy)
 {
-    struct MHD_Response *resp = NULL;
-    const char *src = field(r, legacy ? "query_source" : "query", legacy ? NULL : "query_source", 1, &resp);
-    const char *name = field(r, legacy ? "query_name" : "name", legacy ? NULL : "query_name", 0, &resp);
-    const char *branch = field(r, "branch", NULL, 0, &resp);
-    const char *snapshot = field(r, "snapshot", NULL, 0, &resp);
-    if (resp) return resp;
-    if (branch && snapshot) return bad(r, "%s", "'branch' and 'snapshot' are mutually exclusive");
-    struct MHD_Response *deny = og_req_authorize(r, OG_ACTION_READ, snapshot ? branch : (branch ? branch : "main"), NULL);
-    if (deny) return deny;
-    char *params = params_text(r, &resp);
-    if (resp) return resp;
     og_read_opts at = {branch, snapshot};
     og_rows *rows;
     og_status st = og_db_query(&rows, r->g->db, src, strlen(src), name, params, &at);
-    free(params);
     if (st) return og_resp_status(r, st);
     char *text;
     size_t len;
@@ -312,8 +302,33 @@ static struct MHD_Response *run_query(og_req *r, int legacy)
     }
     json_object_set_new(j, "target", target);
     if (legacy) json_object_del(j, "graph_commit_id");
-    struct MHD_Response *out = og_resp_json(r, 200, j);
-    if (legacy && out) {
+    return og_resp_json(r, 200, j);
+}
+
+struct MHD_Response *og_run_read(og_req *r, const char *src, const char *name, const char *params, const char *branch,
+                                 const char *snapshot)
+{
+    return run_read(r, src, name, params, branch, snapshot, 0);
+}
+
+struct MHD_Response *og_bad(og_req *r, const char *fmt, const char *arg) { return bad(r, fmt, arg); }
+
+static struct MHD_Response *run_query(og_req *r, int legacy)
+{
+    struct MHD_Response *resp = NULL;
+    const char *src = field(r, legacy ? "query_source" : "query", legacy ? NULL : "query_source", 1, &resp);
+    const char *name = field(r, legacy ? "query_name" : "name", legacy ? NULL : "query_name", 0, &resp);
+    const char *branch = field(r, "branch", NULL, 0, &resp);
+    const char *snapshot = field(r, "snapshot", NULL, 0, &resp);
+    if (resp) return resp;
+    if (branch && snapshot) return bad(r, "%s", "'branch' and 'snapshot' are mutually exclusive");
+    struct MHD_Response *deny = og_req_authorize(r, OG_ACTION_READ, snapshot ? branch : (branch ? branch : "main"), NULL);
+    if (deny) return deny;
+    char *params = params_text(r, &resp);
+    if (resp) return resp;
+    struct MHD_Response *out = run_read(r, src, name, params, branch, snapshot, legacy);
+    free(params);
+    if (legacy && out && r->status == 200) {
         MHD_add_response_header(out, "Deprecation", "true");
         MHD_add_response_header(out, "Link", "<query>; rel=\"successor-version\"");
     }
@@ -346,31 +361,17 @@ static struct MHD_Response *precondition_failed(og_req *r, const char *branch, c
     return og_resp_error(r, 412, NULL, msg, "precondition_failure", d);
 }
 
-static struct MHD_Response *run_mutate(og_req *r, int conditional, int legacy)
+/* The ad-hoc mutation lane after its checks (and the decision): one write under the graph's
+ * write lock, `cas` the expected head (412 when it moved), ChangeOutput. */
+struct MHD_Response *og_run_mutation(og_req *r, const char *src, const char *name, const char *params,
+                                     const char *branch, const char *cas)
 {
-    const char *cas = og_req_header(r, "Omnigraph-If-Graph-Commit");
-    if (!conditional && cas)
-        return bad(r, "%s", "Omnigraph-If-Graph-Commit is accepted only on the /if-graph-commit routes");
-    if (conditional && !cas) return bad(r, "%s", "missing header Omnigraph-If-Graph-Commit");
-    if (conditional && !raw_commit_id(cas))
-        return bad(r, "%s", "Omnigraph-If-Graph-Commit must hold one raw commit id (no *, lists, quotes or W/)");
-    struct MHD_Response *resp = NULL;
-    const char *src = field(r, "query", "query_source", 1, &resp);
-    const char *name = field(r, "name", "query_name", 0, &resp);
-    const char *branch = field(r, "branch", NULL, 0, &resp);
-    if (resp) return resp;
-    if (!branch) branch = "main";
-    struct MHD_Response *deny = og_req_authorize(r, OG_ACTION_CHANGE, branch, NULL);
-    if (deny) return deny;
-    char *params = params_text(r, &resp);
-    if (resp) return resp;
-    og_db_mutate_opts mo = {branch, NULL, conditional ? cas : NULL};
+    og_db_mutate_opts mo = {branch, NULL, cas};
     og_receipt rc;
     pthread_mutex_lock(r->g->write_mu_p);
     og_status st = og_db_mutate_ex(&rc, r->g->db, src, strlen(src), name, params, &mo);
     pthread_mutex_unlock(r->g->write_mu_p);
-    free(params);
-    if (st == OG_ERR_PRECONDITION_FAILED && conditional) return precondition_failed(r, branch, cas);
+    if (st == OG_ERR_PRECONDITION_FAILED && cas) return precondition_failed(r, branch, cas);
     if (st) return og_resp_status(r, st);
     char qname[128];
     if (name)
@@ -384,8 +385,40 @@ static struct MHD_Response *run_mutate(og_req *r, int conditional, int legacy)
     json_object_set_new(o, "affected_edges", json_integer((json_int_t)rc.affected_edges));
     json_object_set_new(o, "actor_id", str_or_null(r->actor));
     json_object_set_new(o, "commit", receipt_commit(r, &rc, branch));
-    struct MHD_Response *out = og_resp_json(r, 200, o);
-    if (legacy && out) {
+    return og_resp_json(r, 200, o);
+}
+
+/* The Omnigraph-If-Graph-Commit header of a request: NULL and *resp unset when absent on an
+ * ordinary route; *resp set when it is where it must not be, missing, or malformed. */
+const char *og_req_cas(og_req *r, int conditional, struct MHD_Response **resp)
+{
+    const char *cas = og_req_header(r, "Omnigraph-If-Graph-Commit");
+    if (!conditional && cas)
+        *resp = bad(r, "%s", "Omnigraph-If-Graph-Commit is accepted only on the /if-graph-commit routes");
+    else if (conditional && !cas)
+        *resp = bad(r, "%s", "missing header Omnigraph-If-Graph-Commit");
+    else if (conditional && !raw_commit_id(cas))
+        *resp = bad(r, "%s", "Omnigraph-If-Graph-Commit must hold one raw commit id (no *, lists, quotes or W/)");
+    return conditional ? cas : NULL;
+}
+
+static struct MHD_Response *run_mutate(og_req *r, int conditional, int legacy)
+{
+    struct MHD_Response *resp = NULL;
+    const char *cas = og_req_cas(r, conditional, &resp);
+    if (resp) return resp;
+    const char *src = field(r, "query", "query_source", 1, &resp);
+    const char *name = field(r, "name", "query_name", 0, &resp);
+    const char *branch = field(r, "branch", NULL, 0, &resp);
+    if (resp) return resp;
+    if (!branch) branch = "main";
+    struct MHD_Response *deny = og_req_authorize(r, OG_ACTION_CHANGE, branch, NULL);
+    if (deny) return deny;
+    char *params = params_text(r, &resp);
+    if (resp) return resp;
+    struct MHD_Response *out = og_run_mutation(r, src, name, params, branch, cas);
+    free(params);
+    if (legacy && out && r->status == 200) {
         MHD_add_response_header(out, "Deprecation", "true");
         MHD_add_response_header(out, "Link", "<mutate>; rel=\"successor-version\"");
     }
@@ -820,6 +853,10 @@ static struct MHD_Response *h_schema_apply(og_req *r)
     if (!body_bool(r, "allow_data_loss", &loss)) return bad(r, "field '%s' must be a boolean", "allow_data_loss");
     struct MHD_Response *deny = og_req_authorize(r, OG_ACTION_SCHEMA_APPLY, NULL, "main");
     if (deny) return deny;
+    if (r->s->o.cluster)
+        return og_resp_error(r, 409, "conflict",
+                             "this graph is managed by its cluster: change its schema with `omnigraph cluster apply`",
+                             NULL, NULL);
     og_db_schema_apply_opts so = {NULL, NULL, loss, 1};
     og_receipt rc;
     char *plan_text = NULL;
@@ -1041,6 +1078,17 @@ const og_route og_routes[] = {
      "cluster_blob", "One Blob cell (ranges, ETag, conditional headers)", NULL, NULL, "application/octet-stream"},
     {"HEAD", G "/blob", og_h_blob, OG_BODY_NONE, 1, OG_ACTION_READ, "entity type id property branch snapshot",
      "cluster_blob_head", "Headers of one Blob cell", NULL, NULL, "application/octet-stream"},
+    {"GET", G "/queries", og_h_queries_list, OG_BODY_NONE, 1, OG_ACTION_READ, "", "cluster_list_queries",
+     "The graph's stored queries with their typed parameters", NULL, "StoredQueryListOutput", NULL},
+    {"POST", G "/queries/{name}/if-graph-commit", og_h_query_invoke_if, OG_BODY_JSON_OPTIONAL, 1,
+     OG_ACTION_INVOKE_QUERY, "", "cluster_invoke_query_if_graph_commit",
+     "Invoke a stored mutation if the branch head is the given commit", "StoredQueryRequest", "ChangeOutput", NULL},
+    {"POST", G "/queries/{name}", og_h_query_invoke, OG_BODY_JSON_OPTIONAL, 1, OG_ACTION_INVOKE_QUERY, "",
+     "cluster_invoke_query", "Invoke a stored query by name (ReadOutput or ChangeOutput)", "StoredQueryRequest",
+     "StoredQueryOutput", NULL},
+    {"POST", G "/mcp", og_h_mcp, OG_BODY_RAW, 1, OG_ACTION_NONE, "", "cluster_mcp",
+     "Model Context Protocol, stateless Streamable HTTP: one JSON-RPC 2.0 message per POST", "JsonRpcMessage",
+     "JsonRpcResponse", NULL},
     {"GET", G "/schema", h_schema_get, OG_BODY_NONE, 1, OG_ACTION_READ, "", "cluster_schema",
      "The accepted schema source", NULL, "SchemaOutput", NULL},
     {"POST", G "/schema/plan", h_schema_plan, OG_BODY_JSON, 1, OG_ACTION_READ, "", "cluster_schema_plan",

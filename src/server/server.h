@@ -36,6 +36,8 @@ typedef struct og_server_opts {
     const og_authz *policy;     /* NULL: no policy file (the runtime state decides) */
     unsigned export_slots;      /* concurrent export streams; 0 = 8 */
     FILE *log;                  /* audit log (one JSON line per request); NULL = stderr */
+    int cluster;                /* serving an applied cluster: schema apply is 409 (use cluster apply) */
+    unsigned per_actor_inflight; /* admission: concurrent writes per actor; 0 = 16 (429 beyond) */
 } og_server_opts;
 
 /* Classifies the runtime state (auth.h); errors name the remedy on stderr. */
@@ -43,6 +45,16 @@ og_status og_server_new(og_server **out, const og_server_opts *opts);
 /* Serves graph `id` (^[a-zA-Z0-9-]{1,64}$, not a reserved word) at `uri` (a directory or
  * s3://...).  OG_ERR_INVALID (id), OG_ERR_ALREADY_EXISTS (id taken), og_db_open's errors. */
 og_status og_server_add_graph(og_server *s, const char *id, const char *uri);
+/* The open og_db of served graph `id` (NULL when unknown): for type-checking its stored
+ * queries before serving them. */
+og_db *og_server_graph_db(og_server *s, const char *id);
+/* Publishes graph `id`'s stored queries (the set is taken over; freed with the server):
+ * listed at GET /graphs/{id}/queries, invoked at POST /graphs/{id}/queries/{name}, and MCP
+ * tools at /graphs/{id}/mcp.  OG_ERR_NOT_FOUND for an unknown id (the set is freed). */
+struct og_stored_set;
+og_status og_server_set_queries(og_server *s, const char *id, struct og_stored_set *set);
+/* Stops serving graph `id` (quarantine at boot: it is absent from /graphs and its routes 404). */
+void og_server_remove_graph(og_server *s, const char *id);
 /* Binds and starts serving; `addr` receives "host:port" (the real port when 0 was asked). */
 og_status og_server_start(og_server *s, char *addr, size_t addr_len);
 /* Graceful stop: no new connections; waits up to `grace_s` seconds for in-flight requests. */

@@ -20,7 +20,14 @@ typedef struct og_served_graph {
      * engine's publish retries racing each other; other processes still race through the
      * store, which arbitrates. */
     pthread_mutex_t *write_mu_p;
+    struct og_stored_set *queries; /* stored queries (cluster serving), or NULL */
 } og_served_graph;
+
+/* Admission (reference-surfaces.md §2.7): writes in flight per actor. */
+typedef struct og_admit_slot {
+    char actor[128];
+    unsigned inflight;
+} og_admit_slot;
 
 struct og_server {
     og_server_opts o;
@@ -37,9 +44,12 @@ struct og_server {
     unsigned exports;
     pthread_mutex_t log_mu;
     FILE *log;
+    og_admit_slot *admit;        /* under mu */
+    size_t nadmit;
 };
 
-typedef enum og_body_kind { OG_BODY_NONE = 0, OG_BODY_JSON, OG_BODY_JSON_OPTIONAL, OG_BODY_NDJSON } og_body_kind;
+/* OG_BODY_RAW: kept in memory unparsed (the MCP endpoint parses JSON-RPC itself). */
+typedef enum og_body_kind { OG_BODY_NONE = 0, OG_BODY_JSON, OG_BODY_JSON_OPTIONAL, OG_BODY_NDJSON, OG_BODY_RAW } og_body_kind;
 
 typedef struct og_req og_req;
 typedef struct og_route {
@@ -89,6 +99,8 @@ struct og_req {
     char branch[256], target_branch[256], rule[128];
     int stream_failed;
     int export_slot;
+    int admitted;                /* holds one of its actor's admission slots */
+    const char *masked_msg;      /* the 404 message of a masked deny (NULL: "not found") */
 };
 
 /* ---- responses (http.c) ---- */
@@ -102,6 +114,12 @@ unsigned og_status_http(og_status st, const char **code);
 /* Policy decision for the request; NULL when allowed, else the 403 (or 500) response. */
 struct MHD_Response *og_req_authorize(og_req *r, og_action a, const char *branch, const char *target_branch);
 
+/* The decision alone (logged like og_req_authorize, no response): OG_OK and *d, or the
+ * policy's error. */
+og_status og_req_decide(og_req *r, og_action a, const char *branch, const char *target_branch, og_authz_decision *d);
+/* Takes one of the actor's write slots; NULL when admitted, else the 429. */
+struct MHD_Response *og_req_admit(og_req *r);
+
 /* Query-string value (NULL when absent). */
 const char *og_req_arg(og_req *r, const char *name);
 const char *og_req_header(og_req *r, const char *name);
@@ -110,6 +128,18 @@ const char *og_req_str(og_req *r, const char *key, int *bad);
 
 uint64_t og_now_us(void);
 
+/* routes.c: the ad-hoc lane's read and mutation bodies, shared with stored queries */
+struct MHD_Response *og_run_read(og_req *r, const char *src, const char *name, const char *params, const char *branch,
+                                 const char *snapshot);
+struct MHD_Response *og_run_mutation(og_req *r, const char *src, const char *name, const char *params,
+                                     const char *branch, const char *cas);
+struct MHD_Response *og_bad(og_req *r, const char *fmt, const char *arg);
+const char *og_req_cas(og_req *r, int conditional, struct MHD_Response **resp);
+/* routes_queries.c */
+struct MHD_Response *og_h_queries_list(og_req *r);
+struct MHD_Response *og_h_query_invoke(og_req *r);
+struct MHD_Response *og_h_query_invoke_if(og_req *r);
+struct MHD_Response *og_h_mcp(og_req *r);
 /* routes_changes.c */
 struct MHD_Response *og_h_commit_changes(og_req *r);
 struct MHD_Response *og_h_changes(og_req *r);

@@ -77,7 +77,9 @@ static void fill(char *out, size_t cap, const char *tmpl)
     for (const char *p = tmpl; *p && n + 1 < cap;) {
         if (*p == '{') {
             const char *e = strchr(p, '}');
-            const char *v = !strncmp(p, "{graph_id}", 10) ? "g1" : !strncmp(p, "{branch}", 8) ? "no-such-branch" : "X";
+            const char *v = !strncmp(p, "{graph_id}", 10) ? "g1" : !strncmp(p, "{branch}", 8) ? "no-such-branch"
+                            : !strncmp(p, "{name}", 6)   ? "no_such_query"
+                                                         : "X";
             n += (size_t)snprintf(out + n, cap - n, "%s", v);
             p = e + 1;
         } else {
@@ -126,7 +128,7 @@ static void test_undocumented_paths_are_not_routed(void **state)
 {
     http_resp doc = get(&S, NULL, "/openapi.json");
     json_t *paths = json_object_get(doc.json, "paths");
-    static const char *candidates[] = {"/graphs/{graph_id}/queries", "/graphs/{graph_id}/queries/{name}",
+    static const char *candidates[] = {"/graphs/{graph_id}/queries/{name}/extra", "/graphs/{graph_id}/mcp/x",
                                        "/graphs/{graph_id}/blobs",
                                        "/query", "/graphs/{graph_id}", "/graphs/{graph_id}/optimize", "/policies",
                                        "/graphs/{graph_id}/snapshot/extra"};

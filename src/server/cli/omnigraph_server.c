@@ -1,7 +1,9 @@
 /*
  * omnigraph_server.c — the `omnigraph-server` binary: parses the boot flags, reads the
- * bearer tokens from the environment, opens the graphs, serves until SIGINT or SIGTERM,
- * then stops gracefully (in-flight requests finish).  Everything else is src/server/.
+ * bearer tokens from the environment, opens the graphs (given one by one, or the applied
+ * state of a cluster: graphs, stored queries, policy bundles and their bindings), serves
+ * until SIGINT or SIGTERM, then stops gracefully (in-flight requests finish).  Everything
+ * else is src/server/.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -9,13 +11,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cluster/cluster.h"
+#include "cluster/stored.h"
 #include "policy/policy.h"
 #include "server/server.h"
 
 static const char *usage =
-    "usage: omnigraph-server --graph ID=ROOT [--graph ID=ROOT]... [--bind HOST:PORT] [--unauthenticated]\n"
+    "usage: omnigraph-server (--cluster DIR | --graph ID=ROOT [--graph ID=ROOT]...) [--bind HOST:PORT]\n"
+    "                        [--unauthenticated]\n"
     "\n"
     "Serves each graph ROOT (a directory or s3://bucket/prefix) under /graphs/ID/... over HTTP/1.1.\n"
+    "  --cluster DIR                  serve the applied state of a cluster (docs/cluster.md): its graphs,\n"
+    "                                 stored queries and bound policy bundles ($OMNIGRAPH_CLUSTER); DIR is\n"
+    "                                 the config directory or the storage root (a directory or s3://)\n"
+    "  --require-all-graphs           with --cluster: any graph that cannot be served stops the boot\n"
+    "                                 (default: it is quarantined, the others are served)\n"
     "  --graph ID=ROOT                a graph to serve (repeatable); ID matches ^[a-zA-Z0-9-]{1,64}$\n"
     "  --bind HOST:PORT               listen address (default 127.0.0.1:8080, or $OMNIGRAPH_BIND;\n"
     "                                 port 0 = any free port); prints OMNIGRAPH_LISTEN_ADDR=host:port\n"
@@ -31,10 +41,113 @@ static const char *usage =
 
 static int truthy(const char *v) { return v && *v && strcmp(v, "0") && strcasecmp(v, "false"); }
 
+/* The cluster's applied state, loaded before the server exists (the bundles decide the
+ * runtime state); freed at exit. */
+typedef struct boot {
+    og_cluster *c;
+    size_t n;
+    char **ids;
+    og_policy **bundles;
+    og_policy *server_bundle;
+} boot;
+
+static void boot_free(boot *b)
+{
+    for (size_t i = 0; i < b->n; i++) {
+        free(b->ids[i]);
+        og_policy_free(b->bundles[i]);
+    }
+    free(b->ids);
+    free(b->bundles);
+    og_policy_free(b->server_bundle);
+    og_cluster_close(b->c);
+}
+
+/* Opens the applied state: cluster-global problems (no state, a tampered catalog blob, a
+ * policy bundle that does not load, no graph) stop the boot. */
+static int boot_load(boot *b, const char *dir)
+{
+    if (og_cluster_open(&b->c, dir)) {
+        fprintf(stderr, "omnigraph-server: --cluster %s: %s\n", dir, og_error_message());
+        return 1;
+    }
+    b->n = og_cluster_graph_count(b->c);
+    if (!b->n) {
+        fprintf(stderr, "omnigraph-server: --cluster %s: cluster_empty: the applied state has no graph; declare one in "
+                        "cluster.yaml and run `omnigraph cluster apply`\n", dir);
+        return 1;
+    }
+    b->ids = calloc(b->n, sizeof *b->ids);
+    b->bundles = calloc(b->n, sizeof *b->bundles);
+    if (!b->ids || !b->bundles) return 1;
+    for (size_t i = 0; i < b->n; i++) {
+        const char *id = og_cluster_graph_id(b->c, i);
+        b->ids[i] = strdup(id);
+        const char *text = og_cluster_policy_text(b->c, id);
+        char name[160];
+        snprintf(name, sizeof name, "policy bundle of graph '%.64s'", id);
+        if (text && og_policy_parse(text, strlen(text), name, OG_POLICY_KIND_GRAPH, &b->bundles[i])) {
+            fprintf(stderr, "omnigraph-server: --cluster %s: %s\n", dir, og_error_message());
+            return 1;
+        }
+    }
+    const char *st = og_cluster_policy_text(b->c, "cluster");
+    if (st && og_policy_parse(st, strlen(st), "cluster policy bundle", OG_POLICY_KIND_SERVER, &b->server_bundle)) {
+        fprintf(stderr, "omnigraph-server: --cluster %s: %s\n", dir, og_error_message());
+        return 1;
+    }
+    return 0;
+}
+
+/* Opens each graph and type-checks its stored queries against the graph's live schema.  A
+ * graph that cannot be served is quarantined (absent from /graphs, its routes 404) with the
+ * reason on stderr, or stops the boot with --require-all-graphs. */
+static int boot_graphs(boot *b, og_server *s, int require_all)
+{
+    size_t healthy = 0;
+    for (size_t i = 0; i < b->n; i++) {
+        const char *id = b->ids[i], *uri = og_cluster_graph_uri(b->c, id);
+        if (og_server_add_graph(s, id, uri)) {
+            fprintf(stderr, "omnigraph-server: graph '%s' quarantined: it cannot be opened at %s\n", id, uri);
+            if (require_all) return 1;
+            continue;
+        }
+        og_stored_set *set = NULL;
+        if (og_cluster_stored_queries(&set, b->c, id, og_server_graph_db(s, id))) {
+            fprintf(stderr, "omnigraph-server: graph '%s' quarantined: %s (a stored query is never served broken; fix "
+                            "it and run `omnigraph cluster apply`)\n", id, og_error_message());
+            og_server_remove_graph(s, id);
+            if (require_all) return 1;
+            continue;
+        }
+        fprintf(stderr, "omnigraph-server: graph '%s' at %s: %zu stored quer%s%s\n", id, uri, og_stored_set_count(set),
+                og_stored_set_count(set) == 1 ? "y" : "ies", b->bundles[i] ? ", policy bundle bound" : "");
+        og_server_set_queries(s, id, set);
+        healthy++;
+    }
+    if (!healthy) {
+        fprintf(stderr, "omnigraph-server: cluster_no_healthy_graphs: no graph of the cluster can be served (reasons "
+                        "above)\n");
+        return 1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    /* SIGINT/SIGTERM are blocked before any thread exists (opening a graph may start helper
+     * threads): every thread inherits the mask, so only sigwait below sees them, never a
+     * helper thread whose default action would kill the process mid-request. */
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
     const char *bind = getenv("OMNIGRAPH_BIND");
+    const char *cluster = getenv("OMNIGRAPH_CLUSTER");
+    if (cluster && !*cluster) cluster = NULL;
     int unauth = truthy(getenv("OMNIGRAPH_UNAUTHENTICATED")), allow_public = 0;
+    int require_all = truthy(getenv("OMNIGRAPH_REQUIRE_ALL_GRAPHS"));
     unsigned threads = 0, timeout = 0;
     const char *graphs[64], *policy_path = NULL, *server_policy_path = NULL;
     size_t ngraphs = 0;
@@ -70,75 +183,91 @@ int main(int argc, char **argv)
             unauth = 1;
         } else if (!strcmp(a, "--allow-public-unauthenticated")) {
             allow_public = 1;
-        } else if (!strcmp(a, "--cluster")) {
-            fprintf(stderr, "omnigraph-server: --cluster is not supported yet; serve graphs with --graph ID=ROOT\n");
-            return 2;
+        } else if (!strcmp(a, "--cluster") && v) {
+            cluster = v;
+            i++;
+        } else if (!strcmp(a, "--require-all-graphs")) {
+            require_all = 1;
         } else {
             fprintf(stderr, "omnigraph-server: unknown or incomplete argument '%s'\n\n%s", a, usage);
             return 2;
         }
     }
-    if (!ngraphs) {
+    if (cluster && (ngraphs || policy_path || server_policy_path)) {
+        fprintf(stderr, "omnigraph-server: --cluster serves the cluster's own graphs and policy bundles; drop --graph, "
+                        "--policy and --server-policy\n");
+        return 2;
+    }
+    if (!ngraphs && !cluster) {
         fprintf(stderr, "omnigraph-server: no graph to serve\n\n%s", usage);
         return 2;
     }
+    boot b = {0};
     og_policy *gp = NULL, *sp = NULL;
     og_authz *authz = NULL;
-    if (policy_path && og_policy_load(policy_path, OG_POLICY_KIND_GRAPH, &gp)) {
-        fprintf(stderr, "omnigraph-server: --policy: %s\n", og_error_message());
-        return 1;
+    int rc = 1;
+    og_server *s = NULL;
+    og_tokenset *tokens = NULL;
+    if (cluster) {
+        if (boot_load(&b, cluster)) goto out;
+        int any = b.server_bundle != NULL;
+        for (size_t i = 0; i < b.n; i++) any |= b.bundles[i] != NULL;
+        if (any && og_authz_from_graph_policies(&authz, b.n, (const char *const *)b.ids,
+                                                (const og_policy *const *)b.bundles, b.server_bundle))
+            goto out;
+    } else {
+        if (policy_path && og_policy_load(policy_path, OG_POLICY_KIND_GRAPH, &gp)) {
+            fprintf(stderr, "omnigraph-server: --policy: %s\n", og_error_message());
+            goto out;
+        }
+        if (server_policy_path && og_policy_load(server_policy_path, OG_POLICY_KIND_SERVER, &sp)) {
+            fprintf(stderr, "omnigraph-server: --server-policy: %s\n", og_error_message());
+            goto out;
+        }
+        if ((gp || sp) && og_authz_from_policy(&authz, gp, sp)) goto out;
     }
-    if (server_policy_path && og_policy_load(server_policy_path, OG_POLICY_KIND_SERVER, &sp)) {
-        fprintf(stderr, "omnigraph-server: --server-policy: %s\n", og_error_message());
-        og_policy_free(gp);
-        return 1;
+    if (og_tokenset_new(&tokens)) goto out;
+    if (og_tokenset_from_env(tokens)) {
+        og_tokenset_free(tokens);
+        goto out;
     }
-    if ((gp || sp) && og_authz_from_policy(&authz, gp, sp)) return 1;
-    og_tokenset *tokens;
-    if (og_tokenset_new(&tokens) || og_tokenset_from_env(tokens)) return 1;
     og_server_opts o = {.bind = bind,
                         .threads = threads,
                         .timeout_s = timeout,
-                        .tokens = tokens,
+                        .tokens = tokens, /* taken over, also when og_server_new fails */
                         .unauthenticated = unauth,
                         .allow_public_unauthenticated = allow_public,
-                        .policy = authz};
-    og_server *s;
-    if (og_server_new(&s, &o)) return 1;
+                        .policy = authz,
+                        .cluster = cluster != NULL};
+    if (og_server_new(&s, &o)) goto out;
+    if (cluster) {
+        if (boot_graphs(&b, s, require_all)) goto out;
+    }
     for (size_t i = 0; i < ngraphs; i++) {
         const char *eq = strchr(graphs[i], '=');
         if (!eq || eq == graphs[i] || !eq[1]) {
             fprintf(stderr, "omnigraph-server: --graph '%s': expected ID=ROOT\n", graphs[i]);
-            og_server_free(s);
-            return 2;
+            rc = 2;
+            goto out;
         }
         char id[80];
         snprintf(id, sizeof id, "%.*s", (int)(eq - graphs[i]) < 79 ? (int)(eq - graphs[i]) : 79, graphs[i]);
-        if (og_server_add_graph(s, id, eq + 1)) {
-            og_server_free(s);
-            return 1;
-        }
+        if (og_server_add_graph(s, id, eq + 1)) goto out;
     }
-    /* the worker threads inherit a mask without SIGINT/SIGTERM: only sigwait below sees them */
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &set, NULL);
     char addr[64];
-    if (og_server_start(s, addr, sizeof addr)) {
-        og_server_free(s);
-        return 1;
-    }
+    if (og_server_start(s, addr, sizeof addr)) goto out;
     printf("OMNIGRAPH_LISTEN_ADDR=%s\n", addr);
     fflush(stdout);
     int sig = 0;
     sigwait(&set, &sig);
     fprintf(stderr, "omnigraph-server: %s: finishing in-flight requests\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
     og_server_stop(s, 30);
+    rc = 0;
+out:
     og_server_free(s);
     og_authz_free(authz);
     og_policy_free(gp);
     og_policy_free(sp);
-    return 0;
+    boot_free(&b);
+    return rc;
 }

@@ -1,0 +1,158 @@
+/*
+ * index_build.c — `omnigraph index build|status` over a branch head (index_build.h).
+ *
+ * Why per data file and not per table: a data file never changes, so its index file, once
+ * whole, covers that file for every table version that names it; a commit adds files, and the
+ * next run only builds theirs.
+ */
+#include "engine/index_build.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "compiler/catalog.h"
+#include "engine/layout.h"
+#include "engine/tableview.h"
+#include "graph/graph.h"
+#include "index/index.h"
+#include "util/error.h"
+#include "util/fault.h"
+
+/* 1 when the file at key is a whole index of kind d for a data file of `rows` rows. */
+static int file_ok(og_store *st, const char *key, const og_index_def *d, uint64_t rows, int *exists)
+{
+    og_mapping *m;
+    *exists = 0;
+    if (og_store_map(st, key, &m) != OG_OK) {
+        og_error_clear();
+        return 0;
+    }
+    *exists = 1;
+    int ok = d->check(og_mapping_data(m), og_mapping_size(m), rows) == OG_OK;
+    og_error_clear();
+    og_mapping_release(m);
+    return ok;
+}
+
+static og_status build_one(og_store *st, og_table *t, const og_manifest *m, const og_fragment *f, int32_t fid,
+                           const og_index_def *d, const char *key, int damaged)
+{
+    og_buf b = OG_BUF_INIT;
+    og_status s = d->build(t, m, f, fid, &b);
+    if (s == OG_OK && damaged) {
+        s = og_store_delete(st, key);
+        if (s == OG_ERR_NOT_FOUND) {
+            og_error_clear();
+            s = OG_OK;
+        }
+    }
+    if (s == OG_OK) {
+        s = og_store_put_if_absent(st, key, b.data, b.len);
+        if (s == OG_ERR_ALREADY_EXISTS) { /* a racing builder wrote the same bytes */
+            og_error_clear();
+            s = OG_OK;
+        }
+        if (s == OG_OK) og_fault_point("index.build.after_file");
+    }
+    og_buf_free(&b);
+    return s;
+}
+
+static int prop_matches(const char *filter, const og_cat_type *t, const og_cat_prop *p)
+{
+    if (!filter) return 1;
+    const char *dot = strchr(filter, '.');
+    if (!dot) return !strcmp(filter, p->name);
+    return (size_t)(dot - filter) == strlen(t->name) && !strncmp(filter, t->name, (size_t)(dot - filter)) &&
+           !strcmp(dot + 1, p->name);
+}
+
+static og_status run_prop(og_read *r, og_store *st, size_t node, const og_cat_prop *p, const og_index_def *d,
+                          int build, json_t *list, uint64_t tot[3])
+{
+    const og_catalog *cat = og_read_catalog(r);
+    og_tableview *v;
+    OG_TRY(og_read_node_view(r, node, &v));
+    int32_t fid;
+    OG_TRY(og_layout_field_id(p->id, &fid));
+    const og_manifest *m = og_tableview_manifest(v);
+    og_table *t = og_tableview_table(v);
+    uint64_t files = 0, covered = 0, built = 0, nulls = 0;
+    og_status s = OG_OK;
+    for (size_t i = 0; i < m->nfragments && s == OG_OK; i++) {
+        const og_fragment *f = &m->fragments[i];
+        char key[512];
+        s = og_index_file_key(key, sizeof key, og_tableview_dir(v), f, fid, d);
+        if (s == OG_ERR_NOT_FOUND) {
+            og_error_clear();
+            s = OG_OK;
+            nulls++;
+            continue;
+        }
+        if (s) break;
+        files++;
+        int exists;
+        if (file_ok(st, key, d, f->physical_rows, &exists)) {
+            covered++;
+            continue;
+        }
+        if (!build) continue;
+        s = build_one(st, t, m, f, fid, d, key, exists);
+        if (s == OG_OK) covered++, built++;
+    }
+    if (s) return og_err_wrap(s, "index %s of %s.%s", d->name, cat->nodes[node].name, p->name);
+    json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I}", "type", cat->nodes[node].name, "property",
+                          p->name, "kind", d->name, "table", og_tableview_dir(v), "version",
+                          (json_int_t)og_tableview_version(v), "files", (json_int_t)files, "covered",
+                          (json_int_t)covered, "built", (json_int_t)built, "null_files", (json_int_t)nulls);
+    if (!o || json_array_append_new(list, o)) return og_err(OG_ERR_NOMEM, "out of memory");
+    tot[0] += files, tot[1] += covered, tot[2] += built;
+    return OG_OK;
+}
+
+og_status og_engine_index_run(og_engine *e, const og_index_run_opts *o, json_t **report)
+{
+    *report = NULL;
+    const og_index_def *only = NULL;
+    if (o->kind && !(only = og_index_def_find(o->kind))) {
+        char names[256] = "";
+        for (size_t i = 0; i < og_index_def_count(); i++) {
+            size_t l = strlen(names);
+            snprintf(names + l, sizeof names - l, "%s%s", i ? ", " : "", og_index_def_at(i)->name);
+        }
+        return og_err(OG_ERR_INVALID, "unknown index type '%s' (known: %s)", o->kind, names);
+    }
+    og_read *r;
+    OG_TRY(og_read_begin(&r, e, o->branch, NULL));
+    const og_catalog *cat = og_read_catalog(r);
+    json_t *list = json_array();
+    og_status s = list ? OG_OK : og_err(OG_ERR_NOMEM, "out of memory");
+    uint64_t tot[3] = {0, 0, 0};
+    int matched = 0;
+    for (size_t n = 0; n < cat->nnodes && s == OG_OK; n++) {
+        const og_cat_type *t = &cat->nodes[n];
+        for (size_t k = 0; k < t->nprops && s == OG_OK; k++) {
+            const og_cat_prop *p = &t->props[k];
+            if (p->index == OG_INDEX_NONE || !prop_matches(o->property, t, p)) continue;
+            for (size_t di = 0; di < og_index_def_count() && s == OG_OK; di++) {
+                const og_index_def *d = og_index_def_at(di);
+                if ((only && d != only) || !d->applies(p->type, (int)p->index)) continue;
+                matched = 1;
+                s = run_prop(r, og_engine_store(e), n, p, d, o->build, list, tot);
+            }
+        }
+    }
+    if (s == OG_OK && o->property && !matched)
+        s = og_err(OG_ERR_NOT_FOUND, "no property '%s' has an index%s%s", o->property, only ? " of type " : "",
+                   only ? only->name : "");
+    if (s == OG_OK) {
+        json_t *rep = json_pack("{s:s, s:s, s:I, s:I, s:I, s:O}", "branch", o->branch ? o->branch : "main", "commit",
+                                og_snapshot_commit_id(og_read_snapshot(r)), "files", (json_int_t)tot[0], "covered",
+                                (json_int_t)tot[1], "built", (json_int_t)tot[2], "indexes", list);
+        if (!rep) s = og_err(OG_ERR_NOMEM, "out of memory");
+        *report = rep;
+    }
+    json_decref(list);
+    og_read_end(r);
+    return s;
+}

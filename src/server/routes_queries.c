@@ -1,0 +1,254 @@
+/*
+ * routes_queries.c — the catalog lane of omnigraph-server: stored queries (GET
+ * /graphs/{id}/queries, POST /graphs/{id}/queries/{name}[/if-graph-commit]) and the MCP
+ * endpoint (POST /graphs/{id}/mcp, stateless Streamable HTTP over src/mcp/).
+ *
+ * Why here and not in routes.c: both lanes are decided twice — invoke_query (a deny is
+ * masked as an unknown name, §4 anti-probing) and then read or change on the branch — and
+ * both run the same bodies as the ad-hoc lane (og_run_read / og_run_mutation), so results
+ * and errors are exactly the ad-hoc lane's.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cluster/stored.h"
+#include "mcp/mcp.h"
+#include "server/server_int.h"
+
+/* ---- GET /graphs/{id}/queries ------------------------------------------------------------ */
+
+struct MHD_Response *og_h_queries_list(og_req *r)
+{
+    struct MHD_Response *deny = og_req_authorize(r, OG_ACTION_READ, "main", NULL);
+    if (deny) return deny;
+    json_t *list = NULL;
+    if (r->g->queries) {
+        char *text = NULL;
+        og_status st = og_stored_set_list_json(&text, r->g->queries);
+        if (st) return og_resp_status(r, st);
+        list = json_loads(text, 0, NULL);
+        og_free(text);
+    }
+    if (!list) list = json_pack("{s:[]}", "queries");
+    /* each entry also carries its parameters' JSON Schema (an OmniGraph-C addition) */
+    size_t i;
+    json_t *q;
+    json_array_foreach(json_object_get(list, "queries"), i, q)
+    {
+        const og_stored_query *sq = og_stored_set_at(r->g->queries, i);
+        json_t *schema = sq ? og_stored_params_schema_json(sq) : NULL;
+        if (schema) json_object_set_new(q, "params_schema", schema);
+    }
+    return og_resp_json(r, 200, list);
+}
+
+/* ---- POST /graphs/{id}/queries/{name} ------------------------------------------------------ */
+
+static struct MHD_Response *invoke(og_req *r, int conditional)
+{
+    struct MHD_Response *resp = NULL;
+    const char *cas = og_req_cas(r, conditional, &resp);
+    if (resp) return resp;
+    /* the body is optional: {params?, branch?, snapshot?, expect_mutation?} */
+    const char *key;
+    json_t *v;
+    json_object_foreach(r->json, key, v)
+    {
+        if (strcmp(key, "params") && strcmp(key, "branch") && strcmp(key, "snapshot") && strcmp(key, "expect_mutation"))
+            return og_bad(r, "unknown field '%s'", key);
+    }
+    int wrong = 0;
+    const char *branch = og_req_str(r, "branch", &wrong);
+    if (wrong) return og_bad(r, "field '%s' must be a string", "branch");
+    const char *snapshot = og_req_str(r, "snapshot", &wrong);
+    if (wrong) return og_bad(r, "field '%s' must be a string", "snapshot");
+    json_t *em = json_object_get(r->json, "expect_mutation");
+    int expect = -1;
+    if (em && !json_is_null(em)) {
+        if (!json_is_boolean(em)) return og_bad(r, "field '%s' must be a boolean", "expect_mutation");
+        expect = json_is_true(em);
+    }
+    json_t *pj = json_object_get(r->json, "params");
+    if (pj && !json_is_null(pj) && !json_is_object(pj)) return og_bad(r, "field '%s' must be a JSON object", "params");
+    if (branch && snapshot) return og_bad(r, "%s", "'branch' and 'snapshot' are mutually exclusive");
+
+    /* decided once for the graph: a deny reads exactly like an unknown name */
+    char missing[256];
+    snprintf(missing, sizeof missing, "stored query '%.100s' not found", r->name);
+    r->masked_msg = missing;
+    struct MHD_Response *deny = og_req_authorize(r, OG_ACTION_INVOKE_QUERY, NULL, NULL);
+    if (deny) return deny;
+    const og_stored_query *q = r->g->queries ? og_stored_set_find(r->g->queries, r->name) : NULL;
+    if (!q) return og_resp_error(r, 404, "not_found", missing, NULL, NULL);
+
+    if (expect >= 0 && expect != q->mutation) {
+        char msg[300];
+        snprintf(msg, sizeof msg, "stored query '%.100s' is a %s, but expect_mutation is %s", q->name,
+                 q->mutation ? "mutation" : "read", expect ? "true" : "false");
+        return og_resp_error(r, 400, "bad_request", msg, NULL, NULL);
+    }
+    if (conditional && !q->mutation) return og_bad(r, "stored query '%s' is a read: only mutations take a condition", q->name);
+    if (q->mutation && snapshot) return og_bad(r, "stored query '%s' is a mutation: a snapshot cannot be written", q->name);
+
+    /* then the body's own decision, as the ad-hoc lane */
+    if (q->mutation) {
+        deny = og_req_authorize(r, OG_ACTION_CHANGE, branch ? branch : "main", NULL);
+    } else {
+        deny = og_req_authorize(r, OG_ACTION_READ, snapshot ? branch : (branch ? branch : "main"), NULL);
+    }
+    if (deny) return deny;
+    char *params = pj && !json_is_null(pj) ? json_dumps(pj, JSON_COMPACT) : NULL;
+    og_status st = og_stored_check_params(q, params);
+    if (st) {
+        free(params);
+        return og_resp_status(r, st);
+    }
+    struct MHD_Response *out = q->mutation ? og_run_mutation(r, q->source, q->name, params, branch ? branch : "main", cas)
+                                           : og_run_read(r, q->source, q->name, params, branch, snapshot);
+    free(params);
+    return out;
+}
+
+struct MHD_Response *og_h_query_invoke(og_req *r) { return invoke(r, 0); }
+struct MHD_Response *og_h_query_invoke_if(og_req *r) { return invoke(r, 1); }
+
+/* ---- POST /graphs/{id}/mcp ---------------------------------------------------------------- */
+
+/* A branch name no bundle protects (the decision compares names only). */
+#define UNPROTECTED_PROBE "mcp list probe: unprotected"
+
+static int action_of(const char *name, og_action *out)
+{
+    for (int a = 0; a < OG_ACTION_NONE; a++)
+        if (!strcmp(og_action_name((og_action)a), name)) {
+            *out = (og_action)a;
+            return 1;
+        }
+    return 0;
+}
+
+static int quiet_allowed(og_req *r, og_action a, const char *b, const char *t, char *why, size_t cap)
+{
+    og_authz_request q = {r->actor, a, r->g->id, b, t};
+    og_authz_decision d;
+    if (og_authz_decide(r->s->mode, r->s->o.policy, &q, &d)) {
+        snprintf(why, cap, "policy evaluation failed");
+        return 0;
+    }
+    if (!d.allowed) snprintf(why, cap, "%s", d.message);
+    return d.allowed;
+}
+
+/* The MCP handler's authorizer: the server's own decision for the bearer token's actor. */
+static og_mcp_verdict mcp_authorize(void *ctx, const char *actor, const char *action, const char *branch,
+                                    const char *target, const char *query, int listing, char *why, size_t cap)
+{
+    (void)actor; /* always the request's: the token's actor */
+    (void)query;
+    og_req *r = ctx;
+    og_action a;
+    if (!action_of(action, &a)) {
+        snprintf(why, cap, "unknown action '%s'", action);
+        return OG_MCP_DENY;
+    }
+    og_mcp_verdict no = a == OG_ACTION_INVOKE_QUERY ? OG_MCP_MASK : OG_MCP_DENY;
+    if (!listing || (branch && target)) {
+        og_authz_decision d;
+        if (og_req_decide(r, a, branch, target, &d)) {
+            snprintf(why, cap, "policy evaluation failed");
+            return OG_MCP_DENY;
+        }
+        if (!d.allowed) {
+            snprintf(why, cap, "%s", d.message);
+            return d.mask_as_not_found ? OG_MCP_MASK : no;
+        }
+        return OG_MCP_ALLOW;
+    }
+    /* listing: allowed on some branch?  Scopes only tell protected from unprotected names, so
+     * `main` and one unprotected name cover the usual bundles. */
+    static const char *const probes[] = {"main", UNPROTECTED_PROBE};
+    int two = a == OG_ACTION_BRANCH_CREATE || a == OG_ACTION_BRANCH_MERGE;
+    int scoped_b = a == OG_ACTION_READ || a == OG_ACTION_EXPORT || a == OG_ACTION_CHANGE || two;
+    int scoped_t = a == OG_ACTION_SCHEMA_APPLY || a == OG_ACTION_BRANCH_DELETE || two;
+    for (size_t i = 0; i < 2; i++)
+        for (size_t k = 0; k < 2; k++) {
+            const char *b = branch ? branch : scoped_b ? probes[i] : NULL;
+            const char *t = target ? target : scoped_t ? probes[k] : NULL;
+            if (quiet_allowed(r, a, b, t, why, cap)) return OG_MCP_ALLOW;
+        }
+    return no;
+}
+
+/* Is `h` (a Host value, or an Origin's authority) a loopback name, with an optional port? */
+static int loopback_authority(const char *h)
+{
+    static const char *const names[] = {"localhost", "127.0.0.1", "[::1]"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        size_t n = strlen(names[i]);
+        if (!strncasecmp(h, names[i], n) && (h[n] == 0 || h[n] == ':' || h[n] == '/')) return 1;
+    }
+    return !strncmp(h, "127.", 4); /* the whole 127/8 */
+}
+
+/* DNS-rebinding protection (MCP transport spec): a server listening on loopback answers only
+ * requests addressed to a loopback name, from no origin or a loopback one — a web page whose
+ * name resolves to 127.0.0.1 cannot drive it through a browser. */
+static int rebinding_suspect(og_req *r)
+{
+    if (strncmp(r->s->bind_host, "127.", 4) && strcmp(r->s->bind_host, "localhost")) return 0;
+    const char *host = og_req_header(r, "Host");
+    if (host && !loopback_authority(host)) return 1;
+    const char *origin = og_req_header(r, "Origin");
+    if (origin && strcmp(origin, "null")) {
+        const char *a = strstr(origin, "://");
+        if (!a || !loopback_authority(a + 3)) return 1;
+    }
+    return 0;
+}
+
+struct MHD_Response *og_h_mcp(og_req *r)
+{
+    if (rebinding_suspect(r))
+        return og_resp_error(r, 403, "forbidden",
+                             "the MCP endpoint of a loopback server accepts only loopback Host and Origin headers", NULL,
+                             NULL);
+    og_mcp *m = NULL;
+    og_mcp_opts mo = {.db = r->g->db,
+                      .queries = r->g->queries,
+                      .graph_id = r->g->id,
+                      .schema_apply_disabled = r->s->o.cluster,
+                      .authorize = mcp_authorize,
+                      .authorize_ctx = r};
+    if (og_mcp_new(&m, &mo)) return og_resp_error(r, 500, "internal", "out of memory", NULL, NULL);
+    og_mcp_http_request hr = {.method = r->method,
+                              .content_type = og_req_header(r, "Content-Type"),
+                              .accept = og_req_header(r, "Accept"),
+                              .protocol_version = og_req_header(r, "MCP-Protocol-Version"),
+                              .actor = r->actor,
+                              .body = r->body ? r->body : "",
+                              .body_len = r->body_len};
+    unsigned status = 500;
+    char *out = NULL;
+    og_status st = og_mcp_http(m, &hr, &status, &out);
+    og_mcp_free(m);
+    if (st) return og_resp_error(r, 500, "internal", "out of memory", NULL, NULL);
+    size_t n = out ? strlen(out) : 0;
+    char *copy = malloc(n + 1);
+    if (!copy) {
+        og_free(out);
+        return og_resp_error(r, 500, "internal", "out of memory", NULL, NULL);
+    }
+    memcpy(copy, out ? out : "", n + 1);
+    og_free(out);
+    struct MHD_Response *resp = MHD_create_response_from_buffer(n, copy, MHD_RESPMEM_MUST_FREE);
+    if (!resp) {
+        free(copy);
+        return NULL;
+    }
+    if (n) MHD_add_response_header(resp, "Content-Type", "application/json");
+    if (status == 405) MHD_add_response_header(resp, "Allow", "POST");
+    r->status = status;
+    return resp;
+}

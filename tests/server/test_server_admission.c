@@ -1,0 +1,123 @@
+/*
+ * test_server_admission.c — per-actor admission on writes (reference-surfaces.md §2.7): with
+ * OMNIGRAPH_PER_ACTOR_INFLIGHT_MAX=1, a write held open (an NDJSON load whose body is still
+ * arriving: it is decided and admitted before its body is read) makes the actor's next write
+ * a 429 `too_many_requests` with `Retry-After`, while reads pass; the slot is released when
+ * the held write completes.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include "server_client.h"
+
+static char dir[64], graph[128], logpath[128];
+static srv S;
+
+static int setup(void **state)
+{
+    strcpy(dir, "/tmp/og-srvadm-XXXXXX");
+    if (!mkdtemp(dir) || make_graph(dir, "g")) return -1;
+    snprintf(graph, sizeof graph, "g1=%s/g", dir);
+    snprintf(logpath, sizeof logpath, "%s/server.log", dir);
+    unsetenv("OMNIGRAPH_SERVER_BEARER_TOKENS_JSON");
+    unsetenv("OMNIGRAPH_SERVER_BEARER_TOKEN");
+    unsetenv("OMNIGRAPH_SERVER_BEARER_TOKENS_FILE");
+    setenv("OMNIGRAPH_PER_ACTOR_INFLIGHT_MAX", "1", 1);
+    const char *args[] = {"--graph", graph, "--bind", "127.0.0.1:0", "--unauthenticated", NULL};
+    int rc = srv_start(&S, logpath, args);
+    unsetenv("OMNIGRAPH_PER_ACTOR_INFLIGHT_MAX");
+    return rc;
+}
+
+static int teardown(void **state)
+{
+    int rc = srv_stop(&S);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd)) return -1;
+    return rc == 0 ? 0 : -1;
+}
+
+static int connect_to(const srv *s)
+{
+    char host[64];
+    snprintf(host, sizeof host, "%s", s->addr);
+    char *colon = strrchr(host, ':');
+    *colon = 0;
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(colon + 1))};
+    inet_pton(AF_INET, host, &sa.sin_addr);
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa)) return -1;
+    return fd;
+}
+
+static const char *MUTATE = "{\"query\":\"query q() { insert Person { name: \\\"Held\\\" } }\"}";
+
+static void test_write_over_budget_is_429(void **state)
+{
+    const char *rec = "{\"type\":\"Person\",\"data\":{\"name\":\"Slow\",\"age\":1}}\n";
+    char head[512];
+    snprintf(head, sizeof head,
+             "POST /graphs/g1/load/ndjson HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\n"
+             "Content-Length: %zu\r\n\r\n",
+             strlen(rec));
+    int fd = connect_to(&S);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, head, strlen(head)), (ssize_t)strlen(head));
+    /* the held load is admitted once its headers are processed; poll until the next write is refused */
+    http_resp r = {0};
+    int refused = 0;
+    for (int i = 0; i < 50 && !refused; i++) {
+        usleep(100 * 1000);
+        r = post_json(&S, NULL, "/graphs/g1/mutate", MUTATE);
+        refused = r.status == 429;
+        if (!refused) http_free(&r);
+    }
+    assert_true(refused);
+    assert_string_equal(jstr(r.json, "code"), "too_many_requests");
+    assert_non_null(json_object_get(r.json, "merge_conflicts"));
+    assert_non_null(strstr(r.headers, "Retry-After: 60"));
+    http_free(&r);
+    /* branch writes share the budget; reads are not gated */
+    r = post_json(&S, NULL, "/graphs/g1/branches", "{\"name\":\"b1\"}");
+    assert_int_equal(r.status, 429);
+    http_free(&r);
+    r = post_json(&S, NULL, "/graphs/g1/query", "{\"query\":\"query q() { match { $p: Person } return { $p.name } }\"}");
+    assert_int_equal(r.status, 200);
+    http_free(&r);
+    /* the held load completes; its slot is released */
+    assert_int_equal(write(fd, rec, strlen(rec)), (ssize_t)strlen(rec));
+    char buf[4096];
+    ssize_t n = 0, k;
+    while (n < (ssize_t)sizeof buf - 1 && (k = read(fd, buf + n, sizeof buf - 1 - (size_t)n)) > 0) {
+        n += k;
+        buf[n] = 0;
+        if (strstr(buf, "\"commit\"")) break;
+    }
+    buf[n > 0 ? n : 0] = 0;
+    close(fd);
+    assert_non_null(strstr(buf, "HTTP/1.1 200"));
+    int ok = 0;
+    for (int i = 0; i < 50 && !ok; i++) {
+        r = post_json(&S, NULL, "/graphs/g1/mutate", "{\"query\":\"query q() { insert Person { name: \\\"After\\\" } }\"}");
+        ok = r.status == 200;
+        http_free(&r);
+        if (!ok) usleep(100 * 1000);
+    }
+    assert_true(ok);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_write_over_budget_is_429),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
