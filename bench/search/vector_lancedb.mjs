@@ -1,8 +1,8 @@
 // vector_lancedb.mjs — the LanceDB 0.31 side of the vector benchmark (bench/search/vector_run.sh):
 // loads DIR/base.f32 (N x 128 float32) as a table, times the index build (IVF_HNSW_SQ, and
 // IVF_PQ), and for DIR/queries.f32 reports the median top-10 latency of a warm pass (after
-// one warm-up pass) and recall@10 against DIR/gt.u32, exact (bypassVectorIndex) and through
-// each index.  One JSON object per line, like bench_vector does.
+// one warm-up pass) and recall@10 against DIR/gt.u32, exact (bypassVectorIndex, over the first
+// $LANCEDB_EXACT_QUERIES = 20 queries: it is slow) and through each index.  One JSON object per line, like bench_vector does.
 // Usage: node bench/search/vector_lancedb.mjs DIR WORK   (LanceDB from tests/interop/node_modules)
 import { createRequire } from "node:module";
 import fs from "node:fs";
@@ -20,6 +20,7 @@ const f32 = (name) => { const b = fs.readFileSync(path.join(dir, name)); return 
 const base = f32("base.f32"), qs = f32("queries.f32");
 const gtb = fs.readFileSync(path.join(dir, "gt.u32")), gt = new Uint32Array(gtb.buffer, gtb.byteOffset, gtb.length / 4);
 const N = base.length / DIM, Q = qs.length / DIM;
+const exactQueries = Math.min(Q, Number(process.env.LANCEDB_EXACT_QUERIES ?? 20));
 
 const fsl = new arrow.FixedSizeList(DIM, new arrow.Field("item", new arrow.Float32(), true));
 const vecData = arrow.makeData({ type: fsl, length: N, nullCount: 0,
@@ -34,10 +35,10 @@ let t0 = now();
 const t = await db.createTable("vec", table, { mode: "overwrite" });
 console.log(JSON.stringify({ system: "lancedb", phase: "load", n: N, seconds: (now() - t0) / 1e3 }));
 
-async function pass(mk) {
+async function pass(mk, nq) {
   const lat = [];
   let hits = 0;
-  for (let j = 0; j < Q; j++) {
+  for (let j = 0; j < nq; j++) {
     const q = Array.from(qs.subarray(j * DIM, (j + 1) * DIM));
     const s = now();
     const rows = await mk(t.vectorSearch(q).distanceType("l2").select(["row", "_distance"]).limit(K)).toArray();
@@ -46,14 +47,14 @@ async function pass(mk) {
     for (const r of rows) if (want.has(r.row)) hits++;
   }
   lat.sort((a, b) => a - b);
-  return { median_ms: lat[Q >> 1], recall10: hits / (Q * K) };
+  return { median_ms: lat[nq >> 1], recall10: hits / (nq * K), queries: nq };
 }
-async function measure(phase, mk) {
-  await pass(mk);
-  console.log(JSON.stringify({ system: "lancedb", phase, ...(await pass(mk)) }));
+async function measure(phase, mk, nq = Q) {
+  await pass(mk, nq);
+  console.log(JSON.stringify({ system: "lancedb", phase, ...(await pass(mk, nq)) }));
 }
 
-await measure("exact", (q) => q.bypassVectorIndex());
+await measure("exact", (q) => q.bypassVectorIndex(), exactQueries);
 const parts = Math.max(1, Math.round(Math.sqrt(N) / 4));
 const configs = [
   ["ivf_hnsw_sq", lancedb.Index.hnswSq({ distanceType: "l2", numPartitions: 1 }), [["ef", 64], ["ef", 128]]],
