@@ -15,6 +15,8 @@
  *       index: median latency of a warm pass (after one untimed warm-up pass) and recall@10
  *       against gt.u32; and the memory-bandwidth bound of an exact scan (N x 128 x 4 bytes /
  *       measured memcpy bandwidth).
+ *   bench_vector query DIR GRAPH EXACT
+ *       only the two query passes on a graph `run` built (EXACT 1 = exact search), for profiling.
  *
  * Prints one JSON object per line on stdout.
  */
@@ -263,8 +265,32 @@ static int cmd_run(const char *dir, const char *graph)
     return 0;
 }
 
+/* Queries only, on a graph `run` built (for profiling): EXACT 1 = exact search. */
+static int cmd_query(const char *dir, const char *graph, int exact)
+{
+    size_t qlen, glen;
+    float *qs = read_all(dir, "queries.f32", &qlen);
+    uint32_t *gt = read_all(dir, "gt.u32", &glen);
+    if (!qs || !gt) return 1;
+    size_t q = qlen / (DIM * sizeof(float)), hits;
+    og_open_opts oo = {.actor = "bench_vector", .cache_bytes = (size_t)4096 << 20};
+    og_db *db;
+    og_status st = og_db_open(&db, graph, &oo);
+    if (st) return fail(st, "og_db_open");
+    double *lat = malloc(q * sizeof *lat);
+    if (pass(db, qs, q, gt, exact, lat, &hits) || pass(db, qs, q, gt, exact, lat, &hits)) return 1;
+    printf("{\"system\":\"omnigraph-c\",\"phase\":\"%s\",\"median_ms\":%.3f,\"recall10\":%.4f}\n", exact ? "exact" : "ann",
+           median(lat, q) / 1e3, (double)hits / (double)(q * K));
+    og_db_close(db);
+    free(lat);
+    free(qs);
+    free(gt);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 5 && !strcmp(argv[1], "query")) return cmd_query(argv[2], argv[3], atoi(argv[4]));
     if (argc == 5 && !strcmp(argv[1], "gen")) return cmd_gen(argv[2], (size_t)atol(argv[3]), (size_t)atol(argv[4]));
     if (argc == 4 && !strcmp(argv[1], "run")) return cmd_run(argv[2], argv[3]);
     fprintf(stderr, "usage: bench_vector gen DIR N Q | bench_vector run DIR GRAPH\n");

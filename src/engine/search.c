@@ -1021,6 +1021,15 @@ static og_status order_rrf(og_search *s, int rank, const uint32_t *col, size_t n
     return st;
 }
 
+/* 1 when col[0..n) is 0, 1, ..., m - 1 (n == m). */
+static int is_identity(const uint32_t *col, size_t n, size_t m)
+{
+    if (n != m) return 0;
+    uint32_t bad = 0;
+    for (size_t i = 0; i < n; i++) bad |= col[i] ^ (uint32_t)i;
+    return bad == 0;
+}
+
 /* A nearest ordering with a limit over EVERY live row of its type that has a vector (the
  * match block filtered nothing out) may take its candidates from vector index files
  * (search_ann.h); *cand (owned, NULL = exact search) then marks the rows that stay. */
@@ -1033,14 +1042,16 @@ static og_status nearest_index(og_search *s, int rank, const uint32_t *col, size
     size_t bytes = (rs->n + 7) / 8 + 1;
     uint8_t *seen = calloc(bytes, 1);
     if (!seen) return og_err(OG_ERR_NOMEM, "out of memory");
-    for (size_t i = 0; i < n; i++)
-        if (col[i] != OG_ROW_NONE && col[i] < rs->n) seen[col[i] >> 3] |= (uint8_t)(1u << (col[i] & 7));
-    for (size_t i = 0; i < rs->n; i++)
-        if (!og_bit_get(seen, i) && !og_vector_is_null(rs->vecs, i)) { /* a filtered binding: exact */
-            free(seen);
-            return OG_OK;
-        }
-    memset(seen, 0, bytes);
+    if (!is_identity(col, n, rs->n)) { /* else: every row once, the plain scan of the type */
+        for (size_t i = 0; i < n; i++)
+            if (col[i] != OG_ROW_NONE && col[i] < rs->n) seen[col[i] >> 3] |= (uint8_t)(1u << (col[i] & 7));
+        for (size_t i = 0; i < rs->n; i++)
+            if (!og_bit_get(seen, i) && !og_vector_is_null(rs->vecs, i)) { /* a filtered binding: exact */
+                free(seen);
+                return OG_OK;
+            }
+        memset(seen, 0, bytes);
+    }
     int used = 0;
     og_status st = og_search_ann_candidates(s->src, (size_t)s->ir->vars[r->var].type, r->prop_id, rs->q, rs->dim,
                                             (size_t)limit, rs->n, seen, &used);
@@ -1053,11 +1064,19 @@ static og_status nearest_index(og_search *s, int rank, const uint32_t *col, size
 static og_status nearest_fill_some(rstate *rs, const uint32_t *col, size_t n, const uint8_t *cand)
 {
     if (!cand) return nearest_fill(rs, col, n);
+    if (is_identity(col, n, rs->n)) col = NULL; /* the candidates are the rows to fill */
     uint32_t *rows = malloc((n ? n : 1) * sizeof *rows);
     if (!rows) return og_err(OG_ERR_NOMEM, "out of memory");
     size_t m = 0;
-    for (size_t i = 0; i < n; i++)
-        if (col[i] != OG_ROW_NONE && col[i] < rs->n && og_bit_get(cand, col[i])) rows[m++] = col[i];
+    if (!col) {
+        for (size_t i = 0; i < n; i += 8)
+            if (cand[i >> 3])
+                for (size_t j = i; j < i + 8 && j < n; j++)
+                    if (og_bit_get(cand, j)) rows[m++] = (uint32_t)j;
+    } else {
+        for (size_t i = 0; i < n; i++)
+            if (col[i] != OG_ROW_NONE && col[i] < rs->n && og_bit_get(cand, col[i])) rows[m++] = col[i];
+    }
     og_status st = nearest_fill(rs, rows, m);
     free(rows);
     return st;
@@ -1107,6 +1126,37 @@ static og_status nearest_cut(rstate *rs, const og_ir_rank *r, const uint32_t *co
     return OG_OK;
 }
 
+/* og_search_order's keep bits and key for the plain scan (binding row i = entity row i, n
+ * rows) when an index named the candidates: rows outside cand, null vectors and rows farther
+ * than the limit-th nearest candidate leave; the others keep their exact distance as key. */
+static og_status nearest_identity_keep(rstate *rs, const uint8_t *cand, size_t n, size_t limit, uint8_t *keep,
+                                       og_vector *key)
+{
+    memset(keep, 0, (n + 7) / 8 + 1);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i += 8)
+        if (cand[i >> 3])
+            for (size_t j = i; j < i + 8 && j < n; j++) m += og_bit_get(cand, j) && !og_vector_is_null(rs->vecs, j);
+    double *d = malloc((m ? m : 1) * sizeof *d);
+    if (!d) return og_err(OG_ERR_NOMEM, "out of memory");
+    size_t k = 0;
+    for (size_t i = 0; i < n; i += 8)
+        if (cand[i >> 3])
+            for (size_t j = i; j < i + 8 && j < n; j++)
+                if (og_bit_get(cand, j) && !og_vector_is_null(rs->vecs, j)) d[k++] = rs->dist[j];
+    double cut = limit && m > limit ? kth_smallest(d, m, limit - 1) : INFINITY;
+    free(d);
+    og_status st = OG_OK;
+    for (size_t i = 0; i < n && st == OG_OK; i += 8)
+        if (cand[i >> 3])
+            for (size_t j = i; j < i + 8 && j < n && st == OG_OK; j++) {
+                if (!og_bit_get(cand, j) || og_vector_is_null(rs->vecs, j) || !(rs->dist[j] <= cut)) continue;
+                keep[j >> 3] |= (uint8_t)(1u << (j & 7));
+                st = og_vector_append_f64(key, (double)rs->dist[j]);
+            }
+    return st;
+}
+
 og_status og_search_order(og_search *s, int rank, og_bindings *b, size_t var_col, uint64_t limit, og_vector *key,
                           int *desc)
 {
@@ -1133,7 +1183,11 @@ og_status og_search_order(og_search *s, int rank, og_bindings *b, size_t var_col
         /* nearest with a limit: rows farther than the limit-th nearest row can never be
          * returned, so they leave now (ties kept: later keys sort them), before projection */
         double cut = INFINITY;
-        if (st == OG_OK && r->kind == OG_IR_RANK_NEAREST && limit && n > limit)
+        if (st == OG_OK && cand && is_identity(col, n, rs->n)) {
+            /* the indexed plain scan: only candidate rows can stay; visit just those */
+            st = nearest_identity_keep(rs, cand, n, (size_t)limit, keep, key);
+            n = 0; /* done: skip the general loop */
+        } else if (st == OG_OK && r->kind == OG_IR_RANK_NEAREST && limit && n > limit)
             st = nearest_cut(rs, r, col, n, cand, (size_t)limit, &cut);
         for (size_t i = 0; i < n && st == OG_OK; i++) {
             double v = cand && (col[i] == OG_ROW_NONE || col[i] >= rs->n || !og_bit_get(cand, col[i])) ? NAN
