@@ -40,4 +40,5 @@ echo "lance_write_scan ($rows rows, median of $reps)"
 printf '  write: omnigraph-c %12.0f rows/s   lancedb %12.0f rows/s   ratio %.2f (target >= 0.7)\n' "$cw" "$lw" "$(awk "BEGIN{print $cw/$lw}")"
 printf '  scan:  omnigraph-c %12.0f rows/s   lancedb %12.0f rows/s   ratio %.2f (target >= 1.0)\n' "$cs" "$ls" "$(awk "BEGIN{print $cs/$ls}")"
 bash "$here/bench/graph/run.sh" "$bin"  # the graph benchmark against Kùzu (docs/benchmarks.md)
+bash "$here/bench/search/run.sh" "$bin"  # full-text search against SQLite FTS5 (docs/benchmarks.md)
 bash "$here/bench/search/vector_run.sh" "$bin"  # the vector search benchmark (docs/benchmarks.md)

@@ -11,6 +11,7 @@ PKGS=(
   libhnswlib-dev # the vector (ANN) index: src/vec/hnsw.cpp, docs/search.md
   sqlite3 # SQLite FTS5: the independent bm25 check (tests/engine/test_search_fts5.c)
   wrk     # the server benchmark (bench/server/run.sh)
+  libsqlite3-dev wordnet-base gnuplot-nox # the search benchmark (bench/search/run.sh): FTS5 peer, corpus, chart
 )
 # Node.js: some images ship a nodejs package that bundles npm (and conflicts with Debian's npm).
 command -v node >/dev/null 2>&1 || PKGS+=(nodejs)

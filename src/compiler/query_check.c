@@ -971,9 +971,10 @@ static int check_read(og_chk *c)
         return og_chk_fail(c, osp, "T21", "rrf ordering requires a limit clause");
     if (has_nearest && !q->has_limit)
         return og_chk_fail(c, osp, "T17", "nearest ordering requires a limit clause");
-    if (has_nearest && has_alias)
-        return og_chk_fail(c, osp, "T18",
-                           "alias-based ordering is not supported together with nearest in phase 1");
+    /* T18 (reference phase 1: alias ordering next to nearest) is not enforced: an alias of a
+     * search function orders exactly as the function itself (`nearest(...) as score ... order
+     * { score desc }`, the reference's hybrid-search guide); docs/search.md. */
+    (void)has_alias;
     if (has_agg)
         for (size_t i = 0; i < q->nprojections; i++) {
             const og_qexpr *e = q->projections[i].expr;

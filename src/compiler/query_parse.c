@@ -459,6 +459,9 @@ static int parse_binding(parser *p, og_qclause *c)
     c->type_span = (og_qspan){t->start, t->end};
     p->pos++;
     if (accept(p, OG_TOK_LBRACE)) {
+        /* `$d: Document { }`: no property filter (REF: the reference's grammar wants one, its
+         * hybrid-search guide writes none; docs/search.md) */
+        if (accept(p, OG_TOK_RBRACE)) return 1;
         size_t cap = 0;
         for (;;) {
             if (!is_kind(p, OG_TOK_IDENT)) return expect_fail(p, "property name");

@@ -387,6 +387,14 @@ static og_status op_scan(exec *x, pipe *p, const og_ir_op *op)
         st = og_bindings_from_rows(&s.b, cand, ncand);
         free(cand);
         s.identity_col = -1;
+    } else if (x->ir->rank_order >= 0 && !x->ir->aggregate && x->ir->ranks[x->ir->rank_order].kind == OG_IR_RANK_BM25 &&
+               x->ir->ranks[x->ir->rank_order].var == op->var) {
+        /* a bm25 ordering keeps only rows sharing a query term: bind just those (search.h) */
+        const uint32_t *rows;
+        size_t m;
+        st = og_search_candidates(x->search, x->ir->rank_order, &rows, &m);
+        if (st == OG_OK) st = og_bindings_from_rows(&s.b, rows, m);
+        s.identity_col = -1;
     } else {
         uint32_t *rows = malloc((n ? n : 1) * sizeof *rows);
         if (!rows) return og_err(OG_ERR_NOMEM, "out of memory");

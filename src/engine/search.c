@@ -12,8 +12,9 @@
  * analysed instead.
  *
  * State per execution:
- *   tcol   one text column per (node type, property): its segments, each row's length in
- *          non-stop terms (OG_FTS_NULL_LEN for null), N and avgdl.
+ *   tcol   one text column per (node type, property): its segments, N and avgdl.  Nothing
+ *          of size "rows" (beyond the rows it must analyse itself): a query over covered data
+ *          touches the postings of its terms, not every row.
  *   tmatch one match bitmap over a column's rows per text expression (search / fuzzy /
  *          match_text), computed on first use.
  *   rstate per rank: bm25 scores over all rows, nearest distances computed for the rows asked
@@ -51,7 +52,8 @@ typedef struct tcol {
     seg *segs;
     size_t nsegs;
     int files;             /* some segment is a persisted file */
-    uint32_t *dl;          /* per view row: non-stop terms, OG_FTS_NULL_LEN for a null value */
+    int *frag_seg;         /* per fragment: its segment, -1 = the memory segment, -2 = no data */
+    int mem_seg;           /* the memory segment, -1 = none */
     uint64_t ndocs;        /* rows with a non-null value */
     double avgdl;
     struct tcol *next;
@@ -66,7 +68,16 @@ typedef struct tmatch {
 typedef struct rstate {
     int ready;
     size_t n;              /* rows of the ranked variable's type */
-    double *score;         /* bm25 / rrf: per row (NAN = none) */
+    double *score;         /* rrf: per row (NAN = none) */
+    /* bm25: the rows sharing a query term (ascending) and their scores, and an open-addressing
+     * map row -> score over them; every other row scores 0, or null where its text is null */
+    const tcol *tc;
+    uint32_t *mrows;
+    double *mscore;
+    size_t nm;
+    uint32_t *hkey;        /* row + 1, 0 = empty */
+    double *hval;
+    size_t hmask;
     /* nearest */
     const og_vector *vecs;
     float *q;
@@ -106,6 +117,8 @@ og_status og_search_new(og_search **out, const og_ir_query *ir, const og_exec_so
     return OG_OK;
 }
 
+static void bm25_reset(rstate *rs);
+
 static void tcol_clear(tcol *c)
 {
     for (size_t i = 0; i < c->nsegs; i++) {
@@ -116,8 +129,9 @@ static void tcol_clear(tcol *c)
     c->segs = NULL;
     c->nsegs = 0;
     og_index_frags_free(&c->frags);
-    free(c->dl);
-    c->dl = NULL;
+    free(c->frag_seg);
+    c->frag_seg = NULL;
+    c->mem_seg = -1;
     c->ndocs = 0;
     c->avgdl = 0;
     c->files = 0;
@@ -141,6 +155,7 @@ void og_search_free(og_search *s)
         free(s->ranks[r].q);
         free(s->ranks[r].dist);
         free(s->ranks[r].have);
+        bm25_reset(&s->ranks[r]);
     }
     free(s->ranks);
     og_text_tokens_free(&s->toks);
@@ -155,6 +170,8 @@ static og_status analyzer(og_search *s)
 }
 
 /* ---- text columns as segments ---------------------------------------------------------------- */
+
+static void set_bit(uint8_t *bits, uint32_t r) { bits[r >> 3] |= (uint8_t)(1u << (r & 7)); }
 
 static uint32_t seg_row(const seg *g, uint32_t doc)
 {
@@ -185,23 +202,25 @@ static og_status add_seg(tcol *c, seg g)
 }
 
 /* Reads the column: persisted segments where `use_files` and a whole file exists, one memory
- * segment for the other rows; then row lengths, N and avgdl over the live rows. */
+ * segment for the other rows; then N and avgdl over the live rows.  With no deletions a
+ * segment's counts come from its header, so opening a covered column costs no pass over the
+ * rows. */
 static og_status build_tcol(og_search *s, tcol *c, int use_files)
 {
     OG_TRY(analyzer(s));
     OG_TRY(s->src->node_rows(s->src->ud, c->type, &c->n));
     if (c->n >= UINT32_MAX) return og_err(OG_ERR_LIMIT, "a text search over more than 2^32 rows");
-    c->dl = malloc((c->n ? c->n : 1) * sizeof *c->dl);
-    if (!c->dl) return og_err(OG_ERR_NOMEM, "out of memory");
-    for (size_t i = 0; i < c->n; i++) c->dl[i] = OG_FTS_NULL_LEN;
+    uint64_t total = 0;
     if (use_files && s->src->node_index)
         OG_TRY(s->src->node_index(s->src->ud, c->type, c->prop_id, og_index_def_fts.name, &c->frags));
-    /* which rows need analysing here */
-    uint8_t *covered = calloc(c->n / 8 + 1, 1);
-    if (!covered) return og_err(OG_ERR_NOMEM, "out of memory");
+    c->frag_seg = malloc((c->frags.n ? c->frags.n : 1) * sizeof *c->frag_seg);
+    if (!c->frag_seg) return og_err(OG_ERR_NOMEM, "out of memory");
+    c->mem_seg = -1;
     og_status st = OG_OK;
+    size_t nmem = c->frags.n ? 0 : c->n; /* rows analysed here */
     for (size_t i = 0; i < c->frags.n && st == OG_OK; i++) {
         og_index_frag *fr = &c->frags.v[i];
+        c->frag_seg[i] = -1;
         int whole = fr->no_data; /* all null: nothing to analyse */
         if (!whole && fr->file) {
             og_fts *f = NULL;
@@ -210,24 +229,24 @@ static og_status build_tcol(og_search *s, tcol *c, int use_files)
                 st = add_seg(c, (seg){f, fr, NULL});
                 if (st) og_fts_free(f);
                 whole = st == OG_OK;
+                if (whole) c->frag_seg[i] = (int)c->nsegs - 1;
                 c->files = 1;
-                /* lengths of the live rows */
-                for (size_t k = 0; whole && k < fr->live_rows; k++) {
-                    uint32_t off = fr->addrs ? (uint32_t)fr->addrs[k] : (uint32_t)k;
-                    c->dl[fr->view_start + k] = og_fts_doc_len(f, off);
+                if (whole && !fr->addrs) {
+                    c->ndocs += og_fts_nonnull(f);
+                    total += og_fts_total_len(f);
+                }
+                for (size_t k = 0; whole && fr->addrs && k < fr->live_rows; k++) {
+                    uint32_t dl = og_fts_doc_len(f, (uint32_t)fr->addrs[k]);
+                    if (dl != OG_FTS_NULL_LEN) c->ndocs++, total += dl;
                 }
             } else {
                 og_fts_free(f);
             }
             og_error_clear();
         }
-        for (size_t k = 0; whole && k < fr->live_rows; k++) {
-            size_t r = fr->view_start + k;
-            covered[r >> 3] |= (uint8_t)(1u << (r & 7));
-        }
+        if (!whole) nmem += fr->live_rows;
+        else c->frag_seg[i] = fr->no_data ? -2 : c->frag_seg[i];
     }
-    size_t nmem = 0;
-    for (size_t r = 0; r < c->n; r++) nmem += !og_bit_get(covered, r);
     if (st == OG_OK && nmem) {
         uint32_t *rows = malloc(nmem * sizeof *rows);
         const og_vector *col = NULL;
@@ -239,29 +258,64 @@ static og_status build_tcol(og_search *s, tcol *c, int use_files)
         og_fts *f = NULL;
         if (st == OG_OK) {
             size_t m = 0;
-            for (size_t r = 0; r < c->n; r++)
-                if (!og_bit_get(covered, r)) rows[m++] = (uint32_t)r;
+            if (!c->frags.n)
+                for (size_t r = 0; r < c->n; r++) rows[m++] = (uint32_t)r;
+            for (size_t i = 0; i < c->frags.n; i++)
+                if (c->frag_seg[i] == -1)
+                    for (size_t k = 0; k < c->frags.v[i].live_rows; k++)
+                        rows[m++] = (uint32_t)(c->frags.v[i].view_start + k);
             memdocs md = {col, rows};
             st = og_fts_encode(s->an, nmem, mem_doc, &md, &b);
         }
         if (st == OG_OK) st = og_fts_open_bytes(&f, b.data, b.len, b.data, NULL);
         if (st == OG_OK) {
             b.data = NULL; /* owned by f */
-            for (size_t i = 0; i < nmem; i++) c->dl[rows[i]] = og_fts_doc_len(f, i);
+            c->ndocs += og_fts_nonnull(f);
+            total += og_fts_total_len(f);
             st = add_seg(c, (seg){f, NULL, rows});
             if (st) og_fts_free(f);
-            else rows = NULL;
+            else rows = NULL, c->mem_seg = (int)c->nsegs - 1;
         }
         og_buf_free(&b);
         free(rows);
     }
-    free(covered);
     if (st) return st;
-    uint64_t total = 0;
-    for (size_t r = 0; r < c->n; r++)
-        if (c->dl[r] != OG_FTS_NULL_LEN) c->ndocs++, total += c->dl[r];
     c->avgdl = c->ndocs ? (double)total / (double)c->ndocs : 0;
     return OG_OK;
+}
+
+/* 1 when view row `row` holds a null text: found through its fragment's segment (the memory
+ * segment's rows ascend: a binary search). */
+static int row_null(const tcol *c, uint32_t row)
+{
+    size_t lo = 0, hi = c->frags.n;
+    while (lo < hi) { /* the last fragment starting at or before row */
+        size_t mid = lo + (hi - lo) / 2;
+        if (c->frags.v[mid].view_start <= row) lo = mid + 1;
+        else hi = mid;
+    }
+    /* fragments without live rows share a start: step back to the one holding row */
+    while (lo > 0 && row >= c->frags.v[lo - 1].view_start + c->frags.v[lo - 1].live_rows) lo--;
+    if (lo > 0) {
+        const og_index_frag *fr = &c->frags.v[lo - 1];
+        int g = c->frag_seg[lo - 1];
+        if (g == -2) return 1;
+        if (g >= 0 && row < fr->view_start + fr->live_rows) {
+            size_t k = row - fr->view_start;
+            uint32_t off = fr->addrs ? (uint32_t)fr->addrs[k] : (uint32_t)k;
+            return og_fts_doc_len(c->segs[g].fts, off) == OG_FTS_NULL_LEN;
+        }
+    }
+    if (c->mem_seg < 0) return 1;
+    const seg *m = &c->segs[c->mem_seg];
+    size_t a = 0, b = (size_t)og_fts_rows(m->fts);
+    while (a < b) {
+        size_t mid = a + (b - a) / 2;
+        if (m->rows[mid] < row) a = mid + 1;
+        else b = mid;
+    }
+    if (a >= og_fts_rows(m->fts) || m->rows[a] != row) return 1;
+    return og_fts_doc_len(m->fts, a) == OG_FTS_NULL_LEN;
 }
 
 static og_status get_tcol(og_search *s, int var, uint64_t prop_id, tcol **out)
@@ -418,8 +472,6 @@ static long find_tok(const og_search *s, const og_fts *f, size_t k, int stop)
 {
     return og_fts_find(f, og_text_term(&s->toks, k), s->toks.v[k].len, stop);
 }
-
-static void set_bit(uint8_t *bits, uint32_t r) { bits[r >> 3] |= (uint8_t)(1u << (r & 7)); }
 
 /* ---- text matches ------------------------------------------------------------------------------ */
 
@@ -670,16 +722,43 @@ og_status og_search_text_eval(og_search *s, const og_ir_text *t, const uint32_t 
 
 /* ---- scores ------------------------------------------------------------------------------------ */
 
-/* Adds the BM25 contribution of each distinct query term q[j] to score[] (term by term, so
- * the sums are formed in one fixed order). */
-static og_status bm25_accumulate(og_search *s, const tcol *c, const size_t *q, size_t nq, double *score)
+typedef struct hit3 {
+    uint32_t row, tf, dl;
+} hit3;
+
+static int u32_cmp(const void *a, const void *b);
+
+/* The score slot of row r in rs's map (inserted as 0 when absent and `add`), or NULL. */
+static double *hslot(const rstate *rs, uint32_t r, int add)
+{
+    size_t h = (size_t)((r * 0x9e3779b1u) >> 7) & rs->hmask;
+    for (;; h = (h + 1) & rs->hmask) {
+        if (rs->hkey[h] == r + 1) return &rs->hval[h];
+        if (!rs->hkey[h]) {
+            if (!add) return NULL;
+            rs->hkey[h] = r + 1;
+            rs->hval[h] = 0;
+            return &rs->hval[h];
+        }
+    }
+}
+
+/* The BM25 scores of the rows sharing a distinct query term q[j]: for each term, its live
+ * postings over all segments (df = their count), then its contribution to each of them, term
+ * by term, so every sum is formed in one fixed order whatever the segments are. */
+static og_status bm25_accumulate(og_search *s, const tcol *c, const size_t *q, size_t nq, rstate *rs)
 {
     double N = (double)c->ndocs;
-    uint32_t *rows = NULL, *tfs = NULL;
-    size_t cap = 0;
+    hit3 **hits = calloc(nq ? nq : 1, sizeof *hits);
+    size_t *nh = calloc(nq ? nq : 1, sizeof *nh), total = 0;
+    if (!hits || !nh) {
+        free(hits);
+        free(nh);
+        return og_err(OG_ERR_NOMEM, "out of memory");
+    }
     og_status st = OG_OK;
     for (size_t j = 0; j < nq && st == OG_OK; j++) {
-        size_t m = 0; /* live (row, tf) pairs of term j: df = m */
+        size_t cap = 0;
         for (size_t g = 0; g < c->nsegs && st == OG_OK; g++) {
             const seg *sg = &c->segs[g];
             long e = find_tok(s, sg->fts, q[j], 0);
@@ -690,35 +769,71 @@ static og_status bm25_accumulate(og_search *s, const tcol *c, const size_t *q, s
             while ((rr = og_fts_iter_next(&it)) == 1) {
                 uint32_t r = seg_row(sg, it.doc);
                 if (r == NO_ROW) continue;
-                if (m == cap) {
-                    size_t nc = cap ? cap * 2 : 1024;
-                    uint32_t *a = realloc(rows, nc * sizeof *a);
-                    if (a) rows = a;
-                    uint32_t *b = a ? realloc(tfs, nc * sizeof *b) : NULL;
-                    if (b) tfs = b;
-                    if (!b) {
+                if (nh[j] == cap) {
+                    size_t nc = cap ? cap * 2 : 256;
+                    hit3 *n = realloc(hits[j], nc * sizeof *n);
+                    if (!n) {
                         st = og_err(OG_ERR_NOMEM, "out of memory");
                         break;
                     }
+                    hits[j] = n;
                     cap = nc;
                 }
-                rows[m] = r;
-                tfs[m++] = it.tf;
+                hits[j][nh[j]++] = (hit3){r, it.tf, og_fts_doc_len(sg->fts, it.doc)};
             }
             if (st == OG_OK && rr < 0) st = (og_status)-rr;
             og_fts_iter_free(&it);
         }
-        if (st || m == 0) continue; /* only ever a stop word elsewhere, or absent */
-        double df = (double)m;
+        total += nh[j];
+    }
+    size_t cap = 16;
+    while (cap < 2 * total) cap *= 2;
+    if (st == OG_OK) {
+        rs->hkey = calloc(cap, sizeof *rs->hkey);
+        rs->hval = malloc(cap * sizeof *rs->hval);
+        if (!rs->hkey || !rs->hval) st = og_err(OG_ERR_NOMEM, "out of memory");
+        rs->hmask = cap - 1;
+    }
+    for (size_t j = 0; j < nq && st == OG_OK; j++) {
+        if (!nh[j]) continue; /* only ever a stop word elsewhere, or absent */
+        double df = (double)nh[j];
         double idf = log(1.0 + (N - df + 0.5) / (df + 0.5));
-        for (size_t i = 0; i < m; i++) {
-            double norm = OG_BM25_K1 * (1.0 - OG_BM25_B + OG_BM25_B * (double)c->dl[rows[i]] / c->avgdl);
-            score[rows[i]] += idf * (double)tfs[i] * (OG_BM25_K1 + 1.0) / ((double)tfs[i] + norm);
+        for (size_t i = 0; i < nh[j]; i++) {
+            const hit3 *h = &hits[j][i];
+            double norm = OG_BM25_K1 * (1.0 - OG_BM25_B + OG_BM25_B * (double)h->dl / c->avgdl);
+            *hslot(rs, h->row, 1) += idf * (double)h->tf * (OG_BM25_K1 + 1.0) / ((double)h->tf + norm);
         }
     }
-    free(rows);
-    free(tfs);
+    /* the matched rows, ascending, with their scores */
+    if (st == OG_OK) {
+        size_t m = 0;
+        for (size_t h = 0; h < cap; h++) m += rs->hkey[h] != 0;
+        rs->mrows = malloc((m ? m : 1) * sizeof *rs->mrows);
+        rs->mscore = malloc((m ? m : 1) * sizeof *rs->mscore);
+        if (!rs->mrows || !rs->mscore) st = og_err(OG_ERR_NOMEM, "out of memory");
+        for (size_t h = 0; h < cap && st == OG_OK; h++)
+            if (rs->hkey[h]) rs->mrows[rs->nm++] = rs->hkey[h] - 1;
+        if (st == OG_OK) {
+            qsort(rs->mrows, rs->nm, sizeof *rs->mrows, u32_cmp);
+            for (size_t i = 0; i < rs->nm; i++) rs->mscore[i] = *hslot(rs, rs->mrows[i], 0);
+        }
+    }
+    for (size_t j = 0; j < nq; j++) free(hits[j]);
+    free(hits);
+    free(nh);
     return st;
+}
+
+static void bm25_reset(rstate *rs)
+{
+    free(rs->hkey);
+    free(rs->hval);
+    free(rs->mrows);
+    free(rs->mscore);
+    rs->hkey = rs->mrows = NULL;
+    rs->hval = rs->mscore = NULL;
+    rs->nm = 0;
+    rs->hmask = 0;
 }
 
 static og_status bm25_scores(og_search *s, int rank, rstate *rs)
@@ -727,9 +842,7 @@ static og_status bm25_scores(og_search *s, int rank, rstate *rs)
     tcol *c;
     OG_TRY(get_tcol(s, r->var, r->prop_id, &c));
     rs->n = c->n;
-    rs->score = malloc((c->n ? c->n : 1) * sizeof *rs->score);
-    if (!rs->score) return og_err(OG_ERR_NOMEM, "out of memory");
-    for (size_t i = 0; i < c->n; i++) rs->score[i] = c->dl[i] == OG_FTS_NULL_LEN ? NAN : 0.0;
+    rs->tc = c;
     og_vector qv;
     const char *q = NULL;
     size_t qlen = 0;
@@ -737,19 +850,20 @@ static og_status bm25_scores(og_search *s, int rank, rstate *rs)
     OG_TRY(query_string(s, r->query, &qv, &q, &qlen, &null));
     og_status st = null ? OG_OK : analyze_query(s, q, qlen);
     og_vector_free(&qv);
-    if (st || null) return st;
-    size_t *ids, nids;
-    OG_TRY(query_terms(s, &ids, &nids));
-    st = bm25_accumulate(s, c, ids, nids, rs->score);
+    if (st) return st;
+    size_t *ids = NULL, nids = 0;
+    if (!null) OG_TRY(query_terms(s, &ids, &nids));
+    st = bm25_accumulate(s, c, ids, nids, rs);
     if (st == OG_ERR_CORRUPT && c->files) { /* a damaged index file: answer from the rows */
+        bm25_reset(rs);
         st = tcol_fallback(s, c);
-        for (size_t i = 0; i < c->n && st == OG_OK; i++) rs->score[i] = c->dl[i] == OG_FTS_NULL_LEN ? NAN : 0.0;
-        if (st == OG_OK) st = bm25_accumulate(s, c, ids, nids, rs->score);
+        if (st == OG_OK) st = bm25_accumulate(s, c, ids, nids, rs);
     }
     free(ids);
     return st;
 }
 
+/* The query vector of a nearest rank into rs->q (dim floats). */
 static og_status nearest_query(og_search *s, const og_ir_rank *r, rstate *rs)
 {
     const og_ir_expr *e = r->query;
@@ -832,6 +946,16 @@ static og_status rank_ready(og_search *s, int rank)
     return OG_OK;
 }
 
+og_status og_search_candidates(og_search *s, int rank, const uint32_t **rows, size_t *n)
+{
+    if (s->ir->ranks[rank].kind != OG_IR_RANK_BM25)
+        return og_err(OG_ERR_INTERNAL, "candidate rows of a rank that is not bm25");
+    OG_TRY(rank_ready(s, rank));
+    *rows = s->ranks[rank].mrows;
+    *n = s->ranks[rank].nm;
+    return OG_OK;
+}
+
 /* Computes the distances of the given rows not computed yet. */
 static og_status nearest_fill(rstate *rs, const uint32_t *rows, size_t n)
 {
@@ -861,6 +985,11 @@ static double score_of(const rstate *rs, const og_ir_rank *r, uint32_t row)
 {
     if (row == OG_ROW_NONE || row >= rs->n) return NAN;
     if (r->kind == OG_IR_RANK_NEAREST) return og_vector_is_null(rs->vecs, row) ? NAN : (double)rs->dist[row];
+    if (r->kind == OG_IR_RANK_BM25) {
+        const double *v = rs->hkey ? hslot(rs, row, 0) : NULL;
+        if (v) return *v;
+        return row_null(rs->tc, row) ? NAN : 0.0;
+    }
     return rs->score[row];
 }
 

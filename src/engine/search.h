@@ -3,10 +3,10 @@
  * docs/search.md): the text predicates search / fuzzy / match_text, and the scores and
  * orderings nearest / bm25 / rrf.
  *
- * Correctness baseline: everything is computed by brute force over the LIVE rows of the
- * snapshot's table versions (what og_exec_source serves), so BM25 statistics (N, df, average
- * length) cover exactly the rows a read sees — deleted and replaced rows never count — and a
- * future index must reproduce these results exactly.
+ * Correctness baseline: everything covers exactly the LIVE rows of the snapshot's table
+ * versions (what og_exec_source serves), so BM25 statistics (N, df, average length) cover
+ * exactly the rows a read sees — deleted and replaced rows never count — whether the text is
+ * read from persisted full-text index files (index/fts.h) or analysed from the rows.
  *
  * Semantics (the analyzer is text/analyzer.h):
  *   search(f, q)      every non-stop term of q occurs in f.  A q without such terms matches
@@ -60,6 +60,12 @@ og_status og_search_text_eval(og_search *s, const og_ir_text *t, const uint32_t 
 /* The score of ir->ranks[rank] for entity rows[0..n) of the rank's variable, as an F64 vector
  * (null where there is none).  An rrf score is only known after og_search_order ran it. */
 og_status og_search_score(og_search *s, int rank, const uint32_t *rows, size_t n, og_vector *out);
+
+/* The rows of the ranked variable's type that bm25 rank ir->ranks[rank] scores above 0 (the
+ * rows sharing a query term), ascending; borrowed until og_search_free.  A bm25 ordering keeps
+ * only those rows, so the executor may bind just them instead of scanning the type: the cost
+ * of a ranked query then follows the postings of its terms, not the table's size. */
+og_status og_search_candidates(og_search *s, int rank, const uint32_t **rows, size_t *n);
 
 /* A search ordering by ir->ranks[rank] over the final rows b, whose column var_col holds the
  * ranked variable: drops the rows the ranking leaves out (nearest: null vectors; bm25: no

@@ -295,7 +295,7 @@ og_status og_fts_open_bytes(og_fts **out, const uint8_t *p, size_t len, void *ow
         return og_err(OG_ERR_CORRUPT, "fts: format %u analyzer %u is not this build's", rd32(p + 8), rd32(p + 12));
     uint64_t rows = rd64(p + 16), nterms = rd64(p + 24), blob = rd64(p + 32), dl = rd64(p + 40), pl = rd64(p + 48);
     /* every size is bounded by the file's before any arithmetic on them */
-    if (rows >= UINT32_MAX || nterms > len / FTS_ENTRY || blob > len || dl > len || pl > len ||
+    if (rows >= UINT32_MAX || rd64(p + 56) > rows || nterms > len / FTS_ENTRY || blob > len || dl > len || pl > len ||
         (uint64_t)FTS_HEADER + pad8(rows * 4) + nterms * FTS_ENTRY + pad8(blob) + pad8(dl) + pad8(pl) + 8 != len ||
         memcmp(p + len - 8, FTS_TRAILER, 8) != 0)
         return og_err(OG_ERR_CORRUPT, "fts: sizes in the header do not match the file (%zu bytes)", len);
@@ -328,6 +328,8 @@ void og_fts_free(og_fts *f)
 }
 
 uint64_t og_fts_rows(const og_fts *f) { return f->rows; }
+uint64_t og_fts_nonnull(const og_fts *f) { return rd64(f->base + 56); }
+uint64_t og_fts_total_len(const og_fts *f) { return rd64(f->base + 64); }
 size_t og_fts_terms(const og_fts *f) { return (size_t)f->nterms; }
 uint32_t og_fts_doc_len(const og_fts *f, size_t i) { return i < f->rows ? rd32(f->lens + i * 4) : OG_FTS_NULL_LEN; }
 

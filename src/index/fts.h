@@ -67,6 +67,9 @@ og_status og_fts_open_bytes(og_fts **out, const uint8_t *p, size_t len, void *ow
 void og_fts_free(og_fts *f);
 
 uint64_t og_fts_rows(const og_fts *f);
+/* Documents with a non-null value, and the sum of their lengths (header counts). */
+uint64_t og_fts_nonnull(const og_fts *f);
+uint64_t og_fts_total_len(const og_fts *f);
 size_t og_fts_terms(const og_fts *f);
 /* Non-stop terms of document i (i < rows), OG_FTS_NULL_LEN for a null value. */
 uint32_t og_fts_doc_len(const og_fts *f, size_t i);

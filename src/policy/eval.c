@@ -32,6 +32,11 @@ int og_policy_is_protected(const og_policy *p, const char *branch)
            bsearch(branch, p->protected_branches, p->nprotected, sizeof *p->protected_branches, cmp_branch);
 }
 
+const char *og_policy_protected_at(const og_policy *p, size_t i)
+{
+    return p && i < p->nprotected ? p->protected_branches[i] : NULL;
+}
+
 /* The `when` condition of one scope (cedar.c writes the same condition as text). */
 static int scope_holds(int scope, int has, int prot)
 {

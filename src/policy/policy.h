@@ -62,6 +62,9 @@ og_policy_kind og_policy_get_kind(const og_policy *p);
 /* 1 when branch (non-NULL) is one of the bundle's protected_branches (the Cedar context's
  * branch_is_protected / target_branch_is_protected). */
 int og_policy_is_protected(const og_policy *p, const char *branch);
+/* The i-th protected branch name (sorted), or NULL past the end: for surfaces that must ask
+ * "allowed on some branch?" (MCP tools/list), one protected name stands for all of them. */
+const char *og_policy_protected_at(const og_policy *p, size_t i);
 /* Distinct actor ids over all groups (`policy validate` prints it). */
 size_t og_policy_actor_count(const og_policy *p);
 

@@ -48,6 +48,9 @@ typedef struct og_authz_decision {
 typedef struct og_authz {
     og_status (*decide)(void *ctx, const og_authz_request *req, og_authz_decision *out);
     void *ctx;
+    /* Optional: the i-th protected branch of the bundle governing `graph` (NULL past the end),
+     * so "allowed on some branch?" (MCP tools/list) can ask one protected name. */
+    const char *(*protected_branch)(void *ctx, const char *graph, size_t i);
 } og_authz;
 
 /* The decision for `req` in runtime state `mode`; `policy` (may be NULL) is consulted only

@@ -66,6 +66,19 @@ static og_status decide(void *ctx, const og_authz_request *q, og_authz_decision 
     return OG_OK;
 }
 
+static const og_policy *graph_bundle(const bundles *b, const char *graph)
+{
+    if (!b->per_graph) return b->graph;
+    for (size_t i = 0; graph && i < b->n; i++)
+        if (!strcmp(b->ids[i], graph)) return b->graphs[i];
+    return NULL;
+}
+
+static const char *protected_branch(void *ctx, const char *graph, size_t i)
+{
+    return og_policy_protected_at(graph_bundle(ctx, graph), i);
+}
+
 og_status og_authz_from_policy(og_authz **out, const og_policy *graph_bundle, const og_policy *server_bundle)
 {
     *out = NULL;
@@ -79,6 +92,7 @@ og_status og_authz_from_policy(og_authz **out, const og_policy *graph_bundle, co
     b->graph = graph_bundle;
     b->server = server_bundle;
     a->decide = decide;
+    a->protected_branch = protected_branch;
     a->ctx = b;
     *out = a;
     return OG_OK;

@@ -261,6 +261,8 @@ static json_t *operation(const og_route *rt, int auth)
     else
         json_object_set_new(ok, "content", json_content(json_pack("{s:s}", "type", "object")));
     json_object_set_new(responses, "200", ok);
+    if (strstr(rt->path, "/mcp"))
+        json_object_set_new(responses, "202", json_pack("{s:s}", "description", "A notification: accepted, no body"));
     if (strstr(rt->path, "/blob")) {
         json_object_set_new(responses, "206", json_pack("{s:s}", "description", "One byte range (Content-Range)"));
         json_object_set_new(responses, "304", json_pack("{s:s}", "description", "If-None-Match holds"));

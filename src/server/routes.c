@@ -713,27 +713,52 @@ bad:
     return NULL;
 }
 
-static struct MHD_Response *h_export(og_req *r)
+/* The shared prelude of the streaming routes (/export, /changes/baseline): the body holds only
+ * the fields of `allowed` (space separated), an optional string `branch` (default main). */
+static struct MHD_Response *stream_fields(og_req *r, const char *allowed, const char **branch)
 {
     const char *key;
     json_t *v;
     json_object_foreach(r->json, key, v)
     {
-        if (strcmp(key, "branch") && strcmp(key, "type_names")) return bad(r, "unknown field '%s'", key);
+        size_t n = strlen(key);
+        int known = 0;
+        for (const char *p = allowed; *p && !known;) {
+            size_t k = strcspn(p, " ");
+            known = k == n && !strncmp(p, key, n);
+            p += k + (p[k] == ' ');
+        }
+        if (!known) return bad(r, "unknown field '%s'", key);
     }
     struct MHD_Response *resp = NULL;
-    const char *branch = field(r, "branch", NULL, 0, &resp);
-    json_t *types = string_list(r, "type_names", &resp);
-    if (resp) return resp;
-    if (!branch) branch = "main";
+    *branch = field(r, "branch", NULL, 0, &resp);
+    if (!*branch) *branch = "main";
+    return resp;
+}
+
+/* ... then the export decision on the branch and its head's snapshot (*snap, owned). */
+static struct MHD_Response *stream_snapshot(og_req *r, const char *branch, json_t **snap)
+{
+    *snap = NULL;
     struct MHD_Response *deny = og_req_authorize(r, OG_ACTION_EXPORT, branch, NULL);
     if (deny) return deny;
-    /* every check before the 200: the branch and the type names */
     og_read_opts at = {branch, NULL};
     char *text;
     og_status st = og_db_snapshot(&text, r->g->db, &at);
     if (st) return og_resp_status(r, st);
-    json_t *snap = parse_owned(text);
+    *snap = parse_owned(text);
+    return *snap ? NULL : og_resp_error(r, 500, "internal", "cannot read the snapshot", NULL, NULL);
+}
+
+static struct MHD_Response *h_export(og_req *r)
+{
+    const char *branch;
+    struct MHD_Response *resp = stream_fields(r, "branch type_names", &branch);
+    json_t *types = resp ? NULL : string_list(r, "type_names", &resp);
+    if (resp) return resp;
+    /* every check before the 200: the decision, the branch and the type names */
+    json_t *snap, *v;
+    if ((resp = stream_snapshot(r, branch, &snap))) return resp;
     size_t i;
     json_array_foreach(types, i, v) if (!type_kind(snap, json_string_value(v)))
     {
@@ -751,26 +776,13 @@ static struct MHD_Response *h_export(og_req *r)
  * line {"baseline":{"snapshot_commit_id","resume_cursor"}} to poll /changes from. */
 static struct MHD_Response *h_baseline(og_req *r)
 {
-    const char *key;
-    json_t *v;
-    json_object_foreach(r->json, key, v)
-    {
-        if (strcmp(key, "branch") && strcmp(key, "kind") && strcmp(key, "type") && strcmp(key, "op"))
-            return bad(r, "unknown field '%s'", key);
-    }
-    struct MHD_Response *resp = NULL;
-    const char *branch = field(r, "branch", NULL, 0, &resp);
-    json_t *kinds = string_list(r, "kind", &resp), *types = string_list(r, "type", &resp);
-    string_list(r, "op", &resp); /* ops do not narrow a snapshot of entities */
+    const char *branch;
+    struct MHD_Response *resp = stream_fields(r, "branch kind type op", &branch);
+    json_t *kinds = resp ? NULL : string_list(r, "kind", &resp), *types = resp ? NULL : string_list(r, "type", &resp);
+    if (!resp) string_list(r, "op", &resp); /* ops do not narrow a snapshot of entities */
     if (resp) return resp;
-    if (!branch) branch = "main";
-    struct MHD_Response *deny = og_req_authorize(r, OG_ACTION_EXPORT, branch, NULL);
-    if (deny) return deny;
-    og_read_opts at = {branch, NULL};
-    char *text;
-    og_status st = og_db_snapshot(&text, r->g->db, &at);
-    if (st) return og_resp_status(r, st);
-    json_t *snap = parse_owned(text);
+    json_t *snap, *v;
+    if ((resp = stream_snapshot(r, branch, &snap))) return resp;
     size_t i;
     int want_node = !json_array_size(kinds), want_edge = want_node;
     json_array_foreach(kinds, i, v)

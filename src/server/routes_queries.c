@@ -167,8 +167,11 @@ static og_mcp_verdict mcp_authorize(void *ctx, const char *actor, const char *ac
         return OG_MCP_ALLOW;
     }
     /* listing: allowed on some branch?  Scopes only tell protected from unprotected names, so
-     * `main` and one unprotected name cover the usual bundles. */
-    static const char *const probes[] = {"main", UNPROTECTED_PROBE};
+     * one protected name of the graph's bundle (`main` when it has none) and one unprotected
+     * name cover every way a rule can match. */
+    const og_authz *az = r->s->o.policy;
+    const char *prot = az && az->protected_branch ? az->protected_branch(az->ctx, r->g->id, 0) : NULL;
+    const char *const probes[] = {prot ? prot : "main", UNPROTECTED_PROBE};
     int two = a == OG_ACTION_BRANCH_CREATE || a == OG_ACTION_BRANCH_MERGE;
     int scoped_b = a == OG_ACTION_READ || a == OG_ACTION_EXPORT || a == OG_ACTION_CHANGE || two;
     int scoped_t = a == OG_ACTION_SCHEMA_APPLY || a == OG_ACTION_BRANCH_DELETE || two;

@@ -129,8 +129,11 @@ static const tcase cases[] = {
     /* T17 nearest without limit */
     {"t17_nearest_no_limit", "T17", "query q($v: Vector(4)) { match { $d: Doc } return { $d.slug } order { nearest($d.embedding, $v) } }"},
     {"t17_ok_with_limit", "", "query q($v: Vector(4)) { match { $d: Doc } return { $d.slug } order { nearest($d.embedding, $v) } limit 1 }"},
-    /* T18 alias ordering with nearest; search ordering not first */
-    {"t18_alias_with_nearest", "T18", "query q($v: Vector(4)) { match { $d: Doc } return { $d.slug as s } order { nearest($d.embedding, $v), s } limit 3 }"},
+    /* T18 search ordering not first.  Alias ordering next to nearest is accepted (the
+     * reference's hybrid-search guide orders by `nearest(...) as score`). */
+    {"t18_alias_with_nearest_ok", "", "query q($v: Vector(4)) { match { $d: Doc } return { $d.slug as s } order { nearest($d.embedding, $v), s } limit 3 }"},
+    {"t18_nearest_alias_score_ok", "", "query q($v: Vector(4)) { match { $d: Doc } return { $d.slug, nearest($d.embedding, $v) as score } order { score desc } limit 10 }"},
+    {"t18_rrf_alias_score_ok", "", "query q($v: Vector(4), $s: String) { match { $d: Doc } return { $d.slug, rrf(nearest($d.embedding, $v), bm25($d.body, $s)) as score } order { score desc } limit 10 }"},
     {"t18_search_ordering_second", "T18", "query q($s: String) { match { $d: Doc } return { $d.slug } order { $d.slug, bm25($d.body, $s) } limit 3 }"},
     {"t18_ok_alias_alone", "", M("$d: Doc") "return { $d.slug as s } order { s desc } }"},
     /* T19 search / fuzzy arguments */

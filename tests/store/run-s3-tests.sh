@@ -23,7 +23,7 @@ BUILD=${1:-build/asan}
 case $BUILD in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
 TESTS="store_test_store_contract store_test_store_race store_test_s3_adapter table_test_table_remote
 table_test_table table_test_table_types table_test_deletion graph_test_crash graph_test_concurrency
-cluster_test_cluster_s3"
+cluster_test_cluster_s3 server_test_server_cluster_s3"
 
 if [ "${OG_SKIP_S3_TESTS:-0}" = 1 ]; then
     echo "run-s3-tests: SKIPPED (OG_SKIP_S3_TESTS=1): the S3 adapter was not tested against a real store"
@@ -84,6 +84,8 @@ run graph-crash "s3://$OG_S3_BUCKET/$run_id/crash" graph_test_crash
 run graph-concurrency "s3://$OG_S3_BUCKET/$run_id/concurrency" graph_test_concurrency
 # a cluster whose ledger, lock, catalog and graph roots live on S3 (storage: s3://...)
 run cluster-s3 "s3://$OG_S3_BUCKET/$run_id/cluster" cluster_test_cluster_s3
+# omnigraph-server --cluster serving that kind of cluster (config dir, and the s3:// root itself)
+run server-cluster-s3 "s3://$OG_S3_BUCKET/$run_id/server" server_test_server_cluster_s3
 
 # The graph verbs of the CLI on an s3:// root: init, load (one commit), query, mutate with
 # --if-commit (a stale head exits 4), export (same records as the seed), snapshot.

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# bench/search/run.sh — full-text search benchmark (`make bench`; docs/benchmarks.md "Full-text
+# search"): OmniGraph-C bm25 top-10 against SQLite FTS5, same documents, same queries, same
+# process (bench_search.c over the public API and libsqlite3), on
+#   - WordNet 3.0 glosses (Debian package wordnet-base, 117,659 documents; installed here with
+#     apt-get when missing and we may, else that corpus is skipped with a SKIP line), and
+#   - ZIPF_DOCS (default 1,000,000) generated Zipf(1.1) documents of 10-60 words.
+# Per corpus: load time, `omnigraph index build` time, FTS5 build time, latency p50/p95 in
+# wall and thread-CPU time (REPS runs of 100 queries after a warm-up), the top-10 overlap,
+# and the latency without index files (OG_INDEX=off, 10 queries) for scale.  Writes
+# $OUT/search.tsv and, when gnuplot is installed, $OUT/search.svg (OUT default: a temp dir,
+# printed).  Usage: bench/search/run.sh [BUILD_DIR]     env: ZIPF_DOCS, REPS, OUT
+set -euo pipefail
+here=$(cd "$(dirname "$0")/../.." && pwd)
+bin="${1:-$here/build/release}"
+case "$bin" in /*) ;; *) bin="$here/$bin" ;; esac
+zipf_docs="${ZIPF_DOCS:-1000000}"
+reps="${REPS:-5}"
+og="$bin/omnigraph"
+[ -x "$og" ] && [ -f "$bin/libomnigraph.a" ] || { echo "bench/search: build first (make build)" >&2; exit 1; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/og-search-bench-XXXXXX")
+trap 'rm -rf "$work"' EXIT
+out="${OUT:-$work/out}"
+mkdir -p "$out"
+
+cc -O2 -std=c11 -o "$work/bench_search" "$here/bench/search/bench_search.c" -I"$here/include" "$bin/libomnigraph.a" \
+  $(pkg-config --libs jansson libcurl openssl libzstd liblz4 libpcre2-8 libutf8proc yaml-0.1) \
+  -lroaring -lstemmer -lsqlite3 -lm -lpthread
+
+if [ ! -f /usr/share/wordnet/data.noun ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q wordnet-base >/dev/null 2>&1 || true
+fi
+
+secs() { local t0 t1; t0=$(date +%s.%N); "$@" >/dev/null; t1=$(date +%s.%N); awk "BEGIN{printf \"%.2f\", $t1-$t0}"; }
+field() { sed -n "s/.*\"$2\":\([0-9.e+-]*\).*/\1/p" <<<"$1"; }
+
+printf 'corpus\tdocs\tload_s\tindex_s\tfts5_build_s\tog_p50_ms\tog_p95_ms\tog_cpu_p50_ms\tfts5_p50_ms\tfts5_p95_ms\tfts5_cpu_p50_ms\ttop10_overlap\tnoindex_p50_ms\n' >"$out/search.tsv"
+
+one() { # name docs.ndjson queries.txt
+  local name=$1 docs=$2 q=$3 g="$work/$1.graph" n
+  n=$(wc -l <"$docs")
+  printf 'node Doc { slug: String @key  body: String @index }\n' >"$work/s.pg"
+  "$og" init --schema "$work/s.pg" "$g" --quiet >/dev/null
+  local load_s index_s res noidx
+  load_s=$(secs "$og" load --mode overwrite --data "$docs" "$g" --quiet)
+  index_s=$(secs "$og" index build --property Doc.body "$g" --quiet)
+  res=$("$work/bench_search" "$g" "$work/$name.fts5" "$docs" "$q" "$reps")
+  head -10 "$q" >"$work/q10"
+  noidx=$(OG_INDEX=off "$work/bench_search" "$g" "$work/$name.fts5" "$docs" "$work/q10" 1)
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$n" "$load_s" "$index_s" \
+    "$(field "$res" fts5_build_s)" "$(field "$res" og_wall_ms_p50)" "$(field "$res" og_wall_ms_p95)" \
+    "$(field "$res" og_cpu_ms_p50)" "$(field "$res" fts5_wall_ms_p50)" "$(field "$res" fts5_wall_ms_p95)" \
+    "$(field "$res" fts5_cpu_ms_p50)" "$(field "$res" top10_overlap)" "$(field "$noidx" og_wall_ms_p50)" >>"$out/search.tsv"
+  echo "$name ($n docs): load ${load_s}s, index build ${index_s}s; $res" >&2
+  rm -rf "$g" "$work/$name.fts5"
+}
+
+if [ -f /usr/share/wordnet/data.noun ]; then
+  python3 "$here/bench/search/corpus.py" wordnet "$work/wn.ndjson" "$work/wn.q"
+  one wordnet "$work/wn.ndjson" "$work/wn.q"
+  rm -f "$work/wn.ndjson"
+else
+  echo "SKIP: bench/search wordnet corpus: /usr/share/wordnet is missing (apt-get install wordnet-base)" >&2
+fi
+python3 "$here/bench/search/corpus.py" zipf "$zipf_docs" "$work/zipf.ndjson" "$work/zipf.q"
+one "zipf$zipf_docs" "$work/zipf.ndjson" "$work/zipf.q"
+
+echo
+column -t -s $'\t' "$out/search.tsv"
+if command -v gnuplot >/dev/null; then
+  gnuplot <<GP
+set terminal svg size 720,360 font "sans,11"
+set output "$out/search.svg"
+set title "bm25 top-10 latency, median wall ms (lower is better)"
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set boxwidth 0.9
+set ylabel "ms"
+set yrange [0:*]
+set key top left
+plot "$out/search.tsv" using 6:xtic(1) title "OmniGraph-C (indexed)", '' using 9 title "SQLite FTS5"
+GP
+  echo "chart: $out/search.svg"
+else
+  echo "SKIP: no gnuplot (apt-get install gnuplot-nox) — no chart" >&2
+fi
+[ -n "${OUT:-}" ] || cp "$out/search.tsv" "${TMPDIR:-/tmp}/og-search-bench.tsv"
