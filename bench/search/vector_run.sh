@@ -46,3 +46,22 @@ if [ "$peers" = 1 ]; then
   node "$here/vector_kuzu.mjs" "$work" "$work/kuzu" | tee -a "$out" >&2
 fi
 node "$here/vector_summary.mjs" "$out" "$n" "$q"
+chart="${TMPDIR:-/tmp}/og-vector-bench.svg"
+if command -v gnuplot >/dev/null; then
+  gnuplot <<GP
+set terminal svg size 720,360 font "sans,11"
+set output "$chart"
+set title "top-10 vector search, N = $n x 128, median ms (log scale, lower is better)"
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set logscale y
+set ylabel "ms"
+set datafile missing "-"
+set key top right
+plot "$work/vector.tsv" using 2:xtic(1) title "exact", '' using 3 title "ANN (recall@10 >= 0.95)"
+GP
+  echo "chart: $chart"
+else
+  echo "SKIP: no gnuplot (apt-get install gnuplot-nox) — no chart" >&2
+fi

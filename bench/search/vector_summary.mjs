@@ -24,3 +24,12 @@ if (ours && lance)
 else if (ours) console.log(`ANN latency: ours ${fmt(ours.median_ms, 3)} ms (recall ${fmt(ours.recall10, 3)}); no LanceDB setting reached recall 0.95`);
 if (ex) console.log(`exact: ${fmt(ex.median_ms, 3)} ms vs memory-bandwidth bound ${fmt(ex.bound_ms, 3)} ms (memcpy ${fmt(ex.memcpy_gbps)} GB/s): ratio ${fmt(ex.median_ms / ex.bound_ms)} (target <= 2)`);
 if (idx && lidx) console.log(`index build: ours ${fmt(idx.seconds)} s vs LanceDB's fastest (${lidx.index}) ${fmt(lidx.seconds)} s: ratio ${fmt(idx.seconds / lidx.seconds)} (target <= 1)`);
+
+// A TSV for the chart (vector_run.sh): system, exact ms, best ANN ms at recall >= 0.95 (or "-").
+const tsv = ["system\texact_ms\tann_ms"];
+for (const sys of ["omnigraph-c", "lancedb", "kuzu"]) {
+  const e = get(sys, "exact");
+  const a = rows.filter((r) => r.system === sys && r.phase.startsWith("ann") && r.recall10 >= 0.95).sort((x, y) => x.median_ms - y.median_ms)[0];
+  if (e || a) tsv.push(`${sys}\t${e ? e.median_ms.toFixed(3) : "-"}\t${a ? a.median_ms.toFixed(3) : "-"}`);
+}
+fs.writeFileSync(file.replace(/[^/]*$/, "vector.tsv"), tsv.join("\n") + "\n");

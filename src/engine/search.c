@@ -84,6 +84,7 @@ typedef struct rstate {
     uint32_t dim;
     float *dist;
     uint8_t *have;         /* dist computed */
+    int bound;             /* the scan bound only index candidates (og_search_nearest_candidates) */
 } rstate;
 
 struct og_search {
@@ -1167,7 +1168,7 @@ static og_status nearest_index(og_search *s, int rank, const uint32_t *col, size
     *cand = NULL;
     const og_ir_rank *r = &s->ir->ranks[rank];
     rstate *rs = &s->ranks[rank];
-    if (!limit || !s->src->node_index || og_search_exact() || rs->n == 0) return OG_OK;
+    if (!limit || !s->src->node_index || og_search_exact() || rs->n == 0 || rs->bound) return OG_OK;
     size_t bytes = (rs->n + 7) / 8 + 1;
     uint8_t *seen = calloc(bytes, 1);
     if (!seen) return og_err(OG_ERR_NOMEM, "out of memory");
@@ -1283,6 +1284,42 @@ static og_status nearest_identity_keep(rstate *rs, const uint8_t *cand, size_t n
                 keep[j >> 3] |= (uint8_t)(1u << (j & 7));
                 st = og_vector_append_f64(key, (double)rs->dist[j]);
             }
+    return st;
+}
+
+og_status og_search_nearest_candidates(og_search *s, int rank, uint64_t limit, uint32_t **rows, size_t *n, int *used)
+{
+    *rows = NULL;
+    *n = 0;
+    *used = 0;
+    const og_ir_rank *r = &s->ir->ranks[rank];
+    if (r->kind != OG_IR_RANK_NEAREST || !limit || !s->src->node_index || og_search_exact()) return OG_OK;
+    OG_TRY(rank_ready(s, rank));
+    rstate *rs = &s->ranks[rank];
+    if (rs->n == 0) return OG_OK;
+    uint8_t *bits = calloc((rs->n + 7) / 8 + 1, 1);
+    if (!bits) return og_err(OG_ERR_NOMEM, "out of memory");
+    int got = 0;
+    og_status st = og_search_ann_candidates(s->src, (size_t)s->ir->vars[r->var].type, r->prop_id, rs->q, rs->dim,
+                                            (size_t)limit, rs->n, bits, &got);
+    size_t m = 0;
+    for (size_t i = 0; st == OG_OK && got && i < rs->n; i += 8)
+        if (bits[i >> 3])
+            for (size_t j = i; j < i + 8 && j < rs->n; j++) m += og_bit_get(bits, j);
+    uint32_t *out = st == OG_OK && got ? malloc((m ? m : 1) * sizeof *out) : NULL;
+    if (st == OG_OK && got && !out) st = og_err(OG_ERR_NOMEM, "out of memory");
+    if (out) {
+        m = 0;
+        for (size_t i = 0; i < rs->n; i += 8)
+            if (bits[i >> 3])
+                for (size_t j = i; j < i + 8 && j < rs->n; j++)
+                    if (og_bit_get(bits, j)) out[m++] = (uint32_t)j;
+        *rows = out;
+        *n = m;
+        *used = 1;
+        rs->bound = 1; /* the binding is the candidate set: rank it exactly */
+    }
+    free(bits);
     return st;
 }
 
