@@ -30,6 +30,7 @@ og_status og_rows_finish(og_rows *r, const char *name)
         const og_qtype *t = &r->res.types[c];
         char base[48], buf[64];
         og_type_name(t->node_type >= 0 ? (og_type){OG_T_STRING, OG_T_NULL, 0} : t->t, base, sizeof base);
+        if (t->node_type >= 0 && t->is_object) snprintf(base, sizeof base, "Object"); /* `return { $p }` */
         snprintf(buf, sizeof buf, "%s%s", base, t->nullable ? "?" : "");
         r->type_names[c] = strdup(buf);
         if (!r->type_names[c]) return og_err(OG_ERR_NOMEM, "out of memory");
@@ -164,10 +165,23 @@ static json_t *value_json(const og_vector *v, size_t i)
     }
 }
 
+/* A cell; a node object column (`return { $p }`) holds the object's JSON text. */
+static json_t *cell_json(const og_rows *r, size_t c, size_t i)
+{
+    const og_vector *v = &r->res.cols[c];
+    if (r->res.types[c].is_object && v->type.id == OG_T_STRING && !og_vector_is_null(v, i)) {
+        size_t n;
+        const uint8_t *p = og_vector_get_bytes(v, i, &n);
+        json_t *o = json_loadb((const char *)p, n, 0, NULL);
+        if (o) return o;
+    }
+    return value_json(v, i);
+}
+
 static json_t *row_json(const og_rows *r, size_t i)
 {
     json_t *o = json_object();
-    for (size_t c = 0; o && c < r->res.ncols; c++) json_object_set_new(o, r->res.names[c], value_json(&r->res.cols[c], i));
+    for (size_t c = 0; o && c < r->res.ncols; c++) json_object_set_new(o, r->res.names[c], cell_json(r, c, i));
     return o;
 }
 

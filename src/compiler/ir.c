@@ -114,6 +114,8 @@ static og_status put_rank(og_buf *b, const og_ir_query *ir, int ri)
     return og_buf_append_byte(b, ')');
 }
 
+static og_status put_pred(og_buf *b, const og_ir_query *ir, const og_ir_pred *p);
+
 og_status og_ir_dump_expr(og_buf *b, const og_ir_query *ir, const og_ir_expr *e)
 {
     if (!e) return og_buf_append_str(b, "?");
@@ -134,6 +136,13 @@ og_status og_ir_dump_expr(og_buf *b, const og_ir_query *ir, const og_ir_expr *e)
         return og_buf_append_byte(b, ')');
     case OG_IRX_COLUMN:
         return og_buf_printf(b, "column(%s)", e->column >= 0 ? ir->columns[e->column].name : "?");
+    case OG_IRX_PRED:
+        OG_TRY(og_buf_append_str(b, "bool("));
+        OG_TRY(put_pred(b, ir, e->pred));
+        return og_buf_append_byte(b, ')');
+    case OG_IRX_OBJECT: return og_buf_printf(b, "object($%s)", var_name(ir, e->var));
+    case OG_IRX_META:
+        return og_buf_printf(b, "$%s.@%s", var_name(ir, e->var), e->meta == OG_IR_META_SRC ? "src" : "dst");
     }
     return OG_OK;
 }
@@ -181,6 +190,7 @@ static og_status put_preds(og_buf *b, const og_ir_query *ir, const char *label, 
 static og_status put_type(og_buf *b, const og_qtype *t)
 {
     char tmp[64];
+    if (t->node_type >= 0 && t->is_object) return og_buf_append_str(b, "Object");
     if (t->node_type >= 0) return og_buf_append_str(b, t->nullable ? "String?" : "String");
     return og_buf_append_str(b, og_qtype_name(t, tmp, sizeof tmp));
 }

@@ -63,8 +63,13 @@ typedef enum og_ir_expr_kind {
     OG_IRX_SCORE,    /* score of ranks[rank] for the row */
     OG_IRX_TEXT,     /* Bool: the text match `text` holds for the row */
     OG_IRX_AGG,      /* aggregate over the group */
-    OG_IRX_COLUMN    /* output column `column` (alias reference in order) */
+    OG_IRX_COLUMN,   /* output column `column` (alias reference in order) */
+    OG_IRX_PRED,     /* Bool value of the condition `pred`: true, false, or null when unknown */
+    OG_IRX_OBJECT,   /* node var as an object: JSON text {"@id": ..., props except Blob/Vector} */
+    OG_IRX_META      /* a system field of edge var: `meta` (its src or dst node id) */
 } og_ir_expr_kind;
+
+typedef enum og_ir_meta { OG_IR_META_SRC = 0, OG_IR_META_DST } og_ir_meta;
 
 typedef enum og_ir_text_mode {
     OG_IR_TEXT_SEARCH = 0, /* token match */
@@ -95,6 +100,8 @@ typedef struct og_ir_expr {
     og_qagg agg;       /* AGG */
     struct og_ir_expr *arg;
     int column;        /* COLUMN */
+    struct og_ir_pred *pred; /* PRED */
+    og_ir_meta meta;   /* META */
 } og_ir_expr;
 
 typedef enum og_ir_cmp {
@@ -108,6 +115,7 @@ typedef enum og_ir_cmp {
     OG_IR_STR_CONTAINS,  /* exact, case-sensitive substring */
     OG_IR_STARTS_WITH    /* exact, case-sensitive prefix */
 } og_ir_cmp;
+/* (`a in b` lowers to b LIST_CONTAINS a, or b STR_CONTAINS a when b is a String.) */
 
 const char *og_ir_cmp_name(og_ir_cmp c);
 

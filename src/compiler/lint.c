@@ -41,7 +41,7 @@ const char *og_lint_scalar_kind(og_type_id id)
 
 const char *og_lint_kind(const og_qtype *t)
 {
-    if (t->node_type >= 0) return "string";
+    if (t->node_type >= 0) return t->is_object ? "object" : "string";
     return og_lint_scalar_kind(t->t.id);
 }
 

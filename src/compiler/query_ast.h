@@ -60,6 +60,8 @@ typedef struct og_qtype {
     int nullable;
     int is_enum;
     int node_type; /* index into catalog nodes, or -1 */
+    int is_object; /* with node_type: the node as an object (`@id` and its properties, no Blob
+                    * or Vector), carried as a String of JSON text */
 } og_qtype;
 
 /* "String", "[I32]?", "Vector(3)", "DateTime" — the .gq spelling. */
@@ -127,7 +129,8 @@ typedef struct og_qexpr {
     og_qspan span;
     const char *var;  /* PROP, VAR, NEAREST: variable name without '$' */
     og_qspan var_span;
-    const char *name; /* PROP, NEAREST: property; ALIAS: the alias */
+    const char *name; /* PROP, NEAREST: property (PROP: "@id", "@type", "@src", "@dst" for a
+                       * meta field); ALIAS: the alias */
     og_qlit lit;      /* LIT */
     og_qagg agg;      /* AGG */
     /* AGG: a; NEAREST: a = query; SEARCH/FUZZY/MATCH_TEXT/BM25: a = field, b = query,
@@ -141,8 +144,10 @@ typedef struct og_qexpr {
     int is_param;   /* VAR: names a declared parameter (param index in `param`) */
     int param;
     int var_index;  /* PROP/VAR/NEAREST: index into the query's variable table, else -1 */
-    int prop_index; /* PROP/NEAREST: index into the variable's type props */
+    int prop_index; /* PROP/NEAREST: index into the variable's type props; PROP meta fields:
+                     * OG_QMETA_ID / _TYPE / _SRC / _DST */
     int is_agg;     /* contains an aggregate */
+    int is_object;  /* VAR: a bare node variable projected as its object (`return { $p }`) */
 } og_qexpr;
 
 /* ---- clauses -------------------------------------------------------------------------------- */
@@ -155,7 +160,8 @@ typedef enum og_qop {
     OG_QOP_GT,
     OG_QOP_GE,
     OG_QOP_CONTAINS,
-    OG_QOP_STARTS_WITH
+    OG_QOP_STARTS_WITH,
+    OG_QOP_IN        /* a in b: membership of a in the list b, or a substring of the String b */
 } og_qop;
 
 const char *og_qop_name(og_qop op); /* "=", "!=", …, "contains", "starts_with" */
@@ -171,10 +177,17 @@ typedef struct og_qvalue {
     int param; /* resolved: param index, or -1 */
 } og_qvalue;
 
+/* Meta fields ($v.@id, ...) in og_qexpr.prop_index. */
+#define OG_QMETA_ID (-10)
+#define OG_QMETA_TYPE (-11)
+#define OG_QMETA_SRC (-12)
+#define OG_QMETA_DST (-13)
+
 typedef struct og_qpropmatch {
     const char *prop;
     og_qspan prop_span;
     og_qvalue value;
+    struct og_qexpr *expr; /* a condition as the value (`{adult: $age > 30}`), else NULL */
     int prop_index; /* resolved */
 } og_qpropmatch;
 
@@ -241,6 +254,11 @@ typedef struct og_qordering {
     og_qspan span;
 } og_qordering;
 
+/* The result column name of a projection: its alias, else the reference engine's default
+ * (`$p.name` -> "p.name", `$p` -> "p", an aggregate -> its argument's name, a literal ->
+ * "literal", a condition -> "condition", ...).  Truncated to cap. */
+const char *og_query_column_name(const og_qprojection *p, char *buf, size_t cap);
+
 /* ---- mutations ------------------------------------------------------------------------------ */
 
 typedef enum og_qmut_kind { OG_QM_INSERT = 0, OG_QM_UPDATE, OG_QM_DELETE } og_qmut_kind;
@@ -252,8 +270,9 @@ typedef struct og_qassign {
     int prop_index; /* resolved: index into type props; OG_QPROP_FROM / OG_QPROP_TO for edges */
 } og_qassign;
 
-#define OG_QPROP_FROM (-2)
-#define OG_QPROP_TO   (-3)
+#define OG_QPROP_FROM (-2) /* an edge's `from` / `@src` */
+#define OG_QPROP_TO   (-3) /* an edge's `to` / `@dst` */
+#define OG_QPROP_ID   (-4) /* `@id` in a mutation where */
 
 /* A compound mutation `where` (a tree; leaves are `prop op value` or a bare Bool prop). */
 typedef enum og_qmc_kind { OG_QMC_CMP = 0, OG_QMC_BARE, OG_QMC_AND, OG_QMC_OR, OG_QMC_NOT } og_qmc_kind;

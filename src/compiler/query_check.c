@@ -249,6 +249,7 @@ static const og_cat_type *var_type(og_chk *c, int vi)
 /* ---- expressions --------------------------------------------------------------------------- */
 
 static int resolve(og_chk *c, og_qexpr *e, int in_agg);
+static int check_cond(og_chk *c, og_qexpr *e, const og_qclause *cl);
 
 static int is_lit_or_param(og_chk *c, const og_qexpr *e)
 {
@@ -260,11 +261,30 @@ static int resolve_prop(og_chk *c, og_qexpr *e)
     int vi = lookup(c, e->var);
     if (vi < 0) return og_chk_fail(c, e->var_span, "T6", "variable `$%s` is not bound", e->var);
     const og_cat_type *t = var_type(c, vi);
+    if (e->name[0] == '@') { /* a meta field: never a user property */
+        int is_edge = c->q->vars[vi].is_edge, m = 0;
+        if (!strcmp(e->name, "@id")) m = OG_QMETA_ID;
+        else if (!strcmp(e->name, "@type")) m = OG_QMETA_TYPE;
+        else if (is_edge && !strcmp(e->name, "@src")) m = OG_QMETA_SRC;
+        else if (is_edge && !strcmp(e->name, "@dst")) m = OG_QMETA_DST;
+        if (!m)
+            return og_chk_fail(c, e->span, "T6", "unknown meta field `%s` on %s binding `$%s`; %s", e->name,
+                               is_edge ? "edge" : "node", e->var,
+                               is_edge ? "an edge has @id, @type, @src and @dst" : "a node has @id and @type");
+        e->var_index = vi;
+        e->prop_index = m;
+        e->type = og_qt_scalar(OG_T_STRING);
+        return 1;
+    }
     size_t pi;
     const og_cat_prop *p = og_cat_type_prop(t, e->name, &pi);
-    if (!p)
+    if (!p) {
+        if (!strcmp(e->name, "id") || (c->q->vars[vi].is_edge && (!strcmp(e->name, "src") || !strcmp(e->name, "dst"))))
+            return og_chk_fail(c, e->span, "T6", "%s `%s` has no property `%s`; its system field is `$%s.@%s`",
+                               c->q->vars[vi].is_edge ? "edge" : "type", t->name, e->name, e->var, e->name);
         return og_chk_fail(c, e->span, "T6", "%s `%s` has no property `%s`",
                            c->q->vars[vi].is_edge ? "edge" : "type", t->name, e->name);
+    }
     if (p->type.id == OG_T_BLOB)
         return og_chk_fail(c, e->span, "T24",
                            "Blob property `$%s.%s` is not available as a .gq read value; Blob "
@@ -340,7 +360,7 @@ static int resolve_text(og_chk *c, og_qexpr *e, const char *fn, const char *code
     if (!is_string_scalar(&f->type))
         return og_chk_fail(c, f->span, code, "%s field must be String, got %s", fn,
                            og_qt_name(&f->type, a, sizeof a));
-    if (f->kind != OG_QE_PROP)
+    if (f->kind != OG_QE_PROP || f->prop_index < 0)
         return og_chk_fail(c, f->span, code, "%s field must be a String property of a node variable",
                            fn);
     if (!resolve(c, q, 0)) return 0;
@@ -400,11 +420,16 @@ static int resolve_agg(og_chk *c, og_qexpr *e, int in_agg)
                            "Blob expression is not available as a .gq read value; Blob values "
                            "require a dedicated API");
     int numeric = x->type.node_type < 0 && og_qt_is_numeric(x->type.t.id);
+    if (e->agg != OG_QAGG_COUNT && x->type.node_type >= 0)
+        return og_chk_fail(c, e->span, "T8", "%s takes a property, not the bare node binding `$%s`; "
+                           "count($%s) counts rows", og_qagg_name(e->agg), x->var, x->var);
     if ((e->agg == OG_QAGG_SUM || e->agg == OG_QAGG_AVG) && !numeric)
         return og_chk_fail(c, e->span, "T8", "%s requires numeric type, got %s", og_qagg_name(e->agg),
                            og_qt_name(&x->type, a, sizeof a));
-    if ((e->agg == OG_QAGG_MIN || e->agg == OG_QAGG_MAX) && !numeric && !is_string_scalar(&x->type))
-        return og_chk_fail(c, e->span, "T8", "%s requires numeric or string type, got %s",
+    og_type_id xt = x->type.t.id;
+    int orderable = numeric || xt == OG_T_STRING || xt == OG_T_BOOL || xt == OG_T_DATE32 || xt == OG_T_DATE64;
+    if ((e->agg == OG_QAGG_MIN || e->agg == OG_QAGG_MAX) && !orderable)
+        return og_chk_fail(c, e->span, "T8", "%s requires a numeric, String, Bool, Date or DateTime value, got %s",
                            og_qagg_name(e->agg), og_qt_name(&x->type, a, sizeof a));
     if (e->agg == OG_QAGG_COUNT) e->type = og_qt_scalar(OG_T_I64);
     else if (e->agg == OG_QAGG_SUM || e->agg == OG_QAGG_AVG) e->type = og_qt_scalar(OG_T_F64);
@@ -472,8 +497,15 @@ static int resolve(og_chk *c, og_qexpr *e, int in_agg)
         return resolve_text(c, e, "bm25", "T20");
     case OG_QE_RRF:
         return resolve_rrf(c, e);
-    case OG_QE_CMP: case OG_QE_AND: case OG_QE_OR: case OG_QE_NOT: case OG_QE_ISNULL:
-        return og_chk_fail(c, e->span, "T7", "a condition is only allowed as a match filter");
+    case OG_QE_CMP: case OG_QE_AND: case OG_QE_OR: case OG_QE_NOT: case OG_QE_ISNULL: {
+        /* a condition as a value (a projection, an order key): a nullable Bool, null when unknown */
+        if (in_agg) return og_chk_fail(c, e->span, "T8", "an aggregate takes a value, not a condition");
+        og_qclause tmp;
+        memset(&tmp, 0, sizeof tmp);
+        tmp.kind = OG_QC_COND;
+        tmp.span = e->span;
+        return check_cond(c, e, &tmp);
+    }
     }
     return 0;
 }
@@ -494,6 +526,25 @@ static int check_filter(og_chk *c, og_qclause *cl)
     if (l->t.id == OG_T_BLOB || r->t.id == OG_T_BLOB ||
         (og_qt_is_list(l) && l->t.elem == OG_T_BLOB) || (og_qt_is_list(r) && r->t.elem == OG_T_BLOB))
         return og_chk_fail(c, cl->span, "T7", "blob comparisons in filters are not supported");
+    if (cl->op == OG_QOP_IN) { /* a in b: membership in a list, or a substring of a String */
+        if (og_qt_is_list(l))
+            return og_chk_fail(c, le->span, "T7", "`in` needs a scalar on the left, got %s",
+                               og_qt_name(l, a, sizeof a));
+        if (!og_qt_is_list(r)) {
+            if (is_string_scalar(r) && is_string_scalar(l)) return 1;
+            return og_chk_fail(c, re->span, "T7",
+                               "`in` needs a list (membership) or, for a String, a String (substring) on "
+                               "the right, got %s in %s", og_qt_name(l, a, sizeof a), og_qt_name(r, b, sizeof b));
+        }
+        if (l->t.id == OG_T_VECTOR)
+            return og_chk_fail(c, le->span, "T7", "vector membership filters are not supported");
+        og_qtype member = og_qt_scalar(r->t.elem);
+        int empty = re->kind == OG_QE_LIT && re->lit.kind == OG_QLIT_LIST && re->lit.nitems == 0;
+        if (!empty && !og_qt_compatible(&member, l))
+            return og_chk_fail(c, cl->span, "T7", "cannot test membership of %s in %s",
+                               og_qt_name(l, a, sizeof a), og_qt_name(r, b, sizeof b));
+        return 1;
+    }
     if (cl->op == OG_QOP_CONTAINS) {
         if (!og_qt_is_list(l) && l->t.id == OG_T_STRING) {
             if (!is_string_scalar(r))
@@ -617,6 +668,14 @@ static int check_cond_top(og_chk *c, og_qexpr *e, const og_qclause *cl)
     return 1;
 }
 
+/* Does a checked expression read a bound variable (not a parameter)? */
+static int refs_binding(const og_qexpr *e)
+{
+    if (!e) return 0;
+    if (e->kind == OG_QE_PROP || e->kind == OG_QE_NEAREST || (e->kind == OG_QE_VAR && !e->is_param)) return 1;
+    return refs_binding(e->a) || refs_binding(e->b) || refs_binding(e->c);
+}
+
 /* Inline `{prop: value}` of a binding (list props: membership). */
 static int check_prop_match(og_chk *c, const og_cat_type *t, og_qpropmatch *m)
 {
@@ -631,6 +690,20 @@ static int check_prop_match(og_chk *c, const og_cat_type *t, og_qpropmatch *m)
     m->prop_index = (int)pi;
     og_qtype want = og_qt_prop(p);
     int list = og_qt_is_list(&want);
+    if (m->expr) { /* {flag: <condition>}: the Bool property equals the condition's value */
+        og_qclause tmp;
+        memset(&tmp, 0, sizeof tmp);
+        tmp.kind = OG_QC_COND;
+        tmp.span = m->expr->span;
+        if (!check_cond(c, m->expr, &tmp)) return 0;
+        if (list || want.t.id != OG_T_BOOL)
+            return og_chk_fail(c, m->expr->span, "T3", "property `%s` has type %s; only a Bool property can "
+                               "match a condition", m->prop, og_qt_name(&want, a, sizeof a));
+        if (refs_binding(m->expr))
+            return og_chk_fail(c, m->expr->span, "T7", "a condition in `{%s: ...}` can use parameters, literals "
+                               "and now() only; compare with other bindings in a match filter", m->prop);
+        return 1;
+    }
     og_qtype member = og_qt_scalar(list ? want.t.elem : want.t.id);
     og_qvalue *v = &m->value;
     if (v->kind == OG_QV_NOW) {
@@ -941,11 +1014,22 @@ static int check_read(og_chk *c)
         og_qexpr *e = q->projections[i].expr;
         c->rrf_ok = e;
         if (!resolve(c, e, 0)) return 0;
+        if (e->kind == OG_QE_VAR && !e->is_param && e->type.node_type >= 0) /* `return { $p }` */
+            e->is_object = e->type.is_object = 1;
         if (e->type.node_type < 0 && e->type.t.id == OG_T_BLOB)
             return og_chk_fail(c, e->span, "T24",
                                "Blob %s is not available as a .gq read value; Blob values require a "
                                "dedicated API", e->kind == OG_QE_VAR ? "parameter" : "expression");
         has_agg |= e->is_agg;
+    }
+    for (size_t i = 0; i < q->nprojections; i++) { /* T25: one name per result column */
+        char ni[256], nj[256];
+        og_query_column_name(&q->projections[i], ni, sizeof ni);
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(og_query_column_name(&q->projections[j], nj, sizeof nj), ni))
+                return og_chk_fail(c, q->projections[i].span, "T25",
+                                   "duplicate result column `%s`; give one of the projections its own alias (`as name`)",
+                                   ni);
     }
     c->in_order = 1;
     for (size_t i = 0; i < q->norderings; i++) {
@@ -993,12 +1077,13 @@ static int check_read(og_chk *c)
             return og_chk_fail(c, o->span, "T18",
                                "a search ordering (nearest, bm25, rrf) must be the first order key");
         if (has_agg) {
-            if (is_rank(t))
-                return og_chk_fail(c, o->span, "T9", "a search ordering cannot be combined with aggregation");
+            /* a leading search ordering restricts the rows the aggregates see (bm25: the
+             * matching ones) and does not order the groups */
+            if (is_rank(t)) continue;
             if (o->expr->kind == OG_QE_ALIAS) continue;
-            int found = 0;
+            int found = 0; /* a group key or an aggregate written again */
             for (size_t j = 0; j < q->nprojections && !found; j++)
-                found = !q->projections[j].expr->is_agg && og_qexpr_equal(q->projections[j].expr, o->expr);
+                found = og_qexpr_equal(q->projections[j].expr, o->expr);
             if (!found)
                 return og_chk_fail(c, o->span, "T9",
                                    "an order key of an aggregate query must be a projected column or alias");

@@ -67,11 +67,20 @@ static int check_assign(og_chk *c, const og_cat_type *t, og_qassign *a)
 static int check_where(og_chk *c, const og_cat_type *t, og_qmutation *m, int edge)
 {
     og_qassign *w = &m->where;
-    if (edge && (strcmp(w->prop, "from") == 0 || strcmp(w->prop, "to") == 0)) {
+    if (edge && (strcmp(w->prop, "from") == 0 || strcmp(w->prop, "to") == 0 || strcmp(w->prop, "@src") == 0 ||
+                 strcmp(w->prop, "@dst") == 0)) {
         og_cat_prop ep = endpoint_prop(w->prop);
-        w->prop_index = w->prop[0] == 'f' ? OG_QPROP_FROM : OG_QPROP_TO;
+        w->prop_index = w->prop[0] == 'f' || w->prop[1] == 's' ? OG_QPROP_FROM : OG_QPROP_TO;
         return check_value(c, &w->value, &ep, w->prop);
     }
+    if (strcmp(w->prop, "@id") == 0) {
+        og_cat_prop ep = endpoint_prop(w->prop);
+        w->prop_index = OG_QPROP_ID;
+        return check_value(c, &w->value, &ep, w->prop);
+    }
+    if (w->prop[0] == '@')
+        return og_chk_fail(c, w->prop_span, "T11", "unknown meta field `%s` in a where predicate; %s", w->prop,
+                           edge ? "an edge has @id, @src and @dst" : "a node has @id");
     size_t pi;
     const og_cat_prop *p = og_cat_type_prop(t, w->prop, &pi);
     if (!p)
@@ -94,6 +103,10 @@ static int check_mcond(og_chk *c, const og_cat_type *t, og_qmcond *x, int edge)
     case OG_QMC_BARE: {
         size_t pi;
         const og_cat_prop *p = og_cat_type_prop(t, x->leaf.prop, &pi);
+        if (p && (!strcmp(x->leaf.prop, "true") || !strcmp(x->leaf.prop, "false")))
+            return og_chk_fail(c, x->leaf.prop_span, "T7",
+                               "`%s` is ambiguous: it is both a Bool literal and a property of `%s`; write "
+                               "`%s = true` to test the property", x->leaf.prop, t->name, x->leaf.prop);
         if (!p)
             return og_chk_fail(c, x->leaf.prop_span, "T11", "type `%s` has no property `%s`", t->name, x->leaf.prop);
         if (p->type.id != OG_T_BOOL)

@@ -139,6 +139,7 @@ static og_ir_expr *lower_value(low *L, const og_qvalue *v)
 static og_ir_expr *lower_expr(low *L, const og_qexpr *e);
 
 static int find_rank(low *L, const og_qexpr *e);
+static int pred_from_cond(low *L, og_ir_pred *p, const og_qexpr *e);
 
 static int text_from(low *L, og_ir_text *t, const og_qexpr *e)
 {
@@ -161,7 +162,21 @@ static og_ir_expr *lower_expr(low *L, const og_qexpr *e)
         x = new_x(L, OG_IRX_NOW);
         break;
     case OG_QE_PROP:
-        if ((x = new_x(L, OG_IRX_PROP))) {
+        if (e->prop_index == OG_QMETA_ID) {
+            if ((x = new_x(L, OG_IRX_ID))) x->var = e->var_index;
+        } else if (e->prop_index == OG_QMETA_TYPE) { /* the binding's type is static */
+            if ((x = new_x(L, OG_IRX_LIT))) {
+                x->lit.kind = OG_QLIT_STRING;
+                x->lit.s = lstr(L, var_cat_type(L, e->var_index)->name);
+                x->lit.slen = x->lit.s ? strlen(x->lit.s) : 0;
+                if (!x->lit.s) return NULL;
+            }
+        } else if (e->prop_index == OG_QMETA_SRC || e->prop_index == OG_QMETA_DST) {
+            if ((x = new_x(L, OG_IRX_META))) {
+                x->var = e->var_index;
+                x->meta = e->prop_index == OG_QMETA_SRC ? OG_IR_META_SRC : OG_IR_META_DST;
+            }
+        } else if ((x = new_x(L, OG_IRX_PROP))) {
             x->var = e->var_index;
             x->prop = e->prop_index;
             x->prop_id = var_cat_type(L, e->var_index)->props[e->prop_index].id;
@@ -170,7 +185,7 @@ static og_ir_expr *lower_expr(low *L, const og_qexpr *e)
     case OG_QE_VAR:
         if (e->is_param) {
             if ((x = new_x(L, OG_IRX_PARAM))) x->param = e->param;
-        } else if ((x = new_x(L, OG_IRX_ID))) {
+        } else if ((x = new_x(L, e->is_object ? OG_IRX_OBJECT : OG_IRX_ID))) {
             x->var = e->var_index;
         }
         break;
@@ -204,8 +219,11 @@ static og_ir_expr *lower_expr(low *L, const og_qexpr *e)
         }
         break;
     case OG_QE_CMP: case OG_QE_AND: case OG_QE_OR: case OG_QE_NOT: case OG_QE_ISNULL:
-        L->nomem = 1; /* conditions are lowered by pred_from_cond; the checker keeps them elsewhere */
-        return NULL;
+        /* a condition as a value: true, false or (unknown) null */
+        if ((x = new_x(L, OG_IRX_PRED))) {
+            if (!(x->pred = lalloc(L, sizeof *x->pred)) || !pred_from_cond(L, x->pred, e)) return NULL;
+        }
+        break;
     }
     if (x) x->type = e->type;
     return x;
@@ -283,6 +301,7 @@ static og_ir_cmp cmp_of(og_qop op, const og_qtype *left)
     case OG_QOP_GE: return OG_IR_GE;
     case OG_QOP_CONTAINS: return left->t.id == OG_T_LIST ? OG_IR_LIST_CONTAINS : OG_IR_STR_CONTAINS;
     case OG_QOP_STARTS_WITH: return OG_IR_STARTS_WITH;
+    case OG_QOP_IN: return OG_IR_LIST_CONTAINS; /* operands swapped by lower_cmp */
     }
     return OG_IR_EQ;
 }
@@ -297,7 +316,17 @@ static int is_true(const og_qexpr *e)
     return e->kind == OG_QE_LIT && e->lit.kind == OG_QLIT_BOOL && e->lit.b;
 }
 
-static int pred_from_cond(low *L, og_ir_pred *p, const og_qexpr *e);
+/* `l op r` as a comparison; `l in r` is r's membership / substring test of l. */
+static int lower_cmp(low *L, og_ir_pred *p, og_qop op, const og_qexpr *l, const og_qexpr *r)
+{
+    p->kind = OG_IRP_CMP;
+    if (op == OG_QOP_IN) {
+        p->op = r->type.t.id == OG_T_LIST ? OG_IR_LIST_CONTAINS : OG_IR_STR_CONTAINS;
+        return (p->l = lower_expr(L, r)) && (p->r = lower_expr(L, l));
+    }
+    p->op = cmp_of(op, &l->type);
+    return (p->l = lower_expr(L, l)) && (p->r = lower_expr(L, r));
+}
 
 static int pred_from_clause(low *L, og_ir_pred *p, const og_qclause *c)
 {
@@ -310,9 +339,7 @@ static int pred_from_clause(low *L, og_ir_pred *p, const og_qclause *c)
         p->kind = OG_IRP_TEXT;
         return text_from(L, &p->text, text);
     }
-    p->kind = OG_IRP_CMP;
-    p->op = cmp_of(c->op, &c->left->type);
-    return (p->l = lower_expr(L, c->left)) && (p->r = lower_expr(L, c->right));
+    return lower_cmp(L, p, c->op, c->left, c->right);
 }
 
 static int is_cond_expr(const og_qexpr *e)
@@ -352,9 +379,7 @@ static int pred_from_cond(low *L, og_ir_pred *p, const og_qexpr *e)
             p->b = y;
             return 1;
         }
-        p->kind = OG_IRP_CMP;
-        p->op = cmp_of((og_qop)e->op, &e->a->type);
-        return (p->l = lower_expr(L, e->a)) && (p->r = lower_expr(L, e->b));
+        return lower_cmp(L, p, (og_qop)e->op, e->a, e->b);
     default:
         if (is_text_call(e)) {
             p->kind = OG_IRP_TEXT;
@@ -381,10 +406,14 @@ static void vs_add(varset *s, int v)
     else s->many = 1;
 }
 
+static void pred_vars(const og_ir_query *ir, const og_ir_pred *p, varset *s);
+
 static void expr_vars(const og_ir_query *ir, const og_ir_expr *x, varset *s)
 {
     if (!x) return;
-    if (x->kind == OG_IRX_PROP || x->kind == OG_IRX_ID) vs_add(s, x->var);
+    if (x->kind == OG_IRX_PROP || x->kind == OG_IRX_ID || x->kind == OG_IRX_META || x->kind == OG_IRX_OBJECT)
+        vs_add(s, x->var);
+    if (x->kind == OG_IRX_PRED) pred_vars(ir, x->pred, s);
     if (x->kind == OG_IRX_TEXT) {
         vs_add(s, x->text->var);
         expr_vars(ir, x->text->query, s);
@@ -468,7 +497,19 @@ static int binding_preds(scope *s, const og_qclause *b)
         p.l->type.t = pr->type;
         p.l->type.nullable = pr->nullable;
         p.l->type.is_enum = pr->is_enum;
-        if (!(p.r = lower_value(L, &m->value))) return 0;
+        if (m->expr) { /* {flag: cond}: flag = cond, unknown (no match) when either is null */
+            og_ir_pred *x = lalloc(L, sizeof *x), *y = lalloc(L, sizeof *y);
+            if (!x || !y) return 0;
+            x->kind = OG_IRP_TEST;
+            x->l = p.l;
+            if (!pred_from_cond(L, y, m->expr)) return 0;
+            memset(&p, 0, sizeof p);
+            p.kind = OG_IRP_IFF;
+            p.a = x;
+            p.b = y;
+        } else if (!(p.r = lower_value(L, &m->value))) {
+            return 0;
+        }
         int v = b->var_index;
         if (!push_pred(s, &s->pend[v], &s->npend[v], &p)) return 0;
     }
@@ -675,27 +716,6 @@ static int lower_scope(low *L, const og_qclause *cl, size_t n, const unsigned ch
 
 /* ---- columns, access sets, mutations ---------------------------------------------------------- */
 
-static const char *default_name(low *L, const og_qexpr *e)
-{
-    char buf[256];
-    switch (e->kind) {
-    case OG_QE_PROP: snprintf(buf, sizeof buf, "%s.%s", e->var, e->name); return lstr(L, buf);
-    case OG_QE_VAR: return lstr(L, e->var);
-    case OG_QE_LIT: return "literal";
-    case OG_QE_NOW: return "now";
-    case OG_QE_AGG: return default_name(L, e->a);
-    case OG_QE_ALIAS: return lstr(L, e->name);
-    case OG_QE_NEAREST: return "nearest";
-    case OG_QE_SEARCH: return "search";
-    case OG_QE_FUZZY: return "fuzzy";
-    case OG_QE_MATCH_TEXT: return "match_text";
-    case OG_QE_BM25: return "bm25";
-    case OG_QE_RRF: return "rrf";
-    case OG_QE_CMP: case OG_QE_AND: case OG_QE_OR: case OG_QE_NOT: case OG_QE_ISNULL: return "condition";
-    }
-    return "?";
-}
-
 static int add_access(low *L, og_ir_access **arr, size_t *n, int is_edge, int type)
 {
     for (size_t i = 0; i < *n; i++)
@@ -837,7 +857,8 @@ static int lower_read(low *L)
     for (size_t i = 0; i < q->nprojections; i++) {
         const og_qprojection *p = &q->projections[i];
         og_ir_column *col = &ir->columns[ir->ncolumns++];
-        col->name = p->alias ? lstr(L, p->alias) : default_name(L, p->expr);
+        char nb[256];
+        col->name = lstr(L, og_query_column_name(p, nb, sizeof nb));
         col->type = p->expr->type;
         col->group_key = ir->aggregate && !p->expr->is_agg;
         if (!col->name || !(col->expr = lower_expr(L, p->expr))) return 0;
@@ -862,7 +883,17 @@ static int lower_read(low *L)
             for (size_t i = from; i < q->norderings; i++) {
                 og_ir_order *o = &ir->orders[ir->norders++];
                 o->desc = q->orderings[i].desc;
-                if (!(o->key = lower_expr(L, q->orderings[i].expr))) return 0;
+                const og_qexpr *k = q->orderings[i].expr;
+                long col = -1; /* an aggregate (or group key) written again orders by its column */
+                for (size_t c = 0; ir->aggregate && c < q->nprojections && col < 0; c++)
+                    if (og_qexpr_equal(q->projections[c].expr, k)) col = (long)c;
+                if (col >= 0) {
+                    if (!(o->key = new_x(L, OG_IRX_COLUMN))) return 0;
+                    o->key->column = (int)col;
+                    o->key->type = q->projections[col].expr->type;
+                } else if (!(o->key = lower_expr(L, k))) {
+                    return 0;
+                }
             }
         }
     }

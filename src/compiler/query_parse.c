@@ -268,9 +268,20 @@ static int parse_prop_access(parser *p, og_qexpr *e)
     if (v->kind != OG_TOK_VAR) return expect_fail(p, "variable");
     p->pos++;
     if (!expect_kind(p, OG_TOK_DOT, "'.'")) return 0;
-    if (!is_kind(p, OG_TOK_IDENT)) return expect_fail(p, "property name");
     e->var = tok_str(p, v);
     e->var_span = (og_qspan){v->start, v->end};
+    if (is_kind(p, OG_TOK_AT) && peek(p, 1)->kind == OG_TOK_IDENT && peek(p, 1)->start == tok(p)->end) {
+        /* a meta field: $v.@id, $v.@type, $v.@src, $v.@dst (checked by the checker) */
+        const og_token *w = peek(p, 1);
+        char *n = alloc(p, w->text_len + 2);
+        if (!n) return 0;
+        n[0] = '@';
+        memcpy(n + 1, w->text, w->text_len);
+        e->name = n;
+        p->pos += 2;
+        return 1;
+    }
+    if (!is_kind(p, OG_TOK_IDENT)) return expect_fail(p, "property name");
     e->name = tok_str(p, tok(p));
     p->pos++;
     return 1;
@@ -447,6 +458,9 @@ static int parse_value(parser *p, og_qvalue *v)
     return 1;
 }
 
+static og_qexpr *parse_or(parser *p);
+static int is_cond(const og_qexpr *e);
+
 static int parse_binding(parser *p, og_qclause *c)
 {
     const og_token *v = tok(p);
@@ -472,7 +486,21 @@ static int parse_binding(parser *p, og_qclause *c)
             m->prop_index = -1;
             p->pos++;
             if (!expect_kind(p, OG_TOK_COLON, "':'")) return 0;
-            if (!parse_value(p, &m->value)) return 0;
+            size_t save = p->pos;
+            int plain = parse_value(p, &m->value);
+            if (failed(p)) return 0;
+            if (!plain || (!is_kind(p, OG_TOK_COMMA) && !is_kind(p, OG_TOK_RBRACE))) {
+                /* not a plain value: a condition whose value the property must equal */
+                p->pos = save;
+                og_qexpr *e = parse_or(p);
+                if (!e || failed(p)) return 0;
+                if (is_cond(e)) {
+                    m->expr = e;
+                } else { /* re-read as a value for the usual error */
+                    p->pos = save;
+                    if (!parse_value(p, &m->value)) return 0;
+                }
+            }
             if (!accept(p, OG_TOK_COMMA)) break;
             if (is_kind(p, OG_TOK_RBRACE)) break; /* trailing comma */
         }
@@ -538,6 +566,8 @@ static int try_traversal(parser *p, og_qclause *c)
     c->dst = tok_str(p, tok(p));
     c->dst_span = (og_qspan){tok(p)->start, tok(p)->end};
     p->pos++;
+    /* `$x in $p.tags`: a property access on the right makes it a filter, not a traversal */
+    if (is_kind(p, OG_TOK_DOT)) return 0;
     return 1;
 }
 
@@ -553,6 +583,7 @@ static int filter_op(parser *p, og_qop *op)
     case OG_TOK_IDENT:
         if (is_word(p, "contains")) { *op = OG_QOP_CONTAINS; break; }
         if (is_word(p, "starts_with")) { *op = OG_QOP_STARTS_WITH; break; }
+        if (is_word(p, "in")) { *op = OG_QOP_IN; break; }
         return 0;
     default:
         return 0;
@@ -744,7 +775,7 @@ static int parse_return(parser *p, og_query *q)
     do {
         size_t start = tok(p)->start;
         og_qprojection *pr = PUSH(p, q->projections, q->nprojections, cap);
-        if (!pr || !(pr->expr = parse_expr(p))) return 0;
+        if (!pr || !(pr->expr = parse_or(p))) return 0; /* a value or a condition */
         if (is_word(p, "as") && peek(p, 1)->kind == OG_TOK_IDENT) {
             p->pos++;
             pr->alias = tok_str(p, tok(p));
@@ -768,7 +799,7 @@ static int parse_order(parser *p, og_query *q)
         if (is_word(p, "nearest") && peek(p, 1)->kind == OG_TOK_LPAREN) {
             if (!(o->expr = parse_nearest(p))) return 0;
         } else {
-            if (!(o->expr = parse_expr(p))) return 0;
+            if (!(o->expr = parse_or(p))) return 0;
             if (is_word(p, "asc") || is_word(p, "desc")) {
                 o->desc = is_word(p, "desc");
                 o->has_dir = 1;
@@ -865,16 +896,27 @@ static og_qmcond *parse_mwhere_leaf(parser *p)
         if (c) c->span.end = prev_end(p);
         return c;
     }
-    if (!is_kind(p, OG_TOK_IDENT)) {
-        expect_fail(p, "property name");
-        return NULL;
-    }
     og_qmcond *c = new_mcond(p, OG_QMC_CMP, start);
     if (!c) return NULL;
-    c->leaf.prop = tok_str(p, tok(p));
-    c->leaf.prop_span = (og_qspan){tok(p)->start, tok(p)->end};
-    p->pos++;
-    if (is_word(p, "contains") || is_word(p, "starts_with")) {
+    if (is_kind(p, OG_TOK_AT) && peek(p, 1)->kind == OG_TOK_IDENT && peek(p, 1)->start == tok(p)->end) {
+        /* a meta field: @id, @src, @dst */
+        const og_token *w = peek(p, 1);
+        char *n = alloc(p, w->text_len + 2);
+        if (!n) return NULL;
+        n[0] = '@';
+        memcpy(n + 1, w->text, w->text_len);
+        c->leaf.prop = n;
+        c->leaf.prop_span = (og_qspan){tok(p)->start, w->end};
+        p->pos += 2;
+    } else if (!is_kind(p, OG_TOK_IDENT)) {
+        expect_fail(p, "property name");
+        return NULL;
+    } else {
+        c->leaf.prop = tok_str(p, tok(p));
+        c->leaf.prop_span = (og_qspan){tok(p)->start, tok(p)->end};
+        p->pos++;
+    }
+    if (is_word(p, "contains") || is_word(p, "starts_with") || is_word(p, "in")) {
         hard_error(p, tok(p)->start, tok(p)->end,
                    "'%.*s' is not supported in a mutation where predicate; use = != < <= > >=",
                    (int)tok(p)->text_len, tok(p)->text);

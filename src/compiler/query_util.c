@@ -100,6 +100,8 @@ int og_qexpr_equal(const og_qexpr *a, const og_qexpr *b)
     if ((a->name || b->name) && (!a->name || !b->name || strcmp(a->name, b->name))) return 0;
     if (a->kind == OG_QE_LIT && !lit_equal(&a->lit, &b->lit)) return 0;
     if (a->kind == OG_QE_AGG && a->agg != b->agg) return 0;
+    if (a->kind == OG_QE_CMP && a->op != b->op) return 0;
+    if (a->kind == OG_QE_ISNULL && a->negated != b->negated) return 0;
     return og_qexpr_equal(a->a, b->a) && og_qexpr_equal(a->b, b->b) && og_qexpr_equal(a->c, b->c);
 }
 
@@ -110,13 +112,38 @@ const char *og_qtype_name(const og_qtype *t, char *buf, size_t cap)
     if (!cap) return buf;
     const char *q = t->nullable ? "?" : "";
     if (t->node_type >= 0)
-        snprintf(buf, cap, "node id");
+        snprintf(buf, cap, t->is_object ? "node object" : "node id");
     else if (t->t.id == OG_T_LIST)
         snprintf(buf, cap, "[%s]%s", og_scalar_type_name(t->t.elem), q);
     else if (t->t.id == OG_T_VECTOR)
         snprintf(buf, cap, "Vector(%u)%s", (unsigned)t->t.dim, q);
     else
         snprintf(buf, cap, "%s%s%s", t->is_enum ? "enum " : "", og_scalar_type_name(t->t.id), q);
+    return buf;
+}
+
+const char *og_query_column_name(const og_qprojection *p, char *buf, size_t cap)
+{
+    const og_qexpr *e = p->expr;
+    if (p->alias) {
+        snprintf(buf, cap, "%s", p->alias);
+        return buf;
+    }
+    while (e->kind == OG_QE_AGG) e = e->a; /* an aggregate is named after its argument */
+    switch (e->kind) {
+    case OG_QE_PROP: snprintf(buf, cap, "%s.%s", e->var, e->name); break;
+    case OG_QE_VAR: snprintf(buf, cap, "%s", e->var); break;
+    case OG_QE_LIT: snprintf(buf, cap, "literal"); break;
+    case OG_QE_NOW: snprintf(buf, cap, "now"); break;
+    case OG_QE_ALIAS: snprintf(buf, cap, "%s", e->name); break;
+    case OG_QE_NEAREST: snprintf(buf, cap, "nearest"); break;
+    case OG_QE_SEARCH: snprintf(buf, cap, "search"); break;
+    case OG_QE_FUZZY: snprintf(buf, cap, "fuzzy"); break;
+    case OG_QE_MATCH_TEXT: snprintf(buf, cap, "match_text"); break;
+    case OG_QE_BM25: snprintf(buf, cap, "bm25"); break;
+    case OG_QE_RRF: snprintf(buf, cap, "rrf"); break;
+    default: snprintf(buf, cap, "condition"); break;
+    }
     return buf;
 }
 
@@ -128,8 +155,8 @@ const char *og_qagg_name(og_qagg a)
 
 const char *og_qop_name(og_qop op)
 {
-    static const char *const n[] = {"=", "!=", "<", "<=", ">", ">=", "contains", "starts_with"};
-    return (unsigned)op < 8 ? n[op] : "?";
+    static const char *const n[] = {"=", "!=", "<", "<=", ">", ">=", "contains", "starts_with", "in"};
+    return (unsigned)op < 9 ? n[op] : "?";
 }
 
 /* ---- dates ------------------------------------------------------------------------------- */

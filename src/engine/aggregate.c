@@ -126,8 +126,9 @@ og_status og_aggregate_type(og_agg_fn fn, og_type in, og_type *out)
         *out = (og_type){OG_T_F64, 0, 0};
         return OG_OK;
     case OG_AGG_MIN: case OG_AGG_MAX:
-        if (!is_numeric(in.id) && in.id != OG_T_STRING)
-            return og_err(OG_ERR_TYPE, "%s needs a numeric or String input, got %s", fn == OG_AGG_MIN ? "min" : "max", og_type_name(in, name, sizeof name));
+        if (!is_numeric(in.id) && in.id != OG_T_STRING && in.id != OG_T_BOOL && in.id != OG_T_DATE32 &&
+            in.id != OG_T_DATE64)
+            return og_err(OG_ERR_TYPE, "%s needs a numeric, String, Bool, Date or DateTime input, got %s", fn == OG_AGG_MIN ? "min" : "max", og_type_name(in, name, sizeof name));
         *out = in;
         return OG_OK;
     }

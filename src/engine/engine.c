@@ -352,11 +352,21 @@ static og_status src_node_rows(void *ud, size_t node, size_t *n)
     return OG_OK;
 }
 
+/* The Lance field of a property id, or of a system column (exec.h OG_PROP_*_COLUMN). */
+static og_status prop_field(uint64_t prop_id, int32_t *fid)
+{
+    if (prop_id == OG_PROP_ID_COLUMN) *fid = OG_FIELD_ID;
+    else if (prop_id == OG_PROP_SRC_COLUMN) *fid = OG_FIELD_SRC;
+    else if (prop_id == OG_PROP_DST_COLUMN) *fid = OG_FIELD_DST;
+    else return og_layout_field_id(prop_id, fid);
+    return OG_OK;
+}
+
 static og_status view_column(og_read *r, og_tableview *v, const og_cat_type *t, uint64_t prop_id,
                              const og_vector **out)
 {
     int32_t fid = OG_FIELD_ID;
-    if (prop_id != 0) OG_TRY(og_layout_field_id(prop_id, &fid));
+    OG_TRY(prop_field(prop_id, &fid));
     og_status st = og_tableview_column(v, fid, out);
     if (st != OG_ERR_NOT_FOUND || prop_id == 0) return st;
     /* the stored table lacks this property: it reads as null */
@@ -433,7 +443,7 @@ static og_status src_gather(void *ud, int is_edge, size_t type, uint64_t prop_id
     if (is_edge) OG_TRY(og_read_edge_view(r, type, &v));
     else OG_TRY(og_read_node_view(r, type, &v));
     int32_t fid = OG_FIELD_ID;
-    if (prop_id != 0) OG_TRY(og_layout_field_id(prop_id, &fid));
+    OG_TRY(prop_field(prop_id, &fid));
     og_status st = og_tableview_gather(v, fid, rows, n, out);
     /* a property the stored table lacks reads as null: the column path knows how */
     if (st == OG_ERR_NOT_FOUND && prop_id != 0) return og_err(OG_ERR_UNSUPPORTED, "use the column");

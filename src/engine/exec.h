@@ -24,6 +24,8 @@
 #include "util/vector.h"
 
 #define OG_PROP_ID_COLUMN 0 /* the `id` column of a node or edge table */
+#define OG_PROP_SRC_COLUMN UINT64_MAX       /* the `src` column of an edge table */
+#define OG_PROP_DST_COLUMN (UINT64_MAX - 1) /* the `dst` column of an edge table */
 
 typedef struct og_exec_source {
     void *ud;

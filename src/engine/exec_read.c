@@ -13,6 +13,7 @@
 #include "engine/aggregate.h"
 #include "engine/bindings.h"
 #include "engine/exec.h"
+#include "engine/export.h"
 #include "engine/filter.h"
 #include "engine/jsonval.h"
 #include "engine/scan_index.h"
@@ -125,6 +126,70 @@ static og_status gather_var(exec *x, const pipe *p, int var, uint64_t prop_id, o
     return og_vector_gather(out, col, p->b.cols[p->var_col[var]], p->b.n_rows);
 }
 
+static og_status eval_cond(exec *x, const pipe *p, const og_ir_pred *pr, uint8_t *t, uint8_t *f);
+
+/* A condition as a value: Bool per row, null where it is unknown. */
+static og_status eval_pred_value(exec *x, const pipe *p, const og_ir_pred *pr, og_vector *out)
+{
+    size_t n = p->b.n_rows, bytes = (n + 7) / 8;
+    OG_TRY(og_vector_init(out, (og_type){OG_T_BOOL, OG_T_NULL, 0}));
+    uint8_t *t = malloc(bytes + 1), *f = malloc(bytes + 1);
+    og_status st = t && f ? OG_OK : og_err(OG_ERR_NOMEM, "out of memory");
+    if (st == OG_OK && n) st = eval_cond(x, p, pr, t, f);
+    for (size_t i = 0; st == OG_OK && i < n; i++) {
+        if (og_bit_get(t, i)) st = og_vector_append_bool(out, 1);
+        else if (og_bit_get(f, i)) st = og_vector_append_bool(out, 0);
+        else st = og_vector_append_null(out);
+    }
+    free(t);
+    free(f);
+    if (st) og_vector_free(out);
+    return st;
+}
+
+/* `return { $p }`: per row the JSON text of {"@id": id, property: value, ...} without Blob and
+ * Vector properties; null properties are left out. */
+static og_status eval_object(exec *x, const pipe *p, int var, og_vector *out)
+{
+    const og_ir_var *iv = &x->ir->vars[var];
+    const og_cat_type *t = iv->is_edge ? &x->ir->cat->edges[iv->type] : &x->ir->cat->nodes[iv->type];
+    size_t n = p->b.n_rows, np = t->nprops + 1;
+    og_vector *cols = calloc(np, sizeof *cols);
+    const char **names = calloc(np, sizeof *names);
+    size_t nc = 0;
+    og_status st = cols && names ? OG_OK : og_err(OG_ERR_NOMEM, "out of memory");
+    if (st == OG_OK) {
+        st = gather_var(x, p, var, OG_PROP_ID_COLUMN, &cols[0]);
+        if (st == OG_OK) names[nc++] = "@id";
+    }
+    for (size_t i = 0; i < t->nprops && st == OG_OK; i++) {
+        const og_cat_prop *cp = &t->props[i];
+        if (cp->type.id == OG_T_BLOB || cp->type.id == OG_T_VECTOR) continue;
+        st = gather_var(x, p, var, cp->id, &cols[nc]);
+        if (st == OG_OK) names[nc++] = cp->name;
+    }
+    int inited = 0;
+    if (st == OG_OK) st = og_vector_init(out, (og_type){OG_T_STRING, OG_T_NULL, 0});
+    inited = st == OG_OK;
+    for (size_t r = 0; r < n && st == OG_OK; r++) {
+        json_t *o = json_object();
+        for (size_t c = 0; o && c < nc; c++) {
+            size_t k = cols[c].len == 1 ? 0 : r;
+            if (cols[c].len == 0 || og_vector_is_null(&cols[c], k)) continue;
+            json_object_set_new(o, names[c], og_export_value_json(&cols[c], k));
+        }
+        char *text = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17)) : NULL;
+        json_decref(o);
+        st = text ? og_vector_append_bytes(out, text, strlen(text)) : og_err(OG_ERR_NOMEM, "out of memory");
+        free(text);
+    }
+    for (size_t c = 0; c < nc; c++) og_vector_free(&cols[c]);
+    free(cols);
+    free(names);
+    if (st && inited) og_vector_free(out);
+    return st;
+}
+
 static og_status eval(exec *x, const pipe *p, const og_ir_expr *e, og_vector *out)
 {
     switch (e->kind) {
@@ -155,6 +220,10 @@ static og_status eval(exec *x, const pipe *p, const og_ir_expr *e, og_vector *ou
         if (e->kind == OG_IRX_SCORE) return og_search_score(x->search, e->rank, rows, p->b.n_rows, out);
         return og_search_text_eval(x->search, e->text, rows, p->b.n_rows, out);
     }
+    case OG_IRX_PRED: return eval_pred_value(x, p, e->pred, out);
+    case OG_IRX_OBJECT: return eval_object(x, p, e->var, out);
+    case OG_IRX_META:
+        return gather_var(x, p, e->var, e->meta == OG_IR_META_SRC ? OG_PROP_SRC_COLUMN : OG_PROP_DST_COLUMN, out);
     case OG_IRX_AGG: case OG_IRX_COLUMN:
         return og_err(OG_ERR_INTERNAL, "aggregate or column reference evaluated outside projection");
     }
@@ -325,6 +394,25 @@ static og_status key_lookup(exec *x, const og_ir_op *op, int *hit, uint32_t *row
 {
     *hit = 0;
     if (!x->src->node_find_id) return OG_OK;
+    for (size_t i = 0; i < op->npreds; i++) { /* `$v.@id = constant`: the id itself */
+        const og_ir_pred *pr = &op->preds[i];
+        if (pr->kind != OG_IRP_CMP || pr->op != OG_IR_EQ || !pr->l || !pr->r) continue;
+        const og_ir_expr *id = pr->l->kind == OG_IRX_ID ? pr->l : pr->r, *val = id == pr->l ? pr->r : pr->l;
+        if (id->kind != OG_IRX_ID || id->var != op->var || (val->kind != OG_IRX_LIT && val->kind != OG_IRX_PARAM))
+            continue;
+        og_vector v;
+        OG_TRY(og_exec_const(x->ir, val, x->params, x->now_ms, &v));
+        og_status st = OG_OK;
+        if (v.len == 1 && !og_vector_is_null(&v, 0) && v.type.id == OG_T_STRING) {
+            size_t len;
+            const char *s = (const char *)og_vector_get_bytes(&v, 0, &len);
+            st = x->src->node_find_id(x->src->ud, (size_t)op->node_type, s, len, row);
+            if (st == OG_ERR_NOT_FOUND) *row = UINT32_MAX, st = OG_OK;
+            if (st == OG_OK) *hit = 1;
+        }
+        og_vector_free(&v);
+        if (st || *hit) return st;
+    }
     const og_cat_type *t = &x->ir->cat->nodes[op->node_type];
     if (t->nkey != 1) return OG_OK;
     const og_cat_prop *kp = &t->props[t->key_props[0]];
@@ -738,6 +826,14 @@ og_status og_exec_read(const og_ir_query *ir, const og_exec_source *src, const o
         else st = og_search_order(x.search, ir->rank_order, &p.b, (size_t)p.var_col[rv], ir->has_limit ? ir->limit : 0,
                                   &rank_vals, &rank_key.descending);
         if (st == OG_OK) rank_keyp = &rank_key;
+    } else if (st == OG_OK && ir->rank_order >= 0) {
+        /* aggregated: the ranking keeps the rows it ranks, every one of them (no top-k), and
+         * does not order the groups */
+        int rv = ir->ranks[ir->rank_order].var;
+        int desc = 0;
+        if (rv < 0 || p.var_col[rv] < 0) st = og_err(OG_ERR_INTERNAL, "a search ordering over an unbound variable");
+        else st = og_search_order(x.search, ir->rank_order, &p.b, (size_t)p.var_col[rv], 0, &rank_vals, &desc);
+        if (st == OG_OK) og_vector_free(&rank_vals);
     }
 
     out->ncols = ir->ncolumns;

@@ -125,6 +125,7 @@ static og_status match_rows(og_plan *p, og_plan_table *pt, const og_ir_mutation 
     int prop = m->where.prop;
     if (prop == OG_QPROP_FROM) fid = OG_FIELD_SRC, scol = 1;
     else if (prop == OG_QPROP_TO) fid = OG_FIELD_DST, scol = 2;
+    else if (prop == OG_QPROP_ID) fid = OG_FIELD_ID, scol = 0;
     else {
         OG_TRY(og_layout_field_id(pt->t->props[prop].id, &fid));
         scol = og_plan_prop_col(pt, (size_t)prop);
@@ -340,6 +341,13 @@ static og_status run_statement(og_plan *p, const og_ir_query *ir, const og_ir_mu
     size_t nvals = 0;
     for (; nvals < m->nassigns && st == OG_OK; nvals++)
         st = og_exec_const(ir, m->assigns[nvals].value, params, p->now_ms, &vals[nvals]);
+    /* a null for a non-nullable property is refused before anything is matched */
+    for (size_t a = 0; st == OG_OK && m->kind == OG_QM_UPDATE && a < nvals; a++) {
+        int pi = m->assigns[a].prop;
+        if (pi >= 0 && !t->props[pi].nullable && (vals[a].len == 0 || og_vector_is_null(&vals[a], 0)))
+            st = og_err(OG_ERR_CONSTRAINT, "%s.%s is not nullable; it cannot be set to null", t->name,
+                        t->props[pi].name);
+    }
     og_vector where;
     int have_where = 0;
     if (st == OG_OK && m->kind != OG_QM_INSERT && !m->cond) {

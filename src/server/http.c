@@ -512,7 +512,19 @@ static struct MHD_Response *precheck(og_req *r)
 {
     unsigned rc = find_route(r);
     if (rc == 404) return og_resp_error(r, 404, "not_found", "no route for this path", NULL, NULL);
-    if (rc == 405) return og_resp_error(r, 405, "method_not_allowed", "method not allowed on this path", NULL, NULL);
+    if (rc == 405) {
+        /* Allow: the methods this path answers */
+        char allow[64] = "";
+        for (size_t i = 0; i < og_nroutes; i++) {
+            if (!path_matches(r, og_routes[i].path, 0) || strstr(allow, og_routes[i].method)) continue;
+            size_t n = strlen(allow);
+            snprintf(allow + n, sizeof allow - n, "%s%s", n ? ", " : "", og_routes[i].method);
+        }
+        struct MHD_Response *resp =
+            og_resp_error(r, 405, "method_not_allowed", "method not allowed on this path", NULL, NULL);
+        if (resp && allow[0]) MHD_add_response_header(resp, "Allow", allow);
+        return resp;
+    }
     const og_route *rt = r->route;
     /* bearer auth first (middleware order of §2.2) */
     if (rt->needs_auth && r->s->mode != OG_AUTH_OPEN) {

@@ -197,14 +197,15 @@ static int loopback_authority(const char *h)
 
 /* DNS-rebinding protection (MCP transport spec): a server listening on loopback answers only
  * requests addressed to a loopback name, from no origin or a loopback one — a web page whose
- * name resolves to 127.0.0.1 cannot drive it through a browser. */
+ * name resolves to 127.0.0.1 cannot drive it through a browser.  On any other address a
+ * browser Origin is refused outright (agents send none; this build has no browser allow-list). */
 static int rebinding_suspect(og_req *r)
 {
-    if (strncmp(r->s->bind_host, "127.", 4) && strcmp(r->s->bind_host, "localhost")) return 0;
+    const char *origin = og_req_header(r, "Origin");
+    if (strncmp(r->s->bind_host, "127.", 4) && strcmp(r->s->bind_host, "localhost")) return origin != NULL;
     const char *host = og_req_header(r, "Host");
     if (host && !loopback_authority(host)) return 1;
-    const char *origin = og_req_header(r, "Origin");
-    if (origin && strcmp(origin, "null")) {
+    if (origin) {
         const char *a = strstr(origin, "://");
         if (!a || !loopback_authority(a + 3)) return 1;
     }
@@ -215,7 +216,7 @@ struct MHD_Response *og_h_mcp(og_req *r)
 {
     if (rebinding_suspect(r))
         return og_resp_error(r, 403, "forbidden",
-                             "the MCP endpoint of a loopback server accepts only loopback Host and Origin headers", NULL,
+                             "the MCP endpoint refuses this Host or Origin (DNS-rebinding protection)", NULL,
                              NULL);
     og_mcp *m = NULL;
     og_mcp_opts mo = {.db = r->g->db,

@@ -288,7 +288,7 @@ static const char *LOCAL =
     "query delete_pattern($slug: String) { delete Pattern where slug = $slug }\n"
     "query delete_company($slug: String) { delete Company where slug = $slug }\n"
     "query mixed() { insert Company { slug: \"co-q\", name: \"Q\" }  delete Company where slug = \"co-q\" }\n"
-    "query bare_signal($slug: String) { match { $s: Signal { slug: $slug } } return { $s, $s.domain } }\n"
+    "query bare_signal($slug: String) { match { $s: Signal { slug: $slug } } return { $s.@id as s, $s.domain } }\n"
     "query delete_element($slug: String) { delete Element where slug = $slug }\n";
 
 /* ---- the 42 read queries of the cookbook, with parameters for the seed data --------------- */
@@ -876,7 +876,7 @@ static void results_have_reference_columns_and_render_as_csv(void **state)
     assert_non_null(strstr(csv, ",context,2026-04-03T00:00:00.000Z\r\n"));
     og_free(csv);
     og_rows_free(r);
-    /* a bare node variable projects as column "s" holding the node id (= the slug key) */
+    /* the node's @id (= the slug key) under the alias "s" */
     EXPECT_LOCAL(c, "bare_signal", "{'slug':'sig-tao-erdos-728'}", "s,s.domain", ORDERED, "sig-tao-erdos-728|inference");
 }
 

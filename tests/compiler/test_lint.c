@@ -146,7 +146,7 @@ static void report_has_params_columns_and_access_sets(void **state)
     assert_true(q->ir->params[1].type.nullable);
     assert_int_equal(q->ncolumns, 6);
     assert_string_equal(q->columns[0].name, "p");
-    assert_string_equal(q->columns[0].kind, "string");
+    assert_string_equal(q->columns[0].kind, "object"); /* `return { $p }`: the node object */
     assert_false(q->columns[0].nullable);
     assert_string_equal(q->columns[1].name, "p.age");
     assert_string_equal(q->columns[1].kind, "int");
@@ -169,7 +169,7 @@ static void report_has_params_columns_and_access_sets(void **state)
     assert_int_equal(og_lint_render_text(&b, &r), OG_OK);
     const char *t = og_buf_cstr(&b);
     assert_non_null(strstr(t, "OK    query `q` (read)\n      params: $n: String, $v: Vector(4)?, $t: [I32]\n"));
-    assert_non_null(strstr(t, "      result: p: string, p.age: int?, p.tags: list<string>?, d.embedding: vector(4), c: bigint?, s: string?\n"));
+    assert_non_null(strstr(t, "      result: p: object, p.age: int?, p.tags: list<string>?, d.embedding: vector(4), c: bigint?, s: string?\n"));
     assert_non_null(strstr(t, "      reads: node Doc, node Person, edge Wrote\n      writes: -\n"));
     assert_non_null(strstr(t, "OK    query `m` (mutation)\n"));
     assert_non_null(strstr(t, "      writes: node Person, edge Knows, edge Wrote\n"));

@@ -265,15 +265,15 @@ static void ranks_are_typed_ir_nodes(void **state)
     done(c);
 }
 
-/* REF choices: bare $v projects the node id (column "v", String); now() works in reads. */
+/* Bare $v projects the node object (column "v"); now() works in reads. */
 static void bare_variable_and_now_in_reads(void **state)
 {
     (void)state;
     compiled *c = C("query q($k: I64) { match { $p: Person  $p.seen < now() } return { $p, now() as t, $k, 1, $p.born } order { $p.age desc, $p.name } }");
-    assert_non_null(strstr(c->dump, "return p = id($p): String, t = now(): DateTime, k = $k: I64, literal = 1: I64, p.born = $p.born: Date?\n"));
+    assert_non_null(strstr(c->dump, "return p = object($p): Object, t = now(): DateTime, k = $k: I64, literal = 1: I64, p.born = $p.born: Date?\n"));
     assert_non_null(strstr(c->dump, "[$p.seen < now()]"));
     assert_non_null(strstr(c->dump, "order $p.age desc, $p.name asc\n"));
-    assert_int_equal(c->ir->columns[0].expr->kind, OG_IRX_ID);
+    assert_int_equal(c->ir->columns[0].expr->kind, OG_IRX_OBJECT);
     assert_int_equal(c->ir->columns[1].expr->kind, OG_IRX_NOW);
     done(c);
 }
@@ -346,6 +346,25 @@ static void edge_delete_on_endpoint(void **state)
                 "  writes: edge Knows\n");
 }
 
+/* `a in b` lowers to b's membership test of a; meta fields; conditions as values; objects. */
+static void in_meta_fields_and_condition_values(void **state)
+{
+    (void)state;
+    compiled *c = C("query q($n: [String], $m: I32) { match { $p: Person  $p.name in $n  \"x\" in $p.tags"
+                    "  $p $w:wrote $d  $w.@src = $p.@id } return { $p.age > $m as old, $p.@type, $w.@dst, $d } }");
+    assert_non_null(strstr(c->dump, "$n contains[list] $p.name"));
+    assert_non_null(strstr(c->dump, "$p.tags contains[list] \"x\""));
+    assert_non_null(strstr(c->dump, "$w.@src = id($p)"));
+    assert_non_null(strstr(c->dump, "old = bool($p.age > $m): Bool?"));
+    assert_non_null(strstr(c->dump, "p.@type = \"Person\": String"));
+    assert_non_null(strstr(c->dump, "w.@dst = $w.@dst: String"));
+    assert_non_null(strstr(c->dump, "d = object($d): Object"));
+    assert_int_equal(c->ir->columns[0].expr->kind, OG_IRX_PRED);
+    assert_int_equal(c->ir->columns[2].expr->kind, OG_IRX_META);
+    assert_int_equal(c->ir->columns[3].expr->kind, OG_IRX_OBJECT);
+    done(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -360,6 +379,7 @@ int main(void)
         cmocka_unit_test(ranks_are_typed_ir_nodes),
         cmocka_unit_test(bare_variable_and_now_in_reads),
         cmocka_unit_test(contains_overload_is_resolved),
+        cmocka_unit_test(in_meta_fields_and_condition_values),
         cmocka_unit_test(mutations_with_property_ids),
         cmocka_unit_test(node_delete_writes_incident_edges),
         cmocka_unit_test(edge_delete_on_endpoint),

@@ -83,7 +83,16 @@ static const tcase cases[] = {
     {"t7_ok_filters", "", "query q($t: String, $d: Date) { match { $p: Person  $p.tags contains $t  $p.name contains \"a\"  \"abc\" contains $p.name  $p.nick starts_with $p.name  $p.born >= $d  $p.seen < now()  $p.age != 3.5 } return { $p.name } }"},
     /* T8 aggregate argument types */
     {"t8_sum_string", "T8", M("$p: Person") "return { sum($p.name) } }"},
-    {"t8_min_bool", "T8", "query q($b: Bool) { match { $p: Person } return { min($b) } }"},
+    {"min_bool_ok", "", "query q($b: Bool) { match { $p: Person } return { min($b) } }"},
+    {"t8_min_list", "T8", "query q($b: [I32]) { match { $p: Person } return { min($b) } }"},
+    {"t8_max_bare_node", "T8", "query q() { match { $p: Person } return { max($p) } }"},
+    {"t25_duplicate_column", "T25", "query q() { match { $p: Person } return { $p.name, $p.name } }"},
+    {"t25_aggregate_named_like_key", "T25", "query q() { match { $p: Person } return { $p.name, count($p.name) } }"},
+    {"in_list_ok", "", "query q() { match { $p: Person  $p.name in [\"a\", \"b\"] } return { $p.name } }"},
+    {"t7_in_wrong_element", "T7", "query q() { match { $p: Person  $p.name in [1, 2] } return { $p.name } }"},
+    {"meta_id_ok", "", "query q() { match { $p: Person  $p.@id = \"x\" } return { $p.@id, $p.@type } }"},
+    {"t6_node_src", "T6", "query q() { match { $p: Person } return { $p.@src } }"},
+    {"condition_value_ok", "", "query q($m: I32) { match { $p: Person } return { $p.age > $m as old } order { old desc } }"},
     {"t8_nested_aggregate", "T8", M("$p: Person") "return { count(count($p)) } }"},
     {"t8_ok", "", M("$p: Person") "return { sum($p.age) as s, avg($p.score) as a, min($p.name) as lo, max($p.age) as hi, count($p.nick) as n } }"},
     /* T9 grouping and negation scoping */

@@ -119,7 +119,7 @@ static void ordering_is_total_and_places_nulls(void **state)
     /* E19: nulls never pass a filter and project as null */
     EXPECT_ROWS(f, "older", NULL, "");
     EXPECT_ROWS(f, "all_ages", NULL, "Alice|30;Bob|null;Charlie|25");
-    EXPECT_ROWS(f, "bare", NULL, "Bob"); /* a bare node variable projects its id */
+    EXPECT_ROWS(f, "bare", NULL, "{\"@id\":\"Bob\",\"name\":\"Bob\"}"); /* a bare node variable: its object */
     fixture_free(f);
 }
 

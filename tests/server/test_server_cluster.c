@@ -355,6 +355,25 @@ static void test_mcp_over_http(void **state)
     r = http(&S, "POST", "/graphs/people/mcp", txt, "{}", 2);
     assert_int_equal(r.status, 415);
     http_free(&r);
+    /* GET is not part of the stateless transport: 405 naming POST */
+    r = get(&S, "tok-alice", "/graphs/people/mcp");
+    assert_int_equal(r.status, 405);
+    assert_non_null(strstr(r.headers, "Allow: POST"));
+    http_free(&r);
+    /* DNS rebinding: a loopback server refuses a foreign Host or Origin */
+    const char *evil_host[] = {"Content-Type: application/json", ALICE, "Host: evil.example.com", NULL};
+    const char *ping = "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"}";
+    r = http(&S, "POST", "/graphs/people/mcp", evil_host, ping, strlen(ping));
+    assert_int_equal(r.status, 403);
+    http_free(&r);
+    const char *evil_origin[] = {"Content-Type: application/json", ALICE, "Origin: http://evil.example.com", NULL};
+    r = http(&S, "POST", "/graphs/people/mcp", evil_origin, ping, strlen(ping));
+    assert_int_equal(r.status, 403);
+    http_free(&r);
+    const char *local_origin[] = {"Content-Type: application/json", ALICE, "Origin: http://localhost:6274", NULL};
+    r = http(&S, "POST", "/graphs/people/mcp", local_origin, ping, strlen(ping));
+    assert_int_equal(r.status, 200);
+    http_free(&r);
     r = mcp("tok-alice", "{not json");
     assert_int_equal(r.status, 200);
     assert_int_equal(json_integer_value(json_object_get(json_object_get(r.json, "error"), "code")), -32700);
@@ -441,6 +460,18 @@ static void test_quarantine_at_boot(void **state)
     assert_int_equal(system(cmd), 0);
     const char *none[] = {"--cluster", c3, "--bind", "127.0.0.1:0", "--unauthenticated", NULL};
     assert_true(srv_start_fails(log2, none));
+    /* a catalog blob that no longer matches its digest stops the boot */
+    snprintf(cmd, sizeof cmd, "for f in '%s'/__cluster/resources/query/good/*/*.gq; do echo x >> \"$f\"; done", c2);
+    assert_int_equal(system(cmd), 0);
+    assert_true(srv_start_fails(log2, args));
+    f = fopen(log2, "r");
+    logtext = calloc(1, 1 << 16);
+    n = fread(logtext, 1, (1 << 16) - 1, f);
+    fclose(f);
+    logtext[n] = 0;
+    assert_non_null(strstr(logtext, "catalog_payload_digest_mismatch"));
+    assert_non_null(strstr(logtext, "cluster_state_missing"));
+    free(logtext);
     /* --cluster and --graph do not mix */
     const char *mixed[] = {"--cluster", c2, "--graph", "x=/nowhere", "--unauthenticated", NULL};
     assert_true(srv_start_fails(log2, mixed));

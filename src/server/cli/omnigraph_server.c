@@ -146,6 +146,7 @@ int main(int argc, char **argv)
     const char *bind = getenv("OMNIGRAPH_BIND");
     const char *cluster = getenv("OMNIGRAPH_CLUSTER");
     if (cluster && !*cluster) cluster = NULL;
+    int cluster_from_env = cluster != NULL;
     int unauth = truthy(getenv("OMNIGRAPH_UNAUTHENTICATED")), allow_public = 0;
     int require_all = truthy(getenv("OMNIGRAPH_REQUIRE_ALL_GRAPHS"));
     unsigned threads = 0, timeout = 0;
@@ -185,6 +186,7 @@ int main(int argc, char **argv)
             allow_public = 1;
         } else if (!strcmp(a, "--cluster") && v) {
             cluster = v;
+            cluster_from_env = 0;
             i++;
         } else if (!strcmp(a, "--require-all-graphs")) {
             require_all = 1;
@@ -193,6 +195,7 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    if (cluster && cluster_from_env && ngraphs) cluster = NULL; /* explicit --graph wins over $OMNIGRAPH_CLUSTER */
     if (cluster && (ngraphs || policy_path || server_policy_path)) {
         fprintf(stderr, "omnigraph-server: --cluster serves the cluster's own graphs and policy bundles; drop --graph, "
                         "--policy and --server-policy\n");
