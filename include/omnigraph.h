@@ -118,6 +118,15 @@ typedef struct og_query_opts {
 og_status og_db_query_ex(og_rows **out, og_db *db, const char *source, size_t len, const char *name,
                          const char *params_json, const og_read_opts *at, const og_query_opts *qo);
 
+/* The plan of read query `name` of `source` (arguments as og_db_query) as text: one line per
+ * operator in the order it runs, with the access path of each binding (key_lookup or
+ * full_scan, join=cross for a separate component), the traversal, the predicates pushed into
+ * it, where each filter runs, and estimated rows; `analyze` != 0 also runs the query and adds
+ * the rows every step produced.  Format: docs/query-language.md "Explain".  *out is
+ * NUL-terminated; free it with og_free.  Errors as og_db_query. */
+og_status og_db_query_explain(char **out, og_db *db, const char *source, size_t len, const char *name,
+                              const char *params_json, const og_read_opts *at, int analyze);
+
 size_t og_rows_count(const og_rows *r);
 size_t og_rows_width(const og_rows *r);
 /* Column name as the reference spells it ("p.name", an alias, ...). */
@@ -145,7 +154,8 @@ typedef enum og_format {
 } og_format;
 
 /* Renders r (values encoded as reference-language.md §8: Date "YYYY-MM-DD", DateTime
- * "YYYY-MM-DDTHH:MM:SS.mmmZ", 64-bit ints beyond 2^53 as strings, NaN/Infinity as strings).
+ * "YYYY-MM-DDTHH:MM:SS.mmmZ", 64-bit ints beyond 2^53 as strings, NaN/Infinity as strings,
+ * floats as their shortest round-trip decimal, F32 as a float32: docs/query-language.md).
  * `target` names what was read ("main", a commit id).  *out is NUL-terminated; free it with
  * og_free. */
 og_status og_rows_render(char **out, size_t *len, const og_rows *r, og_format fmt, const char *target);
@@ -153,6 +163,13 @@ void og_rows_free(og_rows *r);
 
 /* Frees memory returned by this API (rendered text, snapshot JSON, ...). */
 void og_free(void *p);
+
+/* A jansson value as JSON text exactly like json_dumps(j, flags), except that reals are
+ * spelled as the rendered results spell them (the shortest decimal that reads back as the
+ * same double: 0.1, not 0.10000000000000001).  For surfaces that re-wrap an API document.
+ * NULL when out of memory; free with og_free. */
+struct json_t;
+char *og_json_text(const struct json_t *j, size_t flags);
 
 /* ========================================================================================
  * Writes: every write publishes exactly one commit (or none), through one atomic step.

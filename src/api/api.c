@@ -11,6 +11,7 @@
 
 #include "api/db.h"
 #include "api/rows.h"
+#include "util/jsonout.h"
 #include "compiler/catalog.h"
 #include "engine/optimize.h"
 #include "engine/engine.h"
@@ -25,6 +26,8 @@
 #include "util/error.h"
 
 void og_free(void *p) { free(p); }
+
+char *og_json_text(const struct json_t *j, size_t flags) { return og_json_dumps(j, flags); }
 
 static og_engine_opts engine_opts(const og_open_opts *o, struct og_api_embed_state *emb)
 {
@@ -154,6 +157,30 @@ og_status og_db_query_ex(og_rows **out, og_db *db, const char *source, size_t le
     return OG_OK;
 }
 
+og_status og_db_query_explain(char **out, og_db *db, const char *source, size_t len, const char *name,
+                              const char *params_json, const og_read_opts *at, int analyze)
+{
+    *out = NULL;
+    json_t *params;
+    OG_TRY(parse_params(params_json, &params));
+    char cbuf[27];
+    const char *commit = NULL;
+    og_status st = og_api_resolve_opt(db, at ? at->commit : NULL, cbuf, &commit);
+    og_buf b = OG_BUF_INIT;
+    char used[OG_ULID_LEN + 1] = "";
+    if (st == OG_OK)
+        st = og_engine_query_explain(db->e, at ? at->branch : NULL, commit, "<query>", source, len, name, params, analyze,
+                                     &b, used);
+    json_decref(params);
+    if (st == OG_OK) st = og_buf_append_byte(&b, '\0');
+    if (st) {
+        og_buf_free(&b);
+        return st;
+    }
+    *out = (char *)b.data;
+    return OG_OK;
+}
+
 static void receipt_fill(og_receipt *out, const og_write_result *w, const char *branch)
 {
     out->published = w->published;
@@ -184,12 +211,6 @@ og_status og_db_optimize(og_optimize_result *out, og_db *db, const char *branch,
     out->fragments_after = rep.fragments_after;
     out->rows_rewritten = rep.rows_rewritten;
     out->deleted_rows_dropped = rep.deleted_rows_dropped;
-    /* indexes are derived state: build what the (new) head lacks; a failure here never undoes
-     * or fails the compaction, which is published already */
-    og_index_run_opts io = {branch, NULL, NULL, 1};
-    json_t *irep = NULL;
-    if (og_engine_index_run(db->e, &io, &irep) != OG_OK) og_error_clear();
-    json_decref(irep);
     return OG_OK;
 }
 

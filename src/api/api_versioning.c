@@ -14,13 +14,15 @@
 #include "engine/engine.h"
 #include "engine/export.h"
 #include "engine/history.h"
+#include "engine/jsonval.h"
 #include "engine/merge.h"
 #include "util/datetime.h"
 #include "util/error.h"
+#include "util/jsonout.h"
 
 static og_status dump(json_t *j, char **out)
 {
-    *out = j ? json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17)) : NULL;
+    *out = j ? og_json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
     json_decref(j);
     return *out ? OG_OK : og_err(OG_ERR_NOMEM, "out of memory");
 }
@@ -143,14 +145,14 @@ og_status og_db_commit_show(char **out, og_db *db, const char *commit_id)
 static json_t *image_json(const og_table_delta *d, const og_row_set *rs, uint32_t row)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "id", og_export_value_json(&rs->cols[0], row));
+    json_object_set_new(o, "id", og_jsonval_cell(&rs->cols[0], row, OG_CELL_BLOB_BASE64));
     size_t base = 1;
     if (d->is_edge) {
-        json_object_set_new(o, "from", og_export_value_json(&rs->cols[1], row));
-        json_object_set_new(o, "to", og_export_value_json(&rs->cols[2], row));
+        json_object_set_new(o, "from", og_jsonval_cell(&rs->cols[1], row, OG_CELL_BLOB_BASE64));
+        json_object_set_new(o, "to", og_jsonval_cell(&rs->cols[2], row, OG_CELL_BLOB_BASE64));
         base = 3;
     }
-    for (size_t p = 0; p < d->t->nprops; p++) json_object_set_new(o, d->t->props[p].name, og_export_value_json(&rs->cols[base + p], row));
+    for (size_t p = 0; p < d->t->nprops; p++) json_object_set_new(o, d->t->props[p].name, og_jsonval_cell(&rs->cols[base + p], row, OG_CELL_BLOB_BASE64));
     return o;
 }
 

@@ -13,11 +13,12 @@
 #include <utf8proc.h>
 
 #include "api/rows.h"
+#include "engine/jsonval.h"
 #include "util/buf.h"
 #include "util/datetime.h"
 #include "util/error.h"
+#include "util/jsonout.h"
 
-#define JS_SAFE 9007199254740991LL
 
 og_status og_rows_finish(og_rows *r, const char *name)
 {
@@ -111,59 +112,8 @@ const char *og_rows_string(const og_rows *r, size_t row, size_t col, size_t *len
 
 /* ---- values as JSON ------------------------------------------------------------------------ */
 
-static json_t *float_json(double d)
-{
-    if (isnan(d)) return json_string("NaN");
-    if (isinf(d)) return json_string(d > 0 ? "Infinity" : "-Infinity");
-    return json_real(d);
-}
-
-static json_t *value_json(const og_vector *v, size_t i)
-{
-    if (og_vector_is_null(v, i)) return json_null();
-    char b[32];
-    switch (v->type.id) {
-    case OG_T_BOOL: return json_boolean(og_vector_get_bool(v, i));
-    case OG_T_I32: case OG_T_I64: {
-        int64_t x = og_vector_get_i64(v, i);
-        if (x > JS_SAFE || x < -JS_SAFE) {
-            snprintf(b, sizeof b, "%lld", (long long)x);
-            return json_string(b);
-        }
-        return json_integer(x);
-    }
-    case OG_T_U32: case OG_T_U64: {
-        uint64_t x = og_vector_get_u64(v, i);
-        if (x > (uint64_t)JS_SAFE) {
-            snprintf(b, sizeof b, "%llu", (unsigned long long)x);
-            return json_string(b);
-        }
-        return json_integer((json_int_t)x);
-    }
-    case OG_T_F32: case OG_T_F64: return float_json(og_vector_get_f64(v, i));
-    case OG_T_DATE32: og_date_format((int32_t)og_vector_get_i64(v, i), b); return json_string(b);
-    case OG_T_DATE64: og_datetime_format(og_vector_get_i64(v, i), b); return json_string(b);
-    case OG_T_STRING: case OG_T_BLOB: {
-        size_t n;
-        const uint8_t *p = og_vector_get_bytes(v, i, &n);
-        return json_stringn((const char *)p, n);
-    }
-    case OG_T_VECTOR: {
-        json_t *a = json_array();
-        const float *f = og_vector_get_floats(v, i);
-        for (uint32_t k = 0; a && k < v->type.dim; k++) json_array_append_new(a, float_json(f[k]));
-        return a;
-    }
-    case OG_T_LIST: {
-        json_t *a = json_array();
-        size_t lb, le;
-        og_vector_get_list(v, i, &lb, &le);
-        for (size_t k = lb; a && k < le; k++) json_array_append_new(a, value_json(v->child, k));
-        return a;
-    }
-    default: return json_null();
-    }
-}
+/* The one value encoder (engine/jsonval.h), in the reference's JavaScript-safe mode. */
+static json_t *value_json(const og_vector *v, size_t i) { return og_jsonval_cell(v, i, OG_CELL_JS_SAFE); }
 
 /* A cell; a node object column (`return { $p }`) holds the object's JSON text. */
 static json_t *cell_json(const og_rows *r, size_t c, size_t i)
@@ -211,7 +161,7 @@ static void cell_text(const og_vector *v, size_t i, og_buf *out)
     if (json_is_string(j)) {
         og_buf_append_str(out, json_string_value(j));
     } else {
-        char *s = json_dumps(j, JSON_COMPACT | JSON_ENCODE_ANY);
+        char *s = og_json_dumps(j, JSON_COMPACT | JSON_ENCODE_ANY);
         if (s) og_buf_append_str(out, s);
         free(s);
     }
@@ -341,7 +291,7 @@ og_status og_rows_render(char **out, size_t *len, const og_rows *r, og_format fm
         for (size_t i = 0; i < r->res.nrows; i++) json_array_append_new(rows, row_json(r, i));
         json_object_set_new(o, "rows", rows);
         json_object_set_new(o, "graph_commit_id", json_string(r->commit));
-        char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+        char *s = og_json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
         json_decref(o);
         if (!s) return og_err(OG_ERR_NOMEM, "out of memory");
         st = og_buf_append_str(&b, s);
@@ -350,13 +300,13 @@ og_status og_rows_render(char **out, size_t *len, const og_rows *r, og_format fm
     } else if (fmt == OG_FORMAT_JSONL) {
         json_t *m = meta_json(r, target);
         json_object_set_new(m, "graph_commit_id", json_string(r->commit));
-        char *s = json_dumps(m, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        char *s = og_json_dumps(m, JSON_COMPACT | JSON_PRESERVE_ORDER);
         json_decref(m);
         if (s) og_buf_printf(&b, "%s\n", s);
         free(s);
         for (size_t i = 0; i < r->res.nrows; i++) {
             json_t *o = row_json(r, i);
-            s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+            s = og_json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
             json_decref(o);
             if (s) og_buf_printf(&b, "%s\n", s);
             free(s);

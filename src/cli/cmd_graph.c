@@ -164,7 +164,10 @@ static const char *query_help =
     "  --at C, --snapshot C      read commit C (time travel); C is an id, a unique id prefix,\n"
     "                            a branch name or REF~N (N-th first parent)\n"
     "  --format F                json (default), jsonl, csv or table; --json = json\n"
-    "  --exact                   nearest(...) by exact search even where a vector index exists\n" COMMON_HELP;
+    "  --exact                   nearest(...) by exact search even where a vector index exists\n"
+    "  --explain                 print the plan instead of rows: each step's access path,\n"
+    "                            traversal, pushed filters and estimated rows (nothing is read)\n"
+    "  --analyze                 with --explain: run the query and add each step's actual rows\n" COMMON_HELP;
 
 static const char *mutate_help =
     "usage: omnigraph mutate (-e TEXT | --query FILE) [NAME] [--params JSON | --params-file F]\n"
@@ -187,6 +190,7 @@ static int run_gq(int argc, char **argv, int is_mutation)
     const char *verb = is_mutation ? "mutate" : "query";
     if (help(is_mutation ? mutate_help : query_help, argc, argv)) return OG_EXIT_OK;
     og_graph_args a = {.verb = verb};
+    int explain = 0, analyze = 0;
     const char *inline_src = NULL, *file = NULL, *params = NULL, *params_file = NULL, *format = NULL, *if_commit = NULL,
                *from = NULL;
     int exact = 0;
@@ -199,8 +203,10 @@ static int run_gq(int argc, char **argv, int is_mutation)
         {"--if-commit", NULL, 1, 0, &if_commit, NULL, NULL, NULL},
         {"--from", NULL, 1, 0, &from, NULL, NULL, NULL},
         {"--exact", NULL, 0, 0, NULL, &exact, NULL, NULL},
+        {"--explain", NULL, 0, 0, NULL, &explain, NULL, NULL},
+        {"--analyze", NULL, 0, 0, NULL, &analyze, NULL, NULL},
     };
-    int rc = og_graph_args_parse(&a, argc, argv, flags, 8, 2);
+    int rc = og_graph_args_parse(&a, argc, argv, flags, 10, 2);
     if (rc) return rc;
     if (!!inline_src == !!file) return og_cli_usage(verb, "give exactly one of -e TEXT or --query FILE");
     if (params && params_file) return og_cli_usage(verb, "give --params or --params-file, not both");
@@ -208,6 +214,9 @@ static int run_gq(int argc, char **argv, int is_mutation)
     if (is_mutation && exact) return og_cli_usage(verb, "--exact is for reads");
     if (!is_mutation && (if_commit || from)) return og_cli_usage(verb, "%s is for mutations", if_commit ? "--if-commit" : "--from");
     if (!is_mutation && a.actor) return og_cli_usage(verb, "--as names the actor of a write; a read records none");
+    if (is_mutation && (explain || analyze)) return og_cli_usage(verb, "--explain is for reads");
+    if (analyze && !explain) return og_cli_usage(verb, "--analyze goes with --explain");
+    if (explain && format) return og_cli_usage(verb, "--explain prints text; drop --format");
     og_format fmt = OG_FORMAT_JSON;
     if (format) {
         if (!strcmp(format, "json")) fmt = OG_FORMAT_JSON;
@@ -252,6 +261,13 @@ static int run_gq(int argc, char **argv, int is_mutation)
         st = og_db_mutate_ex(&r, db, (const char *)src.data, src.len, name, params, &mo);
         if (st) exit_code = fail_in(verb, st, file, NULL);
         else og_cli_print_receipt(&a, &r, 0);
+    } else if (explain) {
+        og_read_opts at = {a.branch, a.at};
+        char *text = NULL;
+        st = og_db_query_explain(&text, db, (const char *)src.data, src.len, name, params, &at, analyze);
+        if (st) exit_code = fail_in(verb, st, file, NULL);
+        else fputs(text, stdout);
+        og_free(text);
     } else {
         og_rows *rows = NULL;
         og_read_opts at = {a.branch, a.at};

@@ -346,3 +346,5 @@ og_status og_ir_dump(og_buf *b, const og_ir_query *ir)
     OG_TRY(put_access(b, "reads", ir->reads, ir->nreads));
     return put_access(b, "writes", ir->writes, ir->nwrites);
 }
+
+og_status og_ir_dump_pred(og_buf *b, const og_ir_query *ir, const og_ir_pred *p) { return put_pred(b, ir, p); }

@@ -290,5 +290,6 @@ void og_ir_free(og_ir_query *ir);
 og_status og_ir_dump(og_buf *out, const og_ir_query *ir);
 /* The text of one value / predicate (as in the dump). */
 og_status og_ir_dump_expr(og_buf *out, const og_ir_query *ir, const og_ir_expr *e);
+og_status og_ir_dump_pred(og_buf *out, const og_ir_query *ir, const og_ir_pred *p);
 
 #endif

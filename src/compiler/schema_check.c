@@ -423,20 +423,35 @@ static void check_constraints(checker *ck, og_cat_type *t)
                 return;
             }
         }
-        if (is_edge && (c->kind == OG_CONS_KEY || c->kind == OG_CONS_RANGE || c->kind == OG_CONS_CHECK)) {
-            cerr(ck, c->off, c->kind == OG_CONS_KEY ? "edges have no @key; use @unique(src, dst) to forbid parallel edges"
-                                                    : "value constraints apply to node properties only",
+        if (is_edge && (c->kind == OG_CONS_RANGE || c->kind == OG_CONS_CHECK)) {
+            cerr(ck, c->off, "value constraints apply to node properties only",
                  "@%s constraint is not supported on edges (edge %s)", cn, t->name);
             for (size_t j = 0; j < c->ncols; j++) c->col_props[j] = OG_COL_UNRESOLVED;
             continue;
         }
         if (c->kind == OG_CONS_KEY && ++nkeys > 1)
             cerr(ck, c->off, "combine them into one composite key: @key(a, b)",
-                 "node type %s has multiple @key constraints; only one is supported", t->name);
+                 "%s type %s has multiple @key constraints; only one is supported", is_edge ? "edge" : "node", t->name);
+        if (is_edge && c->kind == OG_CONS_KEY) {
+            /* a keyed edge: identified by its endpoints (and scalar properties), so the same
+             * edge loaded or merged twice is one edge (docs/schema-language.md) */
+            int has_src = 0, has_dst = 0;
+            for (size_t j = 0; j < c->ncols; j++) {
+                has_src |= !strcmp(c->cols[j], "src");
+                has_dst |= !strcmp(c->cols[j], "dst");
+            }
+            if (!has_src || !has_dst)
+                cerr(ck, c->off, "write @key(@src, @dst) or @key(@src, @dst, prop)",
+                     "an edge key must include both @src and @dst (edge %s)", t->name);
+        }
         for (size_t j = 0; j < c->ncols; j++) {
             const char *col = c->cols[j];
             c->col_props[j] = OG_COL_UNRESOLVED;
-            if (is_edge && (c->kind == OG_CONS_UNIQUE || c->kind == OG_CONS_INDEX) && (!strcmp(col, "src") || !strcmp(col, "dst"))) {
+            if (is_edge && (c->kind == OG_CONS_UNIQUE || c->kind == OG_CONS_INDEX || c->kind == OG_CONS_KEY) &&
+                (!strcmp(col, "src") || !strcmp(col, "dst"))) {
+                int dup = 0;
+                for (size_t k = 0; k < j; k++) dup |= !strcmp(c->cols[k], col);
+                if (dup) cerr(ck, c->off, "name each column once", "@%s on %s lists @%s more than once", cn, t->name, col);
                 c->col_props[j] = !strcmp(col, "src") ? OG_COL_SRC : OG_COL_DST;
                 continue;
             }

@@ -352,6 +352,17 @@ static og_status parse_carg(parser *p, og_cat_constraint *c, size_t *ccap, int *
         *kind_seen = 1;
         return OG_OK;
     }
+    if (t->kind == OG_TOK_AT && (og_tok_is(peek_at(p, 1), "src") || og_tok_is(peek_at(p, 1), "dst"))) {
+        /* @src / @dst: an edge's endpoint columns, as in @key(@src, @dst) (also written src, dst) */
+        OG_TRY(og_grow((void **)&c->cols, ccap, c->ncols, sizeof *c->cols));
+        c->cols[c->ncols] = og_sdup(og_tok_is(peek_at(p, 1), "src") ? "src" : "dst");
+        if (!c->cols[c->ncols]) return og_err(OG_ERR_NOMEM, "out of memory");
+        c->ncols++;
+        advance(p);
+        advance(p);
+        *kind_seen = 0;
+        return OG_OK;
+    }
     if (t->kind == OG_TOK_IDENT && !og_tok_is(t, "true") && !og_tok_is(t, "false")) {
         OG_TRY(og_grow((void **)&c->cols, ccap, c->ncols, sizeof *c->cols));
         c->cols[c->ncols] = tok_dup(t);
@@ -461,7 +472,7 @@ static og_status parse_body_constraint(parser *p, og_cat_type *t, size_t *cap)
 static og_status parse_body(parser *p, og_cat_type *t, int allow_constraints)
 {
     OG_TRY(expect(p, OG_TOK_LBRACE, NULL));
-    size_t pcap = 0, ccap = 0;
+    size_t pcap = 0, ccap = t->ncons; /* an edge's header @key may already be there */
     for (;;) {
         const og_token *tk = peek(p);
         if (tk->kind == OG_TOK_RBRACE) {
@@ -602,6 +613,12 @@ static og_status parse_edge(parser *p)
     if (peek(p)->kind == OG_TOK_AT && og_tok_is(peek_at(p, 1), "card") && peek_at(p, 2)->kind == OG_TOK_LPAREN)
         OG_TRY(parse_card(p, t));
     OG_TRY(parse_annotations(p, &t->annots, &t->n_annots));
+    /* `edge E: A -> B @key(@src, @dst) { ... }`: the key may also be written on the header */
+    size_t hcap = t->ncons;
+    while (peek(p)->kind == OG_TOK_AT && og_tok_is(peek_at(p, 1), "key") && peek_at(p, 2)->kind == OG_TOK_LPAREN) {
+        OG_TRY(parse_body_constraint(p, t, &hcap));
+        OG_TRY(parse_annotations(p, &t->annots, &t->n_annots));
+    }
     if (peek(p)->kind == OG_TOK_AT && at_body_constraint(p))
         return perr_at(p, peek(p), "put it inside the edge body: edge E: A -> B { @unique(src, dst) }",
                        "@%.*s is not supported as an edge-level annotation (edge %s)",

@@ -600,3 +600,30 @@ og_status og_engine_query(og_engine *e, const char *branch, const char *commit, 
     og_read_end(r);
     return st;
 }
+
+og_status og_engine_query_explain(og_engine *e, const char *branch, const char *commit, const char *file, const char *gq,
+                                  size_t len, const char *name, const json_t *params, int run, og_buf *out,
+                                  char commit_id_out[OG_ULID_LEN + 1])
+{
+    og_read *r;
+    OG_TRY(og_read_begin(&r, e, branch, commit));
+    og_compiled *c = NULL;
+    og_vector *pv = NULL;
+    og_status st = og_compile(&c, r->cat, file, gq, len, name);
+    if (st == OG_OK && c->ir->is_mutation)
+        st = og_err(OG_ERR_INVALID, "query '%s' is a mutation; explain reads only", c->ir->name);
+    if (st == OG_OK) st = og_exec_bind_params(c->ir, params, &pv);
+    if (st == OG_OK) {
+        og_exec_source s;
+        og_read_source(r, &s);
+        st = og_exec_explain(c->ir, &s, pv, og_now_ms(), run, out, NULL);
+    }
+    if (st == OG_OK && commit_id_out) snprintf(commit_id_out, OG_ULID_LEN + 1, "%s", og_snapshot_commit_id(r->snap));
+    if (pv) {
+        for (size_t i = 0; i < c->ir->nparams; i++) og_vector_free(&pv[i]);
+        free(pv);
+    }
+    og_compiled_free(c);
+    og_read_end(r);
+    return st;
+}

@@ -81,4 +81,10 @@ og_status og_engine_query(og_engine *e, const char *branch, const char *commit, 
                           size_t len, const char *name, const json_t *params, og_result *out,
                           char commit_id_out[OG_ULID_LEN + 1]);
 
+/* The plan of a read query as text (og_exec_explain), appended to `out`; `run` executes the
+ * query too and adds the actual rows of every step.  Errors as og_engine_query. */
+og_status og_engine_query_explain(og_engine *e, const char *branch, const char *commit, const char *file, const char *gq,
+                                  size_t len, const char *name, const json_t *params, int run, og_buf *out,
+                                  char commit_id_out[OG_ULID_LEN + 1]);
+
 #endif

@@ -68,6 +68,9 @@ typedef struct og_result {
     char **names;      /* owned */
     og_qtype *types;
     og_vector *cols;   /* owned vectors, nrows each */
+    /* rows out of every operator of the match pipeline (anti-join inner pipelines included):
+     * their sum and the largest — the work a query did, independent of timing */
+    uint64_t rows_through, rows_peak;
 } og_result;
 
 void og_result_free(og_result *r);
@@ -89,5 +92,20 @@ og_status og_exec_const(const og_ir_query *ir, const og_ir_expr *e, const og_vec
  * of the source. */
 og_status og_exec_read(const og_ir_query *ir, const og_exec_source *src, const og_vector *params, int64_t now_ms,
                        og_result *out);
+
+/* The plan of read query `ir` as text (docs/query-language.md "Explain"): one line per
+ * operator in run order — access path of each binding (key lookup or scan, cross join of a
+ * separate component), traversal, pushed predicates, where each filter runs — with its
+ * estimated rows and, when `run` is non-zero, the rows it actually produced (the query is
+ * executed; *res, when not NULL, receives its result — free it with og_result_free).
+ * Without `run` nothing is scanned: estimates read row and edge counts only (and a key
+ * lookup, which is one index probe).  Appends to out.  Errors as og_exec_read. */
+og_status og_exec_explain(const og_ir_query *ir, const og_exec_source *src, const og_vector *params, int64_t now_ms,
+                          int run, og_buf *out, og_result *res);
+
+/* 1 (the default): a filter over several bindings runs as soon as they are all bound.  0:
+ * where the compiler wrote it, after every traversal of its block.  Tests and benchmarks
+ * flip it to measure the difference; nothing else should. */
+extern int og_exec_place_filters;
 
 #endif

@@ -21,13 +21,32 @@
 #include "engine/sort.h"
 #include "util/error.h"
 
+/* One operator as explained: where it runs, what it was estimated and found to produce. */
+typedef struct xstep {
+    const og_ir_op *op;
+    int depth;          /* 0 top level; n inside the n-th nested anti-join */
+    char label[24];     /* "3", "4.1" */
+    size_t written;     /* 1-based position as the compiler wrote it in its pipeline */
+    double est;
+    uint64_t rows;      /* actual rows after the operator (when ran) */
+    int ran;
+    int key_lookup;     /* SCAN: the row came from the key index */
+    int cross;          /* SCAN: joined to the rows before it (a separate component) */
+    int fused;          /* FILTER: applied while that join forms its pairs */
+} xstep;
+
 typedef struct exec {
     const og_ir_query *ir;
     const og_exec_source *src;
     const og_vector *params;
     int64_t now_ms;
     og_search *search; /* the search functions' state (engine/search.h) */
+    uint64_t rows_through, rows_peak; /* rows out of every operator: sum and largest */
+    xstep *steps;      /* explain: every operator, in run order (NULL = not explaining) */
+    size_t nsteps, steps_cap;
 } exec;
+
+int og_exec_place_filters = 1;
 
 /* One pipeline's state: bindings plus the variable → column map. */
 typedef struct pipe {
@@ -383,6 +402,108 @@ static og_status filter_rows(exec *x, pipe *p, const og_ir_pred *preds, size_t n
     return st;
 }
 
+/* ---- filter placement ---------------------------------------------------------------------
+ *
+ * The compiler pushes a one-variable predicate into the operator that binds the variable and
+ * writes every other filter after all the scans and traversals of its block.  A filter over
+ * two bindings can run as soon as both exist: a traversal after it then starts from the rows
+ * that survived instead of from every pair (a filter only drops rows, expansion is per row,
+ * and results are totally ordered at the end, so the answer is the same).  schedule_ops
+ * orders a pipeline so: each FILTER right after the operator that binds the last variable it
+ * reads.  A filter over a search score or an aggregate stays where it was written. */
+
+static void expr_vars(const og_ir_expr *e, unsigned char *vars, int *opaque)
+{
+    if (!e) return;
+    switch (e->kind) {
+    case OG_IRX_PROP: case OG_IRX_ID:
+        if (e->var >= 0) vars[e->var] = 1;
+        break;
+    case OG_IRX_PARAM: case OG_IRX_LIT: case OG_IRX_NOW: break;
+    case OG_IRX_TEXT:
+        if (e->text && e->text->var >= 0) vars[e->text->var] = 1;
+        break;
+    default: *opaque = 1; break;
+    }
+}
+
+static void pred_vars(const og_ir_pred *p, unsigned char *vars, int *opaque)
+{
+    if (!p) return;
+    switch (p->kind) {
+    case OG_IRP_CMP:
+        expr_vars(p->l, vars, opaque);
+        expr_vars(p->r, vars, opaque);
+        break;
+    case OG_IRP_TEXT:
+        if (p->text.var >= 0) vars[p->text.var] = 1;
+        break;
+    case OG_IRP_AND: case OG_IRP_OR: case OG_IRP_IFF:
+        pred_vars(p->a, vars, opaque);
+        pred_vars(p->b, vars, opaque);
+        break;
+    case OG_IRP_NOT: pred_vars(p->a, vars, opaque); break;
+    case OG_IRP_TEST: case OG_IRP_ISNULL: expr_vars(p->l, vars, opaque); break;
+    }
+}
+
+/* 1 when filter op may run with the variables in `bound`. */
+static int filter_ready(const og_ir_query *ir, const og_ir_op *op, const unsigned char *bound, unsigned char *vars)
+{
+    int opaque = 0;
+    memset(vars, 0, ir->nvars ? ir->nvars : 1);
+    pred_vars(&op->pred, vars, &opaque);
+    if (opaque) return 0;
+    for (size_t v = 0; v < ir->nvars; v++)
+        if (vars[v] && !bound[v]) return 0;
+    return 1;
+}
+
+static void mark_bound(const og_ir_op *op, unsigned char *bound)
+{
+    if (op->kind == OG_IR_SCAN && op->var >= 0) bound[op->var] = 1;
+    if (op->kind == OG_IR_EXPAND) {
+        if (op->dst >= 0) bound[op->dst] = 1;
+        if (op->edge_var >= 0) bound[op->edge_var] = 1;
+    }
+}
+
+/* order[0..nops) = the run order of ops, given the variables bound before the pipeline
+ * (bound is updated to those bound after it). */
+static og_status schedule_ops(const og_ir_query *ir, const og_ir_op *ops, size_t nops, unsigned char *bound,
+                              size_t *order)
+{
+    unsigned char *placed = calloc(nops ? nops : 1, 1), *vars = malloc(ir->nvars ? ir->nvars : 1);
+    if (!placed || !vars) {
+        free(placed);
+        free(vars);
+        return og_err(OG_ERR_NOMEM, "out of memory");
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < nops; i++) {
+        if (placed[i]) continue;
+        order[k++] = i;
+        placed[i] = 1;
+        mark_bound(&ops[i], bound);
+        if (!og_exec_place_filters || (ops[i].kind != OG_IR_SCAN && ops[i].kind != OG_IR_EXPAND)) continue;
+        for (size_t j = i + 1; j < nops; j++)
+            if (!placed[j] && ops[j].kind == OG_IR_FILTER && filter_ready(ir, &ops[j], bound, vars)) {
+                order[k++] = j;
+                placed[j] = 1;
+            }
+    }
+    free(placed);
+    free(vars);
+    return OG_OK;
+}
+
+static xstep *step_of(exec *x, const og_ir_op *op)
+{
+    for (size_t i = 0; x->steps && i < x->nsteps; i++)
+        if (x->steps[i].op == op) return &x->steps[i];
+    return NULL;
+}
+
 /* ---- operators --------------------------------------------------------------------------- */
 
 static og_status run_ops(exec *x, pipe *p, const og_ir_op *ops, size_t nops);
@@ -455,13 +576,82 @@ static og_status key_lookup(exec *x, const og_ir_op *op, int *hit, uint32_t *row
     return OG_OK;
 }
 
+/* The cross join of p's rows with a separate component's scan s (one column: op->var), with
+ * filters that become ready there applied while the pairs are formed, a block of left rows
+ * at a time: the pairs a filter drops are never all held at once.  *pairs receives how many
+ * pairs were formed. */
+static og_status cross_filtered(exec *x, pipe *p, const og_ir_op *op, const og_bindings *s,
+                                const og_ir_op *const *filters, size_t nf, uint64_t *pairs)
+{
+    size_t ncols = p->b.n_cols + 1;
+    og_bindings joined;
+    OG_TRY(og_bindings_init(&joined, ncols));
+    *pairs = 0;
+    size_t blk = s->n_rows ? 65536 / s->n_rows : p->b.n_rows;
+    if (blk == 0) blk = 1;
+    pipe part = {0};
+    part.identity_col = -1;
+    part.started = 1;
+    part.var_col = malloc((x->ir->nvars ? x->ir->nvars : 1) * sizeof *part.var_col);
+    uint32_t **view = malloc((p->b.n_cols ? p->b.n_cols : 1) * sizeof *view);
+    uint32_t *rowv = malloc(ncols * sizeof *rowv);
+    og_status st = part.var_col && view && rowv ? OG_OK : og_err(OG_ERR_NOMEM, "out of memory");
+    if (st == OG_OK) {
+        memcpy(part.var_col, p->var_col, x->ir->nvars * sizeof *part.var_col);
+        part.var_col[op->var] = (int)(ncols - 1);
+    }
+    for (size_t a0 = 0; st == OG_OK && a0 < p->b.n_rows; a0 += blk) {
+        size_t n = p->b.n_rows - a0 < blk ? p->b.n_rows - a0 : blk;
+        for (size_t c = 0; c < p->b.n_cols; c++) view[c] = p->b.cols[c] + a0;
+        og_bindings left = {p->b.n_cols, n, n, view};
+        st = og_bindings_cross(&part.b, &left, s);
+        if (st) break;
+        *pairs += part.b.n_rows;
+        for (size_t f = 0; f < nf && st == OG_OK; f++) st = filter_rows(x, &part, &filters[f]->pred, 1);
+        for (size_t r = 0; r < part.b.n_rows && st == OG_OK; r++) {
+            for (size_t c = 0; c < ncols; c++) rowv[c] = part.b.cols[c][r];
+            st = og_bindings_push(&joined, rowv);
+        }
+        og_bindings_free(&part.b);
+    }
+    free(part.var_col);
+    free(view);
+    free(rowv);
+    if (st == OG_OK) {
+        og_bindings_free(&p->b);
+        p->b = joined;
+        p->var_col[op->var] = (int)(p->b.n_cols - 1);
+    } else {
+        og_bindings_free(&joined);
+    }
+    return st;
+}
+
+static og_status op_scan_ex(exec *x, pipe *p, const og_ir_op *op, const og_ir_op *const *filters, size_t nf,
+                            uint64_t *pairs);
+
 static og_status op_scan(exec *x, pipe *p, const og_ir_op *op)
+{
+    uint64_t pairs;
+    return op_scan_ex(x, p, op, NULL, 0, &pairs);
+}
+
+/* A scan; when it joins a separate component, the nf filters (ready once op->var is bound)
+ * are applied during the join (cross_filtered).  *pairs: rows formed before those filters. */
+static og_status op_scan_ex(exec *x, pipe *p, const og_ir_op *op, const og_ir_op *const *filters, size_t nf,
+                            uint64_t *pairs)
 {
     size_t n;
     OG_TRY(x->src->node_rows(x->src->ud, (size_t)op->node_type, &n));
+    *pairs = 0;
     int hit;
     uint32_t one;
     OG_TRY(key_lookup(x, op, &hit, &one));
+    xstep *xs = step_of(x, op);
+    if (xs) {
+        xs->key_lookup = hit;
+        xs->cross = p->started;
+    }
     pipe s = {0};
     og_status st = OG_OK;
     uint32_t *cand = NULL; /* rows named by scalar or vector index files (scan_index.h, search.h) */
@@ -519,14 +709,10 @@ static og_status op_scan(exec *x, pipe *p, const og_ir_op *op)
             for (size_t v = 0; v < x->ir->nvars; v++) p->var_col[v] = -1;
             p->var_col[op->var] = 0;
             p->started = 1;
+            *pairs = p->b.n_rows;
         } else { /* a separate component: cross join */
-            og_bindings joined;
-            st = og_bindings_cross(&joined, &p->b, &s.b);
-            if (st == OG_OK) {
-                og_bindings_free(&p->b);
-                p->b = joined;
-                p->var_col[op->var] = (int)(p->b.n_cols - 1);
-            }
+            st = cross_filtered(x, p, op, &s.b, filters, nf, pairs);
+            nf = 0;
         }
     }
     og_bindings_free(&s.b);
@@ -631,16 +817,66 @@ static og_status op_antijoin(exec *x, pipe *p, const og_ir_op *op)
 
 static og_status run_ops(exec *x, pipe *p, const og_ir_op *ops, size_t nops)
 {
-    for (size_t i = 0; i < nops; i++) {
-        const og_ir_op *op = &ops[i];
+    size_t *order = malloc((nops ? nops : 1) * sizeof *order);
+    unsigned char *bound = malloc(x->ir->nvars ? x->ir->nvars : 1);
+    og_status st = order && bound ? OG_OK : og_err(OG_ERR_NOMEM, "out of memory");
+    if (st == OG_OK) {
+        for (size_t v = 0; v < x->ir->nvars; v++) bound[v] = p->var_col[v] >= 0;
+        st = schedule_ops(x->ir, ops, nops, bound, order);
+    }
+    for (size_t k = 0; k < nops && st == OG_OK; k++) {
+        const og_ir_op *op = &ops[order[k]];
+        if (op->kind == OG_IR_SCAN && p->started && og_exec_place_filters) {
+            /* a cross join: the filters scheduled right after it are ready there (placed, or
+             * written after every binder of the block); apply them while the pairs are formed.
+             * `bound` is the state after the whole pipeline, so filter_ready only rules out a
+             * filter over a score or an aggregate here. */
+            const og_ir_op *fs[64];
+            size_t nf = 0;
+            unsigned char *vars = malloc(x->ir->nvars ? x->ir->nvars : 1);
+            if (!vars) {
+                st = og_err(OG_ERR_NOMEM, "out of memory");
+                break;
+            }
+            while (nf < 64 && k + 1 + nf < nops && ops[order[k + 1 + nf]].kind == OG_IR_FILTER &&
+                   filter_ready(x->ir, &ops[order[k + 1 + nf]], bound, vars))
+                fs[nf] = &ops[order[k + 1 + nf]], nf++;
+            free(vars);
+            uint64_t pairs = 0;
+            st = op_scan_ex(x, p, op, fs, nf, &pairs);
+            if (st) break;
+            /* counted as if run one after the other: the join formed `pairs` rows, each filter
+             * kept the final ones (the rows a fused filter dropped are never held) */
+            x->rows_through += pairs;
+            xstep *xs = step_of(x, op);
+            if (xs) xs->rows = pairs, xs->ran = 1;
+            for (size_t f = 0; f < nf; f++) {
+                x->rows_through += p->b.n_rows;
+                if ((xs = step_of(x, fs[f]))) xs->rows = p->b.n_rows, xs->ran = 1;
+            }
+            if (p->b.n_rows > x->rows_peak) x->rows_peak = p->b.n_rows;
+            k += nf;
+            continue;
+        }
         switch (op->kind) {
-        case OG_IR_SCAN: OG_TRY(op_scan(x, p, op)); break;
-        case OG_IR_EXPAND: OG_TRY(op_expand(x, p, op)); break;
-        case OG_IR_FILTER: OG_TRY(filter_rows(x, p, &op->pred, 1)); break;
-        case OG_IR_ANTIJOIN: OG_TRY(op_antijoin(x, p, op)); break;
+        case OG_IR_SCAN: st = op_scan(x, p, op); break;
+        case OG_IR_EXPAND: st = op_expand(x, p, op); break;
+        case OG_IR_FILTER: st = filter_rows(x, p, &op->pred, 1); break;
+        case OG_IR_ANTIJOIN: st = op_antijoin(x, p, op); break;
+        }
+        if (st == OG_OK) {
+            x->rows_through += p->b.n_rows;
+            if (p->b.n_rows > x->rows_peak) x->rows_peak = p->b.n_rows;
+            xstep *xs = step_of(x, op);
+            if (xs) {
+                xs->rows = p->b.n_rows;
+                xs->ran = 1;
+            }
         }
     }
-    return OG_OK;
+    free(order);
+    free(bound);
+    return st;
 }
 
 /* ---- projection, aggregation, order, limit ------------------------------------------------ */
@@ -793,12 +1029,24 @@ static og_status order_rows(exec *x, const pipe *p, const og_vector *cols, size_
     return st;
 }
 
+static og_status exec_run(exec *xp, og_result *out);
+
 og_status og_exec_read(const og_ir_query *ir, const og_exec_source *src, const og_vector *params, int64_t now_ms,
                        og_result *out)
 {
+    exec x = {ir, src, params, now_ms, NULL, 0, 0, NULL, 0, 0};
+    return exec_run(&x, out);
+}
+
+static og_status exec_run(exec *xp, og_result *out)
+{
+    exec x = *xp;
+    const og_ir_query *ir = x.ir;
+    const og_exec_source *src = x.src;
+    const og_vector *params = x.params;
+    int64_t now_ms = x.now_ms;
     memset(out, 0, sizeof *out);
     if (ir->is_mutation) return og_err(OG_ERR_INVALID, "query '%s' is a mutation; run it with mutate", ir->name);
-    exec x = {ir, src, params, now_ms, NULL};
     pipe p = {0};
     p.identity_col = -1;
     og_status st = og_search_new(&x.search, ir, src, params, now_ms);
@@ -870,6 +1118,10 @@ og_status og_exec_read(const og_ir_query *ir, const og_exec_source *src, const o
         if (st == OG_OK && !out->names[c]) st = og_err(OG_ERR_NOMEM, "out of memory");
     }
     out->nrows = keep;
+    out->rows_through = x.rows_through;
+    out->rows_peak = x.rows_peak;
+    xp->rows_through = x.rows_through;
+    xp->rows_peak = x.rows_peak;
     if (st == OG_OK) {
         out->query = strdup(ir->name ? ir->name : "query");
         if (!out->query) st = og_err(OG_ERR_NOMEM, "out of memory");
@@ -891,7 +1143,7 @@ og_status og_exec_const(const og_ir_query *ir, const og_ir_expr *e, const og_vec
 {
     if (e->kind != OG_IRX_LIT && e->kind != OG_IRX_PARAM && e->kind != OG_IRX_NOW)
         return og_err(OG_ERR_INTERNAL, "a mutation value must be a literal, a parameter or now()");
-    exec x = {ir, NULL, params, now_ms, NULL};
+    exec x = {ir, NULL, params, now_ms, NULL, 0, 0, NULL, 0, 0};
     pipe none = {0};
     none.identity_col = -1;
     return eval(&x, &none, e, out);
@@ -936,4 +1188,224 @@ og_status og_exec_bind_params(const og_ir_query *ir, const json_t *params, og_ve
     }
     *out = v;
     return OG_OK;
+}
+
+/* ---- explain ---------------------------------------------------------------------------------
+ *
+ * Estimates are deliberately simple and stated in docs/query-language.md: a scan yields its
+ * table's live rows (1 or 0 on a key lookup), each pushed predicate keeps 1/10 of them (an
+ * equality) or 1/3 (anything else); a traversal multiplies by the average degree of its edge
+ * type in its direction for each hop (capped at the destination's rows); a filter keeps 1/10
+ * or 1/3; an anti-join keeps half. */
+
+static double pred_keep(const og_ir_pred *p) { return p->kind == OG_IRP_CMP && p->op == OG_IR_EQ ? 0.1 : 1.0 / 3; }
+
+static double preds_keep(const og_ir_pred *p, size_t n)
+{
+    double k = 1;
+    for (size_t i = 0; i < n; i++) k *= pred_keep(&p[i]);
+    return k;
+}
+
+static og_status add_step(exec *x, const xstep *s)
+{
+    if (x->nsteps == x->steps_cap) {
+        size_t cap = x->steps_cap ? 2 * x->steps_cap : 16;
+        xstep *n = realloc(x->steps, cap * sizeof *n);
+        if (!n) return og_err(OG_ERR_NOMEM, "out of memory");
+        x->steps = n;
+        x->steps_cap = cap;
+    }
+    x->steps[x->nsteps++] = *s;
+    return OG_OK;
+}
+
+static og_status plan_steps(exec *x, const og_ir_op *ops, size_t nops, unsigned char *bound, int started, double in,
+                            int depth, const char *prefix, double *out)
+{
+    size_t *order = malloc((nops ? nops : 1) * sizeof *order);
+    if (!order) return og_err(OG_ERR_NOMEM, "out of memory");
+    og_status st = schedule_ops(x->ir, ops, nops, bound, order); /* bound: as after the pipeline */
+    unsigned char *inner_bound = malloc(x->ir->nvars ? x->ir->nvars : 1);
+    unsigned char *now_bound = calloc(x->ir->nvars ? x->ir->nvars : 1, 1);
+    if (st == OG_OK && (!inner_bound || !now_bound)) st = og_err(OG_ERR_NOMEM, "out of memory");
+    /* replay the binding order for the anti-joins' inner pipelines */
+    if (st == OG_OK)
+        for (size_t v = 0; v < x->ir->nvars; v++) now_bound[v] = bound[v];
+    for (size_t i = 0; st == OG_OK && i < nops; i++)
+        if (ops[i].kind == OG_IR_SCAN && ops[i].var >= 0) now_bound[ops[i].var] = 0;
+        else if (ops[i].kind == OG_IR_EXPAND) {
+            if (ops[i].dst >= 0 && !ops[i].closing) now_bound[ops[i].dst] = 0;
+            if (ops[i].edge_var >= 0) now_bound[ops[i].edge_var] = 0;
+        }
+    int fuse_open = 0; /* the previous steps are a cross join and filters fused into it */
+    unsigned char *vars = malloc(x->ir->nvars ? x->ir->nvars : 1);
+    if (st == OG_OK && !vars) st = og_err(OG_ERR_NOMEM, "out of memory");
+    for (size_t k = 0; k < nops && st == OG_OK; k++) {
+        const og_ir_op *op = &ops[order[k]];
+        xstep s;
+        memset(&s, 0, sizeof s);
+        if (op->kind == OG_IR_FILTER && fuse_open && filter_ready(x->ir, op, bound, vars)) s.fused = 1;
+        else fuse_open = op->kind == OG_IR_SCAN && started && og_exec_place_filters;
+        s.op = op;
+        s.depth = depth;
+        s.written = order[k] + 1;
+        snprintf(s.label, sizeof s.label, "%s%zu", prefix, k + 1);
+        double est = in;
+        switch (op->kind) {
+        case OG_IR_SCAN: {
+            size_t n;
+            int hit = 0;
+            uint32_t row = 0;
+            st = x->src->node_rows(x->src->ud, (size_t)op->node_type, &n);
+            if (st == OG_OK) st = key_lookup(x, op, &hit, &row);
+            double one = hit ? (row == UINT32_MAX ? 0 : 1) : (double)n * preds_keep(op->preds, op->npreds);
+            s.key_lookup = hit;
+            s.cross = started;
+            est = started ? in * one : one;
+            started = 1;
+            break;
+        }
+        case OG_IR_EXPAND: {
+            const og_topology *t;
+            st = x->src->edge_topology(x->src->ud, (size_t)op->edge_type, &t);
+            if (st) break;
+            uint32_t ns, nd;
+            const uint64_t *off[2];
+            const uint32_t *nbr[2], *edg[2];
+            og_topology_arrays(t, &ns, &nd, off, nbr, edg);
+            double e = (double)og_topology_edge_count(t);
+            double from = op->dir == OG_QDIR_OUT ? ns : op->dir == OG_QDIR_IN ? nd : (double)ns + nd;
+            double to = op->dir == OG_QDIR_OUT ? nd : op->dir == OG_QDIR_IN ? ns : (double)ns + nd;
+            double deg = from > 0 ? (op->dir == OG_QDIR_BOTH ? 2 * e : e) / from : 0, reach = 0, level = 1;
+            for (uint32_t h = 1; h <= op->max_hops && h <= 64; h++) {
+                level *= deg;
+                if (h >= op->min_hops) reach += level;
+            }
+            if (op->edge_var < 0 && reach > to) reach = to;
+            if (op->closing) reach = to > 0 ? (reach < to ? reach / to : 1) : 0;
+            est = in * reach * preds_keep(op->preds, op->npreds) * preds_keep(op->edge_preds, op->nedge_preds);
+            break;
+        }
+        case OG_IR_FILTER: est = in * pred_keep(&op->pred); break;
+        case OG_IR_ANTIJOIN: est = in * 0.5; break;
+        }
+        if (st) break;
+        s.est = est;
+        st = add_step(x, &s);
+        if (st == OG_OK && op->kind == OG_IR_ANTIJOIN) {
+            char pre[24];
+            snprintf(pre, sizeof pre, "%s%zu.", prefix, k + 1);
+            memcpy(inner_bound, now_bound, x->ir->nvars ? x->ir->nvars : 1);
+            double ignored;
+            st = plan_steps(x, op->inner, op->ninner, inner_bound, 1, in, depth + 1, pre, &ignored);
+        }
+        mark_bound(op, now_bound);
+        in = est;
+    }
+    free(order);
+    free(inner_bound);
+    free(now_bound);
+    free(vars);
+    *out = in;
+    return st;
+}
+
+static void put_est(og_buf *b, double e)
+{
+    if (e >= 1e15) og_buf_printf(b, "%.3g", e);
+    else if (e >= 10 || e == 0) og_buf_printf(b, "%.0f", e);
+    else og_buf_printf(b, "%.2g", e);
+}
+
+static og_status put_step(og_buf *b, const og_ir_query *ir, const xstep *s, int run)
+{
+    static const char *const dirs[] = {"out", "in", "both"};
+    const og_ir_op *op = s->op;
+    const og_catalog *cat = ir->cat;
+    for (int i = 0; i < s->depth; i++) og_buf_append_str(b, "  ");
+    og_buf_printf(b, "%s. ", s->label);
+    switch (op->kind) {
+    case OG_IR_SCAN:
+        og_buf_printf(b, "scan $%s: %s  access=%s%s", ir->vars[op->var].name, cat->nodes[op->node_type].name,
+                      s->key_lookup ? "key_lookup" : "full_scan", s->cross ? "  join=cross" : "");
+        break;
+    case OG_IR_EXPAND: {
+        const og_cat_type *et = &cat->edges[op->edge_type];
+        og_buf_printf(b, "expand $%s -[", ir->vars[op->src].name);
+        if (op->edge_var >= 0) og_buf_printf(b, "$%s: ", ir->vars[op->edge_var].name);
+        og_buf_printf(b, "%s %s %u..%u]-> ", et->name, dirs[op->dir], (unsigned)op->min_hops, (unsigned)op->max_hops);
+        if (op->dst >= 0) og_buf_printf(b, "$%s", ir->vars[op->dst].name);
+        else og_buf_append_str(b, "$_");
+        og_buf_printf(b, ": %s  traversal=%s", cat->nodes[op->node_type].name,
+                      op->closing ? "reach_check" : op->edge_var >= 0 ? "edge_rows" : "csr");
+        break;
+    }
+    case OG_IR_FILTER:
+        og_buf_append_str(b, "filter ");
+        OG_TRY(og_ir_dump_pred(b, ir, &op->pred));
+        break;
+    case OG_IR_ANTIJOIN:
+        og_buf_append_str(b, "anti_join not {...} on");
+        for (size_t k = 0; k < op->nouter; k++) og_buf_printf(b, "%s$%s", k ? ", " : " ", ir->vars[op->outer_vars[k]].name);
+        if (!op->nouter) og_buf_append_str(b, " (no shared variable)");
+        break;
+    }
+    og_buf_append_str(b, "  est=");
+    put_est(b, s->est);
+    if (run) {
+        if (s->ran) og_buf_printf(b, "  rows=%llu", (unsigned long long)s->rows);
+        else og_buf_append_str(b, "  rows=-");
+    }
+    /* where a filter runs, when that is not where it was written */
+    if (op->kind == OG_IR_FILTER) {
+        const char *dot = strrchr(s->label, '.');
+        size_t pos = (size_t)strtoul(dot ? dot + 1 : s->label, NULL, 10);
+        if (pos != s->written) og_buf_printf(b, "  placed_from=%zu", s->written);
+        if (s->fused) og_buf_append_str(b, "  during_join");
+    }
+    og_buf_append_byte(b, '\n');
+    const og_ir_pred *pp[2] = {op->kind == OG_IR_FILTER ? NULL : op->preds, op->edge_preds};
+    size_t pn[2] = {op->kind == OG_IR_FILTER ? 0 : op->npreds, op->kind == OG_IR_EXPAND ? op->nedge_preds : 0};
+    for (int g = 0; g < 2; g++)
+        for (size_t i = 0; i < pn[g]; i++) {
+            for (int d = 0; d < s->depth; d++) og_buf_append_str(b, "  ");
+            og_buf_append_str(b, g ? "     edge pushed: " : "     pushed: ");
+            OG_TRY(og_ir_dump_pred(b, ir, &pp[g][i]));
+            og_buf_append_byte(b, '\n');
+        }
+    return OG_OK;
+}
+
+og_status og_exec_explain(const og_ir_query *ir, const og_exec_source *src, const og_vector *params, int64_t now_ms,
+                          int run, og_buf *out, og_result *res)
+{
+    if (res) memset(res, 0, sizeof *res);
+    if (ir->is_mutation) return og_err(OG_ERR_INVALID, "query '%s' is a mutation; explain reads only", ir->name);
+    exec x = {ir, src, params, now_ms, NULL, 0, 0, NULL, 0, 0};
+    unsigned char *bound = calloc(ir->nvars ? ir->nvars : 1, 1);
+    if (!bound) return og_err(OG_ERR_NOMEM, "out of memory");
+    double est = 0;
+    og_status st = plan_steps(&x, ir->ops, ir->nops, bound, 0, 1, 0, "", &est);
+    free(bound);
+    og_result r;
+    memset(&r, 0, sizeof r);
+    if (st == OG_OK && run) st = exec_run(&x, &r);
+    if (st == OG_OK) {
+        og_buf_printf(out, "query %s: %zu step%s, filters placed %s\n", ir->name ? ir->name : "query", x.nsteps,
+                      x.nsteps == 1 ? "" : "s", og_exec_place_filters ? "early" : "as written");
+        for (size_t i = 0; i < x.nsteps && st == OG_OK; i++) st = put_step(out, ir, &x.steps[i], run);
+    }
+    if (st == OG_OK) {
+        og_buf_append_str(out, "pipeline: est=");
+        put_est(out, est);
+        if (run)
+            og_buf_printf(out, "  rows_through=%llu  rows_peak=%llu  result_rows=%zu", (unsigned long long)r.rows_through,
+                          (unsigned long long)r.rows_peak, r.nrows);
+        st = og_buf_append_byte(out, '\n');
+    }
+    free(x.steps);
+    if (st == OG_OK && res) *res = r;
+    else og_result_free(&r);
+    return st;
 }

@@ -13,18 +13,22 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <openssl/evp.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/datetime.h"
 #include "util/error.h"
+#include "util/jsonout.h"
 
 typedef struct jv {
     og_jkind kind;
     const char *s;      /* string bytes (NUL-terminated) */
     size_t len;         /* string bytes; array elements */
     int64_t i;
+    uint64_t u;         /* OG_J_UINT: above INT64_MAX */
     double d;
     const json_t *j;    /* the source: one of these two */
     const og_jtok *t;
@@ -55,6 +59,7 @@ static void jv_of_tok(jv *v, const og_jtok *t)
     case OG_J_STRING: v->s = t->v.s; v->len = t->len; break;
     case OG_J_ARRAY: v->len = t->len; break;
     case OG_J_INT: v->i = t->v.i; break;
+    case OG_J_UINT: v->u = t->v.u; break;
     case OG_J_REAL: v->d = t->v.d; break;
     default: break;
     }
@@ -87,8 +92,11 @@ static int jv_iter_next(jv_iter *it, jv *out)
     return 1;
 }
 
-static int jv_is_number(const jv *v) { return v->kind == OG_J_INT || v->kind == OG_J_REAL; }
-static double jv_number(const jv *v) { return v->kind == OG_J_INT ? (double)v->i : v->d; }
+static int jv_is_number(const jv *v) { return v->kind == OG_J_INT || v->kind == OG_J_UINT || v->kind == OG_J_REAL; }
+static double jv_number(const jv *v)
+{
+    return v->kind == OG_J_INT ? (double)v->i : v->kind == OG_J_UINT ? (double)v->u : v->d;
+}
 
 static og_status mismatch(const char *what, og_type t, const jv *v)
 {
@@ -130,6 +138,11 @@ static og_status append_int(og_vector *out, const jv *j, const char *what)
             if (sv < 0) return og_err(OG_ERR_INVALID, "%s: %lld is negative, the column is unsigned", what, (long long)sv);
             uv = (uint64_t)sv;
         }
+    } else if (j->kind == OG_J_UINT) {
+        if (!is_u)
+            return og_err(OG_ERR_INVALID, "%s: %llu is out of range for %s", what, (unsigned long long)j->u,
+                          out->type.id == OG_T_I32 ? "I32" : "I64");
+        uv = j->u;
     } else if (j->kind == OG_J_STRING) {
         if (parse_decimal(j->s, is_u, &sv, &uv) != OG_OK)
             return og_err(OG_ERR_INVALID, "%s: \"%s\" is not a decimal integer in range", what, j->s);
@@ -269,4 +282,99 @@ og_status og_jsonval_append_tok(og_vector *out, const og_jtok *t, int nullable, 
     jv v;
     if (t) jv_of_tok(&v, t);
     return append_jv(out, t ? &v : NULL, nullable, mode, what);
+}
+
+/* ---- column value -> JSON ----------------------------------------------------------------- */
+
+#define JS_SAFE_MAX 9007199254740991LL /* 2^53 - 1 */
+
+static json_t *real_json(double d)
+{
+    if (isnan(d)) return json_string("NaN");
+    if (isinf(d)) return json_string(d > 0 ? "Infinity" : "-Infinity");
+    return json_real(d);
+}
+
+static json_t *decimal_json(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static json_t *decimal_json(const char *fmt, ...)
+{
+    char b[32];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(b, sizeof b, fmt, ap);
+    va_end(ap);
+    return json_string(b);
+}
+
+json_t *og_jsonval_cell(const og_vector *v, size_t i, unsigned flags)
+{
+    if (og_vector_is_null(v, i)) return json_null();
+    switch (v->type.id) {
+    case OG_T_BOOL: return json_boolean(og_vector_get_bool(v, i));
+    case OG_T_I32: case OG_T_I64: {
+        int64_t x = og_vector_get_i64(v, i);
+        if ((flags & OG_CELL_JS_SAFE) && (x > JS_SAFE_MAX || x < -JS_SAFE_MAX)) return decimal_json("%lld", (long long)x);
+        return json_integer((json_int_t)x);
+    }
+    case OG_T_U32: case OG_T_U64: {
+        uint64_t x = og_vector_get_u64(v, i);
+        if ((flags & OG_CELL_JS_SAFE) ? x > (uint64_t)JS_SAFE_MAX : x > (uint64_t)INT64_MAX) {
+            if (!(flags & OG_CELL_JS_SAFE) && (flags & OG_CELL_BIG_U64)) return og_json_bignum(x);
+            return decimal_json("%llu", (unsigned long long)x);
+        }
+        return json_integer((json_int_t)x);
+    }
+    case OG_T_F32: return real_json(og_json_f32((float)og_vector_get_f64(v, i)));
+    case OG_T_F64: return real_json(og_vector_get_f64(v, i));
+    case OG_T_DATE32: {
+        char b[11];
+        og_date_format((int32_t)og_vector_get_i64(v, i), b);
+        return json_string(b);
+    }
+    case OG_T_DATE64: {
+        char b[25];
+        og_datetime_format(og_vector_get_i64(v, i), b);
+        return json_string(b);
+    }
+    case OG_T_STRING: {
+        size_t n;
+        const uint8_t *p = og_vector_get_bytes(v, i, &n);
+        return json_stringn((const char *)p, n);
+    }
+    case OG_T_BLOB: {
+        size_t n;
+        const uint8_t *p = og_vector_get_bytes(v, i, &n);
+        if (!(flags & OG_CELL_BLOB_BASE64)) return json_stringn((const char *)p, n);
+        char *b = malloc(7 + 4 * ((n + 2) / 3) + 1);
+        if (!b) return NULL;
+        memcpy(b, "base64:", 7);
+        int k = n ? EVP_EncodeBlock((unsigned char *)b + 7, p, (int)n) : 0;
+        b[7 + k] = '\0';
+        json_t *j = json_string(b);
+        free(b);
+        return j;
+    }
+    case OG_T_VECTOR: {
+        json_t *a = json_array();
+        const float *f = og_vector_get_floats(v, i);
+        for (uint32_t k = 0; a && k < v->type.dim; k++)
+            if (json_array_append_new(a, real_json(og_json_f32(f[k])))) {
+                json_decref(a);
+                return NULL;
+            }
+        return a;
+    }
+    case OG_T_LIST: {
+        json_t *a = json_array();
+        size_t b, e;
+        og_vector_get_list(v, i, &b, &e);
+        for (size_t k = b; a && k < e; k++)
+            if (json_array_append_new(a, og_jsonval_cell(v->child, k, flags))) {
+                json_decref(a);
+                return NULL;
+            }
+        return a;
+    }
+    default: return json_null();
+    }
 }

@@ -3,7 +3,8 @@
  * (reference-language.md §5) and NDJSON load data (§6.1).
  *
  * Strict in both modes: no silent null, no truncation, no lossy coercion.
- *   ints   JSON integer, or a decimal string; range-checked for the column's width
+ *   ints   JSON integer, or a decimal string; range-checked for the column's width (in load
+ *          mode a U64 takes its whole range as a number: the tokenizer reads it)
  *   floats JSON number (integer or real), finite
  *   Bool   true / false
  *   String JSON string (also enum values; membership is the validator's job)
@@ -32,5 +33,21 @@ og_status og_jsonval_append(og_vector *out, const json_t *j, int nullable, og_js
 /* The same conversion for a value of a token-array document (util/jsontok.h; NULL = absent,
  * like a NULL json_t): the load path, which never builds a DOM. */
 og_status og_jsonval_append_tok(og_vector *out, const og_jtok *t, int nullable, og_jsonval_mode mode, const char *what);
+
+/* ---- the other direction: one column value as JSON (every output shares this) ------------
+ *
+ *   Bool true/false; I32/U32 numbers; I64/U64 numbers, but with OG_CELL_JS_SAFE a value
+ *   beyond +-(2^53-1) is a decimal string (query results, like the reference); without it a
+ *   U64 above 2^63-1 is a bare number with OG_CELL_BIG_U64 (og_json_bignum: print with
+ *   og_json_dumps) and a decimal string otherwise; F64 a number printed shortest by
+ *   og_json_dumps; F32 the shortest decimal that reads back as the same float32 (0.1, not
+ *   0.10000000149011612), Vector elements alike; NaN / +-Infinity as the strings "NaN",
+ *   "Infinity", "-Infinity"; Date "YYYY-MM-DD"; DateTime "YYYY-MM-DDTHH:MM:SS.mmmZ"; String
+ *   a string; Blob "base64:<payload>" with OG_CELL_BLOB_BASE64, else its bytes as a string;
+ *   lists arrays; null null.  NULL only when out of memory. */
+#define OG_CELL_JS_SAFE 1u
+#define OG_CELL_BLOB_BASE64 2u
+#define OG_CELL_BIG_U64 4u
+json_t *og_jsonval_cell(const og_vector *v, size_t i, unsigned flags);
 
 #endif

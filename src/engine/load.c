@@ -91,7 +91,7 @@ static og_status stage_record(og_plan *p, const og_ndjson_record *rec, og_load_m
     if (mode == OG_LOAD_OVERWRITE && !pt->overwrite) OG_TRY(og_plan_overwrite(p, pt));
     uint32_t row;
     long prev;
-    OG_TRY(og_plan_stage_json(p, pt, rec->data, rec->from, rec->to, rec->line, &row, &prev));
+    OG_TRY(og_plan_stage_json(p, pt, rec->data, rec->id, rec->from, rec->to, rec->line, &row, &prev));
     size_t idlen;
     const char *id = og_plan_staged_id(pt, row, &idlen);
     if (prev >= 0) {

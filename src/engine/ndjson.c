@@ -184,7 +184,7 @@ static int check_envelope(const char *nm, uint64_t ln, const og_jtok *obj, og_nd
 {
     char msg[512];
     if (obj->kind != OG_J_OBJECT) return fail(nm, ln, err, OG_ERR_PARSE, "each line must be a JSON object");
-    const og_jtok *type = NULL, *edge = NULL, *data = NULL, *from = NULL, *to = NULL;
+    const og_jtok *type = NULL, *edge = NULL, *data = NULL, *from = NULL, *to = NULL, *id = NULL;
     const og_jtok *k = obj + 1;
     for (uint32_t m = 0; m < obj->len; m++, k = og_jtok_next(k + 1)) {
         const og_jtok *v = k + 1;
@@ -192,7 +192,8 @@ static int check_envelope(const char *nm, uint64_t ln, const og_jtok *obj, og_nd
         else if (is_key(k, "edge", 4)) edge = v;
         else if (is_key(k, "data", 4)) data = v;
         else if (is_key(k, "from", 4)) from = v;
-        else if (is_key(k, "to", 2)) to = v; /* any other key is reported below */
+        else if (is_key(k, "to", 2)) to = v;
+        else if (is_key(k, "id", 2)) id = v; /* any other key is reported below */
     }
     if (type && edge) return fail(nm, ln, err, OG_ERR_PARSE, "a line has both \"type\" and \"edge\"; a record is a node or an edge");
     if (!type && !edge) return fail(nm, ln, err, OG_ERR_PARSE, "a line needs \"type\" (a node) or \"edge\" (an edge)");
@@ -201,11 +202,12 @@ static int check_envelope(const char *nm, uint64_t ln, const og_jtok *obj, og_nd
         return fail(nm, ln, err, OG_ERR_PARSE, type ? "\"type\" must be a non-empty string" : "\"edge\" must be a non-empty string");
     k = obj + 1;
     for (uint32_t m = 0; m < obj->len; m++, k = og_jtok_next(k + 1)) {
-        int ok = type ? (is_key(k, "type", 4) || is_key(k, "data", 4))
-                      : (is_key(k, "edge", 4) || is_key(k, "from", 4) || is_key(k, "to", 2) || is_key(k, "data", 4));
+        int ok = is_key(k, "id", 2) || (type ? (is_key(k, "type", 4) || is_key(k, "data", 4))
+                                             : (is_key(k, "edge", 4) || is_key(k, "from", 4) || is_key(k, "to", 2) ||
+                                                is_key(k, "data", 4)));
         if (!ok) {
             snprintf(msg, sizeof msg, "unknown %s envelope key \"%s\" (allowed: %s)", type ? "node" : "edge", k->v.s,
-                     type ? "type, data" : "edge, from, to, data");
+                     type ? "type, id, data" : "edge, id, from, to, data");
             return fail(nm, ln, err, OG_ERR_PARSE, msg);
         }
     }
@@ -215,6 +217,9 @@ static int check_envelope(const char *nm, uint64_t ln, const og_jtok *obj, og_nd
     rec->line = ln;
     rec->type = name->v.s;
     rec->data = data;
+    if (id && (id->kind != OG_J_STRING || id->len == 0))
+        return fail(nm, ln, err, OG_ERR_PARSE, "\"id\" must be a non-empty string");
+    rec->id = id ? id->v.s : NULL;
     if (type) {
         rec->kind = OG_NDJSON_NODE;
         return 1;

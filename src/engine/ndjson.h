@@ -2,7 +2,8 @@
  * ndjson.h — the strict NDJSON envelope reader of `load` (reference-language.md §6.1).
  *
  * This module checks the envelope only: one JSON object per non-blank line, exactly one of
- * "type" (a node) or "edge", no unknown envelope keys, string from/to, an object `data`,
+ * "type" (a node) or "edge", no unknown envelope keys, string from/to, an optional string
+ * "id" (the entity's id, as export writes it), an object `data`,
  * no duplicate keys at any depth, no line over the limit.  Property-level checks (unknown
  * fields, JSON types against the schema, ids) belong to the loader, which has the catalog.
  *
@@ -26,6 +27,7 @@ typedef struct og_ndjson_record {
     og_ndjson_kind kind;
     uint64_t line;      /* 1-based line number in the input */
     const char *type;   /* node type or edge type name, as written */
+    const char *id;     /* the top-level "id" (a string), or NULL when absent */
     const char *from;   /* edges only */
     const char *to;     /* edges only */
     const og_jtok *data;/* always an object ({} when absent: shared, read-only) */

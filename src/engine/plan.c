@@ -17,8 +17,10 @@
  * by one pass at write time for the rows superseded after their flush, which are deleted from
  * the staged fragment before the txn commits.
  */
+#define _GNU_SOURCE /* qsort_r */
 #include "engine/plan.h"
 
+#include <jansson.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -305,23 +307,95 @@ static og_status check_value_constraints(og_plan *p, og_plan_table *pt, uint32_t
                               where(p, line, w, sizeof w), t->name, t->props[pi].name, val, k->pattern);
             continue;
         }
-        double x;
+        /* long double holds every 64-bit integer exactly (x86-64: 64-bit mantissa), so an
+         * integer value against an integer bound is exact past 2^53 */
+        long double x;
         switch (v->type.id) {
-        case OG_T_I32: case OG_T_I64: x = (double)og_vector_get_i64(v, row); break;
-        case OG_T_U32: case OG_T_U64: x = (double)og_vector_get_u64(v, row); break;
+        case OG_T_I32: case OG_T_I64: x = (long double)og_vector_get_i64(v, row); break;
+        case OG_T_U32: case OG_T_U64: x = (long double)og_vector_get_u64(v, row); break;
         default: x = og_vector_get_f64(v, row); break;
         }
         if (isnan(x))
             return og_err(OG_ERR_CONSTRAINT, "%s@range violation on %s.%s: NaN is not in range", where(p, line, w, sizeof w),
                           t->name, t->props[pi].name);
-        if (k->min.present && x < k->min.f)
+        long double lo = k->min.is_float ? (long double)k->min.f : (long double)k->min.i;
+        long double hi = k->max.is_float ? (long double)k->max.f : (long double)k->max.i;
+        if (k->min.present && x < lo)
             return og_err(OG_ERR_CONSTRAINT, "%s@range violation on %s.%s: value %s < min %s", where(p, line, w, sizeof w),
                           t->name, t->props[pi].name, val, k->min.text);
-        if (k->max.present && x > k->max.f)
+        if (k->max.present && x > hi)
             return og_err(OG_ERR_CONSTRAINT, "%s@range violation on %s.%s: value %s > max %s", where(p, line, w, sizeof w),
                           t->name, t->props[pi].name, val, k->max.text);
     }
     return OG_OK;
+}
+
+/* The key value of one cell (a key property: scalar, non-null). */
+static og_status key_value_at(const og_vector *v, size_t row, og_key_value *kv)
+{
+    memset(kv, 0, sizeof *kv);
+    switch (v->type.id) {
+    case OG_T_BOOL: kv->b = og_vector_get_bool(v, row); break;
+    case OG_T_I32: case OG_T_I64: case OG_T_DATE32: case OG_T_DATE64: kv->i = og_vector_get_i64(v, row); break;
+    case OG_T_U32: case OG_T_U64: kv->u = og_vector_get_u64(v, row); break;
+    case OG_T_F32: case OG_T_F64: kv->f = og_vector_get_f64(v, row); break;
+    case OG_T_STRING: {
+        size_t n;
+        kv->s = (const char *)og_vector_get_bytes(v, row, &n);
+        kv->len = n;
+        break;
+    }
+    default: return og_err(OG_ERR_INTERNAL, "key of an unsupported type");
+    }
+    return OG_OK;
+}
+
+static int cmp_prop_by_id(const void *a, const void *b, void *ud)
+{
+    const og_cat_type *t = ud;
+    uint64_t x = t->props[*(const size_t *)a].id, y = t->props[*(const size_t *)b].id;
+    return (x > y) - (x < y);
+}
+
+/* The id of a keyed edge (schema `@key(@src, @dst[, p...])`): the compact JSON array of its
+ * members' canonical strings in the catalog's key order — the source node id, the
+ * destination node id, then the key properties by stable property id — e.g.
+ * ["alice","bob"] (the reference's encoding of a composite id). */
+static og_status edge_key_id(const og_plan_table *pt, const og_cat_constraint *k, uint32_t srow, const char *from,
+                             const char *to, og_buf *out)
+{
+    const og_cat_type *t = pt->t;
+    size_t props[64], np = 0;
+    for (size_t j = 0; j < k->ncols && np < 64; j++)
+        if (k->col_props[j] >= 0) props[np++] = (size_t)k->col_props[j];
+    qsort_r(props, np, sizeof *props, cmp_prop_by_id, (void *)t);
+    json_t *a = json_array();
+    og_status st = a ? OG_OK : og_err(OG_ERR_NOMEM, "out of memory");
+    if (st == OG_OK && (json_array_append_new(a, json_string(from)) || json_array_append_new(a, json_string(to))))
+        st = og_err(OG_ERR_NOMEM, "out of memory");
+    og_buf one = OG_BUF_INIT;
+    for (size_t i = 0; i < np && st == OG_OK; i++) {
+        size_t c = og_plan_prop_col(pt, props[i]);
+        const og_vector *v = &pt->cols[c];
+        size_t row = col_row(pt, c, srow);
+        if (og_vector_is_null(v, row)) {
+            st = og_err(OG_ERR_CONSTRAINT, "%s: key property %s is null", t->name, t->props[props[i]].name);
+            break;
+        }
+        og_key_value kv;
+        og_buf_reset(&one);
+        st = key_value_at(v, row, &kv);
+        if (st == OG_OK) st = og_key_render_value(&one, v->type, &kv);
+        if (st == OG_OK && json_array_append_new(a, json_stringn((const char *)one.data, one.len)))
+            st = og_err(OG_ERR_NOMEM, "out of memory");
+    }
+    og_buf_free(&one);
+    char *txt = st == OG_OK ? json_dumps(a, JSON_COMPACT) : NULL;
+    if (st == OG_OK && !txt) st = og_err(OG_ERR_NOMEM, "out of memory");
+    if (st == OG_OK) st = og_buf_append_str(out, txt);
+    free(txt);
+    json_decref(a);
+    return st;
 }
 
 /* The canonical key id of staged row `row` of a keyed node type. */
@@ -385,8 +459,8 @@ static og_status finish_row(og_plan *p, og_plan_table *pt, const char *id, size_
     return check_value_constraints(p, pt, r, line);
 }
 
-og_status og_plan_stage_json(og_plan *p, og_plan_table *pt, const og_jtok *data, const char *from, const char *to,
-                             uint64_t line, uint32_t *row, long *prev)
+og_status og_plan_stage_json(og_plan *p, og_plan_table *pt, const og_jtok *data, const char *id, const char *from,
+                             const char *to, uint64_t line, uint32_t *row, long *prev)
 {
     char w[300];
     const og_cat_type *t = pt->t;
@@ -401,6 +475,9 @@ og_status og_plan_stage_json(og_plan *p, og_plan_table *pt, const og_jtok *data,
         if (!strcmp(key, "id")) {
             if (val->kind != OG_J_STRING)
                 return og_err(OG_ERR_INVALID, "%s%s: \"id\" must be a string", where(p, line, w, sizeof w), t->name);
+            if (id)
+                return og_err(OG_ERR_INVALID, "%s%s: the id is given twice, as \"id\" and as data.id; keep the top-level one",
+                              where(p, line, w, sizeof w), t->name);
             given_id = val->v.s;
             continue;
         }
@@ -411,6 +488,7 @@ og_status og_plan_stage_json(og_plan *p, og_plan_table *pt, const og_jtok *data,
             return og_err(OG_ERR_INVALID, "%s%s has no property \"%s\"", where(p, line, w, sizeof w), t->name, key);
         if (pi < STAGE_PROPS_MAX) byprop[pi] = val;
     }
+    if (id) given_id = id;
     /* Messages name "Type.prop" (made once per type); the input position is added only when a
      * value fails, so a valid row formats nothing. */
     for (size_t i = 0; i < t->nprops; i++) {
@@ -433,10 +511,16 @@ og_status og_plan_stage_json(og_plan *p, og_plan_table *pt, const og_jtok *data,
     og_status st = OG_OK;
     int generated = 0;
     uint32_t r = (uint32_t)pt->nstaged;
+    const og_cat_constraint *ek = pt->is_edge ? og_cat_type_key(t) : NULL;
     if (!pt->is_edge && t->nkey) {
         st = key_id_of_row(pt, r, &idb);
         if (st == OG_OK && given_id && strcmp(given_id, og_buf_cstr(&idb)) != 0)
             st = og_err(OG_ERR_INVALID, "%s%s: data.id \"%s\" is not the key's canonical id \"%s\"",
+                        where(p, line, w, sizeof w), t->name, given_id, og_buf_cstr(&idb));
+    } else if (ek) {
+        st = edge_key_id(pt, ek, r, from, to, &idb);
+        if (st == OG_OK && given_id && strcmp(given_id, og_buf_cstr(&idb)) != 0)
+            st = og_err(OG_ERR_INVALID, "%s%s: id \"%s\" is not the keyed edge's id %s (omit it: it is derived from @key)",
                         where(p, line, w, sizeof w), t->name, given_id, og_buf_cstr(&idb));
     } else if (given_id) {
         st = og_buf_append_str(&idb, given_id);
@@ -461,18 +545,6 @@ og_status og_plan_stage_vectors(og_plan *p, og_plan_table *pt, const og_vector *
     og_status st = OG_OK;
     int generated = 0;
     uint32_t r = (uint32_t)pt->nstaged;
-    if (src[0].len) {
-        size_t n;
-        const uint8_t *id = og_vector_get_bytes(&src[0], 0, &n);
-        st = og_buf_append(&idb, id, n);
-    } else if (!pt->is_edge && pt->t->nkey) {
-        st = key_id_of_row(pt, r, &idb);
-    } else {
-        char ulid[OG_ULID_LEN + 1];
-        st = og_ulid_new(ulid);
-        if (st == OG_OK) st = og_buf_append_str(&idb, ulid);
-        generated = 1;
-    }
     char from[1024] = "", to[1024] = "";
     if (pt->is_edge) {
         size_t n;
@@ -480,6 +552,21 @@ og_status og_plan_stage_vectors(og_plan *p, og_plan_table *pt, const og_vector *
         snprintf(from, sizeof from, "%.*s", (int)n, (const char *)s);
         s = og_vector_get_bytes(&src[2], 0, &n);
         snprintf(to, sizeof to, "%.*s", (int)n, (const char *)s);
+    }
+    const og_cat_constraint *ek = pt->is_edge ? og_cat_type_key(pt->t) : NULL;
+    if (src[0].len) {
+        size_t n;
+        const uint8_t *id = og_vector_get_bytes(&src[0], 0, &n);
+        st = og_buf_append(&idb, id, n);
+    } else if (!pt->is_edge && pt->t->nkey) {
+        st = key_id_of_row(pt, r, &idb);
+    } else if (ek) {
+        st = edge_key_id(pt, ek, r, from, to, &idb);
+    } else {
+        char ulid[OG_ULID_LEN + 1];
+        st = og_ulid_new(ulid);
+        if (st == OG_OK) st = og_buf_append_str(&idb, ulid);
+        generated = 1;
     }
     *prev = -1;
     if (st == OG_OK) st = finish_row(p, pt, og_buf_cstr(&idb), idb.len, generated, from, to, 0, row, prev);

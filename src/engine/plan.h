@@ -95,19 +95,20 @@ size_t og_plan_prop_col(const og_plan_table *pt, size_t prop);
 og_status og_plan_table_view(og_plan *p, og_plan_table *pt);
 
 /* Stages one row from a JSON `data` object (load; a token of a util/jsontok.h document): every member must be a property or "id";
- * values convert strictly (jsonval.h, load mode); the id is derived from the @key, checked
- * against data.id, or taken from data.id, or a new ULID.  Edges give from/to.  *row receives
+ * values convert strictly (jsonval.h, load mode); the id is derived from the @key (a keyed
+ * node, or a keyed edge: og_cat_type_key) and checked against a given one, or is the given
+ * one, or a new ULID.  The id is given as `id` (the record's top-level "id", may be NULL) or,
+ * the older spelling, data.id (both at once is refused).  Edges give from/to.  *row receives
  * the staged row index; *prev the earlier current staged row with the same id, or -1 (the new
  * row is now the current one for that id: the caller supersedes or refuses the old one). */
-og_status og_plan_stage_json(og_plan *p, og_plan_table *pt, const og_jtok *data, const char *from, const char *to,
-                             uint64_t line, uint32_t *row, long *prev);
+og_status og_plan_stage_json(og_plan *p, og_plan_table *pt, const og_jtok *data, const char *id, const char *from,
+                             const char *to, uint64_t line, uint32_t *row, long *prev);
 
-/* Prepares pt's staged columns (idempotent). */
 og_status og_plan_table_cols(og_plan_table *pt);
 
 /* Stages one row given as one 1-row vector per staged column (layout order, types equal to
  * the columns').  An empty id vector (length 0) asks for a derived id: the @key's canonical id
- * for a keyed node, else a new ULID.  *prev as for og_plan_stage_json. */
+ * for a keyed node or edge, else a new ULID.  *prev as for og_plan_stage_json. */
 og_status og_plan_stage_vectors(og_plan *p, og_plan_table *pt, const og_vector *src, uint32_t *row, long *prev);
 
 /* Puts the rows with generated ids that are not indexed yet into staged_ids (see plan.c's

@@ -210,7 +210,7 @@ static struct MHD_Response *resp_bytes(char *data, size_t len, const char *ctype
 
 struct MHD_Response *og_resp_json(og_req *r, unsigned status, json_t *body)
 {
-    char *text = json_dumps(body, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+    char *text = og_json_text(body, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(body);
     if (!text) text = strdup("{\"error\":\"out of memory\",\"code\":\"internal\",\"merge_conflicts\":[]}");
     r->status = status;

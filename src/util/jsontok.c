@@ -231,14 +231,19 @@ static int parse_number(jparser *p, size_t t)
     og_jtok *tk = &p->d->tok[t];
     if (!real) {
         /* accumulate as the magnitude; int64's range is [-2^63, 2^63 - 1] */
-        uint64_t limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX, v = 0;
+        uint64_t limit = neg ? (uint64_t)INT64_MAX + 1 : UINT64_MAX, v = 0;
         for (size_t k = s + (size_t)neg; k < i; k++) {
             unsigned dgt = (unsigned)(b[k] - '0');
             if (v > (limit - dgt) / 10) return jfail(p, s, neg ? "too big negative integer" : "too big integer");
             v = v * 10 + dgt;
         }
-        tk->kind = OG_J_INT;
-        tk->v.i = neg ? (v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v) : (int64_t)v;
+        if (!neg && v > (uint64_t)INT64_MAX) {
+            tk->kind = OG_J_UINT;
+            tk->v.u = v;
+        } else {
+            tk->kind = OG_J_INT;
+            tk->v.i = neg ? (v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v) : (int64_t)v;
+        }
     } else {
         /* strtod needs a terminated copy (the buffer is not terminated after the number) */
         char small[64], *txt = small;
@@ -445,7 +450,7 @@ const char *og_jkind_name(og_jkind k)
     case OG_J_OBJECT: return "an object";
     case OG_J_ARRAY: return "an array";
     case OG_J_STRING: return "a string";
-    case OG_J_INT: return "an integer";
+    case OG_J_INT: case OG_J_UINT: return "an integer";
     case OG_J_REAL: return "a number";
     case OG_J_TRUE: case OG_J_FALSE: return "a boolean";
     default: return "null";

@@ -12,7 +12,9 @@
  * RFC 8259 forbids and this parser rejects.  The grammar: RFC 8259, whitespace =
  * space/tab/CR/LF, valid UTF-8 only (no overlongs, surrogates or code points past U+10FFFF),
  * no raw control characters in strings, no \u0000, surrogate escapes only as proper pairs,
- * no duplicate object keys at any depth, integers within int64 (no fraction or exponent),
+ * no duplicate object keys at any depth, integers within int64 (no fraction or exponent) —
+ * one extension: a non-negative integer up to 2^64-1 that int64 cannot hold is OG_J_UINT
+ * where jansson says "too big integer", so a U64 column loads its whole range —,
  * reals that do not overflow a double, nesting depth at most OG_JSON_MAX_DEPTH (counted like
  * jansson: a scalar is a level too), nothing but whitespace after the value.  A scalar is a
  * valid top-level value; callers that need an object check the root's kind.
@@ -40,7 +42,8 @@ typedef enum og_jkind {
     OG_J_REAL,
     OG_J_STRING,
     OG_J_ARRAY,
-    OG_J_OBJECT
+    OG_J_OBJECT,
+    OG_J_UINT  /* an integer in (2^63-1, 2^64-1]: v.u (jansson cannot read these at all) */
 } og_jkind;
 
 typedef struct og_jtok {
@@ -50,6 +53,7 @@ typedef struct og_jtok {
     union {
         const char *s; /* string: decoded, NUL-terminated, in the parsed buffer */
         int64_t i;
+        uint64_t u;
         double d;
     } v;
 } og_jtok;

@@ -68,7 +68,10 @@ ERR(interface_takes_no_body_constraints, "interface I { t: String @unique(t) }",
 ERR(duplicate_interface, "interface I { a: I32 }\ninterface I { b: I32 }", "duplicate interface: I", 2, 11)
 
 /* ---- @key --------------------------------------------------------------------------------- */
-ERR(key_on_edge_body, "node A { x: I32 }\nedge E: A -> A { w: I32 @key(w) }", "@key constraint is not supported on edges (edge E)", 2, 25)
+ERR(key_on_edge_body, "node A { x: I32 }\nedge E: A -> A { w: I32 @key(w) }", "an edge key must include both @src and @dst (edge E)", 2, 25)
+ERR(edge_key_without_dst, "node A { x: I32 }\nedge E: A -> A @key(@src)", "an edge key must include both @src and @dst (edge E)", 2, 16)
+ERR(edge_key_nullable_prop, "node A { x: I32 }\nedge E: A -> A { w: I32? @key(@src, @dst, w) }", "@key property E.w cannot be nullable", 2, 26)
+ERR(edge_key_twice, "node A { x: I32 }\nedge E: A -> A @key(@src, @dst) { @key(@dst, @src) }", "edge type E has multiple @key constraints; only one is supported", 2, 35)
 ERR(key_on_edge_property, "node A { x: I32 }\nedge E: A -> A { w: I32 @key }", "@key is not supported on edge properties (edge E.w)", 2, 25)
 ERR(key_nullable, "node A { x: String? @key }", "@key property A.x cannot be nullable", 1, 21)
 ERR(key_list, "node A { x: [String] @key }", "@key is not supported on list property A.x", 1, 22)
@@ -270,7 +273,8 @@ int main(void)
         cmocka_unit_test(interface_enum_set_conflict), cmocka_unit_test(two_interfaces_disagree),
         cmocka_unit_test(interface_takes_no_annotations), cmocka_unit_test(interface_takes_no_body_constraints),
         cmocka_unit_test(duplicate_interface),
-        cmocka_unit_test(key_on_edge_body), cmocka_unit_test(key_on_edge_property), cmocka_unit_test(key_nullable),
+        cmocka_unit_test(key_on_edge_body), cmocka_unit_test(edge_key_without_dst), cmocka_unit_test(edge_key_nullable_prop),
+        cmocka_unit_test(edge_key_twice), cmocka_unit_test(key_on_edge_property), cmocka_unit_test(key_nullable),
         cmocka_unit_test(key_list), cmocka_unit_test(key_vector), cmocka_unit_test(key_blob),
         cmocka_unit_test(key_body_on_nullable), cmocka_unit_test(key_body_on_vector),
         cmocka_unit_test(key_twice_on_a_node), cmocka_unit_test(key_twice_on_a_property),

@@ -194,7 +194,7 @@ static const tcase cases[] = {
     /* parse errors the checker never sees */
     {"parse_nearest_with_direction", "P", "query q($v: Vector(4)) { match { $d: Doc } return { $d.slug } order { nearest($d.embedding, $v) desc } limit 3 }"},
     {"parse_contains_in_mutation_where", "P", "query q() { delete Person where name contains \"x\" }"},
-    {"parse_empty_binding_braces", "P", M("$d: Doc { }") "return { $d.slug } }"},
+    {"parse_empty_binding_braces_ok", "", M("$d: Doc { }") "return { $d.slug } }"},
     {"parse_rrf_non_rank_argument", "P", "query q($s: String) { match { $d: Doc } return { $d.slug } order { rrf($d.slug, bm25($d.body, $s)) } limit 2 }"},
 };
 

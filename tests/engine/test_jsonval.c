@@ -15,6 +15,7 @@
 
 #include "engine/jsonval.h"
 #include "util/error.h"
+#include "util/jsonout.h"
 
 /* Converts `text` through both sources — a jansson value (params) and a jsontok token
  * (load) — and requires the same status, message and values from each: every case below
@@ -154,6 +155,108 @@ static void blobs_decode_base64_and_refuse_external_uris(void **state)
     og_vector_free(&v);
 }
 
+/* Load-mode only (jansson cannot read these): a U64 above 2^63-1 as a JSON number. */
+static og_status conv_tok(og_type t, const char *text, og_vector *out)
+{
+    og_jdoc doc = OG_JDOC_INIT;
+    char *buf = strdup(text);
+    size_t root;
+    assert_int_equal(og_json_parse(&doc, buf, strlen(buf), &root, NULL, 0), OG_OK);
+    og_vector_init(out, t);
+    og_status st = og_jsonval_append_tok(out, &doc.tok[root], 0, OG_JSONVAL_LOAD, "p");
+    og_jdoc_free(&doc);
+    free(buf);
+    return st;
+}
+
+static void u64_numbers_above_i64_load(void **state)
+{
+    (void)state;
+    og_vector v;
+    assert_int_equal(conv_tok(T(OG_T_U64), "18446744073709551615", &v), OG_OK);
+    assert_true(og_vector_get_u64(&v, 0) == UINT64_MAX);
+    og_vector_free(&v);
+    assert_int_equal(conv_tok(T(OG_T_U64), "9223372036854775808", &v), OG_OK);
+    assert_true(og_vector_get_u64(&v, 0) == UINT64_C(9223372036854775808));
+    og_vector_free(&v);
+    assert_int_equal(conv_tok(T(OG_T_I64), "9223372036854775808", &v), OG_ERR_INVALID);
+    assert_non_null(strstr(og_error_message(), "out of range for I64"));
+    assert_int_equal(v.len, 0);
+    og_vector_free(&v);
+    assert_int_equal(conv_tok(T(OG_T_F64), "18446744073709551615", &v), OG_OK);
+    og_vector_free(&v);
+}
+
+/* The one value encoder, printed by og_json_dumps: exact text. */
+static char *cell_text(const og_vector *v, size_t i, unsigned flags)
+{
+    json_t *a = json_array();
+    json_array_append_new(a, og_jsonval_cell(v, i, flags));
+    char *s = og_json_dumps(a, JSON_COMPACT);
+    json_decref(a);
+    return s;
+}
+
+static void expect_cell(const og_vector *v, size_t i, unsigned flags, const char *want)
+{
+    char *s = cell_text(v, i, flags);
+    assert_non_null(s);
+    if (strcmp(s, want)) fail_msg("cell %zu: got %s, want %s", i, s, want);
+    free(s);
+}
+
+static void cells_spell_values_like_the_reference(void **state)
+{
+    (void)state;
+    og_vector f32, f64, u64, i64, dt;
+    og_vector_init(&f32, T(OG_T_F32));
+    og_vector_append_f64(&f32, 0.1);
+    og_vector_append_f64(&f32, 3.4028234663852886e38);
+    og_vector_append_f64(&f32, 100);
+    og_vector_append_f64(&f32, 1e-7);
+    expect_cell(&f32, 0, 0, "[0.1]");
+    expect_cell(&f32, 1, 0, "[3.4028235e38]");
+    expect_cell(&f32, 2, 0, "[100.0]");
+    expect_cell(&f32, 3, 0, "[1e-7]");
+    og_vector_init(&f64, T(OG_T_F64));
+    og_vector_append_f64(&f64, 0.1);
+    og_vector_append_f64(&f64, 0.1 + 0.2);
+    og_vector_append_f64(&f64, 1e21);
+    og_vector_append_f64(&f64, -0.0);
+    og_vector_append_f64(&f64, 123456.789);
+    og_vector_append_f64(&f64, 0.00001);
+    expect_cell(&f64, 0, 0, "[0.1]");
+    expect_cell(&f64, 1, 0, "[0.30000000000000004]");
+    expect_cell(&f64, 2, 0, "[1e21]");
+    expect_cell(&f64, 3, 0, "[-0.0]");
+    expect_cell(&f64, 4, 0, "[123456.789]");
+    expect_cell(&f64, 5, 0, "[0.00001]");
+    og_vector_init(&u64, T(OG_T_U64));
+    og_vector_append_u64(&u64, UINT64_MAX);
+    og_vector_append_u64(&u64, UINT64_C(9007199254740992));
+    expect_cell(&u64, 0, OG_CELL_JS_SAFE, "[\"18446744073709551615\"]");
+    expect_cell(&u64, 0, OG_CELL_BIG_U64, "[18446744073709551615]");
+    expect_cell(&u64, 0, 0, "[\"18446744073709551615\"]");
+    expect_cell(&u64, 1, OG_CELL_JS_SAFE, "[\"9007199254740992\"]");
+    expect_cell(&u64, 1, 0, "[9007199254740992]");
+    og_vector_init(&i64, T(OG_T_I64));
+    og_vector_append_i64(&i64, -9007199254740991LL);
+    og_vector_append_i64(&i64, -9007199254740992LL);
+    expect_cell(&i64, 0, OG_CELL_JS_SAFE, "[-9007199254740991]");
+    expect_cell(&i64, 1, OG_CELL_JS_SAFE, "[\"-9007199254740992\"]");
+    expect_cell(&i64, 1, 0, "[-9007199254740992]");
+    og_vector_init(&dt, T(OG_T_DATE64));
+    og_vector_append_i64(&dt, 1700000000001LL);
+    og_vector_append_i64(&dt, -1);
+    expect_cell(&dt, 0, 0, "[\"2023-11-14T22:13:20.001Z\"]");
+    expect_cell(&dt, 1, 0, "[\"1969-12-31T23:59:59.999Z\"]");
+    og_vector_free(&f32);
+    og_vector_free(&f64);
+    og_vector_free(&u64);
+    og_vector_free(&i64);
+    og_vector_free(&dt);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -163,6 +266,8 @@ int main(void)
         cmocka_unit_test(vectors_need_exactly_n_finite_numbers),
         cmocka_unit_test(lists_refuse_null_items_and_leave_output_untouched),
         cmocka_unit_test(blobs_decode_base64_and_refuse_external_uris),
+        cmocka_unit_test(u64_numbers_above_i64_load),
+        cmocka_unit_test(cells_spell_values_like_the_reference),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

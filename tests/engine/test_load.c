@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "engine/export.h"
 #include "fixture.h"
 
 static const char *F1 =
@@ -178,6 +179,58 @@ static void edge_types_resolve_case_insensitively(void **state)
     EXPECT(f, "friends", "{\"n\":\"Diana\"}", "Alice");
 }
 
+/* Keyed edges and the top-level "id" of the load envelope (issue 21). */
+static const char *KEYED =
+    "node P { name: String @key }\n"
+    "edge Knows: P -> P @key(@src, @dst) { since: I32? }\n"
+    "edge Met: P -> P\n";
+static const char *KEYED_Q = "query knows() { match { $a: P  $a knows $b } return { $a.name, $b.name } }\n"
+                             "query n() { match { $a: P  $a $k: knows $b } return { $a.name, $b.name, $k.since } }\n";
+
+static void keyed_edges_load_idempotently_and_ids_ride_at_the_top(void **state)
+{
+    (void)state;
+    fixture *f = fixture_new(KEYED, KEYED_Q);
+    assert_non_null(f);
+    const char *data = "{\"type\":\"P\",\"id\":\"ann\",\"data\":{\"name\":\"ann\"}}\n"
+                       "{\"type\":\"P\",\"data\":{\"name\":\"bo\"}}\n"
+                       "{\"edge\":\"Knows\",\"from\":\"ann\",\"to\":\"bo\",\"data\":{\"since\":1}}\n"
+                       "{\"edge\":\"Met\",\"id\":\"m-1\",\"from\":\"ann\",\"to\":\"bo\"}\n";
+    og_write_result w;
+    assert_int_equal(load_text(f, data, OG_LOAD_MERGE, &w), OG_OK);
+    assert_int_equal(load_text(f, data, OG_LOAD_MERGE, &w), OG_OK); /* the same file again: no new edge */
+    EXPECT_ROWS(f, "n", NULL, "ann|bo|1");
+    /* export writes the ids at the top level: the given one and the derived one */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    assert_int_equal(og_engine_export(f->e, NULL, NULL, NULL, 0, mem), OG_OK);
+    fclose(mem);
+    assert_non_null(strstr(text, "{\"edge\":\"Met\",\"id\":\"m-1\",\"from\":\"ann\",\"to\":\"bo\",\"data\":{}}"));
+    assert_non_null(strstr(text, "{\"edge\":\"Knows\",\"id\":\"[\\\"ann\\\",\\\"bo\\\"]\",\"from\":\"ann\",\"to\":\"bo\""));
+    assert_non_null(strstr(text, "{\"type\":\"P\",\"id\":\"ann\",\"data\":{\"name\":\"ann\"}}"));
+    free(text);
+    /* append is a strict insert: the keyed edge is already there */
+    assert_int_equal(load_text(f, "{\"edge\":\"Knows\",\"from\":\"ann\",\"to\":\"bo\"}\n", OG_LOAD_APPEND, &w),
+                     OG_ERR_ALREADY_EXISTS);
+    /* a given id must be the derived one */
+    assert_int_equal(load_text(f, "{\"edge\":\"Knows\",\"id\":\"k\",\"from\":\"bo\",\"to\":\"ann\"}\n", OG_LOAD_MERGE, &w),
+                     OG_ERR_INVALID);
+    assert_non_null(strstr(og_error_message(), "is not the keyed edge's id [\"bo\",\"ann\"]"));
+    assert_int_equal(load_text(f, "{\"edge\":\"Knows\",\"id\":\"[\\\"bo\\\",\\\"ann\\\"]\",\"from\":\"bo\",\"to\":\"ann\"}\n",
+                               OG_LOAD_MERGE, &w),
+                     OG_OK);
+    EXPECT_ROWS(f, "n", NULL, "ann|bo|1;bo|ann|null");
+    /* the id given twice, or not a string */
+    assert_int_equal(load_text(f, "{\"type\":\"P\",\"id\":\"cy\",\"data\":{\"name\":\"cy\",\"id\":\"cy\"}}\n", OG_LOAD_MERGE, &w),
+                     OG_ERR_INVALID);
+    assert_non_null(strstr(og_error_message(), "the id is given twice"));
+    assert_int_equal(load_text(f, "{\"edge\":\"Met\",\"id\":7,\"from\":\"ann\",\"to\":\"bo\"}\n", OG_LOAD_MERGE, &w),
+                     OG_ERR_PARSE);
+    EXPECT_ROWS(f, "n", NULL, "ann|bo|1;bo|ann|null");
+    fixture_free(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -187,6 +240,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(explicit_edge_ids_after_generated_ones_keep_their_duplicate_rules, setup, teardown),
         cmocka_unit_test_setup_teardown(violations_fail_loudly_and_publish_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(edge_types_resolve_case_insensitively, setup, teardown),
+        cmocka_unit_test(keyed_edges_load_idempotently_and_ids_ride_at_the_top),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -170,13 +170,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         CHECK(strncmp(msg, "column ", 7) == 0, "message without a column");
         CHECK(root == (size_t)-1, "root set on failure");
     } else {
-        if (!j) {
+        /* the one extension: an integer in (2^63-1, 2^64-1] is OG_J_UINT where jansson says
+         * "too big integer" */
+        int has_uint = 0;
+        for (size_t k = root; k < d.n; k++) has_uint |= d.tok[k].kind == OG_J_UINT;
+        if (!j && !(has_uint && strstr(err.text, "too big integer"))) {
             fprintf(stderr, "jsontok accepts, jansson rejects (%s at column %d)\n", err.text, err.column);
             die("disagreement");
         }
         CHECK(root == n0, "root not appended behind the prefix");
-        const og_jtok *end = same(&d.tok[root], j);
-        CHECK(end == d.tok + d.n, "tokens after the root value");
+        if (j) {
+            const og_jtok *end = same(&d.tok[root], j);
+            CHECK(end == d.tok + d.n, "tokens after the root value");
+        }
     }
     if (st != OG_OK) CHECK(d.n == n0, "failure changed the doc");
     /* the prefix value survived (possibly across a reallocation) */

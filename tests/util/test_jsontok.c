@@ -296,7 +296,14 @@ static void integer_limits(void **state)
     assert_true(t[7].v.i == INT64_C(1000000000000000000));
     done(&p);
 
-    reject("9223372036854775808", 1, "too big integer");
+    /* above int64 and up to 2^64-1: OG_J_UINT (a U64 column's upper half) */
+    parse(&p, "[9223372036854775808,18446744073709551615]"); /* jansson: "too big integer" */
+    assert_int_equal(p.st, OG_OK);
+    assert_int_equal(p.d.tok[1].kind, OG_J_UINT);
+    assert_true(p.d.tok[1].v.u == UINT64_C(9223372036854775808));
+    assert_int_equal(p.d.tok[2].kind, OG_J_UINT);
+    assert_true(p.d.tok[2].v.u == UINT64_MAX);
+    done(&p);
     reject("[1,-9223372036854775809]", 4, "too big negative integer");
     reject("99999999999999999999", 1, "too big integer");
     reject("[18446744073709551616]", 2, "too big integer");
