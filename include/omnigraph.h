@@ -329,6 +329,45 @@ og_status og_db_changes(char **out, og_db *db, const og_changes_opts *o);
  * OG_ERR_INVALID (commit_has_no_parent) for the genesis commit.  `filter` may be NULL. */
 og_status og_db_commit_changes(char **out, og_db *db, const char *commit_id, const og_changes_opts *filter);
 
+/* How a row conflict of a merge is settled (Git's `-X ours|theirs`): fail (the default: the
+ * merge publishes nothing), keep the target's row (ours), or take the source's change (theirs:
+ * its update, insert or delete). */
+typedef enum og_merge_strategy {
+    OG_MERGE_STRATEGY_FAIL = 0,
+    OG_MERGE_STRATEGY_OURS = 1,
+    OG_MERGE_STRATEGY_THEIRS = 2
+} og_merge_strategy;
+
+/* The change feed: one bounded page of `branch`'s first-parent history after a position, as
+ * blocks of row changes (docs/versioning.md "The change feed"):
+ * {"blocks":[{"cause":{"graph_commit_id","parent_commit_id","merged_parent_commit_id",
+ * "authored_branch","actor_id","authored_at"},"changes":[{"kind","type":{"id","name"},"id","op",
+ * "before"?,"after"?}]}],"next_page_token","cursor","caught_up"} (images are {"properties",
+ * "endpoints"?}).  The first page starts at `cursor` (a terminal page's "cursor"), or `start`:
+ * "now" (the default: nothing is replayed), "beginning", or "after:<commit>" (any commit
+ * reference); further pages of the same poll continue with `page_token` (the poll's cut, the
+ * branch head when it began, is kept).  A page that ends inside a commit carries only
+ * "next_page_token"; the durable "cursor" comes only on the terminal page, after complete
+ * commits, with "caught_up" (whether the cut is still the head).  Errors: OG_ERR_INVALID (the
+ * message begins "change cursor rejected:" for a malformed cursor / token / start), OG_ERR_LIMIT
+ * (limit above 8192), OG_ERR_NOT_FOUND (no such branch; "change_feed_gap: ..." when the cursor's
+ * commit is not in the branch's first-parent history: re-baseline), OG_ERR_UNSUPPORTED (a
+ * commit across a schema change).  Free *out with og_free. */
+#define OG_CHANGES_NODES 1u
+#define OG_CHANGES_EDGES 2u
+typedef struct og_changes_poll_opts {
+    const char *branch;        /* NULL = "main" */
+    const char *cursor;        /* at most one of cursor, start, page_token */
+    const char *start;
+    const char *page_token;
+    size_t limit;              /* changes per page: 0 = 1000, at most 8192 */
+    const char *const *types;  /* only these types; NULL = all */
+    size_t ntypes;
+    unsigned ops;              /* OG_CHANGES_INSERT|UPDATE|DELETE bits; 0 = all */
+    unsigned kinds;            /* OG_CHANGES_NODES|EDGES bits; 0 = both */
+} og_changes_poll_opts;
+og_status og_db_changes_poll(char **out, og_db *db, const og_changes_poll_opts *o);
+
 typedef struct og_db_merge_opts {
     const char *source;        /* required */
     const char *target;        /* NULL = "main" */
@@ -336,15 +375,27 @@ typedef struct og_db_merge_opts {
     int delete_branch;         /* delete `source` after a successful merge */
 } og_db_merge_opts;
 
+/* How og_db_branch_merge_ex settles row conflicts. */
+typedef struct og_db_merge_strategy {
+    og_merge_strategy all;     /* every row conflict (divergent_insert, divergent_update, delete_vs_update) */
+    og_merge_strategy divergent_insert, divergent_update, delete_vs_update; /* per kind: overrides `all` unless FAIL */
+} og_db_merge_strategy;
+
 /* Merges branch `source` into `target` as one commit (or none when already up to date):
- * {"outcome":"already_up_to_date"|"fast_forward"|"merged","source","target","base",
+ * {"outcome":"already_up_to_date"|"fast_forward"|"merged","source","target","actor_id","base",
  * "source_head","previous_head","commit":{...}|null,"inserted","updated","deleted",
- * "branch_deleted","stats":{"fragments_read","fragments_skipped","rows_read"}} (stats: what
+ * "branch_deleted","resolved":[...],"stats":{"fragments_read","fragments_skipped","rows_read"}} (stats: what
  * the merge's diffs read).  On OG_ERR_CONFLICT nothing is published and *out (when the
- * conflicts came from the merge) is {"conflicts":[{"kind","type","id","message"}]}; the error message
- * lists each one.  Other errors: OG_ERR_NOT_FOUND, OG_ERR_INVALID, OG_ERR_UNSUPPORTED (a
+ * conflicts came from the merge) is {"conflicts":[{"kind","type","id","message","entity_kind",
+ * "type_name","entity_id","properties"}]} ("properties": for row conflicts, the properties whose
+ * values differ, [{"property","base"?,"source"?,"target"?}]); the error message lists each one
+ * once.  A merge that settled conflicts by strategy lists them in "resolved" (the same objects
+ * plus "resolution": "ours"|"theirs"); the merged image is still validated, so an orphan edge
+ * or a constraint violation the chosen side causes is a conflict.  Other errors: OG_ERR_NOT_FOUND, OG_ERR_INVALID, OG_ERR_UNSUPPORTED (a
  * three-way merge across a schema change), OG_ERR_PRECONDITION_FAILED. */
 og_status og_db_branch_merge(char **out, og_db *db, const og_db_merge_opts *o);
+/* og_db_branch_merge settling row conflicts as `strategy` says (NULL = none settled). */
+og_status og_db_branch_merge_ex(char **out, og_db *db, const og_db_merge_opts *o, const og_db_merge_strategy *strategy);
 
 /* ========================================================================================
  * Embeddings (docs/embeddings.md).  The provider is configured by the environment:

@@ -239,26 +239,63 @@ og_status og_db_commit_changes(char **out, og_db *db, const char *commit_id, con
 
 /* ---- merge ---------------------------------------------------------------------------------- */
 
+static json_t *conflict_json(const og_merge_conflict *k)
+{
+    json_t *c = json_object();
+    json_object_set_new(c, "kind", json_string(og_conflict_kind_name(k->kind)));
+    json_object_set_new(c, "type", json_string(k->type));
+    json_object_set_new(c, "id", k->id ? json_string(k->id) : json_null());
+    json_object_set_new(c, "message", json_string(k->message));
+    /* the reference's spellings (MergeConflictOutput) */
+    json_object_set_new(c, "entity_kind", json_string(k->is_edge ? "edge" : "node"));
+    json_object_set_new(c, "type_name", json_string(k->type));
+    json_object_set_new(c, "entity_id", k->id ? json_string(k->id) : json_null());
+    if (k->properties) json_object_set(c, "properties", k->properties);
+    if (k->resolution) json_object_set_new(c, "resolution", json_string(og_merge_side_name(k->resolution)));
+    return c;
+}
+
+static og_merge_side side_of(og_merge_strategy s, og_merge_strategy dflt)
+{
+    if (s == OG_MERGE_STRATEGY_FAIL) s = dflt;
+    return s == OG_MERGE_STRATEGY_OURS ? OG_MERGE_SIDE_OURS : s == OG_MERGE_STRATEGY_THEIRS ? OG_MERGE_SIDE_THEIRS
+                                                                                            : OG_MERGE_SIDE_FAIL;
+}
+
 og_status og_db_branch_merge(char **out, og_db *db, const og_db_merge_opts *o)
+{
+    return og_db_branch_merge_ex(out, db, o, NULL);
+}
+
+og_status og_db_branch_merge_ex(char **out, og_db *db, const og_db_merge_opts *o, const og_db_merge_strategy *strategy)
 {
     if (out) *out = NULL;
     if (!o || !o->source) return og_err(OG_ERR_INVALID, "branch merge: a source branch is required");
+    og_db_merge_strategy none = {OG_MERGE_STRATEGY_FAIL, OG_MERGE_STRATEGY_FAIL, OG_MERGE_STRATEGY_FAIL,
+                                 OG_MERGE_STRATEGY_FAIL};
+    const og_db_merge_strategy *sg = strategy ? strategy : &none;
+    const og_merge_strategy all[] = {sg->all, sg->divergent_insert, sg->divergent_update, sg->delete_vs_update};
+    for (size_t i = 0; i < 4; i++)
+        if ((unsigned)all[i] > OG_MERGE_STRATEGY_THEIRS)
+            return og_err(OG_ERR_INVALID, "branch merge: unknown merge strategy %d", (int)all[i]);
     const char *target = o->target ? o->target : "main";
-    og_merge_opts mo = {o->source, target, o->expected_head, NULL, NULL};
+    og_merge_opts mo;
+    memset(&mo, 0, sizeof mo);
+    mo.source = o->source;
+    mo.target = target;
+    mo.expected_head = o->expected_head;
+    og_merge_resolve rs;
+    memset(&rs, 0, sizeof rs);
+    rs.side[OG_CONFLICT_DIVERGENT_INSERT] = side_of(sg->divergent_insert, sg->all);
+    rs.side[OG_CONFLICT_DIVERGENT_UPDATE] = side_of(sg->divergent_update, sg->all);
+    rs.side[OG_CONFLICT_DELETE_VS_UPDATE] = side_of(sg->delete_vs_update, sg->all);
     og_merge_result r;
-    og_status st = og_engine_merge(db->e, &mo, &r);
+    og_status st = og_engine_merge_resolve(db->e, &mo, &rs, &r);
     if (st == OG_ERR_CONFLICT && r.nconflicts) {
         /* keep the engine's message: it lists every conflict */
         if (out) {
             json_t *j = json_object(), *a = json_array();
-            for (size_t i = 0; i < r.nconflicts; i++) {
-                json_t *c = json_object();
-                json_object_set_new(c, "kind", json_string(og_conflict_kind_name(r.conflicts[i].kind)));
-                json_object_set_new(c, "type", json_string(r.conflicts[i].type));
-                json_object_set_new(c, "id", r.conflicts[i].id ? json_string(r.conflicts[i].id) : json_null());
-                json_object_set_new(c, "message", json_string(r.conflicts[i].message));
-                json_array_append_new(a, c);
-            }
+            for (size_t i = 0; i < r.nconflicts; i++) json_array_append_new(a, conflict_json(&r.conflicts[i]));
             json_object_set_new(j, "conflicts", a);
             *out = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
             json_decref(j);
@@ -283,6 +320,8 @@ og_status og_db_branch_merge(char **out, og_db *db, const og_db_merge_opts *o)
     json_object_set_new(j, "outcome", json_string(og_merge_outcome_name(r.outcome)));
     json_object_set_new(j, "source", json_string(o->source));
     json_object_set_new(j, "target", json_string(target));
+    const char *actor = og_engine_actor(db->e);
+    json_object_set_new(j, "actor_id", actor && *actor ? json_string(actor) : json_null());
     json_object_set_new(j, "base", json_string(r.base));
     json_object_set_new(j, "source_head", json_string(r.source_head));
     json_object_set_new(j, "previous_head", json_string(r.target_head));
@@ -299,6 +338,9 @@ og_status og_db_branch_merge(char **out, og_db *db, const og_db_merge_opts *o)
     json_object_set_new(j, "updated", json_integer((json_int_t)r.updated));
     json_object_set_new(j, "deleted", json_integer((json_int_t)r.deleted));
     json_object_set_new(j, "branch_deleted", json_boolean(deleted));
+    json_t *resolved = json_array();
+    for (size_t i = 0; i < r.nresolved; i++) json_array_append_new(resolved, conflict_json(&r.resolved[i]));
+    json_object_set_new(j, "resolved", resolved);
     json_t *cost = json_object();
     json_object_set_new(cost, "fragments_read", json_integer((json_int_t)r.fragments_read));
     json_object_set_new(cost, "fragments_skipped", json_integer((json_int_t)r.fragments_skipped));

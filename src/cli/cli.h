@@ -48,6 +48,7 @@ int og_cmd_branch(int argc, char **argv);
 int og_cmd_commit(int argc, char **argv);
 int og_cmd_changes(int argc, char **argv);
 int og_cmd_embed(int argc, char **argv); /* cmd_embed.c (docs/embeddings.md) */
+int og_cmd_blob(int argc, char **argv);  /* cmd_blob.c: blob get|stat */
 /* cmd_maint.c: maintenance (docs/maintenance.md) */
 int og_cmd_optimize(int argc, char **argv);
 int og_cmd_index(int argc, char **argv); /* cmd_index.c (docs/indexes.md) */
@@ -56,7 +57,7 @@ int og_cmd_test(int argc, char **argv);
 /* cmd_changes.c, shared with `commit changes`: --op values to OG_CHANGES_* bits (usage error
  * printed and OG_EXIT_USAGE returned on a bad one), and printing a change set text. */
 int og_cli_parse_ops(const char *verb, const char *const *ops, size_t nops, unsigned *out);
-void og_cli_print_changes(const char *text, int json);
+void og_cli_print_changes(const char *text, int format); /* format: og_cli_format (output.h) */
 
 /* cmd_cluster.c: cluster as code and stored queries (docs/cluster.md); cmd_mcp.c: MCP over stdio */
 int og_cmd_cluster(int argc, char **argv);

@@ -9,26 +9,35 @@
 
 #include "cli/cli.h"
 #include "cli/graph_args.h"
+#include "cli/output.h"
 
 static const char *branch_help =
     "usage: omnigraph branch create [--from B | --at COMMIT] NAME [--json] ROOT\n"
-    "       omnigraph branch list [--json] ROOT\n"
+    "       omnigraph branch list [--json | --format json|jsonl|csv|table] ROOT\n"
     "       omnigraph branch delete NAME [--if-commit C] [--json] ROOT\n"
-    "       omnigraph branch merge SOURCE [--into TARGET] [--delete-branch] [--if-commit C] [--json] ROOT\n"
+    "       omnigraph branch merge SOURCE [--into TARGET] [--strategy [KIND=]ours|theirs]...\n"
+    "                              [--delete-branch] [--if-commit C] [--json] ROOT\n"
     "\n"
     "Branches are named heads in the commit history.  create writes no commit and copies no\n"
     "data; delete ends the branch (its data stays until cleanup).  merge publishes one commit\n"
     "on TARGET (default main): already_up_to_date (nothing), fast_forward, or merged (two\n"
-    "parents).  Conflicts (exit 1) are listed by type, id and kind; nothing is published.\n"
+    "parents).  A conflict (exit 1) is listed once: its kind, the type and id, and each\n"
+    "property whose value differs, with both sides' values; nothing is published.\n"
     "  --from B           create from the head of branch B (default main)\n"
     "  --at C             create from commit C (an id, a unique id prefix, a branch, REF~N)\n"
     "  --into T           the merge target (default main)\n"
+    "  --strategy S       settle row conflicts instead of failing, as Git's -X: `ours` keeps\n"
+    "                     TARGET's row, `theirs` takes SOURCE's change (update, insert or\n"
+    "                     delete); KIND=ours|theirs for one kind only (divergent_insert,\n"
+    "                     divergent_update, delete_vs_update); repeatable; alias -X.  Orphan\n"
+    "                     edges and constraint violations are never settled\n"
     "  --delete-branch    delete SOURCE after a successful merge\n"
     "  --if-commit C      merge / delete only if the head (TARGET's, or the deleted branch's)\n"
     "                     is commit C (exit 4 otherwise); create is create-exclusive already\n"
     "  --store ROOT       the graph (or $OMNIGRAPH_STORE)\n"
     "  --as ACTOR         actor recorded on the log entry / commit\n"
-    "  --json             JSON output\n";
+    "  --json             JSON output\n"
+    "  --format F         branch list: json, jsonl, csv or table (name, head)\n";
 
 static void print_json_text(const char *text)
 {
@@ -53,8 +62,11 @@ static int branch_list(og_graph_args *a, og_db *db)
     char *text = NULL;
     og_status st = og_db_branch_list(&text, db);
     if (st) return og_cli_fail("branch list", st);
-    if (a->json) {
-        print_json_text(text);
+    if (a->format) {
+        json_t *j = json_loads(text, 0, NULL);
+        static const char *cols[] = {"name", "head"};
+        og_cli_print_records(a->format, j, "branches", cols, 2);
+        json_decref(j);
     } else {
         json_t *j = json_loads(text, 0, NULL);
         json_t *arr = json_object_get(j, "branches");
@@ -69,20 +81,67 @@ static int branch_list(og_graph_args *a, og_db *db)
     return OG_EXIT_OK;
 }
 
-static int branch_merge(og_graph_args *a, og_db *db, const char *source, const char *into, int del, const char *ifc)
+/* --strategy values into the merge options; a usage error (exit 2) on a bad one. */
+static int parse_strategies(const char *verb, const char *const *specs, size_t n, og_db_merge_strategy *mo)
 {
-    og_db_merge_opts mo = {source, into, ifc, del};
+    static const char *kinds[] = {"divergent_insert", "divergent_update", "delete_vs_update"};
+    for (size_t i = 0; i < n; i++) {
+        const char *eq = strchr(specs[i], '='), *side = eq ? eq + 1 : specs[i];
+        og_merge_strategy s = !strcmp(side, "ours") ? OG_MERGE_STRATEGY_OURS
+                              : !strcmp(side, "theirs") ? OG_MERGE_STRATEGY_THEIRS
+                                                        : OG_MERGE_STRATEGY_FAIL;
+        if (s == OG_MERGE_STRATEGY_FAIL)
+            return og_cli_usage(verb, "--strategy must be ours, theirs or KIND=ours|theirs (got '%s')", specs[i]);
+        og_merge_strategy *slot = &mo->all;
+        if (eq) {
+            size_t k;
+            for (k = 0; k < 3; k++)
+                if (strlen(kinds[k]) == (size_t)(eq - specs[i]) && !strncmp(specs[i], kinds[k], (size_t)(eq - specs[i]))) break;
+            if (k == 3)
+                return og_cli_usage(verb, "--strategy: '%.*s' is not a conflict kind a side can settle (divergent_insert, "
+                                    "divergent_update, delete_vs_update)", (int)(eq - specs[i]), specs[i]);
+            slot = k == 0 ? &mo->divergent_insert : k == 1 ? &mo->divergent_update : &mo->delete_vs_update;
+        }
+        if (*slot != OG_MERGE_STRATEGY_FAIL && *slot != s)
+            return og_cli_usage(verb, "--strategy: '%s' contradicts an earlier --strategy", specs[i]);
+        *slot = s;
+    }
+    return 0;
+}
+
+static void print_resolved(json_t *j)
+{
+    json_t *arr = json_object_get(j, "resolved");
+    for (size_t i = 0; i < json_array_size(arr); i++) {
+        json_t *c = json_array_get(arr, i);
+        printf("  settled %s (%s): %s\n", json_string_value(json_object_get(c, "kind")),
+               json_string_value(json_object_get(c, "resolution")), json_string_value(json_object_get(c, "message")));
+    }
+}
+
+static int branch_merge(og_graph_args *a, og_db *db, const char *source, og_db_merge_opts *mo,
+                        const og_db_merge_strategy *sg)
+{
+    const char *into = mo->target;
     char *text = NULL;
-    og_status st = og_db_branch_merge(&text, db, &mo);
+    og_status st = og_db_branch_merge_ex(&text, db, mo, sg);
     if (st) {
         if (a->json && text) print_json_text(text);
         og_free(text);
-        return og_cli_fail("branch merge", st);
+        int rc = og_cli_fail("branch merge", st);
+        if (st == OG_ERR_CONFLICT)
+            fprintf(stderr, "hint: make the two sides agree (change the row on %s or on %s) and merge again, or settle "
+                            "row conflicts with --strategy ours (keep %s) or --strategy theirs (take %s)\n",
+                    into ? into : "main", source, into ? into : "main", source);
+        return rc;
     }
+    json_t *j = json_loads(text, 0, NULL);
     if (a->json) {
-        print_json_text(text);
+        if (!mo->delete_branch) json_object_del(j, "branch_deleted"); /* the reference omits it then */
+        char *s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        if (s) printf("%s\n", s);
+        free(s);
     } else {
-        json_t *j = json_loads(text, 0, NULL);
         const char *outcome = json_string_value(json_object_get(j, "outcome"));
         json_t *c = json_object_get(j, "commit");
         if (json_is_object(c))
@@ -90,8 +149,9 @@ static int branch_merge(og_graph_args *a, og_db *db, const char *source, const c
                    json_string_value(json_object_get(c, "graph_commit_id")));
         else
             printf("%s: nothing to merge from %s into %s\n", outcome, source, into ? into : "main");
-        json_decref(j);
+        print_resolved(j);
     }
+    json_decref(j);
     og_free(text);
     return OG_EXIT_OK;
 }
@@ -106,24 +166,37 @@ int og_cmd_branch(int argc, char **argv)
     char verb[32];
     snprintf(verb, sizeof verb, "branch %s", sub);
     og_graph_args a = {.verb = verb};
-    const char *from = NULL, *into = NULL, *if_commit = NULL;
+    const char *from = NULL, *into = NULL, *if_commit = NULL, *format = NULL;
+    const char *strategies[64];
+    size_t nstrategies = 0;
     int del = 0;
+    og_flag list_flags[] = {{"--format", NULL, 1, 0, &format, NULL, NULL, NULL}};
     og_flag flags[] = {
         {"--from", NULL, 1, 0, &from, NULL, NULL, NULL},
         {"--into", NULL, 1, 0, &into, NULL, NULL, NULL},
         {"--if-commit", NULL, 1, 0, &if_commit, NULL, NULL, NULL},
         {"--delete-branch", NULL, 0, 0, NULL, &del, NULL, NULL},
+        {"--strategy", "-X", 1, 1, NULL, NULL, strategies, &nstrategies},
     };
     int is_create = !strcmp(sub, "create"), is_list = !strcmp(sub, "list"), is_delete = !strcmp(sub, "delete"),
         is_merge = !strcmp(sub, "merge");
     if (!is_create && !is_list && !is_delete && !is_merge)
         return og_cli_usage("branch", "unknown subcommand '%s' (create, list, delete, merge)", sub);
     size_t nflags = is_create ? 1 : is_merge ? 4 : 0;
-    og_flag *fl = is_merge ? flags + 1 : is_delete ? flags + 2 : flags;
+    og_flag *fl = is_merge ? flags + 1 : is_delete ? flags + 2 : is_list ? list_flags : flags;
+    if (is_list) nflags = 1;
     if (is_delete) nflags = 1; /* --if-commit */
-    int rc = og_graph_args_parse(&a, argc - 1, argv + 1, fl, is_merge ? 3 : nflags, is_list ? 1 : 2);
+    int rc = og_graph_args_parse(&a, argc - 1, argv + 1, fl, is_merge ? 4 : nflags, is_list ? 1 : 2);
     if (rc) return rc;
+    og_cli_format fmt;
+    if ((rc = og_cli_format_parse(verb, format, a.json && is_list, &fmt))) return rc;
+    a.format = (int)fmt;
+    og_db_merge_opts mo = {NULL, into, if_commit, del};
+    og_db_merge_strategy sg = {OG_MERGE_STRATEGY_FAIL, OG_MERGE_STRATEGY_FAIL, OG_MERGE_STRATEGY_FAIL,
+                               OG_MERGE_STRATEGY_FAIL};
+    if (is_merge && (rc = parse_strategies(verb, strategies, nstrategies, &sg))) return rc;
     if (a.branch) return og_cli_usage(verb, "--branch does not apply here");
+    if (is_list && a.actor) return og_cli_usage(verb, "--as names the actor of a write; a read records none");
     if (a.at && !is_create) return og_cli_usage(verb, "--at applies to branch create only");
     if (is_create && from && a.at) return og_cli_usage(verb, "give --from or --at, not both");
     /* the name comes first, then the optional positional ROOT */
@@ -143,7 +216,8 @@ int og_cmd_branch(int argc, char **argv)
     if (is_list) {
         exit_code = branch_list(&a, db);
     } else if (is_merge) {
-        exit_code = branch_merge(&a, db, name, into, del, if_commit);
+        mo.source = name;
+        exit_code = branch_merge(&a, db, name, &mo, &sg);
     } else if (is_create) {
         char head[32];
         og_status st = og_db_branch_create(db, name, from, a.at, head);

@@ -10,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "cli/graph_args.h"
+#include "cli/output.h"
 #include "cluster/cluster.h"
 #include "cluster/stored.h"
 
@@ -147,16 +148,18 @@ int og_cmd_cluster(int argc, char **argv)
 /* ---- queries ---------------------------------------------------------------------------- */
 
 static const char *queries_help =
-    "usage: omnigraph queries list     [--cluster DIR] [--graph ID] [--json]\n"
+    "usage: omnigraph queries list     [--cluster DIR] [--graph ID] [--json | --format F]\n"
     "       omnigraph queries validate [--cluster DIR] [--graph ID] [--json]\n"
     "       omnigraph queries run NAME [--cluster DIR] [--graph ID] [--params JSON | --params-file F]\n"
-    "                                  [--branch B | --snapshot COMMIT] [--as ACTOR]\n"
+    "                                  [--branch B | --snapshot COMMIT] [--as ACTOR] [--format F]\n"
     "\n"
     "The stored queries a cluster apply published for a graph (docs/cluster.md).  list prints\n"
     "each query's name, kind and typed parameters; validate type-checks every stored query\n"
     "against the graph's live schema (exit 1 naming the first that no longer does); run invokes\n"
     "one by name with JSON parameters, checked against its declarations (a mutation publishes\n"
-    "one commit on --branch).  --graph may be omitted when the cluster has one graph.\n";
+    "one commit on --branch).  --graph may be omitted when the cluster has one graph.\n"
+    "--format json|jsonl|csv|table: list one record per query (name, mutation, mcp_expose,\n"
+    "tool_name); run a read's rows (its columns), a mutation's result as one record.\n";
 
 static og_status open_graph(og_cluster **c, og_db **db, og_stored_set **set, const char *dir, const char **graph,
                             const char *actor)
@@ -192,7 +195,7 @@ int og_cmd_queries(int argc, char **argv)
         return argc < 2 ? OG_EXIT_USAGE : OG_EXIT_OK;
     }
     const char *sub = argv[1], *dir = ".", *graph = NULL, *name = NULL, *params = NULL, *params_file = NULL;
-    const char *branch = NULL, *snapshot = NULL, *actor = NULL;
+    const char *branch = NULL, *snapshot = NULL, *actor = NULL, *format = NULL;
     int json = 0;
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "--cluster") && i + 1 < argc) dir = argv[++i];
@@ -203,12 +206,15 @@ int og_cmd_queries(int argc, char **argv)
         else if (!strcmp(argv[i], "--snapshot") && i + 1 < argc) snapshot = argv[++i];
         else if (!strcmp(argv[i], "--as") && i + 1 < argc) actor = argv[++i];
         else if (!strcmp(argv[i], "--json")) json = 1;
+        else if (!strcmp(argv[i], "--format") && i + 1 < argc && !format && strcmp(sub, "validate")) format = argv[++i];
         else if (!strcmp(sub, "run") && argv[i][0] != '-' && !name) name = argv[i];
         else return og_cli_usage("queries", "unknown or incomplete option '%s'", argv[i]);
     }
     if (strcmp(sub, "list") && strcmp(sub, "validate") && strcmp(sub, "run"))
         return og_cli_usage("queries", "unknown subcommand '%s'", sub);
     if (!strcmp(sub, "run") && !name) return og_cli_usage("queries", "run needs a query NAME");
+    og_cli_format fmt;
+    if (og_cli_format_parse("queries", format, json, &fmt)) return OG_EXIT_USAGE;
     og_cluster *c = NULL;
     og_db *db = NULL;
     og_stored_set *set = NULL;
@@ -221,8 +227,13 @@ int og_cmd_queries(int argc, char **argv)
     } else if (!strcmp(sub, "list")) {
         char *out = NULL;
         og_stored_set_list_json(&out, set);
-        if (json) {
+        if (fmt == OG_CLI_JSON && !format) {
             printf("%s\n", out);
+        } else if (fmt != OG_CLI_TEXT) {
+            json_t *j = json_loads(out, 0, NULL);
+            static const char *cols[] = {"name", "mutation", "mcp_expose", "tool_name"};
+            og_cli_print_records(fmt, j, "queries", cols, 4);
+            json_decref(j);
         } else {
             for (size_t i = 0; i < og_stored_set_count(set); i++) {
                 const og_stored_query *q = og_stored_set_at(set, i);
@@ -253,8 +264,23 @@ int og_cmd_queries(int argc, char **argv)
             if (st != OG_OK) {
                 fprintf(stderr, "omnigraph queries run: %s: %s\n", og_status_name(st), og_error_message());
                 rc = st == OG_ERR_PRECONDITION_FAILED ? OG_EXIT_PRECONDITION : OG_EXIT_FAIL;
-            } else {
+            } else if (fmt == OG_CLI_TEXT || (fmt == OG_CLI_JSON && !format)) {
                 printf("%s\n", out);
+            } else { /* a read's rows by its columns, or a mutation's result as one record */
+                json_t *j = json_loads(out, 0, NULL), *cj = json_object_get(j, "columns");
+                const char *cols[64];
+                size_t nc = 0;
+                for (size_t k = 0; k < json_array_size(cj) && nc < 64; k++) {
+                    json_t *col = json_array_get(cj, k);
+                    const char *cn = json_is_string(col) ? json_string_value(col)
+                                                         : json_string_value(json_object_get(col, "name"));
+                    if (cn) cols[nc++] = cn;
+                }
+                static const char *mcols[] = {"commit.graph_commit_id", "branch", "query_name", "affected_nodes",
+                                              "affected_edges"};
+                if (json_object_get(j, "rows")) og_cli_print_records(fmt, j, "rows", cols, nc);
+                else og_cli_print_records(fmt, j, NULL, mcols, 5);
+                json_decref(j);
             }
             og_free(out);
         }

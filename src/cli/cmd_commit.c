@@ -10,11 +10,12 @@
 
 #include "cli/cli.h"
 #include "cli/graph_args.h"
+#include "cli/output.h"
 
 static const char *commit_help =
-    "usage: omnigraph commit list [--branch B] [--limit N] [--json] ROOT\n"
-    "       omnigraph commit show ID [--json] ROOT\n"
-    "       omnigraph commit changes ID [--type T]... [--op OP]... [--json] ROOT\n"
+    "usage: omnigraph commit list [--branch B] [--limit N] [--json | --format F] ROOT\n"
+    "       omnigraph commit show ID [--json | --format F] ROOT\n"
+    "       omnigraph commit changes ID [--kind node|edge]... [--type T]... [--op OP]... [--json | --format F] ROOT\n"
     "\n"
     "list: the branch's first-parent history, newest first (a branch shows the history it\n"
     "inherited, then its own commits).  show: one commit and the table versions it names.\n"
@@ -22,9 +23,12 @@ static const char *commit_help =
     "against the target's previous head).\n"
     "  --branch B         the branch to list (default main)\n"
     "  --limit N          at most N commits\n"
-    "  --type T, --op OP  filters of commit changes (repeatable)\n"
+    "  --kind K, --type T, --op OP  filters of commit changes (repeatable)\n"
     "  --store ROOT       the graph (or $OMNIGRAPH_STORE)\n"
-    "  --json             JSON output\n";
+    "  --json             JSON output\n"
+    "  --format F         json, jsonl, csv or table: list one record per commit (id,\n"
+    "                     created_at, kind, actor, message), show one per table (type, kind,\n"
+    "                     table, version, rows), changes one per row change (kind, type, id, op)\n";
 
 static void print_text(const char *text)
 {
@@ -54,18 +58,30 @@ int og_cmd_commit(int argc, char **argv)
     if (!is_list && !is_show && !is_changes)
         return og_cli_usage("commit", "unknown subcommand '%s' (list, show, changes)", sub);
     og_graph_args a = {.verb = verb};
-    const char *limit_s = NULL;
-    const char *types[64], *ops[64];
-    size_t ntypes = 0, nops = 0;
-    og_flag list_flags[] = {{"--limit", NULL, 1, 0, &limit_s, NULL, NULL, NULL}};
+    const char *limit_s = NULL, *format = NULL;
+    const char *types[64], *ops[64], *kinds[64];
+    size_t ntypes = 0, nops = 0, nkinds = 0;
+    og_flag list_flags[] = {{"--format", NULL, 1, 0, &format, NULL, NULL, NULL},
+                            {"--limit", NULL, 1, 0, &limit_s, NULL, NULL, NULL}};
     og_flag change_flags[] = {
+        {"--format", NULL, 1, 0, &format, NULL, NULL, NULL},
         {"--type", NULL, 1, 1, NULL, NULL, types, &ntypes},
         {"--op", NULL, 1, 1, NULL, NULL, ops, &nops},
+        {"--kind", NULL, 1, 1, NULL, NULL, kinds, &nkinds},
     };
-    int rc = og_graph_args_parse(&a, argc - 1, argv + 1, is_list ? list_flags : is_changes ? change_flags : NULL,
-                                 is_list ? 1 : is_changes ? 2 : 0, is_list ? 1 : 2);
+    int rc = og_graph_args_parse(&a, argc - 1, argv + 1, is_changes ? change_flags : list_flags,
+                                 is_list ? 2 : is_changes ? 4 : 1, is_list ? 1 : 2);
     if (rc) return rc;
+    og_cli_format fmt;
+    if ((rc = og_cli_format_parse(verb, format, a.json, &fmt))) return rc;
+    unsigned kindbits = 0;
+    for (size_t i = 0; i < nkinds; i++) {
+        if (!strcmp(kinds[i], "node")) kindbits |= OG_CHANGES_NODES;
+        else if (!strcmp(kinds[i], "edge")) kindbits |= OG_CHANGES_EDGES;
+        else return og_cli_usage(verb, "--kind must be node or edge (got '%s')", kinds[i]);
+    }
     if (a.at) return og_cli_usage(verb, "--at does not apply here");
+    if (a.actor) return og_cli_usage(verb, "--as names the actor of a write; a read records none");
     if (!is_list && a.branch) return og_cli_usage(verb, "--branch applies to commit list only");
     size_t limit = 0;
     if (limit_s) {
@@ -99,10 +115,33 @@ int og_cmd_commit(int argc, char **argv)
     }
     og_db_close(db);
     if (st) return og_cli_fail(verb, st);
+    if (is_changes && kindbits && kindbits != (OG_CHANGES_NODES | OG_CHANGES_EDGES)) {
+        json_t *j = json_loads(text, 0, NULL), *keep = json_array(), *c;
+        size_t i;
+        json_array_foreach(json_object_get(j, "changes"), i, c)
+        {
+            int edge = !strcmp(json_string_value(json_object_get(c, "kind")), "edge");
+            if (edge == (kindbits == OG_CHANGES_EDGES)) json_array_append(keep, c);
+        }
+        json_object_set_new(j, "changes", keep);
+        og_free(text);
+        text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        json_decref(j);
+        if (!text) return OG_EXIT_FAIL;
+        og_cli_print_changes(text, fmt);
+        free(text);
+        return OG_EXIT_OK;
+    }
     if (is_changes) {
-        og_cli_print_changes(text, a.json);
-    } else if (a.json) {
+        og_cli_print_changes(text, fmt);
+    } else if (fmt == OG_CLI_JSON) {
         print_text(text);
+    } else if (fmt != OG_CLI_TEXT) {
+        json_t *j = json_loads(text, 0, NULL);
+        static const char *list_cols[] = {"id", "created_at", "kind", "actor", "message"};
+        static const char *show_cols[] = {"type", "kind", "table", "version", "rows"};
+        og_cli_print_records(fmt, j, is_list ? "commits" : "tables", is_list ? list_cols : show_cols, 5);
+        json_decref(j);
     } else {
         json_t *j = json_loads(text, 0, NULL);
         if (is_list) {

@@ -11,6 +11,7 @@
 
 #include "cli/cli.h"
 #include "cli/graph_args.h"
+#include "cli/output.h"
 #include "util/buf.h"
 
 #define COMMON_HELP                                                                       \
@@ -90,13 +91,14 @@ static const char *load_help =
     "  --from BASE        create B from BASE first when B does not exist\n"
     "  --if-commit C      only if the branch head is commit C (exit 4 otherwise)\n"
     "  --progress         report progress on stderr\n"
-    "  --json             print the published commit as JSON\n" COMMON_HELP;
+    "  --json             print the result as JSON: branch, mode, per-type counts, the commit\n"
+    "  --format F         json, jsonl, csv or table (the result as one record)\n" COMMON_HELP;
 
 int og_cmd_load(int argc, char **argv)
 {
     if (help(load_help, argc, argv)) return OG_EXIT_OK;
     og_graph_args a = {.verb = "load"};
-    const char *data = NULL, *mode = NULL, *from = NULL, *if_commit = NULL;
+    const char *data = NULL, *mode = NULL, *from = NULL, *if_commit = NULL, *format = NULL;
     int progress = 0;
     og_flag flags[] = {
         {"--data", NULL, 1, 0, &data, NULL, NULL, NULL},
@@ -104,9 +106,13 @@ int og_cmd_load(int argc, char **argv)
         {"--from", NULL, 1, 0, &from, NULL, NULL, NULL},
         {"--if-commit", NULL, 1, 0, &if_commit, NULL, NULL, NULL},
         {"--progress", NULL, 0, 0, NULL, &progress, NULL, NULL},
+        {"--format", NULL, 1, 0, &format, NULL, NULL, NULL},
     };
-    int rc = og_graph_args_parse(&a, argc, argv, flags, 5, 1);
+    int rc = og_graph_args_parse(&a, argc, argv, flags, 6, 1);
     if (rc) return rc;
+    og_cli_format fmt;
+    if ((rc = og_cli_format_parse("load", format, a.json, &fmt))) return rc;
+    a.format = (int)fmt;
     if (!data) return og_cli_usage("load", "--data FILE is required");
     if (!mode) return og_cli_usage("load", "--mode is required: overwrite, append or merge");
     og_load_opts lo = {0, a.branch, from, if_commit, progress};
@@ -139,13 +145,22 @@ int og_cmd_load(int argc, char **argv)
         }
         data = spool;
     }
+    int created = 0;
+    if (from && fmt != OG_CLI_TEXT) { /* the result says whether this load forked the branch */
+        char *bl = NULL;
+        char want[300];
+        snprintf(want, sizeof want, "\"name\":\"%s\"", a.branch ? a.branch : "main");
+        if (og_db_branch_list(&bl, db) == OG_OK) created = !strstr(bl, want);
+        og_free(bl);
+    }
     og_receipt r;
     og_status st = og_db_load(&r, db, data, &lo);
+    og_cli_write_info wi = {data, og_load_mode_name(lo.mode), from, created && r.published, NULL};
+    if (!st) og_cli_print_receipt(&a, db, &r, 1, &wi);
     og_db_close(db);
     if (*spool) unlink(spool);
     if (st && *spool) return fail_in("load", st, "<stdin>", spool);
     if (st) return og_cli_fail("load", st);
-    og_cli_print_receipt(&a, &r, 1);
     return OG_EXIT_OK;
 }
 
@@ -181,7 +196,8 @@ static const char *mutate_help =
     "  --branch B                the branch to write (default main)\n"
     "  --from BASE               create B from BASE first when B does not exist\n"
     "  --if-commit C             only if the branch head is commit C (exit 4 otherwise)\n"
-    "  --json                    print the commit and counts as JSON\n" COMMON_HELP;
+    "  --json                    print the result as JSON: query, branch, counts, the commit\n"
+    "  --format F                json, jsonl, csv or table (the result as one record)\n" COMMON_HELP;
 
 static int looks_like_path(const char *s) { return strchr(s, '/') || access(s, F_OK) == 0; }
 
@@ -210,15 +226,18 @@ static int run_gq(int argc, char **argv, int is_mutation)
     if (rc) return rc;
     if (!!inline_src == !!file) return og_cli_usage(verb, "give exactly one of -e TEXT or --query FILE");
     if (params && params_file) return og_cli_usage(verb, "give --params or --params-file, not both");
-    if (is_mutation && (format || a.at)) return og_cli_usage(verb, "%s is for reads", format ? "--format" : "--at");
+    if (is_mutation && a.at) return og_cli_usage(verb, "--at is for reads");
     if (is_mutation && exact) return og_cli_usage(verb, "--exact is for reads");
     if (!is_mutation && (if_commit || from)) return og_cli_usage(verb, "%s is for mutations", if_commit ? "--if-commit" : "--from");
     if (!is_mutation && a.actor) return og_cli_usage(verb, "--as names the actor of a write; a read records none");
     if (is_mutation && (explain || analyze)) return og_cli_usage(verb, "--explain is for reads");
     if (analyze && !explain) return og_cli_usage(verb, "--analyze goes with --explain");
     if (explain && format) return og_cli_usage(verb, "--explain prints text; drop --format");
+    og_cli_format cfmt;
+    if ((rc = og_cli_format_parse(verb, format, a.json, &cfmt))) return rc;
+    a.format = (int)cfmt;
     og_format fmt = OG_FORMAT_JSON;
-    if (format) {
+    if (format && !is_mutation) {
         if (!strcmp(format, "json")) fmt = OG_FORMAT_JSON;
         else if (!strcmp(format, "jsonl")) fmt = OG_FORMAT_JSONL;
         else if (!strcmp(format, "csv")) fmt = OG_FORMAT_CSV;
@@ -259,8 +278,14 @@ static int run_gq(int argc, char **argv, int is_mutation)
         og_receipt r;
         og_db_mutate_opts mo = {a.branch, from, if_commit};
         st = og_db_mutate_ex(&r, db, (const char *)src.data, src.len, name, params, &mo);
+        og_cli_write_info wi = {NULL, NULL, NULL, 0, name};
+        char qname[128] = "";
+        if (!name) { /* the one query of the source */
+            const char *q = strstr((const char *)src.data, "query ");
+            if (q && sscanf(q + 6, " %127[A-Za-z0-9_]", qname) == 1) wi.query_name = qname;
+        }
         if (st) exit_code = fail_in(verb, st, file, NULL);
-        else og_cli_print_receipt(&a, &r, 0);
+        else og_cli_print_receipt(&a, db, &r, 0, &wi);
     } else if (explain) {
         og_read_opts at = {a.branch, a.at};
         char *text = NULL;
@@ -296,7 +321,8 @@ static const char *export_help =
     "\n"
     "Writes the graph as NDJSON in the load format to stdout (ids included), so that\n"
     "`omnigraph load --mode overwrite` into a graph with the same schema reproduces it.\n"
-    "  --type T           only this node or edge type (repeatable)\n" COMMON_HELP;
+    "  --type T           only this node or edge type (repeatable)\n"
+    "  --format jsonl     the only format: the load format is JSON lines (accepted for symmetry)\n" COMMON_HELP;
 
 int og_cmd_export(int argc, char **argv)
 {
@@ -304,10 +330,14 @@ int og_cmd_export(int argc, char **argv)
     og_graph_args a = {.verb = "export"};
     const char *types[64];
     size_t ntypes = 0;
-    og_flag flags[] = {{"--type", NULL, 1, 1, NULL, NULL, types, &ntypes}};
-    int rc = og_graph_args_parse(&a, argc, argv, flags, 1, 1);
+    const char *format = NULL;
+    og_flag flags[] = {{"--type", NULL, 1, 1, NULL, NULL, types, &ntypes}, {"--format", NULL, 1, 0, &format, NULL, NULL, NULL}};
+    int rc = og_graph_args_parse(&a, argc, argv, flags, 2, 1);
     if (rc) return rc;
     if (a.actor) return og_cli_usage("export", "--as names the actor of a write; a read records none");
+    if (a.json || (format && strcmp(format, "jsonl")))
+        return og_cli_usage("export", "export writes the load format, JSON lines (--format jsonl); %s%s is not offered",
+                            a.json ? "--json" : "--format ", a.json ? "" : format);
     const char *root = og_graph_args_root(&a);
     if (!root) return OG_EXIT_USAGE;
     og_db *db = og_graph_args_open(&a, root);
@@ -344,12 +374,58 @@ static int print_db_text(const char *verb, const char *help_text, int argc, char
 }
 
 static const char *snapshot_help =
-    "usage: omnigraph snapshot [--branch B | --at COMMIT] [--json] ROOT\n"
+    "usage: omnigraph snapshot [--branch B | --at COMMIT] [--json | --format F] ROOT\n"
     "\n"
     "Prints the snapshot a read would see: the commit, and per type its table version and row\n"
-    "count.\n" COMMON_HELP;
+    "count.\n"
+    "  --json             the snapshot document: {\"commit\",\"branch\",\"schema\",\"tables\"} and the\n"
+    "                     reference's {\"graph_branch\",\"graph_manifest_version\",\n"
+    "                     \"internal_schema_version\",\"datasets\"} (the default output)\n"
+    "  --format F         json, jsonl, csv or table (one record per type)\n" COMMON_HELP;
 
-int og_cmd_snapshot(int argc, char **argv) { return print_db_text("snapshot", snapshot_help, argc, argv, og_db_snapshot); }
+int og_cmd_snapshot(int argc, char **argv)
+{
+    if (help(snapshot_help, argc, argv)) return OG_EXIT_OK;
+    og_graph_args a = {.verb = "snapshot"};
+    const char *format = NULL;
+    og_flag flags[] = {{"--format", NULL, 1, 0, &format, NULL, NULL, NULL}};
+    int rc = og_graph_args_parse(&a, argc, argv, flags, 1, 1);
+    if (rc) return rc;
+    if (a.actor) return og_cli_usage("snapshot", "--as names the actor of a write; a read records none");
+    og_cli_format fmt;
+    if ((rc = og_cli_format_parse("snapshot", format, a.json, &fmt))) return rc;
+    const char *root = og_graph_args_root(&a);
+    if (!root) return OG_EXIT_USAGE;
+    og_db *db = og_graph_args_open(&a, root);
+    if (!db) return OG_EXIT_FAIL;
+    og_read_opts at = {a.branch, a.at};
+    char *text = NULL;
+    og_status st = og_db_snapshot(&text, db, &at);
+    og_db_close(db);
+    if (st) return og_cli_fail("snapshot", st);
+    json_t *j = json_loads(text, 0, NULL);
+    og_free(text);
+    if (!j) return OG_EXIT_FAIL;
+    /* the reference's SnapshotOutput beside our own members */
+    json_t *ds = json_array(), *t;
+    size_t i;
+    json_array_foreach(json_object_get(j, "tables"), i, t)
+    {
+        json_array_append_new(ds, json_pack("{s:O,s:O,s:O,s:O,s:n,s:O}", "entity_kind", json_object_get(t, "kind"),
+                                            "type_name", json_object_get(t, "type"), "dataset_path", json_object_get(t, "table"),
+                                            "published_dataset_version", json_object_get(t, "version"),
+                                            "native_dataset_branch", "entity_count", json_object_get(t, "rows")));
+    }
+    json_t *b = json_object_get(j, "branch");
+    json_object_set_new(j, "graph_branch", json_is_string(b) ? json_incref(b) : json_string(a.branch ? a.branch : "main"));
+    json_object_set_new(j, "graph_manifest_version", json_integer(0));
+    json_object_set_new(j, "internal_schema_version", json_integer(og_storage_version()));
+    json_object_set_new(j, "datasets", ds);
+    static const char *cols[] = {"type", "kind", "table", "version", "rows"};
+    og_cli_print_records(fmt == OG_CLI_TEXT ? OG_CLI_JSON : fmt, j, "tables", cols, 5);
+    json_decref(j);
+    return OG_EXIT_OK;
+}
 
 static const char *show_help =
     "usage: omnigraph schema show [--branch B | --at COMMIT] ROOT\n\nPrints the graph's .pg schema source.\n" COMMON_HELP;
@@ -373,7 +449,8 @@ static const char *apply_help =
     "                      of the data, and right after the commit the history of the affected\n"
     "                      tables is deleted (earlier commits can no longer read them)\n"
     "  --if-commit C       only if the branch head is commit C (exit 4 otherwise)\n"
-    "  --json              print {\"commit\": ..., \"plan\": {...}, \"reclaimed\": {...} | null}\n" COMMON_HELP;
+    "  --json              print {\"uri\",\"supported\",\"applied\",\"step_count\",\"steps\",\"actor_id\",\n"
+    "                      \"commit\": {...} | null, \"plan\": {...}, \"reclaimed\": {...} | null}\n" COMMON_HELP;
 
 int og_cmd_schema_graph(int argc, char **argv, int apply)
 {
@@ -404,25 +481,39 @@ int og_cmd_schema_graph(int argc, char **argv, int apply)
     og_db_schema_apply_opts ao = {a.branch, if_commit, allow, a.json};
     og_status st = apply ? og_db_schema_apply_ex(&r, &plan, db, schema, (const char *)text.data, text.len, &ao)
                          : og_db_schema_plan(&plan, db, a.branch, schema, (const char *)text.data, text.len, a.json);
-    og_db_close(db);
     og_buf_free(&text);
-    if (st) return og_cli_fail(verb, st);
+    if (st) {
+        og_db_close(db);
+        return og_cli_fail(verb, st);
+    }
     /* a hard drop that published but could not reclaim everything: exit 0, say so */
     if (apply && r.reclaim_status) fprintf(stderr, "warning: %s\n", r.reclaim_error);
     if (apply && a.json) {
-        printf("{\"commit\": %s%s%s, \"plan\": %s, \"reclaimed\": ", r.published ? "\"" : "",
-               r.published ? r.commit : "null", r.published ? "\"" : "", plan ? plan : "null");
-        if (allow && r.published) {
-            json_t *err = r.reclaim_status ? json_string(r.reclaim_error) : json_null();
-            char *e = json_dumps(err, JSON_ENCODE_ANY);
-            json_decref(err);
-            printf("{\"tables\": %llu, \"versions\": %llu, \"files\": %llu, \"bytes\": %llu, \"error\": %s}}\n",
-                   (unsigned long long)r.reclaimed_tables, (unsigned long long)r.reclaimed_versions,
-                   (unsigned long long)r.reclaimed_files, (unsigned long long)r.reclaimed_bytes, e ? e : "null");
-            free(e);
-        } else {
-            printf("null}\n");
-        }
+        /* the reference's SchemaApplyOutput, the commit as every write's, then ours */
+        json_t *pj = plan ? json_loads(plan, 0, NULL) : NULL;
+        json_t *steps = json_object_get(pj, "steps");
+        json_t *o = json_object();
+        json_object_set_new(o, "uri", json_string(root));
+        json_object_set_new(o, "supported", json_true());
+        json_object_set_new(o, "applied", json_boolean(r.published));
+        json_object_set_new(o, "step_count", json_integer((json_int_t)json_array_size(steps)));
+        json_object_set_new(o, "graph_manifest_version", json_integer(0));
+        json_object_set_new(o, "steps", steps ? json_incref(steps) : json_array());
+        json_object_set_new(o, "actor_id", a.actor ? json_string(a.actor) : json_null());
+        json_object_set_new(o, "commit", og_cli_commit_json(db, &r));
+        json_object_set_new(o, "plan", pj ? pj : json_null());
+        if (allow && r.published)
+            json_object_set_new(o, "reclaimed",
+                                json_pack("{s:I,s:I,s:I,s:I,s:o}", "tables", (json_int_t)r.reclaimed_tables, "versions",
+                                          (json_int_t)r.reclaimed_versions, "files", (json_int_t)r.reclaimed_files, "bytes",
+                                          (json_int_t)r.reclaimed_bytes, "error",
+                                          r.reclaim_status ? json_string(r.reclaim_error) : json_null()));
+        else
+            json_object_set_new(o, "reclaimed", json_null());
+        char *js = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        json_decref(o);
+        if (js) printf("%s\n", js);
+        free(js);
     } else {
         if (plan) fputs(plan, stdout);
         if (plan && *plan && plan[strlen(plan) - 1] != '\n') putchar('\n');
@@ -436,5 +527,6 @@ int og_cmd_schema_graph(int argc, char **argv, int apply)
     /* exit 1 when the plan is not supported, like the offline form (docs/schema-language.md §7) */
     int unsupported = plan && (strstr(plan, "\"supported\":false") || !strncmp(plan, "supported: no", 13));
     og_free(plan);
+    og_db_close(db);
     return unsupported && !(apply && r.published) ? OG_EXIT_FAIL : OG_EXIT_OK;
 }

@@ -7,8 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+#include <time.h>
 
 #include "cli/cli.h"
+#include "cli/output.h"
 
 static int match(const char *arg, const char *name, const char **inline_value)
 {
@@ -75,7 +78,7 @@ int og_graph_args_parse(og_graph_args *a, int argc, char **argv, og_flag *flags,
             continue;
         }
         if (arg[0] == '-' && arg[1] != '\0') return og_cli_usage(verb, "unknown option '%s'", arg);
-        if (a->npositional >= max_positional || a->npositional >= 4)
+        if (a->npositional >= max_positional || a->npositional >= 6)
             return og_cli_usage(verb, "unexpected argument '%s'", arg);
         a->positional[a->npositional++] = arg;
     }
@@ -128,9 +131,86 @@ void og_graph_args_echo(const og_graph_args *a, const char *root)
     fprintf(stderr, "omnigraph %s \xe2\x86\x92 %s (direct, %s)\n", a->verb, root, remote ? "remote" : "local");
 }
 
-void og_cli_print_receipt(const og_graph_args *a, const og_receipt *r, int load)
+/* "2026-12-03T14:18:45.012Z" -> epoch microseconds (0 when unreadable). */
+static json_int_t iso_us(const char *s)
 {
-    if (!a->json) {
+    struct tm tm;
+    memset(&tm, 0, sizeof tm);
+    int ms = 0;
+    if (!s || sscanf(s, "%d-%d-%dT%d:%d:%d.%dZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
+                     &tm.tm_sec, &ms) < 6)
+        return 0;
+    tm.tm_year -= 1900;
+    tm.tm_mon -= 1;
+    return (json_int_t)timegm(&tm) * 1000000 + (json_int_t)ms * 1000;
+}
+
+static json_t *str_or_null(const char *s) { return s && *s ? json_string(s) : json_null(); }
+
+json_t *og_cli_commit_json(og_db *db, const og_receipt *r)
+{
+    if (!r->published) return json_null();
+    char *text = NULL;
+    json_t *c = db && og_db_commit_show(&text, db, r->commit) == OG_OK ? json_loads(text, 0, NULL) : NULL;
+    og_free(text);
+    json_t *parents = json_object_get(c, "parents");
+    json_t *o = json_object();
+    json_object_set_new(o, "graph_commit_id", json_string(r->commit));
+    json_object_set_new(o, "graph_branch", json_string(r->branch));
+    json_object_set_new(o, "graph_manifest_version", json_integer(0)); /* no manifest versions here */
+    json_object_set_new(o, "parent_commit_id", str_or_null(json_string_value(json_array_get(parents, 0))));
+    json_object_set_new(o, "merged_parent_commit_id", str_or_null(json_string_value(json_array_get(parents, 1))));
+    json_object_set_new(o, "actor_id", str_or_null(json_string_value(json_object_get(c, "actor"))));
+    json_object_set_new(o, "created_at", json_integer(iso_us(json_string_value(json_object_get(c, "created_at")))));
+    json_object_set_new(o, "attempts", json_integer(r->attempts));
+    json_decref(c);
+    return o;
+}
+
+/* Per type, the records of an NDJSON file: nodes and edges as [{"name","entities_loaded"}]
+ * sorted by name. */
+static void count_types(const char *path, json_t *nodes, json_t *edges)
+{
+    FILE *f = path ? fopen(path, "rb") : NULL;
+    if (!f) return;
+    json_t *counts = json_object();
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    while ((n = getline(&line, &cap, f)) > 0) {
+        json_t *rec = json_loadb(line, (size_t)n, JSON_DECODE_ANY, NULL);
+        const char *t = json_string_value(json_object_get(rec, "type")), *e = json_string_value(json_object_get(rec, "edge"));
+        if (t || e) {
+            char key[300];
+            snprintf(key, sizeof key, "%c%s", t ? 'n' : 'e', t ? t : e);
+            json_object_set_new(counts, key, json_integer(json_integer_value(json_object_get(counts, key)) + 1));
+        }
+        json_decref(rec);
+    }
+    free(line);
+    fclose(f);
+    const char **keys = malloc(json_object_size(counts) * sizeof *keys);
+    size_t nk = 0;
+    const char *key;
+    json_t *v;
+    json_object_foreach(counts, key, v) keys[nk++] = key;
+    for (size_t i = 1; i < nk; i++)
+        for (size_t j = i; j > 0 && strcmp(keys[j - 1], keys[j]) > 0; j--) {
+            const char *x = keys[j];
+            keys[j] = keys[j - 1];
+            keys[j - 1] = x;
+        }
+    for (size_t i = 0; i < nk; i++)
+        json_array_append_new(keys[i][0] == 'n' ? nodes : edges,
+                              json_pack("{s:s,s:O}", "name", keys[i] + 1, "entities_loaded", json_object_get(counts, keys[i])));
+    free(keys);
+    json_decref(counts);
+}
+
+void og_cli_print_receipt(const og_graph_args *a, og_db *db, const og_receipt *r, int load, const og_cli_write_info *w)
+{
+    int fmt = a->format ? a->format : a->json ? OG_CLI_JSON : OG_CLI_TEXT;
+    if (fmt == OG_CLI_TEXT) {
         if (!r->published)
             printf("no changes (nothing published)\n");
         else if (load)
@@ -142,26 +222,33 @@ void og_cli_print_receipt(const og_graph_args *a, const og_receipt *r, int load)
                    (unsigned long long)r->affected_edges, r->commit, r->branch);
         return;
     }
+    const char *branch = a->branch ? a->branch : "main";
     json_t *o = json_object();
-    if (r->published) {
-        json_t *c = json_object();
-        json_object_set_new(c, "graph_commit_id", json_string(r->commit));
-        json_object_set_new(c, "graph_branch", json_string(r->branch));
-        json_object_set_new(c, "attempts", json_integer(r->attempts));
-        json_object_set_new(o, "commit", c);
+    if (load) {
+        json_t *nodes = json_array(), *edges = json_array();
+        count_types(w ? w->data_path : NULL, nodes, edges);
+        json_object_set_new(o, "branch", json_string(branch));
+        json_object_set_new(o, "base_branch", str_or_null(w ? w->from : NULL));
+        json_object_set_new(o, "branch_created", json_boolean(w && w->branch_created));
+        json_object_set_new(o, "mode", str_or_null(w ? w->mode : NULL));
+        json_object_set_new(o, "nodes", nodes);
+        json_object_set_new(o, "edges", edges);
+        json_object_set_new(o, "total_entities", json_integer((json_int_t)r->records));
     } else {
-        json_object_set_new(o, "commit", json_null());
+        json_object_set_new(o, "query_name", str_or_null(w ? w->query_name : NULL));
+        json_object_set_new(o, "branch", json_string(branch));
+        json_object_set_new(o, "affected_nodes", json_integer((json_int_t)r->affected_nodes));
+        json_object_set_new(o, "affected_edges", json_integer((json_int_t)r->affected_edges));
     }
+    json_object_set_new(o, "actor_id", str_or_null(a->actor));
+    json_object_set_new(o, "commit", og_cli_commit_json(db, r));
     if (load) {
         json_object_set_new(o, "records", json_integer((json_int_t)r->records));
         json_object_set_new(o, "inserted", json_integer((json_int_t)r->inserted));
         json_object_set_new(o, "updated", json_integer((json_int_t)r->updated));
-    } else {
-        json_object_set_new(o, "affected_nodes", json_integer((json_int_t)r->affected_nodes));
-        json_object_set_new(o, "affected_edges", json_integer((json_int_t)r->affected_edges));
     }
-    char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    static const char *load_cols[] = {"commit.graph_commit_id", "branch", "mode", "total_entities", "inserted", "updated"};
+    static const char *mut_cols[] = {"commit.graph_commit_id", "branch", "query_name", "affected_nodes", "affected_edges"};
+    og_cli_print_records(fmt, o, NULL, load ? load_cols : mut_cols, load ? 6 : 5);
     json_decref(o);
-    if (s) printf("%s\n", s);
-    free(s);
 }

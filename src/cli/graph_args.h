@@ -7,6 +7,8 @@
 #ifndef OG_CLI_GRAPH_ARGS_H
 #define OG_CLI_GRAPH_ARGS_H
 
+#include <jansson.h>
+
 #include "omnigraph.h"
 
 #define OG_EXIT_PRECONDITION 4
@@ -30,7 +32,8 @@ typedef struct og_graph_args {
     const char *actor;
     int json;
     int quiet;
-    const char *positional[4];
+    int format;        /* og_cli_format (output.h) of a verb that takes --format; 0 = its text */
+    const char *positional[6];
     size_t npositional;
 } og_graph_args;
 
@@ -53,7 +56,25 @@ int og_cli_fail(const char *verb, og_status st);
 /* "omnigraph <verb> -> <root> (direct, local|remote)" on stderr unless --quiet. */
 void og_graph_args_echo(const og_graph_args *a, const char *root);
 
-/* Prints a write receipt (--json: {"commit": {...} | null, ...}; else one line). */
-void og_cli_print_receipt(const og_graph_args *a, const og_receipt *r, int load);
+/* What a write's result document names besides the receipt (fields may be NULL). */
+typedef struct og_cli_write_info {
+    const char *data_path;   /* load: the NDJSON file (its types are counted) */
+    const char *mode;        /* load: overwrite | append | merge */
+    const char *from;        /* load: the --from base */
+    int branch_created;      /* load: the branch was forked by this write */
+    const char *query_name;  /* mutate */
+} og_cli_write_info;
+
+/* The reference's CommitOutput of a published write: {"graph_commit_id","graph_branch",
+ * "graph_manifest_version","parent_commit_id","merged_parent_commit_id","actor_id",
+ * "created_at" (epoch microseconds)} plus our "attempts"; json null when nothing was
+ * published. */
+json_t *og_cli_commit_json(og_db *db, const og_receipt *r);
+
+/* Prints a write receipt: --json / --format as the reference's result document (load:
+ * {"branch","base_branch","branch_created","mode","nodes","edges","total_entities","actor_id",
+ * "commit",...}; mutate: {"query_name","branch","affected_nodes","affected_edges","actor_id",
+ * "commit"}) plus our counters; else one line. */
+void og_cli_print_receipt(const og_graph_args *a, og_db *db, const og_receipt *r, int load, const og_cli_write_info *w);
 
 #endif

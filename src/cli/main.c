@@ -15,8 +15,9 @@ static const og_cli_cmd commands[] = {
     {"version", "print the version", og_cmd_version},
     /* one line per verb; keep alphabetical after the first two */
     {"analyze", "show the search terms of a text (offline)", og_cmd_analyze},
+    {"blob", "read one Blob property: its bytes (get) or size and etag (stat)", og_cmd_blob},
     {"branch", "create, list, delete and merge branches", og_cmd_branch},
-    {"changes", "row-level changes between two commits", og_cmd_changes},
+    {"changes", "row-level changes between two commits; the change feed (poll, baseline)", og_cmd_changes},
     {"cluster", "cluster as code: validate, plan, apply, status, import, force-unlock", og_cmd_cluster},
     {"commit", "list, show and diff commits", og_cmd_commit},
     {"embed", "fill, replace or remove @embed vectors (a graph branch, or NDJSON files)", og_cmd_embed},

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "engine/changes.h"
+#include "engine/export.h"
 #include "engine/history.h"
 #include "engine/layout.h"
 #include "engine/plan.h"
@@ -46,16 +47,33 @@ const char *og_conflict_kind_name(og_conflict_kind k)
     return "unknown";
 }
 
+const char *og_merge_side_name(og_merge_side s)
+{
+    switch (s) {
+    case OG_MERGE_SIDE_FAIL: return "fail";
+    case OG_MERGE_SIDE_OURS: return "ours";
+    case OG_MERGE_SIDE_THEIRS: return "theirs";
+    }
+    return "unknown";
+}
+
+static void conflict_list_clear(og_merge_conflict **list, size_t *n)
+{
+    for (size_t i = 0; i < *n; i++) {
+        free((*list)[i].type);
+        free((*list)[i].id);
+        free((*list)[i].message);
+        json_decref((*list)[i].properties);
+    }
+    free(*list);
+    *list = NULL;
+    *n = 0;
+}
+
 static void conflicts_clear(og_merge_result *r)
 {
-    for (size_t i = 0; i < r->nconflicts; i++) {
-        free(r->conflicts[i].type);
-        free(r->conflicts[i].id);
-        free(r->conflicts[i].message);
-    }
-    free(r->conflicts);
-    r->conflicts = NULL;
-    r->nconflicts = 0;
+    conflict_list_clear(&r->conflicts, &r->nconflicts);
+    conflict_list_clear(&r->resolved, &r->nresolved);
 }
 
 void og_merge_result_free(og_merge_result *r)
@@ -63,24 +81,37 @@ void og_merge_result_free(og_merge_result *r)
     if (r) conflicts_clear(r);
 }
 
-static og_status add_conflict(og_merge_result *r, og_conflict_kind kind, const char *type, const void *id, size_t idlen,
-                              const char *message)
+/* Appends a conflict to *list (takes `properties`). */
+static og_status push_conflict(og_merge_conflict **list, size_t *n, og_conflict_kind kind, int is_edge, const char *type,
+                               const void *id, size_t idlen, const char *message, json_t *properties)
 {
-    og_merge_conflict *c = realloc(r->conflicts, (r->nconflicts + 1) * sizeof *c);
-    if (!c) return og_err(OG_ERR_NOMEM, "out of memory");
-    r->conflicts = c;
-    c = &r->conflicts[r->nconflicts];
+    og_merge_conflict *c = realloc(*list, (*n + 1) * sizeof *c);
+    if (!c) {
+        json_decref(properties);
+        return og_err(OG_ERR_NOMEM, "out of memory");
+    }
+    *list = c;
+    c = &c[*n];
     memset(c, 0, sizeof *c);
     c->kind = kind;
+    c->is_edge = is_edge;
     c->type = strdup(type ? type : "");
     c->id = id ? strndup(id, idlen) : NULL;
     c->message = strdup(message ? message : "");
+    c->properties = properties;
     if (!c->type || (id && !c->id) || !c->message) {
         free(c->type), free(c->id), free(c->message);
+        json_decref(properties);
         return og_err(OG_ERR_NOMEM, "out of memory");
     }
-    r->nconflicts++;
+    (*n)++;
     return OG_OK;
+}
+
+static og_status add_conflict(og_merge_result *r, og_conflict_kind kind, int is_edge, const char *type, const void *id,
+                              size_t idlen, const char *message)
+{
+    return push_conflict(&r->conflicts, &r->nconflicts, kind, is_edge, type, id, idlen, message, NULL);
 }
 
 typedef struct merge_ctx {
@@ -89,6 +120,7 @@ typedef struct merge_ctx {
     char source_head[OG_ULID_LEN + 1];
     og_merge_result *res;
     const og_merge_opts *opts;
+    og_merge_resolve resolve;
 } merge_ctx;
 
 static uint64_t ver(const og_table_ref *r) { return r ? r->version : 0; }
@@ -142,6 +174,23 @@ static og_status row_by_address(og_plan *p, og_plan_table *pt, addr_index *ix, u
     return OG_OK;
 }
 
+/* Stages the after image of source change ch (an insert or update) on the target plan. */
+static og_status stage_after(og_plan *p, og_plan_table *pt, const og_table_delta *d, const og_change *ch)
+{
+    OG_TRY(og_plan_table_cols(pt));
+    og_vector *one = calloc(d->after.ncols, sizeof *one);
+    if (!one) return og_err(OG_ERR_NOMEM, "out of memory");
+    og_status st = OG_OK;
+    for (size_t c = 0; c < d->after.ncols && st == OG_OK; c++) st = og_vector_gather(&one[c], &d->after.cols[c], &ch->after, 1);
+    uint32_t row;
+    long prev;
+    if (st == OG_OK) st = og_plan_stage_vectors(p, pt, one, &row, &prev);
+    if (st == OG_OK && prev >= 0) og_plan_supersede(pt, (uint32_t)prev);
+    for (size_t c = 0; c < d->after.ncols; c++) og_vector_free(&one[c]);
+    free(one);
+    return st;
+}
+
 /* Stages one source-side change on the target plan. */
 static og_status apply_change(og_plan *p, og_plan_table *pt, addr_index *ix, const og_table_delta *d,
                               const og_change *ch, og_merge_result *res)
@@ -156,30 +205,109 @@ static og_status apply_change(og_plan *p, og_plan_table *pt, addr_index *ix, con
         res->deleted++;
         return OG_OK;
     }
-    OG_TRY(og_plan_table_cols(pt));
-    og_vector *one = calloc(d->after.ncols, sizeof *one);
-    if (!one) return og_err(OG_ERR_NOMEM, "out of memory");
-    og_status st = OG_OK;
-    for (size_t c = 0; c < d->after.ncols && st == OG_OK; c++) st = og_vector_gather(&one[c], &d->after.cols[c], &ch->after, 1);
-    uint32_t row;
-    long prev;
-    if (st == OG_OK) st = og_plan_stage_vectors(p, pt, one, &row, &prev);
-    if (st == OG_OK && prev >= 0) og_plan_supersede(pt, (uint32_t)prev);
-    for (size_t c = 0; c < d->after.ncols; c++) og_vector_free(&one[c]);
-    free(one);
-    if (st == OG_OK) {
-        if (ch->op == OG_CHANGE_INSERT) res->inserted++;
-        else res->updated++;
+    OG_TRY(stage_after(p, pt, d, ch));
+    if (ch->op == OG_CHANGE_INSERT) res->inserted++;
+    else res->updated++;
+    return OG_OK;
+}
+
+/* A conflict settled for the source ("theirs"): the target's row of that id (whatever the
+ * target did to it) is replaced by the source's image, or removed when the source deleted it. */
+static og_status take_source(og_plan *p, og_plan_table *pt, const og_table_delta *d, const og_change *ch,
+                             og_merge_result *res)
+{
+    long crow = og_plan_committed_find(p, pt, (const char *)ch->id, ch->idlen);
+    if (crow >= 0) OG_TRY(og_plan_remove_committed(p, pt, (uint32_t)crow));
+    if (ch->op == OG_CHANGE_DELETE) {
+        res->deleted++;
+        return OG_OK;
     }
-    return st;
+    OG_TRY(stage_after(p, pt, d, ch));
+    if (crow >= 0) res->updated++;
+    else res->inserted++;
+    return OG_OK;
 }
 
 static int side_present(const og_change *ch) { return ch->op != OG_CHANGE_DELETE; }
 
-/* The three-way merge of one table. */
-static og_status merge_table(og_plan *p, og_plan_table *pt, og_graph *g, const char *dir, const og_table_ref *rb,
-                             const og_table_ref *rs, const og_table_ref *rt, og_merge_result *res)
+/* A cell as compact JSON text for a message, cut at 48 bytes. */
+static void value_text(og_buf *b, json_t *v)
 {
+    char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+    if (!s) {
+        og_buf_printf(b, "?");
+        return;
+    }
+    size_t n = strlen(s);
+    if (n > 48) {
+        size_t cut = 45;
+        while (cut > 0 && ((unsigned char)s[cut] & 0xc0) == 0x80) cut--; /* not inside a UTF-8 sequence */
+        og_buf_printf(b, "%.*s...", (int)cut, s);
+    } else {
+        og_buf_printf(b, "%s", s);
+    }
+    free(s);
+}
+
+/* The properties in which a row conflict's sides differ: both sides present → where their
+ * images differ; one side deleted → where the other side's image differs from the base.
+ * *props receives [{"property","base"?,"source"?,"target"?}]; `text` the readable list. */
+static og_status conflict_details(const merge_ctx *c, const og_plan_table *pt, const og_table_delta *ds,
+                                  const og_change *cs, const og_table_delta *dt, const og_change *ct, json_t **props,
+                                  og_buf *text)
+{
+    const og_vector *bv = NULL, *sv = NULL, *tv = NULL;
+    size_t br = 0, sr = cs->after, tr = ct->after;
+    if (cs->before != OG_CHANGE_NO_ROW) bv = ds->before.cols, br = cs->before;
+    else if (ct->before != OG_CHANGE_NO_ROW) bv = dt->before.cols, br = ct->before;
+    if (cs->after != OG_CHANGE_NO_ROW) sv = ds->after.cols;
+    if (ct->after != OG_CHANGE_NO_ROW) tv = dt->after.cols;
+    size_t ncols = ds->after.ncols ? ds->after.ncols : ds->before.ncols;
+    size_t first_prop = pt->is_edge ? 3 : 1;
+    *props = json_array();
+    if (!*props) return og_err(OG_ERR_NOMEM, "out of memory");
+    size_t listed = 0;
+    for (size_t col = 1; col < ncols; col++) {
+        int differ;
+        if (sv && tv) differ = !og_vector_row_eq(&sv[col], sr, &tv[col], tr);
+        else if (bv && (sv || tv)) differ = sv ? !og_vector_row_eq(&sv[col], sr, &bv[col], br)
+                                               : !og_vector_row_eq(&tv[col], tr, &bv[col], br);
+        else differ = 0;
+        if (!differ) continue;
+        const char *name = col >= first_prop ? pt->t->props[col - first_prop].name : col == 1 ? "from" : "to";
+        json_t *o = json_object();
+        json_object_set_new(o, "property", json_string(name));
+        json_t *bj = bv ? og_export_value_json(&bv[col], br) : NULL, *sj = sv ? og_export_value_json(&sv[col], sr) : NULL,
+               *tj = tv ? og_export_value_json(&tv[col], tr) : NULL;
+        og_buf_printf(text, "%s%s: ", listed++ ? "; " : "", name);
+        if (sj && tj) {
+            value_text(text, sj);
+            og_buf_printf(text, " on %s, ", c->source_branch);
+            value_text(text, tj);
+            og_buf_printf(text, " on %s", c->target_branch);
+            if (bj) {
+                og_buf_printf(text, " (was ");
+                value_text(text, bj);
+                og_buf_printf(text, ")");
+            }
+        } else if (bj && (sj || tj)) {
+            value_text(text, bj);
+            og_buf_printf(text, " -> ");
+            value_text(text, sj ? sj : tj);
+        }
+        if (bj) json_object_set_new(o, "base", bj);
+        if (sj) json_object_set_new(o, "source", sj);
+        if (tj) json_object_set_new(o, "target", tj);
+        json_array_append_new(*props, o);
+    }
+    return OG_OK;
+}
+
+/* The three-way merge of one table. */
+static og_status merge_table(merge_ctx *c, og_plan *p, og_plan_table *pt, og_graph *g, const char *dir,
+                             const og_table_ref *rb, const og_table_ref *rs, const og_table_ref *rt)
+{
+    og_merge_result *res = c->res;
     og_table_delta ds, dt;
     memset(&dt, 0, sizeof dt);
     OG_TRY(og_table_delta_compute(g, pt->t, pt->is_edge, pt->index, dir, rb, rs, &ds));
@@ -200,17 +328,39 @@ static og_status merge_table(og_plan *p, og_plan_table *pt, og_graph *g, const c
         if (!s_has && !t_has) continue; /* both deleted */
         if (s_has && t_has) {
             int same = 1;
-            for (size_t c = 0; c < ds.after.ncols && same; c++)
-                same = og_vector_row_eq(&ds.after.cols[c], cs->after, &dt.after.cols[c], ct->after);
+            for (size_t col = 0; col < ds.after.ncols && same; col++)
+                same = og_vector_row_eq(&ds.after.cols[col], cs->after, &dt.after.cols[col], ct->after);
             if (same) continue; /* convergent */
         }
         og_conflict_kind kind = cs->op == OG_CHANGE_INSERT ? OG_CONFLICT_DIVERGENT_INSERT
                                 : (!s_has || !t_has)      ? OG_CONFLICT_DELETE_VS_UPDATE
                                                           : OG_CONFLICT_DIVERGENT_UPDATE;
-        char msg[512];
-        snprintf(msg, sizeof msg, "%s '%.*s': %s (source %s, target %s)", pt->t->name, (int)cs->idlen, cs->id,
-                 og_conflict_kind_name(kind), og_change_op_name(cs->op), og_change_op_name(ct->op));
-        st = add_conflict(res, kind, pt->t->name, cs->id, cs->idlen, msg);
+        json_t *props = NULL;
+        og_buf detail = OG_BUF_INIT, msg = OG_BUF_INIT;
+        st = conflict_details(c, pt, &ds, cs, &dt, ct, &props, &detail);
+        og_buf_printf(&msg, "%s '%.*s' ", pt->t->name, (int)cs->idlen, (const char *)cs->id);
+        if (kind == OG_CONFLICT_DIVERGENT_INSERT)
+            og_buf_printf(&msg, "was inserted on both %s and %s with different values", c->source_branch, c->target_branch);
+        else if (kind == OG_CONFLICT_DIVERGENT_UPDATE)
+            og_buf_printf(&msg, "was changed differently on %s and %s", c->source_branch, c->target_branch);
+        else
+            og_buf_printf(&msg, "was deleted on %s and updated on %s", s_has ? c->target_branch : c->source_branch,
+                          s_has ? c->source_branch : c->target_branch);
+        if (detail.len) og_buf_printf(&msg, ": %s", og_buf_cstr(&detail));
+        og_merge_side side = c->resolve.side[kind];
+        if (st == OG_OK && side == OG_MERGE_SIDE_THEIRS) st = take_source(p, pt, &ds, cs, res);
+        if (st != OG_OK) {
+            json_decref(props);
+        } else if (side == OG_MERGE_SIDE_OURS || side == OG_MERGE_SIDE_THEIRS) {
+            st = push_conflict(&res->resolved, &res->nresolved, kind, pt->is_edge, pt->t->name, cs->id, cs->idlen,
+                               og_buf_cstr(&msg), props);
+            if (st == OG_OK) res->resolved[res->nresolved - 1].resolution = side;
+        } else {
+            st = push_conflict(&res->conflicts, &res->nconflicts, kind, pt->is_edge, pt->t->name, cs->id, cs->idlen,
+                               og_buf_cstr(&msg), props);
+        }
+        og_buf_free(&detail);
+        og_buf_free(&msg);
     }
     og_table_delta_free(&ds);
     og_table_delta_free(&dt);
@@ -228,9 +378,9 @@ static og_status orphan(og_merge_result *res, const og_cat_type *et, const uint8
                         const uint8_t *node, size_t nlen, const og_cat_type *nt)
 {
     char msg[640];
-    snprintf(msg, sizeof msg, "%s '%.*s': orphan_edge (%s '%.*s' is not in %s after the merge)", et->name, (int)idlen,
-             (const char *)id, end, (int)nlen, (const char *)node, nt->name);
-    return add_conflict(res, OG_CONFLICT_ORPHAN_EDGE, et->name, id, idlen, msg);
+    snprintf(msg, sizeof msg, "%s '%.*s' would point at a deleted node: its %s %s '%.*s' is not in the merged graph",
+             et->name, (int)idlen, (const char *)id, end, nt->name, (int)nlen, (const char *)node);
+    return add_conflict(res, OG_CONFLICT_ORPHAN_EDGE, 1, et->name, id, idlen, msg);
 }
 
 /* Every edge of the merged image whose endpoint is missing: staged edges, and kept committed
@@ -278,17 +428,19 @@ static og_status validation_conflict(og_plan *p, og_merge_result *res)
                                                                                     : OG_CONFLICT_VALUE_CONSTRAINT_VIOLATION;
     /* the type: the catalog type named earliest in the message */
     const char *type = "", *best = NULL;
+    int is_edge = 0;
     for (int pass = 0; pass < 2; pass++) {
         size_t n = pass ? p->cat->nedges : p->cat->nnodes;
         for (size_t i = 0; i < n; i++) {
             const og_cat_type *t = pass ? &p->cat->edges[i] : &p->cat->nodes[i];
             const char *at = strstr(msg, t->name);
-            if (at && (!best || at < best || (at == best && strlen(t->name) > strlen(type)))) best = at, type = t->name;
+            if (at && (!best || at < best || (at == best && strlen(t->name) > strlen(type))))
+                best = at, type = t->name, is_edge = pass;
         }
     }
     char *copy = strdup(msg);
     if (!copy) return og_err(OG_ERR_NOMEM, "out of memory");
-    og_status st = add_conflict(res, kind, type, NULL, 0, copy);
+    og_status st = add_conflict(res, kind, is_edge, type, NULL, 0, copy);
     free(copy);
     return st;
 }
@@ -304,8 +456,7 @@ static og_status conflict_error(const merge_ctx *c)
     for (size_t i = 0; i < c->res->nconflicts; i++) {
         const og_merge_conflict *k = &c->res->conflicts[i];
         size_t mark = b.len;
-        og_buf_printf(&b, "\n  %s %s%s%s: %s", og_conflict_kind_name(k->kind), k->type, k->id ? " " : "",
-                      k->id ? k->id : "", k->message);
+        og_buf_printf(&b, "\n  %s: %s", og_conflict_kind_name(k->kind), k->message);
         if (b.len > 900) {
             b.len = mark;
             og_buf_printf(&b, "\n  ... and %zu more", c->res->nconflicts - i);
@@ -352,7 +503,7 @@ static og_status three_way(merge_ctx *c, og_graph *g, const og_snapshot *base, c
             const og_table_ref *rb = og_commit_table(bc, dir), *rs = og_commit_table(sc, dir),
                                *rt = og_snapshot_table(base, dir);
             if (ver(rs) == ver(rt) || ver(rs) == ver(rb)) continue; /* the source did not change it */
-            st = merge_table(&plan, pt, g, dir, rb, rs, rt, res);
+            st = merge_table(c, &plan, pt, g, dir, rb, rs, rt);
         }
     }
     if (st == OG_OK && !res->nconflicts) st = check_orphans(&plan, res);
@@ -427,6 +578,12 @@ static og_status merge_attempt(void *vctx, og_graph *g, const og_snapshot *base,
 
 og_status og_engine_merge(og_engine *e, const og_merge_opts *o, og_merge_result *out)
 {
+    return og_engine_merge_resolve(e, o, NULL, out);
+}
+
+og_status og_engine_merge_resolve(og_engine *e, const og_merge_opts *o, const og_merge_resolve *resolve,
+                                  og_merge_result *out)
+{
     memset(out, 0, sizeof *out);
     if (!o || !o->source) return og_err(OG_ERR_INVALID, "merge: a source branch is required");
     const char *target = o->target ? o->target : "main";
@@ -435,7 +592,14 @@ og_status og_engine_merge(og_engine *e, const og_merge_opts *o, og_merge_result 
     og_ref_entry src;
     OG_TRY(og_graph_head_entry(g, o->source, &src));
     if (src.kind == OG_REF_DELETE) return og_err(OG_ERR_NOT_FOUND, "branch '%s' was deleted", o->source);
-    merge_ctx c = {e, o->source, target, "", out, o};
+    merge_ctx c;
+    memset(&c, 0, sizeof c);
+    c.e = e;
+    c.source_branch = o->source;
+    c.target_branch = target;
+    c.res = out;
+    c.opts = o;
+    if (resolve) c.resolve = *resolve;
     snprintf(c.source_head, sizeof c.source_head, "%s", src.commit);
     snprintf(out->source_head, sizeof out->source_head, "%s", src.commit);
     og_write_opts wo;

@@ -20,11 +20,18 @@
  *     @unique, @card and value constraints (its first violation becomes one conflict).
  *     Parents [target head, source head].
  * Any conflict → OG_ERR_CONFLICT with every conflict listed (type, id, kind) and nothing
- * published.  A three-way merge needs one schema on all three commits (else
+ * published.  A row conflict (divergent_insert, divergent_update, delete_vs_update) names the
+ * properties in which the two sides differ, with each side's value and the base's (the
+ * conflict's `properties`).  og_engine_merge_resolve picks a side per row-conflict kind instead
+ * (Git's `-X ours|theirs`): ours keeps the target's row, theirs takes the source's (its
+ * update, insert or delete); the resolved conflicts are reported in og_merge_result.resolved
+ * and the merged image is still validated (orphan edges and constraints stay conflicts).  A three-way merge needs one schema on all three commits (else
  * OG_ERR_UNSUPPORTED); a fast-forward adopts the source's schema.
  */
 #ifndef OG_ENGINE_MERGE_H
 #define OG_ENGINE_MERGE_H
+
+#include <jansson.h>
 
 #include "engine/engine.h"
 
@@ -48,11 +55,24 @@ typedef enum og_conflict_kind {
 const char *og_merge_outcome_name(og_merge_outcome o);
 const char *og_conflict_kind_name(og_conflict_kind k);
 
+/* How a row conflict is settled: fail (the default), keep the target's row (ours), or take
+ * the source's change (theirs). */
+typedef enum og_merge_side { OG_MERGE_SIDE_FAIL = 0, OG_MERGE_SIDE_OURS = 1, OG_MERGE_SIDE_THEIRS = 2 } og_merge_side;
+
+/* "fail" / "ours" / "theirs". */
+const char *og_merge_side_name(og_merge_side s);
+
 typedef struct og_merge_conflict {
     og_conflict_kind kind;
+    int is_edge;   /* the type is an edge type */
     char *type;    /* node or edge type name */
     char *id;      /* entity id, or NULL (a constraint over several rows) */
-    char *message;
+    char *message; /* names the type and id once, then what differs */
+    /* row conflicts: [{"property","base"?,"source"?,"target"?}], one per property whose value
+     * differs between the sides (a side that deleted the row, or a base without it, has no
+     * key); NULL for the other kinds */
+    json_t *properties;
+    og_merge_side resolution; /* in og_merge_result.resolved: the side taken */
 } og_merge_conflict;
 
 typedef struct og_merge_opts {
@@ -67,6 +87,12 @@ typedef struct og_merge_opts {
     void *attempt_hook_arg;
 } og_merge_opts;
 
+/* Per og_conflict_kind (index = kind): how a row conflict of that kind is settled; only
+ * divergent_insert, divergent_update and delete_vs_update are consulted. */
+typedef struct og_merge_resolve {
+    og_merge_side side[OG_CONFLICT_VALUE_CONSTRAINT_VIOLATION + 1];
+} og_merge_resolve;
+
 typedef struct og_merge_result {
     og_merge_outcome outcome;
     char base[OG_ULID_LEN + 1];
@@ -80,11 +106,16 @@ typedef struct og_merge_result {
     uint64_t rows_read;
     og_merge_conflict *conflicts;      /* when OG_ERR_CONFLICT came from the merge itself */
     size_t nconflicts;
+    og_merge_conflict *resolved;       /* row conflicts settled by og_engine_merge_resolve */
+    size_t nresolved;
 } og_merge_result;
 
 /* Merges; `out` is filled on success and with the conflicts on OG_ERR_CONFLICT; free it with
  * og_merge_result_free in both cases. */
 og_status og_engine_merge(og_engine *e, const og_merge_opts *o, og_merge_result *out);
+/* The same, settling row conflicts as `resolve` says (NULL = every conflict fails). */
+og_status og_engine_merge_resolve(og_engine *e, const og_merge_opts *o, const og_merge_resolve *resolve,
+                                  og_merge_result *out);
 void og_merge_result_free(og_merge_result *r);
 
 #endif

@@ -51,6 +51,7 @@ static job *qhead, *qtail;
 static size_t qlen;
 static running *runs;
 static unsigned nworkers;
+static int forking; /* a fork is being prepared: workers take no new job */
 
 static atomic_uint_fast64_t n_gets, n_bytes, n_hits, n_misses, n_waits, n_prefetches, n_dropped, n_heads;
 
@@ -63,8 +64,21 @@ static unsigned long long env_u64(const char *name, unsigned long long dflt)
     return *end ? dflt : x;
 }
 
-static void atfork_prepare(void) { pthread_mutex_lock(&mu); }
-static void atfork_parent(void) { pthread_mutex_unlock(&mu); }
+/* A fork must not copy a worker in the middle of a fetch: it may hold the allocator's or the
+ * store's locks, and the child would wait on them forever.  So the prepare handler lets the
+ * running jobs finish and keeps the workers from starting new ones until the fork is done. */
+static void atfork_prepare(void)
+{
+    pthread_mutex_lock(&mu);
+    forking = 1;
+    while (runs) pthread_cond_wait(&cv, &mu);
+}
+static void atfork_parent(void)
+{
+    forking = 0;
+    pthread_cond_broadcast(&qcv);
+    pthread_mutex_unlock(&mu);
+}
 static void atfork_child(void)
 {
     /* No workers survive a fork; a worker may have held the cache's lock, so start afresh
@@ -73,6 +87,7 @@ static void atfork_child(void)
     pthread_cond_init(&cv, NULL);
     pthread_cond_init(&qcv, NULL);
     nworkers = 0;
+    forking = 0;
     flights = NULL;
     qhead = qtail = NULL;
     qlen = 0;
@@ -279,7 +294,7 @@ static void *worker(void *arg)
     (void)arg;
     pthread_mutex_lock(&mu);
     for (;;) {
-        while (!qhead) pthread_cond_wait(&qcv, &mu);
+        while (!qhead || forking) pthread_cond_wait(&qcv, &mu);
         job *j = qhead;
         qhead = j->next;
         if (!qhead) qtail = NULL;

@@ -141,7 +141,7 @@ static void merges(void **state)
     grab(out, "head", head);
     assert_int_equal(run(out, sizeof out, "%s branch merge --quiet --json dev %s/g 2>&1", bin, dir), 1);
     assert_non_null(strstr(out, "divergent_update"));
-    assert_non_null(strstr(out, "Person Ada"));
+    assert_non_null(strstr(out, "Person 'Ada' was changed differently on dev and main: age: 3 on dev, 4 on main"));
     assert_non_null(strstr(out, "\"conflicts\""));
     assert_int_equal(run(out, sizeof out, "%s commit list --quiet --json --limit 1 %s/g", bin, dir), 0);
     assert_non_null(strstr(out, head)); /* nothing published */

@@ -57,6 +57,13 @@ static void test_queries_and_mcp(void **state)
     assert_int_equal(run(out, sizeof out, "%s queries run adults --params '{\"min\":40}' --cluster %s/c", bin, dir), 0);
     assert_non_null(strstr(out, "\"row_count\": 1"));
     assert_non_null(strstr(out, "Grace"));
+    /* --format: a read's rows by its columns; the catalog as records */
+    assert_int_equal(run(out, sizeof out, "%s queries run adults --params '{\"min\":40}' --format csv --cluster %s/c", bin, dir), 0);
+    assert_non_null(strstr(out, "\r\nGrace"));
+    assert_int_equal(run(out, sizeof out, "%s queries list --format table --cluster %s/c", bin, dir), 0);
+    assert_non_null(strstr(out, "name "));
+    assert_non_null(strstr(out, "(4 rows)\n"));
+    assert_int_equal(run(out, sizeof out, "%s queries list --format yaml --cluster %s/c 2>&1", bin, dir), 2);
     assert_int_equal(run(out, sizeof out, "%s queries run adults --params '{}' --cluster %s/c 2>&1", bin, dir), 1);
     assert_non_null(strstr(out, "param `$min`: missing required parameter of type I32"));
     assert_int_equal(run(out, sizeof out, "%s queries run nope --cluster %s/c 2>&1", bin, dir), 1);

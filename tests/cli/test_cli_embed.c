@@ -73,7 +73,25 @@ static void embed_graph_and_files(void **state)
 
     /* usage errors */
     assert_int_equal(run(NULL, 0, "%s embed --reembed-all --clean %s/g 2>/dev/null", bin, dir), 2);
-    assert_int_equal(run(NULL, 0, "%s embed --seed x.yaml 2>/dev/null", bin), 2);
+    assert_int_equal(run(NULL, 0, "%s embed --seed x.yaml --input a 2>/dev/null", bin), 2);
+    assert_int_equal(run(out, sizeof out, "%s embed --seed %s/none.yaml 2>&1", bin, dir), 1);
+    assert_non_null(strstr(out, "cannot read seed manifest"));
+
+    /* a --seed manifest: input, output and spec relative to its directory */
+    assert_int_equal(run(NULL, 0, "mkdir -p %s/m", dir), 0);
+    write_file("m/seed.yaml", "sources:\n  raw_seed: ../raw.jsonl\nembeddings:\n  dimension: 2\n  types:\n"
+                              "    Document:\n      target: e\n      fields: [body]\n");
+    assert_int_equal(run(out, sizeof out, ENV " %s embed --json --seed %s/m/seed.yaml", dir, bin, dir), 0);
+    assert_non_null(strstr(out, "\"embedded_records\": 1"));
+    assert_non_null(strstr(out, "m/./build/seed.embedded.jsonl"));
+    assert_int_equal(run(out, sizeof out, "cat %s/m/build/seed.embedded.jsonl", dir), 0);
+    assert_non_null(strstr(out, "\"e\":["));
+    write_file("m/bad.yaml", "sources:\n  raw_seed: ../raw.jsonl\n");
+    assert_int_equal(run(out, sizeof out, "%s embed --seed %s/m/bad.yaml 2>&1", bin, dir), 1);
+    assert_non_null(strstr(out, "is missing embeddings"));
+    write_file("m/broken.yaml", "sources: [\n");
+    assert_int_equal(run(out, sizeof out, "%s embed --seed %s/m/broken.yaml 2>&1", bin, dir), 1);
+    assert_non_null(strstr(out, "broken.yaml:"));
     assert_int_equal(run(NULL, 0, "%s embed --input %s/raw.jsonl 2>/dev/null", bin, dir), 2);
     /* a bad provider name is a typed failure, not a crash */
     assert_int_equal(run(out, sizeof out, "OMNIGRAPH_EMBED_PROVIDER=nope %s embed --quiet %s/g 2>&1", bin, dir), 1);

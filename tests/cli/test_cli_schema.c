@@ -177,15 +177,17 @@ static void schema_apply_hard_drop_reports_reclaimed(void **state)
     memcpy(loaded, p + strlen("\"graph_commit_id\": \""), 26);
     /* soft: nothing reclaimed, the old commit still reads */
     assert_int_equal(run("schema apply --quiet --json --schema h2.pg hg", out, sizeof out), 0);
-    assert_non_null(strstr(out, "\"reclaimed\": null}"));
+    assert_non_null(strstr(out, "\"reclaimed\": null\n}"));
+    assert_non_null(strstr(out, "\"applied\": true,"));
+    assert_non_null(strstr(out, "\"commit\": {\n    \"graph_commit_id\": \""));
     char cmd[256];
     snprintf(cmd, sizeof cmd, "query --quiet --query h.gq people --at %s --format csv --store hg", loaded);
     assert_int_equal(run(cmd, out, sizeof out), 0);
     /* hard: Person's three versions (init, load, the soft drop) go */
     assert_int_equal(run("schema apply --quiet --json --allow-data-loss --schema h3.pg hg", out, sizeof out), 0);
-    assert_non_null(strstr(out, "\"mode\":\"hard\""));
-    assert_non_null(strstr(out, "\"reclaimed\": {\"tables\": 1, \"versions\": 3, \"files\": 1, \"bytes\": "));
-    assert_non_null(strstr(out, "\"error\": null}}"));
+    assert_non_null(strstr(out, "\"mode\": \"hard\""));
+    assert_non_null(strstr(out, "\"reclaimed\": {\n    \"tables\": 1,\n    \"versions\": 3,\n    \"files\": 1,\n    \"bytes\": "));
+    assert_non_null(strstr(out, "\"error\": null\n  }\n}"));
     assert_int_equal(run(cmd, out, sizeof out), 1);
     assert_non_null(strstr(out, "not_found"));
     assert_non_null(strstr(out, "reclaimed by a hard drop (schema apply --allow-data-loss)"));

@@ -93,7 +93,7 @@ static void if_commit_on_every_write_verb_exits_4_and_publishes_nothing_when_the
 
     /* on the current head each verb succeeds */
     assert_int_equal(run(out, sizeof out, "%s schema apply --quiet --json --schema %s/s2.pg --if-commit %s %s/g", bin, dir, cur, dir), 0);
-    assert_non_null(strstr(out, "\"commit\": \""));
+    assert_non_null(strstr(out, "\"commit\": {\n    \"graph_commit_id\": \""));
     assert_int_equal(run(out, sizeof out, "%s schema show --quiet %s/g", bin, dir), 0);
     assert_non_null(strstr(out, "email"));
     head("main", cur);

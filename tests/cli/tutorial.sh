@@ -24,6 +24,10 @@ PATH="$bin:$PATH" bash -euo pipefail "$d/tutorial-script.sh" > "$d/out.txt" 2>&1
 cat "$d/out.txt"
 # what the page promises
 grep -q 'conflict' "$d/out.txt"                      # the merge was refused with a conflict
+# ... naming the row and the differing property with both sides' values, once
+grep -q "^  divergent_update: Project 'engine' was changed differently on pause-engine and main: status: \"paused\" on pause-engine, \"done\" on main (was \"active\")\$" "$d/out.txt"
+[ "$(grep -c "Project 'engine'" "$d/out.txt")" -eq 2 ]  # the refusal, then the settled list
+grep -q '^  settled divergent_update (theirs): ' "$d/out.txt"
 grep -q '^merged: merged pause-engine into main' "$d/out.txt"
 [ "$(grep -c '^engine  *paused' "$d/out.txt")" -ge 2 ]  # on the branch, and on main after the merge
 grep -q '^engine  *active' "$d/out.txt"              # time travel to the load

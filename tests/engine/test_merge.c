@@ -465,6 +465,93 @@ static void source_changes_land_once_whether_or_not_the_target_moved_its_rows(vo
     EXPECT_ROWS(f, "knows", NULL, "");
 }
 
+/* A row conflict names the type and id once and each property that differs, with both
+ * sides' values and the base's; a resolve table settles row conflicts per kind (ours keeps the
+ * target's row, theirs takes the source's update, insert or delete) and reports them, while
+ * an orphan edge the chosen side causes stays a conflict. */
+static void conflicts_name_properties_and_strategies_settle_them(void **state)
+{
+    fixture *f = *state;
+    mut_on(f, "dev", "set_age", P("A", 10));
+    mut_on(f, "main", "set_age", P("A", 20));
+    mut_on(f, "dev", "del_person", "{\"name\": \"C\"}");
+    mut_on(f, "main", "set_age", P("C", 30));
+    mut_on(f, "dev", "add_person", P("E", 5));
+    mut_on(f, "main", "add_person", P("E", 6));
+    og_merge_opts o = {"dev", "main", NULL, NULL, NULL};
+    og_merge_result r;
+    assert_int_equal(og_engine_merge(f->e, &o, &r), OG_ERR_CONFLICT);
+    char msg[2048];
+    snprintf(msg, sizeof msg, "%s", og_error_message());
+    assert_int_equal(r.nconflicts, 3);
+    for (size_t i = 0; i < r.nconflicts; i++) {
+        const og_merge_conflict *c = &r.conflicts[i];
+        assert_non_null(c->properties);
+        json_t *p0 = json_array_get(c->properties, 0);
+        assert_string_equal(json_string_value(json_object_get(p0, "property")), "age");
+        /* named once: the type-and-id appears once in the error message */
+        char who[64];
+        snprintf(who, sizeof who, "Person '%s'", c->id);
+        const char *at = strstr(msg, who);
+        assert_non_null(at);
+        assert_null(strstr(at + 1, who));
+        if (c->kind == OG_CONFLICT_DIVERGENT_UPDATE) {
+            assert_string_equal(c->id, "A");
+            assert_int_equal(json_integer_value(json_object_get(p0, "source")), 10);
+            assert_int_equal(json_integer_value(json_object_get(p0, "target")), 20);
+            assert_int_equal(json_integer_value(json_object_get(p0, "base")), 1);
+            assert_non_null(strstr(c->message, "age: 10 on dev, 20 on main (was 1)"));
+        } else if (c->kind == OG_CONFLICT_DELETE_VS_UPDATE) {
+            assert_string_equal(c->id, "C");
+            assert_null(json_object_get(p0, "source")); /* deleted there */
+            assert_int_equal(json_integer_value(json_object_get(p0, "target")), 30);
+            assert_non_null(strstr(c->message, "deleted on dev and updated on main: age: 3 -> 30"));
+        } else {
+            assert_int_equal(c->kind, OG_CONFLICT_DIVERGENT_INSERT);
+            assert_null(json_object_get(p0, "base"));
+        }
+    }
+    og_merge_result_free(&r);
+    EXPECT_ROWS(f, "people", NULL, "A|20|null;B|2|null;C|30|null;D|4|null;E|6|null");
+
+    /* theirs for updates and inserts, ours for delete-vs-update */
+    og_merge_resolve rs;
+    memset(&rs, 0, sizeof rs);
+    rs.side[OG_CONFLICT_DIVERGENT_UPDATE] = OG_MERGE_SIDE_THEIRS;
+    rs.side[OG_CONFLICT_DIVERGENT_INSERT] = OG_MERGE_SIDE_THEIRS;
+    rs.side[OG_CONFLICT_DELETE_VS_UPDATE] = OG_MERGE_SIDE_OURS;
+    if (og_engine_merge_resolve(f->e, &o, &rs, &r)) fail_msg("merge: %s", og_error_message());
+    assert_int_equal(r.outcome, OG_MERGE_MERGED);
+    assert_int_equal(r.nresolved, 3);
+    for (size_t i = 0; i < r.nresolved; i++)
+        assert_int_equal(r.resolved[i].resolution,
+                         r.resolved[i].kind == OG_CONFLICT_DELETE_VS_UPDATE ? OG_MERGE_SIDE_OURS : OG_MERGE_SIDE_THEIRS);
+    og_merge_result_free(&r);
+    EXPECT_ROWS(f, "people", NULL, "A|10|null;B|2|null;C|30|null;D|4|null;E|5|null");
+
+    /* theirs for a delete whose node the target's new edge uses: the orphan stays a conflict */
+    assert_int_equal(og_branch_create(og_engine_graph(f->e), "dev3", "main", NULL, NULL, NULL), OG_OK);
+    mut_on(f, "dev3", "del_person", "{\"name\": \"D\"}");
+    mut_on(f, "main", "set_age", P("D", 40));
+    mut_on(f, "main", "add_knows", "{\"from\":\"B\",\"to\":\"D\"}");
+    og_merge_opts o3 = {"dev3", "main", NULL, NULL, NULL};
+    memset(&rs, 0, sizeof rs);
+    rs.side[OG_CONFLICT_DELETE_VS_UPDATE] = OG_MERGE_SIDE_THEIRS;
+    char before[OG_ULID_LEN + 1], after[OG_ULID_LEN + 1];
+    head_of(f, "main", before);
+    assert_int_equal(og_engine_merge_resolve(f->e, &o3, &rs, &r), OG_ERR_CONFLICT);
+    head_of(f, "main", after);
+    assert_string_equal(before, after);
+    assert_int_equal(r.nconflicts, 1);
+    assert_int_equal(r.conflicts[0].kind, OG_CONFLICT_ORPHAN_EDGE);
+    og_merge_result_free(&r);
+    /* ours keeps D (and the edge) */
+    rs.side[OG_CONFLICT_DELETE_VS_UPDATE] = OG_MERGE_SIDE_OURS;
+    if (og_engine_merge_resolve(f->e, &o3, &rs, &r)) fail_msg("merge 3: %s", og_error_message());
+    og_merge_result_free(&r);
+    EXPECT_ROWS(f, "knows", NULL, "A|B;B|D");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -475,6 +562,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(refusals, setup, teardown),
         cmocka_unit_test_setup_teardown(merge_racing_target_writes, setup, teardown),
         cmocka_unit_test_setup_teardown(source_changes_land_once_whether_or_not_the_target_moved_its_rows, setup, teardown),
+        cmocka_unit_test_setup_teardown(conflicts_name_properties_and_strategies_settle_them, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

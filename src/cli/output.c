@@ -1,0 +1,182 @@
+/*
+ * output.c — the record formats of the CLI's non-query verbs (see output.h), so that every
+ * verb that prints records offers the same `--format json|jsonl|csv|table` as `query`.
+ */
+#include "cli/output.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <utf8proc.h>
+
+#include "cli/cli.h"
+
+int og_cli_format_parse(const char *verb, const char *value, int json, og_cli_format *out)
+{
+    *out = json ? OG_CLI_JSON : OG_CLI_TEXT;
+    if (!value) return 0;
+    og_cli_format f;
+    if (!strcmp(value, "json")) f = OG_CLI_JSON;
+    else if (!strcmp(value, "jsonl")) f = OG_CLI_JSONL;
+    else if (!strcmp(value, "csv")) f = OG_CLI_CSV;
+    else if (!strcmp(value, "table")) f = OG_CLI_TABLE;
+    else return og_cli_usage(verb, "--format must be json, jsonl, csv or table (got '%s')", value);
+    if (json && f != OG_CLI_JSON) return og_cli_usage(verb, "--json and --format %s contradict each other", value);
+    *out = f;
+    return 0;
+}
+
+/* The member `path` of record r: the member of that exact name, else for "a.b" member b of
+ * object member a; NULL when absent. */
+static json_t *member(json_t *r, const char *path)
+{
+    json_t *v = json_object_get(r, path);
+    const char *dot = strchr(path, '.');
+    if (v || !dot) return v;
+    char head[64];
+    snprintf(head, sizeof head, "%.*s", (int)(dot - path), path);
+    json_t *o = json_object_get(r, head);
+    return json_is_object(o) ? member(o, dot + 1) : NULL;
+}
+
+/* A cell's text into a malloc'd string: NULL for null / absent, "" for an empty string, the
+ * string itself, else compact JSON. */
+static char *cell(json_t *v)
+{
+    if (!v || json_is_null(v)) return NULL;
+    if (json_is_string(v)) return strdup(json_string_value(v));
+    return json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_PRESERVE_ORDER);
+}
+
+static void csv_field(const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, stdout);
+        return;
+    }
+    putchar('"');
+    for (; *s; s++) {
+        if (*s == '"') putchar('"');
+        putchar(*s);
+    }
+    putchar('"');
+}
+
+/* Display width in terminal columns (utf8proc's tables; a byte that is not UTF-8 counts 1). */
+static size_t width(const char *s)
+{
+    size_t w = 0, n = strlen(s);
+    for (size_t i = 0; i < n;) {
+        utf8proc_int32_t cp;
+        utf8proc_ssize_t k = utf8proc_iterate((const utf8proc_uint8_t *)s + i, (utf8proc_ssize_t)(n - i), &cp);
+        if (k <= 0) {
+            w++, i++;
+            continue;
+        }
+        int cw = utf8proc_charwidth(cp);
+        w += cw > 0 ? (size_t)cw : 0;
+        i += (size_t)k;
+    }
+    return w;
+}
+
+static void pad(size_t n)
+{
+    while (n--) putchar(' ');
+}
+
+static void print_compact(json_t *v)
+{
+    char *s = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
+    if (s) printf("%s\n", s);
+    free(s);
+}
+
+void og_cli_print_records(int f, json_t *doc, const char *rows_key, const char *const *cols, size_t ncols)
+{
+    if (f == OG_CLI_JSON) {
+        char *s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        if (s) printf("%s\n", s);
+        free(s);
+        return;
+    }
+    json_t *rows = rows_key ? json_object_get(doc, rows_key) : NULL, *one = NULL;
+    if (!rows_key) {
+        one = json_array();
+        json_array_append(one, doc);
+        rows = one;
+    }
+    size_t n = json_array_size(rows);
+    if (f == OG_CLI_JSONL) {
+        if (rows_key) {
+            json_t *meta = json_copy(doc);
+            json_object_del(meta, rows_key);
+            if (json_object_size(meta)) print_compact(meta);
+            json_decref(meta);
+        }
+        for (size_t i = 0; i < n; i++) print_compact(json_array_get(rows, i));
+    } else if (f == OG_CLI_CSV) {
+        for (size_t c = 0; c < ncols; c++) {
+            if (c) putchar(',');
+            csv_field(cols[c]);
+        }
+        fputs("\r\n", stdout);
+        for (size_t i = 0; i < n; i++) {
+            for (size_t c = 0; c < ncols; c++) {
+                if (c) putchar(',');
+                char *t = cell(member(json_array_get(rows, i), cols[c]));
+                if (t && !*t) fputs("\"\"", stdout);
+                else if (t) csv_field(t);
+                free(t);
+            }
+            fputs("\r\n", stdout);
+        }
+    } else { /* table */
+        char **cells = calloc(n * ncols + 1, sizeof *cells);
+        size_t *w = calloc(ncols + 1, sizeof *w);
+        if (!cells || !w) {
+            free(cells), free(w);
+            json_decref(one);
+            return;
+        }
+        for (size_t c = 0; c < ncols; c++) w[c] = width(cols[c]);
+        for (size_t i = 0; i < n; i++)
+            for (size_t c = 0; c < ncols; c++) {
+                char *t = cell(member(json_array_get(rows, i), cols[c]));
+                if (t && !*t) {
+                    free(t);
+                    t = strdup("\"\"");
+                }
+                for (char *p = t; p && *p; p++)
+                    if (*p == '\n' || *p == '\r' || *p == '\t') *p = ' ';
+                cells[i * ncols + c] = t;
+                size_t cw = t ? width(t) : 0;
+                if (cw > w[c]) w[c] = cw;
+            }
+        for (size_t c = 0; c < ncols; c++) {
+            fputs(c ? "  " : "", stdout);
+            fputs(cols[c], stdout);
+            if (c + 1 < ncols) pad(w[c] - width(cols[c]));
+        }
+        putchar('\n');
+        for (size_t c = 0; c < ncols; c++) {
+            fputs(c ? "  " : "", stdout);
+            for (size_t k = 0; k < w[c]; k++) putchar('-');
+        }
+        putchar('\n');
+        for (size_t i = 0; i < n; i++) {
+            for (size_t c = 0; c < ncols; c++) {
+                const char *t = cells[i * ncols + c];
+                fputs(c ? "  " : "", stdout);
+                if (t) fputs(t, stdout);
+                if (c + 1 < ncols) pad(w[c] - (t ? width(t) : 0));
+            }
+            putchar('\n');
+        }
+        printf("(%zu row%s)\n", n, n == 1 ? "" : "s");
+        for (size_t k = 0; k < n * ncols; k++) free(cells[k]);
+        free(cells);
+        free(w);
+    }
+    json_decref(one);
+}
