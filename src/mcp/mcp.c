@@ -491,7 +491,9 @@ static json_t *tools_call(og_mcp *m, const char *actor, json_t *params, int *unk
             res = tool_text(msg, 1);
             break;
         }
+        if (!b->read_only && m->o.write_lock) m->o.write_lock(m->o.write_lock_ctx, 1);
         res = call_builtin(m, actor, b, args);
+        if (!b->read_only && m->o.write_lock) m->o.write_lock(m->o.write_lock_ctx, 0);
     }
     int builtin_name = 0;
     for (size_t i = 0; name && i < NBUILTINS; i++) builtin_name |= !strcmp(builtins[i].name, name);
@@ -529,7 +531,11 @@ static json_t *tools_call(og_mcp *m, const char *actor, json_t *params, int *unk
         }
         if (q && !res) {
             og_mcp_verdict v = ask(m, actor, "invoke_query", NULL, NULL, q->name, 0, why, sizeof why);
-            if (v == OG_MCP_ALLOW) res = call_stored(m, actor, q, qargs);
+            if (v == OG_MCP_ALLOW) {
+                if (q->mutation && m->o.write_lock) m->o.write_lock(m->o.write_lock_ctx, 1);
+                res = call_stored(m, actor, q, qargs);
+                if (q->mutation && m->o.write_lock) m->o.write_lock(m->o.write_lock_ctx, 0);
+            }
             /* a stored query the actor may not invoke is an unknown tool (anti-probing) */
         }
     }

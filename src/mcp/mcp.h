@@ -46,6 +46,11 @@ typedef struct og_mcp_opts {
     int schema_apply_disabled;     /* cluster serving: schema_apply always answers a conflict */
     og_mcp_authorize_fn authorize; /* NULL = allow everything */
     void *authorize_ctx;
+    /* Optional: called with 1 before and 0 after each writing tool call (a mutation, load,
+     * branch operation, schema apply, stored mutation), so a surface can run one graph's
+     * writes one at a time in its process, as its other write paths do. */
+    void (*write_lock)(void *ctx, int lock);
+    void *write_lock_ctx;
 } og_mcp_opts;
 
 og_status og_mcp_new(og_mcp **out, const og_mcp_opts *o);

@@ -789,6 +789,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
     json_object_set_new(o, "matched_rule", r->rule[0] ? json_string(r->rule) : json_null());
     json_object_set_new(o, "status", json_integer(r->status));
     json_object_set_new(o, "latency_ms", json_real((double)us / 1000.0));
+    if (r->mcp[0]) json_object_set_new(o, "mcp", json_string(r->mcp));
     if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK || r->stream_failed)
         json_object_set_new(o, "terminated", json_string(r->stream_failed ? "stream_failed" : "connection_closed"));
     log_json_line(s, o);

@@ -212,19 +212,39 @@ static int rebinding_suspect(og_req *r)
     return 0;
 }
 
+/* MCP writes take the graph's in-process write lock, like every other write route. */
+static void mcp_write_lock(void *ctx, int lock)
+{
+    og_req *r = ctx;
+    if (lock)
+        pthread_mutex_lock(r->g->write_mu_p);
+    else
+        pthread_mutex_unlock(r->g->write_mu_p);
+}
+
 struct MHD_Response *og_h_mcp(og_req *r)
 {
     if (rebinding_suspect(r))
         return og_resp_error(r, 403, "forbidden",
                              "the MCP endpoint refuses this Host or Origin (DNS-rebinding protection)", NULL,
                              NULL);
+    /* audit: which method (and tool / resource) this message was */
+    json_t *msg = json_loadb(r->body ? r->body : "", r->body_len, 0, NULL);
+    const char *method = json_string_value(json_object_get(msg, "method"));
+    json_t *params = json_object_get(msg, "params");
+    const char *what = json_string_value(json_object_get(params, "name"));
+    if (!what) what = json_string_value(json_object_get(params, "uri"));
+    if (method) snprintf(r->mcp, sizeof r->mcp, "%.60s%s%.90s", method, what ? " " : "", what ? what : "");
+    json_decref(msg);
     og_mcp *m = NULL;
     og_mcp_opts mo = {.db = r->g->db,
                       .queries = r->g->queries,
                       .graph_id = r->g->id,
                       .schema_apply_disabled = r->s->o.cluster,
                       .authorize = mcp_authorize,
-                      .authorize_ctx = r};
+                      .authorize_ctx = r,
+                      .write_lock = mcp_write_lock,
+                      .write_lock_ctx = r};
     if (og_mcp_new(&m, &mo)) return og_resp_error(r, 500, "internal", "out of memory", NULL, NULL);
     og_mcp_http_request hr = {.method = r->method,
                               .content_type = og_req_header(r, "Content-Type"),

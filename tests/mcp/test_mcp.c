@@ -353,6 +353,47 @@ static void test_http_binding(void **state)
     og_free(out);
 }
 
+/* The write-lock hook brackets exactly the writing tools, balanced. */
+static int lock_depth, lock_calls;
+static void count_lock(void *ctx, int lock)
+{
+    (void)ctx;
+    lock_depth += lock ? 1 : -1;
+    lock_calls += lock;
+    assert_true(lock_depth == 0 || lock_depth == 1);
+}
+
+static void test_write_lock_hook(void **state)
+{
+    (void)state;
+    og_mcp *m = NULL;
+    og_mcp_opts o = {.db = db, .queries = set, .graph_id = "people", .write_lock = count_lock};
+    assert_int_equal(og_mcp_new(&m, &o), OG_OK);
+    const char *reads[] = {
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"adults\",\"arguments\":{\"params\":{\"min\":1}}}}",
+        "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"branch_list\",\"arguments\":{}}}",
+    };
+    const char *writes[] = {
+        "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"add_person\",\"arguments\":{\"params\":{\"name\":\"Lock\"}}}}",
+        "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"branch_create\",\"arguments\":{\"name\":\"locked\"}}}",
+    };
+    for (size_t i = 0; i < 2; i++) {
+        char *out = NULL;
+        assert_int_equal(og_mcp_handle(m, "w", reads[i], strlen(reads[i]), &out), OG_OK);
+        og_free(out);
+    }
+    assert_int_equal(lock_calls, 0);
+    for (size_t i = 0; i < 2; i++) {
+        char *out = NULL;
+        assert_int_equal(og_mcp_handle(m, "w", writes[i], strlen(writes[i]), &out), OG_OK);
+        assert_null(strstr(out, "\"isError\":true"));
+        og_free(out);
+    }
+    assert_int_equal(lock_calls, 2);
+    assert_int_equal(lock_depth, 0);
+    og_mcp_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -360,6 +401,7 @@ int main(void)
         cmocka_unit_test(test_tool_catalog),   cmocka_unit_test(test_agent_flow),
         cmocka_unit_test(test_resources),      cmocka_unit_test(test_visibility_and_masking),
         cmocka_unit_test(test_meta_mode),      cmocka_unit_test(test_http_binding),
+        cmocka_unit_test(test_write_lock_hook),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

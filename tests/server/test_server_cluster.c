@@ -449,6 +449,7 @@ static void test_quarantine_at_boot(void **state)
     logtext[n] = 0;
     assert_non_null(strstr(logtext, "graph 'bad' quarantined"));
     assert_non_null(strstr(logtext, "does not type-check"));
+    assert_non_null(strstr(logtext, "\"mcp\":\"tools/call schema_apply\"")); /* the request's audit line */
     free(logtext);
     /* --require-all-graphs makes it fatal */
     const char *strict[] = {"--cluster", c2, "--bind", "127.0.0.1:0", "--unauthenticated", "--require-all-graphs", NULL};
