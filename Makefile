@@ -22,7 +22,7 @@ build: deps
 
 # The test build: clang, -Werror, ASan + UBSan, libFuzzer targets.
 test-build: deps
-	@cmake -S . -B $(TESTBLD) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=clang \
+	@cmake -S . -B $(TESTBLD) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
 	  -DOG_SANITIZE=ON -DOG_FUZZ=ON >/dev/null
 	cmake --build $(TESTBLD) -j$(JOBS)
 

@@ -41,3 +41,4 @@ printf '  write: omnigraph-c %12.0f rows/s   lancedb %12.0f rows/s   ratio %.2f 
 printf '  scan:  omnigraph-c %12.0f rows/s   lancedb %12.0f rows/s   ratio %.2f (target >= 1.0)\n' "$cs" "$ls" "$(awk "BEGIN{print $cs/$ls}")"
 bash "$here/bench/graph/run.sh" "$bin"  # the graph benchmark against Kùzu (docs/benchmarks.md)
 bash "$here/bench/search/run.sh" "$bin"  # full-text search against SQLite FTS5 (docs/benchmarks.md)
+bash "$here/bench/search/vector_run.sh" "$bin"  # the vector search benchmark (docs/benchmarks.md)

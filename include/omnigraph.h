@@ -126,6 +126,15 @@ og_status og_db_query_budget(og_rows **out, og_db *db, const char *source, size_
 og_status og_db_query(og_rows **out, og_db *db, const char *source, size_t len, const char *name,
                       const char *params_json, const og_read_opts *at);
 
+/* Per-query options of og_db_query_ex (zero = og_db_query's behaviour). */
+typedef struct og_query_opts {
+    int exact; /* nearest(...) never uses a vector index: exact search (docs/search.md "Vector index") */
+} og_query_opts;
+
+/* og_db_query with per-query options `qo` (may be NULL). */
+og_status og_db_query_ex(og_rows **out, og_db *db, const char *source, size_t len, const char *name,
+                         const char *params_json, const og_read_opts *at, const og_query_opts *qo);
+
 /* The plan of read query `name` of `source` (arguments as og_db_query) as text: one line per
  * operator in the order it runs, with the access path of each binding (key_lookup or
  * full_scan, join=cross for a separate component), the traversal, the predicates pushed into

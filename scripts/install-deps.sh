@@ -8,6 +8,7 @@ PKGS=(
   libjansson-dev libcurl4-openssl-dev libssl-dev libmicrohttpd-dev
   libzstd-dev liblz4-dev libroaring-dev libstemmer-dev libutf8proc-dev
   libyaml-dev libpcre2-dev libcmocka-dev python3
+  libhnswlib-dev # the vector (ANN) index: src/vec/hnsw.cpp, docs/search.md
   sqlite3 # SQLite FTS5: the independent bm25 check (tests/engine/test_search_fts5.c)
   wrk     # the server benchmark (bench/server/run.sh)
   libsqlite3-dev wordnet-base gnuplot-nox # the search benchmark (bench/search/run.sh): FTS5 peer, corpus, chart

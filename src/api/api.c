@@ -21,6 +21,7 @@
 #include "engine/load.h"
 #include "engine/mutate.h"
 #include "engine/schema_apply.h"
+#include "engine/search_ann.h"
 #include "graph/graph.h"
 #include "util/budget.h"
 #include "util/error.h"
@@ -121,6 +122,12 @@ static og_status parse_params(const char *text, json_t **out)
 og_status og_db_query(og_rows **out, og_db *db, const char *source, size_t len, const char *name,
                       const char *params_json, const og_read_opts *at)
 {
+    return og_db_query_ex(out, db, source, len, name, params_json, at, NULL);
+}
+
+og_status og_db_query_ex(og_rows **out, og_db *db, const char *source, size_t len, const char *name,
+                         const char *params_json, const og_read_opts *at, const og_query_opts *qo)
+{
     *out = NULL;
     json_t *params;
     OG_TRY(parse_params(params_json, &params));
@@ -137,11 +144,13 @@ og_status og_db_query(og_rows **out, og_db *db, const char *source, size_t len, 
         free(r);
         return st;
     }
+    og_search_set_exact(qo && qo->exact);
     og_query_budget qb; /* time and memory budgets (api_budget.c, util/budget.h) */
     og_api_budget_begin(db, &qb);
     st = og_engine_query(db->e, at ? at->branch : NULL, commit, "<query>", source, len,
                                    name, params, &r->res, r->commit);
     og_budget_end(&qb);
+    og_search_set_exact(0);
     json_decref(params);
     if (st == OG_OK) st = og_rows_finish(r, name);
     if (st) {

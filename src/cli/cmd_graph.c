@@ -183,6 +183,7 @@ static const char *query_help =
     "                            $OG_QUERY_TIMEOUT_MS): error `limit`, exit 1\n"
     "  --max-memory N            stop it when its intermediate results pass N bytes (512M, 2G;\n"
     "                            default 4G or $OG_QUERY_MAX_MEMORY)\n"
+    "  --exact                   nearest(...) by exact search even where a vector index exists\n"
     "  --explain                 print the plan instead of rows: each step's access path,\n"
     "                            traversal, pushed filters and estimated rows (nothing is read)\n"
     "  --analyze                 with --explain: run the query and add each step's actual rows\n" COMMON_HELP;
@@ -212,6 +213,7 @@ static int run_gq(int argc, char **argv, int is_mutation)
     int explain = 0, analyze = 0;
     const char *inline_src = NULL, *file = NULL, *params = NULL, *params_file = NULL, *format = NULL, *if_commit = NULL,
                *from = NULL, *timeout = NULL, *max_memory = NULL;
+    int exact = 0;
     og_flag flags[] = {
         {"--query-string", "-e", 1, 0, &inline_src, NULL, NULL, NULL},
         {"--query", NULL, 1, 0, &file, NULL, NULL, NULL},
@@ -222,14 +224,16 @@ static int run_gq(int argc, char **argv, int is_mutation)
         {"--from", NULL, 1, 0, &from, NULL, NULL, NULL},
         {"--timeout", NULL, 1, 0, &timeout, NULL, NULL, NULL},
         {"--max-memory", NULL, 1, 0, &max_memory, NULL, NULL, NULL},
+        {"--exact", NULL, 0, 0, NULL, &exact, NULL, NULL},
         {"--explain", NULL, 0, 0, NULL, &explain, NULL, NULL},
         {"--analyze", NULL, 0, 0, NULL, &analyze, NULL, NULL},
     };
-    int rc = og_graph_args_parse(&a, argc, argv, flags, 11, 2);
+    int rc = og_graph_args_parse(&a, argc, argv, flags, 12, 2);
     if (rc) return rc;
     if (!!inline_src == !!file) return og_cli_usage(verb, "give exactly one of -e TEXT or --query FILE");
     if (params && params_file) return og_cli_usage(verb, "give --params or --params-file, not both");
     if (is_mutation && a.at) return og_cli_usage(verb, "--at is for reads");
+    if (is_mutation && exact) return og_cli_usage(verb, "--exact is for reads");
     if (!is_mutation && (if_commit || from)) return og_cli_usage(verb, "%s is for mutations", if_commit ? "--if-commit" : "--from");
     if (is_mutation && (timeout || max_memory)) return og_cli_usage(verb, "--timeout and --max-memory are for reads");
     og_budget budget = {0, 0}; /* docs/maintenance.md "Query budgets" */
@@ -304,7 +308,9 @@ static int run_gq(int argc, char **argv, int is_mutation)
     } else {
         og_rows *rows = NULL;
         og_read_opts at = {a.branch, a.at};
-        st = og_db_query_budget(&rows, db, (const char *)src.data, src.len, name, params, &at, &budget);
+        og_db_set_budget(db, &budget); /* --timeout / --max-memory: this process's one query */
+        og_query_opts qo = {exact};
+        st = og_db_query_ex(&rows, db, (const char *)src.data, src.len, name, params, &at, &qo);
         char *text = NULL;
         if (st == OG_OK) st = og_rows_render(&text, NULL, rows, fmt, a.at ? a.at : (a.branch ? a.branch : "main"));
         if (st) exit_code = fail_in(verb, st, file, NULL);

@@ -16,6 +16,7 @@
 #include "engine/export.h"
 #include "engine/filter.h"
 #include "engine/jsonval.h"
+#include "engine/scan_index.h"
 #include "engine/search.h"
 #include "engine/sort.h"
 #include "util/budget.h"
@@ -653,10 +654,29 @@ static og_status op_scan_ex(exec *x, pipe *p, const og_ir_op *op, const og_ir_op
         xs->cross = p->started;
     }
     pipe s = {0};
-    og_status st;
+    og_status st = OG_OK;
+    uint32_t *cand = NULL; /* rows named by scalar or vector index files (scan_index.h, search.h) */
+    size_t ncand = 0;
+    int indexed = 0;
+    if (!hit) OG_TRY(og_scan_index_candidates(x->ir, x->src, x->params, x->now_ms, op, n, &cand, &ncand, &indexed));
     if (hit) {
         st = og_bindings_from_rows(&s.b, &one, one == UINT32_MAX ? 0 : 1);
         s.identity_col = -1;
+    } else if (indexed) {
+        st = og_bindings_from_rows(&s.b, cand, ncand);
+        free(cand);
+        s.identity_col = -1;
+    } else if (x->ir->rank_order >= 0 && !x->ir->aggregate && x->ir->has_limit && x->ir->nops == 1 && !op->npreds &&
+               x->ir->ranks[x->ir->rank_order].kind == OG_IR_RANK_NEAREST && x->ir->ranks[x->ir->rank_order].var == op->var &&
+               (st = og_search_nearest_candidates(x->search, x->ir->rank_order, x->ir->limit, &cand, &ncand, &indexed)) ==
+                   OG_OK &&
+               indexed) {
+        /* nearest over the bare scan with vector index files: bind only their candidates */
+        st = og_bindings_from_rows(&s.b, cand, ncand);
+        free(cand);
+        s.identity_col = -1;
+    } else if (st != OG_OK) {
+        return st;
     } else if (x->ir->rank_order >= 0 && !x->ir->aggregate && x->ir->ranks[x->ir->rank_order].kind == OG_IR_RANK_BM25 &&
                x->ir->ranks[x->ir->rank_order].var == op->var) {
         /* a bm25 ordering keeps only rows sharing a query term: bind just those (search.h) */

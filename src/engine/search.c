@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/search_ann.h"
 #include "engine/topology.h"
 #include "index/fts.h"
 #include "index/index.h"
@@ -83,6 +84,7 @@ typedef struct rstate {
     uint32_t dim;
     float *dist;
     uint8_t *have;         /* dist computed */
+    int bound;             /* the scan bound only index candidates (og_search_nearest_candidates) */
 } rstate;
 
 struct og_search {
@@ -1149,6 +1151,178 @@ static og_status order_rrf(og_search *s, int rank, const uint32_t *col, size_t n
     return st;
 }
 
+/* 1 when col[0..n) is 0, 1, ..., m - 1 (n == m). */
+static int is_identity(const uint32_t *col, size_t n, size_t m)
+{
+    if (n != m) return 0;
+    uint32_t bad = 0;
+    for (size_t i = 0; i < n; i++) bad |= col[i] ^ (uint32_t)i;
+    return bad == 0;
+}
+
+/* A nearest ordering with a limit over EVERY live row of its type that has a vector (the
+ * match block filtered nothing out) may take its candidates from vector index files
+ * (search_ann.h); *cand (owned, NULL = exact search) then marks the rows that stay. */
+static og_status nearest_index(og_search *s, int rank, const uint32_t *col, size_t n, uint64_t limit, uint8_t **cand)
+{
+    *cand = NULL;
+    const og_ir_rank *r = &s->ir->ranks[rank];
+    rstate *rs = &s->ranks[rank];
+    if (!limit || !s->src->node_index || og_search_exact() || rs->n == 0 || rs->bound) return OG_OK;
+    size_t bytes = (rs->n + 7) / 8 + 1;
+    uint8_t *seen = calloc(bytes, 1);
+    if (!seen) return og_err(OG_ERR_NOMEM, "out of memory");
+    if (!is_identity(col, n, rs->n)) { /* else: every row once, the plain scan of the type */
+        for (size_t i = 0; i < n; i++)
+            if (col[i] != OG_ROW_NONE && col[i] < rs->n) seen[col[i] >> 3] |= (uint8_t)(1u << (col[i] & 7));
+        for (size_t i = 0; i < rs->n; i++)
+            if (!og_bit_get(seen, i) && !og_vector_is_null(rs->vecs, i)) { /* a filtered binding: exact */
+                free(seen);
+                return OG_OK;
+            }
+        memset(seen, 0, bytes);
+    }
+    int used = 0;
+    og_status st = og_search_ann_candidates(s->src, (size_t)s->ir->vars[r->var].type, r->prop_id, rs->q, rs->dim,
+                                            (size_t)limit, rs->n, seen, &used);
+    if (st == OG_OK && used) *cand = seen;
+    else free(seen);
+    return st;
+}
+
+/* nearest_fill over the rows of col[0..n) that cand (NULL = all) marks. */
+static og_status nearest_fill_some(rstate *rs, const uint32_t *col, size_t n, const uint8_t *cand)
+{
+    if (!cand) return nearest_fill(rs, col, n);
+    if (is_identity(col, n, rs->n)) col = NULL; /* the candidates are the rows to fill */
+    uint32_t *rows = malloc((n ? n : 1) * sizeof *rows);
+    if (!rows) return og_err(OG_ERR_NOMEM, "out of memory");
+    size_t m = 0;
+    if (!col) {
+        for (size_t i = 0; i < n; i += 8)
+            if (cand[i >> 3])
+                for (size_t j = i; j < i + 8 && j < n; j++)
+                    if (og_bit_get(cand, j)) rows[m++] = (uint32_t)j;
+    } else {
+        for (size_t i = 0; i < n; i++)
+            if (col[i] != OG_ROW_NONE && col[i] < rs->n && og_bit_get(cand, col[i])) rows[m++] = col[i];
+    }
+    og_status st = nearest_fill(rs, rows, m);
+    free(rows);
+    return st;
+}
+
+/* The k-th smallest (0-based) of v[0..n), k < n, no NaN (three-way quickselect; v reordered). */
+static double kth_smallest(double *v, size_t n, size_t k)
+{
+    size_t lo = 0, hi = n; /* the answer is in v[lo, hi) */
+    while (hi - lo > 1) {
+        double p = v[lo + (hi - lo) / 2], t;
+        size_t lt = lo, i = lo, gt = hi; /* [lo, lt) < p, [lt, i) == p, [gt, hi) > p */
+        while (i < gt) {
+            if (v[i] < p) {
+                t = v[lt], v[lt] = v[i], v[i] = t;
+                lt++, i++;
+            } else if (v[i] > p) {
+                gt--;
+                t = v[i], v[i] = v[gt], v[gt] = t;
+            } else {
+                i++;
+            }
+        }
+        if (k < lt) hi = lt;
+        else if (k >= gt) lo = gt;
+        else return p;
+    }
+    return v[lo];
+}
+
+/* *cut = the distance of the k-th nearest row of col (rows outside cand excluded), or
+ * INFINITY when fewer rows have one. */
+static og_status nearest_cut(rstate *rs, const og_ir_rank *r, const uint32_t *col, size_t n, const uint8_t *cand,
+                             size_t k, double *cut)
+{
+    *cut = INFINITY;
+    double *d = malloc(n * sizeof *d);
+    if (!d) return og_err(OG_ERR_NOMEM, "out of memory");
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (cand && (col[i] == OG_ROW_NONE || col[i] >= rs->n || !og_bit_get(cand, col[i]))) continue;
+        double v = score_of(rs, r, col[i]);
+        if (!isnan(v)) d[m++] = v;
+    }
+    if (m > k) *cut = kth_smallest(d, m, k - 1);
+    free(d);
+    return OG_OK;
+}
+
+/* og_search_order's keep bits and key for the plain scan (binding row i = entity row i, n
+ * rows) when an index named the candidates: rows outside cand, null vectors and rows farther
+ * than the limit-th nearest candidate leave; the others keep their exact distance as key. */
+static og_status nearest_identity_keep(rstate *rs, const uint8_t *cand, size_t n, size_t limit, uint8_t *keep,
+                                       og_vector *key)
+{
+    memset(keep, 0, (n + 7) / 8 + 1);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i += 8)
+        if (cand[i >> 3])
+            for (size_t j = i; j < i + 8 && j < n; j++) m += og_bit_get(cand, j) && !og_vector_is_null(rs->vecs, j);
+    double *d = malloc((m ? m : 1) * sizeof *d);
+    if (!d) return og_err(OG_ERR_NOMEM, "out of memory");
+    size_t k = 0;
+    for (size_t i = 0; i < n; i += 8)
+        if (cand[i >> 3])
+            for (size_t j = i; j < i + 8 && j < n; j++)
+                if (og_bit_get(cand, j) && !og_vector_is_null(rs->vecs, j)) d[k++] = rs->dist[j];
+    double cut = limit && m > limit ? kth_smallest(d, m, limit - 1) : INFINITY;
+    free(d);
+    og_status st = OG_OK;
+    for (size_t i = 0; i < n && st == OG_OK; i += 8)
+        if (cand[i >> 3])
+            for (size_t j = i; j < i + 8 && j < n && st == OG_OK; j++) {
+                if (!og_bit_get(cand, j) || og_vector_is_null(rs->vecs, j) || !(rs->dist[j] <= cut)) continue;
+                keep[j >> 3] |= (uint8_t)(1u << (j & 7));
+                st = og_vector_append_f64(key, (double)rs->dist[j]);
+            }
+    return st;
+}
+
+og_status og_search_nearest_candidates(og_search *s, int rank, uint64_t limit, uint32_t **rows, size_t *n, int *used)
+{
+    *rows = NULL;
+    *n = 0;
+    *used = 0;
+    const og_ir_rank *r = &s->ir->ranks[rank];
+    if (r->kind != OG_IR_RANK_NEAREST || !limit || !s->src->node_index || og_search_exact()) return OG_OK;
+    OG_TRY(rank_ready(s, rank));
+    rstate *rs = &s->ranks[rank];
+    if (rs->n == 0) return OG_OK;
+    uint8_t *bits = calloc((rs->n + 7) / 8 + 1, 1);
+    if (!bits) return og_err(OG_ERR_NOMEM, "out of memory");
+    int got = 0;
+    og_status st = og_search_ann_candidates(s->src, (size_t)s->ir->vars[r->var].type, r->prop_id, rs->q, rs->dim,
+                                            (size_t)limit, rs->n, bits, &got);
+    size_t m = 0;
+    for (size_t i = 0; st == OG_OK && got && i < rs->n; i += 8)
+        if (bits[i >> 3])
+            for (size_t j = i; j < i + 8 && j < rs->n; j++) m += og_bit_get(bits, j);
+    uint32_t *out = st == OG_OK && got ? malloc((m ? m : 1) * sizeof *out) : NULL;
+    if (st == OG_OK && got && !out) st = og_err(OG_ERR_NOMEM, "out of memory");
+    if (out) {
+        m = 0;
+        for (size_t i = 0; i < rs->n; i += 8)
+            if (bits[i >> 3])
+                for (size_t j = i; j < i + 8 && j < rs->n; j++)
+                    if (og_bit_get(bits, j)) out[m++] = (uint32_t)j;
+        *rows = out;
+        *n = m;
+        *used = 1;
+        rs->bound = 1; /* the binding is the candidate set: rank it exactly */
+    }
+    free(bits);
+    return st;
+}
+
 og_status og_search_order(og_search *s, int rank, og_bindings *b, size_t var_col, uint64_t limit, og_vector *key,
                           int *desc)
 {
@@ -1169,15 +1343,29 @@ og_status og_search_order(og_search *s, int rank, og_bindings *b, size_t var_col
         st = order_rrf(s, rank, col, n, limit, keep, key);
     } else {
         st = rank_ready(s, rank);
-        if (st == OG_OK && r->kind == OG_IR_RANK_NEAREST) st = nearest_fill(rs, col, n);
+        uint8_t *cand = NULL; /* nearest through a vector index: the rows it may keep */
+        if (st == OG_OK && r->kind == OG_IR_RANK_NEAREST) st = nearest_index(s, rank, col, n, limit, &cand);
+        if (st == OG_OK && r->kind == OG_IR_RANK_NEAREST) st = nearest_fill_some(rs, col, n, cand);
+        /* nearest with a limit: rows farther than the limit-th nearest row can never be
+         * returned, so they leave now (ties kept: later keys sort them), before projection */
+        double cut = INFINITY;
+        if (st == OG_OK && cand && is_identity(col, n, rs->n)) {
+            /* the indexed plain scan: only candidate rows can stay; visit just those */
+            st = nearest_identity_keep(rs, cand, n, (size_t)limit, keep, key);
+            n = 0; /* done: skip the general loop */
+        } else if (st == OG_OK && r->kind == OG_IR_RANK_NEAREST && limit && n > limit)
+            st = nearest_cut(rs, r, col, n, cand, (size_t)limit, &cut);
         for (size_t i = 0; i < n && st == OG_OK; i++) {
-            double v = score_of(rs, r, col[i]);
+            double v = cand && (col[i] == OG_ROW_NONE || col[i] >= rs->n || !og_bit_get(cand, col[i])) ? NAN
+                                                                                                       : score_of(rs, r, col[i]);
+            if (v > cut) v = NAN;
             if (isnan(v) || (r->kind == OG_IR_RANK_BM25 && !(v > 0))) {
                 keep[i >> 3] &= (uint8_t)~(1u << (i & 7));
                 continue;
             }
             st = og_vector_append_f64(key, v);
         }
+        free(cand);
     }
     if (st == OG_OK) og_bindings_select(b, keep);
     free(keep);

@@ -67,6 +67,13 @@ og_status og_search_score(og_search *s, int rank, const uint32_t *rows, size_t n
  * of a ranked query then follows the postings of its terms, not the table's size. */
 og_status og_search_candidates(og_search *s, int rank, const uint32_t **rows, size_t *n);
 
+/* For a nearest ordering ir->ranks[rank] with a limit whose match block is the bare scan of
+ * the ranked type: the rows vector index files name as candidates (search_ann.h) plus every
+ * live row of the data files no index covers, ascending, in *rows (owned) with *used = 1; the
+ * ordering then ranks just those exactly.  *used = 0 (nothing allocated) when no index file
+ * applies or exact search is forced. */
+og_status og_search_nearest_candidates(og_search *s, int rank, uint64_t limit, uint32_t **rows, size_t *n, int *used);
+
 /* A search ordering by ir->ranks[rank] over the final rows b, whose column var_col holds the
  * ranked variable: drops the rows the ranking leaves out (nearest: null vectors; bm25: no
  * shared term; rrf: entities in neither arm) and returns the primary sort key over the kept

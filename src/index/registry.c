@@ -9,12 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "index/ann.h"
 #include "index/fts.h"
 #include "index/index.h"
+#include "index/scalar.h"
 #include "util/error.h"
 
 static const og_index_def *const defs[] = {
     &og_index_def_fts,
+    &og_index_def_vector,
+    &og_index_def_scalar,
 };
 
 size_t og_index_def_count(void) { return sizeof defs / sizeof defs[0]; }

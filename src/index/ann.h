@@ -1,0 +1,88 @@
+/*
+ * ann.h — the persisted vector (ANN) index of ONE data file of a node table (docs/search.md
+ * "Vector index", INVARIANTS.md 7): derived, immutable, never needed for a correct answer.
+ *
+ * Why per data file: a data file never changes, so its index is valid for every table version
+ * that names the file (deletion vectors differ between versions and are applied by the
+ * reader); an append adds a file without touching the other files' indexes.  A version's
+ * nearest search merges the top hits of its indexed files with an exact scan of the rest.
+ *
+ * The graph is an HNSW (vec/hnsw.h, hnswlib) over the non-null vectors of the file, labelled by
+ * PHYSICAL row offset (deleted rows included), with the squared-L2 metric of exact search.
+ *
+ * Store key (index/index.h og_index_file_key): `_index/<table dir>/<data file name without
+ * .lance>/vector-<field id>.v1`.  Written once with put_if_absent by `omnigraph index build`:
+ * a crash leaves no file or a whole one.
+ *
+ * File layout (little-endian):
+ *   header (64 bytes): "OGANNHNS", u32 format 1, u32 dim, u64 rows (physical rows of the
+ *     file), u64 count (indexed vectors), u32 M, u32 efConstruction, u64 payload bytes,
+ *     u64 payload checksum, u64 0
+ *   payload: hnswlib's serialisation
+ *   trailer: "OGANNEND"
+ * Opening checks the sizes, the trailer and the checksum, so a damaged or foreign file is
+ * OG_ERR_CORRUPT (the reader then scans that file exactly) and never reaches hnswlib.
+ *
+ * Thread safety: og_ann_search serialises searches on one index with its own lock; the
+ * cache is thread-safe.
+ */
+#ifndef OG_INDEX_ANN_H
+#define OG_INDEX_ANN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "omnigraph.h"
+#include "store/store.h"
+#include "table/manifest.h"
+#include "table/table.h"
+#include "util/buf.h"
+#include "util/vector.h"
+
+typedef struct og_ann og_ann;
+
+/* The search beam used when a caller passes 0 (recall@10 >= 0.95 on the benchmark data). */
+#define OG_ANN_DEFAULT_EF 64
+
+/* Encodes the index of `vecs` (a Vector(dim) vector: one entry per physical row of the file,
+ * nulls skipped) into out (appended).  OG_ERR_INVALID (not a Vector vector, a non-finite
+ * number), OG_ERR_LIMIT (more than 2^32 - 1 rows), OG_ERR_NOMEM, OG_ERR_IO. */
+og_status og_ann_encode(const og_vector *vecs, og_buf *out);
+
+/* Reads field `field` of every physical row of fragment f of version m of table t and
+ * encodes its index into out.  The table layer's errors, and og_ann_encode's. */
+og_status og_ann_build(og_table *t, const og_manifest *m, const og_fragment *f, int32_t field, og_buf *out);
+
+/* OG_OK when p[0..len) is a whole index file for a data file of `rows` physical rows
+ * (header, sizes, trailer, checksum); OG_ERR_CORRUPT otherwise. */
+og_status og_ann_check(const uint8_t *p, size_t len, uint64_t rows);
+
+/* The index kind "vector" of index/index.h (files `vector-<field id>.v1`). */
+struct og_index_def;
+extern const struct og_index_def og_index_def_vector;
+
+/* Opens an index from bytes (copied: the caller may free them).  OG_ERR_CORRUPT for a
+ * malformed file, OG_ERR_NOMEM. */
+og_status og_ann_open_bytes(og_ann **out, const uint8_t *p, size_t len);
+/* Reads the object `key` of st and opens it.  OG_ERR_NOT_FOUND when absent, OG_ERR_CORRUPT. */
+og_status og_ann_open(og_ann **out, og_store *st, const char *key);
+void og_ann_free(og_ann *a);
+
+/* og_ann_open_bytes through a small process-wide cache of loaded indexes (up to
+ * OG_ANN_CACHE_ENTRIES), keyed by the file's 64-byte header — which holds a checksum of the
+ * payload, so equal headers mean equal indexes: a server process loads each index once.  A
+ * hit checks only the sizes and trailer.  Release with og_ann_release (not og_ann_free). */
+#define OG_ANN_CACHE_ENTRIES 16
+og_status og_ann_acquire(og_ann **out, const uint8_t *p, size_t len);
+void og_ann_release(og_ann *a);
+
+uint64_t og_ann_rows(const og_ann *a);   /* physical rows of the file it describes */
+uint64_t og_ann_count(const og_ann *a);  /* vectors indexed (non-null rows) */
+uint32_t og_ann_dim(const og_ann *a);
+
+/* The (at most) k indexed rows nearest to q (dim floats), nearest first: physical offsets and
+ * squared distances into offs / dists (k entries each); *n how many.  ef = the search beam
+ * (0 = OG_ANN_DEFAULT_EF; raised to k). */
+og_status og_ann_search(og_ann *a, const float *q, size_t k, size_t ef, uint32_t *offs, float *dists, size_t *n);
+
+#endif
