@@ -137,9 +137,40 @@ void og_csr_free(og_csr *c)
     if (c) csr_unref(c);
 }
 
+/* Prefault threads are joinable and tracked: a fork must not copy one that is exiting (its
+ * teardown may hold the allocator's lock, and a child that allocates would wait forever), so
+ * the prepare handler joins them all, and each new thread first reaps the finished ones. */
+#define PREFAULT_MAX 16
+typedef struct {
+    og_csr *c;
+    pthread_t th;
+    int used;
+    atomic_int done;
+} prefault_slot;
+static prefault_slot pf[PREFAULT_MAX];
+static pthread_mutex_t pf_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t pf_once = PTHREAD_ONCE_INIT;
+
+static void pf_join_all(void) /* pf_mu held */
+{
+    for (int i = 0; i < PREFAULT_MAX; i++)
+        if (pf[i].used) {
+            pthread_join(pf[i].th, NULL);
+            pf[i].used = 0;
+        }
+}
+static void pf_prepare(void)
+{
+    pthread_mutex_lock(&pf_mu);
+    pf_join_all();
+}
+static void pf_release(void) { pthread_mutex_unlock(&pf_mu); }
+static void pf_init(void) { pthread_atfork(pf_prepare, pf_release, pf_release); }
+
 static void *prefault_main(void *arg)
 {
-    og_csr *c = arg;
+    prefault_slot *slot = arg;
+    og_csr *c = slot->c;
     const uint8_t *p = og_mapping_data(c->m);
     size_t len = og_mapping_size(c->m);
     uintptr_t start = (uintptr_t)p & ~(uintptr_t)4095;
@@ -152,21 +183,30 @@ static void *prefault_main(void *arg)
         (void)sink;
     }
     csr_unref(c);
+    atomic_store(&slot->done, 1);
     return NULL;
 }
 
 void og_csr_prefault_async(og_csr *c)
 {
-    atomic_fetch_add(&c->refs, 1);
-    pthread_t th;
-    pthread_attr_t at;
-    int ok = pthread_attr_init(&at) == 0;
-    if (ok) {
-        pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-        ok = pthread_create(&th, &at, prefault_main, c) == 0;
-        pthread_attr_destroy(&at);
+    pthread_once(&pf_once, pf_init);
+    pthread_mutex_lock(&pf_mu);
+    prefault_slot *slot = NULL;
+    for (int i = 0; i < PREFAULT_MAX; i++) {
+        if (pf[i].used && atomic_load(&pf[i].done)) {
+            pthread_join(pf[i].th, NULL);
+            pf[i].used = 0;
+        }
+        if (!pf[i].used && !slot) slot = &pf[i];
     }
-    if (!ok) csr_unref(c); /* no thread: pages fault in on use, as without the hint */
+    if (slot) { /* none free: pages fault in on use, as without the hint */
+        atomic_fetch_add(&c->refs, 1);
+        slot->c = c;
+        atomic_store(&slot->done, 0);
+        if (pthread_create(&slot->th, NULL, prefault_main, slot) == 0) slot->used = 1;
+        else csr_unref(c);
+    }
+    pthread_mutex_unlock(&pf_mu);
 }
 
 size_t og_csr_bytes(const og_csr *c) { return og_mapping_size(c->m); }
