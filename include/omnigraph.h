@@ -369,7 +369,10 @@ typedef enum og_merge_strategy {
  * message begins "change cursor rejected:" for a malformed cursor / token / start), OG_ERR_LIMIT
  * (limit above 8192), OG_ERR_NOT_FOUND (no such branch; "change_feed_gap: ..." when the cursor's
  * commit is not in the branch's first-parent history: re-baseline), OG_ERR_UNSUPPORTED (a
- * commit across a schema change).  Free *out with og_free. */
+ * commit across a schema change).  Two errors also leave a detail object in *out: a gap
+ * {"cursor","first_unreadable_commit_id"}, and a commit that cannot be diffed
+ * {"reason":"parentless_commit"|"schema_boundary","graph_commit_id"}.  Free *out with og_free
+ * (also after an error). */
 #define OG_CHANGES_NODES 1u
 #define OG_CHANGES_EDGES 2u
 typedef struct og_changes_poll_opts {
@@ -384,6 +387,11 @@ typedef struct og_changes_poll_opts {
     unsigned kinds;            /* OG_CHANGES_NODES|EDGES bits; 0 = both */
 } og_changes_poll_opts;
 og_status og_db_changes_poll(char **out, og_db *db, const og_changes_poll_opts *o);
+/* One commit's changes against its first parent in the feed's shape, {"cause","changes"} (a
+ * block of og_db_changes_poll), filtered by o's types, ops and kinds; o->branch names the
+ * cause's "authored_branch" (NULL = "main"); the paging fields are ignored.  A commit that
+ * cannot be diffed fails as og_db_changes_poll does, with the same detail in *out. */
+og_status og_db_commit_feed(char **out, og_db *db, const char *commit, const og_changes_poll_opts *o);
 
 typedef struct og_db_merge_opts {
     const char *source;        /* required */

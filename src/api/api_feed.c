@@ -77,28 +77,61 @@ static json_t *change_output(json_t *c)
     return o;
 }
 
-/* The changes of one commit, kinds filtered here (types and ops by the API). */
-static og_status commit_block(og_db *db, const char *commit, const og_changes_poll_opts *o, json_t **out)
+/* One commit's changes in the feed's shape, {"cause","changes"}: types and ops filtered by
+ * og_db_commit_changes, kinds here.  A refusal to diff the commit (no parent, a schema change)
+ * leaves {"reason","graph_commit_id"} in *detail. */
+static og_status commit_feed(og_db *db, const char *commit, const og_changes_poll_opts *o, json_t **out,
+                             json_t **detail)
 {
+    *out = NULL;
     og_changes_opts f = {NULL, NULL, o->types, o->ntypes, o->ops};
     char *text = NULL;
     og_status st = og_db_commit_changes(&text, db, commit, &f);
-    if (st) return st;
-    *out = json_loads(text, 0, NULL);
-    og_free(text);
-    if (!*out) return og_err(OG_ERR_INTERNAL, "changes of %s: cannot read the change set", commit);
-    unsigned kinds = o->kinds & (OG_CHANGES_NODES | OG_CHANGES_EDGES);
-    if (kinds && kinds != (OG_CHANGES_NODES | OG_CHANGES_EDGES)) {
-        json_t *keep = json_array(), *c;
-        size_t i;
-        json_array_foreach(json_object_get(*out, "changes"), i, c)
-        {
-            int edge = !strcmp(json_string_value(json_object_get(c, "kind")), "edge");
-            if (edge == (kinds == OG_CHANGES_EDGES)) json_array_append(keep, c);
-        }
-        json_object_set_new(*out, "changes", keep);
+    if (st == OG_ERR_INVALID || st == OG_ERR_UNSUPPORTED)
+        *detail = json_pack("{s:s,s:s}", "reason", st == OG_ERR_INVALID ? "parentless_commit" : "schema_boundary",
+                            "graph_commit_id", commit);
+    if (st) {
+        og_free(text);
+        return st;
     }
-    return OG_OK;
+    json_t *j = json_loads(text, 0, NULL);
+    og_free(text);
+    if (!j) return og_err(OG_ERR_INTERNAL, "changes of %s: cannot read the change set", commit);
+    unsigned kinds = o->kinds & (OG_CHANGES_NODES | OG_CHANGES_EDGES);
+    json_t *list = json_array(), *c;
+    size_t i;
+    json_array_foreach(json_object_get(j, "changes"), i, c)
+    {
+        int edge = !strcmp(json_string_value(json_object_get(c, "kind")), "edge");
+        if (!kinds || kinds == (OG_CHANGES_NODES | OG_CHANGES_EDGES) || edge == (kinds == OG_CHANGES_EDGES))
+            json_array_append_new(list, change_output(c));
+    }
+    const char *branch = o->branch && *o->branch ? o->branch : "main";
+    *out = json_pack("{s:o,s:o}", "cause", cause_output(json_object_get(j, "cause"), branch), "changes", list);
+    json_decref(j);
+    return *out ? OG_OK : og_err(OG_ERR_NOMEM, "out of memory");
+}
+
+/* The error detail as the caller's *out (NULL when there is none). */
+static og_status with_detail(char **out, og_status st, json_t *detail)
+{
+    if (detail) {
+        *out = json_dumps(detail, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        json_decref(detail);
+    }
+    return st;
+}
+
+og_status og_db_commit_feed(char **out, og_db *db, const char *commit, const og_changes_poll_opts *o)
+{
+    *out = NULL;
+    if (!db || !commit || !o) return og_err(OG_ERR_INVALID, "commit feed: a commit and options are required");
+    json_t *j = NULL, *detail = NULL;
+    og_status st = commit_feed(db, commit, o, &j, &detail);
+    if (st) return with_detail(out, st, detail);
+    *out = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+    json_decref(j);
+    return *out ? OG_OK : og_err(OG_ERR_NOMEM, "out of memory");
 }
 
 static int parse_id(const char *s, size_t n, char out[32])
@@ -149,9 +182,15 @@ og_status og_db_changes_poll(char **out, og_db *db, const og_changes_poll_opts *
     } else if (start && !strcmp(start, "beginning")) {
         from_beginning = 1;
     } else if (start && !strncmp(start, "after:", 6)) {
+        /* any commit reference; an id-shaped one that names nothing is a gap (below) */
         char buf[27];
-        if (!start[6] || og_db_resolve_commit(db, start + 6, buf, sizeof buf) != OG_OK || !parse_id(buf, strlen(buf), after))
-            st = og_err(OG_ERR_INVALID, "change cursor rejected: bad start '%s' (after:<commit_id>)", start);
+        if (start[6] && og_db_resolve_commit(db, start + 6, buf, sizeof buf) == OG_OK) {
+            if (!parse_id(buf, strlen(buf), after)) st = og_err(OG_ERR_INTERNAL, "resolved commit id '%s'", buf);
+        } else {
+            og_error_clear();
+            if (!parse_id(start + 6, strlen(start + 6), after))
+                st = og_err(OG_ERR_INVALID, "change cursor rejected: bad start '%s' (after:<commit_id>)", start);
+        }
     } else if (start && strcmp(start, "now")) {
         st = og_err(OG_ERR_INVALID, "changes poll: start must be now, beginning or after:<commit_id> (got '%s')", start);
     } else {
@@ -169,15 +208,17 @@ og_status og_db_changes_poll(char **out, og_db *db, const og_changes_poll_opts *
         if (!from_beginning && !strcmp(id, after)) iafter = (long)i;
     }
     if (icut < 0 || iafter < 0 || iafter < icut) {
+        const char *gap = iafter < 0 ? after : cut;
         st = og_err(OG_ERR_NOT_FOUND,
                     "change_feed_gap: commit %s is not in the first-parent history of branch '%s'; re-baseline "
                     "(omnigraph changes baseline)",
-                    iafter < 0 ? after : cut, branch);
+                    gap, branch);
+        json_t *d = json_pack("{s:s,s:s}", "cursor", cursor ? cursor : (tok ? tok : ""), "first_unreadable_commit_id", gap);
         json_decref(hist);
-        return st;
+        return with_detail(out, st, d);
     }
     /* from the beginning, the genesis commit (no parent, no diff) is where the feed starts */
-    json_t *blocks = json_array();
+    json_t *blocks = json_array(), *detail = NULL;
     size_t delivered = 0, walked = 0, resume_skip = 0;
     long i = iafter - 1;
     char last_done[32];
@@ -190,15 +231,13 @@ og_status og_db_changes_poll(char **out, og_db *db, const og_changes_poll_opts *
         }
         const char *id = json_string_value(json_object_get(json_array_get(commits, i), "id"));
         json_t *j = NULL;
-        if ((st = commit_block(db, id, o, &j)) != OG_OK) break;
+        if ((st = commit_feed(db, id, o, &j, &detail)) != OG_OK) break;
         walked++;
         json_t *all = json_object_get(j, "changes"), *list = json_array();
         size_t total = json_array_size(all), k = skip;
-        for (; k < total && delivered < limit; k++, delivered++)
-            json_array_append_new(list, change_output(json_array_get(all, k)));
+        for (; k < total && delivered < limit; k++, delivered++) json_array_append(list, json_array_get(all, k));
         if (json_array_size(list) || !skip)
-            json_array_append_new(blocks, json_pack("{s:o,s:o}", "cause", cause_output(json_object_get(j, "cause"), branch),
-                                                    "changes", list));
+            json_array_append_new(blocks, json_pack("{s:O,s:o}", "cause", json_object_get(j, "cause"), "changes", list));
         else
             json_decref(list);
         json_decref(j);
@@ -218,7 +257,7 @@ og_status og_db_changes_poll(char **out, og_db *db, const og_changes_poll_opts *
     json_decref(hist);
     if (st) {
         json_decref(blocks);
-        return st;
+        return with_detail(out, st, detail);
     }
     json_t *page = json_object();
     json_object_set_new(page, "blocks", blocks);

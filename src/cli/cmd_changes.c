@@ -146,7 +146,10 @@ static int changes_poll(int argc, char **argv)
     for (;;) {
         char *text = NULL;
         st = og_db_changes_poll(&text, db, &o);
-        if (st) break;
+        if (st) {
+            og_free(text); /* the error's detail */
+            break;
+        }
         if (last) json_decref(last);
         last = json_loads(text, 0, NULL);
         og_free(text);

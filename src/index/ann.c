@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "index/index.h"
+#include "util/buf.h"
 #include "util/error.h"
 #include "vec/hnsw.h"
 
@@ -31,8 +33,6 @@ struct og_ann {
     size_t cap;
 };
 
-static uint32_t rd32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
-static uint64_t rd64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
 
 /* A fast 64-bit checksum (not cryptographic: it only has to catch damage). */
 static uint64_t checksum(const uint8_t *p, size_t n)
@@ -40,7 +40,7 @@ static uint64_t checksum(const uint8_t *p, size_t n)
     uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
-        h ^= rd64(p + i);
+        h ^= og_load_u64le(p + i);
         h *= 0xff51afd7ed558ccdull;
         h ^= h >> 29;
     }
@@ -114,22 +114,10 @@ og_status og_ann_encode(const og_vector *vecs, og_buf *out)
 
 og_status og_ann_build(og_table *t, const og_manifest *m, const og_fragment *f, int32_t field, og_buf *out)
 {
-    if (f->physical_rows >= UINT32_MAX)
-        return og_err(OG_ERR_LIMIT, "vector index: fragment %llu has %llu rows", (unsigned long long)f->id,
-                      (unsigned long long)f->physical_rows);
-    size_t n = (size_t)f->physical_rows;
-    uint32_t *offs = malloc((n ? n : 1) * sizeof *offs);
-    if (!offs) return og_err(OG_ERR_NOMEM, "vector index: out of memory");
-    for (size_t i = 0; i < n; i++) offs[i] = (uint32_t)i;
     og_vector v;
-    memset(&v, 0, sizeof v);
-    og_status st = og_table_take(t, m, f->id, offs, n, &field, 1, &v);
-    free(offs);
+    og_status st = og_index_read_column(t, m, f, field, "vector index", &v);
     if (st != OG_OK) return st;
-    if (v.len != n)
-        st = og_err(OG_ERR_CORRUPT, "vector index: fragment %llu gave %zu of %zu rows", (unsigned long long)f->id, v.len,
-                    n);
-    if (st == OG_OK) st = og_ann_encode(&v, out);
+    st = og_ann_encode(&v, out);
     og_vector_free(&v);
     return st;
 }
@@ -139,9 +127,9 @@ og_status og_ann_open_bytes(og_ann **out, const uint8_t *p, size_t len)
     *out = NULL;
     if (len < ANN_HEADER + 8 || memcmp(p, ANN_MAGIC, 8) != 0)
         return og_err(OG_ERR_CORRUPT, "vector index: not a vector index file (%zu bytes)", len);
-    if (rd32(p + 8) != ANN_FORMAT) return og_err(OG_ERR_CORRUPT, "vector index: format %u is not supported", rd32(p + 8));
-    uint32_t dim = rd32(p + 12);
-    uint64_t rows = rd64(p + 16), count = rd64(p + 24), plen = rd64(p + 40), sum = rd64(p + 48);
+    if (og_load_u32le(p + 8) != ANN_FORMAT) return og_err(OG_ERR_CORRUPT, "vector index: format %u is not supported", og_load_u32le(p + 8));
+    uint32_t dim = og_load_u32le(p + 12);
+    uint64_t rows = og_load_u64le(p + 16), count = og_load_u64le(p + 24), plen = og_load_u64le(p + 40), sum = og_load_u64le(p + 48);
     if (dim == 0 || count > rows || rows >= UINT32_MAX || plen != len - ANN_HEADER - 8 ||
         memcmp(p + len - 8, ANN_TRAILER, 8) != 0 || checksum(p + ANN_HEADER, (size_t)plen) != sum)
         return og_err(OG_ERR_CORRUPT, "vector index: the file is damaged (%zu bytes)", len);
@@ -223,13 +211,13 @@ og_status og_ann_search(og_ann *a, const float *q, size_t k, size_t ef, uint32_t
 
 og_status og_ann_check(const uint8_t *p, size_t len, uint64_t rows)
 {
-    if (len < ANN_HEADER + 8 || memcmp(p, ANN_MAGIC, 8) != 0 || rd32(p + 8) != ANN_FORMAT || rd32(p + 12) == 0 ||
-        rd64(p + 40) != len - ANN_HEADER - 8 || memcmp(p + len - 8, ANN_TRAILER, 8) != 0 ||
-        checksum(p + ANN_HEADER, len - ANN_HEADER - 8) != rd64(p + 48))
+    if (len < ANN_HEADER + 8 || memcmp(p, ANN_MAGIC, 8) != 0 || og_load_u32le(p + 8) != ANN_FORMAT || og_load_u32le(p + 12) == 0 ||
+        og_load_u64le(p + 40) != len - ANN_HEADER - 8 || memcmp(p + len - 8, ANN_TRAILER, 8) != 0 ||
+        checksum(p + ANN_HEADER, len - ANN_HEADER - 8) != og_load_u64le(p + 48))
         return og_err(OG_ERR_CORRUPT, "vector index: the file is damaged or not a vector index (%zu bytes)", len);
-    if (rd64(p + 16) != rows)
+    if (og_load_u64le(p + 16) != rows)
         return og_err(OG_ERR_CORRUPT, "vector index: the file has %llu rows, the data file %llu",
-                      (unsigned long long)rd64(p + 16), (unsigned long long)rows);
+                      (unsigned long long)og_load_u64le(p + 16), (unsigned long long)rows);
     return OG_OK;
 }
 
@@ -242,7 +230,7 @@ static uint64_t g_clock;
 og_status og_ann_acquire(og_ann **out, const uint8_t *p, size_t len)
 {
     *out = NULL;
-    if (len < ANN_HEADER + 8 || memcmp(p + len - 8, ANN_TRAILER, 8) != 0 || rd64(p + 40) != len - ANN_HEADER - 8)
+    if (len < ANN_HEADER + 8 || memcmp(p + len - 8, ANN_TRAILER, 8) != 0 || og_load_u64le(p + 40) != len - ANN_HEADER - 8)
         return og_err(OG_ERR_CORRUPT, "vector index: not a vector index file (%zu bytes)", len);
     pthread_mutex_lock(&g_lock);
     for (size_t i = 0; i < OG_ANN_CACHE_ENTRIES; i++)

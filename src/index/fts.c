@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include "compiler/catalog.h"
+#include "index/index.h"
+#include "util/buf.h"
 #include "util/error.h"
 #include "util/strmap.h"
 
@@ -30,20 +32,6 @@ struct og_fts {
     void *own;
     og_mapping *mapping;
 };
-
-static uint64_t rd64(const uint8_t *p)
-{
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return v;
-}
-
-static uint32_t rd32(const uint8_t *p)
-{
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return v;
-}
 
 static size_t pad8(size_t n) { return (n + 7) & ~(size_t)7; }
 
@@ -291,11 +279,11 @@ og_status og_fts_open_bytes(og_fts **out, const uint8_t *p, size_t len, void *ow
     *out = NULL;
     if (len < FTS_HEADER + 8 || memcmp(p, FTS_MAGIC, 8) != 0)
         return og_err(OG_ERR_CORRUPT, "fts: not a full-text index (%zu bytes)", len);
-    if (rd32(p + 8) != OG_FTS_FORMAT || rd32(p + 12) != OG_FTS_ANALYZER)
-        return og_err(OG_ERR_CORRUPT, "fts: format %u analyzer %u is not this build's", rd32(p + 8), rd32(p + 12));
-    uint64_t rows = rd64(p + 16), nterms = rd64(p + 24), blob = rd64(p + 32), dl = rd64(p + 40), pl = rd64(p + 48);
+    if (og_load_u32le(p + 8) != OG_FTS_FORMAT || og_load_u32le(p + 12) != OG_FTS_ANALYZER)
+        return og_err(OG_ERR_CORRUPT, "fts: format %u analyzer %u is not this build's", og_load_u32le(p + 8), og_load_u32le(p + 12));
+    uint64_t rows = og_load_u64le(p + 16), nterms = og_load_u64le(p + 24), blob = og_load_u64le(p + 32), dl = og_load_u64le(p + 40), pl = og_load_u64le(p + 48);
     /* every size is bounded by the file's before any arithmetic on them */
-    if (rows >= UINT32_MAX || rd64(p + 56) > rows || nterms > len / FTS_ENTRY || blob > len || dl > len || pl > len ||
+    if (rows >= UINT32_MAX || og_load_u64le(p + 56) > rows || nterms > len / FTS_ENTRY || blob > len || dl > len || pl > len ||
         (uint64_t)FTS_HEADER + pad8(rows * 4) + nterms * FTS_ENTRY + pad8(blob) + pad8(dl) + pad8(pl) + 8 != len ||
         memcmp(p + len - 8, FTS_TRAILER, 8) != 0)
         return og_err(OG_ERR_CORRUPT, "fts: sizes in the header do not match the file (%zu bytes)", len);
@@ -328,16 +316,16 @@ void og_fts_free(og_fts *f)
 }
 
 uint64_t og_fts_rows(const og_fts *f) { return f->rows; }
-uint64_t og_fts_nonnull(const og_fts *f) { return rd64(f->base + 56); }
-uint64_t og_fts_total_len(const og_fts *f) { return rd64(f->base + 64); }
+uint64_t og_fts_nonnull(const og_fts *f) { return og_load_u64le(f->base + 56); }
+uint64_t og_fts_total_len(const og_fts *f) { return og_load_u64le(f->base + 64); }
 size_t og_fts_terms(const og_fts *f) { return (size_t)f->nterms; }
-uint32_t og_fts_doc_len(const og_fts *f, size_t i) { return i < f->rows ? rd32(f->lens + i * 4) : OG_FTS_NULL_LEN; }
+uint32_t og_fts_doc_len(const og_fts *f, size_t i) { return i < f->rows ? og_load_u32le(f->lens + i * 4) : OG_FTS_NULL_LEN; }
 
 /* Entry i's term, clamped to the blob (a damaged offset yields a short or empty term). */
 static void entry_term(const og_fts *f, size_t i, const uint8_t **t, size_t *len, int *stop)
 {
     const uint8_t *en = f->dict + i * FTS_ENTRY;
-    uint64_t off = rd32(en + 24), tl = (uint16_t)(en[32] | en[33] << 8);
+    uint64_t off = og_load_u32le(en + 24), tl = (uint16_t)(en[32] | en[33] << 8);
     if (off > f->blob_len) off = f->blob_len;
     if (tl > f->blob_len - off) tl = f->blob_len - off;
     *t = f->blob + off;
@@ -367,16 +355,16 @@ void og_fts_term(const og_fts *f, size_t i, const char **term, size_t *len, int 
     const uint8_t *t;
     entry_term(f, i, &t, len, stop);
     *term = (const char *)t;
-    if (df) *df = rd32(f->dict + i * FTS_ENTRY + 28);
+    if (df) *df = og_load_u32le(f->dict + i * FTS_ENTRY + 28);
 }
 
 void og_fts_iter_init(og_fts_iter *it, const og_fts *f, size_t i, int want_pos)
 {
     memset(it, 0, sizeof *it);
     const uint8_t *en = f->dict + i * FTS_ENTRY;
-    uint64_t doff = rd64(en), poff = rd64(en + 8), dlen = rd32(en + 16), plen = rd32(en + 20);
+    uint64_t doff = og_load_u64le(en), poff = og_load_u64le(en + 8), dlen = og_load_u32le(en + 16), plen = og_load_u32le(en + 20);
     it->rows = f->rows;
-    it->left = rd32(en + 28);
+    it->left = og_load_u32le(en + 28);
     it->last = -1;
     it->want_pos = want_pos;
     if (doff > f->docs_len || dlen > f->docs_len - doff || poff > f->pos_len || plen > f->pos_len - poff) {
@@ -460,22 +448,11 @@ static int fts_applies(og_type type, int intent)
 
 static og_status fts_build(og_table *t, const og_manifest *m, const og_fragment *f, int32_t field_id, og_buf *out)
 {
-    if (f->physical_rows >= UINT32_MAX)
-        return og_err(OG_ERR_LIMIT, "fts: fragment %llu has %llu rows", (unsigned long long)f->id,
-                      (unsigned long long)f->physical_rows);
-    size_t n = (size_t)f->physical_rows;
-    uint32_t *offs = malloc((n ? n : 1) * sizeof *offs);
-    if (!offs) return og_err(OG_ERR_NOMEM, "fts: out of memory");
-    for (size_t i = 0; i < n; i++) offs[i] = (uint32_t)i;
     og_vector col;
-    memset(&col, 0, sizeof col);
-    og_status st = og_table_take(t, m, f->id, offs, n, &field_id, 1, &col);
-    free(offs);
+    og_status st = og_index_read_column(t, m, f, field_id, "fts", &col);
     if (st != OG_OK) return st;
-    if (col.len != n)
-        st = og_err(OG_ERR_CORRUPT, "fts: fragment %llu gave %zu of %zu rows", (unsigned long long)f->id, col.len, n);
     og_analyzer *an = NULL;
-    if (st == OG_OK) st = og_analyzer_new(&an, NULL);
+    st = og_analyzer_new(&an, NULL);
     if (st == OG_OK) st = og_fts_encode_vector(an, &col, out);
     og_analyzer_free(an);
     og_vector_free(&col);

@@ -65,6 +65,13 @@ const og_index_def *og_index_def_find(const char *name);
 og_status og_index_file_key(char *key, size_t cap, const char *dir, const og_fragment *f, int32_t field_id,
                             const og_index_def *d);
 
+/* Every physical row of column `field_id` of fragment f of version m of table t, in row order,
+ * into *out (a fresh og_vector): what a kind's build encodes.  `what` names the kind in errors:
+ * OG_ERR_LIMIT (2^32 rows or more), OG_ERR_CORRUPT (the table gave fewer rows), the table
+ * layer's errors. */
+og_status og_index_read_column(og_table *t, const og_manifest *m, const og_fragment *f, int32_t field_id,
+                               const char *what, og_vector *out);
+
 /* --- what the read path is handed (engine/exec.h node_index) ------------------------------- */
 
 /* One fragment of a table version, in view order, with its index file when there is one. */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/buf.h"
 #include "util/error.h"
 
 #define KM_MAGIC "OGKEYMAP"
@@ -31,20 +32,6 @@ struct og_keymap {
     og_mapping *mapping;
 };
 
-static uint64_t rd64(const uint8_t *p)
-{
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return v;
-}
-
-static uint32_t rd32(const uint8_t *p)
-{
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return v;
-}
-
 static uint64_t mix64(uint64_t h)
 {
     h ^= h >> 33;
@@ -60,7 +47,7 @@ uint64_t og_keymap_hash(const void *key, size_t len)
     const uint8_t *p = key;
     uint64_t h = 0x9e3779b97f4a7c15ULL ^ ((uint64_t)len * 0x100000001b3ULL);
     while (len >= 8) {
-        h = (h ^ mix64(rd64(p))) * 0x9e3779b97f4a7c15ULL;
+        h = (h ^ mix64(og_load_u64le(p))) * 0x9e3779b97f4a7c15ULL;
         h = (h << 29) | (h >> 35);
         p += 8;
         len -= 8;
@@ -188,10 +175,10 @@ og_status og_keymap_open_bytes(og_keymap **out, const uint8_t *p, size_t len, vo
     *out = NULL;
     if (len < KM_HEADER + 8 || memcmp(p, KM_MAGIC, 8) != 0)
         return og_err(OG_ERR_CORRUPT, "keymap: not a keymap file (%zu bytes)", len);
-    if (rd32(p + 8) != KM_FORMAT || rd32(p + 12) != KM_HASH)
-        return og_err(OG_ERR_CORRUPT, "keymap: format %u hash %u is not supported", rd32(p + 8), rd32(p + 12));
-    uint64_t rows = rd64(p + 16), keys = rd64(p + 24), blob = rd64(p + 40);
-    uint32_t bits = rd32(p + 32);
+    if (og_load_u32le(p + 8) != KM_FORMAT || og_load_u32le(p + 12) != KM_HASH)
+        return og_err(OG_ERR_CORRUPT, "keymap: format %u hash %u is not supported", og_load_u32le(p + 8), og_load_u32le(p + 12));
+    uint64_t rows = og_load_u64le(p + 16), keys = og_load_u64le(p + 24), blob = og_load_u64le(p + 40);
+    uint32_t bits = og_load_u32le(p + 32);
     if (bits > 30 || keys > rows || rows >= UINT32_MAX || blob >= UINT32_MAX || layout_size(bits, keys, blob) != len ||
         memcmp(p + len - 8, KM_TRAILER, 8) != 0)
         return og_err(OG_ERR_CORRUPT, "keymap: sizes in the header do not match the file (%zu bytes)", len);

@@ -74,3 +74,23 @@ uint32_t og_index_frag_row(const og_index_frag *fr, uint32_t offset)
     }
     return lo < fr->live_rows && fr->addrs[lo] == want ? (uint32_t)(fr->view_start + lo) : UINT32_MAX;
 }
+
+og_status og_index_read_column(og_table *t, const og_manifest *m, const og_fragment *f, int32_t field_id,
+                               const char *what, og_vector *out)
+{
+    memset(out, 0, sizeof *out);
+    if (f->physical_rows >= UINT32_MAX)
+        return og_err(OG_ERR_LIMIT, "%s: fragment %llu has %llu rows", what, (unsigned long long)f->id,
+                      (unsigned long long)f->physical_rows);
+    size_t n = (size_t)f->physical_rows;
+    uint32_t *offs = malloc((n ? n : 1) * sizeof *offs);
+    if (!offs) return og_err(OG_ERR_NOMEM, "%s: out of memory", what);
+    for (size_t i = 0; i < n; i++) offs[i] = (uint32_t)i;
+    og_status st = og_table_take(t, m, f->id, offs, n, &field_id, 1, out);
+    free(offs);
+    if (st == OG_OK && out->len != n)
+        st = og_err(OG_ERR_CORRUPT, "%s: fragment %llu gave %zu of %zu rows", what, (unsigned long long)f->id, out->len,
+                    n);
+    if (st != OG_OK) og_vector_free(out);
+    return st;
+}

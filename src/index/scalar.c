@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "index/index.h"
+#include "util/buf.h"
 #include "util/error.h"
 
 #define SC_MAGIC "OGSCALAR"
@@ -17,8 +19,6 @@
 #define SC_HEADER 48u
 #define SC_ENTRY 16u
 
-static uint32_t rd32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
-static uint64_t rd64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
 static int64_t rdi64(const uint8_t *p) { int64_t v; memcpy(&v, p, 8); return v; }
 static double rdf64(const uint8_t *p) { double v; memcpy(&v, p, 8); return v; }
 
@@ -145,32 +145,20 @@ og_status og_scalar_encode(const og_vector *col, og_buf *out)
 
 og_status og_scalar_build(og_table *t, const og_manifest *m, const og_fragment *f, int32_t field, og_buf *out)
 {
-    if (f->physical_rows >= UINT32_MAX)
-        return og_err(OG_ERR_LIMIT, "scalar index: fragment %llu has %llu rows", (unsigned long long)f->id,
-                      (unsigned long long)f->physical_rows);
-    size_t n = (size_t)f->physical_rows;
-    uint32_t *offs = malloc((n ? n : 1) * sizeof *offs);
-    if (!offs) return og_err(OG_ERR_NOMEM, "scalar index: out of memory");
-    for (size_t i = 0; i < n; i++) offs[i] = (uint32_t)i;
     og_vector v;
-    memset(&v, 0, sizeof v);
-    og_status st = og_table_take(t, m, f->id, offs, n, &field, 1, &v);
-    free(offs);
+    og_status st = og_index_read_column(t, m, f, field, "scalar index", &v);
     if (st != OG_OK) return st;
-    if (v.len != n)
-        st = og_err(OG_ERR_CORRUPT, "scalar index: fragment %llu gave %zu of %zu rows", (unsigned long long)f->id, v.len,
-                    n);
-    if (st == OG_OK) st = og_scalar_encode(&v, out);
+    st = og_scalar_encode(&v, out);
     og_vector_free(&v);
     return st;
 }
 
 og_status og_scalar_check(const uint8_t *p, size_t len, uint64_t rows)
 {
-    if (len < SC_HEADER + 8 || memcmp(p, SC_MAGIC, 8) != 0 || rd32(p + 8) != SC_FORMAT)
+    if (len < SC_HEADER + 8 || memcmp(p, SC_MAGIC, 8) != 0 || og_load_u32le(p + 8) != SC_FORMAT)
         return og_err(OG_ERR_CORRUPT, "scalar index: not a scalar index file (%zu bytes)", len);
-    uint32_t kind = rd32(p + 12);
-    uint64_t r = rd64(p + 16), count = rd64(p + 24), blob = rd64(p + 32);
+    uint32_t kind = og_load_u32le(p + 12);
+    uint64_t r = og_load_u64le(p + 16), count = og_load_u64le(p + 24), blob = og_load_u64le(p + 32);
     if (kind < OG_SCALAR_INT || kind > OG_SCALAR_STRING || count > r || r >= UINT32_MAX || blob >= UINT32_MAX ||
         SC_HEADER + count * SC_ENTRY + blob + 8 != len || memcmp(p + len - 8, SC_TRAILER, 8) != 0)
         return og_err(OG_ERR_CORRUPT, "scalar index: sizes in the header do not match the file (%zu bytes)", len);
@@ -180,7 +168,7 @@ og_status og_scalar_check(const uint8_t *p, size_t len, uint64_t rows)
     return OG_OK;
 }
 
-og_scalar_kind og_scalar_file_kind(const uint8_t *p) { return (og_scalar_kind)rd32(p + 12); }
+og_scalar_kind og_scalar_file_kind(const uint8_t *p) { return (og_scalar_kind)og_load_u32le(p + 12); }
 
 typedef struct file {
     const uint8_t *ents, *blob;
@@ -199,7 +187,7 @@ static int cmp_num_at(const file *f, size_t i, long double b)
 static int cmp_str_at(file *f, size_t i, const uint8_t *b, size_t bl)
 {
     const uint8_t *e = f->ents + i * SC_ENTRY;
-    uint32_t pos = rd32(e), len = rd32(e + 4);
+    uint32_t pos = og_load_u32le(e), len = og_load_u32le(e + 4);
     if ((uint64_t)pos + len > f->blob_len) {
         f->bad = 1;
         return 0;
@@ -223,7 +211,7 @@ static size_t bound(file *f, int string, long double num, const uint8_t *s, size
 og_status og_scalar_lookup(const uint8_t *p, size_t len, int string_range, const og_scalar_range *r,
                            void (*cb)(void *ud, uint32_t offset), void *ud)
 {
-    file f = {p + SC_HEADER, p + SC_HEADER + rd64(p + 24) * SC_ENTRY, (size_t)rd64(p + 24), (size_t)rd64(p + 32),
+    file f = {p + SC_HEADER, p + SC_HEADER + og_load_u64le(p + 24) * SC_ENTRY, (size_t)og_load_u64le(p + 24), (size_t)og_load_u64le(p + 32),
               og_scalar_file_kind(p), 0};
     if ((f.kind == OG_SCALAR_STRING) != (string_range != 0))
         return og_err(OG_ERR_INVALID, "scalar index: a %s range on a %s index", string_range ? "string" : "numeric",
@@ -239,7 +227,7 @@ og_status og_scalar_lookup(const uint8_t *p, size_t len, int string_range, const
     size_t to = r->has_hi ? bound(&f, string_range, hi, r->hi_str, r->hi_len, hi_incl) : f.count;
     if (f.bad) return og_err(OG_ERR_CORRUPT, "scalar index: a key outside the file");
     for (size_t i = from; i < to; i++) {
-        uint32_t off = rd32(f.ents + i * SC_ENTRY + 8);
+        uint32_t off = og_load_u32le(f.ents + i * SC_ENTRY + 8);
         cb(ud, off);
     }
     return OG_OK;

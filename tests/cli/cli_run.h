@@ -8,6 +8,8 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 
 static char dir[64];
@@ -31,6 +33,24 @@ static int run(char *out, size_t cap, const char *fmt, ...)
     }
     int rc = pclose(p);
     return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+/* A cmocka setup body: a fresh scratch dir from `tmpl` ("/tmp/og-NAME-XXXXXX") and the path
+ * of the binary under test. */
+__attribute__((unused)) static int cli_scratch_new(const char *tmpl)
+{
+    snprintf(dir, sizeof dir, "%s", tmpl);
+    if (!mkdtemp(dir)) return -1;
+    snprintf(bin, sizeof bin, "%s/omnigraph", OG_BINARY_DIR);
+    return 0;
+}
+
+/* The matching teardown body: removes the scratch dir. */
+__attribute__((unused)) static int cli_scratch_remove(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
 }
 
 /* Writes `text` to dir/name. */

@@ -22,18 +22,13 @@
 static int setup(void **state)
 {
     (void)state;
-    strcpy(dir, "/tmp/og-climerge-XXXXXX");
-    if (!mkdtemp(dir)) return -1;
-    snprintf(bin, sizeof bin, "%s/omnigraph", OG_BINARY_DIR);
-    return 0;
+    return cli_scratch_new("/tmp/og-climerge-XXXXXX");
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return cli_scratch_remove();
 }
 
 static void mutate(const char *branch, const char *text)

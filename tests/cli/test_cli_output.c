@@ -23,18 +23,13 @@
 static int setup(void **state)
 {
     (void)state;
-    strcpy(dir, "/tmp/og-cliout-XXXXXX");
-    if (!mkdtemp(dir)) return -1;
-    snprintf(bin, sizeof bin, "%s/omnigraph", OG_BINARY_DIR);
-    return 0;
+    return cli_scratch_new("/tmp/og-cliout-XXXXXX");
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return cli_scratch_remove();
 }
 
 /* A graph with a quoted, comma-holding value, a null and an empty string, then one mutation. */
