@@ -483,11 +483,20 @@ typedef struct og_optimize_result {
     size_t fragments_after;
     uint64_t rows_rewritten;     /* live rows copied into new data files */
     uint64_t deleted_rows_dropped; /* deleted rows no longer stored */
+    /* then the persisted property indexes of the (new) head (og_db_index_build, docs/indexes.md) */
+    uint64_t index_files_built;  /* index files written by this call */
+    uint64_t index_files;        /* data files needing one (over every indexed property and kind) */
+    uint64_t index_covered;      /* of those, with a whole index file after this call */
+    int index_status;            /* OG_OK, or why the index build stopped (the compaction stands) */
+    char index_error[200];       /* its message ("" when OG_OK) */
 } og_optimize_result;
 
 /* Compacts the head of `branch` (NULL = "main"): small fragments are merged and deletions
  * materialised into new data files, published as one `optimize` commit (same rows, same ids,
- * same answers); a second run with nothing left to do publishes nothing.  `expected_head`
+ * same answers); a second run with nothing left to do publishes nothing.  Then, like
+ * og_db_index_build, writes every persisted property index file the branch head lacks (the
+ * compacted data files are new and uncovered until then); that step is derived state, so its
+ * failure is reported in index_status / index_error and never fails the call.  `expected_head`
  * (may be NULL) as for og_db_mutate.  Errors: OG_ERR_NOT_FOUND (branch), OG_ERR_CONFLICT
  * (re-planned too often against concurrent writers), OG_ERR_PRECONDITION_FAILED, I/O errors.
  * Loads and mutations also run it automatically after their commit when a table of the new

@@ -4,7 +4,8 @@
  * compaction) and the same answers as without it; an explicit optimize merges fragments and
  * drops deleted rows as one `optimize` commit with the same answers and ids, and a second run
  * publishes nothing; --if-commit style pinning is honoured; a crash at any point of an
- * optimize leaves the old state or the new one, never a broken one.
+ * optimize leaves the old state or the new one, never a broken one; og_db_optimize leaves
+ * every persisted property index of the new head built (full coverage), answers unchanged.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +19,8 @@
 #include <cmocka.h>
 #include <jansson.h>
 
+#include "engine/scan_index.h"
+#include "engine/search_ann.h"
 #include "omnigraph.h"
 #include "store/store.h"
 #include "table/table.h"
@@ -235,12 +238,122 @@ static void a_crash_during_optimize_leaves_old_or_new(void **state)
     setenv("OG_AUTO_OPTIMIZE_FRAGMENTS", "16", 1);
 }
 
+/* ---- og_db_optimize brings the persisted indexes up to date -------------------------------- */
+
+static const char *IX_SCHEMA = "node Item { slug: String @key  year: I32 @index  emb: Vector(4)? @index }\n";
+static const char *IX_MUTS =
+    "query add($s: String, $y: I32, $e: Vector(4)) { insert Item { slug: $s, year: $y, emb: $e } }\n"
+    "query drop($s: String) { delete Item where slug = $s }\n";
+static const char *IX_QUERIES =
+    "query knn($v: Vector(4)) { match { $i: Item } return { $i.slug, nearest($i.emb, $v) as d } "
+    "order { nearest($i.emb, $v) } limit 5 }\n"
+    "query yr($y: I32) { match { $i: Item  $i.year >= $y } return { $i.slug } order { $i.slug } }\n"
+    "query txt($q: String) { match { $i: Item  search($i.slug, $q) } return { $i.slug } order { $i.slug } }\n";
+
+static int setup_ix(void **state)
+{
+    ctx *c = calloc(1, sizeof *c);
+    strcpy(c->dir, "/tmp/og-optimize-ix-XXXXXX");
+    if (!mkdtemp(c->dir)) return -1;
+    snprintf(c->uri, sizeof c->uri, "%s/g", c->dir);
+    setenv("OG_AUTO_OPTIMIZE_FRAGMENTS", "0", 1);
+    if (og_db_init(&c->db, c->uri, "s.pg", IX_SCHEMA, strlen(IX_SCHEMA), NULL) != OG_OK) return -1;
+    if (og_store_open(&c->st, c->uri) != OG_OK) return -1;
+    *state = c;
+    return 0;
+}
+
+static void ix_answers(ctx *c, char *out, size_t cap)
+{
+    static const char *q[][2] = {{"knn", "{\"v\":[1,2,3,4]}"}, {"knn", "{\"v\":[30,1,0,5]}"}, {"yr", "{\"y\":2010}"},
+                                 {"txt", "{\"q\":\"item7\"}"}};
+    size_t w = 0;
+    for (size_t i = 0; i < sizeof q / sizeof q[0]; i++) {
+        og_rows *rows;
+        if (og_db_query(&rows, c->db, IX_QUERIES, strlen(IX_QUERIES), q[i][0], q[i][1], NULL) != OG_OK)
+            fail_msg("%s: %s", q[i][0], og_error_message());
+        char *text;
+        assert_int_equal(og_rows_render(&text, NULL, rows, OG_FORMAT_CSV, "main"), OG_OK);
+        og_rows_free(rows);
+        w += (size_t)snprintf(out + w, cap - w, "%s\n", text);
+        free(text);
+    }
+}
+
+/* {"files","covered"} of the index status report, over every kind. */
+static void ix_status(ctx *c, long long *files, long long *covered, long long *built)
+{
+    char *rep;
+    assert_int_equal(og_db_index_status(&rep, c->db, NULL, NULL, NULL), OG_OK);
+    json_t *j = json_loads(rep, 0, NULL);
+    og_free(rep);
+    assert_non_null(j);
+    *files = json_integer_value(json_object_get(j, "files"));
+    *covered = json_integer_value(json_object_get(j, "covered"));
+    if (built) *built = json_integer_value(json_object_get(j, "built"));
+    json_t *ix = json_object_get(j, "indexes");
+    assert_true(json_array_size(ix) >= 3); /* fts on slug, scalar on year, vector on emb */
+    json_decref(j);
+}
+
+static void optimize_builds_the_indexes(void **state)
+{
+    ctx *c = *state;
+    char p[160];
+    for (int i = 0; i < 24; i++) { /* 24 one-row commits: 24 small data files */
+        snprintf(p, sizeof p, "{\"s\":\"item%d\",\"y\":%d,\"e\":[%d,%d,%d,%d]}", i, 2000 + i, i, (i * 7) % 5, i % 3, 24 - i);
+        og_receipt r;
+        if (og_db_mutate(&r, c->db, IX_MUTS, strlen(IX_MUTS), "add", p, NULL, NULL) != OG_OK)
+            fail_msg("add: %s", og_error_message());
+    }
+    og_receipt r;
+    assert_int_equal(og_db_mutate(&r, c->db, IX_MUTS, strlen(IX_MUTS), "drop", "{\"s\":\"item3\"}", NULL, NULL), OG_OK);
+    char *rep;
+    assert_int_equal(og_db_index_build(&rep, c->db, NULL, "vector", NULL), OG_OK); /* some files, one kind */
+    og_free(rep);
+    long long files, covered, built;
+    ix_status(c, &files, &covered, NULL);
+    assert_true(files > 0 && covered < files);
+    char want[8192], got[8192];
+    ix_answers(c, want, sizeof want);
+    assert_non_null(strstr(want, "item7"));
+    assert_null(strstr(want, "item3,"));
+
+    og_optimize_result o;
+    assert_int_equal(og_db_optimize(&o, c->db, NULL, NULL), OG_OK);
+    assert_int_equal(o.published, 1);
+    assert_int_equal(o.index_status, OG_OK);
+    assert_string_equal(o.index_error, "");
+    assert_true(o.index_files_built >= 3); /* the compacted file, once per kind */
+    assert_int_equal(o.index_covered, o.index_files);
+    ix_status(c, &files, &covered, &built);
+    assert_int_equal(files, (long long)o.index_files);
+    assert_int_equal(covered, files); /* full coverage */
+    assert_int_equal(built, 0);
+    /* the answers are unchanged, and now come through the index files */
+    uint64_t ann = og_search_ann_uses(), scans = og_scan_index_uses();
+    ix_answers(c, got, sizeof got);
+    assert_string_equal(got, want);
+    assert_true(og_search_ann_uses() > ann);
+    assert_true(og_scan_index_uses() > scans);
+    /* nothing left to do: no commit, no file */
+    assert_int_equal(og_db_optimize(&o, c->db, NULL, NULL), OG_OK);
+    assert_int_equal(o.published, 0);
+    assert_int_equal(o.index_files_built, 0);
+    assert_int_equal(o.index_covered, o.index_files);
+    /* a branch that does not exist: the optimize's own error, nothing built */
+    assert_int_equal(og_db_optimize(&o, c->db, "nope", NULL), OG_ERR_NOT_FOUND);
+    assert_int_equal(o.index_files_built, 0);
+    setenv("OG_AUTO_OPTIMIZE_FRAGMENTS", "16", 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(one_row_commits_keep_fragments_bounded, setup, teardown),
         cmocka_unit_test_setup_teardown(optimize_merges_and_drops_deleted_rows, setup, teardown),
         cmocka_unit_test_setup_teardown(a_crash_during_optimize_leaves_old_or_new, setup, teardown),
+        cmocka_unit_test_setup_teardown(optimize_builds_the_indexes, setup_ix, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
