@@ -230,7 +230,12 @@ static void bounded_search_matches_the_definition(void **state)
         int b = (int)((seed >> 16) % 3), other = (int)((seed >> 20) % 3);
         char second[OG_ULID_LEN + 1];
         int merge = ((seed >> 24) % 3) == 0 && other != b;
-        if (merge) head(f, br[other], second);
+        if (merge) {
+            char mine[OG_ULID_LEN + 1];
+            head(f, br[other], second);
+            head(f, br[b], mine);
+            merge = strcmp(second, mine) != 0; /* the same head cannot be a second parent */
+        }
         commit_on(f, br[b], merge ? second : NULL, ids[n++]);
     }
     for (int i = 0; i < n; i++)
