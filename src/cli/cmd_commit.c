@@ -24,11 +24,10 @@ static const char *commit_help =
     "changes: the rows the commit changed against its first parent (a merge commit is diffed\n"
     "against the target's previous head).\n"
     "  --branch B         the branch to list (default main)\n"
-    "  --limit N          list: at most N commits; changes: at most N changes per page\n"
-    "                     (at most 8192), then a next_page_token\n"
-    "  --page-token T     changes: continue at the page named by a previous next_page_token\n"
-    "                     (the tokens of GET /graphs/{id}/commits/{commit}/changes; default\n"
-    "                     page size 1000 when only a token is given)\n"
+    "  --limit N          list: at most N commits; changes: the page size (at most 8192)\n"
+    "  --page-token T     changes: print only the page T names (v1o0 is the first) and its\n"
+    "                     next_page_token, the tokens of GET /graphs/{id}/commits/{commit}/changes;\n"
+    "                     without it every page is printed\n"
     "  --kind K, --type T, --op OP  filters of commit changes (repeatable)\n"
     "  --store ROOT       the graph (or $OMNIGRAPH_STORE)\n"
     "  --json             JSON output\n"
@@ -106,7 +105,8 @@ int og_cmd_commit(int argc, char **argv)
     }
     /* paging (the server route's tokens: "v1o<offset>") */
     size_t offset = 0;
-    int paged = is_changes && (limit_s || page_token);
+    /* like the reference: every page is fetched and printed unless --page-token names one */
+    int paged = is_changes && page_token;
     if (page_token) {
         char *end;
         if (strncmp(page_token, "v1o", 3) || !isdigit((unsigned char)page_token[3]) ||

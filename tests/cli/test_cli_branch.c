@@ -125,6 +125,9 @@ static void branches_and_history(void **state)
 
     /* paging, with the tokens of GET …/commits/{id}/changes: the load commit has 3 changes */
     assert_int_equal(run(out, sizeof out, "%s commit changes --quiet --json --limit 2 %s %s/g", bin, head, dir), 0);
+    assert_int_equal(count(out, "\"op\": \"insert\""), 3); /* no token: every page */
+    assert_null(strstr(out, "next_page_token"));
+    assert_int_equal(run(out, sizeof out, "%s commit changes --quiet --json --limit 2 --page-token v1o0 %s %s/g", bin, head, dir), 0);
     assert_int_equal(count(out, "\"op\": \"insert\""), 2);
     assert_non_null(strstr(out, "\"next_page_token\": \"v1o2\""));
     assert_int_equal(run(out, sizeof out, "%s commit changes --quiet --json --limit 2 --page-token v1o2 %s %s/g", bin, head, dir), 0);
@@ -132,10 +135,10 @@ static void branches_and_history(void **state)
     assert_non_null(strstr(out, "\"next_page_token\": null"));
     assert_int_equal(run(out, sizeof out, "%s commit changes --quiet --json --page-token v1o1 %s %s/g", bin, head, dir), 0);
     assert_int_equal(count(out, "\"op\": \"insert\""), 2); /* default page size: the rest */
-    assert_int_equal(run(out, sizeof out, "%s commit changes --quiet --json --kind edge --limit 1 %s %s/g", bin, head, dir), 0);
+    assert_int_equal(run(out, sizeof out, "%s commit changes --quiet --json --kind edge --limit 1 --page-token v1o0 %s %s/g", bin, head, dir), 0);
     assert_int_equal(count(out, "\"op\": \"insert\""), 1); /* pages of the filtered list */
     assert_non_null(strstr(out, "\"next_page_token\": null"));
-    assert_int_equal(run(out, sizeof out, "%s commit changes --quiet --limit 1 %s %s/g", bin, head, dir), 0);
+    assert_int_equal(run(out, sizeof out, "%s commit changes --quiet --limit 1 --page-token v1o0 %s %s/g", bin, head, dir), 0);
     assert_non_null(strstr(out, "next page: v1o1"));
     assert_int_equal(run(out, sizeof out, "%s commit changes --quiet --limit 1 --page-token v1o2 %s %s/g", bin, head, dir), 0);
     assert_non_null(strstr(out, "next page: none (last page)"));
