@@ -290,7 +290,8 @@ const char *og_req_str(og_req *r, const char *key, int *bad)
 
 og_status og_req_decide(og_req *r, og_action a, const char *branch, const char *target_branch, og_authz_decision *d)
 {
-    og_authz_request q = {r->actor, a, r->g ? r->g->id : NULL, branch, target_branch};
+    const char *query = a == OG_ACTION_INVOKE_QUERY ? r->query : NULL;
+    og_authz_request q = {r->actor, a, r->g ? r->g->id : NULL, branch, target_branch, query};
     og_status st = og_authz_decide(r->s->mode, r->s->o.policy, &q, d);
     r->decided = 1;
     r->action = a;
@@ -307,6 +308,7 @@ og_status og_req_decide(og_req *r, og_action a, const char *branch, const char *
     og_audit_str(au, "graph", r->g ? r->g->id : NULL);
     og_audit_str(au, "branch", branch);
     og_audit_str(au, "target_branch", target_branch);
+    if (query) og_audit_str(au, "query", query);
     og_audit_raw(au, "allowed", r->allowed ? "true" : "false");
     og_audit_str(au, "matched_rule_id", r->rule[0] ? r->rule : NULL);
     og_audit_str(au, "mode", og_auth_mode_name(r->s->mode));

@@ -125,6 +125,7 @@ struct og_req {
     const char *masked_msg;      /* the 404 message of a masked deny (NULL: "not found") */
     char mcp[160];               /* audit: the MCP method (and tool or resource) of a /mcp request */
     og_audit audit;              /* its decision lines so far, then the request line */
+    const char *query;           /* the stored query an invoke_query decision concerns (NULL: none) */
 };
 
 /* ---- responses (http.c) ---- */
