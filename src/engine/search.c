@@ -1155,6 +1155,9 @@ static int u32_cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static og_status nearest_index(og_search *s, int rank, const uint32_t *col, size_t n, uint64_t limit, uint8_t **cand);
+static og_status nearest_fill_some(rstate *rs, const uint32_t *col, size_t n, const uint8_t *cand);
+
 /* One arm of an rrf: the entities it ranks, in rank order, as ranks into r1 / r2 of ents
  * (found by row through `slot`, a map from a row to its index in ents). */
 static og_status rrf_arm(og_search *s, int arm, ent *ents, size_t nents, const uint32_t *slot, uint64_t limit,
@@ -1171,9 +1174,18 @@ static og_status rrf_arm(og_search *s, int arm, ent *ents, size_t nents, const u
         return og_err(OG_ERR_NOMEM, "out of memory");
     }
     for (size_t i = 0; i < nents; i++) rows[i] = ents[i].row;
-    og_status st = r->kind == OG_IR_RANK_NEAREST ? nearest_fill(rs, rows, nents) : OG_OK;
+    /* a nearest arm ranking every entity with a vector may take its candidates from vector
+     * index files, as a plain nearest ordering does: distances stay exact, deleted rows are
+     * never candidates, only membership in the arm's top `limit` is approximate */
+    uint8_t *cand = NULL;
+    og_status st = OG_OK;
+    if (r->kind == OG_IR_RANK_NEAREST) {
+        st = nearest_index(s, arm, rows, nents, limit, &cand);
+        if (st == OG_OK) st = nearest_fill_some(rs, rows, nents, cand);
+    }
     size_t m = 0;
     for (size_t i = 0; i < nents && st == OG_OK; i++) {
+        if (cand && !og_bit_get(cand, ents[i].row)) continue;
         double v = score_of(rs, r, ents[i].row);
         if (isnan(v) || (r->kind == OG_IR_RANK_BM25 && !(v > 0))) continue;
         list[m++] = (ent){ents[i].row, v, 0, 0};
@@ -1188,6 +1200,7 @@ static og_status rrf_arm(og_search *s, int arm, ent *ents, size_t nents, const u
             else e->r2 = k;
         }
     }
+    free(cand);
     free(list);
     free(rows);
     return st;

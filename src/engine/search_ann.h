@@ -3,7 +3,8 @@
  * vector indexes (index/ann.h; docs/search.md "Vector index").
  *
  * The rule (never a post-filtered global top-k): the index is used only when the ordering
- * ranks EVERY live row of the type that has a vector — i.e. the match block filtered nothing
+ * (a `nearest` order key, or the nearest arm of an `rrf`) ranks EVERY live row of the type
+ * that has a vector — i.e. the match block filtered nothing
  * out — and the query has a limit.  Then each indexed data file contributes its k + (deleted
  * rows of the file) nearest rows, deleted ones dropped; every file no index covers contributes
  * all its live rows (an exact scan).  The caller computes exact distances over the union and

@@ -5,7 +5,9 @@
  * partial coverage), with exact search forced, after deletes, at an old commit and on a
  * branch.  Scalar-indexed scans must answer byte-for-byte like scans; nearest through the
  * index must return exact distances, recall@10 >= 0.95, never a deleted row, and filtered
- * nearest must stay the exact pre-filtered answer.
+ * nearest must stay the exact pre-filtered answer.  rrf(nearest, bm25) with its nearest arm
+ * unfiltered and limited takes that arm's candidates from the index too: the same fused rows
+ * as exact search at recall level, never a deleted row, exact with --exact or a filter.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -27,7 +29,7 @@
 #define NQ 30
 
 static const char SCHEMA[] = "node Doc { slug: String @key  year: I32 @index  score: F64? @index  "
-                             "kind: enum(alpha, beta, delta, gamma)? @index  emb: Vector(8)? @index }\n";
+                             "kind: enum(alpha, beta, delta, gamma)? @index  emb: Vector(8)? @index  body: String? }\n";
 static const char QUERIES[] =
     "query knn($v: Vector(8)) { match { $d: Doc } return { $d.slug, nearest($d.emb, $v) as dist } "
     "order { nearest($d.emb, $v) } limit 10 }\n"
@@ -39,7 +41,11 @@ static const char QUERIES[] =
     "query sgt($s: F64) { match { $d: Doc  $d.score > $s } return { $d.slug } order { $d.slug } }\n"
     "query seqi($s: I64) { match { $d: Doc  $d.score = $s } return { $d.slug } order { $d.slug } }\n"
     "query keq($k: String) { match { $d: Doc  $d.kind = $k } return { $d.slug } order { $d.slug } }\n"
-    "query kge($k: String) { match { $d: Doc  $d.kind >= $k } return { $d.slug } order { $d.slug } }\n";
+    "query kge($k: String) { match { $d: Doc  $d.kind >= $k } return { $d.slug } order { $d.slug } }\n"
+    "query fuse($v: Vector(8), $q: String) { match { $d: Doc } return { $d.slug, rrf(nearest($d.emb, $v), "
+    "bm25($d.body, $q)) as s } order { rrf(nearest($d.emb, $v), bm25($d.body, $q)) } limit 10 }\n"
+    "query fusef($v: Vector(8), $q: String, $y: I32) { match { $d: Doc  $d.year >= $y } return { $d.slug, "
+    "rrf(nearest($d.emb, $v), bm25($d.body, $q)) as s } order { rrf(nearest($d.emb, $v), bm25($d.body, $q)) } limit 10 }\n";
 static const char MUTS[] = "query del($s: String) { delete Doc where slug = $s }\n";
 
 static char dir[64];
@@ -72,6 +78,7 @@ static void load_file(size_t file, og_load_mode mode)
         fprintf(f, "{\"type\":\"Doc\",\"data\":{\"slug\":\"d%04zu\",\"year\":%zu", i, 1980 + (i * 7) % 31);
         if (i % 9) fprintf(f, ",\"score\":%g", (double)((i * 13) % 41) / 4.0);
         if (i % 5) fprintf(f, ",\"kind\":\"%s\"", kinds[i % 4]);
+        if (i % 11) fprintf(f, ",\"body\":\"w%zu w%zu v%zu\"", i % 13, i % 7, i % 23);
         if (i % 17) {
             fputs(",\"emb\":[", f);
             for (int d = 0; d < DIM; d++) fprintf(f, d ? ",%.9g" : "%.9g", (double)vecs[i][d]);
@@ -186,6 +193,49 @@ static void indexes_change_no_answer(void **state)
     assert_int_equal(og_search_ann_uses(), u);
 }
 
+/* The fused top 10 of rrf(nearest, bm25): the nearest arm through the index (unfiltered,
+ * limited) has the exact answer's entities at recall level; filtered or --exact: no index. */
+static void rrf_uses_the_index(void **state)
+{
+    (void)state;
+    size_t hits = 0, total = 0;
+    uint64_t u0 = og_search_ann_uses();
+    for (size_t q = 0; q < NQ; q++) {
+        char p[600], pf[620];
+        snprintf(p, sizeof p, "%.*s, \"q\": \"w%zu v%zu\"}", (int)strlen(qparams[q]) - 1, qparams[q], q % 13, q % 23);
+        snprintf(pf, sizeof pf, "%.*s, \"y\": 1990}", (int)strlen(p) - 1, p);
+        uint64_t u = og_search_ann_uses();
+        char *exact = run("fuse", p, NULL, 1);
+        assert_int_equal(og_search_ann_uses(), u); /* --exact: no index */
+        char *ann = run("fuse", p, NULL, 0);
+        assert_int_equal(og_search_ann_uses(), u + 1);
+        char *fe = run("fusef", pf, NULL, 1), *fa = run("fusef", pf, NULL, 0);
+        assert_int_equal(og_search_ann_uses(), u + 1); /* a filter: exact pre-filtered, identical */
+        assert_string_equal(fa, fe);
+        /* every entity of the exact fused top 10 that the indexed answer also has */
+        for (char *l = strchr(exact, '\n') + 1; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+            char needle[24];
+            snprintf(needle, sizeof needle, "\n%.*s,", (int)strcspn(l, ","), l);
+            total++;
+            hits += strstr(ann, needle) != NULL;
+        }
+        free(exact);
+        free(ann);
+        free(fe);
+        free(fa);
+    }
+    assert_true(total >= NQ * 10);
+    if ((double)hits / (double)total < 0.95) fail_msg("rrf: %zu of %zu fused entities found", hits, total);
+    assert_int_equal(og_search_ann_uses(), u0 + NQ);
+    /* OG_ANN=off: the process-wide switch */
+    setenv("OG_ANN", "off", 1);
+    char p[600];
+    snprintf(p, sizeof p, "%.*s, \"q\": \"w1\"}", (int)strlen(qparams[0]) - 1, qparams[0]);
+    free(run("fuse", p, NULL, 0));
+    unsetenv("OG_ANN");
+    assert_int_equal(og_search_ann_uses(), u0 + NQ);
+}
+
 /* Scalar answers with the index files (two of three files covered) equal a scan's. */
 static void scalar_scans_match(void **state)
 {
@@ -250,6 +300,20 @@ static void deletes_branches_and_time_travel(void **state)
         }
         free(idx);
         free(exact);
+        /* rrf through the index: never a deleted row either */
+        char fp[600];
+        snprintf(fp, sizeof fp, "%.*s, \"q\": \"w1 w2\"}", (int)strlen(qparams[0]) - 1, qparams[0]);
+        u = og_search_ann_uses();
+        char *fidx = run("fuse", fp, ats[a], 0), *fex = run("fuse", fp, ats[a], 1);
+        assert_true(og_search_ann_uses() > u);
+        for (int k = 0; k < 3 && a < 2; k++) {
+            char needle[24];
+            snprintf(needle, sizeof needle, "\n%s,", slugs[k]);
+            assert_null(strstr(fidx, needle));
+            assert_null(strstr(fex, needle));
+        }
+        free(fidx);
+        free(fex);
         /* scalar scans: the same on each state with and without files */
         for (size_t i = 0; i < NSCALAR; i++) {
             char *w = run(SCALAR[i][0], SCALAR[i][1], ats[a], 0);
@@ -272,6 +336,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(indexes_change_no_answer),
+        cmocka_unit_test(rrf_uses_the_index),
         cmocka_unit_test(scalar_scans_match),
         cmocka_unit_test(deletes_branches_and_time_travel),
     };
