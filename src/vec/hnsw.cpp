@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -60,6 +62,89 @@ struct MemFile {
         if (fd >= 0) close(fd);
     }
 };
+
+// Reads a T at p[at] (hnswlib writes its header fields as raw host-order PODs).
+template <typename T> bool take(const uint8_t *p, size_t len, size_t &at, T &v)
+{
+    if (at > len || len - at < sizeof v) return false;
+    std::memcpy(&v, p + at, sizeof v);
+    at += sizeof v;
+    return true;
+}
+
+inline uint32_t u32_at(const uint8_t *p)
+{
+    uint32_t v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+
+// Whether p[0..len) is an hnswlib serialisation of a dim-float index that is safe to load and
+// search: hnswlib's loader trusts every field (allocation sizes, neighbour ids, levels), so a
+// damaged or hostile payload must be refused here, before it reaches hnswlib.  Checks: the
+// header's layout fields against dim and M (as hnswlib computes them), allocation sizes bounded
+// by the payload, every vector finite, every neighbour list within its bound with neighbours
+// that exist (and reach the level they are linked at), the entry point at the top level, and
+// the size exactly consumed.  *count = the number of points.
+bool well_formed(const uint8_t *p, size_t len, uint32_t dim, size_t *count)
+{
+    size_t at = 0, off0, maxel, cur, sdpe, laboff, offdata, maxM, maxM0, M, efc;
+    int maxlevel;
+    unsigned int ep;
+    double mult;
+    if (!take(p, len, at, off0) || !take(p, len, at, maxel) || !take(p, len, at, cur) || !take(p, len, at, sdpe) ||
+        !take(p, len, at, laboff) || !take(p, len, at, offdata) || !take(p, len, at, maxlevel) ||
+        !take(p, len, at, ep) || !take(p, len, at, maxM) || !take(p, len, at, maxM0) || !take(p, len, at, M) ||
+        !take(p, len, at, mult) || !take(p, len, at, efc))
+        return false;
+    if (off0 != 0 || M < 2 || M > 4096 || maxM != M || maxM0 != 2 * M || !(mult > 0) || !std::isfinite(mult)) return false;
+    size_t links0 = maxM0 * sizeof(unsigned int) + sizeof(unsigned int), links = maxM * sizeof(unsigned int) + sizeof(unsigned int);
+    if (dim > (SIZE_MAX - links0 - 8) / sizeof(float)) return false;
+    size_t dbytes = (size_t)dim * sizeof(float);
+    if (offdata != links0 || laboff != links0 + dbytes || sdpe != laboff + sizeof(size_t)) return false;
+    *count = cur;
+    if (cur == 0) return at == len; // an empty index: nothing to search
+    if (cur >= UINT32_MAX || maxel < cur || maxel / 2 > cur || (len - at) / sdpe < cur) return false;
+    if (maxlevel < 0 || ep >= cur) return false;
+    const uint8_t *data0 = p + at;
+    at += cur * sdpe;
+    // level 0: one neighbour list per point, then its vector and label
+    for (size_t i = 0; i < cur; i++) {
+        const uint8_t *e = data0 + i * sdpe;
+        uint32_t head = u32_at(e);
+        if ((head >> 16) != 0 || (head & 0xffff) > maxM0) return false; // no deletion marks in our files
+        for (uint32_t j = 0; j < (head & 0xffff); j++)
+            if (u32_at(e + 4 + 4 * (size_t)j) >= cur) return false;
+        for (uint32_t d = 0; d < dim; d++) {
+            float f;
+            std::memcpy(&f, e + offdata + 4 * (size_t)d, sizeof f);
+            if (!std::isfinite(f)) return false;
+        }
+    }
+    // upper levels: per point a u32 byte size (level * links), then its lists
+    std::vector<int> level(cur);
+    std::vector<size_t> where(cur);
+    for (size_t i = 0; i < cur; i++) {
+        unsigned int size;
+        if (!take(p, len, at, size)) return false;
+        if (size % links != 0 || size / links > (size_t)maxlevel || len - at < size) return false;
+        level[i] = (int)(size / links);
+        where[i] = at;
+        at += size;
+    }
+    if (at != len || level[ep] != maxlevel) return false;
+    for (size_t i = 0; i < cur; i++)
+        for (int l = 1; l <= level[i]; l++) {
+            const uint8_t *e = p + where[i] + (size_t)(l - 1) * links;
+            uint32_t head = u32_at(e);
+            if ((head >> 16) != 0 || (head & 0xffff) > maxM) return false;
+            for (uint32_t j = 0; j < (head & 0xffff); j++) {
+                uint32_t n = u32_at(e + 4 + 4 * (size_t)j);
+                if (n >= cur || level[n] < l) return false;
+            }
+        }
+    return true;
+}
 
 }  // namespace
 
@@ -141,6 +226,7 @@ extern "C" int og_hnsw_save(const og_hnsw *h, uint8_t **out, size_t *len)
 {
     *out = nullptr;
     *len = 0;
+    if (!h->index) return OG_HNSW_INVALID; // a loaded empty index is never saved again
     try {
         MemFile f;
         if (f.fd < 0) return OG_HNSW_IO;
@@ -174,6 +260,12 @@ extern "C" int og_hnsw_load(og_hnsw **out, uint32_t dim, const uint8_t *p, size_
     if (dim == 0) return OG_HNSW_INVALID;
     og_hnsw *h = nullptr;
     try {
+        size_t count = 0;
+        if (!well_formed(p, len, dim, &count)) return OG_HNSW_INVALID;
+        if (count == 0) { // nothing to search: no hnswlib index at all (see og_hnsw_search)
+            *out = new og_hnsw(dim);
+            return OG_HNSW_OK;
+        }
         MemFile f;
         if (f.fd < 0) return OG_HNSW_IO;
         size_t put = 0;
@@ -202,13 +294,13 @@ extern "C" int og_hnsw_load(og_hnsw **out, uint32_t dim, const uint8_t *p, size_
 
 extern "C" void og_hnsw_free(og_hnsw *h) { delete h; }
 
-extern "C" size_t og_hnsw_count(const og_hnsw *h) { return h->index->cur_element_count; }
+extern "C" size_t og_hnsw_count(const og_hnsw *h) { return h->index ? h->index->cur_element_count : 0; }
 
 extern "C" int og_hnsw_search(og_hnsw *h, const float *q, size_t k, size_t ef, uint64_t *labels, float *dists,
                               size_t *n)
 {
     *n = 0;
-    if (k == 0 || h->index->cur_element_count == 0) return OG_HNSW_OK;
+    if (k == 0 || !h->index || h->index->cur_element_count == 0) return OG_HNSW_OK;
     try {
         h->index->setEf(std::max(ef, k));
         auto pq = h->index->searchKnn(q, k);

@@ -2,8 +2,11 @@
  * test_ann.c — the per-data-file vector index (index/ann.h over vec/hnsw.h): labels are the
  * physical offsets of non-null rows, recall@10 on clustered data is at least 0.95 at the
  * default beam, the file round-trips through a store, and truncated, flipped or foreign
- * bytes are OG_ERR_CORRUPT before they reach hnswlib.
+ * bytes are OG_ERR_CORRUPT before they reach hnswlib; an hnswlib payload that passes the
+ * envelope's checksum but is damaged inside (neighbour ids, counts, levels, sizes, vectors) is
+ * refused by og_hnsw_load (vec/hnsw.h) instead of crashing a later search.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +19,7 @@
 
 #include "index/ann.h"
 #include "util/error.h"
+#include "vec/hnsw.h"
 #include "vec/distance.h"
 
 #define OK(expr)                                                                                   \
@@ -155,6 +159,96 @@ static void damaged_files_are_corrupt(void **state)
     og_buf_free(&b);
 }
 
+/* hnswlib's serialisation, as vec/hnsw.cpp's validation reads it: a 96-byte header
+ * (offsets 0..95: level-0 offset, max elements, count, bytes per element, label offset,
+ * data offset, max level (i32), entry point (u32), maxM, maxM0, M, mult, efConstruction),
+ * then count elements of (u32 list head, 2M neighbour ids, vector, u64 label), then the
+ * upper-level lists. */
+static void load_expect(const uint8_t *p, size_t len, int want)
+{
+    og_hnsw *h = NULL;
+    int rc = og_hnsw_load(&h, 4, p, len);
+    assert_int_equal(rc, want);
+    if (rc == OG_HNSW_OK) {
+        float q[4] = {0.5f, 0.5f, 0.5f, 0.5f};
+        uint64_t l[10];
+        float d[10];
+        size_t n;
+        assert_int_equal(og_hnsw_search(h, q, 10, 32, l, d, &n), OG_HNSW_OK);
+        og_hnsw_free(h);
+    } else {
+        assert_null(h);
+    }
+}
+
+static void damaged_graphs_are_refused(void **state)
+{
+    (void)state;
+    enum { N = 300 };
+    static float pts[N * 4];
+    for (size_t i = 0; i < N * 4; i++) pts[i] = (float)urand();
+    og_hnsw *h;
+    assert_int_equal(og_hnsw_build(&h, 4, pts, NULL, N, 16, 100, 1), OG_HNSW_OK);
+    uint8_t *p;
+    size_t len;
+    assert_int_equal(og_hnsw_save(h, &p, &len), OG_HNSW_OK);
+    og_hnsw_free(h);
+    load_expect(p, len, OG_HNSW_OK);
+    const size_t sdpe = 4 + 32 * 4 + 16 + 8, data0 = 96;
+    uint64_t v;
+    memcpy(&v, p + 24, 8);
+    assert_int_equal(v, sdpe); /* the layout this test assumes */
+    uint8_t *c = malloc(len);
+    assert_non_null(c);
+#define DAMAGE(stmt)                                                                                   do {                                                                                                   memcpy(c, p, len);                                                                                 stmt;                                                                                              load_expect(c, len, OG_HNSW_INVALID);                                                          } while (0)
+    uint32_t big = N + 7, cnt = 200;
+    uint64_t huge = (uint64_t)1 << 40;
+    DAMAGE(memcpy(c + data0 + 4, &big, 4));                        /* a level-0 neighbour that does not exist */
+    DAMAGE(memcpy(c + data0 + 5 * sdpe, &cnt, 4));                 /* a list longer than 2M */
+    DAMAGE(c[data0 + 2] = 1);                                       /* a deletion mark */
+    DAMAGE(memcpy(c + 16, &huge, 8));                              /* count beyond the payload */
+    DAMAGE(memcpy(c + 8, &huge, 8));                               /* capacity: a huge allocation */
+    DAMAGE(memcpy(c + 72, &huge, 8));                              /* M */
+    DAMAGE(memcpy(c + 52, &big, 4));                               /* entry point */
+    DAMAGE(c[48] = 40);                                            /* max level above every point's */
+    DAMAGE(memcpy(c + data0 + 3 * sdpe + 4 + 128, &(float){NAN}, 4)); /* a non-finite vector */
+    DAMAGE(memcpy(c + 16, &(uint64_t){N - 1}, 8));                 /* sizes no longer add up */
+    free(c);
+    load_expect(p, len - 1, OG_HNSW_INVALID);                      /* truncated */
+    load_expect(p, 50, OG_HNSW_INVALID);
+    /* an upper-level neighbour at a level it does not reach / beyond the points */
+    size_t at = data0 + N * sdpe;
+    int hit = 0;
+    for (size_t i = 0; i < N && at + 4 <= len; i++) {
+        uint32_t size;
+        memcpy(&size, p + at, 4);
+        if (size && !hit) {
+            uint32_t cnt1;
+            memcpy(&cnt1, p + at + 4, 4);
+            if (cnt1) {
+                c = malloc(len);
+                assert_non_null(c);
+                DAMAGE(memcpy(c + at + 8, &big, 4));
+                free(c);
+                hit = 1;
+            }
+        }
+        at += 4 + size;
+    }
+    assert_true(hit);
+#undef DAMAGE
+    free(p);
+    /* an empty index loads and answers nothing */
+    assert_int_equal(og_hnsw_build(&h, 4, pts, NULL, 0, 16, 100, 1), OG_HNSW_OK);
+    assert_int_equal(og_hnsw_save(h, &p, &len), OG_HNSW_OK);
+    og_hnsw_free(h);
+    load_expect(p, len, OG_HNSW_OK);
+    assert_int_equal(og_hnsw_load(&h, 4, p, len), OG_HNSW_OK);
+    assert_int_equal(og_hnsw_count(h), 0);
+    og_hnsw_free(h);
+    free(p);
+}
+
 static void round_trips_through_a_store(void **state)
 {
     (void)state;
@@ -194,6 +288,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(recall_and_labels),
         cmocka_unit_test(damaged_files_are_corrupt),
+        cmocka_unit_test(damaged_graphs_are_refused),
         cmocka_unit_test(round_trips_through_a_store),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
