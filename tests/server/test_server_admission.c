@@ -14,6 +14,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 
 #include "server_client.h"
@@ -133,19 +134,32 @@ static void test_mcp_writes_share_the_budget(void **state)
              "POST /graphs/g1/load/ndjson HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\n"
              "Content-Length: %zu\r\n\r\n",
              strlen(rec));
-    int fd = connect_to(&S);
-    assert_true(fd >= 0);
-    assert_int_equal(write(fd, head, strlen(head)), (ssize_t)strlen(head));
     const char *mut = "{\"query\":\"query q() { insert Person { name: \\\"ViaMcp\\\" } }\"}";
-    http_resp r = {0};
-    int refused = 0;
-    for (int i = 0; i < 50 && !refused; i++) {
+    /* Hold a load open until it owns the actor's one slot (an HTTP write is then refused, as
+     * test_write_over_budget_is_429 shows; a write racing the load's admission may win the
+     * slot instead, and the load is then refused at once: start another one). */
+    int held = 0, fd = -1;
+    for (int i = 0; i < 50 && !held; i++) {
+        if (fd < 0) {
+            fd = connect_to(&S);
+            assert_true(fd >= 0);
+            assert_int_equal(write(fd, head, strlen(head)), (ssize_t)strlen(head));
+        }
         usleep(100 * 1000);
-        r = mcp_call("graph_mutate", mut);
-        refused = r.status == 429;
-        if (!refused) http_free(&r);
+        struct pollfd pfd = {.fd = fd, .events = POLLIN};
+        if (poll(&pfd, 1, 0) > 0) { /* the load already has its answer: it lost the race */
+            close(fd);
+            fd = -1;
+            continue;
+        }
+        http_resp h = post_json(&S, NULL, "/graphs/g1/mutate", MUTATE);
+        held = h.status == 429;
+        http_free(&h);
     }
-    assert_true(refused);
+    assert_true(held);
+    /* ... so an MCP write is refused the same way */
+    http_resp r = mcp_call("graph_mutate", mut);
+    assert_int_equal(r.status, 429);
     assert_non_null(strstr(r.headers, "Retry-After: 60"));
     json_t *e = json_object_get(r.json, "error");
     assert_int_equal(json_integer_value(json_object_get(e, "code")), -32029);
@@ -191,8 +205,8 @@ static void test_mcp_writes_share_the_budget(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_write_over_budget_is_429),
-        cmocka_unit_test(test_mcp_writes_share_the_budget),
+        cmocka_unit_test_setup_teardown(test_write_over_budget_is_429, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_mcp_writes_share_the_budget, setup, teardown),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, NULL, NULL);
 }
