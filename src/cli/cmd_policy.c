@@ -17,7 +17,7 @@ static const char *policy_help =
     "Offline tools for YAML policy bundles (docs/policy.md):\n"
     "  validate BUNDLE                       check the bundle; print its actor count\n"
     "  test BUNDLE TESTS | --tests TESTS     run the declarative cases of a tests file\n"
-    "  explain BUNDLE --actor A --action X [--branch B] [--target-branch T] [--json]\n"
+    "  explain BUNDLE --actor A --action X [--branch B] [--target-branch T] [--query Q] [--json]\n"
     "                                        decide one request and show the matched rule\n"
     "  compile BUNDLE [--entities]           print the Cedar policies the bundle compiles to\n"
     "                                        (--entities: its Cedar entities as JSON instead)\n"
@@ -33,7 +33,7 @@ typedef struct policy_args {
     const char *sub;
     const char *files[2];
     size_t nfiles;
-    const char *tests, *actor, *action, *branch, *target, *graph;
+    const char *tests, *actor, *action, *branch, *target, *graph, *query;
     int server, json, schema, entities;
 } policy_args;
 
@@ -56,6 +56,7 @@ static int parse_args(int argc, char **argv, policy_args *a)
         else if (!strcmp(s, "--branch")) slot = &a->branch;
         else if (!strcmp(s, "--target-branch")) slot = &a->target;
         else if (!strcmp(s, "--graph")) slot = &a->graph;
+        else if (!strcmp(s, "--query")) slot = &a->query;
         else if (s[0] == '-' && s[1]) return og_cli_usage("policy", "unknown option '%s'", s);
         else if (a->nfiles < 2) a->files[a->nfiles++] = s;
         else return og_cli_usage("policy", "unexpected argument '%s'", s);
@@ -126,7 +127,8 @@ static int cmd_explain(const policy_args *a)
 {
     if (a->nfiles != 1) return og_cli_usage("policy", "explain takes one bundle file");
     if (!a->actor || !a->action) return og_cli_usage("policy", "explain needs --actor and --action");
-    og_policy_request req = {.actor = a->actor, .graph_id = a->graph, .branch = a->branch, .target_branch = a->target};
+    og_policy_request req = {.actor = a->actor, .graph_id = a->graph, .branch = a->branch, .target_branch = a->target,
+                             .query = a->query};
     if (og_policy_action_parse(a->action, &req.action) != OG_OK)
         return og_cli_usage("policy", "%s (expected read, export, change, schema_apply, branch_create, branch_delete, "
                                       "branch_merge, admin, invoke_query or graph_list)", og_error_message());
@@ -146,6 +148,7 @@ static int cmd_explain(const policy_args *a)
         json_object_set_new(o, "graph", json_string(a->graph));
         json_object_set_new(o, "branch", a->branch ? json_string(a->branch) : json_null());
         json_object_set_new(o, "target_branch", a->target ? json_string(a->target) : json_null());
+        json_object_set_new(o, "query", a->query ? json_string(a->query) : json_null());
         json_object_set_new(o, "matched_rule", d.matched_rule_id ? json_string(d.matched_rule_id) : json_null());
         json_object_set_new(o, "unknown_actor", json_boolean(d.unknown_actor));
         json_object_set_new(o, "masked_as_not_found", json_boolean(d.mask_as_not_found));
@@ -160,6 +163,7 @@ static int cmd_explain(const policy_args *a)
         printf("action: %s\n", og_policy_action_name(req.action));
         if (a->branch) printf("branch: %s\n", a->branch);
         if (a->target) printf("target_branch: %s\n", a->target);
+        if (a->query) printf("query: %s\n", a->query);
         if (d.matched_rule_id) printf("matched_rule: %s\n", d.matched_rule_id);
         if (d.mask_as_not_found) printf("http: reported as 404 (a denied invoke_query looks like an unknown query)\n");
         printf("message: %s\n", d.message);

@@ -442,7 +442,10 @@ int gqt_parse(gqt_case *c, og_buf *err)
         } else if (phase < 3) {
             rc = perr(err, s->line, "`--- %s` before `--- runner`, `--- schema` and `--- seed`", nm);
         } else if (!strcmp(nm, "query") || !strcmp(nm, "mutate") || !strcmp(nm, "restart")) {
-            if ((rc = step_done(cur, err))) break;
+            if ((rc = step_done(cur, err))) {
+                free(body);
+                break;
+            }
             c->steps = xrealloc(c->steps, (c->nsteps + 1) * sizeof *c->steps);
             cur = &c->steps[c->nsteps++];
             memset(cur, 0, sizeof *cur);
@@ -485,13 +488,19 @@ int gqt_parse(gqt_case *c, og_buf *err)
                 rc = perr(err, s->line, "`--- expect` with no `--- query` or `--- mutate` step to bind to%s", NULL);
             else rc = parse_expect(c, cur, s, err);
         } else if (!strcmp(nm, "foreach") || !strcmp(nm, "loop")) {
-            if ((rc = step_done(cur, err))) break;
+            if ((rc = step_done(cur, err))) {
+                free(body);
+                break;
+            }
             cur = NULL;
             if (in_loop >= 0) rc = perr(err, s->line, "loops do not nest%s", NULL);
             else if (!blank(body)) rc = perr(err, s->line, "a loop header takes no body%s", NULL);
             else if (!(rc = loop_header(c, s, err))) in_loop = (int)c->nloops - 1;
         } else if (!strcmp(nm, "endloop")) {
-            if ((rc = step_done(cur, err))) break;
+            if ((rc = step_done(cur, err))) {
+                free(body);
+                break;
+            }
             cur = NULL;
             if (in_loop < 0) rc = perr(err, s->line, "`--- endloop` without a loop%s", NULL);
             else if (c->loops[in_loop].first == c->nsteps) rc = perr(err, s->line, "an empty loop%s", NULL);

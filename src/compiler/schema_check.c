@@ -39,7 +39,8 @@ static void cerr(checker *ck, size_t off, const char *hint, const char *fmt, ...
 static int is_reserved_system(const char *n)
 {
     return !strcmp(n, "_rowid") || !strcmp(n, "_rowaddr") || !strcmp(n, "_rowoffset") ||
-           !strcmp(n, "_row_created_at_version") || !strcmp(n, "_row_last_updated_at_version");
+           !strcmp(n, "_row_created_at_version") || !strcmp(n, "_row_last_updated_at_version") ||
+           !strncmp(n, "__", 2); /* `__id`, `__src`, `__dst`: the system columns' spelling beside a user `id` */
 }
 
 static int is_numeric(og_type_id id)
@@ -55,14 +56,11 @@ static void check_props_basic(checker *ck, og_cat_type *t)
     const char *kind = og_type_kind_name(t->kind);
     for (size_t i = 0; i < t->nprops; i++) {
         og_cat_prop *p = &t->props[i];
+        /* `id`, `src` and `dst` are ordinary property names: the system fields are `@id`,
+         * `@src` and `@dst` in queries and the top-level "id"/"from"/"to" of a load line. */
         if (is_reserved_system(p->name))
-            cerr(ck, p->off, "rename the property; Lance reserves this name for a virtual column",
+            cerr(ck, p->off, "rename the property; names starting with `__` and Lance's virtual columns are reserved",
                  "property name '%s' is reserved for a virtual storage system column (%s %s)", p->name, kind, t->name);
-        else if (!strcmp(p->name, "id") || (t->kind == OG_KIND_EDGE && (!strcmp(p->name, "src") || !strcmp(p->name, "dst"))))
-            cerr(ck, p->off,
-                 t->kind == OG_KIND_EDGE ? "every edge has system columns id, src and dst; choose another name"
-                                         : "every node has a system column `id` (a @key property becomes the id); choose another name",
-                 "property name '%s' is reserved for a system column (%s %s)", p->name, kind, t->name);
         if (p->type.id == OG_T_LIST && p->type.elem == OG_T_BLOB)
             cerr(ck, p->off, "store one Blob per property, or a list of URIs as [String]",
                  "list of Blob is not supported (%s.%s)", t->name, p->name);
@@ -432,27 +430,39 @@ static void check_constraints(checker *ck, og_cat_type *t)
         if (c->kind == OG_CONS_KEY && ++nkeys > 1)
             cerr(ck, c->off, "combine them into one composite key: @key(a, b)",
                  "%s type %s has multiple @key constraints; only one is supported", is_edge ? "edge" : "node", t->name);
-        if (is_edge && c->kind == OG_CONS_KEY) {
-            /* a keyed edge: identified by its endpoints (and scalar properties), so the same
-             * edge loaded or merged twice is one edge (docs/schema-language.md) */
-            int has_src = 0, has_dst = 0;
-            for (size_t j = 0; j < c->ncols; j++) {
-                has_src |= !strcmp(c->cols[j], "src");
-                has_dst |= !strcmp(c->cols[j], "dst");
-            }
-            if (!has_src || !has_dst)
-                cerr(ck, c->off, "write @key(@src, @dst) or @key(@src, @dst, prop)",
-                     "an edge key must include both @src and @dst (edge %s)", t->name);
-        }
+        int has_src = 0, has_dst = 0;
         for (size_t j = 0; j < c->ncols; j++) {
             const char *col = c->cols[j];
             c->col_props[j] = OG_COL_UNRESOLVED;
-            if (is_edge && (c->kind == OG_CONS_UNIQUE || c->kind == OG_CONS_INDEX || c->kind == OG_CONS_KEY) &&
-                (!strcmp(col, "src") || !strcmp(col, "dst"))) {
+            /* `@src`/`@dst` name the endpoints; a bare `src`/`dst` does too unless the edge
+             * has a property of that name.  Normalized to the bare spelling when unambiguous,
+             * so catalogs of edges without such properties read as before. */
+            int sys = !strcmp(col, "@src") ? OG_COL_SRC : !strcmp(col, "@dst") ? OG_COL_DST : 0;
+            if (!sys && is_edge && (!strcmp(col, "src") || !strcmp(col, "dst")) && !og_cat_type_prop(t, col, NULL))
+                sys = col[0] == 's' ? OG_COL_SRC : OG_COL_DST;
+            if (sys && (!is_edge || !(c->kind == OG_CONS_UNIQUE || c->kind == OG_CONS_INDEX || c->kind == OG_CONS_KEY))) {
+                cerr(ck, c->off, "@src and @dst are an edge's endpoints, in @key, @unique or @index",
+                     "@%s on %s cannot name %s", cn, t->name, sys == OG_COL_SRC ? "@src" : "@dst");
+                continue;
+            }
+            if (sys) {
+                const char *bare = sys == OG_COL_SRC ? "src" : "dst";
+                const char *norm = og_cat_type_prop(t, bare, NULL) ? (sys == OG_COL_SRC ? "@src" : "@dst") : bare;
+                if (strcmp(col, norm)) {
+                    char *d = og_sdup(norm);
+                    if (!d) {
+                        ck->fatal = OG_ERR_NOMEM;
+                        return;
+                    }
+                    free(c->cols[j]);
+                    c->cols[j] = d;
+                }
                 int dup = 0;
-                for (size_t k = 0; k < j; k++) dup |= !strcmp(c->cols[k], col);
-                if (dup) cerr(ck, c->off, "name each column once", "@%s on %s lists @%s more than once", cn, t->name, col);
-                c->col_props[j] = !strcmp(col, "src") ? OG_COL_SRC : OG_COL_DST;
+                for (size_t k = 0; k < j; k++) dup |= c->col_props[k] == sys;
+                if (dup) cerr(ck, c->off, "name each column once", "@%s on %s lists @%s more than once", cn, t->name, bare);
+                c->col_props[j] = sys;
+                has_src |= sys == OG_COL_SRC;
+                has_dst |= sys == OG_COL_DST;
                 continue;
             }
             for (size_t k = 0; k < j; k++)
@@ -498,6 +508,11 @@ static void check_constraints(checker *ck, og_cat_type *t)
                 break;
             }
         }
+        /* a keyed edge: identified by its endpoints (and scalar properties), so the same
+         * edge loaded or merged twice is one edge (docs/schema-language.md) */
+        if (is_edge && c->kind == OG_CONS_KEY && (!has_src || !has_dst))
+            cerr(ck, c->off, "write @key(@src, @dst) or @key(@src, @dst, prop)",
+                 "an edge key must include both @src and @dst (edge %s)", t->name);
         if (c->kind == OG_CONS_CHECK) {
             char msg[300];
             if (og_check_compile(c, msg, sizeof msg) != OG_OK)

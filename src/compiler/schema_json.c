@@ -474,7 +474,9 @@ static void r_cons(reader *r, json_t *o, og_cat_type *t, og_cat_constraint *c)
             return;
         }
         size_t pi;
-        if (og_cat_type_prop(t, c->cols[i], &pi)) c->col_props[i] = (int)pi;
+        if (t->kind == OG_KIND_EDGE && !strcmp(c->cols[i], "@src")) c->col_props[i] = OG_COL_SRC;
+        else if (t->kind == OG_KIND_EDGE && !strcmp(c->cols[i], "@dst")) c->col_props[i] = OG_COL_DST;
+        else if (og_cat_type_prop(t, c->cols[i], &pi)) c->col_props[i] = (int)pi;
         else if (t->kind == OG_KIND_EDGE && !strcmp(c->cols[i], "src")) c->col_props[i] = OG_COL_SRC;
         else if (t->kind == OG_KIND_EDGE && !strcmp(c->cols[i], "dst")) c->col_props[i] = OG_COL_DST;
         else bad(r, "constraint column names no property");

@@ -353,9 +353,10 @@ static og_status parse_carg(parser *p, og_cat_constraint *c, size_t *ccap, int *
         return OG_OK;
     }
     if (t->kind == OG_TOK_AT && (og_tok_is(peek_at(p, 1), "src") || og_tok_is(peek_at(p, 1), "dst"))) {
-        /* @src / @dst: an edge's endpoint columns, as in @key(@src, @dst) (also written src, dst) */
+        /* @src / @dst: an edge's endpoint columns, as in @key(@src, @dst) (also written src, dst
+         * when the edge has no property of that name; the checker resolves and normalizes) */
         OG_TRY(og_grow((void **)&c->cols, ccap, c->ncols, sizeof *c->cols));
-        c->cols[c->ncols] = og_sdup(og_tok_is(peek_at(p, 1), "src") ? "src" : "dst");
+        c->cols[c->ncols] = og_sdup(og_tok_is(peek_at(p, 1), "src") ? "@src" : "@dst");
         if (!c->cols[c->ncols]) return og_err(OG_ERR_NOMEM, "out of memory");
         c->ncols++;
         advance(p);

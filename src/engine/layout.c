@@ -13,13 +13,20 @@ og_status og_layout_field_id(uint64_t prop_id, int32_t *field_id)
     return OG_OK;
 }
 
+/* The system column's name: `id`/`src`/`dst`, or `__id`/`__src`/`__dst` when the type has a
+ * user property of that name (readers find system columns by field id, never by name). */
+static const char *sys_name(const og_cat_type *t, const char *bare, const char *spelled)
+{
+    return og_cat_type_prop(t, bare, NULL) ? spelled : bare;
+}
+
 og_status og_layout_schema(const og_cat_type *t, og_lance_schema *out)
 {
     const og_type str = {OG_T_STRING, OG_T_NULL, 0};
-    og_status st = og_lance_schema_add_column(out, "id", str, OG_FIELD_ID, 0, 0, 1);
+    og_status st = og_lance_schema_add_column(out, sys_name(t, "id", "__id"), str, OG_FIELD_ID, 0, 0, 1);
     if (st == OG_OK && t->kind == OG_KIND_EDGE) {
-        st = og_lance_schema_add_column(out, "src", str, OG_FIELD_SRC, 0, 0, 0);
-        if (st == OG_OK) st = og_lance_schema_add_column(out, "dst", str, OG_FIELD_DST, 0, 0, 0);
+        st = og_lance_schema_add_column(out, sys_name(t, "src", "__src"), str, OG_FIELD_SRC, 0, 0, 0);
+        if (st == OG_OK) st = og_lance_schema_add_column(out, sys_name(t, "dst", "__dst"), str, OG_FIELD_DST, 0, 0, 0);
     }
     for (size_t i = 0; i < t->nprops && st == OG_OK; i++) {
         const og_cat_prop *p = &t->props[i];

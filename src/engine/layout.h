@@ -3,7 +3,8 @@
  *
  * Node table: `id` (String, not null, the unenforced primary key), then one column per
  * property.  Edge table: `id`, `src`, `dst` (Strings, not null: node ids), then the edge's
- * properties.  Column names are the property names (so Lance tools show readable tables), but
+ * properties.  A type with a property named `id` (`src`, `dst`) spells that system column
+ * `__id` (`__src`, `__dst`) instead.  Column names are the property names (so Lance tools show readable tables), but
  * identity is the Lance field id, derived from the stable property id:
  *     id -> 0, src -> 1, dst -> 2, property p -> 2*p.id + 8, a list property's item -> 2*p.id + 9
  * so a rename changes a field's name only, and a dropped-then-re-added property (a new stable

@@ -228,8 +228,6 @@ static int check_envelope(const char *nm, uint64_t ln, const og_jtok *obj, og_nd
     if (!from || !to) return fail(nm, ln, err, OG_ERR_PARSE, "an edge needs \"from\" and \"to\"");
     if (from->kind != OG_J_STRING || to->kind != OG_J_STRING)
         return fail(nm, ln, err, OG_ERR_PARSE, "edge \"from\" and \"to\" must be strings (node ids)");
-    if (og_jobj_get(data, "src") || og_jobj_get(data, "dst"))
-        return fail(nm, ln, err, OG_ERR_PARSE, "\"src\"/\"dst\" are not allowed inside edge data; use \"from\"/\"to\"");
     rec->from = from->v.s;
     rec->to = to->v.s;
     return 1;

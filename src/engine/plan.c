@@ -465,14 +465,15 @@ og_status og_plan_stage_json(og_plan *p, og_plan_table *pt, const og_jtok *data,
     char w[300];
     const og_cat_type *t = pt->t;
     OG_TRY(table_cols_init(pt));
-    /* one pass over the members: each is "id" or a property (keys are unique) */
+    /* one pass over the members: each is a property or, when the type has no property `id`,
+     * data.id as the entity's id (the older spelling of the top-level "id") */
     const og_jtok *byprop[STAGE_PROPS_MAX] = {0};
     const char *given_id = NULL;
     const og_jtok *k = data + 1;
     for (uint32_t m = 0; m < data->len; m++, k = og_jtok_next(k + 1)) {
         const og_jtok *val = k + 1;
         const char *key = k->v.s;
-        if (!strcmp(key, "id")) {
+        if (!strcmp(key, "id") && !og_cat_type_prop(t, "id", NULL)) {
             if (val->kind != OG_J_STRING)
                 return og_err(OG_ERR_INVALID, "%s%s: \"id\" must be a string", where(p, line, w, sizeof w), t->name);
             if (id)
@@ -484,8 +485,12 @@ og_status og_plan_stage_json(og_plan *p, og_plan_table *pt, const og_jtok *data,
         if (key[0] == '_')
             return og_err(OG_ERR_INVALID, "%s%s: \"%s\" is a reserved field", where(p, line, w, sizeof w), t->name, key);
         size_t pi;
-        if (!og_cat_type_prop(t, key, &pi))
+        if (!og_cat_type_prop(t, key, &pi)) {
+            if (pt->is_edge && (!strcmp(key, "src") || !strcmp(key, "dst")))
+                return og_err(OG_ERR_INVALID, "%s%s has no property \"%s\"; an edge's endpoints are the line's \"from\"/\"to\"",
+                              where(p, line, w, sizeof w), t->name, key);
             return og_err(OG_ERR_INVALID, "%s%s has no property \"%s\"", where(p, line, w, sizeof w), t->name, key);
+        }
         if (pi < STAGE_PROPS_MAX) byprop[pi] = val;
     }
     if (id) given_id = id;

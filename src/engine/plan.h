@@ -94,11 +94,12 @@ size_t og_plan_prop_col(const og_plan_table *pt, size_t prop);
 /* Opens (lazily) the table's base view.  Called by the functions below as needed. */
 og_status og_plan_table_view(og_plan *p, og_plan_table *pt);
 
-/* Stages one row from a JSON `data` object (load; a token of a util/jsontok.h document): every member must be a property or "id";
+/* Stages one row from a JSON `data` object (load; a token of a util/jsontok.h document): every member must be a property (or "id", below);
  * values convert strictly (jsonval.h, load mode); the id is derived from the @key (a keyed
  * node, or a keyed edge: og_cat_type_key) and checked against a given one, or is the given
  * one, or a new ULID.  The id is given as `id` (the record's top-level "id", may be NULL) or,
- * the older spelling, data.id (both at once is refused).  Edges give from/to.  *row receives
+ * the older spelling, data.id when the type has no property `id` (both at once is refused;
+ * with such a property data.id is that property).  Edges give from/to.  *row receives
  * the staged row index; *prev the earlier current staged row with the same id, or -1 (the new
  * row is now the current one for that id: the caller supersedes or refuses the old one). */
 og_status og_plan_stage_json(og_plan *p, og_plan_table *pt, const og_jtok *data, const char *id, const char *from,

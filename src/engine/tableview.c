@@ -103,6 +103,19 @@ static size_t sat_add(size_t a, size_t b) { return a > SIZE_MAX - b ? SIZE_MAX :
 
 static size_t sat_mul(size_t a, size_t b) { return b && a > SIZE_MAX / b ? SIZE_MAX : a * b; }
 
+/* The index of system column `name` ("id", "src", "dst"): the field with the layout's field id
+ * when it is spelled `name` or `__name` (the spelling beside a user property of that name,
+ * engine/layout.c), else the top-level field named `name`; -1 when absent. */
+static long sys_field_index(const og_lance_schema *s, const char *name)
+{
+    int32_t fid = !strcmp(name, "id") ? 0 : !strcmp(name, "src") ? 1 : 2;
+    long idx = og_lance_schema_find_id(s, fid);
+    if (idx >= 0 && s->fields[idx].parent_id == -1 && s->fields[idx].name &&
+        (!strcmp(s->fields[idx].name, name) || (!strncmp(s->fields[idx].name, "__", 2) && !strcmp(s->fields[idx].name + 2, name))))
+        return idx;
+    return og_lance_schema_find_name(s, name);
+}
+
 /* Per-row overhead of the id map (entry + two slots at load factor 1/2) and of a topology
  * (CSR + CSC: two neighbour and two edge arrays of u32 per edge, plus the endpoint arrays
  * used while building). */
@@ -134,8 +147,8 @@ static void compute_estimate(og_tableview *v)
         }
         est = sat_add(est, frag_est);
     }
-    if (og_lance_schema_find_name(&v->m.schema, "id") >= 0) est = sat_add(est, sat_mul(v->nrows, IDMAP_ROW_BYTES));
-    if (og_lance_schema_find_name(&v->m.schema, "src") >= 0 && og_lance_schema_find_name(&v->m.schema, "dst") >= 0)
+    if (sys_field_index(&v->m.schema, "id") >= 0) est = sat_add(est, sat_mul(v->nrows, IDMAP_ROW_BYTES));
+    if (sys_field_index(&v->m.schema, "src") >= 0 && sys_field_index(&v->m.schema, "dst") >= 0)
         est = sat_add(est, sat_mul(v->nrows, TOPO_ROW_BYTES));
     v->estimate_bytes = est;
 }
@@ -638,7 +651,7 @@ og_status og_tableview_gather(og_tableview *v, int32_t field_id, const uint32_t 
  * String (`role` says what the caller needs it for). */
 static og_status string_column(og_tableview *v, const char *name, const char *role, const og_vector **out)
 {
-    long idx = og_lance_schema_find_name(&v->m.schema, name);
+    long idx = sys_field_index(&v->m.schema, name);
     og_type t;
     if (idx < 0 || og_lance_schema_field_type(&v->m.schema, (size_t)idx, &t) != OG_OK || t.id != OG_T_STRING)
         return og_err(OG_ERR_INVALID, "table %s version %llu has no String field '%s' (%s)", og_table_dir(v->table),
@@ -721,7 +734,7 @@ void og_tableview_set_index_mode(int mode) { __atomic_store_n(&index_mode_env, m
 /* The id field of a node view, or -1. */
 static int32_t id_field(const og_tableview *v)
 {
-    long idx = og_lance_schema_find_name(&v->m.schema, "id");
+    long idx = sys_field_index(&v->m.schema, "id");
     og_type t;
     if (idx < 0 || og_lance_schema_field_type(&v->m.schema, (size_t)idx, &t) != OG_OK || t.id != OG_T_STRING) {
         og_error_clear();

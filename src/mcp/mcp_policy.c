@@ -51,9 +51,10 @@ void og_mcp_policy_free(og_mcp_policy *p)
 }
 
 static int decide(og_mcp_policy *p, const char *actor, og_policy_action a, const char *branch, const char *target,
-                  char *why, size_t cap)
+                  const char *query, char *why, size_t cap)
 {
-    og_policy_request rq = {.actor = actor, .action = a, .graph_id = p->graph_id, .branch = branch, .target_branch = target};
+    og_policy_request rq = {.actor = actor, .action = a, .graph_id = p->graph_id, .branch = branch, .target_branch = target,
+                            .query = a == OG_POLICY_INVOKE_QUERY ? query : NULL};
     og_policy_decision d;
     if (og_policy_decide(p->policy, &rq, &d) != OG_OK) {
         snprintf(why, cap, "internal policy error: %s", og_error_message());
@@ -66,7 +67,6 @@ static int decide(og_mcp_policy *p, const char *actor, og_policy_action a, const
 og_mcp_verdict og_mcp_policy_authorize(void *ctx, const char *actor, const char *action, const char *branch,
                                        const char *target, const char *query, int listing, char *why, size_t cap)
 {
-    (void)query;
     og_mcp_policy *p = ctx;
     og_policy_action a;
     if (og_policy_action_parse(action, &a) != OG_OK) {
@@ -78,7 +78,7 @@ og_mcp_verdict og_mcp_policy_authorize(void *ctx, const char *actor, const char 
         snprintf(why, cap, "no actor: a policy is installed, so anonymous calls are denied");
         return masked ? OG_MCP_MASK : OG_MCP_DENY;
     }
-    if (!listing || (branch && target)) return decide(p, actor, a, branch, target, why, cap) ? OG_MCP_ALLOW
+    if (!listing || (branch && target)) return decide(p, actor, a, branch, target, query, why, cap) ? OG_MCP_ALLOW
                                                                                           : masked ? OG_MCP_MASK : OG_MCP_DENY;
     /* listing: allowed on some branch?  A scope only tells protected from unprotected names,
      * so one protected name (when the bundle has any) and one unprotected name cover every way
@@ -95,7 +95,7 @@ og_mcp_verdict og_mcp_policy_authorize(void *ctx, const char *actor, const char 
         for (size_t k = 0; k < n; k++) {
             const char *b = branch ? branch : scoped_branch ? probes[i] : NULL;
             const char *t = target ? target : scoped_target ? probes[k] : NULL;
-            if (decide(p, actor, a, b, t, why, cap)) return OG_MCP_ALLOW;
+            if (decide(p, actor, a, b, t, query, why, cap)) return OG_MCP_ALLOW;
         }
     return masked ? OG_MCP_MASK : OG_MCP_DENY;
 }

@@ -60,6 +60,10 @@ typedef struct raw_rule {
     og_policy_action actions[64];
     size_t nactions;          /* as written (may repeat) */
     int branch_scope, target_scope;
+    int deny;                 /* written as `deny:` instead of `allow:` */
+    int has_queries;          /* `queries:` given (then nqueries may still be 0: refused) */
+    const char **queries;
+    size_t nqueries;
 } raw_rule;
 
 typedef struct raw_bundle {
@@ -83,6 +87,7 @@ static void raw_free(raw_bundle *r)
     free(r->groups);
     free(r->prot);
     free(r->prot_lines);
+    for (size_t i = 0; i < r->nrules; i++) free(r->rules[i].queries);
     free(r->rules);
 }
 
@@ -109,8 +114,8 @@ static og_status parse_scope(pol_yaml *y, yaml_node_t *n, const char *field, int
 }
 
 static const char *const top_keys[] = {"version", "groups", "protected_branches", "rules", NULL};
-static const char *const rule_keys[] = {"id", "allow", NULL};
-static const char *const allow_keys[] = {"actors", "actions", "branch_scope", "target_branch_scope", NULL};
+static const char *const rule_keys[] = {"id", "allow", "deny", NULL};
+static const char *const allow_keys[] = {"actors", "actions", "branch_scope", "target_branch_scope", "queries", NULL};
 static const char *const actor_keys[] = {"group", NULL};
 
 static og_status parse_rule(pol_yaml *y, yaml_node_t *n, raw_rule *r)
@@ -120,16 +125,21 @@ static og_status parse_rule(pol_yaml *y, yaml_node_t *n, raw_rule *r)
     if (n->type != YAML_MAPPING_NODE)
         return pol_fail(y, OG_ERR_PARSE, r->line, "each rule must be a mapping with 'id' and 'allow'");
     OG_TRY(pol_check_keys(y, n, "a rule", rule_keys));
-    yaml_node_t *id = pol_get(y, n, "id"), *allow = pol_get(y, n, "allow");
+    yaml_node_t *id = pol_get(y, n, "id"), *allow = pol_get(y, n, "allow"), *deny = pol_get(y, n, "deny");
     if (!id) return pol_fail(y, OG_ERR_PARSE, r->line, "missing field 'id' in a rule");
-    if (!allow) return pol_fail(y, OG_ERR_PARSE, r->line, "missing field 'allow' in a rule");
+    if (allow && deny) return pol_fail(y, OG_ERR_PARSE, r->line, "a rule has either 'allow' or 'deny', not both");
+    if (!allow && !deny) return pol_fail(y, OG_ERR_PARSE, r->line, "missing field 'allow' in a rule");
     OG_TRY(pol_scalar(y, id, "a rule's 'id'", &r->id));
+    /* `deny:` (an OmniGraph-C extension) has the shape of `allow:` and compiles to a forbid */
+    r->deny = deny != NULL;
+    const char *body = deny ? "'deny'" : "'allow'";
+    if (deny) allow = deny;
     if (allow->type != YAML_MAPPING_NODE)
-        return pol_fail(y, OG_ERR_PARSE, pol_line(allow), "'allow' must be a mapping");
-    OG_TRY(pol_check_keys(y, allow, "'allow'", allow_keys));
+        return pol_fail(y, OG_ERR_PARSE, pol_line(allow), "%s must be a mapping", body);
+    OG_TRY(pol_check_keys(y, allow, body, allow_keys));
     yaml_node_t *actors = pol_get(y, allow, "actors"), *actions = pol_get(y, allow, "actions");
-    if (!actors) return pol_fail(y, OG_ERR_PARSE, pol_line(allow), "missing field 'actors' in 'allow'");
-    if (!actions) return pol_fail(y, OG_ERR_PARSE, pol_line(allow), "missing field 'actions' in 'allow'");
+    if (!actors) return pol_fail(y, OG_ERR_PARSE, pol_line(allow), "missing field 'actors' in %s", body);
+    if (!actions) return pol_fail(y, OG_ERR_PARSE, pol_line(allow), "missing field 'actions' in %s", body);
     if (actors->type != YAML_MAPPING_NODE)
         return pol_fail(y, OG_ERR_PARSE, pol_line(actors), "'actors' must be a mapping { group: NAME }");
     OG_TRY(pol_check_keys(y, actors, "'actors'", actor_keys));
@@ -151,6 +161,19 @@ static og_status parse_rule(pol_yaml *y, yaml_node_t *n, raw_rule *r)
     }
     OG_TRY(parse_scope(y, pol_get(y, allow, "branch_scope"), "branch_scope", &r->branch_scope));
     OG_TRY(parse_scope(y, pol_get(y, allow, "target_branch_scope"), "target_branch_scope", &r->target_scope));
+    yaml_node_t *qs = pol_get(y, allow, "queries");
+    if (qs && !pol_is_null(qs)) {
+        if (qs->type != YAML_SEQUENCE_NODE)
+            return pol_fail(y, OG_ERR_PARSE, pol_line(qs), "'queries' must be a list of stored query names");
+        size_t nq = (size_t)(qs->data.sequence.items.top - qs->data.sequence.items.start);
+        r->has_queries = 1;
+        r->queries = calloc(nq ? nq : 1, sizeof *r->queries);
+        if (!r->queries) return og_err(OG_ERR_NOMEM, "out of memory");
+        for (yaml_node_item_t *it = qs->data.sequence.items.start; it < qs->data.sequence.items.top; it++)
+            OG_TRY(pol_scalar(y, pol_yaml_node(y, *it), "a stored query name", &r->queries[r->nqueries++]));
+    } else if (qs) {
+        r->has_queries = 1; /* `queries:` with nothing: refused by validate() */
+    }
     return OG_OK;
 }
 
@@ -317,6 +340,28 @@ static og_status validate(pol_yaml *y, const raw_bundle *r, og_policy_kind kind)
                           "server-scoped actions have no branch context", id);
             break;
         }
+        /* `queries:` (an OmniGraph-C extension) names individual stored queries, so it belongs
+         * to invoke_query alone. */
+        for (size_t a = 0; a < rule->nactions && st == OG_OK && rule->has_queries; a++)
+            if (rule->actions[a] != OG_POLICY_INVOKE_QUERY)
+                st = pol_fail(y, OG_ERR_INVALID, line,
+                              "policy rule '%s' uses queries with action '%s'; queries applies only to invoke_query",
+                              id, action_names[rule->actions[a]]);
+        if (st == OG_OK && rule->has_queries && !rule->nqueries)
+            st = pol_fail(y, OG_ERR_INVALID, line, "policy rule '%s' must list at least one query", id);
+        for (size_t q = 0; q < rule->nqueries && st == OG_OK; q++) {
+            if (pol_blank(rule->queries[q])) {
+                st = pol_fail(y, OG_ERR_INVALID, line, "policy rule '%s' lists a blank query name", id);
+                break;
+            }
+            for (size_t k = 0; k < q; k++)
+                if (!strcmp(rule->queries[q], rule->queries[k])) {
+                    st = pol_fail(y, OG_ERR_INVALID, line, "policy rule '%s' lists query '%s' more than once", id,
+                                  rule->queries[q]);
+                    break;
+                }
+        }
+        if (st != OG_OK) break;
         /* Not in the reference's list, but its compiler fails on it (two Cedar policies with the
          * id "<rule>:<action>"): say so plainly. */
         for (size_t a = 0; a < rule->nactions && st == OG_OK; a++)
@@ -360,6 +405,8 @@ void og_policy_free(og_policy *p)
     for (size_t i = 0; i < p->nrules; i++) {
         free(p->rules[i].id);
         free(p->rules[i].group);
+        for (size_t q = 0; q < p->rules[i].nqueries; q++) free(p->rules[i].queries[q]);
+        free(p->rules[i].queries);
     }
     free(p->rules);
     free(p);
@@ -441,6 +488,15 @@ static og_status build(const raw_bundle *r, og_policy_kind kind, og_policy **out
         }
         rule->branch_scope = rr->branch_scope;
         rule->target_scope = rr->target_scope;
+        rule->deny = rr->deny;
+        if (rr->nqueries) {
+            if (!(rule->queries = calloc(rr->nqueries, sizeof *rule->queries))) goto oom;
+            for (size_t q = 0; q < rr->nqueries; q++) {
+                if (!(rule->queries[q] = pol_strdup(rr->queries[q]))) goto oom;
+                rule->nqueries++;
+            }
+            p->has_query_rules = 1;
+        }
     }
     free(refs);
     *out = p;
@@ -485,3 +541,5 @@ og_status og_policy_load(const char *path, og_policy_kind kind, og_policy **out)
 og_policy_kind og_policy_get_kind(const og_policy *p) { return p->kind; }
 
 size_t og_policy_actor_count(const og_policy *p) { return p->nactors; }
+
+int og_policy_has_query_rules(const og_policy *p) { return p && p->has_query_rules; }

@@ -20,6 +20,8 @@ static const char schema_text[] =
     "        target_branch: String,\n"
     "        branch_is_protected: Bool,\n"
     "        target_branch_is_protected: Bool,\n"
+    "        has_query: Bool,\n"
+    "        query: String,\n"
     "    };\n"
     "\n"
     "    entity Group;\n"
@@ -84,7 +86,8 @@ static og_status emit(og_buf *b, const og_policy *p, const char *graph_id)
             if (st == OG_OK) st = literal(b, og_buf_cstr(&id));
             og_buf_free(&id);
             OG_TRY(st);
-            OG_TRY(og_buf_append_str(b, ")\npermit (\n    principal in Omnigraph::Group::"));
+            OG_TRY(og_buf_append_str(b, r->deny ? ")\nforbid (\n    principal in Omnigraph::Group::"
+                                                : ")\npermit (\n    principal in Omnigraph::Group::"));
             OG_TRY(literal(b, r->group));
             OG_TRY(og_buf_append_str(b, ",\n    action == Omnigraph::Action::"));
             OG_TRY(literal(b, name));
@@ -98,6 +101,14 @@ static og_status emit(og_buf *b, const og_policy *p, const char *graph_id)
             const char *c = condition(r->branch_scope, 0);
             if (!c) c = condition(r->target_scope, 1);
             if (c) OG_TRY(og_buf_printf(b, "\nwhen { %s }", c));
+            if (r->nqueries) { /* only with invoke_query, which takes no scope: c is NULL */
+                OG_TRY(og_buf_append_str(b, "\nwhen { context.has_query && ("));
+                for (size_t q = 0; q < r->nqueries; q++) {
+                    OG_TRY(og_buf_append_str(b, q ? " || context.query == " : "context.query == "));
+                    OG_TRY(literal(b, r->queries[q]));
+                }
+                OG_TRY(og_buf_append_str(b, ") }"));
+            }
             OG_TRY(og_buf_append_str(b, ";\n"));
         }
     }

@@ -4,10 +4,13 @@
  * The compiled policy set (cedar.c) holds only `permit` policies of the form
  *     permit(principal in Group::"g", action == Action::"a", resource == <the resource>)
  *     when { <scope condition> };
- * and the request's resource is always the one the set was compiled for, so Cedar's
- * default-deny evaluation reduces to: allow iff some (rule, action) has the actor in its
- * group, names the action, and its scope condition holds over the request context; the
- * reasons are the matching policies, and matched_rule_id is the smallest of their rule ids.
+ * (and `forbid` of the same form for `deny:` rules; a `queries:` list adds the condition
+ * `context.has_query && (context.query == "q1" || ...)`), and the request's resource is
+ * always the one the set was compiled for, so Cedar's evaluation reduces to: deny iff some
+ * forbid matches (the reasons are the matching forbids), else allow iff some (rule, action)
+ * has the actor in its group, names the action, and its condition holds over the request
+ * context (the reasons are the matching permits); matched_rule_id is the smallest rule id
+ * among the reasons.
  * An actor in no group is denied before evaluation (the reference's "unknown actor").
  */
 #include <stdlib.h>
@@ -67,7 +70,7 @@ static void message(og_policy_decision *d, const char *const *parts)
 
 og_status og_policy_decide(const og_policy *p, const og_policy_request *req, og_policy_decision *out)
 {
-    out->allowed = out->unknown_actor = out->mask_as_not_found = 0;
+    out->allowed = out->unknown_actor = out->mask_as_not_found = out->forbidden = 0;
     out->matched_rule_id = NULL;
     if (!p || !req || !req->actor || (unsigned)req->action >= OG_POLICY_ACTION_COUNT) {
         message(out, (const char *const[]){"internal policy error: malformed policy request", NULL});
@@ -84,15 +87,22 @@ og_status og_policy_decide(const og_policy *p, const og_policy_request *req, og_
         return OG_OK;
     }
     int bprot = og_policy_is_protected(p, req->branch), tprot = og_policy_is_protected(p, req->target_branch);
-    const char *best = NULL;
+    const char *best = NULL, *forbid = NULL;
     for (size_t i = 0; i < p->nrules; i++) {
         const pol_rule *r = &p->rules[i];
         if (!(r->actions & (1u << req->action))) continue;
         if (!(actor->groups[r->group_idx / 8] & (1u << (r->group_idx % 8)))) continue;
         if (!scope_holds(r->branch_scope, req->branch != NULL, bprot)) continue;
         if (!scope_holds(r->target_scope, req->target_branch != NULL, tprot)) continue;
-        if (!best || strcmp(r->id, best) < 0) best = r->id;
+        if (r->nqueries) {
+            size_t q = 0;
+            while (req->query && q < r->nqueries && strcmp(r->queries[q], req->query)) q++;
+            if (!req->query || q == r->nqueries) continue;
+        }
+        const char **slot = r->deny ? &forbid : &best;
+        if (!*slot || strcmp(r->id, *slot) < 0) *slot = r->id;
     }
+    if (forbid) best = NULL; /* a matching deny wins, as Cedar's forbid */
     if (best) {
         out->allowed = 1;
         out->mask_as_not_found = 0;
@@ -100,11 +110,16 @@ og_status og_policy_decide(const og_policy *p, const og_policy_request *req, og_
         message(out, (const char *const[]){"policy allowed action '", action, "' for actor '", req->actor, "'", NULL});
         return OG_OK;
     }
-    const char *parts[16];
+    const char *parts[24];
     size_t k = 0;
     parts[k++] = "policy denied action '";
     parts[k++] = action;
     parts[k++] = "'";
+    if (req->query && req->action == OG_POLICY_INVOKE_QUERY) {
+        parts[k++] = " on query '";
+        parts[k++] = req->query;
+        parts[k++] = "'";
+    }
     if (req->branch) {
         parts[k++] = " on branch '";
         parts[k++] = req->branch;
@@ -118,6 +133,13 @@ og_status og_policy_decide(const og_policy *p, const og_policy_request *req, og_
     parts[k++] = " for actor '";
     parts[k++] = req->actor;
     parts[k++] = "'";
+    if (forbid) {
+        out->forbidden = 1;
+        out->matched_rule_id = forbid;
+        parts[k++] = " (denied by rule '";
+        parts[k++] = forbid;
+        parts[k++] = "')";
+    }
     parts[k] = NULL;
     message(out, parts);
     return OG_OK;

@@ -65,6 +65,9 @@ int og_policy_is_protected(const og_policy *p, const char *branch);
 /* The i-th protected branch name (sorted), or NULL past the end: for surfaces that must ask
  * "allowed on some branch?" (MCP tools/list), one protected name stands for all of them. */
 const char *og_policy_protected_at(const og_policy *p, size_t i);
+/* 1 when some rule names individual stored queries (`queries:`), so "may this actor invoke
+ * stored queries?" depends on the query (surfaces then list only the invocable ones). */
+int og_policy_has_query_rules(const og_policy *p);
 /* Distinct actor ids over all groups (`policy validate` prints it). */
 size_t og_policy_actor_count(const og_policy *p);
 
@@ -78,6 +81,10 @@ typedef struct og_policy_request {
     const char *graph_id;       /* the graph of the route; unused for graph_list; may be NULL */
     const char *branch;
     const char *target_branch;
+    /* invoke_query: the stored query's name (the Cedar context's has_query / query), matched
+     * by rules with `queries:` (an OmniGraph-C extension); NULL = absent (then only rules
+     * without `queries:` apply).  Ignored by the other actions' rules. */
+    const char *query;
 } og_policy_request;
 
 #define OG_POLICY_MESSAGE_MAX 512
@@ -86,8 +93,11 @@ typedef struct og_policy_decision {
     int allowed;                /* 1 allow, 0 deny */
     int unknown_actor;          /* denied because the actor is in no group */
     int mask_as_not_found;      /* a deny the HTTP surface must report as 404 (invoke_query) */
-    /* Smallest matching rule id (Cedar policy ids "<rule_id>:<action>" map back to it); NULL
-     * when no rule matched.  Points into the og_policy: valid until og_policy_free. */
+    int forbidden;              /* denied by a matching `deny` rule (matched_rule_id names it) */
+    /* Smallest matching rule id (Cedar policy ids "<rule_id>:<action>" map back to it): of the
+     * matching `deny` rules when one matched (Cedar's forbid wins; allowed is then 0), else of
+     * the matching `allow` rules; NULL when no rule matched.  Points into the og_policy: valid
+     * until og_policy_free. */
     const char *matched_rule_id;
     /* "policy allowed action 'read' for actor 'a'" / "policy denied action 'change' on branch
      * 'main' for actor 'a'" / "policy denied action 'read' for unknown actor 'x'" (truncated to

@@ -22,6 +22,9 @@ typedef struct pol_rule {
     size_t naction;
     int branch_scope;       /* POL_SCOPE_* */
     int target_scope;
+    int deny;               /* a `deny` rule (Cedar forbid) */
+    char **queries;         /* `queries:` in file order (invoke_query only); NULL = any query */
+    size_t nqueries;
 } pol_rule;
 
 typedef struct pol_actor {
@@ -39,6 +42,7 @@ struct og_policy {
     size_t nprotected;
     pol_rule *rules;        /* in file order */
     size_t nrules;
+    int has_query_rules;    /* some rule has `queries:` */
 };
 
 /* ---- YAML helpers (yaml_util.c) ---- */

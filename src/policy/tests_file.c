@@ -19,6 +19,7 @@ typedef struct pol_case {
     og_policy_action action;
     char *branch;           /* NULL = absent */
     char *target_branch;
+    char *query;            /* invoke_query: the stored query (NULL = absent) */
     int expect_allow;
 } pol_case;
 
@@ -35,6 +36,7 @@ void og_policy_tests_free(og_policy_tests *t)
         free(t->cases[i].actor);
         free(t->cases[i].branch);
         free(t->cases[i].target_branch);
+        free(t->cases[i].query);
     }
     free(t->cases);
     free(t);
@@ -43,7 +45,7 @@ void og_policy_tests_free(og_policy_tests *t)
 size_t og_policy_tests_count(const og_policy_tests *t) { return t->ncases; }
 
 static const char *const top_keys[] = {"version", "cases", NULL};
-static const char *const case_keys[] = {"id", "actor", "action", "branch", "target_branch", "expect", NULL};
+static const char *const case_keys[] = {"id", "actor", "action", "branch", "target_branch", "query", "expect", NULL};
 
 static og_status opt_string(pol_yaml *y, yaml_node_t *n, const char *what, char **out)
 {
@@ -82,6 +84,7 @@ static og_status parse_case(pol_yaml *y, yaml_node_t *n, pol_case *c)
     else return pol_fail(y, OG_ERR_PARSE, pol_line(v), "unknown expectation '%s' (expected allow or deny)", s);
     OG_TRY(opt_string(y, pol_get(y, n, "branch"), "'branch'", &c->branch));
     OG_TRY(opt_string(y, pol_get(y, n, "target_branch"), "'target_branch'", &c->target_branch));
+    OG_TRY(opt_string(y, pol_get(y, n, "query"), "'query'", &c->query));
     return OG_OK;
 }
 
@@ -165,7 +168,7 @@ og_status og_policy_tests_run(const og_policy *p, const og_policy_tests *t, cons
     for (size_t i = 0; i < t->ncases && st == OG_OK; i++) {
         const pol_case *c = &t->cases[i];
         og_policy_request req = {.actor = c->actor, .action = c->action, .graph_id = graph_id,
-                                 .branch = c->branch, .target_branch = c->target_branch};
+                                 .branch = c->branch, .target_branch = c->target_branch, .query = c->query};
         og_policy_decision d;
         st = og_policy_decide(p, &req, &d);
         if (st != OG_OK) break;

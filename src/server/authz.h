@@ -34,6 +34,7 @@ typedef struct og_authz_request {
     const char *graph;         /* NULL for server-scoped actions (graph_list) */
     const char *branch;        /* may be NULL */
     const char *target_branch; /* may be NULL */
+    const char *query;         /* invoke_query: the stored query's name (per-query rules); may be NULL */
 } og_authz_request;
 
 typedef struct og_authz_decision {
@@ -51,6 +52,9 @@ typedef struct og_authz {
     /* Optional: the i-th protected branch of the bundle governing `graph` (NULL past the end),
      * so "allowed on some branch?" (MCP tools/list) can ask one protected name. */
     const char *(*protected_branch)(void *ctx, const char *graph, size_t i);
+    /* Optional: 1 when the bundle governing `graph` has per-query rules (`queries:`), so the
+     * stored-query list shows each actor only the queries it may invoke. */
+    int (*query_rules)(void *ctx, const char *graph);
 } og_authz;
 
 /* The decision for `req` in runtime state `mode`; `policy` (may be NULL) is consulted only

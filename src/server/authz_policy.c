@@ -37,7 +37,8 @@ static og_status decide(void *ctx, const og_authz_request *q, og_authz_decision 
     memset(out, 0, sizeof *out);
     if ((unsigned)q->action >= sizeof map / sizeof *map) return OG_ERR_INVALID;
     const og_policy *p = q->action == OG_ACTION_GRAPH_LIST ? b->server : b->graph;
-    og_policy_request pr = {q->actor ? q->actor : "", map[q->action], q->graph, q->branch, q->target_branch};
+    og_policy_request pr = {q->actor ? q->actor : "", map[q->action], q->graph, q->branch, q->target_branch,
+                            q->action == OG_ACTION_INVOKE_QUERY ? q->query : NULL};
     og_policy_decision d;
     if (b->per_graph && q->action != OG_ACTION_GRAPH_LIST) {
         p = NULL;
@@ -79,6 +80,11 @@ static const char *protected_branch(void *ctx, const char *graph, size_t i)
     return og_policy_protected_at(graph_bundle(ctx, graph), i);
 }
 
+static int query_rules(void *ctx, const char *graph)
+{
+    return og_policy_has_query_rules(graph_bundle(ctx, graph));
+}
+
 og_status og_authz_from_policy(og_authz **out, const og_policy *graph_bundle, const og_policy *server_bundle)
 {
     *out = NULL;
@@ -93,6 +99,7 @@ og_status og_authz_from_policy(og_authz **out, const og_policy *graph_bundle, co
     b->server = server_bundle;
     a->decide = decide;
     a->protected_branch = protected_branch;
+    a->query_rules = query_rules;
     a->ctx = b;
     *out = a;
     return OG_OK;

@@ -311,7 +311,8 @@ static void iso_now(char out[32])
 
 og_status og_req_decide(og_req *r, og_action a, const char *branch, const char *target_branch, og_authz_decision *d)
 {
-    og_authz_request q = {r->actor, a, r->g ? r->g->id : NULL, branch, target_branch};
+    const char *query = a == OG_ACTION_INVOKE_QUERY ? r->query : NULL;
+    og_authz_request q = {r->actor, a, r->g ? r->g->id : NULL, branch, target_branch, query};
     og_status st = og_authz_decide(r->s->mode, r->s->o.policy, &q, d);
     r->decided = 1;
     r->action = a;
@@ -330,6 +331,7 @@ og_status og_req_decide(og_req *r, og_action a, const char *branch, const char *
     json_object_set_new(o, "graph", r->g ? json_string(r->g->id) : json_null());
     json_object_set_new(o, "branch", branch ? json_string(branch) : json_null());
     json_object_set_new(o, "target_branch", target_branch ? json_string(target_branch) : json_null());
+    if (query) json_object_set_new(o, "query", json_string(query));
     json_object_set_new(o, "allowed", json_boolean(r->allowed));
     json_object_set_new(o, "matched_rule_id", r->rule[0] ? json_string(r->rule) : json_null());
     json_object_set_new(o, "mode", json_string(og_auth_mode_name(r->s->mode)));

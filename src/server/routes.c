@@ -1003,7 +1003,7 @@ static struct MHD_Response *h_branch_merge(og_req *r)
     json_object_set_new(o, "actor_id", str_or_null(r->actor));
     json_decref(j);
     if (del) {
-        og_authz_request q = {r->actor, OG_ACTION_BRANCH_DELETE, r->g->id, NULL, source};
+        og_authz_request q = {r->actor, OG_ACTION_BRANCH_DELETE, r->g->id, NULL, source, NULL};
         og_authz_decision d;
         og_status pst = og_authz_decide(r->s->mode, r->s->o.policy, &q, &d);
         if (pst || !d.allowed) {

@@ -19,6 +19,18 @@
 
 /* ---- GET /graphs/{id}/queries ------------------------------------------------------------ */
 
+/* Under a bundle with per-query rules (`queries:`, docs/policy.md), may the caller invoke
+ * `name`?  Decided quietly (no audit line per entry); 1 without such rules (the reference's
+ * list: everything, for `read`). */
+static int may_invoke(og_req *r, const char *name)
+{
+    const og_authz *az = r->s->o.policy;
+    if (r->s->mode != OG_AUTH_POLICY || !az || !az->query_rules || !az->query_rules(az->ctx, r->g->id)) return 1;
+    og_authz_request q = {r->actor, OG_ACTION_INVOKE_QUERY, r->g->id, NULL, NULL, name};
+    og_authz_decision d;
+    return og_authz_decide(r->s->mode, az, &q, &d) == OG_OK && d.allowed;
+}
+
 struct MHD_Response *og_h_queries_list(og_req *r)
 {
     struct MHD_Response *deny = og_req_authorize(r, OG_ACTION_READ, "main", NULL);
@@ -33,14 +45,18 @@ struct MHD_Response *og_h_queries_list(og_req *r)
     }
     if (!list) list = json_pack("{s:[]}", "queries");
     /* each entry also carries its parameters' JSON Schema (an OmniGraph-C addition) */
+    json_t *arr = json_object_get(list, "queries"), *shown = json_array();
     size_t i;
     json_t *q;
-    json_array_foreach(json_object_get(list, "queries"), i, q)
+    json_array_foreach(arr, i, q)
     {
         const og_stored_query *sq = og_stored_set_at(r->g->queries, i);
+        if (sq && !may_invoke(r, sq->name)) continue; /* a query it may not invoke does not exist for it */
         json_t *schema = sq ? og_stored_params_schema_json(sq) : NULL;
         if (schema) json_object_set_new(q, "params_schema", schema);
+        json_array_append(shown, q);
     }
+    json_object_set_new(list, "queries", shown);
     return og_resp_json(r, 200, list);
 }
 
@@ -78,6 +94,7 @@ static struct MHD_Response *invoke(og_req *r, int conditional)
     char missing[256];
     snprintf(missing, sizeof missing, "stored query '%.100s' not found", r->name);
     r->masked_msg = missing;
+    r->query = r->name; /* per-query rules decide on the name, known or not */
     struct MHD_Response *deny = og_req_authorize(r, OG_ACTION_INVOKE_QUERY, NULL, NULL);
     if (deny) return deny;
     const og_stored_query *q = r->g->queries ? og_stored_set_find(r->g->queries, r->name) : NULL;
@@ -129,9 +146,10 @@ static int action_of(const char *name, og_action *out)
     return 0;
 }
 
-static int quiet_allowed(og_req *r, og_action a, const char *b, const char *t, char *why, size_t cap)
+static int quiet_allowed(og_req *r, og_action a, const char *b, const char *t, const char *query, char *why,
+                         size_t cap)
 {
-    og_authz_request q = {r->actor, a, r->g->id, b, t};
+    og_authz_request q = {r->actor, a, r->g->id, b, t, a == OG_ACTION_INVOKE_QUERY ? query : NULL};
     og_authz_decision d;
     if (og_authz_decide(r->s->mode, r->s->o.policy, &q, &d)) {
         snprintf(why, cap, "policy evaluation failed");
@@ -146,7 +164,6 @@ static og_mcp_verdict mcp_authorize(void *ctx, const char *actor, const char *ac
                                     const char *target, const char *query, int listing, char *why, size_t cap)
 {
     (void)actor; /* always the request's: the token's actor */
-    (void)query;
     og_req *r = ctx;
     og_action a;
     if (!action_of(action, &a)) {
@@ -156,7 +173,10 @@ static og_mcp_verdict mcp_authorize(void *ctx, const char *actor, const char *ac
     og_mcp_verdict no = a == OG_ACTION_INVOKE_QUERY ? OG_MCP_MASK : OG_MCP_DENY;
     if (!listing || (branch && target)) {
         og_authz_decision d;
-        if (og_req_decide(r, a, branch, target, &d)) {
+        r->query = query; /* the stored query of an invoke_query (per-query rules), audited */
+        og_status st = og_req_decide(r, a, branch, target, &d);
+        r->query = NULL;
+        if (st) {
             snprintf(why, cap, "policy evaluation failed");
             return OG_MCP_DENY;
         }
@@ -179,7 +199,7 @@ static og_mcp_verdict mcp_authorize(void *ctx, const char *actor, const char *ac
         for (size_t k = 0; k < 2; k++) {
             const char *b = branch ? branch : scoped_b ? probes[i] : NULL;
             const char *t = target ? target : scoped_t ? probes[k] : NULL;
-            if (quiet_allowed(r, a, b, t, why, cap)) return OG_MCP_ALLOW;
+            if (quiet_allowed(r, a, b, t, query, why, cap)) return OG_MCP_ALLOW;
         }
     return no;
 }

@@ -102,6 +102,7 @@ struct og_req {
     int admitted;                /* holds one of its actor's admission slots */
     const char *masked_msg;      /* the 404 message of a masked deny (NULL: "not found") */
     char mcp[160];               /* audit: the MCP method (and tool or resource) of a /mcp request */
+    const char *query;           /* the stored query an invoke_query decision concerns (NULL: none) */
 };
 
 /* ---- responses (http.c) ---- */

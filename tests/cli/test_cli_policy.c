@@ -128,6 +128,21 @@ static void explain_shows_the_decision(void **state)
     assert_int_equal(run("policy explain p.yaml --actor a --action fly", out, sizeof out), 2);
     assert_non_null(strstr(out, "unknown policy action 'fly'"));
     assert_int_equal(run("policy explain p.yaml --action read", out, sizeof out), 2);
+    /* --query: per-query and deny rules (the OmniGraph-C extension), on the example cluster's bundle */
+    assert_int_equal(run("policy explain " OG_SOURCE_DIR "/examples/cluster/policies/team.policy.yaml --actor ivy "
+                         "--action invoke_query --query add_person",
+                         out, sizeof out), 0);
+    assert_string_equal(out, "decision: deny\nactor: ivy\naction: invoke_query\nquery: add_person\n"
+                             "matched_rule: interns-no-stored-writes\n"
+                             "http: reported as 404 (a denied invoke_query looks like an unknown query)\n"
+                             "message: policy denied action 'invoke_query' on query 'add_person' for actor 'ivy' "
+                             "(denied by rule 'interns-no-stored-writes')\n");
+    assert_int_equal(run("policy explain " OG_SOURCE_DIR "/examples/cluster/policies/team.policy.yaml --actor gus "
+                         "--action invoke_query --query friends --json",
+                         out, sizeof out), 0);
+    assert_non_null(strstr(out, "\"decision\": \"allow\""));
+    assert_non_null(strstr(out, "\"query\": \"friends\""));
+    assert_non_null(strstr(out, "\"matched_rule\": \"guests-friends\""));
 }
 
 static void compile_prints_cedar(void **state)

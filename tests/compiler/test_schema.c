@@ -291,6 +291,55 @@ static void rename_from_is_inert_at_creation_with_a_warning(void **state)
     og_catalog_free(cat);
 }
 
+/* `id`, `src` and `dst` are ordinary property names; in a constraint `@src` is the endpoint and
+ * a bare `src` the property when the edge has one (the endpoint otherwise), through JSON too. */
+static void id_src_dst_are_property_names_and_at_src_stays_the_endpoint(void **state)
+{
+    (void)state;
+    og_catalog *cat = compile_ok("node D { id: String @key }\n"
+                                 "edge R: D -> D @key(@src, @dst) { src: String?  id: I32?  @unique(src, @dst) }\n"
+                                 "edge S: D -> D { w: I32?  @unique(src, dst) }\n");
+    const og_cat_type *r = og_catalog_edge(cat, "R"), *s = og_catalog_edge(cat, "S");
+    assert_non_null(r);
+    assert_non_null(s);
+    int seen_key = 0, seen_unique = 0;
+    for (int round = 0; round < 2; round++) {
+        for (size_t i = 0; i < r->ncons; i++) {
+            const og_cat_constraint *c = &r->cons[i];
+            if (c->kind == OG_CONS_KEY) {
+                seen_key = 1;
+                assert_int_equal(c->col_props[0], OG_COL_SRC);
+                assert_int_equal(c->col_props[1], OG_COL_DST);
+                assert_string_equal(c->cols[0], "@src"); /* spelled with @: R has a property src */
+                assert_string_equal(c->cols[1], "dst");
+            } else if (c->kind == OG_CONS_UNIQUE) {
+                seen_unique = 1;
+                assert_true(c->col_props[0] >= 0);
+                assert_string_equal(r->props[c->col_props[0]].name, "src");
+                assert_int_equal(c->col_props[1], OG_COL_DST);
+            }
+        }
+        for (size_t i = 0; i < s->ncons; i++)
+            if (s->cons[i].kind == OG_CONS_UNIQUE) {
+                assert_int_equal(s->cons[i].col_props[0], OG_COL_SRC);
+                assert_int_equal(s->cons[i].col_props[1], OG_COL_DST);
+                assert_string_equal(s->cons[i].cols[0], "src"); /* as catalogs always spelled it */
+            }
+        if (round) break;
+        /* the same after a JSON round trip */
+        og_buf b = OG_BUF_INIT;
+        assert_int_equal(og_catalog_to_json(&b, cat), OG_OK);
+        og_catalog_free(cat);
+        cat = NULL;
+        assert_int_equal(og_catalog_from_json(&cat, og_buf_cstr(&b), b.len), OG_OK);
+        og_buf_free(&b);
+        r = og_catalog_edge(cat, "R");
+        s = og_catalog_edge(cat, "S");
+    }
+    assert_true(seen_key && seen_unique);
+    og_catalog_free(cat);
+}
+
 static void comments_order_and_namespaces(void **state)
 {
     (void)state;
@@ -580,6 +629,7 @@ int main(void)
         cmocka_unit_test(annotations_are_metadata),
         cmocka_unit_test(rename_from_is_inert_at_creation_with_a_warning),
         cmocka_unit_test(comments_order_and_namespaces),
+        cmocka_unit_test(id_src_dst_are_property_names_and_at_src_stays_the_endpoint),
         cmocka_unit_test(interface_properties_carry_their_constraints),
         cmocka_unit_test(identities_are_canonical),
         cmocka_unit_test(canonical_key_ids),

@@ -162,8 +162,8 @@ ERR(reserved_created_at, "node A { _row_created_at_version: I64 }", "property na
 ERR(reserved_updated_at, "node A { ok: I32 }\nedge E: A -> A { _row_last_updated_at_version: I64 }",
     "property name '_row_last_updated_at_version' is reserved", 2, 18)
 ERR(reserved_in_interface, "interface I { _rowid: I64 }", "property name '_rowid' is reserved", 1, 15)
-ERR(reserved_system_id, "node A { id: String @key }", "property name 'id' is reserved for a system column (node A)", 1, 10)
-ERR(reserved_system_src, "node A { x: I32 }\nedge E: A -> A { src: String }", "property name 'src' is reserved for a system column (edge E)", 2, 18)
+ERR(at_src_on_a_node, "node A { x: I32  @unique(@src) }", "@unique on A cannot name @src", 1, 18)
+ERR(reserved_double_underscore, "node A { __id: String @key }", "property name '__id' is reserved", 1, 10)
 ERR(duplicate_node, "node A { x: I32 }\nnode A { y: I32 }", "duplicate node type: A", 2, 6)
 ERR(duplicate_edge, "node A { x: I32 }\nedge E: A -> A\nedge E: A -> A", "duplicate edge type: E", 3, 6)
 ERR(duplicate_property, "node A { x: I32\n  x: String }", "duplicate property 'x' in node A", 2, 3)
@@ -305,8 +305,8 @@ int main(void)
         cmocka_unit_test(lowercase_type),
         cmocka_unit_test(reserved_rowid), cmocka_unit_test(reserved_rowaddr), cmocka_unit_test(reserved_rowoffset),
         cmocka_unit_test(reserved_created_at), cmocka_unit_test(reserved_updated_at),
-        cmocka_unit_test(reserved_in_interface), cmocka_unit_test(reserved_system_id),
-        cmocka_unit_test(reserved_system_src), cmocka_unit_test(duplicate_node), cmocka_unit_test(duplicate_edge),
+        cmocka_unit_test(reserved_in_interface), cmocka_unit_test(reserved_double_underscore), cmocka_unit_test(at_src_on_a_node),
+        cmocka_unit_test(duplicate_node), cmocka_unit_test(duplicate_edge),
         cmocka_unit_test(duplicate_property), cmocka_unit_test(duplicate_edge_property),
         cmocka_unit_test(edge_unknown_source), cmocka_unit_test(edge_unknown_target),
         cmocka_unit_test(edge_endpoint_is_an_interface), cmocka_unit_test(edge_names_collide_case_insensitively),

@@ -114,6 +114,20 @@ test('with --policy each actor sees and may call only what its policy allows', a
     } finally {
       await mallory.close();
     }
+
+    // per-query rules (docs/policy.md): gus may invoke `friends` and no other stored query
+    const gus = await connect('gus');
+    try {
+      const names = (await gus.listTools()).tools.map((t) => t.name).sort();
+      assert.deepEqual(names, ['branch_list', 'commit_get', 'commit_list', 'friends', 'graph_health', 'graph_query',
+        'graph_snapshot', 'schema_get']);
+      const r = await gus.callTool({ name: 'friends', arguments: { params: { name: 'Alice' } } });
+      assert.equal(r.isError, false, JSON.stringify(r.content));
+      await assert.rejects(gus.callTool({ name: 'adults', arguments: { params: { min: 1 } } }), /Unknown tool: adults$/);
+      await assert.rejects(gus.callTool({ name: 'adultz', arguments: { params: { min: 1 } } }), /Unknown tool: adultz$/);
+    } finally {
+      await gus.close();
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -14,7 +14,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 
 const bin = (name) => join(process.env.OG_BIN_DIR, name);
 const example = new URL('../../examples/cluster/', import.meta.url).pathname;
-const tokens = { alice: 'tok-alice', root: 'tok-root', mallory: 'tok-mallory' };
+const tokens = { alice: 'tok-alice', root: 'tok-root', mallory: 'tok-mallory', gus: 'tok-gus', ivy: 'tok-ivy' };
 
 function og(...args) {
   return execFileSync(bin('omnigraph'), args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
@@ -90,6 +90,18 @@ test('an MCP client over HTTP: per-actor tools, a stored mutation on a branch, a
       await assert.rejects(mallory.callTool({ name: 'adults', arguments: { params: { min: 1 } } }), /Unknown tool: adults/);
     } finally {
       await mallory.close();
+    }
+
+    // per-query rules: ivy (team, interns) may not invoke the stored writes a deny rule names
+    const ivy = await connect('ivy');
+    try {
+      const names = (await ivy.listTools()).tools.map((t) => t.name);
+      assert.ok(names.includes('adults') && names.includes('graph_mutate'));
+      assert.ok(!names.includes('add_person') && !names.includes('befriend'));
+      await assert.rejects(ivy.callTool({ name: 'add_person', arguments: { params: { name: 'I' }, branch: 'feature' } }),
+        /Unknown tool: add_person$/);
+    } finally {
+      await ivy.close();
     }
   } finally {
     if (server) server.kill('SIGTERM');

@@ -128,6 +128,55 @@ static void test_visibility(void **state)
     assert_string_equal(got, "graph_health");
     tools_of(NULL, got, sizeof got);
     assert_string_equal(got, "graph_health");
+    /* per-query rules: gus may read and invoke `friends` only; ivy (team, interns) everything
+     * of team but the two stored writes, which a deny rule names */
+    tools_of("gus", got, sizeof got);
+    assert_string_equal(got, "branch_list,commit_get,commit_list,friends,graph_health,graph_query,graph_snapshot,schema_get");
+    tools_of("ivy", got, sizeof got);
+    assert_string_equal(got, "adults,branch_create,branch_list,commit_get,commit_list,friends,graph_health,graph_load,"
+                             "graph_mutate,graph_query,graph_snapshot,schema_get");
+}
+
+/* A denied stored query and an unknown tool: the same protocol error, the same message but
+ * for the name. */
+static void assert_masked(const char *actor, const char *tool, const char *args)
+{
+    char unknown[128], want[160];
+    snprintf(unknown, sizeof unknown, "%s_nope", tool);
+    json_t *d = call(actor, tool, args), *u = call(actor, unknown, args);
+    assert_null(json_object_get(d, "result"));
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(d, "error"), "code")),
+                     json_integer_value(json_object_get(json_object_get(u, "error"), "code")));
+    snprintf(want, sizeof want, "Unknown tool: %s", tool);
+    assert_string_equal(err_msg(d), want);
+    snprintf(want, sizeof want, "Unknown tool: %s", unknown);
+    assert_string_equal(err_msg(u), want);
+    json_decref(d);
+    json_decref(u);
+}
+
+static void test_per_query_rules(void **state)
+{
+    (void)state;
+    json_t *r = call("gus", "friends", "{\"params\":{\"name\":\"Ada\"}}");
+    assert_false(is_error(r));
+    json_decref(r);
+    assert_masked("gus", "adults", "{\"params\":{\"min\":30}}");
+    assert_masked("gus", "add_person", "{\"params\":{\"name\":\"G\"},\"branch\":\"g\"}");
+    r = call("ivy", "adults", "{\"params\":{\"min\":30}}");
+    assert_false(is_error(r));
+    json_decref(r);
+    /* the deny names the query: masked even on a branch ivy may write */
+    assert_masked("ivy", "add_person", "{\"params\":{\"name\":\"I\"},\"branch\":\"ivy-b\"}");
+    assert_masked("ivy", "befriend", "{\"params\":{\"from\":\"a\",\"to\":\"b\"}}");
+    /* ... while ivy's own ad-hoc writes stay allowed (the deny is per query) */
+    r = call("ivy", "branch_create", "{\"name\":\"ivy-b\"}");
+    assert_false(is_error(r));
+    json_decref(r);
+    r = call("ivy", "graph_mutate", "{\"query\":\"query m() { insert Person { name: \\\"Ivy\\\" } }\",\"branch\":\"ivy-b\"}");
+    if (is_error(r)) fprintf(stderr, "%s\n", text_of(r));
+    assert_false(is_error(r));
+    json_decref(r);
 }
 
 static void test_calls_and_masking(void **state)
@@ -174,6 +223,7 @@ static void test_calls_and_masking(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_visibility), cmocka_unit_test(test_calls_and_masking)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_visibility), cmocka_unit_test(test_calls_and_masking),
+                                       cmocka_unit_test(test_per_query_rules)};
     return cmocka_run_group_tests(tests, setup, teardown);
 }

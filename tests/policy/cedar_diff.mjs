@@ -35,6 +35,7 @@ const byteLess = (a, b) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b,
 
 let pairs = 0;
 let allows = 0;
+let forbids = 0; // denied by a matching `deny` rule (Cedar forbid)
 let failures = 0;
 const fail = (msg) => {
   failures++;
@@ -112,6 +113,8 @@ for (const line of lines) {
       target_branch: hasT ? r.target_branch : '',
       branch_is_protected: hasB && prot.has(r.branch),
       target_branch_is_protected: hasT && prot.has(r.target_branch),
+      has_query: r.query !== undefined,
+      query: r.query !== undefined ? r.query : '',
     };
     const resource = r.action === 'graph_list' ? uid('Server', 'root') : uid('Graph', b.graph);
     const ans = cedar.statefulIsAuthorized({
@@ -124,7 +127,7 @@ for (const line of lines) {
       preparsedPolicySetId: 'bundle',
       entities,
     });
-    const what = `bundle ${b.bundle} actor=${JSON.stringify(r.actor)} action=${r.action} branch=${JSON.stringify(r.branch)} target=${JSON.stringify(r.target_branch)}`;
+    const what = `bundle ${b.bundle} actor=${JSON.stringify(r.actor)} action=${r.action} branch=${JSON.stringify(r.branch)} target=${JSON.stringify(r.target_branch)} query=${JSON.stringify(r.query)}`;
     if (ans.type !== 'success') {
       fail(`${what}: Cedar failed: ${JSON.stringify(ans.errors)}`);
       continue;
@@ -135,6 +138,7 @@ for (const line of lines) {
     }
     const allowed = ans.response.decision === 'allow';
     if (allowed) allows++;
+    if (!allowed && ans.response.diagnostics.reason.length > 0) forbids++;
     let rule = null;
     for (const pid of ans.response.diagnostics.reason) {
       const rid = pid.slice(0, pid.lastIndexOf(':'));
@@ -145,8 +149,12 @@ for (const line of lines) {
   }
 }
 
-console.log(`cedar-wasm ${cedar.getCedarVersion()}: ${lines.length} bundles, ${pairs} (bundle, request) pairs (${allows} allowed), ${failures} differences`);
+console.log(`cedar-wasm ${cedar.getCedarVersion()}: ${lines.length} bundles, ${pairs} (bundle, request) pairs (${allows} allowed, ${forbids} forbidden by a deny rule), ${failures} differences`);
 if (failures > 0) process.exit(1);
+if (forbids === 0) {
+  console.error('FAIL: no request was decided by a deny rule (the corpus does not cover forbid)');
+  process.exit(1);
+}
 if (pairs < minPairs) {
   console.error(`FAIL: only ${pairs} pairs ran (want >= ${minPairs})`);
   process.exit(1);

@@ -154,14 +154,23 @@ static void rejects_bad_shapes(void **state)
                  "b.yaml:3: missing field 'actors' in 'allow'");
     expect_error("version: 1\nrules:\n  - {id: r, allow: {actors: {group: g}}}\n", OG_ERR_PARSE,
                  "b.yaml:3: missing field 'actions' in 'allow'");
-    expect_error("version: 1\nrules:\n  - {id: r, deny: {}}\n", OG_ERR_PARSE,
-                 "b.yaml:3: unknown field 'deny' in a rule (expected one of: id, allow)");
+    expect_error("version: 1\nrules:\n  - {id: r, permit: {}}\n", OG_ERR_PARSE,
+                 "b.yaml:3: unknown field 'permit' in a rule (expected one of: id, allow, deny)");
+    expect_error("version: 1\nrules:\n  - {id: r, deny: {}}\n", OG_ERR_PARSE, "b.yaml:3: missing field 'actors' in 'deny'");
+    expect_error("version: 1\nrules:\n  - {id: r, allow: {}, deny: {}}\n", OG_ERR_PARSE,
+                 "b.yaml:3: a rule has either 'allow' or 'deny', not both");
+    expect_error("version: 1\nrules:\n  - {id: r, deny: {actors: {group: g}, actions: [read], querys: [a]}}\n",
+                 OG_ERR_PARSE,
+                 "b.yaml:3: unknown field 'querys' in 'deny' (expected one of: actors, actions, branch_scope, "
+                 "target_branch_scope, queries)");
+    expect_error("version: 1\nrules:\n  - {id: r, allow: {actors: {group: g}, actions: [invoke_query], queries: q}}\n",
+                 OG_ERR_PARSE, "b.yaml:3: 'queries' must be a list of stored query names");
     /* A misspelt scope must not silently widen access. */
     expect_error("version: 1\nrules:\n  - id: r\n    allow:\n      actors: {group: g}\n      actions: [read]\n"
                  "      branch_scpoe: protected\n",
                  OG_ERR_PARSE,
                  "b.yaml:7: unknown field 'branch_scpoe' in 'allow' (expected one of: actors, actions, "
-                 "branch_scope, target_branch_scope)");
+                 "branch_scope, target_branch_scope, queries)");
     expect_error("version: 1\nrules:\n  - {id: r, allow: {actors: {group: g, role: x}, actions: [read]}}\n",
                  OG_ERR_PARSE, "b.yaml:3: unknown field 'role' in 'actors' (expected one of: group)");
     expect_error("version: 1\nrules:\n  - {id: r, allow: {actors: [g], actions: [read]}}\n", OG_ERR_PARSE,
@@ -361,6 +370,114 @@ static void invoke_query_denial_is_masked(void **state)
     og_policy_free(p);
 }
 
+/* ---- per-query rules and deny rules (the OmniGraph-C extension) ---- */
+
+static const char query_bundle[] =
+    "version: 1\n"
+    "groups: {team: [alice, bob], interns: [bob], guests: [gus]}\n"
+    "protected_branches: [main]\n"
+    "rules:\n"
+    "  - {id: team-invoke, allow: {actors: {group: team}, actions: [invoke_query]}}\n"
+    "  - {id: interns-no-writes, deny: {actors: {group: interns}, actions: [invoke_query], queries: [add_person, befriend]}}\n"
+    "  - {id: guests-friends, allow: {actors: {group: guests}, actions: [invoke_query], queries: [friends]}}\n"
+    "  - {id: team-read, allow: {actors: {group: team}, actions: [read, change]}}\n"
+    "  - {id: no-main-writes, deny: {actors: {group: interns}, actions: [change], branch_scope: protected}}\n";
+
+static void decide_query(const og_policy *p, const char *actor, const char *query, og_policy_decision *d)
+{
+    og_policy_request r = {.actor = actor, .action = OG_POLICY_INVOKE_QUERY, .graph_id = "g", .query = query};
+    assert_int_equal(og_policy_decide(p, &r, d), OG_OK);
+}
+
+static void decides_per_query_and_deny_rules(void **state)
+{
+    (void)state;
+    og_policy *p = load(query_bundle);
+    assert_true(og_policy_has_query_rules(p));
+    og_policy_decision d;
+    decide_query(p, "alice", "add_person", &d); /* a general allow */
+    assert_true(d.allowed);
+    assert_string_equal(d.matched_rule_id, "team-invoke");
+    decide_query(p, "bob", "friends", &d);      /* bob is in team and interns: allowed for reads */
+    assert_true(d.allowed);
+    decide_query(p, "bob", "add_person", &d);   /* ... a deny naming the query wins */
+    assert_false(d.allowed);
+    assert_true(d.forbidden);
+    assert_true(d.mask_as_not_found);
+    assert_string_equal(d.matched_rule_id, "interns-no-writes");
+    assert_string_equal(d.message, "policy denied action 'invoke_query' on query 'add_person' for actor 'bob' "
+                                   "(denied by rule 'interns-no-writes')");
+    decide_query(p, "gus", "friends", &d);      /* an allow naming one query */
+    assert_true(d.allowed);
+    assert_string_equal(d.matched_rule_id, "guests-friends");
+    decide_query(p, "gus", "adults", &d);       /* ... and no other */
+    assert_false(d.allowed);
+    assert_false(d.forbidden);
+    assert_null(d.matched_rule_id);
+    assert_true(d.mask_as_not_found);
+    decide_query(p, "gus", NULL, &d);           /* a request naming no query matches no per-query rule */
+    assert_false(d.allowed);
+    decide_query(p, "gus", "Friends", &d);      /* names compare exactly */
+    assert_false(d.allowed);
+    decide(p, "bob", OG_POLICY_CHANGE, "feature", NULL, &d); /* deny rules work for every action */
+    assert_true(d.allowed);
+    decide(p, "bob", OG_POLICY_CHANGE, "main", NULL, &d);
+    assert_false(d.allowed);
+    assert_false(d.mask_as_not_found);
+    assert_string_equal(d.matched_rule_id, "no-main-writes");
+    decide(p, "alice", OG_POLICY_CHANGE, "main", NULL, &d);
+    assert_true(d.allowed);
+    og_policy_free(p);
+    p = load(team_bundle);
+    assert_false(og_policy_has_query_rules(p));
+    og_policy_free(p);
+}
+
+static void rejects_bad_query_rules(void **state)
+{
+    (void)state;
+    expect_error("version: 1\ngroups: {g: [a]}\nrules:\n"
+                 "  - {id: r, allow: {actors: {group: g}, actions: [invoke_query, read], queries: [q]}}\n",
+                 OG_ERR_INVALID, "b.yaml:4: policy rule 'r' uses queries with action 'read'; queries applies only to "
+                                 "invoke_query");
+    expect_error("version: 1\ngroups: {g: [a]}\nrules:\n"
+                 "  - {id: r, allow: {actors: {group: g}, actions: [invoke_query], queries: []}}\n",
+                 OG_ERR_INVALID, "b.yaml:4: policy rule 'r' must list at least one query");
+    expect_error("version: 1\ngroups: {g: [a]}\nrules:\n"
+                 "  - {id: r, deny: {actors: {group: g}, actions: [invoke_query], queries: [q, \" \"]}}\n",
+                 OG_ERR_INVALID, "b.yaml:4: policy rule 'r' lists a blank query name");
+    expect_error("version: 1\ngroups: {g: [a]}\nrules:\n"
+                 "  - {id: r, deny: {actors: {group: g}, actions: [invoke_query], queries: [q, p, q]}}\n",
+                 OG_ERR_INVALID, "b.yaml:4: policy rule 'r' lists query 'q' more than once");
+    expect_error("version: 1\ngroups: {g: [a]}\nrules:\n"
+                 "  - {id: r, deny: {actors: {group: h}, actions: [invoke_query], queries: [q]}}\n",
+                 OG_ERR_INVALID, "b.yaml:4: policy rule 'r' references unknown group 'h'");
+}
+
+static void compiles_query_rules_to_cedar(void **state)
+{
+    (void)state;
+    og_policy *p = load(query_bundle);
+    char *text = NULL;
+    assert_int_equal(og_policy_cedar(p, "people", &text, NULL), OG_OK);
+    const char *want =
+        "\n@id(\"interns-no-writes:invoke_query\")\n"
+        "forbid (\n"
+        "    principal in Omnigraph::Group::\"interns\",\n"
+        "    action == Omnigraph::Action::\"invoke_query\",\n"
+        "    resource == Omnigraph::Graph::\"people\"\n"
+        ")\n"
+        "when { context.has_query && (context.query == \"add_person\" || context.query == \"befriend\") };\n";
+    assert_non_null(strstr(text, want));
+    assert_non_null(strstr(text, "@id(\"guests-friends:invoke_query\")\npermit ("));
+    assert_non_null(strstr(text, "when { context.has_query && (context.query == \"friends\") };"));
+    assert_non_null(strstr(text, "@id(\"no-main-writes:change\")\nforbid ("));
+    free(text);
+    og_policy_free(p);
+    assert_non_null(strstr(og_policy_cedar_schema(), "has_query: Bool,"));
+    assert_non_null(strstr(og_policy_cedar_schema(), "query: String,"));
+}
+
 static void server_bundle_allows_graph_list(void **state)
 {
     (void)state;
@@ -527,6 +644,20 @@ static void runs_tests_files(void **state)
     og_policy_tests_free(t);
     og_policy_free(p);
 
+    /* `query:` names the stored query of an invoke_query case */
+    p = load(query_bundle);
+    yaml = "version: 1\ncases:\n"
+           "  - {id: intern-add, actor: bob, action: invoke_query, query: add_person, expect: deny}\n"
+           "  - {id: guest-friends, actor: gus, action: invoke_query, query: friends, expect: allow}\n";
+    assert_int_equal(og_policy_tests_parse(yaml, strlen(yaml), "t.yaml", &t), OG_OK);
+    assert_int_equal(og_policy_tests_run(p, t, "g", &failed, &report), OG_OK);
+    assert_int_equal(failed, 0);
+    assert_string_equal(report, "ok   intern-add: deny by rule interns-no-writes\n"
+                                "ok   guest-friends: allow by rule guests-friends\n");
+    free(report);
+    og_policy_tests_free(t);
+    og_policy_free(p);
+
     expect_tests_error("version: 2\n", OG_ERR_INVALID, "t.yaml:1: policy test version must be 1");
     expect_tests_error("cases: []\n", OG_ERR_PARSE, "t.yaml:1: missing field 'version'");
     expect_tests_error("version: 1\ncases:\n  - {id: a, actor: x, action: read, expect: allow}\n"
@@ -545,7 +676,7 @@ static void runs_tests_files(void **state)
     expect_tests_error("version: 1\ncases:\n  - {id: a, actor: x, action: read, expect: allow, graph: g}\n",
                        OG_ERR_PARSE,
                        "t.yaml:3: unknown field 'graph' in a test case (expected one of: id, actor, action, branch, "
-                       "target_branch, expect)");
+                       "target_branch, query, expect)");
 }
 
 /* ---- the cookbook's real bundles ---- */
@@ -615,6 +746,9 @@ int main(void)
         cmocka_unit_test(long_names_truncate_the_message),
         cmocka_unit_test(matched_rule_is_the_smallest_id),
         cmocka_unit_test(invoke_query_denial_is_masked),
+        cmocka_unit_test(decides_per_query_and_deny_rules),
+        cmocka_unit_test(rejects_bad_query_rules),
+        cmocka_unit_test(compiles_query_rules_to_cedar),
         cmocka_unit_test(server_bundle_allows_graph_list),
         cmocka_unit_test(decides_without_a_bundle),
         cmocka_unit_test(actions_parse_and_name),

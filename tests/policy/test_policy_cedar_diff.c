@@ -3,7 +3,8 @@
  *
  * A seeded generator writes random valid bundles as YAML (block and flow styles, names with
  * quotes, backslashes, tabs, colons and non-ASCII letters, repeated protected branches, actors
- * in several groups or none) and random requests.  Our library parses each bundle, compiles it
+ * in several groups or none; `deny:` rules and per-query `queries:` lists, the OmniGraph-C
+ * extension) and random requests, some naming a stored query.  Our library parses each bundle, compiles it
  * to Cedar text and decides every request.  The corpus (the Cedar text, the generator's own
  * model of groups and protected branches, and our decisions) goes to cedar_diff.mjs, where
  * @cedar-policy/cedar-wasm (pinned in package-lock.json) validates the text against our
@@ -49,6 +50,9 @@ static const char *const group_pool[] = {
 };
 static const char *const branch_pool[] = {
     "main", "release", "feature", "dev", "main ", "Main", "x:y", "\"q\"", "straße", "feat/1", "",
+};
+static const char *const query_pool[] = {
+    "friends", "adults", "Adults", "q \"x\"", "s\\q", "ünï", "a:b", "add_person", "adults ",
 };
 static const char *const rule_pool[] = {
     "r1", "r2", "R1", "alpha", "Alpha", "beta", "a:b:c", "rule \"x\"", "z\\z", "ÿ", "rule-0", "_", "9",
@@ -102,6 +106,9 @@ typedef struct gen_rule {
     size_t nactions;
     const char *scope_field; /* NULL, "branch_scope", "target_branch_scope" */
     const char *scope;
+    int deny;
+    const char *queries[4];
+    size_t nqueries;
 } gen_rule;
 
 static const char *const scopes[] = {"any", "protected", "unprotected"};
@@ -155,12 +162,19 @@ static void one_bundle(og_buf *out, int index)
         memset(r, 0, sizeof *r);
         r->id = ids[i];
         r->group = groups[below((uint32_t)ngroups)].name;
+        r->deny = below(4) == 0;
         if (server) {
             r->actions[0] = OG_POLICY_GRAPH_LIST;
             r->nactions = 1;
             continue;
         }
-        switch (below(3)) {
+        switch (below(4)) {
+        case 3: /* per-query: invoke_query alone, 1-4 named queries */
+            r->actions[0] = OG_POLICY_INVOKE_QUERY;
+            r->nactions = 1;
+            r->nqueries = 1 + below(4);
+            pick(query_pool, N(query_pool), r->queries, r->nqueries);
+            break;
         case 0:
             pick_actions(branch_actions, N(branch_actions), r);
             if (below(4)) r->scope_field = "branch_scope";
@@ -215,22 +229,39 @@ static void one_bundle(og_buf *out, int index)
         gen_rule *r = &rules[i];
         og_buf_append_str(&y, "  - id: ");
         yq(&y, r->id);
+        const char *kw = r->deny ? "deny" : "allow";
         if (flow) {
-            og_buf_append_str(&y, "\n    allow: { actors: { group: ");
+            og_buf_printf(&y, "\n    %s: { actors: { group: ", kw);
             yq(&y, r->group);
             og_buf_append_str(&y, " }, actions: [");
             for (size_t a = 0; a < r->nactions; a++)
                 og_buf_printf(&y, "%s%s", a ? ", " : "", og_policy_action_name(r->actions[a]));
             og_buf_append_str(&y, "]");
             if (r->scope_field) og_buf_printf(&y, ", %s: %s", r->scope_field, r->scope);
+            if (r->nqueries) {
+                og_buf_append_str(&y, ", queries: [");
+                for (size_t q = 0; q < r->nqueries; q++) {
+                    if (q) og_buf_append_str(&y, ", ");
+                    yq(&y, r->queries[q]);
+                }
+                og_buf_append_str(&y, "]");
+            }
             og_buf_append_str(&y, " }\n");
         } else {
-            og_buf_append_str(&y, "\n    allow:\n      actors:\n        group: ");
+            og_buf_printf(&y, "\n    %s:\n      actors:\n        group: ", kw);
             yq(&y, r->group);
             og_buf_append_str(&y, "\n      actions:\n");
             for (size_t a = 0; a < r->nactions; a++)
                 og_buf_printf(&y, "        - %s\n", og_policy_action_name(r->actions[a]));
             if (r->scope_field) og_buf_printf(&y, "      %s: %s\n", r->scope_field, r->scope);
+            if (r->nqueries) {
+                og_buf_append_str(&y, "      queries:\n");
+                for (size_t q = 0; q < r->nqueries; q++) {
+                    og_buf_append_str(&y, "        - ");
+                    yq(&y, r->queries[q]);
+                    og_buf_append_byte(&y, '\n');
+                }
+            }
         }
     }
 
@@ -286,6 +317,8 @@ static void one_bundle(og_buf *out, int index)
         req.graph_id = graph;
         if (below(4)) req.branch = branch_pool[below(N(branch_pool))];
         if (below(2)) req.target_branch = branch_pool[below(N(branch_pool))];
+        /* mostly invoke_query's own field, sometimes on other actions (Cedar ignores it there) */
+        if (req.action == OG_POLICY_INVOKE_QUERY ? below(6) : !below(6)) req.query = query_pool[below(N(query_pool))];
         og_policy_decision d;
         assert_int_equal(og_policy_decide(p, &req, &d), OG_OK);
         if (q) og_buf_append_byte(out, ',');
@@ -299,6 +332,10 @@ static void one_bundle(og_buf *out, int index)
         if (req.target_branch) {
             og_buf_append_str(out, ",\"target_branch\":");
             jq(out, req.target_branch);
+        }
+        if (req.query) {
+            og_buf_append_str(out, ",\"query\":");
+            jq(out, req.query);
         }
         og_buf_printf(out, ",\"allowed\":%s,\"rule\":", d.allowed ? "true" : "false");
         if (d.matched_rule_id) jq(out, d.matched_rule_id);

@@ -66,7 +66,8 @@ static int setup(void **state)
     if (make_cluster(cdir)) return -1;
     clear_env();
     setenv("OMNIGRAPH_SERVER_BEARER_TOKENS_JSON",
-           "{\"alice\":\"tok-alice\",\"root\":\"tok-root\",\"mallory\":\"tok-mallory\"}", 1);
+           "{\"alice\":\"tok-alice\",\"root\":\"tok-root\",\"mallory\":\"tok-mallory\",\"gus\":\"tok-gus\","
+           "\"ivy\":\"tok-ivy\"}", 1);
     const char *args[] = {"--cluster", cdir, "--bind", "127.0.0.1:0", NULL};
     return srv_start(&S, logpath, args);
 }
@@ -380,6 +381,105 @@ static void test_mcp_over_http(void **state)
     http_free(&r);
 }
 
+/* Per-query rules (the example bundle's guests-friends and interns-no-stored-writes): each
+ * actor's query list, HTTP invocation and MCP tools are exactly the queries it may invoke; a
+ * denied one answers exactly as an unknown name. */
+static const char *names_of(json_t *arr, const char *key, char *out, size_t cap)
+{
+    out[0] = 0;
+    const char *names[64];
+    size_t n = 0, i;
+    json_t *q;
+    json_array_foreach(arr, i, q) if (n < 64) names[n++] = jstr(q, key);
+    for (size_t a = 1; a < n; a++)
+        for (size_t b = a; b > 0 && strcmp(names[b - 1], names[b]) > 0; b--) {
+            const char *x = names[b];
+            names[b] = names[b - 1];
+            names[b - 1] = x;
+        }
+    for (i = 0; i < n; i++) snprintf(out + strlen(out), cap - strlen(out), "%s%s", i ? "," : "", names[i]);
+    return out;
+}
+
+static void test_per_query_policy(void **state)
+{
+    char got[1024];
+    /* HTTP: the list shows each actor the queries it may invoke */
+    http_resp r = get(&S, "tok-gus", "/graphs/people/queries");
+    assert_int_equal(r.status, 200);
+    assert_string_equal(names_of(json_object_get(r.json, "queries"), "name", got, sizeof got), "friends");
+    http_free(&r);
+    r = get(&S, "tok-ivy", "/graphs/people/queries");
+    assert_string_equal(names_of(json_object_get(r.json, "queries"), "name", got, sizeof got), "adults,friends");
+    http_free(&r);
+    r = get(&S, "tok-alice", "/graphs/people/queries");
+    assert_string_equal(names_of(json_object_get(r.json, "queries"), "name", got, sizeof got),
+                        "add_person,adults,befriend,friends");
+    http_free(&r);
+    /* HTTP invoke: allowed by name; denied by name = the unknown query's 404 */
+    r = call("tok-gus", "/graphs/people/queries/friends", "{\"params\":{\"name\":\"Alice\"}}");
+    assert_int_equal(r.status, 200);
+    http_free(&r);
+    const char *cases[][3] = {{"tok-gus", "adults", "{\"params\":{\"min\":1}}"},
+                              {"tok-ivy", "add_person", "{\"params\":{\"name\":\"Q\"},\"branch\":\"x\"}"},
+                              {"tok-ivy", "befriend", "{}"}};
+    for (size_t i = 0; i < 3; i++) {
+        char path[128], unknown_path[128], want[128];
+        snprintf(path, sizeof path, "/graphs/people/queries/%s", cases[i][1]);
+        snprintf(unknown_path, sizeof unknown_path, "/graphs/people/queries/%sz", cases[i][1]);
+        http_resp d = call(cases[i][0], path, cases[i][2]);
+        http_resp u = call(cases[i][0], unknown_path, cases[i][2]);
+        assert_int_equal(d.status, 404);
+        assert_int_equal(u.status, 404);
+        assert_string_equal(jstr(d.json, "code"), jstr(u.json, "code"));
+        snprintf(want, sizeof want, "stored query '%s' not found", cases[i][1]);
+        assert_string_equal(jstr(d.json, "error"), want);
+        assert_int_equal(strlen(d.body), strlen(u.body) - 1); /* the same body but for the name */
+        http_free(&d);
+        http_free(&u);
+    }
+    r = call("tok-ivy", "/graphs/people/queries/adults", "{\"params\":{\"min\":40}}");
+    assert_int_equal(r.status, 200);
+    http_free(&r);
+    /* MCP: tools/list shows exactly the callable tools; a denied call = an unknown tool */
+    const char *list = "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}";
+    r = mcp("tok-gus", list);
+    assert_string_equal(names_of(json_object_get(json_object_get(r.json, "result"), "tools"), "name", got, sizeof got),
+                        "branch_list,commit_get,commit_list,friends,graph_health,graph_query,graph_snapshot,schema_get");
+    http_free(&r);
+    r = mcp("tok-ivy", list);
+    assert_true(has_tool(r.json, "adults"));
+    assert_true(has_tool(r.json, "graph_mutate"));
+    assert_false(has_tool(r.json, "add_person"));
+    assert_false(has_tool(r.json, "befriend"));
+    http_free(&r);
+    r = mcp("tok-gus", "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"friends\","
+                       "\"arguments\":{\"params\":{\"name\":\"Alice\"}}}}");
+    assert_false(json_is_true(json_object_get(json_object_get(r.json, "result"), "isError")));
+    http_free(&r);
+    const char *mcases[][2] = {{"tok-gus", "adults"}, {"tok-ivy", "add_person"}};
+    for (size_t i = 0; i < 2; i++) {
+        char d_msg[256], u_msg[256];
+        snprintf(d_msg, sizeof d_msg, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":"
+                 "\"%s\",\"arguments\":{\"params\":{\"min\":1,\"name\":\"Q\"},\"branch\":\"b\"}}}", mcases[i][1]);
+        snprintf(u_msg, sizeof u_msg, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":"
+                 "\"%sz\",\"arguments\":{\"params\":{\"min\":1,\"name\":\"Q\"},\"branch\":\"b\"}}}", mcases[i][1]);
+        http_resp d = mcp(mcases[i][0], d_msg), u = mcp(mcases[i][0], u_msg);
+        json_t *de = json_object_get(d.json, "error"), *ue = json_object_get(u.json, "error");
+        assert_non_null(de);
+        assert_non_null(ue);
+        assert_int_equal(json_integer_value(json_object_get(de, "code")), json_integer_value(json_object_get(ue, "code")));
+        char want[128];
+        snprintf(want, sizeof want, "Unknown tool: %s", mcases[i][1]);
+        assert_string_equal(jstr(de, "message"), want);
+        snprintf(want, sizeof want, "Unknown tool: %sz", mcases[i][1]);
+        assert_string_equal(jstr(ue, "message"), want);
+        assert_int_equal(d.status, u.status);
+        http_free(&d);
+        http_free(&u);
+    }
+}
+
 /* A second cluster: two graphs; after apply, one graph's schema is changed out of band so
  * that its stored query no longer type-checks. */
 static void test_quarantine_at_boot(void **state)
@@ -484,7 +584,7 @@ int main(void)
         cmocka_unit_test(test_serves_applied_state), cmocka_unit_test(test_invoke_read_like_adhoc),
         cmocka_unit_test(test_masking),              cmocka_unit_test(test_mutation_gated_twice),
         cmocka_unit_test(test_schema_apply_refused), cmocka_unit_test(test_mcp_over_http),
-        cmocka_unit_test(test_quarantine_at_boot),
+        cmocka_unit_test(test_per_query_policy),     cmocka_unit_test(test_quarantine_at_boot),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

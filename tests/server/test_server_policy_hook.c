@@ -37,7 +37,7 @@ static og_status decide(void *ctx, const og_authz_request *q, og_authz_decision 
     return OG_OK;
 }
 
-static const og_authz policy = {decide, NULL, NULL};
+static const og_authz policy = {.decide = decide};
 
 static int setup(void **state)
 {
