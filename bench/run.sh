@@ -42,3 +42,4 @@ printf '  scan:  omnigraph-c %12.0f rows/s   lancedb %12.0f rows/s   ratio %.2f 
 bash "$here/bench/graph/run.sh" "$bin"  # the graph benchmark against Kùzu (docs/benchmarks.md)
 bash "$here/bench/search/run.sh" "$bin"  # full-text search against SQLite FTS5 (docs/benchmarks.md)
 bash "$here/bench/search/vector_run.sh" "$bin"  # the vector search benchmark (docs/benchmarks.md)
+bash "$here/bench/history/run.sh" "$bin"  # flat history: costs at 10 vs 10,000 commits (docs/benchmarks.md)

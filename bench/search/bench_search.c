@@ -11,6 +11,19 @@
  * (og_db_query of a .gq bm25 ordering with limit 10); the FTS5 side a prepared
  * `... MATCH 'a OR b' ORDER BY bm25(docs) LIMIT 10` (OR: a bm25 ordering ranks every document
  * sharing a term).  Also prints the mean overlap of the two top-10 sets.  One JSON line out.
+ *
+ *   bench_search --compare GRAPH DOCS.ndjson QUERIES.txt [DETAILS.tsv]
+ *
+ * Ranking comparison (docs/search.md "Ranking against SQLite FTS5"): our bm25 top 10 (ties
+ * broken by slug) against FTS5 top 10s in eight configurations (fts5_peer.h): tokenizer
+ * stock 'porter unicode61' / 'porter ogstop unicode61' (+ our stop words) / 'oganalyzer
+ * porter' (+ our word splitting, still Porter) / 'oganalyzer' (+ Snowball: our analyzer),
+ * each ranked by FTS5's bm25() and by lucene_bm25() (+ our idf form), ties broken by slug.
+ * Every query that differs from stock FTS5 is put in the first category whose configuration
+ * gives our exact top 10: idf form, stop words, stop words + idf, word splitting, word
+ * splitting + idf, stemmer, stemmer + idf; else "repeated term" when two query words share a
+ * stem (FTS5 counts it twice, we once), else unexplained.  Prints one JSON line of
+ * fractions and counts; DETAILS.tsv gets one line per query (query, category, both lists).
  */
 #define _GNU_SOURCE
 #include <jansson.h>
@@ -22,6 +35,7 @@
 #include <time.h>
 
 #include "omnigraph.h"
+#include "fts5_peer.h"
 
 static double now_s(clockid_t c)
 {
@@ -119,8 +133,11 @@ static void run_fts5(sqlite3_stmt *st, const char *match, top *out)
     sqlite3_reset(st);
 }
 
+static int compare_main(int argc, char **argv);
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "--compare")) return compare_main(argc - 1, argv + 1);
     if (argc < 5) {
         fprintf(stderr, "usage: bench_search GRAPH FTS5_DB DOCS.ndjson QUERIES.txt [REPS]\n");
         return 2;
@@ -192,6 +209,194 @@ int main(int argc, char **argv)
     free(ow), free(oc), free(fw), free(fc);
     og_db_close(db);
     sqlite3_finalize(sel);
+    sqlite3_close(lite);
+    return 0;
+}
+
+/* ---- --compare ------------------------------------------------------------------------------ */
+
+typedef struct ranked {
+    char slug[TOP][64];
+    double score[TOP];
+    size_t n;
+} ranked;
+
+static const char *GQ_TIES = "query top($q: String) { match { $d: Doc } return { $d.slug, bm25($d.body, $q) as s } "
+                             "order { bm25($d.body, $q), $d.slug } limit 10 }";
+
+static void run_og_ranked(og_db *db, const char *q, ranked *out)
+{
+    json_t *p = json_pack("{s:s}", "q", q);
+    char *params = json_dumps(p, JSON_COMPACT);
+    json_decref(p);
+    og_rows *r;
+    if (og_db_query(&r, db, GQ_TIES, strlen(GQ_TIES), "top", params, NULL) != OG_OK) die("query", og_error_message());
+    free(params);
+    out->n = 0;
+    for (size_t i = 0; i < og_rows_count(r) && i < TOP; i++) {
+        size_t len;
+        const char *s = og_rows_string(r, i, 0, &len);
+        snprintf(out->slug[out->n], 64, "%.*s", (int)len, s);
+        out->score[out->n++] = og_rows_float(r, i, 1);
+    }
+    og_rows_free(r);
+}
+
+static void run_fts5_ranked(sqlite3_stmt *st, const char *match, ranked *out)
+{
+    sqlite3_bind_text(st, 1, match, -1, SQLITE_STATIC);
+    out->n = 0;
+    while (sqlite3_step(st) == SQLITE_ROW && out->n < TOP) {
+        snprintf(out->slug[out->n], 64, "%s", (const char *)sqlite3_column_text(st, 0));
+        out->score[out->n++] = sqlite3_column_double(st, 1);
+    }
+    sqlite3_reset(st);
+}
+
+static int same_list(const ranked *a, const ranked *b)
+{
+    if (a->n != b->n) return 0;
+    for (size_t i = 0; i < a->n; i++)
+        if (strcmp(a->slug[i], b->slug[i])) return 0;
+    return 1;
+}
+
+static int same_set(const ranked *a, const ranked *b)
+{
+    if (a->n != b->n) return 0;
+    for (size_t i = 0; i < a->n; i++) {
+        int found = 0;
+        for (size_t k = 0; k < b->n && !found; k++) found = !strcmp(a->slug[i], b->slug[k]);
+        if (!found) return 0;
+    }
+    return 1;
+}
+
+static void put_list(FILE *f, const ranked *r)
+{
+    fputc('\t', f);
+    for (size_t i = 0; i < r->n; i++) fprintf(f, "%s%s:%.6g", i ? " " : "", r->slug[i], r->score[i]);
+}
+
+#define NTOK 4
+#define NCFG (2 * NTOK)
+static const char *CFG_TOK[NTOK] = {"porter unicode61", "porter ogstop unicode61", "oganalyzer porter", "oganalyzer"};
+static const char *CATS[] = {"identical",      "idf form",       "stop words", "stop words + idf", "word splitting",
+                             "word splitting + idf", "stemmer", "stemmer + idf", "repeated term", "unexplained"};
+#define NCAT (sizeof CATS / sizeof CATS[0])
+
+static int compare_main(int argc, char **argv)
+{
+    if (argc < 4) {
+        fprintf(stderr, "usage: bench_search --compare GRAPH DOCS.ndjson QUERIES.txt [DETAILS.tsv]\n");
+        return 2;
+    }
+    sqlite3 *lite;
+    if (sqlite3_open(":memory:", &lite) != SQLITE_OK) die("sqlite open", ":memory:");
+    if (og_fts5_peer_register(lite) != SQLITE_OK) die("fts5 peer", sqlite3_errmsg(lite));
+    char *err = NULL;
+    double t0 = now_s(CLOCK_MONOTONIC);
+    for (int t = 0; t < NTOK; t++) {
+        char sql[256];
+        snprintf(sql, sizeof sql, "CREATE VIRTUAL TABLE t%d USING fts5(slug UNINDEXED, body, tokenize='%s');", t,
+                 CFG_TOK[t]);
+        if (sqlite3_exec(lite, sql, NULL, NULL, &err) != SQLITE_OK) die("fts5 create", err);
+    }
+    if (sqlite3_exec(lite, "BEGIN", NULL, NULL, &err) != SQLITE_OK) die("fts5", err);
+    sqlite3_stmt *ins[NTOK];
+    for (int t = 0; t < NTOK; t++) {
+        char sql[128];
+        snprintf(sql, sizeof sql, "INSERT INTO t%d(slug, body) VALUES (?1, ?2)", t);
+        if (sqlite3_prepare_v2(lite, sql, -1, &ins[t], NULL) != SQLITE_OK) die("fts5 insert", sqlite3_errmsg(lite));
+    }
+    FILE *f = fopen(argv[2], "r");
+    if (!f) die("open", argv[2]);
+    char *line = NULL;
+    size_t cap = 0;
+    while (getline(&line, &cap, f) > 0) {
+        json_t *j = json_loads(line, 0, NULL), *d = j ? json_object_get(j, "data") : NULL;
+        if (!d) die("docs", "not a load-format line");
+        for (int t = 0; t < NTOK; t++) {
+            sqlite3_bind_text(ins[t], 1, json_string_value(json_object_get(d, "slug")), -1, SQLITE_TRANSIENT);
+            sqlite3_bind_text(ins[t], 2, json_string_value(json_object_get(d, "body")), -1, SQLITE_TRANSIENT);
+            if (sqlite3_step(ins[t]) != SQLITE_DONE) die("fts5 insert", sqlite3_errmsg(lite));
+            sqlite3_reset(ins[t]);
+        }
+        json_decref(j);
+    }
+    free(line);
+    fclose(f);
+    for (int t = 0; t < NTOK; t++) sqlite3_finalize(ins[t]);
+    if (sqlite3_exec(lite, "COMMIT", NULL, NULL, &err) != SQLITE_OK) die("fts5 commit", err);
+    double build = now_s(CLOCK_MONOTONIC) - t0;
+    /* cfg 2t: table t by bm25(); 2t+1: table t by lucene_bm25(); NCFG: stock with FTS5's own tie order */
+    sqlite3_stmt *sel[NCFG + 1];
+    for (int c = 0; c <= NCFG; c++) {
+        char sql[256];
+        int t = c == NCFG ? 0 : c / 2;
+        if (c == NCFG)
+            snprintf(sql, sizeof sql, "SELECT slug, -bm25(t0) FROM t0 WHERE t0 MATCH ?1 ORDER BY bm25(t0) LIMIT 10");
+        else if (c % 2 == 0)
+            snprintf(sql, sizeof sql,
+                     "SELECT slug, -bm25(t%d) FROM t%d WHERE t%d MATCH ?1 ORDER BY bm25(t%d), slug LIMIT 10", t, t, t, t);
+        else
+            snprintf(sql, sizeof sql,
+                     "SELECT slug, lucene_bm25(t%d, 1) AS s FROM t%d WHERE t%d MATCH ?1 ORDER BY s DESC, slug LIMIT 10",
+                     t, t, t);
+        if (sqlite3_prepare_v2(lite, sql, -1, &sel[c], NULL) != SQLITE_OK) die("fts5 select", sqlite3_errmsg(lite));
+    }
+    og_db *db;
+    if (og_db_open(&db, argv[1], NULL) != OG_OK) die("open", og_error_message());
+    FILE *qf = fopen(argv[3], "r"), *det = argc > 4 ? fopen(argv[4], "w") : NULL;
+    if (!qf) die("open", argv[3]);
+    if (det) fprintf(det, "query\tcategory\tomnigraph\tfts5_stock\n");
+    size_t nq = 0, cat[NCAT] = {0}, set_same = 0, own_ties_same = 0, full_same = 0, full_set = 0;
+    char q[256];
+    while (fgets(q, sizeof q, qf)) {
+        q[strcspn(q, "\n")] = 0;
+        if (!q[0]) continue;
+        char tmp[256], m[600] = "";
+        snprintf(tmp, sizeof tmp, "%s", q);
+        for (char *save, *w = strtok_r(tmp, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+            size_t l = strlen(m);
+            snprintf(m + l, sizeof m - l, "%s\"%s\"", l ? " OR " : "", w);
+        }
+        ranked ours, fr[NCFG + 1];
+        run_og_ranked(db, q, &ours);
+        for (int c = 0; c <= NCFG; c++) run_fts5_ranked(sel[c], m, &fr[c]);
+        size_t k = NCAT - 1;
+        if (same_list(&ours, &fr[0])) k = 0;
+        else
+            for (int c = 1; c < NCFG; c++)
+                if (same_list(&ours, &fr[c])) {
+                    k = (size_t)c;
+                    break;
+                }
+        if (k == NCAT - 1 && ogp_repeats_term(q)) k = NCAT - 2;
+        cat[k]++;
+        set_same += same_set(&ours, &fr[0]);
+        own_ties_same += same_list(&ours, &fr[NCFG]);
+        full_same += same_list(&ours, &fr[NCFG - 1]);
+        full_set += same_set(&ours, &fr[NCFG - 1]);
+        if (det) {
+            fprintf(det, "%s\t%s", q, CATS[k]);
+            put_list(det, &ours);
+            put_list(det, &fr[0]);
+            fputc('\n', det);
+        }
+        nq++;
+    }
+    fclose(qf);
+    if (det) fclose(det);
+    double den = nq ? (double)nq : 1;
+    printf("{\"queries\":%zu,\"fts5_build_s\":%.3f,\"stock_same_order\":%.3f,\"stock_same_set\":%.3f,"
+           "\"stock_own_ties_same_order\":%.3f,\"comparable_same_order\":%.3f,\"comparable_same_set\":%.3f,\"categories\":{",
+           nq, build, (double)cat[0] / den, (double)set_same / den, (double)own_ties_same / den, (double)full_same / den,
+           (double)full_set / den);
+    for (size_t i = 0; i < NCAT; i++) printf("%s\"%s\":%zu", i ? "," : "", CATS[i], cat[i]);
+    printf("}}\n");
+    og_db_close(db);
+    for (int c = 0; c <= NCFG; c++) sqlite3_finalize(sel[c]);
     sqlite3_close(lite);
     return 0;
 }

@@ -7,15 +7,20 @@
 #   - ZIPF_DOCS (default 1,000,000) generated Zipf(1.1) documents of 10-60 words.
 # Per corpus: load time, `omnigraph index build` time, FTS5 build time, latency p50/p95 in
 # wall and thread-CPU time (REPS runs of 100 queries after a warm-up), the top-10 overlap,
-# and the latency without index files (OG_INDEX=off, 10 queries) for scale.  Writes
+# and the latency without index files (OG_INDEX=off, 10 queries: the first analyses the
+# column, later ones read the process's cache of analysed fragments) for scale.  For corpora
+# of at most COMPARE_MAX documents (default 200,000) also the ranking comparison
+# (bench_search --compare: fraction of queries with FTS5's exact top 10, each difference
+# attributed; docs/search.md) into $OUT/ranking.tsv and $OUT/<corpus>.ranking.tsv.  Writes
 # $OUT/search.tsv and, when gnuplot is installed, $OUT/search.svg (OUT default: a temp dir,
-# printed).  Usage: bench/search/run.sh [BUILD_DIR]     env: ZIPF_DOCS, REPS, OUT
+# printed).  Usage: bench/search/run.sh [BUILD_DIR]   env: ZIPF_DOCS, REPS, OUT, COMPARE_MAX
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 bin="${1:-$here/build/release}"
 case "$bin" in /*) ;; *) bin="$here/$bin" ;; esac
 zipf_docs="${ZIPF_DOCS:-1000000}"
 reps="${REPS:-5}"
+compare_max="${COMPARE_MAX:-200000}"
 og="$bin/omnigraph"
 [ -x "$og" ] && [ -f "$bin/libomnigraph.a" ] || { echo "bench/search: build first (make build)" >&2; exit 1; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/og-search-bench-XXXXXX")
@@ -23,9 +28,9 @@ trap 'rm -rf "$work"' EXIT
 out="${OUT:-$work/out}"
 mkdir -p "$out"
 
-cc -O2 -std=c11 -o "$work/bench_search" "$here/bench/search/bench_search.c" -I"$here/include" "$bin/libomnigraph.a" \
-  $(pkg-config --libs jansson libcurl openssl libzstd liblz4 libpcre2-8 libutf8proc yaml-0.1) \
-  -lroaring -lstemmer -lsqlite3 -lm -lpthread
+cc -O2 -std=c11 -o "$work/bench_search" "$here/bench/search/bench_search.c" -I"$here/include" -I"$here/src" \
+  "$bin/libomnigraph.a" $(pkg-config --libs jansson libcurl openssl libzstd liblz4 libpcre2-8 libutf8proc yaml-0.1) \
+  -lroaring -lstemmer -lsqlite3 -lstdc++ -lm -lpthread
 
 if [ ! -f /usr/share/wordnet/data.noun ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q wordnet-base >/dev/null 2>&1 || true
@@ -34,7 +39,8 @@ fi
 secs() { local t0 t1; t0=$(date +%s.%N); "$@" >/dev/null; t1=$(date +%s.%N); awk "BEGIN{printf \"%.2f\", $t1-$t0}"; }
 field() { sed -n "s/.*\"$2\":\([0-9.e+-]*\).*/\1/p" <<<"$1"; }
 
-printf 'corpus\tdocs\tload_s\tindex_s\tfts5_build_s\tog_p50_ms\tog_p95_ms\tog_cpu_p50_ms\tfts5_p50_ms\tfts5_p95_ms\tfts5_cpu_p50_ms\ttop10_overlap\tnoindex_p50_ms\n' >"$out/search.tsv"
+printf 'corpus\tdocs\tload_s\tindex_s\tfts5_build_s\tog_p50_ms\tog_p95_ms\tog_cpu_p50_ms\tfts5_p50_ms\tfts5_p95_ms\tfts5_cpu_p50_ms\ttop10_overlap\tnoindex_first_ms\tnoindex_p50_ms\n' >"$out/search.tsv"
+printf 'corpus\tqueries\tstock_same_order\tstock_same_set\tstock_own_ties_same_order\tcomparable_same_order\tcategories\n' >"$out/ranking.tsv"
 
 one() { # name docs.ndjson queries.txt
   local name=$1 docs=$2 q=$3 g="$work/$1.graph" n
@@ -47,11 +53,20 @@ one() { # name docs.ndjson queries.txt
   res=$("$work/bench_search" "$g" "$work/$name.fts5" "$docs" "$q" "$reps")
   head -10 "$q" >"$work/q10"
   noidx=$(OG_INDEX=off "$work/bench_search" "$g" "$work/$name.fts5" "$docs" "$work/q10" 1)
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$n" "$load_s" "$index_s" \
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$n" "$load_s" "$index_s" \
     "$(field "$res" fts5_build_s)" "$(field "$res" og_wall_ms_p50)" "$(field "$res" og_wall_ms_p95)" \
     "$(field "$res" og_cpu_ms_p50)" "$(field "$res" fts5_wall_ms_p50)" "$(field "$res" fts5_wall_ms_p95)" \
-    "$(field "$res" fts5_cpu_ms_p50)" "$(field "$res" top10_overlap)" "$(field "$noidx" og_wall_ms_p50)" >>"$out/search.tsv"
-  echo "$name ($n docs): load ${load_s}s, index build ${index_s}s; $res" >&2
+    "$(field "$res" fts5_cpu_ms_p50)" "$(field "$res" top10_overlap)" "$(field "$noidx" og_first_query_ms)" \
+    "$(field "$noidx" og_wall_ms_p50)" >>"$out/search.tsv"
+  echo "$name ($n docs): load ${load_s}s, index build ${index_s}s; $res; no index files: $noidx" >&2
+  if [ "$n" -le "$compare_max" ]; then
+    local cmp
+    cmp=$("$work/bench_search" --compare "$g" "$docs" "$q" "$out/$name.ranking.tsv")
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$(field "$cmp" queries)" "$(field "$cmp" stock_same_order)" \
+      "$(field "$cmp" stock_same_set)" "$(field "$cmp" stock_own_ties_same_order)" \
+      "$(field "$cmp" comparable_same_order)" "$(sed 's/.*"categories":{\(.*\)}}/\1/' <<<"$cmp")" >>"$out/ranking.tsv"
+    echo "$name ranking against FTS5: $cmp" >&2
+  fi
   rm -rf "$g" "$work/$name.fts5"
 }
 
@@ -67,6 +82,8 @@ one "zipf$zipf_docs" "$work/zipf.ndjson" "$work/zipf.q"
 
 echo
 column -t -s $'\t' "$out/search.tsv"
+echo
+column -t -s $'\t' "$out/ranking.tsv"
 if command -v gnuplot >/dev/null; then
   gnuplot <<GP
 set terminal svg size 720,360 font "sans,11"
@@ -85,4 +102,7 @@ GP
 else
   echo "SKIP: no gnuplot (apt-get install gnuplot-nox) — no chart" >&2
 fi
-[ -n "${OUT:-}" ] || cp "$out/search.tsv" "${TMPDIR:-/tmp}/og-search-bench.tsv"
+if [ -z "${OUT:-}" ]; then
+  cp "$out/search.tsv" "${TMPDIR:-/tmp}/og-search-bench.tsv"
+  cp "$out/ranking.tsv" "${TMPDIR:-/tmp}/og-search-ranking.tsv"
+fi

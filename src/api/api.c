@@ -204,7 +204,7 @@ static void auto_optimize(og_db *db, const char *branch)
 og_status og_db_optimize(og_optimize_result *out, og_db *db, const char *branch, const char *expected_head)
 {
     memset(out, 0, sizeof *out);
-    og_optimize_opts o = {branch, 0, expected_head};
+    og_optimize_opts o = {branch, 0, expected_head, 0};
     og_optimize_report rep;
     OG_TRY(og_engine_optimize(db->e, &o, &rep));
     out->published = rep.published;

@@ -6,6 +6,7 @@
  */
 #include "engine/engine.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,7 @@
 #include "compiler/schema.h"
 #include "engine/layout.h"
 #include "engine/tableview.h"
+#include "store/store.h"
 #include "table/table.h"
 #include "util/error.h"
 
@@ -484,6 +486,20 @@ static og_status src_node_index(void *ud, size_t node, uint64_t prop_id, const c
         og_status ks = og_index_file_key(key, sizeof key, og_tableview_dir(v), f, fid, d);
         if (ks == OG_ERR_NOT_FOUND) fr->no_data = 1;
         if (ks == OG_OK && files && og_store_map(r->e->st, key, &fr->file) != OG_OK) fr->file = NULL;
+        if (ks == OG_OK && r->owns_snap) { /* a published snapshot: its files are final */
+            char del[48] = "-";
+            if (f->deletion.present)
+                snprintf(del, sizeof del, "%llu-%llu", (unsigned long long)f->deletion.read_version,
+                         (unsigned long long)f->deletion.id);
+            const char *uri = og_store_uri(r->e->st);
+            size_t n = strlen(uri) + strlen(key) + strlen(del) + 3;
+            fr->ident = malloc(n);
+            if (!fr->ident) {
+                og_index_frags_free(out);
+                return og_err(OG_ERR_NOMEM, "out of memory");
+            }
+            snprintf(fr->ident, n, "%s|%s|%s", uri, key, del);
+        }
         og_error_clear();
     }
     if (at != og_tableview_rows(v)) {

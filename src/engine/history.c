@@ -140,32 +140,105 @@ static og_status later(og_graph *g, const char *x, const char *y, int *yes)
     return OG_OK;
 }
 
+/* The bounded merge-base search: both ancestor sets grow one BFS level at a time, the
+ * shallower side first.  After level k of a side is expanded, the set holds every ancestor at
+ * distance <= k + 1 ("complete" depth).  A common ancestor not yet in both sets is deeper than
+ * one side's complete depth, so its summed distance exceeds min(complete_a, complete_b): once
+ * the best sum found is at most that, no unseen ancestor can win or tie, and the search stops.
+ * The cost follows the divergence of the two commits, not the length of the history. */
+typedef struct mb_side {
+    anc_set s;
+    size_t next;      /* first id not expanded yet */
+    uint64_t complete; /* every ancestor at distance <= complete is in s */
+    int done;          /* nothing left to expand */
+} mb_side;
+
+typedef struct mb_best {
+    uint64_t sum;
+    char *out;
+    int *found;
+} mb_best;
+
+/* A common ancestor `id` at summed distance `sum`: keep it when it beats the best so far. */
+static og_status mb_offer(og_graph *g, mb_best *b, const char *id, uint64_t sum)
+{
+    int take = sum < b->sum;
+    if (!take && sum == b->sum) OG_TRY(later(g, id, b->out, &take));
+    if (take) {
+        b->sum = sum;
+        snprintf(b->out, OG_ULID_LEN + 1, "%s", id);
+        *b->found = 1;
+    }
+    return OG_OK;
+}
+
+/* Expands one BFS level of side x; every id new to x that the other side holds is offered. */
+static og_status mb_expand(og_graph *g, mb_side *x, const mb_side *y, mb_best *b)
+{
+    if (x->next >= x->s.n) {
+        x->done = 1;
+        return OG_OK;
+    }
+    uint32_t level = x->s.dist[x->next];
+    while (x->next < x->s.n && x->s.dist[x->next] == level) {
+        size_t i = x->next++;
+        const og_commit *c;
+        og_cache_entry *hold;
+        og_status st = og_graph_commit_get(g, x->s.ids[i].id, &c, &hold);
+        if (st == OG_ERR_NOT_FOUND && i > 0) { /* reclaimed by cleanup: this line of history ends */
+            og_error_clear();
+            continue;
+        }
+        OG_TRY(st);
+        for (size_t p = 0; p < c->nparents && st == OG_OK; p++) {
+            size_t before = x->s.n;
+            st = anc_add(&x->s, c->parents[p], level + 1);
+            uint32_t j;
+            if (st == OG_OK && x->s.n > before &&
+                og_strmap_get(&y->s.idx, c->parents[p], strlen(c->parents[p]), &j))
+                st = mb_offer(g, b, c->parents[p], (uint64_t)level + 1 + y->s.dist[j]);
+        }
+        og_cache_entry_release(hold);
+        OG_TRY(st);
+    }
+    x->complete = (uint64_t)level + 1;
+    if (x->next >= x->s.n) x->done = 1;
+    return OG_OK;
+}
+
 og_status og_history_merge_base(og_graph *g, const char *a, const char *b, char out[OG_ULID_LEN + 1], int *found)
 {
     out[0] = '\0';
     *found = 0;
-    anc_set sa, sb;
-    OG_TRY(anc_build(g, a, NULL, &sa, NULL));
-    og_status st = anc_build(g, b, NULL, &sb, NULL);
+    mb_side sa, sb;
+    memset(&sa, 0, sizeof sa);
+    memset(&sb, 0, sizeof sb);
+    og_strmap_init(&sa.s.idx);
+    og_strmap_init(&sb.s.idx);
+    mb_best best = {UINT64_MAX, out, found};
+    const og_commit *c;
+    og_cache_entry *hold;
+    og_status st = og_graph_commit_get(g, a, &c, &hold); /* both starts must exist */
+    if (st == OG_OK) {
+        og_cache_entry_release(hold);
+        st = og_graph_commit_get(g, b, &c, &hold);
+        if (st == OG_OK) og_cache_entry_release(hold);
+    }
+    if (st == OG_OK) st = anc_add(&sa.s, a, 0);
+    if (st == OG_OK) st = anc_add(&sb.s, b, 0);
+    if (st == OG_OK && !strcmp(a, b)) st = mb_offer(g, &best, a, 0);
+    while (st == OG_OK && !(sa.done && sb.done)) {
+        uint64_t ca = sa.done ? UINT64_MAX : sa.complete, cb = sb.done ? UINT64_MAX : sb.complete;
+        if (*found && best.sum <= (ca < cb ? ca : cb)) break;
+        mb_side *x = (!sa.done && (sb.done || sa.complete <= sb.complete)) ? &sa : &sb;
+        st = mb_expand(g, x, x == &sa ? &sb : &sa, &best);
+    }
+    anc_free(&sa.s);
+    anc_free(&sb.s);
     if (st) {
-        anc_free(&sa);
-        return st;
+        out[0] = '\0';
+        *found = 0;
     }
-    uint64_t best = UINT64_MAX;
-    for (size_t i = 0; i < sb.n && st == OG_OK; i++) {
-        uint32_t j;
-        if (!og_strmap_get(&sa.idx, sb.ids[i].id, strlen(sb.ids[i].id), &j)) continue;
-        uint64_t sum = (uint64_t)sa.dist[j] + sb.dist[i];
-        int take = sum < best;
-        if (!take && sum == best) st = later(g, sb.ids[i].id, out, &take);
-        if (st == OG_OK && take) {
-            best = sum;
-            snprintf(out, OG_ULID_LEN + 1, "%s", sb.ids[i].id);
-            *found = 1;
-        }
-    }
-    anc_free(&sa);
-    anc_free(&sb);
     return st;
 }
 

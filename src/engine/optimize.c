@@ -16,6 +16,7 @@
 typedef struct opt_ctx {
     og_engine *e;
     uint64_t target;
+    size_t tiered; /* og_optimize_opts.tiered */
     og_optimize_report rep; /* of the attempt that publishes */
 } opt_ctx;
 
@@ -35,6 +36,37 @@ static og_status optimize_table(opt_ctx *c, const og_table_ref *ref, og_commit_d
     size_t groups = 0;
     uint64_t rows = 0, dropped = 0;
     size_t i = 0;
+    if (st == OG_OK && c->tiered) {
+        /* the automatic policy (optimize.h): over the threshold, merge the newest run only */
+        size_t small = 0;
+        for (size_t k = 0; k < nf; k++) small += m.fragments[k].physical_rows < c->target;
+        size_t start = nf;
+        uint64_t live = 0;
+        while (small > c->tiered && start > 0) {
+            const og_fragment *f = &m.fragments[start - 1];
+            if (f->physical_rows >= c->target) break;
+            uint64_t l = og_fragment_live_rows(f);
+            size_t n = nf - start;
+            if (n && live + l > c->target) break;
+            if (n >= 2 && l > OG_AUTO_OPTIMIZE_FACTOR * live) break;
+            live += l;
+            start--;
+        }
+        if (nf - start >= 2) {
+            size_t n = nf - start;
+            for (size_t k = 0; k < n; k++) group[k] = m.fragments[start + k].id;
+            st = og_table_txn_begin(&x, tab, ref->version, NULL);
+            uint64_t nid;
+            if (st == OG_OK) st = og_table_txn_compact(x, group, n, &nid);
+            if (st == OG_OK) {
+                groups++;
+                rows += live;
+                for (size_t k = 0; k < n; k++)
+                    dropped += m.fragments[start + k].physical_rows - og_fragment_live_rows(&m.fragments[start + k]);
+            }
+        }
+        i = nf; /* nothing else */
+    }
     while (st == OG_OK && i < nf) {
         /* the longest run of candidates starting at i whose live rows fit the target */
         size_t n = 0;
@@ -117,6 +149,7 @@ og_status og_engine_optimize(og_engine *e, const og_optimize_opts *opts, og_opti
     memset(&c, 0, sizeof c);
     c.e = e;
     c.target = opts && opts->target_rows ? opts->target_rows : OG_OPTIMIZE_TARGET_ROWS;
+    c.tiered = opts ? opts->tiered : 0;
     og_write_opts wo;
     memset(&wo, 0, sizeof wo);
     wo.branch = opts && opts->branch ? opts->branch : "main";
@@ -168,7 +201,7 @@ og_status og_engine_auto_optimize(og_engine *e, const char *branch, og_optimize_
     }
     og_snapshot_free(snap);
     if (st != OG_OK || !over) return st;
-    /* merge the small ones only: a bulk load's full fragments are left as they are */
-    og_optimize_opts o = {branch, OG_AUTO_OPTIMIZE_SMALL_ROWS, NULL};
+    /* the newest run of small ones only: a bulk load's full fragments are left as they are */
+    og_optimize_opts o = {branch, OG_AUTO_OPTIMIZE_SMALL_ROWS, NULL, limit};
     return og_engine_optimize(e, &o, out);
 }

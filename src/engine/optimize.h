@@ -13,11 +13,18 @@
  * publish re-plans from the new head (the protocol re-runs the whole attempt).
  *
  * Automatic compaction (og_engine_auto_optimize): after a write is published, a table of the
- * new head with more than `OG_AUTO_OPTIMIZE_FRAGMENTS` (default 64; 0 = never) SMALL fragments
- * (under OG_AUTO_OPTIMIZE_SMALL_ROWS = 65,536 rows, a load's flush size) triggers one optimize
- * of that branch with that target, so the fragments a read opens stay bounded however many
- * small commits came before, while a bulk load's full fragments are never rewritten by it.
- * It runs after the write's own commit is visible and never fails that write.
+ * new head with more than `OG_AUTO_OPTIMIZE_FRAGMENTS` (default 16; 0 = never) SMALL fragments
+ * (under OG_AUTO_OPTIMIZE_SMALL_ROWS = 65,536 rows, a load's flush size) triggers one TIERED
+ * optimize of that branch: per table over the threshold, only the newest run of small
+ * fragments is merged — from the newest fragment back, while each older fragment holds at
+ * most OG_AUTO_OPTIMIZE_FACTOR (4) times the live rows gathered so far (at least two
+ * fragments) and the group stays within 65,536 rows.  Fragment sizes so fall geometrically
+ * from old to new, like the digits of a counter: the fragments a read opens stay at most the
+ * threshold (+1 before the trigger), and a row is rewritten about log(rows) times in all —
+ * the cost of a one-row commit does not grow with the history (merging every small fragment
+ * each time rewrote the whole accumulated tail: O(rows) per trigger).  A bulk load's full
+ * fragments are never rewritten by it.  It runs after the write's own commit is visible and
+ * never fails that write.
  */
 #ifndef OG_ENGINE_OPTIMIZE_H
 #define OG_ENGINE_OPTIMIZE_H
@@ -28,13 +35,16 @@
 #include "engine/engine.h"
 
 #define OG_OPTIMIZE_TARGET_ROWS ((uint64_t)1 << 20)
-#define OG_AUTO_OPTIMIZE_FRAGMENTS 64
+#define OG_AUTO_OPTIMIZE_FRAGMENTS 16
 #define OG_AUTO_OPTIMIZE_SMALL_ROWS ((uint64_t)65536)
+#define OG_AUTO_OPTIMIZE_FACTOR 4
 
 typedef struct og_optimize_opts {
     const char *branch;       /* NULL = "main" */
     uint64_t target_rows;     /* 0 = OG_OPTIMIZE_TARGET_ROWS */
     const char *expected_head;/* may be NULL */
+    size_t tiered;            /* > 0: only tables with more than this many fragments under
+                               * target_rows, and only their newest run (the automatic policy) */
 } og_optimize_opts;
 
 typedef struct og_optimize_report {

@@ -11,6 +11,14 @@
  * which files exist.  A persisted file found damaged while reading is dropped and its rows are
  * analysed instead.
  *
+ * Why a cache: a fragment without an index file is analysed here, and analysis is the whole
+ * cost of a query over uncovered data (seconds at 100k documents).  A fragment's live rows of
+ * a property never change (data and deletion files are immutable), so the in-memory segment
+ * of each such fragment is encoded once per process and kept in a bounded LRU cache keyed by
+ * the fragment's identity (og_index_frag.ident; OG_TEXT_CACHE_MB, default 256; 0 = off).
+ * Later queries, at any version naming the same fragment with the same deletions, read it
+ * like an index file.  Fragments without an identity share one memory segment, as before.
+ *
  * State per execution:
  *   tcol   one text column per (node type, property): its segments, N and avgdl.  Nothing
  *          of size "rows" (beyond the rows it must analyse itself): a query over covered data
@@ -23,6 +31,7 @@
 #include "engine/search.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,17 +40,20 @@
 #include "index/fts.h"
 #include "index/index.h"
 #include "text/analyzer.h"
+#include "util/cache.h"
 #include "util/error.h"
 #include "vec/distance.h"
 
 #define NO_ROW UINT32_MAX
 
-/* One inverted-index segment: a persisted file of one fragment (docs = physical rows), or the
- * in-memory index of the rows no file covers (docs = positions in `rows`). */
+/* One inverted-index segment: a persisted file of one fragment (docs = physical rows), the
+ * cached in-memory index of one fragment's live rows (docs = its live rows in order), or the
+ * in-memory index of the rows neither covers (docs = positions in `rows`). */
 typedef struct seg {
     og_fts *fts;
-    const og_index_frag *fr; /* file segment */
+    const og_index_frag *fr; /* file or cached segment */
     uint32_t *rows;          /* memory segment: doc -> view row */
+    og_cache_entry *hold;    /* cached segment: the entry holding its bytes */
 } seg;
 
 typedef struct tcol {
@@ -125,6 +137,7 @@ static void tcol_clear(tcol *c)
     for (size_t i = 0; i < c->nsegs; i++) {
         og_fts_free(c->segs[i].fts);
         free(c->segs[i].rows);
+        og_cache_entry_release(c->segs[i].hold);
     }
     free(c->segs);
     c->segs = NULL;
@@ -176,6 +189,7 @@ static void set_bit(uint8_t *bits, uint32_t r) { bits[r >> 3] |= (uint8_t)(1u <<
 
 static uint32_t seg_row(const seg *g, uint32_t doc)
 {
+    if (g->hold) return (uint32_t)(g->fr->view_start + doc);
     return g->fr ? og_index_frag_row(g->fr, doc) : g->rows[doc];
 }
 
@@ -199,6 +213,91 @@ static og_status add_seg(tcol *c, seg g)
     if (!n) return og_err(OG_ERR_NOMEM, "out of memory");
     c->segs = n;
     c->segs[c->nsegs++] = g;
+    return OG_OK;
+}
+
+/* ---- the per-process cache of analysed fragments ---- */
+
+typedef struct textblob {
+    uint8_t *p;
+    size_t len;
+} textblob;
+
+static og_cache *g_text_cache;
+static pthread_once_t g_text_once = PTHREAD_ONCE_INIT;
+static _Atomic uint64_t g_text_hits;
+
+uint64_t og_search_text_cache_hits(void) { return g_text_hits; }
+
+static void text_cache_init(void)
+{
+    size_t mb = 256;
+    const char *e = getenv("OG_TEXT_CACHE_MB");
+    if (e && *e) mb = (size_t)strtoull(e, NULL, 10);
+    if (mb && og_cache_new(&g_text_cache, mb << 20) != OG_OK) g_text_cache = NULL;
+    og_error_clear();
+}
+
+static void textblob_free(void *v)
+{
+    textblob *b = v;
+    if (b) free(b->p);
+    free(b);
+}
+
+/* The segment of fragment fr's live rows from the cache, analysing and caching them on a
+ * miss; *done = 0 (nothing added) when the cache is off or fr has no identity. */
+static og_status cached_seg(og_search *s, tcol *c, const og_index_frag *fr, uint64_t *total, int *done)
+{
+    *done = 0;
+    pthread_once(&g_text_once, text_cache_init);
+    if (!g_text_cache || !fr->ident || fr->live_rows >= UINT32_MAX) return OG_OK;
+    size_t kl = strlen(fr->ident) + 3;
+    char *key = malloc(kl);
+    if (!key) return og_err(OG_ERR_NOMEM, "out of memory");
+    snprintf(key, kl, "t:%s", fr->ident);
+    og_cache_entry *e = og_cache_get(g_text_cache, key);
+    og_status st = OG_OK;
+    if (e) g_text_hits++;
+    if (!e) {
+        const og_vector *col = NULL;
+        uint32_t *rows = malloc((fr->live_rows ? fr->live_rows : 1) * sizeof *rows);
+        og_buf b = OG_BUF_INIT;
+        if (!rows) st = og_err(OG_ERR_NOMEM, "out of memory");
+        if (st == OG_OK) st = s->src->node_column(s->src->ud, c->type, c->prop_id, &col);
+        if (st == OG_OK && (col->type.id != OG_T_STRING || col->len != c->n))
+            st = og_err(OG_ERR_INTERNAL, "a text search on a column that is not a String");
+        if (st == OG_OK) {
+            for (size_t k = 0; k < fr->live_rows; k++) rows[k] = (uint32_t)(fr->view_start + k);
+            memdocs md = {col, rows};
+            st = og_fts_encode(s->an, fr->live_rows, mem_doc, &md, &b);
+        }
+        free(rows);
+        textblob *tb = st == OG_OK ? malloc(sizeof *tb) : NULL;
+        if (st == OG_OK && !tb) st = og_err(OG_ERR_NOMEM, "out of memory");
+        if (st == OG_OK) {
+            tb->p = b.data, tb->len = b.len;
+            b.data = NULL;
+            st = og_cache_put(g_text_cache, key, tb, tb->len + sizeof *tb, textblob_free, &e);
+        }
+        og_buf_free(&b);
+    }
+    free(key);
+    if (st) return st;
+    const textblob *tb = og_cache_entry_value(e);
+    og_fts *f = NULL;
+    st = og_fts_open_bytes(&f, tb->p, tb->len, NULL, NULL);
+    if (st == OG_OK && og_fts_rows(f) != fr->live_rows)
+        st = og_err(OG_ERR_INTERNAL, "a cached text segment does not match its fragment");
+    if (st == OG_OK) st = add_seg(c, (seg){f, fr, NULL, e});
+    if (st) {
+        og_fts_free(f);
+        og_cache_entry_release(e);
+        return st;
+    }
+    c->ndocs += og_fts_nonnull(f);
+    *total += og_fts_total_len(f);
+    *done = 1;
     return OG_OK;
 }
 
@@ -227,7 +326,7 @@ static og_status build_tcol(og_search *s, tcol *c, int use_files)
             og_fts *f = NULL;
             if (og_fts_open_bytes(&f, og_mapping_data(fr->file), og_mapping_size(fr->file), NULL, NULL) == OG_OK &&
                 og_fts_rows(f) == fr->physical_rows) {
-                st = add_seg(c, (seg){f, fr, NULL});
+                st = add_seg(c, (seg){f, fr, NULL, NULL});
                 if (st) og_fts_free(f);
                 whole = st == OG_OK;
                 if (whole) c->frag_seg[i] = (int)c->nsegs - 1;
@@ -244,6 +343,10 @@ static og_status build_tcol(og_search *s, tcol *c, int use_files)
                 og_fts_free(f);
             }
             og_error_clear();
+        }
+        if (!whole && st == OG_OK && fr->live_rows) {
+            st = cached_seg(s, c, fr, &total, &whole);
+            if (whole) c->frag_seg[i] = (int)c->nsegs - 1;
         }
         if (!whole) nmem += fr->live_rows;
         else c->frag_seg[i] = fr->no_data ? -2 : c->frag_seg[i];
@@ -273,7 +376,7 @@ static og_status build_tcol(og_search *s, tcol *c, int use_files)
             b.data = NULL; /* owned by f */
             c->ndocs += og_fts_nonnull(f);
             total += og_fts_total_len(f);
-            st = add_seg(c, (seg){f, NULL, rows});
+            st = add_seg(c, (seg){f, NULL, rows, NULL});
             if (st) og_fts_free(f);
             else rows = NULL, c->mem_seg = (int)c->nsegs - 1;
         }
@@ -303,7 +406,7 @@ static int row_null(const tcol *c, uint32_t row)
         if (g == -2) return 1;
         if (g >= 0 && row < fr->view_start + fr->live_rows) {
             size_t k = row - fr->view_start;
-            uint32_t off = fr->addrs ? (uint32_t)fr->addrs[k] : (uint32_t)k;
+            uint32_t off = fr->addrs && !c->segs[g].hold ? (uint32_t)fr->addrs[k] : (uint32_t)k;
             return og_fts_doc_len(c->segs[g].fts, off) == OG_FTS_NULL_LEN;
         }
     }

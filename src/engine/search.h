@@ -82,4 +82,8 @@ og_status og_search_nearest_candidates(og_search *s, int rank, uint64_t limit, u
 og_status og_search_order(og_search *s, int rank, og_bindings *b, size_t var_col, uint64_t limit, og_vector *key,
                           int *desc);
 
+/* Test hook: how many text segments of this process came from the cache of analysed fragments
+ * (search.c; OG_TEXT_CACHE_MB) rather than being analysed. */
+uint64_t og_search_text_cache_hits(void);
+
 #endif

@@ -86,6 +86,10 @@ typedef struct og_index_frag {
     int no_data;             /* no data file holds the property: every row is null */
     og_mapping *file;        /* the mapped index file (owned), or NULL: absent, unreadable, or
                                 index files switched off (OG_INDEX=off) */
+    char *ident;             /* owned, or NULL: names this fragment's LIVE rows of the property
+                                for the life of the process ("<store uri>|<index file key>|
+                                <deletion file id or ->"): data and deletion files never change,
+                                so what is derived from those rows may be cached under it */
 } og_index_frag;
 
 typedef struct og_index_frags {

@@ -55,8 +55,10 @@ og_status og_index_file_key(char *key, size_t cap, const char *dir, const og_fra
 void og_index_frags_free(og_index_frags *f)
 {
     if (!f) return;
-    for (size_t i = 0; i < f->n; i++)
+    for (size_t i = 0; i < f->n; i++) {
         if (f->v[i].file) og_mapping_release(f->v[i].file);
+        free(f->v[i].ident);
+    }
     free(f->v);
     f->v = NULL;
     f->n = 0;

@@ -226,8 +226,11 @@ og_status og_scalar_lookup(const uint8_t *p, size_t len, int string_range, const
     size_t from = r->has_lo ? bound(&f, string_range, lo, r->lo_str, r->lo_len, !lo_incl) : 0;
     size_t to = r->has_hi ? bound(&f, string_range, hi, r->hi_str, r->hi_len, hi_incl) : f.count;
     if (f.bad) return og_err(OG_ERR_CORRUPT, "scalar index: a key outside the file");
+    uint64_t rows = og_load_u64le(p + 16);
     for (size_t i = from; i < to; i++) {
         uint32_t off = og_load_u32le(f.ents + i * SC_ENTRY + 8);
+        if (off >= rows) return og_err(OG_ERR_CORRUPT, "scalar index: an entry names row %u of %llu", off,
+                                       (unsigned long long)rows);
         cb(ud, off);
     }
     return OG_OK;

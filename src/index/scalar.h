@@ -67,7 +67,8 @@ typedef struct og_scalar_range {
 
 /* Calls cb(ud, offset) for the physical offset of every indexed row whose key may lie in r
  * (a superset for floats, exact otherwise), in key order.  OG_ERR_CORRUPT when the file is
- * damaged (it was bounds-checked at open: this is a key that points outside the blob);
+ * damaged (it was bounds-checked at open: this is a key that points outside the blob, or an
+ * entry naming a row beyond the file's row count; cb may have been called for earlier rows);
  * OG_ERR_INVALID when r's kind does not fit the file (a string range on a numeric index). */
 og_status og_scalar_lookup(const uint8_t *p, size_t len, int string_range, const og_scalar_range *r,
                            void (*cb)(void *ud, uint32_t offset), void *ud);

@@ -24,8 +24,14 @@
 
 /* Writer feature flags we honour: 1 = deletion files. */
 #define KNOWN_WRITER_FLAGS 1u
-/* put_if_absent attempts at consecutive numbers before re-probing the latest version. */
-#define VERSION_PROBE_AFTER 8
+/* put_if_absent attempts at consecutive numbers before searching: a writer whose base is far
+ * behind the newest version (a branch forked long ago, or many branches written from one
+ * base) then finds a taken/free boundary above its last attempt with existence probes —
+ * galloping, then bisecting — in O(log gap) probes instead of listing every version of the
+ * table (a listing costs O(versions): it grew with the history).  Any free number above the
+ * base will do: cleanup only frees numbers below the oldest retained version
+ * (docs/maintenance.md), so a free number above a live base was never used. */
+#define VERSION_PROBE_AFTER 4
 #define VERSION_MAX_ATTEMPTS 64
 
 #define WRITER_LIBRARY "omnigraph-c"
@@ -469,6 +475,44 @@ static og_status manifest_key(const og_table_txn *x, uint64_t v, char *key, size
     return og_table_i_key(x->t, rel, key, cap);
 }
 
+/* Whether version v's manifest exists right now. */
+static og_status version_taken(const og_table_txn *x, uint64_t v, int *taken)
+{
+    char key[4096];
+    OG_TRY(manifest_key(x, v, key, sizeof key));
+    uint64_t size;
+    og_status st = og_store_head(x->t->store, key, &size);
+    *taken = st == OG_OK;
+    if (st == OG_ERR_NOT_FOUND) {
+        og_error_clear();
+        return OG_OK;
+    }
+    return st;
+}
+
+/* A number above `taken` (a version that exists) whose predecessor exists and which itself
+ * did not at the probe: gallop up for a free number, then bisect down to the boundary. */
+static og_status next_free_version(const og_table_txn *x, uint64_t taken, uint64_t *out)
+{
+    uint64_t lo = taken, hi, step = 1;
+    int t;
+    for (;;) {
+        hi = lo + step;
+        OG_TRY(version_taken(x, hi, &t));
+        if (!t) break;
+        lo = hi;
+        if (step < (UINT64_C(1) << 40)) step *= 2;
+    }
+    while (hi - lo > 1) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        OG_TRY(version_taken(x, mid, &t));
+        if (t) lo = mid;
+        else hi = mid;
+    }
+    *out = hi;
+    return OG_OK;
+}
+
 og_status og_table_txn_commit(og_table_txn *x, uint64_t *version)
 {
     if (version) *version = 0;
@@ -494,13 +538,6 @@ og_status og_table_txn_commit(og_table_txn *x, uint64_t *version)
                         x->t->dir, VERSION_MAX_ATTEMPTS);
             break;
         }
-        if (attempt == VERSION_PROBE_AFTER) {
-            /* Far behind the newest version (a long-lived branch): jump past it. */
-            uint64_t latest;
-            st = og_table_latest_version(x->t, &latest);
-            if (st != OG_OK) break;
-            if (latest >= v) v = latest + 1;
-        }
         char key[4096];
         x->m.version = v;
         og_buf_reset(&b);
@@ -508,7 +545,13 @@ og_status og_table_txn_commit(og_table_txn *x, uint64_t *version)
         if (st == OG_OK) st = og_manifest_file_encode(&x->m, &b);
         if (st == OG_OK) st = og_store_put_if_absent(x->t->store, key, b.data, b.len);
         if (st != OG_ERR_ALREADY_EXISTS) break;
-        v++;
+        og_error_clear();
+        if (attempt + 1 < VERSION_PROBE_AFTER) {
+            v++;
+        } else {
+            st = next_free_version(x, v, &v);
+            if (st != OG_OK) break;
+        }
     }
     og_buf_free(&b);
     if (st != OG_OK) return st;

@@ -151,6 +151,40 @@ static void one_row_commits_keep_fragments_bounded(void **state)
     og_free(list);
 }
 
+/* The automatic policy merges only the newest run of small fragments (sizes falling
+ * geometrically from old to new), so the rows it rewrites grow like rows * log(rows), not
+ * rows^2 / threshold: 400 one-row commits with a threshold of 16 rewrite ~1,800 rows in all
+ * (merging every small fragment on each trigger rewrote ~4,800), the fragments stay bounded,
+ * and the answers are the same. */
+static void automatic_compaction_is_tiered(void **state)
+{
+    ctx *c = *state;
+    char p[96];
+    for (int i = 0; i < 400; i++) {
+        snprintf(p, sizeof p, "{\"n\":\"p%d\",\"a\":%d}", i, i);
+        mut(c, "add", p, 1);
+        assert_true(max_fragments(c, NULL) <= 16);
+    }
+    char *list = head_commit_kinds(c, 0);
+    json_t *j = json_loads(list, 0, NULL);
+    og_free(list);
+    assert_non_null(j);
+    json_t *commits = json_object_get(j, "commits"), *cm;
+    size_t i, optimizes = 0;
+    long long rewritten = 0;
+    json_array_foreach(commits, i, cm) {
+        if (strcmp(json_string_value(json_object_get(cm, "kind")), "optimize")) continue;
+        optimizes++;
+        rewritten += json_integer_value(json_object_get(json_object_get(cm, "stats"), "rows_rewritten"));
+    }
+    json_decref(j);
+    assert_true(optimizes > 0);
+    assert_true(rewritten > 0 && rewritten < 3000);
+    char got[8192];
+    answers(c, got, sizeof got);
+    assert_non_null(strstr(got, "400|399\n"));
+}
+
 static void optimize_merges_and_drops_deleted_rows(void **state)
 {
     ctx *c = *state;
@@ -239,6 +273,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(one_row_commits_keep_fragments_bounded, setup, teardown),
+        cmocka_unit_test_setup_teardown(automatic_compaction_is_tiered, setup, teardown),
         cmocka_unit_test_setup_teardown(optimize_merges_and_drops_deleted_rows, setup, teardown),
         cmocka_unit_test_setup_teardown(a_crash_during_optimize_leaves_old_or_new, setup, teardown),
     };

@@ -4,7 +4,9 @@
  * writes nothing; the query path really reads the files (a valid file with other content
  * changes an answer); a damaged file is ignored (same answers as without any file) and
  * rebuilt by the next build; a build killed at any fault point leaves every file absent or
- * whole, and the next build completes it.
+ * whole, and the next build completes it.  Without files, a data file is analysed once per
+ * process and cached (search.c): later queries read the cache, an update (a new deletion
+ * file) is never answered from the stale entry, and an old commit still gets its own rows.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +20,7 @@
 
 #include "engine/index_build.h"
 #include "engine/mutate.h"
+#include "engine/search.h"
 #include "engine/tableview.h"
 #include "fixture.h"
 #include "index/fts.h"
@@ -40,14 +43,14 @@ static const char *QUERIES =
     "query fz($q: String) { match { $d: Doc  fuzzy($d.body, $q, 1) } return { $d.slug } order { $d.slug } }\n";
 
 static fixture *F;
+static og_write_result W; /* setup's last load: its commit */
 
 static int setup(void **state)
 {
     (void)state;
     og_tableview_set_index_mode(2);
     F = fixture_new(SCHEMA, QUERIES);
-    og_write_result w;
-    if (!F || fixture_load(F, DATA1, OG_LOAD_OVERWRITE, &w) != OG_OK || fixture_load(F, DATA2, OG_LOAD_APPEND, &w) != OG_OK) {
+    if (!F || fixture_load(F, DATA1, OG_LOAD_OVERWRITE, &W) != OG_OK || fixture_load(F, DATA2, OG_LOAD_APPEND, &W) != OG_OK) {
         fprintf(stderr, "setup: %s\n", og_error_message());
         return -1;
     }
@@ -236,6 +239,36 @@ static void the_query_path_reads_the_files_and_ignores_damaged_ones(void **state
     assert_null(strstr(got, "a|"));
 }
 
+static void the_analysis_cache_serves_later_queries_and_respects_updates(void **state)
+{
+    (void)state;
+    char a1[8192], a2[8192], a3[8192], a4[8192], old[1024], old2[1024];
+    answers(a1, sizeof a1); /* no index files: analyses both data files and caches them */
+    uint64_t h0 = og_search_text_cache_hits();
+    answers(a2, sizeof a2);
+    assert_string_equal(a1, a2);
+    assert_true(og_search_text_cache_hits() >= h0 + 5); /* every query found its data files cached */
+    assert_int_equal(fixture_query(F, "rank", "{\"q\": \"graph fox\"}", NULL, old, sizeof old), OG_OK);
+    /* an update: row a's old version is deleted from the first data file (a new deletion file) */
+    og_write_result w;
+    assert_int_equal(fixture_load(F, "{\"type\":\"Doc\",\"data\":{\"slug\":\"a\",\"body\":\"only foxes now\",\"n\":1}}\n",
+                                  OG_LOAD_MERGE, &w), OG_OK);
+    answers(a3, sizeof a3);
+    assert_string_not_equal(a1, a3);
+    /* the commit before the update still sees its own rows and statistics (the cached entry of
+     * the first data file without the deletion) */
+    uint64_t h1 = og_search_text_cache_hits();
+    assert_int_equal(fixture_query(F, "rank", "{\"q\": \"graph fox\"}", W.commit, old2, sizeof old2), OG_OK);
+    assert_string_equal(old, old2);
+    assert_true(og_search_text_cache_hits() >= h1 + 2);
+    /* the same answers from index files */
+    long files, covered, built;
+    run(1, &files, &covered, &built);
+    assert_int_equal(covered, files);
+    answers(a4, sizeof a4);
+    assert_string_equal(a3, a4);
+}
+
 static void a_build_killed_anywhere_leaves_whole_files(void **state)
 {
     (void)state;
@@ -287,6 +320,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(status_and_build_count_data_files, setup, teardown),
         cmocka_unit_test_setup_teardown(the_query_path_reads_the_files_and_ignores_damaged_ones, setup, teardown),
         cmocka_unit_test_setup_teardown(a_build_killed_anywhere_leaves_whole_files, setup, teardown),
+        cmocka_unit_test_setup_teardown(the_analysis_cache_serves_later_queries_and_respects_updates, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

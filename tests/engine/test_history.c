@@ -149,6 +149,106 @@ static void criss_cross_tie_goes_to_the_later_commit(void **state)
     expect_base(f, a2, b2, b1);
 }
 
+/* The reference definition, by brute force: every ancestor of each side with its shortest
+ * distance, then the common one with the smallest sum (ties: later created_at, then id). */
+typedef struct ref_anc {
+    char id[64][OG_ULID_LEN + 1];
+    int dist[64];
+    int n;
+} ref_anc;
+
+static int ref_find(const ref_anc *s, const char *id)
+{
+    for (int i = 0; i < s->n; i++)
+        if (!strcmp(s->id[i], id)) return i;
+    return -1;
+}
+
+static void ref_build(og_graph *g, const char *start, ref_anc *s)
+{
+    s->n = 0;
+    snprintf(s->id[s->n], sizeof s->id[0], "%s", start);
+    s->dist[s->n++] = 0;
+    for (int i = 0; i < s->n; i++) {
+        const og_commit *c;
+        og_cache_entry *h;
+        assert_int_equal(og_graph_commit_get(g, s->id[i], &c, &h), OG_OK);
+        for (size_t p = 0; p < c->nparents; p++)
+            if (ref_find(s, c->parents[p]) < 0) {
+                assert_true(s->n < 64);
+                snprintf(s->id[s->n], sizeof s->id[0], "%s", c->parents[p]);
+                s->dist[s->n++] = s->dist[i] + 1;
+            }
+        og_cache_entry_release(h);
+    }
+}
+
+static void ref_base(og_graph *g, const char *a, const char *b, char out[OG_ULID_LEN + 1])
+{
+    static ref_anc sa, sb;
+    ref_build(g, a, &sa);
+    ref_build(g, b, &sb);
+    int best = -1;
+    out[0] = '\0';
+    for (int i = 0; i < sb.n; i++) {
+        int j = ref_find(&sa, sb.id[i]);
+        if (j < 0) continue;
+        int sum = sa.dist[j] + sb.dist[i];
+        int take = best < 0 || sum < best;
+        if (!take && sum == best) {
+            const og_commit *x, *y;
+            og_cache_entry *hx, *hy;
+            assert_int_equal(og_graph_commit_get(g, sb.id[i], &x, &hx), OG_OK);
+            assert_int_equal(og_graph_commit_get(g, out, &y, &hy), OG_OK);
+            int c = strcmp(x->created_at, y->created_at);
+            take = c > 0 || (c == 0 && strcmp(sb.id[i], out) > 0);
+            og_cache_entry_release(hx);
+            og_cache_entry_release(hy);
+        }
+        if (take) {
+            best = sum;
+            snprintf(out, OG_ULID_LEN + 1, "%s", sb.id[i]);
+        }
+    }
+}
+
+/* The bounded search (it stops as soon as no deeper ancestor can win) agrees with the
+ * brute-force definition on random histories of three branches that merge into each other. */
+static void bounded_search_matches_the_definition(void **state)
+{
+    fixture *f = *state;
+    og_graph *g = og_engine_graph(f->e);
+    const char *br[3] = {"main", "x", "y"};
+    char ids[40][OG_ULID_LEN + 1];
+    int n = 0;
+    head(f, "main", ids[n++]);
+    assert_int_equal(og_branch_create(g, "x", "main", NULL, NULL, NULL), OG_OK);
+    assert_int_equal(og_branch_create(g, "y", "main", NULL, NULL, NULL), OG_OK);
+    unsigned seed = 17;
+    while (n < 40) {
+        seed = seed * 1103515245u + 12345u;
+        int b = (int)((seed >> 16) % 3), other = (int)((seed >> 20) % 3);
+        char second[OG_ULID_LEN + 1];
+        int merge = ((seed >> 24) % 3) == 0 && other != b;
+        if (merge) {
+            char mine[OG_ULID_LEN + 1];
+            head(f, br[other], second);
+            head(f, br[b], mine);
+            merge = strcmp(second, mine) != 0; /* the same head cannot be a second parent */
+        }
+        commit_on(f, br[b], merge ? second : NULL, ids[n++]);
+    }
+    for (int i = 0; i < n; i++)
+        for (int j = i; j < n; j += 3) {
+            char want[OG_ULID_LEN + 1], got[OG_ULID_LEN + 1];
+            int found;
+            ref_base(g, ids[i], ids[j], want);
+            assert_int_equal(og_history_merge_base(g, ids[i], ids[j], got, &found), OG_OK);
+            assert_true(found);
+            assert_string_equal(got, want);
+        }
+}
+
 int main(void)
 {
     (void)fixture_load; /* fixture.h helpers this test does not need */
@@ -157,6 +257,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(first_parent_walks, setup, teardown),
         cmocka_unit_test_setup_teardown(merge_bases, setup, teardown),
         cmocka_unit_test_setup_teardown(criss_cross_tie_goes_to_the_later_commit, setup, teardown),
+        cmocka_unit_test_setup_teardown(bounded_search_matches_the_definition, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

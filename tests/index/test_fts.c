@@ -226,12 +226,12 @@ static void registry_and_file_names(void **state)
     og_error_clear();
     /* view rows of a fragment with deletions: live offsets 0, 2, 5 at view rows 10, 11, 12 */
     uint64_t addrs[] = {(7ull << 32) | 0, (7ull << 32) | 2, (7ull << 32) | 5};
-    og_index_frag f = {7, 6, 10, 3, addrs, 0, NULL};
+    og_index_frag f = {7, 6, 10, 3, addrs, 0, NULL, NULL};
     assert_int_equal(og_index_frag_row(&f, 0), 10);
     assert_int_equal(og_index_frag_row(&f, 1), UINT32_MAX);
     assert_int_equal(og_index_frag_row(&f, 5), 12);
     assert_int_equal(og_index_frag_row(&f, 6), UINT32_MAX);
-    og_index_frag g = {8, 4, 3, 4, NULL, 0, NULL};
+    og_index_frag g = {8, 4, 3, 4, NULL, 0, NULL, NULL};
     assert_int_equal(og_index_frag_row(&g, 3), 6);
     assert_int_equal(og_index_frag_row(&g, 4), UINT32_MAX);
 }

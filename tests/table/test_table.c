@@ -622,6 +622,46 @@ static void racing_writers_get_distinct_versions(void **state)
     og_lance_schema_free(&s);
 }
 
+/* A writer whose base is far behind the newest version takes the first number past the
+ * versions that exist (found by probing, not by listing), and many such writers stay dense:
+ * no number runs away however many of them commit on the same old base. */
+static void behind_writers_take_the_next_free_number(void **state)
+{
+    fx *f = *state;
+    og_lance_schema s;
+    base_schema(&s);
+    og_table_txn *x;
+    uint64_t v = 0;
+    assert_int_equal(og_table_txn_begin(&x, f->t, 0, &s), OG_OK);
+    append_rows(x, 0, 1, NULL);
+    assert_int_equal(og_table_txn_commit(x, &v), OG_OK);
+    og_table_txn_free(x);
+    assert_int_equal(v, 1);
+    for (int i = 0; i < 40; i++) { /* versions 2..41 on top of each other */
+        assert_int_equal(og_table_txn_begin(&x, f->t, v, NULL), OG_OK);
+        append_rows(x, 10 + i, 1, NULL);
+        assert_int_equal(og_table_txn_commit(x, &v), OG_OK);
+        og_table_txn_free(x);
+    }
+    assert_int_equal(v, 41);
+    for (int i = 0; i < 30; i++) { /* 30 writers on base 1: 42, 43, ... in order */
+        uint64_t got = 0;
+        assert_int_equal(og_table_txn_begin(&x, f->t, 1, NULL), OG_OK);
+        append_rows(x, 100 + i, 1, NULL);
+        assert_int_equal(og_table_txn_commit(x, &got), OG_OK);
+        og_table_txn_free(x);
+        assert_int_equal(got, 42 + (uint64_t)i);
+        char want[64];
+        snprintf(want, sizeof want, "0:0 r0 0 s0;1:0 r%d %d s%d", 100 + i, (100 + i) * 10, 100 + i);
+        if ((100 + i) % 4 == 3) snprintf(want, sizeof want, "0:0 r0 0 s0;1:0 r%d %d -", 100 + i, (100 + i) * 10);
+        expect_dump(f->t, got, want);
+    }
+    uint64_t latest;
+    assert_int_equal(og_table_latest_version(f->t, &latest), OG_OK);
+    assert_int_equal(latest, 71);
+    og_lance_schema_free(&s);
+}
+
 static void manifest_cache(void **state)
 {
     fx *f = *state;
@@ -666,6 +706,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(fault_points, setup, teardown),
         cmocka_unit_test_setup_teardown(manifest_cache, setup, teardown),
         cmocka_unit_test_setup_teardown(racing_writers_get_distinct_versions, setup, teardown),
+        cmocka_unit_test_setup_teardown(behind_writers_take_the_next_free_number, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
