@@ -13,6 +13,7 @@
 
 #include "server_client.h"
 
+static srv s; /* stopped by teardown too, when an assertion ended a test early */
 static char dir[64], graph[128], logpath[128];
 
 #define PEOPLE 1500
@@ -43,6 +44,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
+    if (srv_alive(&s)) srv_stop(&s);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     return system(cmd) ? -1 : 0;
@@ -61,10 +63,10 @@ static int64_t now_ms(void)
 
 /* Runs the runaway through s: 413 with resource_limit{resource, limit}, then a small query
  * answers 200. */
-static void runaway_is_stopped(const srv *s, const char *resource, long long limit)
+static void runaway_is_stopped(const srv *sv, const char *resource, long long limit)
 {
     int64_t t0 = now_ms();
-    http_resp r = post_json(s, NULL, "/graphs/g1/query", RUNAWAY);
+    http_resp r = post_json(sv, NULL, "/graphs/g1/query", RUNAWAY);
     int64_t took = now_ms() - t0;
     if (r.status != 413) fprintf(stderr, "runaway: %ld %s\n", r.status, r.body ? r.body : "");
     assert_int_equal(r.status, 413);
@@ -76,8 +78,8 @@ static void runaway_is_stopped(const srv *s, const char *resource, long long lim
     assert_int_equal(json_integer_value(json_object_get(d, "limit")), limit);
     http_free(&r);
     assert_true(took < 60000); /* promptly, not after the whole product was sorted */
-    assert_true(srv_alive(s));
-    r = post_json(s, NULL, "/graphs/g1/query", SMALL);
+    assert_true(srv_alive(sv));
+    r = post_json(sv, NULL, "/graphs/g1/query", SMALL);
     assert_int_equal(r.status, 200);
     assert_int_equal(json_integer_value(json_object_get(r.json, "row_count")), 1);
     http_free(&r);
@@ -85,7 +87,6 @@ static void runaway_is_stopped(const srv *s, const char *resource, long long lim
 
 static void test_time_budget_flag(void **state)
 {
-    srv s;
     const char *args[] = {"--graph", graph, "--bind", "127.0.0.1:0", "--unauthenticated", "--query-timeout", "150ms", NULL};
     assert_int_equal(srv_start(&s, logpath, args), 0);
     runaway_is_stopped(&s, "query_time_ms", 150);
@@ -95,7 +96,6 @@ static void test_time_budget_flag(void **state)
 
 static void test_memory_budget_env(void **state)
 {
-    srv s;
     setenv("OMNIGRAPH_QUERY_MAX_MEMORY", "4M", 1);
     setenv("OMNIGRAPH_QUERY_TIMEOUT", "unlimited", 1);
     const char *args[] = {"--graph", graph, "--bind", "127.0.0.1:0", "--unauthenticated", NULL};
@@ -109,7 +109,6 @@ static void test_memory_budget_env(void **state)
 
 static void test_env_time_and_flag_wins(void **state)
 {
-    srv s;
     setenv("OMNIGRAPH_QUERY_TIMEOUT", "1h", 1);
     const char *args[] = {"--graph", graph, "--bind", "127.0.0.1:0", "--unauthenticated", "--query-timeout", "200", NULL};
     int rc = srv_start(&s, logpath, args);
