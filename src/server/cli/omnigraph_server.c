@@ -112,6 +112,18 @@ static int boot_graphs(boot *b, og_server *s, int require_all)
             if (require_all) return 1;
             continue;
         }
+        /* the graph's providers.embedding profile, its ${KEY} resolved now: a missing secret is
+         * a deployment error that stops the boot (text queries would fail on every call) */
+        og_db_embed_provider ep;
+        char key[1024];
+        int bound = 0;
+        og_status est = og_cluster_embedding_provider(b->c, id, &ep, key, sizeof key, &bound);
+        if (est == OG_OK && bound) est = og_db_set_embed_provider(og_server_graph_db(s, id), &ep);
+        memset(key, 0, sizeof key);
+        if (est) {
+            fprintf(stderr, "omnigraph-server: --cluster: %s\n", og_error_message());
+            return 1;
+        }
         og_stored_set *set = NULL;
         if (og_cluster_stored_queries(&set, b->c, id, og_server_graph_db(s, id))) {
             fprintf(stderr, "omnigraph-server: graph '%s' quarantined: %s (a stored query is never served broken; fix "
@@ -120,8 +132,10 @@ static int boot_graphs(boot *b, og_server *s, int require_all)
             if (require_all) return 1;
             continue;
         }
-        fprintf(stderr, "omnigraph-server: graph '%s' at %s: %zu stored quer%s%s\n", id, uri, og_stored_set_count(set),
-                og_stored_set_count(set) == 1 ? "y" : "ies", b->bundles[i] ? ", policy bundle bound" : "");
+        fprintf(stderr, "omnigraph-server: graph '%s' at %s: %zu stored quer%s%s%s%s\n", id, uri,
+                og_stored_set_count(set), og_stored_set_count(set) == 1 ? "y" : "ies",
+                b->bundles[i] ? ", policy bundle bound" : "", bound ? ", embedding provider " : "",
+                bound ? (ep.kind ? ep.kind : "openai-compatible") : "");
         og_server_set_queries(s, id, set);
         healthy++;
     }
