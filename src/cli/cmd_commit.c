@@ -3,6 +3,7 @@
  * the public versioning API: first-parent history newest first, one commit with its table
  * versions, and one commit's changes against its first parent.
  */
+#include <ctype.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,20 +16,28 @@
 static const char *commit_help =
     "usage: omnigraph commit list [--branch B] [--limit N] [--json | --format F] ROOT\n"
     "       omnigraph commit show ID [--json | --format F] ROOT\n"
-    "       omnigraph commit changes ID [--kind node|edge]... [--type T]... [--op OP]... [--json | --format F] ROOT\n"
+    "       omnigraph commit changes ID [--kind node|edge]... [--type T]... [--op OP]... [--limit N]\n"
+    "                                   [--page-token T] [--json | --format F] ROOT\n"
     "\n"
     "list: the branch's first-parent history, newest first (a branch shows the history it\n"
     "inherited, then its own commits).  show: one commit and the table versions it names.\n"
     "changes: the rows the commit changed against its first parent (a merge commit is diffed\n"
     "against the target's previous head).\n"
     "  --branch B         the branch to list (default main)\n"
-    "  --limit N          at most N commits\n"
+    "  --limit N          list: at most N commits; changes: the page size (at most 8192)\n"
+    "  --page-token T     changes: print only the page T names (v1o0 is the first) and its\n"
+    "                     next_page_token, the tokens of GET /graphs/{id}/commits/{commit}/changes;\n"
+    "                     without it every page is printed\n"
     "  --kind K, --type T, --op OP  filters of commit changes (repeatable)\n"
     "  --store ROOT       the graph (or $OMNIGRAPH_STORE)\n"
     "  --json             JSON output\n"
     "  --format F         json, jsonl, csv or table: list one record per commit (id,\n"
     "                     created_at, kind, actor, message), show one per table (type, kind,\n"
     "                     table, version, rows), changes one per row change (kind, type, id, op)\n";
+
+/* Page sizes of `commit changes`, as GET /graphs/{id}/commits/{commit}/changes. */
+#define OG_CLI_CHANGE_PAGE_DEFAULT 1000
+#define OG_CLI_CHANGE_PAGE_MAX 8192
 
 static void print_text(const char *text)
 {
@@ -58,7 +67,7 @@ int og_cmd_commit(int argc, char **argv)
     if (!is_list && !is_show && !is_changes)
         return og_cli_usage("commit", "unknown subcommand '%s' (list, show, changes)", sub);
     og_graph_args a = {.verb = verb};
-    const char *limit_s = NULL, *format = NULL;
+    const char *limit_s = NULL, *format = NULL, *page_token = NULL;
     const char *types[64], *ops[64], *kinds[64];
     size_t ntypes = 0, nops = 0, nkinds = 0;
     og_flag list_flags[] = {{"--format", NULL, 1, 0, &format, NULL, NULL, NULL},
@@ -68,9 +77,11 @@ int og_cmd_commit(int argc, char **argv)
         {"--type", NULL, 1, 1, NULL, NULL, types, &ntypes},
         {"--op", NULL, 1, 1, NULL, NULL, ops, &nops},
         {"--kind", NULL, 1, 1, NULL, NULL, kinds, &nkinds},
+        {"--limit", NULL, 1, 0, &limit_s, NULL, NULL, NULL},
+        {"--page-token", NULL, 1, 0, &page_token, NULL, NULL, NULL},
     };
     int rc = og_graph_args_parse(&a, argc - 1, argv + 1, is_changes ? change_flags : list_flags,
-                                 is_list ? 2 : is_changes ? 4 : 1, is_list ? 1 : 2);
+                                 is_list ? 2 : is_changes ? 6 : 1, is_list ? 1 : 2);
     if (rc) return rc;
     og_cli_format fmt;
     if ((rc = og_cli_format_parse(verb, format, a.json, &fmt))) return rc;
@@ -89,7 +100,20 @@ int og_cmd_commit(int argc, char **argv)
         long long v = strtoll(limit_s, &end, 10);
         if (*limit_s == '\0' || *end || v <= 0) return og_cli_usage(verb, "--limit must be a positive integer");
         limit = (size_t)v;
+        if (is_changes && limit > OG_CLI_CHANGE_PAGE_MAX)
+            return og_cli_usage(verb, "--limit must be at most 8192 changes per page");
     }
+    /* paging (the server route's tokens: "v1o<offset>") */
+    size_t offset = 0;
+    /* like the reference: every page is fetched and printed unless --page-token names one */
+    int paged = is_changes && page_token;
+    if (page_token) {
+        char *end;
+        if (strncmp(page_token, "v1o", 3) || !isdigit((unsigned char)page_token[3]) ||
+            (offset = strtoull(page_token + 3, &end, 10), *end))
+            return og_cli_usage(verb, "--page-token rejected: not a token of commit changes (expected v1o<N>)");
+    }
+    if (paged && !limit) limit = OG_CLI_CHANGE_PAGE_DEFAULT;
     unsigned opbits = 0;
     if ((rc = og_cli_parse_ops(verb, ops, nops, &opbits))) return rc;
     const char *id = NULL;
@@ -115,21 +139,32 @@ int og_cmd_commit(int argc, char **argv)
     }
     og_db_close(db);
     if (st) return og_cli_fail(verb, st);
-    if (is_changes && kindbits && kindbits != (OG_CHANGES_NODES | OG_CHANGES_EDGES)) {
+    int kind_filter = kindbits && kindbits != (OG_CHANGES_NODES | OG_CHANGES_EDGES);
+    if (is_changes && (kind_filter || paged)) {
         json_t *j = json_loads(text, 0, NULL), *keep = json_array(), *c;
-        size_t i;
+        size_t i, seen = 0;
         json_array_foreach(json_object_get(j, "changes"), i, c)
         {
             int edge = !strcmp(json_string_value(json_object_get(c, "kind")), "edge");
-            if (edge == (kindbits == OG_CHANGES_EDGES)) json_array_append(keep, c);
+            if (kind_filter && edge != (kindbits == OG_CHANGES_EDGES)) continue;
+            /* the page: changes [offset, offset + limit) of the filtered list */
+            if (!paged || (seen >= offset && seen < offset + limit)) json_array_append(keep, c);
+            seen++;
         }
         json_object_set_new(j, "changes", keep);
+        char next[48] = "";
+        if (paged) {
+            if (offset + limit < seen) snprintf(next, sizeof next, "v1o%zu", offset + limit);
+            json_object_set_new(j, "next_page_token", next[0] ? json_string(next) : json_null());
+        }
         og_free(text);
         text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
         json_decref(j);
         if (!text) return OG_EXIT_FAIL;
         og_cli_print_changes(text, fmt);
         free(text);
+        /* in text mode, say how to continue (JSON carries next_page_token) */
+        if (paged && fmt == OG_CLI_TEXT) printf("next page: %s\n", next[0] ? next : "none (last page)");
         return OG_EXIT_OK;
     }
     if (is_changes) {

@@ -589,6 +589,76 @@ og_status og_compile(og_compiled **out, const og_catalog *cat, const char *file,
     return OG_OK;
 }
 
+/* Compiled read queries are cached like catalogs, in the graph handle's cache, keyed by schema
+ * id, file, query name and the whole text ("q:<schema>\x1f<file>\x1f<name>\x1f<text>"): a
+ * query repeated by a server (a key lookup) is parsed, checked and lowered once per schema.
+ * The IR is immutable once compiled and borrows its catalog, so the entry holds the catalog's
+ * entry.  A schema change gives a new schema id, hence a new key: nothing to invalidate. */
+typedef struct cached_query {
+    og_compiled *c;
+    og_cache_entry *cat_hold;
+} cached_query;
+
+static void free_cached_query(void *v)
+{
+    cached_query *q = v;
+    og_compiled_free(q->c);
+    og_cache_entry_release(q->cat_hold);
+    free(q);
+}
+
+#define OG_QUERY_CACHE_MAX_TEXT 16384
+
+/* *c is the compiled query; *hold its cache entry (release it) or NULL when *c is the
+ * caller's (free it). */
+static og_status compile_cached(og_read *r, const char *file, const char *gq, size_t len, const char *name,
+                                og_compiled **c, og_cache_entry **hold)
+{
+    *c = NULL;
+    *hold = NULL;
+    const char *f = file ? file : "<query>", *n = name ? name : "";
+    int cacheable = len <= OG_QUERY_CACHE_MAX_TEXT && !memchr(gq, 0, len) && !strchr(f, '\x1f') && !strchr(n, '\x1f');
+    char *key = NULL;
+    if (cacheable) {
+        const char *sid = og_snapshot_schema_id(r->snap);
+        size_t klen = 2 + strlen(sid) + 1 + strlen(f) + 1 + strlen(n) + 1 + len;
+        key = malloc(klen + 1);
+        if (key) {
+            int h = snprintf(key, klen + 1, "q:%s\x1f%s\x1f%s\x1f", sid, f, n);
+            memcpy(key + h, gq, len);
+            key[(size_t)h + len] = 0;
+            og_cache_entry *e = og_cache_get(og_graph_cache(r->e->g), key);
+            if (e) {
+                free(key);
+                *c = ((cached_query *)og_cache_entry_value(e))->c;
+                *hold = e;
+                return OG_OK;
+            }
+        }
+    }
+    og_status st = og_compile(c, r->cat, file, gq, len, name);
+    if (st || !key) {
+        free(key);
+        return st;
+    }
+    cached_query *q = malloc(sizeof *q);
+    if (q) {
+        q->c = *c;
+        q->cat_hold = og_cache_entry_retain(r->cat_hold);
+        og_cache_entry *e;
+        /* the put frees q (and the compiled query) on failure, so *c is only kept on success */
+        if (og_cache_put(og_graph_cache(r->e->g), key, q, len * 64 + 4096, free_cached_query, &e) == OG_OK) {
+            *c = ((cached_query *)og_cache_entry_value(e))->c;
+            *hold = e;
+        } else {
+            *c = NULL;
+            st = og_err(OG_ERR_NOMEM, "out of memory");
+        }
+    }
+    free(key);
+    return st;
+}
+
 og_status og_engine_query(og_engine *e, const char *branch, const char *commit, const char *file, const char *gq,
                           size_t len, const char *name, const json_t *params, og_result *out,
                           char commit_id_out[OG_ULID_LEN + 1])
@@ -597,8 +667,9 @@ og_status og_engine_query(og_engine *e, const char *branch, const char *commit, 
     og_read *r;
     OG_TRY(og_read_begin(&r, e, branch, commit));
     og_compiled *c = NULL;
+    og_cache_entry *chold = NULL;
     og_vector *pv = NULL;
-    og_status st = og_compile(&c, r->cat, file, gq, len, name);
+    og_status st = compile_cached(r, file, gq, len, name, &c, &chold);
     if (st == OG_OK && c->ir->is_mutation)
         st = og_err(OG_ERR_INVALID, "query '%s' is a mutation; run it with mutate", c->ir->name);
     if (st == OG_OK) st = og_exec_bind_params(c->ir, params, &pv);
@@ -612,7 +683,8 @@ og_status og_engine_query(og_engine *e, const char *branch, const char *commit, 
         for (size_t i = 0; i < c->ir->nparams; i++) og_vector_free(&pv[i]);
         free(pv);
     }
-    og_compiled_free(c);
+    if (chold) og_cache_entry_release(chold);
+    else og_compiled_free(c);
     og_read_end(r);
     return st;
 }

@@ -2,10 +2,11 @@
  * scan_index.h — node scans narrowed by per-data-file scalar indexes (index/scalar.h,
  * docs/indexes.md "Scalar indexes").
  *
- * The rule: when one predicate of a scan is `$v.p OP constant` (OP one of = < <= > >=) on a
- * property with a scalar index file for at least one data file of the version, the scan starts
- * from the rows the index files name (every live row of a data file without a file) instead of
- * every row; the scan's predicates — that one included — are then applied as always, so the
+ * The rule: when one predicate of a scan is `$v.p OP constant` (OP one of = != < <= > >=),
+ * `$v.p in <list literal or parameter>`, `$v.p is null` or `$v.p is not null` on a property
+ * with a scalar index file for at least one data file of the version, the scan starts from the
+ * rows the index files name (for `is null`: the live rows they do not name; every live row of
+ * a data file without a file) instead of every row; the scan's predicates — that one included — are then applied as always, so the
  * answer is the full scan's by construction.  A damaged or foreign file only makes its data
  * file scanned.  OG_INDEX=off (no index files at all) turns it off.
  */

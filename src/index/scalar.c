@@ -26,6 +26,7 @@ og_scalar_kind og_scalar_kind_of(og_type t)
 {
     switch (t.id) {
     case OG_T_I32: case OG_T_I64: case OG_T_U32: case OG_T_U64: case OG_T_DATE32: case OG_T_DATE64:
+    case OG_T_BOOL: /* false 0 < true 1, the engine's order */
         return OG_SCALAR_INT;
     case OG_T_F32: case OG_T_F64: return OG_SCALAR_FLOAT;
     case OG_T_STRING: return OG_SCALAR_STRING;
@@ -83,7 +84,9 @@ og_status og_scalar_encode(const og_vector *col, og_buf *out)
         memset(&x, 0, sizeof x);
         x.off = (uint32_t)i;
         if (kind == OG_SCALAR_INT) {
-            if (col->type.id == OG_T_U32 || col->type.id == OG_T_U64) {
+            if (col->type.id == OG_T_BOOL) {
+                x.k.i = og_vector_get_bool(col, i) != 0;
+            } else if (col->type.id == OG_T_U32 || col->type.id == OG_T_U64) {
                 uint64_t u = og_vector_get_u64(col, i);
                 if (u > (uint64_t)INT64_MAX) {
                     st = og_err(OG_ERR_LIMIT, "scalar index: an unsigned value above 2^63 - 1");

@@ -8,7 +8,8 @@
  * the scan's by construction.  Lookups are exact for integers and strings and widened by one
  * ulp for floats (comparisons mixing int and float constants stay correct).
  *
- * Key kinds (og_scalar_kind_of): I32, I64, U32, U64 (< 2^63), Date, DateTime -> integer keys;
+ * Key kinds (og_scalar_kind_of): I32, I64, U32, U64 (< 2^63), Date, DateTime, Bool (0 / 1) ->
+ * integer keys;
  * F32, F64 -> float keys (NaN rows left out: no comparison matches NaN); String (and enums,
  * stored as strings) -> byte-string keys in memcmp order (the engine's string order).  Nulls
  * are never indexed (no comparison matches null).

@@ -1,7 +1,7 @@
 /*
  * scalar_kind.c — the "scalar" index kind (index/index.h registry): one sorted-key file per
  * data file of an @index / @key property that is an enum or an orderable scalar (ints, floats,
- * Date, DateTime) — the reference's BTREE intent — (index/scalar.h).
+ * Date, DateTime, Bool) — the reference's BTREE intent — (index/scalar.h).
  */
 #include "compiler/catalog.h"
 #include "index/index.h"

@@ -185,6 +185,7 @@ void og_server_free(og_server *s)
 {
     if (!s) return;
     if (s->d) MHD_stop_daemon(s->d);
+    og_audit_stop(s);
     for (size_t i = 0; i < s->ngraphs; i++) graph_release(&s->graphs[i]);
     free(s->graphs);
     free(s->admit);
@@ -287,28 +288,6 @@ const char *og_req_str(og_req *r, const char *key, int *bad)
     return json_string_value(v);
 }
 
-static void log_json_line(og_server *s, json_t *o)
-{
-    char *line = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
-    json_decref(o);
-    if (!line) return;
-    pthread_mutex_lock(&s->log_mu);
-    fprintf(s->log, "%s\n", line);
-    fflush(s->log);
-    pthread_mutex_unlock(&s->log_mu);
-    free(line);
-}
-
-static void iso_now(char out[32])
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    struct tm tm;
-    gmtime_r(&ts.tv_sec, &tm);
-    strftime(out, 32, "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(out + 19, 13, ".%03ldZ", ts.tv_nsec / 1000000);
-}
-
 og_status og_req_decide(og_req *r, og_action a, const char *branch, const char *target_branch, og_authz_decision *d)
 {
     const char *query = a == OG_ACTION_INVOKE_QUERY ? r->query : NULL;
@@ -320,22 +299,20 @@ og_status og_req_decide(og_req *r, og_action a, const char *branch, const char *
     snprintf(r->branch, sizeof r->branch, "%s", branch ? branch : "");
     snprintf(r->target_branch, sizeof r->target_branch, "%s", target_branch ? target_branch : "");
     snprintf(r->rule, sizeof r->rule, "%s", st == OG_OK ? d->matched_rule : "");
-    /* one line per policy decision (reference-surfaces.md §3 Audit) */
-    json_t *o = json_object();
-    char ts[32];
-    iso_now(ts);
-    json_object_set_new(o, "ts", json_string(ts));
-    json_object_set_new(o, "event", json_string("policy_decision"));
-    json_object_set_new(o, "actor", r->actor ? json_string(r->actor) : json_null());
-    json_object_set_new(o, "action", json_string(og_action_name(a)));
-    json_object_set_new(o, "graph", r->g ? json_string(r->g->id) : json_null());
-    json_object_set_new(o, "branch", branch ? json_string(branch) : json_null());
-    json_object_set_new(o, "target_branch", target_branch ? json_string(target_branch) : json_null());
-    if (query) json_object_set_new(o, "query", json_string(query));
-    json_object_set_new(o, "allowed", json_boolean(r->allowed));
-    json_object_set_new(o, "matched_rule_id", r->rule[0] ? json_string(r->rule) : json_null());
-    json_object_set_new(o, "mode", json_string(og_auth_mode_name(r->s->mode)));
-    log_json_line(r->s, o);
+    /* one line per policy decision (reference-surfaces.md §3 Audit), written with the
+     * request's line when it completes */
+    og_audit *au = &r->audit;
+    og_audit_begin(au, "policy_decision");
+    og_audit_str(au, "actor", r->actor);
+    og_audit_str(au, "action", og_action_name(a));
+    og_audit_str(au, "graph", r->g ? r->g->id : NULL);
+    og_audit_str(au, "branch", branch);
+    og_audit_str(au, "target_branch", target_branch);
+    if (query) og_audit_str(au, "query", query);
+    og_audit_raw(au, "allowed", r->allowed ? "true" : "false");
+    og_audit_str(au, "matched_rule_id", r->rule[0] ? r->rule : NULL);
+    og_audit_str(au, "mode", og_auth_mode_name(r->s->mode));
+    og_audit_end(au);
     return st;
 }
 
@@ -598,6 +575,7 @@ static void req_free(og_req *r)
     if (r->spool_fd >= 0) close(r->spool_fd);
     if (r->spool_path[0]) unlink(r->spool_path);
     if (r->pending) MHD_destroy_response(r->pending);
+    og_audit_free(&r->audit);
     free(r);
 }
 
@@ -773,28 +751,28 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
     if (!r) return;
     *con_cls = NULL;
     uint64_t us = og_now_us() - r->t0_us;
-    json_t *o = json_object();
-    char ts[32];
-    iso_now(ts);
-    json_object_set_new(o, "ts", json_string(ts));
-    json_object_set_new(o, "event", json_string("request"));
-    json_object_set_new(o, "method", json_string(r->method ? r->method : ""));
-    json_object_set_new(o, "path", json_string(r->url ? r->url : ""));
-    json_object_set_new(o, "route", r->route ? json_string(r->route->path) : json_null());
-    json_object_set_new(o, "graph", r->g ? json_string(r->g->id) : json_null());
-    json_object_set_new(o, "actor", r->actor ? json_string(r->actor) : json_null());
-    json_object_set_new(o, "action", r->decided ? json_string(og_action_name(r->action)) : json_null());
-    json_object_set_new(o, "branch", r->branch[0] ? json_string(r->branch) : json_null());
-    json_object_set_new(o, "target_branch", r->target_branch[0] ? json_string(r->target_branch) : json_null());
-    json_object_set_new(o, "decision",
-                        r->decided ? json_string(r->allowed ? "allow" : "deny") : json_string("not_evaluated"));
-    json_object_set_new(o, "matched_rule", r->rule[0] ? json_string(r->rule) : json_null());
-    json_object_set_new(o, "status", json_integer(r->status));
-    json_object_set_new(o, "latency_ms", json_real((double)us / 1000.0));
-    if (r->mcp[0]) json_object_set_new(o, "mcp", json_string(r->mcp));
+    og_audit *au = &r->audit;
+    og_audit_begin(au, "request");
+    og_audit_str(au, "method", r->method ? r->method : "");
+    og_audit_str(au, "path", r->url ? r->url : "");
+    og_audit_str(au, "route", r->route ? r->route->path : NULL);
+    og_audit_str(au, "graph", r->g ? r->g->id : NULL);
+    og_audit_str(au, "actor", r->actor);
+    og_audit_str(au, "action", r->decided ? og_action_name(r->action) : NULL);
+    og_audit_str(au, "branch", r->branch[0] ? r->branch : NULL);
+    og_audit_str(au, "target_branch", r->target_branch[0] ? r->target_branch : NULL);
+    og_audit_str(au, "decision", r->decided ? (r->allowed ? "allow" : "deny") : "not_evaluated");
+    og_audit_str(au, "matched_rule", r->rule[0] ? r->rule : NULL);
+    char num[48];
+    snprintf(num, sizeof num, "%u", r->status);
+    og_audit_raw(au, "status", num);
+    snprintf(num, sizeof num, "%.3f", (double)us / 1000.0);
+    og_audit_raw(au, "latency_ms", num);
+    if (r->mcp[0]) og_audit_str(au, "mcp", r->mcp);
     if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK || r->stream_failed)
-        json_object_set_new(o, "terminated", json_string(r->stream_failed ? "stream_failed" : "connection_closed"));
-    log_json_line(s, o);
+        og_audit_str(au, "terminated", r->stream_failed ? "stream_failed" : "connection_closed");
+    og_audit_end(au);
+    og_audit_flush(s, au);
     admit_release(r);
     if (r->export_slot) {
         pthread_mutex_lock(&s->mu);
@@ -825,6 +803,7 @@ og_status og_server_start(og_server *s, char *addr, size_t addr_len)
         return OG_ERR_INVALID;
     }
     signal(SIGPIPE, SIG_IGN);
+    if (!s->audit_inited) og_audit_start(s);
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC | MHD_USE_ERROR_LOG;
     s->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
                             MHD_OPTION_THREAD_POOL_SIZE, s->o.threads, MHD_OPTION_CONNECTION_TIMEOUT,
@@ -857,4 +836,5 @@ void og_server_stop(og_server *s, unsigned grace_s)
     pthread_mutex_unlock(&s->mu);
     MHD_stop_daemon(s->d);
     s->d = NULL;
+    og_audit_stop(s); /* every request has completed: write their lines out */
 }

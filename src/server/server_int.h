@@ -46,10 +46,32 @@ struct og_server {
     FILE *log;
     og_admit_slot *admit;        /* under mu */
     size_t nadmit;
+    /* the audit writer (audit.c): lines waiting in audit_buf, written by audit_thread */
+    pthread_mutex_t audit_mu;
+    pthread_cond_t audit_cv;
+    pthread_t audit_thread;
+    char *audit_buf;
+    size_t audit_len, audit_cap;
+    int audit_inited, audit_running, audit_idle, audit_stop;
 };
 
 /* OG_BODY_RAW: kept in memory unparsed (the MCP endpoint parses JSON-RPC itself). */
 typedef enum og_body_kind { OG_BODY_NONE = 0, OG_BODY_JSON, OG_BODY_JSON_OPTIONAL, OG_BODY_NDJSON, OG_BODY_RAW } og_body_kind;
+
+/* A request's audit lines, written together when it completes (audit.c). */
+typedef struct og_audit {
+    char *p;
+    size_t len, cap;
+    int oom;
+} og_audit;
+void og_audit_begin(og_audit *a, const char *event);            /* {"ts":…,"event":… */
+void og_audit_str(og_audit *a, const char *key, const char *v); /* ,"key":"v" (NULL: null) */
+void og_audit_raw(og_audit *a, const char *key, const char *json);
+void og_audit_end(og_audit *a);                                 /* }\n */
+void og_audit_flush(og_server *s, og_audit *a);                 /* hands every line to the writer */
+void og_audit_start(og_server *s);                              /* starts the writer thread */
+void og_audit_stop(og_server *s);                               /* writes what is queued, joins it */
+void og_audit_free(og_audit *a);
 
 typedef struct og_req og_req;
 typedef struct og_route {
@@ -102,6 +124,7 @@ struct og_req {
     int admitted;                /* holds one of its actor's admission slots */
     const char *masked_msg;      /* the 404 message of a masked deny (NULL: "not found") */
     char mcp[160];               /* audit: the MCP method (and tool or resource) of a /mcp request */
+    og_audit audit;              /* its decision lines so far, then the request line */
     const char *query;           /* the stored query an invoke_query decision concerns (NULL: none) */
 };
 

@@ -27,7 +27,7 @@
 #define NQ 30
 
 static const char SCHEMA[] = "node Doc { slug: String @key  year: I32 @index  score: F64? @index  "
-                             "kind: enum(alpha, beta, delta, gamma)? @index  emb: Vector(8)? @index }\n";
+                             "kind: enum(alpha, beta, delta, gamma)? @index  emb: Vector(8)? @index  flag: Bool? @index }\n";
 static const char QUERIES[] =
     "query knn($v: Vector(8)) { match { $d: Doc } return { $d.slug, nearest($d.emb, $v) as dist } "
     "order { nearest($d.emb, $v) } limit 10 }\n"
@@ -39,7 +39,18 @@ static const char QUERIES[] =
     "query sgt($s: F64) { match { $d: Doc  $d.score > $s } return { $d.slug } order { $d.slug } }\n"
     "query seqi($s: I64) { match { $d: Doc  $d.score = $s } return { $d.slug } order { $d.slug } }\n"
     "query keq($k: String) { match { $d: Doc  $d.kind = $k } return { $d.slug } order { $d.slug } }\n"
-    "query kge($k: String) { match { $d: Doc  $d.kind >= $k } return { $d.slug } order { $d.slug } }\n";
+    "query kge($k: String) { match { $d: Doc  $d.kind >= $k } return { $d.slug } order { $d.slug } }\n"
+    "query yne($y: I32) { match { $d: Doc  $d.year != $y } return { $d.slug } order { $d.slug } }\n"
+    "query yin($ys: [I32]) { match { $d: Doc  $d.year in $ys } return { $d.slug } order { $d.slug } }\n"
+    "query yinl() { match { $d: Doc  $d.year in [1985, 1999, 2024] } return { $d.slug } order { $d.slug } }\n"
+    "query kin($ks: [String]) { match { $d: Doc  $d.kind in $ks } return { $d.slug } order { $d.slug } }\n"
+    "query kne($k: String) { match { $d: Doc  $d.kind != $k } return { $d.slug } order { $d.slug } }\n"
+    "query knull() { match { $d: Doc  $d.kind is null } return { $d.slug } order { $d.slug } }\n"
+    "query knotnull() { match { $d: Doc  $d.kind is not null } return { $d.slug } order { $d.slug } }\n"
+    "query snull() { match { $d: Doc  $d.score is null } return { $d.slug } order { $d.slug } }\n"
+    "query feq($f: Bool) { match { $d: Doc  $d.flag = $f } return { $d.slug } order { $d.slug } }\n"
+    "query fne() { match { $d: Doc  $d.flag != true } return { $d.slug } order { $d.slug } }\n"
+    "query fnull() { match { $d: Doc  $d.flag is null } return { $d.slug } order { $d.slug } }\n";
 static const char MUTS[] = "query del($s: String) { delete Doc where slug = $s }\n";
 
 static char dir[64];
@@ -72,6 +83,7 @@ static void load_file(size_t file, og_load_mode mode)
         fprintf(f, "{\"type\":\"Doc\",\"data\":{\"slug\":\"d%04zu\",\"year\":%zu", i, 1980 + (i * 7) % 31);
         if (i % 9) fprintf(f, ",\"score\":%g", (double)((i * 13) % 41) / 4.0);
         if (i % 5) fprintf(f, ",\"kind\":\"%s\"", kinds[i % 4]);
+        if (i % 3) fprintf(f, ",\"flag\":%s", i % 7 < 3 ? "true" : "false");
         if (i % 17) {
             fputs(",\"emb\":[", f);
             for (int d = 0; d < DIM; d++) fprintf(f, d ? ",%.9g" : "%.9g", (double)vecs[i][d]);
@@ -109,6 +121,10 @@ static const char *SCALAR[][2] = {
     {"yeq", "{\"y\":1985}"}, {"yeq", "{\"y\":1979}"}, {"ylt", "{\"y\":1984}"}, {"yge", "{\"y\":1990}"},
     {"sgt", "{\"s\":7.5}"},  {"sgt", "{\"s\":-1}"},   {"seqi", "{\"s\":5}"},   {"keq", "{\"k\":\"beta\"}"},
     {"kge", "{\"k\":\"c\"}"}, {"keq", "{\"k\":\"zeta\"}"},
+    /* != , in, is null, is not null, Bool */
+    {"yne", "{\"y\":1985}"}, {"yin", "{\"ys\":[1985,1990,1979]}"}, {"yin", "{\"ys\":[]}"}, {"yinl", "{}"},
+    {"kin", "{\"ks\":[\"beta\",\"delta\"]}"}, {"kne", "{\"k\":\"alpha\"}"}, {"knull", "{}"}, {"knotnull", "{}"},
+    {"snull", "{}"}, {"feq", "{\"f\":true}"}, {"feq", "{\"f\":false}"}, {"fne", "{}"}, {"fnull", "{}"},
 };
 #define NSCALAR (sizeof SCALAR / sizeof SCALAR[0])
 
@@ -192,8 +208,16 @@ static void scalar_scans_match(void **state)
     (void)state;
     uint64_t sc0 = og_scan_index_uses();
     char *with[NSCALAR];
-    for (size_t i = 0; i < NSCALAR; i++) with[i] = run(SCALAR[i][0], SCALAR[i][1], NULL, 0);
+    for (size_t i = 0; i < NSCALAR; i++) {
+        uint64_t u = og_scan_index_uses();
+        with[i] = run(SCALAR[i][0], SCALAR[i][1], NULL, 0);
+        /* != / in / is null / is not null / Bool (the second block) must use the index */
+        if (i >= 10 && og_scan_index_uses() == u) fail_msg("%s %s did not use the scalar index", SCALAR[i][0], SCALAR[i][1]);
+    }
     assert_true(og_scan_index_uses() >= sc0 + NSCALAR - 1);
+    for (size_t i = 10; i < NSCALAR; i++)
+        if (!strcmp(SCALAR[i][0], "yin") && strcmp(SCALAR[i][1], "{\"ys\":[]}") && strlen(with[i]) < 20)
+            fail_msg("%s returned no rows", SCALAR[i][0]);
     assert_true(strlen(with[0]) > 20 && strlen(with[2]) > 20 && strlen(with[7]) > 20); /* rows, not just headers */
     og_tableview_set_index_mode(0); /* no index files at all: plain scans */
     for (size_t i = 0; i < NSCALAR; i++) {

@@ -28,6 +28,14 @@ static void grab(const char *out, const char *key, char id[32])
     id[26] = '\0';
 }
 
+/* Occurrences of `what` in out. */
+static int count(const char *out, const char *what)
+{
+    int n = 0;
+    for (const char *p = strstr(out, what); p; p = strstr(p + 1, what)) n++;
+    return n;
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -114,6 +122,30 @@ static void branches_and_history(void **state)
     assert_int_equal(run(NULL, 0, "%s changes --quiet --from %s --to %s --op upsert %s/g 2>/dev/null", bin, first, c2, dir), 2);
     assert_int_equal(run(NULL, 0, "%s changes --quiet --from %s %s/g 2>/dev/null", bin, first, dir), 2);
     assert_int_equal(run(NULL, 0, "%s commit changes --quiet %s %s/g 2>/dev/null", bin, first, dir), 1); /* genesis */
+
+    /* paging, with the tokens of GET …/commits/{id}/changes: the load commit has 3 changes */
+    assert_int_equal(run(out, sizeof out, "%s commit changes --quiet --json --limit 2 %s %s/g", bin, head, dir), 0);
+    assert_int_equal(count(out, "\"op\": \"insert\""), 3); /* no token: every page */
+    assert_null(strstr(out, "next_page_token"));
+    assert_int_equal(run(out, sizeof out, "%s commit changes --quiet --json --limit 2 --page-token v1o0 %s %s/g", bin, head, dir), 0);
+    assert_int_equal(count(out, "\"op\": \"insert\""), 2);
+    assert_non_null(strstr(out, "\"next_page_token\": \"v1o2\""));
+    assert_int_equal(run(out, sizeof out, "%s commit changes --quiet --json --limit 2 --page-token v1o2 %s %s/g", bin, head, dir), 0);
+    assert_int_equal(count(out, "\"op\": \"insert\""), 1);
+    assert_non_null(strstr(out, "\"next_page_token\": null"));
+    assert_int_equal(run(out, sizeof out, "%s commit changes --quiet --json --page-token v1o1 %s %s/g", bin, head, dir), 0);
+    assert_int_equal(count(out, "\"op\": \"insert\""), 2); /* default page size: the rest */
+    assert_int_equal(run(out, sizeof out, "%s commit changes --quiet --json --kind edge --limit 1 --page-token v1o0 %s %s/g", bin, head, dir), 0);
+    assert_int_equal(count(out, "\"op\": \"insert\""), 1); /* pages of the filtered list */
+    assert_non_null(strstr(out, "\"next_page_token\": null"));
+    assert_int_equal(run(out, sizeof out, "%s commit changes --quiet --limit 1 --page-token v1o0 %s %s/g", bin, head, dir), 0);
+    assert_non_null(strstr(out, "next page: v1o1"));
+    assert_int_equal(run(out, sizeof out, "%s commit changes --quiet --limit 1 --page-token v1o2 %s %s/g", bin, head, dir), 0);
+    assert_non_null(strstr(out, "next page: none (last page)"));
+    assert_int_equal(run(NULL, 0, "%s commit changes --quiet --page-token zzz %s %s/g 2>/dev/null", bin, head, dir), 2);
+    assert_int_equal(run(NULL, 0, "%s commit changes --quiet --page-token v1o-1 %s %s/g 2>/dev/null", bin, head, dir), 2);
+    assert_int_equal(run(NULL, 0, "%s commit changes --quiet --limit 9000 %s %s/g 2>/dev/null", bin, head, dir), 2);
+    assert_int_equal(run(NULL, 0, "%s commit changes --quiet --limit 0 %s %s/g 2>/dev/null", bin, head, dir), 2);
 }
 
 static void merges(void **state)
