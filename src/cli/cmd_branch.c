@@ -36,8 +36,12 @@ static const char *branch_help =
     "                     is commit C (exit 4 otherwise); create is create-exclusive already\n"
     "  --store ROOT       the graph (or $OMNIGRAPH_STORE)\n"
     "  --as ACTOR         actor recorded on the log entry / commit\n"
-    "  --json             JSON output\n"
-    "  --format F         branch list: json, jsonl, csv or table (name, head)\n";
+    "  --json             JSON output in the reference's shapes: list {\"branches\": [names]}\n"
+    "                     (and our \"heads\": {name: head}); create {\"uri\",\"from\",\"name\",\n"
+    "                     \"actor_id\",\"head\"}; delete {\"uri\",\"name\",\"actor_id\"}; merge\n"
+    "                     {\"source\",\"target\",\"outcome\",\"commit\",\"actor_id\",...}\n"
+    "  --format F         branch list: json (= --json), or jsonl, csv or table: one record per\n"
+    "                     branch (name, head)\n";
 
 static void print_json_text(const char *text)
 {
@@ -45,39 +49,44 @@ static void print_json_text(const char *text)
     if (*text && text[strlen(text) - 1] != '\n') putchar('\n');
 }
 
-/* Prints {"k1": v1, "k2": v2} (takes the references). */
-static void print_pair(const char *k1, json_t *v1, const char *k2, json_t *v2)
+/* Prints a document, indented (takes the reference). */
+static void print_json(json_t *o)
 {
-    json_t *o = json_object();
-    json_object_set_new(o, k1, v1);
-    json_object_set_new(o, k2, v2);
     char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(o);
     if (s) printf("%s\n", s);
     free(s);
 }
 
+/* --json / --format json: the reference's {"branches": [names]} and our "heads" {name: head};
+ * --format jsonl|csv|table: one record per branch (name, head); else "name head" lines. */
 static int branch_list(og_graph_args *a, og_db *db)
 {
     char *text = NULL;
     og_status st = og_db_branch_list(&text, db);
     if (st) return og_cli_fail("branch list", st);
-    if (a->format) {
-        json_t *j = json_loads(text, 0, NULL);
+    json_t *j = json_loads(text, 0, NULL);
+    og_free(text);
+    json_t *arr = json_object_get(j, "branches"), *b;
+    size_t i;
+    if (a->format == OG_CLI_JSON) {
+        json_t *names = json_array(), *heads = json_object();
+        json_array_foreach(arr, i, b)
+        {
+            json_array_append(names, json_object_get(b, "name"));
+            json_object_set(heads, json_string_value(json_object_get(b, "name")), json_object_get(b, "head"));
+        }
+        json_t *doc = json_pack("{s:o,s:o}", "branches", names, "heads", heads);
+        og_cli_print_records(OG_CLI_JSON, doc, NULL, NULL, 0);
+        json_decref(doc);
+    } else if (a->format) {
         static const char *cols[] = {"name", "head"};
         og_cli_print_records(a->format, j, "branches", cols, 2);
-        json_decref(j);
     } else {
-        json_t *j = json_loads(text, 0, NULL);
-        json_t *arr = json_object_get(j, "branches");
-        for (size_t i = 0; i < json_array_size(arr); i++) {
-            json_t *b = json_array_get(arr, i);
-            printf("%s %s\n", json_string_value(json_object_get(b, "name")),
-                   json_string_value(json_object_get(b, "head")));
-        }
-        json_decref(j);
+        json_array_foreach(arr, i, b) printf("%s %s\n", json_string_value(json_object_get(b, "name")),
+                                             json_string_value(json_object_get(b, "head")));
     }
-    og_free(text);
+    json_decref(j);
     return OG_EXIT_OK;
 }
 
@@ -138,6 +147,13 @@ static int branch_merge(og_graph_args *a, og_db *db, const char *source, og_db_m
     json_t *j = json_loads(text, 0, NULL);
     if (a->json) {
         if (!mo->delete_branch) json_object_del(j, "branch_deleted"); /* the reference omits it then */
+        json_t *c = json_object_get(j, "commit");
+        if (json_is_object(c)) { /* the reference's whole CommitOutput, our "attempts" kept */
+            json_t *full = og_cli_commit_output(db, json_string_value(json_object_get(c, "graph_commit_id")),
+                                                json_string_value(json_object_get(c, "graph_branch")));
+            json_object_set(full, "attempts", json_object_get(c, "attempts"));
+            json_object_set_new(j, "commit", full);
+        }
         char *s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
         if (s) printf("%s\n", s);
         free(s);
@@ -222,12 +238,16 @@ int og_cmd_branch(int argc, char **argv)
         char head[32];
         og_status st = og_db_branch_create(db, name, from, a.at, head);
         if (st) exit_code = og_cli_fail(verb, st);
-        else if (a.json) print_pair("branch", json_string(name), "head", json_string(head));
+        else if (a.json) /* the reference's BranchCreateOutput, and the head it starts at */
+            print_json(json_pack("{s:s,s:s,s:s,s:o,s:s}", "uri", root, "from", a.at ? a.at : from ? from : "main", "name",
+                                 name, "actor_id", a.actor ? json_string(a.actor) : json_null(), "head", head));
         else printf("created branch %s at %s\n", name, head);
     } else {
         og_status st = og_db_branch_delete_if(db, name, if_commit);
         if (st) exit_code = og_cli_fail(verb, st);
-        else if (a.json) print_pair("branch", json_string(name), "deleted", json_true());
+        else if (a.json) /* the reference's BranchDeleteOutput */
+            print_json(json_pack("{s:s,s:s,s:o}", "uri", root, "name", name, "actor_id",
+                                 a.actor ? json_string(a.actor) : json_null()));
         else printf("deleted branch %s\n", name);
     }
     og_db_close(db);

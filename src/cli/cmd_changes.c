@@ -206,7 +206,7 @@ static int changes_poll(int argc, char **argv)
             json_array_append_new(rows, r);
         }
         json_t *doc = json_pack("{s:o}", "changes", rows);
-        static const char *cols[] = {"graph_commit_id", "kind", "type.name", "id", "op"};
+        static const char *cols[] = {"graph_commit_id", "kind", "type=type.name", "id", "op"};
         og_cli_print_records(fmt, doc, "changes", cols, 5);
         json_decref(doc);
         json_t *tail = json_pack("{s:O,s:O}", "cursor", cur, "caught_up", caught);

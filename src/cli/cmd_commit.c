@@ -30,26 +30,47 @@ static const char *commit_help =
     "                     without it every page is printed\n"
     "  --kind K, --type T, --op OP  filters of commit changes (repeatable)\n"
     "  --store ROOT       the graph (or $OMNIGRAPH_STORE)\n"
-    "  --json             JSON output\n"
-    "  --format F         json, jsonl, csv or table: list one record per commit (id,\n"
-    "                     created_at, kind, actor, message), show one per table (type, kind,\n"
-    "                     table, version, rows), changes one per row change (kind, type, id, op)\n";
+    "  --json             JSON output, the reference's shapes: list {\"commits\": [...]} and show\n"
+    "                     one commit, each with the reference's members (\"graph_commit_id\",\n"
+    "                     \"parent_commit_id\", \"merged_parent_commit_id\", \"actor_id\",\n"
+    "                     \"created_at\" in epoch microseconds, ...) beside ours (\"id\", \"kind\",\n"
+    "                     \"stats\", \"created_at_utc\", ...); changes {\"cause\", \"changes\"} as one\n"
+    "                     block of `changes poll` (and \"next_page_token\" with --page-token)\n"
+    "  --format F         json (= --json), jsonl, csv or table: list one record per commit (id,\n"
+    "                     created_at_utc, kind, actor, message), show one per table (type, kind,\n"
+    "                     table, version, rows), changes one per row change (kind, type, id,\n"
+    "                     op)\n";
 
 /* Page sizes of `commit changes`, as GET /graphs/{id}/commits/{commit}/changes. */
 #define OG_CLI_CHANGE_PAGE_DEFAULT 1000
 #define OG_CLI_CHANGE_PAGE_MAX 8192
 
-static void print_text(const char *text)
+/* `commit changes`: the block as JSON, one record per change, or text lines and a tally. */
+static void print_changes(json_t *j, int fmt)
 {
-    fputs(text, stdout);
-    if (*text && text[strlen(text) - 1] != '\n') putchar('\n');
+    json_t *changes = json_object_get(j, "changes"), *c;
+    size_t i;
+    if (fmt != OG_CLI_TEXT) {
+        static const char *cols[] = {"kind", "type=type.name", "id", "op"};
+        og_cli_print_records(fmt, j, "changes", cols, 4);
+        return;
+    }
+    long long n[3] = {0, 0, 0};
+    json_array_foreach(changes, i, c)
+    {
+        const char *op = json_string_value(json_object_get(c, "op"));
+        n[!strcmp(op, "insert") ? 0 : !strcmp(op, "update") ? 1 : 2]++;
+        printf("%-6s %s %s\n", op, json_string_value(json_object_get(json_object_get(c, "type"), "name")),
+               json_string_value(json_object_get(c, "id")));
+    }
+    printf("%lld inserted, %lld updated, %lld deleted\n", n[0], n[1], n[2]);
 }
 
 static void print_commit_line(json_t *c)
 {
     json_t *parents = json_object_get(c, "parents");
     printf("%s %s %-8s %s%s\n", json_string_value(json_object_get(c, "id")),
-           json_string_value(json_object_get(c, "created_at")),
+           json_string_value(json_object_get(c, "created_at_utc")),
            json_is_string(json_object_get(c, "kind")) ? json_string_value(json_object_get(c, "kind")) : "?",
            json_string_value(json_object_get(c, "actor")), json_array_size(parents) > 1 ? " (merge)" : "");
 }
@@ -133,67 +154,54 @@ int og_cmd_commit(int argc, char **argv)
         st = og_db_commit_list(&text, db, a.branch, limit);
     } else if (is_show) {
         st = og_db_commit_show(&text, db, id);
-    } else {
-        og_changes_opts f = {NULL, NULL, ntypes ? types : NULL, ntypes, opbits};
-        st = og_db_commit_changes(&text, db, id, &f);
+    } else { /* the reference's CommitChangesOutput: one block of the change feed */
+        og_changes_poll_opts f = {NULL, NULL, NULL, NULL, 0, ntypes ? types : NULL, ntypes, opbits, kindbits};
+        st = og_db_commit_feed(&text, db, id, &f);
     }
     og_db_close(db);
-    if (st) return og_cli_fail(verb, st);
-    int kind_filter = kindbits && kindbits != (OG_CHANGES_NODES | OG_CHANGES_EDGES);
-    if (is_changes && (kind_filter || paged)) {
-        json_t *j = json_loads(text, 0, NULL), *keep = json_array(), *c;
-        size_t i, seen = 0;
-        json_array_foreach(json_object_get(j, "changes"), i, c)
-        {
-            int edge = !strcmp(json_string_value(json_object_get(c, "kind")), "edge");
-            if (kind_filter && edge != (kindbits == OG_CHANGES_EDGES)) continue;
-            /* the page: changes [offset, offset + limit) of the filtered list */
-            if (!paged || (seen >= offset && seen < offset + limit)) json_array_append(keep, c);
-            seen++;
-        }
-        json_object_set_new(j, "changes", keep);
-        char next[48] = "";
-        if (paged) {
-            if (offset + limit < seen) snprintf(next, sizeof next, "v1o%zu", offset + limit);
-            json_object_set_new(j, "next_page_token", next[0] ? json_string(next) : json_null());
-        }
+    if (st) {
         og_free(text);
-        text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-        json_decref(j);
-        if (!text) return OG_EXIT_FAIL;
-        og_cli_print_changes(text, fmt);
-        free(text);
-        /* in text mode, say how to continue (JSON carries next_page_token) */
-        if (paged && fmt == OG_CLI_TEXT) printf("next page: %s\n", next[0] ? next : "none (last page)");
-        return OG_EXIT_OK;
+        return og_cli_fail(verb, st);
+    }
+    json_t *j = json_loads(text, 0, NULL);
+    og_free(text);
+    if (!j) return OG_EXIT_FAIL;
+    char next[48] = "";
+    if (is_list) {
+        json_t *c;
+        size_t i;
+        json_array_foreach(json_object_get(j, "commits"), i, c) og_cli_commit_add_reference(c, a.branch ? a.branch : "main", 0);
+    } else if (is_show) {
+        og_cli_commit_add_reference(j, NULL, 0);
+    } else if (paged) { /* the page: changes [offset, offset + limit) of the filtered list */
+        json_t *all = json_object_get(j, "changes"), *page = json_array();
+        size_t n = json_array_size(all);
+        for (size_t i = offset; i < n && i < offset + limit; i++) json_array_append(page, json_array_get(all, i));
+        json_object_set_new(j, "changes", page);
+        if (offset + limit < n) snprintf(next, sizeof next, "v1o%zu", offset + limit);
+        json_object_set_new(j, "next_page_token", next[0] ? json_string(next) : json_null());
     }
     if (is_changes) {
-        og_cli_print_changes(text, fmt);
-    } else if (fmt == OG_CLI_JSON) {
-        print_text(text);
+        print_changes(j, fmt);
+        /* in text mode, say how to continue (JSON carries next_page_token) */
+        if (paged && fmt == OG_CLI_TEXT) printf("next page: %s\n", next[0] ? next : "none (last page)");
     } else if (fmt != OG_CLI_TEXT) {
-        json_t *j = json_loads(text, 0, NULL);
-        static const char *list_cols[] = {"id", "created_at", "kind", "actor", "message"};
+        static const char *list_cols[] = {"id", "created_at_utc", "kind", "actor", "message"};
         static const char *show_cols[] = {"type", "kind", "table", "version", "rows"};
         og_cli_print_records(fmt, j, is_list ? "commits" : "tables", is_list ? list_cols : show_cols, 5);
-        json_decref(j);
+    } else if (is_list) {
+        json_t *arr = json_object_get(j, "commits");
+        for (size_t i = 0; i < json_array_size(arr); i++) print_commit_line(json_array_get(arr, i));
     } else {
-        json_t *j = json_loads(text, 0, NULL);
-        if (is_list) {
-            json_t *arr = json_object_get(j, "commits");
-            for (size_t i = 0; i < json_array_size(arr); i++) print_commit_line(json_array_get(arr, i));
-        } else {
-            print_commit_line(j);
-            json_t *tables = json_object_get(j, "tables");
-            for (size_t i = 0; i < json_array_size(tables); i++) {
-                json_t *t = json_array_get(tables, i);
-                printf("  %s %s v%lld (%lld rows)\n", json_string_value(json_object_get(t, "kind")),
-                       json_string_value(json_object_get(t, "type")), (long long)json_integer_value(json_object_get(t, "version")),
-                       (long long)json_integer_value(json_object_get(t, "rows")));
-            }
+        print_commit_line(j);
+        json_t *tables = json_object_get(j, "tables");
+        for (size_t i = 0; i < json_array_size(tables); i++) {
+            json_t *t = json_array_get(tables, i);
+            printf("  %s %s v%lld (%lld rows)\n", json_string_value(json_object_get(t, "kind")),
+                   json_string_value(json_object_get(t, "type")), (long long)json_integer_value(json_object_get(t, "version")),
+                   (long long)json_integer_value(json_object_get(t, "rows")));
         }
-        json_decref(j);
     }
-    og_free(text);
+    json_decref(j);
     return OG_EXIT_OK;
 }

@@ -147,23 +147,45 @@ static json_int_t iso_us(const char *s)
 
 static json_t *str_or_null(const char *s) { return s && *s ? json_string(s) : json_null(); }
 
-json_t *og_cli_commit_json(og_db *db, const og_receipt *r)
+void og_cli_commit_add_reference(json_t *c, const char *branch, json_int_t version)
 {
-    if (!r->published) return json_null();
+    json_t *parents = json_object_get(c, "parents");
+    json_t *created = json_object_get(c, "created_at");
+    if (json_is_string(created)) { /* ours is ISO 8601; the reference's is epoch microseconds */
+        json_object_set(c, "created_at_utc", created);
+        json_object_set_new(c, "created_at", json_integer(iso_us(json_string_value(created))));
+    }
+    json_object_set(c, "graph_commit_id", json_object_get(c, "id"));
+    json_object_set_new(c, "graph_branch", str_or_null(branch));
+    json_object_set_new(c, "graph_manifest_version", json_integer(version));
+    json_object_set_new(c, "parent_commit_id", str_or_null(json_string_value(json_array_get(parents, 0))));
+    json_object_set_new(c, "merged_parent_commit_id", str_or_null(json_string_value(json_array_get(parents, 1))));
+    json_object_set_new(c, "actor_id", str_or_null(json_string_value(json_object_get(c, "actor"))));
+}
+
+json_t *og_cli_commit_output(og_db *db, const char *commit, const char *branch)
+{
     char *text = NULL;
-    json_t *c = db && og_db_commit_show(&text, db, r->commit) == OG_OK ? json_loads(text, 0, NULL) : NULL;
+    json_t *c = db && og_db_commit_show(&text, db, commit) == OG_OK ? json_loads(text, 0, NULL) : NULL;
     og_free(text);
     json_t *parents = json_object_get(c, "parents");
     json_t *o = json_object();
-    json_object_set_new(o, "graph_commit_id", json_string(r->commit));
-    json_object_set_new(o, "graph_branch", json_string(r->branch));
+    json_object_set_new(o, "graph_commit_id", json_string(commit));
+    json_object_set_new(o, "graph_branch", str_or_null(branch));
     json_object_set_new(o, "graph_manifest_version", json_integer(0)); /* no manifest versions here */
     json_object_set_new(o, "parent_commit_id", str_or_null(json_string_value(json_array_get(parents, 0))));
     json_object_set_new(o, "merged_parent_commit_id", str_or_null(json_string_value(json_array_get(parents, 1))));
     json_object_set_new(o, "actor_id", str_or_null(json_string_value(json_object_get(c, "actor"))));
     json_object_set_new(o, "created_at", json_integer(iso_us(json_string_value(json_object_get(c, "created_at")))));
-    json_object_set_new(o, "attempts", json_integer(r->attempts));
     json_decref(c);
+    return o;
+}
+
+json_t *og_cli_commit_json(og_db *db, const og_receipt *r)
+{
+    if (!r->published) return json_null();
+    json_t *o = og_cli_commit_output(db, r->commit, r->branch);
+    json_object_set_new(o, "attempts", json_integer(r->attempts));
     return o;
 }
 

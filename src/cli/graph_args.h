@@ -71,6 +71,15 @@ typedef struct og_cli_write_info {
  * published. */
 json_t *og_cli_commit_json(og_db *db, const og_receipt *r);
 
+/* The reference's CommitOutput of any commit (the members above; "parent_commit_id" and
+ * the rest null when the commit cannot be read).  `branch` may be NULL. */
+json_t *og_cli_commit_output(og_db *db, const char *commit, const char *branch);
+
+/* Adds the reference's CommitOutput members to c, a commit document of og_db_commit_list /
+ * og_db_commit_show, beside its own: "created_at" becomes epoch microseconds and the ISO 8601
+ * text moves to "created_at_utc"; "graph_manifest_version" is `version`. */
+void og_cli_commit_add_reference(json_t *c, const char *branch, json_int_t version);
+
 /* Prints a write receipt: --json / --format as the reference's result document (load:
  * {"branch","base_branch","branch_created","mode","nodes","edges","total_entities","actor_id",
  * "commit",...}; mutate: {"query_name","branch","affected_nodes","affected_edges","actor_id",

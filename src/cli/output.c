@@ -27,9 +27,11 @@ int og_cli_format_parse(const char *verb, const char *value, int json, og_cli_fo
 }
 
 /* The member `path` of record r: the member of that exact name, else for "a.b" member b of
- * object member a; NULL when absent. */
+ * object member a; NULL when absent.  A column "label=path" reads path. */
 static json_t *member(json_t *r, const char *path)
 {
+    const char *eq = strchr(path, '=');
+    if (eq) path = eq + 1;
     json_t *v = json_object_get(r, path);
     const char *dot = strchr(path, '.');
     if (v || !dot) return v;
@@ -46,6 +48,13 @@ static char *cell(json_t *v)
     if (!v || json_is_null(v)) return NULL;
     if (json_is_string(v)) return strdup(json_string_value(v));
     return json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_PRESERVE_ORDER);
+}
+
+/* A column's header: its label ("label=path"), else its name. */
+static char *label(const char *col)
+{
+    const char *eq = strchr(col, '=');
+    return eq ? strndup(col, (size_t)(eq - col)) : strdup(col);
 }
 
 static void csv_field(const char *s)
@@ -118,7 +127,9 @@ void og_cli_print_records(int f, json_t *doc, const char *rows_key, const char *
     } else if (f == OG_CLI_CSV) {
         for (size_t c = 0; c < ncols; c++) {
             if (c) putchar(',');
-            csv_field(cols[c]);
+            char *h = label(cols[c]);
+            csv_field(h);
+            free(h);
         }
         fputs("\r\n", stdout);
         for (size_t i = 0; i < n; i++) {
@@ -139,7 +150,11 @@ void og_cli_print_records(int f, json_t *doc, const char *rows_key, const char *
             json_decref(one);
             return;
         }
-        for (size_t c = 0; c < ncols; c++) w[c] = width(cols[c]);
+        char **heads = calloc(ncols + 1, sizeof *heads);
+        for (size_t c = 0; c < ncols; c++) {
+            heads[c] = label(cols[c]);
+            w[c] = width(heads[c]);
+        }
         for (size_t i = 0; i < n; i++)
             for (size_t c = 0; c < ncols; c++) {
                 char *t = cell(member(json_array_get(rows, i), cols[c]));
@@ -155,9 +170,11 @@ void og_cli_print_records(int f, json_t *doc, const char *rows_key, const char *
             }
         for (size_t c = 0; c < ncols; c++) {
             fputs(c ? "  " : "", stdout);
-            fputs(cols[c], stdout);
-            if (c + 1 < ncols) pad(w[c] - width(cols[c]));
+            fputs(heads[c], stdout);
+            if (c + 1 < ncols) pad(w[c] - width(heads[c]));
         }
+        for (size_t c = 0; c < ncols; c++) free(heads[c]);
+        free(heads);
         putchar('\n');
         for (size_t c = 0; c < ncols; c++) {
             fputs(c ? "  " : "", stdout);

@@ -32,7 +32,7 @@ int og_cli_format_parse(const char *verb, const char *value, int json, og_cli_fo
 /* Prints `doc` in format f (not OG_CLI_TEXT).  The records are the array doc[rows_key], or,
  * with rows_key NULL, doc itself as the one record.  `cols` names the record members that
  * csv and table show (a dotted name "a.b" that is not a member's name reaches into object
- * member a). */
+ * member a; "label=path" shows header `label` over member `path`). */
 void og_cli_print_records(int f, json_t *doc, const char *rows_key, const char *const *cols, size_t ncols);
 
 #endif

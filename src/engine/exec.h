@@ -108,4 +108,9 @@ og_status og_exec_explain(const og_ir_query *ir, const og_exec_source *src, cons
  * flip it to measure the difference; nothing else should. */
 extern int og_exec_place_filters;
 
+/* 1 (the default): a separate component joined by an equality with the rows before it
+ * (`$a.k = $b.k`) is a hash join; 0: the cross join, filtered.  Same answers; tests and
+ * benchmarks flip it to compare. */
+extern int og_exec_hash_join;
+
 #endif

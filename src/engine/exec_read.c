@@ -8,6 +8,7 @@
  * produced a match (og_antijoin_mask): one vectorized pass, not one inner query per row.
  */
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 #include "engine/aggregate.h"
@@ -33,6 +34,7 @@ typedef struct xstep {
     int ran;
     int key_lookup;     /* SCAN: the row came from the key index */
     int cross;          /* SCAN: joined to the rows before it (a separate component) */
+    int hash;           /* SCAN: that join is a hash join on an equality (hash_join); FILTER: its key */
     int fused;          /* FILTER: applied while that join forms its pairs */
 } xstep;
 
@@ -48,6 +50,7 @@ typedef struct exec {
 } exec;
 
 int og_exec_place_filters = 1;
+int og_exec_hash_join = 1;
 
 /* One pipeline's state: bindings plus the variable → column map. */
 typedef struct pipe {
@@ -628,6 +631,192 @@ static og_status cross_filtered(exec *x, pipe *p, const og_ir_op *op, const og_b
     return st;
 }
 
+/* ---- hash join ---------------------------------------------------------------------------
+ * A separate component joined by an equality, `match { $a: A  $b: B  $a.k = $b.k }`: instead of
+ * forming every (a, b) pair and filtering, the new scan's rows are hashed on their side of the
+ * equality and each earlier row probes with its side, so only matching pairs are formed.  The
+ * answer is the nested loop's, in the same order (each earlier row, then its matches in scan
+ * order); null keys (and NaN) match nothing, as `=` never holds for them; equal values hash
+ * alike across I32/I64/U32/U64/F32/F64 (an integral float hashes as its integer) and every
+ * candidate is confirmed with og_value_compare, the filter kernel's own comparison. */
+
+/* Which of fs[0..nf) keys a hash join with scan variable `var`: a CMP `=` with one side over
+ * `var` alone and the other over earlier variables only (at least one).  -1 when none;
+ * *scan_left = 1 when the left operand is the scan's side. */
+static int hash_key_filter(const og_ir_query *ir, int var, const og_ir_op *const *fs, size_t nf, int *scan_left)
+{
+    if (var < 0 || !nf) return -1;
+    size_t nv = ir->nvars ? ir->nvars : 1;
+    unsigned char *vl = malloc(nv), *vr = malloc(nv);
+    int found = -1;
+    for (size_t f = 0; vl && vr && f < nf && found < 0; f++) {
+        const og_ir_pred *pr = &fs[f]->pred;
+        if (fs[f]->kind != OG_IR_FILTER || pr->kind != OG_IRP_CMP || pr->op != OG_IR_EQ || !pr->l || !pr->r) continue;
+        int opaque = 0;
+        memset(vl, 0, nv);
+        memset(vr, 0, nv);
+        expr_vars(pr->l, vl, &opaque);
+        expr_vars(pr->r, vr, &opaque);
+        if (opaque || pr->l->kind == OG_IRX_TEXT || pr->r->kind == OG_IRX_TEXT) continue;
+        int l_only = vl[var], r_only = vr[var], l_other = 0, r_other = 0;
+        for (size_t v = 0; v < ir->nvars; v++) {
+            if ((int)v == var) continue;
+            if (vl[v]) l_only = 0, l_other = 1;
+            if (vr[v]) r_only = 0, r_other = 1;
+        }
+        if (l_only && r_other && !vr[var]) found = (int)f, *scan_left = 1;
+        else if (r_only && l_other && !vl[var]) found = (int)f, *scan_left = 0;
+    }
+    free(vl);
+    free(vr);
+    return found;
+}
+
+static int is_num_type(og_type_id t)
+{
+    return t == OG_T_I32 || t == OG_T_I64 || t == OG_T_U32 || t == OG_T_U64 || t == OG_T_F32 || t == OG_T_F64;
+}
+
+/* Types whose equality the hash keys follow: numbers with numbers, else one scalar type. */
+static int hash_compatible(og_type_id a, og_type_id b)
+{
+    if (is_num_type(a) && is_num_type(b)) return 1;
+    return a == b && (a == OG_T_BOOL || a == OG_T_DATE32 || a == OG_T_DATE64 || a == OG_T_STRING);
+}
+
+static uint64_t mix64(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    return h ^ (h >> 33);
+}
+
+/* Row i's hash: 0 when it can equal nothing (null, NaN), else 1 and *h. */
+static int key_hash(const og_vector *v, size_t i, uint64_t *h)
+{
+    if (og_vector_is_null(v, i)) return 0;
+    og_type_id t = v->type.id;
+    if (t == OG_T_I32 || t == OG_T_I64) {
+        *h = mix64((uint64_t)og_vector_get_i64(v, i));
+    } else if (t == OG_T_U32 || t == OG_T_U64) {
+        uint64_t u = og_vector_get_u64(v, i);
+        *h = mix64(u) ^ (u > (uint64_t)INT64_MAX ? 0x9e3779b97f4a7c15ULL : 0);
+    } else if (t == OG_T_F32 || t == OG_T_F64) {
+        double d = og_vector_get_f64(v, i);
+        if (isnan(d)) return 0;
+        if (d == floor(d) && d >= -9223372036854775808.0 && d < 9223372036854775808.0) {
+            *h = mix64((uint64_t)(int64_t)d); /* an integral float hashes as its integer */
+        } else if (d == floor(d) && d >= 9223372036854775808.0 && d < 18446744073709551616.0) {
+            *h = mix64((uint64_t)d) ^ 0x9e3779b97f4a7c15ULL;
+        } else {
+            uint64_t bits;
+            memcpy(&bits, &d, sizeof bits);
+            *h = mix64(bits ^ 0x5bd1e9955bd1e995ULL);
+        }
+    } else if (t == OG_T_BOOL) {
+        *h = mix64(0xb001 + (uint64_t)og_vector_get_bool(v, i));
+    } else if (t == OG_T_DATE32 || t == OG_T_DATE64) {
+        *h = mix64((uint64_t)og_vector_get_i64(v, i) ^ 0xda7eULL);
+    } else {
+        size_t n;
+        const uint8_t *b = og_vector_get_bytes(v, i, &n);
+        uint64_t x = 0xcbf29ce484222325ULL; /* FNV-1a */
+        for (size_t k = 0; k < n; k++) x = (x ^ b[k]) * 0x100000001b3ULL;
+        *h = mix64(x);
+    }
+    return 1;
+}
+
+/* Joins p's rows with scan pipe s (op->var bound in its column 0) on the equality among the
+ * nf fused filters that hash_key_filter picks, applying the other filters to the formed
+ * pairs a block at a time.  *used = 0 (nothing changed) when no filter qualifies or the key
+ * types are not hash_compatible: the caller then forms the cross join. */
+static og_status hash_join(exec *x, pipe *p, const og_ir_op *op, const pipe *s, const og_ir_op *const *filters,
+                           size_t nf, uint64_t *pairs, int *used)
+{
+    *used = 0;
+    int scan_left = 0;
+    int kf = hash_key_filter(x->ir, op->var, filters, nf, &scan_left);
+    if (kf < 0) return OG_OK;
+    const og_ir_pred *key = &filters[kf]->pred;
+    og_vector ks = {0}, kl = {0};
+    og_status st = eval(x, s, scan_left ? key->l : key->r, &ks);
+    if (st == OG_OK) st = eval(x, p, scan_left ? key->r : key->l, &kl);
+    size_t n = s->b.n_rows, m = p->b.n_rows;
+    if (st != OG_OK || ks.len != n || kl.len != m || !hash_compatible(ks.type.id, kl.type.id) || n >= UINT32_MAX) {
+        og_vector_free(&ks);
+        og_vector_free(&kl);
+        return st;
+    }
+    size_t nb = 16;
+    while (nb < 2 * n) nb *= 2;
+    uint32_t *head = malloc(nb * sizeof *head), *next = malloc((n ? n : 1) * sizeof *next);
+    uint64_t *hs = malloc((n ? n : 1) * sizeof *hs);
+    size_t ncols = p->b.n_cols + 1;
+    uint32_t *rowv = malloc(ncols * sizeof *rowv);
+    pipe part = {0};
+    part.identity_col = -1;
+    part.started = 1;
+    part.var_col = malloc((x->ir->nvars ? x->ir->nvars : 1) * sizeof *part.var_col);
+    og_bindings joined;
+    int joined_init = 0;
+    if (!head || !next || !hs || !rowv || !part.var_col) st = og_err(OG_ERR_NOMEM, "out of memory");
+    if (st == OG_OK) st = og_bindings_init(&joined, ncols);
+    if (st == OG_OK) joined_init = 1, st = og_bindings_init(&part.b, ncols);
+    if (st == OG_OK) {
+        memcpy(part.var_col, p->var_col, x->ir->nvars * sizeof *part.var_col);
+        part.var_col[op->var] = (int)(ncols - 1);
+        memset(head, 0xff, nb * sizeof *head);
+        for (size_t j = n; j-- > 0;) { /* chains in scan order */
+            if (!key_hash(&ks, j, &hs[j])) continue;
+            size_t b = (size_t)(hs[j] & (nb - 1));
+            next[j] = head[b];
+            head[b] = (uint32_t)j;
+        }
+    }
+    *pairs = 0;
+    for (size_t r = 0; st == OG_OK && r < m; r++) {
+        uint64_t h;
+        int probe = key_hash(&kl, r, &h); /* a null key matches nothing, but may end the last block */
+        for (uint32_t j = probe ? head[h & (nb - 1)] : UINT32_MAX; j != UINT32_MAX && st == OG_OK; j = next[j]) {
+            if (hs[j] != h || og_value_compare(&kl, r, &ks, j) != 0) continue;
+            for (size_t c = 0; c < p->b.n_cols; c++) rowv[c] = p->b.cols[c][r];
+            rowv[ncols - 1] = s->b.cols[0][j];
+            st = og_bindings_push(&part.b, rowv);
+        }
+        if (st == OG_OK && (part.b.n_rows >= 65536 || r + 1 == m)) { /* the other filters, a block at a time */
+            *pairs += part.b.n_rows;
+            for (size_t f = 0; f < nf && st == OG_OK; f++)
+                if ((int)f != kf) st = filter_rows(x, &part, &filters[f]->pred, 1);
+            for (size_t k = 0; k < part.b.n_rows && st == OG_OK; k++) {
+                for (size_t c = 0; c < ncols; c++) rowv[c] = part.b.cols[c][k];
+                st = og_bindings_push(&joined, rowv);
+            }
+            part.b.n_rows = 0;
+            if (st == OG_OK && (st = og_budget_check()) != OG_OK) break;
+        }
+    }
+    og_bindings_free(&part.b);
+    free(part.var_col);
+    free(head);
+    free(next);
+    free(hs);
+    free(rowv);
+    og_vector_free(&ks);
+    og_vector_free(&kl);
+    if (st == OG_OK) {
+        og_bindings_free(&p->b);
+        p->b = joined;
+        p->var_col[op->var] = (int)(p->b.n_cols - 1);
+        *used = 1;
+    } else if (joined_init) {
+        og_bindings_free(&joined);
+    }
+    return st;
+}
+
 static og_status op_scan_ex(exec *x, pipe *p, const og_ir_op *op, const og_ir_op *const *filters, size_t nf,
                             uint64_t *pairs);
 
@@ -711,8 +900,11 @@ static og_status op_scan_ex(exec *x, pipe *p, const og_ir_op *op, const og_ir_op
             p->var_col[op->var] = 0;
             p->started = 1;
             *pairs = p->b.n_rows;
-        } else { /* a separate component: cross join */
-            st = cross_filtered(x, p, op, &s.b, filters, nf, pairs);
+        } else { /* a separate component: a hash join on an equality, else the cross join */
+            int used = 0;
+            if (og_exec_hash_join) st = hash_join(x, p, op, &s, filters, nf, pairs, &used);
+            if (st == OG_OK && !used) st = cross_filtered(x, p, op, &s.b, filters, nf, pairs);
+            if (xs) xs->hash = used;
             nf = 0;
         }
     }
@@ -851,10 +1043,11 @@ static og_status run_ops(exec *x, pipe *p, const og_ir_op *ops, size_t nops)
              * kept the final ones (the rows a fused filter dropped are never held) */
             x->rows_through += pairs;
             xstep *xs = step_of(x, op);
+            int hashed = xs && xs->hash;
             if (xs) xs->rows = pairs, xs->ran = 1;
             for (size_t f = 0; f < nf; f++) {
                 x->rows_through += p->b.n_rows;
-                if ((xs = step_of(x, fs[f]))) xs->rows = p->b.n_rows, xs->ran = 1;
+                if ((xs = step_of(x, fs[f]))) xs->rows = p->b.n_rows, xs->ran = 1, xs->hash &= hashed;
             }
             if (p->b.n_rows > x->rows_peak) x->rows_peak = p->b.n_rows;
             k += nf;
@@ -1251,14 +1444,30 @@ static og_status plan_steps(exec *x, const og_ir_op *ops, size_t nops, unsigned 
             if (ops[i].edge_var >= 0) now_bound[ops[i].edge_var] = 0;
         }
     int fuse_open = 0; /* the previous steps are a cross join and filters fused into it */
+    const og_ir_op *hash_filter = NULL; /* that join's hash key (hash_join), if any */
     unsigned char *vars = malloc(x->ir->nvars ? x->ir->nvars : 1);
     if (st == OG_OK && !vars) st = og_err(OG_ERR_NOMEM, "out of memory");
     for (size_t k = 0; k < nops && st == OG_OK; k++) {
         const og_ir_op *op = &ops[order[k]];
         xstep s;
         memset(&s, 0, sizeof s);
-        if (op->kind == OG_IR_FILTER && fuse_open && filter_ready(x->ir, op, bound, vars)) s.fused = 1;
-        else fuse_open = op->kind == OG_IR_SCAN && started && og_exec_place_filters;
+        if (op->kind == OG_IR_FILTER && fuse_open && filter_ready(x->ir, op, bound, vars)) {
+            s.fused = 1;
+            s.hash = op == hash_filter;
+        } else {
+            fuse_open = op->kind == OG_IR_SCAN && started && og_exec_place_filters;
+            hash_filter = NULL;
+            if (fuse_open && og_exec_hash_join) { /* the filters this join fuses, as run_ops gathers them */
+                const og_ir_op *fs[64];
+                size_t nf = 0;
+                while (nf < 64 && k + 1 + nf < nops && ops[order[k + 1 + nf]].kind == OG_IR_FILTER &&
+                       filter_ready(x->ir, &ops[order[k + 1 + nf]], bound, vars))
+                    fs[nf] = &ops[order[k + 1 + nf]], nf++;
+                int scan_left;
+                int kf = hash_key_filter(x->ir, op->var, fs, nf, &scan_left);
+                if (kf >= 0) hash_filter = fs[kf];
+            }
+        }
         s.op = op;
         s.depth = depth;
         s.written = order[k] + 1;
@@ -1274,7 +1483,8 @@ static og_status plan_steps(exec *x, const og_ir_op *ops, size_t nops, unsigned 
             double one = hit ? (row == UINT32_MAX ? 0 : 1) : (double)n * preds_keep(op->preds, op->npreds);
             s.key_lookup = hit;
             s.cross = started;
-            est = started ? in * one : one;
+            s.hash = started && hash_filter != NULL;
+            est = started ? in * one * (s.hash ? pred_keep(&hash_filter->pred) : 1) : one;
             started = 1;
             break;
         }
@@ -1299,7 +1509,7 @@ static og_status plan_steps(exec *x, const og_ir_op *ops, size_t nops, unsigned 
             est = in * reach * preds_keep(op->preds, op->npreds) * preds_keep(op->edge_preds, op->nedge_preds);
             break;
         }
-        case OG_IR_FILTER: est = in * pred_keep(&op->pred); break;
+        case OG_IR_FILTER: est = s.hash ? in : in * pred_keep(&op->pred); break; /* a hash key: counted in the join */
         case OG_IR_ANTIJOIN: est = in * 0.5; break;
         }
         if (st) break;
@@ -1340,7 +1550,7 @@ static og_status put_step(og_buf *b, const og_ir_query *ir, const xstep *s, int 
     switch (op->kind) {
     case OG_IR_SCAN:
         og_buf_printf(b, "scan $%s: %s  access=%s%s", ir->vars[op->var].name, cat->nodes[op->node_type].name,
-                      s->key_lookup ? "key_lookup" : "full_scan", s->cross ? "  join=cross" : "");
+                      s->key_lookup ? "key_lookup" : "full_scan", s->hash ? "  join=hash" : s->cross ? "  join=cross" : "");
         break;
     case OG_IR_EXPAND: {
         const og_cat_type *et = &cat->edges[op->edge_type];
@@ -1374,7 +1584,7 @@ static og_status put_step(og_buf *b, const og_ir_query *ir, const xstep *s, int 
         const char *dot = strrchr(s->label, '.');
         size_t pos = (size_t)strtoul(dot ? dot + 1 : s->label, NULL, 10);
         if (pos != s->written) og_buf_printf(b, "  placed_from=%zu", s->written);
-        if (s->fused) og_buf_append_str(b, "  during_join");
+        if (s->fused) og_buf_append_str(b, s->hash ? "  hash_key" : "  during_join");
     }
     og_buf_append_byte(b, '\n');
     const og_ir_pred *pp[2] = {op->kind == OG_IR_FILTER ? NULL : op->preds, op->edge_preds};

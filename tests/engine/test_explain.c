@@ -191,6 +191,17 @@ static void explain_text_is_pinned(void **state)
                 "3. anti_join not {...} on $p, $c  est=1.3  rows=2\n"
                 "  3.1. expand $p -[WorksAt out 1..1]-> $c: Company  traversal=reach_check  est=0.67  rows=2\n"
                 "pipeline: est=1.3  rows_through=10  rows_peak=4  result_rows=2\n");
+    /* an equality across components is a hash join: only the 6 matching pairs are formed */
+    EXPECT_PLAN(f, "same_age_pairs", NULL, 1,
+                "query same_age_pairs: 5 steps, filters placed early\n"
+                "1. scan $a: Person  access=full_scan  est=4  rows=4\n"
+                "2. expand $a -[Knows out 1..1]-> $c: Person  traversal=csr  est=6  rows=6\n"
+                "3. scan $b: Person  access=full_scan  join=hash  est=2.4  rows=6\n"
+                "4. filter $a.age = $b.age  est=2.4  rows=6  placed_from=5  hash_key\n"
+                "5. expand $b -[Knows out 1..1]-> $d: Person  traversal=csr  est=3.6  rows=10\n"
+                "pipeline: est=3.6  rows_through=32  rows_peak=10  result_rows=1\n");
+    /* ... the same answer as the cross join filtered during the join */
+    og_exec_hash_join = 0;
     EXPECT_PLAN(f, "same_age_pairs", NULL, 1,
                 "query same_age_pairs: 5 steps, filters placed early\n"
                 "1. scan $a: Person  access=full_scan  est=4  rows=4\n"
@@ -199,6 +210,7 @@ static void explain_text_is_pinned(void **state)
                 "4. filter $a.age = $b.age  est=2.4  rows=6  placed_from=5  during_join\n"
                 "5. expand $b -[Knows out 1..1]-> $d: Person  traversal=csr  est=3.6  rows=10\n"
                 "pipeline: est=3.6  rows_through=50  rows_peak=10  result_rows=1\n");
+    og_exec_hash_join = 1;
     og_exec_place_filters = 0;
     EXPECT_PLAN(f, "older_chain", NULL, 0,
                 "query older_chain: 5 steps, filters placed as written\n"
