@@ -451,6 +451,21 @@ typedef struct og_db_embed_opts {
     int no_cache;               /* do not read or fill the embedding cache */
 } og_db_embed_opts;
 
+/* A query-time embedding provider for one graph handle, used by `nearest($v.p, "text")`
+ * instead of the environment (omnigraph-server sets a cluster graph's providers.embedding
+ * profile this way).  NULL or "" fields take the provider's defaults; the limits (timeouts,
+ * retries, batching) stay the environment's. */
+typedef struct og_db_embed_provider {
+    const char *kind;     /* "openai-compatible" (NULL) | "openai" | "gemini" | "mock" */
+    const char *base_url; /* a custom endpoint (then no key is needed, as for a local server) */
+    const char *model;
+    const char *api_key;  /* secret; copied, never printed */
+} og_db_embed_provider;
+
+/* Sets (or, with p NULL, clears back to the environment) the provider of `db`'s text queries;
+ * takes effect at the next text query.  OG_ERR_INVALID for an unknown kind. */
+og_status og_db_set_embed_provider(og_db *db, const og_db_embed_provider *p);
+
 /* Fills, replaces or removes the vectors of every @embed property of `branch` from its source
  * property and publishes the changed rows as ONE commit (a merge load; none when nothing
  * changed).  Resumable: finished embeddings are kept in the graph's embedding cache, so a rerun

@@ -13,6 +13,7 @@ bin="${1:-$here/build/release}"
 case "$bin" in /*) ;; *) bin="$here/$bin" ;; esac
 secs="${2:-5}"
 command -v wrk >/dev/null || { echo "bench/server: wrk is missing (apt-get install wrk)" >&2; exit 1; }
+[ -x /usr/bin/time ] || { echo "bench/server: /usr/bin/time is missing (apt-get install time)" >&2; exit 1; }
 for t in omnigraph omnigraph-server bench_http_static bench_embedded_mutate bench_embedded_query; do
   [ -x "$bin/$t" ] || { echo "bench/server: $bin/$t is missing (make build)" >&2; exit 1; }
 done
@@ -42,28 +43,47 @@ p99() { sed -n 's/^ *99% *\([0-9.]*[a-z]*\).*/\1/p' <<<"$1"; }
 non2xx() { sed -n 's/^ *Non-2xx or 3xx responses: *\([0-9]*\).*/\1/p' <<<"$1"; }
 total() { sed -n 's/^ *\([0-9]*\) requests in.*/\1/p' <<<"$1"; }
 run_wrk() { wrk -t2 -c16 -d"${secs}s" --latency "$@" 2>&1; }
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; } # user + system CPU of a process, in clock ticks
+# cpu_run PID ARGS...: run_wrk ARGS, then one more line "CPU_US_PER_REQ x": the CPU time the
+# server PID and wrk itself spent per request (on a shared machine, the rate is the share of
+# CPU the run got; the CPU per request is what the rate on an idle machine would follow)
+cpu_run() {
+  local p=$1; shift
+  local t0 t1 out
+  t0=$(ticks "$p")
+  out=$( { /usr/bin/time -f 'WRKCPU %U %S' wrk -t2 -c16 -d"${secs}s" --latency "$@"; } 2>&1)
+  t1=$(ticks "$p")
+  local n wu ws
+  n=$(total "$out"); read -r wu ws < <(sed -n 's/^WRKCPU //p' <<<"$out")
+  echo "$out"
+  echo "CPU_US_PER_REQ $(awk "BEGIN{printf \"%.1f\", (($t1 - $t0) / $(getconf CLK_TCK) + $wu + $ws) * 1e6 / $n}")"
+}
+cpu() { sed -n 's/^CPU_US_PER_REQ //p' <<<"$1"; }
 
 # The static server and omnigraph-server run side by side, and the static-200 and key-lookup
 # runs alternate for $rounds rounds: on a shared machine the load drifts, so each round's
 # ratio compares two runs made seconds apart, and the median round is reported.
 rounds="${ROUNDS:-3}"
 start "$bin/bench_http_static" 8
-st_addr=$addr
+st_addr=$addr; st_pid=${pids[-1]}
 start "$bin/omnigraph-server" --graph "bench=$work/g" --bind 127.0.0.1:0 --unauthenticated
-srv=$addr
+srv=$addr; srv_pid=${pids[-1]}
 health=$(run_wrk "http://$srv/healthz")
-ratios=() ; statics=() ; lookups=()
+ratios=() ; statics=() ; lookups=() ; cratios=()
 for r in $(seq "$rounds"); do
-  static=$(run_wrk "http://$st_addr/")
-  lookup=$(run_wrk -s "$here/bench/server/lookup.lua" "http://$srv/graphs/bench/query")
-  statics+=("$(rps "$static")|$(p99 "$static")"); lookups+=("$(rps "$lookup")|$(p99 "$lookup")")
+  static=$(cpu_run "$st_pid" "http://$st_addr/")
+  lookup=$(cpu_run "$srv_pid" -s "$here/bench/server/lookup.lua" "http://$srv/graphs/bench/query")
+  statics+=("$(rps "$static")|$(p99 "$static")|$(cpu "$static")")
+  lookups+=("$(rps "$lookup")|$(p99 "$lookup")|$(cpu "$lookup")")
   ratios+=("$(awk "BEGIN{printf \"%.3f\", $(rps "$lookup")/$(rps "$static")}")|$r")
+  cratios+=("$(awk "BEGIN{printf \"%.3f\", $(cpu "$static")/$(cpu "$lookup")}")")
 done
 # the median round (by ratio)
 med=$(printf '%s\n' "${ratios[@]}" | sort -t'|' -k1,1g | sed -n "$(( (rounds + 1) / 2 ))p")
 mr=${med#*|}; ratio=${med%|*}
-s_rps=${statics[$((mr - 1))]%|*}; s_p99=${statics[$((mr - 1))]#*|}
-l_rps=${lookups[$((mr - 1))]%|*}; l_p99=${lookups[$((mr - 1))]#*|}
+IFS='|' read -r s_rps s_p99 s_cpu <<<"${statics[$((mr - 1))]}"
+IFS='|' read -r l_rps l_p99 l_cpu <<<"${lookups[$((mr - 1))]}"
+cratio=$(printf '%s\n' "${cratios[@]}" | sort -g | sed -n "$(( (rounds + 1) / 2 ))p")
 mutate=$(run_wrk -s "$here/bench/server/mutate.lua" "http://$srv/graphs/bench/mutate")
 kill "${pids[-1]}"
 embedded=$("$bin/bench_embedded_mutate" "$work/g" 300 | sed -n 's/^embedded_mutations_per_s: //p')
@@ -73,13 +93,38 @@ h_rps=$(rps "$health")
 m_total=$(total "$mutate"); m_bad=$(non2xx "$mutate"); m_bad=${m_bad:-0}
 m_ok_rps=$(awk "BEGIN{print ($m_total - $m_bad) / $secs}")
 echo "server bench ($secs s per run, wrk -t2 -c16, loopback, $(nproc) cores; median of $rounds static/lookup rounds)"
-printf '  round ratios (lookup/static)  %s\n' "$(printf '%s ' "${ratios[@]%|*}")"
-printf '  static 200 (libmicrohttpd)   %10.0f req/s  p99 %s\n' "$s_rps" "$s_p99"
+printf '  round ratios (lookup/static req/s)          %s\n' "$(printf '%s ' "${ratios[@]%|*}")"
+printf '  round ratios (static/lookup CPU per request) %s\n' "$(printf '%s ' "${cratios[@]}")"
+printf '  static 200 (libmicrohttpd)   %10.0f req/s  p99 %s  CPU %s us/req (server + wrk)\n' "$s_rps" "$s_p99" "$s_cpu"
 printf '  omnigraph-server /healthz    %10.0f req/s  p99 %s\n' "$h_rps" "$(p99 "$health")"
-printf '  key lookup (POST /query)     %10.0f req/s  p99 %s   ratio to static %.2f (target >= 0.5)\n' \
-  "$l_rps" "$l_p99" "$ratio"
+printf '  key lookup (POST /query)     %10.0f req/s  p99 %s  CPU %s us/req (server + wrk)\n' "$l_rps" "$l_p99" "$l_cpu"
+printf '  key lookup / static 200: %.2f by req/s (median round), %.2f by CPU per request (median) (target >= 0.5)\n' \
+  "$ratio" "$cratio"
 printf '  key lookup (embedded, 1 thread) %7.0f req/s   (the engine alone: og_db_query + render)\n' "$embedded_q"
 printf '  one-row mutation (HTTP)      %10.1f commits/s  p99 %s  (%s of %s answered 409 after retries)\n' \
   "$m_ok_rps" "$(p99 "$mutate")" "$m_bad" "$m_total"
 printf '  one-row mutation (embedded)  %10.1f commits/s   ratio HTTP/embedded %.2f (target >= 0.8)\n' \
   "$embedded" "$(awk "BEGIN{print $m_ok_rps/$embedded}")"
+
+# the median round as a table and, when gnuplot is installed, a chart ($OUT, default a temp dir)
+out="${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/og-srvbench-out-XXXXXX")}"
+mkdir -p "$out"
+printf 'run\treq_per_s\tcpu_us_per_req\tp99\n"static 200"\t%s\t%s\t%s\n"key lookup"\t%s\t%s\t%s\n' \
+  "$s_rps" "$s_cpu" "$s_p99" "$l_rps" "$l_cpu" "$l_p99" > "$out/server.tsv"
+if command -v gnuplot >/dev/null; then
+  gnuplot <<GP
+set terminal svg size 720,360 font "sans,11"
+set output "$out/server.svg"
+set title "omnigraph-server: CPU per request, server + wrk (µs, lower is better)"
+set style data histograms
+set style fill solid 0.8 border -1
+set boxwidth 0.6
+set ylabel "µs per request"
+set yrange [0:*]
+set datafile separator "\t"
+plot "$out/server.tsv" using 3:xtic(1) notitle
+GP
+  echo "table: $out/server.tsv  chart: $out/server.svg"
+else
+  echo "table: $out/server.tsv  (SKIP: no gnuplot, apt-get install gnuplot-nox: no chart)"
+fi

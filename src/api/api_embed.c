@@ -37,6 +37,8 @@ struct og_api_embed_state {
     og_embedder *e;
     og_embed_cache *cache;
     char uri[1024];
+    int has_cfg;           /* og_db_set_embed_provider: this configuration, not the environment */
+    og_embed_config cfg;
 };
 
 struct og_api_embed_state *og_api_embed_state_new(const char *uri)
@@ -57,7 +59,64 @@ void og_api_embed_state_free(struct og_api_embed_state *s)
     free(s);
 }
 
-static og_status open_embedder(og_embedder **e, og_embed_cache **cache, const char *cache_id, int no_cache);
+static og_status open_embedder(og_embedder **e, og_embed_cache **cache, const char *cache_id, int no_cache,
+                               const og_embed_config *given);
+
+og_status og_db_set_embed_provider(og_db *db, const og_db_embed_provider *p)
+{
+    if (!db || !db->emb) return og_err(OG_ERR_INVALID, "og_db_set_embed_provider: no graph handle");
+    og_embed_config c;
+    og_embed_provider kind = OG_EMBED_OPENAI_COMPATIBLE;
+    if (p && p->kind && *p->kind && og_embed_provider_parse(p->kind, &kind) != OG_OK)
+        return og_err(OG_ERR_INVALID, "unknown embedding provider kind '%s' (openai-compatible, openai, gemini or mock)",
+                      p->kind);
+    if (p) {
+        og_embed_config_defaults(&c, kind);
+        /* the limits (deadline, timeout, retries, batching) stay the environment's */
+        og_embed_config env;
+        if (og_embed_config_from_env(&env) == OG_OK) {
+            c.deadline_ms = env.deadline_ms;
+            c.timeout_ms = env.timeout_ms;
+            c.retry_attempts = env.retry_attempts;
+            c.backoff_ms = env.backoff_ms;
+            c.batch_inputs = env.batch_inputs;
+            c.batch_bytes = env.batch_bytes;
+            c.concurrency = env.concurrency;
+        }
+        memset(env.api_key, 0, sizeof env.api_key);
+        if (p->base_url && *p->base_url && kind != OG_EMBED_MOCK) {
+            if (strncmp(p->base_url, "http://", 7) && strncmp(p->base_url, "https://", 8))
+                return og_err(OG_ERR_INVALID, "embedding provider base_url must start with http:// or https://");
+            if (strlen(p->base_url) >= sizeof c.base_url)
+                return og_err(OG_ERR_INVALID, "embedding provider base_url is too long");
+            snprintf(c.base_url, sizeof c.base_url, "%s", p->base_url);
+            size_t n = strlen(c.base_url);
+            while (n > 0 && c.base_url[n - 1] == '/') c.base_url[--n] = 0;
+            c.base_url_overridden = 1;
+        }
+        if (p->model && *p->model) {
+            if (strlen(p->model) >= sizeof c.model) return og_err(OG_ERR_INVALID, "embedding provider model is too long");
+            snprintf(c.model, sizeof c.model, "%s", p->model);
+        }
+        if (p->api_key && *p->api_key) {
+            if (strlen(p->api_key) >= sizeof c.api_key) return og_err(OG_ERR_INVALID, "the API key is too long");
+            snprintf(c.api_key, sizeof c.api_key, "%s", p->api_key);
+        }
+    }
+    struct og_api_embed_state *s = db->emb;
+    pthread_mutex_lock(&s->mu);
+    og_embedder_close(s->e);
+    og_embed_cache_close(s->cache);
+    s->e = NULL;
+    s->cache = NULL;
+    s->ready = 0;
+    s->has_cfg = p != NULL;
+    if (p) s->cfg = c;
+    else memset(&s->cfg, 0, sizeof s->cfg);
+    pthread_mutex_unlock(&s->mu);
+    memset(c.api_key, 0, sizeof c.api_key);
+    return OG_OK;
+}
 
 og_status og_api_embed_text(void *ud, const char *model, const char *text, size_t len, uint32_t dim, float *out)
 {
@@ -68,7 +127,7 @@ og_status og_api_embed_text(void *ud, const char *model, const char *text, size_
     if (!s->ready) {
         char id[1100];
         snprintf(id, sizeof id, "graph:%s", s->uri);
-        s->init_st = open_embedder(&s->e, &s->cache, id, 0);
+        s->init_st = open_embedder(&s->e, &s->cache, id, 0, s->has_cfg ? &s->cfg : NULL);
         if (s->init_st != OG_OK) snprintf(s->init_msg, sizeof s->init_msg, "%s", og_error_message());
         s->ready = 1;
     }
@@ -119,13 +178,16 @@ static void on_progress(void *ctx, const og_embed_summary *s)
             (unsigned long long)s->cleaned);
 }
 
-/* The embedder of a run: configuration from the environment, the cache named by `cache_id`. */
-static og_status open_embedder(og_embedder **e, og_embed_cache **cache, const char *cache_id, int no_cache)
+/* The embedder of a run: configuration `given` (NULL: from the environment), the cache named
+ * by `cache_id`. */
+static og_status open_embedder(og_embedder **e, og_embed_cache **cache, const char *cache_id, int no_cache,
+                               const og_embed_config *given)
 {
     *e = NULL;
     *cache = NULL;
     og_embed_config cfg;
-    OG_TRY(og_embed_config_from_env(&cfg));
+    if (given) cfg = *given;
+    else OG_TRY(og_embed_config_from_env(&cfg));
     OG_TRY(og_embedder_open(e, &cfg));
     memset(cfg.api_key, 0, sizeof cfg.api_key);
     if (no_cache || cfg.provider == OG_EMBED_MOCK) return OG_OK; /* mock vectors cost nothing to recompute */
@@ -238,7 +300,8 @@ og_status og_db_embed(char **summary, og_receipt *out, og_db *db, const og_db_em
     if (st == OG_OK) st = og_embed_filter_check(&f, t, nt);
     char cache_id[1100];
     snprintf(cache_id, sizeof cache_id, "graph:%s", db->uri);
-    if (st == OG_OK) st = open_embedder(&e, &cache, cache_id, o->no_cache);
+    if (st == OG_OK) /* the handle's provider (og_db_set_embed_provider) when it has one */
+        st = open_embedder(&e, &cache, cache_id, o->no_cache, db->emb && db->emb->has_cfg ? &db->emb->cfg : NULL);
     for (size_t i = 0; st == OG_OK && o->mode != OG_DB_EMBED_CLEAN && i < nt; i++)
         st = og_embed_check_model(&t[i], og_embedder_config(e));
     /* Export the target types at the pinned commit. */
@@ -339,7 +402,7 @@ og_status og_embed_file(char **summary, const char *input, const char *output, c
         size_t l = strlen(abs_out);
         snprintf(abs_out + l, sizeof abs_out - l, "/%s", output);
     }
-    if (st == OG_OK) st = open_embedder(&e, &cache, abs_out, o->no_cache);
+    if (st == OG_OK) st = open_embedder(&e, &cache, abs_out, o->no_cache, NULL);
     FILE *in = NULL, *outf = NULL;
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.tmp-%ld", output, (long)getpid());

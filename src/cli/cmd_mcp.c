@@ -66,6 +66,16 @@ int og_cmd_mcp(int argc, char **argv)
         const char *uri = st == OG_OK ? og_cluster_graph_uri(c, graph) : NULL;
         if (st == OG_OK && !uri) st = OG_ERR_NOT_FOUND, fprintf(stderr, "omnigraph mcp: graph '%s' is not applied\n", graph);
         if (st == OG_OK) st = og_db_open(&db, uri, &oo);
+        if (st == OG_OK) { /* the graph's providers.embedding profile for text `nearest` */
+            og_db_embed_provider ep;
+            char key[1024];
+            int bound = 0;
+            if (og_cluster_embedding_provider(c, graph, &ep, key, sizeof key, &bound) != OG_OK ||
+                (bound && og_db_set_embed_provider(db, &ep) != OG_OK))
+                fprintf(stderr, "omnigraph mcp: warning: %s; text queries use the environment's provider\n",
+                        og_error_message());
+            memset(key, 0, sizeof key);
+        }
         if (st == OG_OK) st = og_cluster_stored_queries(&set, c, graph, db);
         if (st == OG_OK && use_policy) {
             const char *bundle = og_cluster_policy_text(c, graph);

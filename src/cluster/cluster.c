@@ -310,6 +310,8 @@ static json_t *state_resource(json_t *desired, const char *addr)
     json_object_set(r, "digest", json_object_get(w, "digest"));
     if (json_object_get(w, "applies_to")) json_object_set(r, "applies_to", json_object_get(w, "applies_to"));
     if (json_object_get(w, "path")) json_object_set(r, "file", json_object_get(w, "path"));
+    if (json_object_get(w, "embedding_provider")) json_object_set(r, "embedding_provider", json_object_get(w, "embedding_provider"));
+    if (json_object_get(w, "embedding_profile")) json_object_set(r, "embedding_profile", json_object_get(w, "embedding_profile"));
     return r;
 }
 

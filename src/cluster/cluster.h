@@ -90,4 +90,14 @@ og_status og_cluster_stored_queries(struct og_stored_set **out, const og_cluster
 /* The policy bundle text bound to the graph (NULL when none; "cluster" for the server). */
 const char *og_cluster_policy_text(const og_cluster *c, const char *graph_id);
 
+/* The applied embedding provider of a graph (`embedding_provider:` -> providers.embedding.<name>),
+ * with its `api_key: ${VAR}` resolved from the environment now (reference: secrets are resolved
+ * when a server boots, never at validate/plan/apply).  *bound = 0 (and OG_OK) when the graph
+ * names none.  The strings point into the og_cluster, except api_key, which is written to
+ * key_buf.  OG_ERR_INVALID "graph 'g': embedding provider 'p' needs the environment variable
+ * VAR (api_key: ${VAR}), which is not set" (or empty); OG_ERR_CORRUPT when the ledger names a
+ * provider it does not record. */
+og_status og_cluster_embedding_provider(const og_cluster *c, const char *graph_id, og_db_embed_provider *out,
+                                        char *key_buf, size_t key_cap, int *bound);
+
 #endif

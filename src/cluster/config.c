@@ -439,12 +439,16 @@ static void load_graph(json_t *diags, const char *dir, const char *g, json_t *de
         }
     }
 
-    /* graph resource: identity of the root (create/delete only) */
-    char digest[65], addr[300], seed[300];
-    snprintf(seed, sizeof seed, "graph:%s", g);
+    /* graph resource: identity of the root (create/delete only) and its embedding provider
+     * binding (a changed binding is a derived update the ledger records) */
+    const char *epref = json_string_value(json_object_get(graph, "embedding_provider"));
+    char digest[65], addr[300], seed[700];
+    if (epref) snprintf(seed, sizeof seed, "graph:%s\nembedding_provider:%s", g, epref);
+    else snprintf(seed, sizeof seed, "graph:%s", g);
     og_cluster_digest(digest, seed, strlen(seed));
     snprintf(addr, sizeof addr, "graph.%s", g);
     resource(resources, addr, "graph", digest, NULL);
+    if (epref) json_object_set_new(json_object_get(resources, addr), "embedding_provider", json_string(epref));
 }
 
 static void load_provider(json_t *diags, const char *name, json_t *p, json_t *resources, json_t *providers)
@@ -482,6 +486,8 @@ static void load_provider(json_t *diags, const char *name, json_t *p, json_t *re
     char addr[300];
     snprintf(addr, sizeof addr, "provider.embedding.%s", name);
     resource(resources, addr, "embedding_provider", digest, NULL);
+    /* the profile as written (the key only as its ${ENV} reference): what a server resolves */
+    json_object_set(json_object_get(resources, addr), "embedding_profile", p);
     json_object_set(providers, name, p);
 }
 

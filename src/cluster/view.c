@@ -176,6 +176,43 @@ og_status og_cluster_stored_queries(og_stored_set **out, const og_cluster *c, co
     return OG_OK;
 }
 
+og_status og_cluster_embedding_provider(const og_cluster *c, const char *graph_id, og_db_embed_provider *out,
+                                        char *key_buf, size_t key_cap, int *bound)
+{
+    memset(out, 0, sizeof *out);
+    *bound = 0;
+    if (key_cap) key_buf[0] = 0;
+    json_t *res = json_object_get(json_object_get(c->state, "applied_revision"), "resources");
+    char addr[300];
+    snprintf(addr, sizeof addr, "graph.%s", graph_id);
+    const char *ref = json_string_value(json_object_get(json_object_get(res, addr), "embedding_provider"));
+    if (!ref) return OG_OK;
+    json_t *profile = json_object_get(json_object_get(res, ref), "embedding_profile");
+    const char *name = !strncmp(ref, "provider.embedding.", 19) ? ref + 19 : ref;
+    if (!json_is_object(profile))
+        return og_err(OG_ERR_CORRUPT, "graph '%s': the applied state names embedding provider '%s' but records no "
+                                      "profile for it; run `omnigraph cluster apply`", graph_id, name);
+    out->kind = json_string_value(json_object_get(profile, "kind"));
+    if (!out->kind) out->kind = json_string_value(json_object_get(profile, "provider"));
+    out->base_url = json_string_value(json_object_get(profile, "base_url"));
+    out->model = json_string_value(json_object_get(profile, "model"));
+    const char *key = json_string_value(json_object_get(profile, "api_key"));
+    size_t kl = key ? strlen(key) : 0;
+    if (kl > 3 && key[0] == '$' && key[1] == '{' && key[kl - 1] == '}') {
+        char var[256];
+        snprintf(var, sizeof var, "%.*s", (int)(kl - 3), key + 2);
+        const char *v = getenv(var);
+        if (!v || !*v)
+            return og_err(OG_ERR_INVALID, "graph '%s': embedding provider '%s' needs the environment variable %s "
+                                          "(api_key: ${%s}), which is not set", graph_id, name, var, var);
+        if (strlen(v) >= key_cap) return og_err(OG_ERR_INVALID, "graph '%s': the value of %s is too long", graph_id, var);
+        memcpy(key_buf, v, strlen(v) + 1);
+        out->api_key = key_buf;
+    }
+    *bound = 1;
+    return OG_OK;
+}
+
 const char *og_cluster_policy_text(const og_cluster *c, const char *graph_id)
 {
     json_t *res = json_object_get(json_object_get(c->state, "applied_revision"), "resources");

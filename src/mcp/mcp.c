@@ -22,6 +22,8 @@ const char *const og_mcp_protocol_versions[] = {"2025-11-25", "2025-06-18", "202
 
 struct og_mcp {
     og_mcp_opts o;
+    int throttled;          /* the current message's write was refused by o.admit */
+    char throttle_msg[320];
 };
 
 og_status og_mcp_new(og_mcp **out, const og_mcp_opts *o)
@@ -36,6 +38,19 @@ og_status og_mcp_new(og_mcp **out, const og_mcp_opts *o)
 }
 
 void og_mcp_free(og_mcp *m) { free(m); }
+
+int og_mcp_throttled(const og_mcp *m) { return m && m->throttled; }
+
+/* Admission for one writing call: 1 = go ahead; 0 = refused (m->throttled, the message set). */
+static int admitted(og_mcp *m)
+{
+    if (!m->o.admit) return 1;
+    char why[256] = "";
+    if (!m->o.admit(m->o.admit_ctx, why, sizeof why)) return 1;
+    m->throttled = 1;
+    snprintf(m->throttle_msg, sizeof m->throttle_msg, "too_many_requests: %s", why[0] ? why : "retry later");
+    return 0;
+}
 
 /* ---- JSON-RPC helpers ---------------------------------------------------------------------- */
 
@@ -448,11 +463,14 @@ static json_t *call_stored(og_mcp *m, const char *actor, const og_stored_query *
     }
     json_t *p = json_object_get(args, "params");
     if (p && !json_is_object(p) && !json_is_null(p)) return tool_text("invalid: `params` must be an object", 1);
+    if (q->mutation && !admitted(m)) return NULL; /* admission after both decisions */
     char *params = params_text(args);
     og_stored_invoke_opts io = {.params_json = params, .branch = branch, .snapshot = sarg(args, "snapshot"),
                                 .expect_mutation = -1, .actor = actor};
     char *out = NULL;
+    if (q->mutation && m->o.write_lock) m->o.write_lock(m->o.write_lock_ctx, 1);
     og_status st = og_stored_invoke(&out, m->o.db, q, &io);
+    if (q->mutation && m->o.write_lock) m->o.write_lock(m->o.write_lock_ctx, 0);
     free(params);
     return tool_owned(st, out);
 }
@@ -491,6 +509,7 @@ static json_t *tools_call(og_mcp *m, const char *actor, json_t *params, int *unk
             res = tool_text(msg, 1);
             break;
         }
+        if (!b->read_only && !admitted(m)) break;
         if (!b->read_only && m->o.write_lock) m->o.write_lock(m->o.write_lock_ctx, 1);
         res = call_builtin(m, actor, b, args);
         if (!b->read_only && m->o.write_lock) m->o.write_lock(m->o.write_lock_ctx, 0);
@@ -531,16 +550,12 @@ static json_t *tools_call(og_mcp *m, const char *actor, json_t *params, int *unk
         }
         if (q && !res) {
             og_mcp_verdict v = ask(m, actor, "invoke_query", NULL, NULL, q->name, 0, why, sizeof why);
-            if (v == OG_MCP_ALLOW) {
-                if (q->mutation && m->o.write_lock) m->o.write_lock(m->o.write_lock_ctx, 1);
-                res = call_stored(m, actor, q, qargs);
-                if (q->mutation && m->o.write_lock) m->o.write_lock(m->o.write_lock_ctx, 0);
-            }
+            if (v == OG_MCP_ALLOW) res = call_stored(m, actor, q, qargs); /* NULL only when throttled */
             /* a stored query the actor may not invoke is an unknown tool (anti-probing) */
         }
     }
     json_decref(empty);
-    if (!res) *unknown = 1;
+    if (!res && !m->throttled) *unknown = 1;
     return res;
 }
 
@@ -628,6 +643,7 @@ static json_t *handle_one(og_mcp *m, const char *actor, json_t *req)
         if (!json_is_string(json_object_get(params, "name"))) return rpc_error(id, -32602, "Invalid params: name is required");
         int unknown = 0;
         json_t *r = tools_call(m, actor, params, &unknown);
+        if (m->throttled) return rpc_error(id, OG_MCP_TOO_MANY_REQUESTS, m->throttle_msg);
         if (unknown) {
             char msg[512];
             snprintf(msg, sizeof msg, "Unknown tool: %s", json_string_value(json_object_get(params, "name")));
@@ -652,6 +668,7 @@ static json_t *handle_one(og_mcp *m, const char *actor, json_t *req)
 og_status og_mcp_handle(og_mcp *m, const char *actor, const char *msg, size_t len, char **out)
 {
     *out = NULL;
+    m->throttled = 0;
     json_error_t je;
     json_t *req = json_loadb(msg, len, JSON_REJECT_DUPLICATES, &je);
     json_t *resp;

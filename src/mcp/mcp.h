@@ -51,7 +51,18 @@ typedef struct og_mcp_opts {
      * writes one at a time in its process, as its other write paths do. */
     void (*write_lock)(void *ctx, int lock);
     void *write_lock_ctx;
+    /* Optional admission control: asked once before a writing tool call runs (after its
+     * authorization, before write_lock).  0 = admitted; non-zero = refused with `why` (e.g.
+     * the actor's concurrent-write budget is spent): the call does not run and is answered
+     * with the JSON-RPC error OG_MCP_TOO_MANY_REQUESTS ("too_many_requests: <why>"), and
+     * og_mcp_http answers HTTP 429.  The HTTP server holds the admitted slot until its
+     * request ends. */
+    int (*admit)(void *ctx, char *why, size_t why_cap);
+    void *admit_ctx;
 } og_mcp_opts;
+
+/* The JSON-RPC error code of a write refused by admission (implementation-defined range). */
+#define OG_MCP_TOO_MANY_REQUESTS (-32029)
 
 og_status og_mcp_new(og_mcp **out, const og_mcp_opts *o);
 void og_mcp_free(og_mcp *m);
@@ -61,6 +72,8 @@ void og_mcp_free(og_mcp *m);
  * Protocol failures are JSON-RPC error responses, not statuses: the return is OG_OK unless
  * memory ran out.  `actor` (may be NULL) is passed to the authorizer and echoed as actor_id. */
 og_status og_mcp_handle(og_mcp *m, const char *actor, const char *msg, size_t len, char **out);
+/* 1 when the last og_mcp_handle refused a write through opts.admit. */
+int og_mcp_throttled(const og_mcp *m);
 
 /* ---- mcp_policy.c: an authorizer backed by a graph's policy bundle (policy/policy.h) ---- */
 typedef struct og_mcp_policy og_mcp_policy;
@@ -85,7 +98,8 @@ typedef struct og_mcp_http_request {
     size_t body_len;
 } og_mcp_http_request;
 /* *status: 200 with *out the JSON-RPC response (application/json), 202 with *out NULL (a
- * notification), or 405/415/406/400 with a JSON-RPC error body (send `Allow: POST` with 405).
+ * notification), 429 with the JSON-RPC error of a write refused by admission (send
+ * `Retry-After`), or 405/415/406/400 with a JSON-RPC error body (send `Allow: POST` with 405).
  * OG_OK unless memory ran out. */
 og_status og_mcp_http(og_mcp *m, const og_mcp_http_request *req, unsigned *status, char **out);
 

@@ -61,6 +61,6 @@ og_status og_mcp_http(og_mcp *m, const og_mcp_http_request *req, unsigned *statu
     }
     og_status st = og_mcp_handle(m, req->actor, req->body ? req->body : "", req->body ? req->body_len : 0, out);
     if (st != OG_OK) return st;
-    *status = *out ? 200 : 202; /* a notification or a response: accepted, no body */
+    *status = og_mcp_throttled(m) ? 429 : *out ? 200 : 202; /* a notification: accepted, no body */
     return OG_OK;
 }

@@ -110,6 +110,7 @@ og_status og_server_add_graph(og_server *s, const char *id, const char *uri)
         fprintf(stderr, "omnigraph-server: graph '%s' (%s): %s: %s\n", id, uri, og_status_name(st), og_error_message());
         return st;
     }
+    if (s->o.budget.time_ms || s->o.budget.memory_bytes) og_db_set_budget(db, &s->o.budget);
     og_served_graph *v = realloc(s->graphs, (s->ngraphs + 1) * sizeof *v);
     char *u = strdup(uri);
     pthread_mutex_t *mu = malloc(sizeof *mu);
@@ -258,11 +259,24 @@ unsigned og_status_http(og_status st, const char **code)
     }
 }
 
+/* A query stopped by its budget (util/budget.c's messages): the resource_limit detail. */
+static json_t *budget_detail(const char *msg)
+{
+    const char *p;
+    long long n;
+    if ((p = strstr(msg, "time budget of ")) && sscanf(p, "time budget of %lld ms", &n) == 1)
+        return json_pack("{s:s,s:I}", "resource", "query_time_ms", "limit", (json_int_t)n);
+    if ((p = strstr(msg, "memory budget of ")) && sscanf(p, "memory budget of %lld bytes", &n) == 1)
+        return json_pack("{s:s,s:I}", "resource", "query_memory_bytes", "limit", (json_int_t)n);
+    return NULL;
+}
+
 struct MHD_Response *og_resp_status(og_req *r, og_status st)
 {
     const char *code;
     unsigned http = og_status_http(st, &code);
-    return og_resp_error(r, http, code, og_error_message(), NULL, NULL);
+    json_t *d = st == OG_ERR_LIMIT ? budget_detail(og_error_message()) : NULL;
+    return og_resp_error(r, http, code, og_error_message(), d ? "resource_limit" : NULL, d);
 }
 
 /* ---- request helpers ------------------------------------------------------------------- */

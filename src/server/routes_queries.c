@@ -242,6 +242,19 @@ static void mcp_write_lock(void *ctx, int lock)
         pthread_mutex_unlock(r->g->write_mu_p);
 }
 
+/* MCP writes share the actor's concurrent-write budget with the write routes (§2.7): the
+ * slot is taken after the call's authorization and released when the request ends. */
+static int mcp_admit(void *ctx, char *why, size_t cap)
+{
+    og_req *r = ctx;
+    struct MHD_Response *refused = og_req_admit(r);
+    if (!refused) return 0;
+    MHD_destroy_response(refused);
+    snprintf(why, cap, "too many concurrent writes for actor '%s' (limit %u); retry later",
+             r->actor ? r->actor : "anonymous", r->s->o.per_actor_inflight);
+    return 1;
+}
+
 struct MHD_Response *og_h_mcp(og_req *r)
 {
     if (rebinding_suspect(r))
@@ -264,7 +277,9 @@ struct MHD_Response *og_h_mcp(og_req *r)
                       .authorize = mcp_authorize,
                       .authorize_ctx = r,
                       .write_lock = mcp_write_lock,
-                      .write_lock_ctx = r};
+                      .write_lock_ctx = r,
+                      .admit = mcp_admit,
+                      .admit_ctx = r};
     if (og_mcp_new(&m, &mo)) return og_resp_error(r, 500, "internal", "out of memory", NULL, NULL);
     og_mcp_http_request hr = {.method = r->method,
                               .content_type = og_req_header(r, "Content-Type"),
@@ -293,6 +308,7 @@ struct MHD_Response *og_h_mcp(og_req *r)
     }
     if (n) MHD_add_response_header(resp, "Content-Type", "application/json");
     if (status == 405) MHD_add_response_header(resp, "Allow", "POST");
+    if (status == 429) MHD_add_response_header(resp, "Retry-After", "60");
     r->status = status;
     return resp;
 }

@@ -38,6 +38,7 @@ typedef struct og_server_opts {
     FILE *log;                  /* audit log (one JSON line per request); NULL = stderr */
     int cluster;                /* serving an applied cluster: schema apply is 409 (use cluster apply) */
     unsigned per_actor_inflight; /* admission: concurrent writes per actor; 0 = 16 (429 beyond) */
+    og_budget budget;           /* every served graph's default query budgets (og_db_set_budget; 0 fields inherit) */
 } og_server_opts;
 
 /* Classifies the runtime state (auth.h); errors name the remedy on stderr. */

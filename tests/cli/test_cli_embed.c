@@ -1,6 +1,6 @@
 /*
  * test_cli_embed.c — `omnigraph embed` with the mock provider: the JSON summary, one commit on
- * the graph, a rerun that changes nothing, --clean with --select, --if-commit (exit 4), the
+ * the graph, --progress lines, a rerun that changes nothing, --clean with --select, --if-commit (exit 4), the
  * offline --input/--output/--spec pipeline, and usage errors (exit 2).
  */
 #include <setjmp.h>
@@ -45,6 +45,10 @@ static void embed_graph_and_files(void **state)
     memcpy(head, c + 11, 26);
     assert_int_equal(run(out, sizeof out, "%s export %s/g", bin, dir), 0);
     assert_non_null(strstr(out, "\"vec\":["));
+
+    /* --progress: a progress line on stderr (every two seconds, and one at the end) */
+    assert_int_equal(run(out, sizeof out, ENV " %s embed --quiet --progress --reembed-all %s/g 2>&1", dir, bin, dir), 0);
+    assert_non_null(strstr(out, "omnigraph embed: 2 records read, 2 selected, "));
 
     /* nothing missing: no commit */
     assert_int_equal(run(out, sizeof out, ENV " %s embed --quiet %s/g", dir, bin, dir), 0);

@@ -394,9 +394,61 @@ static void test_write_lock_hook(void **state)
     og_mcp_free(m);
 }
 
+/* The admission hook: asked once per writing call, after authorization; a refusal is the
+ * JSON-RPC error OG_MCP_TOO_MANY_REQUESTS, the call does not run, and og_mcp_http says 429. */
+static int admit_calls;
+static int refuse_all(void *ctx, char *why, size_t cap)
+{
+    (void)ctx;
+    admit_calls++;
+    snprintf(why, cap, "budget spent");
+    return 1;
+}
+
+static void test_admission_hook(void **state)
+{
+    (void)state;
+    og_mcp *m = NULL;
+    lock_calls = lock_depth = 0;
+    admit_calls = 0;
+    og_mcp_opts o = {.db = db, .queries = set, .graph_id = "people", .write_lock = count_lock, .admit = refuse_all};
+    assert_int_equal(og_mcp_new(&m, &o), OG_OK);
+    const char *writes[] = {
+        "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"add_person\",\"arguments\":{\"params\":{\"name\":\"Adm\"}}}}",
+        "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"branch_create\",\"arguments\":{\"name\":\"refused\"}}}",
+        "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":\"graph_mutate\",\"arguments\":{\"query\":\"query m() { insert Person { name: \\\"X\\\" } }\"}}}",
+    };
+    for (size_t i = 0; i < 3; i++) {
+        og_mcp_http_request rq = {.method = "POST", .body = writes[i], .body_len = strlen(writes[i])};
+        unsigned status = 0;
+        char *out = NULL;
+        assert_int_equal(og_mcp_http(m, &rq, &status, &out), OG_OK);
+        assert_int_equal(status, 429);
+        assert_true(og_mcp_throttled(m));
+        json_t *j = json_loads(out, 0, NULL);
+        json_t *e = json_object_get(j, "error");
+        assert_int_equal(json_integer_value(json_object_get(e, "code")), OG_MCP_TOO_MANY_REQUESTS);
+        assert_string_equal(json_string_value(json_object_get(e, "message")), "too_many_requests: budget spent");
+        json_decref(j);
+        og_free(out);
+    }
+    assert_int_equal(admit_calls, 3);
+    assert_int_equal(lock_calls, 0); /* refused before the lock: nothing ran */
+    /* reads are not asked, and the flag is per message */
+    const char *read = "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/call\",\"params\":{\"name\":\"branch_list\",\"arguments\":{}}}";
+    char *out = NULL;
+    assert_int_equal(og_mcp_handle(m, "w", read, strlen(read), &out), OG_OK);
+    assert_false(og_mcp_throttled(m));
+    assert_null(strstr(out, "refused"));
+    og_free(out);
+    assert_int_equal(admit_calls, 3);
+    og_mcp_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_admission_hook),
         cmocka_unit_test(test_handshake),      cmocka_unit_test(test_protocol_errors),
         cmocka_unit_test(test_tool_catalog),   cmocka_unit_test(test_agent_flow),
         cmocka_unit_test(test_resources),      cmocka_unit_test(test_visibility_and_masking),

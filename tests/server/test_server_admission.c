@@ -3,7 +3,8 @@
  * OMNIGRAPH_PER_ACTOR_INFLIGHT_MAX=1, a write held open (an NDJSON load whose body is still
  * arriving: it is decided and admitted before its body is read) makes the actor's next write
  * a 429 `too_many_requests` with `Retry-After`, while reads pass; the slot is released when
- * the held write completes.
+ * the held write completes.  MCP writes (POST /graphs/{id}/mcp tools/call of a writing tool)
+ * share the same budget: refused with HTTP 429, Retry-After and a JSON-RPC error.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +14,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 
 #include "server_client.h"
@@ -114,10 +116,97 @@ static void test_write_over_budget_is_429(void **state)
     assert_true(ok);
 }
 
+static http_resp mcp_call(const char *tool, const char *args)
+{
+    char body[1024];
+    snprintf(body, sizeof body,
+             "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"%s\",\"arguments\":%s}}",
+             tool, args);
+    const char *h[] = {"Content-Type: application/json", "Accept: application/json, text/event-stream", NULL};
+    return http(&S, "POST", "/graphs/g1/mcp", h, body, strlen(body));
+}
+
+static void test_mcp_writes_share_the_budget(void **state)
+{
+    const char *rec = "{\"type\":\"Person\",\"data\":{\"name\":\"Slow2\",\"age\":2}}\n";
+    char head[512];
+    snprintf(head, sizeof head,
+             "POST /graphs/g1/load/ndjson HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\n"
+             "Content-Length: %zu\r\n\r\n",
+             strlen(rec));
+    const char *mut = "{\"query\":\"query q() { insert Person { name: \\\"ViaMcp\\\" } }\"}";
+    /* Hold a load open until it owns the actor's one slot (an HTTP write is then refused, as
+     * test_write_over_budget_is_429 shows; a write racing the load's admission may win the
+     * slot instead, and the load is then refused at once: start another one). */
+    int held = 0, fd = -1;
+    for (int i = 0; i < 50 && !held; i++) {
+        if (fd < 0) {
+            fd = connect_to(&S);
+            assert_true(fd >= 0);
+            assert_int_equal(write(fd, head, strlen(head)), (ssize_t)strlen(head));
+        }
+        usleep(100 * 1000);
+        struct pollfd pfd = {.fd = fd, .events = POLLIN};
+        if (poll(&pfd, 1, 0) > 0) { /* the load already has its answer: it lost the race */
+            close(fd);
+            fd = -1;
+            continue;
+        }
+        http_resp h = post_json(&S, NULL, "/graphs/g1/mutate", MUTATE);
+        held = h.status == 429;
+        http_free(&h);
+    }
+    assert_true(held);
+    /* ... so an MCP write is refused the same way */
+    http_resp r = mcp_call("graph_mutate", mut);
+    assert_int_equal(r.status, 429);
+    assert_non_null(strstr(r.headers, "Retry-After: 60"));
+    json_t *e = json_object_get(r.json, "error");
+    assert_int_equal(json_integer_value(json_object_get(e, "code")), -32029);
+    assert_string_equal(jstr(e, "message"),
+                        "too_many_requests: too many concurrent writes for actor 'anonymous' (limit 1); retry later");
+    assert_int_equal(json_integer_value(json_object_get(r.json, "id")), 7);
+    http_free(&r);
+    /* every writing tool shares it; reads do not */
+    r = mcp_call("branch_create", "{\"name\":\"mcp-held\"}");
+    assert_int_equal(r.status, 429);
+    http_free(&r);
+    r = mcp_call("graph_load", "{\"data\":\"{\\\"type\\\":\\\"Person\\\",\\\"data\\\":{\\\"name\\\":\\\"L\\\"}}\"}");
+    assert_int_equal(r.status, 429);
+    http_free(&r);
+    r = mcp_call("graph_query", "{\"query\":\"query q() { match { $p: Person } return { $p.name } }\"}");
+    assert_int_equal(r.status, 200);
+    assert_false(json_is_true(json_object_get(json_object_get(r.json, "result"), "isError")));
+    http_free(&r);
+    /* the branch was not created by the refused call */
+    r = get(&S, NULL, "/graphs/g1/branches");
+    assert_null(strstr(r.body, "mcp-held"));
+    http_free(&r);
+    /* the held load completes; MCP writes pass again */
+    assert_int_equal(write(fd, rec, strlen(rec)), (ssize_t)strlen(rec));
+    char buf[4096];
+    ssize_t n = 0, k;
+    while (n < (ssize_t)sizeof buf - 1 && (k = read(fd, buf + n, sizeof buf - 1 - (size_t)n)) > 0) {
+        n += k;
+        buf[n] = 0;
+        if (strstr(buf, "\"commit\"")) break;
+    }
+    close(fd);
+    int ok = 0;
+    for (int i = 0; i < 50 && !ok; i++) {
+        r = mcp_call("graph_mutate", mut);
+        ok = r.status == 200 && !json_is_true(json_object_get(json_object_get(r.json, "result"), "isError"));
+        http_free(&r);
+        if (!ok) usleep(100 * 1000);
+    }
+    assert_true(ok);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_write_over_budget_is_429),
+        cmocka_unit_test_setup_teardown(test_write_over_budget_is_429, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_mcp_writes_share_the_budget, setup, teardown),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, NULL, NULL);
 }

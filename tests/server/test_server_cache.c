@@ -16,6 +16,7 @@
 #include "server_client.h"
 
 static char dir[64], graph[128], graph_uri[128], logpath[128];
+static srv a, b; /* stopped by teardown too, when an assertion ended the test early */
 
 static int setup(void **state)
 {
@@ -30,6 +31,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
+    if (srv_alive(&a)) srv_stop(&a);
+    if (srv_alive(&b)) srv_stop(&b);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     return system(cmd) ? -1 : 0;
@@ -64,7 +67,6 @@ static long insert_via(const srv *s, const char *name)
 
 static void test_writes_elsewhere_are_visible(void **state)
 {
-    srv a, b;
     const char *args[] = {"--graph", graph, "--bind", "127.0.0.1:0", "--unauthenticated", "--threads", "2", NULL};
     assert_int_equal(srv_start(&a, logpath, args), 0);
     assert_int_equal(srv_start(&b, logpath, args), 0);

@@ -18,6 +18,7 @@
 
 #include "server_client.h"
 
+static srv s; /* stopped by teardown too, when an assertion ended a test early */
 static char dir[64], graph[128], graph_uri[128], logpath[128];
 
 static int have_wrk(void) { return system("command -v wrk >/dev/null 2>&1") == 0; }
@@ -34,6 +35,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
+    if (srv_alive(&s)) srv_stop(&s);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     return system(cmd) ? -1 : 0;
@@ -117,7 +119,6 @@ static void check_clean(const char *out)
 
 static void test_load(void **state)
 {
-    srv s;
     const char *args[] = {"--graph", graph, "--bind", "127.0.0.1:0", "--unauthenticated", NULL};
     assert_int_equal(srv_start(&s, logpath, args), 0);
     char url[160];

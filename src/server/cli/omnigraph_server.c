@@ -7,9 +7,11 @@
  */
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cluster/cluster.h"
 #include "cluster/stored.h"
@@ -35,11 +37,50 @@ static const char *usage =
     "  --server-policy FILE           server bundle: who may list graphs (graph_list)\n"
     "  --threads N                    worker threads (default 8)\n"
     "  --timeout SECONDS              idle connection timeout (default 30)\n"
+    "  --query-timeout DURATION       every read query's time budget (500ms, 30s, 2m; default 2m, or\n"
+    "                                 $OMNIGRAPH_QUERY_TIMEOUT; `unlimited`): beyond it, 413 resource_limit\n"
+    "  --query-max-memory SIZE        every read query's memory budget (512M, 2G; default 4G, or\n"
+    "                                 $OMNIGRAPH_QUERY_MAX_MEMORY; `unlimited`)\n"
     "Tokens (read once, kept only as SHA-256 digests): OMNIGRAPH_SERVER_BEARER_TOKEN (actor\n"
     "\"default\"), OMNIGRAPH_SERVER_BEARER_TOKENS_JSON or OMNIGRAPH_SERVER_BEARER_TOKENS_FILE\n"
     "({\"actor\": \"token\", ...}).  See docs/server.md.\n";
 
 static int truthy(const char *v) { return v && *v && strcmp(v, "0") && strcasecmp(v, "false"); }
+
+/* "500ms", "30s", "2m", "1h", a bare number of milliseconds, or "unlimited" (-1); 0 when
+ * malformed or not positive. */
+static int64_t duration_ms(const char *s)
+{
+    if (!strcasecmp(s, "unlimited")) return -1;
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || !(v > 0)) return 0;
+    double mul = !*end || !strcmp(end, "ms") ? 1 : !strcmp(end, "s") ? 1e3 : !strcmp(end, "m") ? 6e4
+                 : !strcmp(end, "h") ? 3.6e6 : 0;
+    double ms = v * mul;
+    return ms >= 1 && ms < 9e15 ? (int64_t)ms : 0;
+}
+
+/* "512M", "2G", "64K", a bare number of bytes (K/M/G/T are powers of 1024, "B" suffixes
+ * allowed), or "unlimited" (-1); 0 when malformed or not positive. */
+static int64_t size_bytes(const char *s)
+{
+    if (!strcasecmp(s, "unlimited")) return -1;
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || !(v > 0)) return 0;
+    double mul = 1;
+    switch (*end) {
+    case 'k': case 'K': mul = 1024.0, end++; break;
+    case 'm': case 'M': mul = 1048576.0, end++; break;
+    case 'g': case 'G': mul = 1073741824.0, end++; break;
+    case 't': case 'T': mul = 1099511627776.0, end++; break;
+    }
+    if (*end == 'B' || *end == 'b') end++;
+    if (*end) return 0;
+    double b = v * mul;
+    return b >= 1 && b < 9e18 ? (int64_t)b : 0;
+}
 
 /* The cluster's applied state, loaded before the server exists (the bundles decide the
  * runtime state); freed at exit. */
@@ -112,6 +153,18 @@ static int boot_graphs(boot *b, og_server *s, int require_all)
             if (require_all) return 1;
             continue;
         }
+        /* the graph's providers.embedding profile, its ${KEY} resolved now: a missing secret is
+         * a deployment error that stops the boot (text queries would fail on every call) */
+        og_db_embed_provider ep;
+        char key[1024];
+        int bound = 0;
+        og_status est = og_cluster_embedding_provider(b->c, id, &ep, key, sizeof key, &bound);
+        if (est == OG_OK && bound) est = og_db_set_embed_provider(og_server_graph_db(s, id), &ep);
+        memset(key, 0, sizeof key);
+        if (est) {
+            fprintf(stderr, "omnigraph-server: --cluster: %s\n", og_error_message());
+            return 1;
+        }
         og_stored_set *set = NULL;
         if (og_cluster_stored_queries(&set, b->c, id, og_server_graph_db(s, id))) {
             fprintf(stderr, "omnigraph-server: graph '%s' quarantined: %s (a stored query is never served broken; fix "
@@ -120,8 +173,10 @@ static int boot_graphs(boot *b, og_server *s, int require_all)
             if (require_all) return 1;
             continue;
         }
-        fprintf(stderr, "omnigraph-server: graph '%s' at %s: %zu stored quer%s%s\n", id, uri, og_stored_set_count(set),
-                og_stored_set_count(set) == 1 ? "y" : "ies", b->bundles[i] ? ", policy bundle bound" : "");
+        fprintf(stderr, "omnigraph-server: graph '%s' at %s: %zu stored quer%s%s%s%s\n", id, uri,
+                og_stored_set_count(set), og_stored_set_count(set) == 1 ? "y" : "ies",
+                b->bundles[i] ? ", policy bundle bound" : "", bound ? ", embedding provider " : "",
+                bound ? (ep.kind ? ep.kind : "openai-compatible") : "");
         og_server_set_queries(s, id, set);
         healthy++;
     }
@@ -150,6 +205,7 @@ int main(int argc, char **argv)
     int unauth = truthy(getenv("OMNIGRAPH_UNAUTHENTICATED")), allow_public = 0;
     int require_all = truthy(getenv("OMNIGRAPH_REQUIRE_ALL_GRAPHS"));
     unsigned threads = 0, timeout = 0;
+    const char *q_timeout = getenv("OMNIGRAPH_QUERY_TIMEOUT"), *q_memory = getenv("OMNIGRAPH_QUERY_MAX_MEMORY");
     const char *graphs[64], *policy_path = NULL, *server_policy_path = NULL;
     size_t ngraphs = 0;
     for (int i = 1; i < argc; i++) {
@@ -180,6 +236,12 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--timeout") && v) {
             timeout = (unsigned)strtoul(v, NULL, 10);
             i++;
+        } else if (!strcmp(a, "--query-timeout") && v) {
+            q_timeout = v;
+            i++;
+        } else if (!strcmp(a, "--query-max-memory") && v) {
+            q_memory = v;
+            i++;
         } else if (!strcmp(a, "--unauthenticated")) {
             unauth = 1;
         } else if (!strcmp(a, "--allow-public-unauthenticated")) {
@@ -199,6 +261,17 @@ int main(int argc, char **argv)
     if (cluster && (ngraphs || policy_path || server_policy_path)) {
         fprintf(stderr, "omnigraph-server: --cluster serves the cluster's own graphs and policy bundles; drop --graph, "
                         "--policy and --server-policy\n");
+        return 2;
+    }
+    og_budget budget = {0, 0}; /* docs/server.md "Query budgets" */
+    if (q_timeout && *q_timeout && !(budget.time_ms = duration_ms(q_timeout))) {
+        fprintf(stderr, "omnigraph-server: --query-timeout '%s': expected a duration such as 500ms, 30s or 2m, or "
+                        "unlimited\n", q_timeout);
+        return 2;
+    }
+    if (q_memory && *q_memory && !(budget.memory_bytes = size_bytes(q_memory))) {
+        fprintf(stderr, "omnigraph-server: --query-max-memory '%s': expected a size such as 512M or 2G, or "
+                        "unlimited\n", q_memory);
         return 2;
     }
     if (!ngraphs && !cluster) {
@@ -241,7 +314,8 @@ int main(int argc, char **argv)
                         .unauthenticated = unauth,
                         .allow_public_unauthenticated = allow_public,
                         .policy = authz,
-                        .cluster = cluster != NULL};
+                        .cluster = cluster != NULL,
+                        .budget = budget};
     if (og_server_new(&s, &o)) goto out;
     if (cluster) {
         if (boot_graphs(&b, s, require_all)) goto out;
