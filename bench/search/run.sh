@@ -89,15 +89,16 @@ if command -v gnuplot >/dev/null; then
   gnuplot <<GP
 set terminal svg size 720,360 font "sans,11"
 set output "$out/search.svg"
-set title "bm25 top-10 latency, median wall ms (lower is better)"
+set title "bm25 top-10 latency, median thread-CPU ms (lower is better; log scale)"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.8 border -1
 set boxwidth 0.9
 set ylabel "ms"
-set yrange [0:*]
+set logscale y
+set yrange [0.1:*]
 set key top left
-plot "$out/search.tsv" using 6:xtic(1) title "OmniGraph-C (indexed)", '' using 9 title "SQLite FTS5"
+plot "$out/search.tsv" every ::1 using 8:xtic(1) title "OmniGraph-C (indexed)", '' every ::1 using 11 title "SQLite FTS5"
 GP
   echo "chart: $out/search.svg"
 else

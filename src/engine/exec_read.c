@@ -868,11 +868,20 @@ static og_status op_scan_ex(exec *x, pipe *p, const og_ir_op *op, const og_ir_op
         return st;
     } else if (x->ir->rank_order >= 0 && !x->ir->aggregate && x->ir->ranks[x->ir->rank_order].kind == OG_IR_RANK_BM25 &&
                x->ir->ranks[x->ir->rank_order].var == op->var) {
-        /* a bm25 ordering keeps only rows sharing a query term: bind just those (search.h) */
+        /* a bm25 ordering keeps only rows sharing a query term: bind just those (search.h); with
+         * a limit over the bare scan (one result row per candidate), just those that can make
+         * the first `limit` rows */
         const uint32_t *rows;
         size_t m;
-        st = og_search_candidates(x->search, x->ir->rank_order, &rows, &m);
-        if (st == OG_OK) st = og_bindings_from_rows(&s.b, rows, m);
+        if (x->ir->has_limit && x->ir->nops == 1 && !op->npreds) {
+            uint32_t *top = NULL;
+            st = og_search_candidates_top(x->search, x->ir->rank_order, x->ir->limit, &top, &m);
+            if (st == OG_OK) st = og_bindings_from_rows(&s.b, top, m);
+            free(top);
+        } else {
+            st = og_search_candidates(x->search, x->ir->rank_order, &rows, &m);
+            if (st == OG_OK) st = og_bindings_from_rows(&s.b, rows, m);
+        }
         s.identity_col = -1;
     } else {
         uint32_t *rows = malloc((n ? n : 1) * sizeof *rows);

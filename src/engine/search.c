@@ -1060,6 +1060,34 @@ og_status og_search_candidates(og_search *s, int rank, const uint32_t **rows, si
     return OG_OK;
 }
 
+static double kth_smallest(double *v, size_t n, size_t k);
+
+og_status og_search_candidates_top(og_search *s, int rank, uint64_t k, uint32_t **rows, size_t *n)
+{
+    *rows = NULL;
+    *n = 0;
+    const uint32_t *all;
+    size_t m;
+    OG_TRY(og_search_candidates(s, rank, &all, &m));
+    const rstate *rs = &s->ranks[rank];
+    double cut = -INFINITY;
+    if (k > 0 && k < m) { /* the k-th highest score, by selection over the negated scores */
+        double *neg = malloc(m * sizeof *neg);
+        if (!neg) return og_err(OG_ERR_NOMEM, "out of memory");
+        for (size_t i = 0; i < m; i++) neg[i] = -rs->mscore[i];
+        cut = -kth_smallest(neg, m, (size_t)k - 1);
+        free(neg);
+    }
+    uint32_t *out = malloc((m ? m : 1) * sizeof *out);
+    if (!out) return og_err(OG_ERR_NOMEM, "out of memory");
+    size_t w = 0;
+    for (size_t i = 0; i < m; i++)
+        if (k == 0 || rs->mscore[i] >= cut) out[w++] = all[i];
+    *rows = out;
+    *n = w;
+    return OG_OK;
+}
+
 /* Computes the distances of the given rows not computed yet. */
 static og_status nearest_fill(rstate *rs, const uint32_t *rows, size_t n)
 {

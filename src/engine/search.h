@@ -67,6 +67,13 @@ og_status og_search_score(og_search *s, int rank, const uint32_t *rows, size_t n
  * of a ranked query then follows the postings of its terms, not the table's size. */
 og_status og_search_candidates(og_search *s, int rank, const uint32_t **rows, size_t *n);
 
+/* og_search_candidates cut to the rows that can be among the first k of the ordering: those
+ * scoring at least the k-th highest score (ties at the cut all kept, so later order keys and
+ * the id tie-break still choose among them), ascending, in *rows (owned).  Only valid when
+ * every candidate row becomes exactly one result row (the executor's bare scan of the ranked
+ * type, no aggregation). */
+og_status og_search_candidates_top(og_search *s, int rank, uint64_t k, uint32_t **rows, size_t *n);
+
 /* For a nearest ordering ir->ranks[rank] with a limit whose match block is the bare scan of
  * the ranked type: the rows vector index files name as candidates (search_ann.h) plus every
  * live row of the data files no index covers, ascending, in *rows (owned) with *used = 1; the
