@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <fcntl.h>
 #include <time.h>
@@ -181,12 +182,20 @@ typedef struct side {
     char uri[1024];
     og_db *db;
     long history;
-    double *t[OP_N];
+    double *t[OP_N]; /* wall ms */
+    double *c[OP_N]; /* the thread's CPU ms: what the operation costs, without the waits of a loaded machine */
 } side;
 
 static void tmpname(char *out, size_t cap, const char *what, int rep)
 {
     snprintf(out, cap, "%s%lx_%d", what, (unsigned long)getpid(), rep);
+}
+
+static double cpu_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
 static double since(double t0)
@@ -208,19 +217,22 @@ static void round_ops(side *g, int rep)
 
     snprintf(params, sizeof params, "{\"n\": \"p%06d\"}", rep * 37 % BASE_ROWS);
     og_rows *rs = NULL;
-    double t0 = now_ms();
+    double t0 = now_ms(), c0 = cpu_ms();
     if ((st = og_db_query(&rs, db, Q, strlen(Q), "get", params, NULL))) die("lookup", st);
     if (og_rows_count(rs) != 1) die("lookup: not one row", OG_ERR_INTERNAL);
     og_rows_free(rs);
     g->t[OP_LOOKUP][rep] = since(t0);
+    g->c[OP_LOOKUP][rep] = cpu_ms() - c0;
 
     snprintf(params, sizeof params, "{\"n\": \"p%06d\"}", rep * 41 % BASE_ROWS);
     t0 = now_ms();
+    c0 = cpu_ms();
     og_db *c = open_db(g->dir);
     if ((st = og_db_query(&rs, c, Q, strlen(Q), "get", params, NULL))) die("lookup", st);
     og_rows_free(rs);
     og_db_close(c);
     g->t[OP_LOOKUP_COLD][rep] = since(t0);
+    g->c[OP_LOOKUP_COLD][rep] = cpu_ms() - c0;
 
     /* one-row commit on a branch at main's head */
     char head[32];
@@ -228,8 +240,10 @@ static void round_ops(side *g, int rep)
     og_receipt r;
     snprintf(params, sizeof params, "{\"n\": \"%s\", \"a\": %d}", w, rep);
     t0 = now_ms();
+    c0 = cpu_ms();
     if ((st = og_db_mutate(&r, db, Q, strlen(Q), "add", params, w, NULL))) die("one-row commit", st);
     g->t[OP_COMMIT][rep] = since(t0);
+    g->c[OP_COMMIT][rep] = cpu_ms() - c0;
     char one[32];
     snprintf(one, sizeof one, "%s", r.commit);
 
@@ -237,38 +251,50 @@ static void round_ops(side *g, int rep)
     og_changes_opts co = {head, one, NULL, 0, 0};
     char *out = NULL;
     t0 = now_ms();
+    c0 = cpu_ms();
     if ((st = og_db_changes(&out, db, &co))) die("changes", st);
     g->t[OP_CHANGES][rep] = since(t0);
+    g->c[OP_CHANGES][rep] = cpu_ms() - c0;
     if (!strstr(out, "\"insert\"")) die("changes: no insert", OG_ERR_INTERNAL);
     og_free(out);
     t0 = now_ms();
+    c0 = cpu_ms();
     c = open_db(g->dir);
     if ((st = og_db_changes(&out, c, &co))) die("changes", st);
     og_free(out);
     og_db_close(c);
     g->t[OP_CHANGES_COLD][rep] = since(t0);
+    g->c[OP_CHANGES_COLD][rep] = cpu_ms() - c0;
 
     /* commit list --limit 20 of main */
     t0 = now_ms();
+    c0 = cpu_ms();
     if ((st = og_db_commit_list(&out, db, "main", 20))) die("commit list", st);
     g->t[OP_LIST][rep] = since(t0);
+    g->c[OP_LIST][rep] = cpu_ms() - c0;
     og_free(out);
     t0 = now_ms();
+    c0 = cpu_ms();
     c = open_db(g->dir);
     if ((st = og_db_commit_list(&out, c, "main", 20))) die("commit list", st);
     og_free(out);
     og_db_close(c);
     g->t[OP_LIST_COLD][rep] = since(t0);
+    g->c[OP_LIST_COLD][rep] = cpu_ms() - c0;
     /* --limit 10: the same output size at 10 commits as at 10,000 (--limit 20 prints 10 there) */
     t0 = now_ms();
+    c0 = cpu_ms();
     if ((st = og_db_commit_list(&out, db, "main", 10))) die("commit list", st);
     g->t[OP_LIST10][rep] = since(t0);
+    g->c[OP_LIST10][rep] = cpu_ms() - c0;
     og_free(out);
 
     /* branch create from main's head */
     t0 = now_ms();
+    c0 = cpu_ms();
     if ((st = og_db_branch_create(db, x, NULL, NULL, NULL))) die("branch create", st);
     g->t[OP_BRANCH][rep] = since(t0);
+    g->c[OP_BRANCH][rep] = cpu_ms() - c0;
 
     /* merge of a 10-row divergence: s (from w) updates 10 rows in one commit, w one other row */
     if ((st = og_db_branch_create(db, s, w, NULL, NULL))) die("branch create", st);
@@ -279,8 +305,10 @@ static void round_ops(side *g, int rep)
     if ((st = og_db_mutate(&r, db, Q, strlen(Q), "touch1", params, w, NULL))) die("touch1", st);
     og_db_merge_opts mo = {s, w, NULL, 0};
     t0 = now_ms();
+    c0 = cpu_ms();
     st = og_db_branch_merge(&out, db, &mo);
     g->t[OP_MERGE][rep] = since(t0);
+    g->c[OP_MERGE][rep] = cpu_ms() - c0;
     if (st) die("merge", st);
     if (!strstr(out, "\"outcome\": \"merged\"")) {
         fprintf(stderr, "bench_history: not a three-way merge: %s\n", out);
@@ -295,6 +323,7 @@ static void print_side(const side *g, int reps, const char *label)
 {
     printf("  \"%s\": {\"history\": %ld", label, g->history);
     for (int op = 0; op < OP_N; op++) printf(", \"%s_ms\": %.3f", OP_NAME[op], median(g->t[op], reps));
+    for (int op = 0; op < OP_N; op++) printf(", \"%s_cpu_ms\": %.3f", OP_NAME[op], median(g->c[op], reps));
     printf("}");
 }
 
@@ -310,7 +339,10 @@ static int cmd_compare(const char *small_dir, const char *big_dir, int reps)
     for (int k = 0; k < 2; k++) {
         g[k].db = open_db(g[k].dir);
         g[k].history = history_len(g[k].db);
-        for (int op = 0; op < OP_N; op++) g[k].t[op] = calloc((size_t)reps + 1, sizeof(double));
+        for (int op = 0; op < OP_N; op++) {
+            g[k].t[op] = calloc((size_t)reps + 1, sizeof(double));
+            g[k].c[op] = calloc((size_t)reps + 1, sizeof(double));
+        }
         round_ops(&g[k], reps); /* one untimed warm-up round (slot reps) */
     }
     for (int rep = 0; rep < reps; rep++)
@@ -322,15 +354,24 @@ static int cmd_compare(const char *small_dir, const char *big_dir, int reps)
     printf(",\n  \"ratio\": {");
     for (int op = 0; op < OP_N; op++)
         printf("%s\"%s\": %.2f", op ? ", " : "", OP_NAME[op], median(g[1].t[op], reps) / median(g[0].t[op], reps));
+    printf("},\n  \"cpu_ratio\": {");
+    for (int op = 0; op < OP_N; op++)
+        printf("%s\"%s\": %.2f", op ? ", " : "", OP_NAME[op], median(g[1].c[op], reps) / median(g[0].c[op], reps));
     printf("}}\n");
     for (int k = 0; k < 2; k++) {
         og_db_close(g[k].db);
-        for (int op = 0; op < OP_N; op++) free(g[k].t[op]);
+        for (int op = 0; op < OP_N; op++) {
+            free(g[k].t[op]);
+            free(g[k].c[op]);
+        }
     }
     return 0;
 }
 
-/* Runs argv as a fresh process (stdout/stderr to /dev/null); its wall time in ms. */
+static double last_child_cpu; /* user + system ms of the last run_ms child */
+
+/* Runs argv as a fresh process (stdout/stderr to /dev/null); its wall time in ms (its CPU
+ * time in last_child_cpu). */
 static double run_ms(char *const *argv)
 {
     posix_spawn_file_actions_t fa;
@@ -344,8 +385,11 @@ static double run_ms(char *const *argv)
         exit(1);
     }
     int ws;
-    waitpid(pid, &ws, 0);
+    struct rusage ru;
+    wait4(pid, &ws, 0, &ru);
     double ms = now_ms() - t0;
+    last_child_cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+                     (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
     posix_spawn_file_actions_destroy(&fa);
     if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0) {
         fprintf(stderr, "bench_history: %s %s failed (status %d)\n", argv[0], argv[1], ws);
@@ -361,13 +405,16 @@ static int cmd_cli(const char *og, const char *small_dir, const char *big_dir, i
     const char *dirs[2] = {small_dir, big_dir};
     char uri[2][1024];
     long hist[2];
-    double *t[2][CLI_N];
+    double *t[2][CLI_N], *cpu[2][CLI_N];
     for (int k = 0; k < 2; k++) {
         snprintf(uri[k], sizeof uri[k], "%s/graph", dirs[k]);
         og_db *db = open_db(dirs[k]);
         hist[k] = history_len(db);
         og_db_close(db);
-        for (int op = 0; op < CLI_N; op++) t[k][op] = calloc((size_t)reps + 1, sizeof(double));
+        for (int op = 0; op < CLI_N; op++) {
+            t[k][op] = calloc((size_t)reps + 1, sizeof(double));
+            cpu[k][op] = calloc((size_t)reps + 1, sizeof(double));
+        }
     }
     char *getq = "query get($n: String) { match { $p: Person { name: $n } } return { $p.age } }";
     char *addq = "query add($n: String, $a: I32) { insert Person { name: $n, age: $a } }";
@@ -381,6 +428,7 @@ static int cmd_cli(const char *og, const char *small_dir, const char *big_dir, i
             snprintf(params, sizeof params, "{\"n\": \"p%06d\"}", (rep + 2) * 43 % BASE_ROWS);
             char *q[] = {(char *)og, "query", "-e", getq, "--params", params, uri[k], NULL};
             t[k][CLI_LOOKUP][slot] = run_ms(q);
+            cpu[k][CLI_LOOKUP][slot] = last_child_cpu;
             og_db *db = open_db(dirs[k]); /* the write's branch, untimed */
             og_status st = og_db_branch_create(db, w, NULL, NULL, NULL);
             if (st) die("branch create", st);
@@ -388,10 +436,13 @@ static int cmd_cli(const char *og, const char *small_dir, const char *big_dir, i
             snprintf(params, sizeof params, "{\"n\": \"%s\", \"a\": %d}", w, slot);
             char *m[] = {(char *)og, "mutate", "-e", addq, "--params", params, "--branch", w, uri[k], NULL};
             t[k][CLI_COMMIT][slot] = run_ms(m);
+            cpu[k][CLI_COMMIT][slot] = last_child_cpu;
             char *l[] = {(char *)og, "commit", "list", "--limit", "20", uri[k], NULL};
             t[k][CLI_LIST][slot] = run_ms(l);
+            cpu[k][CLI_LIST][slot] = last_child_cpu;
             char *b[] = {(char *)og, "branch", "create", x, uri[k], NULL};
             t[k][CLI_BRANCH][slot] = run_ms(b);
+            cpu[k][CLI_BRANCH][slot] = last_child_cpu;
             db = open_db(dirs[k]);
             if ((st = og_db_branch_delete(db, w)) || (st = og_db_branch_delete(db, x))) die("branch delete", st);
             og_db_close(db);
@@ -401,14 +452,21 @@ static int cmd_cli(const char *og, const char *small_dir, const char *big_dir, i
     for (int k = 0; k < 2; k++) {
         printf("  \"%s\": {\"history\": %ld", k ? "big" : "small", hist[k]);
         for (int op = 0; op < CLI_N; op++) printf(", \"%s_ms\": %.3f", CLI_NAME[op], median(t[k][op], reps));
+        for (int op = 0; op < CLI_N; op++) printf(", \"%s_cpu_ms\": %.3f", CLI_NAME[op], median(cpu[k][op], reps));
         printf("},\n");
     }
     printf("  \"ratio\": {");
     for (int op = 0; op < CLI_N; op++)
         printf("%s\"%s\": %.2f", op ? ", " : "", CLI_NAME[op], median(t[1][op], reps) / median(t[0][op], reps));
+    printf("},\n  \"cpu_ratio\": {");
+    for (int op = 0; op < CLI_N; op++)
+        printf("%s\"%s\": %.2f", op ? ", " : "", CLI_NAME[op], median(cpu[1][op], reps) / median(cpu[0][op], reps));
     printf("}}\n");
     for (int k = 0; k < 2; k++)
-        for (int op = 0; op < CLI_N; op++) free(t[k][op]);
+        for (int op = 0; op < CLI_N; op++) {
+            free(t[k][op]);
+            free(cpu[k][op]);
+        }
     return 0;
 }
 

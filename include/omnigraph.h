@@ -245,6 +245,22 @@ typedef struct og_db_mutate_opts {
 og_status og_db_mutate_ex(og_receipt *out, og_db *db, const char *source, size_t len, const char *name,
                           const char *params_json, const og_db_mutate_opts *opts);
 
+/* Budgets of writes (docs/maintenance.md "Budgets of mutations and loads").  A mutation or a
+ * load that runs longer than time_ms, or whose staged rows and intermediate results grow past
+ * memory_bytes, stops with OG_ERR_LIMIT naming the budget; nothing is published, the files it
+ * wrote are deleted and the handle stays usable.  Fields as og_budget for queries: 0 inherits (call -> handle ->
+ * $OG_WRITE_TIMEOUT_MS / $OG_WRITE_MAX_MEMORY -> the defaults below), negative = unlimited.
+ * The automatic compaction that may follow a published write is not counted. */
+#define OG_WRITE_DEFAULT_TIME_MS 3600000                /* 1 hour */
+#define OG_WRITE_DEFAULT_MEMORY_BYTES ((int64_t)4 << 30) /* 4 GiB */
+/* The handle's budgets for every later mutation and load (NULL = back to the defaults). */
+void og_db_set_write_budget(og_db *db, const og_budget *b);
+/* og_db_mutate_ex / og_db_load with a budget for this one call (NULL = the handle's). */
+og_status og_db_mutate_budget(og_receipt *out, og_db *db, const char *source, size_t len, const char *name,
+                              const char *params_json, const og_db_mutate_opts *opts, const og_budget *budget);
+og_status og_db_load_budget(og_receipt *out, og_db *db, const char *path, const og_load_opts *opts,
+                            const og_budget *budget);
+
 /* Writes the graph (or only the listed types) as NDJSON that og_db_load accepts: loading it
  * into a graph with the same schema in overwrite mode reproduces every row and id. */
 og_status og_db_export(og_db *db, FILE *out, const og_read_opts *at, const char *const *types, size_t ntypes);

@@ -261,7 +261,11 @@ og_status og_db_load(og_receipt *out, og_db *db, const char *path, const og_load
     og_write_result w;
     memset(&w, 0, sizeof w);
     og_load_stats s = {0, 0, 0};
-    OG_TRY(og_engine_load(db->e, path, opts, &w, &s));
+    og_query_budget qb;
+    og_api_write_budget_begin(db, &qb, "load");
+    og_status st = og_engine_load(db->e, path, opts, &w, &s);
+    og_budget_end(&qb);
+    OG_TRY(st);
     receipt_fill(out, &w, opts->branch);
     if (w.published) auto_optimize(db, opts->branch);
     out->records = s.records;
@@ -296,7 +300,10 @@ og_status og_db_mutate_ex(og_receipt *out, og_db *db, const char *source, size_t
     og_write_result w;
     memset(&w, 0, sizeof w);
     og_mutate_stats s = {0, 0};
+    og_query_budget qb;
+    og_api_write_budget_begin(db, &qb, "mutation");
     og_status st = og_engine_mutate(db->e, "<mutation>", source, len, name, params, &mo, &w, &s);
+    og_budget_end(&qb);
     json_decref(params);
     if (st) return st;
     receipt_fill(out, &w, branch);

@@ -14,12 +14,17 @@ struct og_db {
     char uri[1024];                 /* as opened: names the graph's embedding cache */
     struct og_api_embed_state *emb; /* query-time embedder and cache, made on first use (api_embed.c) */
     og_budget budget;               /* og_db_set_budget (api_budget.c); zeros = the defaults */
+    og_budget write_budget;         /* og_db_set_write_budget: mutations and loads */
 };
 
 /* Begins the calling thread's query budget for a read on db (api_budget.c): the per-call one
  * (og_db_query_budget), else the handle's, else the environment's, else the defaults. */
 struct og_query_budget;
 void og_api_budget_begin(og_db *db, struct og_query_budget *qb);
+/* The same for a write (a mutation or a load: `what`): og_db_mutate_budget / og_db_load_budget,
+ * else og_db_set_write_budget, else $OG_WRITE_TIMEOUT_MS / $OG_WRITE_MAX_MEMORY, else
+ * OG_WRITE_DEFAULT_*. */
+void og_api_write_budget_begin(og_db *db, struct og_query_budget *qb, const char *what);
 
 /* The query-time embedding state of a graph opened at `uri` (api_embed.c): made before the
  * engine (it is the engine's embed_ud), its provider resolved from the environment on first

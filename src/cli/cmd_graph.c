@@ -92,13 +92,18 @@ static const char *load_help =
     "  --if-commit C      only if the branch head is commit C (exit 4 otherwise)\n"
     "  --progress         report progress on stderr\n"
     "  --json             print the result as JSON: branch, mode, per-type counts, the commit\n"
-    "  --format F         json, jsonl, csv or table (the result as one record)\n" COMMON_HELP;
+    "  --format F         json, jsonl, csv or table (the result as one record)\n"
+    "  --timeout D        stop the load after D (30s, 10m, 2h; default 1h or $OG_WRITE_TIMEOUT_MS):\n"
+    "                     error `limit`, nothing published, its files deleted\n"
+    "  --max-memory N     stop it when the rows it holds pass N bytes (512M, 2G; default 4G or\n"
+    "                     $OG_WRITE_MAX_MEMORY)\n" COMMON_HELP;
 
 int og_cmd_load(int argc, char **argv)
 {
     if (help(load_help, argc, argv)) return OG_EXIT_OK;
     og_graph_args a = {.verb = "load"};
-    const char *data = NULL, *mode = NULL, *from = NULL, *if_commit = NULL, *format = NULL;
+    const char *data = NULL, *mode = NULL, *from = NULL, *if_commit = NULL, *format = NULL, *timeout = NULL,
+               *max_memory = NULL;
     int progress = 0;
     og_flag flags[] = {
         {"--data", NULL, 1, 0, &data, NULL, NULL, NULL},
@@ -107,9 +112,16 @@ int og_cmd_load(int argc, char **argv)
         {"--if-commit", NULL, 1, 0, &if_commit, NULL, NULL, NULL},
         {"--progress", NULL, 0, 0, NULL, &progress, NULL, NULL},
         {"--format", NULL, 1, 0, &format, NULL, NULL, NULL},
+        {"--timeout", NULL, 1, 0, &timeout, NULL, NULL, NULL},
+        {"--max-memory", NULL, 1, 0, &max_memory, NULL, NULL, NULL},
     };
-    int rc = og_graph_args_parse(&a, argc, argv, flags, 6, 1);
+    int rc = og_graph_args_parse(&a, argc, argv, flags, 8, 1);
     if (rc) return rc;
+    og_budget budget = {0, 0}; /* docs/maintenance.md "Budgets of mutations and loads" */
+    if (timeout && (budget.time_ms = og_cli_duration_ms(timeout)) <= 0)
+        return og_cli_usage("load", "--timeout needs a duration such as 500ms, 30s or 2m");
+    if (max_memory && (budget.memory_bytes = og_cli_size_bytes(max_memory)) <= 0)
+        return og_cli_usage("load", "--max-memory needs a size such as 512M or 2G");
     og_cli_format fmt;
     if ((rc = og_cli_format_parse("load", format, a.json, &fmt))) return rc;
     a.format = (int)fmt;
@@ -154,6 +166,7 @@ int og_cmd_load(int argc, char **argv)
         og_free(bl);
     }
     og_receipt r;
+    og_db_set_write_budget(db, &budget); /* --timeout / --max-memory: this one load */
     og_status st = og_db_load(&r, db, data, &lo);
     og_cli_write_info wi = {data, og_load_mode_name(lo.mode), from, created && r.published, NULL};
     if (!st) og_cli_print_receipt(&a, db, &r, 1, &wi);
@@ -201,7 +214,11 @@ static const char *mutate_help =
     "  --from BASE               create B from BASE first when B does not exist\n"
     "  --if-commit C             only if the branch head is commit C (exit 4 otherwise)\n"
     "  --json                    print the result as JSON: query, branch, counts, the commit\n"
-    "  --format F                json, jsonl, csv or table (the result as one record)\n" COMMON_HELP;
+    "  --format F                json, jsonl, csv or table (the result as one record)\n"
+    "  --timeout D               stop the mutation after D (500ms, 30s, 2m; default 1h or\n"
+    "                            $OG_WRITE_TIMEOUT_MS): error `limit`, nothing published\n"
+    "  --max-memory N            stop it when the rows it stages pass N bytes (512M, 2G;\n"
+    "                            default 4G or $OG_WRITE_MAX_MEMORY)\n" COMMON_HELP;
 
 static int looks_like_path(const char *s) { return strchr(s, '/') || access(s, F_OK) == 0; }
 
@@ -235,8 +252,7 @@ static int run_gq(int argc, char **argv, int is_mutation)
     if (is_mutation && a.at) return og_cli_usage(verb, "--at is for reads");
     if (is_mutation && exact) return og_cli_usage(verb, "--exact is for reads");
     if (!is_mutation && (if_commit || from)) return og_cli_usage(verb, "%s is for mutations", if_commit ? "--if-commit" : "--from");
-    if (is_mutation && (timeout || max_memory)) return og_cli_usage(verb, "--timeout and --max-memory are for reads");
-    og_budget budget = {0, 0}; /* docs/maintenance.md "Query budgets" */
+    og_budget budget = {0, 0}; /* docs/maintenance.md "Query budgets" and "Budgets of mutations and loads" */
     if (timeout && (budget.time_ms = og_cli_duration_ms(timeout)) <= 0)
         return og_cli_usage(verb, "--timeout needs a duration such as 500ms, 30s or 2m");
     if (max_memory && (budget.memory_bytes = og_cli_size_bytes(max_memory)) <= 0)
@@ -289,6 +305,7 @@ static int run_gq(int argc, char **argv, int is_mutation)
     } else if (is_mutation) {
         og_receipt r;
         og_db_mutate_opts mo = {a.branch, from, if_commit};
+        og_db_set_write_budget(db, &budget); /* --timeout / --max-memory: this one mutation */
         st = og_db_mutate_ex(&r, db, (const char *)src.data, src.len, name, params, &mo);
         og_cli_write_info wi = {NULL, NULL, NULL, 0, name};
         char qname[128] = "";

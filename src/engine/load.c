@@ -23,6 +23,7 @@
 
 #include "engine/ndjson.h"
 #include "engine/plan.h"
+#include "util/budget.h"
 #include "util/error.h"
 
 og_status og_load_mode_parse(const char *s, og_load_mode *out)
@@ -145,6 +146,10 @@ static og_status load_attempt(void *vctx, og_graph *g, const og_snapshot *base, 
         og_plan_table *pt = NULL;
         st = stage_record(&plan, &rec, c->opts->mode, &c->stats, &pt);
         if (st == OG_OK) st = og_plan_maybe_flush(&plan, pt);
+        /* the load's budgets (util/budget.h): the clock on every record (read every 64th),
+         * what the plan holds every 256 records */
+        if (st == OG_OK) st = og_budget_check();
+        if (st == OG_OK && (c->stats.records & 255) == 0) st = og_budget_track(og_plan_mem_bytes(&plan));
         if (c->opts->progress && c->stats.records % LOAD_PROGRESS_EVERY == 0) {
             unsigned long long done = (unsigned long long)og_ndjson_bytes_read(nr);
             if (total)
@@ -160,6 +165,7 @@ static og_status load_attempt(void *vctx, og_graph *g, const og_snapshot *base, 
      * matches nothing) — in every mode: overwrite replaces only the types the file holds. */
     int empty = st == OG_OK && c->stats.records == 0;
     if (empty) og_draft_set_noop(draft);
+    if (st == OG_OK && !empty) st = og_budget_track(og_plan_mem_bytes(&plan));
     if (st == OG_OK && !empty) {
         size_t ntables = 0;
         st = og_plan_validate(&plan);

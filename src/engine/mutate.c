@@ -15,6 +15,7 @@
 #include "engine/filter.h"
 #include "engine/layout.h"
 #include "engine/plan.h"
+#include "util/budget.h"
 #include "util/error.h"
 #include "util/id.h"
 
@@ -328,6 +329,14 @@ static og_status cascade(og_plan *p, size_t node, og_strmap *deleted, mut_ctx *c
     return OG_OK;
 }
 
+/* The mutation's budgets (util/budget.h) once per staged row: the clock (read every 64th
+ * call) and, every 4,096 rows, what the plan holds. */
+static og_status budget_step(const og_plan *p, size_t r)
+{
+    OG_TRY(og_budget_check());
+    return (r & 4095) == 4095 ? og_budget_track(og_plan_mem_bytes(p)) : OG_OK;
+}
+
 static og_status run_statement(og_plan *p, const og_ir_query *ir, const og_ir_mutation *m, const og_vector *params,
                                mut_ctx *c)
 {
@@ -425,6 +434,7 @@ static og_status run_statement(og_plan *p, const og_ir_query *ir, const og_ir_mu
                             m->assigns[a].name);
         for (size_t r = 0; r < nc0 && st == OG_OK; r++) {
             if (!bit(csel, r) || !committed_live(pt, r)) continue;
+            if ((st = budget_step(p, r)) != OG_OK) break;
             if (m->kind == OG_QM_DELETE) {
                 size_t n;
                 const uint8_t *id = og_vector_get_bytes(cid, r, &n);
@@ -440,6 +450,7 @@ static og_status run_statement(og_plan *p, const og_ir_query *ir, const og_ir_mu
         }
         for (size_t r = 0; r < ns0 && st == OG_OK; r++) {
             if (!bit(ssel, r) || !staged_live(pt, r)) continue;
+            if ((st = budget_step(p, r)) != OG_OK) break;
             if (m->kind == OG_QM_DELETE) {
                 size_t n;
                 const char *id = og_plan_staged_id(pt, (uint32_t)r, &n);
@@ -485,6 +496,7 @@ static og_status mutate_attempt(void *vctx, og_graph *g, const og_snapshot *base
     if (st == OG_OK) st = og_exec_bind_params(ir, c->params, &pv);
     if (st == OG_OK) st = og_plan_init(&plan, r, NULL);
     for (size_t i = 0; st == OG_OK && i < ir->nmutations; i++) st = run_statement(&plan, ir, &ir->mutations[i], pv, c);
+    if (st == OG_OK) st = og_budget_track(og_plan_mem_bytes(&plan));
     if (st == OG_OK && c->stats.affected_nodes + c->stats.affected_edges == 0) {
         og_draft_set_noop(draft);
     } else if (st == OG_OK) {

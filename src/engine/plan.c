@@ -1084,6 +1084,25 @@ size_t og_plan_table_mem_bytes(const og_plan_table *pt)
     return b;
 }
 
+/* Everything the plan holds per staged row: every staged column (retained or not), the id
+ * map, input lines and bitmaps — what a load's memory budget counts (util/budget.h). */
+static size_t table_bytes(const og_plan_table *pt)
+{
+    size_t b = 0;
+    for (size_t c = 0; pt->cols && c < pt->ncols; c++) b += vector_bytes(&pt->cols[c]);
+    b += og_strmap_bytes(&pt->staged_ids) + pt->lines_cap * sizeof *pt->lines;
+    b += 3 * ((pt->nstaged + 7) / 8); /* superseded, skipped, removed-ish bitmaps */
+    return b;
+}
+
+uint64_t og_plan_mem_bytes(const og_plan *p)
+{
+    uint64_t b = 0;
+    for (size_t i = 0; p->nodes && i < p->cat->nnodes; i++) b += table_bytes(&p->nodes[i]);
+    for (size_t i = 0; p->edges && i < p->cat->nedges; i++) b += table_bytes(&p->edges[i]);
+    return b;
+}
+
 og_status og_plan_flush(og_plan *p, og_plan_table *pt)
 {
     if (!pt->cols || pt->nstaged == pt->mem_base) return OG_OK;

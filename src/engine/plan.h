@@ -143,6 +143,8 @@ og_status og_plan_flush(og_plan *p, og_plan_table *pt);
 og_status og_plan_maybe_flush(og_plan *p, og_plan_table *pt);
 /* Bytes held by pt's flushable columns now (the streaming budget's measure). */
 size_t og_plan_table_mem_bytes(const og_plan_table *pt);
+/* What the whole plan holds in memory (staged columns, id maps, lines): a load's budget. */
+uint64_t og_plan_mem_bytes(const og_plan *p);
 
 /* Validates every touched table's new image (see above). */
 og_status og_plan_validate(og_plan *p);

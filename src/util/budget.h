@@ -25,14 +25,21 @@ typedef struct og_query_budget {
     int64_t time_ms;      /* the limit as given (for the message) */
     uint64_t max_bytes;   /* 0 = no memory limit */
     uint64_t used;        /* bytes charged and not released */
+    uint64_t tracked;     /* bytes last reported by og_budget_track (counted on top of used) */
     uint64_t peak;
     unsigned tick;
     int tripped;          /* 0; 1 = time, 2 = memory (every later call fails the same way) */
+    const char *what;     /* "query" (og_budget_begin), "mutation", "load": names it in messages */
+    const char *raise_time, *raise_memory; /* how to raise each budget, for the messages */
     struct og_query_budget *outer;
 } og_query_budget;
 
-/* time_ms / max_bytes: <= 0 = unlimited. */
+/* time_ms / max_bytes: <= 0 = unlimited.  A query's budget. */
 void og_budget_begin(og_query_budget *b, int64_t time_ms, int64_t max_bytes);
+/* The same for a write: `what` ("mutation", "load") and how to raise each budget (e.g.
+ * "--timeout, og_budget.time_ms or $OG_WRITE_TIMEOUT_MS") name it in the messages. */
+void og_budget_begin_write(og_query_budget *b, int64_t time_ms, int64_t max_bytes, const char *what,
+                           const char *raise_time, const char *raise_memory);
 void og_budget_end(og_query_budget *b);
 
 /* OG_ERR_LIMIT once the time budget is spent (reads the clock every 64th call). */
@@ -41,5 +48,9 @@ og_status og_budget_check(void);
  * counted anyway, so a later release balances). */
 og_status og_budget_charge(uint64_t bytes);
 void og_budget_release(uint64_t bytes);
+/* Reports that the running write holds `bytes` (a write measures what its plan holds instead
+ * of charging each allocation; counted on top of the charged bytes, replacing the previous
+ * report) and checks both budgets; OG_ERR_LIMIT when either is spent. */
+og_status og_budget_track(uint64_t bytes);
 
 #endif

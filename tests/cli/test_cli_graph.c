@@ -72,6 +72,17 @@ static void init_load_query_mutate_and_exit_codes(void **state)
     assert_string_equal(out, "p.name\r\nGrace\r\n");
     assert_int_equal(run(out, sizeof out, "%s schema show %s/g", bin, dir), 0);
     assert_non_null(strstr(out, "node Person"));
+
+    /* write budgets (docs/maintenance.md "Budgets of mutations and loads"): over budget = exit 1, `limit`, nothing
+     * published; a malformed value is a usage error */
+    assert_int_equal(run(out, sizeof out, "%s load --data %s/d.jsonl --mode merge --max-memory 100 %s/g 2>&1", bin, dir, dir), 1);
+    assert_non_null(strstr(out, "load stopped: memory budget of 100 bytes"));
+    assert_int_equal(run(out, sizeof out, "%s mutate --store %s/g --query %s/q.gq bump --params '{\"n\":\"Grace\"}' --max-memory 10 2>&1", bin, dir, dir), 1);
+    assert_non_null(strstr(out, "mutation stopped: memory budget of 10 bytes"));
+    assert_int_equal(run(NULL, 0, "%s load --data %s/d.jsonl --mode merge --timeout soon %s/g 2>/dev/null", bin, dir, dir), 2);
+    assert_int_equal(run(out, sizeof out, "%s query --store %s/g --query %s/q.gq older --params '{\"a\":40}' --format csv", bin, dir, dir), 0);
+    assert_string_equal(out, "p.name\r\nAda\r\nGrace\r\n"); /* the graph answers as before */
+    assert_int_equal(run(NULL, 0, "%s mutate --store %s/g --query %s/q.gq bump --params '{\"n\":\"Grace\"}' --timeout 1m --max-memory 1G", bin, dir, dir), 0);
 }
 
 /* Export -> load -> export is byte-stable and keeps every record of the seed. */
