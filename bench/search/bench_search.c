@@ -99,37 +99,43 @@ static double build_fts5(sqlite3 *db, const char *docs)
 
 #define TOP 10
 
-typedef struct top {
+/* A top-10 list; scores are filled when the query returns them (column 1). */
+typedef struct ranked {
     char slug[TOP][64];
+    double score[TOP];
     size_t n;
-} top;
+} ranked;
 
 static const char *GQ = "query top($q: String) { match { $d: Doc } return { $d.slug, bm25($d.body, $q) as s } "
                         "order { bm25($d.body, $q) } limit 10 }";
 
-static void run_og(og_db *db, const char *q, top *out)
+static void run_og(og_db *db, const char *gq, const char *q, ranked *out)
 {
     json_t *p = json_pack("{s:s}", "q", q);
     char *params = json_dumps(p, JSON_COMPACT);
     json_decref(p);
     og_rows *r;
-    if (og_db_query(&r, db, GQ, strlen(GQ), "top", params, NULL) != OG_OK) die("query", og_error_message());
+    if (og_db_query(&r, db, gq, strlen(gq), "top", params, NULL) != OG_OK) die("query", og_error_message());
     free(params);
     out->n = 0;
     for (size_t i = 0; i < og_rows_count(r) && i < TOP; i++) {
         size_t len;
         const char *s = og_rows_string(r, i, 0, &len);
-        snprintf(out->slug[out->n++], 64, "%.*s", (int)len, s);
+        snprintf(out->slug[out->n], 64, "%.*s", (int)len, s);
+        out->score[out->n++] = og_rows_float(r, i, 1);
     }
     og_rows_free(r);
 }
 
-static void run_fts5(sqlite3_stmt *st, const char *match, top *out)
+static void run_fts5(sqlite3_stmt *st, const char *match, ranked *out)
 {
+    int scored = sqlite3_column_count(st) > 1;
     sqlite3_bind_text(st, 1, match, -1, SQLITE_STATIC);
     out->n = 0;
-    while (sqlite3_step(st) == SQLITE_ROW && out->n < TOP)
-        snprintf(out->slug[out->n++], 64, "%s", (const char *)sqlite3_column_text(st, 0));
+    while (sqlite3_step(st) == SQLITE_ROW && out->n < TOP) {
+        snprintf(out->slug[out->n], 64, "%s", (const char *)sqlite3_column_text(st, 0));
+        out->score[out->n++] = scored ? sqlite3_column_double(st, 1) : 0;
+    }
     sqlite3_reset(st);
 }
 
@@ -177,10 +183,10 @@ int main(int argc, char **argv)
     double *ow = malloc(nrun * sizeof *ow), *oc = malloc(nrun * sizeof *oc);
     double *fw = malloc(nrun * sizeof *fw), *fc = malloc(nrun * sizeof *fc);
     double first = 0, overlap = 0;
-    top a, b;
+    ranked a, b;
     for (size_t i = 0; i < nq; i++) {
         double t0 = now_s(CLOCK_MONOTONIC);
-        run_og(db, qs[i], &a); /* warm-up (the first one also maps the files) */
+        run_og(db, GQ, qs[i], &a); /* warm-up (the first one also maps the files) */
         if (i == 0) first = now_s(CLOCK_MONOTONIC) - t0;
         run_fts5(sel, ms[i], &b);
         size_t same = 0;
@@ -193,7 +199,7 @@ int main(int argc, char **argv)
     for (int r = 0; r < reps; r++)
         for (size_t i = 0; i < nq; i++, k++) {
             double w0 = now_s(CLOCK_MONOTONIC), c0 = now_s(CLOCK_THREAD_CPUTIME_ID);
-            run_og(db, qs[i], &a);
+            run_og(db, GQ, qs[i], &a);
             ow[k] = now_s(CLOCK_MONOTONIC) - w0, oc[k] = now_s(CLOCK_THREAD_CPUTIME_ID) - c0;
             w0 = now_s(CLOCK_MONOTONIC), c0 = now_s(CLOCK_THREAD_CPUTIME_ID);
             run_fts5(sel, ms[i], &b);
@@ -215,43 +221,8 @@ int main(int argc, char **argv)
 
 /* ---- --compare ------------------------------------------------------------------------------ */
 
-typedef struct ranked {
-    char slug[TOP][64];
-    double score[TOP];
-    size_t n;
-} ranked;
-
 static const char *GQ_TIES = "query top($q: String) { match { $d: Doc } return { $d.slug, bm25($d.body, $q) as s } "
                              "order { bm25($d.body, $q), $d.slug } limit 10 }";
-
-static void run_og_ranked(og_db *db, const char *q, ranked *out)
-{
-    json_t *p = json_pack("{s:s}", "q", q);
-    char *params = json_dumps(p, JSON_COMPACT);
-    json_decref(p);
-    og_rows *r;
-    if (og_db_query(&r, db, GQ_TIES, strlen(GQ_TIES), "top", params, NULL) != OG_OK) die("query", og_error_message());
-    free(params);
-    out->n = 0;
-    for (size_t i = 0; i < og_rows_count(r) && i < TOP; i++) {
-        size_t len;
-        const char *s = og_rows_string(r, i, 0, &len);
-        snprintf(out->slug[out->n], 64, "%.*s", (int)len, s);
-        out->score[out->n++] = og_rows_float(r, i, 1);
-    }
-    og_rows_free(r);
-}
-
-static void run_fts5_ranked(sqlite3_stmt *st, const char *match, ranked *out)
-{
-    sqlite3_bind_text(st, 1, match, -1, SQLITE_STATIC);
-    out->n = 0;
-    while (sqlite3_step(st) == SQLITE_ROW && out->n < TOP) {
-        snprintf(out->slug[out->n], 64, "%s", (const char *)sqlite3_column_text(st, 0));
-        out->score[out->n++] = sqlite3_column_double(st, 1);
-    }
-    sqlite3_reset(st);
-}
 
 static int same_list(const ranked *a, const ranked *b)
 {
@@ -362,8 +333,8 @@ static int compare_main(int argc, char **argv)
             snprintf(m + l, sizeof m - l, "%s\"%s\"", l ? " OR " : "", w);
         }
         ranked ours, fr[NCFG + 1];
-        run_og_ranked(db, q, &ours);
-        for (int c = 0; c <= NCFG; c++) run_fts5_ranked(sel[c], m, &fr[c]);
+        run_og(db, GQ_TIES, q, &ours);
+        for (int c = 0; c <= NCFG; c++) run_fts5(sel[c], m, &fr[c]);
         size_t k = NCAT - 1;
         if (same_list(&ours, &fr[0])) k = 0;
         else

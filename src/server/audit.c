@@ -19,6 +19,7 @@
 #include <errno.h>
 
 #include "server/server_int.h"
+#include "util/utf8.h"
 
 static int grow(og_audit *a, size_t extra)
 {
@@ -41,27 +42,6 @@ static void put(og_audit *a, const char *s, size_t n)
     if (!grow(a, n)) return;
     memcpy(a->p + a->len, s, n);
     a->len += n;
-}
-
-/* Length of the valid UTF-8 sequence at s (n bytes left), 0 when invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-    unsigned c = s[0];
-    size_t k;
-    unsigned min;
-    if (c < 0x80) return 1;
-    if (c >= 0xC2 && c <= 0xDF) k = 2, min = 0x80;
-    else if (c >= 0xE0 && c <= 0xEF) k = 3, min = 0x800;
-    else if (c >= 0xF0 && c <= 0xF4) k = 4, min = 0x10000;
-    else return 0;
-    if (n < k) return 0;
-    unsigned cp = c & (0x3F >> (k - 1));
-    for (size_t i = 1; i < k; i++) {
-        if ((s[i] & 0xC0) != 0x80) return 0;
-        cp = (cp << 6) | (s[i] & 0x3F);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-    return k;
 }
 
 static void put_json_string(og_audit *a, const char *v)
@@ -89,7 +69,7 @@ static void put_json_string(og_audit *a, const char *v)
             put(a, esc, 6);
             i++;
         } else {
-            size_t k = utf8_len(s + i, n - i);
+            size_t k = og_utf8_seq_len(s + i, n - i);
             if (k) put(a, v + i, k);
             else put(a, "\\ufffd", 6);
             i += k ? k : 1;
