@@ -331,7 +331,9 @@ og_status og_db_branch_list(char **out, og_db *db);
 
 /* The first-parent history of `branch` (NULL = "main"), newest first, at most `limit` commits
  * (0 = all): {"branch","head","commits":[<commit>...]}.  A commit is {"id","parents",
- * "schema","kind","mode","stats","actor","message","created_at"}. */
+ * "schema","kind","mode","stats","actor","message","created_at","depth"}; depth is the
+ * commit's first-parent depth (1 for the genesis commit), which the CLI and the server print
+ * as the reference's graph_manifest_version. */
 og_status og_db_commit_list(char **out, og_db *db, const char *branch, size_t limit);
 /* One commit: <commit> plus "tables":[{"type","kind","table","version","rows"}]. */
 og_status og_db_commit_show(char **out, og_db *db, const char *commit_id);

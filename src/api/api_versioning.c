@@ -92,6 +92,16 @@ static json_t *commit_json(const og_commit *c)
     return o;
 }
 
+/* The first-parent depth of `commit`: 1 for the genesis commit, its first parent's + 1 (over
+ * the history cleanup has kept).  The reference's graph_manifest_version of a commit. */
+static og_status commit_depth(og_graph *g, const char *commit, size_t *depth)
+{
+    og_commit_id *ids;
+    OG_TRY(og_history_first_parent(g, commit, 0, &ids, depth));
+    free(ids);
+    return OG_OK;
+}
+
 og_status og_db_commit_list(char **out, og_db *db, const char *branch, size_t limit)
 {
     *out = NULL;
@@ -103,6 +113,12 @@ og_status og_db_commit_list(char **out, og_db *db, const char *branch, size_t li
     og_commit_id *ids;
     size_t n;
     OG_TRY(og_history_first_parent(g, head.commit, limit, &ids, &n));
+    size_t depth = n; /* the head's; the walk reached the root unless the limit cut it */
+    og_status dst = limit && n == limit ? commit_depth(g, head.commit, &depth) : OG_OK;
+    if (dst) {
+        free(ids);
+        return dst;
+    }
     json_t *o = json_object(), *a = json_array();
     json_object_set_new(o, "branch", json_string(branch));
     json_object_set_new(o, "head", json_string(head.commit));
@@ -112,7 +128,9 @@ og_status og_db_commit_list(char **out, og_db *db, const char *branch, size_t li
         og_cache_entry *hold;
         st = og_graph_commit_get(g, ids[i].id, &c, &hold);
         if (st) break;
-        json_array_append_new(a, commit_json(c));
+        json_t *cj = commit_json(c);
+        json_object_set_new(cj, "depth", json_integer((json_int_t)(depth - i)));
+        json_array_append_new(a, cj);
         og_cache_entry_release(hold);
     }
     json_object_set_new(o, "commits", a);
@@ -134,8 +152,15 @@ og_status og_db_commit_show(char **out, og_db *db, const char *commit_id)
     OG_TRY(og_read_begin(&r, db->e, NULL, commit_id));
     const og_snapshot *s = og_read_snapshot(r);
     json_t *o = commit_json(og_snapshot_commit(s));
+    size_t depth = 0;
+    og_status st = commit_depth(og_engine_graph(db->e), commit_id, &depth);
+    json_object_set_new(o, "depth", json_integer((json_int_t)depth));
     json_object_set_new(o, "tables", og_api_tables_json(r));
     og_read_end(r);
+    if (st) {
+        json_decref(o);
+        return st;
+    }
     return dump(o, out);
 }
 

@@ -432,10 +432,14 @@ int og_cmd_snapshot(int argc, char **argv)
     og_read_opts at = {a.branch, a.at};
     char *text = NULL;
     og_status st = og_db_snapshot(&text, db, &at);
-    og_db_close(db);
-    if (st) return og_cli_fail("snapshot", st);
+    if (st) {
+        og_db_close(db);
+        return og_cli_fail("snapshot", st);
+    }
     json_t *j = json_loads(text, 0, NULL);
     og_free(text);
+    json_int_t depth = og_cli_commit_depth(db, json_string_value(json_object_get(j, "commit")));
+    og_db_close(db);
     if (!j) return OG_EXIT_FAIL;
     /* the reference's SnapshotOutput beside our own members */
     json_t *ds = json_array(), *t;
@@ -449,7 +453,7 @@ int og_cmd_snapshot(int argc, char **argv)
     }
     json_t *b = json_object_get(j, "branch");
     json_object_set_new(j, "graph_branch", json_is_string(b) ? json_incref(b) : json_string(a.branch ? a.branch : "main"));
-    json_object_set_new(j, "graph_manifest_version", json_integer(0));
+    json_object_set_new(j, "graph_manifest_version", json_integer(depth));
     json_object_set_new(j, "internal_schema_version", json_integer(og_storage_version()));
     json_object_set_new(j, "datasets", ds);
     static const char *cols[] = {"type", "kind", "table", "version", "rows"};
@@ -528,10 +532,13 @@ int og_cmd_schema_graph(int argc, char **argv, int apply)
         json_object_set_new(o, "supported", json_true());
         json_object_set_new(o, "applied", json_boolean(r.published));
         json_object_set_new(o, "step_count", json_integer((json_int_t)json_array_size(steps)));
-        json_object_set_new(o, "graph_manifest_version", json_integer(0));
+        json_t *cj = og_cli_commit_json(db, &r); /* the head's depth when nothing was published */
+        json_object_set_new(o, "graph_manifest_version",
+                            json_integer(json_is_object(cj) ? json_integer_value(json_object_get(cj, "graph_manifest_version"))
+                                                            : og_cli_commit_depth(db, "main")));
         json_object_set_new(o, "steps", steps ? json_incref(steps) : json_array());
         json_object_set_new(o, "actor_id", a.actor ? json_string(a.actor) : json_null());
-        json_object_set_new(o, "commit", og_cli_commit_json(db, &r));
+        json_object_set_new(o, "commit", cj);
         json_object_set_new(o, "plan", pj ? pj : json_null());
         if (allow && r.published)
             json_object_set_new(o, "reclaimed",

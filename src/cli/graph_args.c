@@ -157,7 +157,8 @@ void og_cli_commit_add_reference(json_t *c, const char *branch, json_int_t versi
     }
     json_object_set(c, "graph_commit_id", json_object_get(c, "id"));
     json_object_set_new(c, "graph_branch", str_or_null(branch));
-    json_object_set_new(c, "graph_manifest_version", json_integer(version));
+    json_t *depth = json_object_get(c, "depth"); /* og_db_commit_list / _show: first-parent depth */
+    json_object_set_new(c, "graph_manifest_version", json_integer(json_is_integer(depth) ? json_integer_value(depth) : version));
     json_object_set_new(c, "parent_commit_id", str_or_null(json_string_value(json_array_get(parents, 0))));
     json_object_set_new(c, "merged_parent_commit_id", str_or_null(json_string_value(json_array_get(parents, 1))));
     json_object_set_new(c, "actor_id", str_or_null(json_string_value(json_object_get(c, "actor"))));
@@ -172,13 +173,23 @@ json_t *og_cli_commit_output(og_db *db, const char *commit, const char *branch)
     json_t *o = json_object();
     json_object_set_new(o, "graph_commit_id", json_string(commit));
     json_object_set_new(o, "graph_branch", str_or_null(branch));
-    json_object_set_new(o, "graph_manifest_version", json_integer(0)); /* no manifest versions here */
+    json_object_set_new(o, "graph_manifest_version", json_integer(json_integer_value(json_object_get(c, "depth"))));
     json_object_set_new(o, "parent_commit_id", str_or_null(json_string_value(json_array_get(parents, 0))));
     json_object_set_new(o, "merged_parent_commit_id", str_or_null(json_string_value(json_array_get(parents, 1))));
     json_object_set_new(o, "actor_id", str_or_null(json_string_value(json_object_get(c, "actor"))));
     json_object_set_new(o, "created_at", json_integer(iso_us(json_string_value(json_object_get(c, "created_at")))));
     json_decref(c);
     return o;
+}
+
+json_int_t og_cli_commit_depth(og_db *db, const char *commit)
+{
+    char *text = NULL;
+    json_t *c = db && commit && og_db_commit_show(&text, db, commit) == OG_OK ? json_loads(text, 0, NULL) : NULL;
+    og_free(text);
+    json_int_t d = json_integer_value(json_object_get(c, "depth"));
+    json_decref(c);
+    return d;
 }
 
 json_t *og_cli_commit_json(og_db *db, const og_receipt *r)

@@ -75,9 +75,13 @@ json_t *og_cli_commit_json(og_db *db, const og_receipt *r);
  * the rest null when the commit cannot be read).  `branch` may be NULL. */
 json_t *og_cli_commit_output(og_db *db, const char *commit, const char *branch);
 
+/* The reference's graph_manifest_version of a commit: its first-parent depth (1 for the
+ * genesis commit; og_db_commit_show's "depth"); 0 when it cannot be read. */
+json_int_t og_cli_commit_depth(og_db *db, const char *commit);
+
 /* Adds the reference's CommitOutput members to c, a commit document of og_db_commit_list /
  * og_db_commit_show, beside its own: "created_at" becomes epoch microseconds and the ISO 8601
- * text moves to "created_at_utc"; "graph_manifest_version" is `version`. */
+ * text moves to "created_at_utc"; "graph_manifest_version" is c's "depth" (else `version`). */
 void og_cli_commit_add_reference(json_t *c, const char *branch, json_int_t version);
 
 /* Prints a write receipt: --json / --format as the reference's result document (load:

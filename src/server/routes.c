@@ -42,13 +42,14 @@ static json_int_t iso_to_us(const char *s)
     return (json_int_t)timegm(&tm) * 1000000 + (json_int_t)ms * 1000;
 }
 
-/* An API commit document -> CommitOutput.  `version` is the first-parent depth when known. */
-static json_t *commit_output(json_t *c, const char *branch, json_int_t version)
+/* An API commit document -> CommitOutput.  graph_manifest_version is the commit's
+ * first-parent depth ("depth" of og_db_commit_list / og_db_commit_show), as the CLI prints. */
+static json_t *commit_output(json_t *c, const char *branch)
 {
     json_t *o = json_object();
     json_t *parents = json_object_get(c, "parents");
     json_object_set_new(o, "graph_commit_id", json_incref(json_object_get(c, "id")));
-    json_object_set_new(o, "graph_manifest_version", json_integer(version));
+    json_object_set_new(o, "graph_manifest_version", json_integer(json_integer_value(json_object_get(c, "depth"))));
     json_object_set_new(o, "created_at", json_integer(iso_to_us(json_string_value(json_object_get(c, "created_at")))));
     json_object_set_new(o, "graph_branch", str_or_null(branch));
     json_object_set_new(o, "parent_commit_id", str_or_null(json_string_value(json_array_get(parents, 0))));
@@ -71,9 +72,19 @@ static json_t *receipt_commit(og_req *r, const og_receipt *rc, const char *branc
         json_object_set_new(o, "graph_branch", json_string(branch));
         return o;
     }
-    json_t *o = commit_output(c, branch, 0);
+    json_t *o = commit_output(c, branch);
     json_decref(c);
     return o;
+}
+
+/* The graph_manifest_version of a commit: its first-parent depth (0 when unreadable). */
+static json_int_t commit_depth(og_req *r, const char *commit)
+{
+    char *text = NULL;
+    json_t *c = commit && og_db_commit_show(&text, r->g->db, commit) == OG_OK ? parse_owned(text) : NULL;
+    json_int_t d = json_integer_value(json_object_get(c, "depth"));
+    json_decref(c);
+    return d;
 }
 
 /* The head commit of `branch`, or "" when there is no such branch. */
@@ -228,7 +239,7 @@ static struct MHD_Response *h_snapshot(og_req *r)
     }
     json_t *o = json_object();
     json_object_set_new(o, "graph_branch", json_string(branch));
-    json_object_set_new(o, "graph_manifest_version", json_integer(0));
+    json_object_set_new(o, "graph_manifest_version", json_integer(commit_depth(r, json_string_value(json_object_get(j, "commit")))));
     json_object_set_new(o, "internal_schema_version", json_integer(INTERNAL_SCHEMA_VERSION));
     json_object_set_new(o, "datasets", ds);
     json_object_set_new(o, "graph_commit_id", json_incref(json_object_get(j, "commit")));
@@ -886,10 +897,13 @@ static struct MHD_Response *h_schema_apply(og_req *r)
     json_object_set_new(o, "supported", json_true());
     json_object_set_new(o, "applied", json_boolean(rc.published));
     json_object_set_new(o, "step_count", json_integer((json_int_t)json_array_size(steps)));
-    json_object_set_new(o, "graph_manifest_version", json_integer(0));
+    json_t *commit = receipt_commit(r, &rc, "main"); /* the head's depth when nothing was published */
+    json_object_set_new(o, "graph_manifest_version",
+                        json_integer(json_is_object(commit) ? json_integer_value(json_object_get(commit, "graph_manifest_version"))
+                                                            : commit_depth(r, "main")));
     json_object_set_new(o, "steps", steps ? json_incref(steps) : json_array());
     json_object_set_new(o, "actor_id", str_or_null(r->actor));
-    json_object_set_new(o, "commit", receipt_commit(r, &rc, "main"));
+    json_object_set_new(o, "commit", commit);
     json_decref(plan);
     return og_resp_json(r, 200, o);
 }
@@ -1032,9 +1046,9 @@ static struct MHD_Response *h_commits_list(og_req *r)
     if (st) return og_resp_status(r, st);
     json_t *j = parse_owned(text);
     json_t *cs = json_object_get(j, "commits");
-    size_t n = json_array_size(cs), i;
+    size_t i;
     json_t *c, *out = json_array();
-    json_array_foreach(cs, i, c) json_array_append_new(out, commit_output(c, branch, (json_int_t)(n - i)));
+    json_array_foreach(cs, i, c) json_array_append_new(out, commit_output(c, branch));
     json_decref(j);
     return og_resp_json(r, 200, json_pack("{s:o}", "commits", out));
 }
@@ -1047,7 +1061,7 @@ static struct MHD_Response *h_commit_show(og_req *r)
     og_status st = og_db_commit_show(&text, r->g->db, r->commit_id);
     if (st) return og_resp_status(r, st);
     json_t *j = parse_owned(text);
-    json_t *o = commit_output(j, NULL, 0);
+    json_t *o = commit_output(j, NULL);
     json_decref(j);
     return og_resp_json(r, 200, o);
 }

@@ -129,7 +129,19 @@ static void json_shapes_are_the_references(void **state)
     assert_non_null(strstr(out, "\"branch\": \"dev\",\n  \"base_branch\": \"main\",\n  \"branch_created\": true,\n  \"mode\": \"merge\","));
     assert_non_null(strstr(out, "\"nodes\": [\n    {\n      \"name\": \"Person\",\n      \"entities_loaded\": 1\n    }\n  ]"));
     assert_non_null(strstr(out, "\"total_entities\": 2,\n  \"actor_id\": \"carol\",\n  \"commit\": {\n    \"graph_commit_id\": \""));
-    assert_non_null(strstr(out, "\"graph_branch\": \"dev\",\n    \"graph_manifest_version\": 0,\n    \"parent_commit_id\": \""));
+    /* graph_manifest_version is the commit's first-parent depth: init, load, mutate, this load */
+    assert_non_null(strstr(out, "\"graph_branch\": \"dev\",\n    \"graph_manifest_version\": 4,\n    \"parent_commit_id\": \""));
+    {
+        char more[16384];
+        assert_int_equal(run(more, sizeof more, "%s snapshot --json --branch dev %s/g", bin, dir), 0);
+        assert_non_null(strstr(more, "\"graph_manifest_version\": 4,"));
+        assert_int_equal(run(more, sizeof more, "%s commit show dev~1 --json %s/g", bin, dir), 0);
+        assert_non_null(strstr(more, "\"graph_manifest_version\": 3,"));
+        assert_int_equal(run(more, sizeof more, "%s commit list --limit 2 --branch dev --json %s/g", bin, dir), 0);
+        char *first = strstr(more, "\"graph_manifest_version\": 4,");
+        assert_non_null(first);
+        assert_non_null(strstr(first, "\"graph_manifest_version\": 3,"));
+    }
     assert_non_null(strstr(out, "\"merged_parent_commit_id\": null,\n    \"actor_id\": \"carol\",\n    \"created_at\": 1"));
     /* mutate: ChangeOutput; nothing matched → commit null */
     assert_int_equal(run(out, sizeof out, "%s change --quiet --json --store %s/g -e 'query none() { update Person set { age: 1 } where name = \"Zed\" }'", bin, dir), 0);

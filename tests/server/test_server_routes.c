@@ -115,13 +115,37 @@ static void test_snapshot_schema_branches_commits(void **state)
     snprintf(head, sizeof head, "%s", jstr(c0, "graph_commit_id"));
     assert_true(json_integer_value(json_object_get(c0, "created_at")) > 1600000000000000LL);
     assert_non_null(jstr(c0, "parent_commit_id"));
+    /* graph_manifest_version: the first-parent depth (genesis 1), the same on every route */
+    assert_int_equal(json_integer_value(json_object_get(c0, "graph_manifest_version")), 2);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(cs, 1), "graph_manifest_version")), 1);
     http_free(&r);
     char path[256];
     snprintf(path, sizeof path, "/graphs/g1/commits/%s", head);
     r = get(&S, NULL, path);
     assert_int_equal(r.status, 200);
     assert_string_equal(jstr(r.json, "graph_commit_id"), head);
+    assert_int_equal(json_integer_value(json_object_get(r.json, "graph_manifest_version")), 2);
     http_free(&r);
+    r = get(&S, NULL, "/graphs/g1/snapshot");
+    assert_int_equal(json_integer_value(json_object_get(r.json, "graph_manifest_version")), 2);
+    http_free(&r);
+    /* ... and the CLI says the same of the same commit */
+    const char *cli[] = {"commit show %s --json %s/g", "commit list --limit 1 --json %s%s/g", "snapshot --json %s%s/g"};
+    for (size_t k = 0; k < 3; k++) {
+        char cmd[512], args[256], out[65536];
+        snprintf(args, sizeof args, cli[k], k == 0 ? head : "", dir);
+        snprintf(cmd, sizeof cmd, "%s/omnigraph %s", OG_BINARY_DIR, args);
+        FILE *p = popen(cmd, "r");
+        assert_non_null(p);
+        size_t n = fread(out, 1, sizeof out - 1, p);
+        out[n] = '\0';
+        assert_int_equal(pclose(p), 0);
+        json_t *j = json_loads(out, 0, NULL);
+        assert_non_null(j);
+        json_t *c = k == 1 ? json_array_get(json_object_get(j, "commits"), 0) : j;
+        assert_int_equal(json_integer_value(json_object_get(c, "graph_manifest_version")), 2);
+        json_decref(j);
+    }
     r = get(&S, NULL, "/graphs/g1/commits/01ZZZZZZZZZZZZZZZZZZZZZZZZ");
     expect_error(&r, 404, "not_found");
 
