@@ -160,10 +160,11 @@ static int branch_merge(og_graph_args *a, og_db *db, const char *source, og_db_m
     } else {
         const char *outcome = json_string_value(json_object_get(j, "outcome"));
         json_t *c = json_object_get(j, "commit");
-        if (json_is_object(c))
+        /* --quiet: the summary is informational; settled conflicts are still listed */
+        if (!a->quiet && json_is_object(c))
             printf("%s: merged %s into %s as commit %s\n", outcome, source, into ? into : "main",
                    json_string_value(json_object_get(c, "graph_commit_id")));
-        else
+        else if (!a->quiet)
             printf("%s: nothing to merge from %s into %s\n", outcome, source, into ? into : "main");
         print_resolved(j);
     }
@@ -241,14 +242,14 @@ int og_cmd_branch(int argc, char **argv)
         else if (a.json) /* the reference's BranchCreateOutput, and the head it starts at */
             print_json(json_pack("{s:s,s:s,s:s,s:o,s:s}", "uri", root, "from", a.at ? a.at : from ? from : "main", "name",
                                  name, "actor_id", a.actor ? json_string(a.actor) : json_null(), "head", head));
-        else printf("created branch %s at %s\n", name, head);
+        else if (!a.quiet) printf("created branch %s at %s\n", name, head);
     } else {
         og_status st = og_db_branch_delete_if(db, name, if_commit);
         if (st) exit_code = og_cli_fail(verb, st);
         else if (a.json) /* the reference's BranchDeleteOutput */
             print_json(json_pack("{s:s,s:s,s:o}", "uri", root, "name", name, "actor_id",
                                  a.actor ? json_string(a.actor) : json_null()));
-        else printf("deleted branch %s\n", name);
+        else if (!a.quiet) printf("deleted branch %s\n", name);
     }
     og_db_close(db);
     return exit_code;

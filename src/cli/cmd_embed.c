@@ -46,7 +46,7 @@ static const char *embed_help =
     "  --no-cache          neither read nor fill the embedding cache\n"
     "  --store ROOT        the graph: a directory or s3://bucket/prefix (or $OMNIGRAPH_STORE)\n"
     "  --as ACTOR          actor recorded on the commit\n"
-    "  --quiet             no target echo on stderr\n";
+    "  --quiet             no target echo, no summary line of a write\n";
 
 static void print_summary(const char *text, int json)
 {
@@ -253,7 +253,7 @@ int og_cmd_embed(int argc, char **argv)
         og_db_close(db);
     }
     if (st) return og_cli_fail("embed", st);
-    print_summary(summary, a.json);
+    if (a.json || !a.quiet) print_summary(summary, a.json);
     og_free(summary);
     return OG_EXIT_OK;
 }

@@ -17,7 +17,7 @@
 #define COMMON_HELP                                                                       \
     "  --store ROOT       the graph: a directory or s3://bucket/prefix (or $OMNIGRAPH_STORE)\n" \
     "  --as ACTOR         actor recorded on commits\n"                                    \
-    "  --quiet            no target echo on stderr\n"
+    "  --quiet            no target echo, no summary line of a write\n"
 
 static int help(const char *text, int argc, char **argv)
 {
@@ -58,7 +58,7 @@ int og_cmd_init(int argc, char **argv)
     if (st) return og_cli_fail("init", st);
     char *snap = NULL;
     if (a.json && og_db_snapshot(&snap, db, NULL) == OG_OK) printf("%s\n", snap);
-    else if (!a.json) printf("initialised graph at %s\n", root);
+    else if (!a.json && !a.quiet) printf("initialised graph at %s\n", root);
     og_free(snap);
     og_db_close(db);
     return OG_EXIT_OK;
@@ -523,6 +523,8 @@ int og_cmd_schema_graph(int argc, char **argv, int apply)
     }
     /* a hard drop that published but could not reclaim everything: exit 0, say so */
     if (apply && r.reclaim_status) fprintf(stderr, "warning: %s\n", r.reclaim_error);
+    /* exit 1 when the plan is not supported, like the offline form (docs/schema-language.md §7) */
+    int unsupported = plan && (strstr(plan, "\"supported\":false") || !strncmp(plan, "supported: no", 13));
     if (apply && a.json) {
         /* the reference's SchemaApplyOutput, the commit as every write's, then ours */
         json_t *pj = plan ? json_loads(plan, 0, NULL) : NULL;
@@ -552,7 +554,7 @@ int og_cmd_schema_graph(int argc, char **argv, int apply)
         json_decref(o);
         if (js) printf("%s\n", js);
         free(js);
-    } else {
+    } else if (!(apply && a.quiet && !unsupported)) { /* --quiet: a successful apply prints nothing */
         if (plan) fputs(plan, stdout);
         if (plan && *plan && plan[strlen(plan) - 1] != '\n') putchar('\n');
         if (apply && r.published) printf("applied as commit %s\n", r.commit);
@@ -562,8 +564,6 @@ int og_cmd_schema_graph(int argc, char **argv, int apply)
                    (unsigned long long)r.reclaimed_tables, (unsigned long long)r.reclaimed_versions,
                    (unsigned long long)r.reclaimed_files, (unsigned long long)r.reclaimed_bytes);
     }
-    /* exit 1 when the plan is not supported, like the offline form (docs/schema-language.md §7) */
-    int unsupported = plan && (strstr(plan, "\"supported\":false") || !strncmp(plan, "supported: no", 13));
     og_free(plan);
     og_db_close(db);
     return unsupported && !(apply && r.published) ? OG_EXIT_FAIL : OG_EXIT_OK;

@@ -24,7 +24,7 @@ static const char *index_help =
     "  --branch B          the branch (default main)\n"
     "  --json              print the report as JSON\n"
     "  --store ROOT        the graph: a directory or s3://bucket/prefix (or $OMNIGRAPH_STORE)\n"
-    "  --quiet             no target echo on stderr\n";
+    "  --quiet             no target echo, no summary line of a write\n";
 
 static void print_report(const char *verb, const char *text, int json)
 {
@@ -86,7 +86,7 @@ int og_cmd_index(int argc, char **argv)
                          : og_db_index_status(&out, db, a.branch, type, prop);
     og_db_close(db);
     if (st) return og_cli_fail(a.verb, st);
-    print_report(build ? "built" : "indexes of", out, a.json);
+    if (!(build && a.quiet && !a.json)) print_report(build ? "built" : "indexes of", out, a.json);
     og_free(out);
     return OG_EXIT_OK;
 }

@@ -27,7 +27,7 @@ static const char *optimize_help =
     "  --json              print {\"commit\": ... | null, \"tables\", \"fragments_before\", ...}\n"
     "  --store ROOT        the graph: a directory or s3://bucket/prefix (or $OMNIGRAPH_STORE)\n"
     "  --as ACTOR          actor recorded on the commit\n"
-    "  --quiet             no target echo on stderr\n";
+    "  --quiet             no target echo, no summary line of a write\n";
 
 int og_cmd_optimize(int argc, char **argv)
 {
@@ -61,6 +61,7 @@ int og_cmd_optimize(int argc, char **argv)
                "\"index_files_built\": %" PRIu64 ", \"index_files\": %" PRIu64 ", \"index_covered\": %" PRIu64 "}\n",
                a.branch ? a.branch : "main", r.tables, r.fragments_before, r.fragments_after, r.rows_rewritten,
                r.deleted_rows_dropped, r.attempts, r.index_files_built, r.index_files, r.index_covered);
+    } else if (a.quiet) { /* --quiet: the summary of a write is informational */
     } else if (r.published) {
         printf("optimized %s: commit %s, %zu table(s), %zu -> %zu fragments, %" PRIu64 " rows rewritten, %" PRIu64
                " deleted rows dropped\n",
@@ -69,7 +70,7 @@ int og_cmd_optimize(int argc, char **argv)
     } else {
         printf("nothing to optimize on %s\n", a.branch ? a.branch : "main");
     }
-    if (!a.json && r.index_files_built)
+    if (!a.json && !a.quiet && r.index_files_built)
         printf("built %" PRIu64 " index file(s): %" PRIu64 "/%" PRIu64 " data files covered\n", r.index_files_built,
                r.index_covered, r.index_files);
     return OG_EXIT_OK;
@@ -92,7 +93,7 @@ static const char *cleanup_help =
     "  --confirm               delete (default: dry run)\n"
     "  --json                  print the report as one JSON object\n"
     "  --store ROOT            the graph: a directory or s3://bucket/prefix (or $OMNIGRAPH_STORE)\n"
-    "  --quiet                 no target echo on stderr\n";
+    "  --quiet                 no target echo, no summary line of a write\n";
 
 int64_t og_cli_duration_ms(const char *s)
 {
@@ -198,6 +199,7 @@ int og_cmd_cleanup(int argc, char **argv)
                r.young_kept, r.tables);
         return OG_EXIT_OK;
     }
+    if (a.quiet && !r.dry_run) return OG_EXIT_OK; /* a dry run's report is what was asked for */
     const char *verb = r.dry_run ? "would remove" : "removed";
     printf("cleanup%s: %" PRIu64 " commit(s) retained\n", r.dry_run ? " (dry run; --confirm deletes)" : "",
            r.commits_retained);

@@ -244,6 +244,7 @@ void og_cli_print_receipt(const og_graph_args *a, og_db *db, const og_receipt *r
 {
     int fmt = a->format ? a->format : a->json ? OG_CLI_JSON : OG_CLI_TEXT;
     if (fmt == OG_CLI_TEXT) {
+        if (a->quiet) return; /* --quiet: a write's summary line is informational */
         if (!r->published)
             printf("no changes (nothing published)\n");
         else if (load)

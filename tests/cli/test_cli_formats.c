@@ -85,6 +85,8 @@ static const fcase cases[] = {
 
 static const char *const fmt_names[] = {"json", "jsonl", "csv", "table"};
 
+static void expand(char *out, size_t cap, const char *args, const char *fmt);
+
 static int setup(void **state)
 {
     (void)state;
@@ -210,6 +212,52 @@ static void contradictions_are_usage_errors(void **state)
     assert_int_equal(run(out, sizeof out, "cd '%s' && %s schema show g --json 2>&1", dir, bin), 2);
 }
 
+/* --quiet (docs/cli.md): no target echo and no summary line of a write, on stdout or stderr;
+ * what the user asked for (rows, --json / --format output, a dry run's report, errors) stays. */
+static void quiet_drops_chatter_and_keeps_data(void **state)
+{
+    (void)state;
+    static char out[65536], loud[65536];
+    static const char *const writes[] = {
+        "init --schema EX/library/schema.pg q",
+        "load --data EX/library/seed.jsonl --mode overwrite q",
+        "mutate q -e 'query m() { update Member set { name: \"Q\" } where card = \"C-001\" }'",
+        "branch create qb q",
+        "branch merge qb q",
+        "branch delete qb q",
+        "schema apply --schema EX/library/schema.pg q",
+        "optimize q",
+        "index build q",
+        "cleanup --confirm q",
+    };
+    char args[1024];
+    for (size_t i = 0; i < sizeof writes / sizeof writes[0]; i++) {
+        expand(args, sizeof args, writes[i], "");
+        int rc = run(out, sizeof out, "cd '%s' && %s %s --quiet 2>&1", dir, bin, args);
+        if (rc != 0 || out[0]) print_error("%s --quiet: rc %d, printed: %s\n", args, rc, out);
+        assert_int_equal(rc, 0);
+        assert_string_equal(out, "");
+    }
+    /* asked-for output stays: --json of a write, a read's rows, a dry run's report */
+    expand(args, sizeof args, "load --data EX/library/seed.jsonl --mode overwrite q --json --quiet", "");
+    assert_int_equal(run(out, sizeof out, "cd '%s' && %s %s 2>/dev/null", dir, bin, args), 0);
+    json_t *j = json_loads(out, 0, NULL);
+    assert_non_null(j);
+    json_decref(j);
+    const char *reads[] = {"query q " Q " --format csv", "commit list q", "snapshot q", "export q", "cleanup q",
+                           "index status q", "branch list q"};
+    for (size_t i = 0; i < sizeof reads / sizeof reads[0]; i++) {
+        assert_int_equal(run(loud, sizeof loud, "cd '%s' && %s %s 2>/dev/null", dir, bin, reads[i]), 0);
+        assert_int_equal(run(out, sizeof out, "cd '%s' && %s %s --quiet 2>&1", dir, bin, reads[i]), 0);
+        assert_true(loud[0] != '\0');
+        if (strcmp(out, loud)) print_error("%s: --quiet changed a read's output\n", reads[i]);
+        assert_string_equal(out, loud);
+    }
+    /* errors are never quiet */
+    assert_int_equal(run(out, sizeof out, "cd '%s' && %s load --data nope.jsonl --mode merge q --quiet 2>&1", dir, bin), 1);
+    assert_non_null(strstr(out, "nope.jsonl"));
+}
+
 /* Every verb of `omnigraph --help` has a row in the table above. */
 static void every_verb_has_a_row(void **state)
 {
@@ -237,6 +285,7 @@ int main(void)
         cmocka_unit_test(every_verb_has_a_row),
         cmocka_unit_test(every_verb_and_format_is_printed_or_refused),
         cmocka_unit_test(contradictions_are_usage_errors),
+        cmocka_unit_test(quiet_drops_chatter_and_keeps_data),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
