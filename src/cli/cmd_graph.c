@@ -18,6 +18,11 @@
     "  --store ROOT       the graph: a directory or s3://bucket/prefix (or $OMNIGRAPH_STORE)\n" \
     "  --as ACTOR         actor recorded on commits\n"                                    \
     "  --quiet            no target echo, no summary line of a write\n"
+/* The reads' common flags: a read records no actor (--as is refused) and echoes nothing. */
+#define READ_HELP                                                                         \
+    "  --store ROOT       the graph: a directory or s3://bucket/prefix (or $OMNIGRAPH_STORE)\n" \
+    "  --branch B, --at C (alias --snapshot C)   the state read: a branch head (default main)\n" \
+    "                     or a commit (an id, a unique id prefix, a branch name, REF~N)\n"
 
 static int help(const char *text, int argc, char **argv)
 {
@@ -199,7 +204,8 @@ static const char *query_help =
     "  --exact                   nearest(...) by exact search even where a vector index exists\n"
     "  --explain                 print the plan instead of rows: each step's access path,\n"
     "                            traversal, pushed filters and estimated rows (nothing is read)\n"
-    "  --analyze                 with --explain: run the query and add each step's actual rows\n" COMMON_HELP;
+    "  --analyze                 with --explain: run the query and add each step's actual rows\n"
+    "  --store ROOT              the graph: a directory or s3://bucket/prefix (or $OMNIGRAPH_STORE)\n";
 
 static const char *mutate_help =
     "usage: omnigraph mutate (-e TEXT | --query FILE) [NAME] [--params JSON | --params-file F]\n"
@@ -284,6 +290,9 @@ static int run_gq(int argc, char **argv, int is_mutation)
     } else if (a.npositional == 1 && (a.store || (env && *env) || !looks_like_path(a.positional[0]))) {
         name = a.positional[0];
         a.npositional = 0;
+        if (!a.store && !(env && *env)) /* say what became of the word (`query mygraph -e ...`) */
+            return og_cli_usage(verb, "no graph given: '%s' is not an existing directory, so it was read as the "
+                                      "query NAME; give the graph as --store ROOT (or a path: ./%s)", name, name);
     }
     const char *root = og_graph_args_root(&a);
     if (!root) return OG_EXIT_USAGE;
@@ -352,7 +361,7 @@ static const char *export_help =
     "Writes the graph as NDJSON in the load format to stdout (ids included), so that\n"
     "`omnigraph load --mode overwrite` into a graph with the same schema reproduces it.\n"
     "  --type T           only this node or edge type (repeatable)\n"
-    "  --format jsonl     the only format: the load format is JSON lines (accepted for symmetry)\n" COMMON_HELP;
+    "  --format jsonl     the only format: the load format is JSON lines (accepted for symmetry)\n" READ_HELP;
 
 int og_cmd_export(int argc, char **argv)
 {
@@ -412,7 +421,7 @@ static const char *snapshot_help =
     "  --json             the snapshot document: {\"commit\",\"branch\",\"schema\",\"tables\"} and the\n"
     "                     reference's {\"graph_branch\",\"graph_manifest_version\",\n"
     "                     \"internal_schema_version\",\"datasets\"} (the default output)\n"
-    "  --format F         json, jsonl, csv or table (one record per type)\n" COMMON_HELP;
+    "  --format F         json, jsonl, csv or table (one record per type)\n" READ_HELP;
 
 int og_cmd_snapshot(int argc, char **argv)
 {
@@ -463,7 +472,7 @@ int og_cmd_snapshot(int argc, char **argv)
 }
 
 static const char *show_help =
-    "usage: omnigraph schema show [--branch B | --at COMMIT] ROOT\n\nPrints the graph's .pg schema source.\n" COMMON_HELP;
+    "usage: omnigraph schema show [--branch B | --at COMMIT] ROOT   (alias: schema get)\n\nPrints the graph's .pg schema source.\n" READ_HELP;
 
 /* `schema show`, reached from cmd_schema.c. */
 int og_cmd_schema_show(int argc, char **argv)

@@ -12,7 +12,7 @@
 #include "policy/policy.h"
 
 static const char *policy_help =
-    "usage: omnigraph policy <subcommand> BUNDLE.yaml [options]\n"
+    "usage: omnigraph policy validate|test|explain|compile BUNDLE.yaml [options]\n"
     "\n"
     "Offline tools for YAML policy bundles (docs/policy.md):\n"
     "  validate BUNDLE [--json]              check the bundle; print its actor count\n"

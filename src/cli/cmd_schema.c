@@ -32,13 +32,13 @@ static const char *plan_help =
     "  --json   print {\"supported\":bool,\"steps\":[...]}\n";
 
 static const char *schema_help =
-    "usage: omnigraph schema <check|plan> ...\n"
+    "usage: omnigraph schema check|plan|apply|show ...\n"
     "\n"
     "  check <file.pg> [--json]                          check a schema file\n"
     "  plan --schema <new.pg> --from <old.pg> [--json]   plan a migration (offline)\n"
     "  plan --schema <new.pg> ROOT [--json]              plan a migration of a graph\n"
     "  apply --schema <new.pg> ROOT [--allow-data-loss]  apply it as one commit\n"
-    "  show ROOT                                         print a graph's schema source\n";
+    "  show ROOT                                         print a graph's schema source (alias: get)\n";
 
 static json_t *diags_json(const og_diags *d)
 {

@@ -44,7 +44,7 @@ static void usage(FILE *f)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "  (aliases: read = query, change = mutate, schema get = schema show)\n");
-    fprintf(f, "\nRun `omnigraph help <command>` (or `omnigraph <command> --help`) for a command's options.\n"
+    fprintf(f, "\nRun `omnigraph help <command>` (or `omnigraph <command> --help`, -h) for a command's options.\n"
                "A command that prints results takes --format: json, jsonl, csv or table where it prints\n"
                "records, json or table (its human-readable report) otherwise; docs/cli.md lists them.\n");
 }
