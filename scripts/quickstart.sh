@@ -25,11 +25,11 @@ m="$ex/mutations.gq"
 step() { printf '\n== %s\n$ %s\n' "$1" "$2"; }
 
 step "create a graph from a .pg schema" "omnigraph init --schema examples/library/schema.pg $graph"
-"$og" init --quiet --schema "$ex/schema.pg" "$graph"
+"$og" init --schema "$ex/schema.pg" "$graph"
 
 step "load the seed: one NDJSON file becomes one commit" \
      "omnigraph load --data examples/library/seed.jsonl --mode overwrite $graph"
-"$og" load --quiet --data "$ex/seed.jsonl" --mode overwrite "$graph"
+"$og" load --data "$ex/seed.jsonl" --mode overwrite "$graph"
 first=$("$og" snapshot "$graph" | sed -n 's/.*"commit": "\([0-9A-Z]*\)".*/\1/p')
 
 step "a lookup with parameters" \
@@ -49,9 +49,9 @@ query idle() {
 
 step "a change on a branch, merged into main" \
      "omnigraph branch create --from main returns; omnigraph mutate --branch returns ... return_all; omnigraph branch merge returns --into main"
-"$og" branch create --quiet --store "$graph" --from main returns
-"$og" mutate --quiet --store "$graph" --branch returns --query "$m" return_all --params '{"card":"C-001"}'
-"$og" branch merge --quiet --store "$graph" returns --into main
+"$og" branch create --store "$graph" --from main returns
+"$og" mutate --store "$graph" --branch returns --query "$m" return_all --params '{"card":"C-001"}'
+"$og" branch merge --store "$graph" returns --into main
 
 step "time travel: the same query at the load's commit and at the head" \
      "omnigraph query --at $first ... loans_per_member"

@@ -356,7 +356,7 @@ int og_cmd_mutate(int argc, char **argv) { return run_gq(argc, argv, 1); }
 /* ---- export and snapshot ----------------------------------------------------------------------- */
 
 static const char *export_help =
-    "usage: omnigraph export [--branch B | --at COMMIT] [--type T]... ROOT\n"
+    "usage: omnigraph export [--branch B | --at COMMIT] [--type T]... [--format jsonl] ROOT\n"
     "\n"
     "Writes the graph as NDJSON in the load format to stdout (ids included), so that\n"
     "`omnigraph load --mode overwrite` into a graph with the same schema reproduces it.\n"

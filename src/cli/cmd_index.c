@@ -10,9 +10,10 @@
 
 #include "cli/cli.h"
 #include "cli/graph_args.h"
+#include "cli/output.h"
 
 static const char *index_help =
-    "usage: omnigraph index build|status [--type T] [--property P] [--branch B] [--json] ROOT\n"
+    "usage: omnigraph index build|status [--type T] [--property P] [--branch B] [--json | --format F] ROOT\n"
     "\n"
     "Persisted indexes are derived files beside the table data, one per data file and indexed\n"
     "property (docs/indexes.md).  They are never needed for a correct answer, only for a fast one.\n"
@@ -23,18 +24,26 @@ static const char *index_help =
     "  --property P        one property: `body` or `Doc.body`\n"
     "  --branch B          the branch (default main)\n"
     "  --json              print the report as JSON\n"
+    "  --format F          json (= --json), jsonl, csv or table: one record per index (type,\n"
+    "                      property, kind, version, covered, files, built)\n"
     "  --store ROOT        the graph: a directory or s3://bucket/prefix (or $OMNIGRAPH_STORE)\n"
     "  --quiet             no target echo, no summary line of a write\n";
 
-static void print_report(const char *verb, const char *text, int json)
+static void print_report(const char *verb, const char *text, int fmt)
 {
-    if (json) {
+    if (fmt == OG_CLI_JSON) {
         printf("%s\n", text);
         return;
     }
     json_t *r = json_loads(text, 0, NULL);
     if (!r) {
         printf("%s\n", text);
+        return;
+    }
+    if (fmt != OG_CLI_TEXT) {
+        static const char *cols[] = {"type", "property", "kind", "version", "covered", "files", "built"};
+        og_cli_print_records(fmt, r, "indexes", cols, 7);
+        json_decref(r);
         return;
     }
     json_t *list = json_object_get(r, "indexes");
@@ -69,11 +78,14 @@ int og_cmd_index(int argc, char **argv)
     int build = !strcmp(sub, "build");
     if (!build && strcmp(sub, "status") != 0) return og_cli_usage("index", "expected `build` or `status`");
     og_graph_args a = {.verb = build ? "index build" : "index status"};
-    const char *type = NULL, *prop = NULL;
+    const char *type = NULL, *prop = NULL, *format = NULL;
     og_flag flags[] = {{"--type", NULL, 1, 0, &type, NULL, NULL, NULL},
-                       {"--property", NULL, 1, 0, &prop, NULL, NULL, NULL}};
-    int rc = og_graph_args_parse(&a, argc - 1, argv + 1, flags, 2, 1);
+                       {"--property", NULL, 1, 0, &prop, NULL, NULL, NULL},
+                       {"--format", NULL, 1, 0, &format, NULL, NULL, NULL}};
+    int rc = og_graph_args_parse(&a, argc - 1, argv + 1, flags, 3, 1);
     if (rc) return rc;
+    og_cli_format fmt;
+    if ((rc = og_cli_format_parse(a.verb, format, a.json, &fmt))) return rc;
     if (a.at) return og_cli_usage("index", "--at is for reads; indexes are built for a branch head");
     const char *root = og_graph_args_root(&a);
     if (!root) return OG_EXIT_USAGE;
@@ -86,7 +98,7 @@ int og_cmd_index(int argc, char **argv)
                          : og_db_index_status(&out, db, a.branch, type, prop);
     og_db_close(db);
     if (st) return og_cli_fail(a.verb, st);
-    if (!(build && a.quiet && !a.json)) print_report(build ? "built" : "indexes of", out, a.json);
+    if (!(build && a.quiet && fmt == OG_CLI_TEXT)) print_report(build ? "built" : "indexes of", out, fmt);
     og_free(out);
     return OG_EXIT_OK;
 }

@@ -237,8 +237,10 @@ static const format_rule rules[] = {
     {"schema", "get", 0, 0, "it prints the schema source"},
     {"schema", NULL, F_REPORT, 0, NULL},
     {"mcp", NULL, 0, 0, "it speaks JSON-RPC on stdin/stdout"},
+    {"analyze", NULL, F_ALL, 1, NULL},
+    {"index", NULL, F_ALL, 1, NULL},
     {"test", NULL, 0, 0, "it prints one line per test file and a summary"},
-    {NULL, NULL, F_REPORT, 0, NULL}, /* analyze, cleanup, cluster, embed, index, init, lint, optimize, version */
+    {NULL, NULL, F_REPORT, 0, NULL}, /* cleanup, cluster, embed, init, lint, optimize, version */
 };
 
 static const char *names(unsigned m)

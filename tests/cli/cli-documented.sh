@@ -35,7 +35,7 @@ for f in $flags; do
 done
 # every flag docs/cli.md names exists
 for f in $(grep -oE -- '`--?[a-zA-Z][a-zA-Z-]*' "$doc" | tr -d '`' | grep -E '^--[a-z]|^-[a-zA-Z]$' | sort -u); do
-  echo "$flags" | grep -qx -- "$f" || { echo "docs/cli.md names '$f', which no help lists" >&2; bad=1; }
+  grep -qx -- "$f" <<<"$flags" || { echo "docs/cli.md names '$f', which no help lists" >&2; bad=1; }
 done
 [ "$bad" = 0 ] && echo "docs/cli.md documents all $(echo "$verbs" | wc -w) verbs and $(echo "$flags" | wc -w) flags, and no others"
 exit "$bad"

@@ -193,7 +193,7 @@ static void schema_apply_hard_drop_reports_reclaimed(void **state)
     assert_non_null(strstr(out, "reclaimed by a hard drop (schema apply --allow-data-loss)"));
     assert_non_null(strstr(out, loaded));
     /* text output; a type drop removes Pet's table directory */
-    assert_int_equal(run("schema apply --quiet --allow-data-loss --schema h4.pg hg", out, sizeof out), 0);
+    assert_int_equal(run("schema apply --allow-data-loss --schema h4.pg hg", out, sizeof out), 0);
     assert_non_null(strstr(out, "DropType node Pet (hard)"));
     assert_non_null(strstr(out, "reclaimed 1 table(s): 2 version(s), 1 file(s), "));
     assert_int_equal(run("query --quiet --query h.gq people --format csv --store hg | tr -d '\\r'", out, sizeof out), 0);
