@@ -7,7 +7,9 @@
 #   SAMPLES (default 100): fresh processes per end-to-end measurement.
 #   BASELINE_OMNIGRAPH: another build's `omnigraph` (e.g. main before a change), measured the
 #   same way, alternating with ours query by query, for the before/after rows of the chart.
-# Env: OUT = where the results go (default GRAPH_BENCH_DIR/coldstart).
+# Env: OUT = where the results go (default GRAPH_BENCH_DIR/coldstart); FIRST_RUNS (5; 0 skips
+#   part 1); E2E_PREFIX = a command prefix for part 2's sampler and its children, e.g.
+#   "chrt -f 1" (root) on a shared machine, so other work cannot stretch the wall times.
 # Prints, and leaves in OUT:
 #   1. first calls in a fresh process, ours (examples/bench_graph.c query) then Kùzu's
 #      (kuzu_bench.mjs query), the same queries and 100 start nodes, FIRST_RUNS (5) processes
@@ -33,59 +35,62 @@ done
 lo=$(node -e 'const p=require(process.argv[1]);console.log(p.agg_lo)' "$work/data/params.json")
 hi=$(node -e 'const p=require(process.argv[1]);console.log(p.agg_hi)' "$work/data/params.json")
 n=$(wc -l <"$work/data/nodes.csv"); n=$((n - 1))
-echo "coldstart: $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg), N = $n, $samples samples"
+E2E_PREFIX="${E2E_PREFIX:-}"
+echo "coldstart: $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg), N = $n, $samples samples${E2E_PREFIX:+, end to end under: $E2E_PREFIX}"
 
 # 1. first calls with the index files present, ours vs Kùzu, each in a fresh process, FIRST_RUNS
 #    times alternating (default 5; one pass over the 100 start nodes each): medians over the runs.
 runs="${FIRST_RUNS:-5}"
-"$bin/bench_graph" query "$work/og" "$here/graph.gq" "$work/data/starts.txt" "$lo" "$hi" /dev/null 1 >/dev/null # writes any missing index file
-have_kuzu=0; { [ -d "$work/kuzu.db" ] || [ -f "$work/kuzu.db" ]; } && have_kuzu=1
-: >"$out/ours.jsonl"; : >"$out/kuzu.jsonl"
-for _ in $(seq "$runs"); do
-  "$bin/bench_graph" query "$work/og" "$here/graph.gq" "$work/data/starts.txt" "$lo" "$hi" /dev/null 1 >>"$out/ours.jsonl"
-  [ "$have_kuzu" = 1 ] &&
-    node "$here/kuzu_bench.mjs" query "$work/kuzu.db" "$work/data/starts.txt" "$lo" "$hi" /dev/null 1 >>"$out/kuzu.jsonl"
-done
-fold='
-  // medians over the runs of each query: first call, warm median, peak RSS; the runs listed
-  const fs = require("fs");
-  const rows = fs.readFileSync(process.argv[1], "utf8").split("\n").filter((l) => l.startsWith("{")).map(JSON.parse);
-  const med = (v) => { const s = [...v].sort((a, b) => a - b); return s[(s.length - 1) >> 1]; };
-  const out = [];
-  for (const q of ["lookup", "hop1", "hop2", "hop3", "agg"]) {
-    const r = rows.filter((x) => x.query === q);
-    if (!r.length) continue;
-    out.push({ system: r[0].system, query: q, first_us: med(r.map((x) => x.first_us)), runs: r.length,
-      first_us_runs: r.map((x) => x.first_us), first_cpu_us: med(r.map((x) => x.first_cpu_us)),
-      first_cpu_us_runs: r.map((x) => x.first_cpu_us), samples: r.reduce((a, x) => a + x.samples, 0),
-      median_us: med(r.map((x) => x.median_us)) });
-  }
-  const d = rows.filter((x) => x.phase === "done");
-  out.push({ system: d[0].system, phase: "done", max_rss_kb: med(d.map((x) => x.max_rss_kb)),
-    max_rss_kb_runs: d.map((x) => x.max_rss_kb) });
-  fs.writeFileSync(process.argv[2], out.map((o) => JSON.stringify(o)).join("\n") + "\n");
-  for (const o of out) console.log(JSON.stringify(o));
-'
-node -e "$fold" "$out/ours.jsonl" "$out/ours.folded.jsonl"
-if [ "$have_kuzu" = 1 ]; then
-  node -e "$fold" "$out/kuzu.jsonl" "$out/kuzu.folded.jsonl"
-  echo "first calls: medians over $runs fresh processes per system (summarize.mjs's \"one sample\" = one per run)"
-  node "$here/summarize.mjs" "$out/ours.folded.jsonl" "$out/kuzu.folded.jsonl" "$n"
-else
-  echo "coldstart: no Kùzu database in $work: our side only" >&2
+if [ "$runs" -gt 0 ]; then
+  "$bin/bench_graph" query "$work/og" "$here/graph.gq" "$work/data/starts.txt" "$lo" "$hi" /dev/null 1 >/dev/null # writes any missing index file
+  have_kuzu=0; { [ -d "$work/kuzu.db" ] || [ -f "$work/kuzu.db" ]; } && have_kuzu=1
+  : >"$out/ours.jsonl"; : >"$out/kuzu.jsonl"
+  for _ in $(seq "$runs"); do
+    "$bin/bench_graph" query "$work/og" "$here/graph.gq" "$work/data/starts.txt" "$lo" "$hi" /dev/null 1 >>"$out/ours.jsonl"
+    [ "$have_kuzu" = 1 ] &&
+      node "$here/kuzu_bench.mjs" query "$work/kuzu.db" "$work/data/starts.txt" "$lo" "$hi" /dev/null 1 >>"$out/kuzu.jsonl"
+  done
+  fold='
+    // medians over the runs of each query: first call, warm median, peak RSS; the runs listed
+    const fs = require("fs");
+    const rows = fs.readFileSync(process.argv[1], "utf8").split("\n").filter((l) => l.startsWith("{")).map(JSON.parse);
+    const med = (v) => { const s = [...v].sort((a, b) => a - b); return s[(s.length - 1) >> 1]; };
+    const out = [];
+    for (const q of ["lookup", "hop1", "hop2", "hop3", "agg"]) {
+      const r = rows.filter((x) => x.query === q);
+      if (!r.length) continue;
+      out.push({ system: r[0].system, query: q, first_us: med(r.map((x) => x.first_us)), runs: r.length,
+        first_us_runs: r.map((x) => x.first_us), first_cpu_us: med(r.map((x) => x.first_cpu_us)),
+        first_cpu_us_runs: r.map((x) => x.first_cpu_us), samples: r.reduce((a, x) => a + x.samples, 0),
+        median_us: med(r.map((x) => x.median_us)) });
+    }
+    const d = rows.filter((x) => x.phase === "done");
+    out.push({ system: d[0].system, phase: "done", max_rss_kb: med(d.map((x) => x.max_rss_kb)),
+      max_rss_kb_runs: d.map((x) => x.max_rss_kb) });
+    fs.writeFileSync(process.argv[2], out.map((o) => JSON.stringify(o)).join("\n") + "\n");
+    for (const o of out) console.log(JSON.stringify(o));
+  '
+  node -e "$fold" "$out/ours.jsonl" "$out/ours.folded.jsonl"
+  if [ "$have_kuzu" = 1 ]; then
+    node -e "$fold" "$out/kuzu.jsonl" "$out/kuzu.folded.jsonl"
+    echo "first calls: medians over $runs fresh processes per system (summarize.mjs's \"one sample\" = one per run)"
+    node "$here/summarize.mjs" "$out/ours.folded.jsonl" "$out/kuzu.folded.jsonl" "$n"
+  else
+    echo "coldstart: no Kùzu database in $work: our side only" >&2
+  fi
+  echo "OG_INDEX=off (rebuilt in memory, one process):"
+  env OG_INDEX=off "$bin/bench_graph" query "$work/og" "$here/graph.gq" "$work/data/starts.txt" "$lo" "$hi" /dev/null 1 |
+    grep -E '"query":"(lookup|hop1)"' || true
 fi
-echo "OG_INDEX=off (rebuilt in memory, one process):"
-env OG_INDEX=off "$bin/bench_graph" query "$work/og" "$here/graph.gq" "$work/data/starts.txt" "$lo" "$hi" /dev/null 1 |
-  grep -E '"query":"(lookup|hop1)"' || true
 
 # 2. end to end, a fresh process per sample.
 : >"$out/e2e.jsonl"
 run() { # LABEL BINARY QUERY
   local label="$1" og="$2" q="$3" j
   if [ "$q" = version ]; then
-    j=$("$bin/bench_spawn" "$samples" "$work/data/starts.txt" "$og" --version)
+    j=$($E2E_PREFIX "$bin/bench_spawn" "$samples" "$work/data/starts.txt" "$og" --version)
   else
-    j=$("$bin/bench_spawn" "$samples" "$work/data/starts.txt" "$og" query --query "$here/graph.gq" "$q" \
+    j=$($E2E_PREFIX "$bin/bench_spawn" "$samples" "$work/data/starts.txt" "$og" query --query "$here/graph.gq" "$q" \
       --params '{"k":"%k"}' --store "$work/og" --quiet --format jsonl)
   fi
   echo "{\"e2e\":\"$q\",\"binary\":\"$label\",${j#\{}" | tee -a "$out/e2e.jsonl"
