@@ -52,6 +52,7 @@ typedef struct exec {
 
 int og_exec_place_filters = 1;
 int og_exec_hash_join = 1;
+int og_exec_typed = 1;
 
 /* One pipeline's state: bindings plus the variable → column map. */
 typedef struct pipe {
@@ -430,7 +431,14 @@ static og_status pred_ranges(exec *x, const pipe *p, const og_ir_pred *pr, og_co
     OG_TRY(eval(x, p, k, &kv));
     *ok = og_colrange_prepare(&tmp[*nt], col, rows, cmp_op(pr->op), &kv, k_left);
     og_vector_free(&kv);
-    if (*ok) (*nt)++;
+    if (!*ok) return OG_OK;
+    const og_ir_var *iv = &x->ir->vars[prop->var];
+    if (!rows && !iv->is_edge && x->src->node_zones && col->len > OG_COLZONE_ROWS) { /* whole column: zones */
+        const og_colzones *z = NULL;
+        OG_TRY(x->src->node_zones(x->src->ud, (size_t)iv->type, prop->prop_id, &z));
+        if (z && z->nzones == (col->len + OG_COLZONE_ROWS - 1) / OG_COLZONE_ROWS) tmp[*nt].zones = z;
+    }
+    (*nt)++;
     return OG_OK;
 }
 
@@ -440,7 +448,7 @@ static og_status typed_ranges(exec *x, const pipe *p, const og_ir_pred *preds, s
                               size_t *nr, unsigned char *handled)
 {
     *nr = 0;
-    if (p->b.n_rows <= OG_EXEC_POINT_GATHER_MAX) return OG_OK;
+    if (!og_exec_typed || p->b.n_rows <= OG_EXEC_POINT_GATHER_MAX) return OG_OK;
     og_colrange tmp[16];
     for (size_t i = 0; i < npreds; i++) {
         size_t nt = 0;
@@ -902,7 +910,7 @@ static og_status op_scan_ex(exec *x, pipe *p, const og_ir_op *op, const og_ir_op
 static og_status scan_typed(exec *x, const og_ir_op *op, size_t n, og_bindings *out, int *done)
 {
     *done = 0;
-    if (!op->npreds || n <= OG_EXEC_POINT_GATHER_MAX || op->var < 0) return OG_OK;
+    if (!og_exec_typed || !op->npreds || n <= OG_EXEC_POINT_GATHER_MAX || op->var < 0) return OG_OK;
     pipe t = {0};
     uint32_t *none = NULL;
     t.b = (og_bindings){1, n, n, &none}; /* binding row i = table row i (identity_col) */
@@ -1242,7 +1250,7 @@ static og_status typed_aggregate(exec *x, const pipe *p, og_vector *cols, size_t
     const og_ir_query *ir = x->ir;
     size_t n = p->b.n_rows;
     *done = 0;
-    if (n <= OG_EXEC_POINT_GATHER_MAX || !ir->ncolumns) return OG_OK;
+    if (!og_exec_typed || n <= OG_EXEC_POINT_GATHER_MAX || !ir->ncolumns) return OG_OK;
     og_colref key = {NULL, NULL};
     og_colagg *aggs = calloc(ir->ncolumns, sizeof *aggs);
     if (!aggs) return og_err(OG_ERR_NOMEM, "out of memory");
