@@ -161,8 +161,11 @@ static const char *queries_help =
     "--format json|jsonl|csv|table: list one record per query (name, mutation, mcp_expose,\n"
     "tool_name); run a read's rows (its columns), a mutation's result as one record.\n";
 
+/* `want_provider`: bind the graph's applied embedding profile (`embedding_provider:`), as a
+ * cluster-booted server does, so `nearest($v.p, "text")` embeds with the cluster's provider and
+ * not the environment's; a profile whose ${VAR} is unset is an error naming it. */
 static og_status open_graph(og_cluster **c, og_db **db, og_stored_set **set, const char *dir, const char **graph,
-                            const char *actor)
+                            const char *actor, int want_provider)
 {
     og_status st = og_cluster_open(c, dir);
     if (st != OG_OK) return st;
@@ -185,6 +188,15 @@ static og_status open_graph(og_cluster **c, og_db **db, og_stored_set **set, con
     og_open_opts oo = {.actor = actor};
     st = og_db_open(db, uri, &oo);
     if (st != OG_OK) return st;
+    if (want_provider) {
+        og_db_embed_provider ep;
+        char key[1024];
+        int bound = 0;
+        st = og_cluster_embedding_provider(*c, *graph, &ep, key, sizeof key, &bound);
+        if (st == OG_OK && bound) st = og_db_set_embed_provider(*db, &ep);
+        memset(key, 0, sizeof key);
+        if (st != OG_OK) return st;
+    }
     return og_cluster_stored_queries(set, *c, *graph, *db);
 }
 
@@ -220,7 +232,7 @@ int og_cmd_queries(int argc, char **argv)
     og_stored_set *set = NULL;
     og_buf pbuf = OG_BUF_INIT;
     int rc = OG_EXIT_OK;
-    og_status st = open_graph(&c, &db, &set, dir, &graph, actor);
+    og_status st = open_graph(&c, &db, &set, dir, &graph, actor, !strcmp(sub, "run"));
     if (st != OG_OK) {
         fprintf(stderr, "omnigraph queries %s: %s: %s\n", sub, og_status_name(st), og_error_message());
         rc = OG_EXIT_FAIL;
