@@ -11,6 +11,8 @@
  *   __cluster/lock.json               the operation lock (put-if-absent; force-unlock by id)
  *   __cluster/resources/query/<g>/<name>/<sha256>.gq     content-addressed catalog
  *   __cluster/resources/policy/<name>/<sha256>.yaml
+ *   __cluster/recoveries/<operation_id>.json         recovery sidecars of graph-moving steps
+ *   __cluster/approvals/<approval_id>.json           approvals of graph deletes (never deleted)
  *   graphs/<id>.omni                  the derived graph roots
  *
  * Every verb returns its report as JSON text (free with og_free); the CLI prints it.
@@ -61,6 +63,23 @@ og_status og_cluster_status(char **out, const char *dir);
  * graphs are recorded with their live schema digests).  OG_ERR_ALREADY_EXISTS when a ledger
  * exists. */
 og_status og_cluster_import(char **out, const char *dir, const og_cluster_opts *opts);
+
+/* Re-observes the applied state (reference: `cluster refresh`): runs the recovery sweep, checks
+ * every catalog blob (a missing or mismatched one is `drifted` and loses its digest, so the next
+ * plan republishes it; an unreadable one is `error`), opens every declared graph read-only
+ * (a missing root loses its graph/schema digests — the next plan re-creates it; a live schema
+ * other than the declared one is `drifted`, and the next plan migrates it back) and always
+ * publishes the next ledger revision.  OG_ERR_NOT_FOUND (state_missing) without a ledger;
+ * OG_ERR_INVALID when an observation failed (still recorded). */
+og_status og_cluster_refresh(char **out, const char *dir, const og_cluster_opts *opts);
+
+/* Records a digest-bound approval (opts->actor is the approver, required) for a gated change —
+ * a graph delete, which apply then executes last (root removed, subtree tombstoned, approval
+ * consumed).  The artifact __cluster/approvals/<id>.json binds the configuration digest and the
+ * change's digests: any later movement makes it stale (warning approval_stale).  Errors:
+ * OG_ERR_INVALID (no approver; approval_not_required: no pending change of `resource` needs
+ * one), OG_ERR_NOT_FOUND (state_missing). */
+og_status og_cluster_approve(char **out, const char *dir, const char *resource, const og_cluster_opts *opts);
 
 /* Removes the lock when its id is exactly `lock_id`.  OG_ERR_NOT_FOUND (no lock),
  * OG_ERR_PRECONDITION_FAILED (another id). */

@@ -38,6 +38,17 @@ static void test_cluster_verbs(void **state)
     assert_int_equal(run(out, sizeof out, "%s cluster force-unlock NOPE --config %s/c 2>&1", bin, dir), 1);
     assert_non_null(strstr(out, "not_found: the cluster is not locked"));
 
+    /* refresh re-observes; approve refuses a change that needs none, and needs --as */
+    assert_int_equal(run(out, sizeof out, "%s cluster refresh --config %s/c", bin, dir), 0);
+    assert_string_equal(out, "refreshed: state revision 3\n");
+    assert_int_equal(run(out, sizeof out, "%s cluster approve graph.people --config %s/c 2>&1", bin, dir), 1);
+    assert_string_equal(out, "omnigraph cluster approve: invalid: `cluster approve` requires an approver: pass --as "
+                             "<ACTOR> — an approval without an approver is meaningless\n");
+    assert_int_equal(run(out, sizeof out, "%s cluster approve graph.people --as bob --config %s/c 2>&1", bin, dir), 1);
+    assert_non_null(strstr(out, "approval_not_required: graph.people: no pending change for this resource requires "
+                                "approval (check `cluster plan`)"));
+    assert_int_equal(run(out, sizeof out, "%s cluster approve --config %s/c 2>&1", bin, dir), 2);
+
     /* an invalid config: exit 1, the diagnostic on stderr */
     assert_int_equal(run(NULL, 0, "echo 'pipelines: {}' >> %s/c/cluster.yaml", dir), 0);
     assert_int_equal(run(out, sizeof out, "%s cluster validate --config %s/c 2>&1", bin, dir), 1);
