@@ -103,7 +103,8 @@ const char *og_cluster_graph_uri(const og_cluster *c, const char *graph_id);
 /* The graph's applied stored queries, parsed and type-checked against the schema of `db`
  * (the graph opened at og_cluster_graph_uri): *out is a new set (og_stored_set_free).  A query
  * that no longer type-checks is an error (OG_ERR_TYPE naming it): the graph is not served
- * broken. */
+ * broken.  A graph with a pending recovery sidecar is OG_ERR_PRECONDITION_FAILED
+ * (cluster_recovery_pending: served only after a sweep classifies the interrupted operation). */
 struct og_stored_set;
 og_status og_cluster_stored_queries(struct og_stored_set **out, const og_cluster *c, const char *graph_id, og_db *db);
 /* The policy bundle text bound to the graph (NULL when none; "cluster" for the server). */

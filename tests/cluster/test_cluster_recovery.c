@@ -19,6 +19,7 @@
 
 #include "cluster/cluster.h"
 #include "cluster/internal.h"
+#include "cluster/stored.h"
 #include "util/error.h"
 
 static char dir[64];
@@ -401,6 +402,17 @@ static void test_sidecar_schema_unexpected(void **state)
     assert_string_equal(cstr(w, "message"),
                         "an interrupted schema apply left unexpected graph state; graph-moving work is blocked until repaired");
     json_decref(r);
+    /* not served while the sidecar waits: its stored queries are refused with the reason */
+    og_cluster *cl = NULL;
+    assert_int_equal(og_cluster_open(&cl, dir), OG_OK);
+    og_stored_set *set = NULL;
+    assert_int_equal(og_db_open(&db, uri, NULL), OG_OK);
+    assert_int_equal(og_cluster_stored_queries(&set, cl, "people", db), OG_ERR_PRECONDITION_FAILED);
+    assert_string_equal(og_error_message(), "cluster_recovery_pending: graph 'people' has an interrupted cluster operation "
+                                            "(__cluster/recoveries/01OPSCHEMA.json); run `omnigraph cluster apply` (or "
+                                            "refresh) to classify it, then restart");
+    og_db_close(db);
+    og_cluster_close(cl);
     json_t *l = ledger();
     json_t *s = json_object_get(json_object_get(l, "resource_statuses"), "schema.people");
     assert_string_equal(cstr(s, "status"), "drifted");
