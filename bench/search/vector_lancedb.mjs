@@ -1,5 +1,5 @@
 // vector_lancedb.mjs — the LanceDB 0.31 side of the vector benchmark (bench/search/vector_run.sh):
-// loads DIR/base.f32 (N x 128 float32) as a table, times the index build (IVF_HNSW_SQ, and
+// loads DIR/base.f32 (N x 128 float32) as a table, times the index build (IVF_FLAT, IVF_HNSW_SQ,
 // IVF_PQ), and for DIR/queries.f32 reports the median top-10 latency of a warm pass (after
 // one warm-up pass) and recall@10 against DIR/gt.u32, exact (bypassVectorIndex, over the first
 // $LANCEDB_EXACT_QUERIES = 20 queries: it is slow) and through each index.  One JSON object per line, like bench_vector does.
@@ -55,16 +55,26 @@ async function measure(phase, mk, nq = Q) {
 }
 
 await measure("exact", (q) => q.bypassVectorIndex(), exactQueries);
-const parts = Math.max(1, Math.round(Math.sqrt(N) / 4));
+// $LANCEDB_PARTITIONS IVF partitions (default sqrt(N)/4); $LANCEDB_INDEXES the index types to
+// build, comma-separated, in order (default all three).  IVF_FLAT has the cheapest build (k-means
+// and one pass assigning rows: no quantizer training, no graph) and its recall is bounded only
+// by nprobes, so it is LanceDB's fastest-built index that reaches recall 0.95.
+const parts = Number(process.env.LANCEDB_PARTITIONS ?? Math.max(1, Math.round(Math.sqrt(N) / 4)));
+const wanted = (process.env.LANCEDB_INDEXES ?? "ivf_flat,ivf_hnsw_sq,ivf_pq").split(",");
 const configs = [
-  ["ivf_hnsw_sq", lancedb.Index.hnswSq({ distanceType: "l2", numPartitions: 1 }), [["ef", 64], ["ef", 128]]],
-  ["ivf_pq", lancedb.Index.ivfPq({ distanceType: "l2", numPartitions: parts, numSubVectors: 16 }),
-    [["nprobes", 20, 10], ["nprobes", 50, 10]]],
-];
+  ["ivf_flat", () => lancedb.Index.ivfFlat({ distanceType: "l2", numPartitions: parts }),
+    [["nprobes", 5], ["nprobes", 10], ["nprobes", 20]]],
+  ["ivf_hnsw_sq", () => lancedb.Index.hnswSq({ distanceType: "l2", numPartitions: 1 }), [["ef", 64], ["ef", 128]]],
+  ["ivf_pq", () => lancedb.Index.ivfPq({ distanceType: "l2", numPartitions: parts, numSubVectors: 16 }),
+    [["nprobes", 20, 10], ["nprobes", 50, 10], ["nprobes", 20, 50]]],
+].filter(([name]) => wanted.includes(name));
 for (const [name, config, settings] of configs) {
   t0 = now();
-  await t.createIndex("vector", { config, replace: true });
-  console.log(JSON.stringify({ system: "lancedb", phase: "index", index: name, seconds: (now() - t0) / 1e3 }));
+  const c0 = process.cpuUsage(); // every thread of the process: LanceDB builds on its own pool
+  await t.createIndex("vector", { config: config(), replace: true });
+  const c1 = process.cpuUsage(c0);
+  console.log(JSON.stringify({ system: "lancedb", phase: "index", index: name, partitions: parts, seconds: (now() - t0) / 1e3,
+    cpu_seconds: (c1.user + c1.system) / 1e6 }));
   for (const [knob, v, refine] of settings) {
     await measure(`ann ${name} ${knob}=${v}${refine ? ` refine=${refine}` : ""}`,
       (q) => { q = knob === "ef" ? q.ef(v) : q.nprobes(v); return refine ? q.refineFactor(refine) : q; });
