@@ -29,13 +29,13 @@ static int help(const char *text, int argc, char **argv)
 /* ---- init ---------------------------------------------------------------------------------- */
 
 static const char *init_help =
-    "usage: omnigraph init --schema <file.pg> ROOT\n"
+    "usage: omnigraph init --schema <file.pg> [--json] ROOT\n"
     "\n"
     "Creates a graph at ROOT (a directory, created if needed, or s3://bucket/prefix) with the\n"
     "schema: one empty table per node and edge type, the first commit, and branch main.\n"
     "Refuses a ROOT that already holds a graph.\n"
     "  --schema FILE      the .pg schema (required)\n"
-    "  --json             print {\"commit\": ...}\n" COMMON_HELP;
+    "  --json             print the new graph's snapshot: {\"commit\",\"branch\",\"schema\",\"tables\"}\n" COMMON_HELP;
 
 int og_cmd_init(int argc, char **argv)
 {
@@ -388,6 +388,7 @@ static int print_db_text(const char *verb, const char *help_text, int argc, char
     int rc = og_graph_args_parse(&a, argc, argv, NULL, 0, 1);
     if (rc) return rc;
     if (a.actor) return og_cli_usage(verb, "--as names the actor of a write; a read records none");
+    if (a.json) return og_cli_usage(verb, "takes no --json: it prints the schema source");
     const char *root = og_graph_args_root(&a);
     if (!root) return OG_EXIT_USAGE;
     og_db *db = og_graph_args_open(&a, root);

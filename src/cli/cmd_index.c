@@ -77,7 +77,8 @@ int og_cmd_index(int argc, char **argv)
     if (a.at) return og_cli_usage("index", "--at is for reads; indexes are built for a branch head");
     const char *root = og_graph_args_root(&a);
     if (!root) return OG_EXIT_USAGE;
-    og_graph_args_echo(&a, root);
+    if (build) og_graph_args_echo(&a, root); /* writes echo their target; status is a read */
+    if (!build && a.actor) return og_cli_usage(a.verb, "--as names the actor of a write; a read records none");
     og_db *db = og_graph_args_open(&a, root);
     if (!db) return OG_EXIT_FAIL;
     char *out = NULL;

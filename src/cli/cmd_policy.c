@@ -15,8 +15,9 @@ static const char *policy_help =
     "usage: omnigraph policy <subcommand> BUNDLE.yaml [options]\n"
     "\n"
     "Offline tools for YAML policy bundles (docs/policy.md):\n"
-    "  validate BUNDLE                       check the bundle; print its actor count\n"
-    "  test BUNDLE TESTS | --tests TESTS     run the declarative cases of a tests file\n"
+    "  validate BUNDLE [--json]              check the bundle; print its actor count\n"
+    "  test BUNDLE TESTS | --tests TESTS [--json]\n"
+    "                                        run the declarative cases of a tests file\n"
     "  explain BUNDLE --actor A --action X [--branch B] [--target-branch T] [--query Q] [--json]\n"
     "                                        decide one request and show the matched rule\n"
     "  compile BUNDLE [--entities]           print the Cedar policies the bundle compiles to\n"
@@ -26,6 +27,8 @@ static const char *policy_help =
     "  --server      the bundle is a server (cluster-scoped) bundle: only graph_list\n"
     "  --graph ID    the graph the bundle is bound to (Cedar resource Graph::\"ID\"; default\n"
     "                \"default\")\n"
+    "  --json        validate, test and explain: print the result as JSON (= --format json;\n"
+    "                --format table is the default text)\n"
     "Exit 0 on success, 1 when the bundle or tests file is invalid or a test case fails, 2 on\n"
     "a usage error.\n";
 
@@ -81,12 +84,27 @@ static og_policy *load_bundle(const policy_args *a)
     return p;
 }
 
+/* A JSON string literal of s (static buffer; one use per printf). */
+static const char *quoted(const char *s)
+{
+    static char buf[4096];
+    json_t *j = json_string(s);
+    char *d = j ? json_dumps(j, JSON_ENCODE_ANY) : NULL;
+    snprintf(buf, sizeof buf, "%s", d ? d : "null");
+    free(d);
+    json_decref(j);
+    return buf;
+}
+
 static int cmd_validate(const policy_args *a)
 {
     if (a->nfiles != 1) return og_cli_usage("policy", "validate takes one bundle file");
     og_policy *p = load_bundle(a);
     if (!p) return OG_EXIT_FAIL;
-    printf("policy valid: %s [%zu actors]\n", a->files[0], og_policy_actor_count(p));
+    if (a->json)
+        printf("{\"ok\": true, \"file\": %s, \"actors\": %zu}\n", quoted(a->files[0]), og_policy_actor_count(p));
+    else
+        printf("policy valid: %s [%zu actors]\n", a->files[0], og_policy_actor_count(p));
     og_policy_free(p);
     return OG_EXIT_OK;
 }
@@ -108,14 +126,27 @@ static int cmd_test(const policy_args *a)
     int rc = OG_EXIT_FAIL;
     if (og_policy_tests_run(p, t, a->graph, &failed, &report) != OG_OK) {
         fprintf(stderr, "omnigraph policy: %s\n", og_error_message());
-    } else {
-        fputs(report, stdout);
-        if (failed) {
-            printf("policy tests failed: %zu of %zu cases\n", failed, og_policy_tests_count(t));
-        } else {
-            printf("policy tests passed: %zu cases\n", og_policy_tests_count(t));
-            rc = OG_EXIT_OK;
+    } else if (a->json) { /* {"ok","cases","failed","report":[lines]} */
+        json_t *o = json_object(), *lines = json_array();
+        for (const char *l = report ? report : ""; *l;) {
+            size_t n = strcspn(l, "\n");
+            json_array_append_new(lines, json_stringn(l, n));
+            l += n + (l[n] == '\n');
         }
+        json_object_set_new(o, "ok", json_boolean(!failed));
+        json_object_set_new(o, "cases", json_integer((json_int_t)og_policy_tests_count(t)));
+        json_object_set_new(o, "failed", json_integer((json_int_t)failed));
+        json_object_set_new(o, "report", lines);
+        char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        if (s) puts(s);
+        free(s);
+        json_decref(o);
+        rc = failed ? OG_EXIT_FAIL : OG_EXIT_OK;
+    } else if (fputs(report, stdout), failed) {
+        printf("policy tests failed: %zu of %zu cases\n", failed, og_policy_tests_count(t));
+    } else {
+        printf("policy tests passed: %zu cases\n", og_policy_tests_count(t));
+        rc = OG_EXIT_OK;
     }
     free(report);
     og_policy_tests_free(t);
@@ -174,6 +205,7 @@ static int cmd_explain(const policy_args *a)
 
 static int cmd_compile(const policy_args *a)
 {
+    if (a->json) return og_cli_usage("policy compile", "takes no --json: it prints Cedar text (--entities: Cedar's JSON)");
     if (a->schema) {
         fputs(og_policy_cedar_schema(), stdout);
         return OG_EXIT_OK;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/output.h"
 #include "util/error.h"
 
 static const og_cli_cmd commands[] = {
@@ -43,7 +44,9 @@ static void usage(FILE *f)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "  (aliases: read = query, change = mutate, schema get = schema show)\n");
-    fprintf(f, "\nRun `omnigraph help <command>` (or `omnigraph <command> --help`) for a command's options.\n");
+    fprintf(f, "\nRun `omnigraph help <command>` (or `omnigraph <command> --help`) for a command's options.\n"
+               "A command that prints results takes --format: json, jsonl, csv or table where it prints\n"
+               "records, json or table (its human-readable report) otherwise; docs/cli.md lists them.\n");
 }
 
 #ifdef OG_HAVE_BUILD_INFO
@@ -140,7 +143,8 @@ int main(int argc, char **argv)
         usage(stdout);
         return OG_EXIT_OK;
     }
-    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-v")) return og_cmd_version(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-v")) argv[1] = "version";
+    if (og_cli_format_gate(&argc, argv)) return OG_EXIT_USAGE; /* --format F: accepted or refused, never ignored */
     /* the reference's spellings (reference-surfaces.md §1.2): read = query, change = mutate */
     if (!strcmp(argv[1], "read")) return og_cmd_query(argc - 1, argv + 1);
     if (!strcmp(argv[1], "change")) return og_cmd_mutate(argc - 1, argv + 1);

@@ -197,3 +197,111 @@ void og_cli_print_records(int f, json_t *doc, const char *rows_key, const char *
     }
     json_decref(one);
 }
+
+/* ---- the --format gate ---------------------------------------------------------------------- */
+
+enum { F_JSON = 1u << OG_CLI_JSON, F_JSONL = 1u << OG_CLI_JSONL, F_CSV = 1u << OG_CLI_CSV, F_TABLE = 1u << OG_CLI_TABLE };
+#define F_ALL (F_JSON | F_JSONL | F_CSV | F_TABLE)
+#define F_REPORT (F_JSON | F_TABLE)
+
+/* What each verb prints.  `sub` NULL matches any subcommand not listed before it.  `native`:
+ * the verb parses --format itself (else the gate rewrites it, see output.h).  `why` explains
+ * a verb that takes no --format. */
+typedef struct format_rule {
+    const char *verb, *sub;
+    unsigned accepted;
+    int native;
+    const char *why;
+} format_rule;
+
+static const format_rule rules[] = {
+    {"query", NULL, F_ALL, 1, NULL},
+    {"read", NULL, F_ALL, 1, NULL},
+    {"mutate", NULL, F_ALL, 1, NULL},
+    {"change", NULL, F_ALL, 1, NULL},
+    {"load", NULL, F_ALL, 1, NULL},
+    {"snapshot", NULL, F_ALL, 1, NULL},
+    {"export", NULL, F_JSONL, 1, NULL},
+    {"branch", "list", F_ALL, 1, NULL},
+    {"branch", NULL, F_REPORT, 0, NULL},
+    {"commit", NULL, F_ALL, 1, NULL},
+    {"changes", "baseline", F_REPORT, 0, NULL},
+    {"changes", NULL, F_ALL, 1, NULL},
+    {"queries", "validate", F_REPORT, 0, NULL},
+    {"queries", NULL, F_ALL, 1, NULL},
+    {"blob", "get", 0, 0, "it writes the property's raw bytes"},
+    {"blob", NULL, F_REPORT, 0, NULL},
+    {"policy", "compile", 0, 0, "it prints Cedar text (or, with --entities, Cedar's own JSON)"},
+    {"policy", NULL, F_REPORT, 0, NULL},
+    {"schema", "show", 0, 0, "it prints the schema source"},
+    {"schema", "get", 0, 0, "it prints the schema source"},
+    {"schema", NULL, F_REPORT, 0, NULL},
+    {"mcp", NULL, 0, 0, "it speaks JSON-RPC on stdin/stdout"},
+    {"test", NULL, 0, 0, "it prints one line per test file and a summary"},
+    {NULL, NULL, F_REPORT, 0, NULL}, /* analyze, cleanup, cluster, embed, index, init, lint, optimize, version */
+};
+
+static const char *names(unsigned m)
+{
+    switch (m) {
+    case F_ALL: return "json, jsonl, csv or table";
+    case F_REPORT: return "json or table";
+    case F_JSONL: return "jsonl";
+    default: return "nothing";
+    }
+}
+
+int og_cli_format_gate(int *argc, char **argv)
+{
+    if (*argc < 2) return 0;
+    const char *verb = argv[1], *sub = *argc > 2 && argv[2][0] != '-' ? argv[2] : NULL;
+    const format_rule *r = rules;
+    for (; r->verb; r++)
+        if (!strcmp(r->verb, verb) && (!r->sub || (sub && !strcmp(r->sub, sub)))) break;
+    if (r->native) return 0;
+    static const char *const with_subs[] = {"blob", "branch", "changes", "cluster", "commit",
+                                             "index", "policy", "queries", "schema"};
+    int has_subs = 0;
+    for (size_t k = 0; k < sizeof with_subs / sizeof with_subs[0]; k++) has_subs |= !strcmp(verb, with_subs[k]);
+    char label[96];
+    snprintf(label, sizeof label, "%s%s%s", verb, has_subs && sub ? " " : "", has_subs && sub ? sub : "");
+    int at = -1, json_at = -1;
+    const char *value = NULL;
+    for (int i = 2; i < *argc; i++) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) return 0; /* help wins */
+        if (!strcmp(argv[i], "--json")) json_at = i;
+        const char *v = NULL;
+        if (!strcmp(argv[i], "--format")) v = i + 1 < *argc ? argv[i + 1] : "";
+        else if (!strncmp(argv[i], "--format=", 9)) v = argv[i] + 9;
+        else continue;
+        if (at >= 0) return og_cli_usage(label, "--format given twice");
+        at = i;
+        value = v;
+        if (!strcmp(argv[i], "--format")) i++;
+    }
+    if (at < 0) return 0;
+    if (!*value) return og_cli_usage(label, "--format needs a value: %s", names(r->accepted));
+    og_cli_format f;
+    if (!strcmp(value, "json")) f = OG_CLI_JSON;
+    else if (!strcmp(value, "jsonl")) f = OG_CLI_JSONL;
+    else if (!strcmp(value, "csv")) f = OG_CLI_CSV;
+    else if (!strcmp(value, "table")) f = OG_CLI_TABLE;
+    else if (!r->accepted) return og_cli_usage(label, "takes no --format: %s", r->why);
+    else return og_cli_usage(label, "--format must be %s (got '%s')", names(r->accepted), value);
+    if (!r->accepted) return og_cli_usage(label, "takes no --format: %s", r->why);
+    if (!(r->accepted & (1u << f)))
+        return og_cli_usage(label, "--format %s is not available: %s prints %s", value, label, names(r->accepted));
+    if (f == OG_CLI_TABLE && json_at >= 0) return og_cli_usage(label, "--json and --format table contradict each other");
+    /* rewrite: json -> --json (once); table -> nothing (the verb's own report) */
+    int drop = !strcmp(argv[at], "--format") ? 2 : 1;
+    if (f == OG_CLI_JSON && json_at < 0) {
+        argv[at] = "--json";
+        drop--;
+        at++;
+    }
+    if (drop) {
+        memmove(argv + at, argv + at + drop, (size_t)(*argc - at - drop + 1) * sizeof *argv);
+        *argc -= drop;
+    }
+    return 0;
+}

@@ -29,6 +29,15 @@ typedef enum og_cli_format {
  * --format other than json, prints a usage error and returns OG_EXIT_USAGE; else 0. */
 int og_cli_format_parse(const char *verb, const char *value, int json, og_cli_format *out);
 
+/* The --format gate, run by main() before a verb sees its arguments: every verb (and
+ * subcommand) declares which formats it prints (output.c's table), so that `--format F`
+ * is never silently ignored.  A format the verb does not print is a usage error naming the
+ * verb and the formats it has (exit 2).  For a verb that does not parse --format itself,
+ * `--format json` becomes `--json` and `--format table` (its human-readable report, the
+ * reference's "table" output) is dropped from argv.  Returns 0 (argv possibly rewritten,
+ * *argc updated) or OG_EXIT_USAGE after printing the error. */
+int og_cli_format_gate(int *argc, char **argv);
+
 /* Prints `doc` in format f (not OG_CLI_TEXT).  The records are the array doc[rows_key], or,
  * with rows_key NULL, doc itself as the one record.  `cols` names the record members that
  * csv and table show (a dotted name "a.b" that is not a member's name reaches into object

@@ -12,14 +12,13 @@
  * start after the deadline is not attempted.  401/403 (auth), other 4xx and malformed 2xx
  * bodies fail at once.  The first failure that cannot be retried cancels the whole call.
  */
-#include <curl/curl.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
 
 #include "embed/embed_internal.h"
+#include "util/curl_dl.h"
 #include "util/error.h"
 
 struct og_embedder {
@@ -30,10 +29,6 @@ struct og_embedder {
     void *progress_ctx;
     og_embed_stats stats;
 };
-
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-static CURLcode curl_init_rc;
-static void curl_init(void) { curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT); }
 
 static int64_t now_ms(void)
 {
@@ -52,8 +47,11 @@ og_status og_embedder_open(og_embedder **out, const og_embed_config *c)
     if (!e) return og_err(OG_ERR_NOMEM, "embedding: out of memory");
     e->cfg = *c;
     if (c->provider != OG_EMBED_MOCK) {
-        pthread_once(&curl_once, curl_init);
-        if (curl_init_rc != CURLE_OK || !(e->multi = curl_multi_init())) {
+        if (og_curl_load() != OG_OK) { /* libcurl is mapped only once a provider is used */
+            free(e);
+            return og_embed_fail(OG_EMBED_E_TRANSPORT, "%s", og_error_message());
+        }
+        if (!(e->multi = curl_multi_init())) {
             free(e);
             return og_embed_fail(OG_EMBED_E_TRANSPORT, "libcurl could not start");
         }

@@ -162,21 +162,30 @@ og_status og_aggregate(og_agg_fn fn, const og_vector *input, const uint32_t *gro
         for (size_t g = 0; g < n_groups && st == OG_OK; g++) st = og_vector_append_i64(out, cnt[g]);
         free(cnt);
     } else if (fn == OG_AGG_SUM || fn == OG_AGG_AVG) {
+        /* integers add exactly (128 bits) and round once; floats add in row order */
+        int exact = input->type.id != OG_T_F32 && input->type.id != OG_T_F64;
         double *sum = calloc(n_groups ? n_groups : 1, sizeof *sum);
+        __int128 *isum = calloc(n_groups ? n_groups : 1, sizeof *isum);
         int64_t *cnt = calloc(n_groups ? n_groups : 1, sizeof *cnt);
-        if (!sum || !cnt) {
-            free(sum), free(cnt);
+        if (!sum || !isum || !cnt) {
+            free(sum), free(isum), free(cnt);
             return og_err(OG_ERR_NOMEM, "out of memory");
         }
         for (size_t i = 0; i < n; i++) {
             if (og_vector_is_null(input, i)) continue;
-            sum[group_of_row[i]] += num_at(input, i);
+            if (!exact) sum[group_of_row[i]] += num_at(input, i);
+            else if (input->type.id == OG_T_U32 || input->type.id == OG_T_U64)
+                isum[group_of_row[i]] += (__int128)og_vector_get_u64(input, i);
+            else
+                isum[group_of_row[i]] += og_vector_get_i64(input, i);
             cnt[group_of_row[i]]++;
         }
-        for (size_t g = 0; g < n_groups && st == OG_OK; g++)
-            st = cnt[g] ? og_vector_append_f64(out, fn == OG_AGG_SUM ? sum[g] : sum[g] / (double)cnt[g])
+        for (size_t g = 0; g < n_groups && st == OG_OK; g++) {
+            double s = exact ? (double)isum[g] : sum[g];
+            st = cnt[g] ? og_vector_append_f64(out, fn == OG_AGG_SUM ? s : s / (double)cnt[g])
                         : og_vector_append_null(out);
-        free(sum), free(cnt);
+        }
+        free(sum), free(isum), free(cnt);
     } else {
         uint32_t *best = malloc((n_groups ? n_groups : 1) * sizeof *best);
         if (!best) return og_err(OG_ERR_NOMEM, "out of memory");

@@ -67,8 +67,23 @@ og_status og_bindings_push(og_bindings *b, const uint32_t *values)
 
 void og_bindings_select(og_bindings *b, const uint8_t *sel)
 {
-    size_t w = 0;
-    for (size_t r = 0; r < b->n_rows; r++) {
+    size_t n = b->n_rows, r = 0;
+    while (r + 8 <= n && sel[r >> 3] == 0xff) r += 8; /* a kept prefix stays where it is */
+    size_t w = r;
+    if (b->n_cols == 1) { /* one column (a scan): branch-free, a byte of rows at a time */
+        uint32_t *c = b->cols[0];
+        for (; r < n; r++) {
+            if (!(r & 7) && !sel[r >> 3] && r + 8 <= n) {
+                r += 7;
+                continue;
+            }
+            c[w] = c[r];
+            w += (sel[r >> 3] >> (r & 7)) & 1;
+        }
+        b->n_rows = w;
+        return;
+    }
+    for (; r < n; r++) {
         if (!((sel[r >> 3] >> (r & 7)) & 1)) continue;
         if (w != r)
             for (size_t c = 0; c < b->n_cols; c++) b->cols[c][w] = b->cols[c][r];

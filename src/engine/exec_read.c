@@ -13,6 +13,7 @@
 
 #include "engine/aggregate.h"
 #include "engine/bindings.h"
+#include "engine/colscan.h"
 #include "engine/exec.h"
 #include "engine/export.h"
 #include "engine/filter.h"
@@ -391,18 +392,93 @@ static og_status apply_pred(exec *x, const pipe *p, const og_ir_pred *pr, uint8_
     return st;
 }
 
-/* Keeps the rows of p satisfying every predicate. */
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "filter_rows shares its selection between 64-bit words (colscan.h) and bytes: little-endian only"
+#endif
+
+/* The rows of the column of `var`.`prop` as colscan.h wants them: *col the whole column,
+ * *rows the binding's row list or NULL when binding row i is column row i. */
+static og_status var_rows(exec *x, const pipe *p, int var, uint64_t prop_id, const og_vector **col,
+                          const uint32_t **rows)
+{
+    OG_TRY(column_of_var(x, var, prop_id, col));
+    int identity = p->identity_col >= 0 && p->var_col[var] == p->identity_col && (*col)->len == p->b.n_rows;
+    *rows = identity ? NULL : p->b.cols[p->var_col[var]];
+    return OG_OK;
+}
+
+/* Appends to tmp the ranges of condition pr when all of it is a conjunction of comparisons
+ * the typed kernels take (colscan.h): a bound variable's numeric or date property against a
+ * literal or a parameter.  *ok = 0 when some part is not. */
+static og_status pred_ranges(exec *x, const pipe *p, const og_ir_pred *pr, og_colrange *tmp, size_t *nt, size_t cap,
+                             int *ok)
+{
+    if (pr->kind == OG_IRP_AND) {
+        OG_TRY(pred_ranges(x, p, pr->a, tmp, nt, cap, ok));
+        return *ok ? pred_ranges(x, p, pr->b, tmp, nt, cap, ok) : OG_OK;
+    }
+    *ok = 0;
+    if (*nt == cap || pr->kind != OG_IRP_CMP || !pr->l || !pr->r || pr->op > OG_IR_GE) return OG_OK;
+    int k_left = pr->l->kind != OG_IRX_PROP;
+    const og_ir_expr *prop = k_left ? pr->r : pr->l, *k = k_left ? pr->l : pr->r;
+    if (prop->kind != OG_IRX_PROP || (k->kind != OG_IRX_LIT && k->kind != OG_IRX_PARAM)) return OG_OK;
+    if (prop->var < 0 || (size_t)prop->var >= x->ir->nvars || p->var_col[prop->var] < 0) return OG_OK;
+    const og_vector *col;
+    const uint32_t *rows;
+    OG_TRY(var_rows(x, p, prop->var, prop->prop_id, &col, &rows));
+    og_vector kv;
+    OG_TRY(eval(x, p, k, &kv));
+    *ok = og_colrange_prepare(&tmp[*nt], col, rows, cmp_op(pr->op), &kv, k_left);
+    og_vector_free(&kv);
+    if (*ok) (*nt)++;
+    return OG_OK;
+}
+
+/* The predicates of preds the typed kernels take, over more rows than point gathers serve, as
+ * ranges in rs (*nr of them; those over one column fused); handled[i] marks them. */
+static og_status typed_ranges(exec *x, const pipe *p, const og_ir_pred *preds, size_t npreds, og_colrange *rs,
+                              size_t *nr, unsigned char *handled)
+{
+    *nr = 0;
+    if (p->b.n_rows <= OG_EXEC_POINT_GATHER_MAX) return OG_OK;
+    og_colrange tmp[16];
+    for (size_t i = 0; i < npreds; i++) {
+        size_t nt = 0;
+        int ok = 1;
+        OG_TRY(pred_ranges(x, p, &preds[i], tmp, &nt, sizeof tmp / sizeof tmp[0], &ok));
+        if (!ok) continue;
+        handled[i] = 1;
+        for (size_t t = 0; t < nt; t++) {
+            size_t j = 0;
+            while (j < *nr && !og_colrange_merge(&rs[j], &tmp[t])) j++;
+            if (j == *nr) rs[(*nr)++] = tmp[t];
+        }
+    }
+    return OG_OK;
+}
+
+/* Keeps the rows of p satisfying every predicate: the typed ones in one pass over their
+ * columns (colscan.h), then the others on the rows still selected. */
 static og_status filter_rows(exec *x, pipe *p, const og_ir_pred *preds, size_t npreds)
 {
     if (!npreds || !p->b.n_rows) return OG_OK;
-    size_t bytes = (p->b.n_rows + 7) / 8;
-    uint8_t *sel = malloc(bytes);
-    if (!sel) return og_err(OG_ERR_NOMEM, "out of memory");
-    memset(sel, 0xff, bytes);
-    og_status st = OG_OK;
-    for (size_t i = 0; i < npreds && st == OG_OK; i++) st = apply_pred(x, p, &preds[i], sel);
-    if (st == OG_OK) og_bindings_select(&p->b, sel);
+    size_t words = (p->b.n_rows + 63) / 64;
+    uint64_t *sel = malloc(words * sizeof *sel);
+    og_colrange *rs = malloc(npreds * 16 * sizeof *rs);
+    unsigned char *handled = calloc(npreds, 1);
+    og_status st = sel && rs && handled ? OG_OK : og_err(OG_ERR_NOMEM, "out of memory");
+    size_t nr = 0;
+    if (st == OG_OK) {
+        memset(sel, 0xff, words * sizeof *sel);
+        st = typed_ranges(x, p, preds, npreds, rs, &nr, handled);
+    }
+    if (st == OG_OK && nr) og_colscan_filter(rs, nr, p->b.n_rows, sel);
+    for (size_t i = 0; i < npreds && st == OG_OK; i++)
+        if (!handled[i]) st = apply_pred(x, p, &preds[i], (uint8_t *)sel);
+    if (st == OG_OK) og_bindings_select(&p->b, (const uint8_t *)sel);
     free(sel);
+    free(rs);
+    free(handled);
     return st;
 }
 
@@ -1117,8 +1193,65 @@ static int counts_rows(const og_ir_expr *e)
     return e->agg == OG_QAGG_COUNT && (!e->arg || e->arg->kind == OG_IRX_ID);
 }
 
+/* project_aggregate straight off the columns (colscan.h) when every group key (at most one)
+ * is a String, integer or date property and every aggregate counts rows or reads a numeric
+ * property of a bound variable, over more rows than point gathers serve.  *done = 0: not
+ * this shape, nothing computed. */
+static og_status typed_aggregate(exec *x, const pipe *p, og_vector *cols, size_t *nrows, int *done)
+{
+    const og_ir_query *ir = x->ir;
+    size_t n = p->b.n_rows;
+    *done = 0;
+    if (n <= OG_EXEC_POINT_GATHER_MAX || !ir->ncolumns) return OG_OK;
+    og_colref key = {NULL, NULL};
+    og_colagg *aggs = calloc(ir->ncolumns, sizeof *aggs);
+    if (!aggs) return og_err(OG_ERR_NOMEM, "out of memory");
+    size_t na = 0, key_col = 0;
+    og_status st = OG_OK;
+    int fits = 1;
+    for (size_t c = 0; c < ir->ncolumns && fits && st == OG_OK; c++) {
+        const og_ir_expr *e = ir->columns[c].expr;
+        const og_ir_expr *prop = ir->columns[c].group_key ? e : e->kind == OG_IRX_AGG && !counts_rows(e) ? e->arg : NULL;
+        og_colref ref = {NULL, NULL};
+        if (ir->columns[c].group_key || prop) {
+            fits = prop && prop->kind == OG_IRX_PROP && prop->var >= 0 && (size_t)prop->var < ir->nvars &&
+                   p->var_col[prop->var] >= 0;
+            if (fits) st = var_rows(x, p, prop->var, prop->prop_id, &ref.col, &ref.rows);
+        }
+        if (!fits || st) break;
+        if (ir->columns[c].group_key) {
+            fits = !key.col && og_colscan_key_ok(ref.col->type.id);
+            key = ref, key_col = c;
+        } else if (e->kind != OG_IRX_AGG) {
+            fits = 0;
+        } else {
+            og_agg_fn fn = agg_fn(e->agg);
+            fits = !ref.col || og_colscan_agg_ok(fn, ref.col->type.id);
+            aggs[na++] = (og_colagg){fn, ref};
+        }
+    }
+    if (st || !fits) {
+        free(aggs);
+        return st;
+    }
+    og_vector *outs = calloc(na ? na : 1, sizeof *outs), keyv;
+    size_t ng = 0;
+    st = outs ? og_colscan_aggregate(&key, aggs, na, n, outs, &keyv, &ng) : og_err(OG_ERR_NOMEM, "out of memory");
+    if (st == OG_OK) {
+        for (size_t c = 0, k = 0; c < ir->ncolumns; c++) cols[c] = c == key_col && key.col ? keyv : outs[k++];
+        *nrows = ng;
+        *done = 1;
+    }
+    free(outs);
+    free(aggs);
+    return st;
+}
+
 static og_status project_aggregate(exec *x, const pipe *p, og_vector *cols, size_t *nrows)
 {
+    int done;
+    OG_TRY(typed_aggregate(x, p, cols, nrows, &done));
+    if (done) return OG_OK;
     const og_ir_query *ir = x->ir;
     size_t n = p->b.n_rows, nkeys = 0;
     og_vector *keyv = calloc(ir->ncolumns ? ir->ncolumns : 1, sizeof *keyv);

@@ -141,6 +141,7 @@ void og_csr_free(og_csr *c)
  * teardown may hold the allocator's lock, and a child that allocates would wait forever), so
  * the prepare handler joins them all, and each new thread first reaps the finished ones. */
 #define PREFAULT_MAX 16
+#define PREFAULT_SLICE ((size_t)1 << 20) /* bytes per madvise: the lock is released between them */
 typedef struct {
     og_csr *c;
     pthread_t th;
@@ -174,10 +175,20 @@ static void *prefault_main(void *arg)
     const uint8_t *p = og_mapping_data(c->m);
     size_t len = og_mapping_size(c->m);
     uintptr_t start = (uintptr_t)p & ~(uintptr_t)4095;
+    int populated = 0;
 #ifdef MADV_POPULATE_READ
-    if (madvise((void *)start, len + ((uintptr_t)p - start), MADV_POPULATE_READ) != 0)
+    /* In slices: the kernel holds the mapping lock (read) for a whole madvise, and the querying
+     * thread's own mmap/munmap (malloc of a large block, the next file) wait for the writer
+     * side of that lock — one call over a 100 MB topology made the first traversal of a
+     * process wait ~20 ms doing nothing (docs/benchmarks.md "Cold start"). */
+    size_t total = len + ((uintptr_t)p - start);
+    populated = 1;
+    for (size_t off = 0; off < total && populated; off += PREFAULT_SLICE) {
+        size_t n = total - off < PREFAULT_SLICE ? total - off : PREFAULT_SLICE;
+        populated = madvise((void *)(start + off), n, MADV_POPULATE_READ) == 0;
+    }
 #endif
-    {
+    if (!populated) {
         volatile uint8_t sink = 0;
         for (size_t off = 0; off < len; off += 4096) sink ^= p[off];
         (void)sink;

@@ -34,12 +34,14 @@ og_scalar_kind og_scalar_kind_of(og_type t)
     }
 }
 
+/* A sort entry.  A string entry carries its own key bytes (`str`, set once the blob stops
+ * growing), so the comparators need no shared state: two builds may sort at the same time on
+ * two threads of one process. */
 typedef struct ent {
     union { int64_t i; double f; struct { uint32_t pos, len; } s; } k;
     uint32_t off;
+    const uint8_t *str;
 } ent;
-
-static const uint8_t *g_blob; /* qsort has no context argument in C11 */
 
 static int cmp_int(const void *a, const void *b)
 {
@@ -63,7 +65,7 @@ static int bytes_cmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
 static int cmp_str(const void *a, const void *b)
 {
     const ent *x = a, *y = b;
-    int c = bytes_cmp(g_blob + x->k.s.pos, x->k.s.len, g_blob + y->k.s.pos, y->k.s.len);
+    int c = bytes_cmp(x->str, x->k.s.len, y->str, y->k.s.len);
     if (c) return c;
     return (x->off > y->off) - (x->off < y->off);
 }
@@ -113,9 +115,9 @@ og_status og_scalar_encode(const og_vector *col, og_buf *out)
         e[m++] = x;
     }
     if (st == OG_OK) {
-        g_blob = blob.data;
+        if (kind == OG_SCALAR_STRING)
+            for (size_t i = 0; i < m; i++) e[i].str = blob.data ? blob.data + e[i].k.s.pos : (const uint8_t *)"";
         qsort(e, m, sizeof *e, kind == OG_SCALAR_INT ? cmp_int : kind == OG_SCALAR_FLOAT ? cmp_float : cmp_str);
-        g_blob = NULL;
         st = og_buf_reserve(out, SC_HEADER + m * SC_ENTRY + blob.len + 8);
     }
     if (st == OG_OK) {

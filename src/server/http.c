@@ -595,6 +595,12 @@ static void req_free(og_req *r)
 
 static enum MHD_Result queue(og_req *r, struct MHD_Response *resp)
 {
+    /* The write's work is over once its answer exists: free the actor's slot BEFORE the
+     * answer can reach the client.  libmicrohttpd calls on_completed only after the
+     * response is sent, and in epoll mode often not before the connection's next event, so
+     * a client that already read its write's answer could otherwise see its next write (a
+     * held NDJSON load, say) refused 429 by its own finished one. */
+    admit_release(r);
     if (!resp) {
         r->status = 500;
         return MHD_NO;
@@ -698,6 +704,7 @@ static enum MHD_Result queue_pending(og_req *r)
  * for 100 Continue, which then is never sent), else after the body has been drained. */
 static enum MHD_Result refuse(og_req *r, struct MHD_Response *resp)
 {
+    admit_release(r); /* a refused request holds no slot while its body drains */
     const char *cl = og_req_header(r, "Content-Length");
     const char *te = og_req_header(r, "Transfer-Encoding");
     const char *expect = og_req_header(r, "Expect");
@@ -751,7 +758,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     if (*upload_data_size) {
         struct MHD_Response *resp = take_body(r, upload_data, *upload_data_size);
         *upload_data_size = 0;
-        if (resp) r->pending = resp;
+        if (resp) {
+            r->pending = resp;
+            admit_release(r); /* refused (413, …): no slot while the rest drains */
+        }
         return MHD_YES;
     }
     r->early = 1; /* from now on nothing more is read */

@@ -34,7 +34,6 @@
  * (a PUT is signed, nothing sent) and "store.put.before_publish" (half of the body is on the
  * wire): the store must then show no object, or the old one, never a torn one.
  */
-#include <curl/curl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +42,7 @@
 
 #include "store/s3_sigv4.h"
 #include "store/store_impl.h"
+#include "util/curl_dl.h"
 #include "util/error.h"
 #include "util/fault.h"
 #include "util/utf8.h"
@@ -92,10 +92,6 @@ typedef struct s3_resp {
 } s3_resp;
 
 /* ---- small helpers ------------------------------------------------------------------- */
-
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-static CURLcode curl_init_rc = CURLE_OK;
-static void curl_init_once(void) { curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT); }
 
 static char *dup_n(const char *s, size_t n)
 {
@@ -907,8 +903,8 @@ og_status og_store_s3_open(og_store **out, const char *uri)
 {
     *out = NULL;
     if (!uri || strncmp(uri, "s3://", 5) != 0) return og_err(OG_ERR_INVALID, "not an s3:// URI");
-    pthread_once(&curl_once, curl_init_once);
-    if (curl_init_rc != CURLE_OK) return og_err(OG_ERR_IO, "store \"%s\": curl_global_init failed", uri);
+    og_status lst = og_curl_load(); /* libcurl is mapped only once an S3 store is opened */
+    if (lst != OG_OK) return og_err_wrap(lst, "store \"%s\"", uri);
 
     const char *ep = env_nonempty("AWS_ENDPOINT_URL_S3");
     if (!ep) ep = env_nonempty("AWS_ENDPOINT_URL");

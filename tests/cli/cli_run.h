@@ -54,7 +54,7 @@ __attribute__((unused)) static int cli_scratch_remove(void)
 }
 
 /* Writes `text` to dir/name. */
-static void write_file(const char *name, const char *text)
+__attribute__((unused)) static void write_file(const char *name, const char *text)
 {
     char path[256];
     snprintf(path, sizeof path, "%s/%s", dir, name);

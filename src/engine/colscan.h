@@ -1,0 +1,91 @@
+/*
+ * colscan.h — typed kernels that filter and aggregate straight off whole columns (issue 17).
+ *
+ * The generic paths (filter.h, aggregate.h) work value by value through og_vector accessors
+ * and first copy every value they need (og_vector_gather).  These kernels read the column
+ * buffers in place, typed, 64 rows at a time, for the shapes that dominate analytical scans:
+ *   - a comparison of a numeric or date column with one constant (`$n.val >= $lo`), prepared
+ *     as a range of the column's own type; several of them on one column fuse into one range,
+ *     so a conjunction is one pass over the column;
+ *   - grouped count / sum / avg / min / max over numeric columns, grouped by at most one
+ *     String, integer or date column (a small-domain key such as an enum).
+ * Anything else is not handled (the prepare/aggregate calls say so) and the caller keeps its
+ * generic path.  The answers are the generic paths' answers exactly: a null never matches,
+ * integers compare exactly with floats (an integer column against 2.5 becomes an integer
+ * range), NaN matches only `!=`, and integer sums are exact (accumulated in 128 bits).
+ *
+ * Rows: every column comes with a row list (`rows[i]` is the column row of binding row i) or
+ * NULL for "binding row i is column row i" (a scan of the whole table).
+ *
+ * Threads: over at least OG_COLSCAN_PAR_MIN rows the filter and the integer aggregates split
+ * the rows between og_colscan_threads threads (1 = never); results do not depend on it.
+ */
+#ifndef OG_ENGINE_COLSCAN_H
+#define OG_ENGINE_COLSCAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine/aggregate.h"
+#include "engine/filter.h"
+#include "omnigraph.h"
+#include "util/vector.h"
+
+/* Rows below which one thread does all the work. */
+#define OG_COLSCAN_PAR_MIN 200000
+
+/* 2 by default; tests and benchmarks set 1 to compare. */
+extern int og_colscan_threads;
+
+/* `col op constant` as a range of col's values (inclusive bounds).  A row matches when it is
+ * not null and its value is inside the range, or — `negate`, from `!=` — outside it. */
+typedef struct og_colrange {
+    const og_vector *col;
+    const uint32_t *rows; /* NULL = row i of the column */
+    int negate;
+    int empty;            /* no value is inside */
+    int64_t lo, hi;       /* integer and date columns */
+    double flo, fhi;      /* F32 / F64 columns */
+} og_colrange;
+
+/* Prepares `col op k` (k_left = 0) or `k op col` (k_left = 1); k holds one value (a null or
+ * an empty k matches nothing).  Returns 1 when the kernels handle the pairing of types,
+ * 0 when the caller must use og_filter_compare (strings, bools, lists, unsigned 64-bit, a
+ * date against a number, ...). */
+int og_colrange_prepare(og_colrange *r, const og_vector *col, const uint32_t *rows, og_cmp_op op, const og_vector *k,
+                        int k_left);
+
+/* Folds b into a when both are plain ranges over the same column and rows (a conjunction);
+ * returns 1 when it did. */
+int og_colrange_merge(og_colrange *a, const og_colrange *b);
+
+/* Clears in sel (ceil(n/64) words, row i = bit i%64 of word i/64) the rows failing any of
+ * the nr ranges. */
+void og_colscan_filter(const og_colrange *rs, size_t nr, size_t n, uint64_t *sel);
+
+/* One input column of the aggregation: rows as og_colrange.rows. */
+typedef struct og_colref {
+    const og_vector *col;
+    const uint32_t *rows;
+} og_colref;
+
+/* One aggregate: fn over arg (arg.col NULL: count(rows)). */
+typedef struct og_colagg {
+    og_agg_fn fn;
+    og_colref arg;
+} og_colagg;
+
+/* 1 when og_colscan_aggregate handles a key column of type t (String, I32, I64, U32, Date,
+ * DateTime) and 1 when it handles aggregate fn over a column of type t. */
+int og_colscan_key_ok(og_type_id t);
+int og_colscan_agg_ok(og_agg_fn fn, og_type_id t);
+
+/* Groups n binding rows by key (key->col NULL: one group, even over zero rows) and computes
+ * each aggregate per group into outs[0..naggs) (owned vectors, ngroups rows, types as
+ * og_aggregate_type).  *key_out receives the key column of the groups (owned) when key->col
+ * is set.  The order of the groups is unspecified.  Only for key and aggregate types the _ok
+ * functions accept. */
+og_status og_colscan_aggregate(const og_colref *key, const og_colagg *aggs, size_t naggs, size_t n, og_vector *outs,
+                               og_vector *key_out, size_t *ngroups);
+
+#endif
