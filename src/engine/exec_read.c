@@ -942,6 +942,17 @@ static og_status op_scan_ex(exec *x, pipe *p, const og_ir_op *op, const og_ir_op
         s.identity_col = -1;
     } else if (st != OG_OK) {
         return st;
+    } else if (x->ir->rank_order >= 0 && !x->ir->aggregate && x->ir->has_limit && x->ir->nops == 1 && !op->npreds &&
+               x->ir->ranks[x->ir->rank_order].kind == OG_IR_RANK_RRF && x->ir->ranks[x->ir->rank_order].var == op->var &&
+               (st = og_search_rrf_candidates(x->search, x->ir->rank_order, x->ir->limit, &cand, &ncand, &indexed)) ==
+                   OG_OK &&
+               indexed) {
+        /* rrf over the bare scan with a limit: bind only the first `limit` fused entities */
+        st = og_bindings_from_rows(&s.b, cand, ncand);
+        free(cand);
+        s.identity_col = -1;
+    } else if (st != OG_OK) {
+        return st;
     } else if (x->ir->rank_order >= 0 && !x->ir->aggregate && x->ir->ranks[x->ir->rank_order].kind == OG_IR_RANK_BM25 &&
                x->ir->ranks[x->ir->rank_order].var == op->var) {
         /* a bm25 ordering keeps only rows sharing a query term: bind just those (search.h); with

@@ -28,6 +28,7 @@
  *   rstate per rank: bm25 scores over all rows, nearest distances computed for the rows asked
  *          about, or the fused rrf scores of the last ordering.
  */
+#define _GNU_SOURCE /* qsort_r */
 #include "engine/search.h"
 
 #include <math.h>
@@ -77,10 +78,18 @@ typedef struct tmatch {
     struct tmatch *next;
 } tmatch;
 
+/* One entity an rrf ordering keeps: its fused position and score. */
+typedef struct fused {
+    uint32_t row;
+    uint32_t pos;
+    double score;
+} fused;
+
 typedef struct rstate {
-    int ready;
+    int ready;             /* rrf: fused */
     size_t n;              /* rows of the ranked variable's type */
-    double *score;         /* rrf: per row (NAN = none) */
+    fused *fused;          /* rrf: the kept entities, sorted by row */
+    size_t nfused;
     /* bm25: the rows sharing a query term (ascending) and their scores, and an open-addressing
      * map row -> score over them; every other row scores 0, or null where its text is null */
     const tcol *tc;
@@ -96,7 +105,8 @@ typedef struct rstate {
     uint32_t dim;
     float *dist;
     uint8_t *have;         /* dist computed */
-    int bound;             /* the scan bound only index candidates (og_search_nearest_candidates) */
+    int bound;             /* the scan bound only index candidates (og_search_nearest_candidates),
+                            * or rrf: only the fused entities (og_search_rrf_candidates) */
 } rstate;
 
 struct og_search {
@@ -165,7 +175,7 @@ void og_search_free(og_search *s)
         free(m);
     }
     for (size_t r = 0; r < s->ir->nranks; r++) {
-        free(s->ranks[r].score);
+        free(s->ranks[r].fused);
         free(s->ranks[r].q);
         free(s->ranks[r].dist);
         free(s->ranks[r].have);
@@ -1112,6 +1122,8 @@ static og_status nearest_fill(rstate *rs, const uint32_t *rows, size_t n)
     return OG_OK;
 }
 
+static const fused *fused_of(const rstate *rs, uint32_t row);
+
 /* The score of row r (NAN = none); nearest distances must have been filled for r. */
 static double score_of(const rstate *rs, const og_ir_rank *r, uint32_t row)
 {
@@ -1122,14 +1134,15 @@ static double score_of(const rstate *rs, const og_ir_rank *r, uint32_t row)
         if (v) return *v;
         return row_null(rs->tc, row) ? NAN : 0.0;
     }
-    return rs->score[row];
+    const fused *f = fused_of(rs, row);
+    return f ? f->score : NAN;
 }
 
 og_status og_search_score(og_search *s, int rank, const uint32_t *rows, size_t n, og_vector *out)
 {
     const og_ir_rank *r = &s->ir->ranks[rank];
     rstate *rs = &s->ranks[rank];
-    if (r->kind == OG_IR_RANK_RRF && !rs->score)
+    if (r->kind == OG_IR_RANK_RRF && !rs->ready)
         return og_err(OG_ERR_UNSUPPORTED, "an rrf(...) score is only available when rrf(...) orders the result");
     if (r->kind != OG_IR_RANK_RRF) OG_TRY(rank_ready(s, rank));
     if (r->kind == OG_IR_RANK_NEAREST) OG_TRY(nearest_fill(rs, rows, n));
@@ -1151,30 +1164,38 @@ typedef struct ent {
     size_t r1, r2;   /* rrf: rank in each arm, SIZE_MAX when absent */
 } ent;
 
-static const og_vector *g_ids; /* qsort has no context argument in C11: set around each sort */
-static int g_desc;
+/* A sort's context, passed to qsort_r: the ranked type's id column (the last tie-break) and
+ * the arm's direction.  Nothing is shared between concurrent queries of one process. */
+typedef struct ordctx {
+    const og_vector *ids;
+    int desc;
+} ordctx;
 
-static int id_cmp(uint32_t a, uint32_t b)
+static int id_cmp(const ordctx *cx, uint32_t a, uint32_t b)
 {
-    return og_vector_row_cmp(g_ids, a, g_ids, b);
+    return og_vector_row_cmp(cx->ids, a, cx->ids, b);
 }
 
-/* By score (ascending or descending), then by entity id ascending. */
-static int ent_score_cmp(const void *pa, const void *pb)
+/* Arm order: by score (ascending, or descending when cx->desc), then by entity id ascending. */
+static int arm_cmp(const ent *a, const ent *b, const ordctx *cx)
 {
-    const ent *a = pa, *b = pb;
-    if (a->score != b->score) return (a->score < b->score) == !g_desc ? -1 : 1;
-    return id_cmp(a->row, b->row);
+    if (a->score != b->score) return (a->score < b->score) == !cx->desc ? -1 : 1;
+    return id_cmp(cx, a->row, b->row);
+}
+
+static int ent_score_cmp(const void *pa, const void *pb, void *cx)
+{
+    return arm_cmp(pa, pb, cx);
 }
 
 /* Fused order: score descending, then the primary arm's rank, then the secondary arm's. */
-static int ent_fused_cmp(const void *pa, const void *pb)
+static int ent_fused_cmp(const void *pa, const void *pb, void *cx)
 {
     const ent *a = pa, *b = pb;
     if (a->score != b->score) return a->score > b->score ? -1 : 1;
     if (a->r1 != b->r1) return a->r1 < b->r1 ? -1 : 1;
     if (a->r2 != b->r2) return a->r2 < b->r2 ? -1 : 1;
-    return id_cmp(a->row, b->row);
+    return id_cmp(cx, a->row, b->row);
 }
 
 static int u32_cmp(const void *a, const void *b)
@@ -1183,55 +1204,283 @@ static int u32_cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static og_status nearest_index(og_search *s, int rank, const uint32_t *col, size_t n, uint64_t limit, uint8_t **cand);
-static og_status nearest_fill_some(rstate *rs, const uint32_t *col, size_t n, const uint8_t *cand);
+static int ent_row_cmp(const void *pa, const void *pb)
+{
+    uint32_t x = ((const ent *)pa)->row, y = ((const ent *)pb)->row;
+    return (x > y) - (x < y);
+}
 
-/* One arm of an rrf: the entities it ranks, in rank order, as ranks into r1 / r2 of ents
- * (found by row through `slot`, a map from a row to its index in ents). */
-static og_status rrf_arm(og_search *s, int arm, ent *ents, size_t nents, const uint32_t *slot, uint64_t limit,
-                         int first)
+static int fused_row_cmp(const void *pa, const void *pb)
+{
+    uint32_t x = ((const fused *)pa)->row, y = ((const fused *)pb)->row;
+    return (x > y) - (x < y);
+}
+
+static _Thread_local int t_rrf_full;
+
+void og_search_set_rrf_full(int on) { t_rrf_full = on != 0; }
+
+static og_status nearest_index(og_search *s, int rank, const uint32_t *col, size_t n, uint64_t limit, uint8_t **cand);
+
+/* One arm of an rrf over a universe of entities: e[0..ntop) are its first entities in arm
+ * order (ranks 0..ntop-1); e[ntop..m) every other entity it ranks, unordered (ranks ntop..,
+ * known only by counting: see arm_tail_ranks).  Only a bm25 arm cut at a depth has such a
+ * tail; a nearest arm ranks its first `limit` entities and no others. */
+typedef struct armrank {
+    ent *e;
+    size_t ntop, m;
+    ordctx cx;
+} armrank;
+
+/* Moves the first d entries of e[0..m) in arm order to e[0..d), sorted; returns min(d, m).
+ * Selection (the d-th best score), then a sort of the entries at least as good as it. */
+static og_status arm_select(ent *e, size_t m, size_t d, ordctx *cx, size_t *ntop)
+{
+    if (d >= m) {
+        qsort_r(e, m, sizeof *e, ent_score_cmp, cx);
+        *ntop = m;
+        return OG_OK;
+    }
+    *ntop = d;
+    if (d == 0) return OG_OK;
+    double *key = malloc(m * sizeof *key);
+    if (!key) return og_err(OG_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < m; i++) key[i] = cx->desc ? -e[i].score : e[i].score;
+    double cut = kth_smallest(key, m, d - 1);
+    free(key);
+    size_t lt = 0, le;
+    for (size_t i = 0; i < m; i++) {
+        double k = cx->desc ? -e[i].score : e[i].score;
+        if (k < cut) {
+            ent t = e[i];
+            e[i] = e[lt], e[lt++] = t;
+        }
+    }
+    le = lt;
+    for (size_t i = lt; i < m; i++) {
+        double k = cx->desc ? -e[i].score : e[i].score;
+        if (k == cut) {
+            ent t = e[i];
+            e[i] = e[le], e[le++] = t;
+        }
+    }
+    qsort_r(e, le, sizeof *e, ent_score_cmp, cx); /* le >= d: ties at the cut break by id */
+    return OG_OK;
+}
+
+/* The entities arm `arm` ranks among urows[0..nu) (ascending rows; NULL = every row of the
+ * type), cut to its first `depth` (SIZE_MAX = none) in ar.  A nearest arm ranks the first
+ * `limit` (0 = all) and no others, through the vector index when the universe holds every row
+ * with a vector (nearest_index); a bm25 arm ranks every entity sharing a query term. */
+static og_status arm_collect(og_search *s, int arm, const uint32_t *urows, size_t nu, uint64_t limit, size_t depth,
+                             const og_vector *ids, armrank *ar)
 {
     const og_ir_rank *r = &s->ir->ranks[arm];
     rstate *rs = &s->ranks[arm];
+    memset(ar, 0, sizeof *ar);
     OG_TRY(rank_ready(s, arm));
-    ent *list = malloc((nents ? nents : 1) * sizeof *list);
-    uint32_t *rows = calloc(nents ? nents : 1, sizeof *rows);
-    if (!list || !rows) {
-        free(list);
+    ar->cx = (ordctx){ids, r->kind != OG_IR_RANK_NEAREST};
+    og_status st = OG_OK;
+    size_t m = 0;
+    if (r->kind == OG_IR_RANK_BM25) {
+        size_t cap = urows ? nu : rs->nm;
+        ar->e = malloc((cap ? cap : 1) * sizeof *ar->e);
+        if (!ar->e) return og_err(OG_ERR_NOMEM, "out of memory");
+        for (size_t i = 0; i < cap; i++) {
+            uint32_t row = urows ? urows[i] : rs->mrows[i];
+            double v = urows ? score_of(rs, r, row) : rs->mscore[i];
+            if (v > 0) ar->e[m++] = (ent){row, v, 0, 0};
+        }
+        depth = depth < m ? depth : m;
+    } else {
+        /* the rows whose distance counts: the universe, or the index's candidates in it */
+        uint8_t *cand = NULL;
+        size_t cap = urows ? nu : rs->n;
+        uint32_t *rows = malloc((cap ? cap : 1) * sizeof *rows);
+        ar->e = malloc((cap ? cap : 1) * sizeof *ar->e);
+        if (!rows || !ar->e) st = og_err(OG_ERR_NOMEM, "out of memory");
+        if (st == OG_OK) st = nearest_index(s, arm, urows, urows ? nu : rs->n, limit, &cand);
+        size_t nr = 0;
+        for (size_t i = 0; i < cap && st == OG_OK; i++) {
+            uint32_t row = urows ? urows[i] : (uint32_t)i;
+            if (!cand || (row < rs->n && og_bit_get(cand, row))) rows[nr++] = row;
+        }
+        if (st == OG_OK) st = nearest_fill(rs, rows, nr);
+        for (size_t i = 0; i < nr && st == OG_OK; i++) {
+            double v = score_of(rs, r, rows[i]);
+            if (!isnan(v)) ar->e[m++] = (ent){rows[i], v, 0, 0};
+        }
+        free(cand);
         free(rows);
+        if (st) {
+            free(ar->e);
+            ar->e = NULL;
+            return st;
+        }
+        depth = limit && limit < m ? (size_t)limit : m; /* k = the query's limit */
+    }
+    st = arm_select(ar->e, m, depth, &ar->cx, &ar->ntop);
+    ar->m = r->kind == OG_IR_RANK_NEAREST ? ar->ntop : m;
+    if (st) {
+        free(ar->e);
+        ar->e = NULL;
+    }
+    return st;
+}
+
+/* The exact ranks in ar of the candidates c[0..nc) (sorted by row) that lie in its tail: ntop
+ * plus the number of tail entries before each in arm order (one pass over the tail, a binary
+ * search among the sorted targets per entry). */
+static og_status arm_tail_ranks(armrank *ar, ent *c, size_t nc, int first)
+{
+    size_t nt = ar->m - ar->ntop;
+    if (!nt || !nc) return OG_OK;
+    ent *tail = ar->e + ar->ntop;
+    ent *t = malloc((nc < nt ? nc : nt) * sizeof *t);
+    if (!t) return og_err(OG_ERR_NOMEM, "out of memory");
+    size_t T = 0;
+    for (size_t i = 0; i < nt; i++) {
+        ent key = {tail[i].row, 0, 0, 0};
+        ent *hit = bsearch(&key, c, nc, sizeof *c, ent_row_cmp);
+        if (hit && (first ? hit->r1 : hit->r2) == SIZE_MAX)
+            t[T++] = (ent){tail[i].row, tail[i].score, (size_t)(hit - c), 0};
+    }
+    size_t *before = T ? calloc(T + 1, sizeof *before) : NULL;
+    if (T && !before) {
+        free(t);
         return og_err(OG_ERR_NOMEM, "out of memory");
     }
-    for (size_t i = 0; i < nents; i++) rows[i] = ents[i].row;
-    /* a nearest arm ranking every entity with a vector may take its candidates from vector
-     * index files, as a plain nearest ordering does: distances stay exact, deleted rows are
-     * never candidates, only membership in the arm's top `limit` is approximate */
-    uint8_t *cand = NULL;
-    og_status st = OG_OK;
-    if (r->kind == OG_IR_RANK_NEAREST) {
-        st = nearest_index(s, arm, rows, nents, limit, &cand);
-        if (st == OG_OK) st = nearest_fill_some(rs, rows, nents, cand);
-    }
-    size_t m = 0;
-    for (size_t i = 0; i < nents && st == OG_OK; i++) {
-        if (cand && !og_bit_get(cand, ents[i].row)) continue;
-        double v = score_of(rs, r, ents[i].row);
-        if (isnan(v) || (r->kind == OG_IR_RANK_BM25 && !(v > 0))) continue;
-        list[m++] = (ent){ents[i].row, v, 0, 0};
-    }
-    if (st == OG_OK) {
-        g_desc = r->kind != OG_IR_RANK_NEAREST;
-        qsort(list, m, sizeof *list, ent_score_cmp);
-        if (r->kind == OG_IR_RANK_NEAREST && limit && m > limit) m = (size_t)limit; /* k = the query's limit */
-        for (size_t k = 0; k < m; k++) {
-            ent *e = &ents[slot[list[k].row]];
-            if (first) e->r1 = k;
-            else e->r2 = k;
+    if (T) {
+        qsort_r(t, T, sizeof *t, ent_score_cmp, &ar->cx);
+        for (size_t i = 0; i < nt; i++) { /* the first target tail[i] comes before */
+            size_t lo = 0, hi = T;
+            while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (arm_cmp(&tail[i], &t[mid], &ar->cx) < 0) hi = mid;
+                else lo = mid + 1;
+            }
+            before[lo]++;
+        }
+        size_t run = ar->ntop;
+        for (size_t j = 0; j < T; j++) {
+            run += before[j];
+            if (first) c[t[j].r1].r1 = run;
+            else c[t[j].r1].r2 = run;
         }
     }
-    free(cand);
-    free(list);
-    free(rows);
+    free(before);
+    free(t);
+    return OG_OK;
+}
+
+/* Fuses ranks[rank] over urows[0..nu) (ascending rows; NULL = every row of the type) into
+ * rs->fused (sorted by row; each entity's fused position and score).  With a limit L (and not
+ * the test hook og_search_set_rrf_full), only the first L fused entities are kept, and each
+ * bm25 arm is ranked to a depth only (docs/search.md "Fusion: rrf", the depth rule):
+ *   - next to a nearest arm (which ranks at most L entities): depth L.  An entity outside both
+ *     the bm25 arm's first L and the nearest arm scores at most 1/(k+L+1), below each of the
+ *     bm25 arm's first L (at least 1/(k+L)).
+ *   - next to another bm25 arm: depth k + 2L.  An entity beyond it in both arms scores at most
+ *     2/(k+D+1) = 2/(2k+2L+1) < 1/(k+L).
+ * Every candidate's rank in each arm is exact (arm_tail_ranks), so the kept entities, their
+ * scores and their order are those of the full fusion. */
+static og_status rrf_fuse(og_search *s, int rank, const uint32_t *urows, size_t nu, uint64_t limit, int64_t k,
+                          const og_vector *ids)
+{
+    const og_ir_rank *r = &s->ir->ranks[rank];
+    rstate *rs = &s->ranks[rank];
+    OG_TRY(s->src->node_rows(s->src->ud, (size_t)s->ir->vars[r->var].type, &rs->n));
+    int full = t_rrf_full || limit == 0;
+    int near1 = s->ir->ranks[r->arm1].kind == OG_IR_RANK_NEAREST, near2 = s->ir->ranks[r->arm2].kind == OG_IR_RANK_NEAREST;
+    size_t d1 = SIZE_MAX, d2 = SIZE_MAX;
+    if (!full) {
+        uint64_t two = (uint64_t)limit * 2, deep = (uint64_t)k + two;
+        if (limit > SIZE_MAX / 4 || (uint64_t)k > SIZE_MAX / 2) deep = SIZE_MAX;
+        d1 = near2 ? (size_t)limit : (size_t)deep;
+        d2 = near1 ? (size_t)limit : (size_t)deep;
+    }
+    armrank a1, a2;
+    memset(&a2, 0, sizeof a2);
+    OG_TRY(arm_collect(s, r->arm1, urows, nu, limit, d1, ids, &a1));
+    og_status st = arm_collect(s, r->arm2, urows, nu, limit, d2, ids, &a2);
+    /* the candidates: every entity among either arm's first entries */
+    size_t nc = 0, cap = a1.ntop + a2.ntop;
+    ent *c = st == OG_OK ? malloc((cap ? cap : 1) * sizeof *c) : NULL;
+    if (st == OG_OK && !c) st = og_err(OG_ERR_NOMEM, "out of memory");
+    if (st == OG_OK) {
+        for (size_t i = 0; i < a1.ntop; i++) c[nc++] = (ent){a1.e[i].row, 0, i, SIZE_MAX};
+        for (size_t i = 0; i < a2.ntop; i++) c[nc++] = (ent){a2.e[i].row, 0, SIZE_MAX, i};
+        qsort(c, nc, sizeof *c, ent_row_cmp);
+        size_t w = 0;
+        for (size_t i = 0; i < nc; i++) {
+            if (w && c[w - 1].row == c[i].row) {
+                if (c[i].r1 != SIZE_MAX) c[w - 1].r1 = c[i].r1;
+                if (c[i].r2 != SIZE_MAX) c[w - 1].r2 = c[i].r2;
+                continue;
+            }
+            c[w++] = c[i];
+        }
+        nc = w;
+        st = arm_tail_ranks(&a1, c, nc, 1);
+    }
+    if (st == OG_OK) st = arm_tail_ranks(&a2, c, nc, 0);
+    free(a1.e);
+    free(a2.e);
+    if (st == OG_OK) {
+        for (size_t i = 0; i < nc; i++)
+            c[i].score = (c[i].r1 != SIZE_MAX ? 1.0 / ((double)k + (double)c[i].r1 + 1.0) : 0) +
+                         (c[i].r2 != SIZE_MAX ? 1.0 / ((double)k + (double)c[i].r2 + 1.0) : 0);
+        ordctx cx = {ids, 0};
+        qsort_r(c, nc, sizeof *c, ent_fused_cmp, &cx);
+        if (!full && nc > limit) nc = (size_t)limit;
+        free(rs->fused);
+        rs->fused = malloc((nc ? nc : 1) * sizeof *rs->fused);
+        if (!rs->fused) st = og_err(OG_ERR_NOMEM, "out of memory");
+    }
+    if (st == OG_OK) {
+        for (size_t i = 0; i < nc; i++) rs->fused[i] = (fused){c[i].row, (uint32_t)i, c[i].score};
+        qsort(rs->fused, nc, sizeof *rs->fused, fused_row_cmp);
+        rs->nfused = nc;
+        rs->ready = 1;
+    }
+    free(c);
     return st;
+}
+
+static const fused *fused_of(const rstate *rs, uint32_t row)
+{
+    fused key = {row, 0, 0};
+    return rs->nfused ? bsearch(&key, rs->fused, rs->nfused, sizeof key, fused_row_cmp) : NULL;
+}
+
+static og_status rrf_k(og_search *s, const og_ir_rank *r, int64_t *k)
+{
+    OG_TRY(const_int(s, r->k, "rrf k", k));
+    if (*k <= 0) return og_err(OG_ERR_INVALID, "rrf k must be greater than 0, got %lld", (long long)*k);
+    return OG_OK;
+}
+
+og_status og_search_rrf_candidates(og_search *s, int rank, uint64_t limit, uint32_t **rows, size_t *n, int *used)
+{
+    *rows = NULL;
+    *n = 0;
+    *used = 0;
+    const og_ir_rank *r = &s->ir->ranks[rank];
+    rstate *rs = &s->ranks[rank];
+    if (r->kind != OG_IR_RANK_RRF || !limit || t_rrf_full) return OG_OK;
+    int64_t k;
+    OG_TRY(rrf_k(s, r, &k));
+    const og_vector *ids;
+    OG_TRY(s->src->node_column(s->src->ud, (size_t)s->ir->vars[r->var].type, OG_PROP_ID_COLUMN, &ids));
+    OG_TRY(rrf_fuse(s, rank, NULL, 0, limit, k, ids));
+    uint32_t *out = malloc((rs->nfused ? rs->nfused : 1) * sizeof *out);
+    if (!out) return og_err(OG_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < rs->nfused; i++) out[i] = rs->fused[i].row;
+    *rows = out;
+    *n = rs->nfused;
+    *used = 1;
+    rs->bound = 1; /* the binding is the fused result: og_search_order keys it */
+    return OG_OK;
 }
 
 static og_status order_rrf(og_search *s, int rank, const uint32_t *col, size_t n, uint64_t limit, uint8_t *keep,
@@ -1239,59 +1488,38 @@ static og_status order_rrf(og_search *s, int rank, const uint32_t *col, size_t n
 {
     const og_ir_rank *r = &s->ir->ranks[rank];
     rstate *rs = &s->ranks[rank];
-    int64_t k;
-    OG_TRY(const_int(s, r->k, "rrf k", &k));
-    if (k <= 0) return og_err(OG_ERR_INVALID, "rrf k must be greater than 0, got %lld", (long long)k);
-    size_t type = (size_t)s->ir->vars[r->var].type, ntype;
-    OG_TRY(s->src->node_rows(s->src->ud, type, &ntype));
-    OG_TRY(s->src->node_column(s->src->ud, type, OG_PROP_ID_COLUMN, &g_ids));
-    /* the distinct entities of the final rows */
-    uint32_t *u = malloc((n ? n : 1) * sizeof *u), *slot = malloc((ntype ? ntype : 1) * sizeof *slot);
-    ent *ents = malloc((n ? n : 1) * sizeof *ents);
-    free(rs->score);
-    rs->score = malloc((ntype ? ntype : 1) * sizeof *rs->score);
-    rs->n = ntype;
-    og_status st = u && slot && ents && rs->score ? OG_OK : og_err(OG_ERR_NOMEM, "out of memory");
-    size_t nents = 0;
-    if (st == OG_OK) {
-        memcpy(u, col, n * sizeof *u);
-        qsort(u, n, sizeof *u, u32_cmp);
-        for (size_t i = 0; i < n; i++)
-            if (u[i] != OG_ROW_NONE && u[i] < ntype && (nents == 0 || ents[nents - 1].row != u[i])) {
-                slot[u[i]] = (uint32_t)nents;
-                ents[nents++] = (ent){u[i], 0, SIZE_MAX, SIZE_MAX};
-            }
-        st = rrf_arm(s, r->arm1, ents, nents, slot, limit, 1);
+    og_status st = OG_OK;
+    if (!rs->bound) {
+        int64_t k;
+        OG_TRY(rrf_k(s, r, &k));
+        size_t type = (size_t)s->ir->vars[r->var].type, ntype;
+        const og_vector *ids;
+        OG_TRY(s->src->node_rows(s->src->ud, type, &ntype));
+        OG_TRY(s->src->node_column(s->src->ud, type, OG_PROP_ID_COLUMN, &ids));
+        /* the universe: the distinct entities of the final rows, ascending */
+        uint8_t *seen = calloc((ntype + 7) / 8 + 1, 1);
+        uint32_t *u = malloc((n < ntype ? n : ntype ? ntype : 1) * sizeof *u + sizeof *u);
+        if (!seen || !u) st = og_err(OG_ERR_NOMEM, "out of memory");
+        size_t nu = 0;
+        for (size_t i = 0; i < n && st == OG_OK; i++)
+            if (col[i] != OG_ROW_NONE && col[i] < ntype) seen[col[i] >> 3] |= (uint8_t)(1u << (col[i] & 7));
+        for (size_t i = 0; i < ntype && st == OG_OK; i += 8)
+            if (seen[i >> 3])
+                for (size_t j = i; j < i + 8 && j < ntype; j++)
+                    if (og_bit_get(seen, j)) u[nu++] = (uint32_t)j;
+        free(seen);
+        if (st == OG_OK) st = rrf_fuse(s, rank, u, nu, limit, k, ids);
+        free(u);
     }
-    if (st == OG_OK) st = rrf_arm(s, r->arm2, ents, nents, slot, limit, 0);
-    if (st == OG_OK) {
-        for (size_t i = 0; i < ntype; i++) rs->score[i] = NAN;
-        size_t m = 0;
-        for (size_t i = 0; i < nents; i++) {
-            ent e = ents[i];
-            if (e.r1 == SIZE_MAX && e.r2 == SIZE_MAX) continue;
-            e.score = (e.r1 != SIZE_MAX ? 1.0 / ((double)k + (double)e.r1 + 1.0) : 0) +
-                      (e.r2 != SIZE_MAX ? 1.0 / ((double)k + (double)e.r2 + 1.0) : 0);
-            ents[m++] = e;
+    /* every row of a kept entity, keyed by its entity's fused position */
+    for (size_t i = 0; i < n && st == OG_OK; i++) {
+        const fused *f = col[i] == OG_ROW_NONE ? NULL : fused_of(rs, col[i]);
+        if (!f) {
+            keep[i >> 3] &= (uint8_t)~(1u << (i & 7));
+            continue;
         }
-        qsort(ents, m, sizeof *ents, ent_fused_cmp);
-        for (size_t i = 0; i < m; i++) {
-            rs->score[ents[i].row] = ents[i].score;
-            slot[ents[i].row] = (uint32_t)i; /* now: the fused position */
-        }
-        for (size_t i = 0; i < n && st == OG_OK; i++) {
-            uint32_t row = col[i];
-            if (row == OG_ROW_NONE || row >= ntype || isnan(rs->score[row])) {
-                keep[i >> 3] &= (uint8_t)~(1u << (i & 7));
-                continue;
-            }
-            st = og_vector_append_i64(key, slot[row]);
-        }
+        st = og_vector_append_i64(key, f->pos);
     }
-    free(u);
-    free(slot);
-    free(ents);
-    g_ids = NULL;
     return st;
 }
 
@@ -1306,7 +1534,8 @@ static int is_identity(const uint32_t *col, size_t n, size_t m)
 
 /* A nearest ordering with a limit over EVERY live row of its type that has a vector (the
  * match block filtered nothing out) may take its candidates from vector index files
- * (search_ann.h); *cand (owned, NULL = exact search) then marks the rows that stay. */
+ * (search_ann.h); *cand (owned, NULL = exact search) then marks the rows that stay.  col NULL:
+ * the plain scan of the type (every row once). */
 static og_status nearest_index(og_search *s, int rank, const uint32_t *col, size_t n, uint64_t limit, uint8_t **cand)
 {
     *cand = NULL;
@@ -1316,7 +1545,7 @@ static og_status nearest_index(og_search *s, int rank, const uint32_t *col, size
     size_t bytes = (rs->n + 7) / 8 + 1;
     uint8_t *seen = calloc(bytes, 1);
     if (!seen) return og_err(OG_ERR_NOMEM, "out of memory");
-    if (!is_identity(col, n, rs->n)) { /* else: every row once, the plain scan of the type */
+    if (col && !is_identity(col, n, rs->n)) { /* else: every row once, the plain scan of the type */
         for (size_t i = 0; i < n; i++)
             if (col[i] != OG_ROW_NONE && col[i] < rs->n) seen[col[i] >> 3] |= (uint8_t)(1u << (col[i] & 7));
         for (size_t i = 0; i < rs->n; i++)

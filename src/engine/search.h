@@ -81,11 +81,24 @@ og_status og_search_candidates_top(og_search *s, int rank, uint64_t k, uint32_t 
  * applies or exact search is forced. */
 og_status og_search_nearest_candidates(og_search *s, int rank, uint64_t limit, uint32_t **rows, size_t *n, int *used);
 
+/* For an rrf ordering ir->ranks[rank] with a limit whose match block is the bare scan of the
+ * ranked type: fuses the arms over every live row of the type, keeping only the first `limit`
+ * fused entities (docs/search.md "Fusion: rrf": each arm is ranked only as deep as the fused
+ * top `limit` provably needs, with exact ranks), and returns their rows ascending in *rows
+ * (owned) with *used = 1; og_search_order then keys just those.  *used = 0 (nothing
+ * allocated) without a limit or under og_search_set_rrf_full. */
+og_status og_search_rrf_candidates(og_search *s, int rank, uint64_t limit, uint32_t **rows, size_t *n, int *used);
+
+/* Test hook (this thread): 1 = fuse every entity of both arms with no depth or limit cut (the
+ * full fusion the bounded one must equal), 0 = bounded (the default). */
+void og_search_set_rrf_full(int on);
+
 /* A search ordering by ir->ranks[rank] over the final rows b, whose column var_col holds the
  * ranked variable: drops the rows the ranking leaves out (nearest: null vectors; bm25: no
  * shared term; rrf: entities in neither arm) and returns the primary sort key over the kept
  * rows in *key (owned) with its direction in *desc.  `limit` (0 = none) is the query's: the
- * size of an rrf nearest arm. */
+ * size of an rrf nearest arm, and the number of fused entities an rrf keeps (every row of
+ * each: limit rows never need more entities). */
 og_status og_search_order(og_search *s, int rank, og_bindings *b, size_t var_col, uint64_t limit, og_vector *key,
                           int *desc);
 
