@@ -57,6 +57,30 @@ og_status og_bindings_from_rows(og_bindings *b, const uint32_t *rows, size_t n)
     return OG_OK;
 }
 
+og_status og_bindings_from_bits(og_bindings *b, const uint64_t *bits, size_t n)
+{
+    size_t words = (n + 63) / 64, cnt = 0;
+    uint64_t tail = n % 64 ? (1ull << (n % 64)) - 1 : ~0ull;
+    for (size_t w = 0; w < words; w++) cnt += (size_t)__builtin_popcountll(w + 1 == words ? bits[w] & tail : bits[w]);
+    OG_TRY(og_bindings_init(b, 1));
+    og_status st = reserve(b, cnt ? cnt : 1);
+    if (st) {
+        og_bindings_free(b);
+        return st;
+    }
+    uint32_t *c = b->cols[0];
+    size_t k = 0;
+    for (size_t w = 0; w < words; w++) {
+        uint64_t m = w + 1 == words ? bits[w] & tail : bits[w];
+        while (m) {
+            c[k++] = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(m));
+            m &= m - 1;
+        }
+    }
+    b->n_rows = cnt;
+    return OG_OK;
+}
+
 og_status og_bindings_push(og_bindings *b, const uint32_t *values)
 {
     OG_TRY(reserve(b, b->n_rows + 1));

@@ -31,6 +31,9 @@ void og_bindings_free(og_bindings *b);
 
 /* One-column table holding rows[0..n) (a node scan's output). */
 og_status og_bindings_from_rows(og_bindings *b, const uint32_t *rows, size_t n);
+/* A one-column binding of the rows whose bit is set in bits (n rows; row i = bit i%64 of word
+ * i/64; bits past n are ignored), in row order. */
+og_status og_bindings_from_bits(og_bindings *b, const uint64_t *bits, size_t n);
 
 /* Appends one row (n_cols values). */
 og_status og_bindings_push(og_bindings *b, const uint32_t *values);

@@ -180,11 +180,21 @@ int og_colrange_merge(og_colrange *a, const og_colrange *b)
 {
     if (a->col != b->col || a->rows != b->rows || a->negate || b->negate) return 0;
     a->empty |= b->empty;
+    if (!a->zones) a->zones = b->zones;
     if (b->lo > a->lo) a->lo = b->lo;
     if (b->hi < a->hi) a->hi = b->hi;
     if (b->flo > a->flo) a->flo = b->flo;
     if (b->fhi < a->fhi) a->fhi = b->fhi;
     return 1;
+}
+
+static int64_t int_at(const og_vector *c, size_t r)
+{
+    switch (c->type.id) {
+    case OG_T_I32: case OG_T_DATE32: return ((const int32_t *)c->values)[r];
+    case OG_T_U32: return ((const uint32_t *)c->values)[r];
+    default: return ((const int64_t *)c->values)[r];
+    }
 }
 
 /* ---- filter ------------------------------------------------------------------------------- */
@@ -243,17 +253,40 @@ static uint64_t range_word(const og_colrange *r, size_t base, size_t cnt)
     return m;
 }
 
+/* 1 when zone z of r's column holds no value r matches. */
+static int zone_excluded(const og_colrange *r, size_t z)
+{
+    const og_colzones *zs = r->zones;
+    if (r->negate || z >= zs->nzones) return 0;
+    if (r->empty || !zs->any[z]) return 1;
+    if (zs->imin) return zs->imax[z] < r->lo || zs->imin[z] > r->hi;
+    return zs->fmax[z] < r->flo || zs->fmin[z] > r->fhi;
+}
+
 typedef struct filter_job {
     const og_colrange *rs;
     size_t nr, n, w0, w1;
     uint64_t *sel;
+    size_t skipped; /* rows zone maps ruled out */
 } filter_job;
 
-static void filter_words(const filter_job *j)
+static void filter_words(filter_job *j)
 {
+    const size_t zw = OG_COLZONE_ROWS / 64; /* words per zone */
     for (size_t w = j->w0; w < j->w1; w++) {
         uint64_t m = j->sel[w];
         size_t base = w * 64, cnt = j->n - base < 64 ? j->n - base : 64;
+        if (m && w % zw == 0) { /* the start of a zone: can a range rule it out? */
+            int out = 0;
+            for (size_t k = 0; k < j->nr && !out; k++) out = j->rs[k].zones && zone_excluded(&j->rs[k], w / zw);
+            if (out) {
+                size_t end = w + zw < j->w1 ? w + zw : j->w1;
+                for (; w < end; w++) j->sel[w] = 0;
+                j->skipped += (end * 64 < j->n ? end * 64 : j->n) - base;
+                w--;
+                continue;
+            }
+        }
         for (size_t k = 0; k < j->nr && m; k++) m &= range_word(&j->rs[k], base, cnt);
         j->sel[w] = m;
     }
@@ -265,23 +298,80 @@ static void *filter_thread(void *arg)
     return NULL;
 }
 
-void og_colscan_filter(const og_colrange *rs, size_t nr, size_t n, uint64_t *sel)
+size_t og_colscan_filter(const og_colrange *rs, size_t nr, size_t n, uint64_t *sel)
 {
     size_t words = (n + 63) / 64;
-    filter_job all = {rs, nr, n, 0, words, sel};
+    filter_job all = {rs, nr, n, 0, words, sel, 0};
     if (og_colscan_threads < 2 || n < OG_COLSCAN_PAR_MIN) {
         filter_words(&all);
-        return;
+        return all.skipped;
     }
+    /* split at a zone boundary, so each zone is judged once */
     filter_job a = all, b = all;
-    a.w1 = b.w0 = words / 2;
+    const size_t zw = OG_COLZONE_ROWS / 64;
+    a.w1 = b.w0 = (words / 2 + zw - 1) / zw * zw;
     pthread_t t;
-    if (pthread_create(&t, NULL, filter_thread, &b) != 0) {
+    if (b.w0 >= words || pthread_create(&t, NULL, filter_thread, &b) != 0) {
         filter_words(&all);
-        return;
+        return all.skipped;
     }
     filter_words(&a);
     pthread_join(t, NULL);
+    return a.skipped + b.skipped;
+}
+
+/* ---- zone maps ---------------------------------------------------------------------------- */
+
+void og_colzones_free(og_colzones *z)
+{
+    if (!z) return;
+    free(z->any), free(z->imin), free(z->imax), free(z->fmin), free(z->fmax);
+    free(z);
+}
+
+og_status og_colzones_build(const og_vector *col, og_colzones **out)
+{
+    *out = NULL;
+    og_type_id t = col->type.id;
+    if (!int_col(t) && !float_col(t)) return OG_OK;
+    og_colzones *z = calloc(1, sizeof *z);
+    size_t nz = (col->len + OG_COLZONE_ROWS - 1) / OG_COLZONE_ROWS, m = nz ? nz : 1;
+    int fl = float_col(t);
+    if (z) {
+        z->nzones = nz;
+        z->any = calloc(m, 1);
+        if (fl) z->fmin = malloc(m * sizeof *z->fmin), z->fmax = malloc(m * sizeof *z->fmax);
+        else z->imin = malloc(m * sizeof *z->imin), z->imax = malloc(m * sizeof *z->imax);
+    }
+    if (!z || !z->any || (fl ? !z->fmin || !z->fmax : !z->imin || !z->imax)) {
+        og_colzones_free(z);
+        return og_err(OG_ERR_NOMEM, "out of memory building zone maps");
+    }
+    for (size_t k = 0; k < nz; k++) {
+        size_t r0 = k * OG_COLZONE_ROWS, r1 = r0 + OG_COLZONE_ROWS < col->len ? r0 + OG_COLZONE_ROWS : col->len;
+        int any = 0;
+        int64_t lo = 0, hi = 0;
+        double flo = 0, fhi = 0;
+        for (size_t r = r0; r < r1; r++) {
+            if (og_vector_is_null(col, r)) continue;
+            if (fl) {
+                double x = t == OG_T_F64 ? ((const double *)col->values)[r] : ((const float *)col->values)[r];
+                if (isnan(x)) continue;
+                if (!any || x < flo) flo = x;
+                if (!any || x > fhi) fhi = x;
+            } else {
+                int64_t x = int_at(col, r);
+                if (!any || x < lo) lo = x;
+                if (!any || x > hi) hi = x;
+            }
+            any = 1;
+        }
+        z->any[k] = (uint8_t)any;
+        if (fl) z->fmin[k] = flo, z->fmax[k] = fhi;
+        else z->imin[k] = lo, z->imax[k] = hi;
+    }
+    *out = z;
+    return OG_OK;
 }
 
 /* ---- aggregate ---------------------------------------------------------------------------- */
@@ -296,15 +386,6 @@ int og_colscan_agg_ok(og_agg_fn fn, og_type_id t)
 }
 
 static inline uint32_t rowof(const og_colref *r, size_t i) { return r->rows ? r->rows[i] : (uint32_t)i; }
-
-static int64_t int_at(const og_vector *c, size_t r)
-{
-    switch (c->type.id) {
-    case OG_T_I32: case OG_T_DATE32: return ((const int32_t *)c->values)[r];
-    case OG_T_U32: return ((const uint32_t *)c->values)[r];
-    default: return ((const int64_t *)c->values)[r];
-    }
-}
 
 static uint64_t mix64(uint64_t x)
 {

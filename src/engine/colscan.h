@@ -37,11 +37,27 @@
 /* 2 by default; tests and benchmarks set 1 to compare. */
 extern int og_colscan_threads;
 
+/* Zone maps: per OG_COLZONE_ROWS rows of a whole column, the least and greatest non-null,
+ * non-NaN value (a derived statistic a table view keeps with its column, tableview.h).  A
+ * range whose zone cannot hold a matching value skips the zone's rows without reading them. */
+#define OG_COLZONE_ROWS 4096
+typedef struct og_colzones {
+    size_t nzones;
+    uint8_t *any;          /* the zone holds a non-null, non-NaN value */
+    int64_t *imin, *imax;  /* integer and date columns */
+    double *fmin, *fmax;   /* F32 / F64 columns */
+} og_colzones;
+
+/* The zones of col (I32, I64, U32, Date, DateTime, F32, F64; *out = NULL for other types). */
+og_status og_colzones_build(const og_vector *col, og_colzones **out);
+void og_colzones_free(og_colzones *z);
+
 /* `col op constant` as a range of col's values (inclusive bounds).  A row matches when it is
  * not null and its value is inside the range, or — `negate`, from `!=` — outside it. */
 typedef struct og_colrange {
     const og_vector *col;
     const uint32_t *rows; /* NULL = row i of the column */
+    const og_colzones *zones; /* optional, only with rows NULL: zones of col */
     int negate;
     int empty;            /* no value is inside */
     int64_t lo, hi;       /* integer and date columns */
@@ -60,8 +76,8 @@ int og_colrange_prepare(og_colrange *r, const og_vector *col, const uint32_t *ro
 int og_colrange_merge(og_colrange *a, const og_colrange *b);
 
 /* Clears in sel (ceil(n/64) words, row i = bit i%64 of word i/64) the rows failing any of
- * the nr ranges. */
-void og_colscan_filter(const og_colrange *rs, size_t nr, size_t n, uint64_t *sel);
+ * the nr ranges.  Returns how many rows zone maps let it skip unread. */
+size_t og_colscan_filter(const og_colrange *rs, size_t nr, size_t n, uint64_t *sel);
 
 /* One input column of the aggregation: rows as og_colrange.rows. */
 typedef struct og_colref {

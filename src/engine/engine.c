@@ -399,6 +399,23 @@ static og_status src_node_column(void *ud, size_t node, uint64_t prop_id, const 
     return view_column(r, v, &r->cat->nodes[node], prop_id, out);
 }
 
+static og_status src_node_zones(void *ud, size_t node, uint64_t prop_id, const struct og_colzones **out)
+{
+    og_read *r = ud;
+    og_tableview *v;
+    int32_t fid = OG_FIELD_ID;
+    *out = NULL;
+    OG_TRY(prop_field(prop_id, &fid));
+    OG_TRY(og_read_node_view(r, node, &v));
+    og_status st = og_tableview_zones(v, fid, out);
+    if (st == OG_ERR_NOT_FOUND) { /* a property the stored table lacks: no zones */
+        og_error_clear();
+        *out = NULL;
+        return OG_OK;
+    }
+    return st;
+}
+
 static og_status src_edge_column(void *ud, size_t edge, uint64_t prop_id, const og_vector **out)
 {
     og_read *r = ud;
@@ -517,6 +534,7 @@ void og_read_source(og_read *r, og_exec_source *out)
     out->ud = r;
     out->node_rows = src_node_rows;
     out->node_column = src_node_column;
+    out->node_zones = src_node_zones;
     out->edge_column = src_edge_column;
     out->edge_topology = src_edge_topology;
     out->node_find_id = src_node_find_id;

@@ -27,6 +27,8 @@
 #define OG_PROP_SRC_COLUMN UINT64_MAX       /* the `src` column of an edge table */
 #define OG_PROP_DST_COLUMN (UINT64_MAX - 1) /* the `dst` column of an edge table */
 
+struct og_colzones; /* engine/colscan.h */
+
 typedef struct og_exec_source {
     void *ud;
     /* Live rows of node type `node` (index into cat->nodes) in the snapshot. */
@@ -57,6 +59,10 @@ typedef struct og_exec_source {
      * `prop_id` when one exists.  *out is owned (og_index_frags_free); its `addrs` are borrowed
      * for the execution.  A reader must give the same answers whatever files exist. */
     og_status (*node_index)(void *ud, size_t node, uint64_t prop_id, const char *kind, struct og_index_frags *out);
+    /* Optional (may be NULL): zone maps of node type `node`'s column `prop_id` (colscan.h),
+     * borrowed like the column; *out = NULL when there are none.  Only ever lets a filter
+     * skip rows that cannot match. */
+    og_status (*node_zones)(void *ud, size_t node, uint64_t prop_id, const struct og_colzones **out);
 } og_exec_source;
 
 /* Bindings of at most this many rows gather properties by point reads (og_exec_source.gather). */
@@ -112,5 +118,10 @@ extern int og_exec_place_filters;
  * (`$a.k = $b.k`) is a hash join; 0: the cross join, filtered.  Same answers; tests and
  * benchmarks flip it to compare. */
 extern int og_exec_hash_join;
+
+/* 1 (the default): comparisons and aggregates of the shapes engine/colscan.h takes run on its
+ * typed column kernels (with zone maps); 0: the generic value-by-value paths.  Same answers;
+ * tests and benchmarks flip it to compare. */
+extern int og_exec_typed;
 
 #endif

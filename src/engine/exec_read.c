@@ -52,6 +52,7 @@ typedef struct exec {
 
 int og_exec_place_filters = 1;
 int og_exec_hash_join = 1;
+int og_exec_typed = 1;
 
 /* One pipeline's state: bindings plus the variable → column map. */
 typedef struct pipe {
@@ -430,7 +431,14 @@ static og_status pred_ranges(exec *x, const pipe *p, const og_ir_pred *pr, og_co
     OG_TRY(eval(x, p, k, &kv));
     *ok = og_colrange_prepare(&tmp[*nt], col, rows, cmp_op(pr->op), &kv, k_left);
     og_vector_free(&kv);
-    if (*ok) (*nt)++;
+    if (!*ok) return OG_OK;
+    const og_ir_var *iv = &x->ir->vars[prop->var];
+    if (!rows && !iv->is_edge && x->src->node_zones && col->len > OG_COLZONE_ROWS) { /* whole column: zones */
+        const og_colzones *z = NULL;
+        OG_TRY(x->src->node_zones(x->src->ud, (size_t)iv->type, prop->prop_id, &z));
+        if (z && z->nzones == (col->len + OG_COLZONE_ROWS - 1) / OG_COLZONE_ROWS) tmp[*nt].zones = z;
+    }
+    (*nt)++;
     return OG_OK;
 }
 
@@ -440,7 +448,7 @@ static og_status typed_ranges(exec *x, const pipe *p, const og_ir_pred *preds, s
                               size_t *nr, unsigned char *handled)
 {
     *nr = 0;
-    if (p->b.n_rows <= OG_EXEC_POINT_GATHER_MAX) return OG_OK;
+    if (!og_exec_typed || p->b.n_rows <= OG_EXEC_POINT_GATHER_MAX) return OG_OK;
     og_colrange tmp[16];
     for (size_t i = 0; i < npreds; i++) {
         size_t nt = 0;
@@ -896,6 +904,44 @@ static og_status hash_join(exec *x, pipe *p, const og_ir_op *op, const pipe *s, 
 static og_status op_scan_ex(exec *x, pipe *p, const og_ir_op *op, const og_ir_op *const *filters, size_t nf,
                             uint64_t *pairs);
 
+/* A plain scan of all n rows whose every predicate the typed kernels take: the kept rows
+ * straight from one pass over the columns into *out (*done = 1), without binding all n rows
+ * first.  *done = 0: not this shape, nothing done. */
+static og_status scan_typed(exec *x, const og_ir_op *op, size_t n, og_bindings *out, int *done)
+{
+    *done = 0;
+    if (!og_exec_typed || !op->npreds || n <= OG_EXEC_POINT_GATHER_MAX || op->var < 0) return OG_OK;
+    pipe t = {0};
+    uint32_t *none = NULL;
+    t.b = (og_bindings){1, n, n, &none}; /* binding row i = table row i (identity_col) */
+    t.identity_col = 0;
+    t.var_col = malloc((x->ir->nvars ? x->ir->nvars : 1) * sizeof *t.var_col);
+    og_colrange *rs = malloc(op->npreds * 16 * sizeof *rs);
+    unsigned char *handled = calloc(op->npreds, 1);
+    uint64_t *sel = malloc(((n + 63) / 64) * sizeof *sel);
+    og_status st = t.var_col && rs && handled && sel ? OG_OK : og_err(OG_ERR_NOMEM, "out of memory");
+    size_t nr = 0;
+    if (st == OG_OK) {
+        for (size_t v = 0; v < x->ir->nvars; v++) t.var_col[v] = -1;
+        t.var_col[op->var] = 0;
+        st = typed_ranges(x, &t, op->preds, op->npreds, rs, &nr, handled);
+    }
+    int all = st == OG_OK;
+    for (size_t i = 0; all && i < op->npreds; i++) all = handled[i];
+    for (size_t i = 0; all && i < nr; i++) all = !rs[i].rows && rs[i].col->len == n;
+    if (all) {
+        memset(sel, 0xff, ((n + 63) / 64) * sizeof *sel);
+        og_colscan_filter(rs, nr, n, sel);
+        st = og_bindings_from_bits(out, sel, n);
+        *done = st == OG_OK;
+    }
+    free(t.var_col);
+    free(rs);
+    free(handled);
+    free(sel);
+    return st;
+}
+
 static og_status op_scan(exec *x, pipe *p, const og_ir_op *op)
 {
     uint64_t pairs;
@@ -922,7 +968,7 @@ static og_status op_scan_ex(exec *x, pipe *p, const og_ir_op *op, const og_ir_op
     og_status st = OG_OK;
     uint32_t *cand = NULL; /* rows named by scalar or vector index files (scan_index.h, search.h) */
     size_t ncand = 0;
-    int indexed = 0;
+    int indexed = 0, prefiltered = 0;
     if (!hit) OG_TRY(og_scan_index_candidates(x->ir, x->src, x->params, x->now_ms, op, n, &cand, &ncand, &indexed));
     if (hit) {
         st = og_bindings_from_rows(&s.b, &one, one == UINT32_MAX ? 0 : 1);
@@ -970,6 +1016,8 @@ static og_status op_scan_ex(exec *x, pipe *p, const og_ir_op *op, const og_ir_op
             if (st == OG_OK) st = og_bindings_from_rows(&s.b, rows, m);
         }
         s.identity_col = -1;
+    } else if ((st = scan_typed(x, op, n, &s.b, &prefiltered)) != OG_OK || prefiltered) {
+        s.identity_col = -1; /* only the rows its predicates keep, straight from the columns */
     } else {
         uint32_t *rows = malloc((n ? n : 1) * sizeof *rows);
         if (!rows) return og_err(OG_ERR_NOMEM, "out of memory");
@@ -986,7 +1034,7 @@ static og_status op_scan_ex(exec *x, pipe *p, const og_ir_op *op, const og_ir_op
     }
     for (size_t v = 0; v < x->ir->nvars; v++) s.var_col[v] = -1;
     s.var_col[op->var] = 0;
-    st = filter_rows(x, &s, op->preds, op->npreds);
+    if (!prefiltered) st = filter_rows(x, &s, op->preds, op->npreds);
     if (st == OG_OK) {
         if (!p->started) {
             og_bindings_free(&p->b);
@@ -1213,7 +1261,7 @@ static og_status typed_aggregate(exec *x, const pipe *p, og_vector *cols, size_t
     const og_ir_query *ir = x->ir;
     size_t n = p->b.n_rows;
     *done = 0;
-    if (n <= OG_EXEC_POINT_GATHER_MAX || !ir->ncolumns) return OG_OK;
+    if (!og_exec_typed || n <= OG_EXEC_POINT_GATHER_MAX || !ir->ncolumns) return OG_OK;
     og_colref key = {NULL, NULL};
     og_colagg *aggs = calloc(ir->ncolumns, sizeof *aggs);
     if (!aggs) return og_err(OG_ERR_NOMEM, "out of memory");

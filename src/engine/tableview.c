@@ -13,6 +13,7 @@
  * reader that saw a value may keep using it without the lock.
  */
 #include "engine/tableview.h"
+#include "engine/colscan.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -46,6 +47,7 @@ struct og_tableview {
     og_type *top_types;          /* their og_types (valid only where top_ok[i]) */
     og_status *top_type_st;      /* og_lance_schema_field_type's answer per field */
     og_vector *_Atomic *cols;    /* per top-level field: NULL until loaded */
+    og_colzones *_Atomic *zones; /* per top-level field: NULL until built (colscan.h) */
     atomic_uint *points;         /* per top-level field: point gathers so far */
     og_strmap *_Atomic idmap;
     int any_deletions;           /* some fragment has a deletion file */
@@ -174,6 +176,10 @@ static void view_free(og_tableview *v)
         }
         free((void *)v->cols);
     }
+    if (v->zones) {
+        for (size_t i = 0; i < v->ntop; i++) og_colzones_free(atomic_load(&v->zones[i]));
+        free((void *)v->zones);
+    }
     if (v->kms)
         for (size_t i = 0; i < v->m.nfragments; i++) og_keymap_free(v->kms[i]);
     free(v->kms);
@@ -298,8 +304,9 @@ static og_status index_fields(og_tableview *v)
     v->top_types = calloc(ntop, sizeof *v->top_types);
     v->top_type_st = calloc(ntop, sizeof *v->top_type_st);
     v->cols = calloc(ntop, sizeof *v->cols);
+    v->zones = calloc(ntop, sizeof *v->zones);
     v->points = calloc(ntop, sizeof *v->points);
-    if (!v->top_ids || !v->top_types || !v->top_type_st || !v->cols || !v->points)
+    if (!v->top_ids || !v->top_types || !v->top_type_st || !v->cols || !v->zones || !v->points)
         return og_err(OG_ERR_NOMEM, "table view: out of memory");
     for (size_t i = 0; i < ntop; i++) {
         long idx = og_lance_schema_top(&v->m.schema, i);
@@ -308,6 +315,7 @@ static og_status index_fields(og_tableview *v)
         /* A type this build cannot map is only an error for whoever reads that column. */
         v->top_type_st[i] = og_lance_schema_field_type(&v->m.schema, (size_t)idx, &v->top_types[i]);
         atomic_init(&v->cols[i], NULL);
+        atomic_init(&v->zones[i], NULL);
         atomic_init(&v->points[i], 0);
     }
     og_error_clear();
@@ -588,6 +596,29 @@ og_status og_tableview_column(og_tableview *v, int32_t field_id, const og_vector
     pthread_mutex_unlock(&v->lock);
     if (st == OG_OK) *out = c;
     return st;
+}
+
+og_status og_tableview_zones(og_tableview *v, int32_t field_id, const og_colzones **out)
+{
+    *out = NULL;
+    const og_vector *col;
+    OG_TRY(og_tableview_column(v, field_id, &col)); /* also: the field exists */
+    size_t i = 0;
+    while (i < v->ntop && v->top_ids[i] != field_id) i++;
+    og_colzones *z = atomic_load_explicit(&v->zones[i], memory_order_acquire);
+    if (!z) {
+        pthread_mutex_lock(&v->lock);
+        z = atomic_load_explicit(&v->zones[i], memory_order_acquire);
+        og_status st = OG_OK;
+        if (!z && (st = og_colzones_build(col, &z)) == OG_OK && z) {
+            atomic_fetch_add(&v->derived_bytes, z->nzones * (1 + 2 * sizeof(int64_t)) + sizeof *z);
+            atomic_store_explicit(&v->zones[i], z, memory_order_release);
+        }
+        pthread_mutex_unlock(&v->lock);
+        OG_TRY(st);
+    }
+    *out = z;
+    return OG_OK;
 }
 
 #define OG_TABLEVIEW_POINT_GATHERS 16

@@ -117,6 +117,12 @@ og_status og_tableview_field_id(const og_tableview *v, const char *name, int32_t
  * scan's rows disagree with the view's numbering). */
 og_status og_tableview_column(og_tableview *v, int32_t field_id, const og_vector **out);
 
+/* Zone maps of field `field_id`'s column (engine/colscan.h): built on first use from the
+ * column and kept for the view's life, like the column; *out = NULL (OG_OK) for a type that
+ * has none.  Derived only: a reader never needs them for a correct answer. */
+struct og_colzones;
+og_status og_tableview_zones(og_tableview *v, int32_t field_id, const struct og_colzones **out);
+
 /* The values of top-level field `field_id` at view rows rows[0..n) (UINT32_MAX = a null row)
  * into `out` (an owned vector): from the whole column when it is loaded, else by point reads
  * of just those rows (og_table_take), so a query touching a few rows of a large table reads a

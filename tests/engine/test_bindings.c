@@ -101,6 +101,43 @@ static void cross_product_is_left_major(void **state)
     og_bindings_free(&out);
 }
 
+/* Rows from a bitmap come out in row order; bits past n are ignored; none set: no rows. */
+static void rows_from_bits_and_select_keep_row_order(void **state)
+{
+    (void)state;
+    uint64_t bits[3] = {0x8000000000000005ull, 0, ~0ull}; /* rows 0, 2, 63, then 128..129 of n=130 */
+    og_bindings b;
+    assert_int_equal(og_bindings_from_bits(&b, bits, 130), OG_OK);
+    uint32_t want[] = {0, 2, 63, 128, 129};
+    assert_int_equal(b.n_rows, 5);
+    assert_memory_equal(b.cols[0], want, sizeof want);
+    /* select over one column: a byte of zeros skipped, a kept prefix left in place */
+    uint8_t sel[1] = {0x1b}; /* rows 0, 1, 3, 4 */
+    og_bindings_select(&b, sel);
+    uint32_t kept[] = {0, 2, 128, 129};
+    assert_int_equal(b.n_rows, 4);
+    assert_memory_equal(b.cols[0], kept, sizeof kept);
+    og_bindings_free(&b);
+    uint64_t none[1] = {0};
+    assert_int_equal(og_bindings_from_bits(&b, none, 40), OG_OK);
+    assert_int_equal(b.n_rows, 0);
+    og_bindings_free(&b);
+    /* a long selection: every third row of 1000 */
+    uint32_t rows[1000];
+    for (uint32_t i = 0; i < 1000; i++) rows[i] = i;
+    assert_int_equal(og_bindings_from_rows(&b, rows, 1000), OG_OK);
+    uint8_t third[125];
+    memset(third, 0, sizeof third);
+    for (size_t i = 0; i < 1000; i += 3) third[i / 8] |= (uint8_t)(1u << (i % 8));
+    memset(third + 40, 0, 10); /* rows 320..399 dropped */
+    og_bindings_select(&b, third);
+    size_t k = 0;
+    for (uint32_t i = 0; i < 1000; i += 3)
+        if (i < 320 || i >= 400) assert_int_equal(b.cols[0][k++], i);
+    assert_int_equal(b.n_rows, k);
+    og_bindings_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -108,6 +145,7 @@ int main(void)
         cmocka_unit_test(anti_join_keeps_rows_without_a_two_hop_match),
         cmocka_unit_test(cycle_closing_keeps_only_connected_pairs),
         cmocka_unit_test(cross_product_is_left_major),
+        cmocka_unit_test(rows_from_bits_and_select_keep_row_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -231,6 +231,72 @@ static void two_threads_give_the_same_bits(void **state)
     og_vector_free(&col), og_vector_free(&k);
 }
 
+/* Zone maps skip only zones that cannot match: the same bits with and without them, and
+ * rows skipped for a narrow range over a sorted column; all-null zones, NaN and `!=`. */
+static void zone_maps_skip_only_what_cannot_match(void **state)
+{
+    (void)state;
+    const size_t n = OG_COLZONE_ROWS * 60 + 123; /* over OG_COLSCAN_PAR_MIN: two threads split it */
+    og_vector iv, fv;
+    assert_int_equal(og_vector_init(&iv, (og_type){OG_T_I64, 0, 0}), OG_OK);
+    assert_int_equal(og_vector_init(&fv, (og_type){OG_T_F64, 0, 0}), OG_OK);
+    for (size_t i = 0; i < n; i++) {
+        int zone_null = i / OG_COLZONE_ROWS == 3; /* one zone of nulls only */
+        assert_int_equal(zone_null || i % 17 == 0 ? og_vector_append_null(&iv) : og_vector_append_i64(&iv, (int64_t)i),
+                         OG_OK);
+        double d = i % 1001 == 0 ? NAN : (double)i / 2;
+        assert_int_equal(zone_null ? og_vector_append_null(&fv) : og_vector_append_f64(&fv, d), OG_OK);
+    }
+    og_colzones *zi, *zf;
+    assert_int_equal(og_colzones_build(&iv, &zi), OG_OK);
+    assert_int_equal(og_colzones_build(&fv, &zf), OG_OK);
+    assert_non_null(zi);
+    assert_int_equal(zi->nzones, 61);
+    assert_int_equal(zi->any[3], 0);
+    assert_true(zi->imin[0] == 1 && zi->imax[60] == (int64_t)n - 1);
+    struct {
+        const og_vector *col;
+        const og_colzones *z;
+        og_cmp_op op;
+        double k;
+        int skips; /* zones must skip something */
+    } cases[] = {
+        {&iv, NULL, OG_CMP_GE, 20000, 1}, {&iv, NULL, OG_CMP_LT, 5000, 1},  {&iv, NULL, OG_CMP_EQ, 4100, 1},
+        {&iv, NULL, OG_CMP_NE, 4100, 0},  {&iv, NULL, OG_CMP_GT, -1, 1},    {&fv, NULL, OG_CMP_LE, 3000.25, 1},
+        {&fv, NULL, OG_CMP_EQ, NAN, 1},   {&fv, NULL, OG_CMP_NE, NAN, 0},   {&fv, NULL, OG_CMP_GE, 0, 1},
+    };
+    size_t words = (n + 63) / 64;
+    uint64_t *a = malloc(words * 8), *b = malloc(words * 8);
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        og_vector k;
+        one_f64(&k, cases[c].k);
+        og_colrange r;
+        assert_int_equal(og_colrange_prepare(&r, cases[c].col, NULL, cases[c].op, &k, 0), 1);
+        memset(a, 0xff, words * 8);
+        memset(b, 0xff, words * 8);
+        assert_int_equal(og_colscan_filter(&r, 1, n, a), 0);
+        r.zones = cases[c].col == &iv ? zi : zf;
+        for (int threads = 1; threads <= 2; threads++) {
+            og_colscan_threads = threads;
+            memset(b, 0xff, words * 8);
+            size_t skipped = og_colscan_filter(&r, 1, n, b);
+            assert_memory_equal(a, b, words * 8);
+            if (cases[c].skips) assert_true(skipped >= OG_COLZONE_ROWS);
+            else assert_int_equal(skipped, 0);
+        }
+        og_vector_free(&k);
+    }
+    free(a), free(b);
+    og_colzones *none;
+    og_vector s;
+    assert_int_equal(og_vector_init(&s, (og_type){OG_T_STRING, 0, 0}), OG_OK);
+    assert_int_equal(og_colzones_build(&s, &none), OG_OK); /* no zones for Strings */
+    assert_null(none);
+    og_vector_free(&s);
+    og_colzones_free(zi), og_colzones_free(zf);
+    og_vector_free(&iv), og_vector_free(&fv);
+}
+
 /* ---- aggregation -------------------------------------------------------------------------- */
 
 static void string_key(og_vector *v, size_t n, int long_names)
@@ -378,6 +444,7 @@ int main(void)
         cmocka_unit_test(unhandled_pairings_are_refused),
         cmocka_unit_test(a_conjunction_fuses_into_one_range),
         cmocka_unit_test(two_threads_give_the_same_bits),
+        cmocka_unit_test(zone_maps_skip_only_what_cannot_match),
         cmocka_unit_test(grouped_aggregates_match_the_generic_ones),
         cmocka_unit_test(one_group_without_a_key_and_two_threads),
     };
