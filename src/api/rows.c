@@ -4,6 +4,10 @@
  * JSON value encoding (reference-language.md §8): Date "YYYY-MM-DD", DateTime
  * "YYYY-MM-DDTHH:MM:SS.mmmZ", integers beyond ±(2^53-1) as decimal strings (JS-safe),
  * NaN / ±Infinity as "NaN" / "Infinity" / "-Infinity", lists and vectors as arrays, null.
+ *
+ * JSON is written straight into the output buffer (og_rows_render_json_direct, below: every query answer
+ * of the CLI, the server and MCP goes through it); the jansson tree it replaced stays as the
+ * fallback for what it does not write itself, and as the reference tests/api compares it to.
  */
 #include <jansson.h>
 #include <math.h>
@@ -18,6 +22,7 @@
 #include "util/datetime.h"
 #include "util/error.h"
 #include "util/jsonout.h"
+#include "util/utf8.h"
 
 
 og_status og_rows_finish(og_rows *r, const char *name)
@@ -280,23 +285,171 @@ static og_status render_table(og_buf *out, const og_rows *r)
     return OG_OK;
 }
 
+/* ---- JSON written directly ------------------------------------------------------------------
+ *
+ * The bytes og_json_dumps(tree, JSON_INDENT(2) | JSON_PRESERVE_ORDER) prints for the tree of
+ * meta_json + row_json, written with no tree: no allocation per value, no hash table per row.
+ * Where the tree would behave in a way of its own, og_rows_render_json_direct returns -1 and the caller
+ * renders the tree instead: an object column (its JSON text is parsed and re-indented), a
+ * column name that is not UTF-8 or appears twice (jansson drops or replaces the member), a
+ * string or target that is not UTF-8 (jansson refuses it; the tree loses the member).
+ * tests/api/test_rows_json.c compares the two byte for byte. */
+
+#define JSON_LAYOUT (JSON_INDENT(2) | JSON_PRESERVE_ORDER)
+#define JS_SAFE_MAX 9007199254740991LL /* 2^53 - 1: larger integers are strings (JS-safe mode) */
+
+static void put_str(og_buf *b, const char *s, size_t n) { og_json_put_string(b, s, n, JSON_LAYOUT); }
+
+static void put_real(og_buf *b, double d)
+{
+    if (isnan(d)) {
+        og_buf_append_str(b, "\"NaN\"");
+    } else if (isinf(d)) {
+        og_buf_append_str(b, d > 0 ? "\"Infinity\"" : "\"-Infinity\"");
+    } else {
+        char num[40];
+        og_buf_append(b, num, og_json_format_real(d, num));
+    }
+}
+
+/* One cell as og_jsonval_cell(v, i, OG_CELL_JS_SAFE) + og_json_dumps spell it; `depth` is the
+ * value's depth in the document (its array items sit one deeper).  -1: not UTF-8. */
+static int put_cell(og_buf *b, const og_vector *v, size_t i, int depth)
+{
+    if (og_vector_is_null(v, i)) {
+        og_buf_append_str(b, "null");
+        return 0;
+    }
+    switch (v->type.id) {
+    case OG_T_BOOL: og_buf_append_str(b, og_vector_get_bool(v, i) ? "true" : "false"); return 0;
+    case OG_T_I32: case OG_T_I64: {
+        long long x = (long long)og_vector_get_i64(v, i);
+        if (x > JS_SAFE_MAX || x < -JS_SAFE_MAX) og_buf_printf(b, "\"%lld\"", x);
+        else og_buf_printf(b, "%lld", x);
+        return 0;
+    }
+    case OG_T_U32: case OG_T_U64: {
+        unsigned long long x = (unsigned long long)og_vector_get_u64(v, i);
+        if (x > (unsigned long long)JS_SAFE_MAX) og_buf_printf(b, "\"%llu\"", x);
+        else og_buf_printf(b, "%llu", x);
+        return 0;
+    }
+    case OG_T_F32: put_real(b, og_json_f32((float)og_vector_get_f64(v, i))); return 0;
+    case OG_T_F64: put_real(b, og_vector_get_f64(v, i)); return 0;
+    case OG_T_DATE32: {
+        char d[11];
+        og_date_format((int32_t)og_vector_get_i64(v, i), d);
+        put_str(b, d, strlen(d));
+        return 0;
+    }
+    case OG_T_DATE64: {
+        char d[25];
+        og_datetime_format(og_vector_get_i64(v, i), d);
+        put_str(b, d, strlen(d));
+        return 0;
+    }
+    case OG_T_STRING: case OG_T_BLOB: { /* a Blob, in this mode, is its bytes as text */
+        size_t n;
+        const uint8_t *p = og_vector_get_bytes(v, i, &n);
+        if (!og_utf8_valid(p, n)) return -1;
+        put_str(b, (const char *)p, n);
+        return 0;
+    }
+    case OG_T_VECTOR: case OG_T_LIST: {
+        size_t k0 = 0, k1 = v->type.dim;
+        const float *f = NULL;
+        if (v->type.id == OG_T_VECTOR) f = og_vector_get_floats(v, i);
+        else og_vector_get_list(v, i, &k0, &k1);
+        og_buf_append_byte(b, '[');
+        if (k0 == k1) {
+            og_buf_append_byte(b, ']');
+            return 0;
+        }
+        for (size_t k = k0; k < k1; k++) {
+            if (k > k0) og_buf_append_byte(b, ',');
+            og_json_put_indent(b, JSON_LAYOUT, depth + 1, k > k0);
+            if (f) put_real(b, og_json_f32(f[k]));
+            else if (put_cell(b, v->child, k, depth + 1)) return -1;
+        }
+        og_json_put_indent(b, JSON_LAYOUT, depth, 0);
+        og_buf_append_byte(b, ']');
+        return 0;
+    }
+    default: og_buf_append_str(b, "null"); return 0;
+    }
+}
+
+int og_rows_render_json_direct(og_buf *b, const og_rows *r, const char *target)
+{
+    const og_result *res = &r->res;
+    const char *tg = target ? target : "main";
+    if (!og_utf8_valid((const uint8_t *)r->query_name, strlen(r->query_name)) ||
+        !og_utf8_valid((const uint8_t *)tg, strlen(tg)))
+        return -1;
+    for (size_t c = 0; c < res->ncols; c++) {
+        if (res->types[c].is_object || !og_utf8_valid((const uint8_t *)res->names[c], strlen(res->names[c]))) return -1;
+        for (size_t d = 0; d < c; d++)
+            if (!strcmp(res->names[c], res->names[d])) return -1;
+    }
+    og_buf_append_str(b, "{\n  \"query_name\": ");
+    put_str(b, r->query_name, strlen(r->query_name));
+    og_buf_append_str(b, ",\n  \"target\": ");
+    put_str(b, tg, strlen(tg));
+    og_buf_printf(b, ",\n  \"row_count\": %lld,\n  \"columns\": ", (long long)res->nrows);
+    if (!res->ncols) og_buf_append_str(b, "[]");
+    for (size_t c = 0; c < res->ncols; c++) {
+        og_buf_append_str(b, c ? ",\n    " : "[\n    ");
+        put_str(b, res->names[c], strlen(res->names[c]));
+        if (c + 1 == res->ncols) og_buf_append_str(b, "\n  ]");
+    }
+    og_buf_append_str(b, ",\n  \"rows\": ");
+    if (!res->nrows) og_buf_append_str(b, "[]");
+    for (size_t i = 0; i < res->nrows; i++) {
+        og_buf_append_str(b, i ? ",\n    " : "[\n    ");
+        if (!res->ncols) og_buf_append_str(b, "{}");
+        for (size_t c = 0; c < res->ncols; c++) {
+            og_buf_append_str(b, c ? ",\n      " : "{\n      ");
+            put_str(b, res->names[c], strlen(res->names[c]));
+            og_buf_append_str(b, ": ");
+            if (put_cell(b, &res->cols[c], i, 3)) return -1;
+            if (c + 1 == res->ncols) og_buf_append_str(b, "\n    }");
+        }
+        if (i + 1 == res->nrows) og_buf_append_str(b, "\n  ]");
+    }
+    og_buf_append_str(b, ",\n  \"graph_commit_id\": ");
+    put_str(b, r->commit, strlen(r->commit));
+    og_buf_append_str(b, "\n}\n");
+    return 0;
+}
+
+/* The JSON document through the jansson tree (the direct writer's fallback, and what tests
+ * compare it with). */
+og_status og_rows_render_json_tree(og_buf *b, const og_rows *r, const char *target)
+{
+    json_t *o = meta_json(r, target);
+    json_t *rows = json_array();
+    for (size_t i = 0; i < r->res.nrows; i++) json_array_append_new(rows, row_json(r, i));
+    json_object_set_new(o, "rows", rows);
+    json_object_set_new(o, "graph_commit_id", json_string(r->commit));
+    char *s = og_json_dumps(o, JSON_LAYOUT);
+    json_decref(o);
+    if (!s) return og_err(OG_ERR_NOMEM, "out of memory");
+    og_status st = og_buf_append_str(b, s);
+    if (st == OG_OK) st = og_buf_append_byte(b, '\n');
+    free(s);
+    return st;
+}
+
 og_status og_rows_render(char **out, size_t *len, const og_rows *r, og_format fmt, const char *target)
 {
     *out = NULL;
     og_buf b = OG_BUF_INIT;
     og_status st = OG_OK;
     if (fmt == OG_FORMAT_JSON) {
-        json_t *o = meta_json(r, target);
-        json_t *rows = json_array();
-        for (size_t i = 0; i < r->res.nrows; i++) json_array_append_new(rows, row_json(r, i));
-        json_object_set_new(o, "rows", rows);
-        json_object_set_new(o, "graph_commit_id", json_string(r->commit));
-        char *s = og_json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-        json_decref(o);
-        if (!s) return og_err(OG_ERR_NOMEM, "out of memory");
-        st = og_buf_append_str(&b, s);
-        og_buf_append_byte(&b, '\n');
-        free(s);
+        if (og_rows_render_json_direct(&b, r, target)) {
+            og_buf_reset(&b);
+            st = og_rows_render_json_tree(&b, r, target);
+        }
     } else if (fmt == OG_FORMAT_JSONL) {
         json_t *m = meta_json(r, target);
         json_object_set_new(m, "graph_commit_id", json_string(r->commit));

@@ -7,6 +7,7 @@
 #include "engine/exec.h"
 #include "graph/graph.h"
 #include "omnigraph.h"
+#include "util/buf.h"
 
 struct og_rows {
     og_result res;
@@ -17,5 +18,13 @@ struct og_rows {
 
 /* Fills the derived fields (type names, query name) after the engine produced res. */
 og_status og_rows_finish(og_rows *r, const char *name);
+
+/* The JSON format through a jansson tree: what og_rows_render writes directly, byte for
+ * byte (its fallback for the cases the direct writer leaves to it; tests compare the two). */
+og_status og_rows_render_json_tree(og_buf *b, const og_rows *r, const char *target);
+/* The JSON format written directly (no tree); -1, with b partly written, where it leaves the
+ * document to the tree (object columns, names or strings that are not UTF-8, a column name
+ * twice), else 0. */
+int og_rows_render_json_direct(og_buf *b, const og_rows *r, const char *target);
 
 #endif

@@ -237,37 +237,38 @@ static struct MHD_Response *h_snapshot(og_req *r)
 }
 
 /* og_rows_render's JSON begins {"query_name": "<name>", "target": "<target>", ...: replace the
- * target string with the object `target`.  NULL (text untouched) when the text is not
- * shaped so; the caller then parses it. */
-static struct MHD_Response *splice_target(og_req *r, char *text, size_t len, const char *want, json_t *target)
+ * target string with the object {"<kind>":"<target>"}.  NULL (text untouched) when the text
+ * is not shaped so, or the name is not plain printable ASCII (then it may be escaped in the
+ * text); the caller then parses it. */
+static struct MHD_Response *splice_target(og_req *r, char *text, size_t len, const char *want, const char *kind)
 {
-    json_t *ws = json_string(want);
-    char *quoted = json_dumps(ws, JSON_ENCODE_ANY);
-    json_decref(ws);
-    char *obj = json_dumps(target, JSON_COMPACT);
-    char *key = strstr(text, "\"target\": ");
-    size_t qlen = quoted ? strlen(quoted) : 0;
-    struct MHD_Response *out = NULL;
-    if (quoted && obj && key && (size_t)(key - text) < 512 && !strncmp(key + 10, quoted, qlen)) {
-        size_t head = (size_t)(key - text) + 10, tail = len - head - qlen, olen = strlen(obj);
-        char *buf = malloc(head + olen + tail + 1);
-        if (buf) {
-            memcpy(buf, text, head);
-            memcpy(buf + head, obj, olen);
-            memcpy(buf + head + olen, text + head + qlen, tail);
-            buf[head + olen + tail] = 0;
-            out = MHD_create_response_from_buffer(head + olen + tail, buf, MHD_RESPMEM_MUST_FREE);
-            if (out) {
-                MHD_add_response_header(out, "Content-Type", "application/json");
-                r->status = 200;
-                og_free(text);
-            } else {
-                free(buf);
-            }
-        }
+    size_t wl = strlen(want), kl = strlen(kind);
+    for (size_t i = 0; i < wl; i++)
+        if (want[i] < 0x20 || want[i] > 0x7e || want[i] == '"' || want[i] == '\\') return NULL;
+    char *key = strstr(text, "\"target\": \"");
+    if (!key || (size_t)(key - text) >= 512) return NULL;
+    size_t head = (size_t)(key - text) + 10; /* at the opening quote of the value */
+    if (head + wl + 2 > len || memcmp(text + head + 1, want, wl) || text[head + 1 + wl] != '"') return NULL;
+    size_t qlen = wl + 2, olen = kl + wl + 7, tail = len - head - qlen; /* {"kind":"want"} */
+    char *buf = malloc(head + olen + tail + 1);
+    if (!buf) return NULL;
+    char *o = buf;
+    memcpy(o, text, head), o += head;
+    *o++ = '{', *o++ = '"';
+    memcpy(o, kind, kl), o += kl;
+    memcpy(o, "\":\"", 3), o += 3;
+    memcpy(o, want, wl), o += wl;
+    *o++ = '"', *o++ = '}';
+    memcpy(o, text + head + qlen, tail), o += tail;
+    *o = 0;
+    struct MHD_Response *out = MHD_create_response_from_buffer((size_t)(o - buf), buf, MHD_RESPMEM_MUST_FREE);
+    if (!out) {
+        free(buf);
+        return NULL;
     }
-    free(quoted);
-    free(obj);
+    MHD_add_response_header(out, "Content-Type", "application/json");
+    r->status = 200;
+    og_free(text);
     return out;
 }
 
@@ -284,17 +285,15 @@ static struct MHD_Response *run_read(og_req *r, const char *src, const char *nam
     st = og_rows_render(&text, &len, rows, OG_FORMAT_JSON, snapshot ? snapshot : (branch ? branch : "main"));
     og_rows_free(rows);
     if (st) return og_resp_status(r, st);
-    json_t *target = snapshot ? json_pack("{s:s}", "snapshot", snapshot)
-                              : json_pack("{s:s}", "branch", branch ? branch : "main");
     if (!legacy) {
         /* the rendered text names the target as a string; splice the object in, without
          * parsing the rows again (the hot path of a key lookup) */
-        struct MHD_Response *fast = splice_target(r, text, len, snapshot ? snapshot : (branch ? branch : "main"), target);
-        if (fast) {
-            json_decref(target);
-            return fast;
-        }
+        struct MHD_Response *fast = splice_target(r, text, len, snapshot ? snapshot : (branch ? branch : "main"),
+                                                  snapshot ? "snapshot" : "branch");
+        if (fast) return fast;
     }
+    json_t *target = snapshot ? json_pack("{s:s}", "snapshot", snapshot)
+                              : json_pack("{s:s}", "branch", branch ? branch : "main");
     json_t *j = parse_owned(text);
     if (!j) {
         json_decref(target);

@@ -108,7 +108,7 @@ double og_json_f32(float f)
 
 /* ---- the writer ---------------------------------------------------------------------------- */
 
-static void put_indent(og_buf *b, size_t flags, int depth, int space)
+void og_json_put_indent(og_buf *b, size_t flags, int depth, int space)
 {
     size_t n = flags & 0x1F; /* JSON_INDENT(n) */
     if (n) {
@@ -131,7 +131,7 @@ static size_t utf8_next(const unsigned char *s, size_t n, unsigned *cp)
     return k;
 }
 
-static void put_string(og_buf *b, const char *s, size_t n, size_t flags)
+void og_json_put_string(og_buf *b, const char *s, size_t n, size_t flags)
 {
     og_buf_append_byte(b, '"');
     const unsigned char *p = (const unsigned char *)s;
@@ -196,7 +196,7 @@ static int put_value(og_buf *b, const json_t *j, size_t flags, int depth)
         const char *s = json_string_value(j);
         size_t n = json_string_length(j);
         if (n > 3 && !memcmp(s, BIGNUM_TAG, 3)) og_buf_append(b, s + 3, n - 3);
-        else put_string(b, s, n, flags);
+        else og_json_put_string(b, s, n, flags);
         return 0;
     }
     case JSON_ARRAY: {
@@ -206,15 +206,15 @@ static int put_value(og_buf *b, const json_t *j, size_t flags, int depth)
             og_buf_append_byte(b, ']');
             return 0;
         }
-        put_indent(b, flags, depth + 1, 0);
+        og_json_put_indent(b, flags, depth + 1, 0);
         for (size_t i = 0; i < n; i++) {
             if (put_value(b, json_array_get(j, i), flags, depth + 1)) return -1;
             if (i + 1 < n) {
                 og_buf_append_byte(b, ',');
-                put_indent(b, flags, depth + 1, 1);
+                og_json_put_indent(b, flags, depth + 1, 1);
             }
         }
-        put_indent(b, flags, depth, 0);
+        og_json_put_indent(b, flags, depth, 0);
         og_buf_append_byte(b, ']');
         return 0;
     }
@@ -235,20 +235,20 @@ static int put_value(og_buf *b, const json_t *j, size_t flags, int depth)
             if (k < n) keys[k++] = key;
         }
         if (flags & JSON_SORT_KEYS) qsort(keys, k, sizeof *keys, cmp_keys);
-        put_indent(b, flags, depth + 1, 0);
+        og_json_put_indent(b, flags, depth + 1, 0);
         int rc = 0;
         for (size_t i = 0; i < k && !rc; i++) {
-            put_string(b, keys[i], strlen(keys[i]), flags);
+            og_json_put_string(b, keys[i], strlen(keys[i]), flags);
             og_buf_append_str(b, (flags & JSON_COMPACT) ? ":" : ": ");
             rc = put_value(b, json_object_get(j, keys[i]), flags, depth + 1);
             if (i + 1 < k) {
                 og_buf_append_byte(b, ',');
-                put_indent(b, flags, depth + 1, 1);
+                og_json_put_indent(b, flags, depth + 1, 1);
             }
         }
         free(keys);
         if (rc) return -1;
-        put_indent(b, flags, depth, 0);
+        og_json_put_indent(b, flags, depth, 0);
         og_buf_append_byte(b, '}');
         return 0;
     }

@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/buf.h"
+
 /* Like json_dumps(j, flags) (JSON_COMPACT, JSON_INDENT(n), JSON_SORT_KEYS, JSON_ENCODE_ANY,
  * JSON_ENSURE_ASCII, JSON_ESCAPE_SLASH; JSON_REAL_PRECISION is ignored: reals are always
  * shortest).  Returns malloc'd text, or NULL (out of memory, or a non-container top-level
@@ -35,5 +37,13 @@ double og_json_f32(float f);
  * a string with a marker: do not mix the two).  `digits` is an optional '-' and decimal
  * digits. */
 json_t *og_json_bignum(uint64_t u);
+
+/* The pieces of og_json_dumps, for writers that emit JSON without building a jansson tree
+ * (api/rows.c) and must match its bytes: a string (n bytes that are valid UTF-8; NULs
+ * allowed) escaped as og_json_dumps escapes it under `flags`, and the line break and
+ * indentation it puts before an item at `depth` (`space`: between items, for layouts without
+ * JSON_INDENT).  Out of memory is left to the buffer (check it at the end). */
+void og_json_put_string(og_buf *b, const char *s, size_t n, size_t flags);
+void og_json_put_indent(og_buf *b, size_t flags, int depth, int space);
 
 #endif
