@@ -18,7 +18,9 @@ static const char *cluster_help =
     "usage: omnigraph cluster validate [--config DIR] [--json]\n"
     "       omnigraph cluster plan     [--config DIR] [--json]\n"
     "       omnigraph cluster apply    [--config DIR] [--as ACTOR] [--allow-data-loss] [--json]\n"
+    "       omnigraph cluster approve  RESOURCE --as ACTOR [--config DIR] [--json]\n"
     "       omnigraph cluster status   [--config DIR] [--json]\n"
+    "       omnigraph cluster refresh  [--config DIR] [--json]\n"
     "       omnigraph cluster import   [--config DIR] [--json]\n"
     "       omnigraph cluster force-unlock LOCK_ID [--config DIR] [--json]\n"
     "\n"
@@ -27,7 +29,9 @@ static const char *cluster_help =
     "applied ledger; apply creates graphs, migrates schemas (unsupported migrations are refused),\n"
     "publishes stored queries that type-check and policy bundles, and records a new ledger\n"
     "revision (compare-and-swap: of two concurrent applies one wins, the other fails having\n"
-    "recorded nothing).  import creates the first ledger.  Exit 0 on success, 1 otherwise.\n"
+    "recorded nothing).  import creates the first ledger; refresh re-observes the graphs and the\n"
+    "catalog into it.  A graph removed from cluster.yaml is deleted only after `approve graph.ID`.\n"
+    "Exit 0 on success, 1 otherwise.\n"
     "  --config DIR       the cluster directory (default .)\n"
     "  --as ACTOR         recorded on the graph commits apply writes\n"
     "  --allow-data-loss  schema drops are hard (reclaimed) instead of soft\n"
@@ -65,6 +69,12 @@ static void print_human(const char *sub, json_t *r)
             free(t);
         }
     }
+    size_t ai;
+    json_t *ag;
+    json_array_foreach(json_object_get(r, "approvals_required"), ai, ag)
+        printf("approval %s: %s (omnigraph cluster approve %s --as ACTOR)\n",
+               json_is_true(json_object_get(ag, "satisfied")) ? "recorded" : "required",
+               json_string_value(json_object_get(ag, "resource")), json_string_value(json_object_get(ag, "resource")));
     if (!strcmp(sub, "plan") && !json_array_size(json_object_get(r, "changes")) && json_is_true(json_object_get(r, "ok")))
         printf("no changes: the applied state matches the configuration\n");
     if (!strcmp(sub, "apply") && json_is_true(json_object_get(r, "ok")))
@@ -96,6 +106,12 @@ static void print_human(const char *sub, json_t *r)
                    json_string_value(json_object_get(cc, "code")), json_string_value(json_object_get(cc, "key")));
     }
     if (!strcmp(sub, "force-unlock") && json_is_true(json_object_get(r, "ok"))) printf("lock removed\n");
+    if (!strcmp(sub, "approve") && json_is_true(json_object_get(r, "ok")))
+        printf("cluster approve: %s %s approved by %s (approval %s)\n", json_string_value(json_object_get(r, "operation")),
+               json_string_value(json_object_get(r, "resource")), json_string_value(json_object_get(r, "approved_by")),
+               json_string_value(json_object_get(r, "approval_id")));
+    if (!strcmp(sub, "refresh") && json_is_true(json_object_get(r, "ok")))
+        printf("refreshed: state revision %lld\n", (long long)json_integer_value(json_object_get(r, "state_revision")));
 }
 
 int og_cmd_cluster(int argc, char **argv)
@@ -111,7 +127,7 @@ int og_cmd_cluster(int argc, char **argv)
         else if (!strcmp(argv[i], "--as") && i + 1 < argc) actor = argv[++i];
         else if (!strcmp(argv[i], "--json")) json = 1;
         else if (!strcmp(argv[i], "--allow-data-loss")) allow = 1;
-        else if (!strcmp(sub, "force-unlock") && argv[i][0] != '-' && !lock_id) lock_id = argv[i];
+        else if ((!strcmp(sub, "force-unlock") || !strcmp(sub, "approve")) && argv[i][0] != '-' && !lock_id) lock_id = argv[i];
         else return og_cli_usage("cluster", "unknown or incomplete option '%s'", argv[i]);
     }
     og_cluster_opts o = {.actor = actor, .allow_data_loss = allow, .json = json};
@@ -122,6 +138,11 @@ int og_cmd_cluster(int argc, char **argv)
     else if (!strcmp(sub, "apply")) st = og_cluster_apply(&out, dir, &o);
     else if (!strcmp(sub, "status")) st = og_cluster_status(&out, dir);
     else if (!strcmp(sub, "import")) st = og_cluster_import(&out, dir, &o);
+    else if (!strcmp(sub, "refresh")) st = og_cluster_refresh(&out, dir, &o);
+    else if (!strcmp(sub, "approve")) {
+        if (!lock_id) return og_cli_usage("cluster", "approve needs the RESOURCE (for example graph.ID)");
+        st = og_cluster_approve(&out, dir, lock_id, &o);
+    }
     else if (!strcmp(sub, "force-unlock")) {
         if (!lock_id) return og_cli_usage("cluster", "force-unlock needs the exact LOCK_ID");
         st = og_cluster_force_unlock(&out, dir, lock_id);
@@ -161,8 +182,11 @@ static const char *queries_help =
     "--format json|jsonl|csv|table: list one record per query (name, mutation, mcp_expose,\n"
     "tool_name); run a read's rows (its columns), a mutation's result as one record.\n";
 
+/* `want_provider`: bind the graph's applied embedding profile (`embedding_provider:`), as a
+ * cluster-booted server does, so `nearest($v.p, "text")` embeds with the cluster's provider and
+ * not the environment's; a profile whose ${VAR} is unset is an error naming it. */
 static og_status open_graph(og_cluster **c, og_db **db, og_stored_set **set, const char *dir, const char **graph,
-                            const char *actor)
+                            const char *actor, int want_provider)
 {
     og_status st = og_cluster_open(c, dir);
     if (st != OG_OK) return st;
@@ -185,6 +209,15 @@ static og_status open_graph(og_cluster **c, og_db **db, og_stored_set **set, con
     og_open_opts oo = {.actor = actor};
     st = og_db_open(db, uri, &oo);
     if (st != OG_OK) return st;
+    if (want_provider) {
+        og_db_embed_provider ep;
+        char key[1024];
+        int bound = 0;
+        st = og_cluster_embedding_provider(*c, *graph, &ep, key, sizeof key, &bound);
+        if (st == OG_OK && bound) st = og_db_set_embed_provider(*db, &ep);
+        memset(key, 0, sizeof key);
+        if (st != OG_OK) return st;
+    }
     return og_cluster_stored_queries(set, *c, *graph, *db);
 }
 
@@ -220,7 +253,7 @@ int og_cmd_queries(int argc, char **argv)
     og_stored_set *set = NULL;
     og_buf pbuf = OG_BUF_INIT;
     int rc = OG_EXIT_OK;
-    og_status st = open_graph(&c, &db, &set, dir, &graph, actor);
+    og_status st = open_graph(&c, &db, &set, dir, &graph, actor, !strcmp(sub, "run"));
     if (st != OG_OK) {
         fprintf(stderr, "omnigraph queries %s: %s: %s\n", sub, og_status_name(st), og_error_message());
         rc = OG_EXIT_FAIL;

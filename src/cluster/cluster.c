@@ -89,8 +89,17 @@ static int root_exists(const char *uri)
     return 1;
 }
 
-static json_t *compute_changes(json_t *desired, json_t *state, json_t *observations)
+/* What the diff consults beyond desired and applied state: the approval artifacts (NULL: none),
+ * the graphs a recovery sidecar blocks (NULL: none), where stale approvals are reported, and
+ * where the approval gates are listed (both may be NULL). */
+typedef struct diff_ctx {
+    json_t *approvals, *pending, *diags, *approvals_required;
+} diff_ctx;
+
+static json_t *compute_changes(json_t *desired, json_t *state, json_t *observations, diff_ctx *ctx)
 {
+    diff_ctx none = {0};
+    if (!ctx) ctx = &none;
     json_t *want = json_object_get(desired, "resources");
     json_t *have = json_object_get(json_object_get(state, "applied_revision"), "resources");
     json_t *all = json_object();
@@ -98,6 +107,21 @@ static json_t *compute_changes(json_t *desired, json_t *state, json_t *observati
     json_t *v;
     json_object_foreach(want, k, v) json_object_set_new(all, k, json_true());
     json_object_foreach(have, k, v) json_object_set_new(all, k, json_true());
+    /* graph deletes, and which of them an approval bound to exactly this change authorises
+     * (one gate per graph: its schema and queries ride along) */
+    json_t *graph_deletes = json_object();
+    const char *config_digest = json_string_value(json_object_get(desired, "config_digest"));
+    json_object_foreach(have, k, v) {
+        if (strncmp(k, "graph.", 6) || json_object_get(want, k)) continue;
+        int stale = 0;
+        const char *aid = ctx->approvals ? og_approval_match(ctx->approvals, k, config_digest,
+                                                             json_string_value(json_object_get(v, "digest")), NULL, &stale)
+                                         : NULL;
+        if (stale && ctx->diags)
+            og_diag_add(ctx->diags, "warning", "approval_stale", k,
+                        "an approval artifact exists but its bound digests no longer match the plan; re-run `cluster approve`");
+        json_object_set_new(graph_deletes, k + 6, aid ? json_string(aid) : json_null());
+    }
     const char *root = json_string_value(json_object_get(desired, "storage_root"));
     json_t *changes = json_array();
     json_t *blocked_graphs = json_object();
@@ -141,6 +165,16 @@ static json_t *compute_changes(json_t *desired, json_t *state, json_t *observati
                 if (!op && after && !exists) op = "create";
             }
             if (!op) continue;
+            int deleting_graph = g && json_object_get(graph_deletes, g) != NULL;
+            int pending = g && ctx->pending && json_object_get(ctx->pending, g) != NULL;
+            const char *approval = deleting_graph ? json_string_value(json_object_get(graph_deletes, g)) : NULL;
+            int rides = deleting_graph && approval && !pending;
+            if (ctx->approvals_required && !strcmp(op, "delete") &&
+                (!strncmp(addr, "graph.", 6) || (!strncmp(addr, "schema.", 7) && !deleting_graph)))
+                json_array_append_new(ctx->approvals_required,
+                                      json_pack("{ss ss sb}", "resource", addr, "reason",
+                                                "delete may remove deployed graph or schema definition", "satisfied",
+                                                !strncmp(addr, "graph.", 6) && approval != NULL));
             json_t *c = json_object();
             json_object_set_new(c, "resource", json_string(addr));
             json_object_set_new(c, "operation", json_string(op));
@@ -150,13 +184,21 @@ static json_t *compute_changes(json_t *desired, json_t *state, json_t *observati
             const char *disp = "applied", *reason = NULL;
             char rbuf[1024];
             if (!strncmp(addr, "graph.", 6)) {
-                if (!strcmp(op, "delete"))
-                    disp = "deferred", reason = "graph deletion needs an approval, which this build does not implement; remove the root by hand";
-                else if (!strcmp(op, "update"))
+                if (!strcmp(op, "delete")) {
+                    if (pending) disp = "blocked", reason = "cluster_recovery_pending";
+                    else if (rides) json_object_set_new(c, "approval_id", json_string(approval));
+                    else disp = "blocked", reason = "approval_required";
+                } else if (!strcmp(op, "create") && pending) {
+                    disp = "blocked", reason = "cluster_recovery_pending";
+                } else if (!strcmp(op, "update")) {
                     disp = "derived";
+                }
             } else if (!strncmp(addr, "schema.", 7)) {
                 if (!strcmp(op, "delete")) {
-                    disp = "deferred", reason = "follows the graph's deletion";
+                    if (!deleting_graph) disp = "deferred", reason = "apply_unsupported_kind";
+                    else if (!rides) disp = "blocked", reason = pending ? "cluster_recovery_pending" : "approval_required";
+                } else if (pending) {
+                    disp = "blocked", reason = "cluster_recovery_pending";
                 } else if (exists) {
                     /* a real migration preview from the live graph */
                     og_db *db = NULL;
@@ -193,9 +235,13 @@ static json_t *compute_changes(json_t *desired, json_t *state, json_t *observati
                     og_db_close(db);
                 }
                 if (!strcmp(disp, "blocked")) json_object_set_new(blocked_graphs, g, json_string(reason));
-            } else if (!strncmp(addr, "query.", 6) && strcmp(op, "delete")) {
+            } else if (!strncmp(addr, "query.", 6) && !strcmp(op, "delete")) {
+                if (deleting_graph && !rides) disp = "blocked", reason = pending ? "cluster_recovery_pending" : "approval_required";
+            } else if (!strncmp(addr, "query.", 6)) {
                 json_t *bg = json_object_get(blocked_graphs, g);
-                if (bg) {
+                if (pending) {
+                    disp = "blocked", reason = "cluster_recovery_pending";
+                } else if (bg) {
                     disp = "blocked";
                     snprintf(rbuf, sizeof rbuf, "blocked by schema.%s: %s", g, json_string_value(bg));
                     reason = rbuf;
@@ -209,6 +255,7 @@ static json_t *compute_changes(json_t *desired, json_t *state, json_t *observati
     free(keys);
     json_decref(all);
     json_decref(blocked_graphs);
+    json_decref(graph_deletes);
     return changes;
 }
 
@@ -287,7 +334,12 @@ og_status og_cluster_plan(char **out, const char *dir, const og_cluster_opts *op
     json_object_set_new(obs, "lock_acquired", json_boolean(s.locked));
     if (s.locked) json_object_set_new(obs, "acquired_lock_id", json_string(s.lock_id));
     json_t *gobs = json_object();
-    json_t *changes = compute_changes(s.desired, s.state, gobs);
+    og_sidecars_warn_pending(s.store, s.diags);
+    diff_ctx dc = {.approvals = og_approvals_list(s.store, s.state, s.diags), .diags = s.diags,
+                   .approvals_required = json_array()};
+    json_t *changes = compute_changes(s.desired, s.state, gobs, &dc);
+    json_decref(dc.approvals);
+    json_object_set_new(s.report, "approvals_required", dc.approvals_required);
     json_object_set_new(obs, "graphs", gobs);
     json_object_set_new(s.report, "ok", json_true());
     json_object_set_new(s.report, "state_revision", json_integer(s.revision));
@@ -348,18 +400,34 @@ og_status og_cluster_apply(char **out, const char *dir, const og_cluster_opts *o
         st = og_err(OG_ERR_NOT_FOUND, "state_missing: the cluster has no applied state; run `omnigraph cluster import` first");
         return session_fail(out, &s, st);
     }
-    json_t *changes = compute_changes(s.desired, s.state, NULL);
     json_t *next = new_state(s.state);
+    /* first the survivors of an interrupted run: roll forward what completed, block what cannot
+     * be verified; the outcome rides this run's ledger revision */
+    og_sweep sw;
+    og_cluster_sweep(s.store, next, s.desired, s.diags, &sw);
+    diff_ctx dc = {.approvals = og_approvals_list(s.store, next, s.diags), .pending = sw.pending_graphs, .diags = s.diags};
+    json_t *changes = compute_changes(s.desired, next, NULL, &dc);
+    json_decref(dc.approvals);
     json_t *res = json_object_get(json_object_get(next, "applied_revision"), "resources");
     json_t *statuses = json_object_get(next, "resource_statuses");
     json_t *graphs = json_object_get(s.desired, "graphs");
     const char *root = json_string_value(json_object_get(s.desired, "storage_root"));
     og_open_opts oo = {.actor = opts->actor};
     json_t *failed_graphs = json_object();
+    json_t *op_sidecars = json_array();  /* sidecars of this run's graph-moving steps */
+    json_t *deletes = json_array();      /* approved graph deletes: executed last */
+    json_t *consumed = json_array();     /* approval ids this run consumes */
     size_t applied = 0, deferred = 0, refused = 0;
     char first_refusal[1024] = "";
     size_t i;
     json_t *c;
+    json_t *del_graphs = json_object(); /* graphs whose approved delete runs in this apply */
+    json_array_foreach(changes, i, c) {
+        const char *addr = json_string_value(json_object_get(c, "resource"));
+        if (!strncmp(addr, "graph.", 6) && !strcmp(json_string_value(json_object_get(c, "operation")), "delete") &&
+            !strcmp(json_string_value(json_object_get(c, "disposition")), "applied"))
+            json_object_set_new(del_graphs, addr + 6, json_true());
+    }
     json_array_foreach(changes, i, c) {
         const char *addr = json_string_value(json_object_get(c, "resource"));
         const char *op = json_string_value(json_object_get(c, "operation"));
@@ -376,13 +444,43 @@ og_status og_cluster_apply(char **out, const char *dir, const og_cluster_opts *o
             json_object_set_new(c, "result", json_string(disp));
             continue;
         }
+        const char *why = json_string_value(json_object_get(c, "reason"));
+        if (!strcmp(disp, "blocked") && why && !strcmp(why, "approval_required")) {
+            /* waiting on a human decision: not a failure of this run */
+            deferred++;
+            json_object_set_new(c, "result", json_string("blocked"));
+            og_cluster_set_status(statuses, addr, "blocked", "approval_required",
+                                  "delete needs an approval: run `omnigraph cluster approve` for its graph");
+            continue;
+        }
+        if (!strcmp(disp, "applied") && !strcmp(op, "delete") &&
+            g && json_object_get(del_graphs, g) &&
+            (!strncmp(addr, "graph.", 6) || !strncmp(addr, "schema.", 7) || !strncmp(addr, "query.", 6))) {
+            /* an approved graph delete (and its subtree riding it): after everything else */
+            if (!strncmp(addr, "graph.", 6)) json_array_append(deletes, c);
+            continue;
+        }
         if (!strcmp(disp, "blocked")) {
             outcome = "blocked";
-            snprintf(msg, sizeof msg, "%s", json_string_value(json_object_get(c, "reason")));
+            snprintf(msg, sizeof msg, "%s", why);
         } else if (!strncmp(addr, "graph.", 6)) {
             const char *text = json_string_value(json_object_get(gd, "schema_text"));
             og_db *db = NULL;
-            st = og_db_init(&db, uri, json_string_value(json_object_get(gd, "schema_path")), text, strlen(text), &oo);
+            char sckey[256];
+            st = og_sidecar_write(s.store, "graph_create", g, uri, json_string_value(json_object_get(gd, "schema_digest")),
+                                  opts->actor, NULL, s.revision, sckey, sizeof sckey);
+            if (st == OG_OK) {
+                json_array_append_new(op_sidecars, json_string(sckey));
+                st = og_db_init(&db, uri, json_string_value(json_object_get(gd, "schema_path")), text, strlen(text), &oo);
+                if (st != OG_OK && !og_cluster_root_present(uri)) {
+                    /* nothing moved: the intent is void */
+                    char keep[1024];
+                    snprintf(keep, sizeof keep, "%s", og_error_message());
+                    (void)og_store_delete(s.store, sckey);
+                    json_array_remove(op_sidecars, json_array_size(op_sidecars) - 1);
+                    og_err(st, "%s", keep);
+                }
+            }
             if (st == OG_OK) {
                 char saddr[300];
                 snprintf(saddr, sizeof saddr, "schema.%s", g);
@@ -412,9 +510,31 @@ og_status og_cluster_apply(char **out, const char *dir, const og_cluster_opts *o
                 og_receipt r;
                 memset(&r, 0, sizeof r);
                 og_db_schema_apply_opts so = {.allow_data_loss = opts->allow_data_loss, .json = 1};
+                char sckey[256] = "";
+                if (st == OG_OK)
+                    st = og_sidecar_write(s.store, "schema_apply", g, uri, json_string_value(json_object_get(gd, "schema_digest")),
+                                          opts->actor, NULL, s.revision, sckey, sizeof sckey);
                 if (st == OG_OK)
                     st = og_db_schema_apply_ex(&r, NULL, db, json_string_value(json_object_get(gd, "schema_path")), text,
                                                strlen(text), &so);
+                if (sckey[0]) {
+                    /* a refused migration moved nothing (the live schema is still the recorded
+                     * one): its intent is void; otherwise the sidecar stays until the ledger
+                     * records the step */
+                    char *live = NULL, ld[65] = "";
+                    const char *before = json_string_value(json_object_get(c, "before_digest"));
+                    if (st != OG_OK) {
+                        char keep[1024];
+                        snprintf(keep, sizeof keep, "%s", og_error_message());
+                        if (og_db_schema_source(&live, db, NULL) == OG_OK) og_cluster_digest(ld, live, strlen(live));
+                        og_free(live);
+                        if (before && !strcmp(ld, before)) (void)og_store_delete(s.store, sckey);
+                        else json_array_append_new(op_sidecars, json_string(sckey));
+                        og_err(st, "%s", keep);
+                    } else {
+                        json_array_append_new(op_sidecars, json_string(sckey));
+                    }
+                }
                 og_db_close(db);
                 if (st == OG_OK) {
                     json_object_set_new(res, addr, state_resource(s.desired, addr));
@@ -503,10 +623,65 @@ og_status og_cluster_apply(char **out, const char *dir, const og_cluster_opts *o
         } else {
             refused++;
             json_object_set_new(c, "reason", json_string(msg));
-            set_status(statuses, addr, outcome, msg);
+            /* the sweep owns the statuses of a graph it blocked (drifted/error, with why) */
+            if (strcmp(msg, "cluster_recovery_pending")) set_status(statuses, addr, outcome, msg);
             if (!first_refusal[0]) snprintf(first_refusal, sizeof first_refusal, "%s: %s", addr, msg);
         }
     }
+    /* approved graph deletes, last: the irreversible step runs only after everything else of
+     * this run, and not at all after a graph-moving failure */
+    json_t *done = json_object(); /* graph id -> result of its delete */
+    json_array_foreach(deletes, i, c) {
+        const char *addr = json_string_value(json_object_get(c, "resource"));
+        const char *g = addr + 6;
+        const char *aid = json_string_value(json_object_get(c, "approval_id"));
+        char uri[4096], msg[1024] = "", sckey[256];
+        og_cluster_graph_root(uri, sizeof uri, root, g);
+        if (json_object_size(failed_graphs)) {
+            snprintf(msg, sizeof msg, "graph_delete_skipped: skipped after an earlier graph-moving operation failed in this run");
+        } else if ((st = og_sidecar_write(s.store, "graph_delete", g, uri, "", opts->actor, aid, s.revision, sckey,
+                                          sizeof sckey)) != OG_OK) {
+            snprintf(msg, sizeof msg, "%s", og_error_message());
+        } else {
+            json_array_append_new(op_sidecars, json_string(sckey));
+            if ((st = og_cluster_remove_root(uri)) != OG_OK) snprintf(msg, sizeof msg, "graph_delete_failed: %s", og_error_message());
+        }
+        if (msg[0]) {
+            json_object_set_new(failed_graphs, g, json_string(msg));
+            json_object_set_new(done, g, json_string(msg));
+            continue;
+        }
+        og_cluster_tombstone(next, g, aid, opts->actor);
+        if (aid) {
+            og_cluster_record_approval_consumed(next, aid, "apply");
+            json_array_append_new(consumed, json_string(aid));
+        }
+        json_object_set_new(done, g, json_string("applied"));
+    }
+    /* the results of the deletes and of the subtrees riding them */
+    json_array_foreach(changes, i, c) {
+        const char *addr = json_string_value(json_object_get(c, "resource"));
+        char gb[256];
+        const char *g = addr_graph(addr, gb, sizeof gb);
+        json_t *r = g ? json_object_get(done, g) : NULL;
+        if (!r || json_object_get(c, "result") || strcmp(json_string_value(json_object_get(c, "operation")), "delete") ||
+            !(!strncmp(addr, "graph.", 6) || !strncmp(addr, "schema.", 7) || !strncmp(addr, "query.", 6)))
+            continue;
+        const char *m = json_string_value(r);
+        if (!strcmp(m, "applied")) {
+            json_object_set_new(c, "result", json_string("applied"));
+            applied++;
+        } else {
+            json_object_set_new(c, "result", json_string(!strncmp(addr, "graph.", 6) ? "error" : "blocked"));
+            json_object_set_new(c, "reason", json_string(m));
+            if (!strncmp(addr, "graph.", 6)) og_cluster_set_status(statuses, addr, "error", NULL, m);
+            refused++;
+            if (!first_refusal[0]) snprintf(first_refusal, sizeof first_refusal, "%s: %s", addr, m);
+        }
+    }
+    json_decref(done);
+    json_decref(deletes);
+    json_decref(del_graphs);
     json_decref(failed_graphs);
     json_object_set(json_object_get(next, "applied_revision"), "config_digest", json_object_get(s.desired, "config_digest"));
     int written = 0;
@@ -514,6 +689,21 @@ og_status og_cluster_apply(char **out, const char *dir, const og_cluster_opts *o
     if (!json_equal(next, s.state)) {
         pub = og_ledger_publish(s.store, next, s.revision);
         written = pub == OG_OK;
+    }
+    if (pub == OG_OK) {
+        /* recorded: the sidecars of this run and the sweep's retired ones go, the approvals
+         * consumed are marked on their artifacts */
+        og_cluster_delete_keys(s.store, op_sidecars);
+        og_cluster_delete_keys(s.store, sw.completed);
+        og_approvals_mark_consumed(s.store, consumed, "apply");
+        og_approvals_mark_consumed(s.store, sw.consumed_approvals, "recovery");
+    }
+    json_decref(op_sidecars);
+    json_decref(consumed);
+    og_sweep_free(&sw);
+    if (og_diag_errors(s.diags) && !refused) {
+        refused++;
+        snprintf(first_refusal, sizeof first_refusal, "%s", "a recovery sidecar needs repair (see diagnostics)");
     }
     json_object_set_new(s.report, "ok", json_boolean(pub == OG_OK && !refused));
     if (opts->actor) json_object_set_new(s.report, "actor", json_string(opts->actor));
@@ -545,6 +735,8 @@ og_status og_cluster_import(char **out, const char *dir, const og_cluster_opts *
         return session_fail(out, &s, st);
     }
     json_t *next = new_state(NULL);
+    og_sweep sw;
+    og_cluster_sweep(s.store, next, s.desired, s.diags, &sw);
     json_t *res = json_object_get(json_object_get(next, "applied_revision"), "resources");
     json_t *obs = json_object_get(next, "observations");
     json_t *statuses = json_object_get(next, "resource_statuses");
@@ -585,8 +777,12 @@ og_status og_cluster_import(char **out, const char *dir, const og_cluster_opts *
     st = og_ledger_publish(s.store, next, 0);
     if (st != OG_OK) {
         json_decref(next);
+        og_sweep_free(&sw);
         return session_fail(out, &s, st);
     }
+    og_cluster_delete_keys(s.store, sw.completed);
+    og_approvals_mark_consumed(s.store, sw.consumed_approvals, "recovery");
+    og_sweep_free(&sw);
     json_object_set_new(s.report, "ok", json_true());
     json_object_set_new(s.report, "state_revision", json_integer(1));
     json_object_set_new(s.report, "state_written", json_true());
@@ -597,11 +793,220 @@ og_status og_cluster_import(char **out, const char *dir, const og_cluster_opts *
     return finish(out, s.report);
 }
 
+og_status og_cluster_refresh(char **out, const char *dir, const og_cluster_opts *opts)
+{
+    (void)opts;
+    session s;
+    og_status st = session_begin(&s, dir, "refresh", 1);
+    if (st != OG_OK) return session_fail(out, &s, st);
+    if (!s.state) {
+        st = og_err(OG_ERR_NOT_FOUND,
+                    "state_missing: refresh requires an existing state.json; run `cluster import` to bootstrap state");
+        return session_fail(out, &s, st);
+    }
+    json_t *next = new_state(s.state);
+    og_sweep sw;
+    og_cluster_sweep(s.store, next, s.desired, s.diags, &sw);
+    json_t *res = json_object_get(json_object_get(next, "applied_revision"), "resources");
+    json_t *statuses = json_object_get(next, "resource_statuses");
+    json_t *obs = json_object_get(next, "observations");
+    /* the catalog first: a drifted blob loses its digest, so the next plan republishes it */
+    const char *addr;
+    json_t *v;
+    void *tmp;
+    json_object_foreach_safe(res, tmp, addr, v) {
+        char key[1024], gb[256];
+        const char *digest = json_string_value(json_object_get(v, "digest"));
+        if (!strncmp(addr, "query.", 6)) {
+            const char *g = addr_graph(addr, gb, sizeof gb);
+            og_catalog_key(key, sizeof key, "query", g, addr + 6 + strlen(g) + 1, digest);
+        } else if (!strncmp(addr, "policy.", 7)) {
+            og_catalog_key(key, sizeof key, "policy", NULL, addr + 7, digest);
+        } else {
+            continue;
+        }
+        og_bytes b = {0};
+        og_status gs = og_store_get(s.store, key, &b);
+        char d2[65] = "";
+        if (gs == OG_OK) og_cluster_digest(d2, b.data, b.len);
+        og_bytes_free(&b);
+        if (gs == OG_ERR_NOT_FOUND) {
+            og_diag_add(s.diags, "warning", "catalog_payload_missing", addr,
+                        "catalog payload blob is missing; re-run `cluster apply` to republish");
+            og_cluster_set_status(statuses, addr, "drifted", "payload_missing",
+                                  "catalog payload blob is missing; re-run `cluster apply` to republish");
+            json_object_del(res, addr);
+        } else if (gs != OG_OK) {
+            og_diag_add(s.diags, "error", "catalog_payload_read_error", addr, "%s", og_error_message());
+            og_cluster_set_status(statuses, addr, "error", "payload_read_error", og_error_message());
+        } else if (strcmp(d2, digest)) {
+            og_diag_add(s.diags, "warning", "catalog_payload_mismatch", addr,
+                        "catalog payload blob does not match the recorded digest (actual sha256:%s); re-run "
+                        "`cluster apply` to republish",
+                        d2);
+            og_cluster_set_status(statuses, addr, "drifted", "payload_mismatch",
+                                  "catalog payload blob does not match the recorded digest; re-run `cluster apply` to "
+                                  "republish");
+            json_object_del(res, addr);
+        }
+    }
+    /* then every declared graph, read-only, on branch main */
+    const char *root = json_string_value(json_object_get(s.desired, "storage_root"));
+    size_t errors = 0;
+    const char *g;
+    json_t *gd;
+    json_object_foreach(json_object_get(s.desired, "graphs"), g, gd) {
+        char uri[4096], gaddr[300], saddr[300], at[25];
+        og_cluster_graph_root(uri, sizeof uri, root, g);
+        snprintf(gaddr, sizeof gaddr, "graph.%s", g);
+        snprintf(saddr, sizeof saddr, "schema.%s", g);
+        og_format_time_ms(og_now_ms(), at);
+        const char *want = json_string_value(json_object_get(gd, "schema_digest"));
+        json_t *o = json_object();
+        json_object_set_new(o, "graph_uri", json_string(uri));
+        json_object_set_new(o, "observed_at", json_string(at));
+        json_object_set_new(o, "desired_schema_digest", json_string(want));
+        if (!og_cluster_root_present(uri)) {
+            json_object_del(res, gaddr);
+            json_object_del(res, saddr);
+            json_object_set_new(o, "exists", json_false());
+            json_object_set_new(o, "schema_matches_desired", json_false());
+            json_object_set_new(o, "error", json_string("derived graph root is missing"));
+            og_cluster_set_status(statuses, gaddr, "drifted", "graph_missing", "derived graph root is missing");
+            og_cluster_set_status(statuses, saddr, "drifted", "graph_missing", "derived graph root is missing");
+            json_object_set_new(obs, gaddr, o);
+            continue;
+        }
+        og_db *db = NULL;
+        char *schema = NULL;
+        og_status os = og_cluster_db_open(&db, uri, NULL);
+        if (os == OG_OK) os = og_db_schema_source(&schema, db, NULL);
+        json_object_set_new(o, "exists", json_true());
+        if (os == OG_OK) {
+            char live[65];
+            og_cluster_digest(live, schema, strlen(schema));
+            int match = !strcmp(live, want);
+            json_object_set_new(res, saddr, json_pack("{ss}", "digest", live));
+            if (!json_object_get(res, gaddr)) json_object_set_new(res, gaddr, state_resource(s.desired, gaddr));
+            json_object_set_new(o, "schema_digest", json_string(live));
+            json_object_set_new(o, "schema_matches_desired", json_boolean(match));
+            if (match) {
+                og_cluster_set_status(statuses, gaddr, "applied", NULL, NULL);
+                og_cluster_set_status(statuses, saddr, "applied", NULL, NULL);
+            } else {
+                og_cluster_set_status(statuses, gaddr, "drifted", "schema_mismatch", "live schema digest differs from desired schema digest");
+                og_cluster_set_status(statuses, saddr, "drifted", "schema_mismatch", "live schema digest differs from desired schema digest");
+            }
+        } else {
+            errors++;
+            json_object_set_new(o, "error", json_string(og_error_message()));
+            og_cluster_set_status(statuses, gaddr, "error", "graph_observation_error", og_error_message());
+            og_cluster_set_status(statuses, saddr, "error", "graph_observation_error", og_error_message());
+        }
+        og_free(schema);
+        og_db_close(db);
+        json_object_set_new(obs, gaddr, o);
+    }
+    if (errors) og_diag_add(s.diags, "error", "graph_observation_error", "graphs", "%zu graph observation(s) failed", errors);
+    /* refresh always records what it observed */
+    st = og_ledger_publish(s.store, next, s.revision);
+    if (st == OG_OK) {
+        og_cluster_delete_keys(s.store, sw.completed);
+        og_approvals_mark_consumed(s.store, sw.consumed_approvals, "recovery");
+    }
+    og_sweep_free(&sw);
+    if (st != OG_OK) {
+        json_decref(next);
+        return session_fail(out, &s, st);
+    }
+    json_object_set_new(s.report, "ok", json_boolean(!og_diag_errors(s.diags)));
+    json_object_set_new(s.report, "operation", json_string("refresh"));
+    json_object_set_new(s.report, "state_revision", json_integer(s.revision + 1));
+    json_object_set_new(s.report, "state_written", json_true());
+    json_object_set_new(s.report, "resource_digests", digests_of(res));
+    json_object_set(s.report, "resource_statuses", statuses);
+    json_object_set(s.report, "observations", obs);
+    json_object_set(s.report, "diagnostics", s.diags);
+    json_decref(next);
+    session_end(&s);
+    og_status fs = finish(out, s.report);
+    if (og_diag_errors(s.diags)) return diag_status(s.diags);
+    return fs;
+}
+
+og_status og_cluster_approve(char **out, const char *dir, const char *resource, const og_cluster_opts *opts)
+{
+    if (!opts || !opts->actor || !*opts->actor)
+        return og_err(OG_ERR_INVALID, "`cluster approve` requires an approver: pass --as <ACTOR> — an approval without "
+                                      "an approver is meaningless");
+    session s;
+    og_status st = session_begin(&s, dir, "approve", 1);
+    if (st != OG_OK) return session_fail(out, &s, st);
+    if (!s.state) {
+        st = og_err(OG_ERR_NOT_FOUND, "state_missing: approve requires an existing state.json; run `cluster import` first");
+        return session_fail(out, &s, st);
+    }
+    diff_ctx dc = {.approvals_required = json_array()};
+    json_t *changes = compute_changes(s.desired, s.state, NULL, &dc);
+    json_t *change = NULL, *gate = NULL;
+    size_t i;
+    json_t *c;
+    json_array_foreach(dc.approvals_required, i, c)
+        if (!strcmp(json_string_value(json_object_get(c, "resource")), resource ? resource : "")) gate = c;
+    json_array_foreach(changes, i, c)
+        if (gate && !strcmp(json_string_value(json_object_get(c, "resource")), resource)) change = c;
+    if (!change) {
+        og_diag_add(s.diags, "error", "approval_not_required", resource ? resource : "",
+                    "no pending change for this resource requires approval (check `cluster plan`)");
+        json_decref(changes);
+        json_decref(dc.approvals_required);
+        st = og_err(OG_ERR_INVALID, "approval_not_required: %s: no pending change for this resource requires approval "
+                                    "(check `cluster plan`)", resource ? resource : "");
+        return session_fail(out, &s, st);
+    }
+    char id[OG_ULID_LEN + 1], at[25];
+    st = og_ulid_new(id);
+    og_format_time_ms(og_now_ms(), at);
+    json_t *a = json_object();
+    json_object_set_new(a, "schema_version", json_integer(1));
+    json_object_set_new(a, "approval_id", json_string(id));
+    json_object_set_new(a, "resource", json_string(resource));
+    json_object_set(a, "operation", json_object_get(change, "operation"));
+    json_object_set(a, "reason", json_object_get(gate, "reason"));
+    json_object_set(a, "bound_config_digest", json_object_get(s.desired, "config_digest"));
+    json_t *bd = json_object_get(change, "before_digest"), *ad = json_object_get(change, "after_digest");
+    json_object_set_new(a, "bound_before_digest", bd ? json_incref(bd) : json_null());
+    json_object_set_new(a, "bound_after_digest", ad ? json_incref(ad) : json_null());
+    json_object_set_new(a, "approved_by", json_string(opts->actor));
+    json_object_set_new(a, "created_at", json_string(at));
+    json_object_set_new(a, "consumed_at", json_null());
+    json_object_set_new(a, "consumed_by_operation", json_null());
+    if (st == OG_OK) st = og_approval_write(s.store, a, 1);
+    if (st != OG_OK) {
+        json_decref(a);
+        json_decref(changes);
+        json_decref(dc.approvals_required);
+        return session_fail(out, &s, st);
+    }
+    json_object_set_new(s.report, "ok", json_true());
+    json_object_set_new(s.report, "approval_id", json_string(id));
+    json_object_set_new(s.report, "resource", json_string(resource));
+    json_object_set(s.report, "operation", json_object_get(change, "operation"));
+    json_object_set_new(s.report, "approved_by", json_string(opts->actor));
+    json_object_set(s.report, "diagnostics", s.diags);
+    json_decref(a);
+    json_decref(changes);
+    json_decref(dc.approvals_required);
+    session_end(&s);
+    return finish(out, s.report);
+}
+
 og_status og_cluster_status(char **out, const char *dir)
 {
     session s;
     og_status st = session_begin(&s, dir, "status", 0);
     if (st != OG_OK) return session_fail(out, &s, st);
+    og_sidecars_warn_pending(s.store, s.diags);
     json_t *r = s.report;
     json_t *lock = og_lock_read(s.store);
     json_object_set_new(r, "locked", json_boolean(lock != NULL));

@@ -11,6 +11,8 @@
  *   __cluster/lock.json               the operation lock (put-if-absent; force-unlock by id)
  *   __cluster/resources/query/<g>/<name>/<sha256>.gq     content-addressed catalog
  *   __cluster/resources/policy/<name>/<sha256>.yaml
+ *   __cluster/recoveries/<operation_id>.json         recovery sidecars of graph-moving steps
+ *   __cluster/approvals/<approval_id>.json           approvals of graph deletes (never deleted)
  *   graphs/<id>.omni                  the derived graph roots
  *
  * Every verb returns its report as JSON text (free with og_free); the CLI prints it.
@@ -62,6 +64,23 @@ og_status og_cluster_status(char **out, const char *dir);
  * exists. */
 og_status og_cluster_import(char **out, const char *dir, const og_cluster_opts *opts);
 
+/* Re-observes the applied state (reference: `cluster refresh`): runs the recovery sweep, checks
+ * every catalog blob (a missing or mismatched one is `drifted` and loses its digest, so the next
+ * plan republishes it; an unreadable one is `error`), opens every declared graph read-only
+ * (a missing root loses its graph/schema digests — the next plan re-creates it; a live schema
+ * other than the declared one is `drifted`, and the next plan migrates it back) and always
+ * publishes the next ledger revision.  OG_ERR_NOT_FOUND (state_missing) without a ledger;
+ * OG_ERR_INVALID when an observation failed (still recorded). */
+og_status og_cluster_refresh(char **out, const char *dir, const og_cluster_opts *opts);
+
+/* Records a digest-bound approval (opts->actor is the approver, required) for a gated change —
+ * a graph delete, which apply then executes last (root removed, subtree tombstoned, approval
+ * consumed).  The artifact __cluster/approvals/<id>.json binds the configuration digest and the
+ * change's digests: any later movement makes it stale (warning approval_stale).  Errors:
+ * OG_ERR_INVALID (no approver; approval_not_required: no pending change of `resource` needs
+ * one), OG_ERR_NOT_FOUND (state_missing). */
+og_status og_cluster_approve(char **out, const char *dir, const char *resource, const og_cluster_opts *opts);
+
 /* Removes the lock when its id is exactly `lock_id`.  OG_ERR_NOT_FOUND (no lock),
  * OG_ERR_PRECONDITION_FAILED (another id). */
 og_status og_cluster_force_unlock(char **out, const char *dir, const char *lock_id);
@@ -84,7 +103,8 @@ const char *og_cluster_graph_uri(const og_cluster *c, const char *graph_id);
 /* The graph's applied stored queries, parsed and type-checked against the schema of `db`
  * (the graph opened at og_cluster_graph_uri): *out is a new set (og_stored_set_free).  A query
  * that no longer type-checks is an error (OG_ERR_TYPE naming it): the graph is not served
- * broken. */
+ * broken.  A graph with a pending recovery sidecar is OG_ERR_PRECONDITION_FAILED
+ * (cluster_recovery_pending: served only after a sweep classifies the interrupted operation). */
 struct og_stored_set;
 og_status og_cluster_stored_queries(struct og_stored_set **out, const og_cluster *c, const char *graph_id, og_db *db);
 /* The policy bundle text bound to the graph (NULL when none; "cluster" for the server). */

@@ -23,6 +23,7 @@ struct og_cluster {
     json_t *graph_ids;   /* sorted array of ids */
     json_t *uris;        /* id -> uri */
     json_t *blobs;       /* "query.<g>.<n>" / "policy.<n>" -> text */
+    json_t *pending;     /* graph id -> key of a recovery sidecar awaiting its sweep */
 };
 
 static og_status storage_root_of(char **out, const char *where)
@@ -62,6 +63,7 @@ void og_cluster_close(og_cluster *c)
     json_decref(c->graph_ids);
     json_decref(c->uris);
     json_decref(c->blobs);
+    json_decref(c->pending);
     free(c);
 }
 
@@ -122,6 +124,22 @@ og_status og_cluster_open(og_cluster **out, const char *where)
         }
         og_bytes_free(&b);
     }
+    /* a graph with an interrupted cluster operation is not served until a sweep classifies it
+     * (reference: cluster_recovery_pending quarantines the graph at boot) */
+    c->pending = json_object();
+    og_keylist kl = {0};
+    if (st == OG_OK && og_store_list(store, OG_CLUSTER_RECOVERIES, NULL, 0, &kl) == OG_OK) {
+        for (size_t i = 0; i < kl.count; i++) {
+            og_bytes b = {0};
+            json_t *j = NULL;
+            if (og_store_get(store, kl.keys[i], &b) == OG_OK) j = json_loadb((const char *)b.data, b.len, 0, NULL);
+            og_bytes_free(&b);
+            const char *g = json_string_value(json_object_get(j, "graph_id"));
+            if (g) json_object_set_new(c->pending, g, json_string(kl.keys[i]));
+            json_decref(j);
+        }
+    }
+    og_keylist_free(&kl);
     qsort(ids, nids, sizeof *ids, cmp_json_str);
     for (size_t i = 0; st == OG_OK && i < nids; i++) {
         char uri[4096];
@@ -148,6 +166,12 @@ const char *og_cluster_graph_uri(const og_cluster *c, const char *graph_id)
 og_status og_cluster_stored_queries(og_stored_set **out, const og_cluster *c, const char *graph_id, og_db *db)
 {
     *out = NULL;
+    const char *sidecar = json_string_value(json_object_get(c->pending, graph_id));
+    if (sidecar)
+        return og_err(OG_ERR_PRECONDITION_FAILED,
+                      "cluster_recovery_pending: graph '%s' has an interrupted cluster operation (%s); run `omnigraph "
+                      "cluster apply` (or refresh) to classify it, then restart",
+                      graph_id, sidecar);
     char *schema = NULL;
     OG_TRY(og_db_schema_source(&schema, db, NULL));
     og_stored_set *set = NULL;

@@ -605,9 +605,9 @@ static json_t *initialize(og_mcp *m, json_t *params)
     const char *ver = og_mcp_protocol_versions[0];
     for (const char *const *v = og_mcp_protocol_versions; want && *v; v++)
         if (!strcmp(*v, want)) ver = *v;
-    json_t *r = json_pack("{ss s{s{sb} s{sb sb}} s{ss ss}}", "protocolVersion", ver, "capabilities", "tools", "listChanged", 0,
-                          "resources", "subscribe", 0, "listChanged", 0, "serverInfo", "name", "omnigraph", "version",
-                          OG_VERSION_STRING);
+    json_t *r = json_pack("{ss s{s{sb} s{sb sb} s{sb} s{}} s{ss ss}}", "protocolVersion", ver, "capabilities", "tools",
+                          "listChanged", 0, "resources", "subscribe", 0, "listChanged", 0, "prompts", "listChanged", 0,
+                          "logging", "serverInfo", "name", "omnigraph", "version", OG_VERSION_STRING);
     char ins[512];
     snprintf(ins, sizeof ins,
              "OmniGraph graph%s%s: a versioned, typed property graph. Read with graph_query or the stored-query tools; "
@@ -659,7 +659,25 @@ static json_t *handle_one(og_mcp *m, const char *actor, json_t *req)
         json_t *r = resources_read(m, actor, json_string_value(json_object_get(params, "uri")), &code, msg, sizeof msg);
         return r ? rpc_result(id, r) : rpc_error(id, code, msg);
     }
-    if (!strcmp(method, "prompts/list")) return rpc_error(id, -32601, "Method not found: prompts are not supported");
+    /* prompts: the capability is offered with an empty catalog (a graph has no prompt templates),
+     * so a client may list them; getting one is an unknown name */
+    if (!strcmp(method, "prompts/list")) return rpc_result(id, json_pack("{s[]}", "prompts"));
+    if (!strcmp(method, "prompts/get")) {
+        const char *name = json_string_value(json_object_get(params, "name"));
+        if (!name) return rpc_error(id, -32602, "Invalid params: name is required");
+        char msg[300];
+        snprintf(msg, sizeof msg, "Invalid params: unknown prompt: %.200s", name);
+        return rpc_error(id, -32602, msg);
+    }
+    /* logging: the level is accepted and checked; this stateless endpoint sends no log
+     * notifications (there is no open stream to send them on), so every level filters all */
+    if (!strcmp(method, "logging/setLevel")) {
+        static const char *const levels[] = {"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency", NULL};
+        const char *level = json_string_value(json_object_get(params, "level"));
+        for (const char *const *l = levels; level && *l; l++)
+            if (!strcmp(*l, level)) return rpc_result(id, json_object());
+        return rpc_error(id, -32602, "Invalid params: level must be one of debug, info, notice, warning, error, critical, alert, emergency");
+    }
     char msg[300];
     snprintf(msg, sizeof msg, "Method not found: %.200s", method);
     return rpc_error(id, -32601, msg);

@@ -369,6 +369,43 @@ static void repeated_query_text_costs_no_request(void **state)
     ps_stop(&srv);
 }
 
+/* A provider set on the handle (what a cluster's providers.embedding profile becomes: kind,
+ * base_url, model, api_key) keeps the environment's limits — the reference's profile has no
+ * timeout or retry fields. */
+static void provider_profile_keeps_the_environments_limits(void **state)
+{
+    ctx *c = *state;
+    og_receipt r;
+    og_db_embed_opts o = {0};
+    assert_int_equal(og_db_embed(NULL, &r, c->db, &o), OG_OK); /* mock vectors in the graph */
+    if (ps_start(&srv)) fail_msg("cannot start the loopback provider");
+    char base[96];
+    snprintf(base, sizeof base, "%s/v1", srv.base);
+    setenv("OMNIGRAPH_EMBED_RETRY_ATTEMPTS", "1", 1);
+    setenv("OMNIGRAPH_EMBED_RETRY_BACKOFF_MS", "1", 1);
+    og_db_embed_provider p = {.kind = "openai-compatible", .base_url = base, .api_key = "sk-profile"};
+    og_db *db;
+    assert_int_equal(og_db_open(&db, c->uri, NULL), OG_OK);
+    assert_int_equal(og_db_set_embed_provider(db, &p), OG_OK);
+    srv.fail_next = 1;
+    srv.fail_status = 503;
+    char slug[32];
+    double d;
+    assert_int_equal(nearest_slug(db, "vector search", slug, &d), OG_ERR_IO); /* one attempt, no retry */
+    assert_int_equal(srv.nreq, 1);
+    setenv("OMNIGRAPH_EMBED_RETRY_ATTEMPTS", "2", 1);
+    assert_int_equal(og_db_set_embed_provider(db, &p), OG_OK);
+    srv.fail_next = 1;
+    assert_int_equal(nearest_slug(db, "vector search", slug, &d), OG_OK); /* retried once */
+    assert_string_equal(slug, "b");
+    assert_int_equal(srv.nreq, 3);
+    assert_string_equal(srv.reqs[2].auth, "Bearer sk-profile");
+    og_db_close(db);
+    unsetenv("OMNIGRAPH_EMBED_RETRY_ATTEMPTS");
+    unsetenv("OMNIGRAPH_EMBED_RETRY_BACKOFF_MS");
+    ps_stop(&srv);
+}
+
 static void file_pipeline(void **state)
 {
     ctx *c = *state;
@@ -413,6 +450,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(nearest_with_text_finds_what_the_mock_embedded, setup, teardown),
         cmocka_unit_test_setup_teardown(text_query_model_check, setup_model, teardown),
         cmocka_unit_test_setup_teardown(repeated_query_text_costs_no_request, setup, teardown),
+        cmocka_unit_test_setup_teardown(provider_profile_keeps_the_environments_limits, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -38,6 +38,17 @@ static void test_cluster_verbs(void **state)
     assert_int_equal(run(out, sizeof out, "%s cluster force-unlock NOPE --config %s/c 2>&1", bin, dir), 1);
     assert_non_null(strstr(out, "not_found: the cluster is not locked"));
 
+    /* refresh re-observes; approve refuses a change that needs none, and needs --as */
+    assert_int_equal(run(out, sizeof out, "%s cluster refresh --config %s/c", bin, dir), 0);
+    assert_string_equal(out, "refreshed: state revision 3\n");
+    assert_int_equal(run(out, sizeof out, "%s cluster approve graph.people --config %s/c 2>&1", bin, dir), 1);
+    assert_string_equal(out, "omnigraph cluster approve: invalid: `cluster approve` requires an approver: pass --as "
+                             "<ACTOR> — an approval without an approver is meaningless\n");
+    assert_int_equal(run(out, sizeof out, "%s cluster approve graph.people --as bob --config %s/c 2>&1", bin, dir), 1);
+    assert_non_null(strstr(out, "approval_not_required: graph.people: no pending change for this resource requires "
+                                "approval (check `cluster plan`)"));
+    assert_int_equal(run(out, sizeof out, "%s cluster approve --config %s/c 2>&1", bin, dir), 2);
+
     /* an invalid config: exit 1, the diagnostic on stderr */
     assert_int_equal(run(NULL, 0, "echo 'pipelines: {}' >> %s/c/cluster.yaml", dir), 0);
     assert_int_equal(run(out, sizeof out, "%s cluster validate --config %s/c 2>&1", bin, dir), 1);
@@ -86,12 +97,51 @@ static void test_queries_and_mcp(void **state)
     assert_non_null(strstr(out, "--policy needs --as ACTOR"));
 }
 
+/* `queries run --cluster` embeds query text with the graph's applied embedding profile, not with
+ * the environment's provider (which here points at a closed port and would fail). */
+static void test_run_uses_cluster_profile(void **state)
+{
+    (void)state;
+    assert_int_equal(run(NULL, 0, "mkdir -p %s/e/queries", dir), 0);
+    write_file("e/docs.pg", "node Doc {\n    slug: String @key\n    body: String\n"
+                            "    embedding: Vector(8)? @embed(\"body\")\n}\n");
+    write_file("e/queries/q.gq", "query related($q: String) {\n    match { $d: Doc }\n    return { $d.slug }\n"
+                                 "    order { nearest($d.embedding, $q) }\n    limit 1\n}\n");
+    write_file("e/cluster.yaml", "version: 1\nproviders:\n  embedding:\n    offline: { kind: mock }\n"
+                                 "graphs:\n  docs:\n    schema: docs.pg\n    queries: queries/\n"
+                                 "    embedding_provider: offline\n");
+    write_file("e/seed.ndjson", "{\"type\":\"Doc\",\"data\":{\"slug\":\"a\",\"body\":\"alpha text\"}}\n"
+                                "{\"type\":\"Doc\",\"data\":{\"slug\":\"b\",\"body\":\"beta text\"}}\n"
+                                "{\"type\":\"Doc\",\"data\":{\"slug\":\"c\",\"body\":\"gamma text\"}}\n");
+    assert_int_equal(run(NULL, 0, "%s cluster import --config %s/e && %s cluster apply --config %s/e", bin, dir, bin, dir), 0);
+    assert_int_equal(run(NULL, 0, "%s load --quiet --data %s/e/seed.ndjson --mode merge %s/e/graphs/docs.omni", bin, dir, dir), 0);
+    assert_int_equal(run(NULL, 0, "OMNIGRAPH_EMBED_PROVIDER=mock %s embed --store %s/e/graphs/docs.omni >/dev/null 2>&1", bin, dir), 0);
+    const char *env = "OMNIGRAPH_EMBED_PROVIDER=openai-compatible OMNIGRAPH_EMBED_BASE_URL=http://127.0.0.1:9/v1 "
+                      "OPENROUTER_API_KEY=k OMNIGRAPH_EMBED_RETRY_ATTEMPTS=1";
+    assert_int_equal(run(out, sizeof out, "%s %s queries run related --params '{\"q\":\"beta text\"}' --format csv --cluster %s/e 2>&1",
+                         env, bin, dir), 0);
+    assert_string_equal(out, "d.slug\r\nb\r\n");
+    /* a profile whose key variable is unset: the run fails naming it, before any query */
+    write_file("e/cluster.yaml", "version: 1\nproviders:\n  embedding:\n    real:\n      kind: openai-compatible\n"
+                                 "      api_key: ${OG_TEST_UNSET_EMBED_KEY}\n"
+                                 "graphs:\n  docs:\n    schema: docs.pg\n    queries: queries/\n"
+                                 "    embedding_provider: real\n");
+    assert_int_equal(run(NULL, 0, "%s cluster apply --config %s/e", bin, dir), 0);
+    assert_int_equal(run(out, sizeof out, "unset OG_TEST_UNSET_EMBED_KEY; %s queries run related --params '{\"q\":\"x\"}' --cluster %s/e 2>&1",
+                         bin, dir), 1);
+    assert_string_equal(out, "omnigraph queries run: invalid: graph 'docs': embedding provider 'real' needs the environment "
+                             "variable OG_TEST_UNSET_EMBED_KEY (api_key: ${OG_TEST_UNSET_EMBED_KEY}), which is not set\n");
+    /* list needs no provider */
+    assert_int_equal(run(NULL, 0, "unset OG_TEST_UNSET_EMBED_KEY; %s queries list --cluster %s/e", bin, dir), 0);
+}
+
 int main(void)
 {
     snprintf(dir, sizeof dir, "/tmp/og-cli-cluster-XXXXXX");
     if (!mkdtemp(dir)) return 1;
     snprintf(bin, sizeof bin, "%s/omnigraph", OG_BINARY_DIR);
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_cluster_verbs), cmocka_unit_test(test_queries_and_mcp)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_cluster_verbs), cmocka_unit_test(test_queries_and_mcp),
+                                       cmocka_unit_test(test_run_uses_cluster_profile)};
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

@@ -113,6 +113,9 @@ static const rule_case cases[] = {
     {"unknown provider kind", "version: 1\nproviders:\n  embedding:\n    default: { kind: magic }\n" G, {{0}},
      "invalid_embedding_provider", "providers.embedding.default",
      "unsupported embedding provider kind `magic` (openai-compatible, openai, gemini or mock)"},
+    /* the profile has the reference's four fields only: limits come from the environment */
+    {"profile timeout field", "version: 1\nproviders:\n  embedding:\n    default:\n      kind: mock\n      timeout_ms: 5\n" G,
+     {{0}}, "invalid_cluster_yaml", "providers.embedding.default.timeout_ms", "unknown field `timeout_ms`"},
     {"unsupported provider namespace", "version: 1\nproviders:\n  llm: {}\n" G, {{0}}, "unsupported_provider_namespace",
      "providers.llm", "provider namespace `llm` is not supported (only `embedding`)"},
     {"blob base scheme", "version: 1\n" G "    external_blobs: { allow: [ { base: 'http://x/', scope: server_safe } ] }\n",

@@ -132,6 +132,32 @@ static void test_handshake(void **state)
     json_decref(r);
 }
 
+/* prompts: offered with an empty catalog; logging: a valid level is acknowledged with {} */
+static void test_prompts_and_logging(void **state)
+{
+    (void)state;
+    json_t *r = send_as(NULL, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\"}}");
+    json_t *caps = json_object_get(result(r), "capabilities");
+    assert_non_null(json_object_get(caps, "prompts"));
+    assert_non_null(json_object_get(caps, "logging"));
+    json_decref(r);
+    r = send_as(NULL, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"prompts/list\",\"params\":{}}");
+    assert_true(json_is_array(json_object_get(result(r), "prompts")));
+    assert_int_equal(json_array_size(json_object_get(result(r), "prompts")), 0);
+    json_decref(r);
+    r = send_as(NULL, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"prompts/get\",\"params\":{\"name\":\"x\"}}");
+    assert_int_equal(err_code(r), -32602);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(r, "error"), "message")), "Invalid params: unknown prompt: x");
+    json_decref(r);
+    r = send_as(NULL, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"logging/setLevel\",\"params\":{\"level\":\"info\"}}");
+    assert_true(json_is_object(result(r)));
+    assert_int_equal(json_object_size(result(r)), 0);
+    json_decref(r);
+    r = send_as(NULL, "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"logging/setLevel\",\"params\":{\"level\":\"loud\"}}");
+    assert_int_equal(err_code(r), -32602);
+    json_decref(r);
+}
+
 static void test_protocol_errors(void **state)
 {
     (void)state;
@@ -450,6 +476,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_admission_hook),
         cmocka_unit_test(test_handshake),      cmocka_unit_test(test_protocol_errors),
+        cmocka_unit_test(test_prompts_and_logging),
         cmocka_unit_test(test_tool_catalog),   cmocka_unit_test(test_agent_flow),
         cmocka_unit_test(test_resources),      cmocka_unit_test(test_visibility_and_masking),
         cmocka_unit_test(test_meta_mode),      cmocka_unit_test(test_http_binding),
