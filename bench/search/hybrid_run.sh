@@ -8,7 +8,8 @@
 # 200 tags and 1-3 tag edges each; `omnigraph load`; `omnigraph index build` (fts, vector,
 # scalar; timed); then 100 queries x REPS (default 3) per shape, median latency.
 # Writes $OUT/hybrid.tsv and, with gnuplot, $OUT/hybrid.svg (OUT default: /tmp/og-hybrid-bench).
-# Usage: bench/search/hybrid_run.sh [BUILD_DIR]   env: HYBRID_DOCS, REPS, OUT
+# Usage: bench/search/hybrid_run.sh [BUILD_DIR]   env: HYBRID_DOCS, REPS, OUT, HYBRID_WORK (a
+# directory to work in and keep; default a temporary one, removed)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 bin="${1:-$here/build/release}"
@@ -17,8 +18,14 @@ docs="${HYBRID_DOCS:-100000}"
 reps="${REPS:-3}"
 og="$bin/omnigraph"
 [ -x "$og" ] && [ -f "$bin/libomnigraph.a" ] || { echo "bench/search/hybrid: build first (make build)" >&2; exit 1; }
-work=$(mktemp -d "${TMPDIR:-/tmp}/og-hybrid-bench-XXXXXX")
-trap 'rm -rf "$work"' EXIT
+if [ -n "${HYBRID_WORK:-}" ]; then # kept afterwards (graph, data, bench_hybrid: for profiling)
+  work="$HYBRID_WORK"
+  rm -rf "$work/graph"
+  mkdir -p "$work"
+else
+  work=$(mktemp -d "${TMPDIR:-/tmp}/og-hybrid-bench-XXXXXX")
+  trap 'rm -rf "$work"' EXIT
+fi
 out="${OUT:-${TMPDIR:-/tmp}/og-hybrid-bench}"
 mkdir -p "$out"
 

@@ -13,7 +13,9 @@
 # Usage: bench/search/vector_run.sh BUILD_DIR [N] [Q]
 # Defaults: N = $VECTOR_BENCH_N or 200,000, Q = $VECTOR_BENCH_Q or 200.  VECTOR_BENCH_DIR =
 # where data and databases go (default a fresh mktemp dir, removed afterwards);
-# VECTOR_BENCH_PEERS=0 skips LanceDB and Kùzu.
+# VECTOR_BENCH_PEERS=0 skips LanceDB and Kùzu, VECTOR_BENCH_KUZU=0 only Kùzu; LANCEDB_INDEXES
+# picks LanceDB's index types (vector_lancedb.mjs).  A VECTOR_BENCH_DIR that already holds the
+# generated files for this N and Q is reused (the generator is deterministic).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -26,7 +28,7 @@ driver="$bin/bench_vector"
 peers="${VECTOR_BENCH_PEERS:-1}"
 if [ "$peers" = 1 ]; then
   [ -d "$root/tests/interop/node_modules/@lancedb/lancedb" ] || (cd "$root/tests/interop" && npm ci --no-audit --no-fund >&2)
-  [ -f "$root/bench/graph/node_modules/kuzu/kuzujs.node" ] || (cd "$root/bench/graph" && npm ci --no-audit --no-fund >&2)
+  [ "${VECTOR_BENCH_KUZU:-1}" = 0 ] || [ -f "$root/bench/graph/node_modules/kuzu/kuzujs.node" ] || (cd "$root/bench/graph" && npm ci --no-audit --no-fund >&2)
 fi
 if [ -n "${VECTOR_BENCH_DIR:-}" ]; then
   work="$VECTOR_BENCH_DIR"; mkdir -p "$work"
@@ -36,32 +38,18 @@ else
 fi
 out="$work/results.jsonl"
 : >"$out"
-echo "vector bench: generating N=$n Q=$q in $work" >&2
-"$driver" gen "$work" "$n" "$q" | tee -a "$out" >&2
+if [ -f "$work/data.ndjson" ] && [ "$(stat -c %s "$work/base.f32" 2>/dev/null)" = $((n * 512)) ] &&
+   [ "$(stat -c %s "$work/queries.f32" 2>/dev/null)" = $((q * 512)) ] && [ -f "$work/gt.u32" ]; then
+  echo "vector bench: reusing the N=$n Q=$q data in $work" >&2
+else
+  echo "vector bench: generating N=$n Q=$q in $work" >&2
+  "$driver" gen "$work" "$n" "$q" | tee -a "$out" >&2
+fi
 rm -rf "$work/og"
 "$driver" run "$work" "$work/og" | tee -a "$out" >&2
-rm -f "$work/data.ndjson"
+[ -n "${VECTOR_BENCH_DIR:-}" ] || rm -f "$work/data.ndjson"
 if [ "$peers" = 1 ]; then
   node "$here/vector_lancedb.mjs" "$work" "$work/lance" | tee -a "$out" >&2
-  node "$here/vector_kuzu.mjs" "$work" "$work/kuzu" | tee -a "$out" >&2
+  [ "${VECTOR_BENCH_KUZU:-1}" = 0 ] || node "$here/vector_kuzu.mjs" "$work" "$work/kuzu" | tee -a "$out" >&2
 fi
-node "$here/vector_summary.mjs" "$out" "$n" "$q"
-chart="${TMPDIR:-/tmp}/og-vector-bench.svg"
-if command -v gnuplot >/dev/null; then
-  gnuplot <<GP
-set terminal svg size 720,360 font "sans,11"
-set output "$chart"
-set title "top-10 vector search, N = $n x 128, median ms (log scale, lower is better)"
-set style data histograms
-set style histogram clustered gap 1
-set style fill solid 0.8 border -1
-set logscale y
-set ylabel "ms"
-set datafile missing "-"
-set key top right
-plot "$work/vector.tsv" using 2:xtic(1) title "exact", '' using 3 title "ANN (recall@10 >= 0.95)"
-GP
-  echo "chart: $chart"
-else
-  echo "SKIP: no gnuplot (apt-get install gnuplot-nox) — no chart" >&2
-fi
+bash "$here/vector_chart.sh" "$out" "$n" "$q" "${TMPDIR:-/tmp}/og-vector-bench.svg"

@@ -129,6 +129,8 @@ static const kernel *get(void)
 
 float og_vec_l2sq(const float *a, const float *b, size_t dim) { return get()->fn(a, b, dim); }
 
+og_vec_l2sq_fn og_vec_l2sq_kernel(void) { return get()->fn; }
+
 void og_vec_l2sq_rows(const float *q, const float *base, size_t dim, const uint32_t *rows, size_t n, float *out)
 {
     l2_fn fn = get()->fn;

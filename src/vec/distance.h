@@ -21,6 +21,12 @@
 /* Squared L2 distance of two dim-float vectors. */
 float og_vec_l2sq(const float *a, const float *b, size_t dim);
 
+/* The kernel og_vec_l2sq runs, resolved: for loops that call it millions of times (the HNSW
+ * build calls it ~efConstruction x M times per inserted vector), where the per-call dispatch
+ * would be a measurable share of a 128-d distance. */
+typedef float (*og_vec_l2sq_fn)(const float *a, const float *b, size_t dim);
+og_vec_l2sq_fn og_vec_l2sq_kernel(void);
+
 /* out[k] = og_vec_l2sq(q, base + rows[k] * dim, dim) for k < n (rows index `base`, a matrix of
  * dim-float rows). */
 void og_vec_l2sq_rows(const float *q, const float *base, size_t dim, const uint32_t *rows, size_t n, float *out);

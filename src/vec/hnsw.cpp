@@ -27,25 +27,34 @@
 #include <thread>
 #include <vector>
 
-extern "C" float og_vec_l2sq(const float *a, const float *b, size_t dim);
+typedef float (*og_vec_l2sq_fn)(const float *a, const float *b, size_t dim);
+extern "C" og_vec_l2sq_fn og_vec_l2sq_kernel(void);
 
 namespace {
 
+// What hnswlib hands back to the distance function: the kernel resolved once (vec/distance.h
+// og_vec_l2sq_kernel, so no dispatch per call) and the dimension.
+struct L2Param {
+    og_vec_l2sq_fn fn;
+    size_t dim;
+};
+
 float l2sq(const void *a, const void *b, const void *param)
 {
-    return og_vec_l2sq(static_cast<const float *>(a), static_cast<const float *>(b), *static_cast<const size_t *>(param));
+    const L2Param *p = static_cast<const L2Param *>(param);
+    return p->fn(static_cast<const float *>(a), static_cast<const float *>(b), p->dim);
 }
 
 // Squared L2 through the project's dispatched SIMD kernels.
 class OgL2 : public hnswlib::SpaceInterface<float> {
   public:
-    explicit OgL2(size_t dim) : dim_(dim) {}
-    size_t get_data_size() override { return dim_ * sizeof(float); }
+    explicit OgL2(size_t dim) : param_{og_vec_l2sq_kernel(), dim} {}
+    size_t get_data_size() override { return param_.dim * sizeof(float); }
     hnswlib::DISTFUNC<float> get_dist_func() override { return l2sq; }
-    void *get_dist_func_param() override { return &dim_; }
+    void *get_dist_func_param() override { return &param_; }
 
   private:
-    size_t dim_;
+    L2Param param_;
 };
 
 // A file in memory (memfd) that hnswlib's path-based save/load can use.
