@@ -55,7 +55,7 @@ og_status og_search_ann_candidates(const og_exec_source *src, size_t type, uint6
         if (f->no_data || f->live_rows == 0) continue; /* all null: nothing to rank */
         og_ann *a = NULL;
         if (f->file) {
-            og_status os = og_ann_acquire(&a, og_mapping_data(f->file), og_mapping_size(f->file));
+            og_status os = og_ann_acquire(&a, &fr.v[i].file); /* may take the mapping over */
             if (os == OG_ERR_NOMEM) {
                 st = os;
                 break;
@@ -89,6 +89,12 @@ og_status og_search_ann_candidates(const og_exec_source *src, size_t type, uint6
         size_t got = 0;
         st = og_ann_search(a, q, want, 0, offs, dists, &got);
         og_ann_release(a);
+        if (st == OG_ERR_CORRUPT) { /* a damaged graph: this file is scanned exactly */
+            og_error_clear();
+            st = OG_OK;
+            set_range(cand, f->view_start, f->live_rows);
+            continue;
+        }
         for (size_t h = 0; h < got && st == OG_OK; h++) {
             uint32_t row = og_index_frag_row(f, offs[h]);
             if (row != UINT32_MAX) cand[row >> 3] |= (uint8_t)(1u << (row & 7)); /* a deleted row is skipped */

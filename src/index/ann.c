@@ -7,12 +7,14 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "index/index.h"
 #include "util/buf.h"
 #include "util/error.h"
+#include "vec/distance.h"
 #include "vec/hnsw.h"
 
 #define ANN_MAGIC "OGANNHNS"
@@ -20,19 +22,31 @@
 #define ANN_FORMAT 1u
 #define ANN_HEADER 64u
 
+/* The lists of one point above level 0: `level` lists of (maxM + 1) u32 each. */
+typedef struct og_ann_upper {
+    uint32_t id, level;
+    const uint8_t *lists;
+} og_ann_upper;
+
 struct og_ann {
-    og_hnsw *h;
-    pthread_mutex_t lock; /* one search at a time */
+    og_mapping *map;      /* the mapped file the graph is read in place from (owned), or NULL */
+    uint8_t *own;         /* or a heap copy of it (owned) */
     int cached;           /* owned by the cache: og_ann_release */
     size_t refs;          /* cache references (under g_lock) */
-    uint64_t last_use;
+    uint64_t last_use;    /* the cache's clock at the last acquire (under g_lock) */
+    _Atomic int bad;      /* a search found the graph damaged: never searched again */
     uint8_t header[64];
     uint64_t rows, count;
     uint32_t dim;
-    uint64_t *labels;  /* scratch for one search */
-    size_t cap;
+    og_vec_l2sq_fn dist;
+    /* the graph (hnswlib's serialisation, read in place) */
+    const uint8_t *data0; /* level 0: count entries of sdpe bytes (list, vector, label) */
+    size_t sdpe, offdata, laboff, maxM, maxM0, links;
+    int maxlevel;
+    uint32_t ep;
+    og_ann_upper *up;     /* the points with upper levels, by id */
+    size_t nup;
 };
-
 
 /* A fast 64-bit checksum (not cryptographic: it only has to catch damage). */
 static uint64_t checksum(const uint8_t *p, size_t n)
@@ -122,34 +136,157 @@ og_status og_ann_build(og_table *t, const og_manifest *m, const og_fragment *f, 
     return st;
 }
 
-og_status og_ann_open_bytes(og_ann **out, const uint8_t *p, size_t len)
+/* ---- reading: a bounds-checked HNSW search over the file's bytes, in place ----------------
+ *
+ * Why not hnswlib's loader: it copies the whole graph (vectors included: 43 MB for a 65,536-row
+ * file of 128-d vectors) into its own memory and needs every byte validated first, so a fresh
+ * process paid a full pass over every index file before its first answer (a checksum, the
+ * structure check, and two copies).  Here the file's mapping IS the graph: opening reads the
+ * fixed header and the small per-point level table; a search touches only the points it visits
+ * and checks each neighbour list it reads (count within the list's bound, ids of points that
+ * exist and reach that level, labels within the data file).  A damaged graph can therefore
+ * give poorer candidates (whose distances the reader recomputes exactly) or OG_ERR_CORRUPT
+ * (the reader then scans the file), never an out-of-bounds read.  The whole-file checksum is
+ * verified where a file is adopted (og_ann_check, index build / status). */
+
+/* hnswlib's serialisation header (hnswlib 0.6, HierarchicalNSW::saveIndex): host-order PODs. */
+#define G_HEADER (6 * 8 + 4 + 4 + 3 * 8 + 8 + 8)
+#define G_MAX_LEVEL 64
+
+static int take_sz(const uint8_t *p, size_t len, size_t *at, size_t *v)
+{
+    if (*at > len || len - *at < sizeof *v) return 0;
+    memcpy(v, p + *at, sizeof *v);
+    *at += sizeof *v;
+    return 1;
+}
+
+static uint32_t ld32(const uint8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+/* The upper-level lists of point id (level >= 1), or NULL when it has none (binary search). */
+static const og_ann_upper *upper_of(const og_ann *a, uint32_t id)
+{
+    size_t lo = 0, hi = a->nup;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (a->up[mid].id < id) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < a->nup && a->up[lo].id == id ? &a->up[lo] : NULL;
+}
+
+/* Parses the graph header and the level table of g[0..glen); everything else is checked when a
+ * search reads it. */
+static og_status parse_graph(og_ann *a, const uint8_t *g, size_t glen)
+{
+    size_t at = 0, off0, maxel, cur, sdpe, laboff, offdata, maxM, maxM0, M, efc;
+    int maxlevel;
+    uint32_t ep;
+    if (!take_sz(g, glen, &at, &off0) || !take_sz(g, glen, &at, &maxel) || !take_sz(g, glen, &at, &cur) ||
+        !take_sz(g, glen, &at, &sdpe) || !take_sz(g, glen, &at, &laboff) || !take_sz(g, glen, &at, &offdata) ||
+        glen - at < 8)
+        return og_err(OG_ERR_CORRUPT, "vector index: the graph header is truncated");
+    memcpy(&maxlevel, g + at, 4);
+    memcpy(&ep, g + at + 4, 4);
+    at += 8;
+    if (!take_sz(g, glen, &at, &maxM) || !take_sz(g, glen, &at, &maxM0) || !take_sz(g, glen, &at, &M) ||
+        glen - at < 8 + sizeof(size_t))
+        return og_err(OG_ERR_CORRUPT, "vector index: the graph header is truncated");
+    at += 8; /* mult (a build parameter) */
+    if (!take_sz(g, glen, &at, &efc)) return og_err(OG_ERR_CORRUPT, "vector index: the graph header is truncated");
+    (void)maxel;
+    size_t dbytes = (size_t)a->dim * sizeof(float);
+    if (off0 != 0 || M < 2 || M > 4096 || maxM != M || maxM0 != 2 * M || offdata != (maxM0 + 1) * 4 ||
+        dbytes > SIZE_MAX / 2 || laboff != offdata + dbytes || sdpe != laboff + sizeof(size_t))
+        return og_err(OG_ERR_CORRUPT, "vector index: the graph's layout does not match its dimension");
+    if (cur != a->count) return og_err(OG_ERR_CORRUPT, "vector index: %zu points, the header says %llu", cur, (unsigned long long)a->count);
+    a->sdpe = sdpe;
+    a->offdata = offdata;
+    a->laboff = laboff;
+    a->maxM = maxM;
+    a->maxM0 = maxM0;
+    a->links = (maxM + 1) * 4;
+    if (cur == 0) {
+        if (at != glen) return og_err(OG_ERR_CORRUPT, "vector index: bytes after an empty graph");
+        return OG_OK;
+    }
+    if (cur >= UINT32_MAX || (glen - at) / sdpe < cur || maxlevel < 0 || maxlevel >= G_MAX_LEVEL || ep >= cur)
+        return og_err(OG_ERR_CORRUPT, "vector index: the graph's sizes are damaged");
+    a->maxlevel = maxlevel;
+    a->ep = ep;
+    a->data0 = g + at;
+    at += cur * sdpe;
+    /* the level table: per point a u32 byte size (level x links), then its lists */
+    size_t cap = 0;
+    for (size_t i = 0; i < cur; i++) {
+        if (glen - at < 4) return og_err(OG_ERR_CORRUPT, "vector index: the level table is truncated");
+        uint32_t size = ld32(g + at);
+        at += 4;
+        if (size % a->links != 0 || size / a->links > (size_t)maxlevel || glen - at < size)
+            return og_err(OG_ERR_CORRUPT, "vector index: the level table is damaged");
+        if (size) {
+            if (a->nup == cap) {
+                size_t nc = cap ? cap * 2 : 64;
+                og_ann_upper *u = realloc(a->up, nc * sizeof *u);
+                if (!u) return og_err(OG_ERR_NOMEM, "vector index: out of memory");
+                a->up = u;
+                cap = nc;
+            }
+            a->up[a->nup++] = (og_ann_upper){(uint32_t)i, (uint32_t)(size / a->links), g + at};
+        }
+        at += size;
+    }
+    if (at != glen) return og_err(OG_ERR_CORRUPT, "vector index: bytes after the level table");
+    const og_ann_upper *e = upper_of(a, ep);
+    if ((e ? (int)e->level : 0) != maxlevel) return og_err(OG_ERR_CORRUPT, "vector index: the entry point is not at the top level");
+    return OG_OK;
+}
+
+/* Opens the index in p[0..len): `own` (malloc()ed, or NULL) and `map` (or NULL) keep the bytes
+ * alive and pass to the index on success. */
+static og_status open_at(og_ann **out, const uint8_t *p, size_t len, uint8_t *own, og_mapping *map)
 {
     *out = NULL;
     if (len < ANN_HEADER + 8 || memcmp(p, ANN_MAGIC, 8) != 0)
         return og_err(OG_ERR_CORRUPT, "vector index: not a vector index file (%zu bytes)", len);
     if (og_load_u32le(p + 8) != ANN_FORMAT) return og_err(OG_ERR_CORRUPT, "vector index: format %u is not supported", og_load_u32le(p + 8));
     uint32_t dim = og_load_u32le(p + 12);
-    uint64_t rows = og_load_u64le(p + 16), count = og_load_u64le(p + 24), plen = og_load_u64le(p + 40), sum = og_load_u64le(p + 48);
-    if (dim == 0 || count > rows || rows >= UINT32_MAX || plen != len - ANN_HEADER - 8 ||
-        memcmp(p + len - 8, ANN_TRAILER, 8) != 0 || checksum(p + ANN_HEADER, (size_t)plen) != sum)
+    uint64_t rows = og_load_u64le(p + 16), count = og_load_u64le(p + 24), plen = og_load_u64le(p + 40);
+    if (dim == 0 || dim > (1u << 20) || count > rows || rows >= UINT32_MAX || plen != len - ANN_HEADER - 8 ||
+        memcmp(p + len - 8, ANN_TRAILER, 8) != 0)
         return og_err(OG_ERR_CORRUPT, "vector index: the file is damaged (%zu bytes)", len);
     og_ann *a = calloc(1, sizeof *a);
     if (!a) return og_err(OG_ERR_NOMEM, "vector index: out of memory");
-    pthread_mutex_init(&a->lock, NULL);
     memcpy(a->header, p, ANN_HEADER);
-    og_status st = hnsw_status(og_hnsw_load(&a->h, dim, p + ANN_HEADER, (size_t)plen), "load");
-    if (st == OG_OK && og_hnsw_count(a->h) != count)
-        st = og_err(OG_ERR_CORRUPT, "vector index: %zu points, the header says %llu", og_hnsw_count(a->h),
-                    (unsigned long long)count);
+    a->rows = rows;
+    a->count = count;
+    a->dim = dim;
+    a->dist = og_vec_l2sq_kernel();
+    og_status st = parse_graph(a, p + ANN_HEADER, (size_t)plen);
     if (st != OG_OK) {
         og_ann_free(a);
         return st;
     }
-    a->rows = rows;
-    a->count = count;
-    a->dim = dim;
+    a->own = own;
+    a->map = map;
     *out = a;
     return OG_OK;
+}
+
+og_status og_ann_open_bytes(og_ann **out, const uint8_t *p, size_t len)
+{
+    *out = NULL;
+    uint8_t *copy = malloc(len ? len : 1);
+    if (!copy) return og_err(OG_ERR_NOMEM, "vector index: out of memory");
+    memcpy(copy, p, len);
+    og_status st = open_at(out, copy, len, copy, NULL);
+    if (st != OG_OK) free(copy);
+    return st;
 }
 
 og_status og_ann_open(og_ann **out, og_store *st, const char *key)
@@ -157,8 +294,10 @@ og_status og_ann_open(og_ann **out, og_store *st, const char *key)
     *out = NULL;
     og_mapping *m;
     OG_TRY(og_store_map(st, key, &m));
-    og_status s = og_ann_open_bytes(out, og_mapping_data(m), og_mapping_size(m));
-    og_mapping_release(m);
+    og_status s = ((uintptr_t)og_mapping_data(m) & 3) == 0
+                      ? open_at(out, og_mapping_data(m), og_mapping_size(m), NULL, m)
+                      : og_ann_open_bytes(out, og_mapping_data(m), og_mapping_size(m));
+    if (s != OG_OK || !(*out)->map) og_mapping_release(m);
     if (s != OG_OK) return og_err_wrap(s, "%s", key);
     return OG_OK;
 }
@@ -170,9 +309,9 @@ void og_ann_free(og_ann *a)
         og_ann_release(a);
         return;
     }
-    pthread_mutex_destroy(&a->lock);
-    og_hnsw_free(a->h);
-    free(a->labels);
+    free(a->up);
+    free(a->own);
+    og_mapping_release(a->map);
     free(a);
 }
 
@@ -180,21 +319,145 @@ uint64_t og_ann_rows(const og_ann *a) { return a->rows; }
 uint64_t og_ann_count(const og_ann *a) { return a->count; }
 uint32_t og_ann_dim(const og_ann *a) { return a->dim; }
 
-static og_status search_locked(og_ann *a, const float *q, size_t k, size_t ef, uint32_t *offs, float *dists, size_t *n)
+/* One (distance, point) entry of the search heaps. */
+typedef struct {
+    float d;
+    uint32_t id;
+} hent;
+
+/* Binary heaps on hent: `max` orders the largest distance first (the results), else the
+ * smallest (the candidates). */
+static int hless(const hent *x, const hent *y, int max) { return max ? x->d < y->d : x->d > y->d; }
+
+static void hpush(hent *h, size_t *n, hent e, int max)
 {
-    if (a->cap < k) {
-        uint64_t *l = realloc(a->labels, k * sizeof *l);
-        if (!l) return og_err(OG_ERR_NOMEM, "vector index: out of memory");
-        a->labels = l;
-        a->cap = k;
+    size_t i = (*n)++;
+    while (i > 0) {
+        size_t up = (i - 1) / 2;
+        if (!hless(&h[up], &e, max)) break;
+        h[i] = h[up];
+        i = up;
     }
-    size_t got = 0;
-    og_status st = hnsw_status(og_hnsw_search(a->h, q, k, ef ? ef : OG_ANN_DEFAULT_EF, a->labels, dists, &got), "search");
-    for (size_t i = 0; i < got && st == OG_OK; i++) {
-        if (a->labels[i] >= a->rows) st = og_err(OG_ERR_CORRUPT, "vector index: a label beyond the file's rows");
-        else offs[i] = (uint32_t)a->labels[i];
+    h[i] = e;
+}
+
+static hent hpop(hent *h, size_t *n, int max)
+{
+    hent top = h[0], last = h[--*n];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= *n) break;
+        if (c + 1 < *n && hless(&h[c], &h[c + 1], max)) c++;
+        if (!hless(&last, &h[c], max)) break;
+        h[i] = h[c];
+        i = c;
     }
-    if (st == OG_OK) *n = got;
+    if (*n) h[i] = last;
+    return top;
+}
+
+static const float *vec_of(const og_ann *a, uint32_t id) { return (const float *)(const void *)(a->data0 + (size_t)id * a->sdpe + a->offdata); }
+
+static og_status damaged(og_ann *a)
+{
+    atomic_store(&a->bad, 1);
+    return og_err(OG_ERR_CORRUPT, "vector index: the graph is damaged");
+}
+
+/* hnswlib's search, over the mapped graph: a greedy descent through the upper levels, then a
+ * beam of width ef at level 0 (HierarchicalNSW::searchKnn / searchBaseLayerST). */
+static og_status graph_search(og_ann *a, const float *q, size_t k, size_t ef, uint32_t *offs, float *dists, size_t *n)
+{
+    size_t dim = a->dim, cnt = (size_t)a->count;
+    uint32_t cur = a->ep;
+    float curd = a->dist(q, vec_of(a, cur), dim);
+    for (int l = a->maxlevel; l >= 1; l--) {
+        for (int changed = 1; changed;) {
+            changed = 0;
+            const og_ann_upper *u = upper_of(a, cur);
+            if (!u || (int)u->level < l) return damaged(a);
+            const uint8_t *list = u->lists + (size_t)(l - 1) * a->links;
+            uint32_t head = ld32(list);
+            if ((head >> 16) != 0 || (head & 0xffff) > a->maxM) return damaged(a);
+            for (uint32_t j = 0; j < (head & 0xffff); j++) {
+                uint32_t nb = ld32(list + 4 + 4 * (size_t)j);
+                if (nb >= cnt) return damaged(a);
+                float d = a->dist(q, vec_of(a, nb), dim);
+                if (d < curd) {
+                    curd = d;
+                    cur = nb;
+                    changed = 1;
+                }
+            }
+        }
+    }
+    if (ef < k) ef = k;
+    uint8_t *seen = calloc((cnt + 7) / 8, 1);
+    size_t ccap = ef + a->maxM0 + 1, nc = 0, nt = 0;
+    hent *cand = malloc(ccap * sizeof *cand), *top = malloc((ef + 1) * sizeof *top);
+    og_status st = OG_OK;
+    if (!seen || !cand || !top) {
+        st = og_err(OG_ERR_NOMEM, "vector index: out of memory");
+        goto out;
+    }
+    seen[cur >> 3] |= (uint8_t)(1u << (cur & 7));
+    hpush(top, &nt, (hent){curd, cur}, 1);
+    hpush(cand, &nc, (hent){curd, cur}, 0);
+    float bound = curd;
+    while (nc > 0) {
+        if (cand[0].d > bound) break;
+        hent c = hpop(cand, &nc, 0);
+        const uint8_t *e = a->data0 + (size_t)c.id * a->sdpe;
+        uint32_t head = ld32(e);
+        if ((head >> 16) != 0 || (head & 0xffff) > a->maxM0) {
+            st = damaged(a);
+            goto out;
+        }
+        for (uint32_t j = 0; j < (head & 0xffff); j++) {
+            uint32_t nb = ld32(e + 4 + 4 * (size_t)j);
+            if (nb >= cnt) {
+                st = damaged(a);
+                goto out;
+            }
+            if (seen[nb >> 3] & (1u << (nb & 7))) continue;
+            seen[nb >> 3] |= (uint8_t)(1u << (nb & 7));
+            float d = a->dist(q, vec_of(a, nb), dim);
+            if (nt < ef || bound > d) {
+                if (nc == ccap) {
+                    hent *g = realloc(cand, 2 * ccap * sizeof *g);
+                    if (!g) {
+                        st = og_err(OG_ERR_NOMEM, "vector index: out of memory");
+                        goto out;
+                    }
+                    cand = g;
+                    ccap *= 2;
+                }
+                hpush(cand, &nc, (hent){d, nb}, 0);
+                hpush(top, &nt, (hent){d, nb}, 1);
+                if (nt > ef) hpop(top, &nt, 1);
+                bound = top[0].d;
+            }
+        }
+    }
+    while (nt > k) hpop(top, &nt, 1);
+    size_t m = nt;
+    for (size_t i = m; i-- > 0;) {
+        hent h = hpop(top, &nt, 1);
+        size_t label;
+        memcpy(&label, a->data0 + (size_t)h.id * a->sdpe + a->laboff, sizeof label);
+        if (label >= a->rows) {
+            st = damaged(a);
+            goto out;
+        }
+        offs[i] = (uint32_t)label;
+        dists[i] = h.d;
+    }
+    *n = m;
+out:
+    free(seen);
+    free(cand);
+    free(top);
     return st;
 }
 
@@ -203,9 +466,10 @@ og_status og_ann_search(og_ann *a, const float *q, size_t k, size_t ef, uint32_t
     *n = 0;
     if (k > a->count) k = (size_t)a->count;
     if (k == 0) return OG_OK;
-    pthread_mutex_lock(&a->lock);
-    og_status st = search_locked(a, q, k, ef, offs, dists, n);
-    pthread_mutex_unlock(&a->lock);
+    if (atomic_load(&a->bad)) return og_err(OG_ERR_CORRUPT, "vector index: the graph is damaged");
+    size_t got = 0;
+    og_status st = graph_search(a, q, k, ef ? ef : OG_ANN_DEFAULT_EF, offs, dists, &got);
+    if (st == OG_OK) *n = got;
     return st;
 }
 
@@ -221,57 +485,77 @@ og_status og_ann_check(const uint8_t *p, size_t len, uint64_t rows)
     return OG_OK;
 }
 
-/* ---- the process-wide cache of loaded indexes ------------------------------------------------ */
+/* ---- the process-wide cache of opened indexes ----------------------------------------------
+ * Everything below, g_clock included, is read and written only under g_lock: searches on one
+ * index run concurrently without it (an index is immutable once opened). */
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static og_ann *g_cache[OG_ANN_CACHE_ENTRIES];
-static uint64_t g_clock;
+static uint64_t g_clock; /* under g_lock */
 
-og_status og_ann_acquire(og_ann **out, const uint8_t *p, size_t len)
+/* The cached index whose header is p[0..ANN_HEADER), with a new reference; NULL. Under g_lock. */
+static og_ann *cache_find(const uint8_t *p)
 {
-    *out = NULL;
-    if (len < ANN_HEADER + 8 || memcmp(p + len - 8, ANN_TRAILER, 8) != 0 || og_load_u64le(p + 40) != len - ANN_HEADER - 8)
-        return og_err(OG_ERR_CORRUPT, "vector index: not a vector index file (%zu bytes)", len);
-    pthread_mutex_lock(&g_lock);
     for (size_t i = 0; i < OG_ANN_CACHE_ENTRIES; i++)
         if (g_cache[i] && !memcmp(g_cache[i]->header, p, ANN_HEADER)) {
             g_cache[i]->refs++;
             g_cache[i]->last_use = ++g_clock;
-            *out = g_cache[i];
-            pthread_mutex_unlock(&g_lock);
-            return OG_OK;
+            return g_cache[i];
         }
-    pthread_mutex_unlock(&g_lock);
-    og_ann *a;
-    OG_TRY(og_ann_open_bytes(&a, p, len));
+    return NULL;
+}
+
+og_status og_ann_acquire(og_ann **out, og_mapping **file)
+{
+    *out = NULL;
+    const uint8_t *p = og_mapping_data(*file);
+    size_t len = og_mapping_size(*file);
+    if (len < ANN_HEADER + 8 || memcmp(p + len - 8, ANN_TRAILER, 8) != 0 || og_load_u64le(p + 40) != len - ANN_HEADER - 8)
+        return og_err(OG_ERR_CORRUPT, "vector index: not a vector index file (%zu bytes)", len);
     pthread_mutex_lock(&g_lock);
-    size_t slot = OG_ANN_CACHE_ENTRIES;
-    for (size_t i = 0; i < OG_ANN_CACHE_ENTRIES; i++) {
-        if (g_cache[i] && !memcmp(g_cache[i]->header, p, ANN_HEADER)) { /* another thread loaded it meanwhile */
-            g_cache[i]->refs++;
-            *out = g_cache[i];
-            pthread_mutex_unlock(&g_lock);
-            og_ann_free(a);
-            return OG_OK;
-        }
-        if (!g_cache[i]) slot = slot == OG_ANN_CACHE_ENTRIES ? i : slot;
+    og_ann *hit = cache_find(p);
+    pthread_mutex_unlock(&g_lock);
+    if (hit && atomic_load(&hit->bad)) {
+        og_ann_release(hit);
+        return og_err(OG_ERR_CORRUPT, "vector index: the graph is damaged");
     }
+    if (hit) {
+        *out = hit;
+        return OG_OK;
+    }
+    og_ann *a;
+    if (((uintptr_t)p & 3) == 0) { /* read in place: the index keeps the mapping */
+        OG_TRY(open_at(&a, p, len, NULL, *file));
+        *file = NULL;
+    } else {
+        OG_TRY(og_ann_open_bytes(&a, p, len));
+    }
+    pthread_mutex_lock(&g_lock);
+    hit = cache_find(a->header); /* another thread opened it meanwhile */
+    if (hit) {
+        pthread_mutex_unlock(&g_lock);
+        og_ann_free(a);
+        *out = hit;
+        return OG_OK;
+    }
+    size_t slot = OG_ANN_CACHE_ENTRIES;
+    for (size_t i = 0; i < OG_ANN_CACHE_ENTRIES && slot == OG_ANN_CACHE_ENTRIES; i++)
+        if (!g_cache[i]) slot = i;
     if (slot == OG_ANN_CACHE_ENTRIES) /* evict the least recently used unreferenced index */
         for (size_t i = 0; i < OG_ANN_CACHE_ENTRIES; i++)
             if (g_cache[i]->refs == 0 && (slot == OG_ANN_CACHE_ENTRIES || g_cache[i]->last_use < g_cache[slot]->last_use))
                 slot = i;
+    og_ann *old = NULL;
     if (slot < OG_ANN_CACHE_ENTRIES) {
-        og_ann *old = g_cache[slot];
-        if (old) {
-            old->cached = 0;
-            og_ann_free(old);
-        }
+        old = g_cache[slot];
+        if (old) old->cached = 0;
         a->cached = 1;
         a->refs = 1;
         a->last_use = ++g_clock;
         g_cache[slot] = a;
     }
     pthread_mutex_unlock(&g_lock);
+    og_ann_free(old);
     *out = a; /* every slot busy: an uncached index (og_ann_release frees it) */
     return OG_OK;
 }
@@ -284,4 +568,19 @@ void og_ann_release(og_ann *a)
     if (cached && a->refs) a->refs--;
     pthread_mutex_unlock(&g_lock);
     if (!cached) og_ann_free(a);
+}
+
+void og_ann_cache_clear(void)
+{
+    pthread_mutex_lock(&g_lock);
+    og_ann *drop[OG_ANN_CACHE_ENTRIES];
+    size_t n = 0;
+    for (size_t i = 0; i < OG_ANN_CACHE_ENTRIES; i++)
+        if (g_cache[i] && g_cache[i]->refs == 0) {
+            g_cache[i]->cached = 0;
+            drop[n++] = g_cache[i];
+            g_cache[i] = NULL;
+        }
+    pthread_mutex_unlock(&g_lock);
+    for (size_t i = 0; i < n; i++) og_ann_free(drop[i]);
 }

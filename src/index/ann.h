@@ -7,8 +7,11 @@
  * reader); an append adds a file without touching the other files' indexes.  A version's
  * nearest search merges the top hits of its indexed files with an exact scan of the rest.
  *
- * The graph is an HNSW (vec/hnsw.h, hnswlib) over the non-null vectors of the file, labelled by
- * PHYSICAL row offset (deleted rows included), with the squared-L2 metric of exact search.
+ * The graph is an HNSW (built by vec/hnsw.h, hnswlib) over the non-null vectors of the file,
+ * labelled by PHYSICAL row offset (deleted rows included), with the squared-L2 metric of exact
+ * search.  It is searched in place, from the file's mapping, by ann.c's own bounds-checked
+ * search (hnswlib's algorithm): opening costs the header and the small level table, not a
+ * pass over the file, so a fresh process answers its first query without loading every graph.
  *
  * Store key (index/index.h og_index_file_key): `_index/<table dir>/<data file name without
  * .lance>/vector-<field id>.v1`.  Written once with put_if_absent by `omnigraph index build`:
@@ -20,11 +23,14 @@
  *     u64 payload checksum, u64 0
  *   payload: hnswlib's serialisation
  *   trailer: "OGANNEND"
- * Opening checks the sizes, the trailer and the checksum, so a damaged or foreign file is
- * OG_ERR_CORRUPT (the reader then scans that file exactly) and never reaches hnswlib.
+ * Opening checks the magic, sizes, trailer, the graph's layout and its level table; a search
+ * checks every neighbour list and label it reads.  So a damaged or foreign file is
+ * OG_ERR_CORRUPT (the reader then scans that data file exactly) or, for damage no check can
+ * see, poorer candidates (whose distances the reader recomputes exactly) — never a read out
+ * of bounds.  The payload checksum is verified by og_ann_check (index build and status).
  *
- * Thread safety: og_ann_search serialises searches on one index with its own lock; the
- * cache is thread-safe.
+ * Thread safety: an opened index is immutable; og_ann_search may run on one index from many
+ * threads at once.  The cache is thread-safe.
  */
 #ifndef OG_INDEX_ANN_H
 #define OG_INDEX_ANN_H
@@ -62,19 +68,24 @@ struct og_index_def;
 extern const struct og_index_def og_index_def_vector;
 
 /* Opens an index from bytes (copied: the caller may free them).  OG_ERR_CORRUPT for a
- * malformed file, OG_ERR_NOMEM. */
+ * malformed file (see above: structure, not the checksum), OG_ERR_NOMEM. */
 og_status og_ann_open_bytes(og_ann **out, const uint8_t *p, size_t len);
-/* Reads the object `key` of st and opens it.  OG_ERR_NOT_FOUND when absent, OG_ERR_CORRUPT. */
+/* Maps the object `key` of st and opens it in place.  OG_ERR_NOT_FOUND when absent,
+ * OG_ERR_CORRUPT. */
 og_status og_ann_open(og_ann **out, og_store *st, const char *key);
 void og_ann_free(og_ann *a);
 
-/* og_ann_open_bytes through a small process-wide cache of loaded indexes (up to
- * OG_ANN_CACHE_ENTRIES), keyed by the file's 64-byte header — which holds a checksum of the
- * payload, so equal headers mean equal indexes: a server process loads each index once.  A
- * hit checks only the sizes and trailer.  Release with og_ann_release (not og_ann_free). */
-#define OG_ANN_CACHE_ENTRIES 16
-og_status og_ann_acquire(og_ann **out, const uint8_t *p, size_t len);
+/* Opens the index file `*file` (a mapping) through a process-wide cache of opened indexes (up
+ * to OG_ANN_CACHE_ENTRIES), keyed by the file's 64-byte header — which holds a checksum of the
+ * payload, so equal headers mean equal indexes: a server process opens each index once.  On a
+ * cache miss the index reads the graph in place and takes the mapping over (*file becomes
+ * NULL); on a hit *file is left to the caller.  OG_ERR_CORRUPT for a malformed file or one a
+ * search found damaged.  Release with og_ann_release (not og_ann_free). */
+#define OG_ANN_CACHE_ENTRIES 64
+og_status og_ann_acquire(og_ann **out, og_mapping **file);
 void og_ann_release(og_ann *a);
+/* Drops every cached index nobody holds (tests and benchmarks: a "fresh process" cache). */
+void og_ann_cache_clear(void);
 
 uint64_t og_ann_rows(const og_ann *a);   /* physical rows of the file it describes */
 uint64_t og_ann_count(const og_ann *a);  /* vectors indexed (non-null rows) */
@@ -82,7 +93,8 @@ uint32_t og_ann_dim(const og_ann *a);
 
 /* The (at most) k indexed rows nearest to q (dim floats), nearest first: physical offsets and
  * squared distances into offs / dists (k entries each); *n how many.  ef = the search beam
- * (0 = OG_ANN_DEFAULT_EF; raised to k). */
+ * (0 = OG_ANN_DEFAULT_EF; raised to k).  OG_ERR_CORRUPT when the graph turns out damaged (the
+ * index is then refused from then on), OG_ERR_NOMEM. */
 og_status og_ann_search(og_ann *a, const float *q, size_t k, size_t ef, uint32_t *offs, float *dists, size_t *n);
 
 #endif

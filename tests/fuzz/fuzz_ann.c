@@ -1,8 +1,9 @@
 /*
  * fuzz_ann.c — libFuzzer target for the vector (HNSW) index file decoder (index/ann.h over
  * vec/hnsw.h): the input is a whole `vector-<field>.v1` file.
- *   1. The file as it is: og_ann_check and og_ann_open_bytes (the checksummed envelope); a
- *      file that opens is searched.
+ *   1. The file as it is: og_ann_check (the checksum) and og_ann_open_bytes, which checks the
+ *      structure but not the checksum and reads the graph in place, so mutated graphs reach
+ *      its bounds-checked search directly; a file that opens is searched.
  *   2. Its payload handed straight to og_hnsw_load with the header's dimension, bypassing the
  *      envelope's checksum (which random mutations almost never satisfy): so the validation
  *      in front of hnswlib's loader sees damaged graphs — counts, sizes, levels, neighbour

@@ -5,8 +5,13 @@
  * bytes are OG_ERR_CORRUPT before they reach hnswlib; an hnswlib payload that passes the
  * envelope's checksum but is damaged inside (neighbour ids, counts, levels, sizes, vectors) is
  * refused by og_hnsw_load (vec/hnsw.h) instead of crashing a later search.
+ * The in-place reader (ann.c) answers exactly what hnswlib answers on the same graph; damage
+ * its open cannot see (neighbour ids, vectors) makes a search OG_ERR_CORRUPT — and the index
+ * refused from then on — or is caught by og_ann_check's checksum; searches and the cache run
+ * from several threads at once.
  */
 #include <math.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +23,7 @@
 #include <cmocka.h>
 
 #include "index/ann.h"
+#include "store/store_impl.h"
 #include "util/error.h"
 #include "vec/hnsw.h"
 #include "vec/distance.h"
@@ -144,8 +150,8 @@ static void damaged_files_are_corrupt(void **state)
     assert_int_equal(og_ann_open_bytes(&a, b.data, b.len), OG_ERR_CORRUPT);
     b.data[24] ^= 1;
     /* foreign */
-    assert_int_equal(og_ann_open_bytes(&a, (const uint8_t *)"OGKEYMAP-and-some-more-bytes-that-are-not-an-index-at-all-xxxxxxxxxxxxxx", 74),
-                     OG_ERR_CORRUPT);
+    static const char foreign[] = "OGKEYMAP-and-some-more-bytes-that-are-not-an-index-at-all-xxxxxxxxxxxxxx";
+    assert_int_equal(og_ann_open_bytes(&a, (const uint8_t *)foreign, sizeof foreign - 1), OG_ERR_CORRUPT);
     assert_null(a);
     OK(og_ann_open_bytes(&a, b.data, b.len));
     og_ann_free(a);
@@ -249,6 +255,194 @@ static void damaged_graphs_are_refused(void **state)
     free(p);
 }
 
+/* Where level 0 of the hnswlib payload starts in an encoded file, and its entry size. */
+#define FILE_HEADER 64
+#define GRAPH_HEADER 96
+#define ENTRY (4 * (2 * 16 + 1) + 4 * DIM + 8) /* M = 16: list, vector, label */
+
+static void same_answers_as_hnswlib(void **state)
+{
+    (void)state;
+    size_t n = 3000;
+    float *raw = malloc(n * DIM * sizeof *raw);
+    og_vector v;
+    clustered(&v, n, raw);
+    og_buf b = OG_BUF_INIT;
+    OK(og_ann_encode(&v, &b));
+    og_ann *a;
+    OK(og_ann_open_bytes(&a, b.data, b.len));
+    og_hnsw *h;
+    assert_int_equal(og_hnsw_load(&h, DIM, b.data + FILE_HEADER, b.len - FILE_HEADER - 8), OG_HNSW_OK);
+    size_t same = 0, total = 0;
+    for (int qi = 0; qi < 60; qi++) {
+        float q[DIM];
+        size_t base = (size_t)(urand() * n);
+        for (int d = 0; d < DIM; d++) q[d] = raw[base * DIM + d] + nrand() * 0.5f;
+        size_t ef = qi % 3 == 0 ? 0 : qi % 3 == 1 ? 16 : 100, k = qi % 2 ? 10 : 25;
+        uint32_t offs[25];
+        float ds[25], hd[25];
+        uint64_t hl[25];
+        size_t got, hgot;
+        OK(og_ann_search(a, q, k, ef, offs, ds, &got));
+        assert_int_equal(og_hnsw_search(h, q, k, ef ? ef : OG_ANN_DEFAULT_EF, hl, hd, &hgot), OG_HNSW_OK);
+        assert_int_equal(got, hgot);
+        int eq = 1;
+        for (size_t i = 0; i < got; i++) eq &= offs[i] == hl[i] && ds[i] == hd[i];
+        same += (size_t)eq;
+        total++;
+    }
+    /* the same algorithm on the same graph: only exact distance ties could order differently */
+    if (same + 1 < total) fail_msg("%zu of %zu searches differ from hnswlib's", total - same, total);
+    og_hnsw_free(h);
+    og_ann_free(a);
+    og_buf_free(&b);
+    og_vector_free(&v);
+    free(raw);
+}
+
+static void damage_inside_the_graph(void **state)
+{
+    (void)state;
+    size_t n = 2000;
+    float *raw = malloc(n * DIM * sizeof *raw);
+    og_vector v;
+    clustered(&v, n, raw);
+    og_buf b = OG_BUF_INIT;
+    OK(og_ann_encode(&v, &b));
+    size_t count = n - (n + 3) / 7;
+    uint8_t *level0 = b.data + FILE_HEADER + GRAPH_HEADER;
+    og_ann *a;
+    uint32_t offs[10];
+    float ds[10];
+    size_t got;
+    /* a vector byte: the structure is intact, so it opens and searches; the checksum sees it */
+    level0[5 * ENTRY + 4 * (2 * 16 + 1) + 2] ^= 0x10;
+    OK(og_ann_open_bytes(&a, b.data, b.len));
+    OK(og_ann_search(a, raw, 10, 0, offs, ds, &got));
+    assert_int_equal(got, 10);
+    og_ann_free(a);
+    assert_int_equal(og_ann_check(b.data, b.len, n), OG_ERR_CORRUPT);
+    level0[5 * ENTRY + 4 * (2 * 16 + 1) + 2] ^= 0x10;
+    OK(og_ann_check(b.data, b.len, n));
+    /* the level table: a size that is not a whole number of lists */
+    uint8_t *levels = level0 + count * ENTRY;
+    uint32_t keep;
+    memcpy(&keep, levels, 4);
+    uint32_t bad = 7;
+    memcpy(levels, &bad, 4);
+    assert_int_equal(og_ann_open_bytes(&a, b.data, b.len), OG_ERR_CORRUPT);
+    assert_null(a);
+    memcpy(levels, &keep, 4);
+    /* every level-0 list names a point that does not exist: the search says so, and the index
+     * is refused from then on */
+    for (size_t i = 0; i < count; i++) {
+        uint32_t head, nb = 0x7fffffffu;
+        memcpy(&head, level0 + i * ENTRY, 4);
+        if (head & 0xffff) memcpy(level0 + i * ENTRY + 4, &nb, 4);
+    }
+    OK(og_ann_open_bytes(&a, b.data, b.len));
+    assert_int_equal(og_ann_search(a, raw, 10, 0, offs, ds, &got), OG_ERR_CORRUPT);
+    assert_int_equal(got, 0);
+    assert_int_equal(og_ann_search(a, raw + DIM, 10, 0, offs, ds, &got), OG_ERR_CORRUPT);
+    og_ann_free(a);
+    /* a list count beyond its bound */
+    og_buf_free(&b);
+    OK(og_ann_encode(&v, &b));
+    level0 = b.data + FILE_HEADER + GRAPH_HEADER;
+    for (size_t i = 0; i < count; i++) {
+        uint32_t head = 33; /* maxM0 = 32 */
+        memcpy(level0 + i * ENTRY, &head, 4);
+    }
+    OK(og_ann_open_bytes(&a, b.data, b.len));
+    assert_int_equal(og_ann_search(a, raw, 10, 0, offs, ds, &got), OG_ERR_CORRUPT);
+    og_ann_free(a);
+    og_buf_free(&b);
+    og_vector_free(&v);
+    free(raw);
+}
+
+/* Several threads search one index at once, and acquire / release it through the cache while
+ * another thread empties the cache: every answer equals the single-threaded one. */
+typedef struct {
+    const og_buf *file;
+    const float *qs;
+    const uint32_t *want;
+    int clear;
+    int errors;
+} worker;
+
+#define TQ 20
+
+static void *search_worker(void *arg)
+{
+    worker *w = arg;
+    for (int round = 0; round < 15; round++) {
+        og_bytes copy = {malloc(w->file->len), w->file->len};
+        if (!copy.data) {
+            w->errors++;
+            return NULL;
+        }
+        memcpy(copy.data, w->file->data, w->file->len);
+        og_mapping *m = NULL;
+        if (og_mapping_from_bytes(&copy, &m) != OG_OK) {
+            free(copy.data);
+            w->errors++;
+            return NULL;
+        }
+        og_ann *a = NULL;
+        if (og_ann_acquire(&a, &m) != OG_OK) w->errors++;
+        for (int j = 0; a && j < TQ; j++) {
+            uint32_t offs[10];
+            float ds[10];
+            size_t got;
+            if (og_ann_search(a, w->qs + (size_t)j * DIM, 10, 0, offs, ds, &got) != OG_OK || got != 10 ||
+                memcmp(offs, w->want + (size_t)j * 10, sizeof offs) != 0)
+                w->errors++;
+        }
+        og_ann_release(a);
+        og_mapping_release(m); /* NULL when the index took it over */
+        if (w->clear) og_ann_cache_clear();
+    }
+    return NULL;
+}
+
+static void concurrent_searches(void **state)
+{
+    (void)state;
+    size_t n = 2000;
+    float *raw = malloc(n * DIM * sizeof *raw);
+    og_vector v;
+    clustered(&v, n, raw);
+    og_buf b = OG_BUF_INIT;
+    OK(og_ann_encode(&v, &b));
+    og_ann *a;
+    OK(og_ann_open_bytes(&a, b.data, b.len));
+    float qs[TQ * DIM];
+    uint32_t want[TQ * 10];
+    for (int j = 0; j < TQ; j++) {
+        for (int d = 0; d < DIM; d++) qs[j * DIM + d] = raw[(size_t)j * 37 * DIM + d] + nrand() * 0.3f;
+        float ds[10];
+        size_t got;
+        OK(og_ann_search(a, qs + j * DIM, 10, 0, want + j * 10, ds, &got));
+        assert_int_equal(got, 10);
+    }
+    og_ann_free(a);
+    pthread_t th[4];
+    worker w[4];
+    for (int t = 0; t < 4; t++) {
+        w[t] = (worker){&b, qs, want, t == 3, 0};
+        assert_int_equal(pthread_create(&th[t], NULL, search_worker, &w[t]), 0);
+    }
+    for (int t = 0; t < 4; t++) {
+        pthread_join(th[t], NULL);
+        assert_int_equal(w[t].errors, 0);
+    }
+    og_ann_cache_clear();
+    og_buf_free(&b);
+    og_vector_free(&v);
+    free(raw);
+}
+
 static void round_trips_through_a_store(void **state)
 {
     (void)state;
@@ -290,6 +484,9 @@ int main(void)
         cmocka_unit_test(damaged_files_are_corrupt),
         cmocka_unit_test(damaged_graphs_are_refused),
         cmocka_unit_test(round_trips_through_a_store),
+        cmocka_unit_test(same_answers_as_hnswlib),
+        cmocka_unit_test(damage_inside_the_graph),
+        cmocka_unit_test(concurrent_searches),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
