@@ -100,11 +100,17 @@ typedef struct rstate {
     double *hval;
     size_t hmask;
     /* nearest */
-    const og_vector *vecs;
+    const og_vector *vecs; /* the whole column, or NULL while the rank is sparse: only the rows
+                            * filled so far were read (by point gathers), see rank_ready_sparse */
+    uint8_t *vnull;        /* sparse: the filled rows without a vector */
+    const og_exec_source *src;
+    size_t type;
+    uint64_t prop;
     float *q;
     uint32_t dim;
     float *dist;
     uint8_t *have;         /* dist computed */
+    int kind_nearest;      /* a nearest rank, ready */
     int bound;             /* the scan bound only index candidates (og_search_nearest_candidates),
                             * or rrf: only the fused entities (og_search_rrf_candidates) */
 } rstate;
@@ -179,6 +185,7 @@ void og_search_free(og_search *s)
         free(s->ranks[r].q);
         free(s->ranks[r].dist);
         free(s->ranks[r].have);
+        free(s->ranks[r].vnull);
         bm25_reset(&s->ranks[r]);
     }
     free(s->ranks);
@@ -1036,9 +1043,24 @@ static og_status nearest_query(og_search *s, const og_ir_rank *r, rstate *rs)
     return st;
 }
 
+/* A sparse nearest rank gets its whole column (the distances filled so far stay valid). */
+static og_status rank_dense(rstate *rs)
+{
+    const og_vector *v;
+    OG_TRY(rs->src->node_column(rs->src->ud, rs->type, rs->prop, &v));
+    if (v->type.id != OG_T_VECTOR || v->type.dim != rs->dim || v->len != rs->n)
+        return og_err(OG_ERR_INTERNAL, "nearest: the column disagrees with its rows");
+    rs->vecs = v;
+    return OG_OK;
+}
+
+/* 1 when row r (filled, when the rank is sparse) has no vector. */
+static int vec_null(const rstate *rs, uint32_t r) { return rs->vecs ? og_vector_is_null(rs->vecs, r) : og_bit_get(rs->vnull, r); }
+
 static og_status rank_ready(og_search *s, int rank)
 {
     rstate *rs = &s->ranks[rank];
+    if (rs->ready && rs->kind_nearest && !rs->vecs) return rank_dense(rs);
     if (rs->ready) return OG_OK;
     const og_ir_rank *r = &s->ir->ranks[rank];
     if (r->kind == OG_IR_RANK_BM25) {
@@ -1053,9 +1075,44 @@ static og_status rank_ready(og_search *s, int rank)
         rs->dist = malloc((rs->n ? rs->n : 1) * sizeof *rs->dist);
         rs->have = calloc((rs->n + 7) / 8 + 1, 1);
         if (!rs->dist || !rs->have) return og_err(OG_ERR_NOMEM, "out of memory");
+        rs->src = s->src;
+        rs->type = type;
+        rs->prop = r->prop_id;
+        rs->kind_nearest = 1;
     } else {
         return og_err(OG_ERR_INTERNAL, "an rrf score is only known under its ordering");
     }
+    rs->ready = 1;
+    return OG_OK;
+}
+
+/* rank_ready for a nearest rank whose rows will come from a vector index: without reading
+ * the column.  Why: the column of 1M x 128 floats is 512 MB, and a fresh process's first
+ * indexed query only needs the vectors of its ~k candidates per data file, which
+ * nearest_fill then reads by point gathers (og_exec_source.gather).  Anything needing more
+ * rows makes the rank dense (rank_dense). */
+static og_status rank_ready_sparse(og_search *s, int rank)
+{
+    rstate *rs = &s->ranks[rank];
+    const og_ir_rank *r = &s->ir->ranks[rank];
+    if (rs->ready || r->kind != OG_IR_RANK_NEAREST || !s->src->gather || !s->src->node_rows) return rank_ready(s, rank);
+    size_t type = (size_t)s->ir->vars[r->var].type;
+    const og_cat_prop *p = og_cat_type_prop_by_id(&s->ir->cat->nodes[type], r->prop_id, NULL);
+    if (!p || p->type.id != OG_T_VECTOR || p->type.dim == 0) return rank_ready(s, rank);
+    size_t n;
+    OG_TRY(s->src->node_rows(s->src->ud, type, &n));
+    rs->dim = p->type.dim;
+    rs->n = n;
+    OG_TRY(nearest_query(s, r, rs));
+    rs->dist = malloc((rs->n ? rs->n : 1) * sizeof *rs->dist);
+    rs->have = calloc((rs->n + 7) / 8 + 1, 1);
+    rs->vnull = calloc((rs->n + 7) / 8 + 1, 1);
+    if (!rs->dist || !rs->have || !rs->vnull) return og_err(OG_ERR_NOMEM, "out of memory");
+    rs->src = s->src;
+    rs->type = type;
+    rs->prop = r->prop_id;
+    rs->kind_nearest = 1;
+    rs->vecs = NULL;
     rs->ready = 1;
     return OG_OK;
 }
@@ -1111,9 +1168,37 @@ static og_status nearest_fill(rstate *rs, const uint32_t *rows, size_t n)
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {
         uint32_t r = rows[i];
-        if (r == OG_ROW_NONE || r >= rs->n || og_bit_get(rs->have, r) || og_vector_is_null(rs->vecs, r)) continue;
+        if (r == OG_ROW_NONE || r >= rs->n || og_bit_get(rs->have, r) || (rs->vecs && og_vector_is_null(rs->vecs, r))) continue;
         rs->have[r >> 3] |= (uint8_t)(1u << (r & 7)); /* a row repeated in `rows` is computed once */
         todo[m++] = r;
+    }
+    og_status st = OG_OK;
+    if (!rs->vecs) { /* sparse: read just these rows' vectors */
+        og_vector g;
+        st = m == 0 ? OG_ERR_NOT_FOUND : rs->src->gather(rs->src->ud, 0, rs->type, rs->prop, todo, m, &g);
+        if (st == OG_OK) {
+            if (g.len != m || g.type.id != OG_T_VECTOR || g.type.dim != rs->dim)
+                st = og_err(OG_ERR_INTERNAL, "nearest: a gather disagrees with the column");
+            for (size_t k = 0; k < m && st == OG_OK; k++) {
+                if (og_vector_is_null(&g, k)) rs->vnull[todo[k] >> 3] |= (uint8_t)(1u << (todo[k] & 7));
+                else rs->dist[todo[k]] = og_vec_l2sq(rs->q, og_vector_get_floats(&g, k), rs->dim);
+            }
+            og_vector_free(&g);
+        } else if (st == OG_ERR_NOT_FOUND && m == 0) {
+            st = OG_OK; /* nothing to read */
+        } else if (st == OG_ERR_UNSUPPORTED) { /* the column instead */
+            og_error_clear();
+            st = rank_dense(rs);
+            for (size_t k = 0; k < m; k++) rs->have[todo[k] >> 3] &= (uint8_t)~(1u << (todo[k] & 7));
+            if (st == OG_OK) {
+                free(todo);
+                free(d);
+                return nearest_fill(rs, rows, n);
+            }
+        }
+        free(todo);
+        free(d);
+        return st;
     }
     og_vec_l2sq_rows(rs->q, (const float *)rs->vecs->values, rs->dim, todo, m, d);
     for (size_t k = 0; k < m; k++) rs->dist[todo[k]] = d[k];
@@ -1128,7 +1213,7 @@ static const fused *fused_of(const rstate *rs, uint32_t row);
 static double score_of(const rstate *rs, const og_ir_rank *r, uint32_t row)
 {
     if (row == OG_ROW_NONE || row >= rs->n) return NAN;
-    if (r->kind == OG_IR_RANK_NEAREST) return og_vector_is_null(rs->vecs, row) ? NAN : (double)rs->dist[row];
+    if (r->kind == OG_IR_RANK_NEAREST) return vec_null(rs, row) ? NAN : (double)rs->dist[row];
     if (r->kind == OG_IR_RANK_BM25) {
         const double *v = rs->hkey ? hslot(rs, row, 0) : NULL;
         if (v) return *v;
@@ -1144,7 +1229,7 @@ og_status og_search_score(og_search *s, int rank, const uint32_t *rows, size_t n
     rstate *rs = &s->ranks[rank];
     if (r->kind == OG_IR_RANK_RRF && !rs->ready)
         return og_err(OG_ERR_UNSUPPORTED, "an rrf(...) score is only available when rrf(...) orders the result");
-    if (r->kind != OG_IR_RANK_RRF) OG_TRY(rank_ready(s, rank));
+    if (r->kind != OG_IR_RANK_RRF && !(rs->ready && rs->bound)) OG_TRY(rank_ready(s, rank));
     if (r->kind == OG_IR_RANK_NEAREST) OG_TRY(nearest_fill(rs, rows, n));
     OG_TRY(og_vector_init(out, (og_type){OG_T_F64, 0, 0}));
     og_status st = OG_OK;
@@ -1639,21 +1724,21 @@ static og_status nearest_identity_keep(rstate *rs, const uint8_t *cand, size_t n
     size_t m = 0;
     for (size_t i = 0; i < n; i += 8)
         if (cand[i >> 3])
-            for (size_t j = i; j < i + 8 && j < n; j++) m += og_bit_get(cand, j) && !og_vector_is_null(rs->vecs, j);
+            for (size_t j = i; j < i + 8 && j < n; j++) m += og_bit_get(cand, j) && !vec_null(rs, (uint32_t)j);
     double *d = malloc((m ? m : 1) * sizeof *d);
     if (!d) return og_err(OG_ERR_NOMEM, "out of memory");
     size_t k = 0;
     for (size_t i = 0; i < n; i += 8)
         if (cand[i >> 3])
             for (size_t j = i; j < i + 8 && j < n; j++)
-                if (og_bit_get(cand, j) && !og_vector_is_null(rs->vecs, j)) d[k++] = rs->dist[j];
+                if (og_bit_get(cand, j) && !vec_null(rs, (uint32_t)j)) d[k++] = rs->dist[j];
     double cut = limit && m > limit ? kth_smallest(d, m, limit - 1) : INFINITY;
     free(d);
     og_status st = OG_OK;
     for (size_t i = 0; i < n && st == OG_OK; i += 8)
         if (cand[i >> 3])
             for (size_t j = i; j < i + 8 && j < n && st == OG_OK; j++) {
-                if (!og_bit_get(cand, j) || og_vector_is_null(rs->vecs, j) || !(rs->dist[j] <= cut)) continue;
+                if (!og_bit_get(cand, j) || vec_null(rs, (uint32_t)j) || !(rs->dist[j] <= cut)) continue;
                 keep[j >> 3] |= (uint8_t)(1u << (j & 7));
                 st = og_vector_append_f64(key, (double)rs->dist[j]);
             }
@@ -1667,7 +1752,7 @@ og_status og_search_nearest_candidates(og_search *s, int rank, uint64_t limit, u
     *used = 0;
     const og_ir_rank *r = &s->ir->ranks[rank];
     if (r->kind != OG_IR_RANK_NEAREST || !limit || !s->src->node_index || og_search_exact()) return OG_OK;
-    OG_TRY(rank_ready(s, rank));
+    OG_TRY(rank_ready_sparse(s, rank));
     rstate *rs = &s->ranks[rank];
     if (rs->n == 0) return OG_OK;
     uint8_t *bits = calloc((rs->n + 7) / 8 + 1, 1);
@@ -1715,7 +1800,7 @@ og_status og_search_order(og_search *s, int rank, og_bindings *b, size_t var_col
     if (r->kind == OG_IR_RANK_RRF) {
         st = order_rrf(s, rank, col, n, limit, keep, key);
     } else {
-        st = rank_ready(s, rank);
+        st = rs->ready && rs->bound ? OG_OK : rank_ready(s, rank); /* bound: maybe sparse, see rank_ready_sparse */
         uint8_t *cand = NULL; /* nearest through a vector index: the rows it may keep */
         if (st == OG_OK && r->kind == OG_IR_RANK_NEAREST) st = nearest_index(s, rank, col, n, limit, &cand);
         if (st == OG_OK && r->kind == OG_IR_RANK_NEAREST) st = nearest_fill_some(rs, col, n, cand);
