@@ -323,11 +323,16 @@ uint32_t og_ann_dim(const og_ann *a) { return a->dim; }
 typedef struct {
     float d;
     uint32_t id;
+    uint64_t label;
 } hent;
 
-/* Binary heaps on hent: `max` orders the largest distance first (the results), else the
- * smallest (the candidates). */
-static int hless(const hent *x, const hent *y, int max) { return max ? x->d < y->d : x->d > y->d; }
+/* The search order: distance, then label (the physical row), so that of rows at equal
+ * distance the first in the file is the nearer — the tie-break of exact search. */
+static int before(const hent *x, const hent *y) { return x->d < y->d || (x->d == y->d && x->label < y->label); }
+
+/* Binary heaps on hent: `max` puts the farthest first (the results), else the nearest (the
+ * candidates). */
+static int hless(const hent *x, const hent *y, int max) { return max ? before(x, y) : before(y, x); }
 
 static void hpush(hent *h, size_t *n, hent e, int max)
 {
@@ -355,6 +360,15 @@ static hent hpop(hent *h, size_t *n, int max)
     }
     if (*n) h[i] = last;
     return top;
+}
+
+static uint64_t label_of(const og_ann *a, uint32_t id)
+{
+    uint64_t l;
+    size_t v;
+    memcpy(&v, a->data0 + (size_t)id * a->sdpe + a->laboff, sizeof v);
+    l = v;
+    return l;
 }
 
 static const float *vec_of(const og_ann *a, uint32_t id) { return (const float *)(const void *)(a->data0 + (size_t)id * a->sdpe + a->offdata); }
@@ -402,8 +416,9 @@ static og_status graph_search(og_ann *a, const float *q, size_t k, size_t ef, ui
         goto out;
     }
     seen[cur >> 3] |= (uint8_t)(1u << (cur & 7));
-    hpush(top, &nt, (hent){curd, cur}, 1);
-    hpush(cand, &nc, (hent){curd, cur}, 0);
+    hent e0 = {curd, cur, label_of(a, cur)};
+    hpush(top, &nt, e0, 1);
+    hpush(cand, &nc, e0, 0);
     float bound = curd;
     while (nc > 0) {
         if (cand[0].d > bound) break;
@@ -423,7 +438,9 @@ static og_status graph_search(og_ann *a, const float *q, size_t k, size_t ef, ui
             if (seen[nb >> 3] & (1u << (nb & 7))) continue;
             seen[nb >> 3] |= (uint8_t)(1u << (nb & 7));
             float d = a->dist(q, vec_of(a, nb), dim);
-            if (nt < ef || bound > d) {
+            hent en = {d, nb, 0};
+            if (nt < ef || bound >= d) en.label = label_of(a, nb);
+            if (nt < ef || before(&en, &top[0])) {
                 if (nc == ccap) {
                     hent *g = realloc(cand, 2 * ccap * sizeof *g);
                     if (!g) {
@@ -433,8 +450,8 @@ static og_status graph_search(og_ann *a, const float *q, size_t k, size_t ef, ui
                     cand = g;
                     ccap *= 2;
                 }
-                hpush(cand, &nc, (hent){d, nb}, 0);
-                hpush(top, &nt, (hent){d, nb}, 1);
+                hpush(cand, &nc, en, 0);
+                hpush(top, &nt, en, 1);
                 if (nt > ef) hpop(top, &nt, 1);
                 bound = top[0].d;
             }
@@ -444,8 +461,7 @@ static og_status graph_search(og_ann *a, const float *q, size_t k, size_t ef, ui
     size_t m = nt;
     for (size_t i = m; i-- > 0;) {
         hent h = hpop(top, &nt, 1);
-        size_t label;
-        memcpy(&label, a->data0 + (size_t)h.id * a->sdpe + a->laboff, sizeof label);
+        uint64_t label = h.label;
         if (label >= a->rows) {
             st = damaged(a);
             goto out;
