@@ -60,6 +60,41 @@ static void help_verb_is_the_verbs_help(void **state)
     assert_non_null(strstr(a, "unknown command 'nosuchverb'"));
     assert_int_equal(run(a, sizeof a, "%s help", bin), 0);
     assert_non_null(strstr(a, "omnigraph help <command>"));
+    assert_int_equal(run(a, sizeof a, "%s help help", bin), 0);
+    assert_true(strncmp(a, "usage: omnigraph help [COMMAND [SUBCOMMAND]]\n", 45) == 0);
+    assert_int_equal(run(a, sizeof a, "%s help help extra 2>&1", bin), 2);
+}
+
+static void make_graph(void);
+
+/* A flag before the subcommand works as after it (`branch --format csv list`). */
+static void flags_before_the_subcommand_work_as_after_it(void **state)
+{
+    (void)state;
+    char a[8192], b[8192];
+    make_graph();
+    static const char *pairs[][2] = {
+        {"branch --format csv list %s/g", "branch list --format csv %s/g"},
+        {"branch --json list %s/g", "branch list --json %s/g"},
+        {"commit --limit 1 --format csv list %s/g", "commit list --limit 1 --format csv %s/g"},
+        {"schema --json check %s/s.pg", "schema check --json %s/s.pg"},
+        {"index --format csv status %s/g", "index status --format csv %s/g"},
+    };
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+        char c0[512], c1[512];
+        snprintf(c0, sizeof c0, pairs[i][0], dir);
+        snprintf(c1, sizeof c1, pairs[i][1], dir);
+        assert_int_equal(run(a, sizeof a, "%s %s 2>&1", bin, c0), 0);
+        assert_int_equal(run(b, sizeof b, "%s %s 2>&1", bin, c1), 0);
+        if (strcmp(a, b)) fprintf(stderr, "%s\n---\n%s\n", a, b);
+        assert_string_equal(a, b);
+    }
+    /* a write, and the format gate's errors, name the subcommand found after the flags */
+    assert_int_equal(run(a, sizeof a, "%s branch --quiet create dev %s/g 2>&1", bin, dir), 0);
+    assert_string_equal(a, "");
+    assert_int_equal(run(a, sizeof a, "%s branch --format csv merge dev %s/g 2>&1", bin, dir), 2);
+    assert_non_null(strstr(a, "omnigraph branch merge: --format csv is not available"));
+    assert_int_equal(run(a, sizeof a, "%s branch --quiet frobnicate %s/g 2>&1", bin, dir), 2);
 }
 
 /* A read (or a write) on a mistyped path fails with not_found and creates nothing. */
@@ -142,6 +177,8 @@ static void repeated_and_conflicting_flags_are_usage_errors(void **state)
         {"%s query --store %s/g -e %s --branch main --at main 2>&1 #%s", "--branch and --at"},
         {"%s query --store %s/g --store x -e %s 2>&1 #%s", "--store given twice"},
         {"%s query --store %s/g -e %s NAME other/root 2>&1 #%s", "two graph roots"},
+        {"%s query --store %s/g ./g -e %s 2>&1 #%s", "two graph roots given: --store"},
+        {"%s mutate --store %s/g s3://b/g -e %s 2>&1 #%s", "two graph roots given: --store"},
         {"%s snapshot --store %s/g other/root 2>&1 #%s%s", "two graph roots"},
         {"%s load --data a --data b --mode append %s/g 2>&1 #%s%s", "--data given twice"},
         {"%s mutate --store %s/g -e %s --params '{}' --params '{}' 2>&1 #%s", "--params given twice"},
@@ -176,6 +213,12 @@ static void a_positional_root_works_for_query_and_mutate(void **state)
     /* nothing was created for the word */
     struct stat st;
     assert_int_not_equal(stat("names", &st), 0);
+    /* a positional ROOT wins over $OMNIGRAPH_STORE, as on every other verb; a NAME does not */
+    assert_int_equal(run(out, sizeof out, "OMNIGRAPH_STORE=%s/nope %s query -e 'query n() { match { $p: Person } return "
+                         "{ $p.name } order { $p.name } }' %s/g --format csv", dir, bin, dir), 0);
+    assert_string_equal(out, "p.name\r\nAda\r\nGrace\r\n");
+    assert_int_equal(run(out, sizeof out, "OMNIGRAPH_STORE=%s/g %s query --query %s/q.gq names --format csv", dir, bin, dir), 0);
+    assert_string_equal(out, "p.name\r\nAda\r\nGrace\r\n");
 }
 
 static void unknown_parameters_and_query_names_are_errors_that_list_the_choices(void **state)
@@ -207,6 +250,12 @@ static void errors_name_the_file_and_give_hints(void **state)
     assert_int_equal(run(out, sizeof out, "%s query %s/g --query %s/date.gq 2>&1", bin, dir, dir), 1);
     assert_non_null(strstr(out, "date.gq:2:"));
     assert_non_null(strstr(out, "write the date as date(\"2024-01-31\")"));
+    /* the same hint for a date in an inline match, and one line per error (no blank line) */
+    write_file("date2.gq", "query q() {\n  match { $p: Person { born: \"1815-12-10\" } }\n  return { $p.name } }\n");
+    assert_int_equal(run(out, sizeof out, "%s query %s/g --query %s/date2.gq 2>&1", bin, dir, dir), 1);
+    assert_non_null(strstr(out, "date2.gq:2:30: T3: property `born` has type Date but got String; write the date as "
+                                "date(\"2024-01-31\")\n"));
+    assert_null(strstr(out, "\n\n"));
     write_file("bom.jsonl", "\xef\xbb\xbf{\"type\":\"Person\",\"data\":{\"name\":\"Bo\"}}\n");
     assert_int_equal(run(out, sizeof out, "%s load --quiet --data %s/bom.jsonl --mode merge %s/g 2>&1", bin, dir, dir), 1);
     assert_non_null(strstr(out, "bom.jsonl:1:"));
@@ -305,6 +354,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(version_spellings_print_release_storage_and_build),
         cmocka_unit_test(help_verb_is_the_verbs_help),
+        cmocka_unit_test(flags_before_the_subcommand_work_as_after_it),
         cmocka_unit_test(a_mistyped_path_creates_nothing),
         cmocka_unit_test(an_empty_ndjson_file_publishes_nothing),
         cmocka_unit_test(repeated_and_conflicting_flags_are_usage_errors),
