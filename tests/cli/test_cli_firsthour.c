@@ -219,6 +219,30 @@ static void a_positional_root_works_for_query_and_mutate(void **state)
     assert_string_equal(out, "p.name\r\nAda\r\nGrace\r\n");
     assert_int_equal(run(out, sizeof out, "OMNIGRAPH_STORE=%s/g %s query --query %s/q.gq names --format csv", dir, bin, dir), 0);
     assert_string_equal(out, "p.name\r\nAda\r\nGrace\r\n");
+    /* the other verbs that take --store take a positional ROOT too (embed, mcp among them) */
+    write_file("init.jsonrpc", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{}}\n");
+    assert_int_equal(run(out, sizeof out, "%s mcp %s/g < %s/init.jsonrpc", bin, dir, dir), 0);
+    assert_non_null(strstr(out, "\"id\":1"));
+    assert_int_equal(run(out, sizeof out, "%s mcp --store %s/g %s/g < /dev/null 2>&1", bin, dir, dir), 2);
+    assert_non_null(strstr(out, "two graphs given"));
+    assert_int_equal(run(out, sizeof out, "%s mcp --store %s/g --store %s/g < /dev/null 2>&1", bin, dir, dir), 2);
+    assert_non_null(strstr(out, "--store given twice"));
+    static const char *verbs[] = {"snapshot", "export", "commit list", "branch list", "schema show", "index status",
+                                  "changes poll", "optimize --quiet", "cleanup --quiet"};
+    for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++) {
+        char a[8192], b[8192];
+        int ra = run(a, sizeof a, "OMNIGRAPH_EMBED_PROVIDER=mock %s %s %s/g 2>&1", bin, verbs[i], dir);
+        int rb = run(b, sizeof b, "OMNIGRAPH_EMBED_PROVIDER=mock %s %s --store %s/g 2>&1", bin, verbs[i], dir);
+        if (ra || rb) fprintf(stderr, "%s: %d %d\n%s\n%s\n", verbs[i], ra, rb, a, b);
+        assert_int_equal(ra, 0);
+        assert_int_equal(rb, 0);
+    }
+    /* embed opens the graph either way (this schema has nothing to embed: the same answer) */
+    char e1[4096], e2[4096];
+    assert_int_equal(run(e1, sizeof e1, "OMNIGRAPH_EMBED_PROVIDER=mock %s embed --quiet %s/g 2>&1", bin, dir), 1);
+    assert_int_equal(run(e2, sizeof e2, "OMNIGRAPH_EMBED_PROVIDER=mock %s embed --quiet --store %s/g 2>&1", bin, dir), 1);
+    assert_string_equal(e1, e2);
+    assert_non_null(strstr(e1, "declares no @embed property"));
 }
 
 static void unknown_parameters_and_query_names_are_errors_that_list_the_choices(void **state)
@@ -321,6 +345,13 @@ static void reference_spellings(void **state)
     assert_non_null(strstr(a, "--as names the actor of a write"));
     assert_int_equal(run(a, sizeof a, "%s snapshot --as bob %s/g 2>&1", bin, dir), 2);
     assert_int_equal(run(a, sizeof a, "%s export --as bob %s/g 2>&1", bin, dir), 2);
+    static const char *reads[] = {"commit list", "commit show main", "branch list", "schema show", "index status",
+                                  "changes poll", "changes --from main~1 --to main", "blob stat node Person Ada name",
+                                  "read -e 'query q() { match { $p: Person } return { $p.name } }'"};
+    for (size_t i = 0; i < sizeof reads / sizeof reads[0]; i++) {
+        assert_int_equal(run(a, sizeof a, "%s %s --as bob %s/g 2>&1", bin, reads[i], dir), 2);
+        assert_non_null(strstr(a, "--as names the actor of a write; a read records none"));
+    }
 }
 
 /* Table columns line up by display width (wide CJK, combining marks); a null is an empty
