@@ -3,7 +3,8 @@
  * OG_TEST_STORE_URI (tests/store/run-s3-tests.sh points it at s3://<bucket>/<prefix>): import,
  * apply (graph created at <storage>/graphs/people.omni, catalog and ledger on the store), the
  * lock across the store, status, and the applied view serving a stored query; and a graph
- * deleted by approval (`cluster approve`) with its root on the store.  Without
+ * deleted by approval (`cluster approve`) with its root on the store; two applies racing on
+ * the store (one records the change).  Without
  * OG_TEST_STORE_URI it prints SKIP (the local-directory lifecycle is test_cluster_apply).
  */
 #include <setjmp.h>
@@ -13,6 +14,7 @@
 #include <cmocka.h>
 
 #include <jansson.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -237,11 +239,79 @@ static void test_delete_by_approval_on_store(void **state)
     og_cluster_close(c);
 }
 
+typedef struct racer {
+    og_status st;
+    int written;
+} racer;
+
+static void *race_apply(void *arg)
+{
+    racer *r = arg;
+    char *out = NULL;
+    og_cluster_opts o = {.actor = "racer"};
+    r->st = og_cluster_apply(&out, dir, &o);
+    json_t *j = out ? json_loads(out, 0, NULL) : NULL;
+    r->written = json_is_true(json_object_get(j, "state_written"));
+    json_decref(j);
+    og_free(out);
+    return NULL;
+}
+
+/* Two applies of one change racing on the store, with the lock and without it (then only the
+ * ledger's compare-and-swap on the store separates them): exactly one records it. */
+static void test_concurrent_apply_on_store(void **state)
+{
+    (void)state;
+    const char *base = getenv("OG_TEST_STORE_URI");
+    if (!base || !*base) {
+        printf("SKIP: OG_TEST_STORE_URI is not set (tests/store/run-s3-tests.sh runs this against S3)\n");
+        return;
+    }
+    const char *locks[] = {"true", "false"};
+    for (int l = 0; l < 2; l++) {
+        char id[OG_ULID_LEN + 1];
+        assert_int_equal(og_ulid_new(id), OG_OK);
+        snprintf(storage, sizeof storage, "%s/cluster-race-%s", base, id);
+        char yaml[2048];
+        snprintf(yaml, sizeof yaml,
+                 "version: 1\nstorage: %s\nstate: { lock: %s }\ngraphs:\n  people:\n    schema: people.pg\n"
+                 "    queries: [q.gq]\n",
+                 storage, locks[l]);
+        put("cluster.yaml", yaml);
+        put("people.pg", "node Person {\n    name: String @key\n    age: I32?\n}\n");
+        put("q.gq", "query adults($min: I32) {\n    match { $p: Person  $p.age >= $min }\n    return { $p.name }\n}\n");
+        json_decref(run(og_cluster_import, OG_OK));
+        json_decref(run(og_cluster_apply, OG_OK));
+        put("q.gq", "query adults($min: I32) {\n    match { $p: Person  $p.age > $min }\n    return { $p.name }\n}\n");
+        racer a = {0}, b = {0};
+        pthread_t ta, tb;
+        assert_int_equal(pthread_create(&ta, NULL, race_apply, &a), 0);
+        assert_int_equal(pthread_create(&tb, NULL, race_apply, &b), 0);
+        pthread_join(ta, NULL);
+        pthread_join(tb, NULL);
+        assert_int_equal(a.written + b.written, 1);
+        racer *loser = a.written ? &b : &a;
+        assert_true(loser->st == OG_ERR_CONFLICT || (loser->st == OG_OK && !loser->written));
+        og_store *s = NULL;
+        json_t *ledger = NULL;
+        long long rev = 0;
+        assert_int_equal(og_store_open(&s, storage), OG_OK);
+        assert_int_equal(og_ledger_read(s, &ledger, &rev), OG_OK);
+        assert_int_equal(rev, 3);
+        json_decref(ledger);
+        og_store_close(s);
+        json_t *r = run(og_cluster_plan, OG_OK);
+        assert_int_equal(json_array_size(json_object_get(r, "changes")), 0);
+        json_decref(r);
+    }
+}
+
 int main(void)
 {
     snprintf(dir, sizeof dir, "/tmp/og-cluster-s3-XXXXXX");
     if (!mkdtemp(dir)) return 1;
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_lifecycle_on_store), cmocka_unit_test(test_delete_by_approval_on_store)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_lifecycle_on_store), cmocka_unit_test(test_delete_by_approval_on_store),
+                                       cmocka_unit_test(test_concurrent_apply_on_store)};
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
