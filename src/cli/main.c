@@ -182,6 +182,8 @@ int main(int argc, char **argv)
             return OG_EXIT_OK;
         }
         if (argc >= 3 && !strcmp(argv[1], "help")) { /* omnigraph help VERB [SUB] = omnigraph VERB [SUB] --help */
+            if (!strcmp(argv[2], "read")) argv[2] = "query"; /* the reference's spellings */
+            else if (!strcmp(argv[2], "change")) argv[2] = "mutate";
             for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
                 if (!strcmp(argv[2], commands[i].name)) {
                     char *hv[4] = {argv[2], argc >= 4 ? argv[3] : "--help", "--help", NULL};

@@ -63,6 +63,11 @@ static void help_verb_is_the_verbs_help(void **state)
     assert_int_equal(run(a, sizeof a, "%s help help", bin), 0);
     assert_true(strncmp(a, "usage: omnigraph help [COMMAND [SUBCOMMAND]]\n", 45) == 0);
     assert_int_equal(run(a, sizeof a, "%s help help extra 2>&1", bin), 2);
+    assert_int_equal(run(a, sizeof a, "%s help read", bin), 0); /* the aliases' help is their verb's */
+    assert_int_equal(run(b, sizeof b, "%s help query", bin), 0);
+    assert_string_equal(a, b);
+    assert_int_equal(run(a, sizeof a, "%s help change", bin), 0);
+    assert_true(strncmp(a, "usage: omnigraph mutate", 23) == 0);
 }
 
 static void make_graph(void);
@@ -295,6 +300,36 @@ static void errors_name_the_file_and_give_hints(void **state)
     assert_string_equal(before, after);
 }
 
+/* Failed loads and mutations delete what they wrote before they report the error: the graph
+ * directory holds exactly the files it held before, and the head has not moved. */
+static void failed_writes_leave_no_files_behind(void **state)
+{
+    (void)state;
+    char out[4096], before[27], after[27], files0[64], files1[64];
+    make_graph();
+    head_of(before);
+    assert_int_equal(run(files0, sizeof files0, "find %s/g -type f | sort | md5sum", dir), 0);
+    /* 3000 good lines (the load writes data files as it goes), then a bad one */
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "for i in $(seq 1 3000); do printf '{\"type\":\"Person\",\"data\":{\"name\":\"p%%d\",\"age\":%%d}}\\n' $i $i; done > %s/big.jsonl"
+             " && printf '{\"type\":\"Person\",\"data\":{\"name\":\"bad\",\"age\":\"old\"}}\\n' >> %s/big.jsonl", dir, dir);
+    assert_int_equal(system(cmd), 0);
+    static const char *modes[] = {"merge", "append", "overwrite"};
+    for (size_t i = 0; i < 3; i++) {
+        assert_int_equal(run(out, sizeof out, "OG_LOAD_FLUSH_ROWS=500 %s load --quiet --data %s/big.jsonl --mode %s %s/g 2>&1", bin, dir,
+                             modes[i], dir), 1);
+        assert_non_null(strstr(out, "big.jsonl:3001:"));
+    }
+    /* a mutation refused by a constraint, and one stopped by its budget */
+    assert_int_equal(run(out, sizeof out, "%s mutate --quiet %s/g -e 'query m() { insert Knows { from: \"Ada\", to: \"Nobody\" } }' 2>&1",
+                         bin, dir), 1);
+    assert_int_equal(run(out, sizeof out, "%s load --quiet --timeout 1ms --data %s/big.jsonl --mode merge %s/g 2>&1", bin, dir, dir), 1);
+    assert_int_equal(run(files1, sizeof files1, "find %s/g -type f | sort | md5sum", dir), 0);
+    assert_string_equal(files0, files1);
+    head_of(after);
+    assert_string_equal(before, after);
+}
+
 static void data_dash_reads_stdin(void **state)
 {
     (void)state;
@@ -392,6 +427,7 @@ int main(void)
         cmocka_unit_test(a_positional_root_works_for_query_and_mutate),
         cmocka_unit_test(unknown_parameters_and_query_names_are_errors_that_list_the_choices),
         cmocka_unit_test(errors_name_the_file_and_give_hints),
+        cmocka_unit_test(failed_writes_leave_no_files_behind),
         cmocka_unit_test(data_dash_reads_stdin),
         cmocka_unit_test(schema_plan_exits_1_when_unsupported),
         cmocka_unit_test(reference_spellings),
