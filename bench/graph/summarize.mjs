@@ -34,7 +34,8 @@ if (loads(ours).length && loads(kuzu).length && loads(ours)[0].max_rss_kb && loa
 const opt = ours.find((o) => o.phase === "optimize");
 if (opt)
   rows.push({
-    what: `optimize after the load (${opt.fragments_before} -> ${opt.fragments_after} fragments, graph indexes written)`,
+    what: `optimize after the load (${opt.fragments_before ? `${opt.fragments_before} -> ${opt.fragments_after} fragments` :
+      "nothing to compact"}, graph indexes written)`,
     ours: opt.seconds.toFixed(2) + " s", kuzu: "-", ratio: NaN, note: "ours only: Kùzu's COPY builds its indexes",
   });
 const LABEL = {
