@@ -294,6 +294,16 @@ static void test_mcp_over_http(void **state)
     r = mcp("tok-alice", "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
     assert_int_equal(r.status, 202);
     http_free(&r);
+    /* a JSON-RPC batch (MCP 2025-03-26): one array of the answers, in order */
+    r = mcp("tok-alice", "[{\"jsonrpc\":\"2.0\",\"id\":11,\"method\":\"ping\"},"
+                         "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"},"
+                         "{\"jsonrpc\":\"2.0\",\"id\":12,\"method\":\"resources/list\"}]");
+    assert_int_equal(r.status, 200);
+    assert_true(json_is_array(r.json));
+    assert_int_equal(json_array_size(r.json), 2);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(r.json, 0), "id")), 11);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(r.json, 1), "id")), 12);
+    http_free(&r);
     /* the same bearer tokens: none → 401 */
     const char *h[] = {"Content-Type: application/json", NULL};
     r = http(&S, "POST", "/graphs/people/mcp", h, "{}", 2);
