@@ -198,6 +198,8 @@ typedef struct og_receipt {
     char branch[256];
     int attempts;           /* publish attempts (1 = no concurrent writer got in between) */
     uint64_t records, inserted, updated;          /* load */
+    int embed_touched; /* load: it touched a node type with an @embed property, whose vectors a
+                        * load never generates (results say embedding_generation "unsupported") */
     uint64_t affected_nodes, affected_edges;      /* mutate */
     /* schema apply with allow_data_loss: what the hard drop reclaimed after the publish */
     uint64_t reclaimed_tables, reclaimed_versions, reclaimed_files, reclaimed_bytes;

@@ -537,6 +537,8 @@ static struct MHD_Response *run_load(og_req *r, const char *branch, const char *
     json_object_set_new(o, "nodes", nodes);
     json_object_set_new(o, "edges", edges);
     json_object_set_new(o, "total_entities", json_integer((json_int_t)rc.records));
+    /* loads never embed: "unsupported" when an @embed type was touched (docs/embeddings.md) */
+    json_object_set_new(o, "embedding_generation", rc.embed_touched ? json_string("unsupported") : json_null());
     json_object_set_new(o, "actor_id", str_or_null(r->actor));
     json_object_set_new(o, "commit", receipt_commit(r, &rc, branch));
     return og_resp_json(r, 200, o);
