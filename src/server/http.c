@@ -111,6 +111,9 @@ og_status og_server_add_graph(og_server *s, const char *id, const char *uri)
         return st;
     }
     if (s->o.budget.time_ms || s->o.budget.memory_bytes) og_db_set_budget(db, &s->o.budget);
+    /* a served graph lives for the process: keep branch heads between requests (validated by
+     * a change watch on local graphs, so another process's write is still seen at once) */
+    og_db_keep_heads(db, 1);
     og_served_graph *v = realloc(s->graphs, (s->ngraphs + 1) * sizeof *v);
     char *u = strdup(uri);
     pthread_mutex_t *mu = malloc(sizeof *mu);
