@@ -157,6 +157,7 @@ static og_embed_mode mode_of(og_db_embed_mode m)
 typedef struct progress_ctx {
     int on;
     double last;
+    const og_embed_summary *sum; /* the run's counts so far (updated after each chunk) */
 } progress_ctx;
 
 static double wall(void)
@@ -166,16 +167,27 @@ static double wall(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static void on_progress(void *ctx, const og_embed_summary *s)
+static void print_progress(progress_ctx *p, const og_embed_summary *s, uint64_t in_flight_done, size_t batch_done,
+                           size_t batch_total)
+{
+    double now = wall();
+    if (!p->on || now - p->last < 2.0) return;
+    p->last = now;
+    fprintf(stderr, "omnigraph embed: %llu records read, %llu selected, %llu embedded, %llu cleaned",
+            (unsigned long long)s->records, (unsigned long long)s->selected,
+            (unsigned long long)(s->embedded + in_flight_done), (unsigned long long)s->cleaned);
+    if (batch_total) fprintf(stderr, " (%zu of %zu texts of the current chunk)", batch_done, batch_total);
+    fputc('\n', stderr);
+}
+
+/* After each chunk of records (pipeline.c). */
+static void on_progress(void *ctx, const og_embed_summary *s) { print_progress(ctx, s, 0, 0, 0); }
+
+/* As the provider's answers land inside a chunk, so a slow provider still shows progress. */
+static void on_embed_progress(void *ctx, size_t done, size_t total)
 {
     progress_ctx *p = ctx;
-    if (!p->on) return;
-    double now = wall();
-    if (now - p->last < 2.0) return;
-    p->last = now;
-    fprintf(stderr, "omnigraph embed: %llu records read, %llu selected, %llu embedded, %llu cleaned\n",
-            (unsigned long long)s->records, (unsigned long long)s->selected, (unsigned long long)s->embedded,
-            (unsigned long long)s->cleaned);
+    if (p->sum && done < total) print_progress(p, p->sum, done, done, total);
 }
 
 /* The embedder of a run: configuration `given` (NULL: from the environment), the cache named
@@ -229,7 +241,7 @@ static og_status summary_json(char **out, const char *input, const char *output,
     json_object_set_new(o, "cleaned_records", json_integer((json_int_t)s->cleaned));
     json_object_set_new(o, "mode", json_string(og_embed_mode_name(mode)));
     json_object_set_new(o, "dimension", dim);
-    json_object_set_new(o, "model", json_string(c->model));
+    json_object_set_new(o, "model", json_string(mode == OG_EMBED_MODE_CLEAN ? "" : c->model)); /* as the reference */
     json_object_set_new(o, "provider", json_string(og_embed_provider_name(c->provider)));
     if (branch) json_object_set_new(o, "commit", commit && *commit ? json_string(commit) : json_null());
     json_object_set_new(o, "requests", json_integer((json_int_t)st.requests));
@@ -324,7 +336,8 @@ og_status og_db_embed(char **summary, og_receipt *out, og_db *db, const og_db_em
         if (fd < 0 || !(outf = fdopen(fd, "w"))) st = og_err_errno(errno, "embed: cannot create a temporary file");
         else fd = -1;
     }
-    progress_ctx pc = {o->progress, wall()};
+    progress_ctx pc = {o->progress, wall(), &s};
+    if (st == OG_OK && o->progress) og_embedder_set_progress(e, on_embed_progress, &pc);
     if (st == OG_OK) {
         char name[1100];
         snprintf(name, sizeof name, "%s@%s", db->uri, branch);
@@ -344,7 +357,7 @@ og_status og_db_embed(char **summary, og_receipt *out, og_db *db, const og_db_em
         on_progress(&pc, &s);
     }
     if (st == OG_OK)
-        st = summary_json(summary, db->uri, NULL, branch, &s, mode_of(o->mode), t, nt, e,
+        st = summary_json(summary, db->uri, NULL, branch, &s, og_embed_mode_effective(mode_of(o->mode), &f), t, nt, e,
                           out->published ? out->commit : NULL);
     if (fd >= 0) close(fd);
     if (made) unlink(tmp);
@@ -410,7 +423,8 @@ og_status og_embed_file(char **summary, const char *input, const char *output, c
     if (st == OG_OK && !(outf = fopen(tmp, "wb"))) st = og_err_errno(errno, "embed: cannot write %s", tmp);
     og_embed_summary s;
     memset(&s, 0, sizeof s);
-    progress_ctx pc = {o->progress, wall()};
+    progress_ctx pc = {o->progress, wall(), &s};
+    if (st == OG_OK && o->progress) og_embedder_set_progress(e, on_embed_progress, &pc);
     if (st == OG_OK) st = og_embed_run(e, t, nt, mode_of(o->mode), &f, in, input, outf, 0, &s, on_progress, &pc);
     if (outf) {
         if (fflush(outf) || fsync(fileno(outf))) {
@@ -421,7 +435,8 @@ og_status og_embed_file(char **summary, const char *input, const char *output, c
         if (st != OG_OK) unlink(tmp);
     }
     if (in) fclose(in);
-    if (st == OG_OK) st = summary_json(summary, input, output, NULL, &s, mode_of(o->mode), t, nt, e, NULL);
+    if (st == OG_OK)
+        st = summary_json(summary, input, output, NULL, &s, og_embed_mode_effective(mode_of(o->mode), &f), t, nt, e, NULL);
     og_embedder_close(e);
     og_embed_cache_close(cache);
     free(t);

@@ -32,7 +32,9 @@ static const char *embed_help =
     "  --reembed-all       replace the vectors of the selected records\n"
     "  --clean             remove the vectors of the selected records\n"
     "  --type T            only node type T (repeatable)\n"
-    "  --select T:f=v      only records of T whose property f equals v (repeatable: any of them)\n"
+    "  --select T:f=v      only records of T whose property f equals v (f=v: of any type;\n"
+    "                      repeatable: any of them); without --reembed-all or --clean the\n"
+    "                      selected records are re-embedded (mode reembed_selected)\n"
     "  --branch B          the branch to embed (default main)\n"
     "  --if-commit C       only if the branch head is commit C (exit 4 otherwise)\n"
     "  --input F, --output F, --spec F   the offline file pipeline; the spec is\n"
@@ -56,12 +58,14 @@ static void print_summary(const char *text, int json)
         return;
     }
     json_t *j = json_loads(text, 0, NULL);
-    printf("%s: %lld records, %lld selected, %lld embedded, %lld cleaned (%s, %s %s)",
+    const char *model = json_string_value(json_object_get(j, "model"));
+    printf("%s: %lld records, %lld selected, %lld embedded, %lld cleaned (%s%s%s)",
            json_string_value(json_object_get(j, "mode")), (long long)json_integer_value(json_object_get(j, "records")),
            (long long)json_integer_value(json_object_get(j, "selected_records")),
            (long long)json_integer_value(json_object_get(j, "embedded_records")),
            (long long)json_integer_value(json_object_get(j, "cleaned_records")),
-           json_string_value(json_object_get(j, "provider")), "model", json_string_value(json_object_get(j, "model")));
+           json_string_value(json_object_get(j, "provider")), model && *model ? ", model " : "",
+           model && *model ? model : "");
     json_t *c = json_object_get(j, "commit"), *o = json_object_get(j, "output");
     if (json_is_string(c))
         printf("; commit %s on %s", json_string_value(c), json_string_value(json_object_get(j, "branch")));

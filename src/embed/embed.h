@@ -157,10 +157,12 @@ typedef struct og_embed_target {
 typedef enum og_embed_mode {
     OG_EMBED_MODE_FILL_MISSING = 0, /* embed selected records that have no vector */
     OG_EMBED_MODE_REEMBED_ALL,      /* replace the vectors of selected records */
-    OG_EMBED_MODE_CLEAN             /* remove the vectors of selected records */
+    OG_EMBED_MODE_CLEAN,            /* remove the vectors of selected records */
+    OG_EMBED_MODE_REEMBED_SELECTED  /* the default mode with --select: replace the selected ones */
 } og_embed_mode;
 
-const char *og_embed_mode_name(og_embed_mode m); /* "fill_missing", "reembed_all", "clean" */
+/* "fill_missing", "reembed_all", "clean", "reembed_selected" */
+const char *og_embed_mode_name(og_embed_mode m);
 
 /* Which records are processed: types (none = every target type) and "Type:field=value"
  * selectors (when any is given, a record must match one of them). */
@@ -184,9 +186,14 @@ typedef void (*og_embed_run_progress_fn)(void *ctx, const og_embed_summary *so_f
 /* The reference's spec file: {"dimension":N,"types":{"T":{"target":"p","fields":["src"]}}}
  * (exactly one field).  *out is malloc'ed (free()).  OG_ERR_INVALID naming what is wrong. */
 og_status og_embed_spec_parse(og_embed_target **out, size_t *n, const char *json, size_t len);
-/* OG_ERR_INVALID when a selector is not "Type:field=value" or names a type without a target,
- * or a --type names a type without a target. */
+/* OG_ERR_INVALID when a selector is neither "Type:field=value" nor "field=value" (the latter
+ * matches records of every type), or names a type without a target, or a --type names a type
+ * without a target.  A selector compares the property's value as the reference renders it: a
+ * string trimmed, a number or boolean as written, a list's items joined by ", ". */
 og_status og_embed_filter_check(const og_embed_filter *f, const og_embed_target *t, size_t nt);
+/* The mode a run applies: as the reference, the default mode with selectors re-embeds the
+ * selected records (OG_EMBED_MODE_REEMBED_SELECTED, reported "reembed_selected"). */
+og_embed_mode og_embed_mode_effective(og_embed_mode m, const og_embed_filter *f);
 /* When t records a model, the embedder must resolve to exactly it: OG_ERR_TYPE otherwise. */
 og_status og_embed_check_model(const og_embed_target *t, const og_embed_config *c);
 

@@ -13,13 +13,54 @@
 #include <string.h>
 
 #include "embed/embed_internal.h"
+#include "util/buf.h"
 #include "util/error.h"
 
 #define CHUNK 512
 
 const char *og_embed_mode_name(og_embed_mode m)
 {
-    return m == OG_EMBED_MODE_REEMBED_ALL ? "reembed_all" : m == OG_EMBED_MODE_CLEAN ? "clean" : "fill_missing";
+    return m == OG_EMBED_MODE_REEMBED_ALL        ? "reembed_all"
+           : m == OG_EMBED_MODE_REEMBED_SELECTED ? "reembed_selected"
+           : m == OG_EMBED_MODE_CLEAN            ? "clean"
+                                                 : "fill_missing";
+}
+
+og_embed_mode og_embed_mode_effective(og_embed_mode m, const og_embed_filter *f)
+{
+    return m == OG_EMBED_MODE_FILL_MISSING && f && f->nselects ? OG_EMBED_MODE_REEMBED_SELECTED : m;
+}
+
+/* A selector "Type:field=value" or "field=value", split and trimmed as the reference does
+ * (the value is everything after the first '=').  0 on success. */
+typedef struct selector {
+    const char *type, *field, *value;
+    size_t tl, fl, vl;
+} selector;
+
+static int space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+
+static void trim(const char **s, size_t *n)
+{
+    while (*n && space(**s)) (*s)++, (*n)--;
+    while (*n && space((*s)[*n - 1])) (*n)--;
+}
+
+static int parse_selector(const char *s, selector *out)
+{
+    const char *eq = strchr(s, '=');
+    if (!eq) return -1;
+    const char *c = memchr(s, ':', (size_t)(eq - s));
+    out->type = c ? s : "";
+    out->tl = c ? (size_t)(c - s) : 0;
+    out->field = c ? c + 1 : s;
+    out->fl = (size_t)(eq - out->field);
+    out->value = eq + 1;
+    out->vl = strlen(eq + 1);
+    trim(&out->type, &out->tl);
+    trim(&out->field, &out->fl);
+    trim(&out->value, &out->vl);
+    return out->fl ? 0 : -1;
 }
 
 static int put_name(char *dst, size_t cap, const char *s)
@@ -98,11 +139,12 @@ og_status og_embed_filter_check(const og_embed_filter *f, const og_embed_target 
         if (!has_target_type(t, nt, f->types[i], strlen(f->types[i])))
             return og_err(OG_ERR_INVALID, "--type %s: no embedding target for that type", f->types[i]);
     for (size_t i = 0; i < f->nselects; i++) {
-        const char *s = f->selects[i], *c = strchr(s, ':'), *eq = c ? strchr(c, '=') : NULL;
-        if (!c || c == s || !eq || eq == c + 1)
-            return og_err(OG_ERR_INVALID, "--select %s: expected Type:field=value", s);
-        if (!has_target_type(t, nt, s, (size_t)(c - s)))
-            return og_err(OG_ERR_INVALID, "--select %s: no embedding target for type %.*s", s, (int)(c - s), s);
+        selector q;
+        if (parse_selector(f->selects[i], &q))
+            return og_err(OG_ERR_INVALID, "--select %s: expected Type:field=value or field=value", f->selects[i]);
+        if (q.tl && !has_target_type(t, nt, q.type, q.tl))
+            return og_err(OG_ERR_INVALID, "--select %s: no embedding target for type %.*s", f->selects[i], (int)q.tl,
+                          q.type);
     }
     return OG_OK;
 }
@@ -117,6 +159,36 @@ og_status og_embed_check_model(const og_embed_target *t, const og_embed_config *
                   t->type, t->target, t->model, og_embed_provider_name(c->provider), c->model);
 }
 
+/* A property value as a selector compares it (the reference's rendering): a string trimmed,
+ * a number or boolean as written, null as "", a list as its non-empty items joined by ", ". */
+static void render(json_t *v, og_buf *b)
+{
+    if (json_is_string(v)) {
+        const char *s = json_string_value(v);
+        size_t n = json_string_length(v);
+        while (n && space(*s)) s++, n--;
+        while (n && space(s[n - 1])) n--;
+        og_buf_append(b, s, n);
+    } else if (json_is_array(v)) {
+        size_t i;
+        json_t *x;
+        int first = 1;
+        json_array_foreach(v, i, x)
+        {
+            size_t before = b->len;
+            if (!first) og_buf_append_str(b, ", ");
+            size_t mark = b->len;
+            render(x, b);
+            if (b->len == mark) b->len = before; /* empty items are left out */
+            else first = 0;
+        }
+    } else if (v && !json_is_null(v)) {
+        char *txt = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+        if (txt) og_buf_append_str(b, txt);
+        free(txt);
+    }
+}
+
 /* 1 when the record of `type` passes --type and, when selectors are given, matches one of them. */
 static int selected(const og_embed_filter *f, const char *type, json_t *data)
 {
@@ -127,23 +199,20 @@ static int selected(const og_embed_filter *f, const char *type, json_t *data)
         if (!hit) return 0;
     }
     for (size_t i = 0; i < f->nselects; i++) {
-        const char *s = f->selects[i], *c = strchr(s, ':'), *eq = strchr(c, '=');
-        if (strlen(type) != (size_t)(c - s) || strncmp(s, type, (size_t)(c - s))) continue;
+        selector q;
+        if (parse_selector(f->selects[i], &q)) continue;
+        if (q.tl && (strlen(type) != q.tl || strncmp(q.type, type, q.tl))) continue;
         char field[256];
-        size_t fl = (size_t)(eq - c - 1);
-        if (fl >= sizeof field) continue;
-        memcpy(field, c + 1, fl);
-        field[fl] = 0;
+        if (q.fl >= sizeof field) continue;
+        memcpy(field, q.field, q.fl);
+        field[q.fl] = 0;
         json_t *v = json_is_object(data) ? json_object_get(data, field) : NULL;
-        if (!v || json_is_null(v)) continue;
-        if (json_is_string(v)) {
-            if (!strcmp(json_string_value(v), eq + 1)) return 1;
-        } else {
-            char *txt = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
-            int m = txt && !strcmp(txt, eq + 1);
-            free(txt);
-            if (m) return 1;
-        }
+        if (!v) continue;
+        og_buf b = OG_BUF_INIT;
+        render(v, &b);
+        int m = b.len == q.vl && (!q.vl || !memcmp(b.data, q.value, q.vl));
+        og_buf_free(&b);
+        if (m) return 1;
     }
     return f->nselects == 0;
 }
@@ -195,9 +264,8 @@ static og_status flush_chunk(og_embedder *e, const og_embed_target *t, size_t nt
         json_t *ty = rs[k].j ? json_object_get(rs[k].j, "type") : NULL;
         if (!json_is_string(ty)) continue;
         json_t *data = json_object_get(rs[k].j, "data");
-        int any = 0;
-        for (size_t i = 0; i < nt; i++) any |= !strcmp(t[i].type, json_string_value(ty));
-        if (any && selected(f, json_string_value(ty), data)) {
+        /* counted as the reference counts: every node record the filter passes */
+        if (selected(f, json_string_value(ty), data)) {
             sel[k] = 1;
             sum->selected++;
         }
@@ -225,13 +293,14 @@ static og_status flush_chunk(og_embedder *e, const og_embed_target *t, size_t nt
             const char *txt = json_is_string(src) ? json_string_value(src) : NULL;
             size_t tl = txt ? json_string_length(src) : 0;
             int text = txt && !blank(txt, tl);
-            if (mode == OG_EMBED_MODE_CLEAN || (mode == OG_EMBED_MODE_REEMBED_ALL && !text)) {
+            int replace = mode == OG_EMBED_MODE_REEMBED_ALL || mode == OG_EMBED_MODE_REEMBED_SELECTED;
+            if (mode == OG_EMBED_MODE_CLEAN || (replace && !text)) {
                 if (has) {
                     json_object_del(data, t[i].target);
                     rs[k].changed = 1;
                     sum->cleaned++;
                 }
-            } else if (text && (mode == OG_EMBED_MODE_REEMBED_ALL || !has)) {
+            } else if (text && (replace || !has)) {
                 w[nw].rec = k;
                 w[nw].text = txt;
                 w[nw].len = tl;
@@ -283,6 +352,7 @@ og_status og_embed_run(og_embedder *e, const og_embed_target *t, size_t nt, og_e
 {
     memset(sum, 0, sizeof *sum);
     OG_TRY(og_embed_filter_check(f, t, nt));
+    mode = og_embed_mode_effective(mode, f);
     rec *rs = calloc(CHUNK, sizeof *rs);
     if (!rs) return og_err(OG_ERR_NOMEM, "out of memory");
     char *line = NULL;

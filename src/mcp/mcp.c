@@ -636,6 +636,13 @@ static json_t *handle_one(og_mcp *m, const char *actor, json_t *req)
     if (!has_id) return NULL; /* a notification */
     json_t *params = json_object_get(req, "params");
     if (params && !json_is_object(params)) return rpc_error(id, -32602, "Invalid params: params must be an object");
+    /* pagination: every list fits one page and no nextCursor is ever sent, so any cursor a
+     * client sends was not issued by us (MCP: an invalid cursor SHOULD be -32602) */
+    json_t *cursor = json_object_get(params, "cursor");
+    if (cursor && !json_is_null(cursor) &&
+        (!strcmp(method, "tools/list") || !strcmp(method, "resources/list") || !strcmp(method, "resources/templates/list") ||
+         !strcmp(method, "prompts/list")))
+        return rpc_error(id, -32602, "Invalid params: invalid cursor (every list is a single page)");
     if (!strcmp(method, "initialize")) return rpc_result(id, initialize(m, params));
     if (!strcmp(method, "ping")) return rpc_result(id, json_object());
     if (!strcmp(method, "tools/list")) return rpc_result(id, tools_list(m, actor));
@@ -683,6 +690,40 @@ static json_t *handle_one(og_mcp *m, const char *actor, json_t *req)
     return rpc_error(id, -32601, msg);
 }
 
+/* A JSON-RPC batch (MCP 2025-03-26 requires servers to receive them; 2025-06-18 dropped them
+ * from the protocol, and a newer client never sends one): each member is handled on its own
+ * and the responses come back as one array, notifications and client responses contributing
+ * nothing (all of them: no body at all).  An empty batch is one Invalid Request, and
+ * `initialize` must not be batched.  A member refused admission carries its own -32029 error;
+ * the batch as a whole is not throttled. */
+static json_t *handle_batch(og_mcp *m, const char *actor, json_t *batch)
+{
+    if (!json_array_size(batch)) return rpc_error(NULL, -32600, "Invalid Request: an empty batch");
+    json_t *out = json_array();
+    size_t i;
+    json_t *req;
+    json_array_foreach(batch, i, req) {
+        json_t *r;
+        m->throttled = 0;
+        const char *method = json_string_value(json_object_get(req, "method"));
+        json_t *id = json_object_get(req, "id");
+        if (!json_is_object(req))
+            r = rpc_error(NULL, -32600, "Invalid Request: a message must be a JSON object");
+        else if (method && !strcmp(method, "initialize"))
+            r = rpc_error(json_is_string(id) || json_is_integer(id) ? id : NULL, -32600,
+                          "Invalid Request: initialize must not be part of a JSON-RPC batch");
+        else
+            r = handle_one(m, actor, req);
+        if (r) json_array_append_new(out, r);
+    }
+    m->throttled = 0;
+    if (!json_array_size(out)) {
+        json_decref(out);
+        return NULL;
+    }
+    return out;
+}
+
 og_status og_mcp_handle(og_mcp *m, const char *actor, const char *msg, size_t len, char **out)
 {
     *out = NULL;
@@ -695,7 +736,7 @@ og_status og_mcp_handle(og_mcp *m, const char *actor, const char *msg, size_t le
         snprintf(e, sizeof e, "Parse error: %s", je.text);
         resp = rpc_error(NULL, -32700, e);
     } else if (json_is_array(req)) {
-        resp = rpc_error(NULL, -32600, "Invalid Request: JSON-RPC batches are not supported");
+        resp = handle_batch(m, actor, req);
     } else if (!json_is_object(req)) {
         resp = rpc_error(NULL, -32600, "Invalid Request: a message must be a JSON object");
     } else {

@@ -67,8 +67,9 @@ typedef struct og_mcp_opts {
 og_status og_mcp_new(og_mcp **out, const og_mcp_opts *o);
 void og_mcp_free(og_mcp *m);
 
-/* Handles one message (an object; a batch array is answered with an error, as MCP 2025-06-18
- * removed batching).  *out: the response JSON text (og_free), or NULL for a notification.
+/* Handles one message: an object, or a JSON-RPC batch array (MCP 2025-03-26; answered with an
+ * array of the members' responses).  *out: the response JSON text (og_free), or NULL when
+ * nothing is to be answered (notifications and client responses only).
  * Protocol failures are JSON-RPC error responses, not statuses: the return is OG_OK unless
  * memory ran out.  `actor` (may be NULL) is passed to the authorizer and echoed as actor_id. */
 og_status og_mcp_handle(og_mcp *m, const char *actor, const char *msg, size_t len, char **out);

@@ -4,6 +4,7 @@
  * one JSON-RPC message answered with one application/json response; there is no session and
  * no SSE stream.  Kept beside the handler so the server's route stays a few lines.
  */
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,17 @@ static int contains_ci(const char *h, const char *needle)
         if (i == n) return 1;
     }
     return 0;
+}
+
+/* Whether the body is an `initialize` request (parsed, so a tool argument that happens to
+ * read "initialize" does not count). */
+static int is_initialize(const char *body, size_t len)
+{
+    json_t *j = body ? json_loadb(body, len, 0, NULL) : NULL;
+    const char *method = json_string_value(json_object_get(j, "method"));
+    int r = method && !strcmp(method, "initialize");
+    json_decref(j);
+    return r;
 }
 
 static char *error_body(const char *msg)
@@ -49,11 +61,10 @@ og_status og_mcp_http(og_mcp *m, const og_mcp_http_request *req, unsigned *statu
         return *out ? OG_OK : OG_ERR_NOMEM;
     }
     /* a follow-up request names its protocol version; initialize negotiates it in the body */
-    int is_init = req->body && strstr(req->body, "\"initialize\"") != NULL;
-    if (req->protocol_version && *req->protocol_version && !is_init) {
+    if (req->protocol_version && *req->protocol_version) {
         int ok = 0;
         for (const char *const *v = og_mcp_protocol_versions; *v; v++) ok |= !strcmp(*v, req->protocol_version);
-        if (!ok) {
+        if (!ok && !is_initialize(req->body, req->body_len)) {
             *status = 400;
             *out = error_body("Bad Request: unsupported MCP-Protocol-Version");
             return *out ? OG_OK : OG_ERR_NOMEM;

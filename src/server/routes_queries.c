@@ -268,6 +268,7 @@ struct MHD_Response *og_h_mcp(og_req *r)
     const char *what = json_string_value(json_object_get(params, "name"));
     if (!what) what = json_string_value(json_object_get(params, "uri"));
     if (method) snprintf(r->mcp, sizeof r->mcp, "%.60s%s%.90s", method, what ? " " : "", what ? what : "");
+    else if (json_is_array(msg)) snprintf(r->mcp, sizeof r->mcp, "batch of %zu", json_array_size(msg));
     json_decref(msg);
     og_mcp *m = NULL;
     og_mcp_opts mo = {.db = r->g->db,

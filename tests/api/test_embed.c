@@ -32,6 +32,8 @@ static const char *SCHEMA = "node Doc { slug: String @key  body: String?  vec: V
 
 static ps_server srv;
 
+static og_status nearest_slug(og_db *db, const char *text, char *slug, double *dist);
+
 static void write_file(const char *path, const char *text)
 {
     FILE *f = fopen(path, "w");
@@ -218,6 +220,86 @@ static void recorded_model_must_match_the_embedder(void **state)
     assert_int_equal(og_db_embed(NULL, &r, c->db, &o), OG_OK);
     assert_true(r.published);
     unsetenv("OMNIGRAPH_EMBED_MODEL");
+}
+
+/* schema apply refuses to change an @embed's model or source (the stored vectors came from the
+ * old one), names the property, and publishes nothing; the embed and the text query that
+ * follow still see the recorded model. */
+static void schema_apply_refuses_embed_changes(void **state)
+{
+    ctx *c = *state;
+    setenv("OMNIGRAPH_EMBED_MODEL", "m-1", 1);
+    og_receipt r;
+    og_db_embed_opts o = {0};
+    assert_int_equal(og_db_embed(NULL, &r, c->db, &o), OG_OK);
+    char *hist;
+    assert_int_equal(og_db_commit_list(&hist, c->db, NULL, 0), OG_OK);
+    const char *changes[] = {
+        "node Doc { slug: String @key  body: String?  vec: Vector(4)? @embed(body, model=\"m-2\") }\n"
+        "node Tag { name: String @key }\n",
+        "node Doc { slug: String @key  body: String?  vec: Vector(4)? @embed(slug, model=\"m-1\") }\n"
+        "node Tag { name: String @key }\n",
+    };
+    for (int i = 0; i < 2; i++) {
+        og_receipt ar;
+        char *plan = NULL;
+        assert_int_equal(og_db_schema_apply(&ar, &plan, c->db, NULL, "s.pg", changes[i], strlen(changes[i]), 0, 0),
+                         OG_ERR_UNSUPPORTED);
+        assert_non_null(strstr(og_error_message(), "changing @embed source or model for 'Doc.vec'"));
+        assert_false(ar.published);
+        og_free(plan);
+    }
+    char *hist2;
+    assert_int_equal(og_db_commit_list(&hist2, c->db, NULL, 0), OG_OK);
+    assert_string_equal(hist, hist2); /* no commit */
+    og_free(hist);
+    og_free(hist2);
+    char slug[32];
+    double d;
+    assert_int_equal(nearest_slug(c->db, "vector search", slug, &d), OG_OK); /* model m-1 still matches */
+    assert_string_equal(slug, "b");
+    unsetenv("OMNIGRAPH_EMBED_MODEL");
+}
+
+/* The JSON summary has the reference's keys (reference-surfaces.md section 6) with their types,
+ * in both inputs, plus OmniGraph-C's additive ones. */
+static void summary_has_the_reference_keys(void **state)
+{
+    ctx *c = *state;
+    const char *keys[] = {"input", "output", "records", "selected_records", "embedded_records", "cleaned_records",
+                          "mode", "dimension", "model"};
+    og_db_embed_opts o = {0};
+    og_receipt r;
+    char *sum;
+    assert_int_equal(og_db_embed(&sum, &r, c->db, &o), OG_OK);
+    json_t *s = json_loads(sum, 0, NULL);
+    for (size_t i = 0; i < 9; i++) assert_non_null(json_object_get(s, keys[i]));
+    assert_string_equal(json_string_value(json_object_get(s, "input")), c->uri);
+    assert_true(json_is_null(json_object_get(s, "output"))); /* a graph has no output file */
+    assert_true(json_is_integer(json_object_get(s, "records")) && json_is_integer(json_object_get(s, "dimension")));
+    json_decref(s);
+    og_free(sum);
+    /* --clean builds no embedder in the reference and reports model "" */
+    og_db_embed_opts cl = {.mode = OG_DB_EMBED_CLEAN};
+    assert_int_equal(og_db_embed(&sum, &r, c->db, &cl), OG_OK);
+    s = json_loads(sum, 0, NULL);
+    assert_string_equal(json_string_value(json_object_get(s, "model")), "");
+    assert_string_equal(json_string_value(json_object_get(s, "mode")), "clean");
+    assert_int_equal(json_integer_value(json_object_get(s, "cleaned_records")), 3);
+    json_decref(s);
+    og_free(sum);
+    /* the default mode with a selector re-embeds the selected records: "reembed_selected" */
+    assert_int_equal(og_db_embed(NULL, &r, c->db, &o), OG_OK);
+    const char *sel[] = {"slug=b"};
+    og_db_embed_opts rs = {.selects = sel, .nselects = 1};
+    assert_int_equal(og_db_embed(&sum, &r, c->db, &rs), OG_OK);
+    s = json_loads(sum, 0, NULL);
+    assert_string_equal(json_string_value(json_object_get(s, "mode")), "reembed_selected");
+    assert_int_equal(json_integer_value(json_object_get(s, "selected_records")), 1);
+    assert_int_equal(json_integer_value(json_object_get(s, "embedded_records")), 1);
+    assert_false(r.published); /* the same text, the same vector: no row changed */
+    json_decref(s);
+    og_free(sum);
 }
 
 static void quota_failure_part_way_then_resume(void **state)
@@ -445,6 +527,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(reembed_after_source_change_updates_exactly_that_row, setup, teardown),
         cmocka_unit_test_setup_teardown(refusals_publish_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(recorded_model_must_match_the_embedder, setup_model, teardown),
+        cmocka_unit_test_setup_teardown(schema_apply_refuses_embed_changes, setup_model, teardown),
+        cmocka_unit_test_setup_teardown(summary_has_the_reference_keys, setup, teardown),
         cmocka_unit_test_setup_teardown(quota_failure_part_way_then_resume, setup, teardown),
         cmocka_unit_test_setup_teardown(file_pipeline, setup, teardown),
         cmocka_unit_test_setup_teardown(nearest_with_text_finds_what_the_mock_embedded, setup, teardown),

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cluster/cluster.h"
@@ -254,6 +255,76 @@ static void test_missing_dir(void **state)
     og_free(out);
 }
 
+/* A graph whose schema does not parse: its queries still parse, and each gets the warning
+ * that its type-check was skipped (beside the schema's own error). */
+static void test_typecheck_skipped(void **state)
+{
+    (void)state;
+    char dir[128];
+    snprintf(dir, sizeof dir, "%s/skipped", tmpdir);
+    const file bad[] = {{"bad.pg", "node {\n"}, {0}};
+    make_cluster(dir, "version: 1\ngraphs:\n  people:\n    schema: bad.pg\n    queries: queries/\n", bad);
+    char *out = NULL;
+    assert_int_equal(og_cluster_validate(&out, dir), OG_ERR_INVALID);
+    json_t *r = json_loads(out, 0, NULL);
+    og_free(out);
+    int schema = 0, skipped = 0;
+    size_t k;
+    json_t *d;
+    json_array_foreach(json_object_get(r, "diagnostics"), k, d) {
+        const char *code = json_string_value(json_object_get(d, "code"));
+        schema |= !strcmp(code, "schema_parse_error");
+        if (strcmp(code, "query_typecheck_skipped")) continue;
+        skipped++;
+        assert_string_equal(json_string_value(json_object_get(d, "severity")), "warning");
+        assert_string_equal(json_string_value(json_object_get(d, "path")), "graphs.people.queries.friends");
+        assert_string_equal(json_string_value(json_object_get(d, "message")),
+                            "query parsed, but type-check was skipped because the graph schema is invalid");
+    }
+    assert_true(schema);
+    assert_int_equal(skipped, 1);
+    json_decref(r);
+}
+
+/* A query directory that cannot be listed.  Root reads any directory, so as root the check
+ * runs in a child that drops to `nobody` first. */
+static void test_unreadable_query_dir(void **state)
+{
+    (void)state;
+    char dir[128], qdir[160];
+    snprintf(dir, sizeof dir, "%s/unreadable", tmpdir);
+    make_cluster(dir, "version: 1\n" G, NULL);
+    snprintf(qdir, sizeof qdir, "%s/queries", dir);
+    assert_int_equal(chmod(tmpdir, 0755), 0);
+    assert_int_equal(chmod(dir, 0755), 0);
+    assert_int_equal(chmod(qdir, 0), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (getuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)) _exit(3);
+        char *out = NULL;
+        og_status st = og_cluster_validate(&out, dir);
+        json_t *r = out ? json_loads(out, 0, NULL) : NULL;
+        int ok = 0;
+        size_t k;
+        json_t *d;
+        json_array_foreach(json_object_get(r, "diagnostics"), k, d)
+            ok |= !strcmp(json_string_value(json_object_get(d, "code")), "query_dir_unreadable") &&
+                  !strcmp(json_string_value(json_object_get(d, "path")), "graphs.people.queries") &&
+                  !strcmp(json_string_value(json_object_get(d, "severity")), "error") &&
+                  !strcmp(json_string_value(json_object_get(d, "message")), "could not list query directory 'queries/'");
+        ok = ok && st == OG_ERR_INVALID;
+        if (!ok) fprintf(stderr, "query_dir_unreadable expected, got (status %d): %s\n", st, out ? out : "");
+        _exit(ok ? 0 : 1);
+    }
+    int ws = 0;
+    assert_int_equal(waitpid(pid, &ws, 0), pid);
+    assert_int_equal(chmod(qdir, 0755), 0);
+    assert_int_equal(chmod(tmpdir, 0700), 0);
+    assert_true(WIFEXITED(ws));
+    assert_int_equal(WEXITSTATUS(ws), 0);
+}
+
 static void test_cookbook_cluster(void **state)
 {
     (void)state;
@@ -300,6 +371,8 @@ int main(void)
         cmocka_unit_test(test_each_rule),
         cmocka_unit_test(test_example_cluster_valid),
         cmocka_unit_test(test_missing_dir),
+        cmocka_unit_test(test_unreadable_query_dir),
+        cmocka_unit_test(test_typecheck_skipped),
         cmocka_unit_test(test_cookbook_cluster),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);

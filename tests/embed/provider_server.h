@@ -5,7 +5,8 @@
  * It speaks the OpenAI-compatible and the Gemini wire formats, records every request (path,
  * auth headers, body) and can be told to misbehave: fail the next k requests with a status
  * (and a Retry-After), answer slowly, answer malformed JSON, a wrong dimension or a zero
- * vector, or echo the caller's key in an error body.  Its vectors are 3x the mock provider's
+ * vector, a component too large for float32 (infinite once stored), or echo the caller's key
+ * in an error body.  Its vectors are 3x the mock provider's
  * (so a test sees that the client normalises), one per input text.
  */
 #ifndef OG_TEST_PROVIDER_SERVER_H
@@ -24,7 +25,7 @@
 
 #define PS_MAX_REQ 256
 
-typedef enum ps_mode { PS_OK = 0, PS_MALFORMED, PS_WRONG_DIM, PS_ZERO, PS_SHORT, PS_ECHO_KEY_401 } ps_mode;
+typedef enum ps_mode { PS_OK = 0, PS_MALFORMED, PS_WRONG_DIM, PS_ZERO, PS_SHORT, PS_ECHO_KEY_401, PS_HUGE } ps_mode;
 
 typedef struct ps_req {
     char path[512];
@@ -60,7 +61,8 @@ static void ps_vec(const char *t, size_t n, uint32_t dim, json_t *arr, int zero)
 {
     float *v = malloc(dim * sizeof *v);
     og_embed_mock_vector(t, n, dim, v);
-    for (uint32_t i = 0; i < dim; i++) json_array_append_new(arr, json_real(zero ? 0.0 : 3.0 * v[i]));
+    for (uint32_t i = 0; i < dim; i++)
+        json_array_append_new(arr, json_real(zero == 2 && i == 0 ? 1e39 : zero == 1 ? 0.0 : 3.0 * v[i]));
     free(v);
 }
 
@@ -90,7 +92,7 @@ static char *ps_answer(ps_server *s, const char *url, const char *body, size_t l
         for (size_t i = n; i-- > 0;) { /* reversed order: the client must honour "index" */
             json_t *e = json_array();
             json_t *t = json_array_get(inputs, i);
-            ps_vec(json_string_value(t), json_string_length(t), dim, e, s->mode == PS_ZERO);
+            ps_vec(json_string_value(t), json_string_length(t), dim, e, s->mode == PS_ZERO ? 1 : s->mode == PS_HUGE ? 2 : 0);
             json_array_append_new(data, json_pack("{s:s, s:I, s:o}", "object", "embedding", "index", (json_int_t)i,
                                                   "embedding", e));
         }
@@ -100,7 +102,7 @@ static char *ps_answer(ps_server *s, const char *url, const char *body, size_t l
         if (s->mode == PS_WRONG_DIM) dim += 1;
         json_t *t = json_object_get(json_array_get(json_object_get(json_object_get(in, "content"), "parts"), 0), "text");
         json_t *e = json_array();
-        ps_vec(json_string_value(t), json_string_length(t), dim, e, s->mode == PS_ZERO);
+        ps_vec(json_string_value(t), json_string_length(t), dim, e, s->mode == PS_ZERO ? 1 : s->mode == PS_HUGE ? 2 : 0);
         out = json_pack("{s:{s:o}}", "embedding", "values", e);
     } else {
         json_t *reqs = json_object_get(in, "requests"), *embs = json_array();
@@ -109,7 +111,7 @@ static char *ps_answer(ps_server *s, const char *url, const char *body, size_t l
             uint32_t dim = (uint32_t)json_integer_value(json_object_get(q, "outputDimensionality"));
             json_t *t = json_object_get(json_array_get(json_object_get(json_object_get(q, "content"), "parts"), 0), "text");
             json_t *e = json_array();
-            ps_vec(json_string_value(t), json_string_length(t), dim, e, s->mode == PS_ZERO);
+            ps_vec(json_string_value(t), json_string_length(t), dim, e, s->mode == PS_ZERO ? 1 : s->mode == PS_HUGE ? 2 : 0);
             json_array_append_new(embs, json_pack("{s:o}", "values", e));
         }
         out = json_pack("{s:o}", "embeddings", embs);

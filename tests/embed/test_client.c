@@ -213,6 +213,30 @@ static void retries_429_honouring_retry_after(void **state)
     assert_mock_vec("x", 4, out);
 }
 
+/* Retry-After as an HTTP date (RFC 9110 allows both forms): the client waits until then. */
+static void retry_after_as_http_date(void **state)
+{
+    (void)state;
+    og_embed_config c = cfg_for(OG_EMBED_OPENAI);
+    srv.fail_next = 1;
+    srv.fail_status = 503;
+    time_t at = time(NULL) + 2;
+    struct tm g;
+    gmtime_r(&at, &g);
+    strftime(srv.retry_after, sizeof srv.retry_after, "%a, %d %b %Y %H:%M:%S GMT", &g);
+    const char *t[] = {"dated"};
+    float out[4];
+    og_embed_stats s;
+    int64_t t0 = ms_now();
+    assert_int_equal(run(&c, t, 1, 4, OG_EMBED_QUERY, out, &s), OG_OK);
+    int64_t waited = ms_now() - t0;
+    assert_true(waited >= 900);  /* whole seconds: at least one of the two remains */
+    assert_true(waited < 4000);
+    assert_int_equal(s.requests, 2);
+    assert_int_equal(s.retries, 1);
+    assert_mock_vec("dated", 4, out);
+}
+
 static void retries_5xx_then_give_up_typed(void **state)
 {
     (void)state;
@@ -272,13 +296,13 @@ static void timeouts_and_deadline(void **state)
     og_embed_config c = cfg_for(OG_EMBED_OPENAI);
     c.timeout_ms = 100;
     c.retry_attempts = 2;
-    srv.delay_ms = 700;
+    srv.delay_ms = 2000; /* far beyond both limits, so the bounds below hold on a loaded machine */
     const char *t[] = {"slow"};
     float out[4];
     int64_t t0 = ms_now();
     assert_int_equal(run(&c, t, 1, 4, OG_EMBED_QUERY, out, NULL), OG_ERR_IO);
     assert_int_equal(og_embed_last_error(), OG_EMBED_E_TIMEOUT);
-    assert_true(ms_now() - t0 < 650);
+    assert_true(ms_now() - t0 < 1500); /* two 100 ms attempts, not two 2 s answers */
     assert_non_null(strstr(og_error_message(), "OMNIGRAPH_EMBED_TIMEOUT_MS"));
 
     c.timeout_ms = 5000;
@@ -287,9 +311,9 @@ static void timeouts_and_deadline(void **state)
     t0 = ms_now();
     assert_int_equal(run(&c, t, 1, 4, OG_EMBED_QUERY, out, NULL), OG_ERR_LIMIT);
     assert_int_equal(og_embed_last_error(), OG_EMBED_E_DEADLINE);
-    assert_true(ms_now() - t0 < 650);
+    assert_true(ms_now() - t0 < 1500); /* the 250 ms deadline, not the 2 s answer */
     assert_no_key();
-    usleep(800 * 1000); /* let the server's slow handlers finish before the next test */
+    usleep(2100 * 1000); /* let the server's slow handlers finish before the next test */
 }
 
 static void malformed_wrong_dimension_zero_vectors(void **state)
@@ -312,6 +336,11 @@ static void malformed_wrong_dimension_zero_vectors(void **state)
     srv.mode = PS_ZERO;
     assert_int_equal(run(&c, t, 2, 4, OG_EMBED_QUERY, out, NULL), OG_ERR_CORRUPT);
     assert_int_equal(og_embed_last_error(), OG_EMBED_E_BAD_VECTOR);
+    assert_non_null(strstr(og_error_message(), "all zero"));
+    srv.mode = PS_HUGE; /* 1e39 is a finite JSON number but infinite as float32 */
+    assert_int_equal(run(&c, t, 2, 4, OG_EMBED_QUERY, out, NULL), OG_ERR_CORRUPT);
+    assert_int_equal(og_embed_last_error(), OG_EMBED_E_BAD_VECTOR);
+    assert_non_null(strstr(og_error_message(), "non-finite"));
     c = cfg_for(OG_EMBED_GEMINI);
     srv.mode = PS_WRONG_DIM;
     assert_int_equal(run(&c, t, 1, 4, OG_EMBED_QUERY, out, NULL), OG_ERR_TYPE);
@@ -419,6 +448,11 @@ static void cache_answers_repeats_and_survives_reopen(void **state)
     float g[4];
     assert_true(og_embed_cache_get(cache, &c, OG_EMBED_QUERY, t[1], l[1], 4, g));
     assert_memory_equal(g, a + 4, sizeof g);
+    og_embed_config other = c;
+    other.provider = OG_EMBED_OPENAI; /* same model and text, another provider: another key */
+    assert_false(og_embed_cache_get(cache, &other, OG_EMBED_QUERY, t[1], l[1], 4, g));
+    assert_false(og_embed_cache_get(cache, &c, OG_EMBED_QUERY, t[1], l[1], 6, g)); /* dimension */
+    assert_false(og_embed_cache_get(cache, &c, OG_EMBED_QUERY, "graph ", 6, 4, g)); /* text, byte for byte */
     snprintf(c.model, sizeof c.model, "another-model");
     assert_false(og_embed_cache_get(cache, &c, OG_EMBED_QUERY, t[1], l[1], 4, g));
     og_embed_cache_close(cache);
@@ -481,6 +515,7 @@ int main(void)
         cmocka_unit_test_setup(batches_bounded_by_count_and_bytes, setup),
         cmocka_unit_test_setup(concurrency_is_bounded_and_used, setup),
         cmocka_unit_test_setup(retries_429_honouring_retry_after, setup),
+        cmocka_unit_test_setup(retry_after_as_http_date, setup),
         cmocka_unit_test_setup(retries_5xx_then_give_up_typed, setup),
         cmocka_unit_test_setup(client_errors_are_not_retried, setup),
         cmocka_unit_test_setup(timeouts_and_deadline, setup),

@@ -2,7 +2,8 @@
  * test_live.c — the docs/embeddings.md recipe against a real embedding server.  Runs only when
  * OMNIGRAPH_EMBED_BASE_URL is set (with OMNIGRAPH_EMBED_PROVIDER / _MODEL / a key as the
  * server needs, and OMNIGRAPH_EMBED_TEST_DIM = the model's dimension, default 768); otherwise
- * it prints a SKIP line.  Checks unit vectors of the right size and that related sentences are
+ * it prints a SKIP line and exits 77 (ctest: "Skipped").  The recipe's commands themselves run
+ * in tests/cli/test_cli_embed_live.c.  Checks unit vectors of the right size and that related sentences are
  * closer than unrelated ones — the one property the mock provider does not have.
  */
 #include <math.h>
@@ -53,7 +54,7 @@ int main(void)
     const char *base = getenv("OMNIGRAPH_EMBED_BASE_URL");
     if (!base || !*base) {
         printf("SKIP: OMNIGRAPH_EMBED_BASE_URL is not set (no real embedding server to test against)\n");
-        return 0;
+        return 77;
     }
     const struct CMUnitTest tests[] = {cmocka_unit_test(real_server_embeds_meaning)};
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -70,7 +70,7 @@ static void fill_missing_embeds_only_what_lacks_a_vector(void **state)
     og_embed_summary s;
     assert_int_equal(run(IN, OG_EMBED_MODE_FILL_MISSING, NULL, 0, &out, &s), OG_OK);
     assert_int_equal(s.records, 6);
-    assert_int_equal(s.selected, 4);
+    assert_int_equal(s.selected, 5); /* as the reference counts: every node record the filter passes */
     assert_int_equal(s.embedded, 1);
     assert_int_equal(s.cleaned, 0);
     json_t *h;
@@ -144,6 +144,48 @@ static void filters_are_checked(void **state)
     free(out);
 }
 
+/* The reference's selector forms: "Type:field=value" and "field=value" (any type), trimmed,
+ * numbers compared as written; the default mode with a selector re-embeds the selected
+ * records ("reembed_selected") — the way to refresh one record after its source changed. */
+static void selectors_and_reembed_selected(void **state)
+{
+    (void)state;
+    const char *in = "{\"type\":\"Doc\",\"data\":{\"slug\":\"a\",\"n\":7,\"body\":\"alpha\",\"vec\":[1,0,0,0]}}\n"
+                     "{\"type\":\"Doc\",\"data\":{\"slug\":\" b \",\"body\":\"beta\",\"vec\":[1,0,0,0]}}\n"
+                     "{\"type\":\"Doc\",\"data\":{\"slug\":\"c\",\"body\":\"gamma\",\"vec\":[1,0,0,0]}}\n"
+                     "{\"type\":\"Doc\",\"data\":{\"slug\":\"d\",\"vec\":[1,0,0,0]}}\n";
+    const char *sel[] = {"slug = b", "Doc:n=7", "Doc:slug=d"};
+    og_embed_filter f = {NULL, 0, sel, 3};
+    assert_int_equal(og_embed_mode_effective(OG_EMBED_MODE_FILL_MISSING, &f), OG_EMBED_MODE_REEMBED_SELECTED);
+    assert_string_equal(og_embed_mode_name(OG_EMBED_MODE_REEMBED_SELECTED), "reembed_selected");
+    assert_int_equal(og_embed_mode_effective(OG_EMBED_MODE_CLEAN, &f), OG_EMBED_MODE_CLEAN);
+    og_embed_filter none = {NULL, 0, NULL, 0};
+    assert_int_equal(og_embed_mode_effective(OG_EMBED_MODE_FILL_MISSING, &none), OG_EMBED_MODE_FILL_MISSING);
+    char *out;
+    og_embed_summary s;
+    assert_int_equal(run(in, OG_EMBED_MODE_FILL_MISSING, &f, 0, &out, &s), OG_OK);
+    assert_int_equal(s.selected, 3);
+    assert_int_equal(s.embedded, 2);
+    assert_int_equal(s.cleaned, 1); /* d has no source: a replaced record without one loses its vector */
+    json_t *h;
+    assert_mock(line_vec(out, 0, &h), "alpha"); /* had a vector: replaced all the same */
+    json_decref(h);
+    assert_mock(line_vec(out, 1, &h), "beta");
+    json_decref(h);
+    json_t *v = line_vec(out, 2, &h); /* not selected: kept */
+    assert_int_equal(json_integer_value(json_array_get(v, 0)), 1);
+    json_decref(h);
+    assert_null(line_vec(out, 3, &h));
+    json_decref(h);
+    free(out);
+    /* no selector form at all, or an empty field, is refused */
+    const char *bad[] = {"=x"};
+    og_embed_filter g = {NULL, 0, bad, 1};
+    assert_int_equal(run(in, OG_EMBED_MODE_FILL_MISSING, &g, 0, &out, &s), OG_ERR_INVALID);
+    assert_non_null(strstr(og_error_message(), "Type:field=value or field=value"));
+    free(out);
+}
+
 static void bad_records_are_refused(void **state)
 {
     (void)state;
@@ -202,6 +244,7 @@ int main(void)
         cmocka_unit_test(reembed_all_replaces_and_cleans_blank_sources),
         cmocka_unit_test(clean_removes_selected_vectors),
         cmocka_unit_test(filters_are_checked),
+        cmocka_unit_test(selectors_and_reembed_selected),
         cmocka_unit_test(bad_records_are_refused),
         cmocka_unit_test(spec_files),
         cmocka_unit_test(recorded_model_must_match),

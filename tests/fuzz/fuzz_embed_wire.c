@@ -1,9 +1,11 @@
 /*
  * fuzz_embed_wire.c — libFuzzer target for what the embed layer decodes from outside: provider
  * response bodies (openai-compatible / gemini single and batch shapes), error bodies (the
- * excerpt and key redaction), and `omnigraph embed` spec files.  The first byte picks the
- * decoder and the number of inputs; the rest is the body.  A success must leave unit-norm
- * finite vectors; an error excerpt must never contain the key.  Seeds:
+ * excerpt and key redaction), `omnigraph embed` spec files, and the record pipeline with a
+ * --select (first line) over NDJSON records (the rest), with the mock provider.  The first
+ * byte picks the decoder and the number of inputs; the rest is the body.  A success must
+ * leave unit-norm finite vectors; an error excerpt must never contain the key; the pipeline's
+ * counts must stay consistent.  Seeds:
  * tests/fuzz/corpus/fuzz_embed_wire/.
  */
 #include <math.h>
@@ -26,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     og_embed_config c;
     og_embed_config_defaults(&c, (sel & 1) ? OG_EMBED_GEMINI : OG_EMBED_OPENAI_COMPATIBLE);
     snprintf(c.api_key, sizeof c.api_key, "sk-fuzz-key");
-    switch ((sel >> 1) % 3) {
+    switch ((sel >> 1) % 4) {
     case 0: {
         size_t n = 1 + ((sel >> 3) & 3);
         uint32_t dim = 1 + ((sel >> 5) & 7);
@@ -47,6 +49,38 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         char ex[400];
         og_embed_wire_error_excerpt(&c, body, len, ex, sizeof ex);
         if (strstr(ex, "sk-fuzz-key") || strlen(ex) >= sizeof ex) abort();
+        break;
+    }
+    case 3: {
+        const char *nl = memchr(body, '\n', len);
+        size_t sl = nl ? (size_t)(nl - body) : len;
+        char selb[256];
+        if (sl >= sizeof selb) sl = sizeof selb - 1;
+        memcpy(selb, body, sl);
+        selb[sl] = 0;
+        const char *rest = nl ? nl + 1 : body + len;
+        size_t rl = len - (size_t)(rest - body);
+        static const og_embed_target T[] = {{"Doc", "vec", "body", 3, ""}};
+        og_embed_config m;
+        og_embed_config_defaults(&m, OG_EMBED_MOCK);
+        og_embedder *e;
+        if (og_embedder_open(&e, &m) != OG_OK) abort();
+        const char *sels[1] = {selb};
+        og_embed_filter f = {NULL, 0, sels, selb[0] ? 1 : 0};
+        char *ob = NULL;
+        size_t ol = 0;
+        FILE *in = rl ? fmemopen((void *)rest, rl, "r") : NULL;
+        FILE *out = open_memstream(&ob, &ol);
+        og_embed_summary s;
+        if (in && out) {
+            og_status st = og_embed_run(e, T, 1, (og_embed_mode)((sel >> 3) % 3), &f, in, "fuzz", out, (sel >> 5) & 1, &s,
+                                        NULL, NULL);
+            if (st == OG_OK && (s.selected > s.records || s.embedded + s.cleaned > s.selected)) abort();
+        }
+        if (in) fclose(in);
+        if (out) fclose(out);
+        free(ob);
+        og_embedder_close(e);
         break;
     }
     default: {

@@ -28,7 +28,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         static const char *fixed[] = {"", "a", "the", "dog"};
         for (int s = 0; s < 2; s++)
             for (size_t i = 0; i < 4; i++) sink += (uint64_t)og_fts_find(f, fixed[i], strlen(fixed[i]), s);
-        for (size_t off = 0; off + 4 <= size && off < 2048; off += 13)
+        /* a term cut from the input: 1..5 bytes, all inside it */
+        for (size_t off = 0; off + 5 <= size && off < 2048; off += 13)
             sink += (uint64_t)og_fts_find(f, (const char *)p + off, 1 + off % 5, (int)(off & 1));
         for (size_t i = 0; i < og_fts_terms(f) && i < 4096; i++) {
             const char *t;

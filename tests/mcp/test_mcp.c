@@ -165,9 +165,6 @@ static void test_protocol_errors(void **state)
     assert_int_equal(err_code(r), -32700);
     assert_true(json_is_null(json_object_get(r, "id")));
     json_decref(r);
-    r = send_as(NULL, "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]");
-    assert_int_equal(err_code(r), -32600);
-    json_decref(r);
     r = send_as(NULL, "{\"jsonrpc\":\"1.0\",\"id\":1,\"method\":\"ping\"}");
     assert_int_equal(err_code(r), -32600);
     json_decref(r);
@@ -185,6 +182,80 @@ static void test_protocol_errors(void **state)
     assert_true(is_error(r));
     assert_string_equal(text_of(r), "invalid: graph_query: argument `query` (a string) is required");
     json_decref(r);
+}
+
+/* Pagination: every list is one page (no nextCursor), so a cursor is one we never issued. */
+static void test_list_cursor(void **state)
+{
+    (void)state;
+    const char *methods[] = {"tools/list", "resources/list", "resources/templates/list", "prompts/list"};
+    for (size_t i = 0; i < 4; i++) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"%s\",\"params\":{}}", methods[i]);
+        json_t *r = send_as(NULL, msg);
+        assert_non_null(result(r));
+        assert_null(json_object_get(result(r), "nextCursor"));
+        json_decref(r);
+        snprintf(msg, sizeof msg, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"%s\",\"params\":{\"cursor\":\"abc\"}}", methods[i]);
+        r = send_as(NULL, msg);
+        assert_int_equal(err_code(r), -32602);
+        assert_string_equal(json_string_value(json_object_get(json_object_get(r, "error"), "message")),
+                            "Invalid params: invalid cursor (every list is a single page)");
+        json_decref(r);
+        snprintf(msg, sizeof msg, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"%s\",\"params\":{\"cursor\":null}}", methods[i]);
+        r = send_as(NULL, msg);
+        assert_non_null(result(r));
+        json_decref(r);
+    }
+}
+
+/* JSON-RPC batches (MCP 2025-03-26): one response per request, in order; notifications and
+ * client responses answer nothing; initialize may not be batched; an empty batch is invalid. */
+static void test_batches(void **state)
+{
+    (void)state;
+    json_t *r = send_as(NULL, "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"},"
+                              "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"},"
+                              "{\"jsonrpc\":\"2.0\",\"id\":\"b\",\"method\":\"tools/call\",\"params\":{\"name\":\"graph_health\"}},"
+                              "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"nope\"},"
+                              "7]");
+    assert_true(json_is_array(r));
+    assert_int_equal(json_array_size(r), 4);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(r, 0), "id")), 1);
+    assert_true(json_is_object(result(json_array_get(r, 0))));
+    assert_string_equal(json_string_value(json_object_get(json_array_get(r, 1), "id")), "b");
+    assert_false(is_error(json_array_get(r, 1)));
+    assert_int_equal(err_code(json_array_get(r, 2)), -32601);
+    assert_int_equal(err_code(json_array_get(r, 3)), -32600);
+    json_decref(r);
+    /* only notifications / responses: nothing to answer */
+    assert_null(send_as(NULL, "[{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"},"
+                              "{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{}}]"));
+    r = send_as(NULL, "[]");
+    assert_true(json_is_object(r));
+    assert_int_equal(err_code(r), -32600);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(r, "error"), "message")), "Invalid Request: an empty batch");
+    json_decref(r);
+    r = send_as(NULL, "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-03-26\"}}]");
+    assert_int_equal(json_array_size(r), 1);
+    assert_int_equal(err_code(json_array_get(r, 0)), -32600);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(r, 0), "id")), 1);
+    json_decref(r);
+    /* over HTTP: 200 with the array, 202 when nothing is answered */
+    const char *b = "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]";
+    og_mcp_http_request rq = {.method = "POST", .content_type = "application/json", .body = b, .body_len = strlen(b)};
+    unsigned status = 0;
+    char *out = NULL;
+    assert_int_equal(og_mcp_http(mcp, &rq, &status, &out), OG_OK);
+    assert_int_equal(status, 200);
+    assert_string_equal(out, "[{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}]");
+    og_free(out);
+    b = "[{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":1}}]";
+    rq.body = b;
+    rq.body_len = strlen(b);
+    assert_int_equal(og_mcp_http(mcp, &rq, &status, &out), OG_OK);
+    assert_int_equal(status, 202);
+    assert_null(out);
 }
 
 static void test_tool_catalog(void **state)
@@ -377,6 +448,14 @@ static void test_http_binding(void **state)
     assert_int_equal(og_mcp_http(mcp, &rq, &status, &out), OG_OK);
     assert_int_equal(status, 200);
     og_free(out);
+    /* ...decided from the parsed method: an argument reading "initialize" is no exemption */
+    const char *sneaky = "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"graph_query\","
+                         "\"arguments\":{\"query\":\"initialize\",\"name\":\"initialize\"}}}";
+    rq.body = sneaky;
+    rq.body_len = strlen(sneaky);
+    assert_int_equal(og_mcp_http(mcp, &rq, &status, &out), OG_OK);
+    assert_int_equal(status, 400);
+    og_free(out);
 }
 
 /* The write-lock hook brackets exactly the writing tools, balanced. */
@@ -476,7 +555,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_admission_hook),
         cmocka_unit_test(test_handshake),      cmocka_unit_test(test_protocol_errors),
-        cmocka_unit_test(test_prompts_and_logging),
+        cmocka_unit_test(test_prompts_and_logging), cmocka_unit_test(test_list_cursor),
+        cmocka_unit_test(test_batches),
         cmocka_unit_test(test_tool_catalog),   cmocka_unit_test(test_agent_flow),
         cmocka_unit_test(test_resources),      cmocka_unit_test(test_visibility_and_masking),
         cmocka_unit_test(test_meta_mode),      cmocka_unit_test(test_http_binding),

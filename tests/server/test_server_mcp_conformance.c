@@ -2,8 +2,9 @@
  * test_server_mcp_conformance.c — the official MCP conformance suite
  * (@modelcontextprotocol/conformance, pinned in tests/mcp-conformance/package-lock.json) run
  * against POST /graphs/{id}/mcp of a real server process serving examples/cluster's graph and
- * stored queries (the cluster copy has no policy bundle, so the server runs unauthenticated:
- * the suite sends no bearer token).  The result must match
+ * stored queries, plus tests/mcp-conformance/conformance.gq (the stored queries behind the two
+ * fixture tool names a graph can serve naturally); the cluster copy has no policy bundle, so
+ * the server runs unauthenticated: the suite sends no bearer token.  The result must match
  * tests/mcp-conformance/expected-failures.yaml exactly (scenarios that need the suite's own
  * fixture server are listed there with reasons).  Prints a SKIP line when node or the suite
  * is not installed.
@@ -26,7 +27,8 @@ static void test_conformance_suite(void **state)
     snprintf(cdir, sizeof cdir, "%s/cluster", dir);
     snprintf(logpath, sizeof logpath, "%s/server.log", dir);
     char cmd[2048];
-    snprintf(cmd, sizeof cmd, "cp -r '%s/examples/cluster' '%s' && rm -r '%s/policies'", OG_SOURCE_DIR, cdir, cdir);
+    snprintf(cmd, sizeof cmd, "cp -r '%s/examples/cluster' '%s' && rm -r '%s/policies' && cp '%s/tests/mcp-conformance/conformance.gq' '%s/queries/'",
+             OG_SOURCE_DIR, cdir, cdir, OG_SOURCE_DIR, cdir);
     assert_int_equal(system(cmd), 0);
     char path[256];
     snprintf(path, sizeof path, "%s/cluster.yaml", cdir);

@@ -1,0 +1,145 @@
+/*
+ * test_mcp_stdio.c — `omnigraph mcp --store ROOT --queries F.gq --as ACTOR`, the stdio
+ * transport for a local agent on a plain graph (no cluster): the same tools as over HTTP
+ * (the operational set plus one per stored query), a stored mutation on a branch, the merge,
+ * the schema resource, and the actor recorded on the agent's commits.  The binary under test
+ * is the build's `omnigraph` (tests/cli/cli_run.h).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <jansson.h>
+
+#include "../cli/cli_run.h"
+
+static char out[1 << 17];
+
+static const char *SCHEMA = "node Person {\n    name: String @key\n    age: I32?\n}\nedge Knows: Person -> Person\n";
+static const char *QUERIES =
+    "query adults($min: I32) @description(\"People at least $min years old.\") {\n"
+    "    match { $p: Person  $p.age >= $min }\n    return { $p.name }\n    order { $p.name asc }\n}\n"
+    "query add_person($name: String, $age: I32?) {\n    insert Person { name: $name, age: $age }\n}\n"
+    "query hidden() @mcp(expose: false) {\n    match { $p: Person }\n    return { $p.name }\n}\n";
+
+/* The response with `id` among the newline-delimited responses in `out`. */
+static json_t *response(long id)
+{
+    for (char *line = out; line && *line;) {
+        char *nl = strchr(line, '\n');
+        json_t *j = json_loadb(line, nl ? (size_t)(nl - line) : strlen(line), 0, NULL);
+        if (j && json_integer_value(json_object_get(j, "id")) == id) return j;
+        json_decref(j);
+        line = nl ? nl + 1 : NULL;
+    }
+    fail_msg("no response with id %ld in:\n%s", id, out);
+    return NULL;
+}
+
+static json_t *sc(json_t *r) { return json_object_get(json_object_get(r, "result"), "structuredContent"); }
+
+static int has_tool(json_t *list, const char *name)
+{
+    size_t i;
+    json_t *t;
+    json_array_foreach(json_object_get(json_object_get(list, "result"), "tools"), i, t)
+        if (!strcmp(json_string_value(json_object_get(t, "name")), name)) return 1;
+    return 0;
+}
+
+static void test_stdio_store(void **state)
+{
+    (void)state;
+    write_file("people.pg", SCHEMA);
+    write_file("people.gq", QUERIES);
+    write_file("seed.ndjson", "{\"type\":\"Person\",\"data\":{\"name\":\"Ada\",\"age\":36}}\n"
+                              "{\"type\":\"Person\",\"data\":{\"name\":\"Grace\",\"age\":45}}\n");
+    assert_int_equal(run(NULL, 0, "%s init --schema %s/people.pg %s/g.omni 2>&1", bin, dir, dir), 0);
+    assert_int_equal(run(NULL, 0, "%s load --quiet --data %s/seed.ndjson --mode merge %s/g.omni", bin, dir, dir), 0);
+    write_file("in.jsonl",
+               "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\","
+               "\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"0\"}}}\n"
+               "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n"
+               "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}\n"
+               "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"branch_create\",\"arguments\":{\"name\":\"feature\"}}}\n"
+               "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"add_person\","
+               "\"arguments\":{\"params\":{\"name\":\"Zed\",\"age\":50},\"branch\":\"feature\"}}}\n"
+               "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":\"adults\",\"arguments\":{\"params\":{\"min\":40}}}}\n"
+               "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/call\",\"params\":{\"name\":\"branch_merge\",\"arguments\":{\"source\":\"feature\"}}}\n"
+               "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"adults\",\"arguments\":{\"params\":{\"min\":40}}}}\n"
+               "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"resources/read\",\"params\":{\"uri\":\"omnigraph://schema\"}}\n"
+               "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\",\"params\":{\"name\":\"commit_list\",\"arguments\":{\"limit\":1}}}\n"
+               "{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"tools/call\",\"params\":{\"name\":\"hidden\",\"arguments\":{}}}\n"
+               "{\"jsonrpc\":\"2.0\",\"id\":11,\"method\":\"tools/call\",\"params\":{\"name\":\"adults\",\"arguments\":{\"params\":{}}}}\n");
+    assert_int_equal(run(out, sizeof out, "%s mcp --store %s/g.omni --queries %s/people.gq --as agent-1 < %s/in.jsonl", bin, dir,
+                         dir, dir),
+                     0);
+
+    json_t *r = response(1);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(r, "result"), "protocolVersion")), "2025-11-25");
+    json_decref(r);
+    /* the operational set and the exposed stored queries; @mcp(expose: false) stays off */
+    r = response(2);
+    const char *builtins[] = {"graph_health", "graph_query", "graph_snapshot", "schema_get",   "branch_list",
+                              "commit_list",  "commit_get",  "graph_mutate",   "graph_load",   "branch_create",
+                              "branch_delete", "branch_merge", "schema_apply", "adults",       "add_person"};
+    for (size_t i = 0; i < sizeof builtins / sizeof *builtins; i++) assert_true(has_tool(r, builtins[i]));
+    assert_false(has_tool(r, "hidden"));
+    json_decref(r);
+    r = response(4);
+    assert_false(json_is_true(json_object_get(json_object_get(r, "result"), "isError")));
+    json_decref(r);
+    r = response(5); /* the write is on the branch: main does not see Zed yet */
+    assert_int_equal(json_integer_value(json_object_get(sc(r), "row_count")), 1);
+    json_decref(r);
+    r = response(6);
+    assert_string_equal(json_string_value(json_object_get(sc(r), "outcome")), "fast_forward");
+    json_decref(r);
+    r = response(7);
+    assert_int_equal(json_integer_value(json_object_get(sc(r), "row_count")), 2);
+    char *rows = json_dumps(json_object_get(sc(r), "rows"), JSON_COMPACT);
+    assert_non_null(strstr(rows, "Zed"));
+    free(rows);
+    json_decref(r);
+    r = response(8);
+    const char *schema =
+        json_string_value(json_object_get(json_array_get(json_object_get(json_object_get(r, "result"), "contents"), 0), "text"));
+    assert_non_null(schema);
+    assert_non_null(strstr(schema, "node Person"));
+    json_decref(r);
+    r = response(9); /* --as is the actor of the agent's commits */
+    char *commits = json_dumps(sc(r), JSON_COMPACT);
+    assert_non_null(strstr(commits, "agent-1"));
+    free(commits);
+    json_decref(r);
+    r = response(10); /* not exposed: an unknown tool */
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(r, "error"), "code")), -32602);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(r, "error"), "message")), "Unknown tool: hidden");
+    json_decref(r);
+    r = response(11); /* typed parameters: the error of the ad-hoc lane, as a tool error */
+    assert_true(json_is_true(json_object_get(json_object_get(r, "result"), "isError")));
+    assert_string_equal(
+        json_string_value(json_object_get(json_array_get(json_object_get(json_object_get(r, "result"), "content"), 0), "text")),
+        "invalid: param `$min`: missing required parameter of type I32");
+    json_decref(r);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    return cli_scratch_new("/tmp/og-mcpstdio-XXXXXX");
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    return cli_scratch_remove();
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_stdio_store)};
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
