@@ -534,8 +534,10 @@ typedef struct og_optimize_result {
  * materialised into new data files, published as one `optimize` commit (same rows, same ids,
  * same answers); a second run with nothing left to do publishes nothing.  Then, like
  * og_db_index_build, writes every persisted property index file the branch head lacks (the
- * compacted data files are new and uncovered until then); that step is derived state, so its
- * failure is reported in index_status / index_error and never fails the call.  `expected_head`
+ * compacted data files are new and uncovered until then), and the key maps and edge
+ * topologies of the head (docs/indexes.md), so a new process's first query opens them instead
+ * of building them; those steps are derived state, so their failure is reported in
+ * index_status / index_error and never fails the call.  `expected_head`
  * (may be NULL) as for og_db_mutate.  Errors: OG_ERR_NOT_FOUND (branch), OG_ERR_CONFLICT
  * (re-planned too often against concurrent writers), OG_ERR_PRECONDITION_FAILED, I/O errors.
  * Loads and mutations also run it automatically after their commit when a table of the new

@@ -42,7 +42,8 @@ echo "coldstart: $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadav
 #    times alternating (default 5; one pass over the 100 start nodes each): medians over the runs.
 runs="${FIRST_RUNS:-5}"
 if [ "$runs" -gt 0 ]; then
-  "$bin/bench_graph" query "$work/og" "$here/graph.gq" "$work/data/starts.txt" "$lo" "$hi" /dev/null 1 >/dev/null # writes any missing index file
+  # run.sh's optimize wrote the graph indexes; this writes any still missing (GRAPH_BENCH_OPTIMIZE=0)
+  "$bin/bench_graph" query "$work/og" "$here/graph.gq" "$work/data/starts.txt" "$lo" "$hi" /dev/null 1 >/dev/null
   have_kuzu=0; { [ -d "$work/kuzu.db" ] || [ -f "$work/kuzu.db" ]; } && have_kuzu=1
   : >"$out/ours.jsonl"; : >"$out/kuzu.jsonl"
   for _ in $(seq "$runs"); do
@@ -62,7 +63,8 @@ if [ "$runs" -gt 0 ]; then
       out.push({ system: r[0].system, query: q, first_us: med(r.map((x) => x.first_us)), runs: r.length,
         first_us_runs: r.map((x) => x.first_us), first_cpu_us: med(r.map((x) => x.first_cpu_us)),
         first_cpu_us_runs: r.map((x) => x.first_cpu_us), samples: r.reduce((a, x) => a + x.samples, 0),
-        median_us: med(r.map((x) => x.median_us)) });
+        median_us: med(r.map((x) => x.median_us)), peak_rss_kb: med(r.map((x) => x.peak_rss_kb || 0)),
+        rss_anon_kb: med(r.map((x) => x.rss_anon_kb || 0)), rss_file_kb: med(r.map((x) => x.rss_file_kb || 0)) });
     }
     const d = rows.filter((x) => x.phase === "done");
     out.push({ system: d[0].system, phase: "done", max_rss_kb: med(d.map((x) => x.max_rss_kb)),

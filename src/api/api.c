@@ -17,6 +17,7 @@
 #include "engine/engine.h"
 #include "engine/export.h"
 #include "engine/history.h"
+#include "engine/graph_index.h"
 #include "engine/index_build.h"
 #include "engine/load.h"
 #include "engine/mutate.h"
@@ -209,7 +210,7 @@ static void auto_optimize(og_db *db, const char *branch)
 og_status og_db_optimize(og_optimize_result *out, og_db *db, const char *branch, const char *expected_head)
 {
     memset(out, 0, sizeof *out);
-    og_optimize_opts o = {branch, 0, expected_head, 0};
+    og_optimize_opts o = {branch, 0, expected_head, 0, NULL, NULL};
     og_optimize_report rep;
     OG_TRY(og_engine_optimize(db->e, &o, &rep));
     out->published = rep.published;
@@ -234,6 +235,17 @@ og_status og_db_optimize(og_optimize_result *out, og_db *db, const char *branch,
         og_error_clear();
     }
     json_decref(ir);
+    /* and the key maps and topologies of the head, so its first query opens them instead of
+     * building them (engine/graph_index.h); derived state too: reported, never fatal */
+    og_graph_index_report gr;
+    og_status gst = og_engine_graph_index_build(db->e, branch, &gr);
+    if (gst != OG_OK) {
+        if (out->index_status == OG_OK) {
+            out->index_status = gst;
+            snprintf(out->index_error, sizeof out->index_error, "graph indexes: %s", og_error_message());
+        }
+        og_error_clear();
+    }
     return OG_OK;
 }
 

@@ -7,6 +7,7 @@
  * "origin" column holding each row's outer row number, then drops the outer rows that
  * produced a match (og_antijoin_mask): one vectorized pass, not one inner query per row.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <math.h>
 #include <string.h>
@@ -598,10 +599,21 @@ static og_status run_ops(exec *x, pipe *p, const og_ir_op *ops, size_t nops);
 
 /* When one of the scan's predicates is `key = constant` on a node type with a single @key,
  * the canonical id of the constant (catalog.h) names the one row it can match: *hit is set
- * and *row is that row or UINT32_MAX (no such node).  Anything else leaves *hit 0. */
+ * and *row is that row or UINT32_MAX (no such node).  Anything else leaves *hit 0.  *used
+ * (may be NULL) receives the index of that predicate: the row found satisfies it by
+ * construction (a node's id is derived from its key, and key properties never change:
+ * mutate.h), so the scan need not evaluate it again — which would read the whole key column
+ * into memory once a process has run a few lookups (og_tableview_gather). */
+static og_status key_lookup_ex(exec *x, const og_ir_op *op, int *hit, uint32_t *row, size_t *used);
 static og_status key_lookup(exec *x, const og_ir_op *op, int *hit, uint32_t *row)
 {
+    return key_lookup_ex(x, op, hit, row, NULL);
+}
+
+static og_status key_lookup_ex(exec *x, const og_ir_op *op, int *hit, uint32_t *row, size_t *used)
+{
     *hit = 0;
+    if (used) *used = SIZE_MAX;
     if (!x->src->node_find_id) return OG_OK;
     for (size_t i = 0; i < op->npreds; i++) { /* `$v.@id = constant`: the id itself */
         const og_ir_pred *pr = &op->preds[i];
@@ -618,6 +630,7 @@ static og_status key_lookup(exec *x, const og_ir_op *op, int *hit, uint32_t *row
             st = x->src->node_find_id(x->src->ud, (size_t)op->node_type, s, len, row);
             if (st == OG_ERR_NOT_FOUND) *row = UINT32_MAX, st = OG_OK;
             if (st == OG_OK) *hit = 1;
+            if (st == OG_OK && used) *used = i;
         }
         og_vector_free(&v);
         if (st || *hit) return st;
@@ -655,6 +668,7 @@ static og_status key_lookup(exec *x, const og_ir_op *op, int *hit, uint32_t *row
                 st = x->src->node_find_id(x->src->ud, (size_t)op->node_type, og_buf_cstr(&id), id.len, row);
                 if (st == OG_ERR_NOT_FOUND) *row = UINT32_MAX, st = OG_OK;
                 if (st == OG_OK) *hit = 1;
+                if (st == OG_OK && used) *used = i;
             }
             og_buf_free(&id);
         }
@@ -958,7 +972,8 @@ static og_status op_scan_ex(exec *x, pipe *p, const og_ir_op *op, const og_ir_op
     *pairs = 0;
     int hit;
     uint32_t one;
-    OG_TRY(key_lookup(x, op, &hit, &one));
+    size_t key_pred;
+    OG_TRY(key_lookup_ex(x, op, &hit, &one, &key_pred));
     xstep *xs = step_of(x, op);
     if (xs) {
         xs->key_lookup = hit;
@@ -1034,7 +1049,17 @@ static og_status op_scan_ex(exec *x, pipe *p, const og_ir_op *op, const og_ir_op
     }
     for (size_t v = 0; v < x->ir->nvars; v++) s.var_col[v] = -1;
     s.var_col[op->var] = 0;
-    if (!prefiltered) st = filter_rows(x, &s, op->preds, op->npreds);
+    if (!prefiltered && hit && key_pred < op->npreds) { /* every predicate but the key's (key_lookup_ex) */
+        og_ir_pred *rest = op->npreds > 1 ? malloc((op->npreds - 1) * sizeof *rest) : NULL;
+        if (op->npreds > 1 && !rest) st = og_err(OG_ERR_NOMEM, "out of memory");
+        size_t nrest = 0;
+        for (size_t i = 0; rest && i < op->npreds; i++)
+            if (i != key_pred) rest[nrest++] = op->preds[i];
+        if (st == OG_OK) st = filter_rows(x, &s, rest, nrest);
+        free(rest);
+    } else if (!prefiltered) {
+        st = filter_rows(x, &s, op->preds, op->npreds);
+    }
     if (st == OG_OK) {
         if (!p->started) {
             og_bindings_free(&p->b);

@@ -18,6 +18,8 @@ typedef struct opt_ctx {
     uint64_t target;
     size_t tiered; /* og_optimize_opts.tiered */
     og_optimize_report rep; /* of the attempt that publishes */
+    void (*hook)(int attempt, void *arg); /* og_optimize_opts.attempt_hook */
+    void *hook_arg;
 } opt_ctx;
 
 /* Plans and stages the groups of one table; *changed 0 leaves the table alone. */
@@ -121,7 +123,6 @@ static og_status optimize_table(opt_ctx *c, const og_table_ref *ref, og_commit_d
 static og_status optimize_attempt(void *vctx, og_graph *g, const og_snapshot *base, og_commit_draft *d, int attempt)
 {
     (void)g;
-    (void)attempt;
     opt_ctx *c = vctx;
     memset(&c->rep, 0, sizeof c->rep); /* a re-run after a lost publish starts over */
     const og_commit *cm = og_snapshot_commit(base);
@@ -137,6 +138,7 @@ static og_status optimize_attempt(void *vctx, og_graph *g, const og_snapshot *ba
     if (st == OG_OK) st = og_draft_set_stat(d, "fragments_before", (int64_t)c->rep.fragments_before);
     if (st == OG_OK) st = og_draft_set_stat(d, "fragments_after", (int64_t)c->rep.fragments_after);
     if (st == OG_OK) st = og_draft_set_stat(d, "rows_rewritten", (int64_t)c->rep.rows_rewritten);
+    if (st == OG_OK && c->hook) c->hook(attempt, c->hook_arg);
     return st;
 }
 
@@ -150,6 +152,8 @@ og_status og_engine_optimize(og_engine *e, const og_optimize_opts *opts, og_opti
     c.e = e;
     c.target = opts && opts->target_rows ? opts->target_rows : OG_OPTIMIZE_TARGET_ROWS;
     c.tiered = opts ? opts->tiered : 0;
+    c.hook = opts ? opts->attempt_hook : NULL;
+    c.hook_arg = opts ? opts->attempt_hook_arg : NULL;
     og_write_opts wo;
     memset(&wo, 0, sizeof wo);
     wo.branch = opts && opts->branch ? opts->branch : "main";
@@ -202,6 +206,6 @@ og_status og_engine_auto_optimize(og_engine *e, const char *branch, og_optimize_
     og_snapshot_free(snap);
     if (st != OG_OK || !over) return st;
     /* the newest run of small ones only: a bulk load's full fragments are left as they are */
-    og_optimize_opts o = {branch, OG_AUTO_OPTIMIZE_SMALL_ROWS, NULL, limit};
+    og_optimize_opts o = {branch, OG_AUTO_OPTIMIZE_SMALL_ROWS, NULL, limit, NULL, NULL};
     return og_engine_optimize(e, &o, out);
 }

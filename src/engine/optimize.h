@@ -45,6 +45,11 @@ typedef struct og_optimize_opts {
     const char *expected_head;/* may be NULL */
     size_t tiered;            /* > 0: only tables with more than this many fragments under
                                * target_rows, and only their newest run (the automatic policy) */
+    /* Test-only: called after an attempt has planned and written its new data files and
+     * manifests, before it publishes (a test publishes a concurrent write there to force the
+     * lost publish and re-plan). */
+    void (*attempt_hook)(int attempt, void *arg);
+    void *attempt_hook_arg;
 } og_optimize_opts;
 
 typedef struct og_optimize_report {

@@ -481,8 +481,8 @@ static og_status append_all(og_vector *dst, const og_vector *src)
     return OG_OK;
 }
 
-/* Gives back the spare capacity the appends' doubling left in an owned vector (the column is
- * never appended to again; a failed shrinking realloc just keeps the larger buffer). */
+/* Gives back spare capacity of an owned vector (the column is never appended to again; a
+ * failed shrinking realloc just keeps the larger buffer). */
 static void *shrink_to(void *p, size_t bytes)
 {
     if (!p || !bytes) return p;
@@ -516,7 +516,106 @@ static void shrink_vector(og_vector *v)
     v->cap_rows = n;
 }
 
-/* Scans field top[i] into a new owned vector (the caller holds the view's lock). */
+/* Memory of a whole column (issue 17: the bench query process held 1.2x Kuzu's RSS, most of
+ * it column copies and their growth slack).  The view knows the column's row count before the
+ * scan, so the row buffers are allocated once at their final size (calloc: pages nobody
+ * writes stay unmapped) and each batch is copied in with one memcpy per buffer, instead of
+ * appended row by row into buffers that double (a peak of up to twice the column, and freed
+ * blocks the allocator keeps).  String bytes are the one size not known ahead: sized from the
+ * data seen so far, extrapolated to the whole column, and trimmed at the end. */
+static int bulk_type(og_type t)
+{
+    switch (t.id) {
+    case OG_T_I32: case OG_T_I64: case OG_T_U32: case OG_T_U64: case OG_T_F32: case OG_T_F64:
+    case OG_T_DATE32: case OG_T_DATE64: case OG_T_VECTOR: case OG_T_STRING: case OG_T_BLOB:
+        return og_type_width(t) > 0 || t.id == OG_T_STRING || t.id == OG_T_BLOB;
+    default: return 0; /* BOOL (bit-packed), LIST: row by row */
+    }
+}
+
+static og_status column_reserve(og_vector *col, size_t rows)
+{
+    if (!rows) return OG_OK;
+    if (col->type.id == OG_T_STRING || col->type.id == OG_T_BLOB) {
+        int64_t *o = calloc(rows + 1, sizeof(int64_t));
+        if (!o) return og_err(OG_ERR_NOMEM, "table view: out of memory");
+        free(col->offsets); /* og_vector_init's one entry */
+        col->offsets = o;
+    } else {
+        col->values = calloc(rows, og_type_width(col->type));
+        if (!col->values) return og_err(OG_ERR_NOMEM, "table view: out of memory");
+    }
+    col->cap_rows = rows;
+    return OG_OK;
+}
+
+/* Appends batch vector src (same type, bulk_type) to col, whose row buffers hold `total` rows. */
+static og_status column_append_bulk(og_vector *col, const og_vector *src, size_t total)
+{
+    size_t n = src->len, at = col->len;
+    if (n > col->cap_rows - at) return og_err(OG_ERR_INTERNAL, "table view: column overflow");
+    if (src->null_count && !col->validity) {
+        col->validity = malloc((col->cap_rows + 7) / 8);
+        if (!col->validity) return og_err(OG_ERR_NOMEM, "table view: out of memory");
+        memset(col->validity, 0xff, (col->cap_rows + 7) / 8);
+    }
+    if (col->type.id == OG_T_STRING || col->type.id == OG_T_BLOB) {
+        int64_t first = src->offsets[0], used = col->offsets[at];
+        size_t bytes = (size_t)(src->offsets[n] - first);
+        size_t need = (size_t)used + bytes;
+        if (need > col->cap_bytes) {
+            /* the bytes per row so far (this batch included), over the whole column, +1/16 */
+            size_t want = (size_t)((double)need / (double)(at + n) * (double)total * 1.0625) + 64;
+            if (want < col->cap_bytes + col->cap_bytes / 4) want = col->cap_bytes + col->cap_bytes / 4;
+            if (want < need) want = need;
+            uint8_t *q = realloc(col->values, want);
+            if (!q) return og_err(OG_ERR_NOMEM, "table view: out of memory");
+            col->values = q;
+            col->cap_bytes = want;
+        }
+        if (bytes) memcpy((uint8_t *)col->values + used, (const uint8_t *)src->values + first, bytes);
+        /* (n rows of offsets past `at`, rebased onto this column's bytes) */
+        for (size_t i = 0; i < n; i++) col->offsets[at + i + 1] = used + (src->offsets[i + 1] - first);
+    } else {
+        size_t w = og_type_width(col->type);
+        if (src->values) memcpy((uint8_t *)col->values + at * w, src->values, n * w);
+    }
+    if (col->validity) {
+        for (size_t i = 0; i < n; i++) {
+            size_t r = at + i;
+            if (og_vector_is_null(src, i)) {
+                col->validity[r >> 3] &= (uint8_t)~(1u << (r & 7));
+                if (col->type.id != OG_T_STRING && col->type.id != OG_T_BLOB) /* as append_null: zeros */
+                    memset((uint8_t *)col->values + r * og_type_width(col->type), 0, og_type_width(col->type));
+            } else {
+                col->validity[r >> 3] |= (uint8_t)(1u << (r & 7));
+            }
+        }
+    }
+    col->null_count += src->null_count;
+    col->len += n;
+    return OG_OK;
+}
+
+/* 1 when the scan batch's row addresses are view rows pos.. (the column lines up with the
+ * view's numbering).  With row_addrs listed, a compare; without (a view with no deletions
+ * never needs to list them), the live rows of fragment i are offsets 0.. in order. */
+static int batch_lines_up(const og_tableview *v, const uint64_t *row_addrs, size_t pos, const og_table_batch *b)
+{
+    if (row_addrs) return memcmp(b->row_addrs, row_addrs + pos, b->nrows * sizeof *b->row_addrs) == 0;
+    size_t fi = 0;
+    while (fi < v->m.nfragments && v->frag_start[fi + 1] <= pos) fi++; /* (empty fragments too) */
+    for (size_t j = 0; j < b->nrows; j++) {
+        size_t row = pos + j;
+        while (fi < v->m.nfragments && v->frag_start[fi + 1] <= row) fi++;
+        if (fi == v->m.nfragments || b->row_addrs[j] != OG_ROW_ADDR(v->m.fragments[fi].id, row - v->frag_start[fi]))
+            return 0;
+    }
+    return 1;
+}
+
+/* Scans field top[i] into a new owned vector (the caller holds the view's lock); row_addrs
+ * may be NULL for a view without deletions. */
 static og_status load_column(og_tableview *v, size_t i, const uint64_t *row_addrs, og_vector **out)
 {
     *out = NULL;
@@ -526,6 +625,8 @@ static og_status load_column(og_tableview *v, size_t i, const uint64_t *row_addr
     og_vector *col = malloc(sizeof *col);
     if (!col) return og_err(OG_ERR_NOMEM, "table view: out of memory");
     og_status st = og_vector_init(col, v->top_types[i]);
+    int bulk = bulk_type(v->top_types[i]);
+    if (st == OG_OK && bulk) st = column_reserve(col, v->nrows);
     if (st != OG_OK) {
         og_vector_free(col);
         free(col);
@@ -542,12 +643,12 @@ static og_status load_column(og_tableview *v, size_t i, const uint64_t *row_addr
         st = og_table_scan_next(scan, &b);
         if (st != OG_OK || b.nrows == 0) break;
         if (b.ncols != 1 || b.cols[0].len != b.nrows || !og_type_eq(b.cols[0].type, col->type) ||
-            b.nrows > v->nrows - pos || memcmp(b.row_addrs, row_addrs + pos, b.nrows * sizeof *b.row_addrs) != 0) {
+            b.nrows > v->nrows - pos || !batch_lines_up(v, row_addrs, pos, &b)) {
             st = og_err(OG_ERR_CORRUPT, "table %s version %llu field id %d: scanned rows disagree with the live rows",
                         og_table_dir(v->table), (unsigned long long)v->m.version, v->top_ids[i]);
             break;
         }
-        st = append_all(col, &b.cols[0]);
+        st = bulk ? column_append_bulk(col, &b.cols[0], v->nrows) : append_all(col, &b.cols[0]);
         pos += b.nrows;
     }
     og_table_scan_free(scan);
@@ -582,7 +683,7 @@ og_status og_tableview_column(og_tableview *v, int32_t field_id, const og_vector
         return OG_OK;
     }
     const uint64_t *addrs = NULL;
-    if (v->nrows) OG_TRY(get_addrs(v, &addrs)); /* (takes the lock itself) */
+    if (v->nrows && v->any_deletions) OG_TRY(get_addrs(v, &addrs)); /* (takes the lock itself) */
     pthread_mutex_lock(&v->lock);
     og_status st = OG_OK;
     c = atomic_load_explicit(&v->cols[i], memory_order_acquire);

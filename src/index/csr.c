@@ -175,23 +175,18 @@ static void *prefault_main(void *arg)
     const uint8_t *p = og_mapping_data(c->m);
     size_t len = og_mapping_size(c->m);
     uintptr_t start = (uintptr_t)p & ~(uintptr_t)4095;
-    int populated = 0;
-#ifdef MADV_POPULATE_READ
-    /* In slices: the kernel holds the mapping lock (read) for a whole madvise, and the querying
-     * thread's own mmap/munmap (malloc of a large block, the next file) wait for the writer
-     * side of that lock — one call over a 100 MB topology made the first traversal of a
-     * process wait ~20 ms doing nothing (docs/benchmarks.md "Cold start"). */
+    /* MADV_WILLNEED, not MADV_POPULATE_READ: read the file into the page cache (shared,
+     * evictable) without mapping every page into this process.  A traversal then takes minor
+     * faults that map 16 cached pages each (fault-around) instead of waiting for the disk, and
+     * the process's RSS grows only by the pages it touches: populating the whole 96 MB
+     * topology of the 1M-node bench graph made it two thirds of the bench query process's
+     * peak RSS for no measurable warm gain (docs/benchmarks.md "Memory of the query process").
+     * In 1 MB slices, so the mapping lock a call holds never stalls the querying thread's own
+     * mmap/munmap for long ("Cold start"). */
     size_t total = len + ((uintptr_t)p - start);
-    populated = 1;
-    for (size_t off = 0; off < total && populated; off += PREFAULT_SLICE) {
+    for (size_t off = 0; off < total; off += PREFAULT_SLICE) {
         size_t n = total - off < PREFAULT_SLICE ? total - off : PREFAULT_SLICE;
-        populated = madvise((void *)(start + off), n, MADV_POPULATE_READ) == 0;
-    }
-#endif
-    if (!populated) {
-        volatile uint8_t sink = 0;
-        for (size_t off = 0; off < len; off += 4096) sink ^= p[off];
-        (void)sink;
+        if (madvise((void *)(start + off), n, MADV_WILLNEED) != 0) break; /* a hint: faults as usual */
     }
     csr_unref(c);
     atomic_store(&slot->done, 1);

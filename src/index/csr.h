@@ -53,9 +53,10 @@ og_status og_csr_open(og_csr **out, og_store *st, const char *key, og_csr_arrays
 /* The same over caller-owned bytes (tests, fuzzing); nothing is taken. */
 og_status og_csr_parse(const uint8_t *p, size_t len, og_csr_arrays *arrays);
 void og_csr_free(og_csr *c);
-/* Maps every page of a local file into this process on a detached thread (the mapping lives
- * until both og_csr_free and the thread are done), so traversals of a warm process do not pay
- * one page fault per first-touched page.  A hint: nothing fails. */
+/* Reads a local file into the page cache ahead of use (MADV_WILLNEED) on a tracked thread (the
+ * mapping lives until both og_csr_free and the thread are done), so first-touched pages cost
+ * minor faults, not disk reads, without mapping pages a traversal never touches into the
+ * process's RSS.  A hint: nothing fails. */
 void og_csr_prefault_async(og_csr *c);
 size_t og_csr_bytes(const og_csr *c);
 

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "engine/graph_index.h"
 #include "engine/mutate.h"
 #include "engine/tableview.h"
 #include "fixture.h"
@@ -183,6 +184,43 @@ static void answers_do_not_depend_on_index_files(void **state)
     assert_string_equal(got, want);
 }
 
+/* og_engine_graph_index_build (what optimize runs) writes every key map and topology of the
+ * head ahead of the first query, writes nothing in read-only mode, and changes no answer. */
+static void graph_index_build_writes_the_heads_files_ahead_of_queries(void **state)
+{
+    fixture *f = *state;
+    char want[8192], got[8192];
+    og_tableview_set_index_mode(0);
+    reopen(f);
+    answers(f, want, sizeof want);
+    og_graph_index_report rep;
+    assert_int_equal(og_engine_graph_index_build(f->e, NULL, &rep), OG_OK); /* off: nothing */
+    assert_int_equal(rep.node_tables + rep.edge_types, 0);
+    og_tableview_set_index_mode(1);
+    assert_int_equal(og_engine_graph_index_build(f->e, NULL, &rep), OG_OK); /* read only: nothing */
+    assert_int_equal(index_files(f, ".v1") + index_files(f, ".csr"), 0);
+    og_tableview_set_index_mode(2);
+    reopen(f);
+    assert_int_equal(og_engine_graph_index_build(f->e, NULL, &rep), OG_OK);
+    assert_int_equal(rep.node_tables, 1);
+    assert_int_equal(rep.edge_types, 1);
+    assert_int_equal(index_files(f, "keymap.v1"), 1);
+    assert_int_equal(index_files(f, ".csr"), 1);
+    /* a fresh handle in read-only mode answers from them, the same */
+    og_tableview_set_index_mode(1);
+    reopen(f);
+    answers(f, got, sizeof got);
+    assert_string_equal(got, want);
+    /* a new head (one more node, one more edge): its new data file and versions get theirs */
+    og_tableview_set_index_mode(2);
+    assert_int_equal(mut(f, "insert_person", "{\"name\": \"Zed\", \"age\": 9}"), OG_OK);
+    assert_int_equal(mut(f, "add_friend", "{\"from\": \"Zed\", \"to\": \"Alice\"}"), OG_OK);
+    assert_int_equal(og_engine_graph_index_build(f->e, NULL, &rep), OG_OK);
+    assert_int_equal(index_files(f, "keymap.v1"), 2);
+    assert_int_equal(index_files(f, ".csr"), 2);
+    assert_int_equal(og_engine_graph_index_build(f->e, "nope", &rep), OG_ERR_NOT_FOUND);
+}
+
 /* Replaces every file under dir ending in suffix with `bytes` (len). */
 static void clobber(const char *dir, const char *suffix, const void *bytes, size_t len)
 {
@@ -316,6 +354,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(answers_do_not_depend_on_index_files, setup, teardown),
+        cmocka_unit_test_setup_teardown(graph_index_build_writes_the_heads_files_ahead_of_queries, setup, teardown),
         cmocka_unit_test_setup_teardown(damaged_or_foreign_index_files_are_not_trusted, setup, teardown),
         cmocka_unit_test_setup_teardown(deleted_and_reinserted_keys_follow_the_version, setup, teardown),
         cmocka_unit_test_setup_teardown(a_crash_after_publishing_an_index_file_leaves_whole_files, setup, teardown),

@@ -319,6 +319,39 @@ static void columns_equal_what_was_written_across_fragments_batches_and_deletion
     og_table_close(t);
 }
 
+/* Without deletions a whole column is checked against the view's numbering from the manifest
+ * alone (the row addresses are never listed for it) and its buffers are allocated at their
+ * final size: fixed-width and offsets exactly, string bytes trimmed to what they hold. */
+static void a_column_without_deletions_is_sized_exactly_and_needs_no_row_addresses(void **state)
+{
+    fx *f = *state;
+    og_table *t = open_table(f, "nodel");
+    og_table_txn *x = begin(t, 0);
+    append_rows(x, 0, 10, NULL);    /* fragment 0 */
+    append_rows(x, 10, 9000, NULL); /* fragment 1: several scan batches */
+    append_rows(x, 9010, 7, NULL);  /* fragment 2 */
+    uint64_t v1 = commit(x);
+    og_tableview *v;
+    OK(og_tableview_open(&v, t, v1));
+    size_t rows = og_tableview_rows(v);
+    assert_int_equal(rows, 9017);
+    for (size_t r = 0; r < rows; r++) check_row(v, r, (int)r);
+    const og_vector *n, *s;
+    OK(og_tableview_column(v, 1, &n));
+    OK(og_tableview_column(v, 2, &s));
+    assert_int_equal(n->len, rows);
+    assert_int_equal(n->cap_rows, rows);
+    assert_int_equal(n->null_count, (rows + 2) / 5); /* k % 5 == 2 */
+    assert_int_equal(s->cap_rows, rows);
+    assert_int_equal(s->cap_bytes, (size_t)s->offsets[rows]);
+    assert_int_equal(s->null_count, (rows + 1) / 4); /* k % 4 == 3 */
+    size_t before = og_tableview_bytes(v);
+    (void)addrs_of(v); /* listed only now: the view grows by them */
+    assert_int_equal(og_tableview_bytes(v) - before, rows * sizeof(uint64_t));
+    og_tableview_release(v);
+    og_table_close(t);
+}
+
 static void find_id_hits_live_rows_and_misses_deleted_and_unknown_ids(void **state)
 {
     fx *f = *state;
@@ -657,6 +690,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_view_sees_exactly_its_versions_live_rows, setup, teardown),
         cmocka_unit_test_setup_teardown(rows_follow_manifest_fragment_order_after_a_compaction, setup, teardown),
         cmocka_unit_test_setup_teardown(columns_equal_what_was_written_across_fragments_batches_and_deletions, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(a_column_without_deletions_is_sized_exactly_and_needs_no_row_addresses, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(find_id_hits_live_rows_and_misses_deleted_and_unknown_ids, setup, teardown),
         cmocka_unit_test_setup_teardown(a_field_added_later_reads_as_null_for_old_fragments, setup, teardown),
