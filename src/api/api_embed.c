@@ -303,7 +303,7 @@ og_status og_db_embed(char **summary, og_receipt *out, og_db *db, const og_db_em
     char tmp[1100];
     const char *tmpdir = getenv("TMPDIR");
     snprintf(tmp, sizeof tmp, "%s/omnigraph-embed-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
-    int fd = -1, made = 0;
+    int fd = -1, made = 0, hold = -1;
     og_embed_summary s;
     memset(&s, 0, sizeof s);
     if (o->expected_head && strcmp(o->expected_head, commit))
@@ -333,6 +333,19 @@ og_status og_db_embed(char **summary, og_receipt *out, og_db *db, const og_db_em
     if (st == OG_OK) {
         fd = mkstemp(tmp);
         made = fd >= 0;
+        /* Where /proc is there, the file loses its name at once and is loaded through a second
+         * descriptor: a run killed part-way (Ctrl-C, SIGKILL) leaves nothing behind. */
+        if (fd >= 0 && (hold = dup(fd)) >= 0) {
+            char pp[64];
+            snprintf(pp, sizeof pp, "/proc/self/fd/%d", hold);
+            if (access(pp, R_OK) == 0 && unlink(tmp) == 0) {
+                snprintf(tmp, sizeof tmp, "%s", pp);
+                made = 0;
+            } else {
+                close(hold);
+                hold = -1;
+            }
+        }
         if (fd < 0 || !(outf = fdopen(fd, "w"))) st = og_err_errno(errno, "embed: cannot create a temporary file");
         else fd = -1;
     }
@@ -360,6 +373,7 @@ og_status og_db_embed(char **summary, og_receipt *out, og_db *db, const og_db_em
         st = summary_json(summary, db->uri, NULL, branch, &s, og_embed_mode_effective(mode_of(o->mode), &f), t, nt, e,
                           out->published ? out->commit : NULL);
     if (fd >= 0) close(fd);
+    if (hold >= 0) close(hold);
     if (made) unlink(tmp);
     if (in) fclose(in);
     og_embedder_close(e);

@@ -94,6 +94,7 @@ static int root_exists(const char *uri)
  * where the approval gates are listed (both may be NULL). */
 typedef struct diff_ctx {
     json_t *approvals, *pending, *diags, *approvals_required;
+    int hard_drops; /* --allow-data-loss: the preview's drops are hard, as the apply will run them */
 } diff_ctx;
 
 static json_t *compute_changes(json_t *desired, json_t *state, json_t *observations, diff_ctx *ctx)
@@ -211,6 +212,11 @@ static json_t *compute_changes(json_t *desired, json_t *state, json_t *observati
                         json_t *m = json_loads(plan, 0, NULL);
                         if (m) {
                             json_object_set_new(c, "migration", m);
+                            size_t di;
+                            json_t *ds;
+                            json_array_foreach(json_object_get(m, "steps"), di, ds)
+                                if (ctx->hard_drops && json_is_string(json_object_get(ds, "mode")))
+                                    json_object_set_new(ds, "mode", json_string("hard"));
                             if (!json_is_true(json_object_get(m, "supported"))) {
                                 disp = "blocked";
                                 json_t *steps = json_object_get(m, "steps");
@@ -325,7 +331,6 @@ static og_status session_fail(char **out, session *s, og_status st)
 
 og_status og_cluster_plan(char **out, const char *dir, const og_cluster_opts *opts)
 {
-    (void)opts;
     session s;
     og_status st = session_begin(&s, dir, "plan", 1);
     if (st != OG_OK) return session_fail(out, &s, st);
@@ -336,7 +341,7 @@ og_status og_cluster_plan(char **out, const char *dir, const og_cluster_opts *op
     json_t *gobs = json_object();
     og_sidecars_warn_pending(s.store, s.diags);
     diff_ctx dc = {.approvals = og_approvals_list(s.store, s.state, s.diags), .diags = s.diags,
-                   .approvals_required = json_array()};
+                   .approvals_required = json_array(), .hard_drops = opts && opts->allow_data_loss};
     json_t *changes = compute_changes(s.desired, s.state, gobs, &dc);
     json_decref(dc.approvals);
     json_object_set_new(s.report, "approvals_required", dc.approvals_required);
@@ -405,7 +410,8 @@ og_status og_cluster_apply(char **out, const char *dir, const og_cluster_opts *o
      * be verified; the outcome rides this run's ledger revision */
     og_sweep sw;
     og_cluster_sweep(s.store, next, s.desired, s.diags, &sw);
-    diff_ctx dc = {.approvals = og_approvals_list(s.store, next, s.diags), .pending = sw.pending_graphs, .diags = s.diags};
+    diff_ctx dc = {.approvals = og_approvals_list(s.store, next, s.diags), .pending = sw.pending_graphs, .diags = s.diags,
+                   .hard_drops = opts && opts->allow_data_loss};
     json_t *changes = compute_changes(s.desired, next, NULL, &dc);
     json_decref(dc.approvals);
     json_t *res = json_object_get(json_object_get(next, "applied_revision"), "resources");

@@ -502,6 +502,21 @@ static void file_pipeline(void **state)
     og_db_embed_opts o = {0};
     assert_int_equal(og_embed_file(NULL, in, out, bad, &o), OG_ERR_INVALID);
     assert_int_equal(access(out, F_OK), -1); /* a refused run leaves no output */
+    /* a run that fails part-way (a non-string source on line 2) leaves neither the output nor
+     * its temporary file */
+    char mixed[128], ls[256], listing[512];
+    snprintf(mixed, sizeof mixed, "%s/mixed.jsonl", c->dir);
+    write_file(mixed, "{\"type\":\"Document\",\"data\":{\"body\":\"ok\"}}\n"
+                      "{\"type\":\"Document\",\"data\":{\"body\":42}}\n");
+    assert_int_equal(og_embed_file(NULL, mixed, out, spec, &o), OG_ERR_INVALID);
+    assert_non_null(strstr(og_error_message(), "mixed.jsonl:2: Document.body"));
+    assert_int_equal(access(out, F_OK), -1);
+    snprintf(ls, sizeof ls, "ls %s | grep -c tmp", c->dir);
+    FILE *p = popen(ls, "r");
+    size_t got = fread(listing, 1, sizeof listing - 1, p);
+    listing[got] = 0;
+    pclose(p);
+    assert_string_equal(listing, "0\n");
     char *sum;
     assert_int_equal(og_embed_file(&sum, in, out, spec, &o), OG_OK);
     json_t *s = json_loads(sum, 0, NULL);

@@ -6,8 +6,8 @@
  *     failing runs, with --progress and --json) nor in any file it leaves (graph, cache, TMPDIR);
  *   - a failed run (quota part-way, --if-commit) leaves the graph's files byte-for-byte as they
  *     were and no temporary file behind, and says which typed error it was;
- *   - a run killed with SIGKILL mid-way publishes nothing, and the rerun asks the provider only
- *     for the texts whose answers had not yet landed;
+ *   - a run killed with SIGKILL mid-way publishes nothing and leaves no temporary file, and the
+ *     rerun asks the provider only for the texts whose answers had not yet landed;
  *   - a slow provider still gets progress lines on stderr while a chunk is in flight.
  */
 #include <setjmp.h>
@@ -229,6 +229,7 @@ static void killed_mid_run_then_resumed(void **state)
     graph_fingerprint(after, sizeof after);
     assert_string_equal(before, after); /* nothing was published */
     assert_no_vectors();
+    assert_tmp_empty(); /* the run's temporary file had no name to leave behind */
     ps_reset(&srv);
     set_env(NULL);
     assert_int_equal(run(out, sizeof out, "%s %s embed --json %s/g", env, bin, dir), 0);

@@ -366,6 +366,59 @@ static void test_lock_and_force_unlock(void **state)
     og_store_close(st);
 }
 
+static size_t count_tables(void)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "ls '%s/graphs/people.omni/tables' | wc -l", dir);
+    FILE *p = popen(cmd, "r");
+    size_t n = 0;
+    if (fscanf(p, "%zu", &n) != 1) n = 0;
+    pclose(p);
+    return n;
+}
+
+/* Dropping a type: soft by default (its table stays for the commits that name it), hard with
+ * allow_data_loss (reclaimed) — and plan and apply report the mode the apply runs. */
+static void test_drop_soft_and_hard(void **state)
+{
+    (void)state;
+    const char *with_pet = "node Person {\n    name: String @key\n    age: I32?\n}\nedge Knows: Person -> Person\n"
+                           "node Pet {\n    name: String @key\n}\n";
+    for (int hard = 0; hard < 2; hard++) {
+        fresh("true");
+        put("people.pg", with_pet);
+        import_and_apply();
+        char uri[256];
+        graph_uri(uri, sizeof uri);
+        og_db *db = NULL;
+        assert_int_equal(og_db_open(&db, uri, NULL), OG_OK);
+        const char *ins = "query add() { insert Pet { name: \"Rex\" } }";
+        og_receipt rc;
+        assert_int_equal(og_db_mutate(&rc, db, ins, strlen(ins), NULL, NULL, NULL, NULL), OG_OK);
+        og_db_close(db);
+        size_t before = count_tables();
+        put("people.pg", SCHEMA);
+        og_cluster_opts o = {.actor = "tester", .allow_data_loss = hard};
+        const char *mode = hard ? "hard" : "soft";
+        char *out = NULL;
+        assert_int_equal(og_cluster_plan(&out, dir, &o), OG_OK);
+        json_t *r = json_loads(out, 0, NULL);
+        og_free(out);
+        json_t *step = json_array_get(json_object_get(json_object_get(change_of(r, "schema.people"), "migration"), "steps"), 0);
+        assert_string_equal(cstr(step, "kind"), "drop_type");
+        assert_string_equal(cstr(step, "mode"), mode);
+        json_decref(r);
+        assert_int_equal(og_cluster_apply(&out, dir, &o), OG_OK);
+        r = json_loads(out, 0, NULL);
+        og_free(out);
+        step = json_array_get(json_object_get(json_object_get(change_of(r, "schema.people"), "migration"), "steps"), 0);
+        assert_string_equal(cstr(step, "mode"), mode);
+        assert_string_equal(cstr(change_of(r, "schema.people"), "result"), "applied");
+        json_decref(r);
+        assert_int_equal(count_tables(), hard ? before - 1 : before);
+    }
+}
+
 typedef struct racer {
     og_status st;
     int written;
@@ -428,6 +481,7 @@ int main(void)
         cmocka_unit_test(test_round_trip),          cmocka_unit_test(test_drift_and_migration),
         cmocka_unit_test(test_refusals),            cmocka_unit_test(test_ledger_cas),
         cmocka_unit_test(test_lock_and_force_unlock), cmocka_unit_test(test_concurrent_apply),
+        cmocka_unit_test(test_drop_soft_and_hard),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[128];

@@ -2,9 +2,9 @@
  * fuzz_mcp.c — libFuzzer target for the MCP request handler (src/mcp/mcp.h): arbitrary bytes
  * as one JSON-RPC message, against a small graph with stored queries.  Writes are denied by
  * the authorizer (so each run stays fast and the graph small); reads, the catalog, resources,
- * parameter checking and every envelope path run.  Checks: no crash or leak, and a response
- * (when there is one) is one JSON object with "jsonrpc":"2.0" and exactly one of result or
- * error.  Seeds: tests/fuzz/corpus/fuzz_mcp/.
+ * parameter checking and every envelope path (batches too) run.  Checks: no crash or leak,
+ * and a response (when there is one) is one JSON object with "jsonrpc":"2.0" and exactly one
+ * of result or error, or a non-empty array of them.  Seeds: tests/fuzz/corpus/fuzz_mcp/.
  */
 #include <jansson.h>
 #include <stddef.h>
@@ -49,6 +49,14 @@ static void init(void)
     /* db, set and the directory live as long as the process */
 }
 
+/* One JSON-RPC response: an object with "jsonrpc":"2.0" and exactly one of result or error. */
+static void check_response(json_t *j)
+{
+    const char *v = json_string_value(json_object_get(j, "jsonrpc"));
+    if (!json_is_object(j) || !v || strcmp(v, "2.0")) abort();
+    if (!json_object_get(j, "result") == !json_object_get(j, "error")) abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (!mcp) init();
@@ -56,9 +64,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (og_mcp_handle(mcp, "fuzzer", (const char *)data, size, &out) != OG_OK) abort();
     if (!out) return 0;
     json_t *j = json_loads(out, 0, NULL);
-    const char *v = json_string_value(json_object_get(j, "jsonrpc"));
-    if (!json_is_object(j) || !v || strcmp(v, "2.0")) abort();
-    if (!json_object_get(j, "result") == !json_object_get(j, "error")) abort();
+    if (json_is_array(j)) { /* a batch: a non-empty array of such responses */
+        if (!json_array_size(j)) abort();
+        size_t i;
+        json_t *e;
+        json_array_foreach(j, i, e) check_response(e);
+    } else {
+        check_response(j);
+    }
     json_decref(j);
     og_free(out);
     return 0;

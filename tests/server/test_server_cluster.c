@@ -294,6 +294,16 @@ static void test_mcp_over_http(void **state)
     r = mcp("tok-alice", "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
     assert_int_equal(r.status, 202);
     http_free(&r);
+    /* a JSON-RPC batch (MCP 2025-03-26): one array of the answers, in order */
+    r = mcp("tok-alice", "[{\"jsonrpc\":\"2.0\",\"id\":11,\"method\":\"ping\"},"
+                         "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"},"
+                         "{\"jsonrpc\":\"2.0\",\"id\":12,\"method\":\"resources/list\"}]");
+    assert_int_equal(r.status, 200);
+    assert_true(json_is_array(r.json));
+    assert_int_equal(json_array_size(r.json), 2);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(r.json, 0), "id")), 11);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(r.json, 1), "id")), 12);
+    http_free(&r);
     /* the same bearer tokens: none → 401 */
     const char *h[] = {"Content-Type: application/json", NULL};
     r = http(&S, "POST", "/graphs/people/mcp", h, "{}", 2);
@@ -572,6 +582,46 @@ static void test_quarantine_at_boot(void **state)
     logtext[n] = 0;
     assert_non_null(strstr(logtext, "catalog_payload_digest_mismatch"));
     assert_non_null(strstr(logtext, "cluster_state_missing"));
+    free(logtext);
+    /* the boot errors name their remedies: no graph at all (cluster_empty), and every graph
+     * quarantined (cluster_no_healthy_graphs) */
+    f = fopen(log2, "w"); /* a fresh log */
+    fclose(f);
+    char c4[160], c5[160];
+    snprintf(c4, sizeof c4, "%s/c4", dir);
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s' && printf 'version: 1\\ngraphs: {}\\n' > '%s/cluster.yaml'", c4, c4);
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(og_cluster_import(&out, c4, &o), OG_OK);
+    og_free(out);
+    assert_int_equal(og_cluster_apply(&out, c4, &o), OG_OK);
+    og_free(out);
+    const char *empty[] = {"--cluster", c4, "--bind", "127.0.0.1:0", "--unauthenticated", NULL};
+    assert_true(srv_start_fails(log2, empty));
+    snprintf(c5, sizeof c5, "%s/c5", dir);
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s' && cp -r '%s/people.pg' '%s/q' '%s/' && "
+                              "printf 'version: 1\\ngraphs:\\n  bad:\\n    schema: people.pg\\n    queries: q/\\n' > '%s/cluster.yaml'",
+             c5, c2, c2, c5, c5);
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(og_cluster_import(&out, c5, &o), OG_OK);
+    og_free(out);
+    assert_int_equal(og_cluster_apply(&out, c5, &o), OG_OK);
+    og_free(out);
+    snprintf(path, sizeof path, "%s/graphs/bad.omni", c5);
+    assert_int_equal(og_db_open(&db, path, NULL), OG_OK);
+    st = og_db_schema_apply(&rc, NULL, db, NULL, "people.pg", narrow, strlen(narrow), 0, 0);
+    og_db_close(db);
+    assert_int_equal(st, OG_OK);
+    const char *sick[] = {"--cluster", c5, "--bind", "127.0.0.1:0", "--unauthenticated", NULL};
+    assert_true(srv_start_fails(log2, sick));
+    f = fopen(log2, "r");
+    logtext = calloc(1, 1 << 16);
+    n = fread(logtext, 1, (1 << 16) - 1, f);
+    fclose(f);
+    logtext[n] = 0;
+    assert_non_null(strstr(logtext, "cluster_empty: the applied state has no graph; declare one in cluster.yaml and run "
+                                    "`omnigraph cluster apply`"));
+    assert_non_null(strstr(logtext, "graph 'bad' quarantined"));
+    assert_non_null(strstr(logtext, "cluster_no_healthy_graphs: no graph of the cluster can be served (reasons above)"));
     free(logtext);
     /* --cluster and --graph do not mix */
     const char *mixed[] = {"--cluster", c2, "--graph", "x=/nowhere", "--unauthenticated", NULL};
