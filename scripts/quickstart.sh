@@ -23,23 +23,27 @@ q="$ex/queries.gq"
 m="$ex/mutations.gq"
 
 step() { printf '\n== %s\n$ %s\n' "$1" "$2"; }
+# the commands are shown as you would type them from the repository root
+g=build/demo/graph
+printf 'Each step shows its command; `omnigraph` is %s (make install puts it on your PATH).\n' "$og"
 
-step "create a graph from a .pg schema" "omnigraph init --schema examples/library/schema.pg $graph"
+step "create a graph from a .pg schema" "omnigraph init --schema examples/library/schema.pg $g"
 "$og" init --schema "$ex/schema.pg" "$graph"
 
 step "load the seed: one NDJSON file becomes one commit" \
-     "omnigraph load --data examples/library/seed.jsonl --mode overwrite $graph"
+     "omnigraph load --data examples/library/seed.jsonl --mode overwrite $g"
 "$og" load --data "$ex/seed.jsonl" --mode overwrite "$graph"
 first=$("$og" snapshot "$graph" | sed -n 's/.*"commit": "\([0-9A-Z]*\)".*/\1/p')
 
 step "a lookup with parameters" \
-     "omnigraph query --query examples/library/queries.gq books_by --params '{\"author\":\"jane-austen\"}'"
+     "omnigraph query $g --query examples/library/queries.gq books_by --params '{\"author\":\"jane-austen\"}' --format table"
 "$og" query --quiet --store "$graph" --query "$q" books_by --params '{"author":"jane-austen"}' --format table
 
-step "a traversal with aggregation" "omnigraph query --query examples/library/queries.gq loans_per_member"
+step "a traversal with aggregation" "omnigraph query $g --query examples/library/queries.gq loans_per_member --format table"
 "$og" query --quiet --store "$graph" --query "$q" loans_per_member --format table
 
-step "negation: books nobody has borrowed" "omnigraph query -e '...'"
+step "negation: books nobody has borrowed" \
+     "omnigraph query $g --format table -e 'query idle() { match { \$b: Book  not { \$m borrowed \$b } } return { \$b.name, \$b.year } order { \$b.year } }'"
 "$og" query --quiet --store "$graph" --format table -e '
 query idle() {
     match { $b: Book  not { $m borrowed $b } }
@@ -48,13 +52,15 @@ query idle() {
 }'
 
 step "a change on a branch, merged into main" \
-     "omnigraph branch create --from main returns; omnigraph mutate --branch returns ... return_all; omnigraph branch merge returns --into main"
+     "omnigraph branch create --from main returns $g
+  omnigraph mutate $g --branch returns --query examples/library/mutations.gq return_all --params '{\"card\":\"C-001\"}'
+  omnigraph branch merge returns --into main $g"
 "$og" branch create --store "$graph" --from main returns
 "$og" mutate --store "$graph" --branch returns --query "$m" return_all --params '{"card":"C-001"}'
 "$og" branch merge --store "$graph" returns --into main
 
 step "time travel: the same query at the load's commit and at the head" \
-     "omnigraph query --at $first ... loans_per_member"
+     "omnigraph query $g --at $first --query examples/library/queries.gq loans_per_member --format table   (then without --at)"
 "$og" query --quiet --store "$graph" --at "$first" --query "$q" loans_per_member --format table
 "$og" query --quiet --store "$graph" --query "$q" loans_per_member --format table
 

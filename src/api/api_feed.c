@@ -16,6 +16,7 @@
 
 #include "api/db.h"
 #include "util/error.h"
+#include "util/jsonout.h"
 
 #define PAGE_DEFAULT 1000
 #define PAGE_MAX 8192
@@ -129,7 +130,7 @@ og_status og_db_commit_feed(char **out, og_db *db, const char *commit, const og_
     json_t *j = NULL, *detail = NULL;
     og_status st = commit_feed(db, commit, o, &j, &detail);
     if (st) return with_detail(out, st, detail);
-    *out = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+    *out = og_json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER); /* reals in their shortest spelling */
     json_decref(j);
     return *out ? OG_OK : og_err(OG_ERR_NOMEM, "out of memory");
 }
@@ -274,7 +275,7 @@ og_status og_db_changes_poll(char **out, og_db *db, const og_changes_poll_opts *
         json_object_set_new(page, "cursor", json_string(cur));
         json_object_set_new(page, "caught_up", json_boolean(head && !strcmp(cut, head)));
     }
-    *out = json_dumps(page, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+    *out = og_json_dumps(page, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(page);
     return *out ? OG_OK : og_err(OG_ERR_NOMEM, "out of memory");
 }

@@ -35,7 +35,9 @@ static const char *cluster_help =
     "  --config DIR       the cluster directory (default .)\n"
     "  --as ACTOR         recorded on the graph commits apply writes\n"
     "  --allow-data-loss  schema drops are hard (reclaimed) instead of soft\n"
-    "  --json             the full JSON report\n";
+    "  --json             the full JSON report\n"
+    "  --quiet            apply, approve, import, refresh, force-unlock print nothing on success\n"
+    "                     but diagnostics\n";
 
 static void print_diags(json_t *r)
 {
@@ -48,9 +50,14 @@ static void print_diags(json_t *r)
     }
 }
 
-static void print_human(const char *sub, json_t *r)
+/* quiet (--quiet): a write that succeeded (apply, approve, import, refresh, force-unlock)
+ * prints nothing but its diagnostics; reports (validate, plan, status), diagnostics and a
+ * failed write's changes are always printed. */
+static void print_human(const char *sub, json_t *r, int quiet)
 {
     print_diags(r);
+    int is_write = strcmp(sub, "validate") && strcmp(sub, "plan") && strcmp(sub, "status");
+    if (quiet && is_write && json_is_true(json_object_get(r, "ok"))) return;
     size_t i;
     json_t *c;
     json_array_foreach(json_object_get(r, "changes"), i, c) {
@@ -120,16 +127,20 @@ int og_cmd_cluster(int argc, char **argv)
         fputs(cluster_help, argc < 2 ? stderr : stdout);
         return argc < 2 ? OG_EXIT_USAGE : OG_EXIT_OK;
     }
-    const char *sub = argv[1], *dir = ".", *actor = NULL, *lock_id = NULL;
-    int json = 0, allow = 0;
+    const char *sub = argv[1], *dir = NULL, *actor = NULL, *lock_id = NULL;
+    int json = 0, allow = 0, quiet = 0;
     for (int i = 2; i < argc; i++) {
+        if ((!strcmp(argv[i], "--config") && dir) || (!strcmp(argv[i], "--as") && actor))
+            return og_cli_usage("cluster", "%s given twice", argv[i]);
         if (!strcmp(argv[i], "--config") && i + 1 < argc) dir = argv[++i];
         else if (!strcmp(argv[i], "--as") && i + 1 < argc) actor = argv[++i];
         else if (!strcmp(argv[i], "--json")) json = 1;
+        else if (!strcmp(argv[i], "--quiet")) quiet = 1;
         else if (!strcmp(argv[i], "--allow-data-loss")) allow = 1;
         else if ((!strcmp(sub, "force-unlock") || !strcmp(sub, "approve")) && argv[i][0] != '-' && !lock_id) lock_id = argv[i];
         else return og_cli_usage("cluster", "unknown or incomplete option '%s'", argv[i]);
     }
+    if (!dir) dir = ".";
     og_cluster_opts o = {.actor = actor, .allow_data_loss = allow, .json = json};
     char *out = NULL;
     og_status st;
@@ -154,7 +165,7 @@ int og_cmd_cluster(int argc, char **argv)
             printf("%s\n", out);
         } else {
             json_t *r = json_loads(out, 0, NULL);
-            if (r) print_human(sub, r);
+            if (r) print_human(sub, r, quiet);
             json_decref(r);
         }
         og_free(out);
@@ -180,7 +191,8 @@ static const char *queries_help =
     "one by name with JSON parameters, checked against its declarations (a mutation publishes\n"
     "one commit on --branch).  --graph may be omitted when the cluster has one graph.\n"
     "--format json|jsonl|csv|table: list one record per query (name, mutation, mcp_expose,\n"
-    "tool_name); run a read's rows (its columns), a mutation's result as one record.\n";
+    "tool_name); run a read's rows (its columns), a mutation's result as one record.\n"
+    "--quiet: run prints no result for a mutation (unless --json or --format asks for it).\n";
 
 /* `want_provider`: bind the graph's applied embedding profile (`embedding_provider:`), as a
  * cluster-booted server does, so `nearest($v.p, "text")` embeds with the cluster's provider and
@@ -229,8 +241,12 @@ int og_cmd_queries(int argc, char **argv)
     }
     const char *sub = argv[1], *dir = ".", *graph = NULL, *name = NULL, *params = NULL, *params_file = NULL;
     const char *branch = NULL, *snapshot = NULL, *actor = NULL, *format = NULL;
-    int json = 0;
+    int json = 0, quiet = 0;
+    static const char *const valued[] = {"--cluster", "--graph", "--params", "--params-file", "--branch", "--snapshot", "--as"};
+    int seen[sizeof valued / sizeof valued[0]] = {0};
     for (int i = 2; i < argc; i++) {
+        for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)
+            if (!strcmp(argv[i], valued[k]) && seen[k]++) return og_cli_usage("queries", "%s given twice", argv[i]);
         if (!strcmp(argv[i], "--cluster") && i + 1 < argc) dir = argv[++i];
         else if (!strcmp(argv[i], "--graph") && i + 1 < argc) graph = argv[++i];
         else if (!strcmp(argv[i], "--params") && i + 1 < argc) params = argv[++i];
@@ -239,6 +255,7 @@ int og_cmd_queries(int argc, char **argv)
         else if (!strcmp(argv[i], "--snapshot") && i + 1 < argc) snapshot = argv[++i];
         else if (!strcmp(argv[i], "--as") && i + 1 < argc) actor = argv[++i];
         else if (!strcmp(argv[i], "--json")) json = 1;
+        else if (!strcmp(argv[i], "--quiet")) quiet = 1;
         else if (!strcmp(argv[i], "--format") && i + 1 < argc && !format && strcmp(sub, "validate")) format = argv[++i];
         else if (!strcmp(sub, "run") && argv[i][0] != '-' && !name) name = argv[i];
         else return og_cli_usage("queries", "unknown or incomplete option '%s'", argv[i]);
@@ -297,6 +314,8 @@ int og_cmd_queries(int argc, char **argv)
             if (st != OG_OK) {
                 fprintf(stderr, "omnigraph queries run: %s: %s\n", og_status_name(st), og_error_message());
                 rc = st == OG_ERR_PRECONDITION_FAILED ? OG_EXIT_PRECONDITION : OG_EXIT_FAIL;
+            } else if (fmt == OG_CLI_TEXT && quiet && q->mutation) {
+                /* --quiet: a mutation's result is its summary; --json / --format still print it */
             } else if (fmt == OG_CLI_TEXT || (fmt == OG_CLI_JSON && !format)) {
                 printf("%s\n", out);
             } else { /* a read's rows by its columns, or a mutation's result as one record */

@@ -77,7 +77,10 @@ static int fail_in(const char *verb, og_status st, const char *file, const char 
     if (!tag) tag = strstr(msg, "<query>") ? "<query>" : strstr(msg, "<mutation>") ? "<mutation>" : NULL;
     const char *at = tag ? strstr(msg, tag) : NULL;
     if (!file || !at) return og_cli_fail(verb, st);
-    fprintf(stderr, "omnigraph %s: %s: %.*s%s%s\n", verb, og_status_name(st), (int)(at - msg), msg, file, at + strlen(tag));
+    const char *rest = at + strlen(tag);
+    int restlen = (int)strlen(rest);
+    while (restlen > 0 && rest[restlen - 1] == '\n') restlen--; /* one line break, not a blank line */
+    fprintf(stderr, "omnigraph %s: %s: %.*s%s%.*s\n", verb, og_status_name(st), (int)(at - msg), msg, file, restlen, rest);
     return st == OG_ERR_PRECONDITION_FAILED ? OG_EXIT_PRECONDITION : OG_EXIT_FAIL;
 }
 
@@ -228,6 +231,15 @@ static const char *mutate_help =
 
 static int looks_like_path(const char *s) { return strchr(s, '/') || access(s, F_OK) == 0; }
 
+/* A query NAME is an identifier; a word that cannot be one (`./g`, `s3://b/p`, `my-graph`) is a ROOT. */
+static int can_be_query_name(const char *s)
+{
+    if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || *s == '_')) return 0;
+    for (s++; *s; s++)
+        if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_')) return 0;
+    return 1;
+}
+
 static int run_gq(int argc, char **argv, int is_mutation)
 {
     const char *verb = is_mutation ? "mutate" : "query";
@@ -279,7 +291,8 @@ static int run_gq(int argc, char **argv, int is_mutation)
         else return og_cli_usage(verb, "--format must be json, jsonl, csv or table");
     }
     /* Positionals: [NAME] [ROOT].  A single one is the ROOT when no --store / $OMNIGRAPH_STORE
-     * names the graph and it looks like a path (contains '/' or "://", or exists). */
+     * names the graph and it looks like a path (contains '/' or "://", or exists), or when it
+     * cannot be a NAME (with --store that makes two roots: a usage error). */
     const char *name = NULL;
     const char *env = getenv("OMNIGRAPH_STORE");
     if (a.npositional == 2) { /* in either order: the one that looks like a path is the ROOT */
@@ -287,7 +300,10 @@ static int run_gq(int argc, char **argv, int is_mutation)
         name = a.positional[swap ? 1 : 0];
         a.positional[0] = a.positional[swap ? 0 : 1];
         a.npositional = 1;
-    } else if (a.npositional == 1 && (a.store || (env && *env) || !looks_like_path(a.positional[0]))) {
+    } else if (a.npositional == 1 && a.store && !can_be_query_name(a.positional[0])) {
+        /* `query --store g ./g`: not a NAME, so a second graph root (og_graph_args_root refuses it) */
+    } else if (a.npositional == 1 && (a.store || (env && *env && can_be_query_name(a.positional[0])) ||
+                                      !looks_like_path(a.positional[0]))) {
         name = a.positional[0];
         a.npositional = 0;
         if (!a.store && !(env && *env)) /* say what became of the word (`query mygraph -e ...`) */

@@ -13,7 +13,7 @@
 #include "mcp/mcp.h"
 
 static const char *mcp_help =
-    "usage: omnigraph mcp --store ROOT [--queries FILE.gq]... [--as ACTOR]\n"
+    "usage: omnigraph mcp (--store ROOT | ROOT) [--queries FILE.gq]... [--as ACTOR]\n"
     "       omnigraph mcp --cluster DIR [--graph ID] [--as ACTOR [--policy]]\n"
     "\n"
     "Serves one graph over the Model Context Protocol on stdin/stdout (newline-delimited\n"
@@ -34,20 +34,30 @@ int og_cmd_mcp(int argc, char **argv)
         fputs(mcp_help, stdout);
         return OG_EXIT_OK;
     }
-    const char *store = getenv("OMNIGRAPH_STORE"), *cluster = NULL, *graph = NULL, *actor = NULL;
+    const char *store = NULL, *root = NULL, *cluster = NULL, *graph = NULL, *actor = NULL;
     const char *files[64];
     size_t nfiles = 0;
     int use_policy = 0;
     og_mcp_policy *pol = NULL;
     for (int i = 1; i < argc; i++) {
+        if ((!strcmp(argv[i], "--store") && store) || (!strcmp(argv[i], "--cluster") && cluster) ||
+            (!strcmp(argv[i], "--graph") && graph) || (!strcmp(argv[i], "--as") && actor))
+            return og_cli_usage("mcp", "%s given twice", argv[i]);
         if (!strcmp(argv[i], "--store") && i + 1 < argc) store = argv[++i];
         else if (!strcmp(argv[i], "--cluster") && i + 1 < argc) cluster = argv[++i];
         else if (!strcmp(argv[i], "--graph") && i + 1 < argc) graph = argv[++i];
         else if (!strcmp(argv[i], "--as") && i + 1 < argc) actor = argv[++i];
         else if (!strcmp(argv[i], "--queries") && i + 1 < argc && nfiles < 64) files[nfiles++] = argv[++i];
         else if (!strcmp(argv[i], "--policy")) use_policy = 1;
+        else if (argv[i][0] != '-' && !root) root = argv[i]; /* a positional ROOT, as on the graph verbs */
+        else if (argv[i][0] != '-') return og_cli_usage("mcp", "unexpected argument '%s'", argv[i]);
         else return og_cli_usage("mcp", "unknown or incomplete option '%s'", argv[i]);
     }
+    if (root && (store || cluster))
+        return og_cli_usage("mcp", "two graphs given: %s %s and %s", store ? "--store" : "--cluster", store ? store : cluster, root);
+    if (root) store = root;
+    if (!store && !cluster) store = getenv("OMNIGRAPH_STORE");
+    if (store && !*store) store = NULL;
     if (use_policy && !actor) return og_cli_usage("mcp", "--policy needs --as ACTOR (the actor the policy decides for)");
     if (use_policy && !cluster) return og_cli_usage("mcp", "--policy needs --cluster (a graph with a bound policy bundle)");
     og_cluster *c = NULL;

@@ -108,7 +108,10 @@ const char *og_graph_args_root(og_graph_args *a)
 
 int og_cli_fail(const char *verb, og_status st)
 {
-    fprintf(stderr, "omnigraph %s: %s: %s\n", verb, og_status_name(st), og_error_message());
+    const char *msg = og_error_message();
+    int len = (int)strlen(msg);
+    while (len > 0 && msg[len - 1] == '\n') len--; /* one line break, not a blank line */
+    fprintf(stderr, "omnigraph %s: %s: %.*s\n", verb, og_status_name(st), len, msg);
     return st == OG_ERR_PRECONDITION_FAILED ? OG_EXIT_PRECONDITION : OG_EXIT_FAIL;
 }
 

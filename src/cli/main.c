@@ -38,6 +38,50 @@ static const og_cli_cmd commands[] = {
     {"test", "run .gqt logic-test cases (docs/testing.md)", og_cmd_test},
 };
 
+/* The subcommands of the verbs that have them, so that flags given before the subcommand
+ * (`omnigraph branch --format csv list ROOT`) work as they do after it. */
+static const struct {
+    const char *verb, *subs; /* subs: space-separated, with a leading and a trailing space */
+} subcommands[] = {
+    {"blob", " get stat "},
+    {"branch", " create list delete merge "},
+    {"changes", " poll baseline "},
+    {"cluster", " validate plan apply approve status refresh import force-unlock "},
+    {"commit", " list show changes "},
+    {"index", " build status "},
+    {"policy", " validate test explain compile "},
+    {"queries", " list validate run "},
+    {"schema", " check plan apply show get "},
+};
+
+static int is_sub(const char *subs, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = strstr(subs, word); n && p; p = strstr(p + 1, word))
+        if (p[-1] == ' ' && p[n] == ' ') return 1;
+    return 0;
+}
+
+/* argv[1] is a verb with subcommands and argv[2] a flag: move the first word that names one of
+ * its subcommands to argv[2] (the flags keep their order).  A word right after a flag is that
+ * flag's value only when it is not a subcommand name, so `--quiet list` finds `list`. */
+static void hoist_subcommand(int argc, char **argv)
+{
+    if (argc < 4 || argv[2][0] != '-') return;
+    for (size_t k = 0; k < sizeof subcommands / sizeof subcommands[0]; k++) {
+        if (strcmp(argv[1], subcommands[k].verb) != 0) continue;
+        for (int i = 3; i < argc; i++) {
+            if (!strcmp(argv[i], "--")) return;
+            if (argv[i][0] == '-' || !is_sub(subcommands[k].subs, argv[i])) continue;
+            char *sub = argv[i];
+            memmove(argv + 3, argv + 2, (size_t)(i - 2) * sizeof *argv);
+            argv[2] = sub;
+            return;
+        }
+        return;
+    }
+}
+
 static void usage(FILE *f)
 {
     fprintf(f, "usage: omnigraph <command> [options]\n\ncommands:\n");
@@ -130,7 +174,16 @@ int main(int argc, char **argv)
         return OG_EXIT_USAGE;
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        if (argc >= 3 && !strcmp(argv[1], "help") && !strcmp(argv[2], "help")) { /* omnigraph help help */
+            if (argc > 3) return og_cli_usage("help", "unexpected argument '%s'", argv[3]);
+            printf("usage: omnigraph help [COMMAND [SUBCOMMAND]]\n\n"
+                   "Without a command, lists the commands; `omnigraph help COMMAND [SUBCOMMAND]` prints that\n"
+                   "command's options, the same as `omnigraph COMMAND [SUBCOMMAND] --help`.\n");
+            return OG_EXIT_OK;
+        }
         if (argc >= 3 && !strcmp(argv[1], "help")) { /* omnigraph help VERB [SUB] = omnigraph VERB [SUB] --help */
+            if (!strcmp(argv[2], "read")) argv[2] = "query"; /* the reference's spellings */
+            else if (!strcmp(argv[2], "change")) argv[2] = "mutate";
             for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
                 if (!strcmp(argv[2], commands[i].name)) {
                     char *hv[4] = {argv[2], argc >= 4 ? argv[3] : "--help", "--help", NULL};
@@ -144,6 +197,7 @@ int main(int argc, char **argv)
         return OG_EXIT_OK;
     }
     if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-v")) argv[1] = "version";
+    hoist_subcommand(argc, argv); /* `branch --format csv list` = `branch list --format csv` */
     if (og_cli_format_gate(&argc, argv)) return OG_EXIT_USAGE; /* --format F: accepted or refused, never ignored */
     /* the reference's spellings (reference-surfaces.md §1.2): read = query, change = mutate */
     if (!strcmp(argv[1], "read")) return og_cmd_query(argc - 1, argv + 1);

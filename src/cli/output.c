@@ -47,7 +47,7 @@ static char *cell(json_t *v)
 {
     if (!v || json_is_null(v)) return NULL;
     if (json_is_string(v)) return strdup(json_string_value(v));
-    return json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_PRESERVE_ORDER);
+    return og_json_text(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_PRESERVE_ORDER); /* shortest reals */
 }
 
 /* A column's header: its label ("label=path"), else its name. */
@@ -96,17 +96,17 @@ static void pad(size_t n)
 
 static void print_compact(json_t *v)
 {
-    char *s = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
+    char *s = og_json_text(v, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
     if (s) printf("%s\n", s);
-    free(s);
+    og_free(s);
 }
 
 void og_cli_print_records(int f, json_t *doc, const char *rows_key, const char *const *cols, size_t ncols)
 {
     if (f == OG_CLI_JSON) {
-        char *s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        char *s = og_json_text(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
         if (s) printf("%s\n", s);
-        free(s);
+        og_free(s);
         return;
     }
     json_t *rows = rows_key ? json_object_get(doc, rows_key) : NULL, *one = NULL;

@@ -189,9 +189,13 @@ int og_chk_lit_against(og_chk *c, const og_qlit *lit, const og_cat_prop *p, cons
     }
     og_qtype got;
     if (!og_chk_lit_type(c, lit, &got)) return 0;
-    if (!og_qt_compatible(&got, &want))
-        return og_chk_fail(c, lit->span, "T3", "property `%s` has type %s but got %s", prop,
-                           og_qt_name(&want, a, sizeof a), og_qt_name(&got, b, sizeof b));
+    if (!og_qt_compatible(&got, &want)) /* a date written as a string: say how to write it */
+        return og_chk_fail(c, lit->span, "T3", "property `%s` has type %s but got %s%s", prop,
+                           og_qt_name(&want, a, sizeof a), og_qt_name(&got, b, sizeof b),
+                           lit->kind != OG_QLIT_STRING ? ""
+                           : want.t.id == OG_T_DATE32  ? "; write the date as date(\"2024-01-31\")"
+                           : want.t.id == OG_T_DATE64  ? "; write the time as datetime(\"2024-01-31T12:00:00Z\")"
+                                                       : "");
     if (p->is_enum) return enum_check(c, lit, p, prop);
     return 1;
 }

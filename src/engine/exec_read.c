@@ -24,6 +24,7 @@
 #include "engine/sort.h"
 #include "util/budget.h"
 #include "util/error.h"
+#include "util/jsonout.h"
 
 /* One operator as explained: where it runs, what it was estimated and found to produce. */
 typedef struct xstep {
@@ -204,7 +205,8 @@ static og_status eval_object(exec *x, const pipe *p, int var, og_vector *out)
             if (cols[c].len == 0 || og_vector_is_null(&cols[c], k)) continue;
             json_object_set_new(o, names[c], og_export_value_json(&cols[c], k));
         }
-        char *text = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17)) : NULL;
+        /* reals in their shortest round-trip spelling, as in every other column (F32 4.1, not 4.0999999999999996) */
+        char *text = o ? og_json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
         json_decref(o);
         st = text ? og_vector_append_bytes(out, text, strlen(text)) : og_err(OG_ERR_NOMEM, "out of memory");
         free(text);

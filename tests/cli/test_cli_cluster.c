@@ -135,13 +135,46 @@ static void test_run_uses_cluster_profile(void **state)
     assert_int_equal(run(NULL, 0, "unset OG_TEST_UNSET_EMBED_KEY; %s queries list --cluster %s/e", bin, dir), 0);
 }
 
+/* --quiet (as on the graph verbs) hides a write's success line and a stored mutation's result,
+ * never a report; flags work before the subcommand; a repeated flag is a usage error. */
+static void test_quiet_and_flag_order(void **state)
+{
+    (void)state;
+    assert_int_equal(run(NULL, 0, "cp -r %s/examples/cluster %s/q", OG_SOURCE_DIR, dir), 0);
+    assert_int_equal(run(out, sizeof out, "%s cluster --quiet validate --config %s/q", bin, dir), 0);
+    assert_string_equal(out, "ok: 7 resources\n"); /* a report: printed */
+    assert_int_equal(run(out, sizeof out, "%s cluster import --quiet --config %s/q", bin, dir), 0);
+    assert_string_equal(out, "");
+    assert_int_equal(run(out, sizeof out, "%s cluster --config %s/q --quiet apply --as alice", bin, dir), 0);
+    assert_string_equal(out, "");
+    assert_int_equal(run(out, sizeof out, "%s cluster refresh --quiet --config %s/q", bin, dir), 0);
+    assert_string_equal(out, "");
+    assert_int_equal(run(out, sizeof out, "%s cluster status --quiet --config %s/q", bin, dir), 0);
+    assert_non_null(strstr(out, "state revision 3"));
+    assert_int_equal(run(out, sizeof out, "%s cluster plan --config %s/q --config %s/q 2>&1", bin, dir, dir), 2);
+    assert_non_null(strstr(out, "--config given twice"));
+    assert_int_equal(run(out, sizeof out, "%s queries run add_person --quiet --params '{\"name\":\"Quinn\",\"age\":50}' --cluster %s/q 2>&1",
+                         bin, dir), 0);
+    assert_string_equal(out, "");
+    assert_int_equal(run(out, sizeof out, "%s queries --quiet run add_person --json --params '{\"name\":\"Rae\"}' --cluster %s/q",
+                         bin, dir), 0);
+    assert_non_null(strstr(out, "\"affected_nodes\":1"));
+    assert_int_equal(run(out, sizeof out, "%s queries --cluster %s/q --format csv list", bin, dir), 0);
+    assert_non_null(strstr(out, "name,mutation,mcp_expose,tool_name\r\n"));
+    assert_int_equal(run(out, sizeof out, "%s queries run adults --quiet --params '{\"min\":0}' --format csv --cluster %s/q", bin, dir), 0);
+    assert_non_null(strstr(out, "Quinn")); /* a read's rows are what was asked for */
+    assert_int_equal(run(out, sizeof out, "%s queries list --cluster %s/q --cluster %s/q 2>&1", bin, dir, dir), 2);
+    assert_non_null(strstr(out, "--cluster given twice"));
+}
+
 int main(void)
 {
     snprintf(dir, sizeof dir, "/tmp/og-cli-cluster-XXXXXX");
     if (!mkdtemp(dir)) return 1;
     snprintf(bin, sizeof bin, "%s/omnigraph", OG_BINARY_DIR);
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_cluster_verbs), cmocka_unit_test(test_queries_and_mcp),
-                                       cmocka_unit_test(test_run_uses_cluster_profile)};
+                                       cmocka_unit_test(test_run_uses_cluster_profile),
+                                       cmocka_unit_test(test_quiet_and_flag_order)};
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

@@ -60,6 +60,46 @@ static void help_verb_is_the_verbs_help(void **state)
     assert_non_null(strstr(a, "unknown command 'nosuchverb'"));
     assert_int_equal(run(a, sizeof a, "%s help", bin), 0);
     assert_non_null(strstr(a, "omnigraph help <command>"));
+    assert_int_equal(run(a, sizeof a, "%s help help", bin), 0);
+    assert_true(strncmp(a, "usage: omnigraph help [COMMAND [SUBCOMMAND]]\n", 45) == 0);
+    assert_int_equal(run(a, sizeof a, "%s help help extra 2>&1", bin), 2);
+    assert_int_equal(run(a, sizeof a, "%s help read", bin), 0); /* the aliases' help is their verb's */
+    assert_int_equal(run(b, sizeof b, "%s help query", bin), 0);
+    assert_string_equal(a, b);
+    assert_int_equal(run(a, sizeof a, "%s help change", bin), 0);
+    assert_true(strncmp(a, "usage: omnigraph mutate", 23) == 0);
+}
+
+static void make_graph(void);
+
+/* A flag before the subcommand works as after it (`branch --format csv list`). */
+static void flags_before_the_subcommand_work_as_after_it(void **state)
+{
+    (void)state;
+    char a[8192], b[8192];
+    make_graph();
+    static const char *pairs[][2] = {
+        {"branch --format csv list %s/g", "branch list --format csv %s/g"},
+        {"branch --json list %s/g", "branch list --json %s/g"},
+        {"commit --limit 1 --format csv list %s/g", "commit list --limit 1 --format csv %s/g"},
+        {"schema --json check %s/s.pg", "schema check --json %s/s.pg"},
+        {"index --format csv status %s/g", "index status --format csv %s/g"},
+    };
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+        char c0[512], c1[512];
+        snprintf(c0, sizeof c0, pairs[i][0], dir);
+        snprintf(c1, sizeof c1, pairs[i][1], dir);
+        assert_int_equal(run(a, sizeof a, "%s %s 2>&1", bin, c0), 0);
+        assert_int_equal(run(b, sizeof b, "%s %s 2>&1", bin, c1), 0);
+        if (strcmp(a, b)) fprintf(stderr, "%s\n---\n%s\n", a, b);
+        assert_string_equal(a, b);
+    }
+    /* a write, and the format gate's errors, name the subcommand found after the flags */
+    assert_int_equal(run(a, sizeof a, "%s branch --quiet create dev %s/g 2>&1", bin, dir), 0);
+    assert_string_equal(a, "");
+    assert_int_equal(run(a, sizeof a, "%s branch --format csv merge dev %s/g 2>&1", bin, dir), 2);
+    assert_non_null(strstr(a, "omnigraph branch merge: --format csv is not available"));
+    assert_int_equal(run(a, sizeof a, "%s branch --quiet frobnicate %s/g 2>&1", bin, dir), 2);
 }
 
 /* A read (or a write) on a mistyped path fails with not_found and creates nothing. */
@@ -142,6 +182,8 @@ static void repeated_and_conflicting_flags_are_usage_errors(void **state)
         {"%s query --store %s/g -e %s --branch main --at main 2>&1 #%s", "--branch and --at"},
         {"%s query --store %s/g --store x -e %s 2>&1 #%s", "--store given twice"},
         {"%s query --store %s/g -e %s NAME other/root 2>&1 #%s", "two graph roots"},
+        {"%s query --store %s/g ./g -e %s 2>&1 #%s", "two graph roots given: --store"},
+        {"%s mutate --store %s/g s3://b/g -e %s 2>&1 #%s", "two graph roots given: --store"},
         {"%s snapshot --store %s/g other/root 2>&1 #%s%s", "two graph roots"},
         {"%s load --data a --data b --mode append %s/g 2>&1 #%s%s", "--data given twice"},
         {"%s mutate --store %s/g -e %s --params '{}' --params '{}' 2>&1 #%s", "--params given twice"},
@@ -176,6 +218,36 @@ static void a_positional_root_works_for_query_and_mutate(void **state)
     /* nothing was created for the word */
     struct stat st;
     assert_int_not_equal(stat("names", &st), 0);
+    /* a positional ROOT wins over $OMNIGRAPH_STORE, as on every other verb; a NAME does not */
+    assert_int_equal(run(out, sizeof out, "OMNIGRAPH_STORE=%s/nope %s query -e 'query n() { match { $p: Person } return "
+                         "{ $p.name } order { $p.name } }' %s/g --format csv", dir, bin, dir), 0);
+    assert_string_equal(out, "p.name\r\nAda\r\nGrace\r\n");
+    assert_int_equal(run(out, sizeof out, "OMNIGRAPH_STORE=%s/g %s query --query %s/q.gq names --format csv", dir, bin, dir), 0);
+    assert_string_equal(out, "p.name\r\nAda\r\nGrace\r\n");
+    /* the other verbs that take --store take a positional ROOT too (embed, mcp among them) */
+    write_file("init.jsonrpc", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{}}\n");
+    assert_int_equal(run(out, sizeof out, "%s mcp %s/g < %s/init.jsonrpc", bin, dir, dir), 0);
+    assert_non_null(strstr(out, "\"id\":1"));
+    assert_int_equal(run(out, sizeof out, "%s mcp --store %s/g %s/g < /dev/null 2>&1", bin, dir, dir), 2);
+    assert_non_null(strstr(out, "two graphs given"));
+    assert_int_equal(run(out, sizeof out, "%s mcp --store %s/g --store %s/g < /dev/null 2>&1", bin, dir, dir), 2);
+    assert_non_null(strstr(out, "--store given twice"));
+    static const char *verbs[] = {"snapshot", "export", "commit list", "branch list", "schema show", "index status",
+                                  "changes poll", "optimize --quiet", "cleanup --quiet"};
+    for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++) {
+        char a[8192], b[8192];
+        int ra = run(a, sizeof a, "OMNIGRAPH_EMBED_PROVIDER=mock %s %s %s/g 2>&1", bin, verbs[i], dir);
+        int rb = run(b, sizeof b, "OMNIGRAPH_EMBED_PROVIDER=mock %s %s --store %s/g 2>&1", bin, verbs[i], dir);
+        if (ra || rb) fprintf(stderr, "%s: %d %d\n%s\n%s\n", verbs[i], ra, rb, a, b);
+        assert_int_equal(ra, 0);
+        assert_int_equal(rb, 0);
+    }
+    /* embed opens the graph either way (this schema has nothing to embed: the same answer) */
+    char e1[4096], e2[4096];
+    assert_int_equal(run(e1, sizeof e1, "OMNIGRAPH_EMBED_PROVIDER=mock %s embed --quiet %s/g 2>&1", bin, dir), 1);
+    assert_int_equal(run(e2, sizeof e2, "OMNIGRAPH_EMBED_PROVIDER=mock %s embed --quiet --store %s/g 2>&1", bin, dir), 1);
+    assert_string_equal(e1, e2);
+    assert_non_null(strstr(e1, "declares no @embed property"));
 }
 
 static void unknown_parameters_and_query_names_are_errors_that_list_the_choices(void **state)
@@ -207,6 +279,12 @@ static void errors_name_the_file_and_give_hints(void **state)
     assert_int_equal(run(out, sizeof out, "%s query %s/g --query %s/date.gq 2>&1", bin, dir, dir), 1);
     assert_non_null(strstr(out, "date.gq:2:"));
     assert_non_null(strstr(out, "write the date as date(\"2024-01-31\")"));
+    /* the same hint for a date in an inline match, and one line per error (no blank line) */
+    write_file("date2.gq", "query q() {\n  match { $p: Person { born: \"1815-12-10\" } }\n  return { $p.name } }\n");
+    assert_int_equal(run(out, sizeof out, "%s query %s/g --query %s/date2.gq 2>&1", bin, dir, dir), 1);
+    assert_non_null(strstr(out, "date2.gq:2:30: T3: property `born` has type Date but got String; write the date as "
+                                "date(\"2024-01-31\")\n"));
+    assert_null(strstr(out, "\n\n"));
     write_file("bom.jsonl", "\xef\xbb\xbf{\"type\":\"Person\",\"data\":{\"name\":\"Bo\"}}\n");
     assert_int_equal(run(out, sizeof out, "%s load --quiet --data %s/bom.jsonl --mode merge %s/g 2>&1", bin, dir, dir), 1);
     assert_non_null(strstr(out, "bom.jsonl:1:"));
@@ -218,6 +296,36 @@ static void errors_name_the_file_and_give_hints(void **state)
     write_file("num.jsonl", "{\"type\":\"Person\",\"data\":{\"name\":\"Di\",\"age\":36.5}}\n");
     assert_int_equal(run(out, sizeof out, "%s load --quiet --data %s/num.jsonl --mode merge %s/g 2>&1", bin, dir, dir), 1);
     assert_non_null(strstr(out, "expected I32, got a number with a fraction"));
+    head_of(after);
+    assert_string_equal(before, after);
+}
+
+/* Failed loads and mutations delete what they wrote before they report the error: the graph
+ * directory holds exactly the files it held before, and the head has not moved. */
+static void failed_writes_leave_no_files_behind(void **state)
+{
+    (void)state;
+    char out[4096], before[27], after[27], files0[64], files1[64];
+    make_graph();
+    head_of(before);
+    assert_int_equal(run(files0, sizeof files0, "find %s/g -type f | sort | md5sum", dir), 0);
+    /* 3000 good lines (the load writes data files as it goes), then a bad one */
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "for i in $(seq 1 3000); do printf '{\"type\":\"Person\",\"data\":{\"name\":\"p%%d\",\"age\":%%d}}\\n' $i $i; done > %s/big.jsonl"
+             " && printf '{\"type\":\"Person\",\"data\":{\"name\":\"bad\",\"age\":\"old\"}}\\n' >> %s/big.jsonl", dir, dir);
+    assert_int_equal(system(cmd), 0);
+    static const char *modes[] = {"merge", "append", "overwrite"};
+    for (size_t i = 0; i < 3; i++) {
+        assert_int_equal(run(out, sizeof out, "OG_LOAD_FLUSH_ROWS=500 %s load --quiet --data %s/big.jsonl --mode %s %s/g 2>&1", bin, dir,
+                             modes[i], dir), 1);
+        assert_non_null(strstr(out, "big.jsonl:3001:"));
+    }
+    /* a mutation refused by a constraint, and one stopped by its budget */
+    assert_int_equal(run(out, sizeof out, "%s mutate --quiet %s/g -e 'query m() { insert Knows { from: \"Ada\", to: \"Nobody\" } }' 2>&1",
+                         bin, dir), 1);
+    assert_int_equal(run(out, sizeof out, "%s load --quiet --timeout 1ms --data %s/big.jsonl --mode merge %s/g 2>&1", bin, dir, dir), 1);
+    assert_int_equal(run(files1, sizeof files1, "find %s/g -type f | sort | md5sum", dir), 0);
+    assert_string_equal(files0, files1);
     head_of(after);
     assert_string_equal(before, after);
 }
@@ -272,6 +380,13 @@ static void reference_spellings(void **state)
     assert_non_null(strstr(a, "--as names the actor of a write"));
     assert_int_equal(run(a, sizeof a, "%s snapshot --as bob %s/g 2>&1", bin, dir), 2);
     assert_int_equal(run(a, sizeof a, "%s export --as bob %s/g 2>&1", bin, dir), 2);
+    static const char *reads[] = {"commit list", "commit show main", "branch list", "schema show", "index status",
+                                  "changes poll", "changes --from main~1 --to main", "blob stat node Person Ada name",
+                                  "read -e 'query q() { match { $p: Person } return { $p.name } }'"};
+    for (size_t i = 0; i < sizeof reads / sizeof reads[0]; i++) {
+        assert_int_equal(run(a, sizeof a, "%s %s --as bob %s/g 2>&1", bin, reads[i], dir), 2);
+        assert_non_null(strstr(a, "--as names the actor of a write; a read records none"));
+    }
 }
 
 /* Table columns line up by display width (wide CJK, combining marks); a null is an empty
@@ -305,12 +420,14 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(version_spellings_print_release_storage_and_build),
         cmocka_unit_test(help_verb_is_the_verbs_help),
+        cmocka_unit_test(flags_before_the_subcommand_work_as_after_it),
         cmocka_unit_test(a_mistyped_path_creates_nothing),
         cmocka_unit_test(an_empty_ndjson_file_publishes_nothing),
         cmocka_unit_test(repeated_and_conflicting_flags_are_usage_errors),
         cmocka_unit_test(a_positional_root_works_for_query_and_mutate),
         cmocka_unit_test(unknown_parameters_and_query_names_are_errors_that_list_the_choices),
         cmocka_unit_test(errors_name_the_file_and_give_hints),
+        cmocka_unit_test(failed_writes_leave_no_files_behind),
         cmocka_unit_test(data_dash_reads_stdin),
         cmocka_unit_test(schema_plan_exits_1_when_unsupported),
         cmocka_unit_test(reference_spellings),
