@@ -102,6 +102,11 @@ void og_db_close(og_db *db)
     free(db);
 }
 
+void og_db_keep_heads(og_db *db, int on)
+{
+    if (db) og_graph_keep_heads(og_engine_graph(db->e), on);
+}
+
 og_status og_set_thread_actor(const char *actor) { return og_engine_set_thread_actor(actor); }
 
 /* Parses optional JSON parameters text. */

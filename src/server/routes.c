@@ -129,13 +129,10 @@ static const char *field(og_req *r, const char *key, const char *alias, int requ
 /* The body's "params" as JSON object text (NULL = none); *resp set when not an object. */
 static char *params_text(og_req *r, struct MHD_Response **resp)
 {
-    json_t *p = json_object_get(r->json, "params");
-    if (!p || json_is_null(p)) return NULL;
-    if (!json_is_object(p)) {
-        *resp = bad(r, "field '%s' must be a JSON object", "params");
-        return NULL;
-    }
-    return json_dumps(p, JSON_COMPACT);
+    int wrong = 0;
+    char *text = og_req_object_text(r, "params", &wrong);
+    if (wrong) *resp = bad(r, "field '%s' must be a JSON object", "params");
+    return text;
 }
 
 static int body_bool(og_req *r, const char *key, int *out)
@@ -347,6 +344,9 @@ static struct MHD_Response *run_query(og_req *r, int legacy)
 
 static struct MHD_Response *h_query(og_req *r) { return run_query(r, 0); }
 static struct MHD_Response *h_read(og_req *r) { return run_query(r, 1); }
+
+/* run_query reads its body only through og_req_str and params_text */
+int og_route_flat_body(const og_route *rt) { return rt->handler == h_query || rt->handler == h_read; }
 
 /* ---- mutations ------------------------------------------------------------------------- */
 
