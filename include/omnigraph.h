@@ -79,6 +79,12 @@ og_status og_db_init(og_db **out, const char *uri, const char *schema_name, cons
  * (written by a newer build), OG_ERR_CORRUPT, OG_ERR_IO. */
 og_status og_db_open(og_db **out, const char *uri, const og_open_opts *opts);
 void og_db_close(og_db *db);
+/* on = 1: keep branch heads between calls while a file-system change watch says no branch log
+ * changed (local graphs on a local file system; elsewhere every call re-reads the head, as
+ * with 0, the default).  For long-lived handles such as a server's: a write by any process
+ * on this machine is still seen by the next call that starts after it completed.  Holds one
+ * inotify watch per branch read. */
+void og_db_keep_heads(og_db *db, int on);
 
 /* Sets the actor recorded on the commits (and branch log entries) that the CALLING THREAD
  * writes, through any handle, until cleared with NULL; it wins over og_open_opts.actor.
@@ -198,6 +204,8 @@ typedef struct og_receipt {
     char branch[256];
     int attempts;           /* publish attempts (1 = no concurrent writer got in between) */
     uint64_t records, inserted, updated;          /* load */
+    int embed_touched; /* load: it touched a node type with an @embed property, whose vectors a
+                        * load never generates (results say embedding_generation "unsupported") */
     uint64_t affected_nodes, affected_edges;      /* mutate */
     /* schema apply with allow_data_loss: what the hard drop reclaimed after the publish */
     uint64_t reclaimed_tables, reclaimed_versions, reclaimed_files, reclaimed_bytes;

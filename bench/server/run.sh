@@ -31,6 +31,7 @@ awk 'BEGIN { for (i = 0; i < 10000; i++) printf "{\"type\":\"Person\",\"data\":{
 
 start() { # start CMD...: runs it, waits for its listen line, sets $addr
   local o="$work/out.${#pids[@]}"
+  : > "$o" # exists before the background redirection opens it (else the first sed races it)
   "$@" > "$o" 2>>"$work/server.log" &
   pids+=($!)
   for _ in $(seq 100); do

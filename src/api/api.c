@@ -102,6 +102,11 @@ void og_db_close(og_db *db)
     free(db);
 }
 
+void og_db_keep_heads(og_db *db, int on)
+{
+    if (db) og_graph_keep_heads(og_engine_graph(db->e), on);
+}
+
 og_status og_set_thread_actor(const char *actor) { return og_engine_set_thread_actor(actor); }
 
 /* Parses optional JSON parameters text. */
@@ -272,7 +277,7 @@ og_status og_db_load(og_receipt *out, og_db *db, const char *path, const og_load
     if (!path || !opts) return og_err(OG_ERR_INVALID, "og_db_load: path and options are required");
     og_write_result w;
     memset(&w, 0, sizeof w);
-    og_load_stats s = {0, 0, 0};
+    og_load_stats s = {0};
     og_query_budget qb;
     og_api_write_budget_begin(db, &qb, "load");
     og_status st = og_engine_load(db->e, path, opts, &w, &s);
@@ -283,6 +288,7 @@ og_status og_db_load(og_receipt *out, og_db *db, const char *path, const og_load
     out->records = s.records;
     out->inserted = s.inserted;
     out->updated = s.updated;
+    out->embed_touched = s.embed_touched;
     return OG_OK;
 }
 

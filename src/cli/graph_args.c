@@ -257,6 +257,9 @@ void og_cli_print_receipt(const og_graph_args *a, og_db *db, const og_receipt *r
         else
             printf("affected %llu nodes, %llu edges in commit %s on %s\n", (unsigned long long)r->affected_nodes,
                    (unsigned long long)r->affected_edges, r->commit, r->branch);
+        if (load && r->embed_touched)
+            fprintf(stderr, "note: a load never generates @embed vectors; fill missing ones with "
+                            "`omnigraph embed` (docs/embeddings.md)\n");
         return;
     }
     const char *branch = a->branch ? a->branch : "main";
@@ -271,6 +274,7 @@ void og_cli_print_receipt(const og_graph_args *a, og_db *db, const og_receipt *r
         json_object_set_new(o, "nodes", nodes);
         json_object_set_new(o, "edges", edges);
         json_object_set_new(o, "total_entities", json_integer((json_int_t)r->records));
+        json_object_set_new(o, "embedding_generation", r->embed_touched ? json_string("unsupported") : json_null());
     } else {
         json_object_set_new(o, "query_name", str_or_null(w ? w->query_name : NULL));
         json_object_set_new(o, "branch", json_string(branch));

@@ -83,6 +83,8 @@ static og_status stage_record(og_plan *p, const og_ndjson_record *rec, og_load_m
         const og_cat_type *t = og_catalog_node(p->cat, rec->type);
         if (!t) return og_err(OG_ERR_INVALID, "%s: unknown node type '%s'", rec_at(p, rec, at, sizeof at), rec->type);
         pt = &p->nodes[t - p->cat->nodes];
+        for (size_t i = 0; i < t->nprops && !stats->embed_touched; i++)
+            if (t->props[i].embed_source) stats->embed_touched = 1;
     } else {
         const og_cat_type *t = og_catalog_edge_ci(p->cat, rec->type, strlen(rec->type));
         if (!t) return og_err(OG_ERR_INVALID, "%s: unknown edge type '%s'", rec_at(p, rec, at, sizeof at), rec->type);

@@ -24,6 +24,7 @@
 
 typedef struct og_load_stats {
     uint64_t records, inserted, updated;
+    int embed_touched; /* a record of a node type with an @embed property was staged */
 } og_load_stats;
 
 /* Loads the NDJSON file at `path` (read again from the start on each publish attempt).

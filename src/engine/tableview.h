@@ -171,6 +171,12 @@ og_status og_tableview_prepare_keys(og_tableview *v, int persist);
 og_status og_tableview_topology_ex(og_tableview *edges, og_tableview *src_nodes, og_tableview *dst_nodes, int persist,
                                    const og_topology **out);
 
+/* A missing topology whose edge and node tables only appended fragments (no deletions) since
+ * versions that have a persisted topology is built from that one plus the new edges (a
+ * "delta": the same adjacency as a full build, without looking up every endpoint again).
+ * How many this process built that way (tests, benchmarks). */
+size_t og_tableview_delta_topologies(void);
+
 /* --- memory --------------------------------------------------------------------------------- */
 
 /* Heap bytes the view holds now (base + loaded columns, id map, topologies). */

@@ -211,8 +211,16 @@ og_status og_graph_head_entry(og_graph *g, const char *branch, og_ref_entry *out
 /* Counters of head lookups on this handle (tests and the bench check the hint is used). */
 typedef struct og_head_stats {
     uint64_t lookups, hint_hits, list_fallbacks, probes;
+    uint64_t cache_hits; /* lookups answered by the kept head (cache_heads) */
 } og_head_stats;
 void og_graph_head_stats(og_graph *g, og_head_stats *out);
+
+/* on = 1: keep each branch's head between lookups while the store's change watch says its log
+ * did not change (og_store_watch: local stores on a local file system; elsewhere, and when
+ * the watch cannot be had, every lookup probes as with 0, the default).  For long-lived
+ * handles (the server): a warm lookup costs no store call, and a write by any process on
+ * this machine is seen by the next lookup that starts after the write completed. */
+void og_graph_keep_heads(og_graph *g, int on);
 
 /* ---- snapshots -------------------------------------------------------------------------- */
 

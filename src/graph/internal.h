@@ -20,6 +20,16 @@ typedef struct og_mem_hint {
     uint64_t stamp;
 } og_mem_hint;
 
+/* A kept branch head (og_graph_keep_heads): valid while the store's change count is
+ * still `count`, the value read after the branch's log directory was watched and before the
+ * probe that found `e`. */
+#define OG_HEAD_SLOTS 16
+typedef struct og_head_slot {
+    char branch[OG_BRANCH_MAX + 1];
+    og_ref_entry e;
+    uint64_t count; /* 0 = empty */
+} og_head_slot;
+
 struct og_graph {
     og_store *store;
     og_cache *cache;
@@ -31,6 +41,8 @@ struct og_graph {
     og_mem_hint hints[OG_MEM_HINTS];
     uint64_t hint_clock;
     og_head_stats head_stats;
+    int cache_heads; /* 1 = keep heads (og_head_slot); 0 = off, or the store cannot watch */
+    og_head_slot heads[OG_HEAD_SLOTS];
     void (*step_hook)(const char *point, void *arg);
     void *step_hook_arg;
 };

@@ -287,12 +287,9 @@ static og_status head_by_list(og_graph *g, const char *branch, og_ref_entry *out
     return og_err(OG_ERR_IO, "branch log of \"%s\" keeps changing under the lookup", branch);
 }
 
-og_status og_graph_head_lookup(og_graph *g, const char *branch, og_ref_entry *out, int *found)
+/* The head by probing the log (the hint, gallop, bisect, re-check; see the top). */
+static og_status head_probe(og_graph *g, const char *branch, og_ref_entry *out, int *found)
 {
-    *found = 0;
-    pthread_mutex_lock(&g->lock);
-    g->head_stats.lookups++;
-    pthread_mutex_unlock(&g->lock);
     uint64_t start = g->use_hint >= 0 ? og_graph_hint_get_mem(g, branch) : 0;
     if (!start && g->use_hint >= 0) start = hint_read(g, branch);
     og_ref_entry cand;
@@ -389,5 +386,95 @@ og_status og_graph_publish_entry(og_graph *g, const og_ref_entry *e)
     og_graph_hint_note(g, e->branch, e->seq);
     og_graph_step(g, "graph.after_publish");
     if (g->use_hint >= 0) hint_write(g, e->branch, e->seq);
+    return OG_OK;
+}
+
+/* ---- kept heads (og_graph_keep_heads) ------------------------------------------------ */
+
+/* The kept head of `branch` if the store's change count has not moved since it was found. */
+static int head_kept(og_graph *g, const char *branch, og_ref_entry *out)
+{
+    uint64_t now = og_store_change_count(g->store);
+    int hit = 0;
+    pthread_mutex_lock(&g->lock);
+    for (int i = 0; i < OG_HEAD_SLOTS; i++)
+        if (g->heads[i].count && strcmp(g->heads[i].branch, branch) == 0) {
+            if (g->heads[i].count == now) {
+                *out = g->heads[i].e;
+                hit = 1;
+                g->head_stats.cache_hits++;
+            }
+            break;
+        }
+    pthread_mutex_unlock(&g->lock);
+    return hit;
+}
+
+/* Watches the branch's log directory and returns the change count read after the watch is in
+ * place (so a later change moves it), or 0 when it cannot watch (no keeping this time; for
+ * good when the store cannot watch at all). */
+static uint64_t head_watch(og_graph *g, const char *branch)
+{
+    char enc[3 * OG_BRANCH_MAX + 1], prefix[OG_KEY_MAX];
+    og_branch_encode(branch, enc);
+    snprintf(prefix, sizeof prefix, "_graph/refs/%s/", enc);
+    og_status st = og_store_watch(g->store, prefix);
+    if (st == OG_OK) return og_store_change_count(g->store);
+    og_error_clear(); /* never an error of the lookup: it only costs the next one a probe */
+    if (st == OG_ERR_UNSUPPORTED) {
+        pthread_mutex_lock(&g->lock);
+        g->cache_heads = 0;
+        pthread_mutex_unlock(&g->lock);
+    }
+    return 0;
+}
+
+static void head_keep(og_graph *g, const char *branch, const og_ref_entry *e, uint64_t count)
+{
+    pthread_mutex_lock(&g->lock);
+    int slot = -1;
+    for (int i = 0; i < OG_HEAD_SLOTS && slot < 0; i++)
+        if (g->heads[i].count && strcmp(g->heads[i].branch, branch) == 0) slot = i;
+    for (int i = 0; i < OG_HEAD_SLOTS && slot < 0; i++)
+        if (!g->heads[i].count) slot = i;
+    if (slot < 0) { /* full: the one found longest ago (counts only grow) */
+        slot = 0;
+        for (int i = 1; i < OG_HEAD_SLOTS; i++)
+            if (g->heads[i].count < g->heads[slot].count) slot = i;
+    }
+    /* a slower lookup that began before a newer one must not replace its answer */
+    if (g->heads[slot].count <= count || strcmp(g->heads[slot].branch, branch) != 0) {
+        snprintf(g->heads[slot].branch, sizeof g->heads[slot].branch, "%s", branch);
+        g->heads[slot].e = *e;
+        g->heads[slot].count = count;
+    }
+    pthread_mutex_unlock(&g->lock);
+}
+
+void og_graph_keep_heads(og_graph *g, int on)
+{
+    pthread_mutex_lock(&g->lock);
+    g->cache_heads = on ? 1 : 0;
+    if (!on) memset(g->heads, 0, sizeof g->heads);
+    pthread_mutex_unlock(&g->lock);
+}
+
+og_status og_graph_head_lookup(og_graph *g, const char *branch, og_ref_entry *out, int *found)
+{
+    *found = 0;
+    pthread_mutex_lock(&g->lock);
+    g->head_stats.lookups++;
+    int keep = g->cache_heads;
+    pthread_mutex_unlock(&g->lock);
+    uint64_t count = 0;
+    if (keep) {
+        if (head_kept(g, branch, out)) {
+            *found = 1;
+            return OG_OK;
+        }
+        count = head_watch(g, branch);
+    }
+    OG_TRY(head_probe(g, branch, out, found));
+    if (*found && count) head_keep(g, branch, out, count);
     return OG_OK;
 }

@@ -293,6 +293,7 @@ static json_t *run_load(og_mcp *m, json_t *args)
     if (st != OG_OK) return tool_status(st);
     json_t *o = json_pack("{ss ss sI sI sI}", "branch", r.branch, "mode", og_load_mode_name(lo.mode), "total_entities",
                           (json_int_t)r.records, "inserted", (json_int_t)r.inserted, "updated", (json_int_t)r.updated);
+    json_object_set_new(o, "embedding_generation", r.embed_touched ? json_string("unsupported") : json_null());
     json_object_set_new(o, "commit", r.published ? json_pack("{ss ss}", "graph_commit_id", r.commit, "graph_branch", r.branch) : json_null());
     char *t = json_dumps(o, JSON_COMPACT);
     json_decref(o);

@@ -111,6 +111,9 @@ og_status og_server_add_graph(og_server *s, const char *id, const char *uri)
         return st;
     }
     if (s->o.budget.time_ms || s->o.budget.memory_bytes) og_db_set_budget(db, &s->o.budget);
+    /* a served graph lives for the process: keep branch heads between requests (validated by
+     * a change watch on local graphs, so another process's write is still seen at once) */
+    og_db_keep_heads(db, 1);
     og_served_graph *v = realloc(s->graphs, (s->ngraphs + 1) * sizeof *v);
     char *u = strdup(uri);
     pthread_mutex_t *mu = malloc(sizeof *mu);
@@ -182,10 +185,13 @@ void og_server_remove_graph(og_server *s, const char *id)
     s->ngraphs--;
 }
 
+static void spare_drop(void);
+
 void og_server_free(og_server *s)
 {
     if (!s) return;
     if (s->d) MHD_stop_daemon(s->d);
+    spare_drop();
     og_audit_stop(s);
     for (size_t i = 0; i < s->ngraphs; i++) graph_release(&s->graphs[i]);
     free(s->graphs);
@@ -293,6 +299,15 @@ const char *og_req_header(og_req *r, const char *name)
 
 const char *og_req_str(og_req *r, const char *key, int *bad)
 {
+    if (r->flat_ok) {
+        const og_jtok *t = og_body_flat_get(r, key);
+        if (!t || t->kind == OG_J_NULL) return NULL;
+        if (t->kind != OG_J_STRING) {
+            if (bad) *bad = 1;
+            return NULL;
+        }
+        return t->v.s;
+    }
     json_t *v = r->json ? json_object_get(r->json, key) : NULL;
     if (!v || json_is_null(v)) return NULL;
     if (!json_is_string(v)) {
@@ -300,6 +315,52 @@ const char *og_req_str(og_req *r, const char *key, int *bad)
         return NULL;
     }
     return json_string_value(v);
+}
+
+char *og_req_object_text(og_req *r, const char *key, int *bad)
+{
+    if (r->flat_ok) {
+        const og_jtok *t = og_body_flat_get(r, key);
+        if (!t || t->kind == OG_J_NULL) return NULL;
+        if (t->kind != OG_J_OBJECT) {
+            *bad = 1;
+            return NULL;
+        }
+        og_buf b = OG_BUF_INIT;
+        if (og_jtok_text(t, &b) != OG_OK || og_buf_append_byte(&b, 0) != OG_OK) {
+            og_buf_free(&b);
+            return NULL;
+        }
+        return (char *)b.data;
+    }
+    json_t *p = r->json ? json_object_get(r->json, key) : NULL;
+    if (!p || json_is_null(p)) return NULL;
+    if (!json_is_object(p)) {
+        *bad = 1;
+        return NULL;
+    }
+    return json_dumps(p, JSON_COMPACT);
+}
+
+/* snprintf(dst, cap, "%s", src ? src : "") without the format machinery (per request). */
+static void copy_cut(char *dst, size_t cap, const char *src)
+{
+    size_t n = src ? strlen(src) : 0;
+    if (n >= cap) n = cap - 1;
+    memcpy(dst, src ? src : "", n);
+    dst[n] = 0;
+}
+
+/* Decimal digits of v into the end of buf[0..cap): returns where they start. */
+static char *utoa_end(uint64_t v, char *buf, size_t cap)
+{
+    char *p = buf + cap - 1;
+    *p = 0;
+    do {
+        *--p = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    return p;
 }
 
 og_status og_req_decide(og_req *r, og_action a, const char *branch, const char *target_branch, og_authz_decision *d)
@@ -310,9 +371,9 @@ og_status og_req_decide(og_req *r, og_action a, const char *branch, const char *
     r->decided = 1;
     r->action = a;
     r->allowed = st == OG_OK && d->allowed;
-    snprintf(r->branch, sizeof r->branch, "%s", branch ? branch : "");
-    snprintf(r->target_branch, sizeof r->target_branch, "%s", target_branch ? target_branch : "");
-    snprintf(r->rule, sizeof r->rule, "%s", st == OG_OK ? d->matched_rule : "");
+    copy_cut(r->branch, sizeof r->branch, branch);
+    copy_cut(r->target_branch, sizeof r->target_branch, target_branch);
+    copy_cut(r->rule, sizeof r->rule, st == OG_OK ? d->matched_rule : NULL);
     /* one line per policy decision (reference-surfaces.md §3 Audit), written with the
      * request's line when it completes */
     og_audit *au = &r->audit;
@@ -580,17 +641,71 @@ static struct MHD_Response *precheck(og_req *r)
 
 /* ---- the request life cycle ------------------------------------------------------------ */
 
+/* One spare request per thread: a worker reuses its last request's struct, body buffer and
+ * audit buffer instead of allocating them again (a struct of over 1 KiB and a 4 KiB body
+ * buffer are "large" to malloc, which consolidates its free lists for each: ~6 % of a key
+ * lookup's server CPU).  Threads free theirs when they end; og_server_free drops the
+ * caller's. */
+#define OG_SPARE_BODY_MAX ((size_t)64 * 1024) /* a bigger body buffer is not kept */
+static pthread_key_t spare_key;
+static pthread_once_t spare_once = PTHREAD_ONCE_INIT;
+static int spare_ok;
+
+static void spare_free(void *p)
+{
+    og_req *r = p;
+    if (!r) return;
+    free(r->body);
+    free(r->flat_buf);
+    og_jdoc_free(&r->flat);
+    og_audit_free(&r->audit);
+    free(r);
+}
+
+static void spare_init(void) { spare_ok = pthread_key_create(&spare_key, spare_free) == 0; }
+
+static og_req *req_new(void)
+{
+    pthread_once(&spare_once, spare_init);
+    og_req *r = spare_ok ? pthread_getspecific(spare_key) : NULL;
+    if (!r) return calloc(1, sizeof(og_req));
+    pthread_setspecific(spare_key, NULL);
+    char *body = r->body, *flat_buf = r->flat_buf;
+    size_t cap = r->body_cap, flat_cap = r->flat_cap;
+    og_audit au = r->audit;
+    og_jdoc flat = r->flat;
+    memset(r, 0, sizeof *r);
+    r->body = body;
+    r->body_cap = cap;
+    r->flat_buf = flat_buf;
+    r->flat_cap = flat_cap;
+    r->flat = flat;
+    og_jdoc_reset(&r->flat);
+    r->audit.p = au.p;
+    r->audit.cap = au.cap;
+    return r;
+}
+
+static void spare_drop(void)
+{
+    if (!spare_ok) return;
+    spare_free(pthread_getspecific(spare_key));
+    pthread_setspecific(spare_key, NULL);
+}
+
 static void req_free(og_req *r)
 {
     for (size_t i = 0; i < r->nseg; i++) free(r->seg[i]);
     free(r->url);
-    free(r->body);
     json_decref(r->json);
     if (r->spool_fd >= 0) close(r->spool_fd);
     if (r->spool_path[0]) unlink(r->spool_path);
     if (r->pending) MHD_destroy_response(r->pending);
-    og_audit_free(&r->audit);
-    free(r);
+    if (spare_ok && r->body_cap <= OG_SPARE_BODY_MAX && r->flat_cap <= OG_SPARE_BODY_MAX &&
+        r->flat.cap <= OG_SPARE_BODY_MAX / sizeof(og_jtok) && !pthread_getspecific(spare_key) &&
+        pthread_setspecific(spare_key, r) == 0)
+        return;
+    spare_free(r);
 }
 
 static enum MHD_Result queue(og_req *r, struct MHD_Response *resp)
@@ -669,7 +784,8 @@ static struct MHD_Response *take_body(og_req *r, const char *data, size_t n)
 static struct MHD_Response *dispatch(og_req *r)
 {
     const og_route *rt = r->route;
-    if (rt->body == OG_BODY_JSON || (rt->body == OG_BODY_JSON_OPTIONAL && r->body_len)) {
+    if ((rt->body == OG_BODY_JSON || (rt->body == OG_BODY_JSON_OPTIONAL && r->body_len)) &&
+        !(og_route_flat_body(rt) && og_body_flat_parse(r))) {
         json_error_t e;
         r->json = json_loadb(r->body ? r->body : "", r->body_len, JSON_REJECT_DUPLICATES, &e);
         if (!r->json || !json_is_object(r->json)) {
@@ -724,7 +840,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     og_server *s = cls;
     og_req *r = *con_cls;
     if (!r) {
-        r = calloc(1, sizeof *r);
+        r = req_new();
         if (!r) return MHD_NO;
         r->s = s;
         r->c = c;
@@ -787,11 +903,14 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
     og_audit_str(au, "target_branch", r->target_branch[0] ? r->target_branch : NULL);
     og_audit_str(au, "decision", r->decided ? (r->allowed ? "allow" : "deny") : "not_evaluated");
     og_audit_str(au, "matched_rule", r->rule[0] ? r->rule : NULL);
-    char num[48];
-    snprintf(num, sizeof num, "%u", r->status);
-    og_audit_raw(au, "status", num);
-    snprintf(num, sizeof num, "%.3f", (double)us / 1000.0);
-    og_audit_raw(au, "latency_ms", num);
+    char num[48], frac[8];
+    og_audit_raw(au, "status", utoa_end(r->status, num, sizeof num));
+    /* milliseconds with three decimals, as "%.3f" of us / 1000 would print them */
+    char *ms = utoa_end(us / 1000, num, sizeof num - 4);
+    char *f = utoa_end(us % 1000 + 1000, frac, sizeof frac); /* "1ddd": the leading 1 keeps the zeros */
+    num[sizeof num - 5] = '.';
+    memcpy(num + sizeof num - 4, f + 1, 4);
+    og_audit_raw(au, "latency_ms", ms);
     if (r->mcp[0]) og_audit_str(au, "mcp", r->mcp);
     if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK || r->stream_failed)
         og_audit_str(au, "terminated", r->stream_failed ? "stream_failed" : "connection_closed");
@@ -860,5 +979,6 @@ void og_server_stop(og_server *s, unsigned grace_s)
     pthread_mutex_unlock(&s->mu);
     MHD_stop_daemon(s->d);
     s->d = NULL;
+    spare_drop();
     og_audit_stop(s); /* every request has completed: write their lines out */
 }

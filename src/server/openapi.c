@@ -107,6 +107,8 @@ static json_t *schemas(void)
                                    "nodes", arr(ref("GraphBatchDeclarationOutput")), "edges",
                                    arr(ref("GraphBatchDeclarationOutput")), "total_entities", uint_(), "actor_id",
                                    nstr(), "commit", nref("CommitOutput"));
+    json_object_set_new(load_props, "embedding_generation",
+                        json_pack("{s:[s,s],s:[s,n]}", "type", "string", "null", "enum", "unsupported"));
     json_object_set_new(s, "GraphBatchLoadOutput",
                         obj("branch branch_created mode nodes edges total_entities", json_deep_copy(load_props)));
     json_object_set_new(load_props, "uri", str());

@@ -129,13 +129,10 @@ static const char *field(og_req *r, const char *key, const char *alias, int requ
 /* The body's "params" as JSON object text (NULL = none); *resp set when not an object. */
 static char *params_text(og_req *r, struct MHD_Response **resp)
 {
-    json_t *p = json_object_get(r->json, "params");
-    if (!p || json_is_null(p)) return NULL;
-    if (!json_is_object(p)) {
-        *resp = bad(r, "field '%s' must be a JSON object", "params");
-        return NULL;
-    }
-    return json_dumps(p, JSON_COMPACT);
+    int wrong = 0;
+    char *text = og_req_object_text(r, "params", &wrong);
+    if (wrong) *resp = bad(r, "field '%s' must be a JSON object", "params");
+    return text;
 }
 
 static int body_bool(og_req *r, const char *key, int *out)
@@ -348,6 +345,9 @@ static struct MHD_Response *run_query(og_req *r, int legacy)
 static struct MHD_Response *h_query(og_req *r) { return run_query(r, 0); }
 static struct MHD_Response *h_read(og_req *r) { return run_query(r, 1); }
 
+/* run_query reads its body only through og_req_str and params_text */
+int og_route_flat_body(const og_route *rt) { return rt->handler == h_query || rt->handler == h_read; }
+
 /* ---- mutations ------------------------------------------------------------------------- */
 
 /* A raw commit id: no wildcard, list, quotes, weak prefix or white space. */
@@ -537,6 +537,8 @@ static struct MHD_Response *run_load(og_req *r, const char *branch, const char *
     json_object_set_new(o, "nodes", nodes);
     json_object_set_new(o, "edges", edges);
     json_object_set_new(o, "total_entities", json_integer((json_int_t)rc.records));
+    /* loads never embed: "unsupported" when an @embed type was touched (docs/embeddings.md) */
+    json_object_set_new(o, "embedding_generation", rc.embed_touched ? json_string("unsupported") : json_null());
     json_object_set_new(o, "actor_id", str_or_null(r->actor));
     json_object_set_new(o, "commit", receipt_commit(r, &rc, branch));
     return og_resp_json(r, 200, o);

@@ -11,6 +11,8 @@
 #include <stdint.h>
 
 #include "server/server.h"
+#include "util/buf.h"
+#include "util/jsontok.h"
 
 typedef struct og_served_graph {
     char id[65];
@@ -89,6 +91,8 @@ typedef struct og_route {
 
 extern const og_route og_routes[];
 extern const size_t og_nroutes;
+/* 1 for the routes whose JSON body is parsed flat (body.c): the query lanes. */
+int og_route_flat_body(const og_route *rt);
 
 #define OG_MAX_SEGMENTS 8
 
@@ -114,6 +118,11 @@ struct og_req {
     struct MHD_Response *pending; /* a refusal sent once the body is drained */
     uint64_t drained;
     json_t *json;                /* the parsed JSON body (object) */
+    /* or, on the query lanes, the body parsed flat (body.c): flat_ok = 1 and json NULL */
+    og_jdoc flat;
+    char *flat_buf;
+    size_t flat_cap, flat_root;
+    int flat_ok;
     /* audit */
     unsigned status;
     int decided, allowed;
@@ -127,6 +136,16 @@ struct og_req {
     og_audit audit;              /* its decision lines so far, then the request line */
     const char *query;           /* the stored query an invoke_query decision concerns (NULL: none) */
 };
+
+/* ---- the query lanes' body, parsed flat (body.c) ---- */
+/* 1 when the body is a JSON object jsontok read exactly as jansson would (then flat_ok);
+ * 0: parse it with jansson (which words every error). */
+int og_body_flat_parse(og_req *r);
+const og_jtok *og_body_flat_get(const og_req *r, const char *key); /* member of the body, or NULL */
+og_status og_jtok_text(const og_jtok *t, og_buf *b);               /* compact JSON text of a value */
+/* The body's member `key` as compact JSON object text (malloc'd; NULL when absent or null;
+ * *bad = 1 when it is not an object), from either parse. */
+char *og_req_object_text(og_req *r, const char *key, int *bad);
 
 /* ---- responses (http.c) ---- */
 struct MHD_Response *og_resp_json(og_req *r, unsigned status, json_t *body); /* steals body */

@@ -291,6 +291,21 @@ og_status og_mapping_from_bytes(og_bytes *b, og_mapping **out)
     return OG_OK;
 }
 
+og_status og_store_watch(og_store *st, const char *prefix)
+{
+    CHECK_STORE(st);
+    if (!prefix || !*prefix || prefix[strlen(prefix) - 1] != '/')
+        return og_err(OG_ERR_INVALID, "og_store_watch: the prefix must name a directory (end in '/')");
+    OG_TRY(og_store_prefix_check(prefix));
+    if (!st->ops->watch) return og_err(OG_ERR_UNSUPPORTED, "a %s store cannot watch for changes", st->ops->name);
+    return st->ops->watch(st, prefix);
+}
+
+uint64_t og_store_change_count(og_store *st)
+{
+    return st && st->ops->change_count ? st->ops->change_count(st) : 0;
+}
+
 og_status og_store_map(og_store *st, const char *key, og_mapping **out)
 {
     CHECK_STORE(st);

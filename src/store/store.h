@@ -97,6 +97,23 @@ void og_store_journal_end(og_store_journal *j);
 size_t og_store_journal_discard(og_store_journal *j);
 void og_store_journal_free(og_store_journal *j);
 
+/* Change watch (local stores on a local file system).  og_store_watch(st, prefix): from
+ * now on, every change to the objects directly under the "directory" `prefix` (a key prefix
+ * ending in '/' that names existing objects) moves og_store_change_count() — whoever makes it,
+ * this process or another on this machine: an object created, replaced, written or removed,
+ * the directory itself removed or moved, and a lost event (the kernel's queue overflowed).
+ * Reads move nothing.  Watching the same prefix again is cheap and harmless; a watch lasts
+ * until the directory goes (which moves the count: watch it again).  Errors:
+ * OG_ERR_UNSUPPORTED when the store cannot watch (S3; a file system that other machines may
+ * write, such as NFS; no inotify), OG_ERR_NOT_FOUND when the directory does not exist.
+ * og_store_change_count(st): the counter (one non-blocking system call, no path lookup).  If
+ * a change completes after a watch was in place and after a call returned c, every call made
+ * after the change completes returns a value other than c.  The counter may also move for
+ * changes nobody asked about; 0 when the store cannot watch.  Used by the graph layer to keep
+ * branch heads between reads (og_graph_keep_heads). */
+og_status og_store_watch(og_store *st, const char *prefix);
+uint64_t og_store_change_count(og_store *st);
+
 /* Maps a whole object read-only. */
 og_status og_store_map(og_store *st, const char *key, og_mapping **out);
 const uint8_t *og_mapping_data(const og_mapping *m);

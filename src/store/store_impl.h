@@ -52,6 +52,9 @@ typedef struct og_store_ops {
                       og_keylist *out);
     og_status (*delete)(og_store *st, const char *key);
     og_status (*map)(og_store *st, const char *key, og_mapping **out); /* may be NULL */
+    /* change watch (store.h og_store_watch); both NULL when the adapter cannot watch */
+    og_status (*watch)(og_store *st, const char *prefix);
+    uint64_t (*change_count)(og_store *st);
     void (*close)(og_store *st); /* frees st->impl only; may be NULL */
 } og_store_ops;
 

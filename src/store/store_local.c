@@ -11,6 +11,15 @@
  * are never returned by list() and key rules forbid keys that look like them, so they are
  * invisible garbage for `cleanup`.  delete() removes the file and then any directories it
  * left empty, so the key space behaves like a flat object store.
+ *
+ * Change watch (store.h og_store_watch): one inotify instance per process, shared by every
+ * local store.  The kernel queues an event inside the very system call that changes a
+ * watched directory (link, rename, unlink, write), so a non-blocking read of the queue made
+ * after that call returned is certain to see it: that is the whole proof that a changed
+ * counter is never missed.  Only file systems whose every writer is this kernel qualify (a
+ * fixed list below; NFS and other network file systems do not: their remote writes raise no
+ * event).  A forked child gets its own instance (pthread_atfork), so it never drains the
+ * parent's queue.
  */
 #include "store/store_impl.h"
 
@@ -24,6 +33,11 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
+#include <pthread.h>
+#ifdef __linux__
+#include <sys/inotify.h>
+#include <sys/vfs.h>
+#endif
 
 #include "util/error.h"
 #include "util/fault.h"
@@ -668,6 +682,109 @@ static og_status local_list(og_store *st, const char *prefix, const char *start_
     return s;
 }
 
+/* ---- change watch --------------------------------------------------------------------------- */
+
+#ifdef __linux__
+static pthread_mutex_t watch_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t watch_once = PTHREAD_ONCE_INIT;
+static int watch_fd = -1;          /* the process's inotify instance; -1 = none yet */
+static uint64_t watch_count = 1;   /* moves on every event (store.h og_store_change_count) */
+
+/* Every event but reads (IN_ACCESS, IN_OPEN, IN_CLOSE_NOWRITE: a probe must not move it). */
+#define WATCH_MASK                                                                                    \
+    (IN_CREATE | IN_DELETE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB |  \
+     IN_DELETE_SELF | IN_MOVE_SELF)
+
+static void watch_prepare(void) { pthread_mutex_lock(&watch_mu); }
+static void watch_parent(void) { pthread_mutex_unlock(&watch_mu); }
+static void watch_child(void)
+{
+    /* the queue is shared with the parent: never drain it here; start afresh on demand */
+    if (watch_fd >= 0) close(watch_fd);
+    watch_fd = -1;
+    watch_count++;
+    pthread_mutex_unlock(&watch_mu);
+}
+static void watch_init_once(void) { (void)pthread_atfork(watch_prepare, watch_parent, watch_child); }
+
+/* 1 when every writer of the file system at `path` is this machine's kernel, 0 when not,
+ * -1 when `path` does not exist. */
+static int fs_is_local(const char *path)
+{
+    struct statfs sf;
+    if (statfs(path, &sf) != 0) return errno == ENOENT || errno == ENOTDIR ? -1 : 0;
+    switch ((unsigned long)sf.f_type) {
+    case 0xEF53UL:     /* ext2/3/4 */
+    case 0x58465342UL: /* xfs */
+    case 0x9123683EUL: /* btrfs */
+    case 0x01021994UL: /* tmpfs */
+    case 0x858458F6UL: /* ramfs */
+    case 0x794C7630UL: /* overlayfs (containers) */
+    case 0xF2F52010UL: /* f2fs */
+    case 0x2FC12FC1UL: /* zfs */
+    case 0xCA451A4EUL: /* bcachefs */
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* Drains the queue (watch_mu held): any event, a lost one or a read error moves the count. */
+static void watch_drain_locked(void)
+{
+    if (watch_fd < 0) return;
+    char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+    for (;;) {
+        ssize_t n = read(watch_fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            if (errno != EAGAIN && errno != EWOULDBLOCK) watch_count++;
+            return;
+        }
+        if (n == 0) return;
+        watch_count++;
+    }
+}
+
+static og_status local_watch(og_store *st, const char *prefix)
+{
+    char *path = NULL;
+    OG_TRY(key_path(L(st), prefix, &path));
+    pthread_once(&watch_once, watch_init_once);
+    og_status s = OG_OK;
+    int local = fs_is_local(path);
+    if (local <= 0) {
+        s = local < 0 ? og_err(OG_ERR_NOT_FOUND, "store prefix \"%s\": no such directory", prefix)
+                      : og_err(OG_ERR_UNSUPPORTED, "store prefix \"%s\": not a local file system", prefix);
+        free(path);
+        return s;
+    }
+    pthread_mutex_lock(&watch_mu);
+    if (watch_fd < 0) watch_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+    int e = watch_fd < 0 ? errno : 0;
+    if (!e && inotify_add_watch(watch_fd, path, WATCH_MASK | IN_ONLYDIR) < 0) e = errno;
+    if (e == ENOENT || e == ENOTDIR)
+        s = og_err(OG_ERR_NOT_FOUND, "store prefix \"%s\": no such directory", prefix);
+    else if (e == ENOMEM)
+        s = og_err(OG_ERR_NOMEM, "store prefix \"%s\": out of memory", prefix);
+    else if (e) /* EMFILE / ENOSPC: the user's inotify instances or watches are used up */
+        s = og_err(OG_ERR_UNSUPPORTED, "store prefix \"%s\": cannot watch (errno %d)", prefix, e);
+    pthread_mutex_unlock(&watch_mu);
+    free(path);
+    return s;
+}
+
+static uint64_t local_change_count(og_store *st)
+{
+    (void)st;
+    pthread_mutex_lock(&watch_mu);
+    watch_drain_locked();
+    uint64_t c = watch_count;
+    pthread_mutex_unlock(&watch_mu);
+    return c;
+}
+#endif
+
 /* ---- open / close ------------------------------------------------------------------------- */
 
 static void local_close(og_store *st)
@@ -691,6 +808,10 @@ static const og_store_ops local_ops = {
     .delete = local_delete,
     .map = local_map,
     .close = local_close,
+#ifdef __linux__
+    .watch = local_watch,
+    .change_count = local_change_count,
+#endif
 };
 
 /* Refuses a root whose file system has no link() (so no create-exclusive): STORAGE.md §2 says

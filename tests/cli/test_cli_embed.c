@@ -25,15 +25,24 @@ static void embed_graph_and_files(void **state)
     assert_non_null(mkdtemp(dir));
     snprintf(bin, sizeof bin, "%s/omnigraph", OG_BINARY_DIR);
     char out[8192];
-    write_file("s.pg", "node Doc { slug: String @key  body: String?  vec: Vector(3)? @embed(\"body\") }\n");
+    write_file("s.pg", "node Doc { slug: String @key  body: String?  vec: Vector(3)? @embed(\"body\") }\n"
+                      "node Tag { name: String @key }\n");
     write_file("d.jsonl", "{\"type\":\"Doc\",\"data\":{\"slug\":\"a\",\"body\":\"alpha\"}}\n"
                           "{\"type\":\"Doc\",\"data\":{\"slug\":\"b\",\"body\":\"beta\"}}\n");
     assert_int_equal(run(NULL, 0, "%s init --quiet --schema %s/s.pg %s/g", bin, dir, dir), 0);
-    /* loading never embeds: the load result reports no embedding work (no embedding_generation
-     * or other embedding field, as in the reference's load result), and the vectors stay null */
+    /* loading never embeds: as in the reference, a load result says embedding_generation
+     * "unsupported" when it touched a node type with an @embed property, null otherwise, and the
+     * vectors stay null */
+    write_file("t.jsonl", "{\"type\":\"Tag\",\"data\":{\"name\":\"x\"}}\n");
+    assert_int_equal(run(out, sizeof out, ENV " %s load --quiet --json --mode overwrite --data %s/t.jsonl %s/g", dir, bin, dir, dir), 0);
+    assert_non_null(strstr(out, "\"embedding_generation\": null"));
     assert_int_equal(run(out, sizeof out, ENV " %s load --quiet --json --mode overwrite --data %s/d.jsonl %s/g", dir, bin, dir, dir), 0);
     assert_non_null(strstr(out, "\"total_entities\": 2"));
-    assert_null(strstr(out, "embed"));
+    assert_non_null(strstr(out, "\"embedding_generation\": \"unsupported\""));
+    assert_int_equal(run(out, sizeof out, ENV " %s load --json --mode merge --data %s/t.jsonl --branch other --from main %s/g 2>&1", dir, bin, dir, dir), 0);
+    assert_non_null(strstr(out, "\"embedding_generation\": null"));
+    assert_int_equal(run(out, sizeof out, ENV " %s load --mode overwrite --data %s/d.jsonl --branch other %s/g 2>&1", dir, bin, dir, dir), 0);
+    assert_non_null(strstr(out, "never generates @embed vectors"));
     assert_int_equal(run(out, sizeof out, "%s query --store %s/g -e 'query q() { match { $d: Doc } return { $d.slug, $d.vec } order { $d.slug asc } }' --format csv",
                          bin, dir), 0);
     assert_string_equal(out, "d.slug,d.vec\r\na,\r\nb,\r\n");

@@ -221,6 +221,48 @@ static void graph_index_build_writes_the_heads_files_ahead_of_queries(void **sta
     assert_int_equal(og_engine_graph_index_build(f->e, "nope", &rep), OG_ERR_NOT_FOUND);
 }
 
+/* After a commit that only appends (a node and an edge), the next process builds the new
+ * topology from the persisted one plus the new edge (a delta), with the same answers as a
+ * full build; a commit with a deletion gets a full build. */
+static void appended_edges_extend_the_persisted_topology(void **state)
+{
+    fixture *f = *state;
+    char want[8192], got[8192];
+    og_tableview_set_index_mode(2);
+    reopen(f);
+    answers(f, got, sizeof got); /* writes the key map and the topology */
+    assert_int_equal(index_files(f, ".csr"), 1);
+    assert_int_equal(mut(f, "insert_person", "{\"name\": \"Zed\", \"age\": 9}"), OG_OK);
+    assert_int_equal(mut(f, "add_friend", "{\"from\": \"Eve\", \"to\": \"Zed\"}"), OG_OK);
+    assert_int_equal(mut(f, "add_friend", "{\"from\": \"Zed\", \"to\": \"Alice\"}"), OG_OK);
+    og_tableview_set_index_mode(0);
+    reopen(f);
+    answers(f, want, sizeof want); /* full builds in memory, no files */
+    assert_non_null(strstr(want, "reach(Charlie)=Alice;Eve;Zed\n"));
+    assert_non_null(strstr(want, "fans(Alice)=Diana;Zed\n"));
+    og_tableview_set_index_mode(2);
+    reopen(f);
+    size_t deltas = og_tableview_delta_topologies();
+    answers(f, got, sizeof got);
+    assert_string_equal(got, want);
+    assert_int_equal(og_tableview_delta_topologies(), deltas + 1);
+    assert_int_equal(index_files(f, ".csr"), 2);
+    reopen(f); /* and the next process maps the delta-built file */
+    answers(f, got, sizeof got);
+    assert_string_equal(got, want);
+    assert_int_equal(og_tableview_delta_topologies(), deltas + 1);
+    /* a deletion renumbers rows: a full build */
+    assert_int_equal(mut(f, "remove_person", "{\"name\": \"Bob\"}"), OG_OK);
+    og_tableview_set_index_mode(0);
+    reopen(f);
+    answers(f, want, sizeof want);
+    og_tableview_set_index_mode(2);
+    reopen(f);
+    answers(f, got, sizeof got);
+    assert_string_equal(got, want);
+    assert_int_equal(og_tableview_delta_topologies(), deltas + 1);
+}
+
 /* Replaces every file under dir ending in suffix with `bytes` (len). */
 static void clobber(const char *dir, const char *suffix, const void *bytes, size_t len)
 {
@@ -355,6 +397,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(answers_do_not_depend_on_index_files, setup, teardown),
         cmocka_unit_test_setup_teardown(graph_index_build_writes_the_heads_files_ahead_of_queries, setup, teardown),
+        cmocka_unit_test_setup_teardown(appended_edges_extend_the_persisted_topology, setup, teardown),
         cmocka_unit_test_setup_teardown(damaged_or_foreign_index_files_are_not_trusted, setup, teardown),
         cmocka_unit_test_setup_teardown(deleted_and_reinserted_keys_follow_the_version, setup, teardown),
         cmocka_unit_test_setup_teardown(a_crash_after_publishing_an_index_file_leaves_whole_files, setup, teardown),
