@@ -543,7 +543,7 @@ typedef struct og_optimize_result {
  * (may be NULL) as for og_db_mutate.  Errors: OG_ERR_NOT_FOUND (branch), OG_ERR_CONFLICT
  * (re-planned too often against concurrent writers), OG_ERR_PRECONDITION_FAILED, I/O errors.
  * Loads and mutations also run it automatically after their commit when a table of the new
- * head has more than $OG_AUTO_OPTIMIZE_FRAGMENTS (default 64; 0 = never) fragments of under
+ * head has more than $OG_AUTO_OPTIMIZE_FRAGMENTS (default 16; 0 = never) fragments of under
  * 65,536 rows (docs/maintenance.md). */
 og_status og_db_optimize(og_optimize_result *out, og_db *db, const char *branch, const char *expected_head);
 

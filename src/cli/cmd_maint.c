@@ -20,7 +20,7 @@ static const char *optimize_help =
     "Compacts the head of a branch: small fragments are merged and deleted rows dropped from\n"
     "the data files, as ONE `optimize` commit (same rows, same ids, same answers).  Prints what\n"
     "it did; with nothing to compact it publishes nothing.  Loads and mutations run it on their\n"
-    "own when a table passes $OG_AUTO_OPTIMIZE_FRAGMENTS small fragments (default 64, 0 = never).\n"
+    "own when a table passes $OG_AUTO_OPTIMIZE_FRAGMENTS small fragments (default 16, 0 = never).\n"
     "Then builds the persisted indexes the head lacks (`omnigraph index build`, docs/indexes.md).\n"
     "  --branch B          the branch (default main)\n"
     "  --if-commit C       only if the branch head is commit C (exit 4 otherwise)\n"
