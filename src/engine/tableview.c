@@ -41,6 +41,7 @@ struct og_tableview {
     og_manifest m;
     size_t nrows;
     uint64_t *_Atomic row_addrs; /* built on first use (a mapped traversal never needs them) */
+    roaring_bitmap_t *_Atomic *dels; /* per fragment: its deletion file, read on first use */
 
     size_t ntop;                 /* top-level fields */
     int32_t *top_ids;            /* their field ids, schema order */
@@ -202,6 +203,13 @@ static void view_free(og_tableview *v)
     free(v->top_types);
     free(v->top_type_st);
     free(atomic_load(&v->row_addrs));
+    if (v->dels) {
+        for (size_t i = 0; i < v->m.nfragments; i++) {
+            roaring_bitmap_t *d = atomic_load(&v->dels[i]);
+            if (d) roaring_bitmap_free(d);
+        }
+        free((void *)v->dels);
+    }
     og_manifest_free(&v->m);
     og_table_close(v->table);
     pthread_mutex_destroy(&v->lock);
@@ -213,7 +221,9 @@ static void view_free(og_tableview *v)
 static og_status count_rows(og_tableview *v)
 {
     v->frag_start = malloc((v->m.nfragments + 1) * sizeof *v->frag_start);
-    if (!v->frag_start) return og_err(OG_ERR_NOMEM, "table view: out of memory");
+    v->dels = calloc(v->m.nfragments + 1, sizeof *v->dels);
+    if (!v->frag_start || !v->dels) return og_err(OG_ERR_NOMEM, "table view: out of memory");
+    for (size_t i = 0; i < v->m.nfragments; i++) atomic_init(&v->dels[i], NULL);
     uint64_t n = 0;
     for (size_t i = 0; i < v->m.nfragments; i++) {
         const og_fragment *f = &v->m.fragments[i];
@@ -235,10 +245,17 @@ static og_status count_rows(og_tableview *v)
     return OG_OK;
 }
 
+/* Work proportional to a whole table (tableview.h og_tableview_whole_reads): a column
+ * loaded, every row address listed, a fragment's keymap or the id map built in memory, a
+ * topology built from the columns. */
+static _Atomic size_t whole_reads;
+size_t og_tableview_whole_reads(void) { return atomic_load(&whole_reads); }
+
 /* Lists the live row addresses of every fragment in manifest order (caller holds the lock). */
 static og_status list_addrs(og_tableview *v, uint64_t **out)
 {
     *out = NULL;
+    atomic_fetch_add(&whole_reads, 1);
     uint64_t *addrs = malloc((v->nrows ? v->nrows : 1) * sizeof *addrs);
     if (!addrs) return og_err(OG_ERR_NOMEM, "table view: out of memory");
     size_t n = 0;
@@ -292,6 +309,91 @@ static og_status get_addrs(og_tableview *v, const uint64_t **out)
     }
     pthread_mutex_unlock(&v->lock);
     *out = a;
+    return st;
+}
+
+/* The deletion bitmap of fragment fi (which has a deletion file), read once and kept (its
+ * size follows the deleted rows, not the fragment): what a point lookup or a point read of a
+ * fragment with deletions needs instead of the list of every row address. */
+static og_status frag_deletions(og_tableview *v, size_t fi, const roaring_bitmap_t **out)
+{
+    roaring_bitmap_t *d = atomic_load_explicit(&v->dels[fi], memory_order_acquire);
+    if (!d) {
+        pthread_mutex_lock(&v->lock);
+        d = atomic_load_explicit(&v->dels[fi], memory_order_acquire);
+        og_status st = OG_OK;
+        if (!d && (st = og_table_fragment_deletions(v->table, &v->m.fragments[fi], &d)) == OG_OK) {
+            if (!d) d = roaring_bitmap_create();
+            if (!d) st = og_err(OG_ERR_NOMEM, "table view: out of memory");
+            else {
+                atomic_fetch_add(&v->derived_bytes, roaring_bitmap_size_in_bytes(d));
+                atomic_store_explicit(&v->dels[fi], d, memory_order_release);
+            }
+        }
+        pthread_mutex_unlock(&v->lock);
+        OG_TRY(st);
+    }
+    *out = d;
+    return OG_OK;
+}
+
+/* The fragment (index) holding view row `row` (< nrows): the last one starting at or before
+ * it that has live rows. */
+static size_t frag_of_row(const og_tableview *v, size_t row)
+{
+    size_t lo = 0, hi = v->m.nfragments;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v->frag_start[mid] <= row) lo = mid;
+        else hi = mid;
+    }
+    while (lo + 1 < v->m.nfragments && v->frag_start[lo + 1] <= row) lo++; /* skip empty ones */
+    return lo;
+}
+
+/* At most this many rows are addressed one by one (og_tableview_row_addrs); more list them all. */
+#define ROW_ADDRS_POINT_MAX 64
+
+og_status og_tableview_row_addrs(og_tableview *v, const uint32_t *rows, size_t n, uint64_t *out)
+{
+    for (size_t k = 0; k < n; k++)
+        if (rows[k] >= v->nrows)
+            return og_err(OG_ERR_INTERNAL, "table %s: row %u of %zu", og_table_dir(v->table), rows[k], v->nrows);
+    const uint64_t *all = atomic_load_explicit(&v->row_addrs, memory_order_acquire);
+    if (!all && v->any_deletions && n > ROW_ADDRS_POINT_MAX) OG_TRY(get_addrs(v, &all));
+    if (all) {
+        for (size_t k = 0; k < n; k++) out[k] = all[rows[k]];
+        return OG_OK;
+    }
+    /* One by one: the offset of the row's fragment that is its rank among the live rows — the
+     * row itself without a deletion file, else found by bisection over the deleted-row ranks
+     * (the fragment's deletion bitmap, read once per view). */
+    og_status st = OG_OK;
+    for (size_t k = 0; k < n && st == OG_OK; k++) {
+        size_t fi = frag_of_row(v, rows[k]);
+        const og_fragment *f = &v->m.fragments[fi];
+        uint64_t rank = rows[k] - v->frag_start[fi]; /* the rank-th live row of f (from 0) */
+        if (!f->deletion.present) {
+            out[k] = OG_ROW_ADDR(f->id, rank);
+            continue;
+        }
+        const roaring_bitmap_t *del;
+        if ((st = frag_deletions(v, fi, &del)) != OG_OK) break;
+        /* the smallest offset with rank + 1 live rows in [0, offset] is that live row */
+        uint64_t lo = rank, hi = f->physical_rows ? f->physical_rows - 1 : 0;
+        while (lo < hi) {
+            uint64_t mid = lo + (hi - lo) / 2;
+            if (mid + 1 - roaring_bitmap_rank(del, (uint32_t)mid) >= rank + 1) hi = mid;
+            else lo = mid + 1;
+        }
+        if (lo >= f->physical_rows || roaring_bitmap_contains(del, (uint32_t)lo) ||
+            lo + 1 - roaring_bitmap_rank(del, (uint32_t)lo) != rank + 1)
+            st = og_err(OG_ERR_CORRUPT, "table %s version %llu: fragment %llu's deletion file disagrees with its "
+                        "deleted-row count", og_table_dir(v->table), (unsigned long long)v->m.version,
+                        (unsigned long long)f->id);
+        else
+            out[k] = OG_ROW_ADDR(f->id, lo);
+    }
     return st;
 }
 
@@ -619,6 +721,7 @@ static int batch_lines_up(const og_tableview *v, const uint64_t *row_addrs, size
 static og_status load_column(og_tableview *v, size_t i, const uint64_t *row_addrs, og_vector **out)
 {
     *out = NULL;
+    atomic_fetch_add(&whole_reads, 1);
     if (v->top_type_st[i] != OG_OK)
         return og_err(v->top_type_st[i], "table %s version %llu: field id %d has a type this build cannot read",
                       og_table_dir(v->table), (unsigned long long)v->m.version, v->top_ids[i]);
@@ -738,32 +841,26 @@ og_status og_tableview_gather(og_tableview *v, int32_t field_id, const uint32_t 
         return og_vector_gather(out, col, rows, n);
     }
     if (v->top_type_st[i] != OG_OK) return og_tableview_column(v, field_id, &(const og_vector *){NULL});
-    const uint64_t *addrs = NULL;
-    if (v->nrows && v->any_deletions) OG_TRY(get_addrs(v, &addrs));
-    OG_TRY(og_vector_init(out, v->top_types[i]));
-    og_status st = OG_OK;
-    for (size_t k = 0; k < n && st == OG_OK; k++) {
+    /* the addresses of the non-null rows, in one call (a deletion file is read once) */
+    uint32_t *live = malloc((n ? n : 1) * sizeof *live);
+    uint64_t *addr = malloc((n ? n : 1) * sizeof *addr);
+    size_t nlive = 0;
+    og_status st = live && addr ? OG_OK : og_err(OG_ERR_NOMEM, "table view: out of memory");
+    for (size_t k = 0; k < n && st == OG_OK; k++)
+        if (rows[k] != UINT32_MAX) live[nlive++] = rows[k];
+    if (st == OG_OK) st = og_tableview_row_addrs(v, live, nlive, addr);
+    free(live);
+    if (st == OG_OK) st = og_vector_init(out, v->top_types[i]);
+    if (st != OG_OK) {
+        free(addr);
+        return st;
+    }
+    for (size_t k = 0, j = 0; k < n && st == OG_OK; k++) {
         if (rows[k] == UINT32_MAX) {
             st = og_vector_append_null(out);
             continue;
         }
-        if (rows[k] >= v->nrows) {
-            st = og_err(OG_ERR_INTERNAL, "table %s: row %u of %zu", og_table_dir(v->table), rows[k], v->nrows);
-            break;
-        }
-        uint64_t a;
-        if (addrs) {
-            a = addrs[rows[k]];
-        } else { /* no deletions: the fragment whose range holds the row, and the offset in it */
-            size_t lo = 0, hi = v->m.nfragments;
-            while (hi - lo > 1) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (v->frag_start[mid] <= rows[k]) lo = mid;
-                else hi = mid;
-            }
-            while (lo + 1 < v->m.nfragments && v->frag_start[lo + 1] <= rows[k]) lo++; /* skip empty ones */
-            a = OG_ROW_ADDR(v->m.fragments[lo].id, rows[k] - v->frag_start[lo]);
-        }
+        uint64_t a = addr[j++];
         uint32_t off = OG_ROW_ADDR_OFFSET(a);
         og_vector one;
         st = og_table_take(v->table, &v->m, OG_ROW_ADDR_FRAG(a), &off, 1, &field_id, 1, &one);
@@ -775,6 +872,7 @@ og_status og_tableview_gather(og_tableview *v, int32_t field_id, const uint32_t 
             st = og_vector_append_from(out, &one, 0);
         og_vector_free(&one);
     }
+    free(addr);
     if (st != OG_OK) og_vector_free(out);
     return st;
 }
@@ -798,6 +896,7 @@ static og_status string_column(og_tableview *v, const char *name, const char *ro
 static og_status build_idmap(const og_vector *ids, og_strmap **out)
 {
     *out = NULL;
+    atomic_fetch_add(&whole_reads, 1);
     og_strmap *m = malloc(sizeof *m);
     if (!m) return og_err(OG_ERR_NOMEM, "table view: out of memory");
     og_strmap_init(m);
@@ -932,6 +1031,7 @@ static og_status prepare_keys(og_tableview *v, int persist)
             if (ks == OG_OK) continue;
             og_error_clear();
             og_buf b = OG_BUF_INIT;
+            atomic_fetch_add(&whole_reads, 1);
             st = og_keymap_build(v->table, &v->m, f, fid, &b);
             if (st == OG_OK) {
                 st = og_keymap_open_bytes(&kms[i], b.data, b.len, b.data, NULL);
@@ -966,35 +1066,27 @@ og_status og_tableview_prepare_keys(og_tableview *v, int persist) { return prepa
 
 typedef struct find_ctx {
     const og_tableview *v;
-    const uint64_t *addrs;
+    const roaring_bitmap_t *del; /* the fragment's deletions, or NULL when it has none */
     size_t frag;
     uint32_t row;
     int found;
 } find_ctx;
 
-/* Keeps the first live offset: a binary search among the fragment's live row addresses. */
+/* Keeps the first live offset: its view row is the fragment's start plus the offset less the
+ * rows deleted before it. */
 static int find_live(void *ud, uint32_t off)
 {
     find_ctx *c = ud;
     const og_tableview *v = c->v;
-    if (!v->m.fragments[c->frag].deletion.present) { /* every row is live: no addresses needed */
+    if (!c->del) { /* every row is live */
         c->row = (uint32_t)(v->frag_start[c->frag] + off);
         c->found = 1;
         return 1;
     }
-    uint64_t want = OG_ROW_ADDR(v->m.fragments[c->frag].id, off);
-    size_t lo = v->frag_start[c->frag], hi = v->frag_start[c->frag + 1];
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (c->addrs[mid] < want) lo = mid + 1;
-        else hi = mid;
-    }
-    if (lo < v->frag_start[c->frag + 1] && c->addrs[lo] == want) {
-        c->row = (uint32_t)lo;
-        c->found = 1;
-        return 1;
-    }
-    return 0; /* a deleted row: look further */
+    if (roaring_bitmap_contains(c->del, off)) return 0; /* a deleted row: look further */
+    c->row = (uint32_t)(v->frag_start[c->frag] + off - roaring_bitmap_rank(c->del, off));
+    c->found = 1;
+    return 1;
 }
 
 og_status og_tableview_find_id(og_tableview *v, const char *id, size_t len, uint32_t *row)
@@ -1007,10 +1099,9 @@ og_status og_tableview_find_id(og_tableview *v, const char *id, size_t len, uint
         found = og_strmap_get(m, id, len, &r);
     } else {
         OG_TRY(prepare_keys(v, 0));
-        const uint64_t *addrs = NULL;
-        if (v->nrows && v->any_deletions) OG_TRY(get_addrs(v, &addrs));
         for (size_t i = 0; i < v->m.nfragments && !found; i++) {
-            find_ctx c = {v, addrs, i, 0, 0};
+            find_ctx c = {v, NULL, i, 0, 0};
+            if (v->m.fragments[i].deletion.present) OG_TRY(frag_deletions(v, i, &c.del));
             og_status st = og_keymap_find(v->kms[i], id, len, find_live, &c);
             if (st != OG_OK)
                 return og_err_wrap(st, "table %s version %llu fragment %llu", og_table_dir(v->table),
@@ -1070,6 +1161,7 @@ static void *map_endpoints(void *arg)
 static og_status build_topology(og_tableview *edges, og_tableview *src, og_tableview *dst, og_topology **out)
 {
     *out = NULL;
+    atomic_fetch_add(&whole_reads, 1);
     const og_vector *srcs, *dsts;
     const og_strmap *src_ids, *dst_ids;
     OG_TRY(string_column(edges, "src", "edge sources", &srcs));
@@ -1336,36 +1428,22 @@ og_status og_tableview_topology(og_tableview *edges, og_tableview *src_nodes, og
     return og_tableview_topology_ex(edges, src_nodes, dst_nodes, 0, out);
 }
 
-og_status og_tableview_topology_ex(og_tableview *edges, og_tableview *src_nodes, og_tableview *dst_nodes, int persist,
-                                   const og_topology **out)
+static og_status check_topology_views(og_tableview *edges, og_tableview *src_nodes, og_tableview *dst_nodes)
 {
-    *out = NULL;
     if (!edges || !src_nodes || !dst_nodes) return og_err(OG_ERR_INVALID, "topology: a view is missing");
     if (edges == src_nodes || edges == dst_nodes)
         return og_err(OG_ERR_INVALID, "topology: edge view %s is also passed as a node view", og_tableview_dir(edges));
     if (edges->store != src_nodes->store || edges->store != dst_nodes->store)
         return og_err(OG_ERR_INVALID, "topology: views of %s, %s and %s come from different stores",
                       og_tableview_dir(edges), og_tableview_dir(src_nodes), og_tableview_dir(dst_nodes));
-    og_topology *t = find_topo(edges, src_nodes, dst_nodes);
-    if (t) {
-        *out = t;
-        return OG_OK;
-    }
-    /* Built without the edge view's lock (it takes the node views' locks); a racing builder
-     * may finish first, and then its topology is the one everyone gets. */
-    int mode = og_tableview_index_mode();
-    int mapped = 0;
-    if (mode) t = open_topology(edges, src_nodes, dst_nodes);
-    if (t) {
-        mapped = 1;
-    } else {
-        if (mode && delta_topology(edges, src_nodes, dst_nodes, &t) != OG_OK) { /* derived: a full build decides */
-            og_error_clear();
-            t = NULL;
-        }
-        if (!t) OG_TRY(build_topology(edges, src_nodes, dst_nodes, &t));
-        if (persist && mode == 2) save_topology(edges, src_nodes, dst_nodes, t);
-    }
+    return OG_OK;
+}
+
+/* Keeps t (built, or `mapped` from a file) in the edge view's list; a racer's that got there
+ * first wins and t is freed.  *out = the kept one. */
+static og_status adopt_topology(og_tableview *edges, og_tableview *src_nodes, og_tableview *dst_nodes, og_topology *t,
+                                int mapped, const og_topology **out)
+{
     topo_slot *slot = calloc(1, sizeof *slot);
     og_status st = OG_OK;
     if (slot) {
@@ -1410,4 +1488,46 @@ og_status og_tableview_topology_ex(og_tableview *edges, og_tableview *src_nodes,
     if (st != OG_OK && !existing) return st;
     *out = existing;
     return OG_OK;
+}
+
+og_status og_tableview_topology_ex(og_tableview *edges, og_tableview *src_nodes, og_tableview *dst_nodes, int persist,
+                                   const og_topology **out)
+{
+    *out = NULL;
+    OG_TRY(check_topology_views(edges, src_nodes, dst_nodes));
+    og_topology *t = find_topo(edges, src_nodes, dst_nodes);
+    if (t) {
+        *out = t;
+        return OG_OK;
+    }
+    /* Built without the edge view's lock (it takes the node views' locks); a racing builder
+     * may finish first, and then its topology is the one everyone gets. */
+    int mode = og_tableview_index_mode();
+    int mapped = 0;
+    if (mode) t = open_topology(edges, src_nodes, dst_nodes);
+    if (t) {
+        mapped = 1;
+    } else {
+        if (mode && delta_topology(edges, src_nodes, dst_nodes, &t) != OG_OK) { /* derived: a full build decides */
+            og_error_clear();
+            t = NULL;
+        }
+        if (!t) OG_TRY(build_topology(edges, src_nodes, dst_nodes, &t));
+        if (persist && mode == 2) save_topology(edges, src_nodes, dst_nodes, t);
+    }
+    return adopt_topology(edges, src_nodes, dst_nodes, t, mapped, out);
+}
+
+og_status og_tableview_topology_at_hand(og_tableview *edges, og_tableview *src_nodes, og_tableview *dst_nodes,
+                                        const og_topology **out)
+{
+    *out = NULL;
+    OG_TRY(check_topology_views(edges, src_nodes, dst_nodes));
+    og_topology *t = find_topo(edges, src_nodes, dst_nodes);
+    if (t) {
+        *out = t;
+        return OG_OK;
+    }
+    if (!og_tableview_index_mode() || !(t = open_topology(edges, src_nodes, dst_nodes))) return OG_OK;
+    return adopt_topology(edges, src_nodes, dst_nodes, t, 1, out);
 }

@@ -105,6 +105,12 @@ size_t og_tableview_rows(const og_tableview *v);
  * deletion file disagrees with the manifest's deleted-row count, OG_ERR_NOMEM. */
 og_status og_tableview_addrs(og_tableview *v, const uint64_t **out);
 
+/* The row addresses of view rows rows[0..n) into out[0..n), without listing every row when
+ * few are asked for (a write removing a handful of rows): a fragment without a deletion file
+ * gives the offset directly, one with a deletion file is bisected over its deleted-row ranks.
+ * OG_ERR_INTERNAL (a row out of range), OG_ERR_CORRUPT, the table layer's I/O errors. */
+og_status og_tableview_row_addrs(og_tableview *v, const uint32_t *rows, size_t n, uint64_t *out);
+
 /* The id of the top-level field `name` in the version's schema.  OG_ERR_NOT_FOUND. */
 og_status og_tableview_field_id(const og_tableview *v, const char *name, int32_t *id);
 
@@ -170,6 +176,19 @@ og_status og_tableview_prepare_keys(og_tableview *v, int persist);
  * it for the next process. */
 og_status og_tableview_topology_ex(og_tableview *edges, og_tableview *src_nodes, og_tableview *dst_nodes, int persist,
                                    const og_topology **out);
+
+/* The topology of (edges, src_nodes, dst_nodes) if one is at hand — already on the view, or
+ * a persisted file (opened and kept) — else *out = NULL (OG_OK).  Never builds one: for the
+ * write path, which may use an index that exists but never waits for one (INVARIANTS.md 7).
+ * OG_ERR_INVALID as og_tableview_topology. */
+og_status og_tableview_topology_at_hand(og_tableview *edges, og_tableview *src_nodes, og_tableview *dst_nodes,
+                                        const og_topology **out);
+
+/* How many times this process did work proportional to a whole table: loaded a column,
+ * listed every row address, built a fragment's keymap or the id map in memory, built a
+ * topology from the columns.  A counter for tests and benchmarks (a small write on a graph
+ * whose key maps and topologies are persisted should add none). */
+size_t og_tableview_whole_reads(void);
 
 /* A missing topology whose edge and node tables only appended fragments (no deletions) since
  * versions that have a persisted topology is built from that one plus the new edges (a
