@@ -107,7 +107,7 @@ static og_status stage_record(og_plan *p, const og_ndjson_record *rec, og_load_m
         og_plan_supersede(pt, (uint32_t)prev);
         return OG_OK; /* counted when first seen */
     }
-    long crow = og_plan_committed_find(p, pt, id, idlen);
+    long crow = pt->last_generated ? -1 : og_plan_committed_find(p, pt, id, idlen);
     if (crow >= 0) {
         if (mode == OG_LOAD_APPEND)
             return og_err(OG_ERR_ALREADY_EXISTS, "%s: key_conflict: %s '%.*s' already exists (append is a strict insert; use merge to upsert)",

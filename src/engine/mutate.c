@@ -113,6 +113,51 @@ static og_status append_coerced(og_vector *dst, const og_vector *src, const char
                   og_type_name(src->type, a, sizeof a), og_type_name(dst->type, b, sizeof b));
 }
 
+/* 1 when `where prop = value` can be answered by an id lookup: `@id = "..."`, or the single
+ * String @key of a node type (a keyed node's id IS its key value, og_key_id; the key can
+ * neither be updated nor added to a type with rows).  Node tables only: their key maps are
+ * persisted (docs/indexes.md), an edge table's would be built from its whole id column. */
+static int key_probe_applies(const og_plan_table *pt, int prop, og_cmp_op op, const og_vector *value)
+{
+    if (pt->is_edge || op != OG_CMP_EQ || value->len != 1 || value->type.id != OG_T_STRING || og_vector_is_null(value, 0))
+        return 0;
+    if (prop == OG_QPROP_ID) return 1;
+    const og_cat_type *t = pt->t;
+    return prop >= 0 && t->nkey == 1 && (int)t->key_props[0] == prop && t->props[prop].type.id == OG_T_STRING;
+}
+
+/* Sets in csel the committed row of pt whose field fid equals value (key_probe_applies): the
+ * row the id lookup finds, kept only when its stored value compares equal too, so a row is
+ * selected exactly when the comparison holds. */
+static og_status key_probe(og_plan_table *pt, int prop, int32_t fid, const og_vector *value, uint8_t *csel)
+{
+    size_t n;
+    const char *id = (const char *)og_vector_get_bytes(value, 0, &n);
+    uint32_t row;
+    og_status st = og_tableview_find_id(pt->view, id, n, &row);
+    if (st == OG_ERR_NOT_FOUND) {
+        og_error_clear();
+        return OG_OK;
+    }
+    OG_TRY(st);
+    if (prop != OG_QPROP_ID) {
+        og_vector got;
+        st = og_plan_committed_values(pt, fid, &row, 1, &got);
+        if (st == OG_ERR_NOT_FOUND) { /* the stored table lacks the field: null, no match */
+            og_error_clear();
+            return OG_OK;
+        }
+        OG_TRY(st);
+        uint8_t one = 0xff;
+        st = og_filter_compare(&got, OG_CMP_EQ, value, &one, 1);
+        og_vector_free(&got);
+        OG_TRY(st);
+        if (!(one & 1)) return OG_OK;
+    }
+    csel[row >> 3] |= (uint8_t)(1u << (row & 7));
+    return OG_OK;
+}
+
 /* The new-image rows of pt matching `where`: committed rows into csel (bitmap over view
  * rows), staged rows into ssel (bitmap over staged rows). */
 static og_status match_rows(og_plan *p, og_plan_table *pt, const og_ir_mutation *m, const og_vector *value,
@@ -145,7 +190,9 @@ static og_status match_rows(og_plan *p, og_plan_table *pt, const og_ir_mutation 
     *csel = calloc((nc + 7) / 8 + 1, 1);
     *ssel = calloc((ns + 7) / 8 + 1, 1);
     if (!*csel || !*ssel) return og_err(OG_ERR_NOMEM, "out of memory");
-    if (nc) {
+    if (nc && key_probe_applies(pt, prop, op, value)) {
+        OG_TRY(key_probe(pt, prop, fid, value, *csel)); /* a point lookup, not the whole column */
+    } else if (nc) {
         memset(*csel, 0xff, (nc + 7) / 8);
         const og_vector *col;
         og_status st = og_tableview_column(pt->view, fid, &col);
@@ -265,14 +312,15 @@ static og_status stage_copy(og_plan *p, og_plan_table *pt, long crow, long srow,
             int32_t fid = c == 0 ? OG_FIELD_ID : c == 1 && pt->is_edge ? OG_FIELD_SRC : c == 2 && pt->is_edge ? OG_FIELD_DST : -1;
             if (fid < 0) st = og_layout_field_id(t->props[c - base].id, &fid);
             if (st) break;
-            st = og_tableview_column(pt->view, fid, &from);
+            /* the one row, not the whole column */
             at = (uint32_t)crow;
+            st = og_plan_committed_values(pt, fid, &at, 1, &src[c]);
             if (st == OG_ERR_NOT_FOUND) { /* missing stored column: null */
+                og_error_clear();
                 st = og_vector_init(&src[c], pt->cols[c].type);
                 if (st == OG_OK) st = og_vector_append_null(&src[c]);
-                continue;
             }
-            if (st) break;
+            continue;
         }
         st = og_vector_gather(&src[c], from, &at, 1);
     }
@@ -293,7 +341,26 @@ static og_status stage_copy(og_plan *p, og_plan_table *pt, long crow, long srow,
     return st;
 }
 
-/* Removes every edge touching the deleted node ids (cascade). */
+typedef struct cascade_ctx {
+    og_plan *p;
+    og_plan_table *pt;
+    mut_ctx *c;
+} cascade_ctx;
+
+/* Removes one committed edge at a deleted endpoint (once: an edge between two deleted nodes
+ * is reported twice). */
+static og_status cascade_edge(void *ud, uint32_t edge, int is_dst, const char *id, size_t len)
+{
+    (void)is_dst, (void)id, (void)len;
+    cascade_ctx *cc = ud;
+    if (!committed_live(cc->pt, edge)) return OG_OK;
+    OG_TRY(og_plan_remove_committed(cc->p, cc->pt, edge));
+    cc->c->stats.affected_edges++;
+    return OG_OK;
+}
+
+/* Removes every edge touching the deleted node ids (cascade).  Committed edges are found
+ * through og_plan_incident_edges (the base topology when one is at hand). */
 static og_status cascade(og_plan *p, size_t node, og_strmap *deleted, mut_ctx *c)
 {
     for (size_t ei = 0; ei < p->cat->nedges; ei++) {
@@ -301,19 +368,9 @@ static og_status cascade(og_plan *p, size_t node, og_strmap *deleted, mut_ctx *c
         if (et->from_node != node && et->to_node != node) continue;
         og_plan_table *pt = &p->edges[ei];
         OG_TRY(og_plan_table_view(p, pt));
-        const og_vector *src, *dst;
-        OG_TRY(og_tableview_column(pt->view, OG_FIELD_SRC, &src));
-        OG_TRY(og_tableview_column(pt->view, OG_FIELD_DST, &dst));
-        for (size_t r = 0; r < og_tableview_rows(pt->view); r++) {
-            if (!committed_live(pt, r)) continue;
-            size_t ns, nd;
-            const uint8_t *s = og_vector_get_bytes(src, r, &ns), *d = og_vector_get_bytes(dst, r, &nd);
-            if ((et->from_node == node && og_strmap_get(deleted, s, ns, NULL)) ||
-                (et->to_node == node && og_strmap_get(deleted, d, nd, NULL))) {
-                OG_TRY(og_plan_remove_committed(p, pt, (uint32_t)r));
-                c->stats.affected_edges++;
-            }
-        }
+        cascade_ctx cc = {p, pt, c};
+        OG_TRY(og_plan_incident_edges(p, pt, et->from_node == node ? deleted : NULL, et->to_node == node ? deleted : NULL,
+                                      cascade_edge, &cc));
         for (size_t r = 0; r < pt->nstaged; r++) {
             if (!staged_live(pt, r)) continue;
             size_t ns, nd;
@@ -405,7 +462,7 @@ static og_status run_statement(og_plan *p, const og_ir_query *ir, const og_ir_mu
                 size_t idlen;
                 const char *id = og_plan_staged_id(pt, row, &idlen);
                 if (prev >= 0) og_plan_supersede(pt, (uint32_t)prev);
-                long crow = og_plan_committed_find(p, pt, id, idlen);
+                long crow = pt->last_generated ? -1 : og_plan_committed_find(p, pt, id, idlen);
                 if (crow >= 0) st = og_plan_remove_committed(p, pt, (uint32_t)crow);
                 if (pt->is_edge) c->stats.affected_edges++;
                 else c->stats.affected_nodes++;
@@ -426,8 +483,6 @@ static og_status run_statement(og_plan *p, const og_ir_query *ir, const og_ir_mu
         }
         og_strmap deleted;
         og_strmap_init(&deleted);
-        const og_vector *cid = NULL;
-        if (st == OG_OK) st = og_tableview_column(pt->view, OG_FIELD_ID, &cid);
         for (size_t a = 0; m->kind == OG_QM_UPDATE && a < m->nassigns && st == OG_OK; a++)
             if (m->assigns[a].is_key)
                 st = og_err(OG_ERR_CONSTRAINT, "cannot update key property %s.%s; delete and re-insert the node", t->name,
@@ -436,9 +491,15 @@ static og_status run_statement(og_plan *p, const og_ir_query *ir, const og_ir_mu
             if (!bit(csel, r) || !committed_live(pt, r)) continue;
             if ((st = budget_step(p, r)) != OG_OK) break;
             if (m->kind == OG_QM_DELETE) {
-                size_t n;
-                const uint8_t *id = og_vector_get_bytes(cid, r, &n);
-                st = og_strmap_insert(&deleted, id, n, 0, NULL, NULL);
+                og_vector cid; /* this row's id (point reads until many rows were read) */
+                uint32_t at = (uint32_t)r;
+                st = og_plan_committed_values(pt, OG_FIELD_ID, &at, 1, &cid);
+                if (st == OG_OK) {
+                    size_t n;
+                    const uint8_t *id = og_vector_get_bytes(&cid, 0, &n);
+                    st = og_strmap_insert(&deleted, id, n, 0, NULL, NULL);
+                    og_vector_free(&cid);
+                }
                 if (st == OG_OK) st = og_plan_remove_committed(p, pt, (uint32_t)r);
             } else {
                 uint32_t row;

@@ -455,6 +455,7 @@ static og_status finish_row(og_plan *p, og_plan_table *pt, const char *id, size_
     latest[r] = r;
     pt->nstaged++;
     pt->touched = 1;
+    pt->last_generated = generated;
     *row = r;
     return check_value_constraints(p, pt, r, line);
 }
@@ -683,6 +684,124 @@ static void ri_scan_staged(og_plan *p, og_plan_table *et, og_plan_table *from, o
         }
 }
 
+/* ---- committed edges at given endpoints ------------------------------------------------- */
+
+/* Past this many rows a whole column is loaded instead of reading rows one by one. */
+#define POINT_VALUES_MAX 64
+
+og_status og_plan_committed_values(og_plan_table *pt, int32_t field_id, const uint32_t *rows, size_t n, og_vector *out)
+{
+    if (n <= POINT_VALUES_MAX) return og_tableview_gather(pt->view, field_id, rows, n, out);
+    const og_vector *col;
+    OG_TRY(og_tableview_column(pt->view, field_id, &col));
+    return og_vector_gather(out, col, rows, n);
+}
+
+og_status og_plan_incident_edges(og_plan *p, og_plan_table *et, const og_strmap *srcs, const og_strmap *dsts,
+                                 og_plan_edge_fn fn, void *ud)
+{
+    if (et->overwrite || ((!srcs || !og_strmap_count(srcs)) && (!dsts || !og_strmap_count(dsts)))) return OG_OK;
+    const og_cat_type *t = et->t;
+    og_plan_table *from = &p->nodes[t->from_node], *to = &p->nodes[t->to_node];
+    OG_TRY(og_plan_table_view(p, et));
+    OG_TRY(og_plan_table_view(p, from));
+    OG_TRY(og_plan_table_view(p, to));
+    const og_topology *topo = NULL;
+    if (og_tableview_topology_at_hand(et->view, from->view, to->view, &topo) != OG_OK) {
+        og_error_clear(); /* derived: the scan below decides */
+        topo = NULL;
+    }
+    /* A topology leaves out edges with an endpoint it could not find; only one that holds every
+     * edge of the version answers for all of them. */
+    if (topo && og_topology_edge_count(topo) == og_tableview_rows(et->view)) {
+        for (int side = 0; side < 2; side++) {
+            const og_strmap *ids = side ? dsts : srcs;
+            og_tableview *nodes = side ? to->view : from->view;
+            for (size_t i = 0; ids && i < og_strmap_count(ids); i++) {
+                const uint8_t *id;
+                size_t len;
+                uint32_t unused, row;
+                og_strmap_entry(ids, i, &id, &len, &unused);
+                og_status st = og_tableview_find_id(nodes, (const char *)id, len, &row);
+                if (st == OG_ERR_NOT_FOUND) { /* not in the base: no committed edge names it */
+                    og_error_clear();
+                    continue;
+                }
+                OG_TRY(st);
+                const uint32_t *nbr, *edges;
+                size_t n;
+                og_topology_edges(topo, side ? OG_DIR_IN : OG_DIR_OUT, row, &nbr, &edges, &n);
+                for (size_t k = 0; k < n; k++) OG_TRY(fn(ud, edges[k], side, (const char *)id, len));
+            }
+        }
+        return OG_OK;
+    }
+    /* no topology at hand: one pass over the endpoint columns (one id, the common case, is
+     * compared directly instead of hashed) */
+    const og_vector *cols[2] = {NULL, NULL};
+    const og_strmap *maps[2] = {srcs, dsts};
+    const uint8_t *one[2] = {NULL, NULL};
+    size_t one_len[2] = {0, 0};
+    for (int side = 0; side < 2; side++) {
+        if (!maps[side] || !og_strmap_count(maps[side])) continue;
+        OG_TRY(og_tableview_column(et->view, side ? OG_FIELD_DST : OG_FIELD_SRC, &cols[side]));
+        uint32_t unused;
+        if (og_strmap_count(maps[side]) == 1) og_strmap_entry(maps[side], 0, &one[side], &one_len[side], &unused);
+    }
+    for (size_t r = 0; r < og_tableview_rows(et->view); r++)
+        for (int side = 0; side < 2; side++) {
+            const og_vector *col = cols[side];
+            if (!col || og_vector_is_null(col, r)) continue;
+            size_t n;
+            const char *id = (const char *)og_vector_get_bytes(col, r, &n);
+            int hit = one[side] ? n == one_len[side] && !memcmp(id, one[side], n) : og_strmap_get(maps[side], id, n, NULL);
+            if (hit) OG_TRY(fn(ud, (uint32_t)r, side, id, n));
+        }
+    return OG_OK;
+}
+
+/* The ids of node table nt's removed committed rows that are not in its new image (a delete,
+ * not an update's or upsert's replacement) into lost.  Reads the ids of the removed rows only. */
+static og_status lost_ids(og_plan *p, og_plan_table *nt, og_strmap *lost)
+{
+    if (!nt->nremoved) return OG_OK;
+    OG_TRY(og_plan_table_view(p, nt));
+    size_t n = og_tableview_rows(nt->view);
+    uint32_t *rows = malloc(nt->nremoved * sizeof *rows);
+    if (!rows) return og_err(OG_ERR_NOMEM, "out of memory");
+    size_t k = 0;
+    for (size_t b = 0; b < (n + 7) / 8 && k < nt->nremoved; b++) {
+        if (!nt->removed[b]) continue;
+        for (size_t r = b * 8; r < n && r < b * 8 + 8; r++)
+            if ((nt->removed[r >> 3] >> (r & 7)) & 1) rows[k++] = (uint32_t)r;
+    }
+    og_vector ids;
+    og_status st = og_plan_committed_values(nt, OG_FIELD_ID, rows, k, &ids);
+    free(rows);
+    if (st != OG_OK) return st;
+    for (size_t i = 0; i < ids.len && st == OG_OK; i++) {
+        if (og_vector_is_null(&ids, i)) continue;
+        size_t len;
+        const char *id = (const char *)og_vector_get_bytes(&ids, i, &len);
+        if (og_plan_staged_find(nt, id, len) < 0) st = og_strmap_insert(lost, id, len, 0, NULL, NULL);
+    }
+    og_vector_free(&ids);
+    return st;
+}
+
+typedef struct orphan_ctx {
+    og_plan_table *et, *from, *to;
+} orphan_ctx;
+
+/* A kept committed edge at a lost endpoint is an orphan. */
+static og_status orphan_edge(void *ud, uint32_t edge, int is_dst, const char *id, size_t len)
+{
+    orphan_ctx *c = ud;
+    if (!committed_kept(c->et, edge)) return OG_OK;
+    return og_err(OG_ERR_CONSTRAINT, "%s: an existing edge's %s '%.*s' would no longer exist in %s (orphan edge)",
+                  c->et->t->name, is_dst ? "dst" : "src", (int)len, id, (is_dst ? c->to : c->from)->t->name);
+}
+
 /* Edge referential integrity for staged edges and (when an endpoint type lost rows) kept
  * committed edges. */
 static og_status check_edges_ri(og_plan *p, og_plan_table *et)
@@ -700,6 +819,21 @@ static og_status check_edges_ri(og_plan *p, og_plan_table *et)
     }
     int endpoints_lost = from->overwrite || from->nremoved || to->overwrite || to->nremoved;
     if (!endpoints_lost || et->overwrite) return OG_OK;
+    if (!from->overwrite && !to->overwrite) {
+        /* Rows were removed, not whole tables: only kept edges at an id the new image lost can
+         * dangle (the base has no dangling edge), so look those up instead of every edge —
+         * none at all when every removed row was restaged (an update, an upsert). */
+        og_strmap lf, lt;
+        og_strmap_init(&lf);
+        og_strmap_init(&lt);
+        og_status st = lost_ids(p, from, &lf);
+        if (st == OG_OK && to != from) st = lost_ids(p, to, &lt);
+        orphan_ctx oc = {et, from, to};
+        if (st == OG_OK) st = og_plan_incident_edges(p, et, &lf, to != from ? &lt : &lf, orphan_edge, &oc);
+        og_strmap_free(&lf);
+        og_strmap_free(&lt);
+        return st;
+    }
     OG_TRY(og_plan_table_view(p, et));
     const og_vector *src, *dst;
     OG_TRY(og_tableview_column(et->view, OG_FIELD_SRC, &src));
@@ -811,70 +945,85 @@ static og_status check_unique(og_plan *p, og_plan_table *pt, const og_cat_constr
     return st;
 }
 
-/* @card: out-degree of every affected source within [min, max]. */
+typedef struct card_ctx {
+    og_plan_table *et;
+    const og_strmap *deg;
+    uint32_t *counts;
+} card_ctx;
+
+/* Counts one committed edge of an affected source, when the new image keeps it. */
+static og_status card_count(void *ud, uint32_t edge, int is_dst, const char *id, size_t len)
+{
+    (void)is_dst;
+    card_ctx *c = ud;
+    uint32_t slot;
+    if (committed_kept(c->et, edge) && og_strmap_get(c->deg, id, len, &slot)) c->counts[slot]++;
+    return OG_OK;
+}
+
+/* @card: out-degree of every affected source within [min, max].  Affected: the sources of
+ * staged edges and of removed committed ones.  Their committed out-edges are found through
+ * og_plan_incident_edges (the base topology when at hand), so a one-edge write reads the
+ * adjacency of one source, not the edge table. */
 static og_status check_card(og_plan *p, og_plan_table *et)
 {
     const og_cat_type *t = et->t;
     if (!t->card_written || (t->card_min == 0 && t->card_max == OG_CARD_UNBOUNDED)) return OG_OK;
     OG_TRY(og_plan_table_view(p, et));
     og_plan_table *from = &p->nodes[t->from_node];
-    og_strmap deg;
-    og_strmap_init(&deg);
-    uint32_t *counts = NULL;
-    size_t ncounts = 0, cap = 0;
     og_status st = OG_OK;
-    const og_vector *csrc = NULL;
-    st = og_tableview_column(et->view, OG_FIELD_SRC, &csrc);
-    /* affected sources: staged edges' sources and removed committed edges' sources */
+    /* affected sources, each with a count slot (its insertion index) */
     og_strmap affected;
     og_strmap_init(&affected);
     for (size_t r = 0; r < et->nstaged && st == OG_OK; r++) {
         size_t n;
         const char *s = (const char *)og_vector_get_bytes(&et->cols[1], r, &n);
-        st = og_strmap_insert(&affected, s, n, 0, NULL, NULL);
+        st = og_strmap_insert(&affected, s, n, (uint32_t)og_strmap_count(&affected), NULL, NULL);
     }
-    for (size_t r = 0; st == OG_OK && r < og_tableview_rows(et->view); r++) {
-        if (committed_kept(et, r)) continue;
-        size_t n;
-        const char *s = (const char *)og_vector_get_bytes(csrc, r, &n);
-        st = og_strmap_insert(&affected, s, n, 0, NULL, NULL);
-    }
-    /* count the new image's out-degree of affected sources */
-    for (int pass = 0; pass < 2 && st == OG_OK; pass++) {
-        size_t n = pass ? et->nstaged : og_tableview_rows(et->view);
-        for (size_t r = 0; r < n && st == OG_OK; r++) {
-            if (pass == 0 && !committed_kept(et, r)) continue;
-            if (pass == 1 && is_superseded(et, r)) continue;
-            size_t len;
-            const char *s = (const char *)og_vector_get_bytes(pass ? &et->cols[1] : csrc, r, &len);
-            if (!og_strmap_get(&affected, s, len, NULL)) continue;
-            uint32_t slot;
-            int inserted;
-            st = og_strmap_insert(&deg, s, len, (uint32_t)ncounts, &slot, &inserted);
-            if (st) break;
-            if (inserted) {
-                if (ncounts == cap) {
-                    cap = cap ? cap * 2 : 64;
-                    uint32_t *c2 = realloc(counts, cap * sizeof *c2);
-                    if (!c2) {
-                        st = og_err(OG_ERR_NOMEM, "out of memory");
-                        break;
-                    }
-                    counts = c2;
-                }
-                counts[ncounts++] = 0;
-            }
-            counts[slot]++;
+    size_t nc = og_tableview_rows(et->view);
+    if (st == OG_OK && (et->overwrite || et->nremoved)) {
+        /* the removed committed edges (every one under an overwrite) */
+        size_t nrem = et->overwrite ? nc : et->nremoved, k = 0;
+        uint32_t *rows = malloc((nrem ? nrem : 1) * sizeof *rows);
+        if (!rows) st = og_err(OG_ERR_NOMEM, "out of memory");
+        for (size_t b = 0; st == OG_OK && b < (nc + 7) / 8 && k < nrem; b++) {
+            if (!et->overwrite && !et->removed[b]) continue;
+            for (size_t r = b * 8; r < nc && r < b * 8 + 8; r++)
+                if (!committed_kept(et, r)) rows[k++] = (uint32_t)r;
         }
+        og_vector srcs;
+        memset(&srcs, 0, sizeof srcs);
+        if (st == OG_OK && k) {
+            st = og_plan_committed_values(et, OG_FIELD_SRC, rows, k, &srcs);
+            for (size_t i = 0; st == OG_OK && i < srcs.len; i++) {
+                size_t n;
+                const char *s = (const char *)og_vector_get_bytes(&srcs, i, &n);
+                st = og_strmap_insert(&affected, s, n, (uint32_t)og_strmap_count(&affected), NULL, NULL);
+            }
+            og_vector_free(&srcs);
+        }
+        free(rows);
     }
-    for (size_t i = 0; i < og_strmap_count(&affected) && st == OG_OK; i++) {
+    size_t na = og_strmap_count(&affected);
+    uint32_t *counts = calloc(na ? na : 1, sizeof *counts);
+    if (st == OG_OK && !counts) st = og_err(OG_ERR_NOMEM, "out of memory");
+    /* the new image's out-degree of affected sources: kept committed edges, live staged ones */
+    card_ctx cc = {et, &affected, counts};
+    if (st == OG_OK && na) st = og_plan_incident_edges(p, et, &affected, NULL, card_count, &cc);
+    for (size_t r = 0; st == OG_OK && r < et->nstaged; r++) {
+        if (is_superseded(et, r)) continue;
+        size_t len;
+        uint32_t slot;
+        const char *s = (const char *)og_vector_get_bytes(&et->cols[1], r, &len);
+        if (og_strmap_get(&affected, s, len, &slot)) counts[slot]++;
+    }
+    for (size_t i = 0; i < na && st == OG_OK; i++) {
         const uint8_t *s;
         size_t len;
-        uint32_t unused;
-        og_strmap_entry(&affected, i, &s, &len, &unused);
+        uint32_t slot;
+        og_strmap_entry(&affected, i, &s, &len, &slot);
         if (!in_new_image(p, from, (const char *)s, len)) continue; /* a deleted source */
-        uint32_t slot, c = 0;
-        if (og_strmap_get(&deg, s, len, &slot)) c = counts[slot];
+        uint32_t c = counts[slot];
         if (c < t->card_min)
             st = og_err(OG_ERR_CONSTRAINT, "@card violation on edge %s: source '%.*s' has %u edges (min %u)", t->name,
                         (int)len, (const char *)s, c, t->card_min);
@@ -883,7 +1032,6 @@ static og_status check_card(og_plan *p, og_plan_table *et)
                         (int)len, (const char *)s, c, t->card_max);
     }
     og_strmap_free(&affected);
-    og_strmap_free(&deg);
     free(counts);
     return st;
 }
@@ -923,8 +1071,6 @@ static int cmp_u64(const void *a, const void *b)
 static og_status stage_deletes(og_plan_table *pt, og_table_txn *x)
 {
     size_t n = og_tableview_rows(pt->view);
-    const uint64_t *addrs;
-    OG_TRY(og_tableview_addrs(pt->view, &addrs));
     uint64_t *del = malloc((pt->nremoved ? pt->nremoved : 1) * sizeof *del);
     uint32_t *offs = malloc((pt->nremoved ? pt->nremoved : 1) * sizeof *offs);
     if (!del || !offs) {
@@ -932,10 +1078,18 @@ static og_status stage_deletes(og_plan_table *pt, og_table_txn *x)
         return og_err(OG_ERR_NOMEM, "out of memory");
     }
     size_t k = 0;
-    for (size_t r = 0; r < n; r++)
-        if ((pt->removed[r >> 3] >> (r & 7)) & 1) del[k++] = addrs[r];
+    for (size_t b = 0; b < (n + 7) / 8 && k < pt->nremoved; b++) { /* zero bytes skipped */
+        if (!pt->removed[b]) continue;
+        for (size_t r = b * 8; r < n && r < b * 8 + 8; r++)
+            if ((pt->removed[r >> 3] >> (r & 7)) & 1) offs[k++] = (uint32_t)r;
+    }
+    /* the removed rows' addresses (a few: without listing every row of the table) */
+    og_status st = og_tableview_row_addrs(pt->view, offs, k, del);
+    if (st != OG_OK) {
+        free(del), free(offs);
+        return st;
+    }
     qsort(del, k, sizeof *del, cmp_u64);
-    og_status st = OG_OK;
     for (size_t i = 0; i < k && st == OG_OK;) {
         uint32_t frag = OG_ROW_ADDR_FRAG(del[i]);
         size_t m = 0;

@@ -56,6 +56,10 @@ typedef struct og_plan_table {
                               * are indexed only when a lookup or a given id needs the map */
     char (*labels)[160];     /* "Type.prop" per property, for messages (made once) */
     int touched;
+    int last_generated;      /* the latest staged row's id was generated (a fresh ULID): no
+                              * committed row can hold it, so callers skip the committed
+                              * lookup (on an edge table without keymaps that lookup would
+                              * build the id maps of every data file) */
     /* Streaming (og_plan_flush; load only).  A RETAINED column (retain[c]: id, src, dst and
      * every @unique member) holds all nstaged rows; a flushable column holds rows
      * [mem_base, nstaged) only — cols[c] row (r - mem_base) is staged row r — the earlier ones
@@ -145,6 +149,22 @@ og_status og_plan_maybe_flush(og_plan *p, og_plan_table *pt);
 size_t og_plan_table_mem_bytes(const og_plan_table *pt);
 /* What the whole plan holds in memory (staged columns, id maps, lines): a load's budget. */
 uint64_t og_plan_mem_bytes(const og_plan *p);
+
+/* The values of top-level field `field_id` at committed (base view) rows rows[0..n) of pt
+ * (its view open) into `out` (owned): point reads for a few rows, the whole column for many.
+ * OG_ERR_NOT_FOUND when the stored table lacks the field; og_tableview_gather's errors. */
+og_status og_plan_committed_values(og_plan_table *pt, int32_t field_id, const uint32_t *rows, size_t n, og_vector *out);
+
+/* Calls fn(ud, edge row, is_dst, id, len) for every committed (base view) row of edge table
+ * et whose src id is in `srcs` (is_dst 0) or whose dst id is in `dsts` (is_dst 1); either map
+ * may be NULL or empty; an edge with both ends listed is reported once per end.  Removed rows
+ * are reported too (fn decides).  Uses the base versions' topology when one is at hand (on
+ * the view or persisted: og_tableview_topology_at_hand, never built here) and holds every
+ * edge, so a write touching a few nodes reads a few adjacency entries; else one pass over the
+ * src/dst columns.  Stops at fn's first error. */
+typedef og_status (*og_plan_edge_fn)(void *ud, uint32_t edge, int is_dst, const char *id, size_t len);
+og_status og_plan_incident_edges(og_plan *p, og_plan_table *et, const og_strmap *srcs, const og_strmap *dsts,
+                                 og_plan_edge_fn fn, void *ud);
 
 /* Validates every touched table's new image (see above). */
 og_status og_plan_validate(og_plan *p);
