@@ -736,6 +736,53 @@ og_status og_plan_incident_edges(og_plan *p, og_plan_table *et, const og_strmap 
         }
         return OG_OK;
     }
+    /* an older version triple's topology plus the fragments appended since */
+    og_incidence *inc = NULL;
+    if (og_tableview_incidence(et->view, from->view, to->view, &inc) != OG_OK) {
+        og_error_clear(); /* derived: the scan below decides */
+        inc = NULL;
+    }
+    if (inc) {
+        /* every answer first (a failure of this derived path falls back to the scan before fn
+         * saw anything), then fn */
+        typedef struct hit { uint32_t edge, id; int side; } hit;
+        hit *hits = NULL;
+        size_t nh = 0, cap = 0;
+        og_status st = OG_OK;
+        for (int side = 0; side < 2 && st == OG_OK; side++) {
+            const og_strmap *ids = side ? dsts : srcs;
+            for (size_t i = 0; ids && i < og_strmap_count(ids) && st == OG_OK; i++) {
+                const uint8_t *id;
+                size_t len, n;
+                uint32_t unused, *rows;
+                og_strmap_entry(ids, i, &id, &len, &unused);
+                st = og_incidence_find(inc, side, (const char *)id, len, &rows, &n);
+                if (st == OG_OK && nh + n > cap) {
+                    size_t ncap = (nh + n) * 2;
+                    hit *g = realloc(hits, ncap * sizeof *g);
+                    if (!g) st = og_err(OG_ERR_NOMEM, "out of memory");
+                    else hits = g, cap = ncap;
+                }
+                for (size_t k = 0; k < n && st == OG_OK; k++) hits[nh++] = (hit){rows[k], (uint32_t)i, side};
+                free(rows);
+            }
+        }
+        og_incidence_free(inc);
+        if (st == OG_OK) {
+            for (size_t k = 0; k < nh && st == OG_OK; k++) {
+                const uint8_t *id;
+                size_t len;
+                uint32_t unused;
+                og_strmap_entry(hits[k].side ? dsts : srcs, hits[k].id, &id, &len, &unused);
+                st = fn(ud, hits[k].edge, hits[k].side, (const char *)id, len);
+            }
+            free(hits);
+            return st;
+        }
+        free(hits);
+        if (st == OG_ERR_NOMEM) return st;
+        og_error_clear(); /* derived: the scan below decides */
+    }
     /* no topology at hand: one pass over the endpoint columns (one id, the common case, is
      * compared directly instead of hashed) */
     const og_vector *cols[2] = {NULL, NULL};

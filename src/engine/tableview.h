@@ -184,6 +184,22 @@ og_status og_tableview_topology_ex(og_tableview *edges, og_tableview *src_nodes,
 og_status og_tableview_topology_at_hand(og_tableview *edges, og_tableview *src_nodes, og_tableview *dst_nodes,
                                         const og_topology **out);
 
+/* The committed edges at given nodes when the base has no topology at hand but an OLDER
+ * version triple of the same tables does (persisted), and the edge table only deleted rows and
+ * appended fragments since its version: og_incidence_find answers from that topology (the
+ * node's row in the old node version by its key maps) plus a read of the appended fragments'
+ * src/dst, never from the whole table.  *out = NULL (OG_OK) when there is no such triple
+ * (a compaction of old fragments, index files off): the caller reads the columns then.
+ * Views must outlive nothing: the incidence holds its own references.  Free with
+ * og_incidence_free. */
+typedef struct og_incidence og_incidence;
+og_status og_tableview_incidence(og_tableview *edges, og_tableview *src_nodes, og_tableview *dst_nodes,
+                                 og_incidence **out);
+/* The edge rows (of the base edge view, live there) whose src (is_dst 0) or dst (is_dst 1) is
+ * id[0..len): *rows (malloc'd, free it; NULL when none) and *n. */
+og_status og_incidence_find(og_incidence *inc, int is_dst, const char *id, size_t len, uint32_t **rows, size_t *n);
+void og_incidence_free(og_incidence *inc);
+
 /* How many times this process did work proportional to a whole table: loaded a column,
  * listed every row address, built a fragment's keymap or the id map in memory, built a
  * topology from the columns.  A counter for tests and benchmarks (a small write on a graph
