@@ -14,6 +14,7 @@
  */
 #include "engine/tableview.h"
 #include "engine/colscan.h"
+#include "engine/tableview_internal.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -27,45 +28,6 @@
 #include "util/fault.h"
 #include "util/strmap.h"
 
-/* One topology of an edge view, keyed by the node table versions it maps endpoints into. */
-typedef struct topo_slot {
-    char *src_dir, *dst_dir;
-    uint64_t src_version, dst_version;
-    og_topology *topo;
-} topo_slot;
-
-struct og_tableview {
-    atomic_size_t refs;
-    og_table *table; /* the view's own handle */
-    og_store *store;
-    og_manifest m;
-    size_t nrows;
-    uint64_t *_Atomic row_addrs; /* built on first use (a mapped traversal never needs them) */
-    roaring_bitmap_t *_Atomic *dels; /* per fragment: its deletion file, read on first use */
-
-    size_t ntop;                 /* top-level fields */
-    int32_t *top_ids;            /* their field ids, schema order */
-    og_type *top_types;          /* their og_types (valid only where top_ok[i]) */
-    og_status *top_type_st;      /* og_lance_schema_field_type's answer per field */
-    og_vector *_Atomic *cols;    /* per top-level field: NULL until loaded */
-    og_colzones *_Atomic *zones; /* per top-level field: NULL until built (colscan.h) */
-    atomic_uint *points;         /* per top-level field: point gathers so far */
-    og_strmap *_Atomic idmap;
-    int any_deletions;           /* some fragment has a deletion file */
-    size_t *frag_start;          /* view row where each fragment's live rows start (nfragments + 1) */
-    og_keymap **kms;             /* per fragment, once keys_ready */
-    uint8_t *km_unsaved;         /* per fragment: built here, not (yet) in the store */
-    atomic_int keys_ready;       /* kms covers every fragment */
-    atomic_int keys_saved;       /* every km_unsaved is 0 (or saving failed: never retried) */
-
-    pthread_mutex_t lock;        /* serialises lazy loads and guards topos */
-    topo_slot **topos;
-    size_t ntopos;
-
-    size_t base_bytes;
-    size_t estimate_bytes;
-    atomic_size_t derived_bytes;
-};
 
 /* ------------------------------------------------------------------------------------------ */
 /* Memory accounting                                                                           */
@@ -109,7 +71,7 @@ static size_t sat_mul(size_t a, size_t b) { return b && a > SIZE_MAX / b ? SIZE_
 /* The index of system column `name` ("id", "src", "dst"): the field with the layout's field id
  * when it is spelled `name` or `__name` (the spelling beside a user property of that name,
  * engine/layout.c), else the top-level field named `name`; -1 when absent. */
-static long sys_field_index(const og_lance_schema *s, const char *name)
+long og_tv_sys_field_index(const og_lance_schema *s, const char *name)
 {
     int32_t fid = !strcmp(name, "id") ? 0 : !strcmp(name, "src") ? 1 : 2;
     long idx = og_lance_schema_find_id(s, fid);
@@ -150,8 +112,8 @@ static void compute_estimate(og_tableview *v)
         }
         est = sat_add(est, frag_est);
     }
-    if (sys_field_index(&v->m.schema, "id") >= 0) est = sat_add(est, sat_mul(v->nrows, IDMAP_ROW_BYTES));
-    if (sys_field_index(&v->m.schema, "src") >= 0 && sys_field_index(&v->m.schema, "dst") >= 0)
+    if (og_tv_sys_field_index(&v->m.schema, "id") >= 0) est = sat_add(est, sat_mul(v->nrows, IDMAP_ROW_BYTES));
+    if (og_tv_sys_field_index(&v->m.schema, "src") >= 0 && og_tv_sys_field_index(&v->m.schema, "dst") >= 0)
         est = sat_add(est, sat_mul(v->nrows, TOPO_ROW_BYTES));
     v->estimate_bytes = est;
 }
@@ -315,7 +277,7 @@ static og_status get_addrs(og_tableview *v, const uint64_t **out)
 /* The deletion bitmap of fragment fi (which has a deletion file), read once and kept (its
  * size follows the deleted rows, not the fragment): what a point lookup or a point read of a
  * fragment with deletions needs instead of the list of every row address. */
-static og_status frag_deletions(og_tableview *v, size_t fi, const roaring_bitmap_t **out)
+og_status og_tv_frag_deletions(og_tableview *v, size_t fi, const roaring_bitmap_t **out)
 {
     roaring_bitmap_t *d = atomic_load_explicit(&v->dels[fi], memory_order_acquire);
     if (!d) {
@@ -339,7 +301,7 @@ static og_status frag_deletions(og_tableview *v, size_t fi, const roaring_bitmap
 
 /* The fragment (index) holding view row `row` (< nrows): the last one starting at or before
  * it that has live rows. */
-static size_t frag_of_row(const og_tableview *v, size_t row)
+size_t og_tv_frag_of_row(const og_tableview *v, size_t row)
 {
     size_t lo = 0, hi = v->m.nfragments;
     while (hi - lo > 1) {
@@ -371,7 +333,7 @@ og_status og_tableview_row_addrs(og_tableview *v, const uint32_t *rows, size_t n
      * (the fragment's deletion bitmap, read once per view). */
     og_status st = OG_OK;
     for (size_t k = 0; k < n && st == OG_OK; k++) {
-        size_t fi = frag_of_row(v, rows[k]);
+        size_t fi = og_tv_frag_of_row(v, rows[k]);
         const og_fragment *f = &v->m.fragments[fi];
         uint64_t rank = rows[k] - v->frag_start[fi]; /* the rank-th live row of f (from 0) */
         if (!f->deletion.present) {
@@ -379,7 +341,7 @@ og_status og_tableview_row_addrs(og_tableview *v, const uint32_t *rows, size_t n
             continue;
         }
         const roaring_bitmap_t *del;
-        if ((st = frag_deletions(v, fi, &del)) != OG_OK) break;
+        if ((st = og_tv_frag_deletions(v, fi, &del)) != OG_OK) break;
         /* the smallest offset with rank + 1 live rows in [0, offset] is that live row */
         uint64_t lo = rank, hi = f->physical_rows ? f->physical_rows - 1 : 0;
         while (lo < hi) {
@@ -882,7 +844,7 @@ og_status og_tableview_gather(og_tableview *v, int32_t field_id, const uint32_t 
  * String (`role` says what the caller needs it for). */
 static og_status string_column(og_tableview *v, const char *name, const char *role, const og_vector **out)
 {
-    long idx = sys_field_index(&v->m.schema, name);
+    long idx = og_tv_sys_field_index(&v->m.schema, name);
     og_type t;
     if (idx < 0 || og_lance_schema_field_type(&v->m.schema, (size_t)idx, &t) != OG_OK || t.id != OG_T_STRING)
         return og_err(OG_ERR_INVALID, "table %s version %llu has no String field '%s' (%s)", og_table_dir(v->table),
@@ -966,7 +928,7 @@ void og_tableview_set_index_mode(int mode) { __atomic_store_n(&index_mode_env, m
 /* The id field of a node view, or -1. */
 static int32_t id_field(const og_tableview *v)
 {
-    long idx = sys_field_index(&v->m.schema, "id");
+    long idx = og_tv_sys_field_index(&v->m.schema, "id");
     og_type t;
     if (idx < 0 || og_lance_schema_field_type(&v->m.schema, (size_t)idx, &t) != OG_OK || t.id != OG_T_STRING) {
         og_error_clear();
@@ -1102,7 +1064,7 @@ og_status og_tableview_find_id(og_tableview *v, const char *id, size_t len, uint
         OG_TRY(prepare_keys(v, 0));
         for (size_t i = 0; i < v->m.nfragments && !found; i++) {
             find_ctx c = {v, NULL, i, 0, 0};
-            if (v->m.fragments[i].deletion.present) OG_TRY(frag_deletions(v, i, &c.del));
+            if (v->m.fragments[i].deletion.present) OG_TRY(og_tv_frag_deletions(v, i, &c.del));
             og_status st = og_keymap_find(v->kms[i], id, len, find_live, &c);
             if (st != OG_OK)
                 return og_err_wrap(st, "table %s version %llu fragment %llu", og_table_dir(v->table),
@@ -1192,7 +1154,7 @@ static og_status build_topology(og_tableview *edges, og_tableview *src, og_table
 static void csr_release(void *hold) { og_csr_free(hold); }
 
 /* The persisted adjacency of (edges, src, dst), or NULL when absent or not usable. */
-static og_topology *open_topology(og_tableview *edges, og_tableview *src, og_tableview *dst, int prefault)
+og_topology *og_tv_open_topology(og_tableview *edges, og_tableview *src, og_tableview *dst, int prefault)
 {
     char key[512];
     og_csr *c = NULL;
@@ -1267,7 +1229,7 @@ static int appended_only(const og_manifest *old, const og_manifest *cur, size_t 
 }
 
 /* The version number after `prefix` in key (followed by '-' or ".csr"), and the rest. */
-static const char *parse_version(const char *p, uint64_t *v)
+const char *og_tv_parse_version(const char *p, uint64_t *v)
 {
     char *end;
     if (*p < '0' || *p > '9') return NULL;
@@ -1295,12 +1257,12 @@ static int find_base(og_tableview *edges, og_tableview *src, og_tableview *dst, 
     for (size_t i = 0; i < kl.count; i++) {
         const char *p = kl.keys[i] + strlen(prefix);
         uint64_t ev, sv, dv;
-        if (!(p = parse_version(p, &ev)) || *p++ != '-' || strncmp(p, og_tableview_dir(src), sd) != 0) continue;
+        if (!(p = og_tv_parse_version(p, &ev)) || *p++ != '-' || strncmp(p, og_tableview_dir(src), sd) != 0) continue;
         p += sd;
-        if (*p++ != '-' || !(p = parse_version(p, &sv)) || *p++ != '-' || strncmp(p, og_tableview_dir(dst), dd) != 0)
+        if (*p++ != '-' || !(p = og_tv_parse_version(p, &sv)) || *p++ != '-' || strncmp(p, og_tableview_dir(dst), dd) != 0)
             continue;
         p += dd;
-        if (*p++ != '-' || !(p = parse_version(p, &dv)) || strcmp(p, ".csr") != 0) continue;
+        if (*p++ != '-' || !(p = og_tv_parse_version(p, &dv)) || strcmp(p, ".csr") != 0) continue;
         if (ev > edges->m.version || sv > src->m.version || dv > dst->m.version) continue;
         if (ev == edges->m.version && sv == src->m.version && dv == dst->m.version) continue;
         if (found && (ev < best[0] || (ev == best[0] && (sv < best[1] || (sv == best[1] && dv <= best[2]))))) continue;
@@ -1331,7 +1293,7 @@ static int find_base(og_tableview *edges, og_tableview *src, og_tableview *dst, 
 static og_status map_new_edges(og_tableview *edges, og_tableview *src, og_tableview *dst, const og_fragment *f,
                                size_t base, uint32_t *src_row, uint32_t *dst_row)
 {
-    long si = sys_field_index(&edges->m.schema, "src"), di = sys_field_index(&edges->m.schema, "dst");
+    long si = og_tv_sys_field_index(&edges->m.schema, "src"), di = og_tv_sys_field_index(&edges->m.schema, "dst");
     if (si < 0 || di < 0) return og_err(OG_ERR_INVALID, "table %s has no src/dst fields", og_tableview_dir(edges));
     size_t n = (size_t)f->physical_rows;
     uint32_t *offs = malloc((n ? n : 1) * sizeof *offs);
@@ -1429,7 +1391,7 @@ og_status og_tableview_topology(og_tableview *edges, og_tableview *src_nodes, og
     return og_tableview_topology_ex(edges, src_nodes, dst_nodes, 0, out);
 }
 
-static og_status check_topology_views(og_tableview *edges, og_tableview *src_nodes, og_tableview *dst_nodes)
+og_status og_tv_check_topology_views(og_tableview *edges, og_tableview *src_nodes, og_tableview *dst_nodes)
 {
     if (!edges || !src_nodes || !dst_nodes) return og_err(OG_ERR_INVALID, "topology: a view is missing");
     if (edges == src_nodes || edges == dst_nodes)
@@ -1495,7 +1457,7 @@ og_status og_tableview_topology_ex(og_tableview *edges, og_tableview *src_nodes,
                                    const og_topology **out)
 {
     *out = NULL;
-    OG_TRY(check_topology_views(edges, src_nodes, dst_nodes));
+    OG_TRY(og_tv_check_topology_views(edges, src_nodes, dst_nodes));
     og_topology *t = find_topo(edges, src_nodes, dst_nodes);
     if (t) {
         *out = t;
@@ -1505,7 +1467,7 @@ og_status og_tableview_topology_ex(og_tableview *edges, og_tableview *src_nodes,
      * may finish first, and then its topology is the one everyone gets. */
     int mode = og_tableview_index_mode();
     int mapped = 0;
-    if (mode) t = open_topology(edges, src_nodes, dst_nodes, 1);
+    if (mode) t = og_tv_open_topology(edges, src_nodes, dst_nodes, 1);
     if (t) {
         mapped = 1;
     } else {
@@ -1523,251 +1485,13 @@ og_status og_tableview_topology_at_hand(og_tableview *edges, og_tableview *src_n
                                         const og_topology **out)
 {
     *out = NULL;
-    OG_TRY(check_topology_views(edges, src_nodes, dst_nodes));
+    OG_TRY(og_tv_check_topology_views(edges, src_nodes, dst_nodes));
     og_topology *t = find_topo(edges, src_nodes, dst_nodes);
     if (t) {
         *out = t;
         return OG_OK;
     }
     /* a writer reads a few adjacency entries: no read-ahead of the whole file */
-    if (!og_tableview_index_mode() || !(t = open_topology(edges, src_nodes, dst_nodes, 0))) return OG_OK;
+    if (!og_tableview_index_mode() || !(t = og_tv_open_topology(edges, src_nodes, dst_nodes, 0))) return OG_OK;
     return adopt_topology(edges, src_nodes, dst_nodes, t, 1, out);
-}
-
-/* ---- incidence through an older topology ----------------------------------------------------
- * A write that deletes a node needs the committed edges at it (the cascade, the orphan check).
- * Its base rarely has a topology of its own (every commit makes new versions), but since an
- * older version triple with a persisted topology (the one `optimize` wrote) the edge table
- * usually only deleted rows and appended fragments: the edges of the old fragments are found in
- * that topology — the node's row in the old node version through its key maps — and kept when
- * their fragment is still in the base and the row is not deleted there; the appended fragments
- * (small: automatic compaction merges only them) are read, src and dst only. */
-
-struct og_incidence {
-    og_tableview *edges;      /* the base (a reference) */
-    og_tableview *e0, *s0, *d0; /* the older versions (references; s0 may be d0) */
-    og_topology *topo;        /* theirs, mapped */
-    size_t *frag_map;         /* per e0 fragment: its index in edges */
-    uint8_t *appended;        /* per edges fragment: not in e0 */
-    int loaded;               /* ends[] read */
-    og_vector ends[2];        /* src, dst of the appended fragments' rows, in order */
-    uint32_t *end_rows;       /* per such row: its edges view row, or OG_ROW_NONE (deleted) */
-};
-
-void og_incidence_free(og_incidence *inc)
-{
-    if (!inc) return;
-    og_topology_free(inc->topo);
-    og_tableview_release(inc->edges);
-    og_tableview_release(inc->e0);
-    og_tableview_release(inc->s0);
-    og_tableview_release(inc->d0);
-    free(inc->frag_map);
-    free(inc->appended);
-    og_vector_free(&inc->ends[0]);
-    og_vector_free(&inc->ends[1]);
-    free(inc->end_rows);
-    free(inc);
-}
-
-/* The view row of offset `off` of fragment fi of v, or OG_ROW_NONE when it is deleted there. */
-static og_status row_of_offset(og_tableview *v, size_t fi, uint32_t off, uint32_t *row)
-{
-    if (!v->m.fragments[fi].deletion.present) {
-        *row = (uint32_t)(v->frag_start[fi] + off);
-        return OG_OK;
-    }
-    const roaring_bitmap_t *del;
-    OG_TRY(frag_deletions(v, fi, &del));
-    *row = roaring_bitmap_contains(del, off) ? OG_ROW_NONE
-                                             : (uint32_t)(v->frag_start[fi] + off - roaring_bitmap_rank(del, off));
-    return OG_OK;
-}
-
-/* Tries the persisted topology at key for edges (src, dst): 1 and *out when its edge version's
- * fragments are all still in edges (same data file) and it holds every edge of that version. */
-static int incidence_try(og_tableview *edges, og_tableview *src, og_tableview *dst, uint64_t ev, uint64_t sv,
-                         uint64_t dv, og_incidence **out)
-{
-    og_incidence *inc = calloc(1, sizeof *inc);
-    if (!inc) return 0;
-    inc->edges = og_tableview_retain(edges);
-    int ok = og_tableview_open(&inc->e0, edges->table, ev) == OG_OK && og_tableview_open(&inc->s0, src->table, sv) == OG_OK;
-    if (ok && (src->table == dst->table || !strcmp(og_tableview_dir(src), og_tableview_dir(dst))) && sv == dv)
-        inc->d0 = og_tableview_retain(inc->s0);
-    else if (ok)
-        ok = og_tableview_open(&inc->d0, dst->table, dv) == OG_OK;
-    if (ok) {
-        inc->frag_map = malloc((inc->e0->m.nfragments + 1) * sizeof *inc->frag_map);
-        inc->appended = malloc(edges->m.nfragments + 1);
-        ok = inc->frag_map && inc->appended;
-    }
-    if (ok) memset(inc->appended, 1, edges->m.nfragments + 1);
-    for (size_t i = 0; ok && i < inc->e0->m.nfragments; i++) {
-        const og_fragment *fo = &inc->e0->m.fragments[i];
-        size_t j = 0;
-        while (j < edges->m.nfragments && edges->m.fragments[j].id != fo->id) j++;
-        const og_fragment *fc = j < edges->m.nfragments ? &edges->m.fragments[j] : NULL;
-        ok = fc && fc->physical_rows == fo->physical_rows && fc->nfiles == fo->nfiles &&
-             (!fo->nfiles || !strcmp(fo->files[0].path, fc->files[0].path));
-        if (ok) inc->frag_map[i] = j, inc->appended[j] = 0;
-    }
-    if (ok) inc->topo = open_topology(inc->e0, inc->s0, inc->d0, 0);
-    ok = ok && inc->topo && og_topology_edge_count(inc->topo) == inc->e0->nrows;
-    og_error_clear();
-    if (!ok) {
-        og_incidence_free(inc);
-        return 0;
-    }
-    *out = inc;
-    return 1;
-}
-
-og_status og_tableview_incidence(og_tableview *edges, og_tableview *src_nodes, og_tableview *dst_nodes,
-                                 og_incidence **out)
-{
-    *out = NULL;
-    OG_TRY(check_topology_views(edges, src_nodes, dst_nodes));
-    if (!og_tableview_index_mode()) return OG_OK;
-    char prefix[512];
-    snprintf(prefix, sizeof prefix, "_index/%s/topology/", og_tableview_dir(edges));
-    og_keylist kl;
-    if (og_store_list(edges->store, prefix, NULL, 0, &kl) != OG_OK) {
-        og_error_clear();
-        return OG_OK;
-    }
-    /* the candidates at or below the three versions, newest first */
-    size_t nc = 0;
-    uint64_t (*cand)[3] = malloc((kl.count ? kl.count : 1) * sizeof *cand);
-    size_t sd = strlen(og_tableview_dir(src_nodes)), dd = strlen(og_tableview_dir(dst_nodes));
-    for (size_t i = 0; cand && i < kl.count; i++) {
-        const char *p = kl.keys[i] + strlen(prefix);
-        uint64_t ev, sv, dv;
-        if (!(p = parse_version(p, &ev)) || *p++ != '-' || strncmp(p, og_tableview_dir(src_nodes), sd) != 0) continue;
-        p += sd;
-        if (*p++ != '-' || !(p = parse_version(p, &sv)) || *p++ != '-' || strncmp(p, og_tableview_dir(dst_nodes), dd) != 0)
-            continue;
-        p += dd;
-        if (*p++ != '-' || !(p = parse_version(p, &dv)) || strcmp(p, ".csr") != 0) continue;
-        if (ev > edges->m.version || sv > src_nodes->m.version || dv > dst_nodes->m.version) continue;
-        cand[nc][0] = ev, cand[nc][1] = sv, cand[nc][2] = dv, nc++;
-    }
-    og_keylist_free(&kl);
-    /* at most a few tries: each opens three manifests */
-    for (int tries = 0; cand && tries < 4 && nc; tries++) {
-        size_t best = 0;
-        for (size_t i = 1; i < nc; i++)
-            if (cand[i][0] > cand[best][0] ||
-                (cand[i][0] == cand[best][0] &&
-                 (cand[i][1] > cand[best][1] || (cand[i][1] == cand[best][1] && cand[i][2] > cand[best][2]))))
-                best = i;
-        if (incidence_try(edges, src_nodes, dst_nodes, cand[best][0], cand[best][1], cand[best][2], out)) break;
-        cand[best][0] = cand[nc - 1][0], cand[best][1] = cand[nc - 1][1], cand[best][2] = cand[nc - 1][2];
-        nc--;
-    }
-    free(cand);
-    return OG_OK;
-}
-
-/* Reads src and dst of the appended fragments' rows once. */
-static og_status incidence_load(og_incidence *inc)
-{
-    if (inc->loaded) return OG_OK;
-    og_tableview *v = inc->edges;
-    long si = sys_field_index(&v->m.schema, "src"), di = sys_field_index(&v->m.schema, "dst");
-    if (si < 0 || di < 0) return og_err(OG_ERR_INVALID, "table %s has no src/dst fields", og_tableview_dir(v));
-    int32_t fids[2] = {v->m.schema.fields[si].id, v->m.schema.fields[di].id};
-    size_t total = 0;
-    for (size_t j = 0; j < v->m.nfragments; j++)
-        if (inc->appended[j]) total += (size_t)v->m.fragments[j].physical_rows;
-    inc->end_rows = malloc((total ? total : 1) * sizeof *inc->end_rows);
-    if (!inc->end_rows) return og_err(OG_ERR_NOMEM, "table view: out of memory");
-    OG_TRY(og_vector_init(&inc->ends[0], (og_type){OG_T_STRING, OG_T_NULL, 0}));
-    OG_TRY(og_vector_init(&inc->ends[1], (og_type){OG_T_STRING, OG_T_NULL, 0}));
-    size_t k = 0;
-    for (size_t j = 0; j < v->m.nfragments; j++) {
-        if (!inc->appended[j] || !v->m.fragments[j].physical_rows) continue;
-        size_t n = (size_t)v->m.fragments[j].physical_rows;
-        uint32_t *offs = malloc(n * sizeof *offs);
-        if (!offs) return og_err(OG_ERR_NOMEM, "table view: out of memory");
-        for (size_t i = 0; i < n; i++) offs[i] = (uint32_t)i;
-        og_vector cols[2];
-        og_status st = og_table_take(v->table, &v->m, v->m.fragments[j].id, offs, n, fids, 2, cols);
-        free(offs);
-        OG_TRY(st);
-        for (int c = 0; c < 2 && st == OG_OK; c++) {
-            if (cols[c].len != n || cols[c].type.id != OG_T_STRING)
-                st = og_err(OG_ERR_CORRUPT, "table %s: endpoints of fragment %llu disagree with its rows",
-                            og_tableview_dir(v), (unsigned long long)v->m.fragments[j].id);
-            for (size_t i = 0; i < n && st == OG_OK; i++) st = og_vector_append_from(&inc->ends[c], &cols[c], i);
-        }
-        og_vector_free(&cols[0]);
-        og_vector_free(&cols[1]);
-        for (size_t i = 0; i < n && st == OG_OK; i++) st = row_of_offset(v, j, (uint32_t)i, &inc->end_rows[k + i]);
-        OG_TRY(st);
-        k += n;
-    }
-    inc->loaded = 1;
-    return OG_OK;
-}
-
-og_status og_incidence_find(og_incidence *inc, int is_dst, const char *id, size_t len, uint32_t **rows, size_t *n)
-{
-    *rows = NULL;
-    *n = 0;
-    size_t cap = 0;
-    uint32_t *out = NULL;
-    og_status st = OG_OK;
-#define PUSH(r)                                                                                         \
-    do {                                                                                                \
-        if (*n == cap) {                                                                                \
-            cap = cap ? cap * 2 : 16;                                                                   \
-            uint32_t *g_ = realloc(out, cap * sizeof *g_);                                              \
-            if (!g_) {                                                                                  \
-                st = og_err(OG_ERR_NOMEM, "table view: out of memory");                                 \
-                break;                                                                                  \
-            }                                                                                           \
-            out = g_;                                                                                   \
-        }                                                                                               \
-        out[(*n)++] = (r);                                                                              \
-    } while (0)
-    /* the old fragments' edges, through the old topology */
-    uint32_t r0;
-    og_status fs = og_tableview_find_id(is_dst ? inc->d0 : inc->s0, id, len, &r0);
-    if (fs == OG_ERR_NOT_FOUND) {
-        og_error_clear();
-    } else if (fs != OG_OK) {
-        return fs;
-    } else {
-        const uint32_t *nbr, *edges0;
-        size_t k;
-        og_topology_edges(inc->topo, is_dst ? OG_DIR_IN : OG_DIR_OUT, r0, &nbr, &edges0, &k);
-        uint64_t *addr = malloc((k ? k : 1) * sizeof *addr);
-        if (!addr) return og_err(OG_ERR_NOMEM, "table view: out of memory");
-        st = og_tableview_row_addrs(inc->e0, edges0, k, addr);
-        for (size_t i = 0; i < k && st == OG_OK; i++) {
-            size_t fi0 = frag_of_row(inc->e0, edges0[i]);
-            uint32_t row;
-            st = row_of_offset(inc->edges, inc->frag_map[fi0], OG_ROW_ADDR_OFFSET(addr[i]), &row);
-            if (st == OG_OK && row != OG_ROW_NONE) PUSH(row);
-        }
-        free(addr);
-    }
-    /* the appended fragments' edges */
-    if (st == OG_OK) st = incidence_load(inc);
-    const og_vector *ends = &inc->ends[is_dst ? 1 : 0];
-    for (size_t i = 0; st == OG_OK && i < ends->len; i++) {
-        if (inc->end_rows[i] == OG_ROW_NONE || og_vector_is_null(ends, i)) continue;
-        size_t m;
-        const uint8_t *e = og_vector_get_bytes(ends, i, &m);
-        if (m == len && !memcmp(e, id, len)) PUSH(inc->end_rows[i]);
-    }
-#undef PUSH
-    if (st != OG_OK) {
-        free(out);
-        *n = 0;
-        return st;
-    }
-    *rows = out;
-    return OG_OK;
 }

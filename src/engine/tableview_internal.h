@@ -1,0 +1,72 @@
+/*
+ * tableview_internal.h — the inside of an og_tableview, shared by tableview.c (views, columns,
+ * key maps, topologies) and tableview_incidence.c (a write's edges at a node through an older
+ * topology), so neither file outgrows what one can read at once.  Not for other modules: they
+ * use tableview.h.
+ */
+#ifndef OG_ENGINE_TABLEVIEW_INTERNAL_H
+#define OG_ENGINE_TABLEVIEW_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "engine/colscan.h"
+#include "engine/tableview.h"
+#include "index/keymap.h"
+#include "util/strmap.h"
+
+/* One topology of an edge view, keyed by the node table versions it maps endpoints into. */
+typedef struct topo_slot {
+    char *src_dir, *dst_dir;
+    uint64_t src_version, dst_version;
+    og_topology *topo;
+} topo_slot;
+
+struct og_tableview {
+    atomic_size_t refs;
+    og_table *table; /* the view's own handle */
+    og_store *store;
+    og_manifest m;
+    size_t nrows;
+    uint64_t *_Atomic row_addrs; /* built on first use (a mapped traversal never needs them) */
+    roaring_bitmap_t *_Atomic *dels; /* per fragment: its deletion file, read on first use */
+
+    size_t ntop;                 /* top-level fields */
+    int32_t *top_ids;            /* their field ids, schema order */
+    og_type *top_types;          /* their og_types (valid only where top_ok[i]) */
+    og_status *top_type_st;      /* og_lance_schema_field_type's answer per field */
+    og_vector *_Atomic *cols;    /* per top-level field: NULL until loaded */
+    og_colzones *_Atomic *zones; /* per top-level field: NULL until built (colscan.h) */
+    atomic_uint *points;         /* per top-level field: point gathers so far */
+    og_strmap *_Atomic idmap;
+    int any_deletions;           /* some fragment has a deletion file */
+    size_t *frag_start;          /* view row where each fragment's live rows start (nfragments + 1) */
+    og_keymap **kms;             /* per fragment, once keys_ready */
+    uint8_t *km_unsaved;         /* per fragment: built here, not (yet) in the store */
+    atomic_int keys_ready;       /* kms covers every fragment */
+    atomic_int keys_saved;       /* every km_unsaved is 0 (or saving failed: never retried) */
+
+    pthread_mutex_t lock;        /* serialises lazy loads and guards topos */
+    topo_slot **topos;
+    size_t ntopos;
+
+    size_t base_bytes;
+    size_t estimate_bytes;
+    atomic_size_t derived_bytes;
+};
+
+/* The index of system column `name` ("id", "src", "dst") in schema s, or -1. */
+long og_tv_sys_field_index(const og_lance_schema *s, const char *name);
+/* The deletion bitmap of fragment fi of v (which has a deletion file), read once and kept. */
+og_status og_tv_frag_deletions(og_tableview *v, size_t fi, const roaring_bitmap_t **out);
+/* The fragment (index) holding view row `row` (< nrows). */
+size_t og_tv_frag_of_row(const og_tableview *v, size_t row);
+/* The persisted adjacency of (edges, src, dst), or NULL when absent or not usable; `prefault`
+ * asks the kernel to read it ahead. */
+og_topology *og_tv_open_topology(og_tableview *edges, og_tableview *src, og_tableview *dst, int prefault);
+/* The version number at p (digits), the rest in the return value; NULL when p has none. */
+const char *og_tv_parse_version(const char *p, uint64_t *v);
+/* OG_ERR_INVALID when the three views cannot make a topology together. */
+og_status og_tv_check_topology_views(og_tableview *edges, og_tableview *src_nodes, og_tableview *dst_nodes);
+
+#endif
