@@ -81,6 +81,22 @@ static const char *addr_graph(const char *addr, char *buf, size_t cap)
     return buf;
 }
 
+/* The catalog key of a stored query's or policy's payload (query.<g>.<n>, policy.<n>) at
+ * `digest`; 0 for any other resource address. */
+static int addr_catalog_key(const char *addr, const char *digest, char *key, size_t cap)
+{
+    char gb[256];
+    if (!strncmp(addr, "query.", 6)) {
+        const char *g = addr_graph(addr, gb, sizeof gb);
+        og_catalog_key(key, cap, "query", g, addr + 6 + strlen(g) + 1, digest);
+    } else if (!strncmp(addr, "policy.", 7)) {
+        og_catalog_key(key, cap, "policy", NULL, addr + 7, digest);
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
 static int root_exists(const char *uri)
 {
     og_db *db = NULL;
@@ -420,7 +436,7 @@ og_status og_cluster_apply(char **out, const char *dir, const og_cluster_opts *o
     const char *root = json_string_value(json_object_get(s.desired, "storage_root"));
     og_open_opts oo = {.actor = opts->actor};
     json_t *failed_graphs = json_object();
-    json_t *op_sidecars = json_array();  /* sidecars of this run's graph-moving steps */
+    json_t *op_sidecars = json_array();  /* sidecars of steps that succeeded: go once recorded */
     json_t *deletes = json_array();      /* approved graph deletes: executed last */
     json_t *consumed = json_array();     /* approval ids this run consumes */
     size_t applied = 0, deferred = 0, refused = 0;
@@ -476,16 +492,16 @@ og_status og_cluster_apply(char **out, const char *dir, const og_cluster_opts *o
             st = og_sidecar_write(s.store, "graph_create", g, uri, json_string_value(json_object_get(gd, "schema_digest")),
                                   opts->actor, NULL, s.revision, sckey, sizeof sckey);
             if (st == OG_OK) {
-                json_array_append_new(op_sidecars, json_string(sckey));
                 st = og_db_init(&db, uri, json_string_value(json_object_get(gd, "schema_path")), text, strlen(text), &oo);
-                if (st != OG_OK && !og_cluster_root_present(uri)) {
+                if (st == OG_OK) {
+                    json_array_append_new(op_sidecars, json_string(sckey)); /* goes once recorded */
+                } else if (!og_cluster_root_present(uri)) {
                     /* nothing moved: the intent is void */
                     char keep[1024];
                     snprintf(keep, sizeof keep, "%s", og_error_message());
                     (void)og_store_delete(s.store, sckey);
-                    json_array_remove(op_sidecars, json_array_size(op_sidecars) - 1);
                     og_err(st, "%s", keep);
-                }
+                } /* else a partial root: the sidecar stays for the next sweep to classify */
             }
             if (st == OG_OK) {
                 char saddr[300];
@@ -534,8 +550,8 @@ og_status og_cluster_apply(char **out, const char *dir, const og_cluster_opts *o
                         snprintf(keep, sizeof keep, "%s", og_error_message());
                         if (og_db_schema_source(&live, db, NULL) == OG_OK) og_cluster_digest(ld, live, strlen(live));
                         og_free(live);
+                        /* else the sidecar stays: something moved and the next sweep classifies it */
                         if (before && !strcmp(ld, before)) (void)og_store_delete(s.store, sckey);
-                        else json_array_append_new(op_sidecars, json_string(sckey));
                         og_err(st, "%s", keep);
                     } else {
                         json_array_append_new(op_sidecars, json_string(sckey));
@@ -649,8 +665,9 @@ og_status og_cluster_apply(char **out, const char *dir, const og_cluster_opts *o
                                           sizeof sckey)) != OG_OK) {
             snprintf(msg, sizeof msg, "%s", og_error_message());
         } else {
-            json_array_append_new(op_sidecars, json_string(sckey));
+            /* a partial delete keeps its sidecar for the next sweep (graph_delete_incomplete) */
             if ((st = og_cluster_remove_root(uri)) != OG_OK) snprintf(msg, sizeof msg, "graph_delete_failed: %s", og_error_message());
+            else json_array_append_new(op_sidecars, json_string(sckey));
         }
         if (msg[0]) {
             json_object_set_new(failed_graphs, g, json_string(msg));
@@ -821,16 +838,9 @@ og_status og_cluster_refresh(char **out, const char *dir, const og_cluster_opts 
     json_t *v;
     void *tmp;
     json_object_foreach_safe(res, tmp, addr, v) {
-        char key[1024], gb[256];
+        char key[1024];
         const char *digest = json_string_value(json_object_get(v, "digest"));
-        if (!strncmp(addr, "query.", 6)) {
-            const char *g = addr_graph(addr, gb, sizeof gb);
-            og_catalog_key(key, sizeof key, "query", g, addr + 6 + strlen(g) + 1, digest);
-        } else if (!strncmp(addr, "policy.", 7)) {
-            og_catalog_key(key, sizeof key, "policy", NULL, addr + 7, digest);
-        } else {
-            continue;
-        }
+        if (!addr_catalog_key(addr, digest, key, sizeof key)) continue;
         og_bytes b = {0};
         og_status gs = og_store_get(s.store, key, &b);
         char d2[65] = "";
@@ -1028,14 +1038,9 @@ og_status og_cluster_status(char **out, const char *dir)
         const char *addr;
         json_t *v;
         json_object_foreach(res, addr, v) {
-            char key[1024], gb[256];
+            char key[1024];
             const char *digest = json_string_value(json_object_get(v, "digest"));
-            if (!strncmp(addr, "query.", 6)) {
-                const char *g = addr_graph(addr, gb, sizeof gb);
-                og_catalog_key(key, sizeof key, "query", g, addr + 6 + strlen(g) + 1, digest);
-            } else if (!strncmp(addr, "policy.", 7)) {
-                og_catalog_key(key, sizeof key, "policy", NULL, addr + 7, digest);
-            } else if (!strncmp(addr, "graph.", 6)) {
+            if (!strncmp(addr, "graph.", 6)) {
                 const char *g = addr + 6;
                 char uri[4096];
                 og_cluster_graph_root(uri, sizeof uri, json_string_value(json_object_get(s.desired, "storage_root")), g);
@@ -1062,9 +1067,8 @@ og_status og_cluster_status(char **out, const char *dir)
                 og_db_close(db);
                 json_object_set_new(graphs, g, o);
                 continue;
-            } else {
-                continue;
             }
+            if (!addr_catalog_key(addr, digest, key, sizeof key)) continue;
             og_bytes b = {0};
             og_status gs = og_store_get(s.store, key, &b);
             const char *cond = NULL;
