@@ -47,6 +47,7 @@ static og_status wrap(og_db **out, og_engine *e, struct og_api_embed_state *emb,
     }
     db->e = e;
     db->emb = emb;
+    og_api_depth_memo_init(&db->depth);
     snprintf(db->uri, sizeof db->uri, "%s", uri);
     *out = db;
     return OG_OK;
@@ -99,6 +100,7 @@ void og_db_close(og_db *db)
     if (!db) return;
     og_engine_close(db->e);
     og_api_embed_state_free(db->emb);
+    og_api_depth_memo_free(&db->depth);
     free(db);
 }
 

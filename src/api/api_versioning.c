@@ -92,16 +92,6 @@ static json_t *commit_json(const og_commit *c)
     return o;
 }
 
-/* The first-parent depth of `commit`: 1 for the genesis commit, its first parent's + 1 (over
- * the history cleanup has kept).  The reference's graph_manifest_version of a commit. */
-static og_status commit_depth(og_graph *g, const char *commit, size_t *depth)
-{
-    og_commit_id *ids;
-    OG_TRY(og_history_first_parent(g, commit, 0, &ids, depth));
-    free(ids);
-    return OG_OK;
-}
-
 og_status og_db_commit_list(char **out, og_db *db, const char *branch, size_t limit)
 {
     *out = NULL;
@@ -114,7 +104,7 @@ og_status og_db_commit_list(char **out, og_db *db, const char *branch, size_t li
     size_t n;
     OG_TRY(og_history_first_parent(g, head.commit, limit, &ids, &n));
     size_t depth = n; /* the head's; the walk reached the root unless the limit cut it */
-    og_status dst = limit && n == limit ? commit_depth(g, head.commit, &depth) : OG_OK;
+    og_status dst = limit && n == limit ? og_api_commit_depth(db, head.commit, &depth) : OG_OK;
     if (dst) {
         free(ids);
         return dst;
@@ -153,7 +143,7 @@ og_status og_db_commit_show(char **out, og_db *db, const char *commit_id)
     const og_snapshot *s = og_read_snapshot(r);
     json_t *o = commit_json(og_snapshot_commit(s));
     size_t depth = 0;
-    og_status st = commit_depth(og_engine_graph(db->e), commit_id, &depth);
+    og_status st = og_api_commit_depth(db, commit_id, &depth);
     json_object_set_new(o, "depth", json_integer((json_int_t)depth));
     json_object_set_new(o, "tables", og_api_tables_json(r));
     og_read_end(r);

@@ -5,9 +5,17 @@
 #define OG_API_DB_H
 
 #include <jansson.h>
+#include <pthread.h>
 
 #include "engine/engine.h"
 #include "omnigraph.h"
+
+/* Remembered first-parent depths of commits (commit_depth.c). */
+typedef struct og_api_depth_memo {
+    pthread_mutex_t mu;
+    struct depth_slot *slots; /* NULL until first use */
+    size_t n;
+} og_api_depth_memo;
 
 struct og_db {
     og_engine *e;
@@ -15,7 +23,15 @@ struct og_db {
     struct og_api_embed_state *emb; /* query-time embedder and cache, made on first use (api_embed.c) */
     og_budget budget;               /* og_db_set_budget (api_budget.c); zeros = the defaults */
     og_budget write_budget;         /* og_db_set_write_budget: mutations and loads */
+    og_api_depth_memo depth;        /* og_api_commit_depth */
 };
+
+void og_api_depth_memo_init(og_api_depth_memo *m);
+void og_api_depth_memo_free(og_api_depth_memo *m);
+/* The first-parent depth of `commit`: 1 for the genesis commit, its first parent's + 1 (over the
+ * history cleanup has kept when first computed); the reference's graph_manifest_version.  Each
+ * commit's depth is walked once per handle (commit_depth.c). */
+og_status og_api_commit_depth(og_db *db, const char *commit, size_t *depth);
 
 /* Begins the calling thread's query budget for a read on db (api_budget.c): the per-call one
  * (og_db_query_budget), else the handle's, else the environment's, else the defaults. */

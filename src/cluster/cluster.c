@@ -81,6 +81,22 @@ static const char *addr_graph(const char *addr, char *buf, size_t cap)
     return buf;
 }
 
+/* The catalog key of a stored query's or policy's payload (query.<g>.<n>, policy.<n>) at
+ * `digest`; 0 for any other resource address. */
+static int addr_catalog_key(const char *addr, const char *digest, char *key, size_t cap)
+{
+    char gb[256];
+    if (!strncmp(addr, "query.", 6)) {
+        const char *g = addr_graph(addr, gb, sizeof gb);
+        og_catalog_key(key, cap, "query", g, addr + 6 + strlen(g) + 1, digest);
+    } else if (!strncmp(addr, "policy.", 7)) {
+        og_catalog_key(key, cap, "policy", NULL, addr + 7, digest);
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
 static int root_exists(const char *uri)
 {
     og_db *db = NULL;
@@ -821,16 +837,9 @@ og_status og_cluster_refresh(char **out, const char *dir, const og_cluster_opts 
     json_t *v;
     void *tmp;
     json_object_foreach_safe(res, tmp, addr, v) {
-        char key[1024], gb[256];
+        char key[1024];
         const char *digest = json_string_value(json_object_get(v, "digest"));
-        if (!strncmp(addr, "query.", 6)) {
-            const char *g = addr_graph(addr, gb, sizeof gb);
-            og_catalog_key(key, sizeof key, "query", g, addr + 6 + strlen(g) + 1, digest);
-        } else if (!strncmp(addr, "policy.", 7)) {
-            og_catalog_key(key, sizeof key, "policy", NULL, addr + 7, digest);
-        } else {
-            continue;
-        }
+        if (!addr_catalog_key(addr, digest, key, sizeof key)) continue;
         og_bytes b = {0};
         og_status gs = og_store_get(s.store, key, &b);
         char d2[65] = "";
@@ -1028,14 +1037,9 @@ og_status og_cluster_status(char **out, const char *dir)
         const char *addr;
         json_t *v;
         json_object_foreach(res, addr, v) {
-            char key[1024], gb[256];
+            char key[1024];
             const char *digest = json_string_value(json_object_get(v, "digest"));
-            if (!strncmp(addr, "query.", 6)) {
-                const char *g = addr_graph(addr, gb, sizeof gb);
-                og_catalog_key(key, sizeof key, "query", g, addr + 6 + strlen(g) + 1, digest);
-            } else if (!strncmp(addr, "policy.", 7)) {
-                og_catalog_key(key, sizeof key, "policy", NULL, addr + 7, digest);
-            } else if (!strncmp(addr, "graph.", 6)) {
+            if (!strncmp(addr, "graph.", 6)) {
                 const char *g = addr + 6;
                 char uri[4096];
                 og_cluster_graph_root(uri, sizeof uri, json_string_value(json_object_get(s.desired, "storage_root")), g);
@@ -1062,9 +1066,8 @@ og_status og_cluster_status(char **out, const char *dir)
                 og_db_close(db);
                 json_object_set_new(graphs, g, o);
                 continue;
-            } else {
-                continue;
             }
+            if (!addr_catalog_key(addr, digest, key, sizeof key)) continue;
             og_bytes b = {0};
             og_status gs = og_store_get(s.store, key, &b);
             const char *cond = NULL;

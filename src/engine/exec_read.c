@@ -964,6 +964,15 @@ static og_status op_scan(exec *x, pipe *p, const og_ir_op *op)
     return op_scan_ex(x, p, op, NULL, 0, &pairs);
 }
 
+/* A ranking by `kind` of op's own variable, with a limit, whose match block is op's bare scan
+ * (one op, no predicates, no aggregate): the search layer can name its candidate rows. */
+static int bare_scan_ranked_by(const exec *x, const og_ir_op *op, int kind)
+{
+    const og_ir_query *ir = x->ir;
+    return ir->rank_order >= 0 && !ir->aggregate && ir->has_limit && ir->nops == 1 && !op->npreds &&
+           (int)ir->ranks[ir->rank_order].kind == kind && ir->ranks[ir->rank_order].var == op->var;
+}
+
 /* A scan; when it joins a separate component, the nf filters (ready once op->var is bound)
  * are applied during the join (cross_filtered).  *pairs: rows formed before those filters. */
 static og_status op_scan_ex(exec *x, pipe *p, const og_ir_op *op, const og_ir_op *const *filters, size_t nf,
@@ -986,7 +995,15 @@ static og_status op_scan_ex(exec *x, pipe *p, const og_ir_op *op, const og_ir_op
     uint32_t *cand = NULL; /* rows named by scalar or vector index files (scan_index.h, search.h) */
     size_t ncand = 0;
     int indexed = 0, prefiltered = 0;
-    if (!hit) OG_TRY(og_scan_index_candidates(x->ir, x->src, x->params, x->now_ms, op, n, &cand, &ncand, &indexed));
+    if (!hit) {
+        OG_TRY(og_scan_index_candidates(x->ir, x->src, x->params, x->now_ms, op, n, &cand, &ncand, &indexed));
+        /* nearest / rrf with a limit over the bare scan: bind only the rows the search layer
+         * names (vector index candidates; the first `limit` fused entities) */
+        if (!indexed && bare_scan_ranked_by(x, op, OG_IR_RANK_NEAREST))
+            OG_TRY(og_search_nearest_candidates(x->search, x->ir->rank_order, x->ir->limit, &cand, &ncand, &indexed));
+        if (!indexed && bare_scan_ranked_by(x, op, OG_IR_RANK_RRF))
+            OG_TRY(og_search_rrf_candidates(x->search, x->ir->rank_order, x->ir->limit, &cand, &ncand, &indexed));
+    }
     if (hit) {
         st = og_bindings_from_rows(&s.b, &one, one == UINT32_MAX ? 0 : 1);
         s.identity_col = -1;
@@ -994,28 +1011,6 @@ static og_status op_scan_ex(exec *x, pipe *p, const og_ir_op *op, const og_ir_op
         st = og_bindings_from_rows(&s.b, cand, ncand);
         free(cand);
         s.identity_col = -1;
-    } else if (x->ir->rank_order >= 0 && !x->ir->aggregate && x->ir->has_limit && x->ir->nops == 1 && !op->npreds &&
-               x->ir->ranks[x->ir->rank_order].kind == OG_IR_RANK_NEAREST && x->ir->ranks[x->ir->rank_order].var == op->var &&
-               (st = og_search_nearest_candidates(x->search, x->ir->rank_order, x->ir->limit, &cand, &ncand, &indexed)) ==
-                   OG_OK &&
-               indexed) {
-        /* nearest over the bare scan with vector index files: bind only their candidates */
-        st = og_bindings_from_rows(&s.b, cand, ncand);
-        free(cand);
-        s.identity_col = -1;
-    } else if (st != OG_OK) {
-        return st;
-    } else if (x->ir->rank_order >= 0 && !x->ir->aggregate && x->ir->has_limit && x->ir->nops == 1 && !op->npreds &&
-               x->ir->ranks[x->ir->rank_order].kind == OG_IR_RANK_RRF && x->ir->ranks[x->ir->rank_order].var == op->var &&
-               (st = og_search_rrf_candidates(x->search, x->ir->rank_order, x->ir->limit, &cand, &ncand, &indexed)) ==
-                   OG_OK &&
-               indexed) {
-        /* rrf over the bare scan with a limit: bind only the first `limit` fused entities */
-        st = og_bindings_from_rows(&s.b, cand, ncand);
-        free(cand);
-        s.identity_col = -1;
-    } else if (st != OG_OK) {
-        return st;
     } else if (x->ir->rank_order >= 0 && !x->ir->aggregate && x->ir->ranks[x->ir->rank_order].kind == OG_IR_RANK_BM25 &&
                x->ir->ranks[x->ir->rank_order].var == op->var) {
         /* a bm25 ordering keeps only rows sharing a query term: bind just those (search.h); with

@@ -1307,8 +1307,12 @@ static og_status delta_topology(og_tableview *edges, og_tableview *src, og_table
         size_t seen = 0;
         for (uint64_t sr = 0; usable && sr < a.n_src; sr++)
             for (uint64_t k = a.off[0][sr]; usable && k < a.off[0][sr + 1]; k++) {
+                if (k >= a.n_edges) { /* a damaged offset: bounds first, then read */
+                    usable = 0;
+                    break;
+                }
                 uint32_t e = a.edge[0][k];
-                if (k >= a.n_edges || e >= e0 || src_row[e] != OG_ROW_NONE || a.nbr[0][k] >= a.n_dst) usable = 0;
+                if (e >= e0 || src_row[e] != OG_ROW_NONE || a.nbr[0][k] >= a.n_dst) usable = 0;
                 else src_row[e] = (uint32_t)sr, dst_row[e] = a.nbr[0][k], seen++;
             }
         if (seen != e0) usable = 0;

@@ -696,10 +696,19 @@ static json_t *handle_one(og_mcp *m, const char *actor, json_t *req)
  * and the responses come back as one array, notifications and client responses contributing
  * nothing (all of them: no body at all).  An empty batch is one Invalid Request, and
  * `initialize` must not be batched.  A member refused admission carries its own -32029 error;
- * the batch as a whole is not throttled. */
+ * the batch as a whole is not throttled.  At most OG_MCP_BATCH_MAX members: each gets a
+ * query's whole time and memory budget, so an unbounded batch would let one request hold a
+ * worker for any number of budgets. */
+#define OG_MCP_BATCH_MAX 64
 static json_t *handle_batch(og_mcp *m, const char *actor, json_t *batch)
 {
     if (!json_array_size(batch)) return rpc_error(NULL, -32600, "Invalid Request: an empty batch");
+    if (json_array_size(batch) > OG_MCP_BATCH_MAX) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "Invalid Request: a batch of %zu messages (at most %d)", json_array_size(batch),
+                 OG_MCP_BATCH_MAX);
+        return rpc_error(NULL, -32600, msg);
+    }
     json_t *out = json_array();
     size_t i;
     json_t *req;

@@ -128,7 +128,7 @@ static void json_shapes_are_the_references(void **state)
     assert_int_equal(run(out, sizeof out, "%s load --quiet --json --as carol --data %s/e.jsonl --mode merge --branch dev --from main %s/g", bin, dir, dir), 0);
     assert_non_null(strstr(out, "\"branch\": \"dev\",\n  \"base_branch\": \"main\",\n  \"branch_created\": true,\n  \"mode\": \"merge\","));
     assert_non_null(strstr(out, "\"nodes\": [\n    {\n      \"name\": \"Person\",\n      \"entities_loaded\": 1\n    }\n  ]"));
-    assert_non_null(strstr(out, "\"total_entities\": 2,\n  \"actor_id\": \"carol\",\n  \"commit\": {\n    \"graph_commit_id\": \""));
+    assert_non_null(strstr(out, "\"total_entities\": 2,\n  \"embedding_generation\": null,\n  \"actor_id\": \"carol\",\n  \"commit\": {\n    \"graph_commit_id\": \""));
     /* graph_manifest_version is the commit's first-parent depth: init, load, mutate, this load */
     assert_non_null(strstr(out, "\"graph_branch\": \"dev\",\n    \"graph_manifest_version\": 4,\n    \"parent_commit_id\": \""));
     {

@@ -236,6 +236,27 @@ static void test_batches(void **state)
     assert_int_equal(err_code(r), -32600);
     assert_string_equal(json_string_value(json_object_get(json_object_get(r, "error"), "message")), "Invalid Request: an empty batch");
     json_decref(r);
+    /* at most 64 members; a larger batch is refused whole, none of it run */
+    {
+        char big[65 * 48 + 8];
+        size_t o = 0;
+        for (int k = 0; k < 65; k++)
+            o += (size_t)snprintf(big + o, sizeof big - o, "%s{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"ping\"}",
+                                  k ? "," : "[", k);
+        snprintf(big + o, sizeof big - o, "]");
+        r = send_as(NULL, big);
+        assert_true(json_is_object(r));
+        assert_int_equal(err_code(r), -32600);
+        assert_string_equal(json_string_value(json_object_get(json_object_get(r, "error"), "message")),
+                            "Invalid Request: a batch of 65 messages (at most 64)");
+        json_decref(r);
+        big[o - 1 - strlen("{\"jsonrpc\":\"2.0\",\"id\":64,\"method\":\"ping\"}")] = ']';
+        big[o - strlen("{\"jsonrpc\":\"2.0\",\"id\":64,\"method\":\"ping\"}")] = 0;
+        r = send_as(NULL, big);
+        assert_true(json_is_array(r));
+        assert_int_equal(json_array_size(r), 64);
+        json_decref(r);
+    }
     r = send_as(NULL, "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-03-26\"}}]");
     assert_int_equal(json_array_size(r), 1);
     assert_int_equal(err_code(json_array_get(r, 0)), -32600);
