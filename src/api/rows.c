@@ -449,6 +449,8 @@ og_status og_rows_render(char **out, size_t *len, const og_rows *r, og_format fm
         if (og_rows_render_json_direct(&b, r, target)) {
             og_buf_reset(&b);
             st = og_rows_render_json_tree(&b, r, target);
+        } else if (b.failed) { /* the direct writer does not check each append */
+            st = og_err(OG_ERR_NOMEM, "out of memory rendering %zu rows", r->res.nrows);
         }
     } else if (fmt == OG_FORMAT_JSONL) {
         json_t *m = meta_json(r, target);

@@ -329,6 +329,7 @@ char *og_req_object_text(og_req *r, const char *key, int *bad)
         og_buf b = OG_BUF_INIT;
         if (og_jtok_text(t, &b) != OG_OK || og_buf_append_byte(&b, 0) != OG_OK) {
             og_buf_free(&b);
+            *bad = 2;
             return NULL;
         }
         return (char *)b.data;
@@ -339,7 +340,9 @@ char *og_req_object_text(og_req *r, const char *key, int *bad)
         *bad = 1;
         return NULL;
     }
-    return json_dumps(p, JSON_COMPACT);
+    char *text = json_dumps(p, JSON_COMPACT);
+    if (!text) *bad = 2;
+    return text;
 }
 
 /* snprintf(dst, cap, "%s", src ? src : "") without the format machinery (per request). */

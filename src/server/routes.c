@@ -131,7 +131,8 @@ static char *params_text(og_req *r, struct MHD_Response **resp)
 {
     int wrong = 0;
     char *text = og_req_object_text(r, "params", &wrong);
-    if (wrong) *resp = bad(r, "field '%s' must be a JSON object", "params");
+    if (wrong == 1) *resp = bad(r, "field '%s' must be a JSON object", "params");
+    else if (wrong) *resp = og_resp_error(r, 500, "internal", "out of memory", NULL, NULL);
     return text;
 }
 

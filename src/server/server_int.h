@@ -144,7 +144,7 @@ int og_body_flat_parse(og_req *r);
 const og_jtok *og_body_flat_get(const og_req *r, const char *key); /* member of the body, or NULL */
 og_status og_jtok_text(const og_jtok *t, og_buf *b);               /* compact JSON text of a value */
 /* The body's member `key` as compact JSON object text (malloc'd; NULL when absent or null;
- * *bad = 1 when it is not an object), from either parse. */
+ * *bad = 1 when it is not an object, 2 when out of memory), from either parse. */
 char *og_req_object_text(og_req *r, const char *key, int *bad);
 
 /* ---- responses (http.c) ---- */

@@ -14,12 +14,18 @@
 og_status og_buf_reserve(og_buf *b, size_t extra)
 {
     if (extra <= b->cap - b->len) return OG_OK;
-    if (extra > SIZE_MAX - b->len - 1) return og_err(OG_ERR_NOMEM, "buffer size overflow");
+    if (extra > SIZE_MAX - b->len - 1) {
+        b->failed = 1;
+        return og_err(OG_ERR_NOMEM, "buffer size overflow");
+    }
     size_t need = b->len + extra + 1; /* +1 keeps room for og_buf_cstr's NUL */
     size_t cap = b->cap ? b->cap : 64;
     while (cap < need) cap = cap > SIZE_MAX / 2 ? need : cap * 2;
     uint8_t *p = realloc(b->data, cap);
-    if (!p) return og_err(OG_ERR_NOMEM, "out of memory growing a buffer to %zu bytes", cap);
+    if (!p) {
+        b->failed = 1;
+        return og_err(OG_ERR_NOMEM, "out of memory growing a buffer to %zu bytes", cap);
+    }
     b->data = p;
     b->cap = cap - 1;
     return OG_OK;
@@ -95,13 +101,18 @@ const char *og_buf_cstr(og_buf *b)
     return (const char *)b->data;
 }
 
-void og_buf_reset(og_buf *b) { b->len = 0; }
+void og_buf_reset(og_buf *b)
+{
+    b->len = 0;
+    b->failed = 0;
+}
 
 void og_buf_free(og_buf *b)
 {
     free(b->data);
     b->data = NULL;
     b->len = b->cap = 0;
+    b->failed = 0;
 }
 
 og_bytes og_buf_take(og_buf *b)
@@ -109,6 +120,7 @@ og_bytes og_buf_take(og_buf *b)
     og_bytes out = {b->data, b->len};
     b->data = NULL;
     b->len = b->cap = 0;
+    b->failed = 0;
     return out;
 }
 

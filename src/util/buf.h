@@ -16,6 +16,8 @@ typedef struct og_buf {
     uint8_t *data;
     size_t len;
     size_t cap;
+    int failed; /* a growth failed since the last reset: some append is missing (writers that
+                 * do not check every append check this once at the end) */
 } og_buf;
 
 /* Bytes owned by the holder; free with og_bytes_free. */
@@ -24,7 +26,7 @@ typedef struct og_bytes {
     size_t len;
 } og_bytes;
 
-#define OG_BUF_INIT {NULL, 0, 0}
+#define OG_BUF_INIT {NULL, 0, 0, 0}
 
 og_status og_buf_reserve(og_buf *b, size_t extra);
 og_status og_buf_append(og_buf *b, const void *p, size_t n);

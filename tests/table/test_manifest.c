@@ -216,7 +216,7 @@ static void corrupt_manifests_rejected(void **state)
 
     /* every truncation */
     for (size_t n = 0; n < b.len; n++) {
-        og_buf t = {b.data, n, n};
+        og_buf t = {b.data, n, n, 0};
         assert_int_equal(decode_file(&t), OG_ERR_CORRUPT);
     }
     /* wrong magic */

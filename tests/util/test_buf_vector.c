@@ -31,6 +31,24 @@ static void buf_appends_little_endian_and_pads(void **state)
     og_buf_free(&b);
 }
 
+/* A failed growth is remembered until reset, so a writer that does not check every append
+ * can still tell that some append is missing. */
+static void buf_remembers_a_failed_growth(void **state)
+{
+    (void)state;
+    og_buf b = OG_BUF_INIT;
+    assert_int_equal(og_buf_append_str(&b, "ab"), OG_OK);
+    assert_false(b.failed);
+    assert_int_equal(og_buf_reserve(&b, SIZE_MAX - 1), OG_ERR_NOMEM);
+    assert_true(b.failed);
+    assert_int_equal(og_buf_append_str(&b, "c"), OG_OK); /* a later small append succeeds... */
+    assert_true(b.failed);                                /* ...and the loss stays visible */
+    assert_int_equal(b.len, 3);
+    og_buf_reset(&b);
+    assert_false(b.failed);
+    og_buf_free(&b);
+}
+
 static void vector_validity_appears_only_with_a_null(void **state)
 {
     (void)state;
@@ -137,6 +155,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(buf_appends_little_endian_and_pads),
+        cmocka_unit_test(buf_remembers_a_failed_growth),
         cmocka_unit_test(vector_validity_appears_only_with_a_null),
         cmocka_unit_test(vector_i32_rejects_out_of_range),
         cmocka_unit_test(vector_strings_lists_and_equality),
