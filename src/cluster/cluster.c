@@ -436,7 +436,7 @@ og_status og_cluster_apply(char **out, const char *dir, const og_cluster_opts *o
     const char *root = json_string_value(json_object_get(s.desired, "storage_root"));
     og_open_opts oo = {.actor = opts->actor};
     json_t *failed_graphs = json_object();
-    json_t *op_sidecars = json_array();  /* sidecars of this run's graph-moving steps */
+    json_t *op_sidecars = json_array();  /* sidecars of steps that succeeded: go once recorded */
     json_t *deletes = json_array();      /* approved graph deletes: executed last */
     json_t *consumed = json_array();     /* approval ids this run consumes */
     size_t applied = 0, deferred = 0, refused = 0;
@@ -492,16 +492,16 @@ og_status og_cluster_apply(char **out, const char *dir, const og_cluster_opts *o
             st = og_sidecar_write(s.store, "graph_create", g, uri, json_string_value(json_object_get(gd, "schema_digest")),
                                   opts->actor, NULL, s.revision, sckey, sizeof sckey);
             if (st == OG_OK) {
-                json_array_append_new(op_sidecars, json_string(sckey));
                 st = og_db_init(&db, uri, json_string_value(json_object_get(gd, "schema_path")), text, strlen(text), &oo);
-                if (st != OG_OK && !og_cluster_root_present(uri)) {
+                if (st == OG_OK) {
+                    json_array_append_new(op_sidecars, json_string(sckey)); /* goes once recorded */
+                } else if (!og_cluster_root_present(uri)) {
                     /* nothing moved: the intent is void */
                     char keep[1024];
                     snprintf(keep, sizeof keep, "%s", og_error_message());
                     (void)og_store_delete(s.store, sckey);
-                    json_array_remove(op_sidecars, json_array_size(op_sidecars) - 1);
                     og_err(st, "%s", keep);
-                }
+                } /* else a partial root: the sidecar stays for the next sweep to classify */
             }
             if (st == OG_OK) {
                 char saddr[300];
@@ -550,8 +550,8 @@ og_status og_cluster_apply(char **out, const char *dir, const og_cluster_opts *o
                         snprintf(keep, sizeof keep, "%s", og_error_message());
                         if (og_db_schema_source(&live, db, NULL) == OG_OK) og_cluster_digest(ld, live, strlen(live));
                         og_free(live);
+                        /* else the sidecar stays: something moved and the next sweep classifies it */
                         if (before && !strcmp(ld, before)) (void)og_store_delete(s.store, sckey);
-                        else json_array_append_new(op_sidecars, json_string(sckey));
                         og_err(st, "%s", keep);
                     } else {
                         json_array_append_new(op_sidecars, json_string(sckey));
@@ -665,8 +665,9 @@ og_status og_cluster_apply(char **out, const char *dir, const og_cluster_opts *o
                                           sizeof sckey)) != OG_OK) {
             snprintf(msg, sizeof msg, "%s", og_error_message());
         } else {
-            json_array_append_new(op_sidecars, json_string(sckey));
+            /* a partial delete keeps its sidecar for the next sweep (graph_delete_incomplete) */
             if ((st = og_cluster_remove_root(uri)) != OG_OK) snprintf(msg, sizeof msg, "graph_delete_failed: %s", og_error_message());
+            else json_array_append_new(op_sidecars, json_string(sckey));
         }
         if (msg[0]) {
             json_object_set_new(failed_graphs, g, json_string(msg));

@@ -28,6 +28,7 @@
 
 #include "cluster/internal.h"
 #include "util/error.h"
+#include "util/fault.h"
 #include "util/id.h"
 
 static void now_text(char out[25]) { og_format_time_ms(og_now_ms(), out); }
@@ -443,8 +444,11 @@ void og_approvals_mark_consumed(og_store *st, json_t *ids, const char *operation
 static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
     (void)sb;
-    (void)flag;
     (void)ftw;
+    if (flag == FTW_DP && og_fault_error("cluster.remove_root")) { /* tests: fail half way */
+        errno = EIO;
+        return -1;
+    }
     return remove(path) ? -1 : 0;
 }
 

@@ -1196,6 +1196,8 @@ static og_status nearest_fill(rstate *rs, const uint32_t *rows, size_t n)
                 return nearest_fill(rs, rows, n);
             }
         }
+        if (st != OG_OK) /* these rows have no distance: never let them look computed */
+            for (size_t k = 0; k < m; k++) rs->have[todo[k] >> 3] &= (uint8_t)~(1u << (todo[k] & 7));
         free(todo);
         free(d);
         return st;

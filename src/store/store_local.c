@@ -708,7 +708,9 @@ static void watch_child(void)
 static void watch_init_once(void) { (void)pthread_atfork(watch_prepare, watch_parent, watch_child); }
 
 /* 1 when every writer of the file system at `path` is this machine's kernel, 0 when not,
- * -1 when `path` does not exist. */
+ * -1 when `path` does not exist.  Not overlayfs: a write made in its upper directory (from the
+ * host, or another container sharing it) raises no event on the overlay's inode, and a kept
+ * head would go stale; graphs in containers belong on a mounted volume anyway. */
 static int fs_is_local(const char *path)
 {
     struct statfs sf;
@@ -719,7 +721,6 @@ static int fs_is_local(const char *path)
     case 0x9123683EUL: /* btrfs */
     case 0x01021994UL: /* tmpfs */
     case 0x858458F6UL: /* ramfs */
-    case 0x794C7630UL: /* overlayfs (containers) */
     case 0xF2F52010UL: /* f2fs */
     case 0x2FC12FC1UL: /* zfs */
     case 0xCA451A4EUL: /* bcachefs */

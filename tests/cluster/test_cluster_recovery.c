@@ -457,6 +457,43 @@ static void test_sidecar_delete_rolled_forward(void **state)
     assert_int_equal(count_dir("__cluster/recoveries"), 0);
 }
 
+/* A delete that fails half way (the root's files gone, the directory not) is a graph-moving
+ * step that did not complete: its sidecar stays after the run's ledger publish, so the next
+ * apply classifies it (root still there: graph_delete_incomplete) and runs the approved delete
+ * again, which then completes and retires it. */
+static void test_failed_delete_keeps_its_sidecar(void **state)
+{
+    (void)state;
+    fresh(TWO);
+    import_apply();
+    put("cluster.yaml", ONE);
+    og_status st;
+    json_decref(approve("graph.scratch", "andrew", &st));
+    assert_int_equal(st, OG_OK);
+    setenv("OG_FAULT_ERROR", "cluster.remove_root", 1);
+    json_t *r = verb(og_cluster_apply, &st);
+    unsetenv("OG_FAULT_ERROR");
+    assert_string_equal(cstr(change_of(r, "graph.scratch"), "result"), "error");
+    assert_true(json_is_false(json_object_get(r, "ok")));
+    json_decref(r);
+    assert_true(exists("graphs/scratch.omni"));
+    assert_int_equal(count_dir("__cluster/recoveries"), 1);
+    json_t *l = ledger();
+    assert_non_null(json_object_get(resources(l), "graph.scratch")); /* not recorded as deleted */
+    json_decref(l);
+    /* the next apply: classified, the delete runs again and completes */
+    r = verb(og_cluster_apply, &st);
+    assert_int_equal(st, OG_OK);
+    assert_non_null(diag(r, "graph_delete_incomplete"));
+    assert_string_equal(cstr(change_of(r, "graph.scratch"), "result"), "applied");
+    json_decref(r);
+    assert_false(exists("graphs/scratch.omni"));
+    assert_int_equal(count_dir("__cluster/recoveries"), 0);
+    l = ledger();
+    assert_null(json_object_get(resources(l), "graph.scratch"));
+    json_decref(l);
+}
+
 static void test_invalid_sidecar(void **state)
 {
     (void)state;
@@ -593,7 +630,8 @@ int main(void)
         cmocka_unit_test(test_delete_needs_approval),    cmocka_unit_test(test_stale_approval),
         cmocka_unit_test(test_sidecar_create_rolled_forward), cmocka_unit_test(test_sidecar_nothing_moved),
         cmocka_unit_test(test_sidecar_partial_root),     cmocka_unit_test(test_sidecar_schema_unexpected),
-        cmocka_unit_test(test_sidecar_delete_rolled_forward), cmocka_unit_test(test_invalid_sidecar),
+        cmocka_unit_test(test_sidecar_delete_rolled_forward), cmocka_unit_test(test_failed_delete_keeps_its_sidecar),
+        cmocka_unit_test(test_invalid_sidecar),
         cmocka_unit_test(test_refused_migration_leaves_no_sidecar), cmocka_unit_test(test_refresh),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
