@@ -74,53 +74,31 @@ void og_api_depth_memo_free(og_api_depth_memo *m)
     pthread_mutex_destroy(&m->mu);
 }
 
+typedef struct known_ctx {
+    og_api_depth_memo *m;
+    size_t depth; /* of the remembered commit the walk stopped at; 0 = none */
+} known_ctx;
+
+static int known_depth(void *ud, const char *id)
+{
+    known_ctx *k = ud;
+    pthread_mutex_lock(&k->m->mu);
+    depth_slot *s = memo_slot(k->m, id);
+    if (s && s->id[0]) k->depth = s->depth;
+    pthread_mutex_unlock(&k->m->mu);
+    return k->depth != 0;
+}
+
 og_status og_api_commit_depth(og_db *db, const char *commit, size_t *depth)
 {
-    og_api_depth_memo *m = &db->depth;
-    og_graph *g = og_engine_graph(db->e);
-    og_commit_id *walked = NULL; /* from `commit` back to (not including) a remembered one */
-    size_t n = 0, cap = 0, base = 0;
-    char cur[OG_ULID_LEN + 1];
-    snprintf(cur, sizeof cur, "%s", commit);
-    og_status st = OG_OK;
-    for (;;) {
-        pthread_mutex_lock(&m->mu);
-        depth_slot *s = memo_slot(m, cur);
-        int known = s && s->id[0];
-        if (known) base = s->depth;
-        pthread_mutex_unlock(&m->mu);
-        if (known) break;
-        const og_commit *c;
-        og_cache_entry *hold;
-        st = og_graph_commit_get(g, cur, &c, &hold);
-        if (st == OG_ERR_NOT_FOUND && n > 0) { /* reclaimed by cleanup: the history ends here */
-            og_error_clear();
-            st = OG_OK;
-            break;
-        }
-        if (st) break;
-        if (n == cap) {
-            cap = cap ? cap * 2 : 16;
-            og_commit_id *grown = realloc(walked, cap * sizeof *grown);
-            if (!grown) {
-                og_cache_entry_release(hold);
-                st = og_err(OG_ERR_NOMEM, "out of memory");
-                break;
-            }
-            walked = grown;
-        }
-        snprintf(walked[n++].id, sizeof walked[0].id, "%s", c->id);
-        int more = c->nparents > 0;
-        if (more) snprintf(cur, sizeof cur, "%s", c->parents[0]);
-        og_cache_entry_release(hold);
-        if (!more) break;
-    }
-    if (st == OG_OK) {
-        *depth = base + n;
-        pthread_mutex_lock(&m->mu);
-        for (size_t i = 0; i < n; i++) memo_put(m, walked[i].id, base + n - i);
-        pthread_mutex_unlock(&m->mu);
-    }
+    known_ctx k = {&db->depth, 0};
+    og_commit_id *walked; /* from `commit` back to (not including) a remembered one */
+    size_t n;
+    OG_TRY(og_history_first_parent_until(og_engine_graph(db->e), commit, 0, known_depth, &k, &walked, &n));
+    *depth = k.depth + n;
+    pthread_mutex_lock(&k.m->mu);
+    for (size_t i = 0; i < n; i++) memo_put(k.m, walked[i].id, k.depth + n - i);
+    pthread_mutex_unlock(&k.m->mu);
     free(walked);
-    return st;
+    return OG_OK;
 }

@@ -80,6 +80,13 @@ static og_status anc_build(og_graph *g, const char *start, const char *stop, anc
 
 og_status og_history_first_parent(og_graph *g, const char *start, size_t limit, og_commit_id **out, size_t *n)
 {
+    return og_history_first_parent_until(g, start, limit, NULL, NULL, out, n);
+}
+
+og_status og_history_first_parent_until(og_graph *g, const char *start, size_t limit,
+                                        int (*stop)(void *ud, const char *id), void *ud, og_commit_id **out,
+                                        size_t *n)
+{
     *out = NULL;
     *n = 0;
     size_t cap = 0, len = 0;
@@ -88,6 +95,7 @@ og_status og_history_first_parent(og_graph *g, const char *start, size_t limit, 
     snprintf(cur, sizeof cur, "%s", start);
     og_status st = OG_OK;
     while (st == OG_OK && (limit == 0 || len < limit)) {
+        if (stop && stop(ud, cur)) break;
         const og_commit *c;
         og_cache_entry *hold;
         st = og_graph_commit_get(g, cur, &c, &hold);

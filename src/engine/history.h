@@ -25,6 +25,11 @@ typedef struct og_commit_id {
 /* The first-parent chain from commit `start` (included), newest first, at most `limit`
  * commits (0 = all).  *out is malloc'd (free it); *n its length (>= 1). */
 og_status og_history_first_parent(og_graph *g, const char *start, size_t limit, og_commit_id **out, size_t *n);
+/* The same, stopping before the first commit for which stop(ud, id) is 1 (that commit is not
+ * read or listed, and *n may be 0).  The chain also ends where cleanup reclaimed a parent. */
+og_status og_history_first_parent_until(og_graph *g, const char *start, size_t limit,
+                                        int (*stop)(void *ud, const char *id), void *ud, og_commit_id **out,
+                                        size_t *n);
 
 /* The merge base of commits a and b.  *found = 0 when they share no ancestor (two unrelated
  * histories; cannot happen inside one graph, whose every commit descends from genesis). */
