@@ -63,17 +63,27 @@ static void clustered(og_vector *v, size_t n, float *copy)
     }
 }
 
+/* n clustered vectors (their floats in *raw, the column in *v) encoded into *b and opened. */
+static og_ann *built(size_t n, float **raw, og_vector *v, og_buf *b)
+{
+    *raw = malloc(n * DIM * sizeof **raw);
+    assert_non_null(*raw);
+    clustered(v, n, *raw);
+    *b = (og_buf)OG_BUF_INIT;
+    OK(og_ann_encode(v, b));
+    og_ann *a;
+    OK(og_ann_open_bytes(&a, b->data, b->len));
+    return a;
+}
+
 static void recall_and_labels(void **state)
 {
     (void)state;
     size_t n = 3000;
-    float *raw = malloc(n * DIM * sizeof *raw);
+    float *raw;
     og_vector v;
-    clustered(&v, n, raw);
-    og_buf b = OG_BUF_INIT;
-    OK(og_ann_encode(&v, &b));
-    og_ann *a;
-    OK(og_ann_open_bytes(&a, b.data, b.len));
+    og_buf b;
+    og_ann *a = built(n, &raw, &v, &b);
     assert_int_equal(og_ann_rows(a), n);
     assert_int_equal(og_ann_count(a), n - (n + 3) / 7);
     assert_int_equal(og_ann_dim(a), DIM);
@@ -264,13 +274,10 @@ static void same_answers_as_hnswlib(void **state)
 {
     (void)state;
     size_t n = 3000;
-    float *raw = malloc(n * DIM * sizeof *raw);
+    float *raw;
     og_vector v;
-    clustered(&v, n, raw);
-    og_buf b = OG_BUF_INIT;
-    OK(og_ann_encode(&v, &b));
-    og_ann *a;
-    OK(og_ann_open_bytes(&a, b.data, b.len));
+    og_buf b;
+    og_ann *a = built(n, &raw, &v, &b);
     og_hnsw *h;
     assert_int_equal(og_hnsw_load(&h, DIM, b.data + FILE_HEADER, b.len - FILE_HEADER - 8), OG_HNSW_OK);
     size_t same = 0, total = 0;
@@ -410,13 +417,10 @@ static void concurrent_searches(void **state)
 {
     (void)state;
     size_t n = 2000;
-    float *raw = malloc(n * DIM * sizeof *raw);
+    float *raw;
     og_vector v;
-    clustered(&v, n, raw);
-    og_buf b = OG_BUF_INIT;
-    OK(og_ann_encode(&v, &b));
-    og_ann *a;
-    OK(og_ann_open_bytes(&a, b.data, b.len));
+    og_buf b;
+    og_ann *a = built(n, &raw, &v, &b);
     float qs[TQ * DIM];
     uint32_t want[TQ * 10];
     for (int j = 0; j < TQ; j++) {
