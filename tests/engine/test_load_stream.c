@@ -92,7 +92,7 @@ static FILE *open_data(fixture *f)
 
 static og_status load_file(fixture *f, og_load_mode mode, og_load_stats *stats)
 {
-    og_load_opts o = {mode, NULL, NULL, NULL, 0};
+    og_load_opts o = {.mode = mode};
     return og_engine_load(f->e, f->data, &o, NULL, stats);
 }
 
@@ -373,7 +373,7 @@ static void progress_reports_bytes_read_of_the_file_size(void **state)
     FILE *ef = fopen(errpath, "w");
     assert_non_null(ef);
     dup2(fileno(ef), 2);
-    og_load_opts o = {OG_LOAD_OVERWRITE, NULL, NULL, NULL, 1};
+    og_load_opts o = {.mode = OG_LOAD_OVERWRITE, .progress = 1};
     og_status st = og_engine_load(f->e, f->data, &o, NULL, NULL);
     fflush(stderr);
     dup2(saved, 2);
