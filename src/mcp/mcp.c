@@ -22,7 +22,6 @@
 
 const char *const og_mcp_protocol_versions[] = {"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", NULL};
 
-
 static const char *sarg_(json_t *args, const char *k) { return json_string_value(json_object_get(args, k)); }
 
 /* Above this a call's completion is logged as a warning (slow). */
