@@ -196,6 +196,7 @@ void og_server_free(og_server *s)
     for (size_t i = 0; i < s->ngraphs; i++) graph_release(&s->graphs[i]);
     free(s->graphs);
     free(s->admit);
+    free(s->mcp_sessions);
     og_tokenset_free(s->tokens);
     pthread_mutex_destroy(&s->mu);
     pthread_cond_destroy(&s->idle);

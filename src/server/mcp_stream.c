@@ -1,6 +1,7 @@
 /*
  * mcp_stream.c — the MCP endpoint's notifications, delivered live (docs/mcp.md "Protocol"),
- * and the log level each actor set.
+ * and the log level each actor set outside a session (a session keeps its own:
+ * mcp_session.c).
  *
  * Why a thread per streamed call: the daemon runs handlers on a fixed pool of worker threads
  * (epoll, internal polling), and a handler's response can only start once the handler has
@@ -18,9 +19,10 @@
  * is freed — also when the client went away mid-stream.
  *
  * Why the level lives here: MCP's logging/setLevel belongs to a session, and this transport
- * is stateless (the official SDK sends setLevel and the tool call as separate POSTs), so the
- * server remembers the level per (graph, authenticated actor) — a bounded table, the least
- * recently used entry forgotten first (it then has no level: no log notifications).
+ * is stateless for a client that keeps no session (the official SDK without its session id
+ * sends setLevel and the tool call as unrelated POSTs), so outside a session the server
+ * remembers the level per (graph, authenticated actor) — a bounded table, the least recently
+ * used entry forgotten first (it then has no level: no log notifications).
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -66,6 +68,12 @@ void og_mcp_level_put(og_server *s, const char *graph, const char *actor, og_mcp
     pthread_mutex_unlock(&s->mu);
 }
 
+void og_mcp_level_save(og_req *r, og_mcp_log_level lv)
+{
+    if (r->mcp_session[0]) og_mcp_session_set_level(r->s, r->mcp_session, lv);
+    else og_mcp_level_put(r->s, r->g->id, r->actor, lv);
+}
+
 /* ---- a streamed call ------------------------------------------------------------------------ */
 
 typedef struct og_mcp_job {
@@ -108,8 +116,7 @@ static void *job_run(void *p)
     og_set_thread_actor(r->actor);
     og_status st = og_mcp_http(j->m, &j->hr, &status, &out);
     og_set_thread_actor(NULL);
-    if (st == OG_OK && og_mcp_log_level_get(j->m) != j->level0)
-        og_mcp_level_put(r->s, r->g->id, r->actor, og_mcp_log_level_get(j->m));
+    if (st == OG_OK && og_mcp_log_level_get(j->m) != j->level0) og_mcp_level_save(r, og_mcp_log_level_get(j->m));
     int sse = og_mcp_http_sse(j->m);
     /* the write's work is over once its answer exists: its slot is free before the client
      * can read the answer (as http.c's queue() does for inline answers) */

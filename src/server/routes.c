@@ -1115,8 +1115,10 @@ const og_route og_routes[] = {
      "cluster_invoke_query", "Invoke a stored query by name (ReadOutput or ChangeOutput)", "StoredQueryRequest",
      "StoredQueryOutput", NULL},
     {"POST", G "/mcp", og_h_mcp, OG_BODY_RAW, 1, OG_ACTION_NONE, "", "cluster_mcp",
-     "Model Context Protocol, stateless Streamable HTTP: one JSON-RPC 2.0 message per POST", "JsonRpcMessage",
-     "JsonRpcResponse", NULL},
+     "Model Context Protocol, Streamable HTTP: one JSON-RPC 2.0 message per POST (initialize answers an "
+     "Mcp-Session-Id; sessions are optional)", "JsonRpcMessage", "JsonRpcResponse", NULL},
+    {"DELETE", G "/mcp", og_h_mcp, OG_BODY_NONE, 1, OG_ACTION_NONE, "", "cluster_mcp_end_session",
+     "End the MCP session named by the Mcp-Session-Id header", NULL, NULL, NULL},
     {"GET", G "/schema", h_schema_get, OG_BODY_NONE, 1, OG_ACTION_READ, "", "cluster_schema",
      "The accepted schema source", NULL, "SchemaOutput", NULL},
     {"POST", G "/schema/plan", h_schema_plan, OG_BODY_JSON, 1, OG_ACTION_READ, "", "cluster_schema_plan",

@@ -254,21 +254,74 @@ static int mcp_admit(void *ctx, char *why, size_t cap)
     return 1;
 }
 
+/* A transport answer with a JSON-RPC error body (no id: it concerns the request, not a
+ * message). */
+static struct MHD_Response *mcp_transport_error(og_req *r, unsigned status, int code, const char *msg)
+{
+    json_t *j = json_pack("{ss sn s{si ss}}", "jsonrpc", "2.0", "id", "error", "code", code, "message", msg);
+    char *t = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    json_decref(j);
+    struct MHD_Response *resp = t ? MHD_create_response_from_buffer(strlen(t), t, MHD_RESPMEM_MUST_FREE) : NULL;
+    if (!resp) {
+        free(t);
+        return og_resp_error(r, 500, "internal", "out of memory", NULL, NULL);
+    }
+    MHD_add_response_header(resp, "Content-Type", "application/json");
+    r->status = status;
+    return resp;
+}
+
+/* The answer to an `initialize` POST opens a session (mcp_session.c): its id, or "" when the
+ * answer is not a successful initialize result or no session could be issued. */
+static void mcp_open_session(og_req *r, const char *out, char *id)
+{
+    id[0] = 0;
+    json_t *j = out ? json_loads(out, 0, NULL) : NULL;
+    const char *ver = json_string_value(json_object_get(json_object_get(j, "result"), "protocolVersion"));
+    if (ver && og_mcp_session_new(r->s, r->g->id, r->actor, ver, id) != 0) id[0] = 0;
+    json_decref(j);
+}
+
 struct MHD_Response *og_h_mcp(og_req *r)
 {
     if (rebinding_suspect(r))
         return og_resp_error(r, 403, "forbidden",
                              "the MCP endpoint refuses this Host or Origin (DNS-rebinding protection)", NULL,
                              NULL);
+    const char *sid = og_req_header(r, "Mcp-Session-Id");
+    if (sid && !*sid) sid = NULL;
+    /* DELETE ends a session (MCP Streamable HTTP "Session Management") */
+    if (!strcmp(r->method, "DELETE")) {
+        snprintf(r->mcp, sizeof r->mcp, "end session");
+        if (!sid) return mcp_transport_error(r, 400, -32600, "Bad Request: DELETE ends a session: send its Mcp-Session-Id");
+        if (!og_mcp_session_end(r->s, sid, r->g->id, r->actor))
+            return mcp_transport_error(r, 404, -32001, "Session not found: start a new one with initialize");
+        struct MHD_Response *resp = MHD_create_response_from_buffer(0, "", MHD_RESPMEM_PERSISTENT);
+        if (resp) r->status = 200;
+        return resp;
+    }
     /* audit: which method (and tool / resource) this message was */
     json_t *msg = json_loadb(r->body ? r->body : "", r->body_len, 0, NULL);
     const char *method = json_string_value(json_object_get(msg, "method"));
+    int init = method && !strcmp(method, "initialize"); /* not within a batch: refused there */
     json_t *params = json_object_get(msg, "params");
     const char *what = json_string_value(json_object_get(params, "name"));
     if (!what) what = json_string_value(json_object_get(params, "uri"));
     if (method) snprintf(r->mcp, sizeof r->mcp, "%.60s%s%.90s", method, what ? " " : "", what ? what : "");
     else if (json_is_array(msg)) snprintf(r->mcp, sizeof r->mcp, "batch of %zu", json_array_size(msg));
     json_decref(msg);
+    /* a request in a session: the session must be this actor's on this graph, and alive; its
+     * log level applies.  initialize always opens a new session (an id sent with it is not
+     * consulted).  Without a session: the level the actor set on the graph. */
+    og_mcp_log_level level;
+    r->mcp_session[0] = 0;
+    if (sid && !init) {
+        if (!og_mcp_session_get(r->s, sid, r->g->id, r->actor, &level))
+            return mcp_transport_error(r, 404, -32001, "Session not found: start a new one with initialize");
+        snprintf(r->mcp_session, sizeof r->mcp_session, "%s", sid);
+    } else {
+        level = init ? OG_MCP_LOG_OFF : og_mcp_level_get(r->s, r->g->id, r->actor);
+    }
     og_mcp_opts mo = {.db = r->g->db,
                       .queries = r->g->queries,
                       .graph_id = r->g->id,
@@ -279,7 +332,7 @@ struct MHD_Response *og_h_mcp(og_req *r)
                       .write_lock_ctx = r,
                       .admit = mcp_admit,
                       .admit_ctx = r,
-                      .log_level = og_mcp_level_get(r->s, r->g->id, r->actor)};
+                      .log_level = level};
     og_mcp_http_request hr = {.method = r->method,
                               .content_type = og_req_header(r, "Content-Type"),
                               .accept = og_req_header(r, "Accept"),
@@ -300,8 +353,7 @@ struct MHD_Response *og_h_mcp(og_req *r)
         if (og_mcp_new(&m, &mo)) return og_resp_error(r, 500, "internal", "out of memory", NULL, NULL);
         st = og_mcp_http(m, &hr, &status, &out);
         sse = og_mcp_http_sse(m); /* buffered: the whole stream at once */
-        if (st == OG_OK && og_mcp_log_level_get(m) != mo.log_level)
-            og_mcp_level_put(r->s, r->g->id, r->actor, og_mcp_log_level_get(m));
+        if (st == OG_OK && og_mcp_log_level_get(m) != mo.log_level) og_mcp_level_save(r, og_mcp_log_level_get(m));
         og_mcp_free(m);
     }
     if (live) return live;
@@ -323,7 +375,12 @@ struct MHD_Response *og_h_mcp(og_req *r)
         return NULL;
     }
     if (n) MHD_add_response_header(resp, "Content-Type", sse ? "text/event-stream" : "application/json");
-    if (status == 405) MHD_add_response_header(resp, "Allow", "POST");
+    if (init && status == 200) {
+        char id[OG_MCP_SESSION_ID_LEN + 1];
+        mcp_open_session(r, sse ? NULL : copy, id);
+        if (id[0]) MHD_add_response_header(resp, "Mcp-Session-Id", id);
+    }
+    if (status == 405) MHD_add_response_header(resp, "Allow", "POST, DELETE");
     if (status == 429) MHD_add_response_header(resp, "Retry-After", "60");
     r->status = status;
     return resp;

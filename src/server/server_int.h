@@ -42,6 +42,24 @@ typedef struct og_mcp_level {
     uint64_t used; /* og_server.mcp_level_clock when last set or read */
 } og_mcp_level;
 
+/* An MCP session (mcp_session.c, docs/mcp.md "Sessions"): issued with the answer to an
+ * `initialize` POST, bound to the graph and the actor it was issued to.  At most
+ * og_server.mcp_sessions_max of them (default OG_MCP_SESSIONS_MAX), each forgotten after
+ * mcp_session_idle_s seconds unused (default OG_MCP_SESSION_IDLE_S); when full, the least
+ * recently used one is forgotten. */
+#define OG_MCP_SESSIONS_MAX 4096
+#define OG_MCP_SESSION_IDLE_S 3600
+#define OG_MCP_SESSION_ID_LEN 32 /* hex digits of 16 random bytes */
+typedef struct og_mcp_session {
+    char id[OG_MCP_SESSION_ID_LEN + 1];
+    char graph[65];
+    char actor[128];
+    char version[16];  /* the negotiated protocol version */
+    og_mcp_log_level level;
+    uint64_t used;     /* og_server.mcp_session_clock when last used */
+    int64_t last_s;    /* CLOCK_MONOTONIC seconds when last used */
+} og_mcp_session;
+
 struct og_server {
     og_server_opts o;
     char bind_host[64];
@@ -69,6 +87,10 @@ struct og_server {
     og_mcp_level mcp_levels[OG_MCP_LEVELS_MAX]; /* under mu */
     size_t nmcp_levels;
     uint64_t mcp_level_clock;
+    og_mcp_session *mcp_sessions; /* under mu; allocated on the first initialize */
+    size_t nmcp_sessions, mcp_sessions_max;
+    unsigned mcp_session_idle_s;
+    uint64_t mcp_session_clock;
 };
 
 /* OG_BODY_RAW: kept in memory unparsed (the MCP endpoint parses JSON-RPC itself). */
@@ -150,6 +172,7 @@ struct og_req {
     og_audit audit;              /* its decision lines so far, then the request line */
     const char *query;           /* the stored query an invoke_query decision concerns (NULL: none) */
     struct og_mcp_job *mcp_job;  /* an MCP call streaming its notifications (mcp_stream.c) */
+    char mcp_session[OG_MCP_SESSION_ID_LEN + 1]; /* the MCP session the request is in ("" = none) */
 };
 
 /* ---- the query lanes' body, parsed flat (body.c) ---- */
@@ -213,6 +236,17 @@ void og_mcp_level_put(og_server *s, const char *graph, const char *actor, og_mcp
 int og_mcp_live(og_req *r, const og_mcp_opts *opts, const og_mcp_http_request *hr, struct MHD_Response **resp,
                 unsigned *status, char **out, og_status *st);
 void og_mcp_live_end(og_req *r);
+/* The log level a request's MCP call ended with: its session's when it is in one, else its
+ * (graph, actor)'s. */
+void og_mcp_level_save(og_req *r, og_mcp_log_level lv);
+/* mcp_session.c: MCP sessions.  new: 0 with `id` set (OG_MCP_SESSION_ID_LEN hex digits), -1
+ * when none could be issued (no randomness; an actor name too long to keep).  get: 1 when `id`
+ * is a live session of this graph and actor (its use is recorded, *lv its level), else 0.
+ * end: 1 when it was one (it is forgotten), else 0.  set_level: a no-op for a forgotten one. */
+int og_mcp_session_new(og_server *s, const char *graph, const char *actor, const char *version, char *id);
+int og_mcp_session_get(og_server *s, const char *id, const char *graph, const char *actor, og_mcp_log_level *lv);
+int og_mcp_session_end(og_server *s, const char *id, const char *graph, const char *actor);
+void og_mcp_session_set_level(og_server *s, const char *id, og_mcp_log_level lv);
 /* routes_changes.c */
 struct MHD_Response *og_h_commit_changes(og_req *r);
 struct MHD_Response *og_h_changes(og_req *r);
