@@ -60,7 +60,7 @@ test('an MCP client over HTTP: per-actor tools, a stored mutation on a branch, a
       assert.ok(!names.includes('branch_merge'));
       const rows = async (args) => (await alice.callTool({ name: 'adults', arguments: args })).structuredContent.row_count;
       assert.equal(await rows({ params: { min: 30 } }), 2);
-      // progress over the POST's SSE stream; log messages at the level alice set in an earlier POST
+      // progress over the POST's SSE stream; log messages at the level alice set in her session
       const progress = [], logs = [];
       alice.setNotificationHandler(LoggingMessageNotificationSchema, (n) => logs.push(n.params));
       const p = await alice.callTool({ name: 'adults', arguments: { params: { min: 30 } } }, undefined, { onprogress: (x) => progress.push(x) });
@@ -81,6 +81,17 @@ test('an MCP client over HTTP: per-actor tools, a stored mutation on a branch, a
       const schema = await alice.readResource({ uri: 'omnigraph://schema' });
       assert.match(schema.contents[0].text, /node Person/);
       await alice.ping();
+      // the session: an id from initialize that the client keeps; once ended it is unknown (404)
+      const sid = alice.transport.sessionId;
+      assert.match(sid ?? '', /^[0-9a-f]{32}$/);
+      await alice.transport.terminateSession();
+      assert.equal(alice.transport.sessionId, undefined);
+      const gone = await fetch(`http://${addr}/graphs/people/mcp`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${tokens.alice}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sid },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      });
+      assert.equal(gone.status, 404);
     } finally {
       await alice.close();
     }
