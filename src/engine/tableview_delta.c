@@ -167,16 +167,27 @@ static og_status remap_rows(og_tableview *old, og_tableview *cur, uint32_t **out
     return OG_OK;
 }
 
-/* The old pairs out of the base's CSR, each edge still there mapped to its new edge row and
- * its endpoints through smap / dmap (an edge at a moved endpoint stays PENDING).  0 when the
- * arrays are inconsistent (a damaged file). */
+/* An edge still there whose old pair has an endpoint that moved: its new row and old pair. */
+typedef struct moved_edge {
+    uint32_t e, s, d;
+} moved_edge;
+
+typedef struct moved_list {
+    moved_edge *v;
+    size_t n, cap;
+} moved_list;
+
+/* The old pairs out of the base's CSR: each edge still there gets its new edge row and its
+ * endpoints through smap / dmap; one at a moved endpoint goes to *moved (at most `max`: *over
+ * past it); one the base skipped stays PENDING.  0 when the arrays are inconsistent (a damaged
+ * file) or out of memory. */
 static int walk_base(const og_csr_arrays *a, const uint32_t *emap, const uint32_t *smap, const uint32_t *dmap,
-                     uint32_t *src_row, uint32_t *dst_row)
+                     uint32_t *src_row, uint32_t *dst_row, moved_list *moved, size_t max, int *over)
 {
     uint8_t *seen = calloc((size_t)(a->edge_rows / 8 + 1), 1);
     if (!seen) return 0;
     int ok = 1;
-    for (uint64_t sr = 0; ok && sr < a->n_src; sr++) {
+    for (uint64_t sr = 0; ok && !*over && sr < a->n_src; sr++) {
         uint64_t lo = a->off[0][sr], hi = a->off[0][sr + 1];
         if (lo > hi || hi > a->n_edges) { /* bounds first, then read */
             ok = 0;
@@ -192,90 +203,192 @@ static int walk_base(const og_csr_arrays *a, const uint32_t *emap, const uint32_
             uint32_t nr = emap[e];
             if (nr == OG_ROW_NONE) continue; /* the edge is gone */
             uint32_t s = smap[sr], t = dmap[d];
-            if (s != OG_ROW_NONE && t != OG_ROW_NONE) src_row[nr] = s, dst_row[nr] = t;
+            if (s != OG_ROW_NONE && t != OG_ROW_NONE) {
+                src_row[nr] = s, dst_row[nr] = t;
+                continue;
+            }
+            if (moved->n == max) {
+                *over = 1;
+                break;
+            }
+            if (moved->n == moved->cap) {
+                size_t nc = moved->cap ? 2 * moved->cap : 256;
+                moved_edge *g = realloc(moved->v, nc * sizeof *g);
+                if (!g) {
+                    ok = 0;
+                    break;
+                }
+                moved->v = g, moved->cap = nc;
+            }
+            moved->v[moved->n++] = (moved_edge){nr, (uint32_t)sr, d};
         }
     }
     free(seen);
     return ok;
 }
 
-/* Looks up the src/dst ids of the PENDING edges of fragment fi (rows[0..k), ascending) in the
- * node views, one take for the fragment. */
-static og_status read_edges(og_tableview *edges, og_tableview *src, og_tableview *dst, size_t fi, const uint32_t *rows,
-                            size_t k, uint32_t *src_row, uint32_t *dst_row)
+/* Takes of up to this many rows between two wanted ones share one og_table_take (a take reads
+ * the range between its first and last offset): scattered rows cost a few pages each, dense
+ * ones (a new fragment) one pass. */
+#define TAKE_GAP 256
+
+typedef og_status (*rows_fn)(void *ctx, const uint32_t *rows, size_t k, const og_vector *cols);
+
+/* Reads the String system fields names[0..nf) (nf <= 2) at view rows rows[0..n) (ascending) of
+ * v, in runs per fragment, and hands each run to use(ctx, its rows, k, its columns). */
+static og_status read_rows(og_tableview *v, const char *const *names, size_t nf, const uint32_t *rows, size_t n,
+                           rows_fn use, void *ctx)
 {
-    const og_fragment *f = &edges->m.fragments[fi];
-    long si = og_tv_sys_field_index(&edges->m.schema, "src"), di = og_tv_sys_field_index(&edges->m.schema, "dst");
-    if (si < 0 || di < 0) return og_err(OG_ERR_INVALID, "table %s has no src/dst fields", og_tableview_dir(edges));
-    uint32_t *offs = malloc(k * sizeof *offs), *del = NULL;
+    int32_t fids[2];
+    for (size_t c = 0; c < nf; c++) {
+        long idx = og_tv_sys_field_index(&v->m.schema, names[c]);
+        if (idx < 0) return og_err(OG_ERR_INVALID, "table %s has no %s field", og_tableview_dir(v), names[c]);
+        fids[c] = v->m.schema.fields[idx].id;
+    }
+    uint32_t *offs = malloc((n ? n : 1) * sizeof *offs);
     if (!offs) return og_err(OG_ERR_NOMEM, "delta topology: out of memory");
-    size_t nd = 0;
-    og_status st = deleted_offsets(edges, fi, &del, &nd);
-    /* the q-th live offset is q + p, p the deleted offsets at or before it */
-    for (size_t i = 0, p = 0; st == OG_OK && i < k; i++) {
-        uint64_t q = rows[i] - edges->frag_start[fi];
-        while (p < nd && del[p] <= q + p) p++;
-        if (q + p >= f->physical_rows) st = unusable("a fragment's deletion file disagrees with its rows", edges);
-        else offs[i] = (uint32_t)(q + p);
+    og_status st = OG_OK;
+    for (size_t i = 0; st == OG_OK && i < n;) {
+        size_t fi = og_tv_frag_of_row(v, rows[i]), j = i;
+        const og_fragment *f = &v->m.fragments[fi];
+        while (j < n && rows[j] < v->frag_start[fi + 1]) j++;
+        uint32_t *del = NULL;
+        size_t nd = 0;
+        st = deleted_offsets(v, fi, &del, &nd);
+        /* the q-th live offset is q + p, p the deleted offsets at or before it */
+        for (size_t k = i, p = 0; st == OG_OK && k < j; k++) {
+            uint64_t q = rows[k] - v->frag_start[fi];
+            while (p < nd && del[p] <= q + p) p++;
+            if (q + p >= f->physical_rows) st = unusable("a fragment's deletion file disagrees with its rows", v);
+            else offs[k] = (uint32_t)(q + p);
+        }
+        free(del);
+        for (size_t a = i; st == OG_OK && a < j;) {
+            size_t b = a + 1;
+            while (b < j && offs[b] - offs[b - 1] <= TAKE_GAP) b++;
+            og_vector cols[2];
+            st = og_table_take(v->table, &v->m, f->id, offs + a, b - a, fids, nf, cols);
+            if (st != OG_OK) break;
+            for (size_t c = 0; c < nf && st == OG_OK; c++)
+                if (cols[c].len != b - a || cols[c].type.id != OG_T_STRING)
+                    st = og_err(OG_ERR_CORRUPT, "table %s: fragment %llu's %s disagrees with its rows",
+                                og_tableview_dir(v), (unsigned long long)f->id, names[c]);
+            if (st == OG_OK) st = use(ctx, rows + a, b - a, cols);
+            for (size_t c = 0; c < nf; c++) og_vector_free(&cols[c]);
+            a = b;
+        }
+        i = j;
     }
-    free(del);
-    int32_t fids[2] = {edges->m.schema.fields[si].id, edges->m.schema.fields[di].id};
-    og_vector cols[2];
-    if (st == OG_OK) st = og_table_take(edges->table, &edges->m, f->id, offs, k, fids, 2, cols);
     free(offs);
-    if (st != OG_OK) return st;
-    for (int c = 0; c < 2 && st == OG_OK; c++) {
-        og_tableview *nodes = c ? dst : src;
-        uint32_t *out = c ? dst_row : src_row;
-        if (cols[c].len != k || cols[c].type.id != OG_T_STRING) {
-            st = og_err(OG_ERR_CORRUPT, "table %s: endpoints of fragment %llu disagree with its rows",
-                        og_tableview_dir(edges), (unsigned long long)f->id);
-            break;
-        }
-        for (size_t i = 0; i < k && st == OG_OK; i++) {
-            uint32_t row = OG_ROW_NONE;
-            if (!og_vector_is_null(&cols[c], i)) {
-                size_t len;
-                const char *id = (const char *)og_vector_get_bytes(&cols[c], i, &len);
-                st = og_tableview_find_id(nodes, id, len, &row);
-                if (st == OG_ERR_NOT_FOUND) {
-                    og_error_clear();
-                    st = OG_OK;
-                    row = OG_ROW_NONE;
-                }
-            }
-            out[rows[i]] = row;
-        }
-    }
-    og_vector_free(&cols[0]);
-    og_vector_free(&cols[1]);
     return st;
 }
 
-/* Resolves every PENDING edge, fragment by fragment. */
-static og_status read_pending(og_tableview *edges, og_tableview *src, og_tableview *dst, uint32_t *src_row,
-                              uint32_t *dst_row)
+/* The live row of id ids[i] in nodes, OG_ROW_NONE when none (or a null id), as a full build
+ * maps an endpoint. */
+static og_status lookup(og_tableview *nodes, const og_vector *ids, size_t i, uint32_t *row)
 {
-    og_status st = OG_OK;
-    uint32_t *rows = NULL;
-    size_t cap = 0;
-    for (size_t fi = 0; st == OG_OK && fi < edges->m.nfragments; fi++) {
-        size_t k = 0, r0 = edges->frag_start[fi], r1 = edges->frag_start[fi + 1];
-        for (size_t r = r0; r < r1; r++) {
-            if (src_row[r] != PENDING) continue;
-            if (k == cap) {
-                size_t nc = cap ? 2 * cap : 256;
-                uint32_t *g = realloc(rows, nc * sizeof *g);
-                if (!g) {
-                    st = og_err(OG_ERR_NOMEM, "delta topology: out of memory");
-                    break;
-                }
-                rows = g, cap = nc;
-            }
-            rows[k++] = (uint32_t)r;
-        }
-        if (st == OG_OK && k) st = read_edges(edges, src, dst, fi, rows, k, src_row, dst_row);
+    *row = OG_ROW_NONE;
+    if (og_vector_is_null(ids, i)) return OG_OK;
+    size_t len;
+    const char *id = (const char *)og_vector_get_bytes(ids, i, &len);
+    og_status st = og_tableview_find_id(nodes, id, len, row);
+    if (st == OG_ERR_NOT_FOUND) {
+        og_error_clear();
+        *row = OG_ROW_NONE;
+        return OG_OK;
     }
+    return st;
+}
+
+typedef struct edge_ctx {
+    og_tableview *src, *dst;
+    uint32_t *src_row, *dst_row;
+} edge_ctx;
+
+static og_status use_edges(void *ctx, const uint32_t *rows, size_t k, const og_vector *cols)
+{
+    edge_ctx *c = ctx;
+    og_status st = OG_OK;
+    for (size_t i = 0; i < k && st == OG_OK; i++) {
+        st = lookup(c->src, &cols[0], i, &c->src_row[rows[i]]);
+        if (st == OG_OK) st = lookup(c->dst, &cols[1], i, &c->dst_row[rows[i]]);
+    }
+    return st;
+}
+
+typedef struct node_ctx {
+    og_tableview *cur;
+    uint32_t *map;
+} node_ctx;
+
+static og_status use_nodes(void *ctx, const uint32_t *rows, size_t k, const og_vector *cols)
+{
+    node_ctx *c = ctx;
+    og_status st = OG_OK;
+    for (size_t i = 0; i < k && st == OG_OK; i++) st = lookup(c->cur, &cols[0], i, &c->map[rows[i]]);
+    return st;
+}
+
+/* The rows of old (ascending) that moved and that an edge of `moved` still names (the source
+ * side when !is_dst, the destination side else; both when both is set), each once. */
+static og_status wanted_rows(const moved_list *moved, const uint32_t *map, size_t nrows, int is_dst, int both,
+                             uint32_t **out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    uint8_t *want = calloc(nrows / 8 + 1, 1);
+    if (!want) return og_err(OG_ERR_NOMEM, "delta topology: out of memory");
+    size_t count = 0;
+    for (size_t i = 0; i < moved->n; i++)
+        for (int side = 0; side < 2; side++) {
+            if (!both && side != is_dst) continue;
+            uint32_t r = side ? moved->v[i].d : moved->v[i].s;
+            if (map[r] != OG_ROW_NONE || (want[r >> 3] >> (r & 7) & 1)) continue;
+            want[r >> 3] |= (uint8_t)(1u << (r & 7));
+            count++;
+        }
+    uint32_t *rows = malloc((count ? count : 1) * sizeof *rows);
+    if (!rows) {
+        free(want);
+        return og_err(OG_ERR_NOMEM, "delta topology: out of memory");
+    }
+    size_t k = 0;
+    for (size_t r = 0; r < nrows && k < count; r++)
+        if (want[r >> 3] >> (r & 7) & 1) rows[k++] = (uint32_t)r;
+    free(want);
+    *out = rows;
+    *n = count;
+    return OG_OK;
+}
+
+/* Resolves the moved rows of old that edges still name: their ids, read in old, looked up in
+ * cur (the row an update re-inserted, or none) — written into map.  *reads += their count. */
+static og_status resolve_moved(og_tableview *old, og_tableview *cur, uint32_t *map, const moved_list *moved, int is_dst,
+                               int both, size_t *reads)
+{
+    uint32_t *rows;
+    size_t n;
+    OG_TRY(wanted_rows(moved, map, old->nrows, is_dst, both, &rows, &n));
+    *reads += n;
+    static const char *const id[] = {"id"};
+    node_ctx c = {cur, map};
+    og_status st = n ? read_rows(old, id, 1, rows, n, use_nodes, &c) : OG_OK;
+    free(rows);
+    return st;
+}
+
+/* Resolves every PENDING edge (in a fragment the base lacks, or skipped by it) by its ids. */
+static og_status read_pending(og_tableview *edges, og_tableview *src, og_tableview *dst, uint32_t *src_row,
+                              uint32_t *dst_row, size_t pending)
+{
+    uint32_t *rows = malloc((pending ? pending : 1) * sizeof *rows);
+    if (!rows) return og_err(OG_ERR_NOMEM, "delta topology: out of memory");
+    size_t k = 0;
+    for (size_t r = 0; r < edges->nrows && k < pending; r++)
+        if (src_row[r] == PENDING) rows[k++] = (uint32_t)r;
+    static const char *const ends[] = {"src", "dst"};
+    edge_ctx c = {src, dst, src_row, dst_row};
+    og_status st = read_rows(edges, ends, 2, rows, k, use_edges, &c);
     free(rows);
     return st;
 }
@@ -298,7 +411,8 @@ static og_status try_base(og_tableview *edges, og_tableview *src, og_tableview *
     og_csr *c = NULL;
     og_csr_arrays a;
     uint32_t *emap = NULL, *smap = NULL, *dmap = NULL, *src_row = NULL, *dst_row = NULL;
-    size_t n = edges->nrows, kept = 0, skept = 0, pending = 0;
+    moved_list moved = {NULL, 0, 0};
+    size_t n = edges->nrows, kept = 0, skept = 0, reads = 0, pending = 0;
     int same_nodes = same_view(src, dst) && sv == dv;
     og_status st = og_tableview_open(&e0, edges->table, ev);
     if (st == OG_OK) st = og_tableview_open(&s0, src->table, sv);
@@ -324,16 +438,27 @@ static og_status try_base(og_tableview *edges, og_tableview *src, og_tableview *
     }
     if (st == OG_OK && !*too_far) {
         for (size_t r = 0; r < n; r++) src_row[r] = dst_row[r] = PENDING;
-        if (!walk_base(&a, emap, smap, dmap, src_row, dst_row)) st = unusable("a damaged base file", e0);
+        if (!walk_base(&a, emap, smap, dmap, src_row, dst_row, &moved, DELTA_MAX_READS, too_far))
+            st = unusable("a damaged base file", e0);
+    }
+    og_csr_free(c); /* the old pairs are all out */
+    c = NULL;
+    /* the moved endpoints that edges still name: one id read and lookup per node */
+    if (st == OG_OK && !*too_far && moved.n) {
+        st = resolve_moved(s0, src, smap, &moved, 0, same_nodes, &reads);
+        if (st == OG_OK && !same_nodes) st = resolve_moved(d0, dst, dmap, &moved, 1, 0, &reads);
+        for (size_t i = 0; st == OG_OK && i < moved.n; i++)
+            src_row[moved.v[i].e] = smap[moved.v[i].s], dst_row[moved.v[i].e] = dmap[moved.v[i].d];
     }
     if (st == OG_OK && !*too_far) {
         for (size_t r = 0; r < n; r++) pending += src_row[r] == PENDING;
-        if (pending > DELTA_MAX_READS || (pending > DELTA_READS_FLOOR && pending > n / 2)) *too_far = 1;
+        reads += pending;
+        if (reads > DELTA_MAX_READS || (reads > DELTA_READS_FLOOR && reads > n / 2)) *too_far = 1;
     }
-    og_csr_free(c); /* the old pairs are all out */
-    if (st == OG_OK && !*too_far) st = read_pending(edges, src, dst, src_row, dst_row);
+    if (st == OG_OK && !*too_far && pending) st = read_pending(edges, src, dst, src_row, dst_row, pending);
     if (st == OG_OK && !*too_far)
         st = og_topology_build(out, (uint32_t)src->nrows, (uint32_t)dst->nrows, src_row, dst_row, n, NULL);
+    free(moved.v);
     if (dmap != smap) free(dmap);
     free(smap);
     free(emap);
