@@ -126,7 +126,7 @@ static int cmd_init(const char *dir)
     og_status st = og_db_init(&db, uri, "bench.pg", SCHEMA, strlen(SCHEMA), NULL);
     if (st) die("init", st);
     og_receipt r;
-    og_load_opts lo = {OG_LOAD_OVERWRITE, NULL, NULL, NULL, 0};
+    og_load_opts lo = {.mode = OG_LOAD_OVERWRITE};
     if ((st = og_db_load(&r, db, data, &lo))) die("load", st);
     for (int i = 0; i < BRANCHES; i++) {
         char name[32];

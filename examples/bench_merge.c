@@ -134,7 +134,7 @@ int main(int argc, char **argv)
     og_status st = og_db_init(&db, uri, "bench.pg", SCHEMA, strlen(SCHEMA), NULL);
     if (st) return die("init", st);
     og_receipt r;
-    og_load_opts lo = {OG_LOAD_OVERWRITE, NULL, NULL, NULL, 0};
+    og_load_opts lo = {.mode = OG_LOAD_OVERWRITE};
     double t = now_ms();
     st = og_db_load(&r, db, data, &lo);
     double load_ms = now_ms() - t;

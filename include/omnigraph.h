@@ -220,12 +220,31 @@ og_status og_load_mode_parse(const char *s, og_load_mode *out);
 /* The mode's name ("overwrite", ...). */
 const char *og_load_mode_name(og_load_mode m);
 
+/* Where a load is, as og_load_opts.on_progress is told.  A publish attempt that lost a race
+ * reads the file again from the start: `attempt` then grows and the counts start over. */
+typedef struct og_load_progress {
+    const char *stage;       /* "reading" (every progress_every records while the file is read),
+                              * "validating" (the file is read: constraints across it and the
+                              * base), "writing" (the staged rows go to data files) — each once
+                              * per attempt, in that order */
+    uint64_t records;        /* records parsed so far (all of them from "validating" on) */
+    uint64_t bytes_read;     /* bytes of the file consumed so far */
+    uint64_t bytes_total;    /* the file's size (0 when it is not a regular file) */
+    uint64_t flushed_batches;/* staged batches already written to (unpublished) data files */
+    int attempt;             /* 1, then 2… when a concurrent writer forced a retry */
+} og_load_progress;
+/* Called on the loading thread, between records; it must not call back into the handle. */
+typedef void (*og_load_progress_fn)(void *ctx, const og_load_progress *p);
+
 typedef struct og_load_opts {
     og_load_mode mode;         /* required: overwrite | append | merge */
     const char *branch;        /* NULL = "main" */
     const char *from;          /* fork `branch` from this branch first when it does not exist */
     const char *expected_head; /* the branch head must be this commit (else OG_ERR_PRECONDITION_FAILED) */
     int progress;              /* report progress on stderr every 100,000 records */
+    og_load_progress_fn on_progress; /* optional: told the load's progress (og_load_progress) */
+    void *progress_ctx;              /* passed to on_progress */
+    uint64_t progress_every;         /* records between "reading" calls; 0 = 10,000 */
 } og_load_opts;
 
 /* Loads an NDJSON file (reference-language.md §6) as one commit.  Errors: OG_ERR_PARSE

@@ -359,7 +359,7 @@ og_status og_db_embed(char **summary, og_receipt *out, og_db *db, const og_db_em
     if (outf && fclose(outf) && st == OG_OK) st = og_err_errno(errno, "embed: cannot write %s", tmp);
     outf = NULL;
     if (st == OG_OK && (s.embedded || s.cleaned)) {
-        og_load_opts lo = {OG_LOAD_MERGE, branch, NULL, commit, o->progress};
+        og_load_opts lo = {.mode = OG_LOAD_MERGE, .branch = branch, .expected_head = commit, .progress = o->progress};
         st = og_db_load(out, db, tmp, &lo);
         if (st != OG_OK) og_err_wrap(st, "embed: publishing the vectors");
     } else if (st == OG_OK) {

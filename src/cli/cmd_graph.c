@@ -135,7 +135,7 @@ int og_cmd_load(int argc, char **argv)
     a.format = (int)fmt;
     if (!data) return og_cli_usage("load", "--data FILE is required");
     if (!mode) return og_cli_usage("load", "--mode is required: overwrite, append or merge");
-    og_load_opts lo = {0, a.branch, from, if_commit, progress};
+    og_load_opts lo = {.branch = a.branch, .from = from, .expected_head = if_commit, .progress = progress};
     if (og_load_mode_parse(mode, &lo.mode) != OG_OK) return og_cli_usage("load", "%s", og_error_message());
     const char *root = og_graph_args_root(&a);
     if (!root) return OG_EXIT_USAGE;

@@ -1,7 +1,10 @@
 /*
  * cmd_mcp.c — `omnigraph mcp`: one graph served to a local agent over the Model Context
  * Protocol's stdio transport (newline-delimited JSON-RPC on stdin/stdout; logs on stderr).
- * The protocol itself is src/mcp/ (transport-neutral); this file only frames lines.
+ * The protocol itself is src/mcp/ (transport-neutral); this file only frames lines.  The
+ * notifications a tool call sends (progress, log messages) are lines of their own, written and
+ * flushed as they happen, before the call's response line; the log level set by
+ * logging/setLevel holds for the process.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +30,15 @@ static const char *mcp_help =
     "  --as ACTOR         recorded on every commit the agent's writes publish\n"
     "  --policy           enforce the policy bundle bound to the cluster graph for ACTOR: the\n"
     "                     agent sees and may call only what the policy allows ACTOR\n";
+
+/* og_mcp_opts.notify: one line on stdout, flushed at once so the agent sees it live. */
+static void notify_line(void *ctx, const char *json)
+{
+    FILE *out = ctx;
+    fputs(json, out);
+    fputc('\n', out);
+    fflush(out);
+}
 
 int og_cmd_mcp(int argc, char **argv)
 {
@@ -110,7 +122,8 @@ int og_cmd_mcp(int argc, char **argv)
     }
     if (st == OG_OK) {
         og_mcp_opts mo = {.db = db, .queries = set, .graph_id = graph, .schema_apply_disabled = cluster != NULL,
-                          .authorize = pol ? og_mcp_policy_authorize : NULL, .authorize_ctx = pol};
+                          .authorize = pol ? og_mcp_policy_authorize : NULL, .authorize_ctx = pol,
+                          .notify = notify_line, .notify_ctx = stdout};
         st = og_mcp_new(&m, &mo);
     }
     if (st != OG_OK) {

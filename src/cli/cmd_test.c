@@ -654,7 +654,7 @@ static int setup(run *r)
     fputs(c->seed, f);
     fclose(f);
     og_receipt rec;
-    og_load_opts lo = {OG_LOAD_OVERWRITE, NULL, NULL, NULL, 0};
+    og_load_opts lo = {.mode = OG_LOAD_OVERWRITE};
     st = og_db_load(&rec, r->db, seed_path, &lo);
     if (st) {
         og_buf_printf(&r->report, "  setup: the seed was refused: %s: %s\n", og_status_name(st), og_error_message());

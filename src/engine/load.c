@@ -120,11 +120,20 @@ static og_status stage_record(og_plan *p, const og_ndjson_record *rec, og_load_m
     return OG_OK;
 }
 
+/* og_load_opts.on_progress, with the attempt's counts. */
+static void tell(load_ctx *c, const char *stage, og_ndjson_reader *nr, unsigned long long total, const og_plan *plan,
+                 int attempt)
+{
+    og_load_progress p = {stage, c->stats.records, nr ? (uint64_t)og_ndjson_bytes_read(nr) : 0, total,
+                          (uint64_t)plan->flushes, attempt};
+    c->opts->on_progress(c->opts->progress_ctx, &p);
+}
+
 static og_status load_attempt(void *vctx, og_graph *g, const og_snapshot *base, og_commit_draft *draft, int attempt)
 {
     (void)g;
-    (void)attempt;
     load_ctx *c = vctx;
+    const uint64_t every = c->opts->progress_every ? c->opts->progress_every : 10000;
     memset(&c->stats, 0, sizeof c->stats);
     FILE *f = fopen(c->path, "rb");
     if (!f) return og_err_errno(errno, "cannot open %s", c->path);
@@ -152,6 +161,8 @@ static og_status load_attempt(void *vctx, og_graph *g, const og_snapshot *base, 
          * what the plan holds every 256 records */
         if (st == OG_OK) st = og_budget_check();
         if (st == OG_OK && (c->stats.records & 255) == 0) st = og_budget_track(og_plan_mem_bytes(&plan));
+        if (st == OG_OK && c->opts->on_progress && c->stats.records % every == 0)
+            tell(c, "reading", nr, total, &plan, attempt);
         if (c->opts->progress && c->stats.records % LOAD_PROGRESS_EVERY == 0) {
             unsigned long long done = (unsigned long long)og_ndjson_bytes_read(nr);
             if (total)
@@ -170,7 +181,9 @@ static og_status load_attempt(void *vctx, og_graph *g, const og_snapshot *base, 
     if (st == OG_OK && !empty) st = og_budget_track(og_plan_mem_bytes(&plan));
     if (st == OG_OK && !empty) {
         size_t ntables = 0;
+        if (c->opts->on_progress) tell(c, "validating", nr, total, &plan, attempt);
         st = og_plan_validate(&plan);
+        if (st == OG_OK && c->opts->on_progress) tell(c, "writing", nr, total, &plan, attempt);
         if (st == OG_OK) st = og_plan_write(&plan, draft, &ntables);
         if (st == OG_OK) st = og_draft_set_operation(draft, OG_OP_LOAD, og_load_mode_name(c->opts->mode));
         if (st == OG_OK) st = og_draft_set_stat(draft, "records", (int64_t)c->stats.records);

@@ -9,22 +9,23 @@
  * response with isError: true, so the model can read the reason and correct itself.
  */
 #include <jansson.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
-#include "mcp/mcp.h"
+#include "mcp/mcp_int.h"
 
 #define META_THRESHOLD 24
 
 const char *const og_mcp_protocol_versions[] = {"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", NULL};
 
-struct og_mcp {
-    og_mcp_opts o;
-    int throttled;          /* the current message's write was refused by o.admit */
-    char throttle_msg[320];
-};
+static const char *sarg_(json_t *args, const char *k) { return json_string_value(json_object_get(args, k)); }
+
+/* Above this a call's completion is logged as a warning (slow). */
+#define SLOW_CALL_MS 1000
 
 og_status og_mcp_new(og_mcp **out, const og_mcp_opts *o)
 {
@@ -33,6 +34,7 @@ og_status og_mcp_new(og_mcp **out, const og_mcp_opts *o)
     og_mcp *m = calloc(1, sizeof *m);
     if (!m) return OG_ERR_NOMEM;
     m->o = *o;
+    m->level = o->log_level;
     *out = m;
     return OG_OK;
 }
@@ -40,6 +42,117 @@ og_status og_mcp_new(og_mcp **out, const og_mcp_opts *o)
 void og_mcp_free(og_mcp *m) { free(m); }
 
 int og_mcp_throttled(const og_mcp *m) { return m && m->throttled; }
+
+int og_mcp_http_sse(const og_mcp *m) { return m && m->sse; }
+
+og_mcp_log_level og_mcp_log_level_get(const og_mcp *m) { return m ? m->level : OG_MCP_LOG_OFF; }
+
+size_t og_mcp_notified(const og_mcp *m) { return m ? m->notified : 0; }
+
+/* ---- notifications: progress and log messages while a tool runs ----------------------------- */
+
+static const char *const level_names[] = {"off", "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"};
+
+static uint64_t now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/* Sends one notification (takes `params`). */
+static void notify(og_mcp *m, const char *method, json_t *params)
+{
+    json_t *n = json_pack("{ss ss so}", "jsonrpc", "2.0", "method", method, "params", params);
+    char *t = n ? json_dumps(n, JSON_COMPACT) : NULL;
+    json_decref(n);
+    if (t) {
+        m->o.notify(m->o.notify_ctx, t);
+        m->notified++;
+    }
+    free(t);
+}
+
+/* notifications/progress for the running call, when it carries a token.  Progress strictly
+ * increases (MCP): a value not above the last one is sent as the last + 1, and the message
+ * says what it counts.  total <= 0: unknown. */
+static void progress(og_mcp *m, double value, double total, const char *fmt, ...)
+{
+    if (!m->token || !m->o.notify) return;
+    if (!(value > m->progress)) value = m->progress + 1;
+    m->progress = value;
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    json_t *p = json_pack("{sO ss}", "progressToken", m->token, "message", msg);
+    json_object_set_new(p, "progress", value == (double)(json_int_t)value ? json_integer((json_int_t)value) : json_real(value));
+    if (total > 0 && total >= value) json_object_set_new(p, "total", total == (double)(json_int_t)total ? json_integer((json_int_t)total) : json_real(total));
+    notify(m, "notifications/progress", p);
+}
+
+/* notifications/message at `lv`, when the log level lets it through. */
+static void logmsg(og_mcp *m, og_mcp_log_level lv, const char *fmt, ...)
+{
+    if (!m->o.notify || m->level == OG_MCP_LOG_OFF || lv < m->level) return;
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    notify(m, "notifications/message", json_pack("{ss ss ss}", "level", level_names[lv], "logger", "omnigraph", "data", msg));
+}
+
+/* A tool starts running (authorized and admitted: nothing is sent before both, so a refusal
+ * is still answered plainly).  `staged`: the call reports three stages (total 3); otherwise
+ * the tool counts its own progress (graph_load: records). */
+static void call_begin(og_mcp *m, const char *actor, const char *tool, json_t *args, int staged)
+{
+    m->tool = tool;
+    m->t0_us = now_us();
+    json_t *p = json_object_get(args, "params");
+    const char *br = sarg_(args, "branch"), *snap = sarg_(args, "snapshot");
+    logmsg(m, OG_MCP_LOG_DEBUG, "tools/call %s by %s: %zu argument(s), %zu param(s), %s %s", tool, actor ? actor : "anonymous",
+           json_object_size(args), json_is_object(p) ? json_object_size(p) : 0, snap ? "snapshot" : "branch",
+           snap ? snap : br ? br : "main");
+    progress(m, 1, staged ? 3 : 0, "running %s", tool);
+}
+
+/* A tool has run: what it produced (rows, a commit, an error) as a stage and log lines. */
+static void call_end(og_mcp *m, json_t *res, int staged)
+{
+    double ms = (double)(now_us() - m->t0_us) / 1000.0;
+    json_t *sc = json_object_get(res, "structuredContent");
+    int failed = json_is_true(json_object_get(res, "isError"));
+    const char *text = json_string_value(json_object_get(json_array_get(json_object_get(res, "content"), 0), "text"));
+    json_t *rows = json_object_get(sc, "row_count");
+    const char *commit = json_string_value(json_object_get(sc, "graph_commit_id"));
+    json_t *c = json_object_get(sc, "commit");
+    if (!commit && json_is_object(c)) commit = json_string_value(json_object_get(c, "graph_commit_id"));
+    char what[256];
+    if (failed) {
+        int limited = text && !strncmp(text, "limit:", 6);
+        logmsg(m, limited ? OG_MCP_LOG_WARNING : OG_MCP_LOG_ERROR, "%s %s after %.1f ms: %s", m->tool,
+               limited ? "stopped by a limit" : "failed", ms, text ? text : "");
+        snprintf(what, sizeof what, "failed after %.1f ms", ms);
+    } else if (json_is_integer(rows)) {
+        const char *target = json_string_value(json_object_get(sc, "target"));
+        logmsg(m, OG_MCP_LOG_INFO, "read %s at commit %s", target ? target : "main", commit ? commit : "?");
+        logmsg(m, OG_MCP_LOG_INFO, "%lld rows in %.1f ms", (long long)json_integer_value(rows), ms);
+        snprintf(what, sizeof what, "%lld rows in %.1f ms", (long long)json_integer_value(rows), ms);
+    } else if (commit) {
+        logmsg(m, OG_MCP_LOG_INFO, "%s published commit %s in %.1f ms", m->tool, commit, ms);
+        snprintf(what, sizeof what, "published commit %s in %.1f ms", commit, ms);
+    } else {
+        logmsg(m, OG_MCP_LOG_INFO, "%s done in %.1f ms", m->tool, ms);
+        snprintf(what, sizeof what, "done in %.1f ms", ms);
+    }
+    if (ms > SLOW_CALL_MS) logmsg(m, OG_MCP_LOG_WARNING, "%s was slow: %.1f ms (over %d ms)", m->tool, ms, SLOW_CALL_MS);
+    progress(m, staged ? 2 : m->progress + 1, staged ? 3 : 0, "%s", what);
+    size_t bytes = text ? strlen(text) : 0;
+    progress(m, staged ? 3 : m->progress + 1, staged ? 3 : 0, "result ready (%zu bytes)", bytes);
+}
 
 /* Admission for one writing call: 1 = go ahead; 0 = refused (m->throttled, the message set). */
 static int admitted(og_mcp *m)
@@ -271,10 +384,33 @@ static json_t *run_mutate(og_mcp *m, const char *actor, json_t *args)
     return tool_owned(st, out);
 }
 
+/* og_load_opts.on_progress: the load's own counts as progress (records parsed) and debug lines. */
+#define LOAD_PROGRESS_EVERY 1000
+static void load_progress(void *ctx, const og_load_progress *p)
+{
+    og_mcp *m = ctx;
+    char again[32] = "";
+    if (p->attempt > 1) snprintf(again, sizeof again, " (attempt %d)", p->attempt);
+    if (!strcmp(p->stage, "reading")) {
+        progress(m, (double)p->records, 0, "read %llu records (%llu of %llu bytes)%s", (unsigned long long)p->records,
+                 (unsigned long long)p->bytes_read, (unsigned long long)p->bytes_total, again);
+        logmsg(m, OG_MCP_LOG_DEBUG, "graph_load: %llu records read, %llu batches flushed%s", (unsigned long long)p->records,
+               (unsigned long long)p->flushed_batches, again);
+    } else {
+        progress(m, (double)p->records, 0, "%s %llu records%s", p->stage, (unsigned long long)p->records, again);
+        logmsg(m, OG_MCP_LOG_DEBUG, "graph_load: %s %llu records%s", p->stage, (unsigned long long)p->records, again);
+    }
+}
+
 static json_t *run_load(og_mcp *m, json_t *args)
 {
     const char *data = sarg(args, "data"), *mode = sarg(args, "mode");
     og_load_opts lo = {.mode = OG_LOAD_MERGE, .branch = sarg(args, "branch"), .from = sarg(args, "from")};
+    if (m->o.notify && (m->token || m->level != OG_MCP_LOG_OFF)) {
+        lo.on_progress = load_progress;
+        lo.progress_ctx = m;
+        lo.progress_every = LOAD_PROGRESS_EVERY;
+    }
     if (mode && og_load_mode_parse(mode, &lo.mode) != OG_OK) return tool_status(OG_ERR_INVALID);
     char path[] = "/tmp/og-mcp-load-XXXXXX";
     int fd = mkstemp(path);
@@ -291,6 +427,9 @@ static json_t *run_load(og_mcp *m, json_t *args)
     og_status st = off == n ? og_db_load(&r, m->o.db, path, &lo) : OG_ERR_IO;
     unlink(path);
     if (st != OG_OK) return tool_status(st);
+    logmsg(m, OG_MCP_LOG_INFO, "graph_load: %llu records into branch %s (%s): %llu inserted, %llu updated",
+           (unsigned long long)r.records, r.branch, og_load_mode_name(lo.mode), (unsigned long long)r.inserted,
+           (unsigned long long)r.updated);
     json_t *o = json_pack("{ss ss sI sI sI}", "branch", r.branch, "mode", og_load_mode_name(lo.mode), "total_entities",
                           (json_int_t)r.records, "inserted", (json_int_t)r.inserted, "updated", (json_int_t)r.updated);
     json_object_set_new(o, "embedding_generation", r.embed_touched ? json_string("unsupported") : json_null());
@@ -469,11 +608,15 @@ static json_t *call_stored(og_mcp *m, const char *actor, const og_stored_query *
     og_stored_invoke_opts io = {.params_json = params, .branch = branch, .snapshot = sarg(args, "snapshot"),
                                 .expect_mutation = -1, .actor = actor};
     char *out = NULL;
+    call_begin(m, actor, q->tool_name, args, 1);
+    logmsg(m, OG_MCP_LOG_DEBUG, "stored %s %s (%s)", q->mutation ? "mutation" : "query", q->name, q->file);
     if (q->mutation && m->o.write_lock) m->o.write_lock(m->o.write_lock_ctx, 1);
     og_status st = og_stored_invoke(&out, m->o.db, q, &io);
     if (q->mutation && m->o.write_lock) m->o.write_lock(m->o.write_lock_ctx, 0);
     free(params);
-    return tool_owned(st, out);
+    json_t *res = tool_owned(st, out);
+    call_end(m, res, 1);
+    return res;
 }
 
 /* NULL = unknown tool (the caller answers with the protocol error). */
@@ -511,9 +654,12 @@ static json_t *tools_call(og_mcp *m, const char *actor, json_t *params, int *unk
             break;
         }
         if (!b->read_only && !admitted(m)) break;
+        int staged = strcmp(b->name, "graph_load") != 0; /* a load counts its records */
+        call_begin(m, actor, b->name, args, staged);
         if (!b->read_only && m->o.write_lock) m->o.write_lock(m->o.write_lock_ctx, 1);
         res = call_builtin(m, actor, b, args);
         if (!b->read_only && m->o.write_lock) m->o.write_lock(m->o.write_lock_ctx, 0);
+        call_end(m, res, staged);
     }
     int builtin_name = 0;
     for (size_t i = 0; name && i < NBUILTINS; i++) builtin_name |= !strcmp(builtins[i].name, name);
@@ -531,6 +677,7 @@ static json_t *tools_call(og_mcp *m, const char *actor, json_t *params, int *unk
             }
         } else if (meta && !strcmp(name, "stored_query_list")) {
             const char *filter = sarg(args, "filter");
+            call_begin(m, actor, name, args, 1);
             json_t *arr = json_array();
             for (size_t i = 0; i < og_stored_set_count(m->o.queries); i++) {
                 const og_stored_query *sq = og_stored_set_at(m->o.queries, i);
@@ -546,6 +693,7 @@ static json_t *tools_call(og_mcp *m, const char *actor, json_t *params, int *unk
             char *t = json_dumps(o, JSON_COMPACT);
             json_decref(o);
             res = tool_owned(OG_OK, t);
+            call_end(m, res, 1);
         } else if (!meta) {
             q = og_stored_set_find_tool(m->o.queries, name);
         }
@@ -650,7 +798,13 @@ static json_t *handle_one(og_mcp *m, const char *actor, json_t *req)
     if (!strcmp(method, "tools/call")) {
         if (!json_is_string(json_object_get(params, "name"))) return rpc_error(id, -32602, "Invalid params: name is required");
         int unknown = 0;
+        /* progress is reported only for a call that asks for it (a string or integer token) */
+        json_t *tok = json_object_get(json_object_get(params, "_meta"), "progressToken");
+        m->token = json_is_string(tok) || json_is_integer(tok) ? tok : NULL;
+        m->progress = 0;
         json_t *r = tools_call(m, actor, params, &unknown);
+        m->token = NULL;
+        m->tool = NULL;
         if (m->throttled) return rpc_error(id, OG_MCP_TOO_MANY_REQUESTS, m->throttle_msg);
         if (unknown) {
             char msg[512];
@@ -677,13 +831,15 @@ static json_t *handle_one(og_mcp *m, const char *actor, json_t *req)
         snprintf(msg, sizeof msg, "Invalid params: unknown prompt: %.200s", name);
         return rpc_error(id, -32602, msg);
     }
-    /* logging: the level is accepted and checked; this stateless endpoint sends no log
-     * notifications (there is no open stream to send them on), so every level filters all */
+    /* logging: the level holds for this og_mcp (a stdio process); an HTTP surface keeps it
+     * per actor between its stateless requests (og_mcp_log_level_get, docs/mcp.md) */
     if (!strcmp(method, "logging/setLevel")) {
-        static const char *const levels[] = {"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency", NULL};
         const char *level = json_string_value(json_object_get(params, "level"));
-        for (const char *const *l = levels; level && *l; l++)
-            if (!strcmp(*l, level)) return rpc_result(id, json_object());
+        for (int l = OG_MCP_LOG_DEBUG; level && l <= OG_MCP_LOG_EMERGENCY; l++)
+            if (!strcmp(level_names[l], level)) {
+                m->level = (og_mcp_log_level)l;
+                return rpc_result(id, json_object());
+            }
         return rpc_error(id, -32602, "Invalid params: level must be one of debug, info, notice, warning, error, critical, alert, emergency");
     }
     char msg[300];
@@ -734,10 +890,19 @@ static json_t *handle_batch(og_mcp *m, const char *actor, json_t *batch)
     return out;
 }
 
+char *og_mcp_sse_event(const char *json)
+{
+    size_t n = strlen(json) + 32;
+    char *s = malloc(n);
+    if (s) snprintf(s, n, "event: message\ndata: %s\n\n", json);
+    return s;
+}
+
 og_status og_mcp_handle(og_mcp *m, const char *actor, const char *msg, size_t len, char **out)
 {
     *out = NULL;
     m->throttled = 0;
+    m->notified = 0;
     json_error_t je;
     json_t *req = json_loadb(msg, len, JSON_REJECT_DUPLICATES, &je);
     json_t *resp;

@@ -11,6 +11,10 @@
  * types), or — with 24 or more exposed — the pair stored_query_list / stored_query_run.
  * Resources: omnigraph://schema and omnigraph://branches.
  *
+ * Notifications: while a tools/call runs the handler reports progress (when the call carries a
+ * progressToken) and log messages (at or above the log level) through opts.notify; the
+ * surface decides how they travel (stdio lines, an SSE response stream).
+ *
  * Authorization is a callback so the policy engine stays the surface's business: every call
  * asks it; tools/list shows a tool when the actor may call it on some branch; a stored query
  * the actor may not invoke is indistinguishable from an unknown tool.
@@ -39,6 +43,24 @@ typedef og_mcp_verdict (*og_mcp_authorize_fn)(void *ctx, const char *actor, cons
                                               const char *target_branch, const char *query, int listing,
                                               char *why, size_t why_cap);
 
+/* MCP log levels (logging/setLevel), least severe first; OFF (0) sends no log notifications. */
+typedef enum og_mcp_log_level {
+    OG_MCP_LOG_OFF = 0,
+    OG_MCP_LOG_DEBUG,
+    OG_MCP_LOG_INFO,
+    OG_MCP_LOG_NOTICE,
+    OG_MCP_LOG_WARNING,
+    OG_MCP_LOG_ERROR,
+    OG_MCP_LOG_CRITICAL,
+    OG_MCP_LOG_ALERT,
+    OG_MCP_LOG_EMERGENCY
+} og_mcp_log_level;
+
+/* A sink for the notifications sent while a message is handled: `json` is one JSON-RPC
+ * notification (compact, no newline), valid during the call.  Called on the handling thread,
+ * in order, before og_mcp_handle returns the message's response. */
+typedef void (*og_mcp_notify_fn)(void *ctx, const char *json);
+
 typedef struct og_mcp_opts {
     og_db *db;                     /* required; borrowed */
     const og_stored_set *queries;  /* may be NULL; borrowed */
@@ -59,6 +81,14 @@ typedef struct og_mcp_opts {
      * request ends. */
     int (*admit)(void *ctx, char *why, size_t why_cap);
     void *admit_ctx;
+    /* Optional: where notifications go while a tools/call runs (docs/mcp.md "Protocol"):
+     * notifications/progress when the call carries params._meta.progressToken, and
+     * notifications/message at or above the log level.  NULL = none are produced. */
+    og_mcp_notify_fn notify;
+    void *notify_ctx;
+    /* The log level the handler starts with (OFF = no log notifications); logging/setLevel
+     * changes it for this og_mcp (og_mcp_log_level tells the current one). */
+    og_mcp_log_level log_level;
 } og_mcp_opts;
 
 /* The JSON-RPC error code of a write refused by admission (implementation-defined range). */
@@ -75,6 +105,13 @@ void og_mcp_free(og_mcp *m);
 og_status og_mcp_handle(og_mcp *m, const char *actor, const char *msg, size_t len, char **out);
 /* 1 when the last og_mcp_handle refused a write through opts.admit. */
 int og_mcp_throttled(const og_mcp *m);
+/* The current log level (opts.log_level, or what logging/setLevel last set). */
+og_mcp_log_level og_mcp_log_level_get(const og_mcp *m);
+/* Notifications handed to opts.notify by the last og_mcp_handle / og_mcp_http. */
+size_t og_mcp_notified(const og_mcp *m);
+/* One SSE event carrying a JSON-RPC message: "event: message\ndata: <json>\n\n" (malloc'd;
+ * NULL when out of memory).  Compact JSON has no newline, so one data line is the message. */
+char *og_mcp_sse_event(const char *json);
 
 /* ---- mcp_policy.c: an authorizer backed by a graph's policy bundle (policy/policy.h) ---- */
 typedef struct og_mcp_policy og_mcp_policy;
@@ -101,8 +138,21 @@ typedef struct og_mcp_http_request {
 /* *status: 200 with *out the JSON-RPC response (application/json), 202 with *out NULL (a
  * notification), 429 with the JSON-RPC error of a write refused by admission (send
  * `Retry-After`), or 405/415/406/400 with a JSON-RPC error body (send `Allow: POST` with 405).
- * OG_OK unless memory ran out. */
+ * OG_OK unless memory ran out.
+ *
+ * Streaming: when the Accept header allows text/event-stream and the message produced
+ * notifications (progress, log messages), the answer is an SSE stream instead:
+ * og_mcp_http_sse(m) is 1 and the body is text/event-stream.  Without opts.notify the
+ * notifications are buffered and *out is the whole stream (each notification one event, the
+ * response the last).  With opts.notify (a surface that delivers them live) each
+ * notification goes to the sink as it happens and *out is the response's event only.  When
+ * Accept does not allow text/event-stream no notification is produced and the response is
+ * plain JSON. */
 og_status og_mcp_http(og_mcp *m, const og_mcp_http_request *req, unsigned *status, char **out);
+/* 1 when the last og_mcp_http answered with an SSE stream (Content-Type: text/event-stream). */
+int og_mcp_http_sse(const og_mcp *m);
+/* Whether an Accept header value allows an SSE response (text/event-stream). */
+int og_mcp_accepts_sse(const char *accept);
 
 /* The protocol versions this surface speaks, newest first (NULL-terminated). */
 extern const char *const og_mcp_protocol_versions[];

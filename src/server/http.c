@@ -415,7 +415,16 @@ struct MHD_Response *og_req_authorize(og_req *r, og_action a, const char *branch
 
 struct MHD_Response *og_req_admit(og_req *r)
 {
-    if (r->admitted) return NULL;
+    if (og_req_take_slot(r)) return NULL;
+    char msg[256];
+    snprintf(msg, sizeof msg, "too many concurrent writes for actor '%s' (limit %u); retry later",
+             r->actor ? r->actor : "anonymous", r->s->o.per_actor_inflight);
+    return og_resp_error(r, 429, "too_many_requests", msg, NULL, NULL);
+}
+
+int og_req_take_slot(og_req *r)
+{
+    if (r->admitted) return 1;
     og_server *s = r->s;
     const char *actor = r->actor ? r->actor : "";
     int ok = 1;
@@ -435,17 +444,12 @@ struct MHD_Response *og_req_admit(og_req *r)
     if (!slot || slot->inflight >= s->o.per_actor_inflight) ok = 0;
     else slot->inflight++;
     pthread_mutex_unlock(&s->mu);
-    if (!ok) {
-        char msg[256];
-        snprintf(msg, sizeof msg, "too many concurrent writes for actor '%s' (limit %u); retry later",
-                 r->actor ? r->actor : "anonymous", s->o.per_actor_inflight);
-        return og_resp_error(r, 429, "too_many_requests", msg, NULL, NULL);
-    }
+    if (!ok) return 0;
     r->admitted = 1;
-    return NULL;
+    return 1;
 }
 
-static void admit_release(og_req *r)
+void og_req_admit_release(og_req *r)
 {
     if (!r->admitted) return;
     og_server *s = r->s;
@@ -717,8 +721,9 @@ static enum MHD_Result queue(og_req *r, struct MHD_Response *resp)
      * answer can reach the client.  libmicrohttpd calls on_completed only after the
      * response is sent, and in epoll mode often not before the connection's next event, so
      * a client that already read its write's answer could otherwise see its next write (a
-     * held NDJSON load, say) refused 429 by its own finished one. */
-    admit_release(r);
+     * held NDJSON load, say) refused 429 by its own finished one.  A streamed MCP call's
+     * thread still runs and frees its slot itself when its answer exists (mcp_stream.c). */
+    if (!r->mcp_job) og_req_admit_release(r);
     if (!resp) {
         r->status = 500;
         return MHD_NO;
@@ -823,7 +828,7 @@ static enum MHD_Result queue_pending(og_req *r)
  * for 100 Continue, which then is never sent), else after the body has been drained. */
 static enum MHD_Result refuse(og_req *r, struct MHD_Response *resp)
 {
-    admit_release(r); /* a refused request holds no slot while its body drains */
+    og_req_admit_release(r); /* a refused request holds no slot while its body drains */
     const char *cl = og_req_header(r, "Content-Length");
     const char *te = og_req_header(r, "Transfer-Encoding");
     const char *expect = og_req_header(r, "Expect");
@@ -879,7 +884,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         *upload_data_size = 0;
         if (resp) {
             r->pending = resp;
-            admit_release(r); /* refused (413, …): no slot while the rest drains */
+            og_req_admit_release(r); /* refused (413, …): no slot while the rest drains */
         }
         return MHD_YES;
     }
@@ -893,6 +898,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
     og_req *r = *con_cls;
     if (!r) return;
     *con_cls = NULL;
+    og_mcp_live_end(r); /* a streamed MCP call (also one whose client went away) is over first */
     uint64_t us = og_now_us() - r->t0_us;
     og_audit *au = &r->audit;
     og_audit_begin(au, "request");
@@ -919,7 +925,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
         og_audit_str(au, "terminated", r->stream_failed ? "stream_failed" : "connection_closed");
     og_audit_end(au);
     og_audit_flush(s, au);
-    admit_release(r);
+    og_req_admit_release(r);
     if (r->export_slot) {
         pthread_mutex_lock(&s->mu);
         s->exports--;

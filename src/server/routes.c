@@ -519,7 +519,7 @@ static struct MHD_Response *run_load(og_req *r, const char *branch, const char *
         struct MHD_Response *deny = og_req_authorize(r, OG_ACTION_CHANGE, branch, NULL);
         if (deny) return deny;
     }
-    og_load_opts lo = {mode, branch, fork ? from : NULL, NULL, 0};
+    og_load_opts lo = {.mode = mode, .branch = branch, .from = fork ? from : NULL};
     og_receipt rc;
     pthread_mutex_lock(r->g->write_mu_p);
     og_status st = og_db_load(&rc, r->g->db, r->spool_path, &lo);

@@ -8,6 +8,7 @@
  * both run the same bodies as the ad-hoc lane (og_run_read / og_run_mutation), so results
  * and errors are exactly the ad-hoc lane's.
  */
+#define _GNU_SOURCE /* memmem */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -247,9 +248,7 @@ static void mcp_write_lock(void *ctx, int lock)
 static int mcp_admit(void *ctx, char *why, size_t cap)
 {
     og_req *r = ctx;
-    struct MHD_Response *refused = og_req_admit(r);
-    if (!refused) return 0;
-    MHD_destroy_response(refused);
+    if (og_req_take_slot(r)) return 0;
     snprintf(why, cap, "too many concurrent writes for actor '%s' (limit %u); retry later",
              r->actor ? r->actor : "anonymous", r->s->o.per_actor_inflight);
     return 1;
@@ -270,7 +269,6 @@ struct MHD_Response *og_h_mcp(og_req *r)
     if (method) snprintf(r->mcp, sizeof r->mcp, "%.60s%s%.90s", method, what ? " " : "", what ? what : "");
     else if (json_is_array(msg)) snprintf(r->mcp, sizeof r->mcp, "batch of %zu", json_array_size(msg));
     json_decref(msg);
-    og_mcp *m = NULL;
     og_mcp_opts mo = {.db = r->g->db,
                       .queries = r->g->queries,
                       .graph_id = r->g->id,
@@ -280,8 +278,8 @@ struct MHD_Response *og_h_mcp(og_req *r)
                       .write_lock = mcp_write_lock,
                       .write_lock_ctx = r,
                       .admit = mcp_admit,
-                      .admit_ctx = r};
-    if (og_mcp_new(&m, &mo)) return og_resp_error(r, 500, "internal", "out of memory", NULL, NULL);
+                      .admit_ctx = r,
+                      .log_level = og_mcp_level_get(r->s, r->g->id, r->actor)};
     og_mcp_http_request hr = {.method = r->method,
                               .content_type = og_req_header(r, "Content-Type"),
                               .accept = og_req_header(r, "Accept"),
@@ -291,9 +289,26 @@ struct MHD_Response *og_h_mcp(og_req *r)
                               .body_len = r->body_len};
     unsigned status = 500;
     char *out = NULL;
-    og_status st = og_mcp_http(m, &hr, &status, &out);
-    og_mcp_free(m);
-    if (st) return og_resp_error(r, 500, "internal", "out of memory", NULL, NULL);
+    og_status st = OG_OK;
+    int sse = 0;
+    /* a call that may send notifications, to a client that takes a stream: run it on a thread
+     * of its own and stream them as they happen (mcp_stream.c); anything else inline */
+    struct MHD_Response *live = NULL;
+    int may_notify = mo.log_level != OG_MCP_LOG_OFF || (r->body && memmem(r->body, r->body_len, "progressToken", 13));
+    if (!(may_notify && og_mcp_accepts_sse(hr.accept) && og_mcp_live(r, &mo, &hr, &live, &status, &out, &st))) {
+        og_mcp *m = NULL;
+        if (og_mcp_new(&m, &mo)) return og_resp_error(r, 500, "internal", "out of memory", NULL, NULL);
+        st = og_mcp_http(m, &hr, &status, &out);
+        sse = og_mcp_http_sse(m); /* buffered: the whole stream at once */
+        if (st == OG_OK && og_mcp_log_level_get(m) != mo.log_level)
+            og_mcp_level_put(r->s, r->g->id, r->actor, og_mcp_log_level_get(m));
+        og_mcp_free(m);
+    }
+    if (live) return live;
+    if (st) {
+        og_free(out);
+        return og_resp_error(r, 500, "internal", "out of memory", NULL, NULL);
+    }
     size_t n = out ? strlen(out) : 0;
     char *copy = malloc(n + 1);
     if (!copy) {
@@ -307,7 +322,7 @@ struct MHD_Response *og_h_mcp(og_req *r)
         free(copy);
         return NULL;
     }
-    if (n) MHD_add_response_header(resp, "Content-Type", "application/json");
+    if (n) MHD_add_response_header(resp, "Content-Type", sse ? "text/event-stream" : "application/json");
     if (status == 405) MHD_add_response_header(resp, "Allow", "POST");
     if (status == 429) MHD_add_response_header(resp, "Retry-After", "60");
     r->status = status;

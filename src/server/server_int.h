@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
+#include "mcp/mcp.h"
 #include "server/server.h"
 #include "util/buf.h"
 #include "util/jsontok.h"
@@ -30,6 +31,16 @@ typedef struct og_admit_slot {
     char actor[128];
     unsigned inflight;
 } og_admit_slot;
+
+/* The MCP log level an actor set on a graph (mcp_stream.c): logging/setLevel is remembered
+ * per (graph, actor) between stateless requests, at most OG_MCP_LEVELS_MAX of them. */
+#define OG_MCP_LEVELS_MAX 256
+typedef struct og_mcp_level {
+    char graph[65];
+    char actor[128];
+    og_mcp_log_level level;
+    uint64_t used; /* og_server.mcp_level_clock when last set or read */
+} og_mcp_level;
 
 struct og_server {
     og_server_opts o;
@@ -55,6 +66,9 @@ struct og_server {
     char *audit_buf;
     size_t audit_len, audit_cap;
     int audit_inited, audit_running, audit_idle, audit_stop;
+    og_mcp_level mcp_levels[OG_MCP_LEVELS_MAX]; /* under mu */
+    size_t nmcp_levels;
+    uint64_t mcp_level_clock;
 };
 
 /* OG_BODY_RAW: kept in memory unparsed (the MCP endpoint parses JSON-RPC itself). */
@@ -135,6 +149,7 @@ struct og_req {
     char mcp[160];               /* audit: the MCP method (and tool or resource) of a /mcp request */
     og_audit audit;              /* its decision lines so far, then the request line */
     const char *query;           /* the stored query an invoke_query decision concerns (NULL: none) */
+    struct og_mcp_job *mcp_job;  /* an MCP call streaming its notifications (mcp_stream.c) */
 };
 
 /* ---- the query lanes' body, parsed flat (body.c) ---- */
@@ -163,6 +178,10 @@ struct MHD_Response *og_req_authorize(og_req *r, og_action a, const char *branch
 og_status og_req_decide(og_req *r, og_action a, const char *branch, const char *target_branch, og_authz_decision *d);
 /* Takes one of the actor's write slots; NULL when admitted, else the 429. */
 struct MHD_Response *og_req_admit(og_req *r);
+/* The same without a response: 1 when admitted (or already holding a slot), 0 when refused. */
+int og_req_take_slot(og_req *r);
+/* Frees the request's slot, if it holds one. */
+void og_req_admit_release(og_req *r);
 
 /* Query-string value (NULL when absent). */
 const char *og_req_arg(og_req *r, const char *name);
@@ -184,6 +203,16 @@ struct MHD_Response *og_h_queries_list(og_req *r);
 struct MHD_Response *og_h_query_invoke(og_req *r);
 struct MHD_Response *og_h_query_invoke_if(og_req *r);
 struct MHD_Response *og_h_mcp(og_req *r);
+/* mcp_stream.c: the per-(graph, actor) MCP log level, and live SSE delivery of a call's
+ * notifications.  og_mcp_live runs the request on a thread of its own: 1 with *resp the SSE
+ * stream (the job is the request's until og_mcp_live_end, called when it completes), or 1
+ * with *resp NULL and *status / *out / *st the plain answer of a call that sent nothing; 0
+ * when no thread could be started (handle it inline). */
+og_mcp_log_level og_mcp_level_get(og_server *s, const char *graph, const char *actor);
+void og_mcp_level_put(og_server *s, const char *graph, const char *actor, og_mcp_log_level lv);
+int og_mcp_live(og_req *r, const og_mcp_opts *opts, const og_mcp_http_request *hr, struct MHD_Response **resp,
+                unsigned *status, char **out, og_status *st);
+void og_mcp_live_end(og_req *r);
 /* routes_changes.c */
 struct MHD_Response *og_h_commit_changes(og_req *r);
 struct MHD_Response *og_h_changes(og_req *r);

@@ -53,7 +53,7 @@ static og_status fixture_load(fixture *f, const char *text, og_load_mode mode, o
     if (!fp) return OG_ERR_IO;
     fputs(text, fp);
     fclose(fp);
-    og_load_opts o = {mode, NULL, NULL, NULL, 0};
+    og_load_opts o = {.mode = mode};
     return og_engine_load(f->e, f->data, &o, res, NULL);
 }
 

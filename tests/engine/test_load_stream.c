@@ -92,7 +92,7 @@ static FILE *open_data(fixture *f)
 
 static og_status load_file(fixture *f, og_load_mode mode, og_load_stats *stats)
 {
-    og_load_opts o = {mode, NULL, NULL, NULL, 0};
+    og_load_opts o = {.mode = mode};
     return og_engine_load(f->e, f->data, &o, NULL, stats);
 }
 
@@ -373,7 +373,7 @@ static void progress_reports_bytes_read_of_the_file_size(void **state)
     FILE *ef = fopen(errpath, "w");
     assert_non_null(ef);
     dup2(fileno(ef), 2);
-    og_load_opts o = {OG_LOAD_OVERWRITE, NULL, NULL, NULL, 1};
+    og_load_opts o = {.mode = OG_LOAD_OVERWRITE, .progress = 1};
     og_status st = og_engine_load(f->e, f->data, &o, NULL, NULL);
     fflush(stderr);
     dup2(saved, 2);
@@ -389,6 +389,54 @@ static void progress_reports_bytes_read_of_the_file_size(void **state)
     got[n] = '\0';
     fclose(ef);
     assert_string_equal(got, want);
+}
+
+/* og_load_opts.on_progress: "reading" every progress_every records with the bytes so far,
+ * then "validating" and "writing" with the whole count, attempt 1. */
+typedef struct seen_progress {
+    char stages[16][16];
+    uint64_t records[16], bytes[16], total[16];
+    int attempt[16];
+    size_t n;
+} seen_progress;
+
+static void record_progress(void *ctx, const og_load_progress *p)
+{
+    seen_progress *s = ctx;
+    if (s->n == 16) fail_msg("more progress calls than expected");
+    snprintf(s->stages[s->n], sizeof s->stages[0], "%s", p->stage);
+    s->records[s->n] = p->records;
+    s->bytes[s->n] = p->bytes_read;
+    s->total[s->n] = p->bytes_total;
+    s->attempt[s->n] = p->attempt;
+    s->n++;
+}
+
+static void progress_callback_tells_stages_and_counts(void **state)
+{
+    fixture *f = *state;
+    FILE *fp = open_data(f);
+    for (int i = 0; i < 2500; i++) fprintf(fp, "{\"type\":\"Company\",\"data\":{\"name\":\"c%d\"}}\n", i);
+    fclose(fp);
+    struct stat sb;
+    assert_int_equal(stat(f->data, &sb), 0);
+    seen_progress s;
+    memset(&s, 0, sizeof s);
+    og_load_opts o = {.mode = OG_LOAD_OVERWRITE, .on_progress = record_progress, .progress_ctx = &s, .progress_every = 1000};
+    assert_int_equal(og_engine_load(f->e, f->data, &o, NULL, NULL), OG_OK);
+    assert_int_equal(s.n, 4);
+    const char *want[] = {"reading", "reading", "validating", "writing"};
+    const uint64_t recs[] = {1000, 2000, 2500, 2500};
+    for (size_t i = 0; i < 4; i++) {
+        assert_string_equal(s.stages[i], want[i]);
+        assert_int_equal(s.records[i], recs[i]);
+        assert_int_equal(s.total[i], (uint64_t)sb.st_size);
+        assert_int_equal(s.attempt[i], 1);
+        assert_true(s.bytes[i] <= (uint64_t)sb.st_size);
+        if (i) assert_true(s.bytes[i] >= s.bytes[i - 1]);
+    }
+    assert_true(s.bytes[0] > 0 && s.bytes[0] < s.bytes[1]);
+    assert_int_equal(s.bytes[3], (uint64_t)sb.st_size);
 }
 
 static void user_line(FILE *fp, int id, const char *email, int n)
@@ -610,6 +658,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(unique_values_of_flushed_rows_are_still_checked, setup, teardown),
         cmocka_unit_test_setup_teardown(a_crash_after_a_flush_leaves_the_graph_unchanged, setup, teardown),
         cmocka_unit_test_setup_teardown(progress_reports_bytes_read_of_the_file_size, setup, teardown),
+        cmocka_unit_test_setup_teardown(progress_callback_tells_stages_and_counts, setup, teardown),
         cmocka_unit_test_setup_teardown(dangling_endpoints_in_a_large_load_report_the_first_in_file_order, setup,
                                         teardown),
     };

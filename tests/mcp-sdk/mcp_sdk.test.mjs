@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const bin = join(process.env.OG_BIN_DIR, 'omnigraph');
 const example = new URL('../../examples/cluster/', import.meta.url).pathname;
@@ -43,6 +44,23 @@ test('an MCP client lists, queries, writes on a branch and merges', async () => 
 
       const rows = async (args) => (await client.callTool({ name: 'adults', arguments: args })).structuredContent.row_count;
       assert.equal(await rows({ params: { min: 30 } }), 2);
+
+      // progress (the SDK sends a progressToken when given onprogress) and log messages at the
+      // level set, both before the result.  Progress is not counted here: SDK 1.32 dispatches
+      // notifications a microtask late but retires the call's progress handler on its response
+      // at once, so over stdio the progress of a fast call, read in one chunk with its
+      // response, is dropped client-side (typescript-sdk issue #2580; over HTTP each SSE event
+      // is awaited and all arrive, see mcp_sdk_http.test.mjs and tests/mcp/test_mcp_stdio.c).
+      const progress = [], logs = [];
+      client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => logs.push(n.params));
+      let p = await client.callTool({ name: 'adults', arguments: { params: { min: 30 } } }, undefined, { onprogress: (x) => progress.push(x) });
+      assert.equal(p.structuredContent.row_count, 2);
+      for (let i = 1; i < progress.length; i++) assert.ok(progress[i].progress > progress[i - 1].progress);
+      assert.equal(logs.length, 0); // no level set: no log messages
+      await client.setLoggingLevel('info');
+      p = await client.callTool({ name: 'adults', arguments: { params: { min: 30 } } });
+      assert.ok(logs.length >= 2, JSON.stringify(logs));
+      assert.ok(logs.every((l) => l.logger === 'omnigraph' && l.level !== 'debug'));
 
       let r = await client.callTool({ name: 'branch_create', arguments: { name: 'agent-work' } });
       assert.equal(r.isError, false);

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const bin = (name) => join(process.env.OG_BIN_DIR, name);
 const example = new URL('../../examples/cluster/', import.meta.url).pathname;
@@ -59,6 +60,16 @@ test('an MCP client over HTTP: per-actor tools, a stored mutation on a branch, a
       assert.ok(!names.includes('branch_merge'));
       const rows = async (args) => (await alice.callTool({ name: 'adults', arguments: args })).structuredContent.row_count;
       assert.equal(await rows({ params: { min: 30 } }), 2);
+      // progress over the POST's SSE stream; log messages at the level alice set in an earlier POST
+      const progress = [], logs = [];
+      alice.setNotificationHandler(LoggingMessageNotificationSchema, (n) => logs.push(n.params));
+      const p = await alice.callTool({ name: 'adults', arguments: { params: { min: 30 } } }, undefined, { onprogress: (x) => progress.push(x) });
+      assert.equal(p.structuredContent.row_count, 2);
+      assert.ok(progress.length >= 3, JSON.stringify(progress));
+      assert.equal(logs.length, 0);
+      await alice.setLoggingLevel('debug');
+      await alice.callTool({ name: 'adults', arguments: { params: { min: 30 } } });
+      assert.ok(logs.length >= 3 && logs.some((l) => l.level === 'debug'), JSON.stringify(logs));
       let r = await alice.callTool({ name: 'branch_create', arguments: { name: 'agent-work' } });
       assert.equal(r.isError, false, JSON.stringify(r.content));
       r = await alice.callTool({ name: 'add_person', arguments: { params: { name: 'Zoe', age: 41 }, branch: 'agent-work' } });

@@ -77,6 +77,7 @@ static void test_stdio_store(void **state)
                          dir, dir),
                      0);
 
+    assert_null(strstr(out, "notifications/")); /* no progressToken, no log level: no notifications */
     json_t *r = response(1);
     assert_string_equal(json_string_value(json_object_get(json_object_get(r, "result"), "protocolVersion")), "2025-11-25");
     json_decref(r);
@@ -126,6 +127,57 @@ static void test_stdio_store(void **state)
     json_decref(r);
 }
 
+/* Notifications over stdio: lines of their own before the call's response line — progress
+ * only for the call with a token, log messages at or above the level, which holds for the
+ * rest of the process. */
+static void test_stdio_notifications(void **state)
+{
+    (void)state;
+    write_file("notes.jsonl",
+               "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"adults\","
+               "\"arguments\":{\"params\":{\"min\":40}},\"_meta\":{\"progressToken\":\"p1\"}}}\n"
+               "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"logging/setLevel\",\"params\":{\"level\":\"info\"}}\n"
+               "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"adults\","
+               "\"arguments\":{\"params\":{\"min\":40}}}}\n"
+               "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\"}\n");
+    assert_int_equal(run(out, sizeof out, "%s mcp --store %s/g.omni --queries %s/people.gq < %s/notes.jsonl", bin, dir, dir, dir), 0);
+    /* walk the lines: what came before each response */
+    size_t progress_before_1 = 0, logs_before_3 = 0, other = 0;
+    int seen1 = 0, seen3 = 0, seen4 = 0;
+    double last = 0;
+    for (char *line = out; line && *line;) {
+        char *nl = strchr(line, '\n');
+        json_t *j = json_loadb(line, nl ? (size_t)(nl - line) : strlen(line), 0, NULL);
+        assert_non_null(j);
+        const char *method = json_string_value(json_object_get(j, "method"));
+        json_t *p = json_object_get(j, "params");
+        long id = (long)json_integer_value(json_object_get(j, "id"));
+        if (method && !strcmp(method, "notifications/progress") && !seen1) {
+            assert_string_equal(json_string_value(json_object_get(p, "progressToken")), "p1");
+            assert_true(json_number_value(json_object_get(p, "progress")) > last);
+            last = json_number_value(json_object_get(p, "progress"));
+            progress_before_1++;
+        } else if (method && !strcmp(method, "notifications/message") && seen1 && !seen3) {
+            assert_string_not_equal(json_string_value(json_object_get(p, "level")), "debug");
+            logs_before_3++;
+        } else if (method) {
+            other++;
+        } else if (id == 1) {
+            seen1 = 1;
+        } else if (id == 3) {
+            seen3 = 1;
+        } else if (id == 4) {
+            seen4 = 1;
+        }
+        json_decref(j);
+        line = nl ? nl + 1 : NULL;
+    }
+    assert_true(seen1 && seen3 && seen4);
+    assert_true(progress_before_1 >= 3);
+    assert_true(logs_before_3 >= 2); /* "read main at commit …", "N rows in T ms" */
+    assert_int_equal(other, 0);      /* nothing else: no progress for call 3, nothing for ping */
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -140,6 +192,6 @@ static int teardown(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_stdio_store)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_stdio_store), cmocka_unit_test(test_stdio_notifications)};
     return cmocka_run_group_tests(tests, setup, teardown);
 }
