@@ -1196,38 +1196,6 @@ static void save_topology(og_tableview *edges, og_tableview *src, og_tableview *
     og_error_clear();
 }
 
-/* ---- delta topologies ---------------------------------------------------------------------
- * A commit that only appended fragments to the edge table and to its node tables (no deletion
- * anywhere) keeps every old row's number: old node rows first, new ones after; old edges
- * first, new ones after.  So the adjacency of the new versions is that of an older persisted
- * topology plus the new edges: their endpoints are looked up (a few key map probes each)
- * instead of all 2 x E of them, which is most of a full build (1.7 s of CPU and ~400 MB at
- * 5M edges).  The result is identical to a full build (same pairs, og_topology_build). */
-
-#define DELTA_MAX_NEW_EDGES 262144 /* above this a full build is as cheap */
-
-static _Atomic size_t delta_builds;
-size_t og_tableview_delta_topologies(void) { return atomic_load(&delta_builds); }
-
-/* 1 when `old`'s fragments are the first fragments of `cur`, unchanged, and neither holds a
- * deletion: every row of `old` keeps its number in `cur`.  *old_rows = its rows. */
-static int appended_only(const og_manifest *old, const og_manifest *cur, size_t *old_rows)
-{
-    *old_rows = 0;
-    if (old->nfragments > cur->nfragments) return 0;
-    for (size_t i = 0; i < cur->nfragments; i++) {
-        const og_fragment *fc = &cur->fragments[i];
-        if (fc->deletion.present) return 0;
-        if (i >= old->nfragments) continue;
-        const og_fragment *fo = &old->fragments[i];
-        if (fo->id != fc->id || fo->physical_rows != fc->physical_rows || fo->deletion.present ||
-            fo->nfiles != fc->nfiles || (fo->nfiles && strcmp(fo->files[0].path, fc->files[0].path) != 0))
-            return 0;
-        *old_rows += (size_t)fo->physical_rows;
-    }
-    return 1;
-}
-
 /* The version number after `prefix` in key (followed by '-' or ".csr"), and the rest. */
 const char *og_tv_parse_version(const char *p, uint64_t *v)
 {
@@ -1236,157 +1204,6 @@ const char *og_tv_parse_version(const char *p, uint64_t *v)
     unsigned long long x = strtoull(p, &end, 10);
     *v = x;
     return end;
-}
-
-/* The newest persisted topology of (edges' dir, src dir, dst dir) at older versions that the
- * current three versions only appended to: *key, *old_edges (its edge rows), *old_src,
- * *old_dst (its node rows).  0 when there is none. */
-static int find_base(og_tableview *edges, og_tableview *src, og_tableview *dst, char *key, size_t cap,
-                     size_t *old_edges, size_t *old_src, size_t *old_dst)
-{
-    char prefix[512];
-    snprintf(prefix, sizeof prefix, "_index/%s/topology/", og_tableview_dir(edges));
-    og_keylist kl;
-    if (og_store_list(edges->store, prefix, NULL, 0, &kl) != OG_OK) {
-        og_error_clear();
-        return 0;
-    }
-    int found = 0;
-    uint64_t best[3] = {0, 0, 0};
-    size_t sd = strlen(og_tableview_dir(src)), dd = strlen(og_tableview_dir(dst));
-    for (size_t i = 0; i < kl.count; i++) {
-        const char *p = kl.keys[i] + strlen(prefix);
-        uint64_t ev, sv, dv;
-        if (!(p = og_tv_parse_version(p, &ev)) || *p++ != '-' || strncmp(p, og_tableview_dir(src), sd) != 0) continue;
-        p += sd;
-        if (*p++ != '-' || !(p = og_tv_parse_version(p, &sv)) || *p++ != '-' || strncmp(p, og_tableview_dir(dst), dd) != 0)
-            continue;
-        p += dd;
-        if (*p++ != '-' || !(p = og_tv_parse_version(p, &dv)) || strcmp(p, ".csr") != 0) continue;
-        if (ev > edges->m.version || sv > src->m.version || dv > dst->m.version) continue;
-        if (ev == edges->m.version && sv == src->m.version && dv == dst->m.version) continue;
-        if (found && (ev < best[0] || (ev == best[0] && (sv < best[1] || (sv == best[1] && dv <= best[2]))))) continue;
-        og_manifest me, ms, md;
-        og_manifest_init(&me);
-        og_manifest_init(&ms);
-        og_manifest_init(&md);
-        size_t ne = 0, ns = 0, nd = 0;
-        int ok = og_table_load(edges->table, ev, &me) == OG_OK && og_table_load(src->table, sv, &ms) == OG_OK &&
-                 og_table_load(dst->table, dv, &md) == OG_OK && appended_only(&me, &edges->m, &ne) &&
-                 appended_only(&ms, &src->m, &ns) && appended_only(&md, &dst->m, &nd);
-        og_error_clear();
-        og_manifest_free(&me);
-        og_manifest_free(&ms);
-        og_manifest_free(&md);
-        if (!ok || edges->nrows - ne > DELTA_MAX_NEW_EDGES) continue;
-        snprintf(key, cap, "%s", kl.keys[i]);
-        best[0] = ev, best[1] = sv, best[2] = dv;
-        *old_edges = ne, *old_src = ns, *old_dst = nd;
-        found = 1;
-    }
-    og_keylist_free(&kl);
-    return found;
-}
-
-/* The endpoint rows of the edges of fragment f (rows base.. of the edge view): src/dst ids
- * read with one take per fragment, looked up in the node views (a miss or a null: none). */
-static og_status map_new_edges(og_tableview *edges, og_tableview *src, og_tableview *dst, const og_fragment *f,
-                               size_t base, uint32_t *src_row, uint32_t *dst_row)
-{
-    long si = og_tv_sys_field_index(&edges->m.schema, "src"), di = og_tv_sys_field_index(&edges->m.schema, "dst");
-    if (si < 0 || di < 0) return og_err(OG_ERR_INVALID, "table %s has no src/dst fields", og_tableview_dir(edges));
-    size_t n = (size_t)f->physical_rows;
-    uint32_t *offs = malloc((n ? n : 1) * sizeof *offs);
-    if (!offs) return og_err(OG_ERR_NOMEM, "table view: out of memory");
-    for (size_t i = 0; i < n; i++) offs[i] = (uint32_t)i;
-    int32_t fids[2] = {edges->m.schema.fields[si].id, edges->m.schema.fields[di].id};
-    og_vector cols[2];
-    og_status st = og_table_take(edges->table, &edges->m, f->id, offs, n, fids, 2, cols);
-    free(offs);
-    if (st != OG_OK) return st;
-    for (int k = 0; k < 2 && st == OG_OK; k++) {
-        og_tableview *nodes = k ? dst : src;
-        uint32_t *out = k ? dst_row : src_row;
-        if (cols[k].len != n || cols[k].type.id != OG_T_STRING) {
-            st = og_err(OG_ERR_CORRUPT, "table %s: endpoints of fragment %llu disagree with its rows",
-                        og_tableview_dir(edges), (unsigned long long)f->id);
-            break;
-        }
-        for (size_t i = 0; i < n && st == OG_OK; i++) {
-            uint32_t row = OG_ROW_NONE;
-            if (!og_vector_is_null(&cols[k], i)) {
-                size_t len;
-                const char *id = (const char *)og_vector_get_bytes(&cols[k], i, &len);
-                st = og_tableview_find_id(nodes, id, len, &row);
-                if (st == OG_ERR_NOT_FOUND) {
-                    og_error_clear();
-                    st = OG_OK;
-                    row = OG_ROW_NONE;
-                }
-            }
-            out[base + i] = row;
-        }
-    }
-    og_vector_free(&cols[0]);
-    og_vector_free(&cols[1]);
-    return st;
-}
-
-/* A delta build (above): *out NULL (OG_OK) when no usable base exists. */
-static og_status delta_topology(og_tableview *edges, og_tableview *src, og_tableview *dst, og_topology **out)
-{
-    *out = NULL;
-    char key[512];
-    size_t e0 = 0, s0 = 0, d0 = 0;
-    if (edges->any_deletions || src->any_deletions || dst->any_deletions) return OG_OK;
-    if (!find_base(edges, src, dst, key, sizeof key, &e0, &s0, &d0)) return OG_OK;
-    og_csr *c = NULL;
-    og_csr_arrays a;
-    if (og_csr_open(&c, edges->store, key, &a) != OG_OK) {
-        og_error_clear();
-        return OG_OK;
-    }
-    /* the base must describe those rows exactly, and have skipped no edge (an old dangling
-     * endpoint could name a node appended since) */
-    size_t n = edges->nrows;
-    uint32_t *src_row = NULL, *dst_row = NULL;
-    og_status st = OG_OK;
-    int usable = a.n_src == s0 && a.n_dst == d0 && a.edge_rows == e0 && a.n_edges == e0 && e0 <= n;
-    if (usable) {
-        src_row = malloc((n ? n : 1) * sizeof *src_row);
-        dst_row = malloc((n ? n : 1) * sizeof *dst_row);
-        if (!src_row || !dst_row) st = og_err(OG_ERR_NOMEM, "table view: out of memory");
-    }
-    if (usable && st == OG_OK) { /* the old pairs, back out of the CSR; each edge exactly once */
-        for (size_t e = 0; e < e0; e++) src_row[e] = OG_ROW_NONE;
-        size_t seen = 0;
-        for (uint64_t sr = 0; usable && sr < a.n_src; sr++)
-            for (uint64_t k = a.off[0][sr]; usable && k < a.off[0][sr + 1]; k++) {
-                if (k >= a.n_edges) { /* a damaged offset: bounds first, then read */
-                    usable = 0;
-                    break;
-                }
-                uint32_t e = a.edge[0][k];
-                if (e >= e0 || src_row[e] != OG_ROW_NONE || a.nbr[0][k] >= a.n_dst) usable = 0;
-                else src_row[e] = (uint32_t)sr, dst_row[e] = a.nbr[0][k], seen++;
-            }
-        if (seen != e0) usable = 0;
-    }
-    og_csr_free(c);
-    /* the new edges: the fragments past the base's */
-    size_t base = e0;
-    for (size_t i = 0; usable && st == OG_OK && i < edges->m.nfragments; i++) {
-        if (edges->frag_start[i] < e0) continue;
-        st = map_new_edges(edges, src, dst, &edges->m.fragments[i], base, src_row, dst_row);
-        base += (size_t)edges->m.fragments[i].physical_rows;
-    }
-    if (usable && st == OG_OK && base != n) usable = 0;
-    if (usable && st == OG_OK)
-        st = og_topology_build(out, (uint32_t)src->nrows, (uint32_t)dst->nrows, src_row, dst_row, n, NULL);
-    if (usable && st == OG_OK) atomic_fetch_add(&delta_builds, 1);
-    free(src_row);
-    free(dst_row);
-    return st;
 }
 
 og_status og_tableview_topology(og_tableview *edges, og_tableview *src_nodes, og_tableview *dst_nodes,
@@ -1475,7 +1292,7 @@ og_status og_tableview_topology_ex(og_tableview *edges, og_tableview *src_nodes,
     if (t) {
         mapped = 1;
     } else {
-        if (mode && delta_topology(edges, src_nodes, dst_nodes, &t) != OG_OK) { /* derived: a full build decides */
+        if (mode && og_tv_delta_topology(edges, src_nodes, dst_nodes, &t) != OG_OK) { /* derived: a full build decides */
             og_error_clear();
             t = NULL;
         }

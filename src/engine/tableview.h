@@ -206,10 +206,12 @@ void og_incidence_free(og_incidence *inc);
  * whose key maps and topologies are persisted should add none). */
 size_t og_tableview_whole_reads(void);
 
-/* A missing topology whose edge and node tables only appended fragments (no deletions) since
- * versions that have a persisted topology is built from that one plus the new edges (a
- * "delta": the same adjacency as a full build, without looking up every endpoint again).
- * How many this process built that way (tests, benchmarks). */
+/* A missing topology is built, when versions of the same three tables have a persisted one,
+ * from that one plus what changed since (a "delta", tableview_delta.c): the old pairs of the
+ * edges still there, renumbered through the fragments both versions hold, and the endpoints of
+ * the other edges (appended, compacted, or at a deleted or re-inserted node row) looked up —
+ * the same adjacency as a full build, without looking up every endpoint again.  How many this
+ * process built that way (tests, benchmarks). */
 size_t og_tableview_delta_topologies(void);
 
 /* --- memory --------------------------------------------------------------------------------- */

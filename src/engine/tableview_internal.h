@@ -1,7 +1,8 @@
 /*
  * tableview_internal.h — the inside of an og_tableview, shared by tableview.c (views, columns,
- * key maps, topologies) and tableview_incidence.c (a write's edges at a node through an older
- * topology), so neither file outgrows what one can read at once.  Not for other modules: they
+ * key maps, topologies), tableview_incidence.c (a write's edges at a node through an older
+ * topology) and tableview_delta.c (a topology built from an older one), so no file outgrows
+ * what one can read at once.  Not for other modules: they
  * use tableview.h.
  */
 #ifndef OG_ENGINE_TABLEVIEW_INTERNAL_H
@@ -66,6 +67,10 @@ size_t og_tv_frag_of_row(const og_tableview *v, size_t row);
 og_topology *og_tv_open_topology(og_tableview *edges, og_tableview *src, og_tableview *dst, int prefault);
 /* The version number at p (digits), the rest in the return value; NULL when p has none. */
 const char *og_tv_parse_version(const char *p, uint64_t *v);
+/* The topology of (edges, src, dst) built from an older persisted one plus what changed since
+ * (tableview_delta.c), or *out NULL (OG_OK) when no base is usable or worth it; an error only
+ * means "build in full". */
+og_status og_tv_delta_topology(og_tableview *edges, og_tableview *src, og_tableview *dst, og_topology **out);
 /* OG_ERR_INVALID when the three views cannot make a topology together. */
 og_status og_tv_check_topology_views(og_tableview *edges, og_tableview *src_nodes, og_tableview *dst_nodes);
 

@@ -49,7 +49,7 @@ og_status og_csr_encode(const og_csr_arrays *a, og_buf *out)
                       (unsigned long long)a->n_dst, (unsigned long long)a->n_edges);
     OG_TRY(og_buf_reserve(out, total));
     uint8_t *p = out->data + out->len;
-    memset(p, 0, total);
+    memset(p, 0, CSR_HEADER); /* (the arrays fill the rest: zeroing ~100 MB first cost ~10% of a delta build) */
     memcpy(p, CSR_MAGIC, 8);
     uint32_t fmt = CSR_FORMAT;
     memcpy(p + 8, &fmt, 4);
@@ -65,6 +65,7 @@ og_status og_csr_encode(const og_csr_arrays *a, og_buf *out)
         memcpy(q, a->nbr[1], e4), q += e4;
         memcpy(q, a->edge[1], e4), q += e4;
     }
+    memset(q, 0, (size_t)(p + total - 8 - q)); /* padding (none today: 16 bytes per edge) */
     memcpy(p + total - 8, CSR_TRAILER, 8);
     out->len += total;
     return OG_OK;

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Delta topologies at 1M nodes (issue 17; docs/benchmarks.md "Delta topologies"): what the
+# first traversal after a one-row write costs in a fresh process, on the graph
+# bench/graph/run.sh loaded and optimized (run it first with GRAPH_BENCH_DIR set, so it keeps
+# the graph; or load + optimize with build/release/bench_graph as run.sh does).  The optimized
+# head has a persisted topology; a commit that deletes or updates one node needs a new one,
+# built by the first `hop1` — in full (2 x E endpoint lookups), or as a delta from the
+# optimized head's file (src/engine/tableview_delta.c).
+#
+# Usage: bench/graph/delta.sh BUILD_DIR GRAPH_BENCH_DIR [ROUNDS] [BASELINE_OMNIGRAPH]
+#   Each round and binary: a branch from main (untimed), one write on it (untimed), then the
+#   first `omnigraph query hop1` on it in a fresh process, timed with /usr/bin/time (wall,
+#   user + system CPU, peak RSS), then the second (the file the first one wrote, mapped); the
+#   branch is deleted and the topology files the round wrote are removed, so every round
+#   starts from the optimized head's file alone.  Writes: `delete` (a node and its edges),
+#   `update` (one property: the node re-inserted, its edges follow it).
+#   BASELINE_OMNIGRAPH: another build's `omnigraph` (e.g. main before a change), measured in
+#   the same rounds (alternating).
+# Prints one TSV row per step (medians over the rounds); leaves delta.jsonl in OUT (default
+# GRAPH_BENCH_DIR/delta).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+bin="$1"; work="$2"; rounds="${3:-3}"; base="${4:-}"
+case "$bin" in /*) ;; *) bin="$root/$bin" ;; esac
+out="${OUT:-$work/delta}"
+mkdir -p "$out"
+og="$bin/omnigraph"
+[ -x "$og" ] || { echo "delta: $og is missing (make build)" >&2; exit 1; }
+[ -d "$work/og" ] || { echo "delta: no graph in $work (GRAPH_BENCH_DIR=$work bench/graph/run.sh first)" >&2; exit 1; }
+g="$work/og"
+keep=$(cd "$g" && find _index -name '*.csr' | sort)
+echo "delta: $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg), $rounds rounds" >&2
+hop1='query hop1($k: String) { match { $s: Node { key: $k }  $s link{1,1} $f } return { count($f) as n } }'
+jsonl="$out/delta.jsonl"
+: >"$jsonl"
+
+timed() { # LABEL STEP BINARY ARGS...: one timed process, one JSON line
+  local label="$1" name="$2" b="$3"
+  shift 3
+  local tf; tf=$(mktemp)
+  if ! /usr/bin/time -f '%e %U %S %M' -o "$tf" "$b" "$@" >"$tf.out" 2>&1; then
+    echo "delta: $name failed:" >&2; cat "$tf.out" >&2; exit 1
+  fi
+  read -r wall user sys rss <"$tf"
+  node -e 'const [l,s,w,u,y,r]=process.argv.slice(1);console.log(JSON.stringify({binary:l,step:s,wall_ms:+w*1000,
+    cpu_ms:Math.round((+u + +y)*1000),maxrss_mib:+(r/1024).toFixed(1)}))' "$label" "$name" "$wall" "$user" "$sys" "$rss" |
+    tee -a "$jsonl" >&2
+  rm -f "$tf" "$tf.out"
+}
+
+clean() { # removes the topology files written since the optimized head
+  (cd "$g" && find _index -name '*.csr' | sort | comm -13 <(echo "$keep") - | xargs -r rm -f)
+}
+
+round() { # LABEL BINARY I
+  local label="$1" b="$2" i="$3" br
+  for w in delete update; do
+    br="d-$label-$w-$i"
+    "$b" branch create --from main "$br" --store "$g" >/dev/null
+    if [ "$w" = delete ]; then
+      "$b" mutate -e "query m() { delete Node where key = \"k0000002$i\" }" --branch "$br" --store "$g" >/dev/null
+    else
+      "$b" mutate -e "query m() { update Node set { val: 7 } where key = \"k0000003$i\" }" --branch "$br" --store "$g" >/dev/null
+    fi
+    sync
+    timed "$label" "hop1_after_$w" "$b" query -e "$hop1" --params '{"k":"k00000001"}' --format jsonl --branch "$br" --store "$g"
+    timed "$label" "hop1_again_$w" "$b" query -e "$hop1" --params '{"k":"k00000001"}' --format jsonl --branch "$br" --store "$g"
+    "$b" branch delete "$br" --store "$g" >/dev/null 2>&1
+    clean
+  done
+}
+
+for i in $(seq "$rounds"); do
+  [ -n "$base" ] && round before "$base" "$i"
+  round after "$og" "$i"
+done
+node -e '
+  const rows = require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n").map(JSON.parse);
+  const med = (v) => { const s = [...v].sort((a, b) => a - b); return s.length ? s[(s.length - 1) >> 1] : NaN; };
+  const get = (st, b, f) => med(rows.filter((r) => r.step === st && r.binary === b).map((r) => r[f]));
+  console.log(["step", "before_wall_ms", "before_cpu_ms", "before_rss_mib", "after_wall_ms", "after_cpu_ms", "after_rss_mib"].join("\t"));
+  for (const st of [...new Set(rows.map((r) => r.step))])
+    console.log([st, get(st, "before", "wall_ms"), get(st, "before", "cpu_ms"), get(st, "before", "maxrss_mib"),
+      get(st, "after", "wall_ms"), get(st, "after", "cpu_ms"), get(st, "after", "maxrss_mib")].join("\t"));
+' "$jsonl" | tee "$out/delta.tsv"
+echo "delta: done $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
