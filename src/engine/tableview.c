@@ -1196,14 +1196,24 @@ static void save_topology(og_tableview *edges, og_tableview *src, og_tableview *
     og_error_clear();
 }
 
-/* The version number after `prefix` in key (followed by '-' or ".csr"), and the rest. */
-const char *og_tv_parse_version(const char *p, uint64_t *v)
+/* The version number at p (digits), the rest in the return value; NULL when p has none. */
+static const char *parse_version(const char *p, uint64_t *v)
 {
     char *end;
     if (*p < '0' || *p > '9') return NULL;
     unsigned long long x = strtoull(p, &end, 10);
     *v = x;
     return end;
+}
+
+int og_tv_parse_topology_name(const char *p, const char *src_dir, const char *dst_dir, uint64_t v[3])
+{
+    size_t sd = strlen(src_dir), dd = strlen(dst_dir);
+    if (!(p = parse_version(p, &v[0])) || *p++ != '-' || strncmp(p, src_dir, sd) != 0) return 0;
+    p += sd;
+    if (*p++ != '-' || !(p = parse_version(p, &v[1])) || *p++ != '-' || strncmp(p, dst_dir, dd) != 0) return 0;
+    p += dd;
+    return *p++ == '-' && (p = parse_version(p, &v[2])) != NULL && strcmp(p, ".csr") == 0;
 }
 
 og_status og_tableview_topology(og_tableview *edges, og_tableview *src_nodes, og_tableview *dst_nodes,

@@ -488,17 +488,12 @@ og_status og_tv_delta_topology(og_tableview *edges, og_tableview *src, og_tablev
     } cand;
     size_t nc = 0;
     cand *cs = malloc((kl.count ? kl.count : 1) * sizeof *cs);
-    size_t sd = strlen(og_tableview_dir(src)), dd = strlen(og_tableview_dir(dst));
     for (size_t i = 0; cs && i < kl.count; i++) {
         if (strncmp(kl.keys[i], prefix, strlen(prefix)) != 0) continue;
-        const char *p = kl.keys[i] + strlen(prefix);
-        uint64_t ev, sv, dv;
-        if (!(p = og_tv_parse_version(p, &ev)) || *p++ != '-' || strncmp(p, og_tableview_dir(src), sd) != 0) continue;
-        p += sd;
-        if (*p++ != '-' || !(p = og_tv_parse_version(p, &sv)) || *p++ != '-' || strncmp(p, og_tableview_dir(dst), dd) != 0)
+        uint64_t v[3];
+        if (!og_tv_parse_topology_name(kl.keys[i] + strlen(prefix), og_tableview_dir(src), og_tableview_dir(dst), v))
             continue;
-        p += dd;
-        if (*p++ != '-' || !(p = og_tv_parse_version(p, &dv)) || strcmp(p, ".csr") != 0) continue;
+        uint64_t ev = v[0], sv = v[1], dv = v[2];
         if (ev > edges->m.version || sv > src->m.version || dv > dst->m.version) continue;
         if (ev == edges->m.version && sv == src->m.version && dv == dst->m.version) continue;
         cs[nc++] = (cand){{ev, sv, dv}, i};

@@ -113,16 +113,12 @@ og_status og_tableview_incidence(og_tableview *edges, og_tableview *src_nodes, o
     /* the candidates at or below the three versions, newest first */
     size_t nc = 0;
     uint64_t (*cand)[3] = malloc((kl.count ? kl.count : 1) * sizeof *cand);
-    size_t sd = strlen(og_tableview_dir(src_nodes)), dd = strlen(og_tableview_dir(dst_nodes));
     for (size_t i = 0; cand && i < kl.count; i++) {
-        const char *p = kl.keys[i] + strlen(prefix);
-        uint64_t ev, sv, dv;
-        if (!(p = og_tv_parse_version(p, &ev)) || *p++ != '-' || strncmp(p, og_tableview_dir(src_nodes), sd) != 0) continue;
-        p += sd;
-        if (*p++ != '-' || !(p = og_tv_parse_version(p, &sv)) || *p++ != '-' || strncmp(p, og_tableview_dir(dst_nodes), dd) != 0)
+        uint64_t v[3];
+        if (!og_tv_parse_topology_name(kl.keys[i] + strlen(prefix), og_tableview_dir(src_nodes),
+                                       og_tableview_dir(dst_nodes), v))
             continue;
-        p += dd;
-        if (*p++ != '-' || !(p = og_tv_parse_version(p, &dv)) || strcmp(p, ".csr") != 0) continue;
+        uint64_t ev = v[0], sv = v[1], dv = v[2];
         if (ev > edges->m.version || sv > src_nodes->m.version || dv > dst_nodes->m.version) continue;
         cand[nc][0] = ev, cand[nc][1] = sv, cand[nc][2] = dv, nc++;
     }

@@ -65,8 +65,10 @@ size_t og_tv_frag_of_row(const og_tableview *v, size_t row);
 /* The persisted adjacency of (edges, src, dst), or NULL when absent or not usable; `prefault`
  * asks the kernel to read it ahead. */
 og_topology *og_tv_open_topology(og_tableview *edges, og_tableview *src, og_tableview *dst, int prefault);
-/* The version number at p (digits), the rest in the return value; NULL when p has none. */
-const char *og_tv_parse_version(const char *p, uint64_t *v);
+/* Parses a topology file name `<ev>-<src dir>-<sv>-<dst dir>-<dv>.csr` (the part after
+ * `_index/<edge dir>/topology/`) of the given node table dirs into v = {ev, sv, dv}; 0 when
+ * the name is another pair's or not a topology's. */
+int og_tv_parse_topology_name(const char *name, const char *src_dir, const char *dst_dir, uint64_t v[3]);
 /* The topology of (edges, src, dst) built from an older persisted one plus what changed since
  * (tableview_delta.c), or *out NULL (OG_OK) when no base is usable or worth it; an error only
  * means "build in full". */
