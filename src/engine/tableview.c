@@ -1206,7 +1206,10 @@ static const char *parse_version(const char *p, uint64_t *v)
     return end;
 }
 
-int og_tv_parse_topology_name(const char *p, const char *src_dir, const char *dst_dir, uint64_t v[3])
+/* Parses a topology file name `<ev>-<src dir>-<sv>-<dst dir>-<dv>.csr` (the part after
+ * `_index/<edge dir>/topology/`) of the given node table dirs into v = {ev, sv, dv}; 0 when
+ * the name is another pair's or not a topology's. */
+static int parse_topology_name(const char *p, const char *src_dir, const char *dst_dir, uint64_t v[3])
 {
     size_t sd = strlen(src_dir), dd = strlen(dst_dir);
     if (!(p = parse_version(p, &v[0])) || *p++ != '-' || strncmp(p, src_dir, sd) != 0) return 0;
@@ -1214,6 +1217,41 @@ int og_tv_parse_topology_name(const char *p, const char *src_dir, const char *ds
     if (*p++ != '-' || !(p = parse_version(p, &v[1])) || *p++ != '-' || strncmp(p, dst_dir, dd) != 0) return 0;
     p += dd;
     return *p++ == '-' && (p = parse_version(p, &v[2])) != NULL && strcmp(p, ".csr") == 0;
+}
+
+static int triple_newer_first(const void *a, const void *b)
+{
+    const uint64_t *x = a, *y = b;
+    for (int i = 0; i < 3; i++)
+        if (x[i] != y[i]) return x[i] > y[i] ? -1 : 1;
+    return 0;
+}
+
+void og_tv_older_topologies(og_tableview *edges, og_tableview *src, og_tableview *dst, uint64_t (**v)[3], size_t *n)
+{
+    *v = NULL;
+    *n = 0;
+    char prefix[512];
+    snprintf(prefix, sizeof prefix, "_index/%s/topology/", og_tableview_dir(edges));
+    og_keylist kl;
+    if (og_store_list(edges->store, prefix, NULL, 0, &kl) != OG_OK) {
+        og_error_clear();
+        return;
+    }
+    uint64_t(*cand)[3] = malloc((kl.count ? kl.count : 1) * sizeof *cand);
+    size_t nc = 0, plen = strlen(prefix);
+    for (size_t i = 0; cand && i < kl.count; i++) {
+        uint64_t t[3];
+        if (strncmp(kl.keys[i], prefix, plen) != 0 ||
+            !parse_topology_name(kl.keys[i] + plen, og_tableview_dir(src), og_tableview_dir(dst), t))
+            continue;
+        if (t[0] > edges->m.version || t[1] > src->m.version || t[2] > dst->m.version) continue;
+        memcpy(cand[nc++], t, sizeof t);
+    }
+    og_keylist_free(&kl);
+    if (cand) qsort(cand, nc, sizeof *cand, triple_newer_first);
+    *v = cand;
+    *n = cand ? nc : 0;
 }
 
 og_status og_tableview_topology(og_tableview *edges, og_tableview *src_nodes, og_tableview *dst_nodes,

@@ -473,49 +473,29 @@ static og_status try_base(og_tableview *edges, og_tableview *src, og_tableview *
 og_status og_tv_delta_topology(og_tableview *edges, og_tableview *src, og_tableview *dst, og_topology **out)
 {
     *out = NULL;
-    char prefix[512];
-    snprintf(prefix, sizeof prefix, "_index/%s/topology/", og_tableview_dir(edges));
-    og_keylist kl;
-    if (og_store_list(edges->store, prefix, NULL, 0, &kl) != OG_OK) {
-        og_error_clear();
-        return OG_OK;
-    }
-    /* the candidates at or below the three versions (not all three equal: that is the file
-     * the caller missed or could not use) */
-    typedef struct cand {
-        uint64_t v[3];
-        size_t key;
-    } cand;
-    size_t nc = 0;
-    cand *cs = malloc((kl.count ? kl.count : 1) * sizeof *cs);
-    for (size_t i = 0; cs && i < kl.count; i++) {
-        if (strncmp(kl.keys[i], prefix, strlen(prefix)) != 0) continue;
-        uint64_t v[3];
-        if (!og_tv_parse_topology_name(kl.keys[i] + strlen(prefix), og_tableview_dir(src), og_tableview_dir(dst), v))
-            continue;
-        uint64_t ev = v[0], sv = v[1], dv = v[2];
-        if (ev > edges->m.version || sv > src->m.version || dv > dst->m.version) continue;
-        if (ev == edges->m.version && sv == src->m.version && dv == dst->m.version) continue;
-        cs[nc++] = (cand){{ev, sv, dv}, i};
-    }
+    uint64_t(*cs)[3];
+    size_t nc;
+    og_tv_older_topologies(edges, src, dst, &cs, &nc);
     og_status st = OG_OK;
-    for (int tries = 0; cs && tries < DELTA_MAX_BASES && nc && !*out; tries++) {
-        size_t best = 0;
-        for (size_t i = 1; i < nc; i++)
-            if (cs[i].v[0] > cs[best].v[0] ||
-                (cs[i].v[0] == cs[best].v[0] &&
-                 (cs[i].v[1] > cs[best].v[1] || (cs[i].v[1] == cs[best].v[1] && cs[i].v[2] > cs[best].v[2]))))
-                best = i;
+    int tries = 0;
+    for (size_t k = 0; k < nc && tries < DELTA_MAX_BASES && !*out; k++) {
+        uint64_t ev = cs[k][0], sv = cs[k][1], dv = cs[k][2];
+        /* the views' own triple is the file the caller missed or could not use */
+        if (ev == edges->m.version && sv == src->m.version && dv == dst->m.version) continue;
+        tries++;
+        char key[512];
+        if (og_csr_store_key(key, sizeof key, og_tableview_dir(edges), ev, og_tableview_dir(src), sv,
+                             og_tableview_dir(dst), dv) != OG_OK) {
+            og_error_clear();
+            continue;
+        }
         int too_far = 0;
-        st = try_base(edges, src, dst, kl.keys[cs[best].key], cs[best].v[0], cs[best].v[1], cs[best].v[2], out,
-                      &too_far);
+        st = try_base(edges, src, dst, key, ev, sv, dv, out, &too_far);
         if (st == OG_OK && *out) atomic_fetch_add(&delta_builds, 1);
         if (st == OG_ERR_NOMEM || too_far) break; /* an older base would have more to read */
         og_error_clear();
         st = OG_OK;
-        cs[best] = cs[--nc];
     }
     free(cs);
-    og_keylist_free(&kl);
     return st;
 }

@@ -103,38 +103,12 @@ og_status og_tableview_incidence(og_tableview *edges, og_tableview *src_nodes, o
     *out = NULL;
     OG_TRY(og_tv_check_topology_views(edges, src_nodes, dst_nodes));
     if (!og_tableview_index_mode()) return OG_OK;
-    char prefix[512];
-    snprintf(prefix, sizeof prefix, "_index/%s/topology/", og_tableview_dir(edges));
-    og_keylist kl;
-    if (og_store_list(edges->store, prefix, NULL, 0, &kl) != OG_OK) {
-        og_error_clear();
-        return OG_OK;
-    }
-    /* the candidates at or below the three versions, newest first */
-    size_t nc = 0;
-    uint64_t (*cand)[3] = malloc((kl.count ? kl.count : 1) * sizeof *cand);
-    for (size_t i = 0; cand && i < kl.count; i++) {
-        uint64_t v[3];
-        if (!og_tv_parse_topology_name(kl.keys[i] + strlen(prefix), og_tableview_dir(src_nodes),
-                                       og_tableview_dir(dst_nodes), v))
-            continue;
-        uint64_t ev = v[0], sv = v[1], dv = v[2];
-        if (ev > edges->m.version || sv > src_nodes->m.version || dv > dst_nodes->m.version) continue;
-        cand[nc][0] = ev, cand[nc][1] = sv, cand[nc][2] = dv, nc++;
-    }
-    og_keylist_free(&kl);
-    /* at most a few tries: each opens three manifests */
-    for (int tries = 0; cand && tries < 4 && nc; tries++) {
-        size_t best = 0;
-        for (size_t i = 1; i < nc; i++)
-            if (cand[i][0] > cand[best][0] ||
-                (cand[i][0] == cand[best][0] &&
-                 (cand[i][1] > cand[best][1] || (cand[i][1] == cand[best][1] && cand[i][2] > cand[best][2]))))
-                best = i;
-        if (incidence_try(edges, src_nodes, dst_nodes, cand[best][0], cand[best][1], cand[best][2], out)) break;
-        cand[best][0] = cand[nc - 1][0], cand[best][1] = cand[nc - 1][1], cand[best][2] = cand[nc - 1][2];
-        nc--;
-    }
+    uint64_t(*cand)[3];
+    size_t nc;
+    og_tv_older_topologies(edges, src_nodes, dst_nodes, &cand, &nc);
+    /* at most a few tries, newest first: each opens three manifests */
+    for (size_t k = 0; k < nc && k < 4; k++)
+        if (incidence_try(edges, src_nodes, dst_nodes, cand[k][0], cand[k][1], cand[k][2], out)) break;
     free(cand);
     return OG_OK;
 }

@@ -65,10 +65,11 @@ size_t og_tv_frag_of_row(const og_tableview *v, size_t row);
 /* The persisted adjacency of (edges, src, dst), or NULL when absent or not usable; `prefault`
  * asks the kernel to read it ahead. */
 og_topology *og_tv_open_topology(og_tableview *edges, og_tableview *src, og_tableview *dst, int prefault);
-/* Parses a topology file name `<ev>-<src dir>-<sv>-<dst dir>-<dv>.csr` (the part after
- * `_index/<edge dir>/topology/`) of the given node table dirs into v = {ev, sv, dv}; 0 when
- * the name is another pair's or not a topology's. */
-int og_tv_parse_topology_name(const char *name, const char *src_dir, const char *dst_dir, uint64_t v[3]);
+/* The version triples {edge, src, dst} of the persisted topologies of (edges, src, dst) at
+ * versions no newer than the three views' (theirs included), newest first (by edge version,
+ * then source, then destination): *v owned, *n of them; none when the listing fails (a
+ * missing older topology only costs a full build). */
+void og_tv_older_topologies(og_tableview *edges, og_tableview *src, og_tableview *dst, uint64_t (**v)[3], size_t *n);
 /* The topology of (edges, src, dst) built from an older persisted one plus what changed since
  * (tableview_delta.c), or *out NULL (OG_OK) when no base is usable or worth it; an error only
  * means "build in full". */
