@@ -160,6 +160,8 @@ og_status og_expand(og_bindings *out, const og_bindings *in, size_t src_col, con
     OG_TRY(og_bindings_init(out, in->n_cols + (with_edge ? 2 : 1)));
     og_status st = OG_OK;
     if (with_edge) {
+        og_reach *scratch = og_topology_reach_get(t); /* a composed topology's merged entries */
+        if (!scratch) st = og_err(OG_ERR_NOMEM, "out of memory");
         for (size_t r = 0; r < in->n_rows && st == OG_OK; r++) {
             uint32_t v = in->cols[src_col][r];
             if (v == OG_ROW_NONE) continue;
@@ -169,7 +171,7 @@ og_status og_expand(og_bindings *out, const og_bindings *in, size_t src_col, con
                 if (dir != OG_DIR_BOTH && d != dir) continue;
                 const uint32_t *nb, *ed;
                 size_t n;
-                og_topology_edges(t, d, v, &nb, &ed, &n);
+                st = og_topology_edges(t, d, v, scratch, &nb, &ed, &n);
                 for (size_t k = 0; k < n && st == OG_OK; k++) {
                     /* undirected: a self-loop edge is seen from both sides; emit it once */
                     if (dir == OG_DIR_BOTH && side == 1 && nb[k] == v) continue;
@@ -177,6 +179,7 @@ og_status og_expand(og_bindings *out, const og_bindings *in, size_t src_col, con
                 }
             }
         }
+        og_topology_reach_put(t, scratch);
     } else {
         og_reach *reach = og_topology_reach_get(t);
         if (!reach) st = og_err(OG_ERR_NOMEM, "out of memory");

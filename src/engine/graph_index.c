@@ -32,7 +32,7 @@ og_status og_engine_graph_index_build(og_engine *e, const char *branch, og_graph
         st = og_read_edge_view(r, k, &ev);
         if (st == OG_OK) st = og_read_node_view(r, et->from_node, &fv);
         if (st == OG_OK) st = og_read_node_view(r, et->to_node, &tv);
-        if (st == OG_OK) st = og_tableview_topology_ex(ev, fv, tv, 1, &t);
+        if (st == OG_OK) st = og_tableview_topology_ex(ev, fv, tv, OG_TOPO_MATERIALIZE, &t);
         if (st == OG_OK) rep->edge_types++;
     }
     og_read_end(r);

@@ -714,27 +714,31 @@ og_status og_plan_incident_edges(og_plan *p, og_plan_table *et, const og_strmap 
     /* A topology leaves out edges with an endpoint it could not find; only one that holds every
      * edge of the version answers for all of them. */
     if (topo && og_topology_edge_count(topo) == og_tableview_rows(et->view)) {
-        for (int side = 0; side < 2; side++) {
+        og_reach scratch; /* a composed topology's merged entries */
+        og_reach_init(&scratch);
+        og_status st = OG_OK;
+        for (int side = 0; side < 2 && st == OG_OK; side++) {
             const og_strmap *ids = side ? dsts : srcs;
             og_tableview *nodes = side ? to->view : from->view;
-            for (size_t i = 0; ids && i < og_strmap_count(ids); i++) {
+            for (size_t i = 0; ids && i < og_strmap_count(ids) && st == OG_OK; i++) {
                 const uint8_t *id;
                 size_t len;
                 uint32_t unused, row;
                 og_strmap_entry(ids, i, &id, &len, &unused);
-                og_status st = og_tableview_find_id(nodes, (const char *)id, len, &row);
+                st = og_tableview_find_id(nodes, (const char *)id, len, &row);
                 if (st == OG_ERR_NOT_FOUND) { /* not in the base: no committed edge names it */
                     og_error_clear();
+                    st = OG_OK;
                     continue;
                 }
-                OG_TRY(st);
                 const uint32_t *nbr, *edges;
-                size_t n;
-                og_topology_edges(topo, side ? OG_DIR_IN : OG_DIR_OUT, row, &nbr, &edges, &n);
-                for (size_t k = 0; k < n; k++) OG_TRY(fn(ud, edges[k], side, (const char *)id, len));
+                size_t n = 0;
+                if (st == OG_OK) st = og_topology_edges(topo, side ? OG_DIR_IN : OG_DIR_OUT, row, &scratch, &nbr, &edges, &n);
+                for (size_t k = 0; k < n && st == OG_OK; k++) st = fn(ud, edges[k], side, (const char *)id, len);
             }
         }
-        return OG_OK;
+        og_reach_free(&scratch);
+        return st;
     }
     /* an older version triple's topology plus the fragments appended since */
     og_incidence *inc = NULL;

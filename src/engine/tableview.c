@@ -1322,29 +1322,52 @@ static og_status adopt_topology(og_tableview *edges, og_tableview *src_nodes, og
     return OG_OK;
 }
 
+/* The topology of the views' own version triple, built (a delta from an older persisted one
+ * when it can, else in full); *out NULL and OG_OK never. */
+static og_status build_own(og_tableview *edges, og_tableview *src_nodes, og_tableview *dst_nodes, int mode,
+                           og_topology **out)
+{
+    *out = NULL;
+    if (mode && og_tv_delta_topology(edges, src_nodes, dst_nodes, out) != OG_OK) { /* derived: a full build decides */
+        og_error_clear();
+        *out = NULL;
+    }
+    return *out ? OG_OK : build_topology(edges, src_nodes, dst_nodes, out);
+}
+
 og_status og_tableview_topology_ex(og_tableview *edges, og_tableview *src_nodes, og_tableview *dst_nodes, int persist,
                                    const og_topology **out)
 {
     *out = NULL;
     OG_TRY(og_tv_check_topology_views(edges, src_nodes, dst_nodes));
+    int mode = og_tableview_index_mode();
     og_topology *t = find_topo(edges, src_nodes, dst_nodes);
+    if (t && persist == OG_TOPO_MATERIALIZE && og_topology_is_composed(t) && mode == 2) {
+        /* optimize wants the triple's own file; readers keep the composed one they hold */
+        og_topology *own = og_tv_open_topology(edges, src_nodes, dst_nodes, 0);
+        if (!own) {
+            OG_TRY(build_own(edges, src_nodes, dst_nodes, mode, &own));
+            save_topology(edges, src_nodes, dst_nodes, own);
+        }
+        og_topology_free(own);
+    }
     if (t) {
         *out = t;
         return OG_OK;
     }
     /* Built without the edge view's lock (it takes the node views' locks); a racing builder
      * may finish first, and then its topology is the one everyone gets. */
-    int mode = og_tableview_index_mode();
     int mapped = 0;
     if (mode) t = og_tv_open_topology(edges, src_nodes, dst_nodes, 1);
+    if (!t && mode && persist != OG_TOPO_MATERIALIZE &&
+        og_tv_compose_topology(edges, src_nodes, dst_nodes, &t) != OG_OK) { /* derived: a build decides */
+        og_error_clear();
+        t = NULL;
+    }
     if (t) {
-        mapped = 1;
+        mapped = 1; /* (a composed one: the base mapped, a small patch) */
     } else {
-        if (mode && og_tv_delta_topology(edges, src_nodes, dst_nodes, &t) != OG_OK) { /* derived: a full build decides */
-            og_error_clear();
-            t = NULL;
-        }
-        if (!t) OG_TRY(build_topology(edges, src_nodes, dst_nodes, &t));
+        OG_TRY(build_own(edges, src_nodes, dst_nodes, mode, &t));
         if (persist && mode == 2) save_topology(edges, src_nodes, dst_nodes, t);
     }
     return adopt_topology(edges, src_nodes, dst_nodes, t, mapped, out);

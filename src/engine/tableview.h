@@ -173,7 +173,12 @@ void og_tableview_set_index_mode(int mode);
 og_status og_tableview_prepare_keys(og_tableview *v, int persist);
 
 /* og_tableview_topology that, when it had to build the adjacency and `persist` is set, writes
- * it for the next process. */
+ * it for the next process.  A missing topology is first composed from an older persisted one
+ * when few rows changed since (og_tableview_composed_topologies): nothing is built or written
+ * then.  persist = OG_TOPO_MATERIALIZE (optimize) never composes: it writes the version
+ * triple's own file (built as a delta or in full) even when a composed one is at hand. */
+#define OG_TOPO_PERSIST 1
+#define OG_TOPO_MATERIALIZE 2
 og_status og_tableview_topology_ex(og_tableview *edges, og_tableview *src_nodes, og_tableview *dst_nodes, int persist,
                                    const og_topology **out);
 
@@ -213,6 +218,12 @@ size_t og_tableview_whole_reads(void);
  * the same adjacency as a full build, without looking up every endpoint again.  How many this
  * process built that way (tests, benchmarks). */
 size_t og_tableview_delta_topologies(void);
+
+/* How many topologies this process composed from an older persisted one instead of building
+ * (topology.h og_topology_compose, tableview_compose.c): the base file mapped as it is, rows
+ * translated through the fragments both versions hold, plus a small patch of the edges it
+ * cannot give (appended, at a re-inserted node) — what a small commit costs a reader. */
+size_t og_tableview_composed_topologies(void);
 
 /* --- memory --------------------------------------------------------------------------------- */
 

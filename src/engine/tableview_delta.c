@@ -82,8 +82,7 @@ static int cmp_frag_ix(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* match[i] = the index in cur of old's fragment i when cur still holds it, else SIZE_MAX. */
-static og_status match_fragments(const og_manifest *old, const og_manifest *cur, size_t *match)
+og_status og_tv_match_fragments(const og_manifest *old, const og_manifest *cur, size_t *match)
 {
     frag_ix *ix = malloc((cur->nfragments ? cur->nfragments : 1) * sizeof *ix);
     if (!ix) return og_err(OG_ERR_NOMEM, "delta topology: out of memory");
@@ -98,9 +97,7 @@ static og_status match_fragments(const og_manifest *old, const og_manifest *cur,
     return OG_OK;
 }
 
-/* The deleted offsets of fragment fi of v, ascending (*out NULL, *n 0 without a deletion
- * file); free *out. */
-static og_status deleted_offsets(og_tableview *v, size_t fi, uint32_t **out, size_t *n)
+og_status og_tv_deleted_offsets(og_tableview *v, size_t fi, uint32_t **out, size_t *n)
 {
     *out = NULL;
     *n = 0;
@@ -126,7 +123,7 @@ static og_status remap_rows(og_tableview *old, og_tableview *cur, uint32_t **out
     size_t nf = old->m.nfragments;
     size_t *match = malloc((nf ? nf : 1) * sizeof *match);
     uint32_t *map = malloc((old->nrows ? old->nrows : 1) * sizeof *map);
-    og_status st = match && map ? match_fragments(&old->m, &cur->m, match)
+    og_status st = match && map ? og_tv_match_fragments(&old->m, &cur->m, match)
                                 : og_err(OG_ERR_NOMEM, "delta topology: out of memory");
     for (size_t i = 0; st == OG_OK && i < nf; i++) {
         size_t r0 = old->frag_start[i], n_old = old->frag_start[i + 1] - r0, j = match[i];
@@ -139,8 +136,8 @@ static og_status remap_rows(og_tableview *old, og_tableview *cur, uint32_t **out
         uint64_t phys = old->m.fragments[i].physical_rows;
         uint32_t *dold = NULL, *dcur = NULL;
         size_t nold = 0, ncur = 0;
-        st = deleted_offsets(old, i, &dold, &nold);
-        if (st == OG_OK) st = deleted_offsets(cur, j, &dcur, &ncur);
+        st = og_tv_deleted_offsets(old, i, &dold, &nold);
+        if (st == OG_OK) st = og_tv_deleted_offsets(cur, j, &dcur, &ncur);
         /* one pass over the offsets, both deletion lists ascending */
         size_t a = 0, b = 0, k_old = 0, k_cur = 0;
         for (uint64_t off = 0; st == OG_OK && off < phys; off++) {
@@ -232,12 +229,8 @@ static int walk_base(const og_csr_arrays *a, const uint32_t *emap, const uint32_
  * ones (a new fragment) one pass. */
 #define TAKE_GAP 256
 
-typedef og_status (*rows_fn)(void *ctx, const uint32_t *rows, size_t k, const og_vector *cols);
-
-/* Reads the String system fields names[0..nf) (nf <= 2) at view rows rows[0..n) (ascending) of
- * v, in runs per fragment, and hands each run to use(ctx, its rows, k, its columns). */
-static og_status read_rows(og_tableview *v, const char *const *names, size_t nf, const uint32_t *rows, size_t n,
-                           rows_fn use, void *ctx)
+og_status og_tv_read_rows(og_tableview *v, const char *const *names, size_t nf, const uint32_t *rows, size_t n,
+                          og_tv_rows_fn use, void *ctx)
 {
     int32_t fids[2];
     for (size_t c = 0; c < nf; c++) {
@@ -254,7 +247,7 @@ static og_status read_rows(og_tableview *v, const char *const *names, size_t nf,
         while (j < n && rows[j] < v->frag_start[fi + 1]) j++;
         uint32_t *del = NULL;
         size_t nd = 0;
-        st = deleted_offsets(v, fi, &del, &nd);
+        st = og_tv_deleted_offsets(v, fi, &del, &nd);
         /* the q-th live offset is q + p, p the deleted offsets at or before it */
         for (size_t k = i, p = 0; st == OG_OK && k < j; k++) {
             uint64_t q = rows[k] - v->frag_start[fi];
@@ -283,9 +276,7 @@ static og_status read_rows(og_tableview *v, const char *const *names, size_t nf,
     return st;
 }
 
-/* The live row of id ids[i] in nodes, OG_ROW_NONE when none (or a null id), as a full build
- * maps an endpoint. */
-static og_status lookup(og_tableview *nodes, const og_vector *ids, size_t i, uint32_t *row)
+og_status og_tv_lookup_id(og_tableview *nodes, const og_vector *ids, size_t i, uint32_t *row)
 {
     *row = OG_ROW_NONE;
     if (og_vector_is_null(ids, i)) return OG_OK;
@@ -310,8 +301,8 @@ static og_status use_edges(void *ctx, const uint32_t *rows, size_t k, const og_v
     edge_ctx *c = ctx;
     og_status st = OG_OK;
     for (size_t i = 0; i < k && st == OG_OK; i++) {
-        st = lookup(c->src, &cols[0], i, &c->src_row[rows[i]]);
-        if (st == OG_OK) st = lookup(c->dst, &cols[1], i, &c->dst_row[rows[i]]);
+        st = og_tv_lookup_id(c->src, &cols[0], i, &c->src_row[rows[i]]);
+        if (st == OG_OK) st = og_tv_lookup_id(c->dst, &cols[1], i, &c->dst_row[rows[i]]);
     }
     return st;
 }
@@ -325,7 +316,7 @@ static og_status use_nodes(void *ctx, const uint32_t *rows, size_t k, const og_v
 {
     node_ctx *c = ctx;
     og_status st = OG_OK;
-    for (size_t i = 0; i < k && st == OG_OK; i++) st = lookup(c->cur, &cols[0], i, &c->map[rows[i]]);
+    for (size_t i = 0; i < k && st == OG_OK; i++) st = og_tv_lookup_id(c->cur, &cols[0], i, &c->map[rows[i]]);
     return st;
 }
 
@@ -372,7 +363,7 @@ static og_status resolve_moved(og_tableview *old, og_tableview *cur, uint32_t *m
     *reads += n;
     static const char *const id[] = {"id"};
     node_ctx c = {cur, map};
-    og_status st = n ? read_rows(old, id, 1, rows, n, use_nodes, &c) : OG_OK;
+    og_status st = n ? og_tv_read_rows(old, id, 1, rows, n, use_nodes, &c) : OG_OK;
     free(rows);
     return st;
 }
@@ -388,7 +379,7 @@ static og_status read_pending(og_tableview *edges, og_tableview *src, og_tablevi
         if (src_row[r] == PENDING) rows[k++] = (uint32_t)r;
     static const char *const ends[] = {"src", "dst"};
     edge_ctx c = {src, dst, src_row, dst_row};
-    og_status st = read_rows(edges, ends, 2, rows, k, use_edges, &c);
+    og_status st = og_tv_read_rows(edges, ends, 2, rows, k, use_edges, &c);
     free(rows);
     return st;
 }

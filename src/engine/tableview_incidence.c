@@ -185,9 +185,14 @@ og_status og_incidence_find(og_incidence *inc, int is_dst, const char *id, size_
     } else {
         const uint32_t *nbr, *edges0;
         size_t k;
-        og_topology_edges(inc->topo, is_dst ? OG_DIR_IN : OG_DIR_OUT, r0, &nbr, &edges0, &k);
-        uint64_t *addr = malloc((k ? k : 1) * sizeof *addr);
-        if (!addr) return og_err(OG_ERR_NOMEM, "table view: out of memory");
+        og_reach scratch; /* (inc->topo is a mapped file's: its entries are borrowed) */
+        og_reach_init(&scratch);
+        st = og_topology_edges(inc->topo, is_dst ? OG_DIR_IN : OG_DIR_OUT, r0, &scratch, &nbr, &edges0, &k);
+        uint64_t *addr = st == OG_OK ? malloc((k ? k : 1) * sizeof *addr) : NULL;
+        if (!addr) {
+            og_reach_free(&scratch);
+            return st != OG_OK ? st : og_err(OG_ERR_NOMEM, "table view: out of memory");
+        }
         st = og_tableview_row_addrs(inc->e0, edges0, k, addr);
         for (size_t i = 0; i < k && st == OG_OK; i++) {
             size_t fi0 = og_tv_frag_of_row(inc->e0, edges0[i]);
@@ -196,6 +201,7 @@ og_status og_incidence_find(og_incidence *inc, int is_dst, const char *id, size_
             if (st == OG_OK && row != OG_ROW_NONE) PUSH(row);
         }
         free(addr);
+        og_reach_free(&scratch);
     }
     /* the appended fragments' edges */
     if (st == OG_OK) st = incidence_load(inc);

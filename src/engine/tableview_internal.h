@@ -1,7 +1,8 @@
 /*
  * tableview_internal.h — the inside of an og_tableview, shared by tableview.c (views, columns,
  * key maps, topologies), tableview_incidence.c (a write's edges at a node through an older
- * topology) and tableview_delta.c (a topology built from an older one), so no file outgrows
+ * topology), tableview_delta.c (a topology built from an older one) and tableview_compose.c
+ * (a topology composed from an older one), so no file outgrows
  * what one can read at once.  Not for other modules: they
  * use tableview.h.
  */
@@ -74,6 +75,27 @@ void og_tv_older_topologies(og_tableview *edges, og_tableview *src, og_tableview
  * (tableview_delta.c), or *out NULL (OG_OK) when no base is usable or worth it; an error only
  * means "build in full". */
 og_status og_tv_delta_topology(og_tableview *edges, og_tableview *src, og_tableview *dst, og_topology **out);
+/* The topology of (edges, src, dst) composed from an older persisted one (topology.h
+ * og_topology_compose: nothing rebuilt, nothing written) when few rows changed since
+ * (tableview_compose.c), or *out NULL (OG_OK) when no base suits; an error only means "build". */
+og_status og_tv_compose_topology(og_tableview *edges, og_tableview *src, og_tableview *dst, og_topology **out);
+
+/* Shared by the delta and the composed topology (tableview_delta.c). */
+/* match[i] = the index in cur of old's fragment i when cur still holds it (same id, data files
+ * and physical rows), else SIZE_MAX. */
+og_status og_tv_match_fragments(const og_manifest *old, const og_manifest *cur, size_t *match);
+/* The deleted offsets of fragment fi of v, ascending (*out NULL, *n 0 without a deletion
+ * file); free *out. */
+og_status og_tv_deleted_offsets(og_tableview *v, size_t fi, uint32_t **out, size_t *n);
+/* Reads the String system fields names[0..nf) (nf <= 2) at view rows rows[0..n) (ascending) of
+ * v, in runs per fragment, and hands each run to use(ctx, its rows, k, its columns). */
+typedef og_status (*og_tv_rows_fn)(void *ctx, const uint32_t *rows, size_t k, const og_vector *cols);
+og_status og_tv_read_rows(og_tableview *v, const char *const *names, size_t nf, const uint32_t *rows, size_t n,
+                          og_tv_rows_fn use, void *ctx);
+/* The live row of id ids[i] in nodes, OG_ROW_NONE when none (or a null id), as a full build
+ * maps an endpoint. */
+og_status og_tv_lookup_id(og_tableview *nodes, const og_vector *ids, size_t i, uint32_t *row);
+
 /* OG_ERR_INVALID when the three views cannot make a topology together. */
 og_status og_tv_check_topology_views(og_tableview *edges, og_tableview *src_nodes, og_tableview *dst_nodes);
 

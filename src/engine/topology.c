@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/rowmap.h"
 #include "util/error.h"
 
 struct og_topology {
@@ -21,6 +22,15 @@ struct og_topology {
     uint32_t *edge[2];     /* edge rows */
     void (*release)(void *); /* non-NULL: the arrays are borrowed (a mapped file) */
     void *hold;
+    /* Composed (og_topology_compose): off/nbr/edge are NULL; the base's rows are translated
+     * through the row maps, and the patch (sorted node rows pnode with their entries from
+     * poff) adds what the base cannot say, per side. */
+    og_topology *base;
+    og_rowmap *map[2]; /* [OUT] source rows, [IN] destination rows (one map when shared) */
+    og_rowmap *emap;
+    int fast; /* every map is the identity: a node without patch entries reads the base */
+    uint32_t *pnode[2], *pnbr[2], *pedge[2];
+    size_t *poff[2], pn[2];
     /* Reusable BFS scratch (og_topology_reach_get/put): the visit stamps of a million nodes
      * are 4 MB, which a query should not allocate and fault in again each time. */
     pthread_mutex_t pool_lock;
@@ -159,7 +169,7 @@ void og_topology_arrays(const og_topology *t, uint32_t *n_src, uint32_t *n_dst, 
 {
     *n_src = t->n_src;
     *n_dst = t->n_dst;
-    for (int s = 0; s < 2; s++) {
+    for (int s = 0; s < 2; s++) { /* (NULL for a composed one) */
         off[s] = t->off[s];
         nbr[s] = t->nbr[s];
         edge[s] = t->edge[s];
@@ -170,6 +180,15 @@ void og_topology_free(og_topology *t)
 {
     if (!t) return;
     pool_free(t);
+    if (t->base) {
+        og_topology_free(t->base);
+        if (t->map[1] != t->map[0]) og_rowmap_free(t->map[1]);
+        og_rowmap_free(t->map[0]);
+        og_rowmap_free(t->emap);
+        for (int s = 0; s < 2; s++) free(t->pnode[s]), free(t->pnbr[s]), free(t->pedge[s]), free(t->poff[s]);
+        free(t);
+        return;
+    }
     if (t->release) {
         t->release(t->hold);
         free(t);
@@ -185,10 +204,10 @@ void og_topology_free(og_topology *t)
 
 size_t og_topology_edge_count(const og_topology *t) { return t->n_edges; }
 
-void og_topology_edges(const og_topology *t, og_dir dir, uint32_t node, const uint32_t **neighbours,
-                       const uint32_t **edges, size_t *n)
+/* The base's entries of node `v` on side s, plain arrays. */
+static void plain_edges(const og_topology *t, int s, uint32_t node, const uint32_t **neighbours,
+                        const uint32_t **edges, size_t *n)
 {
-    int s = dir == OG_DIR_IN ? 1 : 0;
     uint32_t limit = s ? t->n_dst : t->n_src;
     if (node >= limit) {
         *neighbours = NULL;
@@ -204,6 +223,159 @@ void og_topology_edges(const og_topology *t, og_dir dir, uint32_t node, const ui
     *n = (size_t)(e - b);
 }
 
+static og_status grow_scratch(og_reach *r, size_t need)
+{
+    if (r->adj_cap >= need) return OG_OK;
+    size_t nc = r->adj_cap ? r->adj_cap : 64;
+    while (nc < need) nc *= 2;
+    uint32_t *a = realloc(r->adj, 2 * nc * sizeof *a);
+    if (!a) return og_err(OG_ERR_NOMEM, "out of memory");
+    r->adj = a, r->adj_cap = nc;
+    return OG_OK;
+}
+
+/* A composed topology's entries of node `v` on side s: the base's (when v was a row of it)
+ * translated — an entry whose edge or neighbour is gone is dropped — merged by edge row with
+ * the patch's.  Borrowed from the base or the patch when one side alone answers, else built
+ * in r's scratch. */
+static og_status composed_edges(const og_topology *t, int s, uint32_t v, og_reach *r, const uint32_t **nb,
+                                const uint32_t **ed, size_t *n)
+{
+    *nb = *ed = NULL;
+    *n = 0;
+    if (v >= (s ? t->n_dst : t->n_src)) return OG_OK;
+    size_t plo = 0, phi = 0, a = 0, b = t->pn[s];
+    while (a < b) { /* the patch's entries of v */
+        size_t mid = a + (b - a) / 2;
+        if (t->pnode[s][mid] < v) a = mid + 1;
+        else b = mid;
+    }
+    if (a < t->pn[s] && t->pnode[s][a] == v) plo = t->poff[s][a], phi = t->poff[s][a + 1];
+    const uint32_t *bnb = NULL, *bed = NULL;
+    size_t bn = 0;
+    uint32_t old = og_rowmap_back(t->map[s], v);
+    if (old != UINT32_MAX) plain_edges(t->base, s, old, &bnb, &bed, &bn);
+    if (!bn || (t->fast && plo == phi)) {
+        if (bn) {
+            *nb = bnb, *ed = bed, *n = bn;
+        } else {
+            *nb = t->pnbr[s] ? t->pnbr[s] + plo : NULL, *ed = t->pedge[s] ? t->pedge[s] + plo : NULL;
+            *n = phi - plo;
+        }
+        return OG_OK;
+    }
+    if (!r) return og_err(OG_ERR_INTERNAL, "a composed topology read without scratch");
+    size_t np = phi - plo;
+    OG_TRY(grow_scratch(r, 2 * (bn + np)));
+    /* translated base entries at [0, k), the merge after them */
+    uint32_t *tnb = r->adj, *ted = r->adj + bn, *onb = r->adj + 2 * bn, *oed = onb + bn + np;
+    size_t k = 0;
+    const og_rowmap *other = t->map[1 - s];
+    for (size_t i = 0; i < bn; i++) {
+        uint32_t e = og_rowmap_fwd(t->emap, bed[i]);
+        if (e == UINT32_MAX) continue;
+        uint32_t w = og_rowmap_fwd(other, bnb[i]);
+        if (w == UINT32_MAX) continue; /* a moved neighbour: the patch has the edge */
+        tnb[k] = w, ted[k] = e, k++;
+    }
+    size_t i = 0, j = plo, o = 0;
+    while (i < k || j < phi) {
+        if (j == phi || (i < k && ted[i] < t->pedge[s][j])) onb[o] = tnb[i], oed[o++] = ted[i++];
+        else onb[o] = t->pnbr[s][j], oed[o++] = t->pedge[s][j++];
+    }
+    *nb = onb, *ed = oed, *n = o;
+    return OG_OK;
+}
+
+og_status og_topology_edges(const og_topology *t, og_dir dir, uint32_t node, og_reach *scratch,
+                            const uint32_t **neighbours, const uint32_t **edges, size_t *n)
+{
+    int s = dir == OG_DIR_IN ? 1 : 0;
+    if (t->base) return composed_edges(t, s, node, scratch, neighbours, edges, n);
+    plain_edges(t, s, node, neighbours, edges, n);
+    return OG_OK;
+}
+
+int og_topology_is_composed(const og_topology *t) { return t->base != NULL; }
+
+typedef struct patch_entry {
+    uint32_t key, other, edge;
+} patch_entry;
+
+static int cmp_patch(const void *a, const void *b)
+{
+    const patch_entry *x = a, *y = b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return x->edge < y->edge ? -1 : x->edge > y->edge;
+}
+
+/* One side of the patch: entries keyed by `key`, sorted by (node, edge row). */
+static og_status patch_side(og_topology *t, int s, const uint32_t *key, const uint32_t *other, const uint32_t *edge,
+                            size_t np)
+{
+    patch_entry *pe = malloc((np ? np : 1) * sizeof *pe);
+    t->pnbr[s] = malloc((np ? np : 1) * sizeof *t->pnbr[s]);
+    t->pedge[s] = malloc((np ? np : 1) * sizeof *t->pedge[s]);
+    t->pnode[s] = malloc((np ? np : 1) * sizeof *t->pnode[s]);
+    t->poff[s] = malloc((np + 1) * sizeof *t->poff[s]);
+    if (!pe || !t->pnbr[s] || !t->pedge[s] || !t->pnode[s] || !t->poff[s]) {
+        free(pe);
+        return og_err(OG_ERR_NOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < np; i++) pe[i] = (patch_entry){key[i], other[i], edge[i]};
+    qsort(pe, np, sizeof *pe, cmp_patch);
+    size_t nn = 0;
+    for (size_t i = 0; i < np; i++) {
+        if (!nn || t->pnode[s][nn - 1] != pe[i].key) t->poff[s][nn] = i, t->pnode[s][nn++] = pe[i].key;
+        t->pnbr[s][i] = pe[i].other;
+        t->pedge[s][i] = pe[i].edge;
+    }
+    t->poff[s][nn] = np;
+    t->pn[s] = nn;
+    free(pe);
+    return OG_OK;
+}
+
+og_status og_topology_compose(og_topology **out, og_topology *base, og_rowmap *src_map, og_rowmap *dst_map,
+                              og_rowmap *edge_map, uint32_t n_src_nodes, uint32_t n_dst_nodes, size_t n_edges,
+                              const uint32_t *p_src, const uint32_t *p_dst, const uint32_t *p_edge, size_t n_patch)
+{
+    *out = NULL;
+    og_topology *t = calloc(1, sizeof *t);
+    og_status st = t ? OG_OK : og_err(OG_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; st == OG_OK && i < n_patch; i++)
+        if (p_src[i] >= n_src_nodes || p_dst[i] >= n_dst_nodes)
+            st = og_err(OG_ERR_INTERNAL, "patch entry %zu names node row %u/%u outside %u/%u nodes", i, p_src[i],
+                        p_dst[i], n_src_nodes, n_dst_nodes);
+    if (st == OG_OK && !og_rowmap_is_monotone(edge_map))
+        st = og_err(OG_ERR_INTERNAL, "a composed topology needs edge rows in their old order");
+    if (st != OG_OK) {
+        free(t);
+        og_topology_free(base);
+        if (dst_map != src_map) og_rowmap_free(dst_map);
+        og_rowmap_free(src_map);
+        og_rowmap_free(edge_map);
+        return st;
+    }
+    t->n_src = n_src_nodes;
+    t->n_dst = n_dst_nodes;
+    t->n_edges = n_edges;
+    t->base = base;
+    t->map[0] = src_map;
+    t->map[1] = dst_map;
+    t->emap = edge_map;
+    t->fast = og_rowmap_is_identity(src_map) && og_rowmap_is_identity(dst_map) && og_rowmap_is_identity(edge_map);
+    pool_init(t);
+    st = patch_side(t, 0, p_src, p_dst, p_edge, n_patch);
+    if (st == OG_OK) st = patch_side(t, 1, p_dst, p_src, p_edge, n_patch);
+    if (st != OG_OK) {
+        og_topology_free(t);
+        return st;
+    }
+    *out = t;
+    return OG_OK;
+}
+
 void og_reach_init(og_reach *r) { memset(r, 0, sizeof *r); }
 
 void og_reach_free(og_reach *r)
@@ -212,6 +384,7 @@ void og_reach_free(og_reach *r)
     free(r->depth);
     free(r->stamp);
     free(r->queue);
+    free(r->adj);
     memset(r, 0, sizeof *r);
 }
 
@@ -260,14 +433,16 @@ static og_status reach_begin(og_reach *r, size_t n)
     return OG_OK;
 }
 
-/* Visits the neighbours of `v` on side s at depth d; returns how many were enqueued. */
+/* Visits the neighbours of `v` on side s at depth d, enqueueing the ones first seen. */
 static og_status visit_side(const og_topology *t, int s, uint32_t v, uint32_t src, uint32_t d, uint32_t min_hops,
                             og_reach *r, size_t *tail)
 {
-    uint64_t b = t->off[s][v], e = t->off[s][v + 1];
-    if (e > t->n_edges) e = t->n_edges; /* (a damaged index file) */
-    for (uint64_t k = b; k < e; k++) {
-        uint32_t w = t->nbr[s][k];
+    const uint32_t *nb, *ed;
+    size_t n;
+    if (t->base) OG_TRY(composed_edges(t, s, v, r, &nb, &ed, &n));
+    else plain_edges(t, s, v, &nb, &ed, &n);
+    for (size_t k = 0; k < n; k++) {
+        uint32_t w = nb[k];
         if (w >= r->stamp_n) continue; /* a damaged index file: never index outside the stamps */
         if (w == src) {
             /* the source is pre-visited: only a direct self-loop emits it */

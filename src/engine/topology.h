@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "engine/rowmap.h"
 #include "omnigraph.h"
 
 #define OG_ROW_NONE UINT32_MAX /* an edge endpoint with no live node row: the edge is skipped */
@@ -40,19 +41,36 @@ og_status og_topology_wrap(og_topology **out, uint32_t n_src_nodes, uint32_t n_d
                            const uint64_t *const off[2], const uint32_t *const nbr[2], const uint32_t *const edge[2],
                            void (*release)(void *hold), void *hold);
 
-/* The topology's arrays, borrowed (what index/csr.h persists). */
+/* The topology's arrays, borrowed (what index/csr.h persists); NULL arrays for a composed one. */
 void og_topology_arrays(const og_topology *t, uint32_t *n_src, uint32_t *n_dst, const uint64_t *off[2],
                         const uint32_t *nbr[2], const uint32_t *edge[2]);
 
 size_t og_topology_edge_count(const og_topology *t);
 
+typedef struct og_reach og_reach;
+
 /* The edges of one node in one direction (OUT: by source, IN: by destination): arrays of
- * `*n` neighbour rows and edge rows, borrowed from the topology. */
-void og_topology_edges(const og_topology *t, og_dir dir, uint32_t node, const uint32_t **neighbours,
-                       const uint32_t **edges, size_t *n);
+ * `*n` neighbour rows and edge rows in edge-row order, borrowed from the topology or from
+ * `scratch` (valid until its next use).  A composed topology needs scratch (an og_reach);
+ * OG_ERR_NOMEM when it cannot grow. */
+og_status og_topology_edges(const og_topology *t, og_dir dir, uint32_t node, og_reach *scratch,
+                            const uint32_t **neighbours, const uint32_t **edges, size_t *n);
+
+/* A topology of a newer version triple composed from an older one's (`base`, in its numbering)
+ * without rebuilding it: base entries are translated through the row maps (an entry whose edge
+ * or either node is gone is dropped), and the patch — n_patch (source, destination, edge) rows
+ * in the newer numbering: the edges the base cannot give (appended ones, ones at a moved node)
+ * — is added.  n_edges is the newer version's count of indexed edges.  The edge map must keep
+ * old rows in order (og_rowmap_is_monotone), so each node's entries stay in edge-row order, as
+ * a full build's.  Takes base and the maps (dst_map may be src_map) in every case; the patch is
+ * copied. */
+og_status og_topology_compose(og_topology **out, og_topology *base, og_rowmap *src_map, og_rowmap *dst_map,
+                              og_rowmap *edge_map, uint32_t n_src_nodes, uint32_t n_dst_nodes, size_t n_edges,
+                              const uint32_t *p_src, const uint32_t *p_dst, const uint32_t *p_edge, size_t n_patch);
+int og_topology_is_composed(const og_topology *t);
 
 /* A growable list of (node, depth) results, reused across calls. */
-typedef struct og_reach {
+struct og_reach {
     uint32_t *node;
     uint32_t *depth;
     size_t len, cap;
@@ -62,7 +80,10 @@ typedef struct og_reach {
     size_t stamp_n;
     uint32_t *queue;
     size_t queue_cap;
-} og_reach;
+    /* a composed topology's entries of one node (og_topology_edges): 2 x adj_cap */
+    uint32_t *adj;
+    size_t adj_cap;
+};
 
 void og_reach_init(og_reach *r);
 void og_reach_free(og_reach *r);

@@ -471,7 +471,7 @@ static const char *adj(const og_topology *t, og_dir dir, uint32_t node)
     static char out[128];
     const uint32_t *nb, *ed;
     size_t n;
-    og_topology_edges(t, dir, node, &nb, &ed, &n);
+    assert_int_equal(og_topology_edges(t, dir, node, NULL, &nb, &ed, &n), OG_OK);
     size_t at = 0;
     out[0] = '\0';
     for (size_t i = 0; i < n; i++)
