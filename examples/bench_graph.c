@@ -18,7 +18,8 @@
  *
  * Prints one JSON object per line on stdout.  OG_BENCH_CACHE_MB sets the handle's cache bound
  * (default 1024, the same budget run.sh gives Kùzu's buffer pool).  OG_BENCH_ONLY=NAME runs
- * only that query kind (for profiling one query with perf).
+ * only that query kind (for profiling one query with perf).  OG_BENCH_BRANCH=B queries branch
+ * B's head instead of main's (warm traversals over a topology composed after a small commit).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -190,6 +191,7 @@ typedef struct bench {
     const char *src;
     size_t srclen;
     FILE *results;
+    og_read_opts at; /* OG_BENCH_BRANCH: read that branch's head (e.g. one commit past an optimize) */
 } bench;
 
 /* Runs query `name` once; writes its answer to b->results when `record`; returns the time in
@@ -198,7 +200,7 @@ static double run_one(bench *b, const char *name, const char *key, const char *p
 {
     og_rows *rows;
     double t0 = now_us();
-    og_status st = og_db_query(&rows, b->db, b->src, b->srclen, name, params, NULL);
+    og_status st = og_db_query(&rows, b->db, b->src, b->srclen, name, params, b->at.branch ? &b->at : NULL);
     if (st != OG_OK) {
         fail(st, name);
         return -1;
@@ -270,6 +272,7 @@ static int cmd_query(const char *graph, const char *gq, const char *starts_path,
     for (char *save = NULL, *t = strtok_r(starts, "\n", &save); t && nkeys < MAX_STARTS; t = strtok_r(NULL, "\n", &save))
         keys[nkeys++] = t;
     bench b = {0};
+    b.at.branch = getenv("OG_BENCH_BRANCH");
     char *src = read_file(gq, &b.srclen);
     if (!src) return 1;
     b.src = src;

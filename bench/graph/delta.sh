@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
-# Delta topologies at 1M nodes (issue 17; docs/benchmarks.md "Delta topologies"): what the
-# first traversal after a one-row write costs in a fresh process, on the graph
-# bench/graph/run.sh loaded and optimized (run it first with GRAPH_BENCH_DIR set, so it keeps
-# the graph; or load + optimize with build/release/bench_graph as run.sh does).  The optimized
-# head has a persisted topology; a commit that deletes or updates one node needs a new one,
-# built by the first `hop1` — in full (2 x E endpoint lookups), or as a delta from the
-# optimized head's file (src/engine/tableview_delta.c).
+# Topologies after a one-row write at 1M nodes (issue 17; docs/benchmarks.md "Delta
+# topologies", "Composed topologies"): what the first traversal after a one-row write costs in
+# a fresh process, on the graph bench/graph/run.sh loaded and optimized (run it first with
+# GRAPH_BENCH_DIR set, so it keeps the graph; or load + optimize with build/release/bench_graph
+# as run.sh does).  The optimized head has a persisted topology; a commit that deletes, updates
+# or inserts needs the topology of a new version triple: built in full (2 x E endpoint
+# lookups), as a delta from the optimized head's file and written (src/engine/tableview_delta.c),
+# or composed from that file without building or writing anything
+# (src/engine/tableview_compose.c) — whichever the binary does.
 #
 # Usage: bench/graph/delta.sh BUILD_DIR GRAPH_BENCH_DIR [ROUNDS] [BASELINE_OMNIGRAPH]
 #   Each round and binary: a branch from main (untimed), one write on it (untimed), then the
 #   first `omnigraph query hop1` on it in a fresh process, timed with /usr/bin/time (wall,
-#   user + system CPU, peak RSS), then the second (the file the first one wrote, mapped); the
-#   branch is deleted and the topology files the round wrote are removed, so every round
-#   starts from the optimized head's file alone.  Writes: `delete` (a node and its edges),
-#   `update` (one property: the node re-inserted, its edges follow it).
+#   user + system CPU, peak RSS), then a second fresh `hop1` and a fresh `hop3` (a file the
+#   first one wrote, mapped — or composed again); the branch is deleted and the topology files
+#   the round wrote are removed, so every round starts from the optimized head's file alone.
+#   Writes: `delete` (a node and its edges), `update` (one property: the node re-inserted, its
+#   edges follow it), `insert` (one edge appended).
 #   BASELINE_OMNIGRAPH: another build's `omnigraph` (e.g. main before a change), measured in
 #   the same rounds (alternating).
 # Prints one TSV row per step (medians over the rounds); leaves delta.jsonl in OUT (default
@@ -32,6 +35,7 @@ g="$work/og"
 keep=$(cd "$g" && find _index -name '*.csr' | sort)
 echo "delta: $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg), $rounds rounds" >&2
 hop1='query hop1($k: String) { match { $s: Node { key: $k }  $s link{1,1} $f } return { count($f) as n } }'
+hop3='query hop3($k: String) { match { $s: Node { key: $k }  $s link{1,3} $f } return { count($f) as n } }'
 jsonl="$out/delta.jsonl"
 : >"$jsonl"
 
@@ -55,17 +59,18 @@ clean() { # removes the topology files written since the optimized head
 
 round() { # LABEL BINARY I
   local label="$1" b="$2" i="$3" br
-  for w in delete update; do
+  for w in delete update insert; do
     br="d-$label-$w-$i"
     "$b" branch create --from main "$br" --store "$g" >/dev/null
-    if [ "$w" = delete ]; then
-      "$b" mutate -e "query m() { delete Node where key = \"k0000002$i\" }" --branch "$br" --store "$g" >/dev/null
-    else
-      "$b" mutate -e "query m() { update Node set { val: 7 } where key = \"k0000003$i\" }" --branch "$br" --store "$g" >/dev/null
-    fi
+    case "$w" in
+    delete) "$b" mutate -e "query m() { delete Node where key = \"k0000002$i\" }" --branch "$br" --store "$g" >/dev/null ;;
+    update) "$b" mutate -e "query m() { update Node set { val: 7 } where key = \"k0000003$i\" }" --branch "$br" --store "$g" >/dev/null ;;
+    insert) "$b" mutate -e "query m() { insert Link { from: \"k0000004$i\", to: \"k00000001\" } }" --branch "$br" --store "$g" >/dev/null ;;
+    esac
     sync
     timed "$label" "hop1_after_$w" "$b" query -e "$hop1" --params '{"k":"k00000001"}' --format jsonl --branch "$br" --store "$g"
     timed "$label" "hop1_again_$w" "$b" query -e "$hop1" --params '{"k":"k00000001"}' --format jsonl --branch "$br" --store "$g"
+    timed "$label" "hop3_then_$w" "$b" query -e "$hop3" --params '{"k":"k00000001"}' --format jsonl --branch "$br" --store "$g"
     "$b" branch delete "$br" --store "$g" >/dev/null 2>&1
     clean
   done
