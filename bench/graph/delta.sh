@@ -19,6 +19,10 @@
 #   edges follow it), `insert` (one edge appended).
 #   BASELINE_OMNIGRAPH: another build's `omnigraph` (e.g. main before a change), measured in
 #   the same rounds (alternating).
+#   In-process first call against Kùzu (KUZU_DB=the database run.sh loaded, which the writes
+#   change): right after our write, `bench_graph query` on the branch gives the first hop1's
+#   wall and CPU time after opening (step first_hop1_<write>), and `kuzu_bench.mjs
+#   first-after-write` makes the same write in Kùzu, reopens it and times its first hop1.
 # Prints one TSV row per step (medians over the rounds); leaves delta.jsonl in OUT (default
 # GRAPH_BENCH_DIR/delta).
 set -euo pipefail
@@ -37,6 +41,8 @@ echo "delta: $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg), 
 hop1='query hop1($k: String) { match { $s: Node { key: $k }  $s link{1,1} $f } return { count($f) as n } }'
 hop3='query hop3($k: String) { match { $s: Node { key: $k }  $s link{1,3} $f } return { count($f) as n } }'
 jsonl="$out/delta.jsonl"
+start1="$out/start1.txt"
+echo k00000001 >"$start1"
 : >"$jsonl"
 
 timed() { # LABEL STEP BINARY ARGS...: one timed process, one JSON line
@@ -68,6 +74,16 @@ round() { # LABEL BINARY I
     insert) "$b" mutate -e "query m() { insert Link { from: \"k0000004$i\", to: \"k00000001\" } }" --branch "$br" --store "$g" >/dev/null ;;
     esac
     sync
+    if [ "$label" = after ] && [ -n "${KUZU_DB:-}" ]; then # first call inside a fresh process, vs Kùzu's
+      OG_BENCH_BRANCH="$br" OG_BENCH_ONLY=hop1 "$bin/bench_graph" query "$g" "$here/graph.gq" "$start1" 0 1 /dev/null 1 |
+        node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{for(const l of s.trim().split("\n")){const r=JSON.parse(l);
+          if(r.query==="hop1")console.log(JSON.stringify({binary:"after",step:"first_hop1_"+process.argv[1],wall_ms:r.first_us/1e3,
+          cpu_ms:r.first_cpu_us/1e3,maxrss_mib:+(r.peak_rss_kb/1024).toFixed(1)}))}})' "$w" | tee -a "$jsonl" >&2
+      node "$here/kuzu_bench.mjs" first-after-write "$KUZU_DB" "$w" "$i" k00000001 |
+        node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const r=JSON.parse(s);
+          console.log(JSON.stringify({binary:"kuzu",step:"first_hop1_"+r.write,wall_ms:r.first_us/1e3,cpu_ms:r.first_cpu_us/1e3,
+          maxrss_mib:+(r.max_rss_kb/1024).toFixed(1)}))})' | tee -a "$jsonl" >&2
+    fi
     timed "$label" "hop1_after_$w" "$b" query -e "$hop1" --params '{"k":"k00000001"}' --format jsonl --branch "$br" --store "$g"
     timed "$label" "hop1_again_$w" "$b" query -e "$hop1" --params '{"k":"k00000001"}' --format jsonl --branch "$br" --store "$g"
     timed "$label" "hop3_then_$w" "$b" query -e "$hop3" --params '{"k":"k00000001"}' --format jsonl --branch "$br" --store "$g"
@@ -84,9 +100,11 @@ node -e '
   const rows = require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n").map(JSON.parse);
   const med = (v) => { const s = [...v].sort((a, b) => a - b); return s.length ? s[(s.length - 1) >> 1] : NaN; };
   const get = (st, b, f) => med(rows.filter((r) => r.step === st && r.binary === b).map((r) => r[f]));
-  console.log(["step", "before_wall_ms", "before_cpu_ms", "before_rss_mib", "after_wall_ms", "after_cpu_ms", "after_rss_mib"].join("\t"));
+  console.log(["step", "before_wall_ms", "before_cpu_ms", "before_rss_mib", "after_wall_ms", "after_cpu_ms", "after_rss_mib",
+    "kuzu_wall_ms", "kuzu_cpu_ms"].join("\t"));
   for (const st of [...new Set(rows.map((r) => r.step))])
     console.log([st, get(st, "before", "wall_ms"), get(st, "before", "cpu_ms"), get(st, "before", "maxrss_mib"),
-      get(st, "after", "wall_ms"), get(st, "after", "cpu_ms"), get(st, "after", "maxrss_mib")].join("\t"));
+      get(st, "after", "wall_ms"), get(st, "after", "cpu_ms"), get(st, "after", "maxrss_mib"),
+      get(st, "kuzu", "wall_ms"), get(st, "kuzu", "cpu_ms")].join("\t"));
 ' "$jsonl" | tee "$out/delta.tsv"
 echo "delta: done $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2

@@ -9,6 +9,8 @@
 //       per query kind: the first call after the database opened ("first"), one untimed warm-up
 //       pass (its answers go to RESULTS), REPS timed passes (the warm median); agg: once, then
 //       10 x REPS timed runs.
+//   node kuzu_bench.mjs first-after-write DBPATH delete|update|insert I KEY
+//       one write (untimed), then the first hop1 from KEY of a freshly opened database.
 //
 // Every parameterised query is prepared once, outside the timings (our C API has no prepare
 // step, so OmniGraph-C's numbers include compiling the query each call).  Each timing covers
@@ -149,11 +151,46 @@ async function query(dbPath, startsPath, lo, hi, resultsPath, reps) {
   await db.close();
 }
 
+// One write (untimed; the database closed after it), then the first hop1 from `key` of a new
+// Database in this process, as bench/graph/delta.sh measures ours on a branch one write past
+// the optimized head: the same kinds (delete a node with its edges, update one property, insert
+// one edge), keys from `i`.
+const WRITES = {
+  delete: ["MATCH (n:Node {key: $k}) DETACH DELETE n", (i) => ({ k: `k0000002${i}` })],
+  update: ["MATCH (n:Node {key: $k}) SET n.val = 7", (i) => ({ k: `k0000003${i}` })],
+  insert: ["MATCH (a:Node {key: $a}), (b:Node {key: $b}) CREATE (a)-[:Link]->(b)", (i) => ({ a: `k0000004${i}`, b: "k00000001" })],
+};
+
+async function firstAfterWrite(dbPath, kind, i, key) {
+  if (!WRITES[kind]) throw new Error(`unknown write ${kind}`);
+  let { db, conn } = open(dbPath);
+  await db.init();
+  const w = await conn.prepare(WRITES[kind][0]);
+  await (await conn.execute(w, WRITES[kind][1](i))).getAll();
+  await conn.close();
+  await db.close();
+  ({ db, conn } = open(dbPath));
+  await db.init();
+  const hop1 = await conn.prepare(QUERIES.hop1);
+  const cpu0 = process.cpuUsage(), t0 = nowUs();
+  const rows = await (await conn.execute(hop1, { k: key })).getAll();
+  const us = nowUs() - t0, cpu = process.cpuUsage(cpu0);
+  fs.writeSync(1, JSON.stringify({
+    system: "kuzu", phase: "first_after_write", write: kind, key, n: Number(rows[0]?.n ?? 0),
+    first_us: +us.toFixed(1), first_cpu_us: cpu.user + cpu.system, max_rss_kb: maxRssKb(),
+  }) + "\n");
+  // (closing a reopened database crashes kuzu 0.11.3's Node binding: the write is durable since
+  // the first close, and a read-only reopen has nothing to flush)
+  process.exit(0);
+}
+
 const [mode, ...args] = process.argv.slice(2);
 if (mode === "load" && args.length === 3) await load(...args);
 else if (mode === "query" && args.length === 6) await query(args[0], args[1], args[2], args[3], args[4], Math.max(1, Number(args[5])));
+else if (mode === "first-after-write" && args.length === 4) await firstAfterWrite(...args);
 else {
   console.error("usage: node kuzu_bench.mjs load DBPATH NODES.csv EDGES.csv\n" +
-    "       node kuzu_bench.mjs query DBPATH STARTS.txt LO HI RESULTS REPS");
+    "       node kuzu_bench.mjs query DBPATH STARTS.txt LO HI RESULTS REPS\n" +
+    "       node kuzu_bench.mjs first-after-write DBPATH delete|update|insert I KEY");
   process.exit(2);
 }

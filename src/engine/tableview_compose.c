@@ -111,6 +111,8 @@ typedef struct gather {
     og_dir dir;
     moved *v;
     size_t n, cap, max;
+    uint32_t *gone; /* base edge rows gone with a gone endpoint (repeats when both are) */
+    size_t ngone, gone_cap;
     og_reach scratch;
 } gather;
 
@@ -123,7 +125,16 @@ static og_status gather_at(void *ctx, uint32_t old)
     OG_TRY(og_topology_edges(g->base, g->dir, old, &g->scratch, &nb, &ed, &k));
     for (size_t i = 0; i < k; i++) {
         uint32_t e = og_rowmap_fwd(g->emap, ed[i]);
-        if (e == NONE) continue; /* deleted with its node: a cascade */
+        if (e == NONE) { /* deleted with its node: a cascade */
+            if (g->ngone == g->gone_cap) {
+                size_t nc = g->gone_cap ? 2 * g->gone_cap : 64;
+                uint32_t *x = realloc(g->gone, nc * sizeof *x);
+                if (!x) return og_err(OG_ERR_NOMEM, "composed topology: out of memory");
+                g->gone = x, g->gone_cap = nc;
+            }
+            g->gone[g->ngone++] = ed[i];
+            continue;
+        }
         if (g->n == g->max) return OG_ERR_LIMIT; /* (no message: the caller declines) */
         if (g->n == g->cap) {
             size_t nc = g->cap ? 2 * g->cap : 64;
@@ -321,7 +332,11 @@ static og_status try_compose(og_tableview *edges, og_tableview *src, og_tablevie
         if (st == OG_OK) st = og_rowmap_each_gone(dmap, gather_at, &g);
         if (st == OG_ERR_LIMIT) over = 1, st = OG_OK;
     }
-    size_t nmoved = 0;
+    size_t nmoved = 0, ngone_edges = 0;
+    if (st == OG_OK && !over && g.ngone) { /* distinct cascaded edges: all of the gone ones? */
+        qsort(g.gone, g.ngone, sizeof *g.gone, cmp_u32);
+        for (size_t i = 0; i < g.ngone; i++) ngone_edges += !i || g.gone[i] != g.gone[i - 1];
+    }
     if (st == OG_OK && !over) {
         if (g.n) qsort(g.v, g.n, sizeof *g.v, cmp_moved);
         for (size_t i = 0; i < g.n; i++)
@@ -337,13 +352,15 @@ static og_status try_compose(og_tableview *edges, og_tableview *src, og_tablevie
     if (st == OG_OK && !over && nfresh) st = og_tv_read_rows(edges, ends, 2, fresh, nfresh, use_new_edges, &p);
     if (st == OG_OK && !over) {
         size_t n_edges = og_rowmap_kept_count(emap) - nmoved + p.n;
-        st = og_topology_compose(out, base, smap, dmap, emap, (uint32_t)src->nrows, (uint32_t)dst->nrows, n_edges, p.s,
-                                 p.d, p.e, p.n);
+        int follow = ngone_edges == og_rowmap_gone_count(emap);
+        st = og_topology_compose(out, base, smap, dmap, emap, follow, (uint32_t)src->nrows, (uint32_t)dst->nrows, n_edges,
+                                 p.s, p.d, p.e, p.n);
         base = NULL, smap = dmap = emap = NULL; /* taken */
     }
     if (st == OG_OK && over) st = decline("too much changed since the base", edges);
     og_reach_free(&g.scratch);
     free(g.v);
+    free(g.gone);
     free(rs.old), free(rs.cur), free(rd.old), free(rd.cur);
     free(p.s), free(p.d), free(p.e);
     free(fresh);

@@ -62,11 +62,13 @@ og_status og_topology_edges(const og_topology *t, og_dir dir, uint32_t node, og_
  * in the newer numbering: the edges the base cannot give (appended ones, ones at a moved node)
  * — is added.  n_edges is the newer version's count of indexed edges.  The edge map must keep
  * old rows in order (og_rowmap_is_monotone), so each node's entries stay in edge-row order, as
- * a full build's.  Takes base and the maps (dst_map may be src_map) in every case; the patch is
- * copied. */
+ * a full build's.  `edges_follow_nodes`: every edge gone from the base has an endpoint gone too
+ * (a cascade), so reachability checks nodes only.  Takes base and the maps (dst_map may be
+ * src_map) in every case; the patch is copied. */
 og_status og_topology_compose(og_topology **out, og_topology *base, og_rowmap *src_map, og_rowmap *dst_map,
-                              og_rowmap *edge_map, uint32_t n_src_nodes, uint32_t n_dst_nodes, size_t n_edges,
-                              const uint32_t *p_src, const uint32_t *p_dst, const uint32_t *p_edge, size_t n_patch);
+                              og_rowmap *edge_map, int edges_follow_nodes, uint32_t n_src_nodes, uint32_t n_dst_nodes,
+                              size_t n_edges, const uint32_t *p_src, const uint32_t *p_dst, const uint32_t *p_edge,
+                              size_t n_patch);
 int og_topology_is_composed(const og_topology *t);
 
 /* A growable list of (node, depth) results, reused across calls. */
