@@ -733,7 +733,8 @@ og_status og_plan_incident_edges(og_plan *p, og_plan_table *et, const og_strmap 
                 }
                 const uint32_t *nbr, *edges;
                 size_t n = 0;
-                if (st == OG_OK) st = og_topology_edges(topo, side ? OG_DIR_IN : OG_DIR_OUT, row, &scratch, &nbr, &edges, &n);
+                if (st == OG_OK)
+                    st = og_topology_edges(topo, side ? OG_DIR_IN : OG_DIR_OUT, row, &scratch, &nbr, &edges, &n);
                 for (size_t k = 0; k < n && st == OG_OK; k++) st = fn(ud, edges[k], side, (const char *)id, len);
             }
         }

@@ -55,7 +55,8 @@ og_status og_rowmap_add(og_rowmap *m, uint32_t old_start, uint32_t old_n, uint32
 {
     uint32_t expect = m->np ? m->p[m->np - 1].old_start + m->p[m->np - 1].old_n : 0;
     if (m->finished || old_start != expect || old_n > m->n_old - old_start || ngone > old_n)
-        return og_err(OG_ERR_INVALID, "row map: piece at %u of %u rows does not follow row %u", old_start, old_n, expect);
+        return og_err(OG_ERR_INVALID, "row map: piece at %u of %u rows does not follow row %u", old_start, old_n,
+                      expect);
     for (uint32_t k = 0; k < ngone; k++)
         if (gone[k] >= old_n || (k && gone[k] <= gone[k - 1]))
             return og_err(OG_ERR_INVALID, "row map: gone rank %u out of order", gone[k]);

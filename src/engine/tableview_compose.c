@@ -203,7 +203,8 @@ static og_status resolve(og_tableview *old, og_tableview *cur, const og_rowmap *
     for (size_t i = 0; i < r->n; i++)
         if (!k || r->old[k - 1] != r->old[i]) r->old[k++] = r->old[i];
     r->n = k;
-    if (!(r->cur = malloc((k ? k : 1) * sizeof *r->cur))) return og_err(OG_ERR_NOMEM, "composed topology: out of memory");
+    if (!(r->cur = malloc((k ? k : 1) * sizeof *r->cur)))
+        return og_err(OG_ERR_NOMEM, "composed topology: out of memory");
     static const char *const id[] = {"id"};
     OG_TRY(k ? og_tv_read_rows(old, id, 1, r->old, k, use_ids, r) : OG_OK);
     return r->at == k ? OG_OK : decline("ids read disagree with the rows asked", old);
@@ -353,8 +354,8 @@ static og_status try_compose(og_tableview *edges, og_tableview *src, og_tablevie
     if (st == OG_OK && !over) {
         size_t n_edges = og_rowmap_kept_count(emap) - nmoved + p.n;
         int follow = ngone_edges == og_rowmap_gone_count(emap);
-        st = og_topology_compose(out, base, smap, dmap, emap, follow, (uint32_t)src->nrows, (uint32_t)dst->nrows, n_edges,
-                                 p.s, p.d, p.e, p.n);
+        st = og_topology_compose(out, base, smap, dmap, emap, follow, (uint32_t)src->nrows, (uint32_t)dst->nrows,
+                                 n_edges, p.s, p.d, p.e, p.n);
         base = NULL, smap = dmap = emap = NULL; /* taken */
     }
     if (st == OG_OK && over) st = decline("too much changed since the base", edges);

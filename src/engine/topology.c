@@ -295,7 +295,8 @@ static og_status composed_neighbours(const og_topology *t, int s, uint32_t v, og
                                      size_t *n)
 {
     const uint32_t *ed;
-    if (!t->edges_follow_nodes || t->fast || v >= (s ? t->n_dst : t->n_src)) return composed_edges(t, s, v, r, nb, &ed, n);
+    if (!t->edges_follow_nodes || t->fast || v >= (s ? t->n_dst : t->n_src))
+        return composed_edges(t, s, v, r, nb, &ed, n);
     size_t a = 0, b = t->pn[s];
     while (a < b) {
         size_t mid = a + (b - a) / 2;
