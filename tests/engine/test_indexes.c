@@ -221,10 +221,12 @@ static void graph_index_build_writes_the_heads_files_ahead_of_queries(void **sta
     assert_int_equal(og_engine_graph_index_build(f->e, "nope", &rep), OG_ERR_NOT_FOUND);
 }
 
-/* After a commit that only appends (a node and an edge), the next process builds the new
- * topology from the persisted one plus the new edge (a delta), with the same answers as a
- * full build; after a commit with a deletion too. */
-static void appended_edges_extend_the_persisted_topology(void **state)
+/* After a commit that only appends (a node and an edge), the next process composes the new
+ * topology from the persisted one plus the new edges — nothing built, nothing written — with
+ * the same answers as a full build, and so does every process after it; after a commit with a
+ * deletion too.  The index build (what optimize runs) then writes the head's own file, built
+ * as a delta, which the next process maps. */
+static void appended_edges_compose_with_the_persisted_topology(void **state)
 {
     fixture *f = *state;
     char want[8192], got[8192];
@@ -242,17 +244,18 @@ static void appended_edges_extend_the_persisted_topology(void **state)
     assert_non_null(strstr(want, "fans(Alice)=Diana;Zed\n"));
     og_tableview_set_index_mode(2);
     reopen(f);
-    size_t deltas = og_tableview_delta_topologies();
+    size_t deltas = og_tableview_delta_topologies(), composed = og_tableview_composed_topologies();
     answers(f, got, sizeof got);
     assert_string_equal(got, want);
-    assert_int_equal(og_tableview_delta_topologies(), deltas + 1);
-    assert_int_equal(index_files(f, ".csr"), 2);
-    reopen(f); /* and the next process maps the delta-built file */
+    assert_int_equal(og_tableview_composed_topologies(), composed + 1);
+    assert_int_equal(og_tableview_delta_topologies(), deltas);
+    assert_int_equal(index_files(f, ".csr"), 1);
+    reopen(f); /* the next process composes again */
     answers(f, got, sizeof got);
     assert_string_equal(got, want);
-    assert_int_equal(og_tableview_delta_topologies(), deltas + 1);
-    /* a deletion renumbers rows (a node and its edges cascade): a delta too, the old rows
-     * renumbered through the fragments both versions hold (tests/engine/test_topology_delta.c
+    assert_int_equal(og_tableview_composed_topologies(), composed + 2);
+    /* a deletion renumbers rows (a node and its edges cascade): composed too, the old rows
+     * translated through the fragments both versions hold (tests/engine/test_topology_delta.c
      * covers updates, compactions and merges) */
     assert_int_equal(mut(f, "remove_person", "{\"name\": \"Bob\"}"), OG_OK);
     og_tableview_set_index_mode(0);
@@ -262,7 +265,18 @@ static void appended_edges_extend_the_persisted_topology(void **state)
     reopen(f);
     answers(f, got, sizeof got);
     assert_string_equal(got, want);
-    assert_int_equal(og_tableview_delta_topologies(), deltas + 2);
+    assert_int_equal(og_tableview_composed_topologies(), composed + 3);
+    assert_int_equal(index_files(f, ".csr"), 1);
+    /* the index build writes the head's own file (a delta from the persisted one) */
+    og_graph_index_report rep;
+    assert_int_equal(og_engine_graph_index_build(f->e, NULL, &rep), OG_OK);
+    assert_int_equal(og_tableview_delta_topologies(), deltas + 1);
+    assert_int_equal(index_files(f, ".csr"), 2);
+    reopen(f); /* which the next process maps */
+    answers(f, got, sizeof got);
+    assert_string_equal(got, want);
+    assert_int_equal(og_tableview_composed_topologies(), composed + 3);
+    assert_int_equal(og_tableview_delta_topologies(), deltas + 1);
 }
 
 /* Replaces every file under dir ending in suffix with `bytes` (len). */
@@ -399,7 +413,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(answers_do_not_depend_on_index_files, setup, teardown),
         cmocka_unit_test_setup_teardown(graph_index_build_writes_the_heads_files_ahead_of_queries, setup, teardown),
-        cmocka_unit_test_setup_teardown(appended_edges_extend_the_persisted_topology, setup, teardown),
+        cmocka_unit_test_setup_teardown(appended_edges_compose_with_the_persisted_topology, setup, teardown),
         cmocka_unit_test_setup_teardown(damaged_or_foreign_index_files_are_not_trusted, setup, teardown),
         cmocka_unit_test_setup_teardown(deleted_and_reinserted_keys_follow_the_version, setup, teardown),
         cmocka_unit_test_setup_teardown(a_crash_after_publishing_an_index_file_leaves_whole_files, setup, teardown),
