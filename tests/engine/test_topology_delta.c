@@ -172,9 +172,9 @@ static int file_exists(walk *w, const char *key)
     return stat(p, &sb) == 0;
 }
 
-/* Every node's entries (both directions, in order), the edge count and a few multi-hop
- * reaches of `got` equal the full build's: what a traversal can observe of a topology,
- * composed or not. */
+/* Every node's entries (both directions, in order), the edge count and the 3-hop reaches
+ * from every node (both directions) of `got` equal the full build's: what a traversal can
+ * observe of a topology, composed or not. */
 static void same_lists(const og_topology *got, const og_topology *full, const char *what)
 {
     uint32_t ns[2], nd[2];
