@@ -280,12 +280,6 @@ static og_status new_edge_rows(og_tableview *e0, og_tableview *edges, uint32_t *
     return OG_OK;
 }
 
-static int same_view(og_tableview *a, og_tableview *b)
-{
-    return a == b || (a->store == b->store && a->m.version == b->m.version &&
-                      strcmp(og_tableview_dir(a), og_tableview_dir(b)) == 0);
-}
-
 /* Composes from the persisted topology of (ev, sv, dv); *out NULL when it declines. */
 static og_status try_compose(og_tableview *edges, og_tableview *src, og_tableview *dst, uint64_t ev, uint64_t sv,
                              uint64_t dv, og_topology **out)
@@ -300,7 +294,7 @@ static og_status try_compose(og_tableview *edges, og_tableview *src, og_tablevie
     patch p = {.src = src, .dst = dst};
     uint32_t *fresh = NULL;
     size_t nfresh = 0;
-    int over = 0, same_nodes = same_view(src, dst) && sv == dv;
+    int over = 0, same_nodes = og_tv_same_view(src, dst) && sv == dv;
     og_status st = og_tableview_open(&e0, edges->table, ev);
     if (st == OG_OK) st = og_tableview_open(&s0, src->table, sv);
     if (st == OG_OK) {

@@ -384,7 +384,7 @@ static og_status read_pending(og_tableview *edges, og_tableview *src, og_tablevi
     return st;
 }
 
-static int same_view(og_tableview *a, og_tableview *b)
+int og_tv_same_view(og_tableview *a, og_tableview *b)
 {
     return a == b || (a->store == b->store && a->m.version == b->m.version &&
                       strcmp(og_tableview_dir(a), og_tableview_dir(b)) == 0);
@@ -404,7 +404,7 @@ static og_status try_base(og_tableview *edges, og_tableview *src, og_tableview *
     uint32_t *emap = NULL, *smap = NULL, *dmap = NULL, *src_row = NULL, *dst_row = NULL;
     moved_list moved = {NULL, 0, 0};
     size_t n = edges->nrows, kept = 0, skept = 0, reads = 0, pending = 0;
-    int same_nodes = same_view(src, dst) && sv == dv;
+    int same_nodes = og_tv_same_view(src, dst) && sv == dv;
     og_status st = og_tableview_open(&e0, edges->table, ev);
     if (st == OG_OK) st = og_tableview_open(&s0, src->table, sv);
     if (st == OG_OK) {

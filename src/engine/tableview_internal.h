@@ -92,6 +92,9 @@ og_status og_tv_deleted_offsets(og_tableview *v, size_t fi, uint32_t **out, size
 typedef og_status (*og_tv_rows_fn)(void *ctx, const uint32_t *rows, size_t k, const og_vector *cols);
 og_status og_tv_read_rows(og_tableview *v, const char *const *names, size_t nf, const uint32_t *rows, size_t n,
                           og_tv_rows_fn use, void *ctx);
+/* 1 when a and b are views of the same table version (the same node table on both ends of an
+ * edge type: one row map serves both). */
+int og_tv_same_view(og_tableview *a, og_tableview *b);
 /* The live row of id ids[i] in nodes, OG_ROW_NONE when none (or a null id), as a full build
  * maps an endpoint. */
 og_status og_tv_lookup_id(og_tableview *nodes, const og_vector *ids, size_t i, uint32_t *row);
