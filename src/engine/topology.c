@@ -235,6 +235,19 @@ static og_status grow_scratch(og_reach *r, size_t need)
     return OG_OK;
 }
 
+/* The patch's entries of node v on side s: [*lo, *hi) (empty when it has none). */
+static void patch_range(const og_topology *t, int s, uint32_t v, size_t *lo, size_t *hi)
+{
+    size_t a = 0, b = t->pn[s];
+    while (a < b) {
+        size_t mid = a + (b - a) / 2;
+        if (t->pnode[s][mid] < v) a = mid + 1;
+        else b = mid;
+    }
+    *lo = *hi = 0;
+    if (a < t->pn[s] && t->pnode[s][a] == v) *lo = t->poff[s][a], *hi = t->poff[s][a + 1];
+}
+
 /* A composed topology's entries of node `v` on side s: the base's (when v was a row of it)
  * translated — an entry whose edge or neighbour is gone is dropped — merged by edge row with
  * the patch's.  Borrowed from the base or the patch when one side alone answers, else built
@@ -245,13 +258,8 @@ static og_status composed_edges(const og_topology *t, int s, uint32_t v, og_reac
     *nb = *ed = NULL;
     *n = 0;
     if (v >= (s ? t->n_dst : t->n_src)) return OG_OK;
-    size_t plo = 0, phi = 0, a = 0, b = t->pn[s];
-    while (a < b) { /* the patch's entries of v */
-        size_t mid = a + (b - a) / 2;
-        if (t->pnode[s][mid] < v) a = mid + 1;
-        else b = mid;
-    }
-    if (a < t->pn[s] && t->pnode[s][a] == v) plo = t->poff[s][a], phi = t->poff[s][a + 1];
+    size_t plo, phi;
+    patch_range(t, s, v, &plo, &phi);
     const uint32_t *bnb = NULL, *bed = NULL;
     size_t bn = 0;
     uint32_t old = og_rowmap_back(t->map[s], v);
@@ -297,13 +305,9 @@ static og_status composed_neighbours(const og_topology *t, int s, uint32_t v, og
     const uint32_t *ed;
     if (!t->edges_follow_nodes || t->fast || v >= (s ? t->n_dst : t->n_src))
         return composed_edges(t, s, v, r, nb, &ed, n);
-    size_t a = 0, b = t->pn[s];
-    while (a < b) {
-        size_t mid = a + (b - a) / 2;
-        if (t->pnode[s][mid] < v) a = mid + 1;
-        else b = mid;
-    }
-    if (a < t->pn[s] && t->pnode[s][a] == v) return composed_edges(t, s, v, r, nb, &ed, n); /* a merge */
+    size_t plo, phi;
+    patch_range(t, s, v, &plo, &phi);
+    if (plo != phi) return composed_edges(t, s, v, r, nb, &ed, n); /* a merge */
     *nb = NULL;
     *n = 0;
     uint32_t old = og_rowmap_back(t->map[s], v);
