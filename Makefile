@@ -5,6 +5,8 @@
 JOBS    ?= 2
 RELEASE := build/release
 TESTBLD := build/asan
+# ccache, where installed, makes rebuilds across work trees cheap; the build does not need it.
+LAUNCHER := $(shell command -v ccache >/dev/null 2>&1 && echo -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 
 .PHONY: all deps build test-build test test-c test-interop run demo-table clean bench install
 
@@ -17,13 +19,13 @@ $(RELEASE)/Makefile: CMakeLists.txt | deps
 	cmake -S . -B $(RELEASE) -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
 build: deps
-	@cmake -S . -B $(RELEASE) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake -S . -B $(RELEASE) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(LAUNCHER) >/dev/null
 	cmake --build $(RELEASE) -j$(JOBS)
 
 # The test build: clang, -Werror, ASan + UBSan, libFuzzer targets.
 test-build: deps
 	@cmake -S . -B $(TESTBLD) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
-	  -DOG_SANITIZE=ON -DOG_FUZZ=ON >/dev/null
+	  -DOG_SANITIZE=ON -DOG_FUZZ=ON $(LAUNCHER) >/dev/null
 	cmake --build $(TESTBLD) -j$(JOBS)
 
 test-c: test-build
