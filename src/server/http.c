@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cluster/stored.h"
+#include "server/guard.h"
 #include "server/server_int.h"
 
 uint64_t og_now_us(void)
@@ -74,6 +75,17 @@ og_status og_server_new(og_server **out, const og_server_opts *opts)
     }
     memcpy(s->bind_host, bind, (size_t)(colon - bind));
     s->bind_port = (unsigned)port;
+    for (size_t i = 0; i < opts->nallowed_hosts; i++) {
+        char h[256];
+        int p;
+        const char *e = opts->allowed_hosts[i];
+        if (!og_guard_authority(e, strlen(e), h, sizeof h, &p)) {
+            fprintf(stderr, "omnigraph-server: --allowed-host '%s': expected a host name or address, optionally "
+                            "with :PORT\n", e);
+            og_server_free(s);
+            return OG_ERR_INVALID;
+        }
+    }
     *out = s;
     return OG_OK;
 }
@@ -569,6 +581,101 @@ static enum MHD_Result check_arg(void *cls, enum MHD_ValueKind kind, const char 
     return MHD_YES;
 }
 
+/* ---- the guard: framing, Host and Origin (guard.c) -------------------------------------- */
+
+#define OG_MAX_HEADERS 128
+
+typedef struct head_walk {
+    og_hdr h[OG_MAX_HEADERS];
+    size_t n;
+    int overflow, nul_arg;
+} head_walk;
+
+static const char no_value[2] = "";
+
+static enum MHD_Result walk_header(void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size,
+                                   const char *value, size_t value_size)
+{
+    (void)kind;
+    head_walk *w = cls;
+    if (w->n == OG_MAX_HEADERS) {
+        w->overflow = 1;
+        return MHD_NO;
+    }
+    w->h[w->n++] = (og_hdr){key ? key : "", key ? key_size : 0, value ? value : no_value, value ? value_size : 0};
+    return MHD_YES;
+}
+
+static enum MHD_Result walk_arg(void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size,
+                                const char *value, size_t value_size)
+{
+    (void)kind;
+    head_walk *w = cls;
+    if ((key && strlen(key) != key_size) || (value && strlen(value) != value_size)) {
+        w->nul_arg = 1;
+        return MHD_NO;
+    }
+    return MHD_YES;
+}
+
+/* libmicrohttpd cuts a header value at a NUL byte and reports the cut length, so "Bearer
+ * good\0junk" would reach us as "Bearer good".  The line's remaining bytes stay in its read
+ * buffer, where the value's own end would be followed only by the line's terminator (NUL, CR
+ * or LF, after any trailing blanks) or by the next header's name: anything else there is the
+ * hidden rest of a cut value, and the header is marked as holding a control character. */
+static void hidden_nul(head_walk *w)
+{
+    for (size_t i = 0; i < w->n; i++) {
+        const char *p = w->h[i].v + w->h[i].vlen + 1;
+        const char *next = i + 1 < w->n ? w->h[i + 1].k : NULL;
+        if (w->h[i].v == no_value) continue;
+        while (*p == ' ' || *p == '\t') p++;
+        if (p != next && *p && *p != '\r' && *p != '\n') w->h[i].vlen++; /* strlen(v) != vlen: refused */
+    }
+}
+
+/* Refuses a request before its route is looked up: a head whose framing a proxy could read
+ * differently (400, and the connection is closed: where the body ends is in doubt), or one
+ * addressed to a name that is not the server's (403).  NULL when it passes. */
+static struct MHD_Response *guard(og_req *r, const char *version)
+{
+    head_walk *w = malloc(sizeof *w);
+    if (!w) return og_resp_error(r, 500, "internal", "out of memory", NULL, NULL);
+    w->n = 0;
+    w->overflow = w->nul_arg = 0;
+    MHD_get_connection_values_n(r->c, MHD_HEADER_KIND, walk_header, w);
+    hidden_nul(w);
+    MHD_get_connection_values_n(r->c, MHD_GET_ARGUMENT_KIND, walk_arg, w);
+    const char *why = w->overflow ? "too many header fields"
+                      : w->nul_arg ? "a query parameter holds a NUL byte"
+                                   : og_guard_frame(!strcmp(version, MHD_HTTP_VERSION_1_1), w->h, w->n);
+    free(w);
+    if (why) {
+        r->close = 1;
+        return og_resp_error(r, 400, "bad_request", why, NULL, NULL);
+    }
+    og_server *s = r->s;
+    og_host_allow a = {s->bind_host, s->listen_port, s->o.allowed_hosts, s->o.nallowed_hosts};
+    const char *host = og_req_header(r, "Host"), *origin = og_req_header(r, "Origin");
+    if (host && !og_guard_host_allowed(&a, host)) {
+        char msg[400];
+        snprintf(msg, sizeof msg,
+                 "Host '%.200s' is not a name of this server (DNS-rebinding protection); start the server with "
+                 "--allowed-host NAME to accept it",
+                 host);
+        return og_resp_error(r, 403, "forbidden", msg, NULL, NULL);
+    }
+    if (origin && !og_guard_origin_allowed(&a, origin)) {
+        char msg[400];
+        snprintf(msg, sizeof msg,
+                 "Origin '%.200s' is not a page of this server's names (DNS-rebinding protection); start the server "
+                 "with --allowed-host NAME to accept it",
+                 origin);
+        return og_resp_error(r, 403, "forbidden", msg, NULL, NULL);
+    }
+    return NULL;
+}
+
 /* Checks done before the body is read: query parameters, auth, graph, content type. */
 static struct MHD_Response *precheck(og_req *r)
 {
@@ -730,6 +837,7 @@ static enum MHD_Result queue(og_req *r, struct MHD_Response *resp)
         return MHD_NO;
     }
     if (!r->status) r->status = 200;
+    if (r->close) MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
     enum MHD_Result rc = MHD_queue_response(r->c, r->status, resp);
     MHD_destroy_response(resp);
     return rc;
@@ -834,6 +942,12 @@ static enum MHD_Result refuse(og_req *r, struct MHD_Response *resp)
     const char *te = og_req_header(r, "Transfer-Encoding");
     const char *expect = og_req_header(r, "Expect");
     int body = (cl && strcmp(cl, "0")) || te;
+    if (cl && strtoull(cl, NULL, 10) > OG_DRAIN_MAX) {
+        /* more than would ever be drained (a 1 GiB declared length): answer now, then close */
+        r->close = 1;
+        r->early = 1;
+        return queue(r, resp);
+    }
     if (!body || (expect && !strcasecmp(expect, "100-continue"))) {
         r->early = 1;
         return queue(r, resp);
@@ -862,6 +976,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         pthread_mutex_lock(&s->mu);
         s->inflight++;
         pthread_mutex_unlock(&s->mu);
+        struct MHD_Response *bad = guard(r, version);
+        if (bad) {
+            if (r->close) { /* the framing is in doubt: answer now and read nothing more */
+                r->early = 1;
+                return queue(r, bad);
+            }
+            return refuse(r, bad);
+        }
         if (!r->url || !split_path(r, url))
             return refuse(r, og_resp_error(r, 404, "not_found", "no route for this path", NULL, NULL));
         struct MHD_Response *resp = precheck(r);
@@ -969,6 +1091,7 @@ og_status og_server_start(og_server *s, char *addr, size_t addr_len)
     }
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);
     unsigned port = info ? info->port : s->bind_port;
+    s->listen_port = port;
     char ip[INET_ADDRSTRLEN];
     inet_ntop(AF_INET, &sa.sin_addr, ip, sizeof ip);
     if (addr) snprintf(addr, addr_len, "%s:%u", ip, port);

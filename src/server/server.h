@@ -38,6 +38,8 @@ typedef struct og_server_opts {
     FILE *log;                  /* audit log (one JSON line per request); NULL = stderr */
     int cluster;                /* serving an applied cluster: schema apply is 409 (use cluster apply) */
     unsigned per_actor_inflight; /* admission: concurrent writes per actor; 0 = 16 (429 beyond) */
+    const char *const *allowed_hosts; /* --allowed-host: more names (or name:port) the server answers to */
+    size_t nallowed_hosts;
     og_budget budget;           /* every served graph's default query budgets (og_db_set_budget; 0 fields inherit) */
 } og_server_opts;
 

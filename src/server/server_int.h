@@ -64,6 +64,7 @@ struct og_server {
     og_server_opts o;
     char bind_host[64];
     unsigned bind_port;
+    unsigned listen_port;         /* the port bound (bind_port, or the one chosen for port 0) */
     og_served_graph *graphs;
     size_t ngraphs;
     og_tokenset *tokens;
@@ -151,6 +152,7 @@ struct og_req {
     char spool_path[256];
     uint64_t spool_len;
     int early;                   /* a response was queued before the body was read */
+    int close;                   /* its answer closes the connection (the framing was refused) */
     struct MHD_Response *pending; /* a refusal sent once the body is drained */
     uint64_t drained;
     json_t *json;                /* the parsed JSON body (object) */

@@ -31,6 +31,9 @@ static const char *usage =
     "  --graph ID=ROOT                a graph to serve (repeatable); ID matches ^[a-zA-Z0-9-]{1,64}$\n"
     "  --bind HOST:PORT               listen address (default 127.0.0.1:8080, or $OMNIGRAPH_BIND;\n"
     "                                 port 0 = any free port); prints OMNIGRAPH_LISTEN_ADDR=host:port\n"
+    "  --allowed-host NAME[:PORT]     another name clients address the server by (repeatable; a reverse\n"
+    "                                 proxy's public name): requests whose Host or Origin is none of the\n"
+    "                                 server's names are refused 403 (DNS-rebinding protection)\n"
     "  --unauthenticated              serve without bearer tokens (or $OMNIGRAPH_UNAUTHENTICATED=1);\n"
     "                                 loopback addresses only unless --allow-public-unauthenticated\n"
     "  --policy FILE                  policy bundle (YAML, docs/policy.md) for every served graph\n"
@@ -208,12 +211,24 @@ int main(int argc, char **argv)
     const char *q_timeout = getenv("OMNIGRAPH_QUERY_TIMEOUT"), *q_memory = getenv("OMNIGRAPH_QUERY_MAX_MEMORY");
     const char *graphs[64], *policy_path = NULL, *server_policy_path = NULL;
     size_t ngraphs = 0;
+    const char *allowed[64];
+    size_t nallowed = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             fputs(usage, stdout);
             return 0;
+        } else if (!strcmp(a, "--version") || !strcmp(a, "-V")) {
+            printf("omnigraph-server %s\n", OG_VERSION_STRING);
+            return 0;
+        } else if (!strcmp(a, "--allowed-host") && v) {
+            if (nallowed == 64) {
+                fprintf(stderr, "omnigraph-server: at most 64 --allowed-host names\n");
+                return 2;
+            }
+            allowed[nallowed++] = v;
+            i++;
         } else if (!strcmp(a, "--graph") && v) {
             if (ngraphs == 64) {
                 fprintf(stderr, "omnigraph-server: at most 64 graphs\n");
@@ -315,6 +330,8 @@ int main(int argc, char **argv)
                         .allow_public_unauthenticated = allow_public,
                         .policy = authz,
                         .cluster = cluster != NULL,
+                        .allowed_hosts = allowed,
+                        .nallowed_hosts = nallowed,
                         .budget = budget};
     if (og_server_new(&s, &o)) goto out;
     if (cluster) {
