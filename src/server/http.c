@@ -15,12 +15,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cluster/stored.h"
 #include "server/guard.h"
+#include "server/pool.h"
 #include "server/server_int.h"
 
 uint64_t og_now_us(void)
@@ -45,7 +47,10 @@ og_status og_server_new(og_server **out, const og_server_opts *opts)
     s->o.tokens = NULL;
     if (!s->o.threads) s->o.threads = 8;
     if (!s->o.timeout_s) s->o.timeout_s = 30;
-    if (!s->o.max_connections) s->o.max_connections = 512;
+    if (!s->o.max_connections) s->o.max_connections = 1024;
+    if (!s->o.max_per_address) s->o.max_per_address = 256;
+    if (!s->o.header_timeout_s) s->o.header_timeout_s = 10;
+    if (!s->o.max_queued) s->o.max_queued = 128;
     if (!s->o.body_limit) s->o.body_limit = OG_SERVER_BODY_LIMIT;
     if (!s->o.load_body_limit) s->o.load_body_limit = OG_SERVER_LOAD_BODY_LIMIT;
     if (!s->o.export_slots) s->o.export_slots = 8;
@@ -202,7 +207,10 @@ static void spare_drop(void);
 void og_server_free(og_server *s)
 {
     if (!s) return;
+    og_pool_free(s->pool); /* its requests resume their connections: before the daemon stops */
+    s->pool = NULL;
     if (s->d) MHD_stop_daemon(s->d);
+    og_conn_stop(s);
     spare_drop();
     og_audit_stop(s);
     for (size_t i = 0; i < s->ngraphs; i++) graph_release(&s->graphs[i]);
@@ -255,6 +263,7 @@ struct MHD_Response *og_resp_error(og_req *r, unsigned status, const char *code,
     }
     struct MHD_Response *resp = og_resp_json(r, status, o);
     if (resp && status == 429) MHD_add_response_header(resp, "Retry-After", "60");
+    if (resp && status == 503) MHD_add_response_header(resp, "Retry-After", "1");
     return resp;
 }
 
@@ -976,6 +985,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         pthread_mutex_lock(&s->mu);
         s->inflight++;
         pthread_mutex_unlock(&s->mu);
+        /* the head is complete: a body must now keep coming (conn.c), else no deadline */
+        r->conn = og_conn_of(c);
+        const char *cl = og_req_header(r, "Content-Length");
+        int body = (cl && strcmp(cl, "0")) || og_req_header(r, "Transfer-Encoding");
+        og_conn_deadline(s, r->conn, body ? s->o.header_timeout_s : 0);
         struct MHD_Response *bad = guard(r, version);
         if (bad) {
             if (r->close) { /* the framing is in doubt: answer now and read nothing more */
@@ -990,10 +1004,18 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         if (resp) return refuse(r, resp);
         return MHD_YES;
     }
+    if (r->queued) {
+        /* resumed by its worker (run_request): the answer is ready */
+        struct MHD_Response *resp = r->done;
+        r->queued = 0;
+        r->done = NULL;
+        return queue(r, resp);
+    }
     if (r->early) {
         *upload_data_size = 0; /* the response is queued; the rest of the body is discarded */
         return MHD_YES;
     }
+    og_conn_body(s, r->conn, *upload_data_size);
     if (r->pending) {
         /* drain the body the client is sending, so it reads the error instead of a reset */
         if (!*upload_data_size) return queue_pending(r);
@@ -1012,7 +1034,29 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         return MHD_YES;
     }
     r->early = 1; /* from now on nothing more is read */
-    return queue(r, dispatch(r));
+    og_conn_deadline(s, r->conn, 0);
+    /* the routes without a token (health, the OpenAPI document) are answered here, so a
+     * saturated pool never makes the server look dead to its health checks */
+    if (!r->route->needs_auth || !s->pool) return queue(r, dispatch(r));
+    if (!og_pool_reserve(s->pool)) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "the server is busy (%u requests running, %u waiting); retry after a second",
+                 s->o.threads, s->o.max_queued);
+        return queue(r, og_resp_error(r, 503, "unavailable", msg, NULL, NULL));
+    }
+    r->queued = 1;
+    MHD_suspend_connection(c);
+    og_pool_push(s->pool, r);
+    return MHD_YES;
+}
+
+/* A worker runs one complete request, then wakes its connection, whose thread sends the
+ * answer (on_request, r->queued). */
+static void run_request(void *item)
+{
+    og_req *r = item;
+    r->done = dispatch(r);
+    MHD_resume_connection(r->c);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe)
@@ -1021,6 +1065,8 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
     og_req *r = *con_cls;
     if (!r) return;
     *con_cls = NULL;
+    /* keep-alive: the next request's head must be complete within the idle timeout */
+    og_conn_deadline(s, og_conn_of(c), s->o.timeout_s);
     og_mcp_live_end(r); /* a streamed MCP call (also one whose client went away) is over first */
     uint64_t us = og_now_us() - r->t0_us;
     og_audit *au = &r->audit;
@@ -1077,21 +1123,64 @@ og_status og_server_start(og_server *s, char *addr, size_t addr_len)
                         "--allow-public-unauthenticated on a trusted network\n");
         return OG_ERR_INVALID;
     }
-    signal(SIGPIPE, SIG_IGN);
-    if (!s->audit_inited) og_audit_start(s);
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC | MHD_USE_ERROR_LOG;
-    s->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
-                            MHD_OPTION_THREAD_POOL_SIZE, s->o.threads, MHD_OPTION_CONNECTION_TIMEOUT,
-                            s->o.timeout_s, MHD_OPTION_CONNECTION_LIMIT, s->o.max_connections,
-                            MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-                            (size_t)64 * 1024, MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1, MHD_OPTION_END);
-    if (!s->d) {
-        fprintf(stderr, "omnigraph-server: cannot listen on %s:%u: %s\n", s->bind_host, s->bind_port, strerror(errno));
+    /* a socket per connection, beside the graphs' files: raise the soft descriptor limit
+     * toward the hard one when the connection cap needs it */
+    struct rlimit rl;
+    rlim_t want = (rlim_t)s->o.max_connections + 512;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < want) {
+        rl.rlim_cur = rl.rlim_max < want ? rl.rlim_max : want;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+    /* our own listening socket: SO_REUSEADDR (a restart binds at once) but not SO_REUSEPORT,
+     * so a second server on a taken port fails instead of silently sharing its traffic */
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int one = 1;
+    if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) ||
+        bind(fd, (struct sockaddr *)&sa, sizeof sa) || listen(fd, 1024)) {
+        int e = errno;
+        if (fd >= 0) close(fd);
+        if (e == EADDRINUSE)
+            fprintf(stderr, "omnigraph-server: cannot listen on %s:%u: the port is already in use (another "
+                            "omnigraph-server?); choose another with --bind HOST:PORT, or port 0 for any free one\n",
+                    s->bind_host, s->bind_port);
+        else
+            fprintf(stderr, "omnigraph-server: cannot listen on %s:%u: %s\n", s->bind_host, s->bind_port, strerror(e));
         return OG_ERR_IO;
     }
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);
-    unsigned port = info ? info->port : s->bind_port;
+    struct sockaddr_in got;
+    socklen_t glen = sizeof got;
+    unsigned port = getsockname(fd, (struct sockaddr *)&got, &glen) == 0 ? ntohs(got.sin_port) : s->bind_port;
     s->listen_port = port;
+    signal(SIGPIPE, SIG_IGN);
+    if (!s->audit_inited) og_audit_start(s);
+    if (!s->conn_inited && og_conn_start(s)) {
+        close(fd);
+        fprintf(stderr, "omnigraph-server: cannot start the connection reaper\n");
+        return OG_ERR_IO;
+    }
+    s->pool = og_pool_new(s->o.threads, s->o.max_queued, run_request);
+    if (!s->pool) {
+        close(fd);
+        fprintf(stderr, "omnigraph-server: cannot start %u worker threads\n", s->o.threads);
+        return OG_ERR_IO;
+    }
+    /* the connection threads only read heads and bodies and write answers (requests run on
+     * the pool): a few suffice for many connections */
+    unsigned io = s->o.threads < 4 ? 2 : 4;
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
+    s->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s, MHD_OPTION_LISTEN_SOCKET, fd,
+                            MHD_OPTION_THREAD_POOL_SIZE, io, MHD_OPTION_CONNECTION_TIMEOUT, s->o.timeout_s,
+                            MHD_OPTION_CONNECTION_LIMIT, s->o.max_connections, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+                            s->o.max_per_address, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+                            MHD_OPTION_NOTIFY_CONNECTION, og_conn_notify, s, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+                            (size_t)64 * 1024, MHD_OPTION_END);
+    if (!s->d) {
+        close(fd);
+        og_pool_free(s->pool);
+        s->pool = NULL;
+        fprintf(stderr, "omnigraph-server: cannot serve on %s:%u: %s\n", s->bind_host, port, strerror(errno));
+        return OG_ERR_IO;
+    }
     char ip[INET_ADDRSTRLEN];
     inet_ntop(AF_INET, &sa.sin_addr, ip, sizeof ip);
     if (addr) snprintf(addr, addr_len, "%s:%u", ip, port);
@@ -1110,8 +1199,11 @@ void og_server_stop(og_server *s, unsigned grace_s)
     while (s->inflight && pthread_cond_timedwait(&s->idle, &s->mu, &until) == 0) {
     }
     pthread_mutex_unlock(&s->mu);
+    og_pool_free(s->pool); /* what still runs resumes its connection: before the daemon stops */
+    s->pool = NULL;
     MHD_stop_daemon(s->d);
     s->d = NULL;
+    og_conn_stop(s);
     spare_drop();
     og_audit_stop(s); /* every request has completed: write their lines out */
 }

@@ -60,6 +60,10 @@ typedef struct og_mcp_session {
     int64_t last_s;    /* CLOCK_MONOTONIC seconds when last used */
 } og_mcp_session;
 
+/* A connection's deadline (conn.c): head complete, body progressing, keep-alive bounded. */
+typedef struct og_conn og_conn;
+#define OG_CONN_MIN_CHUNK 1024 /* body bytes that move a body's deadline on */
+
 struct og_server {
     og_server_opts o;
     char bind_host[64];
@@ -92,7 +96,25 @@ struct og_server {
     size_t nmcp_sessions, mcp_sessions_max;
     unsigned mcp_session_idle_s;
     uint64_t mcp_session_clock;
+    /* complete requests run on the worker pool (pool.c), not on the connection threads */
+    struct og_pool *pool;
+    /* connection deadlines (conn.c): every open connection, under conn_mu */
+    pthread_mutex_t conn_mu;
+    pthread_cond_t conn_cv;
+    pthread_t conn_reaper;
+    og_conn *conns;
+    size_t nconns;
+    uint64_t conns_reaped;
+    int conn_inited, conn_running, conn_stop;
 };
+
+/* conn.c */
+int og_conn_start(og_server *s);   /* the reaper thread; -1 when it cannot start */
+void og_conn_stop(og_server *s);   /* after the daemon has stopped */
+void og_conn_notify(void *cls, struct MHD_Connection *c, void **ctx, enum MHD_ConnectionNotificationCode code);
+og_conn *og_conn_of(struct MHD_Connection *c);
+void og_conn_deadline(og_server *s, og_conn *k, unsigned seconds); /* 0: none */
+void og_conn_body(og_server *s, og_conn *k, size_t n);             /* body bytes arrived */
 
 /* OG_BODY_RAW: kept in memory unparsed (the MCP endpoint parses JSON-RPC itself). */
 typedef enum og_body_kind { OG_BODY_NONE = 0, OG_BODY_JSON, OG_BODY_JSON_OPTIONAL, OG_BODY_NDJSON, OG_BODY_RAW } og_body_kind;
@@ -153,6 +175,10 @@ struct og_req {
     uint64_t spool_len;
     int early;                   /* a response was queued before the body was read */
     int close;                   /* its answer closes the connection (the framing was refused) */
+    og_conn *conn;               /* its connection's deadline record (NULL: none) */
+    int queued;                  /* handed to the worker pool; the connection is suspended */
+    int ready;                   /* the worker's answer is in `done` */
+    struct MHD_Response *done;
     struct MHD_Response *pending; /* a refusal sent once the body is drained */
     uint64_t drained;
     json_t *json;                /* the parsed JSON body (object) */
