@@ -38,8 +38,14 @@ static const char *usage =
     "                                 loopback addresses only unless --allow-public-unauthenticated\n"
     "  --policy FILE                  policy bundle (YAML, docs/policy.md) for every served graph\n"
     "  --server-policy FILE           server bundle: who may list graphs (graph_list)\n"
-    "  --threads N                    worker threads (default 8)\n"
+    "  --threads N                    worker threads: requests running at once (default 8)\n"
+    "  --max-queued N                 complete requests waiting for a worker (default 128); beyond,\n"
+    "                                 503 with Retry-After: 1\n"
     "  --timeout SECONDS              idle connection timeout (default 30)\n"
+    "  --header-timeout SECONDS       a request head must be complete, and a body must send its next KiB,\n"
+    "                                 within this (default 10); a slower connection is closed\n"
+    "  --max-connections N            open connections (default 1024)\n"
+    "  --max-connections-per-address N  open connections from one client address (default 256)\n"
     "  --query-timeout DURATION       every read query's time budget (500ms, 30s, 2m; default 2m, or\n"
     "                                 $OMNIGRAPH_QUERY_TIMEOUT; `unlimited`): beyond it, 413 resource_limit\n"
     "  --query-max-memory SIZE        every read query's memory budget (512M, 2G; default 4G, or\n"
@@ -207,7 +213,7 @@ int main(int argc, char **argv)
     int cluster_from_env = cluster != NULL;
     int unauth = truthy(getenv("OMNIGRAPH_UNAUTHENTICATED")), allow_public = 0;
     int require_all = truthy(getenv("OMNIGRAPH_REQUIRE_ALL_GRAPHS"));
-    unsigned threads = 0, timeout = 0;
+    unsigned threads = 0, timeout = 0, header_timeout = 0, max_conns = 0, per_address = 0, max_queued = 0;
     const char *q_timeout = getenv("OMNIGRAPH_QUERY_TIMEOUT"), *q_memory = getenv("OMNIGRAPH_QUERY_MAX_MEMORY");
     const char *graphs[64], *policy_path = NULL, *server_policy_path = NULL;
     size_t ngraphs = 0;
@@ -250,6 +256,18 @@ int main(int argc, char **argv)
             i++;
         } else if (!strcmp(a, "--timeout") && v) {
             timeout = (unsigned)strtoul(v, NULL, 10);
+            i++;
+        } else if (!strcmp(a, "--header-timeout") && v) {
+            header_timeout = (unsigned)strtoul(v, NULL, 10);
+            i++;
+        } else if (!strcmp(a, "--max-connections") && v) {
+            max_conns = (unsigned)strtoul(v, NULL, 10);
+            i++;
+        } else if (!strcmp(a, "--max-connections-per-address") && v) {
+            per_address = (unsigned)strtoul(v, NULL, 10);
+            i++;
+        } else if (!strcmp(a, "--max-queued") && v) {
+            max_queued = (unsigned)strtoul(v, NULL, 10);
             i++;
         } else if (!strcmp(a, "--query-timeout") && v) {
             q_timeout = v;
@@ -325,6 +343,10 @@ int main(int argc, char **argv)
     og_server_opts o = {.bind = bind,
                         .threads = threads,
                         .timeout_s = timeout,
+                        .header_timeout_s = header_timeout,
+                        .max_connections = max_conns,
+                        .max_per_address = per_address,
+                        .max_queued = max_queued,
                         .tokens = tokens, /* taken over, also when og_server_new fails */
                         .unauthenticated = unauth,
                         .allow_public_unauthenticated = allow_public,
