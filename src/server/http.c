@@ -520,6 +520,22 @@ static int path_matches(og_req *r, const char *pat, int capture)
         size_t n = e ? (size_t)(e - p) : strlen(p);
         if (i >= r->nseg) return 0;
         if (p[0] == '{') {
+            if (!e && !strncmp(p, "{branch}", n)) {
+                /* a trailing {branch} takes the rest of the path: branch names hold '/'
+                 * ("feature/x", sent as feature/x or feature%2Fx) */
+                if (capture) {
+                    size_t len = 0;
+                    r->branch_path[0] = 0;
+                    for (size_t k = i; k < r->nseg; k++) {
+                        int w = snprintf(r->branch_path + len, sizeof r->branch_path - len, "%s%s", k > i ? "/" : "",
+                                         r->seg[k]);
+                        if (w < 0 || (size_t)w >= sizeof r->branch_path - len) return 0;
+                        len += (size_t)w;
+                    }
+                    r->path_branch = r->branch_path;
+                }
+                return 1;
+            }
             if (capture) {
                 if (!strncmp(p, "{graph_id}", n)) r->graph_id = r->seg[i];
                 else if (!strncmp(p, "{branch}", n)) r->path_branch = r->seg[i];

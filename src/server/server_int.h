@@ -153,7 +153,7 @@ extern const size_t og_nroutes;
 /* 1 for the routes whose JSON body is parsed flat (body.c): the query lanes. */
 int og_route_flat_body(const og_route *rt);
 
-#define OG_MAX_SEGMENTS 8
+#define OG_MAX_SEGMENTS 16
 
 struct og_req {
     og_server *s;
@@ -164,6 +164,7 @@ struct og_req {
     char *seg[OG_MAX_SEGMENTS];  /* decoded path segments */
     size_t nseg;
     const char *graph_id, *path_branch, *commit_id, *name; /* captured path parameters */
+    char branch_path[256];       /* a trailing {branch} of several segments, joined by '/' */
     og_served_graph *g;
     const char *actor;           /* matched token's actor (NULL: Open mode) */
     uint64_t t0_us;
