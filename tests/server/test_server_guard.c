@@ -8,6 +8,7 @@
  * query parameter, two Authorization headers: 400 and the connection closed; a declared
  * length past the limit: 413 at once).  The pure functions are checked directly too.
  */
+#define _GNU_SOURCE /* memmem */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -234,6 +235,15 @@ static void test_strict_framing(void **state)
     srv s;
     assert_int_equal(srv_start(&s, logpath, args), 0);
     unsetenv("OMNIGRAPH_SERVER_BEARER_TOKEN");
+    /* the token is gone from the server's environment once read: only its digest is kept */
+    char envpath[64], envbuf[65536];
+    snprintf(envpath, sizeof envpath, "/proc/%d/environ", (int)s.pid);
+    FILE *ef = fopen(envpath, "rb");
+    assert_non_null(ef);
+    size_t elen = fread(envbuf, 1, sizeof envbuf, ef);
+    fclose(ef);
+    assert_true(elen > 0);
+    assert_null(memmem(envbuf, elen, "sekret", 6));
     char req[1024], host[64];
     snprintf(host, sizeof host, "127.0.0.1:%s", raw_port(&s));
     int closed, n;
