@@ -12,6 +12,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -246,13 +247,83 @@ struct MHD_Response *og_resp_json(og_req *r, unsigned status, json_t *body)
     return resp_bytes(text, strlen(text), "application/json");
 }
 
+/* `text` with every occurrence of `what` replaced by `with` (malloc'd; NULL when out of
+ * memory). */
+static char *replace_all(const char *text, const char *what, const char *with)
+{
+    size_t wn = strlen(what), n = 0;
+    for (const char *p = text; wn && (p = strstr(p, what)); p += wn) n++;
+    size_t len = strlen(text) + n * strlen(with) + 1;
+    char *out = malloc(len), *q = out;
+    if (!out) return NULL;
+    for (const char *p = text;;) {
+        const char *hit = wn ? strstr(p, what) : NULL;
+        if (!hit) {
+            strcpy(q, p);
+            break;
+        }
+        memcpy(q, p, (size_t)(hit - p));
+        q += hit - p;
+        strcpy(q, with);
+        q += strlen(with);
+        p = hit + wn;
+    }
+    return out;
+}
+
+/* A 4xx message without the server's own paths: its upload spool file becomes "request body",
+ * the graph's storage root "graph 'ID'" (a client knows the graph by its id, never by where
+ * the server keeps it). */
+static char *scrub_paths(og_req *r, const char *msg)
+{
+    char *out = strdup(msg);
+    if (out && r->spool_path[0] && strstr(out, r->spool_path)) {
+        char *t = replace_all(out, r->spool_path, "request body");
+        free(out);
+        out = t;
+    }
+    if (out && r->g && r->g->uri && strstr(out, r->g->uri)) {
+        char with[80];
+        snprintf(with, sizeof with, "graph '%s'", r->g->id);
+        char *t = replace_all(out, r->g->uri, with);
+        free(out);
+        out = t;
+    }
+    return out;
+}
+
+void og_server_log(og_server *s, const char *fmt, ...)
+{
+    char line[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    pthread_mutex_lock(&s->log_mu);
+    fprintf(stderr, "omnigraph-server: %s\n", line);
+    pthread_mutex_unlock(&s->log_mu);
+}
+
 struct MHD_Response *og_resp_error(og_req *r, unsigned status, const char *code, const char *msg, const char *detail_key,
                                    json_t *detail)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "error", json_string(msg && *msg ? msg : "error"));
+    char *clean = NULL;
+    if (status >= 500 && status != 503) {
+        /* a failure inside the server may name its storage paths, tables and data files:
+         * those go to the server's log under the request id, the client gets the id */
+        og_server_log(r->s, "request %s: %u %s: %s", r->request_id, status, code ? code : "",
+                      msg && *msg ? msg : "error");
+        json_object_set_new(o, "error", json_pack("s++", "internal error; the server log has the details under request id ",
+                                                  r->request_id, ""));
+    } else {
+        clean = scrub_paths(r, msg && *msg ? msg : "error");
+        json_object_set_new(o, "error", json_string(clean ? clean : "error"));
+        free(clean);
+    }
     if (code) json_object_set_new(o, "code", json_string(code));
     json_object_set_new(o, "merge_conflicts", json_array());
+    if (status >= 500 && status != 503) json_object_set_new(o, "request_id", json_string(r->request_id));
     if (detail_key && detail) {
         if (!strcmp(detail_key, "merge_conflicts"))
             json_object_set_new(o, "merge_conflicts", detail);
@@ -863,6 +934,7 @@ static enum MHD_Result queue(og_req *r, struct MHD_Response *resp)
     }
     if (!r->status) r->status = 200;
     if (r->close) MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+    MHD_add_response_header(resp, "X-Request-Id", r->request_id);
     enum MHD_Result rc = MHD_queue_response(r->c, r->status, resp);
     MHD_destroy_response(resp);
     return rc;
@@ -981,6 +1053,23 @@ static enum MHD_Result refuse(og_req *r, struct MHD_Response *resp)
     return MHD_YES;
 }
 
+/* "<8 hex digits of this process>-<sequence>": unique in a log, no meaning to a client. */
+static void request_id(og_server *s, char *out)
+{
+    pthread_mutex_lock(&s->mu);
+    uint64_t n = ++s->req_seq;
+    if (!s->req_prefix) {
+        unsigned v = 0;
+        FILE *f = fopen("/dev/urandom", "rb");
+        if (!f || fread(&v, sizeof v, 1, f) != 1) v = (unsigned)getpid() ^ (unsigned)og_now_us();
+        if (f) fclose(f);
+        s->req_prefix = v | 1u;
+    }
+    unsigned prefix = s->req_prefix;
+    pthread_mutex_unlock(&s->mu);
+    snprintf(out, OG_REQUEST_ID_LEN, "%08x-%llu", prefix, (unsigned long long)n);
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
                                   const char *version, const char *upload_data, size_t *upload_data_size,
                                   void **con_cls)
@@ -997,6 +1086,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         r->method = method;
         r->url = strdup(url);
         r->action = OG_ACTION_NONE;
+        request_id(s, r->request_id);
         *con_cls = r;
         pthread_mutex_lock(&s->mu);
         s->inflight++;
@@ -1090,6 +1180,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
     og_audit_str(au, "method", r->method ? r->method : "");
     og_audit_str(au, "path", r->url ? r->url : "");
     og_audit_str(au, "route", r->route ? r->route->path : NULL);
+    og_audit_str(au, "request_id", r->request_id);
     og_audit_str(au, "graph", r->g ? r->g->id : NULL);
     og_audit_str(au, "actor", r->actor);
     og_audit_str(au, "action", r->decided ? og_action_name(r->action) : NULL);

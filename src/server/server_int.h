@@ -105,6 +105,8 @@ struct og_server {
     og_conn *conns;
     size_t nconns;
     uint64_t conns_reaped;
+    uint64_t req_seq;             /* request ids (under mu) */
+    unsigned req_prefix;
     int conn_inited, conn_running, conn_stop;
 };
 
@@ -154,6 +156,7 @@ extern const size_t og_nroutes;
 int og_route_flat_body(const og_route *rt);
 
 #define OG_MAX_SEGMENTS 16
+#define OG_REQUEST_ID_LEN 32
 
 struct og_req {
     og_server *s;
@@ -164,7 +167,8 @@ struct og_req {
     char *seg[OG_MAX_SEGMENTS];  /* decoded path segments */
     size_t nseg;
     const char *graph_id, *path_branch, *commit_id, *name; /* captured path parameters */
-    char branch_path[256];       /* a trailing {branch} of several segments, joined by '/' */
+    char branch_path[256];
+    char request_id[OG_REQUEST_ID_LEN]; /* in the X-Request-Id header, the audit line, a 500's body */       /* a trailing {branch} of several segments, joined by '/' */
     og_served_graph *g;
     const char *actor;           /* matched token's actor (NULL: Open mode) */
     uint64_t t0_us;
@@ -215,6 +219,8 @@ og_status og_jtok_text(const og_jtok *t, og_buf *b);               /* compact JS
 char *og_req_object_text(og_req *r, const char *key, int *bad);
 
 /* ---- responses (http.c) ---- */
+/* One line on the server's stderr, "omnigraph-server: " first. */
+void og_server_log(og_server *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 struct MHD_Response *og_resp_json(og_req *r, unsigned status, json_t *body); /* steals body */
 struct MHD_Response *og_resp_error(og_req *r, unsigned status, const char *code, const char *msg, const char *detail_key,
                                    json_t *detail);

@@ -192,6 +192,17 @@ static void test_rebinding_refused_on_every_route(void **state)
     assert_int_equal(person_count(&s), 2);
     assert_int_equal(with_host(&s, "GET", "/graphs/g1/branches", ok, "Origin: http://localhost:6274\r\n", NULL, out,
                                sizeof out), 200);
+    /* no server path in a body: a bad NDJSON load names its line in "request body", not the
+     * server's spool file; every answer carries a request id */
+    const char *nd[] = {"Content-Type: application/x-ndjson", NULL};
+    const char *bad_nd = "{\"type\":\"Person\",\"data\":{\"name\":\"Zed\"}}\n{\"type\":\"Nope\",\"data\":{}}\n";
+    http_resp lr = http(&s, "POST", "/graphs/g1/load/ndjson", nd, bad_nd, strlen(bad_nd));
+    assert_int_equal(lr.status, 400);
+    assert_non_null(strstr(jstr(lr.json, "error"), "request body:2:"));
+    assert_null(strstr(lr.body, "omnigraph-load-"));
+    assert_null(strstr(lr.body, dir));
+    assert_non_null(strstr(lr.headers, "X-Request-Id: "));
+    http_free(&lr);
     assert_int_equal(srv_stop(&s), 0);
 
     /* --allowed-host adds a name (a reverse proxy's); a malformed one stops the boot */
