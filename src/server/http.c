@@ -1145,10 +1145,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
      * saturated pool never makes the server look dead to its health checks */
     if (!r->route->needs_auth || !s->pool) return queue(r, dispatch(r));
     if (!og_pool_reserve(s->pool)) {
+        /* the code stays in the reference's closed set (a 503, not the actor's 429) */
         char msg[160];
         snprintf(msg, sizeof msg, "the server is busy (%u requests running, %u waiting); retry after a second",
                  s->o.threads, s->o.max_queued);
-        return queue(r, og_resp_error(r, 503, "unavailable", msg, NULL, NULL));
+        return queue(r, og_resp_error(r, 503, "too_many_requests", msg, NULL, NULL));
     }
     r->queued = 1;
     MHD_suspend_connection(c);

@@ -163,7 +163,8 @@ static void *run_heavy(void *arg)
     heavy *h = arg;
     http_resp r = post_json(&S, NULL, "/graphs/g1/query", HEAVY);
     h->status = r.status;
-    h->retry_after_1 = r.headers && strstr(r.headers, "Retry-After: 1\r\n") != NULL;
+    h->retry_after_1 = r.headers && strstr(r.headers, "Retry-After: 1\r\n") != NULL &&
+                       (r.status != 503 || !strcmp(jstr(r.json, "code"), "too_many_requests"));
     http_free(&r);
     return NULL;
 }

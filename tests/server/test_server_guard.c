@@ -310,6 +310,36 @@ static void test_strict_framing(void **state)
     assert_int_equal(srv_stop(&s), 0);
 }
 
+/* `--version`; a taken port says so (never "Failed to bind to port 0") and is not shared. */
+static void test_boot_messages(void **state)
+{
+    (void)state;
+    char cmd[1200], line[256] = "";
+    snprintf(cmd, sizeof cmd, "%s/omnigraph-server --version", getenv("OG_BINARY_DIR") ? getenv("OG_BINARY_DIR") : OG_BINARY_DIR);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    assert_non_null(fgets(line, sizeof line, p));
+    assert_int_equal(pclose(p), 0);
+    assert_string_equal(line, "omnigraph-server " OG_VERSION_STRING "\n");
+
+    const char *args[] = {"--graph", graph, "--bind", "127.0.0.1:0", "--unauthenticated", NULL};
+    srv s;
+    assert_int_equal(srv_start(&s, logpath, args), 0);
+    char bind[80], log2[160];
+    snprintf(bind, sizeof bind, "127.0.0.1:%s", raw_port(&s));
+    snprintf(log2, sizeof log2, "%s/second.log", dir);
+    const char *again[] = {"--graph", graph, "--bind", bind, "--unauthenticated", NULL};
+    assert_true(srv_start_fails(log2, again));
+    FILE *f = fopen(log2, "r");
+    assert_non_null(f);
+    char text[4096];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = 0;
+    assert_non_null(strstr(text, "the port is already in use"));
+    assert_int_equal(srv_stop(&s), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -317,6 +347,7 @@ int main(void)
         cmocka_unit_test(test_frame_check),
         cmocka_unit_test(test_rebinding_refused_on_every_route),
         cmocka_unit_test(test_strict_framing),
+        cmocka_unit_test(test_boot_messages),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
