@@ -35,6 +35,38 @@ uint64_t og_now_us(void)
 
 /* ---- server life cycle ------------------------------------------------------------------ */
 
+/* The server-wide memory bound of read queries, and what one query is admitted as.  The
+ * workers bound how many queries run at once, so with the per-query budget defaulting to
+ * bound / workers (at most the engine's 4 GiB), the defaults never exceed the bound and
+ * nothing waits; an explicit larger budget is admitted against the bound instead. */
+static int memory_bound(og_server *s)
+{
+    int64_t total = s->o.max_memory;
+    if (!total) {
+        long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+        total = pages > 0 && page > 0 ? (int64_t)pages * page / 2 : 0;
+    }
+    if (total < 0) total = 0; /* unbounded */
+    s->mem_total = total;
+    int64_t q = s->o.budget.memory_bytes;
+    const char *env = getenv("OG_QUERY_MAX_MEMORY");
+    if (!q && env && *env) q = strtoll(env, NULL, 10);
+    if (!q && total) {
+        q = total / s->o.threads;
+        if (q > OG_QUERY_DEFAULT_MEMORY_BYTES) q = OG_QUERY_DEFAULT_MEMORY_BYTES;
+        s->o.budget.memory_bytes = q; /* every served graph gets it (og_server_add_graph) */
+    }
+    if (!q) q = OG_QUERY_DEFAULT_MEMORY_BYTES;
+    s->query_mem = total && q > 0 ? q : 0;
+    if (s->query_mem > total && total) {
+        fprintf(stderr, "omnigraph-server: the query memory budget (%lld bytes) is larger than --max-memory (%lld "
+                        "bytes): no query could run; lower --query-max-memory or raise --max-memory\n",
+                (long long)q, (long long)total);
+        return -1;
+    }
+    return 0;
+}
+
 og_status og_server_new(og_server **out, const og_server_opts *opts)
 {
     *out = NULL;
@@ -91,6 +123,10 @@ og_status og_server_new(og_server **out, const og_server_opts *opts)
             og_server_free(s);
             return OG_ERR_INVALID;
         }
+    }
+    if (memory_bound(s)) {
+        og_server_free(s);
+        return OG_ERR_INVALID;
     }
     *out = s;
     return OG_OK;
@@ -540,6 +576,36 @@ int og_req_take_slot(og_req *r)
     if (!ok) return 0;
     r->admitted = 1;
     return 1;
+}
+
+struct MHD_Response *og_req_mem_admit(og_req *r)
+{
+    og_server *s = r->s;
+    if (!s->query_mem || r->mem_held) return NULL;
+    pthread_mutex_lock(&s->mu);
+    int ok = s->mem_used + s->query_mem <= s->mem_total;
+    if (ok) s->mem_used += s->query_mem;
+    int64_t used = s->mem_used;
+    pthread_mutex_unlock(&s->mu);
+    if (ok) {
+        r->mem_held = s->query_mem;
+        return NULL;
+    }
+    char msg[256];
+    snprintf(msg, sizeof msg,
+             "the server's query memory is taken (%lld MiB of %lld MiB held by running queries, %lld MiB each); "
+             "retry after a second",
+             (long long)(used >> 20), (long long)(s->mem_total >> 20), (long long)(s->query_mem >> 20));
+    return og_resp_error(r, 503, "too_many_requests", msg, NULL, NULL);
+}
+
+void og_req_mem_release(og_req *r)
+{
+    if (!r->mem_held) return;
+    pthread_mutex_lock(&r->s->mu);
+    r->s->mem_used -= r->mem_held;
+    pthread_mutex_unlock(&r->s->mu);
+    r->mem_held = 0;
 }
 
 void og_req_admit_release(og_req *r)
@@ -1203,6 +1269,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
     og_audit_end(au);
     og_audit_flush(s, au);
     og_req_admit_release(r);
+    og_req_mem_release(r);
     if (r->export_slot) {
         pthread_mutex_lock(&s->mu);
         s->exports--;

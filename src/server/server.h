@@ -44,6 +44,8 @@ typedef struct og_server_opts {
     const char *const *allowed_hosts; /* --allowed-host: more names (or name:port) the server answers
                                        * to; the strings must outlive the server */
     size_t nallowed_hosts;
+    int64_t max_memory;         /* bytes all concurrent read queries may hold together; 0 = half the
+                                 * machine's memory, -1 = unbounded (docs/server.md "Memory") */
     og_budget budget;           /* every served graph's default query budgets (og_db_set_budget; 0 fields inherit) */
 } og_server_opts;
 

@@ -106,6 +106,9 @@ struct og_server {
     size_t nconns;
     uint64_t conns_reaped;
     uint64_t req_seq;             /* request ids (under mu) */
+    int64_t mem_total;            /* the server-wide memory bound of read queries (0: none) */
+    int64_t query_mem;            /* what one read query is admitted as: its memory budget (0: not admitted) */
+    int64_t mem_used;             /* under mu: the budgets of the read queries running */
     unsigned req_prefix;
     int conn_inited, conn_running, conn_stop;
 };
@@ -200,6 +203,7 @@ struct og_req {
     int stream_failed;
     int export_slot;
     int admitted;                /* holds one of its actor's admission slots */
+    int64_t mem_held;            /* its share of the server's memory bound (og_req_mem_admit) */
     const char *masked_msg;      /* the 404 message of a masked deny (NULL: "not found") */
     char mcp[160];               /* audit: the MCP method (and tool or resource) of a /mcp request */
     og_audit audit;              /* its decision lines so far, then the request line */
@@ -238,6 +242,10 @@ og_status og_req_decide(og_req *r, og_action a, const char *branch, const char *
 struct MHD_Response *og_req_admit(og_req *r);
 /* The same without a response: 1 when admitted (or already holding a slot), 0 when refused. */
 int og_req_take_slot(og_req *r);
+/* Server-wide memory admission of a read query (docs/server.md "Memory"): NULL when
+ * admitted (release with og_req_mem_release), else the 503. */
+struct MHD_Response *og_req_mem_admit(og_req *r);
+void og_req_mem_release(og_req *r);
 /* Frees the request's slot, if it holds one. */
 void og_req_admit_release(og_req *r);
 

@@ -202,6 +202,50 @@ static void test_saturated_workers_answer_503_and_health_stays_up(void **state)
     assert_true(worst < 500);
 }
 
+/* The server-wide memory bound (docs/server.md "Memory"): by default each query's budget is
+ * the bound divided by the workers; an explicit budget larger than the bound stops the boot;
+ * one that fits fewer queries than workers is admitted against the bound (503 beyond). */
+static void test_memory_bound(void **state)
+{
+    (void)state;
+    char log2[160];
+    snprintf(log2, sizeof log2, "%s/mem.log", dir);
+    const char *big[] = {"--graph", graph, "--bind", "127.0.0.1:0", "--unauthenticated", "--max-memory", "64M",
+                         "--query-max-memory", "1G", NULL};
+    assert_true(srv_start_fails(log2, big));
+    srv m;
+    const char *dflt[] = {"--graph", graph, "--bind", "127.0.0.1:0", "--unauthenticated", "--threads", "4",
+                          "--max-memory", "64M", NULL};
+    assert_int_equal(srv_start(&m, log2, dflt), 0);
+    http_resp r = post_json(&m, NULL, "/graphs/g1/query", HEAVY);
+    assert_int_equal(r.status, 413);
+    json_t *lim = json_object_get(r.json, "resource_limit");
+    assert_string_equal(jstr(lim, "resource"), "query_memory_bytes");
+    assert_int_equal(json_integer_value(json_object_get(lim, "limit")), 16 << 20); /* 64M / 4 workers */
+    http_free(&r);
+    assert_int_equal(srv_stop(&m), 0);
+    const char *tight[] = {"--graph", graph, "--bind", "127.0.0.1:0", "--unauthenticated", "--threads", "4",
+                           "--max-memory", "64M", "--query-max-memory", "40M", "--query-timeout", "1500ms", NULL};
+    assert_int_equal(srv_start(&m, log2, tight), 0);
+    srv keep = S; /* run_heavy posts to S: point it at m for this round */
+    S = m;
+    enum { N = 4 };
+    pthread_t th[N];
+    heavy h[N];
+    memset(h, 0, sizeof h);
+    for (int i = 0; i < N; i++) pthread_create(&th[i], NULL, run_heavy, &h[i]);
+    for (int i = 0; i < N; i++) pthread_join(th[i], NULL);
+    S = keep;
+    int busy = 0;
+    for (int i = 0; i < N; i++) {
+        fprintf(stderr, "memory-bound query %d: %ld\n", i, h[i].status);
+        if (h[i].status == 503) busy++;
+        else assert_int_equal(h[i].status, 413);
+    }
+    assert_true(busy >= 1);
+    assert_int_equal(srv_stop(&m), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -209,6 +253,7 @@ int main(void)
         cmocka_unit_test(test_slowloris_head_is_closed_at_its_deadline),
         cmocka_unit_test(test_trickled_body_is_closed),
         cmocka_unit_test(test_saturated_workers_answer_503_and_health_stays_up),
+        cmocka_unit_test(test_memory_bound),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -48,8 +48,10 @@ static const char *usage =
     "  --max-connections-per-address N  open connections from one client address (default 256)\n"
     "  --query-timeout DURATION       every read query's time budget (500ms, 30s, 2m; default 2m, or\n"
     "                                 $OMNIGRAPH_QUERY_TIMEOUT; `unlimited`): beyond it, 413 resource_limit\n"
-    "  --query-max-memory SIZE        every read query's memory budget (512M, 2G; default 4G, or\n"
-    "                                 $OMNIGRAPH_QUERY_MAX_MEMORY; `unlimited`)\n"
+    "  --query-max-memory SIZE        every read query's memory budget (512M, 2G; default --max-memory /\n"
+    "                                 --threads, at most 4G, or $OMNIGRAPH_QUERY_MAX_MEMORY; `unlimited`)\n"
+    "  --max-memory SIZE              what all running read queries may hold together (default half the\n"
+    "                                 machine's memory; `unlimited`): a query that would pass it is 503\n"
     "Tokens (read once, kept only as SHA-256 digests): OMNIGRAPH_SERVER_BEARER_TOKEN (actor\n"
     "\"default\"), OMNIGRAPH_SERVER_BEARER_TOKENS_JSON or OMNIGRAPH_SERVER_BEARER_TOKENS_FILE\n"
     "({\"actor\": \"token\", ...}).  See docs/server.md.\n";
@@ -215,6 +217,7 @@ int main(int argc, char **argv)
     int require_all = truthy(getenv("OMNIGRAPH_REQUIRE_ALL_GRAPHS"));
     unsigned threads = 0, timeout = 0, header_timeout = 0, max_conns = 0, per_address = 0, max_queued = 0;
     const char *q_timeout = getenv("OMNIGRAPH_QUERY_TIMEOUT"), *q_memory = getenv("OMNIGRAPH_QUERY_MAX_MEMORY");
+    const char *max_memory = NULL;
     const char *graphs[64], *policy_path = NULL, *server_policy_path = NULL;
     size_t ngraphs = 0;
     const char *allowed[64];
@@ -275,6 +278,9 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--query-max-memory") && v) {
             q_memory = v;
             i++;
+        } else if (!strcmp(a, "--max-memory") && v) {
+            max_memory = v;
+            i++;
         } else if (!strcmp(a, "--unauthenticated")) {
             unauth = 1;
         } else if (!strcmp(a, "--allow-public-unauthenticated")) {
@@ -305,6 +311,11 @@ int main(int argc, char **argv)
     if (q_memory && *q_memory && !(budget.memory_bytes = size_bytes(q_memory))) {
         fprintf(stderr, "omnigraph-server: --query-max-memory '%s': expected a size such as 512M or 2G, or "
                         "unlimited\n", q_memory);
+        return 2;
+    }
+    int64_t mem_bound = 0;
+    if (max_memory && !(mem_bound = size_bytes(max_memory))) {
+        fprintf(stderr, "omnigraph-server: --max-memory '%s': expected a size such as 4G, or unlimited\n", max_memory);
         return 2;
     }
     if (!ngraphs && !cluster) {
@@ -354,6 +365,7 @@ int main(int argc, char **argv)
                         .cluster = cluster != NULL,
                         .allowed_hosts = allowed,
                         .nallowed_hosts = nallowed,
+                        .max_memory = mem_bound,
                         .budget = budget};
     if (og_server_new(&s, &o)) goto out;
     if (cluster) {
