@@ -410,8 +410,19 @@ struct MHD_Response *og_resp_status(og_req *r, og_status st)
 {
     const char *code;
     unsigned http = og_status_http(st, &code);
-    json_t *d = st == OG_ERR_LIMIT ? budget_detail(og_error_message()) : NULL;
-    return og_resp_error(r, http, code, og_error_message(), d ? "resource_limit" : NULL, d);
+    const char *msg = og_error_message();
+    json_t *d = st == OG_ERR_LIMIT ? budget_detail(msg) : NULL;
+    const char *raise = d ? strstr(msg, "(raise it with ") : NULL;
+    if (raise) {
+        /* the engine names the library's and CLI's knobs; a client of the server has only the
+         * operator's flags */
+        char text[512];
+        int time = !strcmp(json_string_value(json_object_get(d, "resource")), "query_time_ms");
+        snprintf(text, sizeof text, "%.*s(the server's %s)", (int)(raise - msg), msg,
+                 time ? "--query-timeout" : "--query-max-memory");
+        return og_resp_error(r, http, code, text, "resource_limit", d);
+    }
+    return og_resp_error(r, http, code, msg, d ? "resource_limit" : NULL, d);
 }
 
 /* ---- request helpers ------------------------------------------------------------------- */

@@ -222,6 +222,9 @@ static void test_memory_bound(void **state)
     json_t *lim = json_object_get(r.json, "resource_limit");
     assert_string_equal(jstr(lim, "resource"), "query_memory_bytes");
     assert_int_equal(json_integer_value(json_object_get(lim, "limit")), 16 << 20); /* 64M / 4 workers */
+    /* the message names the server's flag, not the library's or the CLI's knobs */
+    assert_non_null(strstr(jstr(r.json, "error"), "(the server's --query-max-memory)"));
+    assert_null(strstr(jstr(r.json, "error"), "OG_QUERY"));
     http_free(&r);
     assert_int_equal(srv_stop(&m), 0);
     const char *tight[] = {"--graph", graph, "--bind", "127.0.0.1:0", "--unauthenticated", "--threads", "4",
