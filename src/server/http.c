@@ -1,8 +1,10 @@
 /*
- * http.c — the HTTP machinery of omnigraph-server on libmicrohttpd: the daemon (a bounded
- * pool of worker threads, keep-alive, idle timeouts, a connection cap), the request life
- * cycle (route → bearer auth → graph → content type → body within its limit → handler),
- * the JSON error body of reference-surfaces.md §2.4, graceful stop, and the audit line
+ * http.c — the HTTP machinery of omnigraph-server on libmicrohttpd: the daemon (a few
+ * connection threads, keep-alive, idle and head deadlines (conn.c), connection caps in all
+ * and per address), the request life cycle (framing and Host/Origin (guard.c) → route →
+ * bearer auth → graph → content type → body within its limit → a worker of the pool
+ * (pool.c), 503 when it is full → handler),
+ * the JSON error body (docs/server.md "Errors"), graceful stop, and the audit line
  * written when each request completes.  Handlers live in routes.c.
  */
 #include <arpa/inet.h>
