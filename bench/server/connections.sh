@@ -35,14 +35,15 @@ for _ in $(seq 100); do
 done
 [ -n "$addr" ] || { echo "bench/server: the server did not start" >&2; exit 1; }
 
-# IDLE connections that never send a byte, held for the run
-python3 - "$addr" "$idle" "$((secs + 3))" <<'EOF' &
+# IDLE connections that never send a byte, held for the run, from another loopback address
+# (FROM, default 127.0.0.2: a remote flood; FROM=127.0.0.1 shares the clients' address)
+python3 - "$addr" "$idle" "$((secs + 3))" "${FROM:-127.0.0.2}" <<'EOF' &
 import socket, sys, time
 host, port = sys.argv[1].rsplit(":", 1)
 socks = []
 for _ in range(int(sys.argv[2])):
     try:
-        s = socket.create_connection((host, int(port)), timeout=2)
+        s = socket.create_connection((host, int(port)), timeout=2, source_address=(sys.argv[4], 0))
         socks.append(s)
     except OSError:
         pass

@@ -83,9 +83,9 @@ og_status og_server_new(og_server **out, const og_server_opts *opts)
     if (!s->o.threads) s->o.threads = 8;
     if (!s->o.timeout_s) s->o.timeout_s = 30;
     if (!s->o.max_connections) s->o.max_connections = 1024;
-    if (!s->o.max_per_address) s->o.max_per_address = 256;
+    if (!s->o.max_per_address) s->o.max_per_address = 512;
     if (!s->o.header_timeout_s) s->o.header_timeout_s = 10;
-    if (!s->o.max_queued) s->o.max_queued = 128;
+    if (!s->o.max_queued) s->o.max_queued = 512;
     if (!s->o.body_limit) s->o.body_limit = OG_SERVER_BODY_LIMIT;
     if (!s->o.load_body_limit) s->o.load_body_limit = OG_SERVER_LOAD_BODY_LIMIT;
     if (!s->o.export_slots) s->o.export_slots = 8;

@@ -28,9 +28,9 @@ typedef struct og_server_opts {
     unsigned threads;           /* worker threads (requests running at once); 0 = 8 */
     unsigned timeout_s;         /* idle connection timeout; 0 = 30 */
     unsigned max_connections;   /* open connections; 0 = 1024 */
-    unsigned max_per_address;   /* open connections from one client address; 0 = 256 */
+    unsigned max_per_address;   /* open connections from one client address; 0 = 512 */
     unsigned header_timeout_s;  /* a request head complete, a body's next KiB, within; 0 = 10 */
-    unsigned max_queued;        /* complete requests waiting for a worker; 0 = 128 (503 beyond) */
+    unsigned max_queued;        /* complete requests waiting for a worker; 0 = 512 (503 beyond) */
     size_t body_limit;          /* 0 = OG_SERVER_BODY_LIMIT */
     size_t load_body_limit;     /* 0 = OG_SERVER_LOAD_BODY_LIMIT */
     og_tokenset *tokens;          /* taken over by the server (may be NULL) */
