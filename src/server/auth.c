@@ -139,7 +139,27 @@ static char *read_file(const char *path)
     return buf;
 }
 
+static og_status tokens_from_env(og_tokenset *t);
+
+/* Overwrites a variable's value where it lives (the process's initial environment block is
+ * what /proc/PID/environ shows, and unsetenv alone leaves it there), then removes it: after
+ * reading, only the digests remain. */
+static void env_scrub(const char *name)
+{
+    char *v = getenv(name);
+    if (v) OPENSSL_cleanse(v, strlen(v));
+    unsetenv(name);
+}
+
 og_status og_tokenset_from_env(og_tokenset *t)
+{
+    og_status st = tokens_from_env(t);
+    env_scrub("OMNIGRAPH_SERVER_BEARER_TOKENS_JSON");
+    env_scrub("OMNIGRAPH_SERVER_BEARER_TOKEN");
+    return st;
+}
+
+static og_status tokens_from_env(og_tokenset *t)
 {
     const char *aws = getenv("OMNIGRAPH_SERVER_BEARER_TOKENS_AWS_SECRET");
     if (aws && *aws)

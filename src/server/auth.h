@@ -28,7 +28,8 @@ og_status og_tokenset_add_json(og_tokenset *t, const char *json, const char *wha
 /* The server's token sources: OMNIGRAPH_SERVER_BEARER_TOKENS_FILE (a JSON object file) or
  * else OMNIGRAPH_SERVER_BEARER_TOKENS_JSON, combined with OMNIGRAPH_SERVER_BEARER_TOKEN
  * (actor "default").  OMNIGRAPH_SERVER_BEARER_TOKENS_AWS_SECRET is refused: this build has
- * no Secrets Manager client. */
+ * no Secrets Manager client.  The variables holding tokens are overwritten in place and
+ * removed once read (also from what /proc/PID/environ shows): only digests remain. */
 og_status og_tokenset_from_env(og_tokenset *t);
 
 size_t og_tokenset_count(const og_tokenset *t);

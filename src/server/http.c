@@ -1,8 +1,10 @@
 /*
- * http.c — the HTTP machinery of omnigraph-server on libmicrohttpd: the daemon (a bounded
- * pool of worker threads, keep-alive, idle timeouts, a connection cap), the request life
- * cycle (route → bearer auth → graph → content type → body within its limit → handler),
- * the JSON error body of reference-surfaces.md §2.4, graceful stop, and the audit line
+ * http.c — the HTTP machinery of omnigraph-server on libmicrohttpd: the daemon (a few
+ * connection threads, keep-alive, idle and head deadlines (conn.c), connection caps in all
+ * and per address), the request life cycle (framing and Host/Origin (guard.c) → route →
+ * bearer auth → graph → content type → body within its limit → a worker of the pool
+ * (pool.c), 503 when it is full → handler),
+ * the JSON error body (docs/server.md "Errors"), graceful stop, and the audit line
  * written when each request completes.  Handlers live in routes.c.
  */
 #include <arpa/inet.h>
@@ -12,14 +14,18 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cluster/stored.h"
+#include "server/guard.h"
+#include "server/pool.h"
 #include "server/server_int.h"
 
 uint64_t og_now_us(void)
@@ -30,6 +36,38 @@ uint64_t og_now_us(void)
 }
 
 /* ---- server life cycle ------------------------------------------------------------------ */
+
+/* The server-wide memory bound of read queries, and what one query is admitted as.  The
+ * workers bound how many queries run at once, so with the per-query budget defaulting to
+ * bound / workers (at most the engine's 4 GiB), the defaults never exceed the bound and
+ * nothing waits; an explicit larger budget is admitted against the bound instead. */
+static int memory_bound(og_server *s)
+{
+    int64_t total = s->o.max_memory;
+    if (!total) {
+        long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+        total = pages > 0 && page > 0 ? (int64_t)pages * page / 2 : 0;
+    }
+    if (total < 0) total = 0; /* unbounded */
+    s->mem_total = total;
+    int64_t q = s->o.budget.memory_bytes;
+    const char *env = getenv("OG_QUERY_MAX_MEMORY");
+    if (!q && env && *env) q = strtoll(env, NULL, 10);
+    if (!q && total) {
+        q = total / s->o.threads;
+        if (q > OG_QUERY_DEFAULT_MEMORY_BYTES) q = OG_QUERY_DEFAULT_MEMORY_BYTES;
+        s->o.budget.memory_bytes = q; /* every served graph gets it (og_server_add_graph) */
+    }
+    if (!q) q = OG_QUERY_DEFAULT_MEMORY_BYTES;
+    s->query_mem = total && q > 0 ? q : 0;
+    if (s->query_mem > total && total) {
+        fprintf(stderr, "omnigraph-server: the query memory budget (%lld bytes) is larger than --max-memory (%lld "
+                        "bytes): no query could run; lower --query-max-memory or raise --max-memory\n",
+                (long long)q, (long long)total);
+        return -1;
+    }
+    return 0;
+}
 
 og_status og_server_new(og_server **out, const og_server_opts *opts)
 {
@@ -44,7 +82,10 @@ og_status og_server_new(og_server **out, const og_server_opts *opts)
     s->o.tokens = NULL;
     if (!s->o.threads) s->o.threads = 8;
     if (!s->o.timeout_s) s->o.timeout_s = 30;
-    if (!s->o.max_connections) s->o.max_connections = 512;
+    if (!s->o.max_connections) s->o.max_connections = 1024;
+    if (!s->o.max_per_address) s->o.max_per_address = 512;
+    if (!s->o.header_timeout_s) s->o.header_timeout_s = 10;
+    if (!s->o.max_queued) s->o.max_queued = 512;
     if (!s->o.body_limit) s->o.body_limit = OG_SERVER_BODY_LIMIT;
     if (!s->o.load_body_limit) s->o.load_body_limit = OG_SERVER_LOAD_BODY_LIMIT;
     if (!s->o.export_slots) s->o.export_slots = 8;
@@ -74,6 +115,21 @@ og_status og_server_new(og_server **out, const og_server_opts *opts)
     }
     memcpy(s->bind_host, bind, (size_t)(colon - bind));
     s->bind_port = (unsigned)port;
+    for (size_t i = 0; i < opts->nallowed_hosts; i++) {
+        char h[256];
+        int p;
+        const char *e = opts->allowed_hosts[i];
+        if (!og_guard_authority(e, strlen(e), h, sizeof h, &p)) {
+            fprintf(stderr, "omnigraph-server: --allowed-host '%s': expected a host name or address, optionally "
+                            "with :PORT\n", e);
+            og_server_free(s);
+            return OG_ERR_INVALID;
+        }
+    }
+    if (memory_bound(s)) {
+        og_server_free(s);
+        return OG_ERR_INVALID;
+    }
     *out = s;
     return OG_OK;
 }
@@ -190,7 +246,10 @@ static void spare_drop(void);
 void og_server_free(og_server *s)
 {
     if (!s) return;
+    og_pool_free(s->pool); /* its requests resume their connections: before the daemon stops */
+    s->pool = NULL;
     if (s->d) MHD_stop_daemon(s->d);
+    og_conn_stop(s);
     spare_drop();
     og_audit_stop(s);
     for (size_t i = 0; i < s->ngraphs; i++) graph_release(&s->graphs[i]);
@@ -226,13 +285,83 @@ struct MHD_Response *og_resp_json(og_req *r, unsigned status, json_t *body)
     return resp_bytes(text, strlen(text), "application/json");
 }
 
+/* `text` with every occurrence of `what` replaced by `with` (malloc'd; NULL when out of
+ * memory). */
+static char *replace_all(const char *text, const char *what, const char *with)
+{
+    size_t wn = strlen(what), n = 0;
+    for (const char *p = text; wn && (p = strstr(p, what)); p += wn) n++;
+    size_t len = strlen(text) + n * strlen(with) + 1;
+    char *out = malloc(len), *q = out;
+    if (!out) return NULL;
+    for (const char *p = text;;) {
+        const char *hit = wn ? strstr(p, what) : NULL;
+        if (!hit) {
+            strcpy(q, p);
+            break;
+        }
+        memcpy(q, p, (size_t)(hit - p));
+        q += hit - p;
+        strcpy(q, with);
+        q += strlen(with);
+        p = hit + wn;
+    }
+    return out;
+}
+
+/* A 4xx message without the server's own paths: its upload spool file becomes "request body",
+ * the graph's storage root "graph 'ID'" (a client knows the graph by its id, never by where
+ * the server keeps it). */
+static char *scrub_paths(og_req *r, const char *msg)
+{
+    char *out = strdup(msg);
+    if (out && r->spool_path[0] && strstr(out, r->spool_path)) {
+        char *t = replace_all(out, r->spool_path, "request body");
+        free(out);
+        out = t;
+    }
+    if (out && r->g && r->g->uri && strstr(out, r->g->uri)) {
+        char with[80];
+        snprintf(with, sizeof with, "graph '%s'", r->g->id);
+        char *t = replace_all(out, r->g->uri, with);
+        free(out);
+        out = t;
+    }
+    return out;
+}
+
+void og_server_log(og_server *s, const char *fmt, ...)
+{
+    char line[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    pthread_mutex_lock(&s->log_mu);
+    fprintf(stderr, "omnigraph-server: %s\n", line);
+    pthread_mutex_unlock(&s->log_mu);
+}
+
 struct MHD_Response *og_resp_error(og_req *r, unsigned status, const char *code, const char *msg, const char *detail_key,
                                    json_t *detail)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "error", json_string(msg && *msg ? msg : "error"));
+    char *clean = NULL;
+    if (status >= 500 && status != 503) {
+        /* a failure inside the server may name its storage paths, tables and data files:
+         * those go to the server's log under the request id, the client gets the id */
+        og_server_log(r->s, "request %s: %u %s: %s", r->request_id, status, code ? code : "",
+                      msg && *msg ? msg : "error");
+        json_object_set_new(o, "error", json_pack("s++", "internal error; the server log has the details under request id ",
+                                                  r->request_id, ""));
+    } else {
+        clean = scrub_paths(r, msg && *msg ? msg : "error");
+        json_object_set_new(o, "error", json_string(clean ? clean : "error"));
+        free(clean);
+    }
     if (code) json_object_set_new(o, "code", json_string(code));
     json_object_set_new(o, "merge_conflicts", json_array());
+    if (status >= 500 && status != 503) json_object_set_new(o, "request_id", json_string(r->request_id));
     if (detail_key && detail) {
         if (!strcmp(detail_key, "merge_conflicts"))
             json_object_set_new(o, "merge_conflicts", detail);
@@ -243,6 +372,7 @@ struct MHD_Response *og_resp_error(og_req *r, unsigned status, const char *code,
     }
     struct MHD_Response *resp = og_resp_json(r, status, o);
     if (resp && status == 429) MHD_add_response_header(resp, "Retry-After", "60");
+    if (resp && status == 503) MHD_add_response_header(resp, "Retry-After", "1");
     return resp;
 }
 
@@ -282,8 +412,19 @@ struct MHD_Response *og_resp_status(og_req *r, og_status st)
 {
     const char *code;
     unsigned http = og_status_http(st, &code);
-    json_t *d = st == OG_ERR_LIMIT ? budget_detail(og_error_message()) : NULL;
-    return og_resp_error(r, http, code, og_error_message(), d ? "resource_limit" : NULL, d);
+    const char *msg = og_error_message();
+    json_t *d = st == OG_ERR_LIMIT ? budget_detail(msg) : NULL;
+    const char *raise = d ? strstr(msg, "(raise it with ") : NULL;
+    if (raise) {
+        /* the engine names the library's and CLI's knobs; a client of the server has only the
+         * operator's flags */
+        char text[512];
+        int time = !strcmp(json_string_value(json_object_get(d, "resource")), "query_time_ms");
+        snprintf(text, sizeof text, "%.*s(the server's %s)", (int)(raise - msg), msg,
+                 time ? "--query-timeout" : "--query-max-memory");
+        return og_resp_error(r, http, code, text, "resource_limit", d);
+    }
+    return og_resp_error(r, http, code, msg, d ? "resource_limit" : NULL, d);
 }
 
 /* ---- request helpers ------------------------------------------------------------------- */
@@ -450,6 +591,36 @@ int og_req_take_slot(og_req *r)
     return 1;
 }
 
+struct MHD_Response *og_req_mem_admit(og_req *r)
+{
+    og_server *s = r->s;
+    if (!s->query_mem || r->mem_held) return NULL;
+    pthread_mutex_lock(&s->mu);
+    int ok = s->mem_used + s->query_mem <= s->mem_total;
+    if (ok) s->mem_used += s->query_mem;
+    int64_t used = s->mem_used;
+    pthread_mutex_unlock(&s->mu);
+    if (ok) {
+        r->mem_held = s->query_mem;
+        return NULL;
+    }
+    char msg[256];
+    snprintf(msg, sizeof msg,
+             "the server's query memory is taken (%lld MiB of %lld MiB held by running queries, %lld MiB each); "
+             "retry after a second",
+             (long long)(used >> 20), (long long)(s->mem_total >> 20), (long long)(s->query_mem >> 20));
+    return og_resp_error(r, 503, "too_many_requests", msg, NULL, NULL);
+}
+
+void og_req_mem_release(og_req *r)
+{
+    if (!r->mem_held) return;
+    pthread_mutex_lock(&r->s->mu);
+    r->s->mem_used -= r->mem_held;
+    pthread_mutex_unlock(&r->s->mu);
+    r->mem_held = 0;
+}
+
 void og_req_admit_release(og_req *r)
 {
     if (!r->admitted) return;
@@ -499,6 +670,22 @@ static int path_matches(og_req *r, const char *pat, int capture)
         size_t n = e ? (size_t)(e - p) : strlen(p);
         if (i >= r->nseg) return 0;
         if (p[0] == '{') {
+            if (!e && !strncmp(p, "{branch}", n)) {
+                /* a trailing {branch} takes the rest of the path: branch names hold '/'
+                 * ("feature/x", sent as feature/x or feature%2Fx) */
+                if (capture) {
+                    size_t len = 0;
+                    r->branch_path[0] = 0;
+                    for (size_t k = i; k < r->nseg; k++) {
+                        int w = snprintf(r->branch_path + len, sizeof r->branch_path - len, "%s%s", k > i ? "/" : "",
+                                         r->seg[k]);
+                        if (w < 0 || (size_t)w >= sizeof r->branch_path - len) return 0;
+                        len += (size_t)w;
+                    }
+                    r->path_branch = r->branch_path;
+                }
+                return 1;
+            }
             if (capture) {
                 if (!strncmp(p, "{graph_id}", n)) r->graph_id = r->seg[i];
                 else if (!strncmp(p, "{branch}", n)) r->path_branch = r->seg[i];
@@ -567,6 +754,101 @@ static enum MHD_Result check_arg(void *cls, enum MHD_ValueKind kind, const char 
         return MHD_NO;
     }
     return MHD_YES;
+}
+
+/* ---- the guard: framing, Host and Origin (guard.c) -------------------------------------- */
+
+#define OG_MAX_HEADERS 128
+
+typedef struct head_walk {
+    og_hdr h[OG_MAX_HEADERS];
+    size_t n;
+    int overflow, nul_arg;
+} head_walk;
+
+static const char no_value[2] = "";
+
+static enum MHD_Result walk_header(void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size,
+                                   const char *value, size_t value_size)
+{
+    (void)kind;
+    head_walk *w = cls;
+    if (w->n == OG_MAX_HEADERS) {
+        w->overflow = 1;
+        return MHD_NO;
+    }
+    w->h[w->n++] = (og_hdr){key ? key : "", key ? key_size : 0, value ? value : no_value, value ? value_size : 0};
+    return MHD_YES;
+}
+
+static enum MHD_Result walk_arg(void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size,
+                                const char *value, size_t value_size)
+{
+    (void)kind;
+    head_walk *w = cls;
+    if ((key && strlen(key) != key_size) || (value && strlen(value) != value_size)) {
+        w->nul_arg = 1;
+        return MHD_NO;
+    }
+    return MHD_YES;
+}
+
+/* libmicrohttpd cuts a header value at a NUL byte and reports the cut length, so "Bearer
+ * good\0junk" would reach us as "Bearer good".  The line's remaining bytes stay in its read
+ * buffer, where the value's own end would be followed only by the line's terminator (NUL, CR
+ * or LF, after any trailing blanks) or by the next header's name: anything else there is the
+ * hidden rest of a cut value, and the header is marked as holding a control character. */
+static void hidden_nul(head_walk *w)
+{
+    for (size_t i = 0; i < w->n; i++) {
+        const char *p = w->h[i].v + w->h[i].vlen + 1;
+        const char *next = i + 1 < w->n ? w->h[i + 1].k : NULL;
+        if (w->h[i].v == no_value) continue;
+        while (*p == ' ' || *p == '\t') p++;
+        if (p != next && *p && *p != '\r' && *p != '\n') w->h[i].vlen++; /* strlen(v) != vlen: refused */
+    }
+}
+
+/* Refuses a request before its route is looked up: a head whose framing a proxy could read
+ * differently (400, and the connection is closed: where the body ends is in doubt), or one
+ * addressed to a name that is not the server's (403).  NULL when it passes. */
+static struct MHD_Response *guard(og_req *r, const char *version)
+{
+    head_walk *w = malloc(sizeof *w);
+    if (!w) return og_resp_error(r, 500, "internal", "out of memory", NULL, NULL);
+    w->n = 0;
+    w->overflow = w->nul_arg = 0;
+    MHD_get_connection_values_n(r->c, MHD_HEADER_KIND, walk_header, w);
+    hidden_nul(w);
+    MHD_get_connection_values_n(r->c, MHD_GET_ARGUMENT_KIND, walk_arg, w);
+    const char *why = w->overflow ? "too many header fields"
+                      : w->nul_arg ? "a query parameter holds a NUL byte"
+                                   : og_guard_frame(!strcmp(version, MHD_HTTP_VERSION_1_1), w->h, w->n);
+    free(w);
+    if (why) {
+        r->close = 1;
+        return og_resp_error(r, 400, "bad_request", why, NULL, NULL);
+    }
+    og_server *s = r->s;
+    og_host_allow a = {s->bind_host, s->listen_port, s->o.allowed_hosts, s->o.nallowed_hosts};
+    const char *host = og_req_header(r, "Host"), *origin = og_req_header(r, "Origin");
+    if (host && !og_guard_host_allowed(&a, host)) {
+        char msg[400];
+        snprintf(msg, sizeof msg,
+                 "Host '%.200s' is not a name of this server (DNS-rebinding protection); start the server with "
+                 "--allowed-host NAME to accept it",
+                 host);
+        return og_resp_error(r, 403, "forbidden", msg, NULL, NULL);
+    }
+    if (origin && !og_guard_origin_allowed(&a, origin)) {
+        char msg[400];
+        snprintf(msg, sizeof msg,
+                 "Origin '%.200s' is not a page of this server's names (DNS-rebinding protection); start the server "
+                 "with --allowed-host NAME to accept it",
+                 origin);
+        return og_resp_error(r, 403, "forbidden", msg, NULL, NULL);
+    }
+    return NULL;
 }
 
 /* Checks done before the body is read: query parameters, auth, graph, content type. */
@@ -730,6 +1012,8 @@ static enum MHD_Result queue(og_req *r, struct MHD_Response *resp)
         return MHD_NO;
     }
     if (!r->status) r->status = 200;
+    if (r->close) MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+    MHD_add_response_header(resp, "X-Request-Id", r->request_id);
     enum MHD_Result rc = MHD_queue_response(r->c, r->status, resp);
     MHD_destroy_response(resp);
     return rc;
@@ -834,12 +1118,35 @@ static enum MHD_Result refuse(og_req *r, struct MHD_Response *resp)
     const char *te = og_req_header(r, "Transfer-Encoding");
     const char *expect = og_req_header(r, "Expect");
     int body = (cl && strcmp(cl, "0")) || te;
+    if (cl && strtoull(cl, NULL, 10) > OG_DRAIN_MAX) {
+        /* more than would ever be drained (a 1 GiB declared length): answer now, then close */
+        r->close = 1;
+        r->early = 1;
+        return queue(r, resp);
+    }
     if (!body || (expect && !strcasecmp(expect, "100-continue"))) {
         r->early = 1;
         return queue(r, resp);
     }
     r->pending = resp;
     return MHD_YES;
+}
+
+/* "<8 hex digits of this process>-<sequence>": unique in a log, no meaning to a client. */
+static void request_id(og_server *s, char *out)
+{
+    pthread_mutex_lock(&s->mu);
+    uint64_t n = ++s->req_seq;
+    if (!s->req_prefix) {
+        unsigned v = 0;
+        FILE *f = fopen("/dev/urandom", "rb");
+        if (!f || fread(&v, sizeof v, 1, f) != 1) v = (unsigned)getpid() ^ (unsigned)og_now_us();
+        if (f) fclose(f);
+        s->req_prefix = v | 1u;
+    }
+    unsigned prefix = s->req_prefix;
+    pthread_mutex_unlock(&s->mu);
+    snprintf(out, OG_REQUEST_ID_LEN, "%08x-%llu", prefix, (unsigned long long)n);
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
@@ -858,20 +1165,42 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         r->method = method;
         r->url = strdup(url);
         r->action = OG_ACTION_NONE;
+        request_id(s, r->request_id);
         *con_cls = r;
         pthread_mutex_lock(&s->mu);
         s->inflight++;
         pthread_mutex_unlock(&s->mu);
+        /* the head is complete: a body must now keep coming (conn.c), else no deadline */
+        r->conn = og_conn_of(c);
+        const char *cl = og_req_header(r, "Content-Length");
+        int body = (cl && strcmp(cl, "0")) || og_req_header(r, "Transfer-Encoding");
+        og_conn_deadline(s, r->conn, body ? s->o.header_timeout_s : 0);
+        struct MHD_Response *bad = guard(r, version);
+        if (bad) {
+            if (r->close) { /* the framing is in doubt: answer now and read nothing more */
+                r->early = 1;
+                return queue(r, bad);
+            }
+            return refuse(r, bad);
+        }
         if (!r->url || !split_path(r, url))
             return refuse(r, og_resp_error(r, 404, "not_found", "no route for this path", NULL, NULL));
         struct MHD_Response *resp = precheck(r);
         if (resp) return refuse(r, resp);
         return MHD_YES;
     }
+    if (r->queued) {
+        /* resumed by its worker (run_request): the answer is ready */
+        struct MHD_Response *resp = r->done;
+        r->queued = 0;
+        r->done = NULL;
+        return queue(r, resp);
+    }
     if (r->early) {
         *upload_data_size = 0; /* the response is queued; the rest of the body is discarded */
         return MHD_YES;
     }
+    og_conn_body(s, r->conn, *upload_data_size);
     if (r->pending) {
         /* drain the body the client is sending, so it reads the error instead of a reset */
         if (!*upload_data_size) return queue_pending(r);
@@ -890,7 +1219,30 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         return MHD_YES;
     }
     r->early = 1; /* from now on nothing more is read */
-    return queue(r, dispatch(r));
+    og_conn_deadline(s, r->conn, 0);
+    /* the routes without a token (health, the OpenAPI document) are answered here, so a
+     * saturated pool never makes the server look dead to its health checks */
+    if (!r->route->needs_auth || !s->pool) return queue(r, dispatch(r));
+    if (!og_pool_reserve(s->pool)) {
+        /* the code stays in the reference's closed set (a 503, not the actor's 429) */
+        char msg[160];
+        snprintf(msg, sizeof msg, "the server is busy (%u requests running, %u waiting); retry after a second",
+                 s->o.threads, s->o.max_queued);
+        return queue(r, og_resp_error(r, 503, "too_many_requests", msg, NULL, NULL));
+    }
+    r->queued = 1;
+    MHD_suspend_connection(c);
+    og_pool_push(s->pool, r);
+    return MHD_YES;
+}
+
+/* A worker runs one complete request, then wakes its connection, whose thread sends the
+ * answer (on_request, r->queued). */
+static void run_request(void *item)
+{
+    og_req *r = item;
+    r->done = dispatch(r);
+    MHD_resume_connection(r->c);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe)
@@ -899,6 +1251,8 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
     og_req *r = *con_cls;
     if (!r) return;
     *con_cls = NULL;
+    /* keep-alive: the next request's head must be complete within the idle timeout */
+    og_conn_deadline(s, og_conn_of(c), s->o.timeout_s);
     og_mcp_live_end(r); /* a streamed MCP call (also one whose client went away) is over first */
     uint64_t us = og_now_us() - r->t0_us;
     og_audit *au = &r->audit;
@@ -906,6 +1260,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
     og_audit_str(au, "method", r->method ? r->method : "");
     og_audit_str(au, "path", r->url ? r->url : "");
     og_audit_str(au, "route", r->route ? r->route->path : NULL);
+    og_audit_str(au, "request_id", r->request_id);
     og_audit_str(au, "graph", r->g ? r->g->id : NULL);
     og_audit_str(au, "actor", r->actor);
     og_audit_str(au, "action", r->decided ? og_action_name(r->action) : NULL);
@@ -927,6 +1282,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
     og_audit_end(au);
     og_audit_flush(s, au);
     og_req_admit_release(r);
+    og_req_mem_release(r);
     if (r->export_slot) {
         pthread_mutex_lock(&s->mu);
         s->exports--;
@@ -955,20 +1311,64 @@ og_status og_server_start(og_server *s, char *addr, size_t addr_len)
                         "--allow-public-unauthenticated on a trusted network\n");
         return OG_ERR_INVALID;
     }
-    signal(SIGPIPE, SIG_IGN);
-    if (!s->audit_inited) og_audit_start(s);
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC | MHD_USE_ERROR_LOG;
-    s->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
-                            MHD_OPTION_THREAD_POOL_SIZE, s->o.threads, MHD_OPTION_CONNECTION_TIMEOUT,
-                            s->o.timeout_s, MHD_OPTION_CONNECTION_LIMIT, s->o.max_connections,
-                            MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-                            (size_t)64 * 1024, MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1, MHD_OPTION_END);
-    if (!s->d) {
-        fprintf(stderr, "omnigraph-server: cannot listen on %s:%u: %s\n", s->bind_host, s->bind_port, strerror(errno));
+    /* a socket per connection, beside the graphs' files: raise the soft descriptor limit
+     * toward the hard one when the connection cap needs it */
+    struct rlimit rl;
+    rlim_t want = (rlim_t)s->o.max_connections + 512;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < want) {
+        rl.rlim_cur = rl.rlim_max < want ? rl.rlim_max : want;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+    /* our own listening socket: SO_REUSEADDR (a restart binds at once) but not SO_REUSEPORT,
+     * so a second server on a taken port fails instead of silently sharing its traffic */
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int one = 1;
+    if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) ||
+        bind(fd, (struct sockaddr *)&sa, sizeof sa) || listen(fd, 1024)) {
+        int e = errno;
+        if (fd >= 0) close(fd);
+        if (e == EADDRINUSE)
+            fprintf(stderr, "omnigraph-server: cannot listen on %s:%u: the port is already in use (another "
+                            "omnigraph-server?); choose another with --bind HOST:PORT, or port 0 for any free one\n",
+                    s->bind_host, s->bind_port);
+        else
+            fprintf(stderr, "omnigraph-server: cannot listen on %s:%u: %s\n", s->bind_host, s->bind_port, strerror(e));
         return OG_ERR_IO;
     }
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);
-    unsigned port = info ? info->port : s->bind_port;
+    struct sockaddr_in got;
+    socklen_t glen = sizeof got;
+    unsigned port = getsockname(fd, (struct sockaddr *)&got, &glen) == 0 ? ntohs(got.sin_port) : s->bind_port;
+    s->listen_port = port;
+    signal(SIGPIPE, SIG_IGN);
+    if (!s->audit_inited) og_audit_start(s);
+    if (!s->conn_inited && og_conn_start(s)) {
+        close(fd);
+        fprintf(stderr, "omnigraph-server: cannot start the connection reaper\n");
+        return OG_ERR_IO;
+    }
+    s->pool = og_pool_new(s->o.threads, s->o.max_queued, run_request);
+    if (!s->pool) {
+        close(fd);
+        fprintf(stderr, "omnigraph-server: cannot start %u worker threads\n", s->o.threads);
+        return OG_ERR_IO;
+    }
+    /* the connection threads only read heads and bodies and write answers (requests run on
+     * the pool): a few suffice for many connections */
+    unsigned io = s->o.threads < 4 ? 2 : 4;
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
+    s->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s, MHD_OPTION_LISTEN_SOCKET, fd,
+                            MHD_OPTION_THREAD_POOL_SIZE, io, MHD_OPTION_CONNECTION_TIMEOUT, s->o.timeout_s,
+                            MHD_OPTION_CONNECTION_LIMIT, s->o.max_connections, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+                            s->o.max_per_address, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+                            MHD_OPTION_NOTIFY_CONNECTION, og_conn_notify, s, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+                            (size_t)64 * 1024, MHD_OPTION_END);
+    if (!s->d) {
+        close(fd);
+        og_pool_free(s->pool);
+        s->pool = NULL;
+        fprintf(stderr, "omnigraph-server: cannot serve on %s:%u: %s\n", s->bind_host, port, strerror(errno));
+        return OG_ERR_IO;
+    }
     char ip[INET_ADDRSTRLEN];
     inet_ntop(AF_INET, &sa.sin_addr, ip, sizeof ip);
     if (addr) snprintf(addr, addr_len, "%s:%u", ip, port);
@@ -987,8 +1387,11 @@ void og_server_stop(og_server *s, unsigned grace_s)
     while (s->inflight && pthread_cond_timedwait(&s->idle, &s->mu, &until) == 0) {
     }
     pthread_mutex_unlock(&s->mu);
+    og_pool_free(s->pool); /* what still runs resumes its connection: before the daemon stops */
+    s->pool = NULL;
     MHD_stop_daemon(s->d);
     s->d = NULL;
+    og_conn_stop(s);
     spare_drop();
     og_audit_stop(s); /* every request has completed: write their lines out */
 }

@@ -287,12 +287,18 @@ static struct MHD_Response *run_read(og_req *r, const char *src, const char *nam
 {
     og_read_opts at = {branch, snapshot};
     og_rows *rows;
+    struct MHD_Response *busy = og_req_mem_admit(r); /* the server-wide memory bound */
+    if (busy) return busy;
     og_status st = og_db_query(&rows, r->g->db, src, strlen(src), name, params, &at);
-    if (st) return og_resp_status(r, st);
+    if (st) {
+        og_req_mem_release(r);
+        return og_resp_status(r, st);
+    }
     char *text;
     size_t len;
     st = og_rows_render(&text, &len, rows, OG_FORMAT_JSON, snapshot ? snapshot : (branch ? branch : "main"));
     og_rows_free(rows);
+    og_req_mem_release(r);
     if (st) return og_resp_status(r, st);
     if (!legacy) {
         /* the rendered text names the target as a string; splice the object in, without

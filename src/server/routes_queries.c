@@ -205,34 +205,6 @@ static og_mcp_verdict mcp_authorize(void *ctx, const char *actor, const char *ac
     return no;
 }
 
-/* Is `h` (a Host value, or an Origin's authority) a loopback name, with an optional port? */
-static int loopback_authority(const char *h)
-{
-    static const char *const names[] = {"localhost", "127.0.0.1", "[::1]"};
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-        size_t n = strlen(names[i]);
-        if (!strncasecmp(h, names[i], n) && (h[n] == 0 || h[n] == ':' || h[n] == '/')) return 1;
-    }
-    return !strncmp(h, "127.", 4); /* the whole 127/8 */
-}
-
-/* DNS-rebinding protection (MCP transport spec): a server listening on loopback answers only
- * requests addressed to a loopback name, from no origin or a loopback one — a web page whose
- * name resolves to 127.0.0.1 cannot drive it through a browser.  On any other address a
- * browser Origin is refused outright (agents send none; this build has no browser allow-list). */
-static int rebinding_suspect(og_req *r)
-{
-    const char *origin = og_req_header(r, "Origin");
-    if (strncmp(r->s->bind_host, "127.", 4) && strcmp(r->s->bind_host, "localhost")) return origin != NULL;
-    const char *host = og_req_header(r, "Host");
-    if (host && !loopback_authority(host)) return 1;
-    if (origin) {
-        const char *a = strstr(origin, "://");
-        if (!a || !loopback_authority(a + 3)) return 1;
-    }
-    return 0;
-}
-
 /* MCP writes take the graph's in-process write lock, like every other write route. */
 static void mcp_write_lock(void *ctx, int lock)
 {
@@ -284,10 +256,6 @@ static void mcp_open_session(og_req *r, const char *out, char *id)
 
 struct MHD_Response *og_h_mcp(og_req *r)
 {
-    if (rebinding_suspect(r))
-        return og_resp_error(r, 403, "forbidden",
-                             "the MCP endpoint refuses this Host or Origin (DNS-rebinding protection)", NULL,
-                             NULL);
     const char *sid = og_req_header(r, "Mcp-Session-Id");
     if (sid && !*sid) sid = NULL;
     /* DELETE ends a session (MCP Streamable HTTP "Session Management") */

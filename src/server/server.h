@@ -25,9 +25,12 @@ typedef struct og_server og_server;
 
 typedef struct og_server_opts {
     const char *bind;           /* "HOST:PORT" (IPv4 or "localhost"); NULL = "127.0.0.1:8080" */
-    unsigned threads;           /* worker threads; 0 = 8 */
+    unsigned threads;           /* worker threads (requests running at once); 0 = 8 */
     unsigned timeout_s;         /* idle connection timeout; 0 = 30 */
-    unsigned max_connections;   /* 0 = 512 */
+    unsigned max_connections;   /* open connections; 0 = 1024 */
+    unsigned max_per_address;   /* open connections from one client address; 0 = 512 */
+    unsigned header_timeout_s;  /* a request head complete, a body's next KiB, within; 0 = 10 */
+    unsigned max_queued;        /* complete requests waiting for a worker; 0 = 512 (503 beyond) */
     size_t body_limit;          /* 0 = OG_SERVER_BODY_LIMIT */
     size_t load_body_limit;     /* 0 = OG_SERVER_LOAD_BODY_LIMIT */
     og_tokenset *tokens;          /* taken over by the server (may be NULL) */
@@ -38,6 +41,11 @@ typedef struct og_server_opts {
     FILE *log;                  /* audit log (one JSON line per request); NULL = stderr */
     int cluster;                /* serving an applied cluster: schema apply is 409 (use cluster apply) */
     unsigned per_actor_inflight; /* admission: concurrent writes per actor; 0 = 16 (429 beyond) */
+    const char *const *allowed_hosts; /* --allowed-host: more names (or name:port) the server answers
+                                       * to; the strings must outlive the server */
+    size_t nallowed_hosts;
+    int64_t max_memory;         /* bytes all concurrent read queries may hold together; 0 = half the
+                                 * machine's memory, -1 = unbounded (docs/server.md "Memory") */
     og_budget budget;           /* every served graph's default query budgets (og_db_set_budget; 0 fields inherit) */
 } og_server_opts;
 

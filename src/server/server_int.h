@@ -60,10 +60,15 @@ typedef struct og_mcp_session {
     int64_t last_s;    /* CLOCK_MONOTONIC seconds when last used */
 } og_mcp_session;
 
+/* A connection's deadline (conn.c): head complete, body progressing, keep-alive bounded. */
+typedef struct og_conn og_conn;
+#define OG_CONN_MIN_CHUNK 1024 /* body bytes that move a body's deadline on */
+
 struct og_server {
     og_server_opts o;
     char bind_host[64];
     unsigned bind_port;
+    unsigned listen_port;         /* the port bound (bind_port, or the one chosen for port 0) */
     og_served_graph *graphs;
     size_t ngraphs;
     og_tokenset *tokens;
@@ -91,7 +96,30 @@ struct og_server {
     size_t nmcp_sessions, mcp_sessions_max;
     unsigned mcp_session_idle_s;
     uint64_t mcp_session_clock;
+    /* complete requests run on the worker pool (pool.c), not on the connection threads */
+    struct og_pool *pool;
+    /* connection deadlines (conn.c): every open connection, under conn_mu */
+    pthread_mutex_t conn_mu;
+    pthread_cond_t conn_cv;
+    pthread_t conn_reaper;
+    og_conn *conns;
+    size_t nconns;
+    uint64_t conns_reaped;
+    uint64_t req_seq;             /* request ids (under mu) */
+    int64_t mem_total;            /* the server-wide memory bound of read queries (0: none) */
+    int64_t query_mem;            /* what one read query is admitted as: its memory budget (0: not admitted) */
+    int64_t mem_used;             /* under mu: the budgets of the read queries running */
+    unsigned req_prefix;
+    int conn_inited, conn_running, conn_stop;
 };
+
+/* conn.c */
+int og_conn_start(og_server *s);   /* the reaper thread; -1 when it cannot start */
+void og_conn_stop(og_server *s);   /* after the daemon has stopped */
+void og_conn_notify(void *cls, struct MHD_Connection *c, void **ctx, enum MHD_ConnectionNotificationCode code);
+og_conn *og_conn_of(struct MHD_Connection *c);
+void og_conn_deadline(og_server *s, og_conn *k, unsigned seconds); /* 0: none */
+void og_conn_body(og_server *s, og_conn *k, size_t n);             /* body bytes arrived */
 
 /* OG_BODY_RAW: kept in memory unparsed (the MCP endpoint parses JSON-RPC itself). */
 typedef enum og_body_kind { OG_BODY_NONE = 0, OG_BODY_JSON, OG_BODY_JSON_OPTIONAL, OG_BODY_NDJSON, OG_BODY_RAW } og_body_kind;
@@ -130,7 +158,8 @@ extern const size_t og_nroutes;
 /* 1 for the routes whose JSON body is parsed flat (body.c): the query lanes. */
 int og_route_flat_body(const og_route *rt);
 
-#define OG_MAX_SEGMENTS 8
+#define OG_MAX_SEGMENTS 16
+#define OG_REQUEST_ID_LEN 32
 
 struct og_req {
     og_server *s;
@@ -141,6 +170,8 @@ struct og_req {
     char *seg[OG_MAX_SEGMENTS];  /* decoded path segments */
     size_t nseg;
     const char *graph_id, *path_branch, *commit_id, *name; /* captured path parameters */
+    char branch_path[256];
+    char request_id[OG_REQUEST_ID_LEN]; /* in the X-Request-Id header, the audit line, a 500's body */       /* a trailing {branch} of several segments, joined by '/' */
     og_served_graph *g;
     const char *actor;           /* matched token's actor (NULL: Open mode) */
     uint64_t t0_us;
@@ -151,6 +182,11 @@ struct og_req {
     char spool_path[256];
     uint64_t spool_len;
     int early;                   /* a response was queued before the body was read */
+    int close;                   /* its answer closes the connection (the framing was refused) */
+    og_conn *conn;               /* its connection's deadline record (NULL: none) */
+    int queued;                  /* handed to the worker pool; the connection is suspended */
+    int ready;                   /* the worker's answer is in `done` */
+    struct MHD_Response *done;
     struct MHD_Response *pending; /* a refusal sent once the body is drained */
     uint64_t drained;
     json_t *json;                /* the parsed JSON body (object) */
@@ -167,6 +203,7 @@ struct og_req {
     int stream_failed;
     int export_slot;
     int admitted;                /* holds one of its actor's admission slots */
+    int64_t mem_held;            /* its share of the server's memory bound (og_req_mem_admit) */
     const char *masked_msg;      /* the 404 message of a masked deny (NULL: "not found") */
     char mcp[160];               /* audit: the MCP method (and tool or resource) of a /mcp request */
     og_audit audit;              /* its decision lines so far, then the request line */
@@ -186,6 +223,8 @@ og_status og_jtok_text(const og_jtok *t, og_buf *b);               /* compact JS
 char *og_req_object_text(og_req *r, const char *key, int *bad);
 
 /* ---- responses (http.c) ---- */
+/* One line on the server's stderr, "omnigraph-server: " first. */
+void og_server_log(og_server *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 struct MHD_Response *og_resp_json(og_req *r, unsigned status, json_t *body); /* steals body */
 struct MHD_Response *og_resp_error(og_req *r, unsigned status, const char *code, const char *msg, const char *detail_key,
                                    json_t *detail);
@@ -203,6 +242,10 @@ og_status og_req_decide(og_req *r, og_action a, const char *branch, const char *
 struct MHD_Response *og_req_admit(og_req *r);
 /* The same without a response: 1 when admitted (or already holding a slot), 0 when refused. */
 int og_req_take_slot(og_req *r);
+/* Server-wide memory admission of a read query (docs/server.md "Memory"): NULL when
+ * admitted (release with og_req_mem_release), else the 503. */
+struct MHD_Response *og_req_mem_admit(og_req *r);
+void og_req_mem_release(og_req *r);
 /* Frees the request's slot, if it holds one. */
 void og_req_admit_release(og_req *r);
 

@@ -74,9 +74,9 @@ static void test_write_over_budget_is_429(void **state)
     const char *rec = "{\"type\":\"Person\",\"data\":{\"name\":\"Slow\",\"age\":1}}\n";
     char head[512];
     snprintf(head, sizeof head,
-             "POST /graphs/g1/load/ndjson HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\n"
+             "POST /graphs/g1/load/ndjson HTTP/1.1\r\nHost: %s\r\nContent-Type: application/x-ndjson\r\n"
              "Content-Length: %zu\r\n\r\n",
-             strlen(rec));
+             S.addr, strlen(rec));
     int fd = connect_to(&S);
     assert_true(fd >= 0);
     assert_int_equal(write(fd, head, strlen(head)), (ssize_t)strlen(head));
@@ -138,9 +138,9 @@ static void test_mcp_writes_share_the_budget(void **state)
     const char *rec = "{\"type\":\"Person\",\"data\":{\"name\":\"Slow2\",\"age\":2}}\n";
     char head[512];
     snprintf(head, sizeof head,
-             "POST /graphs/g1/load/ndjson HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\n"
+             "POST /graphs/g1/load/ndjson HTTP/1.1\r\nHost: %s\r\nContent-Type: application/x-ndjson\r\n"
              "Content-Length: %zu\r\n\r\n",
-             strlen(rec));
+             S.addr, strlen(rec));
     const char *mut = "{\"query\":\"query q() { insert Person { name: \\\"ViaMcp\\\" } }\"}";
     /* Hold a load open until it owns the actor's one slot (an HTTP write is then refused, as
      * test_write_over_budget_is_429 shows; a write racing the load's admission may win the
@@ -231,13 +231,14 @@ static int start_load(const char *rec, int chunked)
     char head[512];
     if (chunked)
         snprintf(head, sizeof head,
-                 "POST /graphs/g1/load/ndjson HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\n"
-                 "Transfer-Encoding: chunked\r\n\r\n");
+                 "POST /graphs/g1/load/ndjson HTTP/1.1\r\nHost: %s\r\nContent-Type: application/x-ndjson\r\n"
+                 "Transfer-Encoding: chunked\r\n\r\n",
+                 S.addr);
     else
         snprintf(head, sizeof head,
-                 "POST /graphs/g1/load/ndjson HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\n"
+                 "POST /graphs/g1/load/ndjson HTTP/1.1\r\nHost: %s\r\nContent-Type: application/x-ndjson\r\n"
                  "Content-Length: %zu\r\n\r\n",
-                 strlen(rec));
+                 S.addr, strlen(rec));
     int fd = connect_to(&S);
     assert_true(fd >= 0);
     assert_int_equal(write(fd, head, strlen(head)), (ssize_t)strlen(head));

@@ -60,9 +60,12 @@ static void test_flat_routes(void **state)
     assert_int_equal(r.status, 200);
     assert_string_equal(jstr(r.json, "openapi"), "3.1.0");
     http_free(&r);
-    /* graph_list is server-scoped: denied in Open mode without a policy */
+    /* graph_list in Open mode: allowed (every graph's routes are open anyway) */
     r = get(&S, NULL, "/graphs");
-    expect_error(&r, 403, "forbidden");
+    assert_int_equal(r.status, 200);
+    assert_int_equal(json_array_size(json_object_get(r.json, "graphs")), 1);
+    assert_string_equal(jstr(json_array_get(json_object_get(r.json, "graphs"), 0), "graph_id"), "g1");
+    http_free(&r);
     r = get(&S, NULL, "/query");
     expect_error(&r, 404, "not_found");
     r = get(&S, NULL, "/graphs/nope/snapshot");
@@ -185,6 +188,23 @@ static void test_snapshot_schema_branches_commits(void **state)
     http_free(&r);
     r = http(&S, "DELETE", "/graphs/g1/branches/main", NULL, NULL, 0);
     expect_error(&r, 400, "bad_request");
+    /* branch names with '/': deletable, sent as segments or with %2F */
+    r = post_json(&S, NULL, "/graphs/g1/branches", "{\"name\":\"team/a\"}");
+    assert_int_equal(r.status, 200);
+    http_free(&r);
+    r = post_json(&S, NULL, "/graphs/g1/branches", "{\"name\":\"team/b/c\"}");
+    assert_int_equal(r.status, 200);
+    http_free(&r);
+    r = http(&S, "DELETE", "/graphs/g1/branches/team/a", NULL, NULL, 0);
+    assert_int_equal(r.status, 200);
+    assert_string_equal(jstr(r.json, "name"), "team/a");
+    http_free(&r);
+    r = http(&S, "DELETE", "/graphs/g1/branches/team%2Fb%2Fc", NULL, NULL, 0);
+    assert_int_equal(r.status, 200);
+    assert_string_equal(jstr(r.json, "name"), "team/b/c");
+    http_free(&r);
+    r = http(&S, "DELETE", "/graphs/g1/branches/team/a", NULL, NULL, 0);
+    expect_error(&r, 404, "not_found");
 }
 
 static void test_query_mutate_cas(void **state)

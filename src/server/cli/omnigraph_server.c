@@ -31,16 +31,27 @@ static const char *usage =
     "  --graph ID=ROOT                a graph to serve (repeatable); ID matches ^[a-zA-Z0-9-]{1,64}$\n"
     "  --bind HOST:PORT               listen address (default 127.0.0.1:8080, or $OMNIGRAPH_BIND;\n"
     "                                 port 0 = any free port); prints OMNIGRAPH_LISTEN_ADDR=host:port\n"
+    "  --allowed-host NAME[:PORT]     another name clients address the server by (repeatable; a reverse\n"
+    "                                 proxy's public name): requests whose Host or Origin is none of the\n"
+    "                                 server's names are refused 403 (DNS-rebinding protection)\n"
     "  --unauthenticated              serve without bearer tokens (or $OMNIGRAPH_UNAUTHENTICATED=1);\n"
     "                                 loopback addresses only unless --allow-public-unauthenticated\n"
     "  --policy FILE                  policy bundle (YAML, docs/policy.md) for every served graph\n"
     "  --server-policy FILE           server bundle: who may list graphs (graph_list)\n"
-    "  --threads N                    worker threads (default 8)\n"
+    "  --threads N                    worker threads: requests running at once (default 8)\n"
+    "  --max-queued N                 complete requests waiting for a worker (default 512); beyond,\n"
+    "                                 503 with Retry-After: 1\n"
     "  --timeout SECONDS              idle connection timeout (default 30)\n"
+    "  --header-timeout SECONDS       a request head must be complete, and a body must send its next KiB,\n"
+    "                                 within this (default 10); a slower connection is closed\n"
+    "  --max-connections N            open connections (default 1024)\n"
+    "  --max-connections-per-address N  open connections from one client address (default 512)\n"
     "  --query-timeout DURATION       every read query's time budget (500ms, 30s, 2m; default 2m, or\n"
     "                                 $OMNIGRAPH_QUERY_TIMEOUT; `unlimited`): beyond it, 413 resource_limit\n"
-    "  --query-max-memory SIZE        every read query's memory budget (512M, 2G; default 4G, or\n"
-    "                                 $OMNIGRAPH_QUERY_MAX_MEMORY; `unlimited`)\n"
+    "  --query-max-memory SIZE        every read query's memory budget (512M, 2G; default --max-memory /\n"
+    "                                 --threads, at most 4G, or $OMNIGRAPH_QUERY_MAX_MEMORY; `unlimited`)\n"
+    "  --max-memory SIZE              what all running read queries may hold together (default half the\n"
+    "                                 machine's memory; `unlimited`): a query that would pass it is 503\n"
     "Tokens (read once, kept only as SHA-256 digests): OMNIGRAPH_SERVER_BEARER_TOKEN (actor\n"
     "\"default\"), OMNIGRAPH_SERVER_BEARER_TOKENS_JSON or OMNIGRAPH_SERVER_BEARER_TOKENS_FILE\n"
     "({\"actor\": \"token\", ...}).  See docs/server.md.\n";
@@ -204,16 +215,29 @@ int main(int argc, char **argv)
     int cluster_from_env = cluster != NULL;
     int unauth = truthy(getenv("OMNIGRAPH_UNAUTHENTICATED")), allow_public = 0;
     int require_all = truthy(getenv("OMNIGRAPH_REQUIRE_ALL_GRAPHS"));
-    unsigned threads = 0, timeout = 0;
+    unsigned threads = 0, timeout = 0, header_timeout = 0, max_conns = 0, per_address = 0, max_queued = 0;
     const char *q_timeout = getenv("OMNIGRAPH_QUERY_TIMEOUT"), *q_memory = getenv("OMNIGRAPH_QUERY_MAX_MEMORY");
+    const char *max_memory = NULL;
     const char *graphs[64], *policy_path = NULL, *server_policy_path = NULL;
     size_t ngraphs = 0;
+    const char *allowed[64];
+    size_t nallowed = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             fputs(usage, stdout);
             return 0;
+        } else if (!strcmp(a, "--version") || !strcmp(a, "-V")) {
+            printf("omnigraph-server %s\n", OG_VERSION_STRING);
+            return 0;
+        } else if (!strcmp(a, "--allowed-host") && v) {
+            if (nallowed == 64) {
+                fprintf(stderr, "omnigraph-server: at most 64 --allowed-host names\n");
+                return 2;
+            }
+            allowed[nallowed++] = v;
+            i++;
         } else if (!strcmp(a, "--graph") && v) {
             if (ngraphs == 64) {
                 fprintf(stderr, "omnigraph-server: at most 64 graphs\n");
@@ -236,11 +260,26 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--timeout") && v) {
             timeout = (unsigned)strtoul(v, NULL, 10);
             i++;
+        } else if (!strcmp(a, "--header-timeout") && v) {
+            header_timeout = (unsigned)strtoul(v, NULL, 10);
+            i++;
+        } else if (!strcmp(a, "--max-connections") && v) {
+            max_conns = (unsigned)strtoul(v, NULL, 10);
+            i++;
+        } else if (!strcmp(a, "--max-connections-per-address") && v) {
+            per_address = (unsigned)strtoul(v, NULL, 10);
+            i++;
+        } else if (!strcmp(a, "--max-queued") && v) {
+            max_queued = (unsigned)strtoul(v, NULL, 10);
+            i++;
         } else if (!strcmp(a, "--query-timeout") && v) {
             q_timeout = v;
             i++;
         } else if (!strcmp(a, "--query-max-memory") && v) {
             q_memory = v;
+            i++;
+        } else if (!strcmp(a, "--max-memory") && v) {
+            max_memory = v;
             i++;
         } else if (!strcmp(a, "--unauthenticated")) {
             unauth = 1;
@@ -272,6 +311,11 @@ int main(int argc, char **argv)
     if (q_memory && *q_memory && !(budget.memory_bytes = size_bytes(q_memory))) {
         fprintf(stderr, "omnigraph-server: --query-max-memory '%s': expected a size such as 512M or 2G, or "
                         "unlimited\n", q_memory);
+        return 2;
+    }
+    int64_t mem_bound = 0;
+    if (max_memory && !(mem_bound = size_bytes(max_memory))) {
+        fprintf(stderr, "omnigraph-server: --max-memory '%s': expected a size such as 4G, or unlimited\n", max_memory);
         return 2;
     }
     if (!ngraphs && !cluster) {
@@ -310,11 +354,18 @@ int main(int argc, char **argv)
     og_server_opts o = {.bind = bind,
                         .threads = threads,
                         .timeout_s = timeout,
+                        .header_timeout_s = header_timeout,
+                        .max_connections = max_conns,
+                        .max_per_address = per_address,
+                        .max_queued = max_queued,
                         .tokens = tokens, /* taken over, also when og_server_new fails */
                         .unauthenticated = unauth,
                         .allow_public_unauthenticated = allow_public,
                         .policy = authz,
                         .cluster = cluster != NULL,
+                        .allowed_hosts = allowed,
+                        .nallowed_hosts = nallowed,
+                        .max_memory = mem_bound,
                         .budget = budget};
     if (og_server_new(&s, &o)) goto out;
     if (cluster) {
