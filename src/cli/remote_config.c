@@ -449,7 +449,7 @@ int og_cli_scope_dispatch(int *argcp, char ***argvp, int *rc)
     int scope = verb_scope(verb, sub);
     if (scope == SCOPE_NONE || argc >= (int)(sizeof g_argv / sizeof g_argv[0]) - 4) return 0;
     const char *server = NULL, *graph = NULL, *profile = NULL, *store = NULL, *actor = NULL, *http_pos = NULL;
-    int yes = 0, quiet = 0, json = 0, explicit_root = 0, n = 0;
+    int yes = 0, quiet = 0, json = 0, explicit_root = 0, s3 = 0, n = 0;
     g_argv[n++] = argv[0];
     g_argv[n++] = argv[1];
     for (int i = 2; i < argc; i++) {
@@ -489,6 +489,7 @@ int og_cli_scope_dispatch(int *argcp, char ***argvp, int *rc)
         if (!strcmp(a, "--as") && i + 1 < argc) actor = argv[i + 1];
         if (!strncmp(a, "--as=", 5)) actor = a + 5;
         int prev_is_flag = i > 2 && argv[i - 1][0] == '-' && argv[i - 1][1] == '-' && !strchr(argv[i - 1], '=');
+        if (!strncmp(a, "s3://", 5) || !strncmp(a, "--store=s3://", 13)) s3 = 1;
         if (a[0] != '-' && !prev_is_flag) {
             if (is_url(a) && !http_pos) http_pos = a;
             if (looks_like_root(a)) explicit_root = 1;
@@ -496,8 +497,10 @@ int og_cli_scope_dispatch(int *argcp, char ***argvp, int *rc)
         g_argv[n++] = argv[i];
     }
     g_argv[n] = NULL;
-    if (!server && !graph && !profile && !yes && !http_pos) {
-        /* the common case: no remote flag; only the config's defaults can change anything */
+    const char *env_store0 = getenv("OMNIGRAPH_STORE");
+    if (env_store0 && !strncmp(env_store0, "s3://", 5)) s3 = 1;
+    if (!server && !graph && !profile && !yes && !http_pos && !s3) {
+        /* the common case: no remote flag, local storage; only the config's defaults can change anything */
         const char *env_profile = getenv("OMNIGRAPH_PROFILE");
         struct stat st;
         if (!(env_profile && *env_profile) && stat(home_file("config.yaml"), &st) != 0) return 0;
