@@ -397,7 +397,7 @@ static const char *destructive(const char *verb, const char *sub, int argc, char
 
 static int is_write(const char *verb, const char *sub)
 {
-    if (!strcmp(verb, "mutate") || !strcmp(verb, "change") || !strcmp(verb, "load")) return 1;
+    if (!strcmp(verb, "mutate") || !strcmp(verb, "change") || !strcmp(verb, "load") || !strcmp(verb, "init")) return 1;
     if (!strcmp(verb, "branch")) return sub && strcmp(sub, "list") != 0;
     if (!strcmp(verb, "schema")) return sub && !strcmp(sub, "apply");
     return 0;
@@ -567,6 +567,25 @@ int og_cli_scope_dispatch(int *argcp, char ***argvp, int *rc)
         else if (cfg_str(cfg, "defaults", "store")) pstore = cfg_str(cfg, "defaults", "store");
     }
     if (server && !graph && cfg) graph = cfg_str(cfg, "defaults", "default_graph");
+    /* defaults.output: the format of a query given none */
+    int has_format = json;
+    for (int i = 2; i < n; i++)
+        if (!strncmp(g_argv[i], "--format", 8)) has_format = 1;
+    json_t *any_cfg = cfg ? cfg : g_config_state > 0 ? g_config : NULL;
+    if (!any_cfg && stat(home_file("config.yaml"), &(struct stat){0}) == 0) any_cfg = config();
+    const char *dout = cfg_str(any_cfg, "defaults", "output");
+    if (dout && !has_format && (!strcmp(verb, "query") || !strcmp(verb, "read"))) {
+        g_argv[n++] = "--format";
+        g_argv[n++] = (char *)dout;
+        g_argv[n] = NULL;
+    }
+    /* operator.actor: the actor of a direct write given no --as (a served write's is the token's) */
+    const char *op_actor = cfg_str(any_cfg, "operator", "actor");
+    if (!server && op_actor && !actor && is_write(verb, sub)) {
+        g_argv[n++] = "--as";
+        g_argv[n++] = (char *)op_actor;
+        g_argv[n] = NULL;
+    }
     if (server && !graph && !cfg && config()) graph = cfg_str(config(), "defaults", "default_graph");
     if (!server) { /* direct */
         if (graph) {

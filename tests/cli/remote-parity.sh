@@ -176,6 +176,9 @@ cmp -s "$d/p.csv" "$d/p2.csv" && cmp -s "$d/p.csv" "$d/p3.csv" || bad "profile q
 "$og" query -e "$Q" --format csv --store "$d/emb" | cmp -s - "$d/l.csv" || bad "--profile local-dev is not the store"
 # explicit flags win over the profile
 "$og" query -e "$Q" --format csv --profile prod-kg --store "$d/emb" | cmp -s - "$d/l.csv" || bad "--store did not override the profile"
+# operator.actor is the actor of a direct write given no --as
+"$og" mutate -e 'query m() { update Person set { age: 60 } where name = "Dan" }' --json --quiet --profile local-dev > "$d/oa.out" 2>&1
+grep -q '"actor_id": "act-alice"' "$d/oa.out" || bad "operator.actor not used for a direct write: $(cat "$d/oa.out")"
 "$og" profile list > "$d/pl.out" && grep -q 'prod-kg' "$d/pl.out" && grep -q 'local-dev' "$d/pl.out" || bad "profile list: $(cat "$d/pl.out")"
 "$og" profile show prod-kg --json > "$d/ps.out" && grep -q "\"server_url\": \"$surl\"" "$d/ps.out" || bad "profile show: $(cat "$d/ps.out")"
 "$og" alias age-of Alice > "$d/al.out" 2> "$d/al.err"; rc=$?
@@ -199,8 +202,8 @@ chmod 600 "$OMNIGRAPH_HOME/credentials"
 # the token never appears in what the CLI printed
 ! grep -rl -- "$tok" "$d"/*.err "$d"/*.out > /dev/null 2>&1 || bad "the token was printed: $(grep -rl -- "$tok" "$d"/*.err "$d"/*.out)"
 # defaults.server fills a command with no scope
-printf 'defaults:\n  server: prod\n  default_graph: kg\nservers:\n  prod:\n    url: %s\n' "$surl" > "$OMNIGRAPH_HOME/config.yaml"
-"$og" query -e "$Q" --format csv 2>/dev/null | cmp -s - "$d/p.csv" || bad "defaults.server + default_graph"
+printf 'defaults:\n  output: csv\n  server: prod\n  default_graph: kg\nservers:\n  prod:\n    url: %s\n' "$surl" > "$OMNIGRAPH_HOME/config.yaml"
+"$og" query -e "$Q" 2>/dev/null | cmp -s - "$d/p.csv" || bad "defaults.server + default_graph + output"
 
 [ "$fail" = 0 ] && echo "remote parity: $n command(s) identical embedded and served; scope rules, credentials, profiles, aliases hold"
 exit "$fail"
