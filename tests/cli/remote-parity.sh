@@ -201,6 +201,27 @@ grep -q 'chmod 600' "$d/perm.err" || bad "0644 credentials: $(cat "$d/perm.err")
 chmod 600 "$OMNIGRAPH_HOME/credentials"
 # the token never appears in what the CLI printed
 ! grep -rl -- "$tok" "$d"/*.err "$d"/*.out > /dev/null 2>&1 || bad "the token was printed: $(grep -rl -- "$tok" "$d"/*.err "$d"/*.out)"
+# property: logins and logouts of many names keep exactly the sections of the names logged in,
+# each with its own token (the file stays 0600 through every rewrite)
+rm -f "$OMNIGRAPH_HOME/credentials"
+declare -A want=()
+for i in $(seq 24); do
+  nm="srv-$((RANDOM % 9))"; t="t$RANDOM$RANDOM"
+  if [ $((RANDOM % 3)) = 0 ]; then "$og" logout "$nm" 2>/dev/null || bad "logout $nm"; unset "want[$nm]"
+  else "$og" login "$nm" --token "$t" 2>/dev/null || bad "login $nm"; want[$nm]=$t; fi
+done
+for nm in "${!want[@]}"; do
+  [ "$(awk -v s="[$nm]" '$0 == s { getline; print $3 }' "$OMNIGRAPH_HOME/credentials")" = "${want[$nm]}" ] || bad "credentials lost $nm"
+done
+[ "$(grep -c '^\[' "$OMNIGRAPH_HOME/credentials" || true)" = "${#want[@]}" ] || bad "credentials hold $(grep -c '^\[' "$OMNIGRAPH_HOME/credentials") sections, want ${#want[@]}"
+[ "$(stat -c %a "$OMNIGRAPH_HOME/credentials")" = 600 ] || bad "credentials mode after rewrites"
+# a malformed config.yaml is reported with its line, exit 2, nothing run
+cp "$OMNIGRAPH_HOME/config.yaml" "$d/config.keep"
+printf 'profiles:\n  p: [unclosed\n' > "$OMNIGRAPH_HOME/config.yaml"
+"$og" query -e "$Q" --profile p > /dev/null 2> "$d/bady.err"; rc=$?
+[ $rc = 2 ] && grep -q 'config.yaml:[0-9]*:[0-9]*:' "$d/bady.err" || bad "malformed config.yaml: $rc $(cat "$d/bady.err")"
+cp "$d/config.keep" "$OMNIGRAPH_HOME/config.yaml"
+"$og" login prod --token "$tok" 2>/dev/null
 # defaults.server fills a command with no scope
 printf 'defaults:\n  output: csv\n  server: prod\n  default_graph: kg\nservers:\n  prod:\n    url: %s\n' "$surl" > "$OMNIGRAPH_HOME/config.yaml"
 "$og" query -e "$Q" 2>/dev/null | cmp -s - "$d/p.csv" || bad "defaults.server + default_graph + output"
