@@ -646,6 +646,11 @@ int og_cli_scope_dispatch(int *argcp, char ***argvp, int *rc)
     }
     const char *what_arg;
     const char *what = destructive(verb, sub, n, g_argv, &what_arg);
+    char named[300];
+    if (what && what_arg) {
+        snprintf(named, sizeof named, "delete branch %s", what_arg);
+        what = named;
+    }
     if (what) {
         char target[1400];
         snprintf(target, sizeof target, "graph %s on %s", r.graph, r.name ? r.name : r.url);

@@ -129,6 +129,15 @@ refused 'without --yes' load --data "$d/seed.jsonl" --mode overwrite --server "$
 refused 'without --yes' branch delete main --server "$url" --graph kg < /dev/null
 refused 'without --yes' cleanup --confirm --store s3://bucket/nothing < /dev/null
 [ "$before" = "$("$og" query -e "$Q" --format csv --server "$url" --graph kg)" ] || bad "a refused write changed the graph"
+# at a terminal, the destructive write asks: "n" keeps the branch, "y" deletes it
+if command -v script > /dev/null; then
+  "$og" branch create doomed --quiet --server "$url" --graph kg > /dev/null 2>&1
+  (sleep 0.3; echo n) | script -qec "'$og' branch delete doomed --server '$url' --graph kg" /dev/null > "$d/tty.out" 2>&1
+  "$og" branch list --server "$url" --graph kg | grep -q '^doomed ' || bad "answering n deleted the branch: $(cat "$d/tty.out")"
+  grep -q 'delete branch doomed on graph kg' "$d/tty.out" || bad "the prompt does not name the branch: $(cat "$d/tty.out")"
+  (sleep 0.3; echo y) | script -qec "'$og' branch delete doomed --server '$url' --graph kg" /dev/null > "$d/tty.out" 2>&1
+  ! "$og" branch list --server "$url" --graph kg | grep -q '^doomed ' || bad "answering y kept the branch: $(cat "$d/tty.out")"
+fi
 # --quiet silences the target echo of a served write
 "$og" mutate -e 'query m() { update Person set { age: 52 } where name = "Dan" }' --quiet --server "$url" --graph kg 2> "$d/q.err" >/dev/null
 [ ! -s "$d/q.err" ] || bad "--quiet still echoed: $(cat "$d/q.err")"
