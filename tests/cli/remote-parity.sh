@@ -7,6 +7,7 @@
 # defaults, aliases, graphs list, the scope refusals and --yes.
 # Usage: remote-parity.sh SOURCE_DIR OMNIGRAPH OMNIGRAPH_SERVER
 set -uo pipefail
+src=${1:?usage: remote-parity.sh SOURCE_DIR OMNIGRAPH OMNIGRAPH_SERVER}
 og=${2:?usage: remote-parity.sh SOURCE_DIR OMNIGRAPH OMNIGRAPH_SERVER}
 srv=${3:?usage: remote-parity.sh SOURCE_DIR OMNIGRAPH OMNIGRAPH_SERVER}
 d=$(mktemp -d)
@@ -231,6 +232,22 @@ printf 'profiles:\n  p: [unclosed\n' > "$OMNIGRAPH_HOME/config.yaml"
 [ $rc = 2 ] && grep -q 'config.yaml:[0-9]*:[0-9]*:' "$d/bady.err" || bad "malformed config.yaml: $rc $(cat "$d/bady.err")"
 cp "$d/config.keep" "$OMNIGRAPH_HOME/config.yaml"
 "$og" login prod --token "$tok" 2>/dev/null
+# an alias runs a stored query of a served cluster, as `query NAME --params` would
+cp -r "$src/examples/cluster" "$d/cl"
+"$og" cluster import --config "$d/cl" > /dev/null 2>&1 && "$og" cluster apply --config "$d/cl" --as you > /dev/null 2>&1 ||
+  bad "cannot apply the example cluster"
+curl_=$(OMNIGRAPH_SERVER_BEARER_TOKENS_JSON='{"alice":"alice-tok"}' start_server "$d/cl.out" --cluster "$d/cl")
+cp "$OMNIGRAPH_HOME/config.yaml" "$d/config.keep"
+printf 'servers:\n  team:\n    url: %s\naliases:\n  adults: {server: team, graph: people, query: adults, args: [min], format: csv}\n' \
+  "$curl_" > "$OMNIGRAPH_HOME/config.yaml"
+OMNIGRAPH_TOKEN_TEAM=alice-tok "$og" alias adults 0 > "$d/al2.out" 2> "$d/al2.err" || bad "alias adults 0: $(cat "$d/al2.err")"
+OMNIGRAPH_TOKEN_TEAM=alice-tok "$og" query adults --params '{"min":0}' --format csv --server team --graph people \
+  > "$d/al3.out" 2>&1 || bad "stored query adults: $(cat "$d/al3.out")"
+head -1 "$d/al2.out" | grep -q '^p.name,p.age' && cmp -s "$d/al2.out" "$d/al3.out" ||
+  bad "alias output: $(cat "$d/al2.out" "$d/al2.err")"
+OMNIGRAPH_TOKEN_TEAM=alice-tok "$og" alias adults > /dev/null 2> "$d/al4.err"; rc=$?
+[ $rc = 2 ] && grep -q "needs its argument 'min'" "$d/al4.err" || bad "alias without its argument: $rc $(cat "$d/al4.err")"
+cp "$d/config.keep" "$OMNIGRAPH_HOME/config.yaml"
 # defaults.server fills a command with no scope
 printf 'defaults:\n  output: csv\n  server: prod\n  default_graph: kg\nservers:\n  prod:\n    url: %s\n' "$surl" > "$OMNIGRAPH_HOME/config.yaml"
 "$og" query -e "$Q" 2>/dev/null | cmp -s - "$d/p.csv" || bad "defaults.server + default_graph + output"
