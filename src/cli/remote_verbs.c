@@ -960,12 +960,92 @@ static int run_commit(og_remote *r, int argc, char **argv)
     return OG_EXIT_OK;
 }
 
+/* `changes baseline` served: POST /changes/baseline streams the entities, then one handshake
+ * line; the file gets the entities (durably: temporary, fsync, rename), stdout the handshake. */
+static int run_baseline(og_remote *r, int argc, char **argv)
+{
+    og_graph_args a = {.verb = "changes baseline"};
+    const char *out = NULL;
+    const char *kinds[64], *types[64], *ops[64];
+    size_t nk = 0, nt = 0, no = 0;
+    og_flag flags[] = {{"--out", NULL, 1, 0, &out, NULL, NULL, NULL},
+                       {"--kind", NULL, 1, 1, NULL, NULL, kinds, &nk},
+                       {"--type", NULL, 1, 1, NULL, NULL, types, &nt},
+                       {"--op", NULL, 1, 1, NULL, NULL, ops, &no}};
+    int rc = og_graph_args_parse(&a, argc, argv, flags, 4, 0);
+    if (rc) return rc;
+    if (a.at) return og_cli_usage(a.verb, "--at does not apply: a baseline is the head of a branch (--branch)");
+    if (!out || !*out) return og_cli_usage(a.verb, "--out PATH is required");
+    json_t *body = json_object(), *ka = json_array(), *ta = json_array(), *oa = json_array();
+    for (size_t i = 0; i < nk; i++) json_array_append_new(ka, json_string(kinds[i]));
+    for (size_t i = 0; i < nt; i++) json_array_append_new(ta, json_string(types[i]));
+    for (size_t i = 0; i < no; i++) json_array_append_new(oa, json_string(ops[i]));
+    if (a.branch) json_object_set_new(body, "branch", json_string(a.branch));
+    json_object_set_new(body, "kind", ka);
+    json_object_set_new(body, "type", ta);
+    json_object_set_new(body, "op", oa);
+    size_t plen = strlen(out);
+    char *tmp = malloc(plen + 16);
+    snprintf(tmp, plen + 16, "%s.tmp.XXXXXX", out);
+    int fd = mkstemp(tmp);
+    FILE *f = fd >= 0 ? fdopen(fd, "w+b") : NULL;
+    if (!f) {
+        fprintf(stderr, "omnigraph %s: io: cannot create a temporary file beside %s\n", a.verb, out);
+        if (fd >= 0) close(fd), unlink(tmp);
+        free(tmp);
+        json_decref(body);
+        return OG_EXIT_FAIL;
+    }
+    og_http_resp resp;
+    int failed = call(r, a.verb, "POST", "/changes/baseline", body, NULL, f, &resp);
+    json_decref(body);
+    int exit_code = failed ? OG_EXIT_FAIL : resp.status == 200 ? OG_EXIT_OK : og_cli_remote_fail(a.verb, &resp);
+    og_http_resp_free(&resp);
+    /* the last line is the handshake: read it, then cut the file before it */
+    char head[64] = "", cursor[256] = "";
+    if (exit_code == OG_EXIT_OK && fflush(f) == 0) {
+        long size = ftell(f), start = size > 1 ? size - 2 : 0;
+        char c;
+        while (start > 0 && fseek(f, start, SEEK_SET) == 0 && fread(&c, 1, 1, f) == 1 && c != '\n') start--;
+        if (start > 0) start++;
+        char line[1024] = "";
+        fseek(f, start, SEEK_SET);
+        size_t n = fread(line, 1, sizeof line - 1, f);
+        line[n] = 0;
+        json_t *hj = json_loads(line, JSON_DISABLE_EOF_CHECK, NULL);
+        json_t *b = json_object_get(hj, "baseline");
+        if (json_string_value(json_object_get(b, "snapshot_commit_id")) && json_string_value(json_object_get(b, "resume_cursor"))) {
+            snprintf(head, sizeof head, "%s", json_string_value(json_object_get(b, "snapshot_commit_id")));
+            snprintf(cursor, sizeof cursor, "%s", json_string_value(json_object_get(b, "resume_cursor")));
+        }
+        json_decref(hj);
+        if (!*head || ftruncate(fileno(f), start) != 0) {
+            fprintf(stderr, "omnigraph %s: io: the server's baseline ended without its handshake line\n", a.verb);
+            exit_code = OG_EXIT_FAIL;
+        }
+    }
+    int ok = exit_code == OG_EXIT_OK && fflush(f) == 0 && fsync(fileno(f)) == 0;
+    if (fclose(f) != 0) ok = 0;
+    if (ok && rename(tmp, out) != 0) ok = 0;
+    if (!ok) {
+        if (exit_code == OG_EXIT_OK) fprintf(stderr, "omnigraph %s: io: cannot write %s durably\n", a.verb, out);
+        unlink(tmp);
+        exit_code = OG_EXIT_FAIL;
+    }
+    free(tmp);
+    if (exit_code) return exit_code;
+    if (a.json) printf("{\n  \"snapshot_commit_id\": \"%s\",\n  \"resume_cursor\": \"%s\"\n}\n", head, cursor);
+    else printf("snapshot: %s\nsnapshot_commit_id: %s\nresume_cursor: %s\n", out, head, cursor);
+    return OG_EXIT_OK;
+}
+
 static int run_changes(og_remote *r, int argc, char **argv)
 {
     const char *sub = argc > 1 ? argv[1] : "";
+    if (!strcmp(sub, "baseline")) return run_baseline(r, argc - 1, argv + 1);
     if (strcmp(sub, "poll"))
-        return og_cli_usage("changes", "served, only `changes poll` runs (the server's GET /changes); `changes baseline` "
-                                       "and `changes --from --to` open the store: use --store ROOT");
+        return og_cli_usage("changes", "served, `changes poll` and `changes baseline` run (the server's GET /changes and "
+                                       "POST /changes/baseline); `changes --from --to` opens the store: use --store ROOT");
     og_graph_args a = {.verb = "changes poll"};
     const char *cursor = NULL, *start = NULL, *limit = NULL, *format = NULL;
     const char *kinds[64], *types[64], *ops[64];

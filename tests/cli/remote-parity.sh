@@ -86,6 +86,12 @@ both schema show
 both export
 both export --type Knows
 both snapshot --format csv
+both changes baseline --out "$d/base.jsonl" --type Person
+# the baseline files themselves: the same entities
+"$og" changes baseline --out "$d/base.e" --store "$d/emb" > /dev/null 2>&1 || bad "embedded baseline"
+"$og" changes baseline --out "$d/base.s" --server "$url" --graph kg > /dev/null 2>&1 || bad "served baseline"
+[ -s "$d/base.s" ] && diff <(norm < "$d/base.e") <(norm < "$d/base.s") > /dev/null || bad "baseline files differ: $(diff "$d/base.e" "$d/base.s" | head -5)"
+ls "$d"/base.s.tmp.* > /dev/null 2>&1 && bad "a served baseline left its temporary file"
 # errors: the same class and exit status
 both query -e 'query q() { match { $p: Persn } return { $p.name } }'
 both query -e 'query q() { match { $p: Person return { $p.name } }'
