@@ -488,7 +488,11 @@ int og_cli_scope_dispatch(int *argcp, char ***argvp, int *rc)
         if (!strncmp(a, "--store=", 8)) store = a + 8;
         if (!strcmp(a, "--as") && i + 1 < argc) actor = argv[i + 1];
         if (!strncmp(a, "--as=", 5)) actor = a + 5;
+        static const char *const switches[] = {"--json", "--quiet", "--exact", "--explain", "--analyze", "--progress",
+                                               "--delete-branch", "--allow-data-loss", "--confirm", "--yes"};
         int prev_is_flag = i > 2 && argv[i - 1][0] == '-' && argv[i - 1][1] == '-' && !strchr(argv[i - 1], '=');
+        for (size_t k = 0; prev_is_flag && k < sizeof switches / sizeof switches[0]; k++)
+            if (!strcmp(argv[i - 1], switches[k])) prev_is_flag = 0; /* a switch takes no value */
         if (!strncmp(a, "s3://", 5) || !strncmp(a, "--store=s3://", 13)) s3 = 1;
         if (a[0] != '-' && !prev_is_flag) {
             if (is_url(a) && !http_pos) http_pos = a;

@@ -1189,6 +1189,9 @@ static int run_blob(og_remote *r, int argc, char **argv)
 int og_cli_remote_run(og_remote *r, int argc, char **argv)
 {
     const char *verb = argv[0];
+    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) /* the scope refused --as on a served write */
+        if (!strcmp(argv[i], "--as") || !strncmp(argv[i], "--as=", 5))
+            return og_cli_usage(verb, "--as names the actor of a write; a read records none");
     if (!strcmp(verb, "query") || !strcmp(verb, "read")) return run_gq(r, argc, argv, 0);
     if (!strcmp(verb, "mutate") || !strcmp(verb, "change")) return run_gq(r, argc, argv, 1);
     if (!strcmp(verb, "load")) return run_load(r, argc, argv);

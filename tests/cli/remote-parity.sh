@@ -98,6 +98,7 @@ both query -e 'query q() { match { $p: Person return { $p.name } }'
 both query -e 'query q($n: String) { match { $p: Person { name: $n } } return { $p.age } }'
 both branch create main
 both branch delete nope
+both query -e "$Q" --as someone
 both mutate -e 'query m() { insert Person { name: "Alice" } }'
 # a lost --if-commit: exit 4, precondition_failed, each side with its own stale head
 for side in emb srv; do
