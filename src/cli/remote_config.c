@@ -974,7 +974,10 @@ int og_cmd_alias(int argc, char **argv)
     if (!strcmp(name, "list")) {
         int json = argc > 2 && !strcmp(argv[2], "--json");
         if (json) {
-            print_doc(json_pack("{s:O}", "aliases", aliases ? aliases : json_object()));
+            json_t *o = json_object();
+            json_object_set_new(o, "aliases", aliases ? json_incref(aliases) : json_object());
+            print_doc(o);
+            json_decref(o);
             return OG_EXIT_OK;
         }
         const char *k;
