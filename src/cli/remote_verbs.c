@@ -1163,18 +1163,23 @@ static int run_blob(og_remote *r, int argc, char **argv)
         og_http_header(&resp, "Content-Length", size, sizeof size);
         og_http_header(&resp, "ETag", etag, sizeof etag);
         og_http_header(&resp, "Omnigraph-Snapshot-Id", snap, sizeof snap);
-        size_t el = strlen(etag);
-        const char *tag = etag;
-        if (el >= 2 && etag[0] == '"' && etag[el - 1] == '"') etag[el - 1] = 0, tag = etag + 1;
+        /* the embedded stat's shape: the quoted strong tag, the target as asked, the commit read */
         if (a.json) {
-            json_t *o = json_pack("{s:{s:s,s:s,s:s,s:s},s:s,s:I,s:s,s:{s:s?,s:s?,s:s}}", "selector", "entity", a.positional[0],
-                                  "type", a.positional[1], "id", a.positional[2], "property", a.positional[3], "kind",
-                                  "managed", "size", (json_int_t)atoll(size), "etag", tag, "target", "branch",
-                                  a.at ? NULL : (a.branch ? a.branch : "main"), "snapshot", a.at, "resolved_snapshot", snap);
+            json_t *target = json_object();
+            if (a.branch) json_object_set_new(target, "branch", json_string(a.branch));
+            if (a.at) json_object_set_new(target, "snapshot", json_string(a.at));
+            json_object_set_new(target, "resolved_snapshot", json_string(snap));
+            json_t *o = json_pack("{s:{s:s,s:s,s:s,s:s},s:s,s:I,s:s,s:o}", "selector", "entity", a.positional[0], "type",
+                                  a.positional[1], "id", a.positional[2], "property", a.positional[3], "kind", "managed",
+                                  "size", (json_int_t)atoll(size), "etag", etag, "target", target);
             print_pretty(o);
             json_decref(o);
         } else {
-            printf("kind: managed\nsize: %s\netag: %s\nsnapshot: %s\n", size, tag, snap);
+            printf("%s %s %s %s\nkind: managed\nsize: %s\netag: %s\n", a.positional[0], a.positional[1], a.positional[2],
+                   a.positional[3], size, etag);
+            if (a.branch) printf("branch: %s\n", a.branch);
+            if (a.at) printf("snapshot: %s\n", a.at);
+            printf("resolved_snapshot: %s\n", snap);
         }
     }
     if (f) {

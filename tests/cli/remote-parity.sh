@@ -25,11 +25,12 @@ node Person {
   name: String @key
   age: I32?
   note: String?
+  body: Blob?
 }
 edge Knows: Person -> Person
 EOF
 cat > "$d/seed.jsonl" <<'EOF'
-{"type":"Person","data":{"name":"Alice","age":30,"note":"likes, commas"}}
+{"type":"Person","data":{"name":"Alice","age":30,"note":"likes, commas","body":"base64:SGVsbG8gd29ybGQ="}}
 {"type":"Person","data":{"name":"Bob","age":25,"note":""}}
 {"type":"Person","data":{"name":"Chloé","age":null}}
 {"edge":"Knows","from":"Alice","to":"Bob","data":{}}
@@ -86,6 +87,12 @@ both schema show
 both export
 both export --type Knows
 both snapshot --format csv
+both blob get node Person Alice body
+both blob get node Person Alice body --offset 6 --length 5
+both blob stat node Person Alice body
+both blob stat node Person Alice body --json
+both blob get node Person Nobody body
+both blob get node Person Bob body
 both changes baseline --out "$d/base.jsonl" --type Person
 # the baseline files themselves: the same entities
 "$og" changes baseline --out "$d/base.e" --store "$d/emb" > /dev/null 2>&1 || bad "embedded baseline"
