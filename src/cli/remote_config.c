@@ -509,6 +509,7 @@ int og_cli_scope_dispatch(int *argcp, char ***argvp, int *rc)
         struct stat st;
         if (!(env_profile && *env_profile) && stat(home_file("config.yaml"), &st) != 0) return 0;
     }
+    const char *server_flag = server, *graph_flag = graph;
     if (http_pos) {
         *rc = og_cli_usage(verb, "'%s' is a server address, not a graph root: address a served graph with --server %s "
                                  "--graph ID",
@@ -591,6 +592,10 @@ int og_cli_scope_dispatch(int *argcp, char ***argvp, int *rc)
         g_argv[n] = NULL;
     }
     if (server && !graph && !cfg && config()) graph = cfg_str(config(), "defaults", "default_graph");
+    if (scope == SCOPE_DIRECT && !server_flag) { /* a profile's or defaults' server never claims a direct-only verb */
+        server = NULL;
+        graph = graph_flag;
+    }
     if (!server) { /* direct */
         if (graph) {
             *rc = og_cli_usage(verb, "--graph selects a graph on a server: add --server NAME|URL (a store is one graph "

@@ -265,6 +265,9 @@ cp "$d/config.keep" "$OMNIGRAPH_HOME/config.yaml"
 # defaults.server fills a command with no scope
 printf 'defaults:\n  output: csv\n  server: prod\n  default_graph: kg\nservers:\n  prod:\n    url: %s\n' "$surl" > "$OMNIGRAPH_HOME/config.yaml"
 "$og" query -e "$Q" 2>/dev/null | cmp -s - "$d/p.csv" || bad "defaults.server + default_graph + output"
+# ... but never a direct-only verb, which still opens its ROOT
+"$og" optimize > /dev/null 2> "$d/opt.err"
+grep -q 'no graph given' "$d/opt.err" || bad "defaults.server claimed optimize: $(cat "$d/opt.err")"
 
 [ "$fail" = 0 ] && echo "remote parity: $n command(s) identical embedded and served; scope rules, credentials, profiles, aliases hold"
 exit "$fail"
