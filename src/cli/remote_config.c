@@ -987,6 +987,7 @@ int og_cmd_alias(int argc, char **argv)
         }
         const char *k;
         json_t *a;
+        if (!json_object_size(aliases)) printf("no aliases in %s\n", home_file("config.yaml"));
         json_object_foreach(aliases, k, a) printf("%s -> %s on %s/%s\n", k, cfg_str(a, "query", NULL) ? cfg_str(a, "query", NULL) : "?",
                                                   cfg_str(a, "server", NULL) ? cfg_str(a, "server", NULL) : "?",
                                                   cfg_str(a, "graph", NULL) ? cfg_str(a, "graph", NULL) : "?");
