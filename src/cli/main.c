@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "cli/output.h"
+#include "cli/remote.h"
 #include "util/error.h"
 
 static const og_cli_cmd commands[] = {
@@ -36,6 +37,12 @@ static const og_cli_cmd commands[] = {
     {"query", "run a .gq read query", og_cmd_query},
     {"snapshot", "show the table versions a read sees", og_cmd_snapshot},
     {"test", "run .gqt logic-test cases (docs/testing.md)", og_cmd_test},
+    /* operator config and served graphs (remote_config.c, docs/cli.md "Remote mode and operator config") */
+    {"alias", "run an operator alias of config.yaml: a stored query on a named server", og_cmd_alias},
+    {"graphs", "list the graphs a server serves", og_cmd_graphs},
+    {"login", "store a bearer token for a named server (~/.omnigraph/credentials)", og_cmd_login},
+    {"logout", "remove a server's stored bearer token", og_cmd_logout},
+    {"profile", "list and show the operator profiles of ~/.omnigraph/config.yaml", og_cmd_profile},
 };
 
 /* The subcommands of the verbs that have them, so that flags given before the subcommand
@@ -52,6 +59,8 @@ static const struct {
     {"policy", " validate test explain compile "},
     {"queries", " list validate run "},
     {"schema", " check plan apply show get "},
+    {"graphs", " list "},
+    {"profile", " list show "},
 };
 
 static int is_sub(const char *subs, const char *word)
@@ -199,6 +208,9 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-v")) argv[1] = "version";
     hoist_subcommand(argc, argv); /* `branch --format csv list` = `branch list --format csv` */
     if (og_cli_format_gate(&argc, argv)) return OG_EXIT_USAGE; /* --format F: accepted or refused, never ignored */
+    /* --server/--graph/--profile/--yes and config.yaml: a served run, a refusal, or argv for the local verb */
+    int scope_rc;
+    if (og_cli_scope_dispatch(&argc, &argv, &scope_rc)) return scope_rc;
     /* the reference's spellings (reference-surfaces.md §1.2): read = query, change = mutate */
     if (!strcmp(argv[1], "read")) return og_cmd_query(argc - 1, argv + 1);
     if (!strcmp(argv[1], "change")) return og_cmd_mutate(argc - 1, argv + 1);

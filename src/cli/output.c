@@ -240,7 +240,11 @@ static const format_rule rules[] = {
     {"analyze", NULL, F_ALL, 1, NULL},
     {"index", NULL, F_ALL, 1, NULL},
     {"test", NULL, 0, 0, "it prints one line per test file and a summary"},
-    {NULL, NULL, F_REPORT, 0, NULL}, /* cleanup, cluster, embed, init, lint, optimize, version */
+    {"alias", "list", F_REPORT, 0, NULL},
+    {"alias", NULL, F_ALL, 1, NULL}, /* a stored query's rows, as `query` */
+    {"login", NULL, 0, 0, "it stores a token and prints nothing on stdout"},
+    {"logout", NULL, 0, 0, "it removes a token and prints nothing on stdout"},
+    {NULL, NULL, F_REPORT, 0, NULL}, /* cleanup, cluster, embed, graphs, init, lint, optimize, profile, version */
 };
 
 static const char *names(unsigned m)

@@ -81,6 +81,14 @@ static const fcase cases[] = {
     {"policy compile", "policy compile EX/policy/graph.policy.yaml", 0, 0},
     {"mcp", "mcp --store g", 0, 0},
     {"test", "test EX/library", 0, 0},
+    /* operator config (docs/cli.md "Remote mode and operator config"); nothing here reaches a server */
+    {"alias", "alias no-such-alias", ALL, 2},
+    {"alias", "alias list", REPORT, 0},
+    {"graphs", "graphs list --server http://127.0.0.1:1", REPORT, 1},
+    {"profile", "profile list", REPORT, 0},
+    {"profile", "profile show no-such-profile", REPORT, 1},
+    {"login", "login no-such-server --token t", 0, 0},
+    {"logout", "logout no-such-server", 0, 0},
 };
 
 static const char *const fmt_names[] = {"json", "jsonl", "csv", "table"};
@@ -92,6 +100,8 @@ static int setup(void **state)
     (void)state;
     if (cli_scratch_new("/tmp/og-cli-fmt-XXXXXX")) return -1;
     char cmd[2048];
+    snprintf(cmd, sizeof cmd, "%s/home", dir); /* the operator config of this test only (alias, profile) */
+    setenv("OMNIGRAPH_HOME", cmd, 1);
     snprintf(cmd, sizeof cmd,
              "cd '%s' && B='%s' && E='%s/examples' && $B init --schema $E/library/schema.pg g --quiet >/dev/null"
              " && $B load --data $E/library/seed.jsonl --mode overwrite g --quiet >/dev/null"
