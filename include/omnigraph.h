@@ -305,6 +305,10 @@ og_status og_db_load_budget(og_receipt *out, og_db *db, const char *path, const 
 /* Writes the graph (or only the listed types) as NDJSON that og_db_load accepts: loading it
  * into a graph with the same schema in overwrite mode reproduces every row and id. */
 og_status og_db_export(og_db *db, FILE *out, const og_read_opts *at, const char *const *types, size_t ntypes);
+/* Writes one node or edge type as CSV that og_db_load_csv reads back (docs/load.md "CSV"): a
+ * header row (`:ID` for unkeyed nodes and edges, `from`/`to` for edges, then the properties),
+ * one row per entity.  `delimiter` 0 means ','.  OG_ERR_NOT_FOUND for an unknown type. */
+og_status og_db_export_csv(og_db *db, FILE *out, const og_read_opts *at, const char *type, char delimiter);
 
 /* The snapshot a read would see, as JSON text: {"commit","branch","schema","tables":[{"type",
  * "kind","table","version","rows"}]}.  Free *out with og_free. */

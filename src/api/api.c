@@ -363,6 +363,15 @@ og_status og_db_export(og_db *db, FILE *out, const og_read_opts *at, const char 
     return og_engine_export(db->e, at ? at->branch : NULL, commit, types, ntypes, out);
 }
 
+og_status og_db_export_csv(og_db *db, FILE *out, const og_read_opts *at, const char *type, char delimiter)
+{
+    if (!type) return og_err(OG_ERR_INVALID, "og_db_export_csv: a type is required");
+    char cbuf[27];
+    const char *commit;
+    OG_TRY(og_api_resolve_opt(db, at ? at->commit : NULL, cbuf, &commit));
+    return og_engine_export_csv(db->e, at ? at->branch : NULL, commit, type, delimiter, out);
+}
+
 static og_status dump_json(json_t *j, char **out)
 {
     *out = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);

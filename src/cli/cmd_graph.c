@@ -399,12 +399,13 @@ int og_cmd_mutate(int argc, char **argv) { return run_gq(argc, argv, 1); }
 /* ---- export and snapshot ----------------------------------------------------------------------- */
 
 static const char *export_help =
-    "usage: omnigraph export [--branch B | --at COMMIT] [--type T]... [--format jsonl] ROOT\n"
+    "usage: omnigraph export [--branch B | --at COMMIT] [--type T]... [--format jsonl|csv] ROOT\n"
     "\n"
     "Writes the graph as NDJSON in the load format to stdout (ids included), so that\n"
     "`omnigraph load --mode overwrite` into a graph with the same schema reproduces it.\n"
     "  --type T           only this node or edge type (repeatable)\n"
-    "  --format jsonl     the only format: the load format is JSON lines (accepted for symmetry)\n" READ_HELP;
+    "  --format jsonl     the load format, JSON lines (the default)\n"
+    "  --format csv       one type (--type T) as CSV that `load --csv T=FILE` reads back\n" READ_HELP;
 
 int og_cmd_export(int argc, char **argv)
 {
@@ -417,15 +418,17 @@ int og_cmd_export(int argc, char **argv)
     int rc = og_graph_args_parse(&a, argc, argv, flags, 2, 1);
     if (rc) return rc;
     if (a.actor) return og_cli_usage("export", "--as names the actor of a write; a read records none");
-    if (a.json || (format && strcmp(format, "jsonl")))
-        return og_cli_usage("export", "export writes the load format, JSON lines (--format jsonl); %s%s is not offered",
+    int csv = format && !strcmp(format, "csv");
+    if (a.json || (format && strcmp(format, "jsonl") && !csv))
+        return og_cli_usage("export", "export writes the load format: JSON lines (--format jsonl) or CSV (--format csv); %s%s is not offered",
                             a.json ? "--json" : "--format ", a.json ? "" : format);
+    if (csv && ntypes != 1) return og_cli_usage("export", "--format csv writes one type: give exactly one --type T");
     const char *root = og_graph_args_root(&a);
     if (!root) return OG_EXIT_USAGE;
     og_db *db = og_graph_args_open(&a, root);
     if (!db) return OG_EXIT_FAIL;
     og_read_opts at = {a.branch, a.at};
-    og_status st = og_db_export(db, stdout, &at, types, ntypes);
+    og_status st = csv ? og_db_export_csv(db, stdout, &at, types[0], ',') : og_db_export(db, stdout, &at, types, ntypes);
     og_db_close(db);
     return st ? og_cli_fail("export", st) : OG_EXIT_OK;
 }

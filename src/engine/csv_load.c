@@ -215,9 +215,12 @@ static og_status map_build(og_csv_source *s, const og_cat_type *t, int is_edge, 
         switch (c->role) {
         case COL_IGNORE: case COL_LABEL: case COL_TYPE: break;
         case COL_ID:
-            if (is_edge) {
-                if (mixed) break;
-                return errat(s, OG_ERR_INVALID, 1, c->col, "%s is an edge type: its file has :START_ID and :END_ID columns, not :ID", t->name);
+            if (is_edge) { /* an edge's own id (export writes it) */
+                if (c->group && strcmp(c->group, t->name))
+                    return errat(s, OG_ERR_INVALID, 1, c->col, "column ':ID(%s)' is loaded as %s: the id group must be the edge type",
+                                 c->group, t->name);
+                m->target[i] = MAP_RECORD_ID;
+                break;
             }
             if (c->group && strcmp(c->group, t->name))
                 return errat(s, OG_ERR_INVALID, 1, c->col, "column ':ID(%s)' is loaded as %s: the id group must be the node type",

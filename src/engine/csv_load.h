@@ -13,7 +13,7 @@
  *                   names (int long short byte float double boolean string char date
  *                   datetime localdatetime, `[]` for a list) or the schema's own spelling
  *   name:ID(Group) / :ID      nodes: fills the type's @key (the name is then only a label),
- *                   or the node id of an unkeyed type
+ *                   or the node id of an unkeyed type; edges: the edge's id
  *   :START_ID(Group) / :END_ID(Group)   edges: the endpoints (Group, when given, must be the
  *                   edge's endpoint type)
  *   :LABEL / :TYPE  the row's node / edge type, for a file that mixes types
