@@ -255,6 +255,20 @@ typedef struct og_load_opts {
  * Nothing is published on any error. */
 og_status og_db_load(og_receipt *out, og_db *db, const char *path, const og_load_opts *opts);
 
+/* One CSV file of og_db_load_csv: `type` is the node or edge type of its rows, or NULL when
+ * the file has a :LABEL (nodes) / :TYPE (edges) column naming each row's type. */
+typedef struct og_load_csv_file {
+    const char *type;
+    const char *path;
+} og_load_csv_file;
+
+/* Loads CSV files (docs/load.md "CSV": a header row, neo4j-admin / LSQB column conventions,
+ * RFC 4180 quoting) as ONE commit, like og_db_load of an NDJSON file holding their rows in
+ * order.  `delimiter` 0 means ','.  Errors as og_db_load; a malformed file, an unknown column
+ * or a cell of the wrong type is "file:line:column: what".  Nothing is published on any error. */
+og_status og_db_load_csv(og_receipt *out, og_db *db, const og_load_csv_file *files, size_t nfiles, char delimiter,
+                         const og_load_opts *opts);
+
 /* Runs mutation `name` of `.gq` source (insert / update / delete) as one commit.
  * `expected_head` (may be NULL): compare-and-swap on the branch head.  Errors as og_db_query
  * and og_db_load. */
@@ -291,6 +305,10 @@ og_status og_db_load_budget(og_receipt *out, og_db *db, const char *path, const 
 /* Writes the graph (or only the listed types) as NDJSON that og_db_load accepts: loading it
  * into a graph with the same schema in overwrite mode reproduces every row and id. */
 og_status og_db_export(og_db *db, FILE *out, const og_read_opts *at, const char *const *types, size_t ntypes);
+/* Writes one node or edge type as CSV that og_db_load_csv reads back (docs/load.md "CSV"): a
+ * header row (`:ID` for unkeyed nodes and edges, `from`/`to` for edges, then the properties),
+ * one row per entity.  `delimiter` 0 means ','.  OG_ERR_NOT_FOUND for an unknown type. */
+og_status og_db_export_csv(og_db *db, FILE *out, const og_read_opts *at, const char *type, char delimiter);
 
 /* The snapshot a read would see, as JSON text: {"commit","branch","schema","tables":[{"type",
  * "kind","table","version","rows"}]}.  Free *out with og_free. */

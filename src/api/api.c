@@ -294,6 +294,28 @@ og_status og_db_load(og_receipt *out, og_db *db, const char *path, const og_load
     return OG_OK;
 }
 
+og_status og_db_load_csv(og_receipt *out, og_db *db, const og_load_csv_file *files, size_t nfiles, char delimiter,
+                         const og_load_opts *opts)
+{
+    memset(out, 0, sizeof *out);
+    if (!files || !opts) return og_err(OG_ERR_INVALID, "og_db_load_csv: files and options are required");
+    og_write_result w;
+    memset(&w, 0, sizeof w);
+    og_load_stats s = {0};
+    og_query_budget qb;
+    og_api_write_budget_begin(db, &qb, "load");
+    og_status st = og_engine_load_csv(db->e, files, nfiles, delimiter, opts, &w, &s);
+    og_budget_end(&qb);
+    OG_TRY(st);
+    receipt_fill(out, &w, opts->branch);
+    if (w.published) auto_optimize(db, opts->branch);
+    out->records = s.records;
+    out->inserted = s.inserted;
+    out->updated = s.updated;
+    out->embed_touched = s.embed_touched;
+    return OG_OK;
+}
+
 og_status og_db_mutate(og_receipt *out, og_db *db, const char *source, size_t len, const char *name,
                        const char *params_json, const char *branch, const char *expected_head)
 {
@@ -339,6 +361,15 @@ og_status og_db_export(og_db *db, FILE *out, const og_read_opts *at, const char 
     const char *commit;
     OG_TRY(og_api_resolve_opt(db, at ? at->commit : NULL, cbuf, &commit));
     return og_engine_export(db->e, at ? at->branch : NULL, commit, types, ntypes, out);
+}
+
+og_status og_db_export_csv(og_db *db, FILE *out, const og_read_opts *at, const char *type, char delimiter)
+{
+    if (!type) return og_err(OG_ERR_INVALID, "og_db_export_csv: a type is required");
+    char cbuf[27];
+    const char *commit;
+    OG_TRY(og_api_resolve_opt(db, at ? at->commit : NULL, cbuf, &commit));
+    return og_engine_export_csv(db->e, at ? at->branch : NULL, commit, type, delimiter, out);
 }
 
 static og_status dump_json(json_t *j, char **out)

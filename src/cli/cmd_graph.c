@@ -87,11 +87,17 @@ static int fail_in(const char *verb, og_status st, const char *file, const char 
 /* ---- load ---------------------------------------------------------------------------------- */
 
 static const char *load_help =
-    "usage: omnigraph load --data FILE --mode overwrite|append|merge [--branch B] [--from BASE] ROOT\n"
+    "usage: omnigraph load (--data FILE | --csv [TYPE=]FILE...) --mode overwrite|append|merge\n"
+    "                      [--branch B] [--from BASE] ROOT\n"
     "\n"
-    "Loads an NDJSON file as ONE commit; nothing is published if any line is invalid.\n"
+    "Loads an NDJSON file, or CSV files, as ONE commit; nothing is published if any line is invalid.\n"
     "  --data FILE        one JSON object per line (- = stdin): {\"type\":T,\"data\":{...}} or\n"
     "                     {\"edge\":E,\"from\":ID,\"to\":ID,\"data\":{...}}\n"
+    "  --csv TYPE=FILE    a CSV file of node or edge type TYPE (repeatable: all files are one commit);\n"
+    "                     a header row names the columns: properties, from/to for edges, and the\n"
+    "                     neo4j-admin forms name:ID(Group), :START_ID, :END_ID, name:type, :LABEL,\n"
+    "                     :TYPE (then TYPE= may be left out)\n"
+    "  --delimiter C      the CSV field delimiter: one character, or tab (default ,)\n"
     "  --mode M           overwrite: replace every type present in the file\n"
     "                     append: strict insert (an existing id is a key conflict)\n"
     "                     merge: upsert by id\n"
@@ -111,10 +117,14 @@ int og_cmd_load(int argc, char **argv)
     if (help(load_help, argc, argv)) return OG_EXIT_OK;
     og_graph_args a = {.verb = "load"};
     const char *data = NULL, *mode = NULL, *from = NULL, *if_commit = NULL, *format = NULL, *timeout = NULL,
-               *max_memory = NULL;
+               *max_memory = NULL, *delimiter = NULL;
+    const char *csv[64];
+    size_t ncsv = 0;
     int progress = 0;
     og_flag flags[] = {
         {"--data", NULL, 1, 0, &data, NULL, NULL, NULL},
+        {"--csv", NULL, 1, 1, NULL, NULL, csv, &ncsv},
+        {"--delimiter", NULL, 1, 0, &delimiter, NULL, NULL, NULL},
         {"--mode", NULL, 1, 0, &mode, NULL, NULL, NULL},
         {"--from", NULL, 1, 0, &from, NULL, NULL, NULL},
         {"--if-commit", NULL, 1, 0, &if_commit, NULL, NULL, NULL},
@@ -123,7 +133,7 @@ int og_cmd_load(int argc, char **argv)
         {"--timeout", NULL, 1, 0, &timeout, NULL, NULL, NULL},
         {"--max-memory", NULL, 1, 0, &max_memory, NULL, NULL, NULL},
     };
-    int rc = og_graph_args_parse(&a, argc, argv, flags, 8, 1);
+    int rc = og_graph_args_parse(&a, argc, argv, flags, sizeof flags / sizeof flags[0], 1);
     if (rc) return rc;
     og_budget budget = {0, 0}; /* docs/maintenance.md "Budgets of mutations and loads" */
     if (timeout && (budget.time_ms = og_cli_duration_ms(timeout)) <= 0)
@@ -133,7 +143,24 @@ int og_cmd_load(int argc, char **argv)
     og_cli_format fmt;
     if ((rc = og_cli_format_parse("load", format, a.json, &fmt))) return rc;
     a.format = (int)fmt;
-    if (!data) return og_cli_usage("load", "--data FILE is required");
+    og_load_csv_file files[64];
+    char types[64][128];
+    char delim = ',';
+    if (data && ncsv) return og_cli_usage("load", "give --data FILE or --csv TYPE=FILE, not both");
+    if (!data && !ncsv) return og_cli_usage("load", "--data FILE (NDJSON) or --csv TYPE=FILE is required");
+    if (delimiter && !ncsv) return og_cli_usage("load", "--delimiter applies to --csv files");
+    if (delimiter && !strcmp(delimiter, "tab")) delimiter = "\t";
+    if (delimiter && (strlen(delimiter) != 1 || strchr("\"\r\n", delimiter[0])))
+        return og_cli_usage("load", "--delimiter takes one character (or tab), not a quote or line break");
+    if (delimiter) delim = delimiter[0];
+    for (size_t i = 0; i < ncsv; i++) { /* TYPE=FILE; a FILE alone when it names its types in a column */
+        const char *eq = strchr(csv[i], '=');
+        size_t tl = eq ? (size_t)(eq - csv[i]) : 0;
+        int is_type = eq && tl > 0 && tl < sizeof types[i] && strcspn(csv[i], "/.") >= tl;
+        if (is_type) snprintf(types[i], sizeof types[i], "%.*s", (int)tl, csv[i]);
+        files[i].type = is_type ? types[i] : NULL;
+        files[i].path = is_type ? eq + 1 : csv[i];
+    }
     if (!mode) return og_cli_usage("load", "--mode is required: overwrite, append or merge");
     og_load_opts lo = {.branch = a.branch, .from = from, .expected_head = if_commit, .progress = progress};
     if (og_load_mode_parse(mode, &lo.mode) != OG_OK) return og_cli_usage("load", "%s", og_error_message());
@@ -145,7 +172,7 @@ int og_cmd_load(int argc, char **argv)
     /* `--data -`: stdin is spooled to a temporary file, because a load whose publish loses a
      * race re-reads its input from the start (docs/load.md). */
     char spool[64] = "";
-    if (!strcmp(data, "-")) {
+    if (data && !strcmp(data, "-")) {
         const char *tmp = getenv("TMPDIR");
         snprintf(spool, sizeof spool, "%s/og-stdin-XXXXXX", tmp && *tmp && strlen(tmp) < 40 ? tmp : "/tmp");
         int fd = mkstemp(spool);
@@ -175,7 +202,7 @@ int og_cmd_load(int argc, char **argv)
     }
     og_receipt r;
     og_db_set_write_budget(db, &budget); /* --timeout / --max-memory: this one load */
-    og_status st = og_db_load(&r, db, data, &lo);
+    og_status st = ncsv ? og_db_load_csv(&r, db, files, ncsv, delim, &lo) : og_db_load(&r, db, data, &lo);
     og_cli_write_info wi = {data, og_load_mode_name(lo.mode), from, created && r.published, NULL};
     if (!st) og_cli_print_receipt(&a, db, &r, 1, &wi);
     og_db_close(db);
@@ -372,12 +399,13 @@ int og_cmd_mutate(int argc, char **argv) { return run_gq(argc, argv, 1); }
 /* ---- export and snapshot ----------------------------------------------------------------------- */
 
 static const char *export_help =
-    "usage: omnigraph export [--branch B | --at COMMIT] [--type T]... [--format jsonl] ROOT\n"
+    "usage: omnigraph export [--branch B | --at COMMIT] [--type T]... [--format jsonl|csv] ROOT\n"
     "\n"
     "Writes the graph as NDJSON in the load format to stdout (ids included), so that\n"
     "`omnigraph load --mode overwrite` into a graph with the same schema reproduces it.\n"
     "  --type T           only this node or edge type (repeatable)\n"
-    "  --format jsonl     the only format: the load format is JSON lines (accepted for symmetry)\n" READ_HELP;
+    "  --format jsonl     the load format, JSON lines (the default)\n"
+    "  --format csv       one type (--type T) as CSV that `load --csv T=FILE` reads back\n" READ_HELP;
 
 int og_cmd_export(int argc, char **argv)
 {
@@ -390,15 +418,17 @@ int og_cmd_export(int argc, char **argv)
     int rc = og_graph_args_parse(&a, argc, argv, flags, 2, 1);
     if (rc) return rc;
     if (a.actor) return og_cli_usage("export", "--as names the actor of a write; a read records none");
-    if (a.json || (format && strcmp(format, "jsonl")))
-        return og_cli_usage("export", "export writes the load format, JSON lines (--format jsonl); %s%s is not offered",
+    int csv = format && !strcmp(format, "csv");
+    if (a.json || (format && strcmp(format, "jsonl") && !csv))
+        return og_cli_usage("export", "export writes the load format: JSON lines (--format jsonl) or CSV (--format csv); %s%s is not offered",
                             a.json ? "--json" : "--format ", a.json ? "" : format);
+    if (csv && ntypes != 1) return og_cli_usage("export", "--format csv writes one type: give exactly one --type T");
     const char *root = og_graph_args_root(&a);
     if (!root) return OG_EXIT_USAGE;
     og_db *db = og_graph_args_open(&a, root);
     if (!db) return OG_EXIT_FAIL;
     og_read_opts at = {a.branch, a.at};
-    og_status st = og_db_export(db, stdout, &at, types, ntypes);
+    og_status st = csv ? og_db_export_csv(db, stdout, &at, types[0], ',') : og_db_export(db, stdout, &at, types, ntypes);
     og_db_close(db);
     return st ? og_cli_fail("export", st) : OG_EXIT_OK;
 }

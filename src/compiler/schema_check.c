@@ -140,6 +140,57 @@ static void check_string_annot(checker *ck, const og_annotation *a, size_t n, co
     }
 }
 
+/* Edit distance (insert, delete, substitute, swap of neighbours) of two short names, capped. */
+static size_t name_distance(const char *a, const char *b)
+{
+    size_t na = strlen(a), nb = strlen(b);
+    if (na > 30 || nb > 30) return 99;
+    size_t d[32][32];
+    for (size_t i = 0; i <= na; i++) d[i][0] = i;
+    for (size_t j = 0; j <= nb; j++) d[0][j] = j;
+    for (size_t i = 1; i <= na; i++)
+        for (size_t j = 1; j <= nb; j++) {
+            size_t c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < c) c = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < c) c = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < c) c = d[i - 2][j - 2] + 1;
+            d[i][j] = c;
+        }
+    return d[na][nb];
+}
+
+/* Every annotation the schema language knows (docs/reference.md "Annotations").  Anything
+ * else is a typo more often than not — `@kye` would leave a type silently unkeyed — so an
+ * unknown annotation is an error that names the nearest known one. */
+static const char *const known_annots[] = {"key", "unique", "index", "range", "check", "card", "embed",
+                                           "description", "instruction", "rename_from"};
+
+static void check_unknown_annots(checker *ck, const og_annotation *a, size_t n, const char *target)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *best = NULL;
+        size_t bd = 99;
+        int known = 0;
+        for (size_t k = 0; k < sizeof known_annots / sizeof known_annots[0]; k++) {
+            if (!strcmp(a[i].name, known_annots[k])) known = 1;
+            size_t d = name_distance(a[i].name, known_annots[k]);
+            if (d < bd) {
+                bd = d;
+                best = known_annots[k];
+            }
+        }
+        if (known) continue;
+        char hint[200];
+        size_t len = strlen(a[i].name);
+        if (best && (bd <= 2 && bd < len))
+            snprintf(hint, sizeof hint, "did you mean @%s?", best);
+        else
+            snprintf(hint, sizeof hint, "annotations are @key, @unique, @index, @range, @check, @card, @embed, @description, "
+                                        "@instruction and @rename_from; put other notes in @description(\"...\")");
+        cerr(ck, a[i].off, hint, "unknown annotation @%s on %s", a[i].name, target);
+    }
+}
+
 static int is_known_prop_annot(const char *n)
 {
     return !strcmp(n, "key") || !strcmp(n, "unique") || !strcmp(n, "index") || !strcmp(n, "embed") ||
@@ -162,6 +213,7 @@ static void check_type_annots(checker *ck, og_cat_type *t)
 {
     char target[300];
     snprintf(target, sizeof target, "%s %s", og_type_kind_name(t->kind), t->name);
+    check_unknown_annots(ck, t->annots, t->n_annots, target);
     check_rename_from(ck, t->annots, t->n_annots, target, &t->rename_from);
     for (size_t i = 0; i < t->n_annots; i++) {
         const char *n = t->annots[i].name;
@@ -234,6 +286,7 @@ static void check_prop_annots(checker *ck, og_cat_type *t, og_cat_prop *p)
 {
     char target[300];
     snprintf(target, sizeof target, "property %s.%s", t->name, p->name);
+    check_unknown_annots(ck, p->annots, p->n_annots, target);
     int is_edge = t->kind == OG_KIND_EDGE;
     int is_list = p->type.id == OG_T_LIST, is_vec = p->type.id == OG_T_VECTOR, is_blob = p->type.id == OG_T_BLOB;
     check_string_annot(ck, p->annots, p->n_annots, "description", target, &p->description);

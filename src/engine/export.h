@@ -19,4 +19,10 @@ json_t *og_export_value_json(const og_vector *v, size_t i);
 og_status og_engine_export(og_engine *e, const char *branch, const char *commit, const char *const *types,
                            size_t ntypes, FILE *out);
 
+/* Writes one node or edge type (`type`, edges matched case-insensitively) as CSV in the shape
+ * `load --csv` reads back (export_csv.c): a header row, then one row per entity.  `delim` 0
+ * means ','.  OG_ERR_NOT_FOUND for an unknown type. */
+og_status og_engine_export_csv(og_engine *e, const char *branch, const char *commit, const char *type, char delim,
+                               FILE *out);
+
 #endif

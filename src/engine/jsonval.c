@@ -23,6 +23,8 @@
 #include "util/error.h"
 #include "util/jsonout.h"
 
+#define JS_SAFE_MAX 9007199254740991LL /* 2^53 - 1 */
+
 typedef struct jv {
     og_jkind kind;
     const char *s;      /* string bytes (NUL-terminated) */
@@ -103,10 +105,15 @@ static og_status mismatch(const char *what, og_type t, const jv *v)
     char tn[32];
     int is_int = t.id == OG_T_I32 || t.id == OG_T_I64 || t.id == OG_T_U32 || t.id == OG_T_U64;
     int is_num = is_int || t.id == OG_T_F32 || t.id == OG_T_F64;
+    int v_num = jv_is_number(v);
     const char *hint = is_int && v->kind == OG_J_REAL ? " with a fraction or exponent; write an integer (1818, not 1818.0)"
                        : is_num && v->kind == OG_J_STRING ? "; write the number without quotes"
                        : t.id == OG_T_BOOL && v->kind == OG_J_STRING ? "; write true or false without quotes"
-                       : "";
+                       : t.id == OG_T_DATE32 && v_num ? "; write the date as a string, \"YYYY-MM-DD\""
+                       : t.id == OG_T_DATE64 && v_num ? "; write the date-time as an RFC 3339 string, \"YYYY-MM-DDTHH:MM:SSZ\""
+                       : (t.id == OG_T_STRING || t.id == OG_T_BLOB) && (v_num || v->kind == OG_J_TRUE || v->kind == OG_J_FALSE)
+                           ? "; write the value in quotes"
+                           : "";
     return og_err(OG_ERR_INVALID, "%s: expected %s, got %s%s", what, og_type_name(t, tn, sizeof tn), og_jkind_name(v->kind),
                   hint);
 }
@@ -144,8 +151,19 @@ static og_status append_int(og_vector *out, const jv *j, const char *what)
                           out->type.id == OG_T_I32 ? "I32" : "I64");
         uv = j->u;
     } else if (j->kind == OG_J_STRING) {
-        if (parse_decimal(j->s, is_u, &sv, &uv) != OG_OK)
-            return og_err(OG_ERR_INVALID, "%s: \"%s\" is not a decimal integer in range", what, j->s);
+        /* The one exception to "a JSON value of the declared type" (docs/reference.md): a
+         * 64-bit integer beyond +-(2^53-1), which query results write as a decimal string
+         * (JavaScript-safe), reads back from that string.  Any other quoted number is refused. */
+        int wide = out->type.id == OG_T_I64 || out->type.id == OG_T_U64;
+        if (!wide || parse_decimal(j->s, is_u, &sv, &uv) != OG_OK ||
+            (is_u ? uv <= (uint64_t)JS_SAFE_MAX : (sv <= JS_SAFE_MAX && sv >= -JS_SAFE_MAX))) {
+            char tn[32];
+            int num = parse_decimal(j->s, is_u, &sv, &uv) == OG_OK;
+            return og_err(OG_ERR_INVALID, "%s: expected %s, got a string (\"%.40s\")%s", what,
+                          og_type_name(out->type, tn, sizeof tn), j->s,
+                          num ? "; write the number without quotes"
+                              : "; write an integer as a JSON number");
+        }
     } else {
         return mismatch(what, out->type, j);
     }
@@ -213,6 +231,7 @@ static og_status append_vector(og_vector *out, const jv *j, const char *what)
 
 static og_status append_scalar(og_vector *out, const jv *j, og_jsonval_mode mode, const char *what)
 {
+    (void)mode; /* params and load follow the same rules (docs/reference.md "Strict input") */
     switch (out->type.id) {
     case OG_T_BOOL:
         if (j->kind != OG_J_TRUE && j->kind != OG_J_FALSE) return mismatch(what, out->type, j);
@@ -224,14 +243,12 @@ static og_status append_scalar(og_vector *out, const jv *j, og_jsonval_mode mode
         return og_vector_append_bytes(out, j->s, j->len);
     case OG_T_BLOB: return append_blob(out, j, what);
     case OG_T_DATE32: {
-        if (mode == OG_JSONVAL_LOAD && j->kind == OG_J_INT) return og_vector_append_i64(out, j->i);
         if (j->kind != OG_J_STRING) return mismatch(what, out->type, j);
         int32_t d;
         if (og_date_parse(j->s, j->len, &d) != OG_OK) return og_err_wrap(OG_ERR_INVALID, "%s", what);
         return og_vector_append_i64(out, d);
     }
     case OG_T_DATE64: {
-        if (mode == OG_JSONVAL_LOAD && j->kind == OG_J_INT) return og_vector_append_i64(out, j->i);
         if (j->kind != OG_J_STRING) return mismatch(what, out->type, j);
         int64_t ms;
         if (og_datetime_parse(j->s, j->len, &ms) != OG_OK)
@@ -286,7 +303,6 @@ og_status og_jsonval_append_tok(og_vector *out, const og_jtok *t, int nullable, 
 
 /* ---- column value -> JSON ----------------------------------------------------------------- */
 
-#define JS_SAFE_MAX 9007199254740991LL /* 2^53 - 1 */
 
 static json_t *real_json(double d)
 {

@@ -2,14 +2,16 @@
  * jsonval.h — JSON values → typed column values, for query parameters
  * (reference-language.md §5) and NDJSON load data (§6.1).
  *
- * Strict in both modes: no silent null, no truncation, no lossy coercion.
- *   ints   JSON integer, or a decimal string; range-checked for the column's width (in load
- *          mode a U64 takes its whole range as a number: the tokenizer reads it)
+ * Strict, and the same in both modes: a JSON value of the declared type, no silent null, no
+ * truncation, no lossy coercion (docs/reference.md "Strict input"); a refusal says what to write.
+ *   ints   JSON integer, range-checked for the column's width (a U64 takes its whole range as
+ *          a number in load: the tokenizer reads it).  The one exception: an I64 / U64 beyond
+ *          +-(2^53-1) may also be a decimal string, as query results write it
  *   floats JSON number (integer or real), finite
  *   Bool   true / false
  *   String JSON string (also enum values; membership is the validator's job)
- *   Date   "YYYY-MM-DD"; in load mode also an integer count of days
- *   DateTime RFC 3339 string; in load mode also integer epoch milliseconds
+ *   Date   "YYYY-MM-DD"
+ *   DateTime RFC 3339 string
  *   Blob   "base64:<payload>" (decoded); any other string is an external URI, refused here
  *   Vector(N) array of exactly N finite numbers
  *   [T]    array of non-null T

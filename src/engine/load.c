@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "engine/csv_load.h"
 #include "engine/ndjson.h"
 #include "engine/plan.h"
 #include "util/budget.h"
@@ -42,7 +43,11 @@ const char *og_load_mode_name(og_load_mode m)
 
 typedef struct load_ctx {
     og_engine *e;
-    const char *path;
+    const char *path;                /* NDJSON, or NULL for a CSV load */
+    const og_load_csv_file *csv;     /* CSV files (docs/load.md "CSV") */
+    size_t ncsv;
+    char delim;
+    const char **csv_names;          /* the files' paths, for messages (plan.sources) */
     const og_load_opts *opts;
     og_load_stats stats;
 } load_ctx;
@@ -70,14 +75,21 @@ static og_status env_size(const char *name, size_t dflt, size_t *out)
 /* "file:line" of rec, for a message (formatted only when one is made). */
 static const char *rec_at(const og_plan *p, const og_ndjson_record *rec, char *buf, size_t cap)
 {
-    snprintf(buf, cap, "%s:%llu", p->source, (unsigned long long)rec->line);
+    return og_plan_where(p, rec->line, buf, cap);
+}
+
+/* A line of the input as a message shows it: "12", or "people.csv:12" in a multi-file load. */
+static const char *line_at(const og_plan *p, uint64_t line, char *buf, size_t cap)
+{
+    if (!p->nsources) snprintf(buf, cap, "%llu", (unsigned long long)line);
+    else og_plan_where(p, line, buf, cap);
     return buf;
 }
 
 static og_status stage_record(og_plan *p, const og_ndjson_record *rec, og_load_mode mode, og_load_stats *stats,
                               og_plan_table **out)
 {
-    char at[300];
+    char at[300], l1[300], l2[300];
     og_plan_table *pt;
     if (rec->kind == OG_NDJSON_NODE) {
         const og_cat_type *t = og_catalog_node(p->cat, rec->type);
@@ -99,11 +111,12 @@ static og_status stage_record(og_plan *p, const og_ndjson_record *rec, og_load_m
     const char *id = og_plan_staged_id(pt, row, &idlen);
     if (prev >= 0) {
         if (!pt->is_edge && pt->t->nkey)
-            return og_err(OG_ERR_CONSTRAINT, "%s: @unique violation on %s key: '%.*s' appears twice in the input (lines %llu and %llu)",
-                          rec_at(p, rec, at, sizeof at), pt->t->name, (int)idlen, id, (unsigned long long)pt->lines[prev], (unsigned long long)rec->line);
+            return og_err(OG_ERR_CONSTRAINT, "%s: @unique violation on %s key: '%.*s' appears twice in the input (lines %s and %s)",
+                          rec_at(p, rec, at, sizeof at), pt->t->name, (int)idlen, id, line_at(p, pt->lines[prev], l1, sizeof l1),
+                          line_at(p, rec->line, l2, sizeof l2));
         if (mode != OG_LOAD_MERGE)
-            return og_err(OG_ERR_CONSTRAINT, "%s: duplicate %s id '%.*s' (also on line %llu)", rec_at(p, rec, at, sizeof at), pt->t->name, (int)idlen,
-                          id, (unsigned long long)pt->lines[prev]);
+            return og_err(OG_ERR_CONSTRAINT, "%s: duplicate %s id '%.*s' (also on line %s)", rec_at(p, rec, at, sizeof at), pt->t->name, (int)idlen,
+                          id, line_at(p, pt->lines[prev], l1, sizeof l1));
         og_plan_supersede(pt, (uint32_t)prev);
         return OG_OK; /* counted when first seen */
     }
@@ -121,59 +134,106 @@ static og_status stage_record(og_plan *p, const og_ndjson_record *rec, og_load_m
 }
 
 /* og_load_opts.on_progress, with the attempt's counts. */
-static void tell(load_ctx *c, const char *stage, og_ndjson_reader *nr, unsigned long long total, const og_plan *plan,
-                 int attempt)
+static void tell(load_ctx *c, const char *stage, uint64_t done, unsigned long long total, const og_plan *plan, int attempt)
 {
-    og_load_progress p = {stage, c->stats.records, nr ? (uint64_t)og_ndjson_bytes_read(nr) : 0, total,
-                          (uint64_t)plan->flushes, attempt};
+    og_load_progress p = {stage, c->stats.records, done, total, (uint64_t)plan->flushes, attempt};
     c->opts->on_progress(c->opts->progress_ctx, &p);
+}
+
+/* Stages one record read from the input, then the per-record budget and progress duties. */
+static og_status take_record(load_ctx *c, og_plan *plan, const og_ndjson_record *rec, uint64_t done,
+                             unsigned long long total, int attempt)
+{
+    const uint64_t every = c->opts->progress_every ? c->opts->progress_every : 10000;
+    c->stats.records++;
+    og_plan_table *pt = NULL;
+    og_status st = stage_record(plan, rec, c->opts->mode, &c->stats, &pt);
+    if (st == OG_OK) st = og_plan_maybe_flush(plan, pt);
+    /* the load's budgets (util/budget.h): the clock on every record (read every 64th),
+     * what the plan holds every 256 records */
+    if (st == OG_OK) st = og_budget_check();
+    if (st == OG_OK && (c->stats.records & 255) == 0) st = og_budget_track(og_plan_mem_bytes(plan));
+    if (st == OG_OK && c->opts->on_progress && c->stats.records % every == 0) tell(c, "reading", done, total, plan, attempt);
+    if (c->opts->progress && c->stats.records % LOAD_PROGRESS_EVERY == 0) {
+        if (total)
+            fprintf(stderr, "load: %llu records (%llu / %llu bytes, %.0f%%; flushed batches: %llu)\n",
+                    (unsigned long long)c->stats.records, (unsigned long long)done, total, 100.0 * (double)done / (double)total,
+                    (unsigned long long)plan->flushes);
+        else
+            fprintf(stderr, "load: %llu records (%llu bytes; flushed batches: %llu)\n", (unsigned long long)c->stats.records,
+                    (unsigned long long)done, (unsigned long long)plan->flushes);
+    }
+    return st;
+}
+
+static unsigned long long file_size(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 && S_ISREG(sb.st_mode) ? (unsigned long long)sb.st_size : 0;
+}
+
+/* Reads the NDJSON file into the plan. */
+static og_status read_ndjson(load_ctx *c, og_plan *plan, uint64_t *done, unsigned long long total, int attempt)
+{
+    FILE *f = fopen(c->path, "rb");
+    if (!f) return og_err_errno(errno, "cannot open %s", c->path);
+    og_ndjson_reader *nr = NULL;
+    og_status st = og_ndjson_reader_new(&nr, f, c->path);
+    if (st == OG_OK) st = og_ndjson_reader_start(nr);
+    while (st == OG_OK) {
+        og_ndjson_record rec;
+        int k = og_ndjson_next(nr, &rec, &st);
+        if (k <= 0) break;
+        st = take_record(c, plan, &rec, og_ndjson_bytes_read(nr), total, attempt);
+    }
+    if (nr) *done = og_ndjson_bytes_read(nr);
+    og_ndjson_reader_free(nr);
+    fclose(f);
+    return st;
+}
+
+/* Reads every CSV file, in order, into the plan. */
+static og_status read_csv(load_ctx *c, og_plan *plan, uint64_t *done, unsigned long long total, int attempt)
+{
+    og_status st = OG_OK;
+    uint64_t before = 0;
+    for (size_t i = 0; st == OG_OK && i < c->ncsv; i++) {
+        og_csv_source *cs = NULL;
+        st = og_csv_source_open(&cs, plan->cat, c->csv[i].type, c->csv[i].path, c->delim, (uint32_t)i);
+        while (st == OG_OK) {
+            og_ndjson_record rec;
+            int k = og_csv_source_next(cs, &rec, &st);
+            if (k <= 0) break;
+            st = take_record(c, plan, &rec, before + og_csv_source_bytes(cs), total, attempt);
+        }
+        if (cs) before += og_csv_source_bytes(cs);
+        og_csv_source_free(cs);
+    }
+    *done = before;
+    return st;
 }
 
 static og_status load_attempt(void *vctx, og_graph *g, const og_snapshot *base, og_commit_draft *draft, int attempt)
 {
     (void)g;
     load_ctx *c = vctx;
-    const uint64_t every = c->opts->progress_every ? c->opts->progress_every : 10000;
     memset(&c->stats, 0, sizeof c->stats);
-    FILE *f = fopen(c->path, "rb");
-    if (!f) return og_err_errno(errno, "cannot open %s", c->path);
-    struct stat sb;
-    unsigned long long total = fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) ? (unsigned long long)sb.st_size : 0;
+    unsigned long long total = 0;
+    if (c->path) total = file_size(c->path);
+    for (size_t i = 0; i < c->ncsv; i++) total += file_size(c->csv[i].path);
+    uint64_t done = 0;
     og_read *r = NULL;
-    og_ndjson_reader *nr = NULL;
     og_plan plan;
     memset(&plan, 0, sizeof plan);
     og_status st = og_read_begin_at(&r, c->e, base);
-    if (st == OG_OK) st = og_plan_init(&plan, r, c->path);
+    if (st == OG_OK) st = og_plan_init(&plan, r, c->path ? c->path : c->ncsv ? c->csv[0].path : NULL);
+    if (st == OG_OK && !c->path) {
+        plan.sources = c->csv_names;
+        plan.nsources = c->ncsv;
+    }
     if (st == OG_OK) st = env_size("OG_LOAD_FLUSH_ROWS", LOAD_FLUSH_ROWS_DEFAULT, &plan.flush_rows);
     if (st == OG_OK) st = env_size("OG_LOAD_FLUSH_BYTES", LOAD_FLUSH_BYTES_DEFAULT, &plan.flush_bytes);
-    if (st == OG_OK) st = og_ndjson_reader_new(&nr, f, c->path);
-    if (st == OG_OK) st = og_ndjson_reader_start(nr);
-    while (st == OG_OK) {
-        og_ndjson_record rec;
-        int k = og_ndjson_next(nr, &rec, &st);
-        if (k <= 0) break;
-        c->stats.records++;
-        og_plan_table *pt = NULL;
-        st = stage_record(&plan, &rec, c->opts->mode, &c->stats, &pt);
-        if (st == OG_OK) st = og_plan_maybe_flush(&plan, pt);
-        /* the load's budgets (util/budget.h): the clock on every record (read every 64th),
-         * what the plan holds every 256 records */
-        if (st == OG_OK) st = og_budget_check();
-        if (st == OG_OK && (c->stats.records & 255) == 0) st = og_budget_track(og_plan_mem_bytes(&plan));
-        if (st == OG_OK && c->opts->on_progress && c->stats.records % every == 0)
-            tell(c, "reading", nr, total, &plan, attempt);
-        if (c->opts->progress && c->stats.records % LOAD_PROGRESS_EVERY == 0) {
-            unsigned long long done = (unsigned long long)og_ndjson_bytes_read(nr);
-            if (total)
-                fprintf(stderr, "load: %llu records (%llu / %llu bytes, %.0f%%; flushed batches: %llu)\n",
-                        (unsigned long long)c->stats.records, done, total, 100.0 * (double)done / (double)total,
-                        (unsigned long long)plan.flushes);
-            else
-                fprintf(stderr, "load: %llu records (%llu bytes; flushed batches: %llu)\n",
-                        (unsigned long long)c->stats.records, done, (unsigned long long)plan.flushes);
-        }
-    }
+    if (st == OG_OK) st = c->path ? read_ndjson(c, &plan, &done, total, attempt) : read_csv(c, &plan, &done, total, attempt);
     /* A file without records changes nothing and publishes nothing (like a mutation that
      * matches nothing) — in every mode: overwrite replaces only the types the file holds. */
     int empty = st == OG_OK && c->stats.records == 0;
@@ -181,25 +241,24 @@ static og_status load_attempt(void *vctx, og_graph *g, const og_snapshot *base, 
     if (st == OG_OK && !empty) st = og_budget_track(og_plan_mem_bytes(&plan));
     if (st == OG_OK && !empty) {
         size_t ntables = 0;
-        if (c->opts->on_progress) tell(c, "validating", nr, total, &plan, attempt);
+        if (c->opts->on_progress) tell(c, "validating", done, total, &plan, attempt);
         st = og_plan_validate(&plan);
-        if (st == OG_OK && c->opts->on_progress) tell(c, "writing", nr, total, &plan, attempt);
+        if (st == OG_OK && c->opts->on_progress) tell(c, "writing", done, total, &plan, attempt);
         if (st == OG_OK) st = og_plan_write(&plan, draft, &ntables);
         if (st == OG_OK) st = og_draft_set_operation(draft, OG_OP_LOAD, og_load_mode_name(c->opts->mode));
         if (st == OG_OK) st = og_draft_set_stat(draft, "records", (int64_t)c->stats.records);
         if (st == OG_OK) st = og_draft_set_stat(draft, "inserted", (int64_t)c->stats.inserted);
         if (st == OG_OK) st = og_draft_set_stat(draft, "updated", (int64_t)c->stats.updated);
     }
-    og_ndjson_reader_free(nr);
     og_plan_free(&plan);
     og_read_end(r);
-    fclose(f);
     return st;
 }
 
-og_status og_engine_load(og_engine *e, const char *path, const og_load_opts *opts, og_write_result *out,
-                         og_load_stats *stats)
+static og_status run_load(load_ctx *c, og_write_result *out, og_load_stats *stats)
 {
+    og_engine *e = c->e;
+    const og_load_opts *opts = c->opts;
     const char *branch = opts->branch ? opts->branch : "main";
     if (opts->mode < OG_LOAD_OVERWRITE || opts->mode > OG_LOAD_MERGE)
         return og_err(OG_ERR_INVALID, "a load mode is required: overwrite, append or merge");
@@ -211,13 +270,35 @@ og_status og_engine_load(og_engine *e, const char *path, const og_load_opts *opt
         else if (st)
             return st;
     }
-    load_ctx c = {e, path, opts, {0}};
     og_write_opts wo;
     memset(&wo, 0, sizeof wo);
     wo.branch = branch;
     wo.actor = og_engine_actor(e);
     wo.expected_head = opts->expected_head;
-    og_status st = og_graph_write(og_engine_graph(e), &wo, load_attempt, &c, out);
-    if (stats) *stats = c.stats;
+    og_status st = og_graph_write(og_engine_graph(e), &wo, load_attempt, c, out);
+    if (stats) *stats = c->stats;
+    return st;
+}
+
+og_status og_engine_load(og_engine *e, const char *path, const og_load_opts *opts, og_write_result *out,
+                         og_load_stats *stats)
+{
+    load_ctx c = {.e = e, .path = path, .opts = opts};
+    return run_load(&c, out, stats);
+}
+
+og_status og_engine_load_csv(og_engine *e, const og_load_csv_file *files, size_t nfiles, char delim,
+                             const og_load_opts *opts, og_write_result *out, og_load_stats *stats)
+{
+    if (!files || !nfiles) return og_err(OG_ERR_INVALID, "a CSV load needs at least one file");
+    if (nfiles >= ((size_t)1 << (64 - OG_CSV_LINE_BITS))) return og_err(OG_ERR_LIMIT, "too many CSV files in one load");
+    for (size_t i = 0; i < nfiles; i++)
+        if (!files[i].path || !*files[i].path) return og_err(OG_ERR_INVALID, "CSV file %zu has no path", i + 1);
+    const char **names = malloc(nfiles * sizeof *names);
+    if (!names) return og_err(OG_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < nfiles; i++) names[i] = files[i].path;
+    load_ctx c = {.e = e, .csv = files, .ncsv = nfiles, .delim = delim ? delim : ',', .csv_names = names, .opts = opts};
+    og_status st = run_load(&c, out, stats);
+    free(names);
     return st;
 }

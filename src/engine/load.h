@@ -31,5 +31,9 @@ typedef struct og_load_stats {
  * out (may be NULL) receives the published commit. */
 og_status og_engine_load(og_engine *e, const char *path, const og_load_opts *opts, og_write_result *out,
                          og_load_stats *stats);
+/* Loads CSV files (engine/csv_load.h; `delim` 0 = ',') as one commit, exactly like an NDJSON
+ * file holding their rows in order: messages name "file:line[:column]". */
+og_status og_engine_load_csv(og_engine *e, const og_load_csv_file *files, size_t nfiles, char delim,
+                             const og_load_opts *opts, og_write_result *out, og_load_stats *stats);
 
 #endif

@@ -19,6 +19,7 @@
  */
 #define _GNU_SOURCE /* qsort_r */
 #include "engine/plan.h"
+#include "engine/csv_load.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -123,13 +124,26 @@ og_status og_plan_table_view(og_plan *p, og_plan_table *pt)
 
 /* ---- messages ------------------------------------------------------------------------------ */
 
+const char *og_plan_where(const og_plan *p, uint64_t line, char *buf, size_t cap)
+{
+    const char *src = p->source;
+    if (p->nsources) {
+        size_t f = (size_t)(line >> OG_CSV_LINE_BITS);
+        src = f < p->nsources ? p->sources[f] : NULL;
+        line &= ((uint64_t)1 << OG_CSV_LINE_BITS) - 1;
+    }
+    if (src && line)
+        snprintf(buf, cap, "%s:%llu", src, (unsigned long long)line);
+    else
+        buf[0] = '\0';
+    return buf;
+}
+
 /* "seed.jsonl:12: " or "" */
 static const char *where(const og_plan *p, uint64_t line, char *buf, size_t cap)
 {
-    if (p->source && line)
-        snprintf(buf, cap, "%s:%llu: ", p->source, (unsigned long long)line);
-    else
-        buf[0] = '\0';
+    og_plan_where(p, line, buf, cap);
+    if (buf[0]) strncat(buf, ": ", cap - strlen(buf) - 1);
     return buf;
 }
 

@@ -79,6 +79,10 @@ typedef struct og_plan {
     const og_catalog *cat;
     og_plan_table *nodes, *edges;
     const char *source;      /* input name for messages ("seed.jsonl"), or NULL */
+    /* A load of several files (CSV): a staged line carries its file's index in its top bits
+     * (og_csv_line_encode) and messages name sources[index] instead of `source`. */
+    const char *const *sources;
+    size_t nsources;
     int64_t now_ms;
     uint64_t inserted, updated, deleted;
     /* og_plan_maybe_flush thresholds: a type's in-memory staged rows are flushed when they
@@ -90,6 +94,8 @@ typedef struct og_plan {
 } og_plan;
 
 og_status og_plan_init(og_plan *p, og_read *read, const char *source);
+/* "seed.jsonl:12" / "people.csv:4" of a staged line, for messages ("" without a source). */
+const char *og_plan_where(const og_plan *p, uint64_t line, char *buf, size_t cap);
 void og_plan_free(og_plan *p);
 
 /* Column index of property i of a type in its staged columns. */

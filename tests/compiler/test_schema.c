@@ -236,40 +236,29 @@ static void index_intents_per_property_type(void **state)
     og_catalog_free(cat);
 }
 
-static void annotations_are_metadata(void **state)
+static void known_annotations_become_fields(void **state)
 {
     (void)state;
     og_catalog *cat = compile_ok(
-        "node Doc @description(\"a document\") @instruction(\"cite it\") @owner(team, level = 3) @flag {\n"
-        "  body: String @description(\"text\") @pii(true) @weird(\"x\", a = \"b\", c = 1.5)\n"
+        "node Doc @description(\"a document\") @instruction(\"cite it\") {\n"
+        "  body: String @description(\"text\")\n"
         "  v: Vector(2) @embed(body, model = \"m-1\")\n"
         "}\n"
-        "edge Links: Doc -> Doc @card(1..3) @description(\"links\") @audit\n");
+        "edge Links: Doc -> Doc @card(1..3) @description(\"links\")\n");
     const og_cat_type *d = og_catalog_node(cat, "Doc");
     assert_string_equal(d->description, "a document");
     assert_string_equal(d->instruction, "cite it");
-    assert_int_equal(d->n_annots, 2);
-    assert_string_equal(d->annots[0].name, "owner");
-    assert_int_equal(d->annots[0].nargs, 2);
-    assert_int_equal(d->annots[0].args[0].kind, OG_LIT_IDENT);
-    assert_string_equal(d->annots[0].args[0].text, "team");
-    assert_string_equal(d->annots[0].args[1].key, "level");
-    assert_int_equal(d->annots[0].args[1].kind, OG_LIT_INT);
-    assert_string_equal(d->annots[1].name, "flag");
-    assert_false(d->annots[1].has_parens);
+    assert_int_equal(d->n_annots, 0);
     const og_cat_prop *body = &d->props[0];
     assert_string_equal(body->description, "text");
-    assert_int_equal(body->n_annots, 2);
-    assert_string_equal(body->annots[0].name, "pii");
-    assert_int_equal(body->annots[0].args[0].kind, OG_LIT_BOOL);
-    assert_int_equal(body->annots[1].args[2].kind, OG_LIT_FLOAT);
+    assert_int_equal(body->n_annots, 0);
     assert_string_equal(d->props[1].embed_source, "body");
     assert_string_equal(d->props[1].embed_model, "m-1");
     const og_cat_type *l = og_catalog_edge(cat, "Links");
     assert_int_equal(l->card_min, 1);
     assert_int_equal(l->card_max, 3);
     assert_string_equal(l->description, "links");
-    assert_int_equal(l->n_annots, 1);
+    assert_int_equal(l->n_annots, 0);
     og_catalog_free(cat);
 }
 
@@ -530,8 +519,8 @@ static void json_round_trip_is_byte_stable(void **state)
 {
     (void)state;
     round_trip(spec_example);
-    round_trip("node Doc @description(\"a \\\"doc\\\"\\n\") @x(1, k = \"v\") { body: String @y(z) v: Vector(2)? @embed(body, model = \"m\")\n"
-               " e: enum(b, a)? @range_like n: F64? @range(n, -1.5..) @check(body, \"^\\\\w+$\") }\n"
+    round_trip("node Doc @description(\"a \\\"doc\\\"\\n\") { body: String @description(\"z\") v: Vector(2)? @embed(body, model = \"m\")\n"
+               " e: enum(b, a)? @index n: F64? @range(n, -1.5..) @check(body, \"^\\\\w+$\") }\n"
                "edge L: Doc -> Doc @card(1..) @instruction(\"i\") { w: I32? @index @unique(src, w) }\n");
     char *lib = read_file(OG_SOURCE_DIR "/examples/library/schema.pg");
     round_trip(lib);
@@ -626,7 +615,7 @@ int main(void)
         cmocka_unit_test(enum_values_are_unquoted_words),
         cmocka_unit_test(constraints_in_body_and_property_form),
         cmocka_unit_test(index_intents_per_property_type),
-        cmocka_unit_test(annotations_are_metadata),
+        cmocka_unit_test(known_annotations_become_fields),
         cmocka_unit_test(rename_from_is_inert_at_creation_with_a_warning),
         cmocka_unit_test(comments_order_and_namespaces),
         cmocka_unit_test(id_src_dst_are_property_names_and_at_src_stays_the_endpoint),

@@ -63,6 +63,32 @@ ERR(interface_enum_set_conflict, "interface I { e: enum(a, b) }\nnode A implemen
     "has type enum(a, c) but interface I declares it as enum(a, b)", 2, 23)
 ERR(two_interfaces_disagree, "interface I { t: String }\ninterface J { t: [String] }\nnode A implements I, J { x: I32 }",
     "node A property 't' has type String but interface J declares it as [String]", 3, 6)
+/* an unknown annotation is an error (a typo would otherwise change nothing silently) */
+ERR(unknown_property_annotation, "node A { k: String @kye }", "unknown annotation @kye on property A.k", 1, 20)
+ERR(unknown_type_annotation, "node A @frobnicate { k: String }", "unknown annotation @frobnicate on node A", 1, 8)
+ERR(unknown_edge_annotation, "node A { k: String }\nedge E: A -> A @descripton(\"x\")", "unknown annotation @descripton on edge E", 2, 16)
+
+/* The hint of an unknown annotation: the nearest known one, or the list of them. */
+static void unknown_annotation_hint_says_did_you_mean(void **s)
+{
+    (void)s;
+    const struct { const char *text, *hint; } cases[] = {
+        {"node A { k: String @kye }", "did you mean @key?"},
+        {"node A { k: String @uniqe }", "did you mean @unique?"},
+        {"node A @descripton(\"x\") { k: String }", "did you mean @description?"},
+        {"node A { k: String @frobnicate }", "annotations are @key, @unique, @index, @range, @check, @card, @embed"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        og_catalog *cat = NULL;
+        og_diags d = OG_DIAGS_INIT;
+        assert_int_equal(og_schema_compile(&cat, "bad.pg", cases[i].text, strlen(cases[i].text), &d), OG_ERR_TYPE);
+        assert_null(cat);
+        assert_int_equal(d.len, 1);
+        assert_non_null(strstr(d.v[0].hint, cases[i].hint));
+        og_diags_free(&d);
+    }
+}
+
 ERR(interface_takes_no_annotations, "interface I @description(\"x\") { t: String }", "interfaces take no annotations", 1, 13)
 ERR(interface_takes_no_body_constraints, "interface I { t: String @unique(t) }", "interfaces take no body constraints", 1, 25)
 ERR(duplicate_interface, "interface I { a: I32 }\ninterface I { b: I32 }", "duplicate interface: I", 2, 11)
@@ -271,6 +297,8 @@ int main(void)
         cmocka_unit_test(unknown_interface), cmocka_unit_test(implements_a_node_type),
         cmocka_unit_test(interface_type_conflict), cmocka_unit_test(interface_nullability_conflict),
         cmocka_unit_test(interface_enum_set_conflict), cmocka_unit_test(two_interfaces_disagree),
+        cmocka_unit_test(unknown_property_annotation), cmocka_unit_test(unknown_type_annotation),
+        cmocka_unit_test(unknown_edge_annotation), cmocka_unit_test(unknown_annotation_hint_says_did_you_mean),
         cmocka_unit_test(interface_takes_no_annotations), cmocka_unit_test(interface_takes_no_body_constraints),
         cmocka_unit_test(duplicate_interface),
         cmocka_unit_test(key_on_edge_body), cmocka_unit_test(edge_key_without_dst), cmocka_unit_test(edge_key_nullable_prop),

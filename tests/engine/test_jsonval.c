@@ -64,11 +64,35 @@ static void integers_accept_numbers_and_decimal_strings_in_range(void **state)
     const struct { og_type_id t; const char *j; } bad[] = {
         {OG_T_I32, "2147483648"}, {OG_T_U32, "-1"}, {OG_T_U64, "\"-1\""}, {OG_T_I64, "\"12x\""},
         {OG_T_I64, "1.5"}, {OG_T_I64, "\"\""}, {OG_T_I64, "true"}, {OG_T_I64, "\"99999999999999999999\""},
+        /* a quoted number within +-(2^53-1) is a string, not a number (docs/reference.md) */
+        {OG_T_I32, "\"30\""}, {OG_T_I64, "\"9007199254740991\""}, {OG_T_U32, "\"7\""}, {OG_T_F64, "\"3.7\""},
+        {OG_T_STRING, "30"}, {OG_T_STRING, "true"}, {OG_T_BOOL, "\"true\""},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         assert_int_equal(conv(T(bad[i].t), bad[i].j, 0, OG_JSONVAL_PARAM, &v), OG_ERR_INVALID);
         assert_int_equal(v.len, 0);
         og_vector_free(&v);
+    }
+}
+
+static void wrong_json_types_are_refused_with_a_hint(void **state)
+{
+    (void)state;
+    og_vector v;
+    const struct { og_type_id t; const char *j; const char *msg; } cases[] = {
+        {OG_T_I32, "\"30\"", "p: expected I32, got a string (\"30\"); write the number without quotes"},
+        {OG_T_I32, "\"abc\"", "p: expected I32, got a string (\"abc\"); write an integer as a JSON number"},
+        {OG_T_F64, "\"3.7\"", "p: expected F64, got a string; write the number without quotes"},
+        {OG_T_STRING, "42", "p: expected String, got an integer; write the value in quotes"},
+        {OG_T_DATE32, "19000", "p: expected Date, got an integer; write the date as a string, \"YYYY-MM-DD\""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        for (int mode = 0; mode < 2; mode++) {
+            assert_int_equal(conv(T(cases[i].t), cases[i].j, 0, (og_jsonval_mode)mode, &v), OG_ERR_INVALID);
+            assert_string_equal(og_error_message(), cases[i].msg);
+            assert_int_equal(v.len, 0);
+            og_vector_free(&v);
+        }
     }
 }
 
@@ -84,7 +108,7 @@ static void nulls_only_where_nullable(void **state)
     og_vector_free(&v);
 }
 
-static void dates_are_strings_for_params_and_also_integers_for_load(void **state)
+static void dates_are_strings_in_params_and_load_alike(void **state)
 {
     (void)state;
     og_vector v;
@@ -93,7 +117,11 @@ static void dates_are_strings_for_params_and_also_integers_for_load(void **state
     og_vector_free(&v);
     assert_int_equal(conv(T(OG_T_DATE32), "10", 0, OG_JSONVAL_PARAM, &v), OG_ERR_INVALID);
     og_vector_free(&v);
-    assert_int_equal(conv(T(OG_T_DATE32), "10", 0, OG_JSONVAL_LOAD, &v), OG_OK);
+    assert_int_equal(conv(T(OG_T_DATE32), "10", 0, OG_JSONVAL_LOAD, &v), OG_ERR_INVALID);
+    assert_string_equal(og_error_message(), "p: expected Date, got an integer; write the date as a string, \"YYYY-MM-DD\"");
+    og_vector_free(&v);
+    assert_int_equal(conv(T(OG_T_DATE64), "1796223845123", 0, OG_JSONVAL_LOAD, &v), OG_ERR_INVALID);
+    assert_non_null(strstr(og_error_message(), "RFC 3339 string"));
     og_vector_free(&v);
     assert_int_equal(conv(T(OG_T_DATE64), "\"2026-12-02T15:04:05.123Z\"", 0, OG_JSONVAL_PARAM, &v), OG_OK);
     assert_true(og_vector_get_i64(&v, 0) == 1796223845123LL);
@@ -261,8 +289,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(integers_accept_numbers_and_decimal_strings_in_range),
+        cmocka_unit_test(wrong_json_types_are_refused_with_a_hint),
         cmocka_unit_test(nulls_only_where_nullable),
-        cmocka_unit_test(dates_are_strings_for_params_and_also_integers_for_load),
+        cmocka_unit_test(dates_are_strings_in_params_and_load_alike),
         cmocka_unit_test(vectors_need_exactly_n_finite_numbers),
         cmocka_unit_test(lists_refuse_null_items_and_leave_output_untouched),
         cmocka_unit_test(blobs_decode_base64_and_refuse_external_uris),
