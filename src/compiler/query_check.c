@@ -1097,10 +1097,11 @@ static int check_read(og_chk *c)
     if (has_agg)
         for (size_t i = 0; i < q->nprojections; i++) {
             const og_qexpr *e = q->projections[i].expr;
-            if (!e->is_agg && e->kind != OG_QE_PROP && e->kind != OG_QE_VAR)
+            if (!e->is_agg && e->kind != OG_QE_PROP && e->kind != OG_QE_VAR && e->kind != OG_QE_ARITH &&
+                e->kind != OG_QE_FUNC) /* computed keys (an extension): `lower($p.city)` */
                 return og_chk_fail(c, e->span, "T9",
                                    "non-aggregate expressions in an aggregate query must be property "
-                                   "accesses or variables");
+                                   "accesses, variables or computed values");
             if (e->is_agg && e->kind != OG_QE_AGG)
                 return og_chk_fail(c, e->span, "T9", "an aggregate must be the whole projection");
         }
