@@ -293,7 +293,15 @@ static og_status put_mcond(og_buf *b, const og_ir_query *ir, const og_ir_mcond *
         return put_mcond(b, ir, c->a);
     case OG_QMC_BARE:
         return put_assign(b, ir, &c->leaf);
+    case OG_QMC_ISNULL:
+        OG_TRY(put_assign(b, ir, &c->leaf));
+        return og_buf_append_str(b, c->negated ? " is not null" : " is null");
     case OG_QMC_CMP:
+        if (c->swapped) {
+            OG_TRY(og_ir_dump_expr(b, ir, c->leaf.value));
+            OG_TRY(og_buf_printf(b, " %s ", og_ir_cmp_name(c->op)));
+            return put_assign(b, ir, &c->leaf);
+        }
         OG_TRY(put_assign(b, ir, &c->leaf));
         OG_TRY(og_buf_printf(b, " %s ", og_ir_cmp_name(c->op)));
         return og_ir_dump_expr(b, ir, c->leaf.value);

@@ -227,6 +227,8 @@ typedef struct og_ir_mcond {
     og_qmc_kind kind;
     og_ir_assign leaf;
     og_ir_cmp op;
+    int swapped;       /* CMP: `value op property` (`prop in $list` is `$list contains prop`) */
+    int negated;       /* ISNULL: `is not null` */
     struct og_ir_mcond *a, *b;
 } og_ir_mcond;
 
@@ -239,6 +241,7 @@ typedef struct og_ir_mutation {
     size_t nassigns;
     og_ir_assign where; /* UPDATE / DELETE: where.name op where.value */
     og_ir_cmp where_op;
+    int where_swapped;  /* value op property (set only while matching a compound leaf) */
     og_ir_mcond *cond;  /* a compound where instead (NULL when the plain form applies) */
 } og_ir_mutation;
 

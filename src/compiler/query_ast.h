@@ -306,13 +306,14 @@ typedef struct og_qassign {
 #define OG_QPROP_ID   (-4) /* `@id` in a mutation where */
 
 /* A compound mutation `where` (a tree; leaves are `prop op value` or a bare Bool prop). */
-typedef enum og_qmc_kind { OG_QMC_CMP = 0, OG_QMC_BARE, OG_QMC_AND, OG_QMC_OR, OG_QMC_NOT } og_qmc_kind;
+typedef enum og_qmc_kind { OG_QMC_CMP = 0, OG_QMC_BARE, OG_QMC_AND, OG_QMC_OR, OG_QMC_NOT, OG_QMC_ISNULL } og_qmc_kind;
 
 typedef struct og_qmcond {
     og_qmc_kind kind;
     og_qspan span;
     og_qassign leaf;   /* CMP: prop op value; BARE: prop */
-    og_qop op;         /* CMP */
+    og_qop op;         /* CMP (any filter operator: contains, starts_with and in too) */
+    int negated;       /* ISNULL: `prop is not null` (leaf.prop only) */
     struct og_qmcond *a, *b;
 } og_qmcond;
 

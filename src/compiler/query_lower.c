@@ -804,10 +804,18 @@ static og_ir_mcond *lower_mcond(low *L, const og_qmcond *c, const og_cat_type *t
         x->leaf.prop = c->leaf.prop_index;
         x->leaf.prop_id = t->props[c->leaf.prop_index].id;
         return x;
+    case OG_QMC_ISNULL:
+        x->negated = c->negated;
+        x->leaf.name = lstr(L, c->leaf.prop);
+        x->leaf.prop = c->leaf.prop_index;
+        if (c->leaf.prop_index >= 0) x->leaf.prop_id = t->props[c->leaf.prop_index].id;
+        return x->leaf.name ? x : NULL;
     case OG_QMC_CMP: {
-        og_qtype dummy;
-        memset(&dummy, 0, sizeof dummy);
-        x->op = cmp_of(c->op, &dummy);
+        og_qtype left;
+        memset(&left, 0, sizeof left);
+        if (c->leaf.prop_index >= 0) left.t = t->props[c->leaf.prop_index].type;
+        x->op = cmp_of(c->op, &left);
+        x->swapped = c->op == OG_QOP_IN; /* prop in list: the list contains the property's value */
         return lower_assign(L, &x->leaf, &c->leaf, t) ? x : NULL;
     }
     }

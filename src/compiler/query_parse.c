@@ -1077,13 +1077,15 @@ static og_qmcond *parse_mwhere_leaf(parser *p)
         c->leaf.prop_span = (og_qspan){tok(p)->start, tok(p)->end};
         p->pos++;
     }
-    if (is_word(p, "contains") || is_word(p, "starts_with") || is_word(p, "in")) {
-        hard_error(p, tok(p)->start, tok(p)->end,
-                   "'%.*s' is not supported in a mutation where predicate; use = != < <= > >=",
-                   (int)tok(p)->text_len, tok(p)->text);
-        return NULL;
-    }
-    if (filter_op(p, &c->op)) {
+    if (is_word(p, "is")) { /* prop is [not] null */
+        p->pos++;
+        if (is_word(p, "not")) {
+            p->pos++;
+            c->negated = 1;
+        }
+        if (!expect_word(p, "null", "'null'")) return NULL;
+        c->kind = OG_QMC_ISNULL;
+    } else if (filter_op(p, &c->op)) { /* = != < <= > >= contains starts_with in */
         if (!parse_value(p, &c->leaf.value)) return NULL;
     } else {
         c->kind = OG_QMC_BARE; /* a Bool property on its own */
@@ -1118,7 +1120,7 @@ static int parse_where(parser *p, og_qmutation *m)
     if (!expect_word(p, "where", "'where'")) return 0;
     og_qmcond *c = parse_mwhere_or(p);
     if (!c || failed(p)) return 0;
-    if (c->kind == OG_QMC_CMP) { /* the plain `prop op value` */
+    if (c->kind == OG_QMC_CMP && c->op <= OG_QOP_GE) { /* the plain `prop op value` */
         m->where = c->leaf;
         m->where_op = c->op;
         return 1;

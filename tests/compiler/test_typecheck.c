@@ -217,7 +217,9 @@ static const tcase cases[] = {
     {"ok_param_shadows_variable_name", "", "query q($p: String) { match { $p: Person { name: $p } } return { $p.name, $p } }"},
     /* parse errors the checker never sees */
     {"parse_nearest_with_direction", "P", "query q($v: Vector(4)) { match { $d: Doc } return { $d.slug } order { nearest($d.embedding, $v) desc } limit 3 }"},
-    {"parse_contains_in_mutation_where", "P", "query q() { delete Person where name contains \"x\" }"},
+    {"ok_contains_in_mutation_where", "", "query q() { delete Person where name contains \"x\" or tags contains \"y\" }"},
+    {"t7_in_list_property_mutation_where", "T7", "query q() { delete Person where tags in [\"y\"] }"},
+    {"ok_is_null_in_mutation_where", "", "query q($n: [String]) { delete Person where age is null and name in $n }"},
     {"parse_empty_binding_braces_ok", "", M("$d: Doc { }") "return { $d.slug } }"},
     {"parse_rrf_non_rank_argument", "P", "query q($s: String) { match { $d: Doc } return { $d.slug } order { rrf($d.slug, bm25($d.body, $s)) } limit 2 }"},
 };
