@@ -169,7 +169,11 @@ typedef struct og_ir_op {
     size_t nedge_preds;
     /* FILTER */
     og_ir_pred pred;
-    /* ANTIJOIN */
+    /* ANTIJOIN (sub: OG_QSUB_NOT keeps rows without an inner match, OG_QSUB_EXISTS rows with
+     * one, OG_QSUB_COUNT rows whose number of inner matches `count_op` count_value holds) */
+    int sub;
+    og_ir_cmp count_op;
+    struct og_ir_expr *count_value;
     int *outer_vars; /* outer variables the inner pipeline references */
     size_t nouter;
     struct og_ir_op *inner;

@@ -233,6 +233,8 @@ typedef enum og_qclause_kind {
 
 typedef enum og_qdir { OG_QDIR_OUT = 0, OG_QDIR_IN, OG_QDIR_BOTH } og_qdir;
 
+typedef enum og_qsub { OG_QSUB_NOT = 0, OG_QSUB_EXISTS, OG_QSUB_COUNT } og_qsub;
+
 typedef struct og_qclause {
     og_qclause_kind kind;
     og_qspan span;
@@ -258,9 +260,11 @@ typedef struct og_qclause {
     /* FILTER (left op right) and TEXT (left = the call) */
     og_qexpr *left, *right;
     og_qop op;
-    /* NEGATION */
+    /* NEGATION (`not { }`, `not exists { }`), and with `sub` the reference's correlated
+     * sub-patterns: OG_QSUB_EXISTS `exists { }`, OG_QSUB_COUNT `count { } op right` */
     struct og_qclause *inner;
     size_t ninner;
+    int sub;
 
     /* resolved by the checker */
     int type_index;  /* BINDING: node type; TRAVERSAL: edge type */
@@ -298,6 +302,8 @@ typedef struct og_qassign {
     const char *prop;
     og_qspan prop_span;
     og_qvalue value;
+    struct og_qexpr *expr; /* an assignment computed from parameters (`{adult: $age > 30}`,
+                            * `{n: $a + 1}`) instead of `value`, else NULL */
     int prop_index; /* resolved: index into type props; OG_QPROP_FROM / OG_QPROP_TO for edges */
 } og_qassign;
 

@@ -975,6 +975,16 @@ static int check_negation(og_chk *c, og_qclause *cl)
     }
     if (ok) ok = check_reach(c, cl->inner, cl->ninner, outer, nouter);
     c->nvisible = nouter; /* inner variables stay local */
+    if (ok && cl->sub == OG_QSUB_COUNT) { /* count { … } op n: n an integer from parameters / literals */
+        char a[64];
+        ok = resolve(c, cl->right, 0);
+        if (ok && (cl->right->type.node_type >= 0 || !is_integer(cl->right->type.t.id) || cl->right->is_agg))
+            ok = og_chk_fail(c, cl->right->span, "T7", "count { … } compares with an integer, got %s",
+                             og_qt_name(&cl->right->type, a, sizeof a));
+        if (ok && refs_binding(cl->right))
+            ok = og_chk_fail(c, cl->right->span, "T7",
+                             "count { … } compares with parameters and literals only, not with bound values");
+    }
     free(outer);
     return ok;
 }

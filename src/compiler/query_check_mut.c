@@ -54,6 +54,33 @@ static int no_duplicates(og_chk *c, const og_qmutation *m)
     return 1;
 }
 
+/* `{prop: expression}`: computed once from parameters, literals and now() (a mutation has no
+ * bound variables, so any other `$x` is T6), of a type the property takes (T7). */
+static const og_qexpr *undeclared_var(og_chk *c, const og_qexpr *e)
+{
+    if (!e) return NULL;
+    if ((e->kind == OG_QE_VAR || e->kind == OG_QE_PROP) && og_chk_param(c, e->var) < 0) return e;
+    const og_qexpr *u = undeclared_var(c, e->a);
+    if (!u) u = undeclared_var(c, e->b);
+    return u ? u : undeclared_var(c, e->c);
+}
+
+static int check_assign_expr(og_chk *c, og_qassign *a, const og_cat_prop *p)
+{
+    char x[64], y[64];
+    const og_qexpr *u = undeclared_var(c, a->expr);
+    if (u)
+        return og_chk_fail(c, u->span, "T14", "mutation variable `$%s` must be a declared query parameter", u->var);
+    if (!og_chk_resolve(c, a->expr, 0)) return 0;
+    og_qtype want = og_qt_prop(p), *got = &a->expr->type;
+    if (a->expr->is_agg) return og_chk_fail(c, a->expr->span, "T7", "an assignment cannot hold an aggregate");
+    int numeric = og_qt_is_numeric(want.t.id) && og_qt_is_numeric(got->t.id) && got->node_type < 0;
+    if (!numeric && !og_qt_compatible(got, &want))
+        return og_chk_fail(c, a->expr->span, "T7", "cannot assign %s to property `%s` of type %s",
+                           og_qt_name(got, x, sizeof x), a->prop, og_qt_name(&want, y, sizeof y));
+    return 1;
+}
+
 static int check_assign(og_chk *c, const og_cat_type *t, og_qassign *a)
 {
     size_t pi;
@@ -61,6 +88,7 @@ static int check_assign(og_chk *c, const og_cat_type *t, og_qassign *a)
     if (!p)
         return og_chk_fail(c, a->prop_span, "T11", "type `%s` has no property `%s`", t->name, a->prop);
     a->prop_index = (int)pi;
+    if (a->expr) return check_assign_expr(c, a, p);
     return check_value(c, &a->value, p, a->prop);
 }
 
@@ -219,7 +247,7 @@ static int check_insert(og_chk *c, og_qmutation *m)
             has_from |= from;
             has_to |= !from;
             a->prop_index = from ? OG_QPROP_FROM : OG_QPROP_TO;
-            if (!check_value(c, &a->value, &ep, a->prop)) return 0;
+            if (a->expr ? !check_assign_expr(c, a, &ep) : !check_value(c, &a->value, &ep, a->prop)) return 0;
         } else if (!check_assign(c, t, a)) {
             return 0;
         }

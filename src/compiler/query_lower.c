@@ -711,6 +711,13 @@ static int lower_scope(low *L, const og_qclause *cl, size_t n, const unsigned ch
         if (!(ok = aj != NULL)) break;
         aj->inner = inner;
         aj->ninner = ninner;
+        aj->sub = cl[i].sub;
+        if (cl[i].sub == OG_QSUB_COUNT) {
+            og_qtype none;
+            memset(&none, 0, sizeof none);
+            aj->count_op = cmp_of(cl[i].op, &none);
+            if (!(ok = (aj->count_value = lower_expr(L, cl[i].right)) != NULL)) break;
+        }
         size_t cnt = 0;
         for (size_t v = 0; v < nv; v++) cnt += refs[v] && s.bound[v];
         if (cnt && !(aj->outer_vars = lalloc(L, cnt * sizeof *aj->outer_vars))) {
@@ -785,6 +792,7 @@ static int lower_assign(low *L, og_ir_assign *dst, const og_qassign *a, const og
         dst->prop_id = t->props[a->prop_index].id;
         dst->is_key = t->props[a->prop_index].is_key;
     }
+    if (a->expr) return (dst->value = lower_expr(L, a->expr)) != NULL;
     return (dst->value = lower_value(L, &a->value)) != NULL;
 }
 

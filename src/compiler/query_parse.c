@@ -873,12 +873,26 @@ static int parse_clause(parser *p, og_qclause *c)
                           OG_QUERY_MAX_CLAUSES);
     c->type_index = c->var_index = c->src_index = c->dst_index = c->edge_var_index = -1;
     int ok;
-    if (is_word(p, "not") && peek(p, 1)->kind == OG_TOK_LBRACE) {
+    int sub = -1, skip = 2;
+    if (is_word(p, "not") && peek(p, 1)->kind == OG_TOK_LBRACE) sub = OG_QSUB_NOT;
+    else if (is_word(p, "not") && og_tok_is(peek(p, 1), "exists") && peek(p, 2)->kind == OG_TOK_LBRACE)
+        sub = OG_QSUB_NOT, skip = 3;
+    else if (is_word(p, "exists") && peek(p, 1)->kind == OG_TOK_LBRACE) sub = OG_QSUB_EXISTS;
+    else if (is_word(p, "count") && peek(p, 1)->kind == OG_TOK_LBRACE) sub = OG_QSUB_COUNT;
+    if (sub >= 0) {
         if (!enter(p)) return 0;
-        p->pos += 2;
+        p->pos += (size_t)skip;
         c->kind = OG_QC_NEGATION;
+        c->sub = sub;
         ok = parse_clauses(p, &c->inner, &c->ninner);
         leave(p);
+        if (ok && sub == OG_QSUB_COUNT) { /* count { … } op value */
+            if (!filter_op(p, &c->op) || c->op > OG_QOP_GE) {
+                expect_fail(p, "comparison operator");
+                return 0;
+            }
+            ok = (c->right = parse_operand(p)) != NULL;
+        }
     } else if (is_kind(p, OG_TOK_VAR) && peek(p, 1)->kind == OG_TOK_COLON &&
                peek(p, 2)->kind == OG_TOK_TYPENAME) {
         ok = parse_binding(p, c);
@@ -1006,6 +1020,17 @@ static int parse_read_body(parser *p, og_query *q)
 
 /* ---- mutations ---------------------------------------------------------------------------- */
 
+/* Does the token after a plain value continue it as an expression (an operator)? */
+static int continues_expr(parser *p)
+{
+    og_tok_kind k = tok(p)->kind;
+    if (k == OG_TOK_EQ || k == OG_TOK_NE || k == OG_TOK_LT || k == OG_TOK_LE || k == OG_TOK_GT || k == OG_TOK_GE ||
+        k == OG_TOK_PLUS || k == OG_TOK_MINUS || k == OG_TOK_STAR || k == OG_TOK_SLASH || k == OG_TOK_PERCENT)
+        return 1;
+    return is_word(p, "and") || is_word(p, "or") || is_word(p, "is") || is_word(p, "contains") ||
+           is_word(p, "starts_with") || (is_word(p, "in") && peek(p, 1)->kind != OG_TOK_COLON);
+}
+
 static int parse_assigns(parser *p, og_qmutation *m)
 {
     size_t cap = 0;
@@ -1019,7 +1044,13 @@ static int parse_assigns(parser *p, og_qmutation *m)
         a->prop_index = -1;
         p->pos++;
         if (!expect_kind(p, OG_TOK_COLON, "':'")) return 0;
-        if (!parse_value(p, &a->value)) return 0;
+        size_t save = p->pos;
+        int plain = parse_value(p, &a->value);
+        if (failed(p)) return 0;
+        if (!plain || continues_expr(p)) { /* an expression over parameters (reference parity) */
+            p->pos = save;
+            if (!(a->expr = parse_or(p))) return 0;
+        }
         accept(p, OG_TOK_COMMA);
     } while (!is_kind(p, OG_TOK_RBRACE) && !is_kind(p, OG_TOK_EOF));
     return expect_kind(p, OG_TOK_RBRACE, "'}'");

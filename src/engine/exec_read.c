@@ -1165,6 +1165,37 @@ static og_status op_expand(exec *x, pipe *p, const og_ir_op *op)
     return filter_rows(x, p, op->edge_preds, op->nedge_preds);
 }
 
+/* count { … } op n: keeps the outer rows whose number of inner rows (by their origin column)
+ * compares as op with n; a null n keeps none. */
+static og_status count_mask(exec *x, const og_ir_op *op, const og_bindings *in, size_t origin, uint8_t *keep,
+                            size_t n_outer)
+{
+    og_vector v;
+    OG_TRY(og_exec_const(x->ir, op->count_value, x->params, x->now_ms, &v));
+    int null = v.len == 0 || og_vector_is_null(&v, 0);
+    int64_t want = null ? 0 : v.type.id == OG_T_U32 || v.type.id == OG_T_U64 ? (int64_t)(og_vector_get_u64(&v, 0) > INT64_MAX ? INT64_MAX : og_vector_get_u64(&v, 0)) : og_vector_get_i64(&v, 0);
+    og_vector_free(&v);
+    uint64_t *cnt = calloc(n_outer ? n_outer : 1, sizeof *cnt);
+    if (!cnt) return og_err(OG_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < in->n_rows; i++) cnt[in->cols[origin][i]]++;
+    for (size_t r = 0; r < n_outer; r++) {
+        int64_t c = (int64_t)cnt[r];
+        int ok = !null;
+        switch (op->count_op) {
+        case OG_IR_EQ: ok &= c == want; break;
+        case OG_IR_NE: ok &= c != want; break;
+        case OG_IR_LT: ok &= c < want; break;
+        case OG_IR_LE: ok &= c <= want; break;
+        case OG_IR_GT: ok &= c > want; break;
+        case OG_IR_GE: ok &= c >= want; break;
+        default: ok = 0; break;
+        }
+        if (!ok) keep[r >> 3] &= (uint8_t)~(1u << (r & 7));
+    }
+    free(cnt);
+    return OG_OK;
+}
+
 static og_status op_antijoin(exec *x, pipe *p, const og_ir_op *op)
 {
     size_t n_outer = p->b.n_rows;
@@ -1197,8 +1228,11 @@ static og_status op_antijoin(exec *x, pipe *p, const og_ir_op *op)
             st = og_err(OG_ERR_NOMEM, "out of memory");
         } else {
             memset(keep, 0xff, bytes);
-            og_antijoin_mask(&in.b, origin, keep, n_outer);
-            og_bindings_select(&p->b, keep);
+            if (op->sub == OG_QSUB_COUNT) st = count_mask(x, op, &in.b, origin, keep, n_outer);
+            else og_antijoin_mask(&in.b, origin, keep, n_outer);
+            if (op->sub == OG_QSUB_EXISTS) /* a semi-join keeps what the anti-join drops */
+                for (size_t i = 0; i < bytes; i++) keep[i] = (uint8_t)~keep[i];
+            if (st == OG_OK) og_bindings_select(&p->b, keep);
             free(keep);
         }
     }
@@ -1661,11 +1695,12 @@ static og_status exec_run(exec *xp, og_result *out)
 og_status og_exec_const(const og_ir_query *ir, const og_ir_expr *e, const og_vector *params, int64_t now_ms,
                         og_vector *out)
 {
-    if (e->kind != OG_IRX_LIT && e->kind != OG_IRX_PARAM && e->kind != OG_IRX_NOW)
-        return og_err(OG_ERR_INTERNAL, "a mutation value must be a literal, a parameter or now()");
+    /* a constant expression (parameters, literals, now(); the checker admits no variable):
+     * evaluated over one row that binds nothing */
     exec x = {ir, NULL, params, now_ms, NULL, 0, 0, NULL, 0, 0, 0, 0, 0, 0};
     pipe none = {0};
     none.identity_col = -1;
+    none.b.n_rows = 1;
     return eval(&x, &none, e, out);
 }
 
@@ -1883,7 +1918,8 @@ static og_status put_step(og_buf *b, const og_ir_query *ir, const xstep *s, int 
         OG_TRY(og_ir_dump_pred(b, ir, &op->pred));
         break;
     case OG_IR_ANTIJOIN:
-        og_buf_append_str(b, "anti_join not {...} on");
+        og_buf_append_str(b, op->sub == OG_QSUB_EXISTS ? "semi_join exists {...} on"
+                             : op->sub == OG_QSUB_COUNT ? "count_join count {...} on" : "anti_join not {...} on");
         for (size_t k = 0; k < op->nouter; k++) og_buf_printf(b, "%s$%s", k ? ", " : " ", ir->vars[op->outer_vars[k]].name);
         if (!op->nouter) og_buf_append_str(b, " (no shared variable)");
         break;

@@ -406,12 +406,28 @@ static void arithmetic_functions_and_distinct(void **state)
                 "  writes: -\n");
 }
 
+static void exists_and_count_subpatterns(void **state)
+{
+    (void)state;
+    expect_dump("query q($n: I64) { match { $p: Person  exists { $p worksAt $c }  count { $p knows $f } >= $n } return { $p.name } }",
+                "query q($n: I64)\n"
+                "  scan $p: Person\n"
+                "  semijoin ($p)\n"
+                "    expand $p -[WorksAt out 1..1]-> $c: Company\n"
+                "  countjoin ($p) count >= $n\n"
+                "    expand $p -[Knows out 1..1]-> $f: Person\n"
+                "  return p.name = $p.name: String\n"
+                "  reads: node Company, node Person, edge Knows, edge WorksAt\n"
+                "  writes: -\n");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(scan_with_pushed_down_predicates),
         cmocka_unit_test(limit_and_offset_literals_and_parameters),
         cmocka_unit_test(arithmetic_functions_and_distinct),
+        cmocka_unit_test(exists_and_count_subpatterns),
         cmocka_unit_test(deferred_binding_filters_go_into_the_expand),
         cmocka_unit_test(reverse_expand_when_destination_is_bound),
         cmocka_unit_test(cycle_closing_and_cross_join),
