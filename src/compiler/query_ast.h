@@ -135,6 +135,7 @@ typedef enum og_qfn {
     OG_QF_YEAR,
     OG_QF_MONTH,
     OG_QF_DAY,
+    OG_QF_SIZE,
     OG_QF__COUNT
 } og_qfn;
 
@@ -147,7 +148,8 @@ typedef enum og_qagg {
     OG_QAGG_SUM,
     OG_QAGG_AVG,
     OG_QAGG_MIN,
-    OG_QAGG_MAX
+    OG_QAGG_MAX,
+    OG_QAGG_COLLECT /* collect(x): the group's non-null values as a list (an extension) */
 } og_qagg;
 
 const char *og_qagg_name(og_qagg a);

@@ -437,6 +437,15 @@ static int resolve_agg(og_chk *c, og_qexpr *e, int in_agg)
     if ((e->agg == OG_QAGG_MIN || e->agg == OG_QAGG_MAX) && !orderable)
         return og_chk_fail(c, e->span, "T8", "%s requires a numeric, String, Bool, Date or DateTime value, got %s",
                            og_qagg_name(e->agg), og_qt_name(&x->type, a, sizeof a));
+    if (e->agg == OG_QAGG_COLLECT) { /* a list of the scalar values (no lists of lists, nodes or vectors) */
+        if (x->type.node_type >= 0 || og_qt_is_list(&x->type) || xt == OG_T_VECTOR)
+            return og_chk_fail(c, e->span, "T8", "collect takes a scalar value, got %s", og_qt_name(&x->type, a, sizeof a));
+        e->type = og_qt_scalar(OG_T_LIST);
+        e->type.t.elem = xt;
+        e->type.is_enum = x->type.is_enum;
+        e->is_agg = 1;
+        return 1; /* never null: an empty group gives [] */
+    }
     if (e->agg == OG_QAGG_COUNT) e->type = og_qt_scalar(OG_T_I64);
     else if (e->agg == OG_QAGG_SUM || e->agg == OG_QAGG_AVG) e->type = og_qt_scalar(OG_T_F64);
     else e->type = x->type;

@@ -159,6 +159,10 @@ int og_chk_func(og_chk *c, og_qexpr *e, int in_agg)
         if (!is_str(t) && !(t->node_type < 0 && og_qt_is_list(t))) return bad_arg(c, e, e->a, "a String or a list");
         e->type = og_qt_scalar(OG_T_I64);
         break;
+    case OG_QF_SIZE:
+        if (!(t->node_type < 0 && og_qt_is_list(t))) return bad_arg(c, e, e->a, "a list");
+        e->type = og_qt_scalar(OG_T_I64);
+        break;
     case OG_QF_SUBSTRING:
         if (!is_str(t)) return bad_arg(c, e, e->a, "a String");
         if (!is_int(&e->b->type)) return bad_arg(c, e, e->b, "an integer start");

@@ -343,9 +343,9 @@ static og_qexpr *parse_rrf(parser *p)
 
 static int agg_word(const og_token *t, og_qagg *out)
 {
-    static const char *const names[] = {"count", "sum", "avg", "min", "max"};
+    static const char *const names[] = {"count", "sum", "avg", "min", "max", "collect"};
     if (t->kind != OG_TOK_IDENT) return 0;
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < 6; i++)
         if (og_tok_is(t, names[i])) {
             *out = (og_qagg)i;
             return 1;

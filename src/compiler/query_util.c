@@ -151,7 +151,7 @@ const char *og_query_column_name(const og_qprojection *p, char *buf, size_t cap)
 
 static const char *const fn_names[OG_QF__COUNT] = {"lower", "upper", "trim", "length", "substring",
                                                    "concat", "coalesce", "abs", "round", "floor",
-                                                   "ceil", "year", "month", "day"};
+                                                   "ceil", "year", "month", "day", "size"};
 
 const char *og_qfn_name(og_qfn f) { return (unsigned)f < OG_QF__COUNT ? fn_names[f] : "?"; }
 
@@ -164,8 +164,8 @@ int og_qfn_find(const char *name)
 
 const char *og_qagg_name(og_qagg a)
 {
-    static const char *const n[] = {"count", "sum", "avg", "min", "max"};
-    return (unsigned)a < 5 ? n[a] : "?";
+    static const char *const n[] = {"count", "sum", "avg", "min", "max", "collect"};
+    return (unsigned)a < 6 ? n[a] : "?";
 }
 
 const char *og_qop_name(og_qop op)

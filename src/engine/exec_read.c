@@ -1341,6 +1341,32 @@ static int counts_rows(const og_ir_expr *e)
     return e->agg == OG_QAGG_COUNT && !e->distinct && (!e->arg || e->arg->kind == OG_IRX_ID);
 }
 
+/* collect(arg) per group: the non-null values in input row order (a function of the query and
+ * the snapshot, as every order before the final sort is), as a list of list_type. */
+static og_status collect_values(const og_vector *arg, const uint32_t *group, size_t n, size_t ngroups, og_type list_type,
+                                og_vector *out)
+{
+    uint32_t *count = calloc(ngroups + 1, sizeof *count), *start = calloc(ngroups + 1, sizeof *start);
+    uint32_t *rows = malloc((n ? n : 1) * sizeof *rows);
+    og_status st = count && start && rows ? og_vector_init(out, list_type) : og_err(OG_ERR_NOMEM, "out of memory");
+    int inited = st == OG_OK;
+    for (size_t i = 0; i < n && st == OG_OK; i++)
+        if (!og_vector_is_null(arg, arg->len == 1 ? 0 : i)) count[group[i]]++;
+    for (size_t g = 1; g <= ngroups && st == OG_OK; g++) start[g] = start[g - 1] + count[g - 1];
+    for (size_t i = 0; i < n && st == OG_OK; i++) /* a counting sort of the rows by group */
+        if (!og_vector_is_null(arg, arg->len == 1 ? 0 : i)) rows[start[group[i]]++] = (uint32_t)i;
+    for (size_t g = 0, k = 0; g < ngroups && st == OG_OK; g++) {
+        for (uint32_t j = 0; j < count[g] && st == OG_OK; j++, k++)
+            st = og_vector_append_from(out->child, arg, arg->len == 1 ? 0 : rows[k]);
+        if (st == OG_OK) st = og_vector_append_list_end(out);
+    }
+    free(count);
+    free(start);
+    free(rows);
+    if (st && inited) og_vector_free(out);
+    return st;
+}
+
 /* count(distinct arg) per group: the distinct (group, value) pairs whose value is not null.
  * out is an I64 vector of ngroups counts. */
 static og_status count_distinct(const og_vector *arg, const uint32_t *group, size_t n, size_t ngroups, og_vector *out)
@@ -1394,7 +1420,7 @@ static og_status typed_aggregate(exec *x, const pipe *p, og_vector *cols, size_t
         if (ir->columns[c].group_key) {
             fits = !key.col && og_colscan_key_ok(ref.col->type.id);
             key = ref, key_col = c;
-        } else if (e->kind != OG_IRX_AGG || e->distinct) {
+        } else if (e->kind != OG_IRX_AGG || e->distinct || e->agg == OG_QAGG_COLLECT) {
             fits = 0;
         } else {
             og_agg_fn fn = agg_fn(e->agg);
@@ -1456,7 +1482,8 @@ static og_status project_aggregate(exec *x, const pipe *p, og_vector *cols, size
             if (st == OG_OK) st = broadcast(&arg, n);
             if (st) break;
         }
-        if (col->expr->distinct) st = count_distinct(&arg, group, n, ngroups, &cols[c]);
+        if (col->expr->agg == OG_QAGG_COLLECT) st = collect_values(&arg, group, n, ngroups, col->type.t, &cols[c]);
+        else if (col->expr->distinct) st = count_distinct(&arg, group, n, ngroups, &cols[c]);
         else st = og_aggregate(agg_fn(col->expr->agg), have_arg ? &arg : NULL, group, n, ngroups, &cols[c]);
         if (have_arg) og_vector_free(&arg);
     }

@@ -344,7 +344,7 @@ og_status og_scalar_func(og_qfn fn, const og_vector *const *args, int nargs, og_
     case OG_QF_LOWER: case OG_QF_UPPER: case OG_QF_TRIM: case OG_QF_SUBSTRING: case OG_QF_CONCAT:
         st = fn_string(fn, args, nargs, n, out);
         break;
-    case OG_QF_LENGTH: st = fn_length(args[0], n, out); break;
+    case OG_QF_LENGTH: case OG_QF_SIZE: st = fn_length(args[0], n, out); break;
     case OG_QF_COALESCE: st = fn_coalesce(args, nargs, n, out); break;
     case OG_QF_ABS: case OG_QF_ROUND: case OG_QF_FLOOR: case OG_QF_CEIL: st = fn_number(fn, args[0], n, out); break;
     case OG_QF_YEAR: case OG_QF_MONTH: case OG_QF_DAY: st = fn_date(fn, args[0], n, out); break;
