@@ -294,7 +294,7 @@ static int read_object(rd *r, og_buf *out)
         }
     }
     if (!rc) {
-        qsort(m, nm, sizeof *m, cmp_member);
+        if (nm) qsort(m, nm, sizeof *m, cmp_member); /* `{}`: m is NULL */
         for (size_t k = 1; k < nm && !rc; k++)
             if (!cmp_member(&m[k - 1], &m[k])) rc = fail(r, "duplicate object key");
     }

@@ -131,7 +131,7 @@ og_status og_ir_dump_expr(og_buf *b, const og_ir_query *ir, const og_ir_expr *e)
         return put_rank(b, ir, e->rank);
     case OG_IRX_TEXT: return put_text(b, ir, e->text);
     case OG_IRX_AGG:
-        OG_TRY(og_buf_printf(b, "%s(", og_qagg_name(e->agg)));
+        OG_TRY(og_buf_printf(b, "%s(%s", og_qagg_name(e->agg), e->distinct ? "distinct " : ""));
         OG_TRY(og_ir_dump_expr(b, ir, e->arg));
         return og_buf_append_byte(b, ')');
     case OG_IRX_COLUMN:
@@ -143,6 +143,28 @@ og_status og_ir_dump_expr(og_buf *b, const og_ir_query *ir, const og_ir_expr *e)
     case OG_IRX_OBJECT: return og_buf_printf(b, "object($%s)", var_name(ir, e->var));
     case OG_IRX_META:
         return og_buf_printf(b, "$%s.@%s", var_name(ir, e->var), e->meta == OG_IR_META_SRC ? "src" : "dst");
+    case OG_IRX_ARITH: {
+        static const char *const ops[] = {" + ", " - ", " * ", " / ", " % ", "-"};
+        if (e->arith == OG_QA_NEG) {
+            OG_TRY(og_buf_append_str(b, "(-"));
+            OG_TRY(og_ir_dump_expr(b, ir, e->arg));
+            return og_buf_append_byte(b, ')');
+        }
+        OG_TRY(og_buf_append_byte(b, '('));
+        OG_TRY(og_ir_dump_expr(b, ir, e->arg));
+        OG_TRY(og_buf_append_str(b, ops[e->arith]));
+        OG_TRY(og_ir_dump_expr(b, ir, e->arg2));
+        return og_buf_append_byte(b, ')');
+    }
+    case OG_IRX_FUNC: {
+        const og_ir_expr *args[3] = {e->arg, e->arg2, e->arg3};
+        OG_TRY(og_buf_printf(b, "%s(", og_qfn_name(e->fn)));
+        for (int i = 0; i < e->nargs && i < 3; i++) {
+            OG_TRY(og_buf_append_str(b, i ? ", " : ""));
+            OG_TRY(og_ir_dump_expr(b, ir, args[i]));
+        }
+        return og_buf_append_byte(b, ')');
+    }
     }
     return OG_OK;
 }
@@ -228,10 +250,15 @@ static og_status put_ops(og_buf *b, const og_ir_query *ir, const og_ir_op *ops, 
             OG_TRY(put_pred(b, ir, &op->pred));
             break;
         case OG_IR_ANTIJOIN:
-            OG_TRY(og_buf_append_str(b, "antijoin ("));
+            OG_TRY(og_buf_append_str(b, op->sub == OG_QSUB_EXISTS ? "semijoin (" : op->sub == OG_QSUB_COUNT ? "countjoin (" : "antijoin ("));
             for (size_t k = 0; k < op->nouter; k++)
                 OG_TRY(og_buf_printf(b, "%s$%s", k ? ", " : "", var_name(ir, op->outer_vars[k])));
-            OG_TRY(og_buf_append_str(b, ")\n"));
+            OG_TRY(og_buf_append_str(b, ")"));
+            if (op->sub == OG_QSUB_COUNT) {
+                OG_TRY(og_buf_printf(b, " count %s ", og_ir_cmp_name(op->count_op)));
+                OG_TRY(og_ir_dump_expr(b, ir, op->count_value));
+            }
+            OG_TRY(og_buf_append_str(b, "\n"));
             OG_TRY(put_ops(b, ir, op->inner, op->ninner, depth + 1));
             continue;
         }
@@ -271,7 +298,15 @@ static og_status put_mcond(og_buf *b, const og_ir_query *ir, const og_ir_mcond *
         return put_mcond(b, ir, c->a);
     case OG_QMC_BARE:
         return put_assign(b, ir, &c->leaf);
+    case OG_QMC_ISNULL:
+        OG_TRY(put_assign(b, ir, &c->leaf));
+        return og_buf_append_str(b, c->negated ? " is not null" : " is null");
     case OG_QMC_CMP:
+        if (c->swapped) {
+            OG_TRY(og_ir_dump_expr(b, ir, c->leaf.value));
+            OG_TRY(og_buf_printf(b, " %s ", og_ir_cmp_name(c->op)));
+            return put_assign(b, ir, &c->leaf);
+        }
         OG_TRY(put_assign(b, ir, &c->leaf));
         OG_TRY(og_buf_printf(b, " %s ", og_ir_cmp_name(c->op)));
         return og_ir_dump_expr(b, ir, c->leaf.value);
@@ -318,7 +353,7 @@ og_status og_ir_dump(og_buf *b, const og_ir_query *ir)
         for (size_t i = 0; i < ir->nmutations; i++) OG_TRY(put_mutation(b, ir, &ir->mutations[i]));
     } else {
         OG_TRY(put_ops(b, ir, ir->ops, ir->nops, 1));
-        OG_TRY(og_buf_append_str(b, ir->aggregate ? "  aggregate " : "  return "));
+        OG_TRY(og_buf_append_str(b, ir->aggregate ? ir->distinct ? "  aggregate distinct " : "  aggregate " : "  return "));
         for (size_t i = 0; i < ir->ncolumns; i++) {
             const og_ir_column *c = &ir->columns[i];
             OG_TRY(og_buf_printf(b, "%s%s%s = ", i ? ", " : "", c->group_key ? "key " : "", c->name));
@@ -341,7 +376,14 @@ og_status og_ir_dump(og_buf *b, const og_ir_query *ir)
             }
             OG_TRY(og_buf_append_byte(b, '\n'));
         }
-        if (ir->has_limit) OG_TRY(og_buf_printf(b, "  limit %llu\n", (unsigned long long)ir->limit));
+        if (ir->has_limit && ir->limit_param >= 0)
+            OG_TRY(og_buf_printf(b, "  limit $%s\n", ir->params[ir->limit_param].name));
+        else if (ir->has_limit)
+            OG_TRY(og_buf_printf(b, "  limit %llu\n", (unsigned long long)ir->limit));
+        if (ir->has_offset && ir->offset_param >= 0)
+            OG_TRY(og_buf_printf(b, "  offset $%s\n", ir->params[ir->offset_param].name));
+        else if (ir->has_offset)
+            OG_TRY(og_buf_printf(b, "  offset %llu\n", (unsigned long long)ir->offset));
     }
     OG_TRY(put_access(b, "reads", ir->reads, ir->nreads));
     return put_access(b, "writes", ir->writes, ir->nwrites);

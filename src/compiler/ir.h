@@ -66,7 +66,9 @@ typedef enum og_ir_expr_kind {
     OG_IRX_COLUMN,   /* output column `column` (alias reference in order) */
     OG_IRX_PRED,     /* Bool value of the condition `pred`: true, false, or null when unknown */
     OG_IRX_OBJECT,   /* node var as an object: JSON text {"@id": ..., props except Blob/Vector} */
-    OG_IRX_META      /* a system field of edge var: `meta` (its src or dst node id) */
+    OG_IRX_META,     /* a system field of edge var: `meta` (its src or dst node id) */
+    OG_IRX_ARITH,    /* arg `arith` arg2 (NEG: -arg), in the result type (I64 or F64) */
+    OG_IRX_FUNC      /* fn(arg, arg2, arg3): a scalar function, typed by the checker */
 } og_ir_expr_kind;
 
 typedef enum og_ir_meta { OG_IR_META_SRC = 0, OG_IR_META_DST } og_ir_meta;
@@ -98,10 +100,15 @@ typedef struct og_ir_expr {
     int rank;          /* SCORE */
     og_ir_text *text;  /* TEXT */
     og_qagg agg;       /* AGG */
+    int distinct;      /* AGG: count(distinct arg) */
     struct og_ir_expr *arg;
     int column;        /* COLUMN */
     struct og_ir_pred *pred; /* PRED */
     og_ir_meta meta;   /* META */
+    og_qarith arith;   /* ARITH */
+    og_qfn fn;         /* FUNC */
+    int nargs;         /* FUNC */
+    struct og_ir_expr *arg2, *arg3; /* ARITH: right operand; FUNC: later arguments */
 } og_ir_expr;
 
 typedef enum og_ir_cmp {
@@ -162,7 +169,11 @@ typedef struct og_ir_op {
     size_t nedge_preds;
     /* FILTER */
     og_ir_pred pred;
-    /* ANTIJOIN */
+    /* ANTIJOIN (sub: OG_QSUB_NOT keeps rows without an inner match, OG_QSUB_EXISTS rows with
+     * one, OG_QSUB_COUNT rows whose number of inner matches `count_op` count_value holds) */
+    int sub;
+    og_ir_cmp count_op;
+    struct og_ir_expr *count_value;
     int *outer_vars; /* outer variables the inner pipeline references */
     size_t nouter;
     struct og_ir_op *inner;
@@ -220,6 +231,8 @@ typedef struct og_ir_mcond {
     og_qmc_kind kind;
     og_ir_assign leaf;
     og_ir_cmp op;
+    int swapped;       /* CMP: `value op property` (`prop in $list` is `$list contains prop`) */
+    int negated;       /* ISNULL: `is not null` */
     struct og_ir_mcond *a, *b;
 } og_ir_mcond;
 
@@ -232,6 +245,7 @@ typedef struct og_ir_mutation {
     size_t nassigns;
     og_ir_assign where; /* UPDATE / DELETE: where.name op where.value */
     og_ir_cmp where_op;
+    int where_swapped;  /* value op property (set only while matching a compound leaf) */
     og_ir_mcond *cond;  /* a compound where instead (NULL when the plain form applies) */
 } og_ir_mutation;
 
@@ -259,6 +273,7 @@ typedef struct og_ir_query {
     og_ir_column *columns;
     size_t ncolumns;
     int aggregate;
+    int distinct;      /* `return distinct`: aggregate is set too and every column is a group key */
     og_ir_rank *ranks;
     size_t nranks;
     int rank_order;    /* -1 or the rank that orders the result */
@@ -266,6 +281,10 @@ typedef struct og_ir_query {
     size_t norders;
     int has_limit;
     uint64_t limit;
+    int limit_param;   /* `limit $n`: the parameter (index into params) read at run time, or -1 */
+    int has_offset;    /* `offset M`: skip the first M rows of the ordered result */
+    uint64_t offset;
+    int offset_param;  /* `offset $m`, or -1 */
     /* mutation */
     og_ir_mutation *mutations;
     size_t nmutations;

@@ -111,15 +111,45 @@ typedef enum og_qexpr_kind {
     OG_QE_AND,       /* a and b */
     OG_QE_OR,        /* a or b */
     OG_QE_NOT,       /* not a */
-    OG_QE_ISNULL     /* a is null (negated: a is not null) */
+    OG_QE_ISNULL,    /* a is null (negated: a is not null) */
+    /* Values computed per row (an extension, docs/reference.md "Expressions"): */
+    OG_QE_ARITH,     /* a op b (op: an og_qarith); OG_QA_NEG: -a */
+    OG_QE_FUNC       /* name(a [, b [, c]]); concat / coalesce of more arguments nest in b */
 } og_qexpr_kind;
+
+typedef enum og_qarith { OG_QA_ADD = 0, OG_QA_SUB, OG_QA_MUL, OG_QA_DIV, OG_QA_MOD, OG_QA_NEG } og_qarith;
+
+/* The scalar functions (resolved from the name by the checker). */
+typedef enum og_qfn {
+    OG_QF_LOWER = 0,
+    OG_QF_UPPER,
+    OG_QF_TRIM,
+    OG_QF_LENGTH,
+    OG_QF_SUBSTRING,
+    OG_QF_CONCAT,
+    OG_QF_COALESCE,
+    OG_QF_ABS,
+    OG_QF_ROUND,
+    OG_QF_FLOOR,
+    OG_QF_CEIL,
+    OG_QF_YEAR,
+    OG_QF_MONTH,
+    OG_QF_DAY,
+    OG_QF_SIZE,
+    OG_QF__COUNT
+} og_qfn;
+
+/* "lower", ...; og_qfn_find: the function named name[0..n), or -1. */
+const char *og_qfn_name(og_qfn f);
+int og_qfn_find(const char *name);
 
 typedef enum og_qagg {
     OG_QAGG_COUNT = 0,
     OG_QAGG_SUM,
     OG_QAGG_AVG,
     OG_QAGG_MIN,
-    OG_QAGG_MAX
+    OG_QAGG_MAX,
+    OG_QAGG_COLLECT /* collect(x): the group's non-null values as a list (an extension) */
 } og_qagg;
 
 const char *og_qagg_name(og_qagg a);
@@ -136,7 +166,9 @@ typedef struct og_qexpr {
     /* AGG: a; NEAREST: a = query; SEARCH/FUZZY/MATCH_TEXT/BM25: a = field, b = query,
      * c = max_edits (FUZZY, optional); RRF: a, b = ranks, c = k (optional). */
     struct og_qexpr *a, *b, *c;
-    int op;           /* CMP: an og_qop */
+    int op;           /* CMP: an og_qop; ARITH: an og_qarith */
+    int fn;           /* FUNC: an og_qfn (resolved by the checker) */
+    int nargs;        /* FUNC: arguments written (a, b, c) */
     int negated;      /* ISNULL: `is not null` */
 
     /* resolved by the checker */
@@ -148,6 +180,7 @@ typedef struct og_qexpr {
                      * OG_QMETA_ID / _TYPE / _SRC / _DST */
     int is_agg;     /* contains an aggregate */
     int is_object;  /* VAR: a bare node variable projected as its object (`return { $p }`) */
+    int distinct;   /* AGG: `count(distinct x)` counts distinct non-null values (an extension) */
 } og_qexpr;
 
 /* ---- clauses -------------------------------------------------------------------------------- */
@@ -202,6 +235,8 @@ typedef enum og_qclause_kind {
 
 typedef enum og_qdir { OG_QDIR_OUT = 0, OG_QDIR_IN, OG_QDIR_BOTH } og_qdir;
 
+typedef enum og_qsub { OG_QSUB_NOT = 0, OG_QSUB_EXISTS, OG_QSUB_COUNT } og_qsub;
+
 typedef struct og_qclause {
     og_qclause_kind kind;
     og_qspan span;
@@ -227,9 +262,11 @@ typedef struct og_qclause {
     /* FILTER (left op right) and TEXT (left = the call) */
     og_qexpr *left, *right;
     og_qop op;
-    /* NEGATION */
+    /* NEGATION (`not { }`, `not exists { }`), and with `sub` the reference's correlated
+     * sub-patterns: OG_QSUB_EXISTS `exists { }`, OG_QSUB_COUNT `count { } op right` */
     struct og_qclause *inner;
     size_t ninner;
+    int sub;
 
     /* resolved by the checker */
     int type_index;  /* BINDING: node type; TRAVERSAL: edge type */
@@ -267,6 +304,8 @@ typedef struct og_qassign {
     const char *prop;
     og_qspan prop_span;
     og_qvalue value;
+    struct og_qexpr *expr; /* an assignment computed from parameters (`{adult: $age > 30}`,
+                            * `{n: $a + 1}`) instead of `value`, else NULL */
     int prop_index; /* resolved: index into type props; OG_QPROP_FROM / OG_QPROP_TO for edges */
 } og_qassign;
 
@@ -275,13 +314,14 @@ typedef struct og_qassign {
 #define OG_QPROP_ID   (-4) /* `@id` in a mutation where */
 
 /* A compound mutation `where` (a tree; leaves are `prop op value` or a bare Bool prop). */
-typedef enum og_qmc_kind { OG_QMC_CMP = 0, OG_QMC_BARE, OG_QMC_AND, OG_QMC_OR, OG_QMC_NOT } og_qmc_kind;
+typedef enum og_qmc_kind { OG_QMC_CMP = 0, OG_QMC_BARE, OG_QMC_AND, OG_QMC_OR, OG_QMC_NOT, OG_QMC_ISNULL } og_qmc_kind;
 
 typedef struct og_qmcond {
     og_qmc_kind kind;
     og_qspan span;
     og_qassign leaf;   /* CMP: prop op value; BARE: prop */
-    og_qop op;         /* CMP */
+    og_qop op;         /* CMP (any filter operator: contains, starts_with and in too) */
+    int negated;       /* ISNULL: `prop is not null` (leaf.prop only) */
     struct og_qmcond *a, *b;
 } og_qmcond;
 
@@ -333,11 +373,18 @@ typedef struct og_query {
     size_t nclauses;
     og_qprojection *projections;
     size_t nprojections;
+    int distinct;             /* `return distinct { … }`: duplicate rows dropped (an extension) */
     og_qordering *orderings;
     size_t norderings;
     int has_limit;
     uint64_t limit;
     og_qspan limit_span;
+    const char *limit_param;  /* `limit $n`: the parameter's name (then `limit` is unused) */
+    int has_offset;           /* `offset M` / `offset $m` (an extension: pagination) */
+    uint64_t offset;
+    og_qspan offset_span;
+    const char *offset_param;
+    int limit_param_index, offset_param_index; /* resolved: param indices, or -1 */
     /* mutation body */
     og_qmutation *mutations;
     size_t nmutations;

@@ -417,6 +417,8 @@ static int resolve_agg(og_chk *c, og_qexpr *e, int in_agg)
 {
     char a[64];
     if (in_agg) return og_chk_fail(c, e->span, "T8", "aggregates cannot be nested");
+    if (e->distinct && e->agg != OG_QAGG_COUNT)
+        return og_chk_fail(c, e->span, "T43", "`distinct` is taken by count only, not by %s", og_qagg_name(e->agg));
     og_qexpr *x = e->a;
     if (!resolve(c, x, 1)) return 0;
     if (x->type.node_type < 0 && x->type.t.id == OG_T_BLOB)
@@ -435,6 +437,15 @@ static int resolve_agg(og_chk *c, og_qexpr *e, int in_agg)
     if ((e->agg == OG_QAGG_MIN || e->agg == OG_QAGG_MAX) && !orderable)
         return og_chk_fail(c, e->span, "T8", "%s requires a numeric, String, Bool, Date or DateTime value, got %s",
                            og_qagg_name(e->agg), og_qt_name(&x->type, a, sizeof a));
+    if (e->agg == OG_QAGG_COLLECT) { /* a list of the scalar values (no lists of lists, nodes or vectors) */
+        if (x->type.node_type >= 0 || og_qt_is_list(&x->type) || xt == OG_T_VECTOR)
+            return og_chk_fail(c, e->span, "T8", "collect takes a scalar value, got %s", og_qt_name(&x->type, a, sizeof a));
+        e->type = og_qt_scalar(OG_T_LIST);
+        e->type.t.elem = xt;
+        e->type.is_enum = x->type.is_enum;
+        e->is_agg = 1;
+        return 1; /* never null: an empty group gives [] */
+    }
     if (e->agg == OG_QAGG_COUNT) e->type = og_qt_scalar(OG_T_I64);
     else if (e->agg == OG_QAGG_SUM || e->agg == OG_QAGG_AVG) e->type = og_qt_scalar(OG_T_F64);
     else e->type = x->type;
@@ -501,6 +512,10 @@ static int resolve(og_chk *c, og_qexpr *e, int in_agg)
         return resolve_text(c, e, "bm25", "T20");
     case OG_QE_RRF:
         return resolve_rrf(c, e);
+    case OG_QE_ARITH:
+        return og_chk_arith(c, e, in_agg);
+    case OG_QE_FUNC:
+        return og_chk_func(c, e, in_agg);
     case OG_QE_CMP: case OG_QE_AND: case OG_QE_OR: case OG_QE_NOT: case OG_QE_ISNULL: {
         /* a condition as a value (a projection, an order key): a nullable Bool, null when unknown */
         if (in_agg) return og_chk_fail(c, e->span, "T8", "an aggregate takes a value, not a condition");
@@ -513,6 +528,8 @@ static int resolve(og_chk *c, og_qexpr *e, int in_agg)
     }
     return 0;
 }
+
+int og_chk_resolve(og_chk *c, og_qexpr *e, int in_agg) { return resolve(c, e, in_agg); }
 
 /* ---- clauses ------------------------------------------------------------------------------- */
 
@@ -967,6 +984,16 @@ static int check_negation(og_chk *c, og_qclause *cl)
     }
     if (ok) ok = check_reach(c, cl->inner, cl->ninner, outer, nouter);
     c->nvisible = nouter; /* inner variables stay local */
+    if (ok && cl->sub == OG_QSUB_COUNT) { /* count { … } op n: n an integer from parameters / literals */
+        char a[64];
+        ok = resolve(c, cl->right, 0);
+        if (ok && (cl->right->type.node_type >= 0 || !is_integer(cl->right->type.t.id) || cl->right->is_agg))
+            ok = og_chk_fail(c, cl->right->span, "T7", "count { … } compares with an integer, got %s",
+                             og_qt_name(&cl->right->type, a, sizeof a));
+        if (ok && refs_binding(cl->right))
+            ok = og_chk_fail(c, cl->right->span, "T7",
+                             "count { … } compares with parameters and literals only, not with bound values");
+    }
     free(outer);
     return ok;
 }
@@ -1006,6 +1033,23 @@ static int is_rank(const og_qexpr *e)
     return e->kind == OG_QE_NEAREST || e->kind == OG_QE_BM25 || e->kind == OG_QE_RRF;
 }
 
+/* `limit $n` / `offset $m` (an extension): a declared, non-null integer parameter (T42). */
+static int check_count_param(og_chk *c, const char *what, const char *name, og_qspan sp, int *index)
+{
+    char a[64];
+    *index = -1;
+    if (!name) return 1;
+    int pi = og_chk_param(c, name);
+    if (pi < 0)
+        return og_chk_fail(c, sp, "T42", "%s `$%s` is not a declared parameter", what, name);
+    const og_qtype *t = &c->q->params[pi].type;
+    if (t->node_type >= 0 || !is_integer(t->t.id) || t->nullable)
+        return og_chk_fail(c, sp, "T42", "%s `$%s` must be a non-optional integer parameter, got %s", what, name,
+                           og_qt_name(t, a, sizeof a));
+    *index = pi;
+    return 1;
+}
+
 static int check_read(og_chk *c)
 {
     og_query *q = c->q;
@@ -1018,6 +1062,8 @@ static int check_read(og_chk *c)
         og_qexpr *e = q->projections[i].expr;
         c->rrf_ok = e;
         if (!resolve(c, e, 0)) return 0;
+        if (q->distinct && is_rank(e))
+            return og_chk_fail(c, e->span, "T43", "`return distinct` cannot project a search score");
         if (e->kind == OG_QE_VAR && !e->is_param && e->type.node_type >= 0) /* `return { $p }` */
             e->is_object = e->type.is_object = 1;
         if (e->type.node_type < 0 && e->type.t.id == OG_T_BLOB)
@@ -1055,6 +1101,10 @@ static int check_read(og_chk *c)
         has_alias |= q->orderings[i].expr->kind == OG_QE_ALIAS;
     }
     og_qspan osp = q->norderings ? q->orderings[0].span : q->span;
+    if (!check_count_param(c, "limit", q->has_limit ? q->limit_param : NULL, q->limit_span, &q->limit_param_index) ||
+        !check_count_param(c, "offset", q->has_offset ? q->offset_param : NULL, q->offset_span,
+                           &q->offset_param_index))
+        return 0;
     if (has_rrf && !q->has_limit)
         return og_chk_fail(c, osp, "T21", "rrf ordering requires a limit clause");
     if (has_nearest && !q->has_limit)
@@ -1066,10 +1116,11 @@ static int check_read(og_chk *c)
     if (has_agg)
         for (size_t i = 0; i < q->nprojections; i++) {
             const og_qexpr *e = q->projections[i].expr;
-            if (!e->is_agg && e->kind != OG_QE_PROP && e->kind != OG_QE_VAR)
+            if (!e->is_agg && e->kind != OG_QE_PROP && e->kind != OG_QE_VAR && e->kind != OG_QE_ARITH &&
+                e->kind != OG_QE_FUNC) /* computed keys (an extension): `lower($p.city)` */
                 return og_chk_fail(c, e->span, "T9",
                                    "non-aggregate expressions in an aggregate query must be property "
-                                   "accesses or variables");
+                                   "accesses, variables or computed values");
             if (e->is_agg && e->kind != OG_QE_AGG)
                 return og_chk_fail(c, e->span, "T9", "an aggregate must be the whole projection");
         }
@@ -1080,6 +1131,16 @@ static int check_read(og_chk *c)
         if (i > 0 && is_rank(t))
             return og_chk_fail(c, o->span, "T18",
                                "a search ordering (nearest, bm25, rrf) must be the first order key");
+        if (q->distinct && !has_agg) {
+            /* the rows are deduplicated before they are ordered: only their columns remain */
+            int found = o->expr->kind == OG_QE_ALIAS && !is_rank(t);
+            for (size_t j = 0; j < q->nprojections && !found; j++)
+                found = og_qexpr_equal(q->projections[j].expr, o->expr);
+            if (!found)
+                return og_chk_fail(c, o->span, "T43",
+                                   "an order key of `return distinct` must be a projected column or alias");
+            continue;
+        }
         if (has_agg) {
             /* a leading search ordering restricts the rows the aggregates see (bm25: the
              * matching ones) and does not order the groups */

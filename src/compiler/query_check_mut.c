@@ -54,6 +54,33 @@ static int no_duplicates(og_chk *c, const og_qmutation *m)
     return 1;
 }
 
+/* `{prop: expression}`: computed once from parameters, literals and now() (a mutation has no
+ * bound variables, so any other `$x` is T6), of a type the property takes (T7). */
+static const og_qexpr *undeclared_var(og_chk *c, const og_qexpr *e)
+{
+    if (!e) return NULL;
+    if ((e->kind == OG_QE_VAR || e->kind == OG_QE_PROP) && og_chk_param(c, e->var) < 0) return e;
+    const og_qexpr *u = undeclared_var(c, e->a);
+    if (!u) u = undeclared_var(c, e->b);
+    return u ? u : undeclared_var(c, e->c);
+}
+
+static int check_assign_expr(og_chk *c, og_qassign *a, const og_cat_prop *p)
+{
+    char x[64], y[64];
+    const og_qexpr *u = undeclared_var(c, a->expr);
+    if (u)
+        return og_chk_fail(c, u->span, "T14", "mutation variable `$%s` must be a declared query parameter", u->var);
+    if (!og_chk_resolve(c, a->expr, 0)) return 0;
+    og_qtype want = og_qt_prop(p), *got = &a->expr->type;
+    if (a->expr->is_agg) return og_chk_fail(c, a->expr->span, "T7", "an assignment cannot hold an aggregate");
+    int numeric = og_qt_is_numeric(want.t.id) && og_qt_is_numeric(got->t.id) && got->node_type < 0;
+    if (!numeric && !og_qt_compatible(got, &want))
+        return og_chk_fail(c, a->expr->span, "T7", "cannot assign %s to property `%s` of type %s",
+                           og_qt_name(got, x, sizeof x), a->prop, og_qt_name(&want, y, sizeof y));
+    return 1;
+}
+
 static int check_assign(og_chk *c, const og_cat_type *t, og_qassign *a)
 {
     size_t pi;
@@ -61,22 +88,23 @@ static int check_assign(og_chk *c, const og_cat_type *t, og_qassign *a)
     if (!p)
         return og_chk_fail(c, a->prop_span, "T11", "type `%s` has no property `%s`", t->name, a->prop);
     a->prop_index = (int)pi;
+    if (a->expr) return check_assign_expr(c, a, p);
     return check_value(c, &a->value, p, a->prop);
 }
 
-static int check_where(og_chk *c, const og_cat_type *t, og_qmutation *m, int edge)
+/* The property a where leaf reads (*out; endpoints and @id as String properties). */
+static int where_prop(og_chk *c, const og_cat_type *t, og_qassign *w, int edge, og_cat_prop *out)
 {
-    og_qassign *w = &m->where;
     if (edge && (strcmp(w->prop, "from") == 0 || strcmp(w->prop, "to") == 0 || strcmp(w->prop, "@src") == 0 ||
                  strcmp(w->prop, "@dst") == 0)) {
-        og_cat_prop ep = endpoint_prop(w->prop);
+        *out = endpoint_prop(w->prop);
         w->prop_index = w->prop[0] == 'f' || w->prop[1] == 's' ? OG_QPROP_FROM : OG_QPROP_TO;
-        return check_value(c, &w->value, &ep, w->prop);
+        return 1;
     }
     if (strcmp(w->prop, "@id") == 0) {
-        og_cat_prop ep = endpoint_prop(w->prop);
+        *out = endpoint_prop(w->prop);
         w->prop_index = OG_QPROP_ID;
-        return check_value(c, &w->value, &ep, w->prop);
+        return 1;
     }
     if (w->prop[0] == '@')
         return og_chk_fail(c, w->prop_span, "T11", "unknown meta field `%s` in a where predicate; %s", w->prop,
@@ -89,7 +117,48 @@ static int check_where(og_chk *c, const og_cat_type *t, og_qmutation *m, int edg
         return og_chk_fail(c, w->prop_span, "T11", "blob property `%s` cannot be used in WHERE predicates",
                            w->prop);
     w->prop_index = (int)pi;
-    return check_value(c, &w->value, p, w->prop);
+    *out = *p;
+    return 1;
+}
+
+static int check_where(og_chk *c, const og_cat_type *t, og_qmutation *m, int edge)
+{
+    og_cat_prop p;
+    return where_prop(c, t, &m->where, edge, &p) && check_value(c, &m->where.value, &p, m->where.prop);
+}
+
+/* `prop contains v`, `prop starts_with v`, `prop in list` in a where: the match filter's
+ * operand rules (T7), the value checked against the element / String / list type. */
+static int check_where_op(og_chk *c, og_qmcond *x, const og_cat_prop *p)
+{
+    og_cat_prop want = *p;
+    want.nullable = 0;
+    og_type_id id = p->type.id;
+    switch (x->op) {
+    case OG_QOP_CONTAINS:
+        if (id == OG_T_LIST) {
+            want.type = (og_type){p->type.elem, OG_T_NULL, 0};
+        } else if (id != OG_T_STRING) {
+            return og_chk_fail(c, x->leaf.prop_span, "T7",
+                               "contains requires a list property (membership) or a String property (substring), "
+                               "`%s` is neither", x->leaf.prop);
+        }
+        break;
+    case OG_QOP_STARTS_WITH:
+        if (id != OG_T_STRING)
+            return og_chk_fail(c, x->leaf.prop_span, "T7", "starts_with requires a String property, `%s` is not",
+                               x->leaf.prop);
+        break;
+    case OG_QOP_IN:
+        if (id == OG_T_LIST || id == OG_T_VECTOR)
+            return og_chk_fail(c, x->leaf.prop_span, "T7", "`in` needs a scalar property on the left, `%s` is not",
+                               x->leaf.prop);
+        want.type = (og_type){OG_T_LIST, id, 0};
+        break;
+    default:
+        break;
+    }
+    return check_value(c, &x->leaf.value, &want, x->leaf.prop);
 }
 
 /* A compound `where`: every leaf as a plain where; a bare leaf must name a Bool property. */
@@ -115,13 +184,13 @@ static int check_mcond(og_chk *c, const og_cat_type *t, og_qmcond *x, int edge)
         x->leaf.prop_index = (int)pi;
         return 1;
     }
+    case OG_QMC_ISNULL: {
+        og_cat_prop p;
+        return where_prop(c, t, &x->leaf, edge, &p);
+    }
     case OG_QMC_CMP: {
-        og_qmutation tmp;
-        memset(&tmp, 0, sizeof tmp);
-        tmp.where = x->leaf;
-        if (!check_where(c, t, &tmp, edge)) return 0;
-        x->leaf = tmp.where;
-        return 1;
+        og_cat_prop p;
+        return where_prop(c, t, &x->leaf, edge, &p) && check_where_op(c, x, &p);
     }
     }
     return 0;
@@ -178,7 +247,7 @@ static int check_insert(og_chk *c, og_qmutation *m)
             has_from |= from;
             has_to |= !from;
             a->prop_index = from ? OG_QPROP_FROM : OG_QPROP_TO;
-            if (!check_value(c, &a->value, &ep, a->prop)) return 0;
+            if (a->expr ? !check_assign_expr(c, a, &ep) : !check_value(c, &a->value, &ep, a->prop)) return 0;
         } else if (!check_assign(c, t, a)) {
             return 0;
         }

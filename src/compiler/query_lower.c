@@ -203,6 +203,7 @@ static og_ir_expr *lower_expr(low *L, const og_qexpr *e)
     case OG_QE_AGG:
         if ((x = new_x(L, OG_IRX_AGG))) {
             x->agg = e->agg;
+            x->distinct = e->distinct;
             if (!(x->arg = lower_expr(L, e->a))) return NULL;
         }
         break;
@@ -216,6 +217,22 @@ static og_ir_expr *lower_expr(low *L, const og_qexpr *e)
     case OG_QE_MATCH_TEXT:
         if ((x = new_x(L, OG_IRX_TEXT))) {
             if (!(x->text = lalloc(L, sizeof *x->text)) || !text_from(L, x->text, e)) return NULL;
+        }
+        break;
+    case OG_QE_ARITH:
+        if ((x = new_x(L, OG_IRX_ARITH))) {
+            x->arith = (og_qarith)e->op;
+            if (!(x->arg = lower_expr(L, e->a))) return NULL;
+            if (e->b && !(x->arg2 = lower_expr(L, e->b))) return NULL;
+        }
+        break;
+    case OG_QE_FUNC:
+        if ((x = new_x(L, OG_IRX_FUNC))) {
+            x->fn = (og_qfn)e->fn;
+            x->nargs = e->nargs;
+            if (e->a && !(x->arg = lower_expr(L, e->a))) return NULL;
+            if (e->b && !(x->arg2 = lower_expr(L, e->b))) return NULL;
+            if (e->c && !(x->arg3 = lower_expr(L, e->c))) return NULL;
         }
         break;
     case OG_QE_CMP: case OG_QE_AND: case OG_QE_OR: case OG_QE_NOT: case OG_QE_ISNULL:
@@ -421,6 +438,8 @@ static void expr_vars(const og_ir_query *ir, const og_ir_expr *x, varset *s)
     }
     if (x->kind == OG_IRX_SCORE) vs_add(s, ir->ranks[x->rank].var);
     expr_vars(ir, x->arg, s);
+    expr_vars(ir, x->arg2, s);
+    expr_vars(ir, x->arg3, s);
 }
 
 static void pred_vars(const og_ir_query *ir, const og_ir_pred *p, varset *s)
@@ -692,6 +711,13 @@ static int lower_scope(low *L, const og_qclause *cl, size_t n, const unsigned ch
         if (!(ok = aj != NULL)) break;
         aj->inner = inner;
         aj->ninner = ninner;
+        aj->sub = cl[i].sub;
+        if (cl[i].sub == OG_QSUB_COUNT) {
+            og_qtype none;
+            memset(&none, 0, sizeof none);
+            aj->count_op = cmp_of(cl[i].op, &none);
+            if (!(ok = (aj->count_value = lower_expr(L, cl[i].right)) != NULL)) break;
+        }
         size_t cnt = 0;
         for (size_t v = 0; v < nv; v++) cnt += refs[v] && s.bound[v];
         if (cnt && !(aj->outer_vars = lalloc(L, cnt * sizeof *aj->outer_vars))) {
@@ -766,6 +792,7 @@ static int lower_assign(low *L, og_ir_assign *dst, const og_qassign *a, const og
         dst->prop_id = t->props[a->prop_index].id;
         dst->is_key = t->props[a->prop_index].is_key;
     }
+    if (a->expr) return (dst->value = lower_expr(L, a->expr)) != NULL;
     return (dst->value = lower_value(L, &a->value)) != NULL;
 }
 
@@ -785,10 +812,18 @@ static og_ir_mcond *lower_mcond(low *L, const og_qmcond *c, const og_cat_type *t
         x->leaf.prop = c->leaf.prop_index;
         x->leaf.prop_id = t->props[c->leaf.prop_index].id;
         return x;
+    case OG_QMC_ISNULL:
+        x->negated = c->negated;
+        x->leaf.name = lstr(L, c->leaf.prop);
+        x->leaf.prop = c->leaf.prop_index;
+        if (c->leaf.prop_index >= 0) x->leaf.prop_id = t->props[c->leaf.prop_index].id;
+        return x->leaf.name ? x : NULL;
     case OG_QMC_CMP: {
-        og_qtype dummy;
-        memset(&dummy, 0, sizeof dummy);
-        x->op = cmp_of(c->op, &dummy);
+        og_qtype left;
+        memset(&left, 0, sizeof left);
+        if (c->leaf.prop_index >= 0) left.t = t->props[c->leaf.prop_index].type;
+        x->op = cmp_of(c->op, &left);
+        x->swapped = c->op == OG_QOP_IN; /* prop in list: the list contains the property's value */
         return lower_assign(L, &x->leaf, &c->leaf, t) ? x : NULL;
     }
     }
@@ -854,6 +889,9 @@ static int lower_read(low *L)
     ir->columns = lalloc(L, (q->nprojections ? q->nprojections : 1) * sizeof *ir->columns);
     if (!ir->columns) return 0;
     for (size_t i = 0; i < q->nprojections; i++) ir->aggregate |= q->projections[i].expr->is_agg;
+    /* `return distinct`: every column is a group key (the rows are grouped on all of them) */
+    ir->distinct = q->distinct;
+    ir->aggregate |= q->distinct;
     for (size_t i = 0; i < q->nprojections; i++) {
         const og_qprojection *p = &q->projections[i];
         og_ir_column *col = &ir->columns[ir->ncolumns++];
@@ -899,6 +937,10 @@ static int lower_read(low *L)
     }
     ir->has_limit = q->has_limit;
     ir->limit = q->limit;
+    ir->limit_param = q->has_limit ? q->limit_param_index : -1;
+    ir->has_offset = q->has_offset;
+    ir->offset = q->offset;
+    ir->offset_param = q->has_offset ? q->offset_param_index : -1;
     return read_access(L, q->clauses, q->nclauses);
 }
 
@@ -914,6 +956,7 @@ og_status og_query_lower(og_ir_query **out, const og_query_file *f, size_t qi,
     low L = {.ir = ir, .cat = cat, .q = q, .a = &arena};
     ir->cat = cat;
     ir->rank_order = -1;
+    ir->limit_param = ir->offset_param = -1;
     ir->name = lstr(&L, q->name);
     ir->description = lstr(&L, q->description);
     ir->instruction = lstr(&L, q->instruction);

@@ -343,14 +343,69 @@ static og_qexpr *parse_rrf(parser *p)
 
 static int agg_word(const og_token *t, og_qagg *out)
 {
-    static const char *const names[] = {"count", "sum", "avg", "min", "max"};
+    static const char *const names[] = {"count", "sum", "avg", "min", "max", "collect"};
     if (t->kind != OG_TOK_IDENT) return 0;
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < 6; i++)
         if (og_tok_is(t, names[i])) {
             *out = (og_qagg)i;
             return 1;
         }
     return 0;
+}
+
+static og_qexpr *parse_or(parser *p);
+static og_qexpr *parse_operand(parser *p);
+
+/* Most arguments of one function call (concat / coalesce take any number up to this). */
+#define OG_QUERY_MAX_FN_ARGS 32
+
+/* name(arg, ...): a scalar function (the checker resolves the name and types the arguments;
+ * an unknown name is its error, with a suggestion).  concat / coalesce of more than two
+ * arguments nest to the right: concat(a, b, c) is concat(a, concat(b, c)). */
+static og_qexpr *parse_func_args(parser *p, const char *name, size_t start, og_qexpr **args, size_t n)
+{
+    og_qexpr *e = new_expr(p, OG_QE_FUNC, start);
+    if (!e) return NULL;
+    e->name = name;
+    e->nargs = (int)n;
+    e->span.end = prev_end(p);
+    int variadic = og_qfn_find(name) == OG_QF_CONCAT || og_qfn_find(name) == OG_QF_COALESCE;
+    if (variadic && n > 2) {
+        e->nargs = 2;
+        e->a = args[0];
+        return (e->b = parse_func_args(p, name, args[1]->span.start, args + 1, n - 1)) ? e : NULL;
+    }
+    e->a = n > 0 ? args[0] : NULL;
+    e->b = n > 1 ? args[1] : NULL;
+    e->c = n > 2 ? args[2] : NULL;
+    return e;
+}
+
+static og_qexpr *parse_func(parser *p)
+{
+    const og_token *t = tok(p);
+    size_t start = t->start;
+    const char *name = tok_str(p, t);
+    og_qexpr *args[OG_QUERY_MAX_FN_ARGS];
+    size_t n = 0;
+    if (!name) return NULL;
+    p->pos += 2;
+    if (!is_kind(p, OG_TOK_RPAREN)) {
+        do {
+            if (n == OG_QUERY_MAX_FN_ARGS) {
+                hard_error(p, tok(p)->start, tok(p)->end, "more than %d arguments", OG_QUERY_MAX_FN_ARGS);
+                return NULL;
+            }
+            if (!enter(p)) return NULL;
+            args[n] = parse_or(p);
+            leave(p);
+            if (!args[n++]) return NULL;
+        } while (accept(p, OG_TOK_COMMA));
+    }
+    if (!expect_kind(p, OG_TOK_RPAREN, n ? "',' or ')'" : "expression or ')'")) return NULL;
+    og_qexpr *e = parse_func_args(p, name, start, args, n);
+    if (e) e->span.end = prev_end(p);
+    return e;
 }
 
 static og_qexpr *parse_expr_inner(parser *p)
@@ -378,11 +433,17 @@ static og_qexpr *parse_expr_inner(parser *p)
             if (!(e = new_expr(p, OG_QE_AGG, start))) return NULL;
             e->agg = agg;
             p->pos += 2;
-            if (!(e->a = parse_expr(p))) return NULL;
+            /* `count(distinct $x)`; `distinct` stays usable as an alias (`count($p) as distinct`) */
+            if (is_word(p, "distinct") && peek(p, 1)->kind != OG_TOK_RPAREN) {
+                e->distinct = 1;
+                p->pos++;
+            }
+            if (!(e->a = parse_operand(p))) return NULL; /* a value: `sum($p.age * 2)` */
             if (!expect_kind(p, OG_TOK_RPAREN, "')'")) return NULL;
             e->span.end = prev_end(p);
             return e;
         }
+        if (!og_tok_is(t, "date") && !og_tok_is(t, "datetime")) return parse_func(p);
     }
     if (t->kind == OG_TOK_VAR) {
         if (peek(p, 1)->kind == OG_TOK_DOT) {
@@ -597,7 +658,7 @@ static int filter_op(parser *p, og_qop *op)
  * operand := "(" or_cond ")" | expression.  `not {` stays a negation block. */
 static og_qexpr *parse_or(parser *p);
 
-static og_qexpr *parse_operand(parser *p)
+static og_qexpr *parse_primary(parser *p)
 {
     if (is_kind(p, OG_TOK_LPAREN)) {
         if (!enter(p)) return NULL;
@@ -609,6 +670,82 @@ static og_qexpr *parse_operand(parser *p)
     }
     return parse_expr(p);
 }
+
+/* Arithmetic (an extension): operand := term (("+" | "-") term)*; term := unary (("*" | "/" |
+ * "%") unary)*; unary := "-" unary | primary.  Usual precedence, left associative.  Every
+ * operator counts one level against the nesting limit, so no later recursive pass can be made
+ * to overflow the stack by a long chain. */
+static og_qexpr *parse_unary(parser *p)
+{
+    if (!is_kind(p, OG_TOK_MINUS)) return parse_primary(p);
+    size_t start = tok(p)->start;
+    const og_token *n = peek(p, 1);
+    if ((n->kind == OG_TOK_INT && !n->overflow && n->u <= (uint64_t)INT64_MAX) || n->kind == OG_TOK_FLOAT) {
+        /* a negative number is a literal: `-3`, `-2.5` */
+        og_qexpr *e = new_expr(p, OG_QE_LIT, start);
+        if (!e) return NULL;
+        p->pos++;
+        if (!parse_literal(p, &e->lit)) return NULL;
+        if (e->lit.kind == OG_QLIT_INT) {
+            e->lit.i = -(int64_t)n->u;
+            e->lit.f = -(double)n->u;
+        } else {
+            e->lit.f = -e->lit.f;
+        }
+        e->lit.span.start = start;
+        e->span = e->lit.span;
+        return e;
+    }
+    if (!enter(p)) return NULL;
+    p->pos++;
+    og_qexpr *e = new_expr(p, OG_QE_ARITH, start);
+    if (e) {
+        e->op = OG_QA_NEG;
+        if (!(e->a = parse_unary(p))) e = NULL;
+    }
+    leave(p);
+    if (e) e->span.end = prev_end(p);
+    return e;
+}
+
+static int arith_op(parser *p, int additive, og_qarith *op)
+{
+    og_tok_kind k = tok(p)->kind;
+    if (additive && (k == OG_TOK_PLUS || k == OG_TOK_MINUS)) *op = k == OG_TOK_PLUS ? OG_QA_ADD : OG_QA_SUB;
+    else if (!additive && (k == OG_TOK_STAR || k == OG_TOK_SLASH || k == OG_TOK_PERCENT))
+        *op = k == OG_TOK_STAR ? OG_QA_MUL : k == OG_TOK_SLASH ? OG_QA_DIV : OG_QA_MOD;
+    else return 0;
+    return 1;
+}
+
+static og_qexpr *parse_arith(parser *p, int additive)
+{
+    size_t start = tok(p)->start;
+    og_qexpr *l = additive ? parse_arith(p, 0) : parse_unary(p);
+    int entered = 0;
+    og_qarith op;
+    while (l && arith_op(p, additive, &op)) {
+        if (!enter(p)) {
+            l = NULL;
+            break;
+        }
+        entered++;
+        p->pos++;
+        og_qexpr *e = new_expr(p, OG_QE_ARITH, start);
+        if (!e || !(e->b = additive ? parse_arith(p, 0) : parse_unary(p))) {
+            l = NULL;
+            break;
+        }
+        e->a = l;
+        e->op = (int)op;
+        e->span.end = prev_end(p);
+        l = e;
+    }
+    while (entered--) leave(p);
+    return l;
+}
+
+static og_qexpr *parse_operand(parser *p) { return parse_arith(p, 1); }
 
 static og_qexpr *parse_cmp(parser *p)
 {
@@ -736,12 +873,26 @@ static int parse_clause(parser *p, og_qclause *c)
                           OG_QUERY_MAX_CLAUSES);
     c->type_index = c->var_index = c->src_index = c->dst_index = c->edge_var_index = -1;
     int ok;
-    if (is_word(p, "not") && peek(p, 1)->kind == OG_TOK_LBRACE) {
+    int sub = -1, skip = 2;
+    if (is_word(p, "not") && peek(p, 1)->kind == OG_TOK_LBRACE) sub = OG_QSUB_NOT;
+    else if (is_word(p, "not") && og_tok_is(peek(p, 1), "exists") && peek(p, 2)->kind == OG_TOK_LBRACE)
+        sub = OG_QSUB_NOT, skip = 3;
+    else if (is_word(p, "exists") && peek(p, 1)->kind == OG_TOK_LBRACE) sub = OG_QSUB_EXISTS;
+    else if (is_word(p, "count") && peek(p, 1)->kind == OG_TOK_LBRACE) sub = OG_QSUB_COUNT;
+    if (sub >= 0) {
         if (!enter(p)) return 0;
-        p->pos += 2;
+        p->pos += (size_t)skip;
         c->kind = OG_QC_NEGATION;
+        c->sub = sub;
         ok = parse_clauses(p, &c->inner, &c->ninner);
         leave(p);
+        if (ok && sub == OG_QSUB_COUNT) { /* count { … } op value */
+            if (!filter_op(p, &c->op) || c->op > OG_QOP_GE) {
+                expect_fail(p, "comparison operator");
+                return 0;
+            }
+            ok = (c->right = parse_operand(p)) != NULL;
+        }
     } else if (is_kind(p, OG_TOK_VAR) && peek(p, 1)->kind == OG_TOK_COLON &&
                peek(p, 2)->kind == OG_TOK_TYPENAME) {
         ok = parse_binding(p, c);
@@ -771,6 +922,10 @@ static int parse_clause(parser *p, og_qclause *c)
 static int parse_return(parser *p, og_query *q)
 {
     size_t cap = 0;
+    if (is_word(p, "distinct") && peek(p, 1)->kind == OG_TOK_LBRACE) {
+        q->distinct = 1;
+        p->pos++;
+    }
     if (!expect_kind(p, OG_TOK_LBRACE, "'{'")) return 0;
     do {
         size_t start = tok(p)->start;
@@ -814,6 +969,25 @@ static int parse_order(parser *p, og_query *q)
     return expect_kind(p, OG_TOK_RBRACE, "',' or '}'");
 }
 
+/* The value of `limit` / `offset`: an integer literal, or a parameter (`limit $n`) whose
+ * value the engine reads when the query runs (an extension: agents store a query with a
+ * page size). */
+static int parse_count(parser *p, const char *what, uint64_t *value, const char **param, og_qspan *span)
+{
+    const og_token *t = tok(p);
+    *span = (og_qspan){t->start, t->end};
+    if (t->kind == OG_TOK_VAR) {
+        *param = tok_str(p, t);
+        p->pos++;
+        return *param != NULL;
+    }
+    if (!expect_kind(p, OG_TOK_INT, "integer or parameter")) return 0;
+    if (t->overflow)
+        return hard_error(p, t->start, t->end, "invalid %s: %.*s", what, (int)t->text_len, t->text);
+    *value = t->u;
+    return 1;
+}
+
 static int parse_read_body(parser *p, og_query *q)
 {
     p->pos++; /* match */
@@ -829,21 +1003,33 @@ static int parse_read_body(parser *p, og_query *q)
     }
     if (is_word(p, "limit")) {
         p->pos++;
-        const og_token *t = tok(p);
-        if (!expect_kind(p, OG_TOK_INT, "integer")) return 0;
-        if (t->overflow)
-            return hard_error(p, t->start, t->end, "invalid limit: %.*s", (int)t->text_len,
-                              t->text);
+        if (!parse_count(p, "limit", &q->limit, &q->limit_param, &q->limit_span)) return 0;
         q->has_limit = 1;
-        q->limit = t->u;
-        q->limit_span = (og_qspan){t->start, t->end};
     } else {
         expect_fail(p, "'limit'");
+    }
+    if (is_word(p, "offset")) {
+        p->pos++;
+        if (!parse_count(p, "offset", &q->offset, &q->offset_param, &q->offset_span)) return 0;
+        q->has_offset = 1;
+    } else {
+        expect_fail(p, "'offset'");
     }
     return 1;
 }
 
 /* ---- mutations ---------------------------------------------------------------------------- */
+
+/* Does the token after a plain value continue it as an expression (an operator)? */
+static int continues_expr(parser *p)
+{
+    og_tok_kind k = tok(p)->kind;
+    if (k == OG_TOK_EQ || k == OG_TOK_NE || k == OG_TOK_LT || k == OG_TOK_LE || k == OG_TOK_GT || k == OG_TOK_GE ||
+        k == OG_TOK_PLUS || k == OG_TOK_MINUS || k == OG_TOK_STAR || k == OG_TOK_SLASH || k == OG_TOK_PERCENT)
+        return 1;
+    return is_word(p, "and") || is_word(p, "or") || is_word(p, "is") || is_word(p, "contains") ||
+           is_word(p, "starts_with") || (is_word(p, "in") && peek(p, 1)->kind != OG_TOK_COLON);
+}
 
 static int parse_assigns(parser *p, og_qmutation *m)
 {
@@ -858,7 +1044,13 @@ static int parse_assigns(parser *p, og_qmutation *m)
         a->prop_index = -1;
         p->pos++;
         if (!expect_kind(p, OG_TOK_COLON, "':'")) return 0;
-        if (!parse_value(p, &a->value)) return 0;
+        size_t save = p->pos;
+        int plain = parse_value(p, &a->value);
+        if (failed(p)) return 0;
+        if (!plain || continues_expr(p)) { /* an expression over parameters (reference parity) */
+            p->pos = save;
+            if (!(a->expr = parse_or(p))) return 0;
+        }
         accept(p, OG_TOK_COMMA);
     } while (!is_kind(p, OG_TOK_RBRACE) && !is_kind(p, OG_TOK_EOF));
     return expect_kind(p, OG_TOK_RBRACE, "'}'");
@@ -916,13 +1108,15 @@ static og_qmcond *parse_mwhere_leaf(parser *p)
         c->leaf.prop_span = (og_qspan){tok(p)->start, tok(p)->end};
         p->pos++;
     }
-    if (is_word(p, "contains") || is_word(p, "starts_with") || is_word(p, "in")) {
-        hard_error(p, tok(p)->start, tok(p)->end,
-                   "'%.*s' is not supported in a mutation where predicate; use = != < <= > >=",
-                   (int)tok(p)->text_len, tok(p)->text);
-        return NULL;
-    }
-    if (filter_op(p, &c->op)) {
+    if (is_word(p, "is")) { /* prop is [not] null */
+        p->pos++;
+        if (is_word(p, "not")) {
+            p->pos++;
+            c->negated = 1;
+        }
+        if (!expect_word(p, "null", "'null'")) return NULL;
+        c->kind = OG_QMC_ISNULL;
+    } else if (filter_op(p, &c->op)) { /* = != < <= > >= contains starts_with in */
         if (!parse_value(p, &c->leaf.value)) return NULL;
     } else {
         c->kind = OG_QMC_BARE; /* a Bool property on its own */
@@ -957,7 +1151,7 @@ static int parse_where(parser *p, og_qmutation *m)
     if (!expect_word(p, "where", "'where'")) return 0;
     og_qmcond *c = parse_mwhere_or(p);
     if (!c || failed(p)) return 0;
-    if (c->kind == OG_QMC_CMP) { /* the plain `prop op value` */
+    if (c->kind == OG_QMC_CMP && c->op <= OG_QOP_GE) { /* the plain `prop op value` */
         m->where = c->leaf;
         m->where_op = c->op;
         return 1;

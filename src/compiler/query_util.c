@@ -99,8 +99,8 @@ int og_qexpr_equal(const og_qexpr *a, const og_qexpr *b)
     if ((a->var || b->var) && (!a->var || !b->var || strcmp(a->var, b->var))) return 0;
     if ((a->name || b->name) && (!a->name || !b->name || strcmp(a->name, b->name))) return 0;
     if (a->kind == OG_QE_LIT && !lit_equal(&a->lit, &b->lit)) return 0;
-    if (a->kind == OG_QE_AGG && a->agg != b->agg) return 0;
-    if (a->kind == OG_QE_CMP && a->op != b->op) return 0;
+    if (a->kind == OG_QE_AGG && (a->agg != b->agg || a->distinct != b->distinct)) return 0;
+    if ((a->kind == OG_QE_CMP || a->kind == OG_QE_ARITH) && a->op != b->op) return 0;
     if (a->kind == OG_QE_ISNULL && a->negated != b->negated) return 0;
     return og_qexpr_equal(a->a, b->a) && og_qexpr_equal(a->b, b->b) && og_qexpr_equal(a->c, b->c);
 }
@@ -142,15 +142,30 @@ const char *og_query_column_name(const og_qprojection *p, char *buf, size_t cap)
     case OG_QE_MATCH_TEXT: snprintf(buf, cap, "match_text"); break;
     case OG_QE_BM25: snprintf(buf, cap, "bm25"); break;
     case OG_QE_RRF: snprintf(buf, cap, "rrf"); break;
+    case OG_QE_FUNC: snprintf(buf, cap, "%s", e->name); break;
+    case OG_QE_ARITH: snprintf(buf, cap, "expression"); break;
     default: snprintf(buf, cap, "condition"); break;
     }
     return buf;
 }
 
+static const char *const fn_names[OG_QF__COUNT] = {"lower", "upper", "trim", "length", "substring",
+                                                   "concat", "coalesce", "abs", "round", "floor",
+                                                   "ceil", "year", "month", "day", "size"};
+
+const char *og_qfn_name(og_qfn f) { return (unsigned)f < OG_QF__COUNT ? fn_names[f] : "?"; }
+
+int og_qfn_find(const char *name)
+{
+    for (int i = 0; name && i < OG_QF__COUNT; i++)
+        if (strcmp(fn_names[i], name) == 0) return i;
+    return -1;
+}
+
 const char *og_qagg_name(og_qagg a)
 {
-    static const char *const n[] = {"count", "sum", "avg", "min", "max"};
-    return (unsigned)a < 5 ? n[a] : "?";
+    static const char *const n[] = {"count", "sum", "avg", "min", "max", "collect"};
+    return (unsigned)a < 6 ? n[a] : "?";
 }
 
 const char *og_qop_name(og_qop op)

@@ -19,6 +19,7 @@
 #include "engine/export.h"
 #include "engine/filter.h"
 #include "engine/jsonval.h"
+#include "engine/scalar.h"
 #include "engine/scan_index.h"
 #include "engine/search.h"
 #include "engine/sort.h"
@@ -50,6 +51,11 @@ typedef struct exec {
     uint64_t rows_through, rows_peak; /* rows out of every operator: sum and largest */
     xstep *steps;      /* explain: every operator, in run order (NULL = not explaining) */
     size_t nsteps, steps_cap;
+    /* the page (`limit` / `offset`, literals or parameters, resolved by resolve_page): rows
+     * [offset, offset + limit) of the ordered result; `window` = offset + limit is how many
+     * leading rows the top-k paths (search candidates) must keep, 0 = all of them */
+    int has_limit;
+    uint64_t limit, offset, window;
 } exec;
 
 int og_exec_place_filters = 1;
@@ -218,6 +224,27 @@ static og_status eval_object(exec *x, const pipe *p, int var, og_vector *out)
     return st;
 }
 
+/* Arithmetic and scalar functions (engine/scalar.h) over their evaluated arguments. */
+static og_status eval_computed(exec *x, const pipe *p, const og_ir_expr *e, og_vector *out)
+{
+    const og_ir_expr *src[3] = {e->arg, e->arg2, e->arg3};
+    og_vector v[3];
+    const og_vector *args[3];
+    int n = 0;
+    og_status st = OG_OK;
+    for (int i = 0; i < 3 && st == OG_OK; i++) {
+        if (!src[i]) continue;
+        st = eval(x, p, src[i], &v[n]);
+        if (st == OG_OK) args[n] = &v[n], n++;
+    }
+    if (st == OG_OK && e->kind == OG_IRX_ARITH)
+        st = og_scalar_arith(e->arith, args[0], n > 1 ? args[1] : NULL, e->type.t, out);
+    else if (st == OG_OK)
+        st = og_scalar_func(e->fn, args, n, e->type.t, out);
+    for (int i = 0; i < n; i++) og_vector_free(&v[i]);
+    return st;
+}
+
 static og_status eval(exec *x, const pipe *p, const og_ir_expr *e, og_vector *out)
 {
     switch (e->kind) {
@@ -252,6 +279,7 @@ static og_status eval(exec *x, const pipe *p, const og_ir_expr *e, og_vector *ou
     case OG_IRX_OBJECT: return eval_object(x, p, e->var, out);
     case OG_IRX_META:
         return gather_var(x, p, e->var, e->meta == OG_IR_META_SRC ? OG_PROP_SRC_COLUMN : OG_PROP_DST_COLUMN, out);
+    case OG_IRX_ARITH: case OG_IRX_FUNC: return eval_computed(x, p, e, out);
     case OG_IRX_AGG: case OG_IRX_COLUMN:
         return og_err(OG_ERR_INTERNAL, "aggregate or column reference evaluated outside projection");
     }
@@ -513,6 +541,11 @@ static void expr_vars(const og_ir_expr *e, unsigned char *vars, int *opaque)
     case OG_IRX_PARAM: case OG_IRX_LIT: case OG_IRX_NOW: break;
     case OG_IRX_TEXT:
         if (e->text && e->text->var >= 0) vars[e->text->var] = 1;
+        break;
+    case OG_IRX_ARITH: case OG_IRX_FUNC:
+        expr_vars(e->arg, vars, opaque);
+        expr_vars(e->arg2, vars, opaque);
+        expr_vars(e->arg3, vars, opaque);
         break;
     default: *opaque = 1; break;
     }
@@ -969,7 +1002,7 @@ static og_status op_scan(exec *x, pipe *p, const og_ir_op *op)
 static int bare_scan_ranked_by(const exec *x, const og_ir_op *op, int kind)
 {
     const og_ir_query *ir = x->ir;
-    return ir->rank_order >= 0 && !ir->aggregate && ir->has_limit && ir->nops == 1 && !op->npreds &&
+    return ir->rank_order >= 0 && !ir->aggregate && x->window && ir->nops == 1 && !op->npreds &&
            (int)ir->ranks[ir->rank_order].kind == kind && ir->ranks[ir->rank_order].var == op->var;
 }
 
@@ -1000,9 +1033,9 @@ static og_status op_scan_ex(exec *x, pipe *p, const og_ir_op *op, const og_ir_op
         /* nearest / rrf with a limit over the bare scan: bind only the rows the search layer
          * names (vector index candidates; the first `limit` fused entities) */
         if (!indexed && bare_scan_ranked_by(x, op, OG_IR_RANK_NEAREST))
-            OG_TRY(og_search_nearest_candidates(x->search, x->ir->rank_order, x->ir->limit, &cand, &ncand, &indexed));
+            OG_TRY(og_search_nearest_candidates(x->search, x->ir->rank_order, x->window, &cand, &ncand, &indexed));
         if (!indexed && bare_scan_ranked_by(x, op, OG_IR_RANK_RRF))
-            OG_TRY(og_search_rrf_candidates(x->search, x->ir->rank_order, x->ir->limit, &cand, &ncand, &indexed));
+            OG_TRY(og_search_rrf_candidates(x->search, x->ir->rank_order, x->window, &cand, &ncand, &indexed));
     }
     if (hit) {
         st = og_bindings_from_rows(&s.b, &one, one == UINT32_MAX ? 0 : 1);
@@ -1018,9 +1051,9 @@ static og_status op_scan_ex(exec *x, pipe *p, const og_ir_op *op, const og_ir_op
          * the first `limit` rows */
         const uint32_t *rows;
         size_t m;
-        if (x->ir->has_limit && x->ir->nops == 1 && !op->npreds) {
+        if (x->window && x->ir->nops == 1 && !op->npreds) {
             uint32_t *top = NULL;
-            st = og_search_candidates_top(x->search, x->ir->rank_order, x->ir->limit, &top, &m);
+            st = og_search_candidates_top(x->search, x->ir->rank_order, x->window, &top, &m);
             if (st == OG_OK) st = og_bindings_from_rows(&s.b, top, m);
             free(top);
         } else {
@@ -1132,6 +1165,37 @@ static og_status op_expand(exec *x, pipe *p, const og_ir_op *op)
     return filter_rows(x, p, op->edge_preds, op->nedge_preds);
 }
 
+/* count { … } op n: keeps the outer rows whose number of inner rows (by their origin column)
+ * compares as op with n; a null n keeps none. */
+static og_status count_mask(exec *x, const og_ir_op *op, const og_bindings *in, size_t origin, uint8_t *keep,
+                            size_t n_outer)
+{
+    og_vector v;
+    OG_TRY(og_exec_const(x->ir, op->count_value, x->params, x->now_ms, &v));
+    int null = v.len == 0 || og_vector_is_null(&v, 0);
+    int64_t want = null ? 0 : v.type.id == OG_T_U32 || v.type.id == OG_T_U64 ? (int64_t)(og_vector_get_u64(&v, 0) > INT64_MAX ? INT64_MAX : og_vector_get_u64(&v, 0)) : og_vector_get_i64(&v, 0);
+    og_vector_free(&v);
+    uint64_t *cnt = calloc(n_outer ? n_outer : 1, sizeof *cnt);
+    if (!cnt) return og_err(OG_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < in->n_rows; i++) cnt[in->cols[origin][i]]++;
+    for (size_t r = 0; r < n_outer; r++) {
+        int64_t c = (int64_t)cnt[r];
+        int ok = !null;
+        switch (op->count_op) {
+        case OG_IR_EQ: ok &= c == want; break;
+        case OG_IR_NE: ok &= c != want; break;
+        case OG_IR_LT: ok &= c < want; break;
+        case OG_IR_LE: ok &= c <= want; break;
+        case OG_IR_GT: ok &= c > want; break;
+        case OG_IR_GE: ok &= c >= want; break;
+        default: ok = 0; break;
+        }
+        if (!ok) keep[r >> 3] &= (uint8_t)~(1u << (r & 7));
+    }
+    free(cnt);
+    return OG_OK;
+}
+
 static og_status op_antijoin(exec *x, pipe *p, const og_ir_op *op)
 {
     size_t n_outer = p->b.n_rows;
@@ -1164,8 +1228,11 @@ static og_status op_antijoin(exec *x, pipe *p, const og_ir_op *op)
             st = og_err(OG_ERR_NOMEM, "out of memory");
         } else {
             memset(keep, 0xff, bytes);
-            og_antijoin_mask(&in.b, origin, keep, n_outer);
-            og_bindings_select(&p->b, keep);
+            if (op->sub == OG_QSUB_COUNT) st = count_mask(x, op, &in.b, origin, keep, n_outer);
+            else og_antijoin_mask(&in.b, origin, keep, n_outer);
+            if (op->sub == OG_QSUB_EXISTS) /* a semi-join keeps what the anti-join drops */
+                for (size_t i = 0; i < bytes; i++) keep[i] = (uint8_t)~keep[i];
+            if (st == OG_OK) og_bindings_select(&p->b, keep);
             free(keep);
         }
     }
@@ -1271,7 +1338,57 @@ static og_agg_fn agg_fn(og_qagg a)
 /* Bare `count($v)` counts rows; any other argument counts its non-null values. */
 static int counts_rows(const og_ir_expr *e)
 {
-    return e->agg == OG_QAGG_COUNT && (!e->arg || e->arg->kind == OG_IRX_ID);
+    return e->agg == OG_QAGG_COUNT && !e->distinct && (!e->arg || e->arg->kind == OG_IRX_ID);
+}
+
+/* collect(arg) per group: the non-null values in input row order (a function of the query and
+ * the snapshot, as every order before the final sort is), as a list of list_type. */
+static og_status collect_values(const og_vector *arg, const uint32_t *group, size_t n, size_t ngroups, og_type list_type,
+                                og_vector *out)
+{
+    uint32_t *count = calloc(ngroups + 1, sizeof *count), *start = calloc(ngroups + 1, sizeof *start);
+    uint32_t *rows = malloc((n ? n : 1) * sizeof *rows);
+    og_status st = count && start && rows ? og_vector_init(out, list_type) : og_err(OG_ERR_NOMEM, "out of memory");
+    int inited = st == OG_OK;
+    for (size_t i = 0; i < n && st == OG_OK; i++)
+        if (!og_vector_is_null(arg, arg->len == 1 ? 0 : i)) count[group[i]]++;
+    for (size_t g = 1; g <= ngroups && st == OG_OK; g++) start[g] = start[g - 1] + count[g - 1];
+    for (size_t i = 0; i < n && st == OG_OK; i++) /* a counting sort of the rows by group */
+        if (!og_vector_is_null(arg, arg->len == 1 ? 0 : i)) rows[start[group[i]]++] = (uint32_t)i;
+    for (size_t g = 0, k = 0; g < ngroups && st == OG_OK; g++) {
+        for (uint32_t j = 0; j < count[g] && st == OG_OK; j++, k++)
+            st = og_vector_append_from(out->child, arg, arg->len == 1 ? 0 : rows[k]);
+        if (st == OG_OK) st = og_vector_append_list_end(out);
+    }
+    free(count);
+    free(start);
+    free(rows);
+    if (st && inited) og_vector_free(out);
+    return st;
+}
+
+/* count(distinct arg) per group: the distinct (group, value) pairs whose value is not null.
+ * out is an I64 vector of ngroups counts. */
+static og_status count_distinct(const og_vector *arg, const uint32_t *group, size_t n, size_t ngroups, og_vector *out)
+{
+    og_vector gv;
+    OG_TRY(og_vector_init(&gv, (og_type){OG_T_I64, 0, 0}));
+    uint32_t *pair = malloc((n ? n : 1) * sizeof *pair), *first = NULL;
+    int64_t *cnt = calloc(ngroups ? ngroups : 1, sizeof *cnt);
+    size_t npairs = 0;
+    og_status st = pair && cnt ? OG_OK : og_err(OG_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < n && st == OG_OK; i++) st = og_vector_append_i64(&gv, group[i]);
+    const og_vector *keys[2] = {&gv, arg};
+    if (st == OG_OK) st = og_group_rows(keys, 2, n, pair, &npairs, &first);
+    for (size_t k = 0; k < npairs && st == OG_OK; k++)
+        if (!og_vector_is_null(arg, first[k])) cnt[group[first[k]]]++;
+    if (st == OG_OK) st = og_vector_init(out, (og_type){OG_T_I64, 0, 0});
+    for (size_t g = 0; g < ngroups && st == OG_OK; g++) st = og_vector_append_i64(out, cnt[g]);
+    og_vector_free(&gv);
+    free(pair);
+    free(first);
+    free(cnt);
+    return st;
 }
 
 /* project_aggregate straight off the columns (colscan.h) when every group key (at most one)
@@ -1303,7 +1420,7 @@ static og_status typed_aggregate(exec *x, const pipe *p, og_vector *cols, size_t
         if (ir->columns[c].group_key) {
             fits = !key.col && og_colscan_key_ok(ref.col->type.id);
             key = ref, key_col = c;
-        } else if (e->kind != OG_IRX_AGG) {
+        } else if (e->kind != OG_IRX_AGG || e->distinct || e->agg == OG_QAGG_COLLECT) {
             fits = 0;
         } else {
             og_agg_fn fn = agg_fn(e->agg);
@@ -1365,7 +1482,9 @@ static og_status project_aggregate(exec *x, const pipe *p, og_vector *cols, size
             if (st == OG_OK) st = broadcast(&arg, n);
             if (st) break;
         }
-        st = og_aggregate(agg_fn(col->expr->agg), have_arg ? &arg : NULL, group, n, ngroups, &cols[c]);
+        if (col->expr->agg == OG_QAGG_COLLECT) st = collect_values(&arg, group, n, ngroups, col->type.t, &cols[c]);
+        else if (col->expr->distinct) st = count_distinct(&arg, group, n, ngroups, &cols[c]);
+        else st = og_aggregate(agg_fn(col->expr->agg), have_arg ? &arg : NULL, group, n, ngroups, &cols[c]);
         if (have_arg) og_vector_free(&arg);
     }
     /* with group keys, zero input rows make zero groups (og_group_rows gave none) */
@@ -1439,7 +1558,7 @@ static og_status order_rows(exec *x, const pipe *p, const og_vector *cols, size_
     } else if (st == OG_OK) {
         for (size_t c = 0; c < ir->ncolumns; c++) keys[nk++] = (og_sort_key){&cols[c], 0};
     }
-    if (st == OG_OK) st = og_sort_rows(keys, nk, nrows, ir->has_limit ? (size_t)ir->limit : 0, perm);
+    if (st == OG_OK) st = og_sort_rows(keys, nk, nrows, (size_t)x->window, perm);
     for (size_t i = 0; i < nowned; i++) og_vector_free(&owned[i]);
     free(owned);
     free(keys);
@@ -1457,10 +1576,43 @@ static uint64_t budget_bytes(const og_vector *v)
 }
 static og_status exec_run(exec *xp, og_result *out);
 
+/* The value of integer parameter `param` as a row count for `limit` / `offset`. */
+static og_status count_param(const exec *x, int param, const char *what, uint64_t *out)
+{
+    const og_ir_param *decl = &x->ir->params[param];
+    const og_vector *v = &x->params[param];
+    if (v->len == 0 || og_vector_is_null(v, 0))
+        return og_err(OG_ERR_INVALID, "parameter '%s' not provided (the query's %s)", decl->name, what);
+    if (v->type.id == OG_T_U32 || v->type.id == OG_T_U64) {
+        *out = og_vector_get_u64(v, 0);
+        return OG_OK;
+    }
+    int64_t n = og_vector_get_i64(v, 0);
+    if (n < 0) return og_err(OG_ERR_INVALID, "parameter '%s' is negative: %s must be 0 or more", decl->name, what);
+    *out = (uint64_t)n;
+    return OG_OK;
+}
+
+/* Resolves the page of x->ir into x (see exec). */
+static og_status resolve_page(exec *x)
+{
+    const og_ir_query *ir = x->ir;
+    uint64_t limit = ir->limit, offset = ir->has_offset ? ir->offset : 0;
+    if (ir->has_limit && ir->limit_param >= 0) OG_TRY(count_param(x, ir->limit_param, "limit", &limit));
+    if (ir->has_offset && ir->offset_param >= 0) OG_TRY(count_param(x, ir->offset_param, "offset", &offset));
+    x->has_limit = ir->has_limit;
+    x->limit = limit;
+    x->offset = offset;
+    /* no table holds more than 2^32 rows: a larger window is the same as none */
+    x->window = ir->has_limit && limit <= UINT32_MAX && offset <= UINT32_MAX - limit ? limit + offset : 0;
+    /* `limit 0` keeps no row; its window (offset rows) would also read as "all" when 0 */
+    return OG_OK;
+}
+
 og_status og_exec_read(const og_ir_query *ir, const og_exec_source *src, const og_vector *params, int64_t now_ms,
                        og_result *out)
 {
-    exec x = {ir, src, params, now_ms, NULL, 0, 0, NULL, 0, 0};
+    exec x = {ir, src, params, now_ms, NULL, 0, 0, NULL, 0, 0, 0, 0, 0, 0};
     return exec_run(&x, out);
 }
 
@@ -1473,6 +1625,7 @@ static og_status exec_run(exec *xp, og_result *out)
     int64_t now_ms = x.now_ms;
     memset(out, 0, sizeof *out);
     if (ir->is_mutation) return og_err(OG_ERR_INVALID, "query '%s' is a mutation; run it with mutate", ir->name);
+    OG_TRY(resolve_page(&x));
     pipe p = {0};
     p.identity_col = -1;
     og_status st = og_search_new(&x.search, ir, src, params, now_ms);
@@ -1497,7 +1650,7 @@ static og_status exec_run(exec *xp, og_result *out)
     if (st == OG_OK && ir->rank_order >= 0 && !ir->aggregate) {
         int rv = ir->ranks[ir->rank_order].var;
         if (rv < 0 || p.var_col[rv] < 0) st = og_err(OG_ERR_INTERNAL, "a search ordering over an unbound variable");
-        else st = og_search_order(x.search, ir->rank_order, &p.b, (size_t)p.var_col[rv], ir->has_limit ? ir->limit : 0,
+        else st = og_search_order(x.search, ir->rank_order, &p.b, (size_t)p.var_col[rv], x.window,
                                   &rank_vals, &rank_key.descending);
         if (st == OG_OK) rank_keyp = &rank_key;
     } else if (st == OG_OK && ir->rank_order >= 0) {
@@ -1535,12 +1688,12 @@ static og_status exec_run(exec *xp, og_result *out)
         else st = og_budget_charge((uint64_t)nrows * sizeof *perm);
     }
     if (st == OG_OK) st = order_rows(&x, &p, cols, nrows, ir->aggregate, rank_keyp, perm);
-    size_t keep = nrows;
-    if (ir->has_limit && ir->limit < keep) keep = (size_t)ir->limit;
+    size_t skip = x.offset < nrows ? (size_t)x.offset : nrows, keep = nrows - skip;
+    if (x.has_limit && x.limit < keep) keep = (size_t)x.limit;
     out->cols = calloc(ir->ncolumns ? ir->ncolumns : 1, sizeof *out->cols);
     if (st == OG_OK && !out->cols) st = og_err(OG_ERR_NOMEM, "out of memory");
     for (size_t c = 0; c < ir->ncolumns && st == OG_OK; c++) {
-        st = og_vector_gather(&out->cols[c], &cols[c], perm, keep);
+        st = og_vector_gather(&out->cols[c], &cols[c], perm + skip, keep);
         out->types[c] = ir->columns[c].type;
         out->names[c] = strdup(ir->columns[c].name);
         if (st == OG_OK && !out->names[c]) st = og_err(OG_ERR_NOMEM, "out of memory");
@@ -1569,11 +1722,12 @@ static og_status exec_run(exec *xp, og_result *out)
 og_status og_exec_const(const og_ir_query *ir, const og_ir_expr *e, const og_vector *params, int64_t now_ms,
                         og_vector *out)
 {
-    if (e->kind != OG_IRX_LIT && e->kind != OG_IRX_PARAM && e->kind != OG_IRX_NOW)
-        return og_err(OG_ERR_INTERNAL, "a mutation value must be a literal, a parameter or now()");
-    exec x = {ir, NULL, params, now_ms, NULL, 0, 0, NULL, 0, 0};
+    /* a constant expression (parameters, literals, now(); the checker admits no variable):
+     * evaluated over one row that binds nothing */
+    exec x = {ir, NULL, params, now_ms, NULL, 0, 0, NULL, 0, 0, 0, 0, 0, 0};
     pipe none = {0};
     none.identity_col = -1;
+    none.b.n_rows = 1;
     return eval(&x, &none, e, out);
 }
 
@@ -1791,7 +1945,8 @@ static og_status put_step(og_buf *b, const og_ir_query *ir, const xstep *s, int 
         OG_TRY(og_ir_dump_pred(b, ir, &op->pred));
         break;
     case OG_IR_ANTIJOIN:
-        og_buf_append_str(b, "anti_join not {...} on");
+        og_buf_append_str(b, op->sub == OG_QSUB_EXISTS ? "semi_join exists {...} on"
+                             : op->sub == OG_QSUB_COUNT ? "count_join count {...} on" : "anti_join not {...} on");
         for (size_t k = 0; k < op->nouter; k++) og_buf_printf(b, "%s$%s", k ? ", " : " ", ir->vars[op->outer_vars[k]].name);
         if (!op->nouter) og_buf_append_str(b, " (no shared variable)");
         break;
@@ -1827,7 +1982,7 @@ og_status og_exec_explain(const og_ir_query *ir, const og_exec_source *src, cons
 {
     if (res) memset(res, 0, sizeof *res);
     if (ir->is_mutation) return og_err(OG_ERR_INVALID, "query '%s' is a mutation; explain reads only", ir->name);
-    exec x = {ir, src, params, now_ms, NULL, 0, 0, NULL, 0, 0};
+    exec x = {ir, src, params, now_ms, NULL, 0, 0, NULL, 0, 0, 0, 0, 0, 0};
     unsigned char *bound = calloc(ir->nvars ? ir->nvars : 1, 1);
     if (!bound) return og_err(OG_ERR_NOMEM, "out of memory");
     double est = 0;

@@ -158,10 +158,18 @@ static og_status key_probe(og_plan_table *pt, int prop, int32_t fid, const og_ve
     return OG_OK;
 }
 
+/* Sets in sel the rows 0..n of col that are null (want_null) or not null. */
+static void null_rows(const og_vector *col, size_t n, int want_null, uint8_t *sel)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((!col || og_vector_is_null(col, i)) == want_null) sel[i >> 3] |= (uint8_t)(1u << (i & 7));
+}
+
 /* The new-image rows of pt matching `where`: committed rows into csel (bitmap over view
- * rows), staged rows into ssel (bitmap over staged rows). */
-static og_status match_rows(og_plan *p, og_plan_table *pt, const og_ir_mutation *m, const og_vector *value,
-                            uint8_t **csel, uint8_t **ssel)
+ * rows), staged rows into ssel (bitmap over staged rows).  nulls = 1 / 2: instead of the
+ * comparison, the rows where the property is null / not null (value unused). */
+static og_status match_rows_ex(og_plan *p, og_plan_table *pt, const og_ir_mutation *m, const og_vector *value,
+                               int nulls, uint8_t **csel, uint8_t **ssel)
 {
     *csel = *ssel = NULL;
     OG_TRY(og_plan_table_view(p, pt));
@@ -190,7 +198,16 @@ static og_status match_rows(og_plan *p, og_plan_table *pt, const og_ir_mutation 
     *csel = calloc((nc + 7) / 8 + 1, 1);
     *ssel = calloc((ns + 7) / 8 + 1, 1);
     if (!*csel || !*ssel) return og_err(OG_ERR_NOMEM, "out of memory");
-    if (nc && key_probe_applies(pt, prop, op, value)) {
+    if (nulls) {
+        const og_vector *col = NULL;
+        og_status st = nc ? og_tableview_column(pt->view, fid, &col) : OG_OK;
+        if (st == OG_ERR_NOT_FOUND) og_error_clear(), col = NULL; /* stored table lacks it: all null */
+        else if (st) return st;
+        null_rows(col, nc, nulls == 1, *csel);
+        null_rows(&pt->cols[scol], ns, nulls == 1, *ssel);
+        return OG_OK;
+    }
+    if (nc && !m->where_swapped && key_probe_applies(pt, prop, op, value)) {
         OG_TRY(key_probe(pt, prop, fid, value, *csel)); /* a point lookup, not the whole column */
     } else if (nc) {
         memset(*csel, 0xff, (nc + 7) / 8);
@@ -198,13 +215,21 @@ static og_status match_rows(og_plan *p, og_plan_table *pt, const og_ir_mutation 
         og_status st = og_tableview_column(pt->view, fid, &col);
         if (st == OG_ERR_NOT_FOUND) memset(*csel, 0, (nc + 7) / 8); /* stored table lacks it: all null */
         else if (st) return st;
+        else if (m->where_swapped) OG_TRY(og_filter_compare(value, op, col, *csel, nc));
         else OG_TRY(og_filter_compare(col, op, value, *csel, nc));
     }
     if (ns) {
         memset(*ssel, 0xff, (ns + 7) / 8);
-        OG_TRY(og_filter_compare(&pt->cols[scol], op, value, *ssel, ns));
+        if (m->where_swapped) OG_TRY(og_filter_compare(value, op, &pt->cols[scol], *ssel, ns));
+        else OG_TRY(og_filter_compare(&pt->cols[scol], op, value, *ssel, ns));
     }
     return OG_OK;
+}
+
+static og_status match_rows(og_plan *p, og_plan_table *pt, const og_ir_mutation *m, const og_vector *value,
+                            uint8_t **csel, uint8_t **ssel)
+{
+    return match_rows_ex(p, pt, m, value, 0, csel, ssel);
 }
 
 static og_ir_cmp negate_cmp(og_ir_cmp op)
@@ -229,6 +254,34 @@ static og_status match_cond(og_plan *p, og_plan_table *pt, const og_ir_query *ir
 {
     *ct = *cf = *st_ = *sf = NULL;
     og_status st = OG_OK;
+    if (c->kind == OG_QMC_ISNULL) { /* never unknown */
+        og_ir_mutation tm;
+        memset(&tm, 0, sizeof tm);
+        tm.where = c->leaf;
+        st = match_rows_ex(p, pt, &tm, NULL, c->negated ? 2 : 1, ct, st_);
+        if (st == OG_OK) st = match_rows_ex(p, pt, &tm, NULL, c->negated ? 1 : 2, cf, sf);
+        return st;
+    }
+    if (c->kind == OG_QMC_CMP && c->op > OG_IR_GE) {
+        /* contains / starts_with / in: false where the property is not null, the value is not
+         * null and the test fails (no negated operator to run instead) */
+        og_ir_mutation tm;
+        memset(&tm, 0, sizeof tm);
+        tm.where = c->leaf;
+        tm.where_op = c->op;
+        tm.where_swapped = c->swapped;
+        og_vector v;
+        OG_TRY(og_exec_const(ir, c->leaf.value, params, p->now_ms, &v));
+        int vnull = v.len == 0 || og_vector_is_null(&v, 0);
+        st = match_rows(p, pt, &tm, &v, ct, st_);
+        if (st == OG_OK) st = match_rows_ex(p, pt, &tm, NULL, 2, cf, sf);
+        og_vector_free(&v);
+        if (st) return st;
+        size_t nc = pt->overwrite ? 0 : og_tableview_rows(pt->view), ns = pt->nstaged;
+        for (size_t i = 0; i < (nc + 7) / 8; i++) (*cf)[i] = vnull ? 0 : (uint8_t)((*cf)[i] & ~(*ct)[i]);
+        for (size_t i = 0; i < (ns + 7) / 8; i++) (*sf)[i] = vnull ? 0 : (uint8_t)((*sf)[i] & ~(*st_)[i]);
+        return OG_OK;
+    }
     if (c->kind == OG_QMC_CMP || c->kind == OG_QMC_BARE) {
         og_ir_mutation tm;
         memset(&tm, 0, sizeof tm);

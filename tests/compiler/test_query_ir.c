@@ -365,10 +365,69 @@ static void in_meta_fields_and_condition_values(void **state)
     done(c);
 }
 
+static void limit_and_offset_literals_and_parameters(void **state)
+{
+    (void)state;
+    expect_dump("query q() { match { $p: Person } return { $p.name } order { $p.name } limit 2 offset 4 }",
+                "query q()\n"
+                "  scan $p: Person\n"
+                "  return p.name = $p.name: String\n"
+                "  order $p.name asc\n"
+                "  limit 2\n"
+                "  offset 4\n"
+                "  reads: node Person\n"
+                "  writes: -\n");
+    expect_dump("query q($n: I64, $m: U32) { match { $p: Person } return { $p.name } order { $p.name } limit $n offset $m }",
+                "query q($n: I64, $m: U32)\n"
+                "  scan $p: Person\n"
+                "  return p.name = $p.name: String\n"
+                "  order $p.name asc\n"
+                "  limit $n\n"
+                "  offset $m\n"
+                "  reads: node Person\n"
+                "  writes: -\n");
+}
+
+static void arithmetic_functions_and_distinct(void **state)
+{
+    (void)state;
+    expect_dump("query q() { match { $p: Person  $p.age * 2 + 1 > 30 } return distinct { upper($p.name) as u, coalesce($p.nick, \"x\", $p.name) as n } order { u } }",
+                "query q()\n"
+                "  scan $p: Person [(($p.age * 2) + 1) > 30]\n"
+                "  aggregate distinct key u = upper($p.name): String, key n = coalesce($p.nick, coalesce(\"x\", $p.name)): String\n"
+                "  order column(u) asc\n"
+                "  reads: node Person\n"
+                "  writes: -\n");
+    expect_dump("query q() { match { $p: Person } return { count(distinct $p.nick) as n, sum(-$p.age % 3) as s } }",
+                "query q()\n"
+                "  scan $p: Person\n"
+                "  aggregate n = count(distinct $p.nick): I64?, s = sum(((-$p.age) % 3)): F64?\n"
+                "  reads: node Person\n"
+                "  writes: -\n");
+}
+
+static void exists_and_count_subpatterns(void **state)
+{
+    (void)state;
+    expect_dump("query q($n: I64) { match { $p: Person  exists { $p worksAt $c }  count { $p knows $f } >= $n } return { $p.name } }",
+                "query q($n: I64)\n"
+                "  scan $p: Person\n"
+                "  semijoin ($p)\n"
+                "    expand $p -[WorksAt out 1..1]-> $c: Company\n"
+                "  countjoin ($p) count >= $n\n"
+                "    expand $p -[Knows out 1..1]-> $f: Person\n"
+                "  return p.name = $p.name: String\n"
+                "  reads: node Company, node Person, edge Knows, edge WorksAt\n"
+                "  writes: -\n");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(scan_with_pushed_down_predicates),
+        cmocka_unit_test(limit_and_offset_literals_and_parameters),
+        cmocka_unit_test(arithmetic_functions_and_distinct),
+        cmocka_unit_test(exists_and_count_subpatterns),
         cmocka_unit_test(deferred_binding_filters_go_into_the_expand),
         cmocka_unit_test(reverse_expand_when_destination_is_bound),
         cmocka_unit_test(cycle_closing_and_cross_join),

@@ -45,6 +45,9 @@ static const char *const VOCAB[] = {
     "nick", "tags", "born", "seen", "photo", "role", "score", "slug", "body", "embedding",
     "title", "text", "vec", "since", "note", "from", "to", "String", "I32", "Vector(4)",
     "DateTime", "Blob", "{1,2}", "{1,}", "@description(\"d\")", " ", "\n",
+    /* issue 32: pagination, distinct, arithmetic, functions, sub-patterns, collect */
+    "offset ", "distinct ", "exists ", "is ", "null ", "in ", "+", "-", "*", "/", "%", "lower", "upper",
+    "trim", "length", "substring", "concat", "coalesce", "abs", "round", "year", "size", "collect",
 };
 
 static size_t render_tokens(const uint8_t *data, size_t size, char *out, size_t cap)
