@@ -1,0 +1,108 @@
+/*
+ * input.c — statement boundaries and error carets of `omnigraph shell` (input.h).
+ *
+ * The scanner knows only what can hide a brace or a `;` in a `.gq` text: strings ("..." with
+ * backslash escapes) and comments (`// ...` to the end of the line, `/ * ... * /`).  It never
+ * parses the query; the compiler does, and its message names the line and column the caret
+ * marks.
+ */
+#include "shell/input.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct scan {
+    const char *s;
+    size_t len, i;
+} scan;
+
+/* Skips a string, a comment or one other byte at sc->i; returns the byte skipped, '"' for a
+ * whole string, or 0 for a comment (strings and comments hold no structure). */
+static int scan_next(scan *sc)
+{
+    const char *s = sc->s;
+    size_t n = sc->len;
+    char c = s[sc->i];
+    if (c == '"') {
+        for (sc->i++; sc->i < n && s[sc->i] != '"'; sc->i++)
+            if (s[sc->i] == '\\' && sc->i + 1 < n) sc->i++;
+        if (sc->i < n) sc->i++;
+        return '"';
+    }
+    if (c == '/' && sc->i + 1 < n && s[sc->i + 1] == '/') {
+        while (sc->i < n && s[sc->i] != '\n') sc->i++;
+        return 0;
+    }
+    if (c == '/' && sc->i + 1 < n && s[sc->i + 1] == '*') {
+        sc->i += 2;
+        while (sc->i + 1 < n && !(s[sc->i] == '*' && s[sc->i + 1] == '/')) sc->i++;
+        sc->i = sc->i + 1 < n ? sc->i + 2 : n;
+        return 0;
+    }
+    sc->i++;
+    return (unsigned char)c;
+}
+
+size_t og_shell_stmt_end(const char *text, size_t len)
+{
+    scan sc = {text, len, 0};
+    int depth = 0;
+    while (sc.i < len) {
+        int c = scan_next(&sc);
+        if (c == '{') {
+            depth++;
+        } else if (c == '}') {
+            if (--depth <= 0) return sc.i; /* the first top-level pair closed, or a stray '}' */
+        } else if (c == ';' && depth == 0) {
+            return sc.i;
+        }
+    }
+    return 0;
+}
+
+int og_shell_stmt_blank(const char *text, size_t len)
+{
+    scan sc = {text, len, 0};
+    while (sc.i < len) {
+        int c = scan_next(&sc);
+        if (c && c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != ';') return 0;
+    }
+    return 1;
+}
+
+int og_shell_error_pos(const char *message, unsigned *line, unsigned *col)
+{
+    static const char *const tags[] = {"<query>:", "<mutation>:"};
+    for (size_t t = 0; t < 2; t++) {
+        const char *p = message ? strstr(message, tags[t]) : NULL;
+        if (p && sscanf(p + strlen(tags[t]), "%u:%u", line, col) == 2 && *line > 0 && *col > 0) return 1;
+    }
+    return 0;
+}
+
+void og_shell_caret(og_buf *out, const char *text, size_t len, unsigned line, unsigned col, unsigned line_offset)
+{
+    size_t at = 0;
+    for (unsigned l = 1; l < line; l++) {
+        const char *nl = memchr(text + at, '\n', len - at);
+        if (!nl) return;
+        at = (size_t)(nl - text) + 1;
+    }
+    const char *nl = memchr(text + at, '\n', len - at);
+    size_t end = nl ? (size_t)(nl - text) : len;
+    if (end > at && text[end - 1] == '\r') end--;
+    char num[16];
+    int w = snprintf(num, sizeof num, "%u", line + line_offset);
+    og_buf_printf(out, "  %s | %.*s\n  %*s | ", num, (int)(end - at), text + at, w, "");
+    /* pad up to the column: one space per code point, a tab stays a tab */
+    unsigned cp = 1;
+    for (size_t i = at; i < end && cp < col; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if ((c & 0xC0) == 0x80) continue; /* a continuation byte belongs to the code point before */
+        og_buf_append_byte(out, c == '\t' ? '\t' : ' ');
+        cp++;
+    }
+    while (cp++ < col) og_buf_append_byte(out, ' '); /* a column just past the end */
+    og_buf_append_str(out, "^\n");
+}
