@@ -20,14 +20,7 @@ typedef struct dot_cmd {
     dot_fn run;
 } dot_cmd;
 
-static int fail(og_shell *s, const char *fmt, const char *a)
-{
-    fputs("error: ", stderr);
-    fprintf(stderr, fmt, a);
-    fputc('\n', stderr);
-    s->errors++;
-    return 1;
-}
+#define fail(s, ...) (og_shell_error(s, __VA_ARGS__), 1)
 
 static int dot_help(og_shell *s, const char *arg);
 

@@ -71,12 +71,19 @@ int og_shell_stmt_blank(const char *text, size_t len)
     return 1;
 }
 
-int og_shell_error_pos(const char *message, unsigned *line, unsigned *col)
+int og_shell_error_pos(const char *message, unsigned *line, unsigned *col, size_t *tag_start, size_t *tag_end)
 {
     static const char *const tags[] = {"<query>:", "<mutation>:"};
     for (size_t t = 0; t < 2; t++) {
         const char *p = message ? strstr(message, tags[t]) : NULL;
-        if (p && sscanf(p + strlen(tags[t]), "%u:%u", line, col) == 2 && *line > 0 && *col > 0) return 1;
+        int used = 0;
+        if (!p || sscanf(p + strlen(tags[t]), "%u:%u%n", line, col, &used) != 2 || *line == 0 || *col == 0) continue;
+        const char *e = p + strlen(tags[t]) + used;
+        if (*e == ':') e++;
+        while (*e == ' ') e++;
+        if (tag_start) *tag_start = (size_t)(p - message);
+        if (tag_end) *tag_end = (size_t)(e - message);
+        return 1;
     }
     return 0;
 }

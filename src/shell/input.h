@@ -24,8 +24,10 @@ size_t og_shell_stmt_end(const char *text, size_t len);
 int og_shell_stmt_blank(const char *text, size_t len);
 
 /* The 1-based line and column (in code points) an error message names for the statement
- * (the first "<query>:L:C" or "<mutation>:L:C" in it).  0 when it names none. */
-int og_shell_error_pos(const char *message, unsigned *line, unsigned *col);
+ * (the first "<query>:L:C: " or "<mutation>:L:C: " in it), and where that tag sits in the
+ * message, [*tag_start, *tag_end) (may be NULL), so the shell can say the position its own
+ * way.  0 when it names none. */
+int og_shell_error_pos(const char *message, unsigned *line, unsigned *col, size_t *tag_start, size_t *tag_end);
 
 /* Appends the source line `line` of text[0..len) (1-based), prefixed "  N | " where N is
  * line + line_offset, then a line with a caret under column `col` (code points, tabs kept

@@ -41,8 +41,11 @@ int og_shell_dot(og_shell *s, const char *line);
 int og_shell_read_file(og_shell *s, const char *path);
 /* Reloads what completion knows of the current state (catalog, branches). */
 void og_shell_refresh_names(og_shell *s);
-/* Prints the last API failure as "error: <status>: <message>". */
+/* Prints the last API failure as "error: <status>: <message>" (a script's failures start
+ * with "<source>:<line>: "), and counts it. */
 void og_shell_print_failure(og_shell *s, og_status st);
+/* Prints and counts a failure of the shell's own ("error: <message>"). */
+void og_shell_error(og_shell *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The target of the next statement. */
 og_shell_target og_shell_target_now(const og_shell *s);
 

@@ -10,6 +10,7 @@
 #include <editline/readline.h>
 #include <errno.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,29 +49,56 @@ void og_shell_refresh_names(og_shell *s)
     s->be.ops->free(text);
 }
 
-static void where(const og_shell *s)
+/* A script's failures say where: "<stdin>:12: " (or with the column the compiler named). */
+static void where(const og_shell *s, unsigned line, unsigned col)
 {
-    if (!s->interactive || s->read_depth) fprintf(stderr, "%s:%u: ", s->source, s->stmt_line ? s->stmt_line : s->line_no);
+    if (s->interactive && !s->read_depth) return;
+    if (!line) line = s->stmt_line ? s->stmt_line : s->line_no;
+    if (col) fprintf(stderr, "%s:%u:%u: ", s->source, line, col);
+    else fprintf(stderr, "%s:%u: ", s->source, line);
 }
 
 void og_shell_print_failure(og_shell *s, og_status st)
 {
-    where(s);
+    where(s, 0, 0);
     fprintf(stderr, "error: %s: %s\n", og_status_name(st), og_error_message());
     s->errors++;
 }
 
-/* The error of a statement, with its line and a caret under the column the compiler named. */
+void og_shell_error(og_shell *s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    where(s, 0, 0);
+    fputs("error: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    s->errors++;
+}
+
+/* The error of a statement, with its line and a caret under the column the compiler named.
+ * The message's "<query>:L:C: " becomes the script's own position (or "at L:C" typed). */
 static void print_stmt_error(og_shell *s, og_status st, const char *src, size_t len)
 {
     const char *msg = og_error_message();
-    where(s);
-    fprintf(stderr, "error: %s: %s", og_status_name(st), msg);
-    if (!*msg || msg[strlen(msg) - 1] != '\n') fputc('\n', stderr);
     unsigned line, col;
-    if (og_shell_error_pos(msg, &line, &col)) {
+    size_t ts, te;
+    int pos = og_shell_error_pos(msg, &line, &col, &ts, &te);
+    int typed = s->interactive && !s->read_depth;
+    unsigned offset = typed ? 0 : s->stmt_line - 1;
+    if (!pos) {
+        where(s, 0, 0);
+        fprintf(stderr, "error: %s: %s", og_status_name(st), msg);
+    } else {
+        where(s, line + offset, col);
+        fprintf(stderr, "error: %s", og_status_name(st));
+        if (typed) fprintf(stderr, " at %u:%u", line, col);
+        fprintf(stderr, ": %.*s%s", (int)ts, msg, msg + te);
+    }
+    if (!*msg || msg[strlen(msg) - 1] != '\n') fputc('\n', stderr);
+    if (pos) {
         og_buf b = OG_BUF_INIT;
-        unsigned offset = s->interactive && !s->read_depth ? 0 : s->stmt_line - 1;
         og_shell_caret(&b, src, len, line, col, offset);
         if (b.len) fwrite(b.data, 1, b.len, stderr);
         og_buf_free(&b);
@@ -153,7 +181,7 @@ static void run_stmt(og_shell *s, const char *src, size_t len)
     }
     double took = now_ms() - t0;
     if (st == OG_ERR_LIMIT && interrupted) {
-        where(s);
+        where(s, 0, 0);
         fprintf(stderr, "%scancelled (Ctrl-C): %s\n", s->interactive ? "\n" : "", og_error_message());
         s->errors++;
     } else if (st) {
@@ -209,10 +237,7 @@ void og_shell_feed(og_shell *s, const char *line)
 static void flush_open_stmt(og_shell *s)
 {
     if (!s->stmt.len || og_shell_stmt_blank((const char *)s->stmt.data, s->stmt.len)) return;
-    where(s);
-    fprintf(stderr, "error: parse: the statement is not complete at the end of %s (a `}` or `;` is missing)\n",
-            s->source);
-    s->errors++;
+    og_shell_error(s, "parse: the statement is not complete at the end of %s (a `}` or `;` is missing)", s->source);
     s->stmt.len = 0;
 }
 
@@ -232,16 +257,12 @@ static void read_stream(og_shell *s, FILE *f)
 int og_shell_read_file(og_shell *s, const char *path)
 {
     if (s->read_depth >= 8) {
-        where(s);
-        fprintf(stderr, "error: invalid: .read %s: nested more than 8 deep\n", path);
-        s->errors++;
+        og_shell_error(s, "invalid: .read %s: nested more than 8 deep", path);
         return 1;
     }
     FILE *f = fopen(path, "r");
     if (!f) {
-        where(s);
-        fprintf(stderr, "error: io: cannot read %s: %s\n", path, strerror(errno));
-        s->errors++;
+        og_shell_error(s, "io: cannot read %s: %s", path, strerror(errno));
         return 1;
     }
     /* the file is a nested input: its own name, line numbers and open statement */
@@ -318,7 +339,7 @@ static char **complete(const char *text, int start, int end)
     rl_attempted_completion_over = 1; /* never fall back to file names */
     char **m = rl_completion_matches(text, complete_gen);
     /* a property or a variable is usually followed by more punctuation than a space */
-    rl_completion_append_character = text[0] == '$' || text[0] == '.' ? '\0' : ' ';
+    rl_completion_append_character = text[0] == '$' ? '\0' : ' ';
     return m;
 }
 
@@ -394,7 +415,7 @@ static void interactive_loop(og_shell *s)
         if (!still_open) { /* one history entry per statement, its lines joined */
             const char *e = og_buf_cstr(&entry);
             while (*e == ' ') e++;
-            if (*e) {
+            if (!og_shell_stmt_blank(e, strlen(e))) { /* a comment alone is not worth recalling */
                 add_history(e);
                 if (hist[0]) write_history(hist);
             }

@@ -55,14 +55,20 @@ static void the_error_position_is_read_from_the_message(void **state)
 {
     (void)state;
     unsigned l = 0, c = 0;
-    assert_true(og_shell_error_pos("<query>:2:15: unknown type 'Persn'\n  hint: ...", &l, &c));
+    size_t ts = 9, te = 9;
+    assert_true(og_shell_error_pos("<query>:2:15: unknown type 'Persn'\n  hint: ...", &l, &c, &ts, &te));
     assert_int_equal(l, 2);
     assert_int_equal(c, 15);
-    assert_true(og_shell_error_pos("mutation failed: <mutation>:1:3: x", &l, &c));
+    assert_int_equal(ts, 0);
+    assert_int_equal(te, strlen("<query>:2:15: "));
+    const char *m = "mutation failed: <mutation>:1:3: x";
+    assert_true(og_shell_error_pos(m, &l, &c, &ts, &te));
     assert_int_equal(l, 1);
     assert_int_equal(c, 3);
-    assert_false(og_shell_error_pos("branch dev not found", &l, &c));
-    assert_false(og_shell_error_pos("<query>: no position", &l, &c));
+    assert_string_equal(m + te, "x");
+    assert_int_equal(ts, strlen("mutation failed: "));
+    assert_false(og_shell_error_pos("branch dev not found", &l, &c, NULL, NULL));
+    assert_false(og_shell_error_pos("<query>: no position", &l, &c, NULL, NULL));
 }
 
 static void the_caret_sits_under_the_column(void **state)
