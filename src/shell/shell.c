@@ -7,8 +7,10 @@
  * that runs once its braces close (input.h).  The graph is reached only through the
  * backend (backend.h).
  */
+#include <ctype.h>
 #include <editline/readline.h>
 #include <errno.h>
+#include <jansson.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -152,23 +154,50 @@ static double now_ms(void)
     return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
 }
 
+/* The .params a statement declares (`query q($a: T, $b: U)`): .params holds values for many
+ * queries, and the API refuses a parameter its query does not declare.  NULL = none; a
+ * statement whose header cannot be found gets them all.  Free with free(). */
+static char *params_for(const og_shell *s, const char *src, size_t len)
+{
+    if (!s->params) return NULL;
+    const char *open = memchr(src, '(', len), *brace = memchr(src, '{', len);
+    if (!open || (brace && brace < open)) return strdup(s->params);
+    const char *close = memchr(open, ')', len - (size_t)(open - src));
+    if (!close) return strdup(s->params);
+    json_t *all = json_loads(s->params, 0, NULL), *some = json_object();
+    for (const char *p = open; p < close; p++) {
+        if (*p != '$') continue;
+        size_t l = 0;
+        while (p + 1 + l < close && (isalnum((unsigned char)p[1 + l]) || p[1 + l] == '_')) l++;
+        char name[256];
+        snprintf(name, sizeof name, "%.*s", (int)(l < 255 ? l : 255), p + 1);
+        json_t *v = json_object_get(all, name);
+        if (v) json_object_set(some, name, v);
+    }
+    char *out = json_object_size(some) ? json_dumps(some, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(all);
+    json_decref(some);
+    return out;
+}
+
 /* Runs one complete statement src[0..len). */
 static void run_stmt(og_shell *s, const char *src, size_t len)
 {
     og_shell_target t = og_shell_target_now(s);
+    char *params = params_for(s, src, len);
     interrupted = 0;
     double t0 = now_ms();
     og_status st;
     if (s->explain_next) {
         s->explain_next = 0;
         char *plan = NULL;
-        st = s->be.ops->explain(s->be.self, src, len, s->params, &t, &plan);
+        st = s->be.ops->explain(s->be.self, src, len, params, &t, &plan);
         if (st == OG_OK) fputs(plan, stdout);
         s->be.ops->free(plan);
     } else {
         og_shell_result r;
         og_format fmt = s->fmt == OG_FORMAT_JSON ? OG_FORMAT_JSONL : s->fmt;
-        st = s->be.ops->run(s->be.self, src, len, s->params, &t, fmt, &r);
+        st = s->be.ops->run(s->be.self, src, len, params, &t, fmt, &r);
         if (st == OG_OK && !r.write) {
             print_rows(s, r.text, r.rows);
         } else if (st == OG_OK && !r.receipt.published) {
@@ -188,6 +217,7 @@ static void run_stmt(og_shell *s, const char *src, size_t len)
         print_stmt_error(s, st, src, len);
     }
     interrupted = 0;
+    free(params);
     if (s->timer) printf("time: %.1f ms\n", took);
     fflush(stdout);
 }

@@ -38,6 +38,7 @@ query older($min: I32) {
     match { $p: Person  $p.age > $min }
     return { $p.handle }
 };
+query ada() { match { $p: Person { handle: "ada" } } return { $p.age } }
 .params {}
 .format json
 query add() { insert Person { handle: "linus", name: "Linus" } }
@@ -57,6 +58,8 @@ Grace   45
 (2 rows)
 p.handle
 grace
+p.age
+36
 affected 1 nodes, 0 edges in commit C on main
 [{"a.name":"Ada","b.name":"Grace"}]
 branch dev
@@ -101,6 +104,8 @@ diff "$d/want" "$d/err" || fail "the failing script's messages"
 # 3. .read runs a file as if typed; usage errors exit 2; --server is refused until built
 printf 'query q() { match { $p: Person } return { count($p) as n } }\n' > "$d/count.gq"
 [ "$(printf '.read %s\n' "$d/count.gq" | "$og" shell --store "$d/g" | sed -n 3p)" = 3 ] || fail ".read"
+printf '.explain\nquery q() { match { $p: Person } return { $p.name } }\n' | "$og" shell --store "$d/g" |
+  grep 'scan $p: Person' > /dev/null || fail ".explain prints the next query's plan"
 set +e
 "$og" shell --store "$d/g" --format yaml < /dev/null 2> /dev/null; rc1=$?
 (unset OMNIGRAPH_STORE; "$og" shell < /dev/null 2> /dev/null); rc2=$?

@@ -54,7 +54,7 @@ start() { # a shell in a fresh tmux session; the pane stays after it exits, with
 screen() { tm capture-pane -p -J -t s -S -; }
 fail() { echo "FAIL: $1" >&2; echo "---- the screen:" >&2; screen >&2; exit 1; }
 wait_screen() { # PATTERN WHAT: the whole screen matches, within 30 s
-  for _ in $(seq 1 300); do screen | grep -qE -- "$1" && return 0; sleep 0.1; done
+  for _ in $(seq 1 300); do grep -qE -- "$1" <<<"$(screen)" && return 0; sleep 0.1; done
   fail "$2: no line matches /$1/"
 }
 step=0
@@ -65,9 +65,10 @@ mark() { # a comment typed at the prompt: what follows it on the screen is this 
 }
 out() { screen | awk -v m="// step $step" '$0 ~ m"$" { buf = ""; on = 1; next } on { buf = buf $0 "\n" } END { printf "%s", buf }'; }
 expect() { # PATTERN WHAT: the output of the current step matches, within 30 s
-  for _ in $(seq 1 300); do out | grep -qE -- "$1" && return 0; sleep 0.1; done
+  for _ in $(seq 1 300); do grep -qE -- "$1" <<<"$(out)" && return 0; sleep 0.1; done
   fail "step $step, $2: no line matches /$1/"
 }
+has() { grep -q "$@" <<<"$(out)"; } # grep OPTIONS PATTERN over the current step's output (no pipe: pipefail)
 type_line() { tm send-keys -t s -l "$1"; tm send-keys -t s Enter; }
 
 start
@@ -76,7 +77,7 @@ start
 mark
 type_line 'query people() { match { $p: Person } return { $p.name } order { $p.name } }'
 expect '^\(2 rows\)$' "a query on one line"
-out | grep -qx 'Ada' && out | grep -qx 'Grace' || fail "the rows of people()"
+has -x 'Ada' && has -x 'Grace' || fail "the rows of people()"
 
 # 2. a multi-line query: continuation prompts, and it runs when its braces close
 mark
@@ -84,7 +85,7 @@ type_line 'query team() {'
 expect '^ *\.\.\.> ?$' "a continuation prompt"
 type_line '  match { $p: Person  $p worksOn $j }'
 type_line '  return { $j.title, $p.name }'
-out | grep -q 'Analytical engine' && fail "the query ran before its braces closed"
+has 'Analytical engine' && fail "the query ran before its braces closed"
 type_line '}'
 expect '^Analytical engine +Ada$' "the multi-line query's row"
 
@@ -110,8 +111,9 @@ expect '^node Project \{$' ".schema Project completed and run"
 mark
 type_line 'query e() { match { $p: Person } return { $p.nme } }'
 expect 'has no property `nme`' "the type error"
-src=$(out | grep -E '^ +1 \| query e\(\)' | head -1)
-caret=$(out | grep -E '^ +\| +\^$' | head -1)
+o=$(out)
+src=$(grep -m1 -E '^ +1 \| query e\(\)' <<<"$o" || true)
+caret=$(grep -m1 -E '^ +\| +\^$' <<<"$o" || true)
 [ -n "$src" ] && [ -n "$caret" ] || fail "the error's source line and caret"
 col_src=$(awk -v s="$src" 'BEGIN { print index(s, "$p.nme") }')
 col_caret=$(awk -v s="$caret" 'BEGIN { print index(s, "^") }')
@@ -131,12 +133,12 @@ expect 'in commit [0-9A-Z]{26} on dev$' "a mutation on dev"
 mark
 type_line 'query people() { match { $p: Person } return { $p.name } order { $p.name } }'
 expect '^\(3 rows\)$' "dev's people"
-out | grep -qx 'Margaret' && ! out | grep -qx 'Linus' || fail "dev sees Margaret, not main's Linus"
+has -x 'Margaret' && ! has -x 'Linus' || fail "dev sees Margaret, not main's Linus"
 mark
 type_line '.branch main'
 type_line 'query people() { match { $p: Person } return { $p.name } order { $p.name } }'
 expect '^\(3 rows\)$' "main's people"
-out | grep -qx 'Linus' && ! out | grep -qx 'Margaret' || fail "main sees Linus, not dev's Margaret"
+has -x 'Linus' && ! has -x 'Margaret' || fail "main sees Linus, not dev's Margaret"
 
 # 7. .at reads an earlier commit; .at alone returns to the head
 mark
@@ -144,7 +146,7 @@ type_line '.at main~1'
 expect '^main@[0-9A-Z]{10}> ?$' "the prompt while reading main~1"
 type_line 'query people() { match { $p: Person } return { $p.name } order { $p.name } }'
 expect '^\(2 rows\)$' "people before Linus was added"
-out | grep -qx 'Linus' && fail "main~1 still shows Linus"
+has -x 'Linus' && fail "main~1 still shows Linus"
 mark
 type_line '.at'
 type_line 'query people() { match { $p: Person } return { $p.name } order { $p.name } }'
@@ -182,7 +184,7 @@ expect '^\(1 row\)$' "the recalled query runs"
 # the multi-line query is one entry, its lines joined
 # (libedit writes blanks as \040)
 sed 's/\\040/ /g' "$d/home/history" |
-  grep -qF 'query team() {   match { $p: Person  $p worksOn $j }   return { $j.title, $p.name } }' ||
+  grep -F 'query team() {   match { $p: Person  $p worksOn $j }   return { $j.title, $p.name } }' > /dev/null ||
   { cat "$d/home/history" >&2; fail "the multi-line query is not one history entry"; }
 tm send-keys -t s C-d
 expect '^shell exited with status 0$' "Ctrl-D leaves"
