@@ -4,13 +4,15 @@
  * The scanner knows only what can hide a brace or a `;` in a `.gq` text: strings ("..." with
  * backslash escapes) and comments (`// ...` to the end of the line, `/ * ... * /`).  It never
  * parses the query; the compiler does, and its message names the line and column the caret
- * marks.
+ * marks, padded by each character's width on screen (utf8proc) so it lines up under
+ * accented and East Asian text.
  */
 #include "shell/input.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <utf8proc.h>
 
 typedef struct scan {
     const char *s;
@@ -102,13 +104,21 @@ void og_shell_caret(og_buf *out, const char *text, size_t len, unsigned line, un
     char num[16];
     int w = snprintf(num, sizeof num, "%u", line + line_offset);
     og_buf_printf(out, "  %s | %.*s\n  %*s | ", num, (int)(end - at), text + at, w, "");
-    /* pad up to the column: one space per code point, a tab stays a tab */
+    /* pad up to the column: each code point by its width on screen (an accent 1, a CJK
+     * character 2, a combining mark 0), a tab stays a tab */
     unsigned cp = 1;
-    for (size_t i = at; i < end && cp < col; i++) {
-        unsigned char c = (unsigned char)text[i];
-        if ((c & 0xC0) == 0x80) continue; /* a continuation byte belongs to the code point before */
-        og_buf_append_byte(out, c == '\t' ? '\t' : ' ');
-        cp++;
+    for (size_t i = at; i < end && cp < col; cp++) {
+        utf8proc_int32_t c;
+        utf8proc_ssize_t k = utf8proc_iterate((const utf8proc_uint8_t *)text + i, (utf8proc_ssize_t)(end - i), &c);
+        if (k <= 0) { /* not UTF-8: a byte is a column */
+            og_buf_append_byte(out, ' ');
+            i++;
+            continue;
+        }
+        i += (size_t)k;
+        if (c == '\t') og_buf_append_byte(out, '\t');
+        else
+            for (int cw = utf8proc_charwidth(c); cw > 0; cw--) og_buf_append_byte(out, ' ');
     }
     while (cp++ < col) og_buf_append_byte(out, ' '); /* a column just past the end */
     og_buf_append_str(out, "^\n");

@@ -30,8 +30,9 @@ int og_shell_stmt_blank(const char *text, size_t len);
 int og_shell_error_pos(const char *message, unsigned *line, unsigned *col, size_t *tag_start, size_t *tag_end);
 
 /* Appends the source line `line` of text[0..len) (1-based), prefixed "  N | " where N is
- * line + line_offset, then a line with a caret under column `col` (code points, tabs kept
- * so the caret lines up).  Appends nothing when the line does not exist. */
+ * line + line_offset, then a line with a caret under column `col` (counted in code points,
+ * padded by their width on screen, tabs kept, so the caret lines up).  Appends nothing when
+ * the line does not exist. */
 void og_shell_caret(og_buf *out, const char *text, size_t len, unsigned line, unsigned col, unsigned line_offset);
 
 #endif

@@ -87,6 +87,15 @@ static void the_caret_sits_under_the_column(void **state)
     const char *u = "{ \"é\" x";
     og_shell_caret(&b, u, strlen(u), 1, 7, 0);
     assert_string_equal(og_buf_cstr(&b), "  1 | { \"é\" x\n    |       ^\n");
+    /* a CJK character takes two columns on screen, a combining accent none */
+    b.len = 0;
+    const char *cjk = "{ \"田中\" x";
+    og_shell_caret(&b, cjk, strlen(cjk), 1, 8, 0);
+    assert_string_equal(og_buf_cstr(&b), "  1 | { \"田中\" x\n    |          ^\n");
+    b.len = 0;
+    const char *comb = "e\xcc\x81 x"; /* e + U+0301: one column, two code points */
+    og_shell_caret(&b, comb, strlen(comb), 1, 4, 0);
+    assert_string_equal(og_buf_cstr(&b), "  1 | e\xcc\x81 x\n    |   ^\n");
     /* a line that does not exist prints nothing */
     b.len = 0;
     og_shell_caret(&b, src, strlen(src), 9, 1, 0);
