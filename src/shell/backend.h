@@ -2,11 +2,13 @@
  * backend.h — what `omnigraph shell` asks of the graph it is connected to.
  *
  * Why a seam: the shell talks to a graph opened in this process (`--store ROOT`, the local
- * backend over include/omnigraph.h) or, later, to a graph served by omnigraph-server
- * (`--server URL --graph ID`, the remote backend over the CLI's HTTP client).  Everything
- * the shell does — run a statement, explain it, list branches, read the catalog and the
- * schema, resolve a commit, cancel — goes through these few calls, so the remote backend is
- * one file that fills the same table; the dot commands, completion and printing stay as they are.
+ * backend over include/omnigraph.h, backend_local.c) or to a graph served by omnigraph-server
+ * (`--server URL --graph ID`).  Everything the shell does — run a statement, explain it, list
+ * branches, read the catalog and the schema, resolve a commit, cancel — goes through these few
+ * calls, so a remote backend is one table of functions; the dot commands, completion and
+ * printing stay as they are.  The HTTP client lives in the CLI (src/cli/remote.h), above this
+ * layer, so the CLI hands the shell an opener for served graphs (og_shell_remote_fn, shell.h)
+ * built over it; until it does, `--server` is refused.
  *
  * Every call returns an og_status and leaves its message in og_error_message() (the remote
  * backend sets it from the server's error body).  Strings returned are malloc'd and freed
@@ -63,7 +65,8 @@ typedef struct og_shell_backend {
 /* A graph opened in this process (a directory or s3://bucket/prefix); `actor` (NULL = the
  * default) is recorded on the commits its mutations publish.  Errors as og_db_open. */
 og_status og_shell_backend_local(og_shell_backend *out, const char *root, const char *actor);
-/* A graph served by omnigraph-server.  Not built yet: OG_ERR_UNSUPPORTED (backend_remote.c). */
-og_status og_shell_backend_remote(og_shell_backend *out, const char *url, const char *graph);
+/* Opens the graph `graph` served at `server` (a URL, or a server named in the operator
+ * config) as *out; errors with og_err's message, as the other calls. */
+typedef og_status (*og_shell_remote_fn)(og_shell_backend *out, const char *server, const char *graph);
 
 #endif

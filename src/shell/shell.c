@@ -23,6 +23,7 @@
 #include "shell/input.h"
 #include "shell/session.h"
 #include "shell/shell.h"
+#include "util/error.h"
 
 /* Set by SIGINT (Ctrl-C).  The backend's running call watches it (og_db_set_cancel); at the
  * prompt it abandons the line being typed. */
@@ -284,6 +285,21 @@ static void read_stream(og_shell *s, FILE *f)
     flush_open_stmt(s);
 }
 
+/* -c TEXT: its lines as a script's, then the end of the input. */
+static void run_command(og_shell *s, const char *text)
+{
+    while (!s->quit && *text) {
+        const char *nl = strchr(text, '\n');
+        size_t n = nl ? (size_t)(nl - text) : strlen(text);
+        char *line = strndup(text, n);
+        if (!line) return;
+        og_shell_feed(s, line);
+        free(line);
+        text += n + (nl != NULL);
+    }
+    flush_open_stmt(s);
+}
+
 int og_shell_read_file(og_shell *s, const char *path)
 {
     if (s->read_depth >= 8) {
@@ -461,6 +477,7 @@ static void interactive_loop(og_shell *s)
 static const char *usage_text =
     "usage: omnigraph shell [--store ROOT | ROOT] [--branch B] [--as ACTOR] [--format table|json|csv]\n"
     "       omnigraph shell --server URL --graph ID [--branch B]\n"
+    "       omnigraph shell --store ROOT -c 'STATEMENTS'\n"
     "\n"
     "An interactive session on one graph: type queries and mutations (they run when their braces\n"
     "close, or at `;`), dot commands (.help lists them), Tab completes names from the graph.\n"
@@ -469,6 +486,7 @@ static const char *usage_text =
     "  --branch B         the branch read and written (default main; .branch switches)\n"
     "  --as ACTOR         the actor recorded on the commits mutations publish\n"
     "  --format F         how rows print: table (default), json or csv (.format switches)\n"
+    "  -c TEXT            run TEXT (statements and dot commands, as a script) and exit\n"
     "  --server URL --graph ID   a graph served by omnigraph-server (not built yet)\n"
     "History: $OMNIGRAPH_HOME/history, else ~/.omnigraph/history.  docs/shell.md has the rest.\n";
 
@@ -480,14 +498,15 @@ static int usage_error(const char *fmt, const char *a)
     return 2;
 }
 
-int og_shell_main(int argc, char **argv)
+int og_shell_main(int argc, char **argv, og_shell_remote_fn remote)
 {
-    const char *store = NULL, *branch = NULL, *server = NULL, *graph = NULL, *actor = NULL, *format = NULL;
+    const char *store = NULL, *branch = NULL, *server = NULL, *graph = NULL, *actor = NULL, *format = NULL,
+               *command = NULL;
     struct {
         const char *flag;
         const char **val;
-    } flags[] = {{"--store", &store}, {"--branch", &branch}, {"--server", &server},
-                 {"--graph", &graph}, {"--as", &actor},       {"--format", &format}};
+    } flags[] = {{"--store", &store}, {"--branch", &branch}, {"--server", &server}, {"--graph", &graph},
+                 {"--as", &actor},    {"--format", &format}, {"-c", &command}};
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             fputs(usage_text, stdout);
@@ -519,7 +538,12 @@ int og_shell_main(int argc, char **argv)
     else if (format && strcmp(format, "table")) return usage_error("--format is table, json or csv, not %s", format);
     og_shell s;
     memset(&s, 0, sizeof s);
-    og_status st = server ? og_shell_backend_remote(&s.be, server, graph) : og_shell_backend_local(&s.be, store, actor);
+    og_status st;
+    if (!server) st = og_shell_backend_local(&s.be, store, actor);
+    else if (remote) st = remote(&s.be, server, graph);
+    else
+        st = og_err(OG_ERR_UNSUPPORTED, "--server %s --graph %s: the remote backend is not built yet; open the graph "
+                                        "with --store ROOT", server, graph);
     if (st) {
         fprintf(stderr, "omnigraph shell: %s: %s\n", og_status_name(st), og_error_message());
         return 1;
@@ -527,9 +551,9 @@ int og_shell_main(int argc, char **argv)
     s.graph = server ? graph : store;
     snprintf(s.branch, sizeof s.branch, "%s", branch ? branch : "main");
     s.fmt = fmt;
-    s.interactive = isatty(STDIN_FILENO);
+    s.interactive = !command && isatty(STDIN_FILENO);
     s.maxrows = s.interactive ? 100 : 0;
-    s.source = "<stdin>";
+    s.source = command ? "<-c>" : "<stdin>";
     og_shell_refresh_names(&s);
     int ok = 1;
     if (branch) {
@@ -540,7 +564,8 @@ int og_shell_main(int argc, char **argv)
     if (ok) {
         setvbuf(stdout, NULL, _IOLBF, 0);
         cur = &s;
-        if (s.interactive) interactive_loop(&s);
+        if (command) run_command(&s, command);
+        else if (s.interactive) interactive_loop(&s);
         else read_stream(&s, stdin);
         cur = NULL;
     }

@@ -104,6 +104,10 @@ diff "$d/want" "$d/err" || fail "the failing script's messages"
 # 3. .read runs a file as if typed; usage errors exit 2; --server is refused until built
 printf 'query q() { match { $p: Person } return { count($p) as n } }\n' > "$d/count.gq"
 [ "$(printf '.read %s\n' "$d/count.gq" | "$og" shell --store "$d/g" | sed -n 3p)" = 3 ] || fail ".read"
+[ "$("$og" shell --store "$d/g" --format csv -c '.branch dev
+query n() { match { $p: Person } return { count($p) as n } }' | tr -d '\r')" = "$(printf 'branch dev\nn\n2')" ] || fail "-c runs its lines"
+set +e; "$og" shell --store "$d/g" -c 'query x() { match {' 2> "$d/err"; rc=$?; set -e
+[ "$rc" = 1 ] && grep -q '^<-c>:1: error: parse: the statement is not complete' "$d/err" || fail "-c with an open statement"
 printf '.explain\nquery q() { match { $p: Person } return { $p.name } }\n' | "$og" shell --store "$d/g" |
   grep 'scan $p: Person' > /dev/null || fail ".explain prints the next query's plan"
 set +e

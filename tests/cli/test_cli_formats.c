@@ -81,6 +81,7 @@ static const fcase cases[] = {
     {"policy compile", "policy compile EX/policy/graph.policy.yaml", 0, 0},
     {"mcp", "mcp --store g", 0, 0},
     {"test", "test EX/library", 0, 0},
+    {"shell", "shell g -c 'query q() { match { $b: Book } return { $b.name, $b.year } order { $b.name } limit 2 }'", J | C | T, 0},
 };
 
 static const char *const fmt_names[] = {"json", "jsonl", "csv", "table"};
