@@ -244,6 +244,7 @@ static const format_rule rules[] = {
     {"alias", NULL, F_ALL, 1, NULL}, /* a stored query's rows, as `query` */
     {"login", NULL, 0, 0, "it stores a token and prints nothing on stdout"},
     {"logout", NULL, 0, 0, "it removes a token and prints nothing on stdout"},
+    {"shell", NULL, F_JSON | F_CSV | F_TABLE, 1, NULL}, /* how its rows print (docs/shell.md) */
     {NULL, NULL, F_REPORT, 0, NULL}, /* cleanup, cluster, embed, graphs, init, lint, optimize, profile, version */
 };
 

@@ -89,6 +89,7 @@ static const fcase cases[] = {
     {"profile", "profile show no-such-profile", REPORT, 1},
     {"login", "login no-such-server --token t", 0, 0},
     {"logout", "logout no-such-server", 0, 0},
+    {"shell", "shell g -c 'query q() { match { $b: Book } return { $b.name, $b.year } order { $b.name } limit 2 }'", J | C | T, 0},
 };
 
 static const char *const fmt_names[] = {"json", "jsonl", "csv", "table"};
