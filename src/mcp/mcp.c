@@ -240,6 +240,20 @@ static const builtin builtins[] = {
      "\"name\":{\"type\":\"string\",\"description\":\"which query of the source to run (default: the only one)\"}," S_PARAMS
      "," S_BRANCH ",\"snapshot\":{\"type\":\"string\",\"description\":\"a commit id to read at\"}," S_PAGE "},\"required\":[\"query\"]}",
      O_READ},
+    {"graph_explain", "Check and explain a read query", "read",
+     "Compile a read query without running it: a type error comes back with its position and code; otherwise the plan "
+     "(the operators in order, access paths, where filters run, estimated rows). analyze=true also runs it and adds the "
+     "rows each step produced.", 1,
+     "{\"type\":\"object\",\"properties\":{\"query\":{\"type\":\"string\",\"description\":\"GQ source\"},"
+     "\"name\":{\"type\":\"string\"}," S_PARAMS "," S_BRANCH ",\"analyze\":{\"type\":\"boolean\"}},\"required\":[\"query\"]}",
+     NULL},
+    {"change_feed", "Follow a branch", "read",
+     "Row changes committed to a branch (default main) after a cursor, oldest first, one page at a time: start with "
+     "start=\"now\" (nothing replayed; keep the returned cursor) or \"beginning\", then pass cursor to see what landed since. "
+     "page_token continues a long page.", 1,
+     "{\"type\":\"object\",\"properties\":{" S_BRANCH ",\"cursor\":{\"type\":\"string\"},\"start\":{\"type\":\"string\"},"
+     "\"page_token\":{\"type\":\"string\"},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":8192}}}",
+     NULL},
     {"graph_snapshot", "Snapshot", "read", "Commit, schema and per-table version and row count a read of the branch sees.", 1,
      "{\"type\":\"object\",\"properties\":{" S_BRANCH "}}", NULL},
     {"schema_get", "Schema", "read", "The graph's .pg schema source.", 1, "{\"type\":\"object\",\"properties\":{}}", NULL},
@@ -565,6 +579,31 @@ static json_t *call_builtin(og_mcp *m, const char *actor, const builtin *b, json
     }
     if (!strcmp(b->name, "graph_query")) return run_read(m, args);
     if (!strcmp(b->name, "branch_diff")) return run_diff(m, args);
+    if (!strcmp(b->name, "graph_explain")) {
+        const char *src = sarg(args, "query");
+        char *params = params_text(args);
+        og_read_opts at = {.branch = sarg(args, "branch")};
+        st = og_db_query_explain(&out, m->o.db, src, strlen(src), sarg(args, "name"), params, &at,
+                                 json_is_true(json_object_get(args, "analyze")));
+        free(params);
+        if (st != OG_OK) return tool_status(st);
+        json_t *o = json_pack("{sb ss}", "ok", 1, "plan", out);
+        og_free(out);
+        char *t = og_mcp_dump(o);
+        json_decref(o);
+        return tool_owned(OG_OK, t);
+    }
+    if (!strcmp(b->name, "change_feed")) {
+        json_int_t lim = json_integer_value(json_object_get(args, "limit"));
+        og_changes_poll_opts po = {.branch = sarg(args, "branch"), .cursor = sarg(args, "cursor"), .start = sarg(args, "start"),
+                                   .page_token = sarg(args, "page_token"), .limit = lim > 0 ? (size_t)lim : 100};
+        st = og_db_changes_poll(&out, m->o.db, &po);
+        if (st != OG_OK) {
+            og_free(out);
+            return tool_status(st);
+        }
+        return tool_owned(OG_OK, out);
+    }
     if (!strcmp(b->name, "graph_mutate")) return run_mutate(m, actor, args);
     if (!strcmp(b->name, "graph_load")) return run_load(m, args);
     if (!strcmp(b->name, "graph_snapshot")) {
@@ -867,10 +906,54 @@ static json_t *resources_list(og_mcp *m, const char *actor)
     return json_pack("{so}", "resources", arr);
 }
 
+/* omnigraph://commits/{commit} and omnigraph://branches/{branch}/diff (og_mcp_resource_templates). */
+static json_t *template_read(og_mcp *m, const char *actor, const char *uri, int *code, char *msg, size_t cap)
+{
+    char why[256], name[256];
+    const char *c = "omnigraph://commits/", *b = "omnigraph://branches/", *d = "/diff";
+    size_t n = strlen(uri);
+    int commit = !strncmp(uri, c, strlen(c)) && n > strlen(c);
+    int diff = !strncmp(uri, b, strlen(b)) && n > strlen(b) + strlen(d) && !strcmp(uri + n - strlen(d), d);
+    if (commit) snprintf(name, sizeof name, "%s", uri + strlen(c));
+    else if (diff) snprintf(name, sizeof name, "%.*s", (int)(n - strlen(b) - strlen(d)), uri + strlen(b));
+    if ((!commit && !diff) || ask(m, actor, "read", diff ? name : "main", NULL, NULL, 0, why, sizeof why) != OG_MCP_ALLOW) {
+        *code = -32002;
+        snprintf(msg, cap, "Resource not found: %s", uri);
+        return NULL;
+    }
+    char *text = NULL;
+    og_status st;
+    if (commit) {
+        st = og_db_commit_show(&text, m->o.db, name);
+    } else {
+        char base[32];
+        st = og_db_merge_base(m->o.db, name, "main", base, sizeof base);
+        og_changes_opts co = {.from = base, .to = name};
+        if (st == OG_OK) st = og_db_changes(&text, m->o.db, &co);
+    }
+    if (st != OG_OK) {
+        og_free(text);
+        *code = st == OG_ERR_NOT_FOUND ? -32002 : -32603;
+        snprintf(msg, cap, "%s: %s", og_status_name(st), og_error_message());
+        return NULL;
+    }
+    json_t *doc = json_loads(text, 0, NULL);
+    og_free(text);
+    json_t *items = json_object_get(doc, "changes");
+    while (json_array_size(items) > OG_MCP_DEFAULT_MAX_ROWS) json_array_remove(items, json_array_size(items) - 1);
+    char *t = og_mcp_dump(doc);
+    json_decref(doc);
+    json_t *r = json_pack("{s[{ss ss ss}]}", "contents", "uri", uri, "mimeType", "application/json", "text", t ? t : "{}");
+    og_free(t);
+    return r;
+}
+
 static json_t *resources_read(og_mcp *m, const char *actor, const char *uri, int *code, char *msg, size_t cap)
 {
     char why[256];
     *code = 0;
+    if (uri && (!strncmp(uri, "omnigraph://commits/", 20) || (!strncmp(uri, "omnigraph://branches/", 21))))
+        return template_read(m, actor, uri, code, msg, cap);
     int schema = uri && !strcmp(uri, "omnigraph://schema"), branches = uri && !strcmp(uri, "omnigraph://branches");
     if ((!schema && !branches) || ask(m, actor, "read", "main", NULL, NULL, 0, why, sizeof why) != OG_MCP_ALLOW) {
         *code = -32002;
@@ -898,9 +981,9 @@ static json_t *initialize(og_mcp *m, json_t *params)
     const char *ver = og_mcp_protocol_versions[0];
     for (const char *const *v = og_mcp_protocol_versions; want && *v; v++)
         if (!strcmp(*v, want)) ver = *v;
-    json_t *r = json_pack("{ss s{s{sb} s{sb sb} s{sb} s{}} s{ss ss}}", "protocolVersion", ver, "capabilities", "tools",
+    json_t *r = json_pack("{ss s{s{sb} s{sb sb} s{sb} s{} s{}} s{ss ss}}", "protocolVersion", ver, "capabilities", "tools",
                           "listChanged", 0, "resources", "subscribe", 0, "listChanged", 0, "prompts", "listChanged", 0,
-                          "logging", "serverInfo", "name", "omnigraph", "version", OG_VERSION_STRING);
+                          "logging", "completions", "serverInfo", "name", "omnigraph", "version", OG_VERSION_STRING);
     char ins[768];
     snprintf(ins, sizeof ins,
              "OmniGraph graph%s%s: a versioned, typed property graph. The schema is the omnigraph://schema resource. "
@@ -960,22 +1043,22 @@ static json_t *handle_one(og_mcp *m, const char *actor, json_t *req)
         return rpc_result(id, r);
     }
     if (!strcmp(method, "resources/list")) return rpc_result(id, resources_list(m, actor));
-    if (!strcmp(method, "resources/templates/list")) return rpc_result(id, json_pack("{s[]}", "resourceTemplates"));
+    if (!strcmp(method, "resources/templates/list")) return rpc_result(id, og_mcp_resource_templates());
+    if (!strcmp(method, "completion/complete")) return rpc_result(id, og_mcp_complete(m->o.db, params));
     if (!strcmp(method, "resources/read")) {
         int code;
         char msg[512];
         json_t *r = resources_read(m, actor, json_string_value(json_object_get(params, "uri")), &code, msg, sizeof msg);
         return r ? rpc_result(id, r) : rpc_error(id, code, msg);
     }
-    /* prompts: the capability is offered with an empty catalog (a graph has no prompt templates),
-     * so a client may list them; getting one is an unknown name */
-    if (!strcmp(method, "prompts/list")) return rpc_result(id, json_pack("{s[]}", "prompts"));
+    /* prompts: the agent workflows of this graph (mcp_discover.c) */
+    if (!strcmp(method, "prompts/list")) return rpc_result(id, og_mcp_prompts_list());
     if (!strcmp(method, "prompts/get")) {
         const char *name = json_string_value(json_object_get(params, "name"));
         if (!name) return rpc_error(id, -32602, "Invalid params: name is required");
         char msg[300];
-        snprintf(msg, sizeof msg, "Invalid params: unknown prompt: %.200s", name);
-        return rpc_error(id, -32602, msg);
+        json_t *p = og_mcp_prompt_get(name, json_object_get(params, "arguments"), msg, sizeof msg);
+        return p ? rpc_result(id, p) : rpc_error(id, -32602, msg);
     }
     /* logging: the level holds for this og_mcp (a stdio process); an HTTP surface keeps it
      * per actor between its stateless requests (og_mcp_log_level_get, docs/mcp.md) */

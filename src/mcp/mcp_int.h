@@ -50,4 +50,11 @@ const char *og_mcp_page_args(const og_mcp *m, json_t *args, og_mcp_page *p, char
  * max_rows or max_bytes are dropped, and total_rows, offset, truncated, next_offset are added. */
 json_t *og_mcp_page_result(json_t *doc, const char *key, size_t total, const og_mcp_page *p);
 
+/* ---- mcp_discover.c: prompts, resource templates, completion ---- */
+json_t *og_mcp_prompts_list(void);
+/* The prompt's messages, or NULL with a JSON-RPC error message in err. */
+json_t *og_mcp_prompt_get(const char *name, json_t *args, char *err, size_t cap);
+json_t *og_mcp_resource_templates(void);
+json_t *og_mcp_complete(og_db *db, json_t *params);
+
 #endif

@@ -143,7 +143,7 @@ static void test_prompts_and_logging(void **state)
     json_decref(r);
     r = send_as(NULL, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"prompts/list\",\"params\":{}}");
     assert_true(json_is_array(json_object_get(result(r), "prompts")));
-    assert_int_equal(json_array_size(json_object_get(result(r), "prompts")), 0);
+    assert_int_equal(json_array_size(json_object_get(result(r), "prompts")), 3);
     json_decref(r);
     r = send_as(NULL, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"prompts/get\",\"params\":{\"name\":\"x\"}}");
     assert_int_equal(err_code(r), -32602);

@@ -3,7 +3,8 @@
  * bounded page at a time (max_rows, max_bytes, offset, total_rows, next_offset, a note), compact
  * JSON with shortest reals, errors as data ({"error":{"code","message"}}), output schemas and
  * honest annotations, writes only on an explicit branch, branch_diff against the merge base
- * (right after the target moved on), and branch_merge's strategy and if_commit.
+ * (right after the target moved on), branch_merge's strategy and if_commit; prompts, resource
+ * templates and branch-name completion; graph_explain and the change feed.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -324,6 +325,81 @@ static void test_merge_strategy_and_if_commit(void **state)
     json_decref(r);
 }
 
+static void test_discovery_prompts_templates_completion(void **state)
+{
+    (void)state;
+    json_t *r = send_to(mcp, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\","
+                             "\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"0\"}}}");
+    assert_non_null(json_object_get(json_object_get(result(r), "capabilities"), "completions"));
+    assert_non_null(strstr(json_string_value(json_object_get(result(r), "instructions")), "branch of your own"));
+    json_decref(r);
+    r = send_to(mcp, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"prompts/list\"}");
+    assert_int_equal(json_array_size(json_object_get(result(r), "prompts")), 3);
+    json_decref(r);
+    r = send_to(mcp, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"prompts/get\",\"params\":{\"name\":\"review_branch\","
+                     "\"arguments\":{\"branch\":\"agent-1\"}}}");
+    const char *txt = json_string_value(json_object_get(
+        json_object_get(json_array_get(json_object_get(result(r), "messages"), 0), "content"), "text"));
+    assert_non_null(strstr(txt, "branch_diff with branch=agent-1"));
+    json_decref(r);
+    r = send_to(mcp, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"prompts/get\",\"params\":{\"name\":\"propose_change\"}}");
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(r, "error"), "code")), -32602);
+    json_decref(r);
+    r = send_to(mcp, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"resources/templates/list\"}");
+    assert_int_equal(json_array_size(json_object_get(result(r), "resourceTemplates")), 2);
+    json_decref(r);
+    /* the branch of test_branch_diff_is_against_the_merge_base, read through its template */
+    r = send_to(mcp, "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"resources/read\",\"params\":{\"uri\":\"omnigraph://branches/agent-1/diff\"}}");
+    txt = json_string_value(json_object_get(json_array_get(json_object_get(result(r), "contents"), 0), "text"));
+    assert_non_null(txt);
+    assert_non_null(strstr(txt, "new-on-branch"));
+    assert_null(strstr(txt, "new-on-main"));
+    json_decref(r);
+    r = send_to(mcp, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"resources/read\",\"params\":{\"uri\":\"omnigraph://commits/main\"}}");
+    assert_non_null(json_object_get(r, "result"));
+    json_decref(r);
+    r = send_to(mcp, "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"resources/read\",\"params\":{\"uri\":\"omnigraph://branches/nope/diff\"}}");
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(r, "error"), "code")), -32002);
+    json_decref(r);
+    r = send_to(mcp, "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"completion/complete\",\"params\":{\"ref\":{\"type\":\"ref/prompt\","
+                     "\"name\":\"review_branch\"},\"argument\":{\"name\":\"branch\",\"value\":\"age\"}}}");
+    json_t *vals = json_object_get(json_object_get(result(r), "completion"), "values");
+    assert_int_equal(json_array_size(vals), 1);
+    assert_string_equal(json_string_value(json_array_get(vals, 0)), "agent-1");
+    json_decref(r);
+}
+
+static void test_explain_and_change_feed(void **state)
+{
+    (void)state;
+    json_t *r = call("graph_explain", "{\"query\":\"query q() { match { $p: Person  $p.name = \\\"p001\\\" } return { $p.score } }\"}");
+    assert_false(is_error(r));
+    assert_true(json_is_true(json_object_get(sc(r), "ok")));
+    assert_non_null(strstr(json_string_value(json_object_get(sc(r), "plan")), "key_lookup"));
+    json_decref(r);
+    r = call("graph_explain", "{\"query\":\"query q() { match { $p: Person } return { $p.nope } }\"}");
+    assert_true(is_error(r));
+    assert_non_null(strstr(json_string_value(json_object_get(json_object_get(sc(r), "error"), "message")), "nope"));
+    json_decref(r);
+    r = call("change_feed", "{\"start\":\"now\"}");
+    assert_false(is_error(r));
+    char cursor[512];
+    snprintf(cursor, sizeof cursor, "%s", json_string_value(json_object_get(sc(r), "cursor")));
+    json_decref(r);
+    r = call("graph_mutate", "{\"query\":\"query m() { insert Person { name: \\\"fed\\\" } }\",\"branch\":\"main\"}");
+    assert_false(is_error(r));
+    json_decref(r);
+    char args[700];
+    snprintf(args, sizeof args, "{\"cursor\":\"%s\"}", cursor);
+    r = call("change_feed", args);
+    assert_false(is_error(r));
+    json_t *blocks = json_object_get(sc(r), "blocks");
+    assert_int_equal(json_array_size(blocks), 1);
+    json_t *ch = json_array_get(json_object_get(json_array_get(blocks, 0), "changes"), 0);
+    assert_string_equal(json_string_value(json_object_get(ch, "id")), "fed");
+    json_decref(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -336,6 +412,8 @@ int main(void)
         cmocka_unit_test(test_meta_mode_splits_reads_from_mutations),
         cmocka_unit_test(test_branch_diff_is_against_the_merge_base),
         cmocka_unit_test(test_merge_strategy_and_if_commit),
+        cmocka_unit_test(test_discovery_prompts_templates_completion),
+        cmocka_unit_test(test_explain_and_change_feed),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
