@@ -132,6 +132,13 @@ og_status og_db_query_budget(og_rows **out, og_db *db, const char *source, size_
 og_status og_db_query(og_rows **out, og_db *db, const char *source, size_t len, const char *name,
                       const char *params_json, const og_read_opts *at);
 
+/* Cancellation (Ctrl-C in `omnigraph shell`, docs/shell.md): once *flag is nonzero, the query,
+ * mutation or load running on `db` stops at its next budget check with OG_ERR_LIMIT ("query
+ * cancelled", "mutation cancelled"); a write publishes nothing.  The library only reads the
+ * flag, so a signal handler may set it; the caller clears it before the next call.  NULL (the
+ * default) = not cancellable. */
+void og_db_set_cancel(og_db *db, const volatile int *flag);
+
 /* Per-query options of og_db_query_ex (zero = og_db_query's behaviour). */
 typedef struct og_query_opts {
     int exact; /* nearest(...) never uses a vector index: exact search (docs/search.md "Vector index") */
@@ -310,6 +317,13 @@ og_status og_db_blob_get(char **out, size_t *len, char commit_out[32], og_db *db
 
 /* The `.pg` source of the schema at that snapshot.  Free *out with og_free. */
 og_status og_db_schema_source(char **out, og_db *db, const og_read_opts *at);
+
+/* The schema catalog at that snapshot, for tools that complete or explain queries:
+ * {"interfaces":[T],"nodes":[T],"edges":[T]} where T is {"name","properties":[{"name","type",
+ * "nullable","key"}]} plus "implements":[...] on a node and "from","to" on an edge; "type" is
+ * the schema spelling ("String", "I64?", "[String]", "enum(a, b)").  Free *out with og_free.
+ * Errors: OG_ERR_NOT_FOUND (branch or commit), I/O. */
+og_status og_db_catalog(char **out, og_db *db, const og_read_opts *at);
 
 /* Schema evolution (reference-language.md §7).  og_db_schema_plan: the migration from the
  * schema at the head of `branch` (NULL = main) to `schema` text, as text ("supported: yes" +

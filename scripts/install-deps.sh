@@ -12,6 +12,7 @@ PKGS=(
   sqlite3 # SQLite FTS5: the independent bm25 check (tests/engine/test_search_fts5.c)
   wrk     # the server benchmark (bench/server/run.sh)
   libsqlite3-dev wordnet-base gnuplot-nox # the search benchmark (bench/search/run.sh): FTS5 peer, corpus, chart
+  libedit-dev tmux # `omnigraph shell` line editing (src/shell/), its terminal test (tests/cli/shell-tmux.sh)
 )
 # Node.js: some images ship a nodejs package that bundles npm (and conflicts with Debian's npm).
 command -v node >/dev/null 2>&1 || PKGS+=(nodejs)

@@ -23,6 +23,7 @@ struct og_db {
     struct og_api_embed_state *emb; /* query-time embedder and cache, made on first use (api_embed.c) */
     og_budget budget;               /* og_db_set_budget (api_budget.c); zeros = the defaults */
     og_budget write_budget;         /* og_db_set_write_budget: mutations and loads */
+    const volatile int *cancel;     /* og_db_set_cancel: nonzero stops the running call */
     og_api_depth_memo depth;        /* og_api_commit_depth */
 };
 

@@ -69,6 +69,9 @@ int og_cmd_cluster(int argc, char **argv);
 int og_cmd_queries(int argc, char **argv);
 int og_cmd_mcp(int argc, char **argv);
 
+/* cmd_shell.c: `omnigraph shell`, the interactive session of src/shell/ (docs/shell.md) */
+int og_cmd_shell(int argc, char **argv);
+
 /* ---- helpers (main.c) ---- */
 /* Reads a whole file into out (NUL-terminated via og_buf_cstr).  On failure prints
  * "omnigraph: cannot read <path>: <reason>" to stderr and returns the status. */

@@ -34,6 +34,7 @@ static const og_cli_cmd commands[] = {
     {"policy", "validate, test, explain and compile YAML policy bundles (offline)", og_cmd_policy},
     {"queries", "list, validate and run a cluster's stored queries", og_cmd_queries},
     {"query", "run a .gq read query", og_cmd_query},
+    {"shell", "an interactive session on one graph: queries, dot commands, completion", og_cmd_shell},
     {"snapshot", "show the table versions a read sees", og_cmd_snapshot},
     {"test", "run .gqt logic-test cases (docs/testing.md)", og_cmd_test},
 };

@@ -240,6 +240,7 @@ static const format_rule rules[] = {
     {"analyze", NULL, F_ALL, 1, NULL},
     {"index", NULL, F_ALL, 1, NULL},
     {"test", NULL, 0, 0, "it prints one line per test file and a summary"},
+    {"shell", NULL, F_JSON | F_CSV | F_TABLE, 1, NULL}, /* how its rows print (docs/shell.md) */
     {NULL, NULL, F_REPORT, 0, NULL}, /* cleanup, cluster, embed, init, lint, optimize, version */
 };
 

@@ -28,6 +28,7 @@ void og_budget_begin(og_query_budget *b, int64_t time_ms, int64_t max_bytes)
     b->what = "query";
     b->raise_time = "--timeout, og_budget.time_ms or $OG_QUERY_TIMEOUT_MS";
     b->raise_memory = "--max-memory, og_budget.memory_bytes or $OG_QUERY_MAX_MEMORY";
+    b->cancel = NULL;
     b->outer = cur;
     cur = b;
 }
@@ -44,6 +45,23 @@ void og_budget_begin_write(og_query_budget *b, int64_t time_ms, int64_t max_byte
 void og_budget_end(og_query_budget *b)
 {
     if (cur == b) cur = b->outer;
+}
+
+static og_status trip_time(og_query_budget *b);
+static og_status trip_memory(og_query_budget *b);
+
+void og_budget_set_cancel(og_query_budget *b, const volatile int *flag) { b->cancel = flag; }
+
+static og_status trip_cancel(og_query_budget *b)
+{
+    b->tripped = 3;
+    return og_err(OG_ERR_LIMIT, "%s cancelled", b->what);
+}
+
+/* The state a tripped budget keeps failing with. */
+static og_status trip_again(og_query_budget *b)
+{
+    return b->tripped == 1 ? trip_time(b) : b->tripped == 2 ? trip_memory(b) : trip_cancel(b);
 }
 
 static og_status trip_time(og_query_budget *b)
@@ -65,7 +83,8 @@ og_status og_budget_check(void)
 {
     og_query_budget *b = cur;
     if (!b) return OG_OK;
-    if (b->tripped) return b->tripped == 1 ? trip_time(b) : trip_memory(b); /* stays tripped */
+    if (b->tripped) return trip_again(b); /* stays tripped */
+    if (b->cancel && *b->cancel) return trip_cancel(b);
     if (!b->deadline_ms || (b->tick++ & 63)) return OG_OK;
     return mono_ms() >= b->deadline_ms ? trip_time(b) : OG_OK;
 }
@@ -76,6 +95,7 @@ og_status og_budget_charge(uint64_t bytes)
     if (!b) return OG_OK;
     b->used += bytes;
     if (b->used + b->tracked > b->peak) b->peak = b->used + b->tracked;
+    if (b->cancel && *b->cancel) return trip_cancel(b);
     if (b->max_bytes && b->used + b->tracked > b->max_bytes) return trip_memory(b);
     if (b->deadline_ms && mono_ms() >= b->deadline_ms) return trip_time(b);
     return OG_OK;
@@ -92,7 +112,8 @@ og_status og_budget_track(uint64_t bytes)
 {
     og_query_budget *b = cur;
     if (!b) return OG_OK;
-    if (b->tripped) return b->tripped == 1 ? trip_time(b) : trip_memory(b);
+    if (b->tripped) return trip_again(b);
+    if (b->cancel && *b->cancel) return trip_cancel(b);
     b->tracked = bytes;
     if (b->used + b->tracked > b->peak) b->peak = b->used + b->tracked;
     if (b->max_bytes && b->used + b->tracked > b->max_bytes) return trip_memory(b);

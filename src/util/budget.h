@@ -28,9 +28,10 @@ typedef struct og_query_budget {
     uint64_t tracked;     /* bytes last reported by og_budget_track (counted on top of used) */
     uint64_t peak;
     unsigned tick;
-    int tripped;          /* 0; 1 = time, 2 = memory (every later call fails the same way) */
+    int tripped;          /* 0; 1 = time, 2 = memory, 3 = cancelled (every later call fails the same way) */
     const char *what;     /* "query" (og_budget_begin), "mutation", "load": names it in messages */
     const char *raise_time, *raise_memory; /* how to raise each budget, for the messages */
+    const volatile int *cancel; /* when set and nonzero, every check fails (og_budget_set_cancel) */
     struct og_query_budget *outer;
 } og_query_budget;
 
@@ -41,6 +42,10 @@ void og_budget_begin(og_query_budget *b, int64_t time_ms, int64_t max_bytes);
 void og_budget_begin_write(og_query_budget *b, int64_t time_ms, int64_t max_bytes, const char *what,
                            const char *raise_time, const char *raise_memory);
 void og_budget_end(og_query_budget *b);
+/* Makes the running budget `b` also stop once *flag becomes nonzero (a person pressed Ctrl-C
+ * in `omnigraph shell`): checks then fail with OG_ERR_LIMIT "<what> cancelled".  The flag is
+ * only read, so a signal handler may set it.  NULL = not cancellable (the default). */
+void og_budget_set_cancel(og_query_budget *b, const volatile int *flag);
 
 /* OG_ERR_LIMIT once the time budget is spent (reads the clock every 64th call). */
 og_status og_budget_check(void);

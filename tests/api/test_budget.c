@@ -2,8 +2,10 @@
  * test_budget.c — per-query budgets (docs/maintenance.md "Query budgets"): a runaway dense
  * multi-hop over a generated graph and a huge sort stop promptly with OG_ERR_LIMIT naming the
  * budget (time or memory), per call and per handle; the handle answers the next query
- * normally; an unlimited budget lets the same query finish.
+ * normally; an unlimited budget lets the same query finish; a cancel flag (Ctrl-C in the
+ * shell) stops a running query, and the flag cleared, the next one runs.
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -126,12 +128,48 @@ static void within_its_budget_a_query_finishes(void **state)
     og_rows_free(r);
 }
 
+static volatile int cancel_flag;
+
+static void *cancel_after_200ms(void *arg)
+{
+    (void)arg;
+    struct timespec ts = {0, 200 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    cancel_flag = 1;
+    return NULL;
+}
+
+static void a_set_cancel_flag_stops_a_running_query(void **state)
+{
+    ctx *c = *state;
+    og_db_set_cancel(c->db, &cancel_flag);
+    cancel_flag = 0;
+    og_budget b = {-1, -1}; /* no time budget: only the flag can stop it */
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, cancel_after_200ms, NULL), 0);
+    og_rows *r = NULL;
+    int64_t t0 = now_ms();
+    og_status st = og_db_query_budget(&r, c->db, RUNAWAY, strlen(RUNAWAY), NULL, NULL, NULL, &b);
+    int64_t took = now_ms() - t0;
+    pthread_join(t, NULL);
+    assert_int_equal(st, OG_ERR_LIMIT);
+    assert_null(r);
+    assert_string_equal(og_error_message(), "query cancelled");
+    assert_true(took < 200 + 5000);
+    /* while the flag stays set, the next query is refused too; cleared, it runs */
+    assert_int_equal(og_db_query(&r, c->db, SMALL, strlen(SMALL), NULL, NULL, NULL), OG_ERR_LIMIT);
+    cancel_flag = 0;
+    small_query_still_works(c);
+    og_db_set_cancel(c->db, NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(a_runaway_multi_hop_stops_on_its_time_budget, setup, teardown),
         cmocka_unit_test_setup_teardown(a_huge_sort_stops_on_its_memory_budget, setup, teardown),
         cmocka_unit_test_setup_teardown(within_its_budget_a_query_finishes, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_set_cancel_flag_stops_a_running_query, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
