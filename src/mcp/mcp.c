@@ -902,6 +902,9 @@ static json_t *resources_list(og_mcp *m, const char *actor)
                                              "The graph's .pg schema source", "mimeType", "text/plain"));
         json_array_append_new(arr, json_pack("{ss ss ss ss}", "uri", "omnigraph://branches", "name", "branches", "description",
                                              "The graph's branches as JSON", "mimeType", "application/json"));
+        json_array_append_new(arr, json_pack("{ss ss ss ss}", "uri", "omnigraph://language", "name", "language", "description",
+                                             "The query language in brief, with examples written for this graph's schema",
+                                             "mimeType", "text/markdown"));
     }
     return json_pack("{so}", "resources", arr);
 }
@@ -955,20 +958,23 @@ static json_t *resources_read(og_mcp *m, const char *actor, const char *uri, int
     if (uri && (!strncmp(uri, "omnigraph://commits/", 20) || (!strncmp(uri, "omnigraph://branches/", 21))))
         return template_read(m, actor, uri, code, msg, cap);
     int schema = uri && !strcmp(uri, "omnigraph://schema"), branches = uri && !strcmp(uri, "omnigraph://branches");
-    if ((!schema && !branches) || ask(m, actor, "read", "main", NULL, NULL, 0, why, sizeof why) != OG_MCP_ALLOW) {
+    int language = uri && !strcmp(uri, "omnigraph://language");
+    if ((!schema && !branches && !language) || ask(m, actor, "read", "main", NULL, NULL, 0, why, sizeof why) != OG_MCP_ALLOW) {
         *code = -32002;
         snprintf(msg, cap, "Resource not found: %s", uri ? uri : "");
         return NULL;
     }
     char *text = NULL;
-    og_status st = schema ? og_db_schema_source(&text, m->o.db, NULL) : og_db_branch_list(&text, m->o.db);
+    og_status st = schema     ? og_db_schema_source(&text, m->o.db, NULL)
+                   : language ? og_mcp_language(&text, m->o.db)
+                              : og_db_branch_list(&text, m->o.db);
     if (st != OG_OK) {
         *code = -32603;
         snprintf(msg, cap, "%s: %s", og_status_name(st), og_error_message());
         return NULL;
     }
-    json_t *r = json_pack("{s[{ss ss ss}]}", "contents", "uri", uri, "mimeType", schema ? "text/plain" : "application/json",
-                          "text", text);
+    json_t *r = json_pack("{s[{ss ss ss}]}", "contents", "uri", uri, "mimeType",
+                          schema ? "text/plain" : language ? "text/markdown" : "application/json", "text", text);
     og_free(text);
     return r;
 }
@@ -986,7 +992,8 @@ static json_t *initialize(og_mcp *m, json_t *params)
                           "logging", "completions", "serverInfo", "name", "omnigraph", "version", OG_VERSION_STRING);
     char ins[768];
     snprintf(ins, sizeof ins,
-             "OmniGraph graph%s%s: a versioned, typed property graph. The schema is the omnigraph://schema resource. "
+             "OmniGraph graph%s%s: a versioned, typed property graph. The schema is the omnigraph://schema resource; "
+             "omnigraph://language teaches the query language with examples for this schema. "
              "Read with graph_query or the stored-query tools; results come one page at a time (offset, max_rows; "
              "next_offset says where the next page starts). Write on a branch of your own: branch_create, then "
              "graph_mutate or graph_load with that branch; branch_diff shows what the branch changed. Merging into a "

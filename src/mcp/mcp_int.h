@@ -57,4 +57,7 @@ json_t *og_mcp_prompt_get(const char *name, json_t *args, char *err, size_t cap)
 json_t *og_mcp_resource_templates(void);
 json_t *og_mcp_complete(og_db *db, json_t *params);
 
+/* ---- mcp_language.c: the omnigraph://language resource (markdown; free()) ---- */
+og_status og_mcp_language(char **out, og_db *db);
+
 #endif

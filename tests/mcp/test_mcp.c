@@ -346,7 +346,7 @@ static void test_resources(void **state)
 {
     (void)state;
     json_t *r = send_as(NULL, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"resources/list\"}");
-    assert_int_equal(json_array_size(json_object_get(result(r), "resources")), 2);
+    assert_int_equal(json_array_size(json_object_get(result(r), "resources")), 3);
     json_decref(r);
     r = send_as(NULL, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"resources/read\",\"params\":{\"uri\":\"omnigraph://schema\"}}");
     assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(result(r), "contents"), 0), "text")), SCHEMA);

@@ -400,6 +400,60 @@ static void test_explain_and_change_feed(void **state)
     json_decref(r);
 }
 
+/* Every example of omnigraph://language compiles against the graph it was written for: reads
+ * through graph_explain, mutations by running them on a branch. */
+static void test_language_examples_run_on_their_graph(void **state)
+{
+    (void)state;
+    const char *schema = "node Person {\n    name: String @key\n    age: I32?\n}\nnode Team {\n    slug: String @key\n}\n"
+                         "edge WorksIn: Person -> Team {\n    since: I32?\n}\nedge Knows: Person -> Person\n";
+    char root[128];
+    snprintf(root, sizeof root, "%s/lang", dir);
+    og_db *g = NULL;
+    assert_int_equal(og_db_init(&g, root, "s.pg", schema, strlen(schema), NULL), OG_OK);
+    og_mcp *m = NULL;
+    og_mcp_opts o = {.db = g};
+    assert_int_equal(og_mcp_new(&m, &o), OG_OK);
+    json_t *r = send_to(m, "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"resources/read\",\"params\":{\"uri\":\"omnigraph://language\"}}");
+    const char *md = json_string_value(json_object_get(json_array_get(json_object_get(result(r), "contents"), 0), "text"));
+    assert_non_null(md);
+    assert_non_null(strstr(md, "worksIn"));                     /* the edge as a traversal names it */
+    assert_non_null(strstr(md, "$a: Person { name: $key }  $a worksIn $b"));
+    json_t *b = call_on(m, "branch_create", "{\"name\":\"lang-check\"}");
+    assert_false(is_error(b));
+    json_decref(b);
+    int reads = 0, writes = 0;
+    const char *from = strstr(md, "## Examples for this graph");
+    assert_non_null(from);
+    for (const char *p = strstr(from, "```gq\n"); p; p = strstr(p, "```gq\n")) {
+        p += 6;
+        const char *end = strstr(p, "```");
+        assert_non_null(end);
+        json_t *args = json_pack("{ss% s{ss sf}}", "query", p, (size_t)(end - p), "params", "key", "lang-x", "value", 1.0);
+        int mutation = strstr(p, "insert ") && strstr(p, "insert ") < end;
+        mutation |= (strstr(p, "update ") && strstr(p, "update ") < end) || (strstr(p, "delete ") && strstr(p, "delete ") < end);
+        if (mutation) json_object_set_new(args, "branch", json_string("lang-check"));
+        json_t *params = json_object_get(args, "params");
+        if (!strstr(p, "$value") || strstr(p, "$value") > end) json_object_del(params, "value");
+        if (!strstr(p, "$key") || strstr(p, "$key") > end) json_object_del(params, "key");
+        const char *i32 = strstr(p, "$value: I32");
+        if (i32 && i32 < end) json_object_set_new(params, "value", json_integer(7));
+        char *a = json_dumps(args, JSON_COMPACT);
+        json_decref(args);
+        json_t *res = call_on(m, mutation ? "graph_mutate" : "graph_explain", a);
+        if (is_error(res)) fail_msg("example failed: %s -> %s", a, text_at(res, 0));
+        free(a);
+        json_decref(res);
+        mutation ? writes++ : reads++;
+        p = end + 3;
+    }
+    assert_true(reads >= 4);  /* find, count, two traversals */
+    assert_int_equal(writes, 3); /* insert, update, delete */
+    json_decref(r);
+    og_mcp_free(m);
+    og_db_close(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -414,6 +468,7 @@ int main(void)
         cmocka_unit_test(test_merge_strategy_and_if_commit),
         cmocka_unit_test(test_discovery_prompts_templates_completion),
         cmocka_unit_test(test_explain_and_change_feed),
+        cmocka_unit_test(test_language_examples_run_on_their_graph),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
