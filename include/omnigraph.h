@@ -190,6 +190,10 @@ typedef enum og_format {
  * og_free. */
 og_status og_rows_render(char **out, size_t *len, const og_rows *r, og_format fmt, const char *target);
 void og_rows_free(og_rows *r);
+/* Keeps rows [offset, offset + limit) of r and drops the others, so a surface that bounds
+ * what it sends (an agent's page, a response cap) renders only that page.  Returns the rows
+ * kept; og_rows_count(r) before the call is the total.  Out of memory keeps r whole. */
+size_t og_rows_slice(og_rows *r, size_t offset, size_t limit);
 
 /* Frees memory returned by this API (rendered text, snapshot JSON, ...). */
 void og_free(void *p);
@@ -402,6 +406,11 @@ og_status og_db_commit_show(char **out, og_db *db, const char *commit_id);
  * these spellings.  Errors: OG_ERR_NOT_FOUND (no such branch or commit, or ~N beyond the
  * root), OG_ERR_INVALID (an ambiguous prefix, listing the candidates; a malformed ~N). */
 og_status og_db_resolve_commit(og_db *db, const char *ref, char *out_id, size_t cap);
+/* The merge base of two commit references (any spelling og_db_resolve_commit takes): the
+ * newest commit both histories contain, what a merge of one into the other diffs against.
+ * out_id as og_db_resolve_commit.  Errors: those of og_db_resolve_commit; OG_ERR_NOT_FOUND
+ * when the two share no history. */
+og_status og_db_merge_base(og_db *db, const char *a, const char *b, char *out_id, size_t cap);
 
 #define OG_CHANGES_INSERT (1u << 1)
 #define OG_CHANGES_UPDATE (1u << 2)

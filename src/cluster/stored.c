@@ -438,6 +438,8 @@ og_status og_stored_invoke(char **out, og_db *db, const og_stored_query *q, cons
         og_rows *rows = NULL;
         og_read_opts at = {.branch = o->branch, .commit = o->snapshot};
         OG_TRY(og_db_query(&rows, db, q->source, len, q->name, params, &at));
+        if (o->total_rows) *o->total_rows = og_rows_count(rows);
+        if (o->row_limit) og_rows_slice(rows, o->row_offset, o->row_limit);
         size_t n = 0;
         og_status st = og_rows_render(out, &n, rows, OG_FORMAT_JSON, o->snapshot ? o->snapshot : (o->branch ? o->branch : "main"));
         og_rows_free(rows);

@@ -78,6 +78,10 @@ typedef struct og_stored_invoke_opts {
     int expect_mutation;      /* -1 = either; 0/1 must match the query's kind */
     const char *expected_head;/* mutations: compare-and-swap on the branch head (may be NULL) */
     const char *actor;        /* echoed as actor_id in a ChangeOutput (may be NULL) */
+    /* reads only: render rows [row_offset, row_offset + row_limit) of the result (row_limit 0 =
+     * all); *total_rows, when given, receives the result's full row count */
+    size_t row_offset, row_limit;
+    size_t *total_rows;
 } og_stored_invoke_opts;
 
 /* Checks the parameters against the declarations (unknown name, missing non-nullable, JSON

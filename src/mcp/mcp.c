@@ -64,7 +64,7 @@ static uint64_t now_us(void)
 static void notify(og_mcp *m, const char *method, json_t *params)
 {
     json_t *n = json_pack("{ss ss so}", "jsonrpc", "2.0", "method", method, "params", params);
-    char *t = n ? json_dumps(n, JSON_COMPACT) : NULL;
+    char *t = n ? og_mcp_dump(n) : NULL;
     json_decref(n);
     if (t) {
         m->o.notify(m->o.notify_ctx, t);
@@ -177,19 +177,8 @@ static json_t *rpc_result(json_t *id, json_t *result)
     return json_pack("{ss sO so}", "jsonrpc", "2.0", "id", id, "result", result);
 }
 
-/* A tool result: text mirror + structured content (when the text is a JSON object). */
-static json_t *tool_text(const char *text, int is_error)
-{
-    json_t *r = json_object();
-    json_object_set_new(r, "content", json_pack("[{ss ss}]", "type", "text", "text", text ? text : ""));
-    if (!is_error && text) {
-        json_t *j = json_loads(text, 0, NULL);
-        if (json_is_object(j)) json_object_set_new(r, "structuredContent", j);
-        else json_decref(j);
-    }
-    json_object_set_new(r, "isError", json_boolean(is_error));
-    return r;
-}
+/* A tool result: text mirror + structured content (mcp_result.c). */
+static json_t *tool_text(const char *text, int is_error) { return og_mcp_tool_text(text, is_error); }
 
 static json_t *tool_status(og_status st)
 {
@@ -212,49 +201,101 @@ typedef struct builtin {
     const char *name, *title, *action, *description;
     int read_only;
     const char *schema; /* JSON text of the input schema */
+    const char *output; /* JSON text of the output schema (NULL = none) */
 } builtin;
 
 #define S_BRANCH "\"branch\":{\"type\":\"string\",\"description\":\"branch (default main)\"}"
 #define S_PARAMS "\"params\":{\"type\":\"object\",\"description\":\"query parameters by name (without $)\"}"
+#define S_WBRANCH "\"branch\":{\"type\":\"string\",\"description\":\"the branch to write (required: write on your own branch)\"}"
+#define S_IFCOMMIT "\"if_commit\":{\"type\":\"string\",\"description\":\"refuse unless the branch head is still this commit\"}"
+#define S_PAGE                                                                                                      \
+    "\"offset\":{\"type\":\"integer\",\"minimum\":0,\"description\":\"first row of the page (see next_offset)\"},"         \
+    "\"max_rows\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":10000,\"description\":\"rows per page (default 100)\"}," \
+    "\"max_bytes\":{\"type\":\"integer\",\"minimum\":1024,\"maximum\":4194304,\"description\":\"JSON bytes per page (default 32768)\"}"
+/* What the row results, change receipts and diffs look like (MCP outputSchema).  Nothing is
+ * required, so an error result ({"error":{"code","message"}}) validates too. */
+#define O_ERROR "\"error\":{\"type\":\"object\",\"properties\":{\"code\":{\"type\":\"string\"},\"message\":{\"type\":\"string\"}}}"
+#define O_PAGED                                                                                                    \
+    "\"total_rows\":{\"type\":\"integer\"},\"offset\":{\"type\":\"integer\"},\"truncated\":{\"type\":\"boolean\"},"        \
+    "\"next_offset\":{\"type\":\"integer\"}," O_ERROR
+#define O_READ                                                                                                     \
+    "{\"type\":\"object\",\"properties\":{\"query_name\":{\"type\":\"string\"},\"target\":{\"type\":\"string\"},"           \
+    "\"row_count\":{\"type\":\"integer\"},\"columns\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"                 \
+    "\"rows\":{\"type\":\"array\",\"items\":{\"type\":\"object\"}},\"graph_commit_id\":{\"type\":\"string\"}," O_PAGED "}}"
+#define O_CHANGE                                                                                                   \
+    "{\"type\":\"object\",\"properties\":{\"query_name\":{\"type\":\"string\"},\"branch\":{\"type\":\"string\"},"             \
+    "\"affected_nodes\":{\"type\":\"integer\"},\"affected_edges\":{\"type\":\"integer\"},\"actor_id\":{\"type\":[\"string\",\"null\"]}," \
+    "\"commit\":{\"type\":[\"object\",\"null\"]}," O_ERROR "}}"
+#define O_DIFF                                                                                                     \
+    "{\"type\":\"object\",\"properties\":{\"from\":{\"type\":\"string\"},\"to\":{\"type\":\"string\"},"                     \
+    "\"merge_base\":{\"type\":\"string\"},\"stats\":{\"type\":\"object\"},\"changes\":{\"type\":\"array\",\"items\":{\"type\":\"object\"}}," O_PAGED "}}"
 
 static const builtin builtins[] = {
     {"graph_health", "Health", NULL, "Liveness and identity of this graph: status, version, graph id.", 1,
-     "{\"type\":\"object\",\"properties\":{}}"},
+     "{\"type\":\"object\",\"properties\":{}}", NULL},
     {"graph_query", "Run a read query", "read",
      "Run an ad-hoc read-only GQ query (`query name($p: T) { match {...} return {...} }`) against a branch or a "
      "snapshot. Mutations are rejected: use graph_mutate.", 1,
      "{\"type\":\"object\",\"properties\":{\"query\":{\"type\":\"string\",\"description\":\"GQ source\"},"
      "\"name\":{\"type\":\"string\",\"description\":\"which query of the source to run (default: the only one)\"}," S_PARAMS
-     "," S_BRANCH ",\"snapshot\":{\"type\":\"string\",\"description\":\"a commit id to read at\"}},\"required\":[\"query\"]}"},
-    {"graph_snapshot", "Snapshot", "read", "Commit, schema and per-table version and row count a read of the branch sees.", 1,
-     "{\"type\":\"object\",\"properties\":{" S_BRANCH "}}"},
-    {"schema_get", "Schema", "read", "The graph's .pg schema source.", 1, "{\"type\":\"object\",\"properties\":{}}"},
-    {"branch_list", "List branches", "read", "The graph's branches with their heads.", 1, "{\"type\":\"object\",\"properties\":{}}"},
-    {"commit_list", "List commits", "read", "First-parent history of a branch, newest first.", 1,
-     "{\"type\":\"object\",\"properties\":{" S_BRANCH ",\"limit\":{\"type\":\"integer\",\"minimum\":0}}}"},
-    {"commit_get", "Show a commit", "read", "One commit with the table versions it published.", 1,
-     "{\"type\":\"object\",\"properties\":{\"commit_id\":{\"type\":\"string\"}},\"required\":[\"commit_id\"]}"},
-    {"graph_mutate", "Run a mutation", "change",
-     "Run an ad-hoc GQ insert/update/delete on a branch as one commit.", 0,
+     "," S_BRANCH ",\"snapshot\":{\"type\":\"string\",\"description\":\"a commit id to read at\"}," S_PAGE "},\"required\":[\"query\"]}",
+     O_READ},
+    {"graph_explain", "Check and explain a read query", "read",
+     "Compile a read query without running it: a type error comes back with its position and code; otherwise the plan "
+     "(the operators in order, access paths, where filters run, estimated rows). analyze=true also runs it and adds the "
+     "rows each step produced.", 1,
      "{\"type\":\"object\",\"properties\":{\"query\":{\"type\":\"string\",\"description\":\"GQ source\"},"
-     "\"name\":{\"type\":\"string\"}," S_PARAMS "," S_BRANCH "},\"required\":[\"query\"]}"},
+     "\"name\":{\"type\":\"string\"}," S_PARAMS "," S_BRANCH ",\"analyze\":{\"type\":\"boolean\"}},\"required\":[\"query\"]}",
+     NULL},
+    {"change_feed", "Follow a branch", "read",
+     "Row changes committed to a branch (default main) after a cursor, oldest first, one page at a time: start with "
+     "start=\"now\" (nothing replayed; keep the returned cursor) or \"beginning\", then pass cursor to see what landed since. "
+     "page_token continues a long page.", 1,
+     "{\"type\":\"object\",\"properties\":{" S_BRANCH ",\"cursor\":{\"type\":\"string\"},\"start\":{\"type\":\"string\"},"
+     "\"page_token\":{\"type\":\"string\"},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":8192}}}",
+     NULL},
+    {"graph_snapshot", "Snapshot", "read", "Commit, schema and per-table version and row count a read of the branch sees.", 1,
+     "{\"type\":\"object\",\"properties\":{" S_BRANCH "}}", NULL},
+    {"schema_get", "Schema", "read", "The graph's .pg schema source.", 1, "{\"type\":\"object\",\"properties\":{}}", NULL},
+    {"branch_list", "List branches", "read", "The graph's branches with their heads.", 1, "{\"type\":\"object\",\"properties\":{}}", NULL},
+    {"commit_list", "List commits", "read", "First-parent history of a branch, newest first.", 1,
+     "{\"type\":\"object\",\"properties\":{" S_BRANCH ",\"limit\":{\"type\":\"integer\",\"minimum\":0}}}", NULL},
+    {"commit_get", "Show a commit", "read", "One commit with the table versions it published.", 1,
+     "{\"type\":\"object\",\"properties\":{\"commit_id\":{\"type\":\"string\"}},\"required\":[\"commit_id\"]}", NULL},
+    {"graph_mutate", "Run a mutation", "change",
+     "Run an ad-hoc GQ insert/update/delete on a branch as one commit. `branch` is required: write on your own "
+     "branch (branch_create) and have it reviewed and merged.", 0,
+     "{\"type\":\"object\",\"properties\":{\"query\":{\"type\":\"string\",\"description\":\"GQ source\"},"
+     "\"name\":{\"type\":\"string\"}," S_PARAMS "," S_WBRANCH "," S_IFCOMMIT "},\"required\":[\"query\",\"branch\"]}",
+     O_CHANGE},
     {"graph_load", "Load NDJSON", "change",
      "Load NDJSON records ({\"type\":T,\"data\":{...}} / {\"edge\":E,\"from\":..,\"to\":..}) as one commit.", 0,
-     "{\"type\":\"object\",\"properties\":{\"data\":{\"type\":\"string\",\"description\":\"NDJSON text\"}," S_BRANCH
+     "{\"type\":\"object\",\"properties\":{\"data\":{\"type\":\"string\",\"description\":\"NDJSON text\"}," S_WBRANCH
      ",\"from\":{\"type\":\"string\",\"description\":\"fork the branch from this one when it does not exist\"},"
-     "\"mode\":{\"type\":\"string\",\"enum\":[\"merge\",\"append\",\"overwrite\"],\"default\":\"merge\"}},\"required\":[\"data\"]}"},
+     "\"mode\":{\"type\":\"string\",\"enum\":[\"merge\",\"append\",\"overwrite\"],\"default\":\"merge\"}},\"required\":[\"data\",\"branch\"]}", NULL},
     {"branch_create", "Create a branch", "branch_create", "Create a branch from the head of another (default main).", 0,
-     "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"},\"from\":{\"type\":\"string\"}},\"required\":[\"name\"]}"},
+     "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"},\"from\":{\"type\":\"string\"}},\"required\":[\"name\"]}", NULL},
     {"branch_delete", "Delete a branch", "branch_delete", "Delete a branch (not main).", 0,
-     "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}},\"required\":[\"name\"]}"},
+     "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}},\"required\":[\"name\"]}", NULL},
     {"branch_merge", "Merge a branch", "branch_merge",
-     "Merge a source branch into a target (default main): already_up_to_date, fast_forward or merged.", 0,
+     "Merge a source branch into a target (default main): already_up_to_date, fast_forward or merged. Row conflicts "
+     "fail the merge (nothing published) unless `strategy` settles them: ours keeps the target's row, theirs takes the "
+     "source's.", 0,
      "{\"type\":\"object\",\"properties\":{\"source\":{\"type\":\"string\"},\"target\":{\"type\":\"string\"},"
-     "\"delete_branch\":{\"type\":\"boolean\"}},\"required\":[\"source\"]}"},
+     "\"delete_branch\":{\"type\":\"boolean\"},\"strategy\":{\"type\":\"string\",\"enum\":[\"fail\",\"ours\",\"theirs\"]},"
+     "\"if_commit\":{\"type\":\"string\",\"description\":\"refuse unless the target head is still this commit\"}},"
+     "\"required\":[\"source\"]}", NULL},
+    {"branch_diff", "What a branch changed", "read",
+     "Row-level changes a branch made since it forked from `against` (default main): the diff from their merge base to "
+     "the branch head, so it stays right when `against` moves on. Or give `from` and `to` (any commit references) "
+     "instead of `branch`. One page of changes at a time (offset, max_rows, max_bytes).", 1,
+     "{\"type\":\"object\",\"properties\":{\"branch\":{\"type\":\"string\"},\"against\":{\"type\":\"string\"},"
+     "\"from\":{\"type\":\"string\"},\"to\":{\"type\":\"string\"}," S_PAGE "}}",
+     O_DIFF},
     {"schema_apply", "Apply a schema", "schema_apply",
      "Migrate the graph to a new .pg schema (refused under cluster serving: use `omnigraph cluster apply`).", 0,
      "{\"type\":\"object\",\"properties\":{\"schema_source\":{\"type\":\"string\"},\"allow_data_loss\":{\"type\":\"boolean\"}},"
-     "\"required\":[\"schema_source\"]}"},
+     "\"required\":[\"schema_source\"]}", NULL},
 };
 #define NBUILTINS (sizeof builtins / sizeof builtins[0])
 
@@ -282,19 +323,31 @@ static char *query_description(const og_stored_query *q)
     return strdup(buf);
 }
 
+/* The input properties a stored read takes beside `params` (paging), or a mutation (if_commit). */
+static void stored_extra_props(json_t *props, int mutation)
+{
+    json_t *x = json_loads(mutation ? "{" S_IFCOMMIT "}" : "{" S_PAGE "}", 0, NULL);
+    json_object_update(props, x);
+    json_decref(x);
+}
+
 static json_t *stored_tool(const og_stored_query *q)
 {
     json_t *props = json_object();
     json_t *ps = og_stored_params_schema_json(q);
     json_object_set_new(props, "params", ps);
-    json_object_set_new(props, "branch", json_pack("{ss ss}", "type", "string", "description", "branch (default main)"));
+    json_object_set_new(props, "branch", json_pack("{ss ss}", "type", "string", "description",
+                                                   q->mutation ? "the branch to write (required)" : "branch (default main)"));
     if (!q->mutation)
         json_object_set_new(props, "snapshot", json_pack("{ss ss}", "type", "string", "description", "a commit id to read at"));
+    stored_extra_props(props, q->mutation);
     json_t *req = json_array();
     if (json_array_size(json_object_get(ps, "required"))) json_array_append_new(req, json_string("params"));
+    if (q->mutation) json_array_append_new(req, json_string("branch"));
     char *d = query_description(q);
     json_t *t = json_pack("{ss ss s{ss so so}}", "name", q->tool_name, "description", d ? d : "", "inputSchema", "type",
                           "object", "properties", props, "required", req);
+    json_object_set_new(t, "outputSchema", json_loads(q->mutation ? O_CHANGE : O_READ, 0, NULL));
     free(d);
     json_object_set_new(t, "annotations", json_pack("{sb sb}", "readOnlyHint", !q->mutation, "destructiveHint", q->mutation));
     return t;
@@ -312,32 +365,48 @@ static json_t *tools_list(og_mcp *m, const char *actor)
         json_object_set_new(t, "title", json_string(b->title));
         json_object_set_new(t, "description", json_string(b->description));
         json_object_set_new(t, "inputSchema", json_loads(b->schema, 0, NULL));
+        if (b->output) json_object_set_new(t, "outputSchema", json_loads(b->output, 0, NULL));
         json_object_set_new(t, "annotations", json_pack("{sb sb}", "readOnlyHint", b->read_only, "destructiveHint", !b->read_only));
         json_array_append_new(tools, t);
     }
     int meta = exposed_count(m) >= META_THRESHOLD;
-    int any = 0;
+    int any = 0, any_mutation = 0;
     for (size_t i = 0; i < og_stored_set_count(m->o.queries); i++) {
         const og_stored_query *q = og_stored_set_at(m->o.queries, i);
         if (!q->mcp_expose) continue;
         if (ask(m, actor, "invoke_query", NULL, NULL, q->name, 1, why, sizeof why) != OG_MCP_ALLOW) continue;
         if (q->mutation && ask(m, actor, "change", NULL, NULL, NULL, 1, why, sizeof why) != OG_MCP_ALLOW) continue;
         any = 1;
+        any_mutation |= q->mutation;
         if (!meta) json_array_append_new(tools, stored_tool(q));
     }
     if (meta && any) {
-        json_array_append_new(tools, json_pack("{ss ss s{ss s{s{ss}} }}", "name", "stored_query_list", "description",
-                                               "List the graph's stored queries (name, kind, typed parameters, description); "
-                                               "filter by a substring of the name or description.",
-                                               "inputSchema", "type", "object", "properties", "filter", "type", "string"));
+        json_t *list = json_pack("{ss ss s{ss s{s{ss}} }}", "name", "stored_query_list", "description",
+                                 "List the graph's stored queries (name, kind, typed parameters, description); "
+                                 "filter by a substring of the name or description.",
+                                 "inputSchema", "type", "object", "properties", "filter", "type", "string");
+        json_object_set_new(list, "annotations", json_pack("{sb sb}", "readOnlyHint", 1, "destructiveHint", 0));
+        json_array_append_new(tools, list);
+        /* reads and mutations run through two tools, so a host can trust reads without asking */
         json_t *t = json_pack("{ss ss s{ss s{s{ss} s{ss} s{ss} s{ss}} s[s]}}", "name", "stored_query_run", "description",
-                              "Run a stored query by name with its parameters (see stored_query_list).", "inputSchema",
+                              "Run a stored read query by name with its parameters (see stored_query_list); one page of "
+                              "rows at a time (offset, max_rows, max_bytes).", "inputSchema",
                               "type", "object", "properties", "name", "type", "string", "params", "type", "object",
                               "branch", "type", "string", "snapshot", "type", "string", "required", "name");
-        json_object_set_new(t, "annotations", json_pack("{sb}", "destructiveHint", 1));
+        stored_extra_props(json_object_get(json_object_get(t, "inputSchema"), "properties"), 0);
+        json_object_set_new(t, "outputSchema", json_loads(O_READ, 0, NULL));
+        json_object_set_new(t, "annotations", json_pack("{sb sb}", "readOnlyHint", 1, "destructiveHint", 0));
         json_array_append_new(tools, t);
-        json_object_set_new(json_array_get(tools, json_array_size(tools) - 2), "annotations",
-                            json_pack("{sb sb}", "readOnlyHint", 1, "destructiveHint", 0));
+        if (any_mutation) {
+            t = json_pack("{ss ss s{ss s{s{ss} s{ss} s{ss}} s[ss]}}", "name", "stored_mutation_run", "description",
+                          "Run a stored mutation by name with its parameters on a branch of your own (see "
+                          "stored_query_list).", "inputSchema", "type", "object", "properties", "name", "type", "string",
+                          "params", "type", "object", "branch", "type", "string", "required", "name", "branch");
+            stored_extra_props(json_object_get(json_object_get(t, "inputSchema"), "properties"), 1);
+            json_object_set_new(t, "outputSchema", json_loads(O_CHANGE, 0, NULL));
+            json_object_set_new(t, "annotations", json_pack("{sb sb}", "readOnlyHint", 0, "destructiveHint", 1));
+            json_array_append_new(tools, t);
+        }
     }
     return json_pack("{so}", "tools", tools);
 }
@@ -353,20 +422,78 @@ static char *params_text(json_t *args)
     return json_dumps(p, JSON_COMPACT | JSON_ENCODE_ANY);
 }
 
+/* A rendered row document as one page of a result of `total` rows (mcp_result.c). */
+static json_t *paged(og_status st, char *out, const char *key, size_t total, const og_mcp_page *pg)
+{
+    if (st != OG_OK) return tool_owned(st, out);
+    json_t *doc = json_loads(out, 0, NULL);
+    if (!json_is_object(doc)) {
+        json_decref(doc);
+        return tool_owned(OG_OK, out);
+    }
+    og_free(out);
+    return og_mcp_page_result(doc, key, total, pg);
+}
+
 static json_t *run_read(og_mcp *m, json_t *args)
 {
     const char *src = sarg(args, "query"), *branch = sarg(args, "branch"), *snap = sarg(args, "snapshot");
+    og_mcp_page pg;
+    char buf[256];
+    if (og_mcp_page_args(m, args, &pg, buf, sizeof buf)) return tool_text(buf, 1);
     char *params = params_text(args);
     og_rows *rows = NULL;
     og_read_opts at = {.branch = branch, .commit = snap};
     og_status st = og_db_query(&rows, m->o.db, src, strlen(src), sarg(args, "name"), params, &at);
     free(params);
     if (st != OG_OK) return tool_status(st);
+    size_t total = og_rows_count(rows);
+    og_rows_slice(rows, pg.offset, pg.max_rows); /* render only the page */
     char *out = NULL;
     size_t n = 0;
     st = og_rows_render(&out, &n, rows, OG_FORMAT_JSON, snap ? snap : branch ? branch : "main");
     og_rows_free(rows);
-    return tool_owned(st, out);
+    return paged(st, out, "rows", total, &pg);
+}
+
+/* branch_diff: the changes of `branch` since its merge base with `against`, or from..to. */
+static json_t *run_diff(og_mcp *m, json_t *args)
+{
+    const char *branch = sarg(args, "branch"), *against = sarg(args, "against");
+    const char *from = sarg(args, "from"), *to = sarg(args, "to");
+    og_mcp_page pg;
+    char buf[256];
+    if (og_mcp_page_args(m, args, &pg, buf, sizeof buf)) return tool_text(buf, 1);
+    if (branch ? (from || to) : !(from && to))
+        return tool_text("invalid: give `branch` (and optionally `against`), or both `from` and `to`", 1);
+    char base[32] = "";
+    if (branch) {
+        og_status st = og_db_merge_base(m->o.db, branch, against ? against : "main", base, sizeof base);
+        if (st != OG_OK) return tool_status(st);
+        from = base;
+        to = branch;
+    }
+    og_changes_opts co = {.from = from, .to = to};
+    char *out = NULL;
+    og_status st = og_db_changes(&out, m->o.db, &co);
+    if (st != OG_OK) {
+        og_free(out);
+        return tool_status(st);
+    }
+    json_t *doc = json_loads(out, 0, NULL);
+    og_free(out);
+    if (!json_is_object(doc)) {
+        json_decref(doc);
+        return tool_text("internal: unreadable changes document", 1);
+    }
+    if (branch) json_object_set_new(doc, "merge_base", json_string(base));
+    /* the whole diff is computed (it is bounded by what the branch changed); the page cuts what is sent */
+    json_t *ch = json_object_get(doc, "changes");
+    size_t total = json_array_size(ch);
+    json_t *page = json_array();
+    for (size_t i = pg.offset; i < total && i - pg.offset < pg.max_rows; i++) json_array_append(page, json_array_get(ch, i));
+    json_object_set_new(doc, "changes", page);
+    return og_mcp_page_result(doc, "changes", total, &pg);
 }
 
 static json_t *run_mutate(og_mcp *m, const char *actor, json_t *args)
@@ -375,7 +502,7 @@ static json_t *run_mutate(og_mcp *m, const char *actor, json_t *args)
     char *params = params_text(args);
     og_receipt r;
     memset(&r, 0, sizeof r);
-    og_db_mutate_opts mo = {.branch = branch};
+    og_db_mutate_opts mo = {.branch = branch, .expected_head = sarg(args, "if_commit")};
     og_status st = og_db_mutate_ex(&r, m->o.db, src, strlen(src), sarg(args, "name"), params, &mo);
     free(params);
     if (st != OG_OK) return tool_status(st);
@@ -451,6 +578,32 @@ static json_t *call_builtin(og_mcp *m, const char *actor, const builtin *b, json
         return tool_owned(OG_OK, t);
     }
     if (!strcmp(b->name, "graph_query")) return run_read(m, args);
+    if (!strcmp(b->name, "branch_diff")) return run_diff(m, args);
+    if (!strcmp(b->name, "graph_explain")) {
+        const char *src = sarg(args, "query");
+        char *params = params_text(args);
+        og_read_opts at = {.branch = sarg(args, "branch")};
+        st = og_db_query_explain(&out, m->o.db, src, strlen(src), sarg(args, "name"), params, &at,
+                                 json_is_true(json_object_get(args, "analyze")));
+        free(params);
+        if (st != OG_OK) return tool_status(st);
+        json_t *o = json_pack("{sb ss}", "ok", 1, "plan", out);
+        og_free(out);
+        char *t = og_mcp_dump(o);
+        json_decref(o);
+        return tool_owned(OG_OK, t);
+    }
+    if (!strcmp(b->name, "change_feed")) {
+        json_int_t lim = json_integer_value(json_object_get(args, "limit"));
+        og_changes_poll_opts po = {.branch = sarg(args, "branch"), .cursor = sarg(args, "cursor"), .start = sarg(args, "start"),
+                                   .page_token = sarg(args, "page_token"), .limit = lim > 0 ? (size_t)lim : 100};
+        st = og_db_changes_poll(&out, m->o.db, &po);
+        if (st != OG_OK) {
+            og_free(out);
+            return tool_status(st);
+        }
+        return tool_owned(OG_OK, out);
+    }
     if (!strcmp(b->name, "graph_mutate")) return run_mutate(m, actor, args);
     if (!strcmp(b->name, "graph_load")) return run_load(m, args);
     if (!strcmp(b->name, "graph_snapshot")) {
@@ -496,8 +649,15 @@ static json_t *call_builtin(og_mcp *m, const char *actor, const builtin *b, json
     }
     if (!strcmp(b->name, "branch_merge")) {
         og_db_merge_opts mo = {.source = sarg(args, "source"), .target = sarg(args, "target"),
+                               .expected_head = sarg(args, "if_commit"),
                                .delete_branch = json_is_true(json_object_get(args, "delete_branch"))};
-        st = og_db_branch_merge(&out, m->o.db, &mo);
+        const char *how = sarg(args, "strategy");
+        og_db_merge_strategy ms = {.all = !how || !strcmp(how, "fail") ? OG_MERGE_STRATEGY_FAIL
+                                          : !strcmp(how, "ours")      ? OG_MERGE_STRATEGY_OURS
+                                          : !strcmp(how, "theirs")    ? OG_MERGE_STRATEGY_THEIRS
+                                                                      : (og_merge_strategy)-1};
+        if ((int)ms.all < 0) return tool_text("invalid: `strategy` must be fail, ours or theirs", 1);
+        st = og_db_branch_merge_ex(&out, m->o.db, &mo, &ms);
         if (st != OG_OK) {
             json_t *r = tool_status(st);
             if (out) {
@@ -546,6 +706,8 @@ static void scopes(const builtin *b, json_t *args, const char **branch, const ch
         *target = sarg(args, "target") ? sarg(args, "target") : "main";
     } else if (!strcmp(b->name, "schema_apply")) {
         *target = "main";
+    } else if (!strcmp(b->name, "branch_diff")) {
+        *branch = sarg(args, "branch") ? sarg(args, "branch") : sarg(args, "to");
     } else if (b->action && (!strcmp(b->action, "read") || !strcmp(b->action, "change"))) {
         *branch = sarg(args, "branch") ? sarg(args, "branch") : (sarg(args, "snapshot") ? NULL : "main");
     }
@@ -561,6 +723,12 @@ static const char *missing_arg(const builtin *b, json_t *args, char *buf, size_t
     json_t *r;
     json_array_foreach(req, i, r) {
         json_t *v = json_object_get(args, json_string_value(r));
+        if (!json_is_string(v) && !strcmp(json_string_value(r), "branch")) {
+            snprintf(buf, cap, "%s: argument `branch` is required: write on a branch of your own (branch_create, "
+                     "then %s with that branch), then have it merged", b->name, b->name);
+            bad = buf;
+            break;
+        }
         if (!json_is_string(v)) {
             snprintf(buf, cap, "%s: argument `%s` (a string) is required", b->name, json_string_value(r));
             bad = buf;
@@ -603,10 +771,19 @@ static json_t *call_stored(og_mcp *m, const char *actor, const og_stored_query *
     }
     json_t *p = json_object_get(args, "params");
     if (p && !json_is_object(p) && !json_is_null(p)) return tool_text("invalid: `params` must be an object", 1);
+    if (q->mutation && !branch) {
+        snprintf(why, sizeof why, "invalid: %s: argument `branch` is required: write on a branch of your own "
+                 "(branch_create), then have it merged", q->tool_name);
+        return tool_text(why, 1);
+    }
+    og_mcp_page pg = {0};
+    if (!q->mutation && og_mcp_page_args(m, args, &pg, why, sizeof why)) return tool_text(why, 1);
     if (q->mutation && !admitted(m)) return NULL; /* admission after both decisions */
     char *params = params_text(args);
+    size_t total = 0;
     og_stored_invoke_opts io = {.params_json = params, .branch = branch, .snapshot = sarg(args, "snapshot"),
-                                .expect_mutation = -1, .actor = actor};
+                                .expect_mutation = -1, .actor = actor, .expected_head = sarg(args, "if_commit"),
+                                .row_offset = pg.offset, .row_limit = pg.max_rows, .total_rows = &total};
     char *out = NULL;
     call_begin(m, actor, q->tool_name, args, 1);
     logmsg(m, OG_MCP_LOG_DEBUG, "stored %s %s (%s)", q->mutation ? "mutation" : "query", q->name, q->file);
@@ -614,7 +791,7 @@ static json_t *call_stored(og_mcp *m, const char *actor, const og_stored_query *
     og_status st = og_stored_invoke(&out, m->o.db, q, &io);
     if (q->mutation && m->o.write_lock) m->o.write_lock(m->o.write_lock_ctx, 0);
     free(params);
-    json_t *res = tool_owned(st, out);
+    json_t *res = q->mutation ? tool_owned(st, out) : paged(st, out, "rows", total, &pg);
     call_end(m, res, 1);
     return res;
 }
@@ -667,13 +844,19 @@ static json_t *tools_call(og_mcp *m, const char *actor, json_t *params, int *unk
         int meta = exposed_count(m) >= META_THRESHOLD;
         const og_stored_query *q = NULL;
         json_t *qargs = args;
-        if (meta && !strcmp(name, "stored_query_run")) {
+        int via_read = meta && !strcmp(name, "stored_query_run"), via_mut = meta && !strcmp(name, "stored_mutation_run");
+        if (via_read || via_mut) {
             const char *qn = sarg(args, "name");
             q = qn ? og_stored_set_find(m->o.queries, qn) : NULL;
             if (q && !q->mcp_expose) q = NULL;
             if (!q) {
                 snprintf(buf, sizeof buf, "not_found: stored query '%s' not found", qn ? qn : "");
                 res = tool_text(buf, 1);
+            } else if (q->mutation != via_mut) {
+                snprintf(buf, sizeof buf, "invalid: '%s' is a stored %s: call %s", qn, q->mutation ? "mutation" : "read query",
+                         q->mutation ? "stored_mutation_run" : "stored_query_run");
+                res = tool_text(buf, 1);
+                q = NULL;
             }
         } else if (meta && !strcmp(name, "stored_query_list")) {
             const char *filter = sarg(args, "filter");
@@ -719,29 +902,79 @@ static json_t *resources_list(og_mcp *m, const char *actor)
                                              "The graph's .pg schema source", "mimeType", "text/plain"));
         json_array_append_new(arr, json_pack("{ss ss ss ss}", "uri", "omnigraph://branches", "name", "branches", "description",
                                              "The graph's branches as JSON", "mimeType", "application/json"));
+        json_array_append_new(arr, json_pack("{ss ss ss ss}", "uri", "omnigraph://language", "name", "language", "description",
+                                             "The query language in brief, with examples written for this graph's schema",
+                                             "mimeType", "text/markdown"));
     }
     return json_pack("{so}", "resources", arr);
+}
+
+/* omnigraph://commits/{commit} and omnigraph://branches/{branch}/diff (og_mcp_resource_templates). */
+static json_t *template_read(og_mcp *m, const char *actor, const char *uri, int *code, char *msg, size_t cap)
+{
+    char why[256], name[256];
+    const char *c = "omnigraph://commits/", *b = "omnigraph://branches/", *d = "/diff";
+    size_t n = strlen(uri);
+    int commit = !strncmp(uri, c, strlen(c)) && n > strlen(c);
+    int diff = !strncmp(uri, b, strlen(b)) && n > strlen(b) + strlen(d) && !strcmp(uri + n - strlen(d), d);
+    if (commit) snprintf(name, sizeof name, "%s", uri + strlen(c));
+    else if (diff) snprintf(name, sizeof name, "%.*s", (int)(n - strlen(b) - strlen(d)), uri + strlen(b));
+    if ((!commit && !diff) || ask(m, actor, "read", diff ? name : "main", NULL, NULL, 0, why, sizeof why) != OG_MCP_ALLOW) {
+        *code = -32002;
+        snprintf(msg, cap, "Resource not found: %s", uri);
+        return NULL;
+    }
+    char *text = NULL;
+    og_status st;
+    if (commit) {
+        st = og_db_commit_show(&text, m->o.db, name);
+    } else {
+        char base[32];
+        st = og_db_merge_base(m->o.db, name, "main", base, sizeof base);
+        og_changes_opts co = {.from = base, .to = name};
+        if (st == OG_OK) st = og_db_changes(&text, m->o.db, &co);
+    }
+    if (st != OG_OK) {
+        og_free(text);
+        *code = st == OG_ERR_NOT_FOUND ? -32002 : -32603;
+        snprintf(msg, cap, "%s: %s", og_status_name(st), og_error_message());
+        return NULL;
+    }
+    json_t *doc = json_loads(text, 0, NULL);
+    og_free(text);
+    json_t *items = json_object_get(doc, "changes");
+    while (json_array_size(items) > OG_MCP_DEFAULT_MAX_ROWS) json_array_remove(items, json_array_size(items) - 1);
+    char *t = og_mcp_dump(doc);
+    json_decref(doc);
+    json_t *r = json_pack("{s[{ss ss ss}]}", "contents", "uri", uri, "mimeType", "application/json", "text", t ? t : "{}");
+    og_free(t);
+    return r;
 }
 
 static json_t *resources_read(og_mcp *m, const char *actor, const char *uri, int *code, char *msg, size_t cap)
 {
     char why[256];
     *code = 0;
+    if (uri && (!strncmp(uri, "omnigraph://commits/", 20) || (!strncmp(uri, "omnigraph://branches/", 21))))
+        return template_read(m, actor, uri, code, msg, cap);
     int schema = uri && !strcmp(uri, "omnigraph://schema"), branches = uri && !strcmp(uri, "omnigraph://branches");
-    if ((!schema && !branches) || ask(m, actor, "read", "main", NULL, NULL, 0, why, sizeof why) != OG_MCP_ALLOW) {
+    int language = uri && !strcmp(uri, "omnigraph://language");
+    if ((!schema && !branches && !language) || ask(m, actor, "read", "main", NULL, NULL, 0, why, sizeof why) != OG_MCP_ALLOW) {
         *code = -32002;
         snprintf(msg, cap, "Resource not found: %s", uri ? uri : "");
         return NULL;
     }
     char *text = NULL;
-    og_status st = schema ? og_db_schema_source(&text, m->o.db, NULL) : og_db_branch_list(&text, m->o.db);
+    og_status st = schema     ? og_db_schema_source(&text, m->o.db, NULL)
+                   : language ? og_mcp_language(&text, m->o.db)
+                              : og_db_branch_list(&text, m->o.db);
     if (st != OG_OK) {
         *code = -32603;
         snprintf(msg, cap, "%s: %s", og_status_name(st), og_error_message());
         return NULL;
     }
-    json_t *r = json_pack("{s[{ss ss ss}]}", "contents", "uri", uri, "mimeType", schema ? "text/plain" : "application/json",
-                          "text", text);
+    json_t *r = json_pack("{s[{ss ss ss}]}", "contents", "uri", uri, "mimeType",
+                          schema ? "text/plain" : language ? "text/markdown" : "application/json", "text", text);
     og_free(text);
     return r;
 }
@@ -754,14 +987,17 @@ static json_t *initialize(og_mcp *m, json_t *params)
     const char *ver = og_mcp_protocol_versions[0];
     for (const char *const *v = og_mcp_protocol_versions; want && *v; v++)
         if (!strcmp(*v, want)) ver = *v;
-    json_t *r = json_pack("{ss s{s{sb} s{sb sb} s{sb} s{}} s{ss ss}}", "protocolVersion", ver, "capabilities", "tools",
+    json_t *r = json_pack("{ss s{s{sb} s{sb sb} s{sb} s{} s{}} s{ss ss}}", "protocolVersion", ver, "capabilities", "tools",
                           "listChanged", 0, "resources", "subscribe", 0, "listChanged", 0, "prompts", "listChanged", 0,
-                          "logging", "serverInfo", "name", "omnigraph", "version", OG_VERSION_STRING);
-    char ins[512];
+                          "logging", "completions", "serverInfo", "name", "omnigraph", "version", OG_VERSION_STRING);
+    char ins[768];
     snprintf(ins, sizeof ins,
-             "OmniGraph graph%s%s: a versioned, typed property graph. Read with graph_query or the stored-query tools; "
-             "write on a branch (branch_create, graph_mutate) and merge it with branch_merge. The schema is the "
-             "omnigraph://schema resource.",
+             "OmniGraph graph%s%s: a versioned, typed property graph. The schema is the omnigraph://schema resource; "
+             "omnigraph://language teaches the query language with examples for this schema. "
+             "Read with graph_query or the stored-query tools; results come one page at a time (offset, max_rows; "
+             "next_offset says where the next page starts). Write on a branch of your own: branch_create, then "
+             "graph_mutate or graph_load with that branch; branch_diff shows what the branch changed. Merging into a "
+             "shared branch (branch_merge) is for the actors the graph's policy allows.",
              m->o.graph_id ? " " : "", m->o.graph_id ? m->o.graph_id : "");
     json_object_set_new(r, "instructions", json_string(ins));
     return r;
@@ -814,22 +1050,22 @@ static json_t *handle_one(og_mcp *m, const char *actor, json_t *req)
         return rpc_result(id, r);
     }
     if (!strcmp(method, "resources/list")) return rpc_result(id, resources_list(m, actor));
-    if (!strcmp(method, "resources/templates/list")) return rpc_result(id, json_pack("{s[]}", "resourceTemplates"));
+    if (!strcmp(method, "resources/templates/list")) return rpc_result(id, og_mcp_resource_templates());
+    if (!strcmp(method, "completion/complete")) return rpc_result(id, og_mcp_complete(m->o.db, params));
     if (!strcmp(method, "resources/read")) {
         int code;
         char msg[512];
         json_t *r = resources_read(m, actor, json_string_value(json_object_get(params, "uri")), &code, msg, sizeof msg);
         return r ? rpc_result(id, r) : rpc_error(id, code, msg);
     }
-    /* prompts: the capability is offered with an empty catalog (a graph has no prompt templates),
-     * so a client may list them; getting one is an unknown name */
-    if (!strcmp(method, "prompts/list")) return rpc_result(id, json_pack("{s[]}", "prompts"));
+    /* prompts: the agent workflows of this graph (mcp_discover.c) */
+    if (!strcmp(method, "prompts/list")) return rpc_result(id, og_mcp_prompts_list());
     if (!strcmp(method, "prompts/get")) {
         const char *name = json_string_value(json_object_get(params, "name"));
         if (!name) return rpc_error(id, -32602, "Invalid params: name is required");
         char msg[300];
-        snprintf(msg, sizeof msg, "Invalid params: unknown prompt: %.200s", name);
-        return rpc_error(id, -32602, msg);
+        json_t *p = og_mcp_prompt_get(name, json_object_get(params, "arguments"), msg, sizeof msg);
+        return p ? rpc_result(id, p) : rpc_error(id, -32602, msg);
     }
     /* logging: the level holds for this og_mcp (a stdio process); an HTTP surface keeps it
      * per actor between its stateless requests (og_mcp_log_level_get, docs/mcp.md) */
@@ -919,7 +1155,7 @@ og_status og_mcp_handle(og_mcp *m, const char *actor, const char *msg, size_t le
     }
     json_decref(req);
     if (!resp) return OG_OK;
-    *out = json_dumps(resp, JSON_COMPACT);
+    *out = og_mcp_dump(resp); /* shortest reals: jansson would print 0.1 as 0.10000000000000001 */
     json_decref(resp);
     return *out ? OG_OK : OG_ERR_NOMEM;
 }

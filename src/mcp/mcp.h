@@ -89,6 +89,9 @@ typedef struct og_mcp_opts {
     /* The log level the handler starts with (OFF = no log notifications); logging/setLevel
      * changes it for this og_mcp (og_mcp_log_level tells the current one). */
     og_mcp_log_level log_level;
+    /* Default page of a row result (docs/mcp.md "Result size"): rows and bytes of JSON text a
+     * read tool returns unless the call asks for another page size (0 = 100 rows, 32 KiB). */
+    size_t max_rows, max_bytes;
 } og_mcp_opts;
 
 /* The JSON-RPC error code of a write refused by admission (implementation-defined range). */

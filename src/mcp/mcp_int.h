@@ -25,4 +25,39 @@ struct og_mcp {
     int sse;                /* the last og_mcp_http answered with an SSE stream */
 };
 
+/* ---- mcp_result.c: result shaping ---- */
+
+/* Page size defaults (og_mcp_opts.max_rows / max_bytes = 0) and the largest a call may ask. */
+#define OG_MCP_DEFAULT_MAX_ROWS 100
+#define OG_MCP_DEFAULT_MAX_BYTES 32768
+#define OG_MCP_MAX_ROWS_LIMIT 10000
+#define OG_MCP_MAX_BYTES_LIMIT (4 << 20)
+
+typedef struct og_mcp_page {
+    size_t offset, max_rows, max_bytes;
+} og_mcp_page;
+
+/* Compact JSON with shortest reals (og_free). */
+char *og_mcp_dump(const json_t *j);
+/* A tool result from JSON text (an object becomes structuredContent and is re-spelled compactly)
+ * or an error text "code: message" (structuredContent {"error":{"code","message"}}). */
+json_t *og_mcp_tool_text(const char *text, int is_error);
+/* The call's offset / max_rows / max_bytes arguments with the handler's defaults; NULL, or the
+ * error text in buf. */
+const char *og_mcp_page_args(const og_mcp *m, json_t *args, og_mcp_page *p, char *buf, size_t cap);
+/* A tool result of document `doc` (taken) whose array `key` holds one page that starts at
+ * p->offset of `total` items (already cut to max_rows by the caller where it could): items past
+ * max_rows or max_bytes are dropped, and total_rows, offset, truncated, next_offset are added. */
+json_t *og_mcp_page_result(json_t *doc, const char *key, size_t total, const og_mcp_page *p);
+
+/* ---- mcp_discover.c: prompts, resource templates, completion ---- */
+json_t *og_mcp_prompts_list(void);
+/* The prompt's messages, or NULL with a JSON-RPC error message in err. */
+json_t *og_mcp_prompt_get(const char *name, json_t *args, char *err, size_t cap);
+json_t *og_mcp_resource_templates(void);
+json_t *og_mcp_complete(og_db *db, json_t *params);
+
+/* ---- mcp_language.c: the omnigraph://language resource (markdown; free()) ---- */
+og_status og_mcp_language(char **out, og_db *db);
+
 #endif

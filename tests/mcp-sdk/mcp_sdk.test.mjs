@@ -115,7 +115,7 @@ test('with --policy each actor sees and may call only what its policy allows', a
       const names = (await alice.listTools()).tools.map((t) => t.name);
       assert.ok(names.includes('adults') && names.includes('add_person') && names.includes('branch_create'));
       assert.ok(!names.includes('branch_merge') && !names.includes('schema_apply'));
-      const r = await alice.callTool({ name: 'add_person', arguments: { params: { name: 'Ada' } } });
+      const r = await alice.callTool({ name: 'add_person', arguments: { params: { name: 'Ada' }, branch: 'main' } });
       assert.equal(r.isError, true); // main is protected
       assert.match(r.content[0].text, /forbidden: policy denied action 'change' on branch 'main'/);
     } finally {
@@ -137,7 +137,7 @@ test('with --policy each actor sees and may call only what its policy allows', a
     const gus = await connect('gus');
     try {
       const names = (await gus.listTools()).tools.map((t) => t.name).sort();
-      assert.deepEqual(names, ['branch_list', 'commit_get', 'commit_list', 'friends', 'graph_health', 'graph_query',
+      assert.deepEqual(names, ['branch_diff', 'branch_list', 'change_feed', 'commit_get', 'commit_list', 'friends', 'graph_explain', 'graph_health', 'graph_query',
         'graph_snapshot', 'schema_get']);
       const r = await gus.callTool({ name: 'friends', arguments: { params: { name: 'Alice' } } });
       assert.equal(r.isError, false, JSON.stringify(r.content));

@@ -76,7 +76,7 @@ test('an MCP client over HTTP: per-actor tools, a stored mutation on a branch, a
       assert.equal(r.isError, false, JSON.stringify(r.content));
       assert.equal(r.structuredContent.commit.actor_id, 'alice'); // the token's actor, not the client's word
       assert.equal(await rows({ params: { min: 30 }, branch: 'agent-work' }), 3);
-      r = await alice.callTool({ name: 'add_person', arguments: { params: { name: 'Eve' } } });
+      r = await alice.callTool({ name: 'add_person', arguments: { params: { name: 'Eve' }, branch: 'main' } });
       assert.equal(r.isError, true); // main is protected
       const schema = await alice.readResource({ uri: 'omnigraph://schema' });
       assert.match(schema.contents[0].text, /node Person/);

@@ -143,7 +143,7 @@ static void test_prompts_and_logging(void **state)
     json_decref(r);
     r = send_as(NULL, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"prompts/list\",\"params\":{}}");
     assert_true(json_is_array(json_object_get(result(r), "prompts")));
-    assert_int_equal(json_array_size(json_object_get(result(r), "prompts")), 0);
+    assert_int_equal(json_array_size(json_object_get(result(r), "prompts")), 3);
     json_decref(r);
     r = send_as(NULL, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"prompts/get\",\"params\":{\"name\":\"x\"}}");
     assert_int_equal(err_code(r), -32602);
@@ -334,7 +334,7 @@ static void test_agent_flow(void **state)
     r = call("alice", "graph_query", "{\"query\":\"query q() { match { $p: Person } return { $p.name } }\"}");
     assert_false(is_error(r));
     json_decref(r);
-    r = call("alice", "graph_load", "{\"data\":\"{\\\"type\\\":\\\"Person\\\",\\\"data\\\":{\\\"name\\\":\\\"Grace\\\"}}\\n\"}");
+    r = call("alice", "graph_load", "{\"data\":\"{\\\"type\\\":\\\"Person\\\",\\\"data\\\":{\\\"name\\\":\\\"Grace\\\"}}\\n\",\"branch\":\"main\"}");
     assert_false(is_error(r));
     json_decref(r);
     r = call("alice", "commit_list", "{\"limit\":1}");
@@ -346,7 +346,7 @@ static void test_resources(void **state)
 {
     (void)state;
     json_t *r = send_as(NULL, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"resources/list\"}");
-    assert_int_equal(json_array_size(json_object_get(result(r), "resources")), 2);
+    assert_int_equal(json_array_size(json_object_get(result(r), "resources")), 3);
     json_decref(r);
     r = send_as(NULL, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"resources/read\",\"params\":{\"uri\":\"omnigraph://schema\"}}");
     assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(result(r), "contents"), 0), "text")), SCHEMA);
@@ -375,7 +375,7 @@ static void test_visibility_and_masking(void **state)
     json_decref(masked);
     json_decref(unknown);
     /* a builtin it may not call is a tool error naming the denial */
-    r = call("reader", "graph_mutate", "{\"query\":\"query m() { delete Person where name = \\\"Ada\\\" }\"}");
+    r = call("reader", "graph_mutate", "{\"query\":\"query m() { delete Person where name = \\\"Ada\\\" }\",\"branch\":\"main\"}");
     assert_true(is_error(r));
     assert_string_equal(text_of(r), "forbidden: policy denied action 'change' for actor 'reader'");
     json_decref(r);
@@ -500,7 +500,7 @@ static void test_write_lock_hook(void **state)
         "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"branch_list\",\"arguments\":{}}}",
     };
     const char *writes[] = {
-        "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"add_person\",\"arguments\":{\"params\":{\"name\":\"Lock\"}}}}",
+        "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"add_person\",\"arguments\":{\"params\":{\"name\":\"Lock\"},\"branch\":\"main\"}}}",
         "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"branch_create\",\"arguments\":{\"name\":\"locked\"}}}",
     };
     for (size_t i = 0; i < 2; i++) {
@@ -540,9 +540,9 @@ static void test_admission_hook(void **state)
     og_mcp_opts o = {.db = db, .queries = set, .graph_id = "people", .write_lock = count_lock, .admit = refuse_all};
     assert_int_equal(og_mcp_new(&m, &o), OG_OK);
     const char *writes[] = {
-        "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"add_person\",\"arguments\":{\"params\":{\"name\":\"Adm\"}}}}",
+        "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"add_person\",\"arguments\":{\"params\":{\"name\":\"Adm\"},\"branch\":\"main\"}}}",
         "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"branch_create\",\"arguments\":{\"name\":\"refused\"}}}",
-        "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":\"graph_mutate\",\"arguments\":{\"query\":\"query m() { insert Person { name: \\\"X\\\" } }\"}}}",
+        "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":\"graph_mutate\",\"arguments\":{\"query\":\"query m() { insert Person { name: \\\"X\\\" } }\",\"branch\":\"main\"}}}",
     };
     for (size_t i = 0; i < 3; i++) {
         og_mcp_http_request rq = {.method = "POST", .body = writes[i], .body_len = strlen(writes[i])};

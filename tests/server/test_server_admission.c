@@ -141,7 +141,7 @@ static void test_mcp_writes_share_the_budget(void **state)
              "POST /graphs/g1/load/ndjson HTTP/1.1\r\nHost: %s\r\nContent-Type: application/x-ndjson\r\n"
              "Content-Length: %zu\r\n\r\n",
              S.addr, strlen(rec));
-    const char *mut = "{\"query\":\"query q() { insert Person { name: \\\"ViaMcp\\\" } }\"}";
+    const char *mut = "{\"query\":\"query q() { insert Person { name: \\\"ViaMcp\\\" } }\",\"branch\":\"main\"}";
     /* Hold a load open until it owns the actor's one slot (an HTTP write is then refused, as
      * test_write_over_budget_is_429 shows; a write racing the load's admission may win the
      * slot instead, and the load is then refused at once: start another one). */
@@ -178,7 +178,7 @@ static void test_mcp_writes_share_the_budget(void **state)
     r = mcp_call("branch_create", "{\"name\":\"mcp-held\"}");
     assert_int_equal(r.status, 429);
     http_free(&r);
-    r = mcp_call("graph_load", "{\"data\":\"{\\\"type\\\":\\\"Person\\\",\\\"data\\\":{\\\"name\\\":\\\"L\\\"}}\"}");
+    r = mcp_call("graph_load", "{\"data\":\"{\\\"type\\\":\\\"Person\\\",\\\"data\\\":{\\\"name\\\":\\\"L\\\"}}\",\"branch\":\"main\"}");
     assert_int_equal(r.status, 429);
     http_free(&r);
     r = mcp_call("graph_query", "{\"query\":\"query q() { match { $p: Person } return { $p.name } }\"}");
