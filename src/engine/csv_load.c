@@ -502,7 +502,7 @@ int og_csv_source_next(og_csv_source *s, og_ndjson_record *rec, og_status *err)
                      s->ncols);
         return -1;
     }
-    const csv_map *m;
+    const csv_map *m = NULL;
     if ((*err = row_map(s, fs, &m))) return -1;
     memset(rec, 0, sizeof *rec);
     rec->kind = m->is_edge ? OG_NDJSON_EDGE : OG_NDJSON_NODE;
