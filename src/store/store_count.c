@@ -151,6 +151,23 @@ static const og_store_ops count_ops = {
     .close = c_close,
 };
 
+static struct {
+    int on, remote;
+    uint32_t latency_ms;
+} on_open;
+
+void og_store_count_on_open(int on, uint32_t latency_ms, int remote)
+{
+    on_open.on = on;
+    on_open.latency_ms = latency_ms;
+    on_open.remote = remote;
+}
+
+og_status og_store_i_count_opened(og_store *st)
+{
+    return on_open.on ? og_store_count_install(st, on_open.latency_ms, on_open.remote) : OG_OK;
+}
+
 og_status og_store_count_install(og_store *st, uint32_t latency_ms, int remote)
 {
     if (!st) return og_err(OG_ERR_INVALID, "og_store_count_install: NULL store");

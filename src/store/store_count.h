@@ -55,6 +55,11 @@ typedef struct og_store_counts {
  * opening, in a test).  Installing twice only sets the latency and the remote flag.
  * OG_ERR_NOMEM. */
 og_status og_store_count_install(og_store *st, uint32_t latency_ms, int remote);
+/* From now on (on = 1) every store og_store_open opens in this process counts from its first
+ * request, as og_store_count_install(st, latency_ms, remote) would make it; on = 0 stops that
+ * for later opens.  For tests that count what opening a graph costs (the handle opens its own
+ * store).  Not thread-safe against concurrent opens: set it before. */
+void og_store_count_on_open(int on, uint32_t latency_ms, int remote);
 /* Zeroes the counts, the rounds and the log.  Call it while no request is in flight. */
 void og_store_count_reset(og_store *st);
 /* The counts since install or the last reset; all zero when st does not count. */
