@@ -203,10 +203,10 @@ static void receipt_fill(og_receipt *out, const og_write_result *w, const char *
 
 /* After a published write: compacts the branch when a table has too many fragments
  * (engine/optimize.h).  Never fails the write, whose commit is already visible. */
-static void auto_optimize(og_db *db, const char *branch)
+static void auto_optimize(og_db *db, const char *branch, const char *commit)
 {
     og_optimize_report rep;
-    if (og_engine_auto_optimize(db->e, branch ? branch : "main", &rep) != OG_OK) og_error_clear();
+    if (og_engine_auto_optimize(db->e, branch ? branch : "main", commit, &rep) != OG_OK) og_error_clear();
 }
 
 og_status og_db_optimize(og_optimize_result *out, og_db *db, const char *branch, const char *expected_head)
@@ -286,7 +286,7 @@ og_status og_db_load(og_receipt *out, og_db *db, const char *path, const og_load
     og_budget_end(&qb);
     OG_TRY(st);
     receipt_fill(out, &w, opts->branch);
-    if (w.published) auto_optimize(db, opts->branch);
+    if (w.published) auto_optimize(db, opts->branch, w.commit);
     out->records = s.records;
     out->inserted = s.inserted;
     out->updated = s.updated;
@@ -349,7 +349,7 @@ og_status og_db_mutate_ex(og_receipt *out, og_db *db, const char *source, size_t
     json_decref(params);
     if (st) return st;
     receipt_fill(out, &w, branch);
-    if (w.published) auto_optimize(db, branch);
+    if (w.published) auto_optimize(db, branch, w.commit);
     out->affected_nodes = s.affected_nodes;
     out->affected_edges = s.affected_edges;
     return OG_OK;

@@ -324,6 +324,7 @@ static og_status type_view(og_read *r, const og_cat_type *t, og_tableview **slot
                       t->name, dir);
     og_table *tab;
     OG_TRY(og_table_open(&tab, r->e->st, dir));
+    og_table_set_cache(tab, og_graph_cache(r->e->g));
     og_status st = og_tableview_get(og_graph_cache(r->e->g), tab, ref->version, slot);
     if (st == OG_ERR_NOT_FOUND)
         st = og_err_wrap(og_tableview_missing_error(st, tab, ref->version), "commit %s, type %s",

@@ -179,13 +179,14 @@ size_t og_engine_auto_optimize_threshold(void)
     return *end ? OG_AUTO_OPTIMIZE_FRAGMENTS : (size_t)n;
 }
 
-og_status og_engine_auto_optimize(og_engine *e, const char *branch, og_optimize_report *out)
+og_status og_engine_auto_optimize(og_engine *e, const char *branch, const char *commit, og_optimize_report *out)
 {
     memset(out, 0, sizeof *out);
     size_t limit = og_engine_auto_optimize_threshold();
     if (!limit) return OG_OK;
     og_snapshot *snap;
-    OG_TRY(og_graph_snapshot_branch(og_engine_graph(e), branch ? branch : "main", &snap));
+    OG_TRY(commit && *commit ? og_graph_snapshot_commit(og_engine_graph(e), commit, &snap)
+                             : og_graph_snapshot_branch(og_engine_graph(e), branch ? branch : "main", &snap));
     const og_commit *cm = og_snapshot_commit(snap);
     int over = 0;
     og_status st = OG_OK;

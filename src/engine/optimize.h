@@ -69,8 +69,10 @@ og_status og_engine_optimize(og_engine *e, const og_optimize_opts *opts, og_opti
 
 /* The automatic policy above, for `branch` after a published write.  Returns what it did
  * (report->published 0 when under the threshold); errors are for the caller to log, never to
- * fail the write with. */
-og_status og_engine_auto_optimize(og_engine *e, const char *branch, og_optimize_report *out);
+ * fail the write with.  `commit` (may be NULL = the branch head, re-read) is the commit the
+ * write published: the decision is taken on it, which costs no store request (it is cached),
+ * and a compaction it starts captures the head afresh anyway. */
+og_status og_engine_auto_optimize(og_engine *e, const char *branch, const char *commit, og_optimize_report *out);
 
 /* The threshold in force (OG_AUTO_OPTIMIZE_FRAGMENTS or $OG_AUTO_OPTIMIZE_FRAGMENTS). */
 size_t og_engine_auto_optimize_threshold(void);

@@ -405,6 +405,7 @@ og_status og_tableview_open(og_tableview **out, og_table *t, uint64_t version)
     }
     v->store = og_table_store(t);
     og_status st = og_table_open(&v->table, v->store, og_table_dir(t));
+    if (st == OG_OK) og_table_set_cache(v->table, og_table_cache(t)); /* manifests, deletions */
     if (st == OG_OK) st = og_table_load(v->table, version, &v->m);
     if (st == OG_OK) st = index_fields(v);
     if (st == OG_OK) st = count_rows(v);
@@ -939,6 +940,8 @@ static int32_t id_field(const og_tableview *v)
 
 /* Writes the keymaps this view built but the store lacks (caller holds the lock).  Failures
  * (a read-only store, a full disk) are not the reader's problem: the maps stay in memory. */
+static void keymap_cache_put(og_tableview *v, char kind, const char *key, const uint8_t *p, size_t len);
+
 static void save_keymaps(og_tableview *v, int32_t fid)
 {
     for (size_t i = 0; i < v->m.nfragments; i++) {
@@ -955,9 +958,83 @@ static void save_keymaps(og_tableview *v, int32_t fid)
             break; /* one failure says the store will not take them: stop trying */
         }
         v->km_unsaved[i] = 0;
+        if (og_table_cache(v->table)) { /* the store has it now: later views need not save it */
+            char ckey[600];
+            snprintf(ckey, sizeof ckey, "K:%s", key);
+            og_cache_remove(og_table_cache(v->table), ckey);
+            keymap_cache_put(v, 'k', key, og_keymap_base(v->kms[i]), og_keymap_bytes(v->kms[i]));
+        }
     }
     og_error_clear();
     atomic_store(&v->keys_saved, 1);
+}
+
+static void keymap_bytes_free(void *p)
+{
+    og_bytes_free(p);
+    free(p);
+}
+
+/* Keymap bytes are kept in the table's cache, "k:<store key>" when the store holds them and
+ * "K:<store key>" when built here and not (yet) saved: a keymap belongs to one immutable data
+ * file (its key holds the file's id), and every write opens a view of the table's new version,
+ * which would otherwise fetch (or rebuild) the keymap of every fragment again. */
+static void keymap_cache_put(og_tableview *v, char kind, const char *key, const uint8_t *p, size_t len)
+{
+    og_cache *cache = og_table_cache(v->table);
+    og_bytes *b = cache ? malloc(sizeof *b) : NULL;
+    if (!b) return;
+    b->data = malloc(len ? len : 1);
+    b->len = len;
+    if (!b->data) {
+        free(b);
+        return;
+    }
+    memcpy(b->data, p, len);
+    char ckey[600];
+    og_cache_entry *e;
+    snprintf(ckey, sizeof ckey, "%c:%s", kind, key);
+    if (og_cache_put(cache, ckey, b, len + sizeof *b, keymap_bytes_free, &e) == OG_OK) og_cache_entry_release(e);
+    og_error_clear();
+}
+
+/* Opens the keymap `key`: from the cache, else from the store (a local store maps the file and
+ * keeps no copy; a remote one fetches it into the cache).  *built = 1 when the bytes are a
+ * built copy the store may lack (the view then saves it as it would have after building). */
+static og_status keymap_open_cached(og_tableview *v, const char *key, og_keymap **out, int *built)
+{
+    og_cache *cache = og_table_cache(v->table);
+    *built = 0;
+    if (!cache) return og_keymap_open(out, v->store, key);
+    char ckey[600];
+    snprintf(ckey, sizeof ckey, "k:%s", key);
+    og_cache_entry *e = og_cache_get(cache, ckey);
+    if (!e) {
+        ckey[0] = 'K';
+        e = og_cache_get(cache, ckey);
+        *built = e != NULL;
+        ckey[0] = 'k';
+    }
+    if (!e && og_store_is_local(v->store)) return og_keymap_open(out, v->store, key);
+    if (!e) {
+        og_bytes *b = calloc(1, sizeof *b);
+        if (!b) return og_err(OG_ERR_NOMEM, "table view: out of memory");
+        og_status st = og_store_get(v->store, key, b);
+        if (st != OG_OK) {
+            free(b);
+            return st;
+        }
+        OG_TRY(og_cache_put(cache, ckey, b, b->len + sizeof *b, keymap_bytes_free, &e));
+    }
+    const og_bytes *have = og_cache_entry_value(e);
+    uint8_t *copy = malloc(have->len ? have->len : 1);
+    if (copy) memcpy(copy, have->data, have->len);
+    size_t len = have->len;
+    og_cache_entry_release(e);
+    if (!copy) return og_err(OG_ERR_NOMEM, "table view: out of memory");
+    og_status st = og_keymap_open_bytes(out, copy, len, copy, NULL);
+    if (st != OG_OK) free(copy);
+    return st;
 }
 
 /* Opens (or builds in memory) the keymap of every fragment, once; with `persist` also writes
@@ -985,7 +1062,9 @@ static og_status prepare_keys(og_tableview *v, int persist)
             const og_fragment *f = &v->m.fragments[i];
             char key[512];
             og_status ks = mode ? og_keymap_store_key(key, sizeof key, og_table_dir(v->table), f, fid) : OG_ERR_NOT_FOUND;
-            if (ks == OG_OK) ks = og_keymap_open(&kms[i], v->store, key);
+            int built = 0;
+            if (ks == OG_OK) ks = keymap_open_cached(v, key, &kms[i], &built);
+            if (ks == OG_OK && built) unsaved[i] = mode == 2;
             if (ks == OG_OK && og_keymap_rows(kms[i]) != f->physical_rows) {
                 og_keymap_free(kms[i]); /* not this file's map: rebuild, never trust it */
                 kms[i] = NULL;
@@ -996,6 +1075,12 @@ static og_status prepare_keys(og_tableview *v, int persist)
             og_buf b = OG_BUF_INIT;
             atomic_fetch_add(&whole_reads, 1);
             st = og_keymap_build(v->table, &v->m, f, fid, &b);
+            if (st == OG_OK && mode) {
+                char bkey[512];
+                if (og_keymap_store_key(bkey, sizeof bkey, og_table_dir(v->table), f, fid) == OG_OK)
+                    keymap_cache_put(v, 'K', bkey, b.data, b.len);
+                og_error_clear();
+            }
             if (st == OG_OK) {
                 st = og_keymap_open_bytes(&kms[i], b.data, b.len, b.data, NULL);
                 if (st == OG_OK) {

@@ -5,6 +5,7 @@
  * a delete starts a new incarnation further down the same log — which is what makes the ABA
  * case impossible for writers that captured the old incarnation.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,24 @@
 #include "util/error.h"
 
 #define BRANCH_CONTROL_ATTEMPTS 8
+
+/* The new name's log lookup, run beside the source's (og_branch_create). */
+typedef struct name_lookup {
+    og_graph *g;
+    const char *name;
+    og_ref_entry head;
+    int found;
+    og_status st;
+    char msg[512]; /* the error message: it is per thread */
+} name_lookup;
+
+static void *name_lookup_run(void *arg)
+{
+    name_lookup *nl = arg;
+    nl->st = og_graph_head_lookup_new(nl->g, nl->name, &nl->head, &nl->found);
+    if (nl->st != OG_OK) snprintf(nl->msg, sizeof nl->msg, "%s", og_error_message());
+    return NULL;
+}
 
 og_status og_branch_create(og_graph *g, const char *name, const char *from_branch, const char *from_commit,
                            const char *actor, og_ref_entry *out)
@@ -23,9 +42,19 @@ og_status og_branch_create(og_graph *g, const char *name, const char *from_branc
     if ((from_branch == NULL) == (from_commit == NULL))
         return og_err(OG_ERR_INVALID, "branch create \"%s\": give exactly one of a source branch or a commit", name);
     char commit[OG_ULID_LEN + 1];
+    /* The new name's log and the source head do not depend on each other: look them up at
+     * once (a second thread), so a create waits for one round trip before its publish. */
+    name_lookup nl = {g, name, {0}, 0, OG_OK, ""};
+    pthread_t th;
+    int threaded = pthread_create(&th, NULL, name_lookup_run, &nl) == 0;
+    if (!threaded) name_lookup_run(&nl);
     if (from_branch) {
         og_ref_entry src;
         og_status st = og_graph_head_entry(g, from_branch, &src);
+        if (threaded) {
+            pthread_join(th, NULL);
+            threaded = 0;
+        }
         if (st == OG_OK && src.kind == OG_REF_DELETE)
             st = og_err(OG_ERR_NOT_FOUND, "branch \"%s\" not found (it was deleted)", from_branch);
         if (st != OG_OK) return og_err_wrap(st, "branch create \"%s\" from branch \"%s\"", name, from_branch);
@@ -34,14 +63,16 @@ og_status og_branch_create(og_graph *g, const char *name, const char *from_branc
         const og_commit *c;
         og_cache_entry *hold;
         og_status st = og_graph_commit_get(g, from_commit, &c, &hold);
+        if (threaded) pthread_join(th, NULL);
         if (st != OG_OK) return og_err_wrap(st, "branch create \"%s\"", name);
         memcpy(commit, c->id, sizeof commit);
         og_cache_entry_release(hold);
     }
     for (int attempt = 0; attempt < BRANCH_CONTROL_ATTEMPTS; attempt++) {
-        og_ref_entry head, e;
-        int found;
-        OG_TRY(og_graph_head_lookup(g, name, &head, &found));
+        og_ref_entry head = nl.head, e;
+        int found = nl.found;
+        if (attempt > 0) OG_TRY(og_graph_head_lookup(g, name, &head, &found));
+        else if (nl.st != OG_OK) return og_err(nl.st, "%s", nl.msg);
         if (found && head.kind != OG_REF_DELETE)
             return og_err(OG_ERR_ALREADY_EXISTS, "branch \"%s\" already exists (at commit %s)", name, head.commit);
         memset(&e, 0, sizeof e);

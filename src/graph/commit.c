@@ -339,6 +339,16 @@ og_status og_graph_commit_write(og_graph *g, const og_commit *c)
         st = og_store_put(g->store, key, b.data, b.len);
         if (st != OG_OK) og_err_wrap(st, "writing commit %s", c->id);
     }
+    /* Cache it as a later read would decode it: the publish and the next capture need it,
+     * and a ULID is never reused (an unpublished attempt's object is deleted, never rewritten). */
+    og_commit *copy = NULL;
+    if (st == OG_OK && og_commit_decode(b.data, b.len, "a written commit", &copy) == OG_OK) {
+        char ckey[OG_ULID_LEN + 8];
+        og_cache_entry *e;
+        snprintf(ckey, sizeof ckey, "c:%s", c->id);
+        if (og_cache_put(g->cache, ckey, copy, commit_charge(copy), commit_free_fn, &e) == OG_OK) og_cache_entry_release(e);
+    }
+    og_error_clear();
     og_buf_free(&b);
     return st;
 }

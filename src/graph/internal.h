@@ -70,6 +70,9 @@ void og_graph_hint_note(og_graph *g, const char *branch, uint64_t seq);
 og_status og_graph_publish_entry(og_graph *g, const og_ref_entry *e);
 /* Head entry or *found = 0 when the name never had a log (no error set). */
 og_status og_graph_head_lookup(og_graph *g, const char *branch, og_ref_entry *out, int *found);
+/* The same for a name about to be created, which usually has no log: when this handle has no
+ * memory of it, one list (limit 1) answers at once instead of reading a stored hint first. */
+og_status og_graph_head_lookup_new(og_graph *g, const char *branch, og_ref_entry *out, int *found);
 
 /* commit.c */
 og_status og_graph_commit_write(og_graph *g, const og_commit *c);

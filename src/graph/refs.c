@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "graph/internal.h"
 #include "util/error.h"
@@ -287,6 +288,30 @@ static og_status head_by_list(og_graph *g, const char *branch, og_ref_entry *out
     return og_err(OG_ERR_IO, "branch log of \"%s\" keeps changing under the lookup", branch);
 }
 
+/* How young a candidate head must be for its re-check to be skipped (below). */
+#define RECHECK_SKIP_MS (10LL * 60 * 1000)
+
+/* 1 when entry `e` was written less than RECHECK_SKIP_MS ago (by its "at" stamp).  The re-check
+ * guards against a successor that was written and then reclaimed by cleanup; cleanup reclaims
+ * nothing younger than its grace period, which must be at least 30 minutes while writers run
+ * (docs/maintenance.md), and a successor is younger than its predecessor.  So a successor of
+ * an entry written under 10 minutes ago cannot have been reclaimed yet (the margin absorbs
+ * clock skew between machines), and "successor absent" already proves it was never written. */
+static int entry_young(const og_ref_entry *e)
+{
+    struct tm tm;
+    memset(&tm, 0, sizeof tm);
+    int ms = 0;
+    if (sscanf(e->at, "%4d-%2d-%2dT%2d:%2d:%2d.%3dZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
+               &tm.tm_sec, &ms) != 7)
+        return 0;
+    tm.tm_year -= 1900;
+    tm.tm_mon -= 1;
+    int64_t at = (int64_t)timegm(&tm) * 1000 + ms;
+    int64_t age = og_now_ms() - at;
+    return age >= -RECHECK_SKIP_MS && age < RECHECK_SKIP_MS;
+}
+
 /* The head by probing the log (the hint, gallop, bisect, re-check; see the top). */
 static og_status head_probe(og_graph *g, const char *branch, og_ref_entry *out, int *found)
 {
@@ -326,8 +351,8 @@ static og_status head_probe(og_graph *g, const char *branch, og_ref_entry *out, 
             hi = mid;
         }
     }
-    int still;
-    OG_TRY(entry_exists(g, branch, lo, &still));
+    int still = entry_young(&cand);
+    if (!still) OG_TRY(entry_exists(g, branch, lo, &still));
     if (still) {
         *out = cand;
         *found = 1;
@@ -385,7 +410,9 @@ og_status og_graph_publish_entry(og_graph *g, const og_ref_entry *e)
     entry_cache_insert(g, ckey, e);
     og_graph_hint_note(g, e->branch, e->seq);
     og_graph_step(g, "graph.after_publish");
-    if (g->use_hint >= 0) hint_write(g, e->branch, e->seq);
+    /* A log's first entry gets no stored hint: without one a reader lists the log, one
+     * request, as reading the hint would have been. */
+    if (g->use_hint >= 0 && e->seq > 1) hint_write(g, e->branch, e->seq);
     return OG_OK;
 }
 
@@ -457,6 +484,17 @@ void og_graph_keep_heads(og_graph *g, int on)
     g->cache_heads = on ? 1 : 0;
     if (!on) memset(g->heads, 0, sizeof g->heads);
     pthread_mutex_unlock(&g->lock);
+}
+
+og_status og_graph_head_lookup_new(og_graph *g, const char *branch, og_ref_entry *out, int *found)
+{
+    if (og_graph_hint_get_mem(g, branch)) return og_graph_head_lookup(g, branch, out, found);
+    pthread_mutex_lock(&g->lock);
+    g->head_stats.lookups++;
+    pthread_mutex_unlock(&g->lock);
+    OG_TRY(head_by_list(g, branch, out, found));
+    if (*found) og_graph_hint_note(g, branch, out->seq);
+    return OG_OK;
 }
 
 og_status og_graph_head_lookup(og_graph *g, const char *branch, og_ref_entry *out, int *found)

@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "graph/internal.h"
+#include "table/table.h"
 #include "util/error.h"
 #include "util/fault.h"
 
@@ -300,10 +301,14 @@ static og_status attempt_once(og_graph *g, const og_write_opts *o, const char *a
     if (stage == 0 && (st != OG_OK || noop)) {
         char saved[2048];
         snprintf(saved, sizeof saved, "%s", og_error_message());
+        for (size_t i = 0; i < j.keys.count; i++) og_table_cache_forget_key(g->cache, j.keys.keys[i]);
         og_store_journal_discard(&j);
         if (commit_id[0]) {
             char key[64];
             og_commit_key(commit_id, key);
+            char ckey[OG_ULID_LEN + 8];
+            snprintf(ckey, sizeof ckey, "c:%s", commit_id);
+            og_cache_remove(g->cache, ckey); /* cached when written: it never existed */
             (void)og_store_delete(g->store, key);
         }
         og_error_clear();

@@ -105,10 +105,16 @@ og_status og_store_open(og_store **out, const char *uri)
     if (!out) return og_err(OG_ERR_INVALID, "og_store_open: NULL output");
     *out = NULL;
     if (!uri || !*uri) return og_err(OG_ERR_INVALID, "invalid store URI: empty");
-    if (strncmp(uri, "s3://", 5) == 0) return og_store_s3_open(out, uri);
-    if (has_scheme(uri) && strncmp(uri, "file://", 7) != 0)
+    og_status s;
+    if (strncmp(uri, "s3://", 5) == 0) s = og_store_s3_open(out, uri);
+    else if (has_scheme(uri) && strncmp(uri, "file://", 7) != 0)
         return og_err(OG_ERR_INVALID, "store \"%s\": unknown URI scheme", uri);
-    return og_store_local_open(out, uri);
+    else s = og_store_local_open(out, uri);
+    if (s == OG_OK && (s = og_store_i_count_opened(*out)) != OG_OK) {
+        og_store_close(*out);
+        *out = NULL;
+    }
+    return s;
 }
 
 void og_store_close(og_store *st)

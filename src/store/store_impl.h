@@ -91,6 +91,10 @@ og_status og_mapping_from_bytes(og_bytes *b, og_mapping **out);
  * be anything that could begin a valid segment. */
 og_status og_store_prefix_check(const char *prefix);
 
+/* store_count.c: installs the counting adapter on a store just opened when a test asked for
+ * it (og_store_count_on_open); OG_OK otherwise. */
+og_status og_store_i_count_opened(og_store *st);
+
 /* Adapter open functions.  `uri` is the full URI as given to og_store_open. */
 og_status og_store_local_open(og_store **out, const char *uri);
 /* Provided by store_s3.c when the S3 adapter is built; store.c references it weakly and

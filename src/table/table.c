@@ -157,6 +157,18 @@ og_status og_table_latest_version(og_table *t, uint64_t *out)
 
 void og_table_set_cache(og_table *t, og_cache *cache) { t->cache = cache; }
 
+og_cache *og_table_cache(const og_table *t) { return t->cache; }
+
+void og_table_cache_forget_key(og_cache *cache, const char *key)
+{
+    const char *v = cache && strncmp(key, "tables/", 7) == 0 ? strstr(key, "/_versions/") : NULL;
+    uint64_t version;
+    if (!v || strchr(v + 11, '/') || !og_manifest_parse_name(v + 11, &version, NULL)) return;
+    char ckey[4200];
+    snprintf(ckey, sizeof ckey, "m:%.*s%llu", (int)(v + 1 - key), key, (unsigned long long)version);
+    og_cache_remove(cache, ckey);
+}
+
 /* A cached manifest and the naming its file used. */
 typedef struct cached_manifest {
     og_manifest m;
@@ -171,6 +183,26 @@ static void cached_manifest_free(void *p)
 }
 
 static og_status load_uncached(og_table *t, uint64_t version, og_manifest *out, int *v1, size_t *bytes);
+
+void og_table_i_cache_written(og_table *t, uint64_t version, const void *bytes, size_t len, int v1)
+{
+    if (!t->cache) return;
+    cached_manifest *c = calloc(1, sizeof *c);
+    if (!c) return;
+    og_manifest_init(&c->m);
+    c->v1 = v1;
+    if (og_manifest_file_decode(bytes, len, &c->m) != OG_OK || c->m.version != version) {
+        og_manifest_free(&c->m);
+        free(c);
+        og_error_clear();
+        return;
+    }
+    char key[4200];
+    og_table_i_cache_key(t, version, key, sizeof key);
+    og_cache_entry *e;
+    if (og_cache_put(t->cache, key, c, 2 * len + sizeof *c, cached_manifest_free, &e) == OG_OK) og_cache_entry_release(e);
+    else og_error_clear();
+}
 
 void og_table_i_cache_key(const og_table *t, uint64_t version, char *out, size_t cap)
 {

@@ -66,6 +66,13 @@ og_store *og_table_store(const og_table *t);
  * "m:tables/<dir>/<version>"), which the table borrows: it must outlive the table.  Manifests
  * are immutable, so a cached one never goes stale.  NULL turns caching off. */
 void og_table_set_cache(og_table *t, og_cache *cache);
+/* The cache set by og_table_set_cache (NULL when none). */
+og_cache *og_table_cache(const og_table *t);
+/* A writer caches the manifests it writes (og_table_txn_commit).  A manifest key is a version
+ * number, not a content hash: when an unpublished attempt deletes its manifest (the graph's
+ * write journal), another writer may take that number with other bytes, so the deleter must
+ * forget it.  `key` is any store key; only "tables/<dir>/_versions/<manifest>" keys evict. */
+void og_table_cache_forget_key(og_cache *cache, const char *key);
 
 /* The highest version number present (0 when the table has none).  For tools and tests:
  * graph reads must use the version their commit names. */

@@ -31,6 +31,10 @@ void og_table_i_manifests_free(og_table_i_manifest *v, size_t n);
 
 /* The "m:tables/<dir>/<version>" key of a version's cached manifest. */
 void og_table_i_cache_key(const og_table *t, uint64_t version, char *out, size_t cap);
+/* Caches the manifest bytes this process has just written as `version` (decoded, exactly as a
+ * later og_table_load would read them back), so the next write or read of the version costs no
+ * request.  Best effort: nothing happens without a cache or on any error. */
+void og_table_i_cache_written(og_table *t, uint64_t version, const void *bytes, size_t len, int v1);
 
 /* Loads a manifest, telling which naming the version's file used (*v1 = 1 for V1). */
 og_status og_table_i_load(og_table *t, uint64_t version, og_manifest *out, int *v1);

@@ -168,6 +168,44 @@ fail:
 /* Deletions                                                                                 */
 /* ---------------------------------------------------------------------------------------- */
 
+static void cached_bytes_free(void *p)
+{
+    og_bytes_free(p);
+    free(p);
+}
+
+/* A deletion file's bytes (a copy in *out).  Deletion files are immutable and randomly named
+ * (never reused), so with a cache each is read from the store once per handle: every write
+ * to a table opens a view of its new version, which reads the deletions of every fragment. */
+static og_status deletion_bytes(og_table *t, const char *key, og_bytes *out)
+{
+    char ckey[4200];
+    snprintf(ckey, sizeof ckey, "d:%s", key);
+    og_cache_entry *e = t->cache ? og_cache_get(t->cache, ckey) : NULL;
+    if (!e) {
+        OG_TRY(og_store_get(t->store, key, out));
+        og_bytes *copy = t->cache ? malloc(sizeof *copy) : NULL;
+        if (!copy) return OG_OK;
+        copy->data = malloc(out->len ? out->len : 1);
+        copy->len = out->len;
+        if (!copy->data) {
+            free(copy);
+            return OG_OK;
+        }
+        memcpy(copy->data, out->data, out->len);
+        if (og_cache_put(t->cache, ckey, copy, copy->len + sizeof *copy, cached_bytes_free, &e) == OG_OK)
+            og_cache_entry_release(e);
+        og_error_clear();
+        return OG_OK;
+    }
+    const og_bytes *have = og_cache_entry_value(e);
+    out->data = malloc(have->len ? have->len : 1);
+    out->len = have->len;
+    if (out->data) memcpy(out->data, have->data, have->len);
+    og_cache_entry_release(e);
+    return out->data ? OG_OK : og_err(OG_ERR_NOMEM, "out of memory");
+}
+
 og_status og_table_fragment_deletions(og_table *t, const og_fragment *f, roaring_bitmap_t **out)
 {
     *out = NULL;
@@ -179,7 +217,7 @@ og_status og_table_fragment_deletions(og_table *t, const og_fragment *f, roaring
     OG_TRY(og_deletion_path(rel, sizeof rel, f->id, f->deletion.read_version, f->deletion.id, f->deletion.kind));
     OG_TRY(og_table_i_key(t, rel, key, sizeof key));
     og_bytes b = {NULL, 0};
-    og_status st = og_store_get(t->store, key, &b);
+    og_status st = deletion_bytes(t, key, &b);
     if (st == OG_ERR_NOT_FOUND)
         return og_err(OG_ERR_NOT_FOUND,
                       "table %s: deletion file %s of fragment %llu is missing: its version was reclaimed by "

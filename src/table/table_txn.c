@@ -553,6 +553,7 @@ og_status og_table_txn_commit(og_table_txn *x, uint64_t *version)
             if (st != OG_OK) break;
         }
     }
+    if (st == OG_OK) og_table_i_cache_written(x->t, v, b.data, b.len, x->v1_naming);
     og_buf_free(&b);
     if (st != OG_OK) return st;
     og_fault_point("table.after_manifest");
