@@ -136,7 +136,7 @@ og_status og_db_query(og_rows **out, og_db *db, const char *source, size_t len, 
 typedef struct og_query_opts {
     int exact; /* nearest(...) never uses a vector index: exact search (docs/search.md "Vector index") */
     uint32_t ef; /* nearest(...) over a vector index: the search beam per data file (0 = the
-                  * default, 128; larger = better recall, slower; docs/search.md "Vector index") */
+                  * default, 200; larger = better recall, slower; docs/search.md "Vector index") */
 } og_query_opts;
 
 /* og_db_query with per-query options `qo` (may be NULL). */

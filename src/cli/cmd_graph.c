@@ -211,7 +211,7 @@ static const char *query_help =
     "                            default 4G or $OG_QUERY_MAX_MEMORY)\n"
     "  --exact                   nearest(...) by exact search even where a vector index exists\n"
     "  --ef N                    nearest(...) over a vector index: search beam N per data file\n"
-    "                            (default 128; larger = better recall, slower)\n"
+    "                            (default 200; larger = better recall, slower)\n"
     "  --explain                 print the plan instead of rows: each step's access path,\n"
     "                            traversal, pushed filters and estimated rows (nothing is read)\n"
     "  --analyze                 with --explain: run the query and add each step's actual rows\n"

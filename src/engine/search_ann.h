@@ -32,8 +32,8 @@ int og_search_exact(void);
 /* The search beam of a `nearest` over a vector index when a query sets none: the graph keeps the
  * OG_SEARCH_DEFAULT_EF closest points it has seen of each data file (raised to k + deleted
  * rows).  Chosen by measurement (docs/benchmarks.md "Search defaults"): recall@10 >= 0.95 at
- * 100,000 64-d vectors, clustered or not. */
-#define OG_SEARCH_DEFAULT_EF 128
+ * 100,000 clustered 64-d vectors in one data file (ef 128: 0.96-0.98). */
+#define OG_SEARCH_DEFAULT_EF 200
 /* Per thread: the search beam of later nearest searches (0 = OG_SEARCH_DEFAULT_EF), until reset. */
 void og_search_set_ef(uint32_t ef);
 /* The beam in force on the calling thread. */
