@@ -176,7 +176,7 @@ static int pass(og_db *db, const float *qs, size_t q, const uint32_t *gt, int ex
 {
     char *params = malloc(DIM * 24 + 32);
     *hits = 0;
-    og_query_opts qo = {exact};
+    og_query_opts qo = {.exact = exact};
     for (size_t j = 0; j < q; j++) {
         size_t at = (size_t)sprintf(params, "{\"v\":[");
         for (int d = 0; d < DIM; d++) at += (size_t)sprintf(params + at, d ? ",%.9g" : "%.9g", (double)qs[j * DIM + d]);

@@ -142,6 +142,8 @@ void og_db_set_cancel(og_db *db, const volatile int *flag);
 /* Per-query options of og_db_query_ex (zero = og_db_query's behaviour). */
 typedef struct og_query_opts {
     int exact; /* nearest(...) never uses a vector index: exact search (docs/search.md "Vector index") */
+    uint32_t ef; /* nearest(...) over a vector index: the search beam per data file (0 = the
+                  * default, 200; larger = better recall, slower; docs/search.md "Vector index") */
 } og_query_opts;
 
 /* og_db_query with per-query options `qo` (may be NULL). */
@@ -222,6 +224,10 @@ typedef struct og_receipt {
     uint64_t reclaimed_tables, reclaimed_versions, reclaimed_files, reclaimed_bytes;
     og_status reclaim_status;  /* OG_OK, or why reclaiming failed (the apply is published anyway) */
     char reclaim_error[512];   /* its message ("" when reclaim_status is OG_OK) */
+    /* load and mutate: text / vector index files built right after the publish because the
+     * write left enough rows unindexed (docs/indexes.md "Automatic indexing") */
+    uint64_t index_files_built;
+    og_status index_status;    /* OG_OK, or why that build failed (the write is published anyway) */
 } og_receipt;
 
 typedef enum og_load_mode { OG_LOAD_OVERWRITE = 1, OG_LOAD_APPEND, OG_LOAD_MERGE } og_load_mode;
@@ -256,6 +262,8 @@ typedef struct og_load_opts {
     og_load_progress_fn on_progress; /* optional: told the load's progress (og_load_progress) */
     void *progress_ctx;              /* passed to on_progress */
     uint64_t progress_every;         /* records between "reading" calls; 0 = 10,000 */
+    int no_index;              /* 1: build no text / vector index after the load (bulk pipelines
+                                * that run `index build` later; docs/indexes.md "Automatic indexing") */
 } og_load_opts;
 
 /* Loads an NDJSON file (reference-language.md §6) as one commit.  Errors: OG_ERR_PARSE

@@ -199,7 +199,7 @@ static double run_one(og_db *db, int shape, const char *tag, const char *year, c
         name = "rrf";
         snprintf(params, sizeof params, "{\"q\":\"%s\",\"v\":[%s]}", text, vec);
     }
-    og_query_opts qo = {shape == S_RRF_EXACT};
+    og_query_opts qo = {.exact = shape == S_RRF_EXACT};
     og_rows *r;
     double t0 = now_ms(), c0 = cpu_ms();
     if (og_db_query_ex(&r, db, QUERIES, strlen(QUERIES), name, params, NULL, &qo) != OG_OK) {

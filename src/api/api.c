@@ -153,12 +153,14 @@ og_status og_db_query_ex(og_rows **out, og_db *db, const char *source, size_t le
         return st;
     }
     og_search_set_exact(qo && qo->exact);
+    og_search_set_ef(qo ? qo->ef : 0);
     og_query_budget qb; /* time and memory budgets (api_budget.c, util/budget.h) */
     og_api_budget_begin(db, &qb);
     st = og_engine_query(db->e, at ? at->branch : NULL, commit, "<query>", source, len,
                                    name, params, &r->res, r->commit);
     og_budget_end(&qb);
     og_search_set_exact(0);
+    og_search_set_ef(0);
     json_decref(params);
     if (st == OG_OK) st = og_rows_finish(r, name);
     if (st) {
@@ -202,11 +204,28 @@ static void receipt_fill(og_receipt *out, const og_write_result *w, const char *
 }
 
 /* After a published write: compacts the branch when a table has too many fragments
- * (engine/optimize.h).  Never fails the write, whose commit is already visible. */
-static void auto_optimize(og_db *db, const char *branch, const char *commit)
+ * (engine/optimize.h).  Never fails the write, whose commit is already visible.  1 when it
+ * published a compaction. */
+static int auto_optimize(og_db *db, const char *branch, const char *commit)
 {
     og_optimize_report rep;
-    if (og_engine_auto_optimize(db->e, branch ? branch : "main", commit, &rep) != OG_OK) og_error_clear();
+    if (og_engine_auto_optimize(db->e, branch ? branch : "main", commit, &rep) != OG_OK) {
+        og_error_clear();
+        return 0;
+    }
+    return rep.published;
+}
+
+/* The writer's one hook after a published write (the commit is visible already): compaction,
+ * then the text and vector indexes its new data files need (engine/index_build.h,
+ * docs/indexes.md "Automatic indexing").  Derived state: a failure is reported in the
+ * receipt, never the write's. */
+static void after_write(og_db *db, const char *branch, const char *commit, uint64_t rows, int no_index, og_receipt *out)
+{
+    int compacted = auto_optimize(db, branch, commit);
+    if (no_index) return;
+    out->index_status = og_engine_index_auto(db->e, branch ? branch : "main", rows, compacted, &out->index_files_built);
+    if (out->index_status != OG_OK) og_error_clear();
 }
 
 og_status og_db_optimize(og_optimize_result *out, og_db *db, const char *branch, const char *expected_head)
@@ -286,7 +305,7 @@ og_status og_db_load(og_receipt *out, og_db *db, const char *path, const og_load
     og_budget_end(&qb);
     OG_TRY(st);
     receipt_fill(out, &w, opts->branch);
-    if (w.published) auto_optimize(db, opts->branch, w.commit);
+    if (w.published) after_write(db, opts->branch, w.commit, s.inserted + s.updated, opts->no_index, out);
     out->records = s.records;
     out->inserted = s.inserted;
     out->updated = s.updated;
@@ -308,7 +327,7 @@ og_status og_db_load_csv(og_receipt *out, og_db *db, const og_load_csv_file *fil
     og_budget_end(&qb);
     OG_TRY(st);
     receipt_fill(out, &w, opts->branch);
-    if (w.published) auto_optimize(db, opts->branch);
+    if (w.published) after_write(db, opts->branch, w.commit, s.inserted + s.updated, opts->no_index, out);
     out->records = s.records;
     out->inserted = s.inserted;
     out->updated = s.updated;
@@ -349,7 +368,7 @@ og_status og_db_mutate_ex(og_receipt *out, og_db *db, const char *source, size_t
     json_decref(params);
     if (st) return st;
     receipt_fill(out, &w, branch);
-    if (w.published) auto_optimize(db, branch, w.commit);
+    if (w.published) after_write(db, branch, w.commit, s.affected_nodes, 0, out);
     out->affected_nodes = s.affected_nodes;
     out->affected_edges = s.affected_edges;
     return OG_OK;

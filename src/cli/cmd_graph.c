@@ -88,7 +88,7 @@ static int fail_in(const char *verb, og_status st, const char *file, const char 
 
 static const char *load_help =
     "usage: omnigraph load (--data FILE | --csv [TYPE=]FILE...) --mode overwrite|append|merge\n"
-    "                      [--branch B] [--from BASE] ROOT\n"
+    "                      [--branch B] [--from BASE] [--no-index] ROOT\n"
     "\n"
     "Loads an NDJSON file, or CSV files, as ONE commit; nothing is published if any line is invalid.\n"
     "  --data FILE        one JSON object per line (- = stdin): {\"type\":T,\"data\":{...}} or\n"
@@ -105,6 +105,9 @@ static const char *load_help =
     "  --from BASE        create B from BASE first when B does not exist\n"
     "  --if-commit C      only if the branch head is commit C (exit 4 otherwise)\n"
     "  --progress         report progress on stderr\n"
+    "  --no-index         build no text / vector index right after the load (by default a load\n"
+    "                     that leaves 1,000+ rows of an @index property unindexed builds them;\n"
+    "                     run `omnigraph index build` or `optimize` later)\n"
     "  --json             print the result as JSON: branch, mode, per-type counts, the commit\n"
     "  --format F         json, jsonl, csv or table (the result as one record)\n"
     "  --timeout D        stop the load after D (30s, 10m, 2h; default 1h or $OG_WRITE_TIMEOUT_MS):\n"
@@ -120,7 +123,7 @@ int og_cmd_load(int argc, char **argv)
                *max_memory = NULL, *delimiter = NULL;
     const char *csv[64];
     size_t ncsv = 0;
-    int progress = 0;
+    int progress = 0, no_index = 0;
     og_flag flags[] = {
         {"--data", NULL, 1, 0, &data, NULL, NULL, NULL},
         {"--csv", NULL, 1, 1, NULL, NULL, csv, &ncsv},
@@ -132,6 +135,7 @@ int og_cmd_load(int argc, char **argv)
         {"--format", NULL, 1, 0, &format, NULL, NULL, NULL},
         {"--timeout", NULL, 1, 0, &timeout, NULL, NULL, NULL},
         {"--max-memory", NULL, 1, 0, &max_memory, NULL, NULL, NULL},
+        {"--no-index", NULL, 0, 0, NULL, &no_index, NULL, NULL},
     };
     int rc = og_graph_args_parse(&a, argc, argv, flags, sizeof flags / sizeof flags[0], 1);
     if (rc) return rc;
@@ -162,7 +166,8 @@ int og_cmd_load(int argc, char **argv)
         files[i].path = is_type ? eq + 1 : csv[i];
     }
     if (!mode) return og_cli_usage("load", "--mode is required: overwrite, append or merge");
-    og_load_opts lo = {.branch = a.branch, .from = from, .expected_head = if_commit, .progress = progress};
+    og_load_opts lo = {.branch = a.branch, .from = from, .expected_head = if_commit, .progress = progress,
+                       .no_index = no_index};
     if (og_load_mode_parse(mode, &lo.mode) != OG_OK) return og_cli_usage("load", "%s", og_error_message());
     const char *root = og_graph_args_root(&a);
     if (!root) return OG_EXIT_USAGE;
@@ -232,6 +237,8 @@ static const char *query_help =
     "  --max-memory N            stop it when its intermediate results pass N bytes (512M, 2G;\n"
     "                            default 4G or $OG_QUERY_MAX_MEMORY)\n"
     "  --exact                   nearest(...) by exact search even where a vector index exists\n"
+    "  --ef N                    nearest(...) over a vector index: search beam N per data file\n"
+    "                            (default 200; larger = better recall, slower)\n"
     "  --explain                 print the plan instead of rows: each step's access path,\n"
     "                            traversal, pushed filters and estimated rows (nothing is read)\n"
     "  --analyze                 with --explain: run the query and add each step's actual rows\n"
@@ -274,7 +281,7 @@ static int run_gq(int argc, char **argv, int is_mutation)
     og_graph_args a = {.verb = verb};
     int explain = 0, analyze = 0;
     const char *inline_src = NULL, *file = NULL, *params = NULL, *params_file = NULL, *format = NULL, *if_commit = NULL,
-               *from = NULL, *timeout = NULL, *max_memory = NULL;
+               *from = NULL, *timeout = NULL, *max_memory = NULL, *ef = NULL;
     int exact = 0;
     og_flag flags[] = {
         {"--query-string", "-e", 1, 0, &inline_src, NULL, NULL, NULL},
@@ -289,13 +296,21 @@ static int run_gq(int argc, char **argv, int is_mutation)
         {"--exact", NULL, 0, 0, NULL, &exact, NULL, NULL},
         {"--explain", NULL, 0, 0, NULL, &explain, NULL, NULL},
         {"--analyze", NULL, 0, 0, NULL, &analyze, NULL, NULL},
+        {"--ef", NULL, 1, 0, &ef, NULL, NULL, NULL},
     };
-    int rc = og_graph_args_parse(&a, argc, argv, flags, 12, 2);
+    int rc = og_graph_args_parse(&a, argc, argv, flags, 13, 2);
     if (rc) return rc;
     if (!!inline_src == !!file) return og_cli_usage(verb, "give exactly one of -e TEXT or --query FILE");
     if (params && params_file) return og_cli_usage(verb, "give --params or --params-file, not both");
     if (is_mutation && a.at) return og_cli_usage(verb, "--at is for reads");
     if (is_mutation && exact) return og_cli_usage(verb, "--exact is for reads");
+    if (is_mutation && ef) return og_cli_usage(verb, "--ef is for reads");
+    unsigned long ef_n = 0;
+    if (ef) {
+        char *end;
+        ef_n = strtoul(ef, &end, 10);
+        if (*end || !*ef || ef_n == 0 || ef_n > 100000) return og_cli_usage(verb, "--ef needs a number from 1 to 100000");
+    }
     if (!is_mutation && (if_commit || from)) return og_cli_usage(verb, "%s is for mutations", if_commit ? "--if-commit" : "--from");
     og_budget budget = {0, 0}; /* docs/maintenance.md "Query budgets" and "Budgets of mutations and loads" */
     if (timeout && (budget.time_ms = og_cli_duration_ms(timeout)) <= 0)
@@ -378,7 +393,7 @@ static int run_gq(int argc, char **argv, int is_mutation)
         og_rows *rows = NULL;
         og_read_opts at = {a.branch, a.at};
         og_db_set_budget(db, &budget); /* --timeout / --max-memory: this process's one query */
-        og_query_opts qo = {exact};
+        og_query_opts qo = {exact, (uint32_t)ef_n};
         st = og_db_query_ex(&rows, db, (const char *)src.data, src.len, name, params, &at, &qo);
         char *text = NULL;
         if (st == OG_OK) st = og_rows_render(&text, NULL, rows, fmt, a.at ? a.at : (a.branch ? a.branch : "main"));

@@ -14,6 +14,8 @@
 #include "engine/layout.h"
 #include "engine/tableview.h"
 #include "graph/graph.h"
+#include "index/ann.h"
+#include "index/fts.h"
 #include "index/index.h"
 #include "util/error.h"
 #include "util/fault.h"
@@ -67,8 +69,36 @@ static int prop_matches(const char *filter, const og_cat_type *t, const og_cat_p
            !strcmp(dot + 1, p->name);
 }
 
+/* 1 when an object exists at key (the after-write rule trusts an existing file: checking it
+ * would read every index file of the table after every load). */
+static int file_exists(og_store *st, const char *key)
+{
+    uint64_t size;
+    int ok = og_store_head(st, key, &size) == OG_OK;
+    og_error_clear();
+    return ok;
+}
+
+/* The rows of the data files of v holding property fid that have no index file of kind d. */
+static og_status uncovered_rows(og_store *st, og_tableview *v, int32_t fid, const og_index_def *d, uint64_t *rows)
+{
+    const og_manifest *m = og_tableview_manifest(v);
+    *rows = 0;
+    for (size_t i = 0; i < m->nfragments; i++) {
+        char key[512];
+        og_status s = og_index_file_key(key, sizeof key, og_tableview_dir(v), &m->fragments[i], fid, d);
+        if (s == OG_ERR_NOT_FOUND) { /* written before the property existed: all null */
+            og_error_clear();
+            continue;
+        }
+        if (s) return s;
+        if (!file_exists(st, key)) *rows += m->fragments[i].physical_rows;
+    }
+    return OG_OK;
+}
+
 static og_status run_prop(og_read *r, og_store *st, size_t node, const og_cat_prop *p, const og_index_def *d,
-                          int build, json_t *list, uint64_t tot[3])
+                          int build, uint64_t auto_rows, json_t *list, uint64_t tot[3])
 {
     const og_catalog *cat = og_read_catalog(r);
     og_tableview *v;
@@ -79,6 +109,11 @@ static og_status run_prop(og_read *r, og_store *st, size_t node, const og_cat_pr
     og_table *t = og_tableview_table(v);
     uint64_t files = 0, covered = 0, built = 0, nulls = 0;
     og_status s = OG_OK;
+    if (auto_rows) {
+        uint64_t u = 0;
+        OG_TRY(uncovered_rows(st, v, fid, d, &u));
+        if (u < auto_rows) return OG_OK; /* below the rule: nothing to do, nothing reported */
+    }
     for (size_t i = 0; i < m->nfragments && s == OG_OK; i++) {
         const og_fragment *f = &m->fragments[i];
         char key[512];
@@ -91,8 +126,8 @@ static og_status run_prop(og_read *r, og_store *st, size_t node, const og_cat_pr
         }
         if (s) break;
         files++;
-        int exists;
-        if (file_ok(st, key, d, f->physical_rows, &exists)) {
+        int exists = 0;
+        if (auto_rows ? file_exists(st, key) : file_ok(st, key, d, f->physical_rows, &exists)) {
             covered++;
             continue;
         }
@@ -110,7 +145,9 @@ static og_status run_prop(og_read *r, og_store *st, size_t node, const og_cat_pr
     return OG_OK;
 }
 
-og_status og_engine_index_run(og_engine *e, const og_index_run_opts *o, json_t **report)
+/* og_engine_index_run; auto_rows > 0: the after-write rule of og_engine_index_auto (only the
+ * `fts` and `vector` kinds, existence is coverage, build a property only past auto_rows). */
+static og_status index_run(og_engine *e, const og_index_run_opts *o, uint64_t auto_rows, json_t **report)
 {
     *report = NULL;
     const og_index_def *only = NULL;
@@ -137,8 +174,9 @@ og_status og_engine_index_run(og_engine *e, const og_index_run_opts *o, json_t *
             for (size_t di = 0; di < og_index_def_count() && s == OG_OK; di++) {
                 const og_index_def *d = og_index_def_at(di);
                 if ((only && d != only) || !d->applies(p->type, (int)p->index)) continue;
+                if (auto_rows && d != &og_index_def_fts && d != &og_index_def_vector) continue;
                 matched = 1;
-                s = run_prop(r, og_engine_store(e), n, p, d, o->build, list, tot);
+                s = run_prop(r, og_engine_store(e), n, p, d, o->build, auto_rows, list, tot);
             }
         }
     }
@@ -154,5 +192,34 @@ og_status og_engine_index_run(og_engine *e, const og_index_run_opts *o, json_t *
     }
     json_decref(list);
     og_read_end(r);
+    return s;
+}
+
+og_status og_engine_index_run(og_engine *e, const og_index_run_opts *o, json_t **report)
+{
+    return index_run(e, o, 0, report);
+}
+
+uint64_t og_engine_auto_index_rows(void)
+{
+    const char *v = getenv("OG_AUTO_INDEX_ROWS");
+    if (!v || !*v) return OG_AUTO_INDEX_ROWS;
+    char *end;
+    unsigned long long n = strtoull(v, &end, 10);
+    return *end ? OG_AUTO_INDEX_ROWS : (uint64_t)n;
+}
+
+og_status og_engine_index_auto(og_engine *e, const char *branch, uint64_t rows_written, int compacted,
+                               uint64_t *built)
+{
+    *built = 0;
+    uint64_t min = og_engine_auto_index_rows();
+    /* OG_INDEX=off / read: this process writes no index file */
+    if (!min || (rows_written < min && !compacted) || og_tableview_index_mode() != 2) return OG_OK;
+    og_index_run_opts o = {branch, NULL, NULL, 1};
+    json_t *rep = NULL;
+    og_status s = index_run(e, &o, min, &rep);
+    if (s == OG_OK) *built = (uint64_t)json_integer_value(json_object_get(rep, "built"));
+    json_decref(rep);
     return s;
 }

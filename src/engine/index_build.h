@@ -35,4 +35,20 @@ typedef struct og_index_run_opts {
  * store layers' errors. */
 og_status og_engine_index_run(og_engine *e, const og_index_run_opts *o, json_t **report);
 
+/* Indexes follow the data (docs/indexes.md "Automatic indexing"): called by the writer right
+ * after a load or mutation published (never before: the commit is visible whatever happens
+ * here).  `rows_written` = node rows the write inserted or updated, `compacted` = the write's
+ * automatic compaction published.  When either makes new data files worth indexing (rows_written
+ * >= the threshold, or a compaction), every `fts` / `vector` property whose data files without
+ * an index file hold at least og_engine_auto_index_rows() rows gets them built.  Unlike `index
+ * build`, an existing file counts as covered without a checksum pass (that would read every
+ * index file of the table after every load); `index build` still finds and replaces damage.  A write below
+ * the threshold costs nothing here (not one store request).  *built = files written.  Errors as
+ * og_engine_index_run; the caller reports them and never fails the write. */
+#define OG_AUTO_INDEX_ROWS ((uint64_t)1000)
+og_status og_engine_index_auto(og_engine *e, const char *branch, uint64_t rows_written, int compacted,
+                               uint64_t *built);
+/* The threshold in force: OG_AUTO_INDEX_ROWS, or $OG_AUTO_INDEX_ROWS (0 = never). */
+uint64_t og_engine_auto_index_rows(void);
+
 #endif

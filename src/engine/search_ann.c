@@ -14,11 +14,16 @@
 #include "util/error.h"
 
 static _Thread_local int t_exact;
+static _Thread_local uint32_t t_ef; /* 0 = OG_SEARCH_DEFAULT_EF */
 static _Atomic uint64_t g_uses;
 
 uint64_t og_search_ann_uses(void) { return g_uses; }
 
 void og_search_set_exact(int on) { t_exact = on != 0; }
+
+void og_search_set_ef(uint32_t ef) { t_ef = ef; }
+
+size_t og_search_ef(void) { return t_ef ? t_ef : OG_SEARCH_DEFAULT_EF; }
 
 int og_search_exact(void)
 {
@@ -87,7 +92,7 @@ og_status og_search_ann_candidates(const og_exec_source *src, size_t type, uint6
             cap = want;
         }
         size_t got = 0;
-        st = og_ann_search(a, q, want, 0, offs, dists, &got);
+        st = og_ann_search(a, q, want, og_search_ef(), offs, dists, &got);
         og_ann_release(a);
         if (st == OG_ERR_CORRUPT) { /* a damaged graph: this file is scanned exactly */
             og_error_clear();

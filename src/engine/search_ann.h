@@ -29,6 +29,16 @@ void og_search_set_exact(int on);
 /* 1 when the calling thread's searches must be exact (og_search_set_exact or OG_ANN=off). */
 int og_search_exact(void);
 
+/* The search beam of a `nearest` over a vector index when a query sets none: the graph keeps the
+ * OG_SEARCH_DEFAULT_EF closest points it has seen of each data file (raised to k + deleted
+ * rows).  Chosen by measurement (docs/benchmarks.md "Search defaults"): recall@10 >= 0.95 at
+ * 100,000 clustered 64-d vectors in one data file (ef 128: 0.96-0.98). */
+#define OG_SEARCH_DEFAULT_EF 200
+/* Per thread: the search beam of later nearest searches (0 = OG_SEARCH_DEFAULT_EF), until reset. */
+void og_search_set_ef(uint32_t ef);
+/* The beam in force on the calling thread. */
+size_t og_search_ef(void);
+
 /* When vector index files cover at least one data file of node type `type`'s property
  * `prop_id`: sets in `cand` (bits over the type's `nrows` view rows, zeroed by the caller)
  * the candidate rows for the k nearest to q (dim floats) and *used = 1.  *used = 0 (cand

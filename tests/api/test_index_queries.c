@@ -108,7 +108,7 @@ static void load_file(size_t file, og_load_mode mode)
 static char *run(const char *name, const char *params, const og_read_opts *at, int exact)
 {
     og_rows *rows;
-    og_query_opts qo = {exact};
+    og_query_opts qo = {.exact = exact};
     og_status st = og_db_query_ex(&rows, db, QUERIES, strlen(QUERIES), name, params, at, &qo);
     if (st) fail_msg("%s %s: %s", name, params, og_error_message());
     char *text;
