@@ -173,7 +173,9 @@ typedef enum og_format {
     OG_FORMAT_JSON = 0,  /* {"query_name","target","row_count","columns","rows","graph_commit_id"} */
     OG_FORMAT_JSONL,     /* a metadata line, then one JSON object per row */
     OG_FORMAT_CSV,       /* RFC 4180, a header line */
-    OG_FORMAT_TABLE      /* aligned text for people */
+    OG_FORMAT_TABLE,     /* aligned text for people; cells past 60 columns are cut with "..." and
+                          * the footer says how many were */
+    OG_FORMAT_TABLE_WIDE /* the same table with every cell whole */
 } og_format;
 
 /* Renders r (values encoded as reference-language.md §8: Date "YYYY-MM-DD", DateTime

@@ -193,13 +193,15 @@ static const char *query_help =
     "\n"
     "Runs a read query.  NAME picks the query when the source holds several.\n"
     "  -e, --query-string TEXT   the .gq source inline\n"
-    "  --query FILE              the .gq source file\n"
+    "  --query FILE              the .gq source file (- reads it from stdin)\n"
     "  --params JSON             parameters as a JSON object ({\"name\": \"Alice\"})\n"
     "  --params-file F           parameters from a file\n"
     "  --branch B                read the head of branch B (default main)\n"
     "  --at C, --snapshot C      read commit C (time travel); C is an id, a unique id prefix,\n"
     "                            a branch name or REF~N (N-th first parent)\n"
     "  --format F                json (default), jsonl, csv or table; --json = json\n"
+    "  --wide, --no-truncate     with --format table: show every cell whole (by default a cell\n"
+    "                            past 60 columns is cut with \"...\" and the footer says so)\n"
     "  --timeout D               stop the query after D (500ms, 30s, 2m; default 2m or\n"
     "                            $OG_QUERY_TIMEOUT_MS): error `limit`, exit 1\n"
     "  --max-memory N            stop it when its intermediate results pass N bytes (512M, 2G;\n"
@@ -217,7 +219,9 @@ static const char *mutate_help =
     "Runs a mutation (insert / update / delete) as ONE commit; nothing is published when it\n"
     "matches nothing or fails.\n"
     "  -e, --query-string TEXT   the .gq source inline\n"
-    "  --query FILE              the .gq source file\n"
+    "  --query FILE              the .gq source file (- reads it from stdin); the source may\n"
+    "                            also be one branch statement: branch create X [from Y],\n"
+    "                            branch delete X, branch merge X [into Y]\n"
     "  --params JSON | --params-file F\n"
     "  --branch B                the branch to write (default main)\n"
     "  --from BASE               create B from BASE first when B does not exist\n"
@@ -240,6 +244,77 @@ static int can_be_query_name(const char *s)
     return 1;
 }
 
+/* `--query -` / `--params-file -`: the text on stdin. */
+static og_status file_or_stdin(const char *path, og_buf *out)
+{
+    if (strcmp(path, "-")) return og_cli_read_file(path, out);
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, stdin)) > 0) og_buf_append(out, chunk, n);
+    if (ferror(stdin)) {
+        fprintf(stderr, "omnigraph: cannot read stdin\n");
+        return OG_ERR_IO;
+    }
+    return OG_OK;
+}
+
+/* Blank or only `//` / `#` comments: nothing a compiler could call a query. */
+static int source_blank(const og_buf *b)
+{
+    const char *p = (const char *)b->data, *e = p + b->len;
+    while (p < e) {
+        if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
+        else if (*p == '#' || (*p == '/' && p + 1 < e && p[1] == '/')) {
+            while (p < e && *p != '\n') p++;
+        } else {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int is_branch_statement(const og_buf *b)
+{
+    const char *p = (const char *)b->data, *e = p + b->len;
+    while (p < e && (*p == ' ' || *p == '\t' || *p == '\n')) p++;
+    return e - p > 7 && !strncmp(p, "branch ", 7);
+}
+
+/* `mutate -e 'branch create b0 [from main]'` (also delete, merge X [into Y]): the reference
+ * accepts a branch statement as the whole source of a mutation. */
+static int run_branch_statement(og_graph_args *a, const char *text, const char *root)
+{
+    char buf[1024], *w[6];
+    size_t n = 0;
+    snprintf(buf, sizeof buf, "%s", text);
+    for (char *save = NULL, *t = strtok_r(buf, " \t\n\"", &save); t && n < 6; t = strtok_r(NULL, " \t\n\"", &save))
+        w[n++] = t;
+    int create = n >= 3 && !strcmp(w[1], "create") && (n == 3 || (n == 5 && !strcmp(w[3], "from")));
+    int del = n == 3 && !strcmp(w[1], "delete");
+    int merge = n >= 3 && !strcmp(w[1], "merge") && (n == 3 || (n == 5 && !strcmp(w[3], "into")));
+    if (!create && !del && !merge)
+        return og_cli_usage("mutate", "a branch statement is `branch create X [from Y]`, `branch delete X` or "
+                                      "`branch merge X [into Y]`");
+    og_db *db = og_graph_args_open(a, root);
+    if (!db) return OG_EXIT_FAIL;
+    og_status st;
+    char *out = NULL;
+    if (create) st = og_db_branch_create(db, w[2], n == 5 ? w[4] : NULL, NULL, NULL);
+    else if (del) st = og_db_branch_delete(db, w[2]);
+    else {
+        og_db_merge_opts mo = {w[2], n == 5 ? w[4] : NULL, NULL, 0};
+        st = og_db_branch_merge(&out, db, &mo);
+    }
+    int rc = OG_EXIT_OK;
+    if (st) rc = og_cli_fail("mutate", st);
+    else if (out) printf("%s\n", out);
+    else if (a->json) printf("{\"statement\":\"branch %s\",\"branch\":\"%s\"}\n", w[1], w[2]);
+    else printf("%s branch %s\n", create ? "created" : "deleted", w[2]);
+    og_free(out);
+    og_db_close(db);
+    return rc;
+}
+
 static int run_gq(int argc, char **argv, int is_mutation)
 {
     const char *verb = is_mutation ? "mutate" : "query";
@@ -248,7 +323,7 @@ static int run_gq(int argc, char **argv, int is_mutation)
     int explain = 0, analyze = 0;
     const char *inline_src = NULL, *file = NULL, *params = NULL, *params_file = NULL, *format = NULL, *if_commit = NULL,
                *from = NULL, *timeout = NULL, *max_memory = NULL;
-    int exact = 0;
+    int exact = 0, wide = 0;
     og_flag flags[] = {
         {"--query-string", "-e", 1, 0, &inline_src, NULL, NULL, NULL},
         {"--query", NULL, 1, 0, &file, NULL, NULL, NULL},
@@ -262,8 +337,9 @@ static int run_gq(int argc, char **argv, int is_mutation)
         {"--exact", NULL, 0, 0, NULL, &exact, NULL, NULL},
         {"--explain", NULL, 0, 0, NULL, &explain, NULL, NULL},
         {"--analyze", NULL, 0, 0, NULL, &analyze, NULL, NULL},
+        {"--wide", "--no-truncate", 0, 0, NULL, &wide, NULL, NULL},
     };
-    int rc = og_graph_args_parse(&a, argc, argv, flags, 12, 2);
+    int rc = og_graph_args_parse(&a, argc, argv, flags, 13, 2);
     if (rc) return rc;
     if (!!inline_src == !!file) return og_cli_usage(verb, "give exactly one of -e TEXT or --query FILE");
     if (params && params_file) return og_cli_usage(verb, "give --params or --params-file, not both");
@@ -278,6 +354,8 @@ static int run_gq(int argc, char **argv, int is_mutation)
     if (!is_mutation && a.actor) return og_cli_usage(verb, "--as names the actor of a write; a read records none");
     if (is_mutation && (explain || analyze)) return og_cli_usage(verb, "--explain is for reads");
     if (analyze && !explain) return og_cli_usage(verb, "--analyze goes with --explain");
+    if (wide && (is_mutation || !format || strcmp(format, "table")))
+        return og_cli_usage(verb, "--wide goes with --format table (the other formats never cut a value)");
     if (explain && format) return og_cli_usage(verb, "--explain prints text; drop --format");
     og_cli_format cfmt;
     if ((rc = og_cli_format_parse(verb, format, a.json, &cfmt))) return rc;
@@ -287,7 +365,7 @@ static int run_gq(int argc, char **argv, int is_mutation)
         if (!strcmp(format, "json")) fmt = OG_FORMAT_JSON;
         else if (!strcmp(format, "jsonl")) fmt = OG_FORMAT_JSONL;
         else if (!strcmp(format, "csv")) fmt = OG_FORMAT_CSV;
-        else if (!strcmp(format, "table")) fmt = OG_FORMAT_TABLE;
+        else if (!strcmp(format, "table")) fmt = wide ? OG_FORMAT_TABLE_WIDE : OG_FORMAT_TABLE;
         else return og_cli_usage(verb, "--format must be json, jsonl, csv or table");
     }
     /* Positionals: [NAME] [ROOT].  A single one is the ROOT when no --store / $OMNIGRAPH_STORE
@@ -313,10 +391,21 @@ static int run_gq(int argc, char **argv, int is_mutation)
     const char *root = og_graph_args_root(&a);
     if (!root) return OG_EXIT_USAGE;
     og_buf src = OG_BUF_INIT, pbuf = OG_BUF_INIT;
-    if (file && og_cli_read_file(file, &src) != OG_OK) return OG_EXIT_FAIL;
+    if (file && file_or_stdin(file, &src) != OG_OK) return OG_EXIT_FAIL;
     if (inline_src) og_buf_append_str(&src, inline_src);
+    if (source_blank(&src)) {
+        og_buf_free(&src);
+        return og_cli_usage(verb, "the query source%s%s is empty: give a .gq text such as\n"
+                                  "  omnigraph %s -e 'query people() { match { $p: Person } return { $p.name } }' ./graph",
+                            file ? " " : "", file ? (strcmp(file, "-") ? file : "on stdin") : "", verb);
+    }
+    if (is_mutation && is_branch_statement(&src)) {
+        int brc = run_branch_statement(&a, (const char *)src.data, root);
+        og_buf_free(&src);
+        return brc;
+    }
     if (params_file) {
-        if (og_cli_read_file(params_file, &pbuf) != OG_OK) {
+        if (file_or_stdin(params_file, &pbuf) != OG_OK) {
             og_buf_free(&src);
             return OG_EXIT_FAIL;
         }

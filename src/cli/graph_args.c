@@ -77,7 +77,19 @@ int og_graph_args_parse(og_graph_args *a, int argc, char **argv, og_flag *flags,
             }
             continue;
         }
-        if (arg[0] == '-' && arg[1] != '\0') return og_cli_usage(verb, "unknown option '%s'", arg);
+        if (arg[0] == '-' && arg[1] != '\0') {
+            const char *cands[140] = {"--store", "--branch", "--at", "--snapshot", "--as", "--json", "--quiet", "--help"};
+            size_t nc = 8;
+            for (size_t f = 0; f < nflags && nc + 2 <= 140; f++) {
+                cands[nc++] = flags[f].name;
+                cands[nc++] = flags[f].alias;
+            }
+            char word[128];
+            snprintf(word, sizeof word, "%.*s", (int)strcspn(arg, "="), arg);
+            const char *near = og_cli_suggest(word, cands, nc);
+            if (near) return og_cli_usage(verb, "unknown option '%s' (did you mean %s?)", arg, near);
+            return og_cli_usage(verb, "unknown option '%s'", arg);
+        }
         if (a->npositional >= max_positional || a->npositional >= 6)
             return og_cli_usage(verb, "unexpected argument '%s'", arg);
         a->positional[a->npositional++] = arg;

@@ -200,10 +200,36 @@ int main(int argc, char **argv)
     hoist_subcommand(argc, argv); /* `branch --format csv list` = `branch list --format csv` */
     if (og_cli_format_gate(&argc, argv)) return OG_EXIT_USAGE; /* --format F: accepted or refused, never ignored */
     /* the reference's spellings (reference-surfaces.md §1.2): read = query, change = mutate */
+    if (!strcmp(argv[1], "ingest")) { /* the reference's deprecated spelling of load */
+        fprintf(stderr, "omnigraph: warning: `ingest` is deprecated; use `omnigraph load` (same arguments)\n");
+        argv[1] = "load";
+        return og_cmd_load(argc - 1, argv + 1);
+    }
+    if (!strcmp(argv[1], "check")) { /* the reference's alias of lint */
+        argv[1] = "lint";
+        return og_cmd_lint(argc - 1, argv + 1);
+    }
+    if (!strcmp(argv[1], "query") && argc >= 3 && (!strcmp(argv[2], "lint") || !strcmp(argv[2], "check"))) {
+        fprintf(stderr, "omnigraph: warning: `query %s` is deprecated; use `omnigraph lint`\n", argv[2]);
+        argv[2] = "lint";
+        return og_cmd_lint(argc - 2, argv + 2);
+    }
     if (!strcmp(argv[1], "read")) return og_cmd_query(argc - 1, argv + 1);
     if (!strcmp(argv[1], "change")) return og_cmd_mutate(argc - 1, argv + 1);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
+    const char *names[sizeof commands / sizeof commands[0] + 4];
+    size_t nn = 0;
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) names[nn++] = commands[i].name;
+    names[nn++] = "read";
+    names[nn++] = "change";
+    names[nn++] = "help";
+    const char *near = og_cli_suggest(argv[1], names, nn);
+    if (near) {
+        fprintf(stderr, "omnigraph: unknown command '%s' (did you mean '%s'?)\n", argv[1], near);
+        fprintf(stderr, "(run `omnigraph help` for the list)\n");
+        return OG_EXIT_USAGE;
+    }
     fprintf(stderr, "omnigraph: unknown command '%s'\n\n", argv[1]);
     usage(stderr);
     return OG_EXIT_USAGE;

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# What a newcomer tripped over (issue 31), each pinned: `--query -` reads stdin, an empty query
+# says so, `branch create ./g` explains the order of its words, did-you-mean for verbs and flags,
+# the reference's aliases (`ingest` with its deprecation warning, `check`, `query lint`), a
+# branch statement as a mutation's whole source, and `--format table` saying when it cuts.
+# Usage: newcomer.sh OMNIGRAPH_BIN
+set -uo pipefail
+bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+d=$(mktemp -d)
+trap 'rm -rf "$d"' EXIT
+cd "$d"
+fails=0
+check() { # check NAME EXPECTED_EXIT GREP_TEXT -- CMD...
+    local name=$1 want=$2 text=$3
+    shift 4
+    local out rc
+    out=$("$@" 2>&1)
+    rc=$?
+    if [ "$rc" -ne "$want" ] || ! printf '%s\n' "$out" | grep -qF -- "$text"; then
+        echo "FAIL $name: exit $rc (want $want), output lacks '$text':"
+        printf '%s\n' "$out" | sed 's/^/    /'
+        fails=$((fails + 1))
+    else
+        echo "ok   $name"
+    fi
+}
+printf 'node Person {\n    name: String @key\n    bio: String?\n}\n' > s.pg
+"$bin" init ./g --schema s.pg > /dev/null 2>&1 || { echo "init failed"; exit 1; }
+long=$(printf 'x%.0s' $(seq 1 80))
+printf '{"type":"Person","data":{"name":"ann","bio":"%s"}}\n' "$long" > d.jsonl
+"$bin" load --data d.jsonl --mode append ./g > /dev/null 2>&1 || { echo "load failed"; exit 1; }
+q='query q() { match { $p: Person } return { $p.name } }'
+
+out=$(printf '%s\n' "$q" | "$bin" query --query - --format jsonl ./g 2>&1)
+if printf '%s\n' "$out" | grep -qF '{"p.name":"ann"}'; then echo "ok   query --query - reads stdin"
+else echo "FAIL query --query -: $out"; fails=$((fails + 1)); fi
+check "empty query" 2 "the query source is empty" -- "$bin" query -e '  ' ./g
+check "empty query file" 2 "is empty" -- "$bin" query --query /dev/null ./g
+check "branch create ./g" 2 "'./g' looks like the graph, but the branch name comes first" -- "$bin" branch create ./g
+check "unknown verb" 2 "did you mean 'query'?" -- "$bin" qurey
+check "unknown flag" 2 "did you mean --branch?" -- "$bin" query --brnach main -e "$q" ./g
+check "far-off verb: no guess" 2 "unknown command 'zzzzzz'" -- "$bin" zzzzzz
+check "ingest is load, deprecated" 0 "warning: \`ingest\` is deprecated; use \`omnigraph load\`" -- \
+    "$bin" ingest --data d.jsonl --mode merge ./g
+check "check = lint" 0 "usage: omnigraph lint" -- "$bin" check --help
+check "query lint = lint, deprecated" 0 "\`query lint\` is deprecated" -- "$bin" query lint --help
+check "mutate branch statement" 0 "created branch b0" -- "$bin" mutate -e 'branch create b0' ./g
+check "the statement's branch exists" 0 "b0" -- "$bin" branch list ./g
+check "mutate bad branch statement" 2 "a branch statement is" -- "$bin" mutate -e 'branch frobnicate b0' ./g
+check "table says it cut" 0 "1 cell cut at 60 columns" -- \
+    "$bin" query -e 'query q() { match { $p: Person } return { $p.name, $p.bio } }' --format table ./g
+check "table --wide" 0 "$long" -- \
+    "$bin" query -e 'query q() { match { $p: Person } return { $p.name, $p.bio } }' --format table --wide ./g
+check "--wide needs table" 2 "--wide goes with --format table" -- "$bin" query --wide -e "$q" ./g
+[ "$fails" -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
