@@ -24,7 +24,7 @@ check() { # check NAME EXPECTED_EXIT GREP_TEXT -- CMD...
         echo "ok   $name"
     fi
 }
-printf 'node Person {\n    name: String @key\n    bio: String?\n}\n' > s.pg
+printf 'node Person {\n    name: String @key\n    bio: String? @index\n}\n' > s.pg
 "$bin" init ./g --schema s.pg > /dev/null 2>&1 || { echo "init failed"; exit 1; }
 long=$(printf 'x%.0s' $(seq 1 80))
 printf '{"type":"Person","data":{"name":"ann","bio":"%s"}}\n' "$long" > d.jsonl
@@ -52,4 +52,9 @@ check "table says it cut" 0 "1 cell cut at 60 columns" -- \
 check "table --wide" 0 "$long" -- \
     "$bin" query -e 'query q() { match { $p: Person } return { $p.name, $p.bio } }' --format table --wide ./g
 check "--wide needs table" 2 "--wide goes with --format table" -- "$bin" query --wide -e "$q" ./g
+# index: --kind is the index kind, --type a node or edge type; the old `--type fts` warns
+check "index --kind" 0 "Person.bio" -- "$bin" index status --kind fts ./g
+check "index --type is a node type" 0 "Person.bio" -- "$bin" index status --type Person ./g
+check "index --type fts still works, warns" 0 "use \`--kind fts\`" -- "$bin" index status --type fts ./g
+check "index build --type needs --property" 2 "needs --property P too" -- "$bin" index build --type Person ./g
 [ "$fails" -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
