@@ -33,6 +33,7 @@ static const char *branch_help =
     "                     divergent_update, delete_vs_update); repeatable; alias -X.  Orphan\n"
     "                     edges and constraint violations are never settled\n"
     "  --delete-branch    delete SOURCE after a successful merge\n"
+    "  -m, --message TEXT merge: the merge commit's message (commit list / show print it)\n"
     "  --if-commit C      merge / delete only if the head (TARGET's, or the deleted branch's)\n"
     "                     is commit C (exit 4 otherwise); create is create-exclusive already\n"
     "  --store ROOT       the graph (or $OMNIGRAPH_STORE)\n"

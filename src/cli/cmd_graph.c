@@ -99,6 +99,7 @@ static const char *load_help =
     "  --from BASE        create B from BASE first when B does not exist\n"
     "  --if-commit C      only if the branch head is commit C (exit 4 otherwise)\n"
     "  --progress         report progress on stderr\n"
+    "  -m, --message TEXT the commit's message (commit list / show print it)\n"
     "  --json             print the result as JSON: branch, mode, per-type counts, the commit\n"
     "  --format F         json, jsonl, csv or table (the result as one record)\n"
     "  --timeout D        stop the load after D (30s, 10m, 2h; default 1h or $OG_WRITE_TIMEOUT_MS):\n"
@@ -226,6 +227,7 @@ static const char *mutate_help =
     "  --branch B                the branch to write (default main)\n"
     "  --from BASE               create B from BASE first when B does not exist\n"
     "  --if-commit C             only if the branch head is commit C (exit 4 otherwise)\n"
+    "  -m, --message TEXT        the commit's message (commit list / show print it)\n"
     "  --json                    print the result as JSON: query, branch, counts, the commit\n"
     "  --format F                json, jsonl, csv or table (the result as one record)\n"
     "  --timeout D               stop the mutation after D (500ms, 30s, 2m; default 1h or\n"
@@ -598,6 +600,7 @@ static const char *apply_help =
     "                      of the data, and right after the commit the history of the affected\n"
     "                      tables is deleted (earlier commits can no longer read them)\n"
     "  --if-commit C       only if the branch head is commit C (exit 4 otherwise)\n"
+    "  -m, --message TEXT  the commit's message (commit list / show print it)\n"
     "  --json              print {\"uri\",\"supported\",\"applied\",\"step_count\",\"steps\",\"actor_id\",\n"
     "                      \"commit\": {...} | null, \"plan\": {...}, \"reclaimed\": {...} | null}\n" COMMON_HELP;
 

@@ -216,6 +216,7 @@ og_status og_engine_load(og_engine *e, const char *path, const og_load_opts *opt
     memset(&wo, 0, sizeof wo);
     wo.branch = branch;
     wo.actor = og_engine_actor(e);
+    wo.message = og_engine_message();
     wo.expected_head = opts->expected_head;
     og_status st = og_graph_write(og_engine_graph(e), &wo, load_attempt, &c, out);
     if (stats) *stats = c.stats;

@@ -57,4 +57,34 @@ check "index --kind" 0 "Person.bio" -- "$bin" index status --kind fts ./g
 check "index --type is a node type" 0 "Person.bio" -- "$bin" index status --type Person ./g
 check "index --type fts still works, warns" 0 "use \`--kind fts\`" -- "$bin" index status --type fts ./g
 check "index build --type needs --property" 2 "needs --property P too" -- "$bin" index build --type Person ./g
+# commits carry an optional message: -m on a write, shown by commit list / show, and the
+# server's write routes take it as the body's "message"
+check "mutate -m" 0 "" -- "$bin" mutate -m "cy joins" -e 'query a() { insert Person { name: "cy" } }' --quiet ./g
+check "commit list shows it" 0 "cy joins" -- "$bin" commit list ./g
+check "commit list --json carries it" 0 '"message": "cy joins"' -- "$bin" commit list --json ./g
+head=$("$bin" commit list --json ./g | sed -n 's/.*"head": "\([0-9A-Z]*\)".*/\1/p' | head -1)
+check "commit show shows it" 0 "cy joins" -- "$bin" commit show "$head" ./g
+printf '{"type":"Person","data":{"name":"dee"}}\n' > d2.jsonl
+check "load --message" 0 "" -- "$bin" load --data d2.jsonl --mode append --message "dee loaded" --quiet ./g
+check "load's message" 0 "dee loaded" -- "$bin" commit list ./g
+check "a read takes no message" 2 "publishes none" -- "$bin" query -m x -e "$q" ./g
+check "a control character is refused" 1 "no control characters" -- \
+    "$bin" mutate -m "$(printf 'a\001b')" -e 'query a() { insert Person { name: "eve" } }' ./g
+if [ -x "$(dirname "$bin")/omnigraph-server" ]; then
+    "$(dirname "$bin")/omnigraph-server" --graph g=./g --bind 127.0.0.1:0 --unauthenticated > srv.log 2>&1 &
+    spid=$!
+    for _ in $(seq 1 50); do grep -qs OMNIGRAPH_LISTEN_ADDR srv.log && break; sleep 0.1; done
+    addr=$(sed -n 's/.*OMNIGRAPH_LISTEN_ADDR=\([^ ]*\).*/\1/p' srv.log | head -1)
+    if command -v curl > /dev/null && [ -n "$addr" ]; then
+        check "server write with a message" 0 '"affected_nodes":1' -- curl -s -X POST "http://$addr/graphs/g/mutate" \
+            -H 'content-type: application/json' \
+            -d '{"query":"query a() { insert Person { name: \"fay\" } }","message":"over the wire"}'
+        check "server commit's message" 0 "over the wire" -- "$bin" commit list ./g
+        check "server refuses a non-string message" 0 '"message\" (the commit message) must be a string' -- \
+            curl -s -X POST "http://$addr/graphs/g/mutate" -H 'content-type: application/json' \
+            -d '{"query":"query a() { insert Person { name: \"gus\" } }","message":5}'
+    fi
+    kill "$spid" 2> /dev/null
+    wait "$spid" 2> /dev/null
+fi
 [ "$fails" -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
