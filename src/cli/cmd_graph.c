@@ -200,7 +200,8 @@ static const char *query_help =
     "  --branch B                read the head of branch B (default main)\n"
     "  --at C, --snapshot C      read commit C (time travel); C is an id, a unique id prefix,\n"
     "                            a branch name or REF~N (N-th first parent)\n"
-    "  --format F                json (default), jsonl, csv or table; --json = json\n"
+    "  --format F                json (default), jsonl, csv, table, or kv (one `column: value`\n"
+    "                            block per row); --json = json\n"
     "  --wide, --no-truncate     with --format table: show every cell whole (by default a cell\n"
     "                            past 60 columns is cut with \"...\" and the footer says so)\n"
     "  --timeout D               stop the query after D (500ms, 30s, 2m; default 2m or\n"
@@ -317,6 +318,41 @@ static int run_branch_statement(og_graph_args *a, const char *text, const char *
     return rc;
 }
 
+/* --format kv: one block per row, `column: value` lines (strings bare, null as `null`, other
+ * values as JSON), a blank line between rows, then `(N rows)`.  `jsonl` is the rows' text. */
+static void print_kv(const og_rows *rows, const char *jsonl)
+{
+    size_t w = og_rows_width(rows), nr = 0, name_w = 0;
+    for (size_t c = 0; c < w; c++)
+        if (strlen(og_rows_column_name(rows, c)) > name_w) name_w = strlen(og_rows_column_name(rows, c));
+    const char *p = strchr(jsonl, '\n'); /* past the metadata line */
+    for (p = p ? p + 1 : ""; *p;) {
+        const char *e = strchr(p, '\n');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        json_t *o = json_loadb(p, n, 0, NULL);
+        if (o) {
+            if (nr++) putchar('\n');
+            for (size_t c = 0; c < w; c++) {
+                const char *name = og_rows_column_name(rows, c);
+                json_t *v = json_object_get(o, name);
+                printf("%s:%*s ", name, (int)(name_w - strlen(name)), "");
+                if (json_is_string(v)) {
+                    printf("%s\n", json_string_value(v));
+                } else if (!v || json_is_null(v)) {
+                    printf("null\n");
+                } else {
+                    char *t = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+                    printf("%s\n", t ? t : "");
+                    free(t);
+                }
+            }
+            json_decref(o);
+        }
+        p += n + (e ? 1 : 0);
+    }
+    printf("(%zu row%s)\n", nr, nr == 1 ? "" : "s");
+}
+
 static int run_gq(int argc, char **argv, int is_mutation)
 {
     const char *verb = is_mutation ? "mutate" : "query";
@@ -359,10 +395,14 @@ static int run_gq(int argc, char **argv, int is_mutation)
     if (wide && (is_mutation || !format || strcmp(format, "table")))
         return og_cli_usage(verb, "--wide goes with --format table (the other formats never cut a value)");
     if (explain && format) return og_cli_usage(verb, "--explain prints text; drop --format");
+    int kv = format && !strcmp(format, "kv"); /* the reference's per-row key/value blocks */
+    if (kv && (is_mutation || a.json))
+        return og_cli_usage(verb, is_mutation ? "--format kv is for reads" : "--json and --format kv contradict each other");
+    if (kv) format = NULL;
     og_cli_format cfmt;
     if ((rc = og_cli_format_parse(verb, format, a.json, &cfmt))) return rc;
     a.format = (int)cfmt;
-    og_format fmt = OG_FORMAT_JSON;
+    og_format fmt = kv ? OG_FORMAT_JSONL : OG_FORMAT_JSON;
     if (format && !is_mutation) {
         if (!strcmp(format, "json")) fmt = OG_FORMAT_JSON;
         else if (!strcmp(format, "jsonl")) fmt = OG_FORMAT_JSONL;
@@ -447,6 +487,7 @@ static int run_gq(int argc, char **argv, int is_mutation)
         char *text = NULL;
         if (st == OG_OK) st = og_rows_render(&text, NULL, rows, fmt, a.at ? a.at : (a.branch ? a.branch : "main"));
         if (st) exit_code = fail_in(verb, st, file, NULL);
+        else if (kv) print_kv(rows, text);
         else fputs(text, stdout);
         og_free(text);
         og_rows_free(rows);

@@ -52,6 +52,8 @@ check "table says it cut" 0 "1 cell cut at 60 columns" -- \
 check "table --wide" 0 "$long" -- \
     "$bin" query -e 'query q() { match { $p: Person } return { $p.name, $p.bio } }' --format table --wide ./g
 check "--wide needs table" 2 "--wide goes with --format table" -- "$bin" query --wide -e "$q" ./g
+check "query --format kv" 0 "p.name: ann" -- "$bin" query -e "$q" --format kv ./g
+check "mutate --format kv refused" 2 "--format kv is for reads" -- "$bin" mutate --format kv -e "$q" ./g
 # index: --kind is the index kind, --type a node or edge type; the old `--type fts` warns
 check "index --kind" 0 "Person.bio" -- "$bin" index status --kind fts ./g
 check "index --type is a node type" 0 "Person.bio" -- "$bin" index status --type Person ./g
