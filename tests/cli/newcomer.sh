@@ -54,6 +54,11 @@ check "table --wide" 0 "$long" -- \
 check "--wide needs table" 2 "--wide goes with --format table" -- "$bin" query --wide -e "$q" ./g
 check "query --format kv" 0 "p.name: ann" -- "$bin" query -e "$q" --format kv ./g
 check "mutate --format kv refused" 2 "--format kv is for reads" -- "$bin" mutate --format kv -e "$q" ./g
+# every verb's help ends with a worked example, under `help VERB` and `VERB --help` alike
+for v in $("$bin" --help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { on = 0 }'); do
+    check "help $v shows an example" 0 "Example:" -- "$bin" help "$v"
+    check "$v --help shows an example" 0 "Example:" -- "$bin" "$v" --help
+done
 # index: --kind is the index kind, --type a node or edge type; the old `--type fts` warns
 check "index --kind" 0 "Person.bio" -- "$bin" index status --kind fts ./g
 check "index --type is a node type" 0 "Person.bio" -- "$bin" index status --type Person ./g
