@@ -590,7 +590,7 @@ static const char *missing_arg(const builtin *b, json_t *args, char *buf, size_t
     return bad;
 }
 
-static json_t *call_stored(og_mcp *m, const char *actor, const og_stored_query *q, json_t *args)
+static json_t *call_stored(og_mcp *m, const char *actor, const og_stored_query *q, json_t *args, int via_run)
 {
     char why[512];
     const char *branch = sarg(args, "branch");
@@ -603,6 +603,20 @@ static json_t *call_stored(og_mcp *m, const char *actor, const og_stored_query *
     }
     json_t *p = json_object_get(args, "params");
     if (p && !json_is_object(p) && !json_is_null(p)) return tool_text("invalid: `params` must be an object", 1);
+    { /* a parameter given beside `params` instead of inside it: say so, not "missing parameter" */
+        const char *k;
+        json_t *av;
+        json_object_foreach(args, k, av) {
+            if (!strcmp(k, "params") || !strcmp(k, "branch") || !strcmp(k, "snapshot")) continue;
+            if (via_run && !strcmp(k, "name")) continue; /* stored_query_run's query name */
+            char msg[600];
+            snprintf(msg, sizeof msg,
+                     "invalid: `%s` is not an argument of tool %s; a stored query's parameters go inside `params`: "
+                     "{\"params\": {\"%s\": ...}} (its arguments are params, branch, snapshot)",
+                     k, q->tool_name, k);
+            return tool_text(msg, 1);
+        }
+    }
     if (q->mutation && !admitted(m)) return NULL; /* admission after both decisions */
     char *params = params_text(args);
     og_stored_invoke_opts io = {.params_json = params, .branch = branch, .snapshot = sarg(args, "snapshot"),
@@ -699,7 +713,7 @@ static json_t *tools_call(og_mcp *m, const char *actor, json_t *params, int *unk
         }
         if (q && !res) {
             og_mcp_verdict v = ask(m, actor, "invoke_query", NULL, NULL, q->name, 0, why, sizeof why);
-            if (v == OG_MCP_ALLOW) res = call_stored(m, actor, q, qargs); /* NULL only when throttled */
+            if (v == OG_MCP_ALLOW) res = call_stored(m, actor, q, qargs, meta); /* NULL only when throttled */
             /* a stored query the actor may not invoke is an unknown tool (anti-probing) */
         }
     }

@@ -15,8 +15,8 @@ complete_words() { # the completions bash offers for the words given
 }
 [ "$(complete_words omnigraph que)" = "queries query" ] || { echo "verbs: $(complete_words omnigraph que)"; exit 1; }
 [ "$(complete_words omnigraph branch me)" = "merge" ] || { echo "subcommands: $(complete_words omnigraph branch me)"; exit 1; }
-complete_words omnigraph query --fo | grep -qx -- "--format" || { echo "flags: $(complete_words omnigraph query --fo)"; exit 1; }
-complete_words omnigraph mutate --mes | grep -qx -- "--message" || { echo "no --message for mutate"; exit 1; }
+grep -qw -- "--format" <<<"$(complete_words omnigraph query --fo)" || { echo "flags: $(complete_words omnigraph query --fo)"; exit 1; }
+grep -qw -- "--message" <<<"$(complete_words omnigraph mutate --mes)" || { echo "no --message for mutate"; exit 1; }
 verbs=$("$og" --help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { on = 0 }')
 for v in $verbs; do
     grep -q "^\.SS $v\$" "$d/omnigraph.1" || { echo "man page lacks $v"; exit 1; }

@@ -16,7 +16,7 @@ check() { # check NAME EXPECTED_EXIT GREP_TEXT -- CMD...
     local out rc
     out=$("$@" 2>&1)
     rc=$?
-    if [ "$rc" -ne "$want" ] || ! printf '%s\n' "$out" | grep -qF -- "$text"; then
+    if [ "$rc" -ne "$want" ] || ! grep -qF -- "$text" <<<"$out"; then
         echo "FAIL $name: exit $rc (want $want), output lacks '$text':"
         printf '%s\n' "$out" | sed 's/^/    /'
         fails=$((fails + 1))
@@ -24,7 +24,7 @@ check() { # check NAME EXPECTED_EXIT GREP_TEXT -- CMD...
         echo "ok   $name"
     fi
 }
-printf 'node Person {\n    name: String @key\n    bio: String? @index\n}\n' > s.pg
+printf 'node Person {\n    name: String @key\n    bio: String? @index\n    doc: Blob?\n}\n' > s.pg
 "$bin" init ./g --schema s.pg > /dev/null 2>&1 || { echo "init failed"; exit 1; }
 long=$(printf 'x%.0s' $(seq 1 80))
 printf '{"type":"Person","data":{"name":"ann","bio":"%s"}}\n' "$long" > d.jsonl
@@ -32,7 +32,7 @@ printf '{"type":"Person","data":{"name":"ann","bio":"%s"}}\n' "$long" > d.jsonl
 q='query q() { match { $p: Person } return { $p.name } }'
 
 out=$(printf '%s\n' "$q" | "$bin" query --query - --format jsonl ./g 2>&1)
-if printf '%s\n' "$out" | grep -qF '{"p.name":"ann"}'; then echo "ok   query --query - reads stdin"
+if grep -qF '{"p.name":"ann"}' <<<"$out"; then echo "ok   query --query - reads stdin"
 else echo "FAIL query --query -: $out"; fails=$((fails + 1)); fi
 check "empty query" 2 "the query source is empty" -- "$bin" query -e '  ' ./g
 check "empty query file" 2 "is empty" -- "$bin" query --query /dev/null ./g
@@ -59,6 +59,8 @@ for v in $("$bin" --help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ {
     check "help $v shows an example" 0 "Example:" -- "$bin" help "$v"
     check "$v --help shows an example" 0 "Example:" -- "$bin" "$v" --help
 done
+check "blob with a wrong id says what an id is" 1 "no node of type 'Person' has id 'nobody' (a node's id is its @key value" -- \
+    "$bin" blob stat node Person nobody doc ./g
 # index: --kind is the index kind, --type a node or edge type; the old `--type fts` warns
 check "index --kind" 0 "Person.bio" -- "$bin" index status --kind fts ./g
 check "index --type is a node type" 0 "Person.bio" -- "$bin" index status --type Person ./g
