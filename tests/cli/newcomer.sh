@@ -80,6 +80,8 @@ check "a read takes no message" 2 "publishes none" -- "$bin" query -m x -e "$q" 
 check "a control character is refused" 1 "no control characters" -- \
     "$bin" mutate -m "$(printf 'a\001b')" -e 'query a() { insert Person { name: "eve" } }' ./g
 if [ -x "$(dirname "$bin")/omnigraph-server" ]; then
+    check "omnigraph-server --version" 0 "omnigraph-server $("$bin" version | head -1 | awk '{ print $2 }')" -- \
+        "$(dirname "$bin")/omnigraph-server" --version
     "$(dirname "$bin")/omnigraph-server" --graph g=./g --bind 127.0.0.1:0 --unauthenticated > srv.log 2>&1 &
     spid=$!
     for _ in $(seq 1 50); do grep -qs OMNIGRAPH_LISTEN_ADDR srv.log && break; sleep 0.1; done
