@@ -215,6 +215,7 @@ typedef struct builtin {
 } builtin;
 
 #define S_BRANCH "\"branch\":{\"type\":\"string\",\"description\":\"branch (default main)\"}"
+#define S_MESSAGE "\"message\":{\"type\":\"string\",\"description\":\"the commit's message (commit_list shows it)\"}"
 #define S_PARAMS "\"params\":{\"type\":\"object\",\"description\":\"query parameters by name (without $)\"}"
 
 static const builtin builtins[] = {
@@ -237,12 +238,13 @@ static const builtin builtins[] = {
     {"graph_mutate", "Run a mutation", "change",
      "Run an ad-hoc GQ insert/update/delete on a branch as one commit.", 0,
      "{\"type\":\"object\",\"properties\":{\"query\":{\"type\":\"string\",\"description\":\"GQ source\"},"
-     "\"name\":{\"type\":\"string\"}," S_PARAMS "," S_BRANCH "},\"required\":[\"query\"]}"},
+     "\"name\":{\"type\":\"string\"}," S_PARAMS "," S_BRANCH "," S_MESSAGE "},\"required\":[\"query\"]}"},
     {"graph_load", "Load NDJSON", "change",
      "Load NDJSON records ({\"type\":T,\"data\":{...}} / {\"edge\":E,\"from\":..,\"to\":..}) as one commit.", 0,
      "{\"type\":\"object\",\"properties\":{\"data\":{\"type\":\"string\",\"description\":\"NDJSON text\"}," S_BRANCH
      ",\"from\":{\"type\":\"string\",\"description\":\"fork the branch from this one when it does not exist\"},"
-     "\"mode\":{\"type\":\"string\",\"enum\":[\"merge\",\"append\",\"overwrite\"],\"default\":\"merge\"}},\"required\":[\"data\"]}"},
+     "\"mode\":{\"type\":\"string\",\"enum\":[\"merge\",\"append\",\"overwrite\"],\"default\":\"merge\"}," S_MESSAGE
+     "},\"required\":[\"data\"]}"},
     {"branch_create", "Create a branch", "branch_create", "Create a branch from the head of another (default main).", 0,
      "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"},\"from\":{\"type\":\"string\"}},\"required\":[\"name\"]}"},
     {"branch_delete", "Delete a branch", "branch_delete", "Delete a branch (not main).", 0,
@@ -250,7 +252,7 @@ static const builtin builtins[] = {
     {"branch_merge", "Merge a branch", "branch_merge",
      "Merge a source branch into a target (default main): already_up_to_date, fast_forward or merged.", 0,
      "{\"type\":\"object\",\"properties\":{\"source\":{\"type\":\"string\"},\"target\":{\"type\":\"string\"},"
-     "\"delete_branch\":{\"type\":\"boolean\"}},\"required\":[\"source\"]}"},
+     "\"delete_branch\":{\"type\":\"boolean\"}," S_MESSAGE "},\"required\":[\"source\"]}"},
     {"schema_apply", "Apply a schema", "schema_apply",
      "Migrate the graph to a new .pg schema (refused under cluster serving: use `omnigraph cluster apply`).", 0,
      "{\"type\":\"object\",\"properties\":{\"schema_source\":{\"type\":\"string\"},\"allow_data_loss\":{\"type\":\"boolean\"}},"
@@ -671,7 +673,16 @@ static json_t *tools_call(og_mcp *m, const char *actor, json_t *params, int *unk
         int staged = strcmp(b->name, "graph_load") != 0; /* a load counts its records */
         call_begin(m, actor, b->name, args, staged);
         if (!b->read_only && m->o.write_lock) m->o.write_lock(m->o.write_lock_ctx, 1);
-        res = call_builtin(m, actor, b, args);
+        /* a write's "message" labels its commit, as the CLI's -m */
+        const char *cmsg = b->read_only ? NULL : sarg(args, "message");
+        if (cmsg && og_set_thread_commit_message(cmsg)) {
+            char msg[600];
+            snprintf(msg, sizeof msg, "invalid: message: %s", og_error_message());
+            res = tool_text(msg, 1);
+        } else {
+            res = call_builtin(m, actor, b, args);
+        }
+        if (cmsg) og_set_thread_commit_message(NULL);
         if (!b->read_only && m->o.write_lock) m->o.write_lock(m->o.write_lock_ctx, 0);
         call_end(m, res, staged);
     }

@@ -346,6 +346,17 @@ static void test_agent_flow(void **state)
     r = call("alice", "commit_list", "{\"limit\":1}");
     assert_false(is_error(r));
     json_decref(r);
+    /* a write's "message" labels its commit */
+    r = call("alice", "graph_mutate", "{\"query\":\"query m() { insert Person { name: \\\"Kay\\\" } }\",\"message\":\"kay via mcp\"}");
+    assert_false(is_error(r));
+    json_decref(r);
+    r = call("alice", "commit_list", "{\"limit\":1}");
+    assert_non_null(strstr(text_of(r), "kay via mcp"));
+    json_decref(r);
+    r = call("alice", "graph_mutate", "{\"query\":\"query m() { insert Person { name: \\\"Lu\\\" } }\",\"message\":\"a\\u0001b\"}");
+    assert_true(is_error(r));
+    assert_non_null(strstr(text_of(r), "invalid: message: a commit message holds no control characters"));
+    json_decref(r);
 }
 
 static void test_resources(void **state)
