@@ -285,11 +285,11 @@ static int is_branch_statement(const og_buf *b)
 
 /* `mutate -e 'branch create b0 [from main]'` (also delete, merge X [into Y]): the reference
  * accepts a branch statement as the whole source of a mutation. */
-static int run_branch_statement(og_graph_args *a, const char *text, const char *root)
+static int run_branch_statement(og_graph_args *a, const og_buf *src, const char *root)
 {
     char buf[1024], *w[6];
     size_t n = 0;
-    snprintf(buf, sizeof buf, "%s", text);
+    snprintf(buf, sizeof buf, "%.*s", (int)(src->len < sizeof buf ? src->len : sizeof buf - 1), (const char *)src->data);
     for (char *save = NULL, *t = strtok_r(buf, " \t\n\"", &save); t && n < 6; t = strtok_r(NULL, " \t\n\"", &save))
         w[n++] = t;
     int create = n >= 3 && !strcmp(w[1], "create") && (n == 3 || (n == 5 && !strcmp(w[3], "from")));
@@ -442,7 +442,7 @@ static int run_gq(int argc, char **argv, int is_mutation)
                             file ? " " : "", file ? (strcmp(file, "-") ? file : "on stdin") : "", verb);
     }
     if (is_mutation && is_branch_statement(&src)) {
-        int brc = run_branch_statement(&a, (const char *)src.data, root);
+        int brc = run_branch_statement(&a, &src, root);
         og_buf_free(&src);
         return brc;
     }

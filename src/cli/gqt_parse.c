@@ -709,7 +709,7 @@ int gqt_parse(gqt_case *c, og_buf *err)
         } else if (!strcmp(nm, "seed")) {
             if (!have_schema || have_seed || c->nsteps)
                 rc = perr(err, s->line, "`--- seed` appears once, after `--- schema` and before the steps%s", NULL);
-            c->seed = xstrdup(*s->rest ? "" : body);
+            if (!rc) c->seed = xstrdup(*s->rest ? "" : body);
             if (!rc && *s->rest && !c->skip) {
                 og_buf w = OG_BUF_INIT;
                 og_buf_printf(&w, "the seed `--- seed %s` is produced by the reference's data generator, whose "
