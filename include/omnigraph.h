@@ -92,6 +92,11 @@ void og_db_keep_heads(og_db *db, int on);
  * handle attributes every write to its caller.  OG_ERR_INVALID: empty, longer than 256
  * bytes, or holding control characters (the thread's actor is then unchanged). */
 og_status og_set_thread_actor(const char *actor);
+/* The message the calling thread's next writes (mutate, load, merge, schema apply, optimize)
+ * record on their commits, shown by og_db_commit_list / og_db_commit_show ("message"); NULL
+ * clears it (commits then carry none).  OG_ERR_INVALID: longer than 4096 bytes, or holding
+ * control characters other than newline and tab (the thread's message is then unchanged). */
+og_status og_set_thread_commit_message(const char *message);
 
 /* Which state a read sees: the head of `branch` (NULL = "main"), or, when `commit` is set,
  * that commit (time travel).  The whole read uses one snapshot. */
@@ -182,7 +187,9 @@ typedef enum og_format {
     OG_FORMAT_JSON = 0,  /* {"query_name","target","row_count","columns","rows","graph_commit_id"} */
     OG_FORMAT_JSONL,     /* a metadata line, then one JSON object per row */
     OG_FORMAT_CSV,       /* RFC 4180, a header line */
-    OG_FORMAT_TABLE      /* aligned text for people */
+    OG_FORMAT_TABLE,     /* aligned text for people; cells past 60 columns are cut with "..." and
+                          * the footer says how many were */
+    OG_FORMAT_TABLE_WIDE /* the same table with every cell whole */
 } og_format;
 
 /* Renders r (values encoded as reference-language.md §8: Date "YYYY-MM-DD", DateTime

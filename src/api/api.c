@@ -110,6 +110,7 @@ void og_db_keep_heads(og_db *db, int on)
 }
 
 og_status og_set_thread_actor(const char *actor) { return og_engine_set_thread_actor(actor); }
+og_status og_set_thread_commit_message(const char *message) { return og_engine_set_thread_message(message); }
 
 /* Parses optional JSON parameters text. */
 static og_status parse_params(const char *text, json_t **out)

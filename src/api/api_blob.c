@@ -48,7 +48,13 @@ og_status og_db_blob_get(char **out, size_t *len, char commit_out[32], og_db *db
             break;
         }
     }
-    if (!st && row == (size_t)-1) st = og_err(OG_ERR_NOT_FOUND, "blob: no %s '%s' with id '%s'", type, type, id);
+    if (!st && row == (size_t)-1)
+        st = og_err(OG_ERR_NOT_FOUND,
+                    "blob: no %s of type '%s' has id '%s' (%s; %zu %s of that type at this snapshot)",
+                    is_edge ? "edge" : "node", type, id,
+                    is_edge ? "an edge's id is its @key value or the id it was loaded with"
+                            : "a node's id is its @key value",
+                    n, is_edge ? "edge(s)" : "node(s)");
     if (!st && (!col || og_vector_is_null(col, row)))
         st = og_err(OG_ERR_NOT_FOUND, "blob: property '%s' of %s '%s' is null", property, type, id);
     if (!st) {

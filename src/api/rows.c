@@ -209,10 +209,11 @@ static size_t text_width(const uint8_t *s, size_t n)
     return w;
 }
 
-/* Cuts b to at most `max` columns (on a character boundary), ending in "...". */
-static void truncate_width(og_buf *b, size_t max)
+/* Cuts b to at most `max` columns (on a character boundary), ending in "...".  Returns 1 when
+ * it cut. */
+static int truncate_width(og_buf *b, size_t max)
 {
-    if (text_width(b->data, b->len) <= max) return;
+    if (text_width(b->data, b->len) <= max) return 0;
     size_t w = 0, i = 0;
     while (i < b->len) {
         utf8proc_int32_t cp;
@@ -224,6 +225,7 @@ static void truncate_width(og_buf *b, size_t max)
     }
     b->len = i;
     og_buf_append_str(b, "...");
+    return 1;
 }
 
 static void pad(og_buf *out, size_t n)
@@ -233,8 +235,9 @@ static void pad(og_buf *out, size_t n)
 
 /* An aligned table. A null cell is empty; an empty string is shown as "" (so neither can be
  * mistaken for the other, nor for the text "null"). */
-static og_status render_table(og_buf *out, const og_rows *r)
+static og_status render_table(og_buf *out, const og_rows *r, int wide)
 {
+    size_t cut = 0;
     size_t nc = r->res.ncols, nr = r->res.nrows;
     size_t *w = calloc(nc ? nc : 1, sizeof *w);
     size_t *cw = calloc(nc * nr + 1, sizeof *cw);
@@ -253,7 +256,7 @@ static og_status render_table(og_buf *out, const og_rows *r)
             }
             for (size_t k = 0; k < b->len; k++)
                 if (b->data[k] == '\n' || b->data[k] == '\t' || b->data[k] == '\r') b->data[k] = ' ';
-            truncate_width(b, 60); /* keep tables readable */
+            if (!wide) cut += (size_t)truncate_width(b, 60); /* keep tables readable */
             cw[i * nc + c] = text_width(b->data, b->len);
             if (cw[i * nc + c] > w[c]) w[c] = cw[i * nc + c];
         }
@@ -277,7 +280,11 @@ static og_status render_table(og_buf *out, const og_rows *r)
         }
         og_buf_append_byte(out, '\n');
     }
-    og_buf_printf(out, "(%zu row%s)\n", nr, nr == 1 ? "" : "s");
+    og_buf_printf(out, "(%zu row%s", nr, nr == 1 ? "" : "s");
+    if (cut) /* say so: a cut value must never pass for the value */
+        og_buf_printf(out, "; %zu cell%s cut at 60 columns, shown ending in \"...\": --wide shows them whole", cut,
+                      cut == 1 ? "" : "s");
+    og_buf_append_str(out, ")\n");
     for (size_t k = 0; k < nc * nr; k++) og_buf_free(&cells[k]);
     free(cells);
     free(cw);
@@ -487,7 +494,7 @@ og_status og_rows_render(char **out, size_t *len, const og_rows *r, og_format fm
         }
         og_buf_free(&cellb);
     } else {
-        st = render_table(&b, r);
+        st = render_table(&b, r, fmt == OG_FORMAT_TABLE_WIDE);
     }
     if (st) {
         og_buf_free(&b);

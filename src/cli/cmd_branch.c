@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "cli/graph_args.h"
@@ -32,6 +33,7 @@ static const char *branch_help =
     "                     divergent_update, delete_vs_update); repeatable; alias -X.  Orphan\n"
     "                     edges and constraint violations are never settled\n"
     "  --delete-branch    delete SOURCE after a successful merge\n"
+    "  -m, --message TEXT merge: the merge commit's message (commit list / show print it)\n"
     "  --if-commit C      merge / delete only if the head (TARGET's, or the deleted branch's)\n"
     "                     is commit C (exit 4 otherwise); create is create-exclusive already\n"
     "  --store ROOT       the graph (or $OMNIGRAPH_STORE)\n"
@@ -223,6 +225,12 @@ int og_cmd_branch(int argc, char **argv)
         name = a.positional[0];
         memmove(a.positional, a.positional + 1, (a.npositional - 1) * sizeof a.positional[0]);
         a.npositional--;
+        const char *env = getenv("OMNIGRAPH_STORE");
+        struct stat sb;
+        if (!a.npositional && !a.store && !(env && *env) &&
+            (strchr(name, '/') || strstr(name, "://") || (stat(name, &sb) == 0 && S_ISDIR(sb.st_mode))))
+            return og_cli_usage(verb, "'%s' looks like the graph, but the branch name comes first: "
+                                      "omnigraph branch %s NAME %s", name, sub, name);
     }
     const char *root = og_graph_args_root(&a);
     if (!root) return OG_EXIT_USAGE;

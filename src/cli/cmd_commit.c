@@ -69,10 +69,14 @@ static void print_changes(json_t *j, int fmt)
 static void print_commit_line(json_t *c)
 {
     json_t *parents = json_object_get(c, "parents");
-    printf("%s %s %-8s %s%s\n", json_string_value(json_object_get(c, "id")),
+    printf("%s %s %-8s %s%s", json_string_value(json_object_get(c, "id")),
            json_string_value(json_object_get(c, "created_at_utc")),
            json_is_string(json_object_get(c, "kind")) ? json_string_value(json_object_get(c, "kind")) : "?",
            json_string_value(json_object_get(c, "actor")), json_array_size(parents) > 1 ? " (merge)" : "");
+    /* the message a person gave the write (-m), its first line, after the actor */
+    const char *m = json_string_value(json_object_get(c, "message"));
+    if (m && *m) printf("  %.*s%s", (int)strcspn(m, "\n"), m, strchr(m, '\n') ? " ..." : "");
+    putchar('\n');
 }
 
 int og_cmd_commit(int argc, char **argv)

@@ -108,6 +108,7 @@ static const char *load_help =
     "  --no-index         build no text / vector index right after the load (by default a load\n"
     "                     that leaves 1,000+ rows of an @index property unindexed builds them;\n"
     "                     run `omnigraph index build` or `optimize` later)\n"
+    "  -m, --message TEXT the commit's message (commit list / show print it)\n"
     "  --json             print the result as JSON: branch, mode, per-type counts, the commit\n"
     "  --format F         json, jsonl, csv or table (the result as one record)\n"
     "  --timeout D        stop the load after D (30s, 10m, 2h; default 1h or $OG_WRITE_TIMEOUT_MS):\n"
@@ -225,13 +226,16 @@ static const char *query_help =
     "\n"
     "Runs a read query.  NAME picks the query when the source holds several.\n"
     "  -e, --query-string TEXT   the .gq source inline\n"
-    "  --query FILE              the .gq source file\n"
+    "  --query FILE              the .gq source file (- reads it from stdin)\n"
     "  --params JSON             parameters as a JSON object ({\"name\": \"Alice\"})\n"
     "  --params-file F           parameters from a file\n"
     "  --branch B                read the head of branch B (default main)\n"
     "  --at C, --snapshot C      read commit C (time travel); C is an id, a unique id prefix,\n"
     "                            a branch name or REF~N (N-th first parent)\n"
-    "  --format F                json (default), jsonl, csv or table; --json = json\n"
+    "  --format F                json (default), jsonl, csv, table, or kv (one `column: value`\n"
+    "                            block per row); --json = json\n"
+    "  --wide, --no-truncate     with --format table: show every cell whole (by default a cell\n"
+    "                            past 60 columns is cut with \"...\" and the footer says so)\n"
     "  --timeout D               stop the query after D (500ms, 30s, 2m; default 2m or\n"
     "                            $OG_QUERY_TIMEOUT_MS): error `limit`, exit 1\n"
     "  --max-memory N            stop it when its intermediate results pass N bytes (512M, 2G;\n"
@@ -251,11 +255,14 @@ static const char *mutate_help =
     "Runs a mutation (insert / update / delete) as ONE commit; nothing is published when it\n"
     "matches nothing or fails.\n"
     "  -e, --query-string TEXT   the .gq source inline\n"
-    "  --query FILE              the .gq source file\n"
+    "  --query FILE              the .gq source file (- reads it from stdin); the source may\n"
+    "                            also be one branch statement: branch create X [from Y],\n"
+    "                            branch delete X, branch merge X [into Y]\n"
     "  --params JSON | --params-file F\n"
     "  --branch B                the branch to write (default main)\n"
     "  --from BASE               create B from BASE first when B does not exist\n"
     "  --if-commit C             only if the branch head is commit C (exit 4 otherwise)\n"
+    "  -m, --message TEXT        the commit's message (commit list / show print it)\n"
     "  --json                    print the result as JSON: query, branch, counts, the commit\n"
     "  --format F                json, jsonl, csv or table (the result as one record)\n"
     "  --timeout D               stop the mutation after D (500ms, 30s, 2m; default 1h or\n"
@@ -274,6 +281,112 @@ static int can_be_query_name(const char *s)
     return 1;
 }
 
+/* `--query -` / `--params-file -`: the text on stdin. */
+static og_status file_or_stdin(const char *path, og_buf *out)
+{
+    if (strcmp(path, "-")) return og_cli_read_file(path, out);
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, stdin)) > 0) og_buf_append(out, chunk, n);
+    if (ferror(stdin)) {
+        fprintf(stderr, "omnigraph: cannot read stdin\n");
+        return OG_ERR_IO;
+    }
+    return OG_OK;
+}
+
+/* Blank or only `//` / `#` comments: nothing a compiler could call a query. */
+static int source_blank(const og_buf *b)
+{
+    const char *p = (const char *)b->data, *e = p + b->len;
+    while (p < e) {
+        if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
+        else if (*p == '#' || (*p == '/' && p + 1 < e && p[1] == '/')) {
+            while (p < e && *p != '\n') p++;
+        } else {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int is_branch_statement(const og_buf *b)
+{
+    const char *p = (const char *)b->data, *e = p + b->len;
+    while (p < e && (*p == ' ' || *p == '\t' || *p == '\n')) p++;
+    return e - p > 7 && !strncmp(p, "branch ", 7);
+}
+
+/* `mutate -e 'branch create b0 [from main]'` (also delete, merge X [into Y]): the reference
+ * accepts a branch statement as the whole source of a mutation. */
+static int run_branch_statement(og_graph_args *a, const og_buf *src, const char *root)
+{
+    char buf[1024], *w[6];
+    size_t n = 0;
+    snprintf(buf, sizeof buf, "%.*s", (int)(src->len < sizeof buf ? src->len : sizeof buf - 1), (const char *)src->data);
+    for (char *save = NULL, *t = strtok_r(buf, " \t\n\"", &save); t && n < 6; t = strtok_r(NULL, " \t\n\"", &save))
+        w[n++] = t;
+    int create = n >= 3 && !strcmp(w[1], "create") && (n == 3 || (n == 5 && !strcmp(w[3], "from")));
+    int del = n == 3 && !strcmp(w[1], "delete");
+    int merge = n >= 3 && !strcmp(w[1], "merge") && (n == 3 || (n == 5 && !strcmp(w[3], "into")));
+    if (!create && !del && !merge)
+        return og_cli_usage("mutate", "a branch statement is `branch create X [from Y]`, `branch delete X` or "
+                                      "`branch merge X [into Y]`");
+    og_db *db = og_graph_args_open(a, root);
+    if (!db) return OG_EXIT_FAIL;
+    og_status st;
+    char *out = NULL;
+    if (create) st = og_db_branch_create(db, w[2], n == 5 ? w[4] : NULL, NULL, NULL);
+    else if (del) st = og_db_branch_delete(db, w[2]);
+    else {
+        og_db_merge_opts mo = {w[2], n == 5 ? w[4] : NULL, NULL, 0};
+        st = og_db_branch_merge(&out, db, &mo);
+    }
+    int rc = OG_EXIT_OK;
+    if (st) rc = og_cli_fail("mutate", st);
+    else if (out) printf("%s\n", out);
+    else if (a->json) printf("{\"statement\":\"branch %s\",\"branch\":\"%s\"}\n", w[1], w[2]);
+    else printf("%s branch %s\n", create ? "created" : "deleted", w[2]);
+    og_free(out);
+    og_db_close(db);
+    return rc;
+}
+
+/* --format kv: one block per row, `column: value` lines (strings bare, null as `null`, other
+ * values as JSON), a blank line between rows, then `(N rows)`.  `jsonl` is the rows' text. */
+static void print_kv(const og_rows *rows, const char *jsonl)
+{
+    size_t w = og_rows_width(rows), nr = 0, name_w = 0;
+    for (size_t c = 0; c < w; c++)
+        if (strlen(og_rows_column_name(rows, c)) > name_w) name_w = strlen(og_rows_column_name(rows, c));
+    const char *p = strchr(jsonl, '\n'); /* past the metadata line */
+    for (p = p ? p + 1 : ""; *p;) {
+        const char *e = strchr(p, '\n');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        json_t *o = json_loadb(p, n, 0, NULL);
+        if (o) {
+            if (nr++) putchar('\n');
+            for (size_t c = 0; c < w; c++) {
+                const char *name = og_rows_column_name(rows, c);
+                json_t *v = json_object_get(o, name);
+                printf("%s:%*s ", name, (int)(name_w - strlen(name)), "");
+                if (json_is_string(v)) {
+                    printf("%s\n", json_string_value(v));
+                } else if (!v || json_is_null(v)) {
+                    printf("null\n");
+                } else {
+                    char *t = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+                    printf("%s\n", t ? t : "");
+                    free(t);
+                }
+            }
+            json_decref(o);
+        }
+        p += n + (e ? 1 : 0);
+    }
+    printf("(%zu row%s)\n", nr, nr == 1 ? "" : "s");
+}
+
 static int run_gq(int argc, char **argv, int is_mutation)
 {
     const char *verb = is_mutation ? "mutate" : "query";
@@ -282,7 +395,7 @@ static int run_gq(int argc, char **argv, int is_mutation)
     int explain = 0, analyze = 0;
     const char *inline_src = NULL, *file = NULL, *params = NULL, *params_file = NULL, *format = NULL, *if_commit = NULL,
                *from = NULL, *timeout = NULL, *max_memory = NULL, *ef = NULL;
-    int exact = 0;
+    int exact = 0, wide = 0;
     og_flag flags[] = {
         {"--query-string", "-e", 1, 0, &inline_src, NULL, NULL, NULL},
         {"--query", NULL, 1, 0, &file, NULL, NULL, NULL},
@@ -297,8 +410,9 @@ static int run_gq(int argc, char **argv, int is_mutation)
         {"--explain", NULL, 0, 0, NULL, &explain, NULL, NULL},
         {"--analyze", NULL, 0, 0, NULL, &analyze, NULL, NULL},
         {"--ef", NULL, 1, 0, &ef, NULL, NULL, NULL},
+        {"--wide", "--no-truncate", 0, 0, NULL, &wide, NULL, NULL},
     };
-    int rc = og_graph_args_parse(&a, argc, argv, flags, 13, 2);
+    int rc = og_graph_args_parse(&a, argc, argv, flags, sizeof flags / sizeof flags[0], 2);
     if (rc) return rc;
     if (!!inline_src == !!file) return og_cli_usage(verb, "give exactly one of -e TEXT or --query FILE");
     if (params && params_file) return og_cli_usage(verb, "give --params or --params-file, not both");
@@ -320,16 +434,22 @@ static int run_gq(int argc, char **argv, int is_mutation)
     if (!is_mutation && a.actor) return og_cli_usage(verb, "--as names the actor of a write; a read records none");
     if (is_mutation && (explain || analyze)) return og_cli_usage(verb, "--explain is for reads");
     if (analyze && !explain) return og_cli_usage(verb, "--analyze goes with --explain");
+    if (wide && (is_mutation || !format || strcmp(format, "table")))
+        return og_cli_usage(verb, "--wide goes with --format table (the other formats never cut a value)");
     if (explain && format) return og_cli_usage(verb, "--explain prints text; drop --format");
+    int kv = format && !strcmp(format, "kv"); /* the reference's per-row key/value blocks */
+    if (kv && (is_mutation || a.json))
+        return og_cli_usage(verb, is_mutation ? "--format kv is for reads" : "--json and --format kv contradict each other");
+    if (kv) format = NULL;
     og_cli_format cfmt;
     if ((rc = og_cli_format_parse(verb, format, a.json, &cfmt))) return rc;
     a.format = (int)cfmt;
-    og_format fmt = OG_FORMAT_JSON;
+    og_format fmt = kv ? OG_FORMAT_JSONL : OG_FORMAT_JSON;
     if (format && !is_mutation) {
         if (!strcmp(format, "json")) fmt = OG_FORMAT_JSON;
         else if (!strcmp(format, "jsonl")) fmt = OG_FORMAT_JSONL;
         else if (!strcmp(format, "csv")) fmt = OG_FORMAT_CSV;
-        else if (!strcmp(format, "table")) fmt = OG_FORMAT_TABLE;
+        else if (!strcmp(format, "table")) fmt = wide ? OG_FORMAT_TABLE_WIDE : OG_FORMAT_TABLE;
         else return og_cli_usage(verb, "--format must be json, jsonl, csv or table");
     }
     /* Positionals: [NAME] [ROOT].  A single one is the ROOT when no --store / $OMNIGRAPH_STORE
@@ -355,10 +475,21 @@ static int run_gq(int argc, char **argv, int is_mutation)
     const char *root = og_graph_args_root(&a);
     if (!root) return OG_EXIT_USAGE;
     og_buf src = OG_BUF_INIT, pbuf = OG_BUF_INIT;
-    if (file && og_cli_read_file(file, &src) != OG_OK) return OG_EXIT_FAIL;
+    if (file && file_or_stdin(file, &src) != OG_OK) return OG_EXIT_FAIL;
     if (inline_src) og_buf_append_str(&src, inline_src);
+    if (source_blank(&src)) {
+        og_buf_free(&src);
+        return og_cli_usage(verb, "the query source%s%s is empty: give a .gq text such as\n"
+                                  "  omnigraph %s -e 'query people() { match { $p: Person } return { $p.name } }' ./graph",
+                            file ? " " : "", file ? (strcmp(file, "-") ? file : "on stdin") : "", verb);
+    }
+    if (is_mutation && is_branch_statement(&src)) {
+        int brc = run_branch_statement(&a, &src, root);
+        og_buf_free(&src);
+        return brc;
+    }
     if (params_file) {
-        if (og_cli_read_file(params_file, &pbuf) != OG_OK) {
+        if (file_or_stdin(params_file, &pbuf) != OG_OK) {
             og_buf_free(&src);
             return OG_EXIT_FAIL;
         }
@@ -398,6 +529,7 @@ static int run_gq(int argc, char **argv, int is_mutation)
         char *text = NULL;
         if (st == OG_OK) st = og_rows_render(&text, NULL, rows, fmt, a.at ? a.at : (a.branch ? a.branch : "main"));
         if (st) exit_code = fail_in(verb, st, file, NULL);
+        else if (kv) print_kv(rows, text);
         else fputs(text, stdout);
         og_free(text);
         og_rows_free(rows);
@@ -554,6 +686,7 @@ static const char *apply_help =
     "                      of the data, and right after the commit the history of the affected\n"
     "                      tables is deleted (earlier commits can no longer read them)\n"
     "  --if-commit C       only if the branch head is commit C (exit 4 otherwise)\n"
+    "  -m, --message TEXT  the commit's message (commit list / show print it)\n"
     "  --json              print {\"uri\",\"supported\",\"applied\",\"step_count\",\"steps\",\"actor_id\",\n"
     "                      \"commit\": {...} | null, \"plan\": {...}, \"reclaimed\": {...} | null}\n" COMMON_HELP;
 

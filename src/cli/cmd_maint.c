@@ -24,6 +24,7 @@ static const char *optimize_help =
     "Then builds the persisted indexes the head lacks (`omnigraph index build`, docs/indexes.md).\n"
     "  --branch B          the branch (default main)\n"
     "  --if-commit C       only if the branch head is commit C (exit 4 otherwise)\n"
+    "  -m, --message TEXT  the optimize commit's message (commit list / show print it)\n"
     "  --json              print {\"commit\": ... | null, \"tables\", \"fragments_before\", ...}\n"
     "  --store ROOT        the graph: a directory or s3://bucket/prefix (or $OMNIGRAPH_STORE)\n"
     "  --as ACTOR          actor recorded on the commit\n"

@@ -16,7 +16,7 @@
 
 #include "util/buf.h"
 
-typedef enum gqt_step_kind { GQT_QUERY = 1, GQT_MUTATE, GQT_RESTART } gqt_step_kind;
+typedef enum gqt_step_kind { GQT_QUERY = 1, GQT_MUTATE, GQT_RESTART, GQT_LOAD, GQT_CONCURRENT } gqt_step_kind;
 
 typedef enum gqt_expect_kind {
     GQT_EX_NONE = 0,
@@ -33,21 +33,53 @@ typedef struct gqt_span {
     size_t off, len;
 } gqt_span;
 
+/* An expectation (or a whole step) this build cannot honour: reported as skipped, with why. */
+typedef struct gqt_note {
+    int line;
+    char *why;
+} gqt_note;
+
+/* One labelled statement of a `--- concurrent` block and the outcome its `--- expect` names. */
+typedef struct gqt_session {
+    char *label;
+    char *branch;       /* `on B` (NULL = main) */
+    char *body;
+    int line;
+    int expect;         /* 0 none yet, GQT_EX_OK or GQT_EX_ERROR */
+    char *expect_arg;   /* error substring */
+} gqt_session;
+
+/* A step may carry several expectations (the reference's format allows rows, shape, plan, error,
+ * affected, outcome on one step, in any order); each is checked on its own.  `expect` is the
+ * step's rows-or-error outcome (GQT_EX_NONE when it only asserts counts or ok). */
 typedef struct gqt_step {
     gqt_step_kind kind;
     int line;           /* line of the step's `---` header */
     char *branch;       /* `branch: B` (NULL = main) */
-    char *body;         /* the GQ text or branch statement */
+    char *body;         /* the GQ text, branch statement, or load NDJSON */
     char *params;       /* `--- params` body (NULL = none) */
-    gqt_expect_kind expect;
+    gqt_expect_kind expect;     /* GQT_EX_UNORDERED / ORDERED / ERROR, or NONE */
     int expect_line;
-    char *expect_arg;   /* error substring / outcome word */
+    char *expect_arg;   /* error substring */
+    int has_ok, has_affected, has_outcome;
     uint64_t nodes, edges;
+    char *outcome;      /* outcome word (branch merge) */
     char *rows;         /* rows expect body (JSONL) */
     gqt_span rows_span;
     int has_shape;
     char *shape;        /* `--- expect shape` body */
     gqt_span shape_span;
+    int settings;       /* the body leads with `set`/`reset` lines or is a `show` statement */
+    int show;           /* a `show NAME` / `show all` query step: its shape is derived */
+    char *load_mode;    /* --- load: mode word (NULL = append) */
+    char *load_from;    /* --- load: `from: B` */
+    gqt_session *sessions; /* --- concurrent */
+    size_t nsessions;
+    int order_unenforceable; /* the `order:` script names store requests */
+    char *order;        /* the `order:` line */
+    char *skip_step;    /* the whole step cannot run here: why (a generated load or params) */
+    gqt_note *notes;    /* expectations reported as skipped */
+    size_t nnotes;
     int loop;           /* index into gqt_case.loops, or -1 */
 } gqt_step;
 

@@ -220,16 +220,98 @@ static int step_branch(gqt_step *st, const char *rest, int line, og_buf *err)
     return 0;
 }
 
+static void add_note(gqt_step *st, int line, const char *why)
+{
+    st->notes = xrealloc(st->notes, (st->nnotes + 1) * sizeof *st->notes);
+    st->notes[st->nnotes].line = line;
+    st->notes[st->nnotes].why = xstrdup(why);
+    st->nnotes++;
+}
+
+/* The bare `--- expect` after a `--- concurrent` block: one `label: ok` or `label: error: TEXT`
+ * line per session. */
+static int parse_session_expect(gqt_step *st, const char *body, int line, og_buf *err)
+{
+    int ln = line;
+    for (const char *p = body; *p;) {
+        const char *e = strchr(p, '\n');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        ln++;
+        char *l = trim_dup(p, n);
+        p += n + (e ? 1 : 0);
+        if (!*l) {
+            free(l);
+            continue;
+        }
+        char *colon = strchr(l, ':');
+        gqt_session *ss = NULL;
+        if (colon) {
+            *colon = 0;
+            for (size_t i = 0; i < st->nsessions; i++)
+                if (!strcmp(st->sessions[i].label, l)) ss = &st->sessions[i];
+        }
+        if (!ss) {
+            int rc = perr(err, ln, "expected `<label>: ok` or `<label>: error: <fragment>` naming a session of the block, got '%s'", l);
+            free(l);
+            return rc;
+        }
+        if (ss->expect) {
+            free(l);
+            return perr(err, ln, "session `%s` has two expectations", ss->label);
+        }
+        char *v = trim_dup(colon + 1, strlen(colon + 1));
+        if (!strcmp(v, "ok")) {
+            ss->expect = GQT_EX_OK;
+        } else if (!strncmp(v, "error:", 6)) {
+            char *sub = trim_dup(v + 6, strlen(v + 6));
+            if (!*sub) {
+                free(sub);
+                free(v);
+                free(l);
+                return perr(err, ln, "`error:` needs a message fragment%s", NULL);
+            }
+            ss->expect = GQT_EX_ERROR;
+            ss->expect_arg = sub;
+        } else {
+            int rc = perr(err, ln, "a session expects `ok` or `error: <fragment>`, got '%s'", v);
+            free(v);
+            free(l);
+            return rc;
+        }
+        free(v);
+        free(l);
+    }
+    for (size_t i = 0; i < st->nsessions; i++)
+        if (!st->sessions[i].expect)
+            return perr(err, line, "session `%s` has no expectation in the block's `--- expect`", st->sessions[i].label);
+    st->expect_line = line;
+    st->has_ok = 1; /* the block's expectation is present */
+    return 0;
+}
+
 static int parse_expect(gqt_case *c, gqt_step *st, section *s, og_buf *err)
 {
     const char *r = s->rest;
     char *body = xstrndup(c->text + s->body_off, s->body_len);
     int body_blank = blank(body);
     int rc = 0;
+    int is_query = st->kind == GQT_QUERY;
+    int writes = st->kind == GQT_MUTATE || st->kind == GQT_LOAD;
+    if (st->kind == GQT_CONCURRENT) {
+        if (*r) rc = perr(err, s->line, "a `--- concurrent` block takes a bare `--- expect` with one line per session, got `--- expect %s`", r);
+        else if (st->has_ok) rc = perr(err, s->line, "a second `--- expect` for one block%s", NULL);
+        else rc = parse_session_expect(st, body, s->line, err);
+        free(body);
+        return rc;
+    }
+    if (!*r) {
+        free(body);
+        return perr(err, s->line, "a bare `--- expect` is refused; give a mode word%s", NULL);
+    }
     if (!strcmp(r, "shape")) {
-        if (st->expect != GQT_EX_UNORDERED && st->expect != GQT_EX_ORDERED)
-            rc = perr(err, s->line, "`--- expect shape` must follow an `expect unordered` or `expect ordered`%s", NULL);
+        if (!is_query) rc = perr(err, s->line, "`--- expect shape` applies to `--- query` steps%s", NULL);
         else if (st->has_shape) rc = perr(err, s->line, "a second `--- expect shape` for one step%s", NULL);
+        else if (st->show) rc = perr(err, s->line, "a `show` step's shape is derived; it takes no `--- expect shape`%s", NULL);
         else {
             st->has_shape = 1;
             st->shape = body;
@@ -240,31 +322,58 @@ static int parse_expect(gqt_case *c, gqt_step *st, section *s, og_buf *err)
         free(body);
         return rc;
     }
-    if (st->expect != GQT_EX_NONE) {
+    if (!strcmp(r, "plan")) {
+        if (!is_query) rc = perr(err, s->line, "`--- expect plan` applies to `--- query` steps%s", NULL);
+        else
+            add_note(st, s->line,
+                     "`expect plan` asserts facts of the reference's v2 planner (scans, joins, passes), a "
+                     "vocabulary with no counterpart in OmniGraph-C's plans");
         free(body);
-        return perr(err, s->line, "a second expectation for one step (steps take exactly one)%s", NULL);
+        return rc;
     }
-    st->expect_line = s->line;
+    if (!strncmp(r, "same as", 7)) {
+        add_note(st, s->line, "`expect same as v1` compares the reference's two engines; OmniGraph-C has one");
+        free(body);
+        return 0;
+    }
     if (!strcmp(r, "unordered") || !strcmp(r, "ordered")) {
-        if (st->kind != GQT_QUERY) rc = perr(err, s->line, "rows are expected of a `--- query` step only%s", NULL);
+        if (!is_query) rc = perr(err, s->line, "rows are expected of a `--- query` step only%s", NULL);
+        else if (st->expect == GQT_EX_ERROR) rc = perr(err, s->line, "a step expects rows or an error, not both%s", NULL);
+        else if (st->expect != GQT_EX_NONE) rc = perr(err, s->line, "a second rows expectation for one step%s", NULL);
+        if (rc) {
+            free(body);
+            return rc;
+        }
+        st->expect_line = s->line;
         st->expect = !strcmp(r, "ordered") ? GQT_EX_ORDERED : GQT_EX_UNORDERED;
         st->rows = body;
         st->rows_span.off = s->body_off;
         st->rows_span.len = s->body_len;
-        return rc;
+        return 0;
     }
     if (!body_blank) rc = perr(err, s->line, "`--- expect %s` takes no body", r);
     free(body);
     if (rc) return rc;
+    int success = st->has_ok || st->has_affected || st->has_outcome || st->expect == GQT_EX_UNORDERED ||
+                  st->expect == GQT_EX_ORDERED;
     if (!strcmp(r, "ok")) {
-        if (st->kind != GQT_MUTATE) return perr(err, s->line, "`expect ok` applies to `--- mutate` steps%s", NULL);
-        st->expect = GQT_EX_OK;
+        if (!writes) return perr(err, s->line, "`expect ok` applies to `--- mutate` and `--- load` steps%s", NULL);
+        if (st->has_ok) return perr(err, s->line, "a second `expect ok` for one step%s", NULL);
+        if (st->expect == GQT_EX_ERROR) return perr(err, s->line, "a step expects success or an error, not both%s", NULL);
+        st->has_ok = 1;
     } else if (!strncmp(r, "error:", 6)) {
         char *sub = trim_dup(r + 6, strlen(r + 6));
         if (!*sub) {
             free(sub);
             return perr(err, s->line, "`expect error:` needs a message fragment (a bare any-error expectation hides the wrong error)%s", NULL);
         }
+        if (st->expect == GQT_EX_ERROR) rc = perr(err, s->line, "a second `expect error:` for one step%s", NULL);
+        else if (success) rc = perr(err, s->line, "a step expects success or an error, not both%s", NULL);
+        if (rc) {
+            free(sub);
+            return rc;
+        }
+        st->expect_line = s->line;
         st->expect = GQT_EX_ERROR;
         st->expect_arg = sub;
     } else if (!strncmp(r, "affected:", 9)) {
@@ -275,8 +384,11 @@ static int parse_expect(gqt_case *c, gqt_step *st, section *s, og_buf *err)
         p += 6 + k;
         while (*p == ' ') p++;
         if (strncmp(p, "edges=", 6) || (k = parse_u64(p + 6, &st->edges)) < 0 || p[6 + k]) goto bad_affected;
-        if (st->kind != GQT_MUTATE) return perr(err, s->line, "`expect affected:` applies to `--- mutate` steps%s", NULL);
-        st->expect = GQT_EX_AFFECTED;
+        if (st->kind != GQT_MUTATE)
+            return perr(err, s->line, "`expect affected:` applies to `--- mutate` steps (a load reports records, not node and edge counts)%s", NULL);
+        if (st->has_affected) return perr(err, s->line, "a second `expect affected:` for one step%s", NULL);
+        if (st->expect == GQT_EX_ERROR) return perr(err, s->line, "a step expects success or an error, not both%s", NULL);
+        st->has_affected = 1;
     } else if (!strncmp(r, "outcome:", 8)) {
         char *w = trim_dup(r + 8, strlen(r + 8));
         if (strcmp(w, "already_up_to_date") && strcmp(w, "fast_forward") && strcmp(w, "merged")) {
@@ -284,13 +396,21 @@ static int parse_expect(gqt_case *c, gqt_step *st, section *s, og_buf *err)
             free(w);
             return rc;
         }
-        st->expect = GQT_EX_OUTCOME;
-        st->expect_arg = w;
+        if (st->kind != GQT_MUTATE) rc = perr(err, s->line, "`expect outcome:` applies to a `branch merge` step%s", NULL);
+        else if (st->has_outcome) rc = perr(err, s->line, "a second `expect outcome:` for one step%s", NULL);
+        else if (st->expect == GQT_EX_ERROR) rc = perr(err, s->line, "a step expects success or an error, not both%s", NULL);
+        if (rc) {
+            free(w);
+            return rc;
+        }
+        st->has_outcome = 1;
+        st->outcome = w;
     } else {
         return perr(err, s->line,
-                    "unknown expectation '%s' (unordered, ordered, shape, ok, error: ..., affected: nodes=N edges=M, "
-                    "outcome: ...)", r);
+                    "unknown expectation '%s' (unordered, ordered, shape, plan, ok, error: ..., affected: nodes=N "
+                    "edges=M, outcome: ...)", r);
     }
+    if (!st->expect_line) st->expect_line = s->line;
     return 0;
 bad_affected:
     return perr(err, s->line, "expected `affected: nodes=<N> edges=<M>`, got '%s'", r);
@@ -345,13 +465,163 @@ static int split(gqt_case *c, section **out, size_t *nout, og_buf *err)
 static int step_done(gqt_step *st, og_buf *err)
 {
     if (!st || st->kind == GQT_RESTART) return 0;
-    if (st->expect == GQT_EX_NONE)
+    if (st->kind == GQT_CONCURRENT) {
+        if (!st->has_ok)
+            return perr(err, st->line, "this `--- concurrent` block has no `--- expect` naming each session's outcome%s", NULL);
+        return 0;
+    }
+    int any = st->expect != GQT_EX_NONE || st->has_ok || st->has_affected || st->has_outcome;
+    if (!any)
         return perr(err, st->line, "this step has no `--- expect` (a step whose outcome nobody asserts hides regressions)%s", NULL);
-    if ((st->expect == GQT_EX_UNORDERED || st->expect == GQT_EX_ORDERED) && !st->has_shape)
+    if (st->kind == GQT_QUERY && st->expect == GQT_EX_NONE)
+        return perr(err, st->line, "a `--- query` step expects rows or an error%s", NULL);
+    if ((st->expect == GQT_EX_UNORDERED || st->expect == GQT_EX_ORDERED) && !st->has_shape && !st->show)
         return perr(err, st->expect_line,
                     "a rows expectation needs an `--- expect shape` section: write it from the schema, or leave it "
                     "empty and run `omnigraph test --bless`%s", NULL);
+    if (st->has_shape && st->expect != GQT_EX_UNORDERED && st->expect != GQT_EX_ORDERED)
+        return perr(err, st->line, "an `--- expect shape` without a rows expectation%s", NULL);
     return 0;
+}
+
+/* `key: value` words after a section name (`mode: merge branch: work`); the value of key, or
+ * NULL.  `generate:` takes the rest of the line. */
+static char *arg_value(const char *rest, const char *key)
+{
+    size_t kl = strlen(key);
+    for (const char *p = rest; (p = strstr(p, key)); p += kl) {
+        if ((p != rest && !isspace((unsigned char)p[-1])) || p[kl] != ':') continue;
+        const char *v = p + kl + 1;
+        while (*v == ' ') v++;
+        size_t n = 0;
+        while (v[n] && !isspace((unsigned char)v[n])) n++;
+        return xstrndup(v, n);
+    }
+    return NULL;
+}
+
+/* Leading `set NAME = VALUE;` / `reset NAME;` lines (session settings), or a `show` statement. */
+static int settings_prefix(const char *body, int *show)
+{
+    const char *p = body;
+    *show = 0;
+    while (*p) {
+        while (*p == ' ' || *p == '\t' || *p == '\n') p++;
+        if (!strncmp(p, "set ", 4) || !strncmp(p, "reset ", 6)) return 1;
+        if (!strncmp(p, "show ", 5)) {
+            *show = 1;
+            return 1;
+        }
+        if (!strncmp(p, "//", 2) || *p == '#') {
+            while (*p && *p != '\n') p++;
+            continue;
+        }
+        return 0;
+    }
+    return 0;
+}
+
+static int is_label(const char *s, size_t n)
+{
+    if (!n || !(s[0] >= 'a' && s[0] <= 'z')) return 0;
+    for (size_t i = 1; i < n; i++)
+        if (!((s[i] >= 'a' && s[i] <= 'z') || isdigit((unsigned char)s[i]))) return 0;
+    return 1;
+}
+
+/* The body of a `--- concurrent` block: `<label>[ on <branch>]: <statement>` lines at column 0
+ * (other lines continue the open statement), then one `order:` line. */
+static int parse_concurrent(gqt_step *st, const char *body, int line, og_buf *err)
+{
+    int ln = line;
+    int have_order = 0;
+    for (const char *p = body; *p;) {
+        const char *e = strchr(p, '\n');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        ln++;
+        char *l = xstrndup(p, n);
+        p += n + (e ? 1 : 0);
+        int rc = 0;
+        if (blank(l)) {
+            free(l);
+            continue;
+        }
+        if (!strncmp(l, "order:", 6)) {
+            if (have_order++) rc = perr(err, ln, "a block has one `order:` line%s", NULL);
+            else st->order = trim_dup(l + 6, strlen(l + 6));
+            free(l);
+            if (rc) return rc;
+            continue;
+        }
+        char *colon = strchr(l, ':');
+        char *label = NULL, *branch = NULL;
+        if (l[0] != ' ' && l[0] != '\t' && colon) {
+            char *w[4];
+            size_t nw = 0;
+            char *head = xstrndup(l, (size_t)(colon - l));
+            for (char *t = strtok(head, " \t"); t && nw < 4; t = strtok(NULL, " \t")) w[nw++] = t;
+            if (nw == 1 && is_label(w[0], strlen(w[0]))) label = xstrdup(w[0]);
+            else if (nw == 3 && !strcmp(w[1], "on") && is_label(w[0], strlen(w[0]))) {
+                label = xstrdup(w[0]);
+                branch = xstrdup(w[2]);
+            }
+            free(head);
+        }
+        if (label) {
+            if (have_order) rc = perr(err, ln, "`order:` is the last line of a block; sessions come before it%s", NULL);
+            for (size_t i = 0; i < st->nsessions && !rc; i++)
+                if (!strcmp(st->sessions[i].label, label)) rc = perr(err, ln, "session `%s` is declared twice", label);
+            if (!rc && st->nsessions == 4) rc = perr(err, ln, "a block declares at most 4 sessions%s", NULL);
+            if (rc) {
+                free(label);
+                free(branch);
+                free(l);
+                return rc;
+            }
+            st->sessions = xrealloc(st->sessions, (st->nsessions + 1) * sizeof *st->sessions);
+            gqt_session *ss = &st->sessions[st->nsessions++];
+            memset(ss, 0, sizeof *ss);
+            ss->label = label;
+            ss->branch = branch;
+            ss->body = trim_dup(colon + 1, strlen(colon + 1));
+            ss->line = ln;
+        } else if (have_order) {
+            rc = perr(err, ln, "`order:` closes the sessions; a statement cannot continue after it%s", NULL);
+        } else if (!st->nsessions) {
+            rc = perr(err, ln, "a block opens with `<label>[ on <branch>]: <statement>` at column 0, got '%s'", l);
+        } else {
+            gqt_session *ss = &st->sessions[st->nsessions - 1];
+            size_t a = strlen(ss->body), b = strlen(l);
+            ss->body = xrealloc(ss->body, a + b + 2);
+            ss->body[a] = '\n';
+            memcpy(ss->body + a + 1, l, b + 1);
+        }
+        free(l);
+        if (rc) return rc;
+    }
+    if (st->nsessions < 2) return perr(err, line, "a concurrent block declares at least two sessions%s", NULL);
+    if (!have_order) return perr(err, line, "a concurrent block needs an `order:` line%s", NULL);
+    /* order entries: `<label>`, `<label> start`, `<label> <verb> <key>`, `<label> park <verb> <key>` */
+    char *o = xstrdup(st->order);
+    int rc = 0, entries = 0;
+    for (char *save = NULL, *it = strtok_r(o, ",", &save); it && !rc; it = strtok_r(NULL, ",", &save)) {
+        char *w[5];
+        size_t nw = 0;
+        char *save2 = NULL;
+        for (char *t = strtok_r(it, " \t", &save2); t && nw < 5; t = strtok_r(NULL, " \t", &save2)) w[nw++] = t;
+        entries++;
+        if (!nw || nw > 4 || (nw == 2 && strcmp(w[1], "start")) || (nw == 4 && strcmp(w[1], "park"))) {
+            rc = perr(err, ln, "an `order:` entry is `<label>`, `<label> start`, `<label> <verb> <key>` or `<label> park <verb> <key>`%s", NULL);
+            break;
+        }
+        int known = 0;
+        for (size_t i = 0; i < st->nsessions; i++) known |= !strcmp(st->sessions[i].label, w[0]);
+        if (!known) rc = perr(err, line, "`order:` names `%s`, which is not a session of the block", w[0]);
+        if (nw >= 3) st->order_unenforceable = 1;
+    }
+    if (!rc && !entries) rc = perr(err, line, "an `order:` line names at least one entry%s", NULL);
+    free(o);
+    return rc;
 }
 
 static int loop_header(gqt_case *c, section *s, og_buf *err)
@@ -413,7 +683,7 @@ int gqt_parse(gqt_case *c, og_buf *err)
     section *sec = NULL;
     size_t ns = 0;
     int rc = split(c, &sec, &ns, err);
-    int phase = 0; /* 0 runner, 1 schema, 2 seed, 3 steps */
+    int have_runner = 0, have_schema = 0, have_seed = 0;
     gqt_step *cur = NULL;
     int in_loop = -1;
     int have_op = 0;
@@ -421,27 +691,36 @@ int gqt_parse(gqt_case *c, og_buf *err)
         section *s = &sec[i];
         const char *nm = s->name;
         char *body = xstrndup(c->text + s->body_off, s->body_len);
+        int is_step = !strcmp(nm, "query") || !strcmp(nm, "mutate") || !strcmp(nm, "restart") ||
+                      !strcmp(nm, "load") || !strcmp(nm, "concurrent");
         if (!strcmp(nm, "runner")) {
-            if (phase != 0 || c->nenvs) rc = perr(err, s->line, "`--- runner` comes first, once%s", NULL);
+            /* the reference accepts it anywhere before the first step */
+            if (have_runner || c->nsteps) rc = perr(err, s->line, "`--- runner` appears once, before the first step%s", NULL);
             else if (*s->rest) rc = perr(err, s->line, "`--- runner` takes no argument%s", NULL);
             else rc = parse_runner(c, body, s->line, err);
-            phase = 1;
+            have_runner = 1;
         } else if (!strcmp(nm, "known_failure")) {
             rc = perr(err, s->line, "`--- known_failure` is retired in the format (RFC 0067) and refused%s", NULL);
         } else if (!strcmp(nm, "schema")) {
-            if (phase != 1) rc = perr(err, s->line, phase == 0 ? "`--- runner` must come before `--- schema`%s"
-                                                               : "`--- schema` appears once, before `--- seed`%s", NULL);
+            if (have_schema || c->nsteps) rc = perr(err, s->line, "`--- schema` appears once, before `--- seed` and the steps%s", NULL);
             else if (*s->rest) rc = perr(err, s->line, "`--- schema` takes no argument%s", NULL);
             else c->schema = xstrdup(body);
-            phase = 2;
+            have_schema = 1;
         } else if (!strcmp(nm, "seed")) {
-            if (phase != 2) rc = perr(err, s->line, "`--- seed` appears once, right after `--- schema`%s", NULL);
-            else if (*s->rest) rc = perr(err, s->line, "`--- seed` takes no argument%s", NULL);
-            else c->seed = xstrdup(body);
-            phase = 3;
-        } else if (phase < 3) {
+            if (!have_schema || have_seed || c->nsteps)
+                rc = perr(err, s->line, "`--- seed` appears once, after `--- schema` and before the steps%s", NULL);
+            if (!rc) c->seed = xstrdup(*s->rest ? "" : body);
+            if (!rc && *s->rest && !c->skip) {
+                og_buf w = OG_BUF_INIT;
+                og_buf_printf(&w, "the seed `--- seed %s` is produced by the reference's data generator, whose "
+                                  "recipes OmniGraph-C does not implement", s->rest);
+                og_buf_append_byte(&w, 0);
+                c->skip = (char *)w.data;
+            }
+            have_seed = 1;
+        } else if (is_step && !(have_runner && have_schema && have_seed)) {
             rc = perr(err, s->line, "`--- %s` before `--- runner`, `--- schema` and `--- seed`", nm);
-        } else if (!strcmp(nm, "query") || !strcmp(nm, "mutate") || !strcmp(nm, "restart")) {
+        } else if (is_step) {
             if ((rc = step_done(cur, err))) {
                 free(body);
                 break;
@@ -449,11 +728,48 @@ int gqt_parse(gqt_case *c, og_buf *err)
             c->steps = xrealloc(c->steps, (c->nsteps + 1) * sizeof *c->steps);
             cur = &c->steps[c->nsteps++];
             memset(cur, 0, sizeof *cur);
-            cur->kind = nm[0] == 'q' ? GQT_QUERY : nm[0] == 'm' ? GQT_MUTATE : GQT_RESTART;
+            cur->kind = nm[0] == 'q' ? GQT_QUERY : nm[0] == 'm' ? GQT_MUTATE : nm[0] == 'l' ? GQT_LOAD
+                      : nm[0] == 'c' ? GQT_CONCURRENT : GQT_RESTART;
             cur->line = s->line;
             cur->loop = in_loop;
             if (cur->kind == GQT_RESTART) {
                 if (*s->rest || !blank(body)) rc = perr(err, s->line, "`--- restart` takes no argument and no body%s", NULL);
+            } else if (cur->kind == GQT_CONCURRENT) {
+                have_op = 1;
+                if (*s->rest) rc = perr(err, s->line, "`--- concurrent` takes no argument%s", NULL);
+                else if (strstr(body, "${"))
+                    rc = perr(err, s->line, "`${` in a concurrent block (loop values reach a step through `--- params`)%s", NULL);
+                else rc = parse_concurrent(cur, body, s->line, err);
+            } else if (cur->kind == GQT_LOAD) {
+                have_op = 1;
+                cur->body = xstrdup(body);
+                cur->branch = arg_value(s->rest, "branch");
+                cur->load_mode = arg_value(s->rest, "mode");
+                cur->load_from = arg_value(s->rest, "from");
+                if (strstr(s->rest, "generate:")) {
+                    og_buf w = OG_BUF_INIT;
+                    og_buf_printf(&w, "`--- load %s` loads rows from the reference's data generator, whose recipes "
+                                      "OmniGraph-C does not implement", s->rest);
+                    og_buf_append_byte(&w, 0);
+                    cur->skip_step = (char *)w.data;
+                } else {
+                    /* only mode/branch/from words */
+                    char *t = xstrdup(s->rest);
+                    for (char *save = NULL, *tok = strtok_r(t, " \t", &save); tok && !rc; tok = strtok_r(NULL, " \t", &save)) {
+                        if (!strcmp(tok, "mode:") || !strcmp(tok, "branch:") || !strcmp(tok, "from:")) {
+                            if (!strtok_r(NULL, " \t", &save)) rc = perr(err, s->line, "`%s` needs a value", tok);
+                        } else {
+                            rc = perr(err, s->line, "`--- load` takes `mode: M`, `branch: B` and `from: F`, got '%s'", tok);
+                        }
+                    }
+                    free(t);
+                    if (!rc && cur->load_mode && strcmp(cur->load_mode, "overwrite") && strcmp(cur->load_mode, "append") &&
+                        strcmp(cur->load_mode, "merge"))
+                        rc = perr(err, s->line, "a load mode is overwrite, append or merge, got '%s'", cur->load_mode);
+                    if (!rc && blank(body)) rc = perr(err, s->line, "an empty `--- load` section%s", NULL);
+                    if (!rc && strstr(body, "${"))
+                        rc = perr(err, s->line, "`${` in a load body%s", NULL);
+                }
             } else {
                 have_op = 1;
                 rc = step_branch(cur, s->rest, s->line, err);
@@ -461,6 +777,9 @@ int gqt_parse(gqt_case *c, og_buf *err)
                 if (!rc && strstr(body, "${"))
                     rc = perr(err, s->line, "`${` in a query or mutation body (loop values reach a step through `--- params`)%s", NULL);
                 cur->body = xstrdup(body);
+                cur->settings = settings_prefix(body, &cur->show);
+                if (!rc && cur->show && cur->kind != GQT_QUERY)
+                    rc = perr(err, s->line, "a `show` statement is a `--- query` step%s", NULL);
                 if (!rc) {
                     char *t = trim_dup(body, strlen(body));
                     int stmt = !strncmp(t, "branch ", 7);
@@ -474,14 +793,24 @@ int gqt_parse(gqt_case *c, og_buf *err)
                 }
             }
         } else if (!strcmp(nm, "params")) {
-            if (!cur || cur->kind == GQT_RESTART || cur->params || cur->expect != GQT_EX_NONE)
+            if (!cur || (cur->kind != GQT_QUERY && cur->kind != GQT_MUTATE) || cur->params || cur->skip_step ||
+                cur->expect != GQT_EX_NONE || cur->has_ok || cur->has_affected || cur->has_outcome)
                 rc = perr(err, s->line, "`--- params` must directly follow a `--- query` or `--- mutate` section%s", NULL);
-            else if (*s->rest) rc = perr(err, s->line, "`--- params` takes no argument%s", NULL);
             else {
                 char *b = trim_dup(cur->body, strlen(cur->body));
                 if (!strncmp(b, "branch ", 7)) rc = perr(err, s->line, "a branch statement takes no params%s", NULL);
                 free(b);
-                cur->params = xstrdup(body);
+                if (*s->rest) {
+                    /* `--- params generate: v1 seed: N` (a YAML recipe body) */
+                    og_buf w = OG_BUF_INIT;
+                    og_buf_printf(&w, "`--- params %s` draws the parameters from the reference's data generator, "
+                                      "whose recipes OmniGraph-C does not implement", s->rest);
+                    og_buf_append_byte(&w, 0);
+                    cur->skip_step = (char *)w.data;
+                    cur->params = xstrdup("");
+                } else {
+                    cur->params = xstrdup(body);
+                }
             }
         } else if (!strcmp(nm, "expect")) {
             if (!cur || cur->kind == GQT_RESTART)
@@ -519,8 +848,8 @@ int gqt_parse(gqt_case *c, og_buf *err)
     }
     if (!rc) rc = step_done(cur, err);
     if (!rc && in_loop >= 0) rc = perr(err, sec[ns - 1].line, "a loop without `--- endloop`%s", NULL);
-    if (!rc && phase < 3)
-        rc = perr(err, 1, "a case needs `--- runner`, `--- schema` and `--- seed` sections, in that order%s", NULL);
+    if (!rc && !(have_runner && have_schema && have_seed))
+        rc = perr(err, 1, "a case needs `--- runner`, `--- schema` and `--- seed` sections (schema before seed)%s", NULL);
     if (!rc && !have_op) rc = perr(err, 1, "a case needs at least one `--- query` or `--- mutate` step%s", NULL);
     if (!rc && c->seed && strstr(c->seed, "${")) rc = perr(err, 1, "`${` in the seed%s", NULL);
     if (!rc) {
@@ -557,6 +886,20 @@ void gqt_case_free(gqt_case *c)
         free(s->expect_arg);
         free(s->rows);
         free(s->shape);
+        free(s->outcome);
+        free(s->load_mode);
+        free(s->load_from);
+        for (size_t k = 0; k < s->nsessions; k++) {
+            free(s->sessions[k].label);
+            free(s->sessions[k].branch);
+            free(s->sessions[k].body);
+            free(s->sessions[k].expect_arg);
+        }
+        free(s->sessions);
+        free(s->order);
+        free(s->skip_step);
+        for (size_t k = 0; k < s->nnotes; k++) free(s->notes[k].why);
+        free(s->notes);
     }
     free(c->steps);
     for (size_t i = 0; i < c->nloops; i++) {

@@ -40,6 +40,7 @@ int og_graph_args_parse(og_graph_args *a, int argc, char **argv, og_flag *flags,
         else if (match(arg, "--branch", &iv)) common_value = &a->branch;
         else if (match(arg, "--at", &iv) || match(arg, "--snapshot", &iv)) common_value = &a->at;
         else if (match(arg, "--as", &iv)) common_value = &a->actor;
+        else if (match(arg, "--message", &iv) || match(arg, "-m", &iv)) common_value = &a->message;
         else if (!strcmp(arg, "--json")) common_switch = &a->json;
         else if (!strcmp(arg, "--quiet")) common_switch = &a->quiet;
         if (common_switch) {
@@ -77,13 +78,33 @@ int og_graph_args_parse(og_graph_args *a, int argc, char **argv, og_flag *flags,
             }
             continue;
         }
-        if (arg[0] == '-' && arg[1] != '\0') return og_cli_usage(verb, "unknown option '%s'", arg);
+        if (arg[0] == '-' && arg[1] != '\0') {
+            const char *cands[140] = {"--store", "--branch", "--at", "--snapshot", "--as", "--json", "--quiet", "--help"};
+            size_t nc = 8;
+            for (size_t f = 0; f < nflags && nc + 2 <= 140; f++) {
+                cands[nc++] = flags[f].name;
+                cands[nc++] = flags[f].alias;
+            }
+            char word[128];
+            snprintf(word, sizeof word, "%.*s", (int)strcspn(arg, "="), arg);
+            const char *near = og_cli_suggest(word, cands, nc);
+            if (near) return og_cli_usage(verb, "unknown option '%s' (did you mean %s?)", arg, near);
+            return og_cli_usage(verb, "unknown option '%s'", arg);
+        }
         if (a->npositional >= max_positional || a->npositional >= 6)
             return og_cli_usage(verb, "unexpected argument '%s'", arg);
         a->positional[a->npositional++] = arg;
     }
     if (a->branch && a->at)
         return og_cli_usage(verb, "--branch and --at name two different states; give one of them");
+    if (a->message) { /* the verbs whose writes publish a commit */
+        static const char *const writes[] = {"load", "mutate", "branch merge", "schema apply", "optimize"};
+        int ok = 0;
+        for (size_t k = 0; k < sizeof writes / sizeof writes[0]; k++) ok |= !strcmp(verb, writes[k]);
+        if (!ok)
+            return og_cli_usage(verb, "-m/--message is the message of a commit; `%s` publishes none (it goes with "
+                                      "load, mutate, branch merge, schema apply, optimize)", verb);
+    }
     return 0;
 }
 
@@ -119,7 +140,12 @@ og_db *og_graph_args_open(og_graph_args *a, const char *root)
 {
     og_open_opts o = {a->actor, 0};
     og_db *db;
-    og_status st = og_db_open(&db, root, &o);
+    og_status st = a->message ? og_set_thread_commit_message(a->message) : OG_OK;
+    if (st) {
+        og_cli_fail(a->verb, st);
+        return NULL;
+    }
+    st = og_db_open(&db, root, &o);
     if (st) {
         og_cli_fail(a->verb, st);
         return NULL;

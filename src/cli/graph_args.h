@@ -35,6 +35,7 @@ typedef struct og_graph_args {
     int format;        /* og_cli_format (output.h) of a verb that takes --format; 0 = its text */
     const char *positional[6];
     size_t npositional;
+    const char *message; /* -m / --message: the commit message of a write verb */
 } og_graph_args;
 
 /* Parses argv[1..argc) against the common flags and `flags` (may be NULL).  Returns 0, or

@@ -46,6 +46,45 @@ static const og_cli_cmd commands[] = {
     {"profile", "list and show the operator profiles of ~/.omnigraph/config.yaml", og_cmd_profile},
 };
 
+/* A worked example per verb, printed under its help (`omnigraph help VERB`, `VERB --help`): a
+ * newcomer copies a command that works before reading the flag list.  They use the
+ * quickstart's graph (./g, docs/quickstart.md). */
+static const struct {
+    const char *verb, *text;
+} examples[] = {
+    {"schema", "omnigraph schema check --schema people.pg\n"
+               "  omnigraph schema plan --schema people-v2.pg --from people.pg"},
+    {"version", "omnigraph version --json"},
+    {"analyze", "omnigraph analyze --language english 'The runners were running'"},
+    {"blob", "omnigraph blob stat node Doc readme body ./g"},
+    {"branch", "omnigraph branch create feature ./g && omnigraph branch merge feature ./g"},
+    {"changes", "omnigraph changes poll --start beginning --limit 100 ./g"},
+    {"cleanup", "omnigraph cleanup --keep-commits 10 ./g          # a dry run; add --confirm"},
+    {"cluster", "omnigraph cluster validate --config ./cluster && omnigraph cluster plan --config ./cluster"},
+    {"commit", "omnigraph commit list ./g && omnigraph commit show main ./g"},
+    {"embed", "omnigraph embed --type Doc --store ./g"},
+    {"export", "omnigraph export ./g > backup.jsonl"},
+    {"index", "omnigraph index build --kind fts ./g && omnigraph index status ./g"},
+    {"init", "omnigraph init ./g --schema people.pg"},
+    {"lint", "omnigraph lint --schema people.pg --query queries.gq"},
+    {"load", "omnigraph load --data people.jsonl --mode merge -m 'nightly import' ./g"},
+    {"mcp", "omnigraph mcp ./g --queries agent.gq"},
+    {"mutate", "omnigraph mutate -e 'query add() { insert Person { name: \"Ann\" } }' -m 'add Ann' ./g"},
+    {"optimize", "omnigraph optimize ./g"},
+    {"policy", "omnigraph policy validate policy.yaml"},
+    {"queries", "omnigraph queries list --cluster ./cluster"},
+    {"query", "omnigraph query -e 'query q() { match { $p: Person } return { $p.name } }' --format table ./g\n"
+              "  echo 'query q() { match { $p: Person } return { count($p) as n } }' | omnigraph query --query - ./g"},
+    {"snapshot", "omnigraph snapshot --branch main ./g"},
+    {"test", "omnigraph test -q tests/logic     # every .gqt case below the directory"},
+};
+
+static void print_example(const char *verb)
+{
+    for (size_t i = 0; i < sizeof examples / sizeof examples[0]; i++)
+        if (!strcmp(examples[i].verb, verb)) printf("\nExample:\n  %s\n", examples[i].text);
+}
+
 /* The subcommands of the verbs that have them, so that flags given before the subcommand
  * (`omnigraph branch --format csv list ROOT`) work as they do after it. */
 static const struct {
@@ -197,7 +236,10 @@ int main(int argc, char **argv)
             for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
                 if (!strcmp(argv[2], commands[i].name)) {
                     char *hv[4] = {argv[2], argc >= 4 ? argv[3] : "--help", "--help", NULL};
-                    return commands[i].run(argc >= 4 ? 3 : 2, hv);
+                    fflush(stdout);
+                    int hrc = commands[i].run(argc >= 4 ? 3 : 2, hv);
+                    if (hrc == OG_EXIT_OK) print_example(argv[2]);
+                    return hrc;
                 }
             fprintf(stderr, "omnigraph help: unknown command '%s'\n\n", argv[2]);
             usage(stderr);
@@ -213,10 +255,41 @@ int main(int argc, char **argv)
     int scope_rc;
     if (og_cli_scope_dispatch(&argc, &argv, &scope_rc)) return scope_rc;
     /* the reference's spellings (reference-surfaces.md §1.2): read = query, change = mutate */
+    if (!strcmp(argv[1], "ingest")) { /* the reference's deprecated spelling of load */
+        fprintf(stderr, "omnigraph: warning: `ingest` is deprecated; use `omnigraph load` (same arguments)\n");
+        argv[1] = "load";
+        return og_cmd_load(argc - 1, argv + 1);
+    }
+    if (!strcmp(argv[1], "check")) { /* the reference's alias of lint */
+        argv[1] = "lint";
+        return og_cmd_lint(argc - 1, argv + 1);
+    }
+    if (!strcmp(argv[1], "query") && argc >= 3 && (!strcmp(argv[2], "lint") || !strcmp(argv[2], "check"))) {
+        fprintf(stderr, "omnigraph: warning: `query %s` is deprecated; use `omnigraph lint`\n", argv[2]);
+        argv[2] = "lint";
+        return og_cmd_lint(argc - 2, argv + 2);
+    }
     if (!strcmp(argv[1], "read")) return og_cmd_query(argc - 1, argv + 1);
     if (!strcmp(argv[1], "change")) return og_cmd_mutate(argc - 1, argv + 1);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
+        if (!strcmp(argv[1], commands[i].name)) {
+            int wants_help = og_cli_wants_help(argc - 1, argv + 1);
+            int crc = commands[i].run(argc - 1, argv + 1);
+            if (wants_help && crc == OG_EXIT_OK) print_example(argv[1]);
+            return crc;
+        }
+    const char *names[sizeof commands / sizeof commands[0] + 4];
+    size_t nn = 0;
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) names[nn++] = commands[i].name;
+    names[nn++] = "read";
+    names[nn++] = "change";
+    names[nn++] = "help";
+    const char *near = og_cli_suggest(argv[1], names, nn);
+    if (near) {
+        fprintf(stderr, "omnigraph: unknown command '%s' (did you mean '%s'?)\n", argv[1], near);
+        fprintf(stderr, "(run `omnigraph help` for the list)\n");
+        return OG_EXIT_USAGE;
+    }
     fprintf(stderr, "omnigraph: unknown command '%s'\n\n", argv[1]);
     usage(stderr);
     return OG_EXIT_USAGE;

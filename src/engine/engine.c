@@ -132,6 +132,30 @@ og_status og_engine_set_thread_actor(const char *actor)
 
 const char *og_engine_actor(const og_engine *e) { return thread_actor[0] ? thread_actor : e->actor; }
 
+/* The calling thread's commit message: what a person said about the writes it makes next. */
+#define OG_MESSAGE_MAX 4096
+static _Thread_local char thread_message[OG_MESSAGE_MAX + 1];
+static _Thread_local int thread_message_set;
+
+og_status og_engine_set_thread_message(const char *message)
+{
+    if (!message) {
+        thread_message_set = 0;
+        thread_message[0] = 0;
+        return OG_OK;
+    }
+    size_t n = strlen(message);
+    if (n > OG_MESSAGE_MAX) return og_err(OG_ERR_INVALID, "a commit message holds at most %d bytes", OG_MESSAGE_MAX);
+    for (size_t i = 0; i < n; i++)
+        if (((unsigned char)message[i] < 0x20 && message[i] != '\n' && message[i] != '\t') || message[i] == 0x7f)
+            return og_err(OG_ERR_INVALID, "a commit message holds no control characters (other than newline and tab)");
+    memcpy(thread_message, message, n + 1);
+    thread_message_set = 1;
+    return OG_OK;
+}
+
+const char *og_engine_message(void) { return thread_message_set ? thread_message : NULL; }
+
 static og_graph_opts graph_opts(const og_engine_opts *opts)
 {
     og_graph_opts go;

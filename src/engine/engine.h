@@ -50,6 +50,10 @@ og_store *og_engine_store(og_engine *e);
 const char *og_engine_actor(const og_engine *e);
 /* Sets (NULL: clears) the calling thread's actor for writes through any handle. */
 og_status og_engine_set_thread_actor(const char *actor);
+/* The message the calling thread's next writes record on their commits (NULL: none); set,
+ * like the actor, by the surface serving the request (CLI -m, a server write's "message"). */
+og_status og_engine_set_thread_message(const char *message);
+const char *og_engine_message(void);
 
 /* ---- reads ------------------------------------------------------------------------------- */
 

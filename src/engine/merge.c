@@ -609,7 +609,7 @@ og_status og_engine_merge_resolve(og_engine *e, const og_merge_opts *o, const og
     wo.branch = target;
     wo.actor = og_engine_actor(e);
     wo.expected_head = o->expected_head;
-    wo.message = NULL;
+    wo.message = og_engine_message();
     og_status st = og_graph_write(g, &wo, merge_attempt, &c, &out->write);
     /* later cleanup calls may have replaced the thread's message: state the conflicts last */
     if (st == OG_ERR_CONFLICT && out->nconflicts) st = conflict_error(&c);

@@ -205,6 +205,7 @@ typedef struct builtin {
 } builtin;
 
 #define S_BRANCH "\"branch\":{\"type\":\"string\",\"description\":\"branch (default main)\"}"
+#define S_MESSAGE "\"message\":{\"type\":\"string\",\"description\":\"the commit's message (commit_list shows it)\"}"
 #define S_PARAMS "\"params\":{\"type\":\"object\",\"description\":\"query parameters by name (without $)\"}"
 #define S_WBRANCH "\"branch\":{\"type\":\"string\",\"description\":\"the branch to write (required: write on your own branch)\"}"
 #define S_IFCOMMIT "\"if_commit\":{\"type\":\"string\",\"description\":\"refuse unless the branch head is still this commit\"}"
@@ -266,13 +267,14 @@ static const builtin builtins[] = {
      "Run an ad-hoc GQ insert/update/delete on a branch as one commit. `branch` is required: write on your own "
      "branch (branch_create) and have it reviewed and merged.", 0,
      "{\"type\":\"object\",\"properties\":{\"query\":{\"type\":\"string\",\"description\":\"GQ source\"},"
-     "\"name\":{\"type\":\"string\"}," S_PARAMS "," S_WBRANCH "," S_IFCOMMIT "},\"required\":[\"query\",\"branch\"]}",
+     "\"name\":{\"type\":\"string\"}," S_PARAMS "," S_WBRANCH "," S_IFCOMMIT "," S_MESSAGE "},\"required\":[\"query\",\"branch\"]}",
      O_CHANGE},
     {"graph_load", "Load NDJSON", "change",
      "Load NDJSON records ({\"type\":T,\"data\":{...}} / {\"edge\":E,\"from\":..,\"to\":..}) as one commit.", 0,
      "{\"type\":\"object\",\"properties\":{\"data\":{\"type\":\"string\",\"description\":\"NDJSON text\"}," S_WBRANCH
      ",\"from\":{\"type\":\"string\",\"description\":\"fork the branch from this one when it does not exist\"},"
-     "\"mode\":{\"type\":\"string\",\"enum\":[\"merge\",\"append\",\"overwrite\"],\"default\":\"merge\"}},\"required\":[\"data\",\"branch\"]}", NULL},
+     "\"mode\":{\"type\":\"string\",\"enum\":[\"merge\",\"append\",\"overwrite\"],\"default\":\"merge\"}," S_MESSAGE
+     "},\"required\":[\"data\",\"branch\"]}", NULL},
     {"branch_create", "Create a branch", "branch_create", "Create a branch from the head of another (default main).", 0,
      "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"},\"from\":{\"type\":\"string\"}},\"required\":[\"name\"]}", NULL},
     {"branch_delete", "Delete a branch", "branch_delete", "Delete a branch (not main).", 0,
@@ -282,7 +284,7 @@ static const builtin builtins[] = {
      "fail the merge (nothing published) unless `strategy` settles them: ours keeps the target's row, theirs takes the "
      "source's.", 0,
      "{\"type\":\"object\",\"properties\":{\"source\":{\"type\":\"string\"},\"target\":{\"type\":\"string\"},"
-     "\"delete_branch\":{\"type\":\"boolean\"},\"strategy\":{\"type\":\"string\",\"enum\":[\"fail\",\"ours\",\"theirs\"]},"
+     "\"delete_branch\":{\"type\":\"boolean\"}," S_MESSAGE ",\"strategy\":{\"type\":\"string\",\"enum\":[\"fail\",\"ours\",\"theirs\"]},"
      "\"if_commit\":{\"type\":\"string\",\"description\":\"refuse unless the target head is still this commit\"}},"
      "\"required\":[\"source\"]}", NULL},
     {"branch_diff", "What a branch changed", "read",
@@ -326,7 +328,7 @@ static char *query_description(const og_stored_query *q)
 /* The input properties a stored read takes beside `params` (paging), or a mutation (if_commit). */
 static void stored_extra_props(json_t *props, int mutation)
 {
-    json_t *x = json_loads(mutation ? "{" S_IFCOMMIT "}" : "{" S_PAGE "}", 0, NULL);
+    json_t *x = json_loads(mutation ? "{" S_IFCOMMIT "," S_MESSAGE "}" : "{" S_PAGE "}", 0, NULL);
     json_object_update(props, x);
     json_decref(x);
 }
@@ -758,7 +760,7 @@ static const char *missing_arg(const builtin *b, json_t *args, char *buf, size_t
     return bad;
 }
 
-static json_t *call_stored(og_mcp *m, const char *actor, const og_stored_query *q, json_t *args)
+static json_t *call_stored(og_mcp *m, const char *actor, const og_stored_query *q, json_t *args, int via_run)
 {
     char why[512];
     const char *branch = sarg(args, "branch");
@@ -771,6 +773,22 @@ static json_t *call_stored(og_mcp *m, const char *actor, const og_stored_query *
     }
     json_t *p = json_object_get(args, "params");
     if (p && !json_is_object(p) && !json_is_null(p)) return tool_text("invalid: `params` must be an object", 1);
+    { /* a parameter given beside `params` instead of inside it: say so, not "missing parameter" */
+        const char *k;
+        json_t *av;
+        json_object_foreach(args, k, av) {
+            if (!strcmp(k, "params") || !strcmp(k, "branch") || !strcmp(k, "snapshot")) continue;
+            if (!q->mutation && (!strcmp(k, "offset") || !strcmp(k, "max_rows") || !strcmp(k, "max_bytes"))) continue;
+            if (q->mutation && (!strcmp(k, "if_commit") || !strcmp(k, "message"))) continue;
+            if (via_run && !strcmp(k, "name")) continue; /* stored_query_run's query name */
+            char msg[600];
+            snprintf(msg, sizeof msg,
+                     "invalid: `%s` is not an argument of tool %s; a stored query's parameters go inside `params`: "
+                     "{\"params\": {\"%s\": ...}} (its arguments are params, branch and %s)",
+                     k, q->tool_name, k, q->mutation ? "if_commit, message" : "snapshot, offset, max_rows, max_bytes");
+            return tool_text(msg, 1);
+        }
+    }
     if (q->mutation && !branch) {
         snprintf(why, sizeof why, "invalid: %s: argument `branch` is required: write on a branch of your own "
                  "(branch_create), then have it merged", q->tool_name);
@@ -788,7 +806,10 @@ static json_t *call_stored(og_mcp *m, const char *actor, const og_stored_query *
     call_begin(m, actor, q->tool_name, args, 1);
     logmsg(m, OG_MCP_LOG_DEBUG, "stored %s %s (%s)", q->mutation ? "mutation" : "query", q->name, q->file);
     if (q->mutation && m->o.write_lock) m->o.write_lock(m->o.write_lock_ctx, 1);
-    og_status st = og_stored_invoke(&out, m->o.db, q, &io);
+    const char *cmsg = q->mutation ? sarg(args, "message") : NULL; /* the commit's message, as the CLI's -m */
+    og_status st = cmsg ? og_set_thread_commit_message(cmsg) : OG_OK;
+    if (st == OG_OK) st = og_stored_invoke(&out, m->o.db, q, &io);
+    if (cmsg) og_set_thread_commit_message(NULL);
     if (q->mutation && m->o.write_lock) m->o.write_lock(m->o.write_lock_ctx, 0);
     free(params);
     json_t *res = q->mutation ? tool_owned(st, out) : paged(st, out, "rows", total, &pg);
@@ -834,7 +855,16 @@ static json_t *tools_call(og_mcp *m, const char *actor, json_t *params, int *unk
         int staged = strcmp(b->name, "graph_load") != 0; /* a load counts its records */
         call_begin(m, actor, b->name, args, staged);
         if (!b->read_only && m->o.write_lock) m->o.write_lock(m->o.write_lock_ctx, 1);
-        res = call_builtin(m, actor, b, args);
+        /* a write's "message" labels its commit, as the CLI's -m */
+        const char *cmsg = b->read_only ? NULL : sarg(args, "message");
+        if (cmsg && og_set_thread_commit_message(cmsg)) {
+            char msg[600];
+            snprintf(msg, sizeof msg, "invalid: message: %s", og_error_message());
+            res = tool_text(msg, 1);
+        } else {
+            res = call_builtin(m, actor, b, args);
+        }
+        if (cmsg) og_set_thread_commit_message(NULL);
         if (!b->read_only && m->o.write_lock) m->o.write_lock(m->o.write_lock_ctx, 0);
         call_end(m, res, staged);
     }
@@ -882,7 +912,7 @@ static json_t *tools_call(og_mcp *m, const char *actor, json_t *params, int *unk
         }
         if (q && !res) {
             og_mcp_verdict v = ask(m, actor, "invoke_query", NULL, NULL, q->name, 0, why, sizeof why);
-            if (v == OG_MCP_ALLOW) res = call_stored(m, actor, q, qargs); /* NULL only when throttled */
+            if (v == OG_MCP_ALLOW) res = call_stored(m, actor, q, qargs, meta); /* NULL only when throttled */
             /* a stored query the actor may not invoke is an unknown tool (anti-probing) */
         }
     }

@@ -1093,7 +1093,18 @@ static struct MHD_Response *dispatch(og_req *r)
     }
     og_status st = og_set_thread_actor(r->actor);
     if (st) return og_resp_status(r, st);
+    /* a write's body may name its commit's message ({"message": "..."}), as the CLI's -m */
+    json_t *m = r->json ? json_object_get(r->json, "message") : NULL;
+    if (m && !json_is_string(m) && !json_is_null(m)) {
+        og_set_thread_actor(NULL);
+        return og_resp_error(r, 400, "bad_request", "\"message\" (the commit message) must be a string", NULL, NULL);
+    }
+    if (json_is_string(m) && (st = og_set_thread_commit_message(json_string_value(m)))) {
+        og_set_thread_actor(NULL);
+        return og_resp_status(r, st);
+    }
     struct MHD_Response *resp = rt->handler(r);
+    og_set_thread_commit_message(NULL);
     og_set_thread_actor(NULL);
     return resp;
 }

@@ -10,7 +10,9 @@ trap 'rm -rf "$d"' EXIT
 prefix=/opt/omnigraph-test
 DESTDIR="$d/root" cmake --install "$build" --prefix "$prefix" >"$d/install.log"
 root="$d/root$prefix"
-for f in bin/omnigraph include/omnigraph.h lib/libomnigraph.a lib/pkgconfig/omnigraph.pc; do
+for f in bin/omnigraph include/omnigraph.h lib/libomnigraph.a lib/pkgconfig/omnigraph.pc \
+    share/man/man1/omnigraph.1 share/bash-completion/completions/omnigraph share/zsh/site-functions/_omnigraph \
+    share/fish/vendor_completions.d/omnigraph.fish; do
     [ -e "$root/$f" ] || { echo "not installed: $f" >&2; cat "$d/install.log"; exit 1; }
 done
 export PKG_CONFIG_PATH="$root/lib/pkgconfig"

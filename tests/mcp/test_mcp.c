@@ -331,6 +331,12 @@ static void test_agent_flow(void **state)
     assert_true(is_error(r));
     assert_string_equal(text_of(r), "invalid: param `$min`: expected I32 (int), got a string");
     json_decref(r);
+    /* a parameter beside `params` instead of inside it is named, with the fix */
+    r = call("alice", "adults", "{\"min\":30}");
+    assert_true(is_error(r));
+    assert_non_null(strstr(text_of(r), "`min` is not an argument of tool adults; a stored query's parameters go inside "
+                                        "`params`: {\"params\": {\"min\": ...}}"));
+    json_decref(r);
     r = call("alice", "graph_query", "{\"query\":\"query q() { match { $p: Person } return { $p.name } }\"}");
     assert_false(is_error(r));
     json_decref(r);
@@ -339,6 +345,17 @@ static void test_agent_flow(void **state)
     json_decref(r);
     r = call("alice", "commit_list", "{\"limit\":1}");
     assert_false(is_error(r));
+    json_decref(r);
+    /* a write's "message" labels its commit */
+    r = call("alice", "graph_mutate", "{\"query\":\"query m() { insert Person { name: \\\"Kay\\\" } }\",\"message\":\"kay via mcp\"}");
+    assert_false(is_error(r));
+    json_decref(r);
+    r = call("alice", "commit_list", "{\"limit\":1}");
+    assert_non_null(strstr(text_of(r), "kay via mcp"));
+    json_decref(r);
+    r = call("alice", "graph_mutate", "{\"query\":\"query m() { insert Person { name: \\\"Lu\\\" } }\",\"message\":\"a\\u0001b\"}");
+    assert_true(is_error(r));
+    assert_non_null(strstr(text_of(r), "invalid: message: a commit message holds no control characters"));
     json_decref(r);
 }
 
@@ -413,6 +430,10 @@ static void test_meta_mode(void **state)
     json_decref(r);
     r = call(NULL, "stored_query_run", "{\"name\":\"q07\"}");
     assert_false(is_error(r));
+    json_decref(r);
+    r = call(NULL, "stored_query_run", "{\"name\":\"q07\",\"x\":1}");
+    assert_true(is_error(r));
+    assert_non_null(strstr(text_of(r), "`x` is not an argument"));
     json_decref(r);
     r = call(NULL, "stored_query_list", "{\"filter\":\"q1\"}");
     assert_int_equal(json_array_size(json_object_get(json_object_get(result(r), "structuredContent"), "queries")), 10);

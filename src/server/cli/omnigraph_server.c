@@ -21,6 +21,7 @@
 static const char *usage =
     "usage: omnigraph-server (--cluster DIR | --graph ID=ROOT [--graph ID=ROOT]...) [--bind HOST:PORT]\n"
     "                        [--unauthenticated]\n"
+    "       omnigraph-server --version   (the release and the storage format it serves)\n"
     "\n"
     "Serves each graph ROOT (a directory or s3://bucket/prefix) under /graphs/ID/... over HTTP/1.1.\n"
     "  --cluster DIR                  serve the applied state of a cluster (docs/cluster.md): its graphs,\n"
@@ -228,8 +229,9 @@ int main(int argc, char **argv)
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             fputs(usage, stdout);
             return 0;
-        } else if (!strcmp(a, "--version") || !strcmp(a, "-V")) {
-            printf("omnigraph-server %s\n", OG_VERSION_STRING);
+        } else if (!strcmp(a, "--version") || !strcmp(a, "-V")) { /* what `omnigraph --version` says */
+            printf("omnigraph-server %s\nstorage format: omnigraph storage version %d, tables in Lance file format 2.0\n",
+                   OG_VERSION_STRING, og_storage_version());
             return 0;
         } else if (!strcmp(a, "--allowed-host") && v) {
             if (nallowed == 64) {
