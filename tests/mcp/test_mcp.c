@@ -347,13 +347,13 @@ static void test_agent_flow(void **state)
     assert_false(is_error(r));
     json_decref(r);
     /* a write's "message" labels its commit */
-    r = call("alice", "graph_mutate", "{\"query\":\"query m() { insert Person { name: \\\"Kay\\\" } }\",\"message\":\"kay via mcp\"}");
+    r = call("alice", "graph_mutate", "{\"query\":\"query m() { insert Person { name: \\\"Kay\\\" } }\",\"message\":\"kay via mcp\",\"branch\":\"main\"}");
     assert_false(is_error(r));
     json_decref(r);
     r = call("alice", "commit_list", "{\"limit\":1}");
     assert_non_null(strstr(text_of(r), "kay via mcp"));
     json_decref(r);
-    r = call("alice", "graph_mutate", "{\"query\":\"query m() { insert Person { name: \\\"Lu\\\" } }\",\"message\":\"a\\u0001b\"}");
+    r = call("alice", "graph_mutate", "{\"query\":\"query m() { insert Person { name: \\\"Lu\\\" } }\",\"message\":\"a\\u0001b\",\"branch\":\"main\"}");
     assert_true(is_error(r));
     assert_non_null(strstr(text_of(r), "invalid: message: a commit message holds no control characters"));
     json_decref(r);
