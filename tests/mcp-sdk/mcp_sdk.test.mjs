@@ -85,9 +85,25 @@ test('an MCP client lists, queries, writes on a branch and merges', async () => 
       await assert.rejects(client.callTool({ name: 'no_such_tool', arguments: {} }), /Unknown tool/);
 
       const { resources } = await client.listResources();
-      assert.deepEqual(resources.map((x) => x.uri).sort(), ['omnigraph://branches', 'omnigraph://schema']);
+      assert.deepEqual(resources.map((x) => x.uri).sort(), ['omnigraph://branches', 'omnigraph://language', 'omnigraph://schema']);
       const schema = await client.readResource({ uri: 'omnigraph://schema' });
       assert.match(schema.contents[0].text, /node Person/);
+      // the language, taught with this graph's own types; the agent workflows as prompts
+      const lang = await client.readResource({ uri: 'omnigraph://language' });
+      assert.match(lang.contents[0].text, /query find_person\(\$key: String\)/);
+      const { prompts } = await client.listPrompts();
+      assert.deepEqual(prompts.map((x) => x.name).sort(), ['explore_schema', 'propose_change', 'review_branch']);
+      const done = await client.complete({ ref: { type: 'ref/prompt', name: 'review_branch' }, argument: { name: 'branch', value: 'ma' } });
+      assert.deepEqual(done.completion.values, ['main']);
+      // a result page the SDK validates against the tool's outputSchema, with the way on
+      r = await client.callTool({ name: 'graph_query', arguments: { query: 'query q() { match { $p: Person } return { $p.name } order { $p.name } }', max_rows: 1 } });
+      assert.equal(r.isError, false, JSON.stringify(r.content));
+      assert.equal(r.structuredContent.rows.length, 1);
+      assert.equal(r.structuredContent.next_offset, 1);
+      // a write without a branch is refused, with the error as data
+      r = await client.callTool({ name: 'graph_mutate', arguments: { query: 'query m() { insert Person { name: "Nope" } }' } });
+      assert.equal(r.isError, true);
+      assert.equal(r.structuredContent.error.code, 'invalid');
       await client.ping();
     } finally {
       await client.close();
