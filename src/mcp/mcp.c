@@ -845,6 +845,15 @@ static json_t *tools_call(og_mcp *m, const char *actor, json_t *params, int *unk
         scopes(b, args, &br, &tg);
         og_mcp_verdict v = ask(m, actor, b->action, br, tg, NULL, 0, why, sizeof why);
         if (v == OG_MCP_MASK) break;
+        /* a fork or a merge copies its source: read on the source as well (docs/policy.md) */
+        const char *source = !strcmp(b->name, "branch_create") ? (sarg(args, "from") ? sarg(args, "from") : "main")
+                             : !strcmp(b->name, "branch_merge") ? sarg(args, "source")
+                             : !strcmp(b->name, "graph_load")   ? sarg(args, "from")
+                                                                : NULL;
+        if (v == OG_MCP_ALLOW && source) {
+            og_mcp_verdict rv = ask(m, actor, "read", source, NULL, NULL, 0, why, sizeof why);
+            if (rv != OG_MCP_ALLOW) v = OG_MCP_DENY;
+        }
         if (v == OG_MCP_DENY) {
             char msg[700];
             snprintf(msg, sizeof msg, "forbidden: %s", why[0] ? why : "denied by policy");

@@ -517,8 +517,9 @@ static struct MHD_Response *run_load(og_req *r, const char *branch, const char *
         snprintf(msg, sizeof msg, "branch '%s' not found (give 'from' to create it)", branch);
         return og_resp_error(r, 404, "not_found", msg, NULL, NULL);
     }
-    if (fork) {
-        struct MHD_Response *deny = og_req_authorize(r, OG_ACTION_BRANCH_CREATE, from, branch);
+    if (fork) { /* a fork copies its source: read on it as well (docs/policy.md "Forks and merges read") */
+        struct MHD_Response *deny = og_req_authorize(r, OG_ACTION_READ, from, NULL);
+        if (!deny) deny = og_req_authorize(r, OG_ACTION_BRANCH_CREATE, from, branch);
         if (deny) return deny;
     }
     if (!(r->decided && r->action == OG_ACTION_CHANGE) || fork) {
@@ -941,7 +942,9 @@ static struct MHD_Response *h_branch_create(og_req *r)
     const char *from = field(r, "from", NULL, 0, &resp);
     if (resp) return resp;
     if (!from) from = "main";
-    struct MHD_Response *deny = og_req_authorize(r, OG_ACTION_BRANCH_CREATE, from, name);
+    /* the new branch holds everything of its source: read on the source first (docs/policy.md) */
+    struct MHD_Response *deny = og_req_authorize(r, OG_ACTION_READ, from, NULL);
+    if (!deny) deny = og_req_authorize(r, OG_ACTION_BRANCH_CREATE, from, name);
     if (deny) return deny;
     pthread_mutex_lock(r->g->write_mu_p);
     og_status st = og_db_branch_create(r->g->db, name, from, NULL, NULL);
@@ -983,7 +986,9 @@ static struct MHD_Response *h_branch_merge(og_req *r)
     int del = 0;
     if (!body_bool(r, "delete_branch", &del)) return bad(r, "field '%s' must be a boolean", "delete_branch");
     if (!target) target = "main";
-    struct MHD_Response *deny = og_req_authorize(r, OG_ACTION_BRANCH_MERGE, source, target);
+    /* a merge copies the source's rows into the target: read on the source first (docs/policy.md) */
+    struct MHD_Response *deny = og_req_authorize(r, OG_ACTION_READ, source, NULL);
+    if (!deny) deny = og_req_authorize(r, OG_ACTION_BRANCH_MERGE, source, target);
     if (deny) return deny;
     og_db_merge_opts mo = {source, target, NULL, 0};
     char *text = NULL;

@@ -454,6 +454,41 @@ static void test_language_examples_run_on_their_graph(void **state)
     og_db_close(g);
 }
 
+/* A guest who may read only unprotected branches may fork and merge, but not from main: the
+ * fork or merge would copy main into a branch the guest can read (docs/policy.md). */
+static og_mcp_verdict guest_authz(void *ctx, const char *actor, const char *action, const char *branch, const char *target,
+                                  const char *query, int listing, char *why, size_t cap)
+{
+    (void)ctx, (void)actor, (void)target, (void)query, (void)listing;
+    if (!strcmp(action, "read") && branch && !strcmp(branch, "main")) {
+        snprintf(why, cap, "guests read no protected branch");
+        return OG_MCP_DENY;
+    }
+    return OG_MCP_ALLOW;
+}
+
+static void test_fork_and_merge_need_read_on_the_source(void **state)
+{
+    (void)state;
+    og_mcp *m = NULL;
+    og_mcp_opts o = {.db = db, .authorize = guest_authz};
+    assert_int_equal(og_mcp_new(&m, &o), OG_OK);
+    json_t *r = call_on(m, "branch_create", "{\"name\":\"g-1\",\"from\":\"agent-1\"}");
+    assert_false(is_error(r));
+    json_decref(r);
+    r = call_on(m, "branch_create", "{\"name\":\"g-2\"}"); /* from main */
+    assert_true(is_error(r));
+    assert_string_equal(err_code(r), "forbidden");
+    json_decref(r);
+    r = call_on(m, "branch_merge", "{\"source\":\"main\",\"target\":\"g-1\"}");
+    assert_true(is_error(r));
+    json_decref(r);
+    r = call_on(m, "graph_load", "{\"data\":\"{\\\"type\\\":\\\"Person\\\",\\\"data\\\":{\\\"name\\\":\\\"q\\\"}}\",\"branch\":\"g-3\",\"from\":\"main\"}");
+    assert_true(is_error(r));
+    json_decref(r);
+    og_mcp_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -469,6 +504,7 @@ int main(void)
         cmocka_unit_test(test_discovery_prompts_templates_completion),
         cmocka_unit_test(test_explain_and_change_feed),
         cmocka_unit_test(test_language_examples_run_on_their_graph),
+        cmocka_unit_test(test_fork_and_merge_need_read_on_the_source),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -21,6 +21,7 @@ static const char *GRAPH_BUNDLE =
     "groups:\n"
     "  team: [alice, bob]\n"
     "  admins: [root]\n"
+    "  guests: [gus]\n"
     "protected_branches: [main]\n"
     "rules:\n"
     "  - id: team-read\n"
@@ -32,7 +33,11 @@ static const char *GRAPH_BUNDLE =
     "  - id: admins-rw\n"
     "    allow: { actors: { group: admins }, actions: [read, change], branch_scope: any }\n"
     "  - id: admins-ops\n"
-    "    allow: { actors: { group: admins }, actions: [branch_merge, schema_apply], target_branch_scope: any }\n";
+    "    allow: { actors: { group: admins }, actions: [branch_merge, schema_apply], target_branch_scope: any }\n"
+    "  - id: guests-read\n"
+    "    allow: { actors: { group: guests }, actions: [read, change], branch_scope: unprotected }\n"
+    "  - id: guests-branch\n"
+    "    allow: { actors: { group: guests }, actions: [branch_create, branch_merge], target_branch_scope: unprotected }\n";
 
 static const char *SERVER_BUNDLE = "version: 1\n"
                                    "groups: { admins: [root] }\n"
@@ -87,7 +92,7 @@ static long mutate(const srv *s, const char *tok, const char *name, const char *
 
 static void test_policy_decisions(void **state)
 {
-    setenv("OMNIGRAPH_SERVER_BEARER_TOKENS_JSON", "{\"alice\":\"tok-a\",\"root\":\"tok-r\",\"mallory\":\"tok-m\"}", 1);
+    setenv("OMNIGRAPH_SERVER_BEARER_TOKENS_JSON", "{\"alice\":\"tok-a\",\"root\":\"tok-r\",\"mallory\":\"tok-m\",\"gus\":\"tok-g\"}", 1);
     srv s;
     const char *args[] = {"--graph", graph, "--bind", "127.0.0.1:0", "--policy", gpol, "--server-policy", spol, NULL};
     assert_int_equal(srv_start(&s, logpath, args), 0);
@@ -144,6 +149,34 @@ static void test_policy_decisions(void **state)
     http_free(&r);
     r = http(&s, "POST", "/graphs/g1/load/ndjson?branch=feat", hl, nd, strlen(nd));
     assert_int_equal(r.status, 200);
+    http_free(&r);
+    /* read on the source of a fork or a merge: gus reads unprotected branches only, so he may
+     * not copy protected main into a branch of his own by forking, merging or loading from it */
+    r = post_json(&s, "tok-g", "/graphs/g1/branches", "{\"name\":\"gus-1\",\"from\":\"feat\"}");
+    assert_int_equal(r.status, 200);
+    http_free(&r);
+    r = post_json(&s, "tok-g", "/graphs/g1/branches", "{\"name\":\"gus-2\",\"from\":\"main\"}");
+    assert_int_equal(r.status, 403);
+    http_free(&r);
+    r = post_json(&s, "tok-g", "/graphs/g1/branches", "{\"name\":\"gus-3\"}"); /* from main by default */
+    assert_int_equal(r.status, 403);
+    http_free(&r);
+    r = post_json(&s, "tok-g", "/graphs/g1/branches/merge", "{\"source\":\"main\",\"target\":\"gus-1\"}");
+    assert_int_equal(r.status, 403);
+    http_free(&r);
+    r = post_json(&s, "tok-g", "/graphs/g1/branches/merge", "{\"source\":\"feat\",\"target\":\"gus-1\"}");
+    assert_int_equal(r.status, 200);
+    http_free(&r);
+    const char *hg[] = {"Content-Type: application/x-ndjson", "Authorization: Bearer tok-g", NULL};
+    r = http(&s, "POST", "/graphs/g1/load/ndjson?branch=gus-4&from=main", hg, nd, strlen(nd));
+    assert_int_equal(r.status, 403);
+    http_free(&r);
+    r = get(&s, "tok-r", "/graphs/g1/branches"); /* nothing was created by the refused calls */
+    assert_int_equal(r.status, 200);
+    assert_non_null(strstr(r.body, "gus-1"));
+    assert_null(strstr(r.body, "gus-2"));
+    assert_null(strstr(r.body, "gus-3"));
+    assert_null(strstr(r.body, "gus-4"));
     http_free(&r);
     /* an actor in no group is denied everything */
     r = get(&s, "tok-m", "/graphs/g1/snapshot");
