@@ -72,12 +72,13 @@ static void csv_field(const char *s)
 }
 
 /* Display width in terminal columns (utf8proc's tables; a byte that is not UTF-8 counts 1). */
-static size_t width(const char *s)
+size_t og_cli_text_width(const void *text, size_t n)
 {
-    size_t w = 0, n = strlen(s);
+    const utf8proc_uint8_t *s = text;
+    size_t w = 0;
     for (size_t i = 0; i < n;) {
         utf8proc_int32_t cp;
-        utf8proc_ssize_t k = utf8proc_iterate((const utf8proc_uint8_t *)s + i, (utf8proc_ssize_t)(n - i), &cp);
+        utf8proc_ssize_t k = utf8proc_iterate(s + i, (utf8proc_ssize_t)(n - i), &cp);
         if (k <= 0) {
             w++, i++;
             continue;
@@ -88,6 +89,8 @@ static size_t width(const char *s)
     }
     return w;
 }
+
+static size_t width(const char *s) { return og_cli_text_width(s, strlen(s)); }
 
 static void pad(size_t n)
 {

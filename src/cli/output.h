@@ -29,6 +29,10 @@ typedef enum og_cli_format {
  * --format other than json, prints a usage error and returns OG_EXIT_USAGE; else 0. */
 int og_cli_format_parse(const char *verb, const char *value, int json, og_cli_format *out);
 
+/* The display width of n bytes of UTF-8 text in terminal columns (East Asian wide characters 2,
+ * combining marks 0; a byte that is not UTF-8 counts 1): what the table format aligns by. */
+size_t og_cli_text_width(const void *text, size_t n);
+
 /* The --format gate, run by main() before a verb sees its arguments: every verb (and
  * subcommand) declares which formats it prints (output.c's table), so that `--format F`
  * is never silently ignored.  A format the verb does not print is a usage error naming the

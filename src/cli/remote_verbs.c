@@ -122,27 +122,10 @@ static int not_served(const char *verb, const char *flag, const char *why)
 
 /* ---- query --------------------------------------------------------------------------------------- */
 
-static size_t text_width(const uint8_t *s, size_t n)
-{
-    size_t w = 0;
-    for (size_t i = 0; i < n;) {
-        utf8proc_int32_t cp;
-        utf8proc_ssize_t k = utf8proc_iterate(s + i, (utf8proc_ssize_t)(n - i), &cp);
-        if (k <= 0) {
-            w++, i++;
-            continue;
-        }
-        int cw = utf8proc_charwidth(cp);
-        w += cw > 0 ? (size_t)cw : 0;
-        i += (size_t)k;
-    }
-    return w;
-}
-
 /* The embedded table's cell cut: at most `max` columns, ending in "..." (api/rows.c). */
 static void truncate_width(og_buf *b, size_t max)
 {
-    if (text_width(b->data, b->len) <= max) return;
+    if (og_cli_text_width(b->data, b->len) <= max) return;
     size_t w = 0, i = 0;
     while (i < b->len) {
         utf8proc_int32_t cp;
@@ -247,7 +230,7 @@ static void render_read(json_t *j, og_format f, og_buf *out)
     }
     for (size_t c = 0; c < nc; c++) {
         const char *name = json_string_value(json_array_get(cols, c));
-        w[c] = text_width((const uint8_t *)name, strlen(name));
+        w[c] = og_cli_text_width((const uint8_t *)name, strlen(name));
     }
     for (size_t i = 0; i < nr; i++)
         for (size_t c = 0; c < nc; c++) {
@@ -258,14 +241,14 @@ static void render_read(json_t *j, og_format f, og_buf *out)
             for (size_t k = 0; k < b->len; k++)
                 if (b->data[k] == '\n' || b->data[k] == '\t' || b->data[k] == '\r') b->data[k] = ' ';
             truncate_width(b, 60);
-            cw[i * nc + c] = text_width(b->data, b->len);
+            cw[i * nc + c] = og_cli_text_width(b->data, b->len);
             if (cw[i * nc + c] > w[c]) w[c] = cw[i * nc + c];
         }
     for (size_t c = 0; c < nc; c++) {
         const char *name = json_string_value(json_array_get(cols, c));
         if (c) og_buf_append_str(out, "  ");
         og_buf_append_str(out, name);
-        if (c + 1 < nc) pad(out, w[c] - text_width((const uint8_t *)name, strlen(name)));
+        if (c + 1 < nc) pad(out, w[c] - og_cli_text_width((const uint8_t *)name, strlen(name)));
     }
     og_buf_append_byte(out, '\n');
     for (size_t c = 0; c < nc; c++) {

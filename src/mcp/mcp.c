@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "mcp/mcp_int.h"
+#include "util/buf.h"
 
 #define META_THRESHOLD 24
 
@@ -773,21 +774,32 @@ static json_t *call_stored(og_mcp *m, const char *actor, const og_stored_query *
     }
     json_t *p = json_object_get(args, "params");
     if (p && !json_is_object(p) && !json_is_null(p)) return tool_text("invalid: `params` must be an object", 1);
-    { /* a parameter given beside `params` instead of inside it: say so, not "missing parameter" */
-        const char *k;
+    { /* a parameter given beside `params` instead of inside it: say so, not "missing parameter".
+       * The arguments a stored tool takes are those of its input schema (stored_tool); a snapshot
+       * given to a mutation is left to og_stored_invoke, which says why it cannot be written. */
+        json_t *tool = stored_tool(q);
+        json_t *props = json_object_get(json_object_get(tool, "inputSchema"), "properties");
+        const char *k, *bad = NULL;
         json_t *av;
         json_object_foreach(args, k, av) {
-            if (!strcmp(k, "params") || !strcmp(k, "branch") || !strcmp(k, "snapshot")) continue;
-            if (!q->mutation && (!strcmp(k, "offset") || !strcmp(k, "max_rows") || !strcmp(k, "max_bytes"))) continue;
-            if (q->mutation && (!strcmp(k, "if_commit") || !strcmp(k, "message"))) continue;
-            if (via_run && !strcmp(k, "name")) continue; /* stored_query_run's query name */
-            char msg[600];
+            if (json_object_get(props, k) || !strcmp(k, "snapshot") || (via_run && !strcmp(k, "name"))) continue;
+            bad = k;
+            break;
+        }
+        if (bad) {
+            og_buf names = OG_BUF_INIT;
+            json_object_foreach(props, k, av) og_buf_printf(&names, "%s%s", names.len ? ", " : "", k);
+            og_buf_append_byte(&names, 0);
+            char msg[800];
             snprintf(msg, sizeof msg,
                      "invalid: `%s` is not an argument of tool %s; a stored query's parameters go inside `params`: "
-                     "{\"params\": {\"%s\": ...}} (its arguments are params, branch and %s)",
-                     k, q->tool_name, k, q->mutation ? "if_commit, message" : "snapshot, offset, max_rows, max_bytes");
+                     "{\"params\": {\"%s\": ...}} (its arguments are %s)",
+                     bad, q->tool_name, bad, names.data ? (const char *)names.data : "params");
+            og_buf_free(&names);
+            json_decref(tool);
             return tool_text(msg, 1);
         }
+        json_decref(tool);
     }
     if (q->mutation && !branch) {
         snprintf(why, sizeof why, "invalid: %s: argument `branch` is required: write on a branch of your own "
