@@ -11,8 +11,11 @@ og=${2:?usage: shell-tmux.sh SOURCE_DIR OMNIGRAPH}
 og=$(cd "$(dirname "$og")" && pwd)/$(basename "$og")
 command -v tmux >/dev/null || { echo "tmux is missing (scripts/install-deps.sh installs it)" >&2; exit 1; }
 d=$(mktemp -d)
-sock="og-shell-test-$$"
-trap 'tmux -L "$sock" kill-server 2>/dev/null || true; rm -rf "$d"' EXIT
+# Each session gets its own tmux server: a new session on a server that kill-server has told to
+# exit but that has not yet gone races it ("server exited unexpectedly" under load).
+sessions=0
+sock="og-shell-test-$$-0"
+trap 'for i in $(seq 0 "$sessions"); do tmux -L "og-shell-test-$$-$i" kill-server 2>/dev/null || true; done; rm -rf "$d"' EXIT
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 
 cat > "$d/schema.pg" <<'EOF'
@@ -46,6 +49,7 @@ mkdir "$d/home"
 tm() { tmux -L "$sock" -f /dev/null "$@"; }
 start() { # a shell in a fresh tmux session; the pane stays after it exits, with its status
   tm kill-server 2>/dev/null || true
+  sessions=$((sessions + 1)); sock="og-shell-test-$$-$sessions"
   tm new-session -d -s s -x 150 -y 50 \
     "cd '$d' && OMNIGRAPH_HOME='$d/home' '$og' shell --store g; echo \"shell exited with status \$?\"; sleep 60"
   tm set-option -t s history-limit 5000 >/dev/null
