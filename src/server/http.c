@@ -246,9 +246,10 @@ static void spare_drop(void);
 void og_server_free(og_server *s)
 {
     if (!s) return;
-    og_pool_free(s->pool); /* its requests resume their connections: before the daemon stops */
-    s->pool = NULL;
+    og_pool_stop(s->pool); /* its requests resume their connections: before the daemon stops */
     if (s->d) MHD_stop_daemon(s->d);
+    og_pool_free(s->pool); /* no connection thread is left to reach it */
+    s->pool = NULL;
     og_conn_stop(s);
     spare_drop();
     og_audit_stop(s);
@@ -1398,8 +1399,9 @@ void og_server_stop(og_server *s, unsigned grace_s)
     while (s->inflight && pthread_cond_timedwait(&s->idle, &s->mu, &until) == 0) {
     }
     pthread_mutex_unlock(&s->mu);
-    og_pool_free(s->pool); /* what still runs resumes its connection: before the daemon stops */
-    s->pool = NULL;
+    /* what still runs resumes its connection: before the daemon stops.  The pool itself stays
+     * until og_server_free, as connection threads may still ask it for a place (and hear no). */
+    og_pool_stop(s->pool);
     MHD_stop_daemon(s->d);
     s->d = NULL;
     og_conn_stop(s);

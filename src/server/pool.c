@@ -30,8 +30,10 @@ static void *worker(void *arg)
     og_pool *p = arg;
     pthread_mutex_lock(&p->mu);
     for (;;) {
-        while (!p->len && !p->stop) pthread_cond_wait(&p->cv, &p->mu);
-        if (!p->len) break; /* stopping, and nothing left */
+        /* a reservation taken before the stop is still to be pushed: wait for it, or its
+         * request would stay suspended with no worker to run it */
+        while (!p->len && !(p->stop && !p->reserved)) pthread_cond_wait(&p->cv, &p->mu);
+        if (!p->len) break; /* stopping, and nothing left or promised */
         void *item = p->q[p->head];
         p->head = (p->head + 1) % p->queue_max;
         p->len--;
@@ -89,7 +91,9 @@ void og_pool_push(og_pool *p, void *item)
     p->reserved--;
     p->q[(p->head + p->len) % p->queue_max] = item;
     p->len++;
-    pthread_cond_signal(&p->cv);
+    /* all of them: when stopping, the ones idle may now leave (reserved reached 0) */
+    if (p->stop) pthread_cond_broadcast(&p->cv);
+    else pthread_cond_signal(&p->cv);
     pthread_mutex_unlock(&p->mu);
 }
 
@@ -101,14 +105,25 @@ void og_pool_stats(og_pool *p, unsigned *busy, unsigned *queued)
     pthread_mutex_unlock(&p->mu);
 }
 
-void og_pool_free(og_pool *p)
+void og_pool_stop(og_pool *p)
 {
     if (!p) return;
     pthread_mutex_lock(&p->mu);
-    p->stop = 1;
+    int joined = p->stop == 2;
+    if (!joined) p->stop = 1;
     pthread_cond_broadcast(&p->cv);
     pthread_mutex_unlock(&p->mu);
+    if (joined) return;
     for (unsigned i = 0; i < p->nthreads; i++) pthread_join(p->th[i], NULL);
+    pthread_mutex_lock(&p->mu);
+    p->stop = 2;
+    pthread_mutex_unlock(&p->mu);
+}
+
+void og_pool_free(og_pool *p)
+{
+    if (!p) return;
+    og_pool_stop(p);
     pthread_mutex_destroy(&p->mu);
     pthread_cond_destroy(&p->cv);
     free(p->q);

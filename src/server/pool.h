@@ -16,7 +16,11 @@ int og_pool_reserve(og_pool *p);
 void og_pool_push(og_pool *p, void *item);
 /* Workers running an item, and items waiting. */
 void og_pool_stats(og_pool *p, unsigned *busy, unsigned *queued);
-/* Runs every queued item, then joins the threads and frees the pool. */
+/* Refuses new reservations, runs every queued or reserved item, then joins the threads.  The
+ * pool stays valid (reserve answers 0) until og_pool_free, so connection threads that still
+ * hold it are safe; called once, from one thread. */
+void og_pool_stop(og_pool *p);
+/* og_pool_stop if not yet stopped, then frees the pool. */
 void og_pool_free(og_pool *p);
 
 #endif
