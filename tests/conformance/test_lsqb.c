@@ -25,11 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util/buf.h"
-#include "../og_test_data.h"
-#include "omnigraph.h"
-
-#define LSQB_DIR OG_SHARED_DIR "/data/lsqb-example"
+#include "lsqb_common.h"
 
 typedef struct lsqb {
     char dir[64];        /* temporary directory: converted data and graphs */
@@ -43,33 +39,12 @@ typedef struct lsqb {
 
 static lsqb *L;
 
-static char *slurp(const char *path)
-{
-    og_buf b = OG_BUF_INIT;
-    if (og_buf_read_file(&b, path) != OG_OK) return NULL;
-    return (char *)og_buf_take(&b).data;
-}
-
-/* expected-counts.txt: lines "qN=COUNT". */
-static int read_expected(int64_t *out)
-{
-    for (int i = 0; i < 10; i++) out[i] = -1;
-    char *text = slurp(LSQB_DIR "/expected-counts.txt");
-    if (!text) return -1;
-    char *save = NULL;
-    for (char *line = strtok_r(text, "\r\n", &save); line; line = strtok_r(NULL, "\r\n", &save)) {
-        int n;
-        long long c;
-        if (sscanf(line, "q%d=%lld", &n, &c) == 2 && n >= 1 && n <= 9) out[n] = c;
-    }
-    free(text);
-    return 0;
-}
-
 /* Data lines (non-blank, after the header) of every CSV file of data/: each becomes one record. */
 static uint64_t count_csv_records(void)
 {
-    FILE *p = popen("cat '" LSQB_DIR "'/data/*.csv", "r");
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "cat '%s'/data/*.csv", lsqb_dir());
+    FILE *p = popen(cmd, "r");
     uint64_t lines = 0, headers = 0;
     char buf[4096];
     while (p && fgets(buf, sizeof buf, p)) {
@@ -83,8 +58,8 @@ static uint64_t count_csv_records(void)
 static int convert(const char *out, const char *log)
 {
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "python3 '%s/tools/lsqb_to_ndjson.py' '%s/data' '%s' 2>'%s'", OG_SOURCE_DIR, LSQB_DIR,
-             out, log);
+    snprintf(cmd, sizeof cmd, "python3 '%s/tools/lsqb_to_ndjson.py' '%s/data' '%s' 2>'%s'", OG_SOURCE_DIR,
+             lsqb_dir(), out, log);
     return system(cmd);
 }
 
@@ -113,14 +88,14 @@ static int setup(void **state)
     strcpy(L->dir, "/tmp/og-lsqb-XXXXXX");
     if (!mkdtemp(L->dir)) return -1;
     snprintf(L->ndjson, sizeof L->ndjson, "%s/lsqb.jsonl", L->dir);
-    L->schema = slurp(OG_SOURCE_DIR "/tests/conformance/lsqb.pg");
-    L->queries = slurp(OG_SOURCE_DIR "/tests/conformance/lsqb.gq");
-    if (!L->schema || !L->queries || read_expected(L->expected)) return -1;
+    L->schema = lsqb_slurp(OG_SOURCE_DIR "/tests/conformance/lsqb.pg");
+    L->queries = lsqb_slurp(OG_SOURCE_DIR "/tests/conformance/lsqb.gq");
+    if (!L->schema || !L->queries || lsqb_read_expected(L->expected)) return -1;
     L->csv_records = count_csv_records();
     char log[128];
     snprintf(log, sizeof log, "%s/convert.log", L->dir);
     if (convert(L->ndjson, log) != 0) {
-        char *msg = slurp(log);
+        char *msg = lsqb_slurp(log);
         fprintf(stderr, "tools/lsqb_to_ndjson.py failed: %s\n", msg ? msg : "(no output)");
         free(msg);
         return -1;
@@ -148,20 +123,7 @@ static int teardown(void **state)
     return 0;
 }
 
-/* Runs query `name` of lsqb.gq, which must return one row with one integer column "count". */
-static int64_t count_of(og_db *db, const char *name)
-{
-    og_rows *rows = NULL;
-    og_status st = og_db_query(&rows, db, L->queries, strlen(L->queries), name, NULL, NULL);
-    if (st) fail_msg("%s: %s: %s", name, og_status_name(st), og_error_message());
-    assert_int_equal(og_rows_count(rows), 1);
-    assert_int_equal(og_rows_width(rows), 1);
-    assert_string_equal(og_rows_column_name(rows, 0), "count");
-    assert_false(og_rows_is_null(rows, 0, 0));
-    int64_t n = og_rows_int(rows, 0, 0);
-    og_rows_free(rows);
-    return n;
-}
+static int64_t count_of(og_db *db, const char *name) { return lsqb_count_of(db, L->queries, name); }
 
 static int64_t q7_count(og_db *db)
 {
@@ -190,7 +152,7 @@ static void converter_maps_every_csv_record_and_finds_no_multigraph_edges(void *
     assert_true(L->csv_records > 0); /* open_loaded() compared it with the load receipt */
     char log[128];
     snprintf(log, sizeof log, "%s/convert.log", L->dir);
-    char *text = slurp(log);
+    char *text = lsqb_slurp(log);
     assert_non_null(text);
     /* set semantics and Cypher's per-relationship counting agree on a graph without parallel,
      * reversed-duplicate or self-loop edges; the converter reports all three */
@@ -319,7 +281,7 @@ static void edge_bound_forms_count_each_relationship_like_cypher(void **state)
 
 int main(void)
 {
-    if (!og_test_have_data("conformance_test_lsqb", LSQB_DIR)) return OG_TEST_SKIP;
+    if (!og_test_have_data("conformance_test_lsqb", lsqb_dir())) return OG_TEST_SKIP;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(converter_maps_every_csv_record_and_finds_no_multigraph_edges),
         cmocka_unit_test(lsqb_q1_long_path_count_matches),

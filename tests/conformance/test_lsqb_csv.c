@@ -21,18 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../og_test_data.h"
-#include "omnigraph.h"
-#include "util/buf.h"
-
-/* The data set: ../shared/data/lsqb-example beside the checkout, or $OG_LSQB_DIR (a work tree
- * elsewhere). */
-static const char *lsqb_dir(void)
-{
-    const char *d = getenv("OG_LSQB_DIR");
-    return d && *d ? d : OG_SHARED_DIR "/data/lsqb-example";
-}
-#define LSQB_DIR lsqb_dir()
+#include "lsqb_common.h"
 
 /* Every CSV file of the data set and the type it loads as: node files are named after their
  * type, relationship files A_rel_B after the edge type of lsqb_csv.pg. */
@@ -65,37 +54,13 @@ typedef struct lsqb {
 
 static lsqb *L;
 
-static char *slurp(const char *path)
-{
-    og_buf b = OG_BUF_INIT;
-    if (og_buf_read_file(&b, path) != OG_OK) return NULL;
-    return (char *)og_buf_take(&b).data;
-}
-
-static int read_expected(int64_t *out)
-{
-    for (int i = 0; i < 10; i++) out[i] = -1;
-    char path[512];
-    snprintf(path, sizeof path, "%s/expected-counts.txt", LSQB_DIR);
-    char *text = slurp(path);
-    if (!text) return -1;
-    char *save = NULL;
-    for (char *line = strtok_r(text, "\r\n", &save); line; line = strtok_r(NULL, "\r\n", &save)) {
-        int n;
-        long long c;
-        if (sscanf(line, "q%d=%lld", &n, &c) == 2 && n >= 1 && n <= 9) out[n] = c;
-    }
-    free(text);
-    return 0;
-}
-
 /* Non-empty lines after the header, over every file (the data set has no quoted line breaks). */
 static uint64_t count_data_lines(void)
 {
     uint64_t n = 0;
     for (size_t i = 0; i < NFILES; i++) {
         char path[512], line[4096];
-        snprintf(path, sizeof path, "%s/data/%s.csv", LSQB_DIR, FILES[i].file);
+        snprintf(path, sizeof path, "%s/data/%s.csv", lsqb_dir(), FILES[i].file);
         FILE *f = fopen(path, "r");
         if (!f) return 0;
         for (int first = 1; fgets(line, sizeof line, f); first = 0)
@@ -112,9 +77,9 @@ static int setup(void **state)
     if (!L) return -1;
     strcpy(L->dir, "/tmp/og-lsqbcsv-XXXXXX");
     if (!mkdtemp(L->dir)) return -1;
-    L->schema = slurp(OG_SOURCE_DIR "/tests/conformance/lsqb_csv.pg");
-    L->queries = slurp(OG_SOURCE_DIR "/tests/conformance/lsqb_csv.gq");
-    if (!L->schema || !L->queries || read_expected(L->expected)) return -1;
+    L->schema = lsqb_slurp(OG_SOURCE_DIR "/tests/conformance/lsqb_csv.pg");
+    L->queries = lsqb_slurp(OG_SOURCE_DIR "/tests/conformance/lsqb_csv.gq");
+    if (!L->schema || !L->queries || lsqb_read_expected(L->expected)) return -1;
     L->data_lines = count_data_lines();
     char uri[128];
     snprintf(uri, sizeof uri, "%s/graph", L->dir);
@@ -122,7 +87,7 @@ static int setup(void **state)
     static char paths[NFILES][512];
     og_load_csv_file files[NFILES];
     for (size_t i = 0; i < NFILES; i++) {
-        snprintf(paths[i], sizeof paths[i], "%s/data/%s.csv", LSQB_DIR, FILES[i].file);
+        snprintf(paths[i], sizeof paths[i], "%s/data/%s.csv", lsqb_dir(), FILES[i].file);
         files[i].type = FILES[i].type;
         files[i].path = paths[i];
     }
@@ -150,17 +115,7 @@ static int teardown(void **state)
     return 0;
 }
 
-static int64_t count_of(const char *name)
-{
-    og_rows *rows = NULL;
-    og_status st = og_db_query(&rows, L->db, L->queries, strlen(L->queries), name, NULL, NULL);
-    if (st) fail_msg("%s: %s: %s", name, og_status_name(st), og_error_message());
-    assert_int_equal(og_rows_count(rows), 1);
-    assert_string_equal(og_rows_column_name(rows, 0), "count");
-    int64_t n = og_rows_int(rows, 0, 0);
-    og_rows_free(rows);
-    return n;
-}
+static int64_t count_of(const char *name) { return lsqb_count_of(L->db, L->queries, name); }
 
 /* q<n>, or the sum of q<n>_post and q<n>_comment (a Message query). */
 static int64_t lsqb_count(int n)
@@ -194,7 +149,7 @@ static void every_file_loads_unchanged_in_one_commit(void **state)
     assert_int_equal(L->receipt.inserted, L->data_lines);
     /* every CSV file of the data set is in FILES: none left out */
     char path[512];
-    snprintf(path, sizeof path, "%s/data", LSQB_DIR);
+    snprintf(path, sizeof path, "%s/data", lsqb_dir());
     DIR *d = opendir(path);
     assert_non_null(d);
     size_t ncsv = 0;
@@ -219,7 +174,7 @@ static void lsqb_counts_match_expected(void **state)
 
 int main(void)
 {
-    if (!og_test_have_data("conformance_test_lsqb_csv", LSQB_DIR)) return OG_TEST_SKIP;
+    if (!og_test_have_data("conformance_test_lsqb_csv", lsqb_dir())) return OG_TEST_SKIP;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_file_loads_unchanged_in_one_commit),
         cmocka_unit_test(lsqb_counts_match_expected),
