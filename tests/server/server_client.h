@@ -29,8 +29,9 @@ static const char *TEST_SEED = "{\"type\":\"Person\",\"data\":{\"name\":\"Ada\",
                                "{\"type\":\"Person\",\"data\":{\"name\":\"Alan\",\"age\":41}}\n"
                                "{\"edge\":\"Knows\",\"from\":\"Ada\",\"to\":\"Alan\"}\n";
 
-/* Creates dir/g with the test schema and seed; returns 0 on success. */
-static inline int make_graph(const char *dir, const char *name)
+/* Creates dir/name with the test schema, loaded with the seed, or — people > 0 — with that
+ * many Person rows p0, p1, … (ages 0–89) and nothing else; returns 0 on success. */
+static inline int make_graph_of(const char *dir, const char *name, int people)
 {
     char uri[256], data[256];
     snprintf(uri, sizeof uri, "%s/%s", dir, name);
@@ -38,8 +39,12 @@ static inline int make_graph(const char *dir, const char *name)
     og_db *db;
     if (og_db_init(&db, uri, "test.pg", TEST_SCHEMA, strlen(TEST_SCHEMA), NULL)) return -1;
     FILE *f = fopen(data, "w");
-    if (!f) return -1;
-    fputs(TEST_SEED, f);
+    if (!f) {
+        og_db_close(db);
+        return -1;
+    }
+    if (people <= 0) fputs(TEST_SEED, f);
+    for (int i = 0; i < people; i++) fprintf(f, "{\"type\":\"Person\",\"data\":{\"name\":\"p%d\",\"age\":%d}}\n", i, i % 90);
     fclose(f);
     og_load_opts lo = {.mode = OG_LOAD_OVERWRITE};
     og_receipt r;
@@ -47,6 +52,9 @@ static inline int make_graph(const char *dir, const char *name)
     og_db_close(db);
     return st ? -1 : 0;
 }
+
+/* Creates dir/name with the test schema and seed. */
+static inline int make_graph(const char *dir, const char *name) { return make_graph_of(dir, name, 0); }
 
 typedef struct srv {
     pid_t pid;

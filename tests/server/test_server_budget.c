@@ -28,20 +28,7 @@ static int setup(void **state)
 {
     strcpy(dir, "/tmp/og-srvbudget-XXXXXX");
     if (!mkdtemp(dir)) return -1;
-    char uri[128], data[128];
-    snprintf(uri, sizeof uri, "%s/g", dir);
-    snprintf(data, sizeof data, "%s/people.jsonl", dir);
-    og_db *db;
-    if (og_db_init(&db, uri, "test.pg", TEST_SCHEMA, strlen(TEST_SCHEMA), NULL)) return -1;
-    FILE *f = fopen(data, "w");
-    if (!f) return -1;
-    for (int i = 0; i < PEOPLE; i++) fprintf(f, "{\"type\":\"Person\",\"data\":{\"name\":\"p%d\",\"age\":%d}}\n", i, i % 90);
-    fclose(f);
-    og_load_opts lo = {.mode = OG_LOAD_OVERWRITE};
-    og_receipt r;
-    og_status st = og_db_load(&r, db, data, &lo);
-    og_db_close(db);
-    if (st) return -1;
+    if (make_graph_of(dir, "g", PEOPLE)) return -1;
     snprintf(graph, sizeof graph, "g1=%s/g", dir);
     snprintf(logpath, sizeof logpath, "%s/server.log", dir);
     curl_global_init(CURL_GLOBAL_ALL);
