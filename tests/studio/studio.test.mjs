@@ -206,6 +206,7 @@ describe("OmniGraph Studio (token, policy)", () => {
     assert.match(err, /^403 forbidden: /);
     assert.match(err, /alice/);
     assert.match(err, /change/);
+    assert.equal(await page.$("table.results"), null, "the refusal replaced the previous answer");
     await shot("denied");
   });
 
@@ -215,6 +216,9 @@ describe("OmniGraph Studio (token, policy)", () => {
     const types = await page.$$eval("#schema-types caption", (c) => c.map((x) => x.textContent));
     assert.ok(types.includes("node Book"), types.join("|"));
     assert.ok(types.includes("edge Wrote: Author → Book"), types.join("|"));
+    // Book's own properties and the ones of the interface it implements (Named)
+    const bookProps = await page.$$eval('#schema-types table[aria-label="node Book"] th', (t) => t.map((x) => x.textContent));
+    assert.ok(bookProps.includes("isbn") && bookProps.includes("name"), bookProps.join("|"));
     await shot("schema");
     await (await page.$(aria("Commits", "tab"))).click();
     await page.select("#branch", "returns");

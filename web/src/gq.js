@@ -44,7 +44,8 @@ export const gqLanguage = StreamLanguage.define({
 export function parseSchema(src) {
   const nodes = [], edges = [];
   const text = src.replace(/\/\/[^\n]*/g, "");
-  const re = /\b(node|edge|interface)\s+([A-Za-z_]\w*)\s*(?::\s*([A-Za-z_]\w*)\s*->\s*([A-Za-z_]\w*))?[^{]*\{/g;
+  const re = /\b(node|edge|interface)\s+([A-Za-z_]\w*)\s*(?::\s*([A-Za-z_]\w*)\s*->\s*([A-Za-z_]\w*))?([^{]*)\{/g;
+  const ifaces = {};
   let m;
   while ((m = re.exec(text))) {
     let depth = 1, i = re.lastIndex;
@@ -56,9 +57,13 @@ export function parseSchema(src) {
       if (p) props.push({ name: p[1], type: p[2] });
     }
     const t = { kind: m[1], name: m[2], props };
-    if (m[1] === "edge") { t.from = m[3]; t.to = m[4]; edges.push(t); } else if (m[1] === "node") nodes.push(t);
+    const impl = (m[5] || "").match(/\bimplements\s+([\w\s,]+)/);
+    if (impl) t.implements = impl[1].split(",").map((x) => x.trim()).filter(Boolean);
+    if (m[1] === "edge") { t.from = m[3]; t.to = m[4]; edges.push(t); } else if (m[1] === "node") nodes.push(t); else ifaces[t.name] = t;
     re.lastIndex = i;
   }
+  // an interface's properties belong to every node that implements it
+  for (const n of nodes) for (const i of n.implements || []) if (ifaces[i]) n.props.push(...ifaces[i].props.filter((p) => !n.props.some((q) => q.name === p.name)));
   // an edge without a body (`edge Cites: Book -> Book`)
   const bare = /\bedge\s+([A-Za-z_]\w*)\s*:\s*([A-Za-z_]\w*)\s*->\s*([A-Za-z_]\w*)/g;
   while ((m = bare.exec(text))) if (!edges.some((e) => e.name === m[1])) edges.push({ kind: "edge", name: m[1], from: m[2], to: m[3], props: [] });

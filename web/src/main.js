@@ -10,7 +10,7 @@ import { autocompletion, completionKeymap, closeBrackets } from "@codemirror/aut
 import cytoscape from "cytoscape";
 import { api, g, token, ApiError } from "./api.js";
 import { gqLanguage, parseSchema, schemaCompletion, isMutation, queryAt, traversals, bindings } from "./gq.js";
-import { tableOf, toCsv, graphElements, typeColor } from "./results.js";
+import { tableOf, toCsv, graphElements, typeColor, setTypeOrder } from "./results.js";
 
 const $ = (id) => document.getElementById(id);
 const el = (tag, attrs = {}, ...kids) => {
@@ -129,6 +129,7 @@ async function selectGraph(id) {
     const [schema, branches] = await Promise.all([api(g(id, "schema")), api(g(id, "branches"))]);
     state.schemaSource = schema.schema_source;
     state.schema = parseSchema(schema.schema_source);
+    setTypeOrder([...state.schema.nodes, ...state.schema.edges].map((t) => t.name));
     $("branch").replaceChildren(...branches.branches.map((b) => el("option", { value: b, text: b })));
     $("branch").value = "main";
     $("graph-note").textContent = "";
@@ -193,6 +194,7 @@ const editor = new EditorView({
       syntaxHighlighting(defaultHighlightStyle),
       autocompletion({ override: [schemaCompletion(() => state.schema)] }),
       keymap.of([{ key: "Mod-Enter", run: () => { run(); return true; } }, ...completionKeymap, ...historyKeymap, ...defaultKeymap]),
+      EditorView.lineWrapping,
       EditorView.contentAttributes.of({ "aria-label": "Query" }),
       EditorView.theme({ "&": { fontSize: "14px" }, ".cm-content": { fontFamily: "var(--mono)" } }),
     ],
@@ -237,6 +239,7 @@ async function run() {
       body.branch = state.branch;
       const r = await api(g(state.graph, "mutate"), { method: "POST", body });
       $("status").textContent = `Mutation applied in ${Math.round(performance.now() - t0)} ms.`;
+      clearResults();
       showReceipt(r);
       await loadCommits();
     } else {
@@ -249,7 +252,9 @@ async function run() {
       renderResults();
     }
   } catch (e) {
+    // the refusal replaces the previous answer, so nothing on screen looks like its result
     $("status").textContent = "";
+    clearResults();
     showError("error", e);
   } finally {
     $("run").disabled = false;
@@ -272,6 +277,13 @@ function showReceipt(r) {
 // ---- results -----------------------------------------------------------------------------
 
 let sort = { col: null, dir: 1 };
+
+function clearResults() {
+  state.last = null;
+  $("table-wrap").replaceChildren();
+  if (state.cy) { state.cy.destroy(); state.cy = null; }
+  $("dl-json").disabled = $("dl-csv").disabled = true;
+}
 
 function renderResults() {
   const r = state.last;
@@ -312,7 +324,7 @@ function drawGraph() {
   const r = state.last;
   if (state.cy) { state.cy.destroy(); state.cy = null; }
   if (!r) return;
-  const els = graphElements(r, traversals(state.lastText), bindings(state.lastText));
+  const els = graphElements(r, traversals(state.lastText), bindings(state.lastText), state.schema);
   state.cy = cytoscape({ container: $("cy"), elements: els, style: cyStyle, layout: { name: "cose", animate: false, padding: 20 }, wheelSensitivity: 0.3 });
   $("cy").setAttribute("aria-label", `Result graph: ${state.cy.nodes().length} nodes, ${state.cy.edges().length} edges`);
   state.cy.on("tap", "node", (ev) => {

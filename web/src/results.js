@@ -21,8 +21,13 @@ export function toCsv({ columns, rows }) {
   return [columns.map(q).join(","), ...rows.map((r) => r.map(q).join(","))].join("\n") + "\n";
 }
 
-// A stable colour per type name.
+// One colour per type: the schema's types take the palette in order (setTypeOrder), so the
+// few types of a graph look distinct; any other name gets a stable hashed hue.
+const PALETTE = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"];
+let order = new Map();
+export function setTypeOrder(names) { order = new Map(names.map((n, i) => [n, i])); }
 export function typeColor(name) {
+  if (order.has(name)) return PALETTE[order.get(name) % PALETTE.length];
   let h = 0;
   for (const ch of String(name || "")) h = (h * 31 + ch.codePointAt(0)) >>> 0;
   return `hsl(${h % 360}, 55%, 55%)`;
@@ -36,8 +41,16 @@ function labelOf(props) {
   return first === undefined ? "?" : String(first);
 }
 
-// Cytoscape elements from a read's answer, the query's traversals and its `$v: Type` bindings.
-export function graphElements(r, travs, types) {
+// Cytoscape elements from a read's answer, the query's traversals, its `$v: Type` bindings
+// and the schema's edges (a traversal's ends take the edge's endpoint types when unbound).
+export function graphElements(r, travs, bound, schema) {
+  const types = { ...bound };
+  for (const t of travs) {
+    const e = schema.edges.find((x) => x.name.charAt(0).toLowerCase() + x.name.slice(1) === t.label);
+    if (!e) continue;
+    if (!types[t.src]) types[t.src] = e.from;
+    if (!types[t.dst]) types[t.dst] = e.to;
+  }
   const { columns, rows } = tableOf(r);
   // variable -> the columns that read it
   const vars = new Map();
