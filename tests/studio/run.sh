@@ -68,6 +68,11 @@ addr=$(OMNIGRAPH_SERVER_BEARER_TOKENS_JSON='{"alice":"alice-secret"}' start_serv
   --graph "library=$work/g" --policy "$work/graph.policy.yaml" --server-policy "$work/server.policy.yaml")
 open_addr=$(start_server "$work/open.out" --graph "library=$work/g" --unauthenticated)
 
+# screenshots: a relative directory is taken from where run.sh was started
+if [ -n "${OG_STUDIO_SHOTS:-}" ]; then
+  case "$OG_STUDIO_SHOTS" in /*) ;; *) OG_STUDIO_SHOTS="$PWD/$OG_STUDIO_SHOTS" ;; esac
+  export OG_STUDIO_SHOTS
+fi
 cd "$here"
 OG_STUDIO_URL="http://$addr" OG_STUDIO_OPEN_URL="http://$open_addr" OG_STUDIO_TOKEN=alice-secret \
   OG_CHROMIUM="$chromium" node --test --test-concurrency=1 studio.test.mjs
