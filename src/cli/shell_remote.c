@@ -44,7 +44,7 @@ static og_status call(served *sv, const char *method, const char *path, json_t *
     free(text);
     og_buf_free(&p);
     og_status st = OG_OK;
-    if (rc) st = og_err(OG_ERR_IO, "%s: %s", sv->r.url, resp.error);
+    if (rc) st = og_err(OG_ERR_IO, "%s", resp.error); /* it names the URL */
     else if (resp.status != 200) st = og_cli_remote_error(&resp);
     else if (!(*out = json_loads((const char *)resp.body.data, 0, NULL)))
         st = og_err(OG_ERR_INTERNAL, "the server's answer to %s %s is not JSON", method, path);
