@@ -147,6 +147,17 @@ describe("OmniGraph Studio (token, policy)", () => {
     }));
     assert.ok(painted, "the graph view drew something");
     await shot("graph-view");
+  });
+
+  it("expands a node's neighbours on click", async () => {
+    await setQuery('query austen() { match { $a: Author { slug: "jane-austen" } } return { $a } }');
+    await run();
+    await page.waitForFunction(() => /1 nodes, 0 edges/.test(document.getElementById("cy").getAttribute("aria-label")));
+    const box = await (await page.$("#cy")).boundingBox();
+    await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2); // the one node sits in the middle
+    await page.waitForFunction(() => /3 nodes, 2 edges/.test(document.getElementById("cy").getAttribute("aria-label")));
+    assert.equal(await text("#status"), "Author Jane Austen: 2 neighbours added");
+    await shot("graph-expand");
     await (await page.$(aria("Table", "button"))).click();
   });
 

@@ -9,8 +9,8 @@ import { syntaxHighlighting, defaultHighlightStyle, bracketMatching } from "@cod
 import { autocompletion, completionKeymap, closeBrackets } from "@codemirror/autocomplete";
 import cytoscape from "cytoscape";
 import { api, g, token, ApiError } from "./api.js";
-import { gqLanguage, parseSchema, schemaCompletion, isMutation, queryAt, traversals, bindings } from "./gq.js";
-import { tableOf, toCsv, graphElements, typeColor, setTypeOrder } from "./results.js";
+import { gqLanguage, parseSchema, schemaCompletion, isMutation, queryAt, traversals, bindings, traversalName } from "./gq.js";
+import { tableOf, toCsv, graphElements, typeColor, setTypeOrder, labelOf } from "./results.js";
 
 const $ = (id) => document.getElementById(id);
 const el = (tag, attrs = {}, ...kids) => {
@@ -325,12 +325,63 @@ function drawGraph() {
   if (state.cy) { state.cy.destroy(); state.cy = null; }
   if (!r) return;
   const els = graphElements(r, traversals(state.lastText), bindings(state.lastText), state.schema);
-  state.cy = cytoscape({ container: $("cy"), elements: els, style: cyStyle, layout: { name: "cose", animate: false, padding: 20 }, wheelSensitivity: 0.3 });
+  state.cy = cytoscape({ container: $("cy"), elements: els, style: cyStyle, layout: { name: "cose", animate: false, padding: 20 }, maxZoom: 1.6, wheelSensitivity: 0.3 });
   $("cy").setAttribute("aria-label", `Result graph: ${state.cy.nodes().length} nodes, ${state.cy.edges().length} edges`);
-  state.cy.on("tap", "node", (ev) => {
-    const d = ev.target.data();
-    $("status").textContent = `${d.type || "node"} ${d.label}: ${JSON.stringify(d.props)}`;
-  });
+  state.cy.on("tap", "node", (ev) => expand(ev.target));
+}
+
+// A node's id for a query: its `@id` (a `return { $v }` object), or its key property's value
+// when the rows hold that column (a keyed type's id is its key).
+function nodeId(d) {
+  if (d.props["@id"] !== undefined) return d.props["@id"];
+  const t = state.schema.nodes.find((n) => n.name === d.type);
+  const key = t && t.props.find((p) => /@key\b/.test(p.type));
+  return key && d.props[key.name] !== undefined ? d.props[key.name] : null;
+}
+
+// Click a node: its properties in the status line, and its neighbours over every edge type
+// of the schema that touches its type, drawn into the same picture (at most 25 per edge type
+// and direction), read at the branch or commit the pickers show.
+async function expand(node) {
+  const d = node.data();
+  $("status").textContent = `${d.type} ${d.label}: ${JSON.stringify(d.props)}`;
+  const id = nodeId(d);
+  if (id === null || !state.schema.nodes.some((n) => n.name === d.type)) return;
+  const cy = state.cy;
+  let added = 0;
+  try {
+    for (const e of state.schema.edges) {
+      for (const dir of ["out", "in"]) {
+        if ((dir === "out" ? e.from : e.to) !== d.type) continue;
+        const trav = traversalName(e.name);
+        const other = dir === "out" ? e.to : e.from;
+        const pat = dir === "out" ? `$a ${trav} $b` : `$b ${trav} $a`;
+        const body = { query: `query expand($id: String) { match { $a: ${d.type}  $a.@id = $id  ${pat} } return { $b } limit 25 }`, params: { id: String(id) } };
+        if (state.commit) body.snapshot = state.commit; else body.branch = state.branch;
+        const r = await api(g(state.graph, "query"), { method: "POST", body });
+        if (state.cy !== cy) return; // redrawn meanwhile
+        for (const row of r.rows) {
+          const b = row.b || {};
+          const key = `${other}/${b["@id"]}`;
+          if (cy.getElementById(key).empty()) {
+            cy.add({ data: { id: key, label: labelOf(b), type: other, props: b, color: typeColor(other) } });
+            added++;
+          }
+          const [src, dst] = dir === "out" ? [d.id, key] : [key, d.id];
+          const eid = `${src}→${dst}:${trav}`;
+          if (cy.getElementById(eid).empty() && !cy.edges().some((x) => x.source().id() === src && x.target().id() === dst)) {
+            cy.add({ data: { id: eid, source: src, target: dst, label: trav } });
+          }
+        }
+      }
+    }
+  } catch (err) {
+    showError("error", err);
+    return;
+  }
+  if (added) cy.layout({ name: "cose", animate: false, padding: 20 }).run();
+  $("cy").setAttribute("aria-label", `Result graph: ${cy.nodes().length} nodes, ${cy.edges().length} edges`);
+  $("status").textContent = `${d.type} ${d.label}: ${added} neighbour${added === 1 ? "" : "s"} added`;
 }
 
 function download(name, type, text) {

@@ -35,7 +35,7 @@ export function typeColor(name) {
 
 const LABEL_KEYS = ["name", "title", "label", "slug", "card", "isbn", "@id"];
 
-function labelOf(props) {
+export function labelOf(props) {
   for (const k of LABEL_KEYS) if (props[k] !== undefined && props[k] !== null) return String(props[k]);
   const first = Object.values(props).find((v) => v !== null && typeof v !== "object");
   return first === undefined ? "?" : String(first);
