@@ -13,6 +13,7 @@ PKGS=(
   wrk     # the server benchmark (bench/server/run.sh)
   libsqlite3-dev wordnet-base gnuplot-nox # the search benchmark (bench/search/run.sh): FTS5 peer, corpus, chart
   libedit-dev tmux # `omnigraph shell` line editing (src/shell/), its terminal test (tests/cli/shell-tmux.sh)
+  chromium # OmniGraph Studio's browser test (tests/studio/, driven by puppeteer-core)
 )
 # Node.js: some images ship a nodejs package that bundles npm (and conflicts with Debian's npm).
 command -v node >/dev/null 2>&1 || PKGS+=(nodejs)
@@ -58,4 +59,14 @@ fi
 if [ -f "$here/tests/mcp-conformance/package-lock.json" ] && [ ! -d "$here/tests/mcp-conformance/node_modules/@modelcontextprotocol/conformance" ]; then
   echo "install-deps: npm ci in tests/mcp-conformance" >&2
   (cd "$here/tests/mcp-conformance" && npm ci --no-audit --no-fund)
+fi
+# OmniGraph Studio (web/, bundled into omnigraph-server at build time), pinned by web/package-lock.json.
+if [ -f "$here/web/package-lock.json" ] && [ ! -d "$here/web/node_modules/esbuild" ]; then
+  echo "install-deps: npm ci in web" >&2
+  (cd "$here/web" && npm ci --no-audit --no-fund)
+fi
+# puppeteer-core for the studio's browser test, pinned by tests/studio/package-lock.json.
+if [ -f "$here/tests/studio/package-lock.json" ] && [ ! -d "$here/tests/studio/node_modules/puppeteer-core" ]; then
+  echo "install-deps: npm ci in tests/studio" >&2
+  (cd "$here/tests/studio" && npm ci --no-audit --no-fund)
 fi

@@ -4,9 +4,8 @@
  * The CLI gives it what only the CLI has: a way to open a graph served by omnigraph-server.
  */
 #include "cli/cli.h"
+#include "cli/remote.h"
 #include "shell/shell.h"
 
-/* The opener of served graphs goes here once it is built over the CLI's HTTP client
- * (remote.h): it fills og_shell_backend_ops with requests to the server's read, change,
- * explain, branches, schema and catalog routes.  NULL: `shell --server` is refused. */
-int og_cmd_shell(int argc, char **argv) { return og_shell_main(argc, argv, NULL); }
+/* The opener of served graphs: the backend over the CLI's HTTP client (shell_remote.c). */
+int og_cmd_shell(int argc, char **argv) { return og_shell_main(argc, argv, og_cli_shell_remote_open); }

@@ -16,6 +16,8 @@
 
 #include <stddef.h>
 
+#include "omnigraph.h"
+#include "shell/backend.h"
 #include "util/buf.h"
 
 /* A resolved served target.  The token is never printed. */
@@ -84,5 +86,20 @@ int og_cli_remote_run(og_remote *r, int argc, char **argv);
  * "omnigraph VERB: CLASS: message" (CLASS the og_status name the HTTP status and message stand
  * for); returns the exit status (4 for a lost --if-commit, else 1). */
 int og_cli_remote_fail(const char *verb, const og_http_resp *resp);
+
+/* An error answer (status != 200) as an og_status with og_err's message set from its body,
+ * classed as og_cli_remote_fail classes it; returns the status. */
+og_status og_cli_remote_error(const og_http_resp *resp);
+
+/* A ReadOutput document rendered in format f as og_rows_render renders the same rows (its
+ * target object turned back into the plain string; j is changed). */
+struct json_t;
+void og_cli_remote_render_read(struct json_t *j, og_format f, og_buf *out);
+
+/* ---- shell_remote.c ---- */
+
+/* The backend of `omnigraph shell --server URL --graph ID` (src/shell/backend.h) over this
+ * client: the opener og_shell_main calls for --server. */
+og_status og_cli_shell_remote_open(og_shell_backend *out, const char *server, const char *graph);
 
 #endif

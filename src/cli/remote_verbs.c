@@ -21,6 +21,9 @@
 #include "cli/graph_args.h"
 #include "cli/output.h"
 #include "cli/remote.h"
+#include "util/error.h"
+
+static void render_read(json_t *j, og_format f, og_buf *out);
 
 /* ---- requests, errors, echo ------------------------------------------------------------------ */
 
@@ -94,6 +97,42 @@ int og_cli_remote_fail(const char *verb, const og_http_resp *resp)
     fprintf(stderr, "omnigraph %s: %s: %.*s\n", verb, error_class(resp->status, code ? code : "", msg), len, msg);
     json_decref(j);
     return resp->status == 412 ? OG_EXIT_PRECONDITION : OG_EXIT_FAIL;
+}
+
+/* An error answer as og_err's status and message (the served shell's backend, shell_remote.c). */
+og_status og_cli_remote_error(const og_http_resp *resp)
+{
+    static const struct { const char *name; og_status st; } classes[] = {
+        {"auth", OG_ERR_AUTH}, {"not_found", OG_ERR_NOT_FOUND}, {"already_exists", OG_ERR_ALREADY_EXISTS},
+        {"conflict", OG_ERR_CONFLICT}, {"precondition_failed", OG_ERR_PRECONDITION_FAILED}, {"limit", OG_ERR_LIMIT},
+        {"throttled", OG_ERR_THROTTLED}, {"type", OG_ERR_TYPE}, {"parse", OG_ERR_PARSE},
+        {"constraint", OG_ERR_CONSTRAINT}, {"internal", OG_ERR_INTERNAL},
+    };
+    json_t *j = json_loads((const char *)resp->body.data, 0, NULL);
+    const char *msg = json_string_value(json_object_get(j, "error"));
+    const char *code = json_string_value(json_object_get(j, "code"));
+    char fallback[64];
+    if (!msg) {
+        snprintf(fallback, sizeof fallback, "the server answered HTTP %ld", resp->status);
+        msg = fallback;
+    }
+    const char *cls = error_class(resp->status, code ? code : "", msg);
+    og_status st = OG_ERR_INVALID;
+    for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++)
+        if (!strcmp(classes[i].name, cls)) st = classes[i].st;
+    int len = (int)strlen(msg);
+    while (len > 0 && msg[len - 1] == '\n') len--;
+    og_err(st, "%.*s", len, msg);
+    json_decref(j);
+    return st;
+}
+
+void og_cli_remote_render_read(json_t *j, og_format f, og_buf *out)
+{
+    json_t *t = json_object_get(j, "target");
+    json_t *ts = json_object_get(t, json_object_get(t, "snapshot") ? "snapshot" : "branch");
+    if (ts) json_object_set_new(j, "target", json_incref(ts));
+    render_read(j, f, out);
 }
 
 /* "omnigraph VERB → graph G on SERVER (served)" on stderr unless --quiet (every served write). */

@@ -1195,6 +1195,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
             }
             return refuse(r, bad);
         }
+        if (r->url && og_ui_path(url)) return refuse(r, og_ui_answer(r)); /* the studio's files (ui.c) */
         if (!r->url || !split_path(r, url))
             return refuse(r, og_resp_error(r, 404, "not_found", "no route for this path", NULL, NULL));
         struct MHD_Response *resp = precheck(r);

@@ -295,5 +295,8 @@ struct MHD_Response *og_h_commit_changes(og_req *r);
 struct MHD_Response *og_h_changes(og_req *r);
 /* routes_blob.c */
 struct MHD_Response *og_h_blob(og_req *r);
+/* ui.c: OmniGraph Studio's files at /ui/ (docs/studio.md) */
+int og_ui_path(const char *url);
+struct MHD_Response *og_ui_answer(og_req *r);
 
 #endif

@@ -8,7 +8,7 @@
  * calls, so a remote backend is one table of functions; the dot commands, completion and
  * printing stay as they are.  The HTTP client lives in the CLI (src/cli/remote.h), above this
  * layer, so the CLI hands the shell an opener for served graphs (og_shell_remote_fn, shell.h)
- * built over it; until it does, `--server` is refused.
+ * built over it (src/cli/shell_remote.c); without one, `--server` is refused.
  *
  * Every call returns an og_status and leaves its message in og_error_message() (the remote
  * backend sets it from the server's error body).  Strings returned are malloc'd and freed

@@ -487,7 +487,7 @@ static const char *usage_text =
     "  --as ACTOR         the actor recorded on the commits mutations publish\n"
     "  --format F         how rows print: table (default), json or csv (.format switches)\n"
     "  -c TEXT            run TEXT (statements and dot commands, as a script) and exit\n"
-    "  --server URL --graph ID   a graph served by omnigraph-server (not built yet)\n"
+    "  --server URL --graph ID   a graph served by omnigraph-server (docs/shell.md)\n"
     "History: $OMNIGRAPH_HOME/history, else ~/.omnigraph/history.  docs/shell.md has the rest.\n";
 
 static int usage_error(const char *fmt, const char *a)
@@ -542,7 +542,7 @@ int og_shell_main(int argc, char **argv, og_shell_remote_fn remote)
     if (!server) st = og_shell_backend_local(&s.be, store, actor);
     else if (remote) st = remote(&s.be, server, graph);
     else
-        st = og_err(OG_ERR_UNSUPPORTED, "--server %s --graph %s: the remote backend is not built yet; open the graph "
+        st = og_err(OG_ERR_UNSUPPORTED, "--server %s --graph %s: this program has no remote backend; open the graph "
                                         "with --store ROOT", server, graph);
     if (st) {
         fprintf(stderr, "omnigraph shell: %s: %s\n", og_status_name(st), og_error_message());

@@ -117,6 +117,6 @@ set +e
 "$og" shell --store "$d/g" --branch nosuch < /dev/null 2> /dev/null; rc4=$?
 set -e
 [ "$rc1" = 2 ] && [ "$rc2" = 2 ] || fail "usage errors exit 2 (got $rc1, $rc2)"
-[ "$rc3" = 1 ] && grep -q 'remote backend is not built yet' "$d/err" || fail "--server is refused with a message (exit $rc3)"
+[ "$rc3" = 1 ] && grep -q '^omnigraph shell: io: .*cannot reach http://127.0.0.1:1' "$d/err" || fail "a server that does not answer is said at start (exit $rc3)"
 [ "$rc4" = 1 ] || fail "an unknown --branch exits 1 (got $rc4)"
 echo "omnigraph shell reads scripts from stdin: as expected"

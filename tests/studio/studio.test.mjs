@@ -1,0 +1,270 @@
+// OmniGraph Studio as a person uses it, in Debian's chromium (driven by puppeteer-core):
+// every control is found by its accessible name (docs/studio.md "Accessible names"), and
+// every request the page makes is recorded: all of them must stay on the server's origin.
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import puppeteer from "puppeteer-core";
+
+const URL_AUTH = process.env.OG_STUDIO_URL;
+const URL_OPEN = process.env.OG_STUDIO_OPEN_URL;
+const TOKEN = process.env.OG_STUDIO_TOKEN;
+const SHOTS = process.env.OG_STUDIO_SHOTS || null;
+if (SHOTS) mkdirSync(SHOTS, { recursive: true });
+
+let browser, page;
+const requests = [];
+const consoleErrors = [];
+
+const aria = (name, role) => (role ? `::-p-aria([name="${name}"][role="${role}"])` : `::-p-aria(${name})`);
+const text = (sel) => page.$eval(sel, (e) => e.textContent.trim());
+const shot = async (name) => { if (SHOTS) await page.screenshot({ path: join(SHOTS, `${name}.png`) }); };
+
+async function setQuery(q, params = "") {
+  const ed = await page.waitForSelector(aria("Query", "textbox"));
+  await ed.click();
+  await page.keyboard.down("Control"); await page.keyboard.press("a"); await page.keyboard.up("Control");
+  await page.keyboard.press("Backspace");
+  // typed as a person types; one line so the editor's bracket closing is overtyped, not doubled
+  await page.keyboard.type(q);
+  await page.keyboard.press("Escape"); // close a completion list
+  const p = await page.$(aria("Parameters"));
+  await p.click({ clickCount: 3 });
+  await page.keyboard.press("Backspace");
+  if (params) await p.type(params);
+}
+
+// Runs the editor's query with Ctrl-Enter (or the Run button) and waits for its answer.
+async function run({ button = false } = {}) {
+  await page.$eval("#status", (e) => { e.textContent = ""; });
+  await page.$eval("#error", (e) => { e.textContent = ""; });
+  if (button) await (await page.$(aria("Run", "button"))).click();
+  else {
+    await (await page.$(aria("Query", "textbox"))).focus();
+    await page.keyboard.down("Control"); await page.keyboard.press("Enter"); await page.keyboard.up("Control");
+  }
+  await page.waitForFunction(() => {
+    const s = document.getElementById("status").textContent, e = document.getElementById("error").textContent;
+    return (s && s !== "Running…") || e;
+  });
+}
+
+const tableRows = () => page.$$eval("table.results tbody tr", (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+const tableHead = () => page.$$eval("table.results thead th", (ths) => ths.map((t) => t.textContent.replace(/[ ▲▼]+$/, "")));
+
+describe("OmniGraph Studio (token, policy)", () => {
+  before(async () => {
+    browser = await puppeteer.launch({
+      executablePath: process.env.OG_CHROMIUM,
+      headless: true, // --headless=new
+      args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run", "--lang=en-US"],
+      defaultViewport: { width: 1280, height: 820 },
+    });
+    page = await browser.newPage();
+    page.on("request", (r) => requests.push(r.url()));
+    page.on("console", (m) => { if (m.type() === "error") consoleErrors.push(m.text()); });
+    page.on("pageerror", (e) => consoleErrors.push(String(e)));
+    await page.evaluateOnNewDocument(() => {
+      window.__csp = [];
+      document.addEventListener("securitypolicyviolation", (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
+    });
+  });
+  after(async () => { await browser?.close(); });
+
+  it("serves the studio with a strict Content-Security-Policy", async () => {
+    const resp = await page.goto(`${URL_AUTH}/ui/`, { waitUntil: "networkidle0" });
+    assert.equal(resp.status(), 200);
+    const csp = resp.headers()["content-security-policy"];
+    assert.match(csp, /default-src 'none'/);
+    assert.match(csp, /script-src 'self'/);
+    assert.match(csp, /connect-src 'self'/);
+    assert.doesNotMatch(csp, /script-src[^;]*unsafe/);
+    assert.equal(await page.title(), "OmniGraph Studio");
+  });
+
+  it("refuses a wrong token with the server's message, signs in with Enter", async () => {
+    const field = await page.waitForSelector(aria("Token"), { visible: true });
+    await field.type("not-the-token");
+    await page.keyboard.press("Enter");
+    await page.waitForFunction(() => document.getElementById("signin-error").textContent.includes("invalid bearer token"));
+    assert.equal(await text("#signin-error"), "401 unauthorized: invalid bearer token");
+    await shot("signin");
+    await (await page.$(aria("Token"))).type(TOKEN);
+    await page.keyboard.press("Enter");
+    const graph = await page.waitForSelector(aria("Graph", "combobox"), { visible: true });
+    assert.equal(await graph.evaluate((s) => s.value), "library");
+    // the token stays in this tab only
+    assert.equal(await page.evaluate(() => sessionStorage.getItem("omnigraph.studio.token")), TOKEN);
+    assert.equal(await page.evaluate(() => localStorage.length), 0);
+    const branches = await page.$$eval("#branch option", (o) => o.map((x) => x.value));
+    assert.deepEqual(branches.sort(), ["main", "returns"]);
+  });
+
+  it("completes properties from the schema", async () => {
+    const ed = await page.$(aria("Query", "textbox"));
+    await ed.click();
+    await page.keyboard.down("Control"); await page.keyboard.press("a"); await page.keyboard.up("Control");
+    await page.keyboard.press("Backspace");
+    await page.keyboard.type("query q() { match { $b: Book } return { $b.ye");
+    await page.waitForSelector(".cm-tooltip-autocomplete li");
+    const options = await page.$$eval(".cm-tooltip-autocomplete li", (li) => li.map((x) => x.querySelector(".cm-completionLabel").textContent));
+    assert.ok(options.includes("year"), `completion offers year: ${options}`);
+    assert.ok(!options.includes("slug"), "only Book's properties after $b.");
+  });
+
+  it("runs a query with Ctrl-Enter and shows the rows as a table", async () => {
+    await setQuery('query books_by($author: String) { match { $a: Author { slug: $author }  $a $w:wrote $b } return { $a.name, $b.name, $b.year, $w.role } order { $b.year } }',
+      '{"author": "jane-austen"}');
+    await run();
+    assert.equal(await text("#error"), "");
+    assert.deepEqual(await tableHead(), ["a.name", "b.name", "b.year", "w.role"]);
+    const rows = await tableRows();
+    assert.deepEqual(rows.map((r) => r[1]), ["Pride and Prejudice", "Emma"]);
+    assert.deepEqual(rows[0], ["Jane Austen", "Pride and Prejudice", "1813", "author"]);
+    assert.match(await text("#status"), /^2 rows · main at /);
+    await shot("query-table");
+  });
+
+  it("draws the result as a graph (Graph view)", async () => {
+    await setQuery("query authors() { match { $a: Author  $a wrote $b } return { $a.name, $b.name } }");
+    await run({ button: true });
+    const n = (await tableRows()).length;
+    assert.ok(n >= 5, `rows: ${n}`);
+    await (await page.$(aria("Graph view", "button"))).click();
+    await page.waitForSelector("#cy canvas");
+    const label = await page.$eval("#cy", (e) => e.getAttribute("aria-label"));
+    const [, nodes, edges] = label.match(/(\d+) nodes, (\d+) edges/).map(Number);
+    assert.equal(edges, n, "one edge per (author, book) row");
+    const authors = new Set((await page.evaluate(() => 0), []));
+    assert.ok(nodes > edges / 2 && nodes <= 2 * n, `nodes ${nodes} for ${n} rows`);
+    void authors;
+    // the drawing is not blank: the canvas holds coloured pixels
+    const painted = await page.$$eval("#cy canvas", (cs) => cs.some((c) => {
+      const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+      for (let i = 0; i < d.length; i += 4) if (d[i + 3] && (d[i] !== d[i + 1] || d[i + 1] !== d[i + 2])) return true;
+      return false;
+    }));
+    assert.ok(painted, "the graph view drew something");
+    await shot("graph-view");
+  });
+
+  it("expands a node's neighbours on click", async () => {
+    await setQuery('query austen() { match { $a: Author { slug: "jane-austen" } } return { $a } }');
+    await run();
+    await page.waitForFunction(() => /1 nodes, 0 edges/.test(document.getElementById("cy").getAttribute("aria-label")));
+    const box = await (await page.$("#cy")).boundingBox();
+    await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2); // the one node sits in the middle
+    await page.waitForFunction(() => /3 nodes, 2 edges/.test(document.getElementById("cy").getAttribute("aria-label")));
+    assert.equal(await text("#status"), "Author Jane Austen: 2 neighbours added");
+    await shot("graph-expand");
+    await (await page.$(aria("Table", "button"))).click();
+  });
+
+  it("switches branch: the same query reads the other branch", async () => {
+    await setQuery("query loans() { match { $m: Member { card: \"C-001\" }  $m borrowed $b } return { count($b) as loans } }");
+    await run();
+    const onMain = Number((await tableRows())[0][0]);
+    assert.ok(onMain > 0, "C-001 has loans on main");
+    await page.select("#branch", "returns");
+    await page.waitForFunction(() => document.querySelector("#commit option")?.textContent === "head of returns");
+    await run();
+    assert.deepEqual(await tableRows(), [["0"]], "returns has given every book back");
+    assert.match(await text("#status"), /returns at/);
+  });
+
+  it("writes on an unprotected branch and shows the receipt", async () => {
+    await setQuery('query add_member($card: String, $name: String, $email: String, $joined: Date) { insert Member { card: $card, name: $name, email: $email, joined: $joined } }',
+      '{"card": "C-900", "name": "Studio Person", "email": "studio@example.org", "joined": "2026-12-01"}');
+    const before = await page.$$eval("#commit option", (o) => o.length);
+    await run();
+    assert.equal(await text("#error"), "");
+    const receipt = await text("#receipt");
+    assert.match(receipt, /nodes affected\s*1/);
+    assert.match(receipt, /branch\s*returns/);
+    assert.match(receipt, /actor\s*alice/);
+    await page.waitForFunction((n) => document.querySelectorAll("#commit option").length === n + 1, {}, before);
+    await shot("mutation-receipt");
+  });
+
+  it("time travels to the commit before the write", async () => {
+    await setQuery('query m() { match { $m: Member { card: "C-900" } } return { $m.name } }');
+    await run();
+    assert.deepEqual(await tableRows(), [["Studio Person"]]);
+    // the commit list is newest first: [head of returns, the write, the one before it, …]
+    const previous = await page.$$eval("#commit option", (o) => o[2].value);
+    await page.select("#commit", previous);
+    assert.match(await text("#travel"), /^Time travel: reading commit/);
+    await run();
+    assert.equal(await text("#error"), "");
+    assert.deepEqual(await tableRows(), [], "the member did not exist yet");
+    assert.match(await text("#status"), new RegExp(`^0 rows · commit ${previous.slice(0, 10)}`));
+    await shot("time-travel");
+    // a write while travelling is refused before anything is sent
+    await setQuery('query d() { delete Member where card = "C-900" }');
+    await run();
+    assert.match(await text("#error"), /return to the head/);
+    await page.select("#commit", "");
+  });
+
+  it("shows the server's message for a denied write (main is protected)", async () => {
+    await page.select("#branch", "main");
+    await page.waitForFunction(() => document.querySelector("#commit option")?.textContent === "head of main");
+    await setQuery('query add_member($card: String, $name: String, $email: String, $joined: Date) { insert Member { card: $card, name: $name, email: $email, joined: $joined } }',
+      '{"card": "C-901", "name": "Denied", "email": "denied@example.org", "joined": "2026-12-01"}');
+    await run();
+    const err = await text("#error");
+    assert.match(err, /^403 forbidden: /);
+    assert.match(err, /alice/);
+    assert.match(err, /change/);
+    assert.equal(await page.$("table.results"), null, "the refusal replaced the previous answer");
+    await shot("denied");
+  });
+
+  it("shows the schema and the commit timeline with each commit's changes", async () => {
+    await (await page.$(aria("Schema", "tab"))).click();
+    await page.waitForSelector("#schema-cy canvas");
+    const types = await page.$$eval("#schema-types caption", (c) => c.map((x) => x.textContent));
+    assert.ok(types.includes("node Book"), types.join("|"));
+    assert.ok(types.includes("edge Wrote: Author → Book"), types.join("|"));
+    // Book's own properties and the ones of the interface it implements (Named)
+    const bookProps = await page.$$eval('#schema-types table[aria-label="node Book"] th', (t) => t.map((x) => x.textContent));
+    assert.ok(bookProps.includes("isbn") && bookProps.includes("name"), bookProps.join("|"));
+    await shot("schema");
+    await (await page.$(aria("Commits", "tab"))).click();
+    await page.select("#branch", "returns");
+    await page.waitForFunction(() => document.querySelectorAll("#timeline li").length > 2);
+    const first = await page.$("#timeline li .commit-actions button");
+    await first.click();
+    await page.waitForFunction(() => document.querySelector("#changes table"));
+    const rows = await page.$$eval("#changes tbody tr", (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+    assert.equal(rows.length, 1);
+    assert.deepEqual(rows[0].slice(0, 4), ["insert", "node", "Member", "C-900"]);
+    await shot("commits");
+  });
+
+  it("made no request outside its origin and broke no CSP rule", async () => {
+    const origin = new URL(URL_AUTH).origin;
+    const foreign = requests.filter((u) => new URL(u).origin !== origin);
+    assert.deepEqual(foreign, []);
+    assert.ok(requests.some((u) => u.endsWith("/ui/app.js")));
+    assert.ok(requests.some((u) => u.includes("/graphs/library/query")));
+    assert.deepEqual(await page.evaluate(() => window.__csp), []);
+    assert.deepEqual(consoleErrors.filter((e) => !/status of (401|403|400)/.test(e)), []);
+  });
+});
+
+describe("OmniGraph Studio (--unauthenticated)", () => {
+  it("needs no sign-in", async () => {
+    const b = await puppeteer.launch({ executablePath: process.env.OG_CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"] });
+    try {
+      const p = await b.newPage();
+      await p.goto(`${URL_OPEN}/ui/`, { waitUntil: "networkidle0" });
+      await p.waitForSelector(aria("Graph", "combobox"), { visible: true });
+      assert.equal(await p.$eval("#signin", (e) => e.hidden), true);
+      assert.equal(await p.$eval("#who", (e) => e.textContent), "open server (no token needed)");
+    } finally {
+      await b.close();
+    }
+  });
+});

@@ -1,0 +1,478 @@
+// OmniGraph Studio: the single-page app omnigraph-server serves at /ui/ (docs/studio.md).
+// Plain DOM, no framework: sign-in, the graph/branch/commit pickers, the query editor and its
+// results (table and graph view), mutation receipts, the schema and the commit timeline.
+// Every control has an accessible name; tests/studio/ drives them by those names.
+import { EditorState } from "@codemirror/state";
+import { EditorView, keymap, lineNumbers, highlightActiveLine, drawSelection } from "@codemirror/view";
+import { defaultKeymap, history, historyKeymap } from "@codemirror/commands";
+import { syntaxHighlighting, defaultHighlightStyle, bracketMatching } from "@codemirror/language";
+import { autocompletion, completionKeymap, closeBrackets } from "@codemirror/autocomplete";
+import cytoscape from "cytoscape";
+import { api, g, token, ApiError } from "./api.js";
+import { gqLanguage, parseSchema, schemaCompletion, isMutation, queryAt, traversals, bindings, traversalName } from "./gq.js";
+import { tableOf, toCsv, graphElements, typeColor, setTypeOrder, labelOf } from "./results.js";
+
+const $ = (id) => document.getElementById(id);
+const el = (tag, attrs = {}, ...kids) => {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "text") e.textContent = v;
+    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else if (v !== undefined && v !== null && v !== false) e.setAttribute(k, v === true ? "" : v);
+  }
+  for (const k of kids) if (k !== null && k !== undefined) e.append(k);
+  return e;
+};
+
+const state = {
+  open: false,       // the server needs no token (--unauthenticated)
+  graph: null,
+  branch: "main",
+  commit: null,      // null: the branch head; else time travel to this commit
+  schema: { nodes: [], edges: [] },
+  commits: [],
+  last: null,        // the last read's answer
+  lastText: "",
+  view: "table",
+  cy: null,
+  schemaCy: null,
+};
+
+const SAMPLE = `// Ctrl-Enter runs the query under the cursor
+query sample() {
+    match { $n: TYPE }
+    return { $n }
+    limit 25
+}
+`;
+
+// ---- sign-in -----------------------------------------------------------------------------
+
+function showError(target, err) {
+  const box = $(target);
+  box.replaceChildren();
+  if (!err) return;
+  const head = err instanceof ApiError && err.status ? `${err.status} ${err.code || ""}`.trim() + ": " : "";
+  box.append(el("strong", { text: head }), document.createTextNode(err.message));
+}
+
+async function start() {
+  let graphs = null, listErr = null;
+  try {
+    graphs = (await api("/graphs")).graphs;
+  } catch (e) {
+    if (e.status === 401) {
+      const had = token.get();
+      token.clear();
+      return showSignin(had ? e : null);
+    }
+    listErr = e;
+  }
+  state.open = !token.get() && graphs !== null;
+  $("signin").hidden = true;
+  $("app").hidden = false;
+  $("signout").hidden = state.open;
+  $("who").textContent = state.open ? "open server (no token needed)" : "signed in";
+  await showGraphs(graphs, listErr);
+}
+
+function showSignin(err) {
+  $("app").hidden = true;
+  $("signout").hidden = true;
+  $("who").textContent = "";
+  $("signin").hidden = false;
+  showError("signin-error", err);
+  $("token").focus();
+}
+
+$("signin-form").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  const t = $("token").value.trim();
+  if (!t) return;
+  token.set(t);
+  $("token").value = "";
+  await start();
+});
+
+$("signout").addEventListener("click", () => {
+  token.clear();
+  location.reload();
+});
+
+// ---- pickers -----------------------------------------------------------------------------
+
+async function showGraphs(graphs, listErr) {
+  const sel = $("graph"), input = $("graph-id");
+  if (graphs) {
+    sel.hidden = false;
+    input.hidden = true;
+    sel.replaceChildren(...graphs.map((x) => el("option", { value: x.graph_id, text: x.graph_id })));
+    $("graph-note").textContent = graphs.length ? "" : "This server serves no graph.";
+    if (graphs.length) await selectGraph(graphs[0].graph_id);
+  } else {
+    // listing graphs is denied to this token (graph_list): the id is typed instead
+    sel.hidden = true;
+    input.hidden = false;
+    $("graph-note").textContent = `Graphs cannot be listed (${listErr.message}); type the graph id.`;
+  }
+}
+
+$("graph").addEventListener("change", (e) => selectGraph(e.target.value));
+$("graph-id").addEventListener("change", (e) => selectGraph(e.target.value.trim()));
+
+async function selectGraph(id) {
+  state.graph = id;
+  state.branch = "main";
+  state.commit = null;
+  showError("error", null);
+  try {
+    const [schema, branches] = await Promise.all([api(g(id, "schema")), api(g(id, "branches"))]);
+    state.schemaSource = schema.schema_source;
+    state.schema = parseSchema(schema.schema_source);
+    setTypeOrder([...state.schema.nodes, ...state.schema.edges].map((t) => t.name));
+    $("branch").replaceChildren(...branches.branches.map((b) => el("option", { value: b, text: b })));
+    $("branch").value = "main";
+    $("graph-note").textContent = "";
+    if (editor.state.doc.toString() === SAMPLE.replace("TYPE", "TYPE") || editor.state.doc.toString().includes("TYPE")) {
+      const first = state.schema.nodes[0];
+      setEditor(SAMPLE.replace("TYPE", first ? first.name : "Node"));
+    }
+    renderSchema();
+    await loadCommits();
+  } catch (e) {
+    $("graph-note").textContent = `Graph '${id}': ${e.message}`;
+  }
+}
+
+$("branch").addEventListener("change", async (e) => {
+  state.branch = e.target.value;
+  state.commit = null;
+  await loadCommits();
+});
+
+$("commit").addEventListener("change", (e) => travel(e.target.value || null));
+
+function travel(commit) {
+  state.commit = commit;
+  $("commit").value = commit || "";
+  const c = state.commits.find((x) => x.graph_commit_id === commit);
+  $("travel").textContent = commit ? `Time travel: reading commit ${commit.slice(0, 10)}… of ${when(c)}; writes are off.` : "";
+  document.body.classList.toggle("travelling", !!commit);
+}
+
+const when = (c) => (c ? new Date(c.created_at / 1000).toISOString().replace("T", " ").slice(0, 19) + " UTC" : "");
+
+async function loadCommits() {
+  try {
+    const r = await api(g(state.graph, `commits?branch=${encodeURIComponent(state.branch)}`));
+    state.commits = r.commits;
+  } catch (e) {
+    state.commits = [];
+    showError("error", e);
+  }
+  const opts = [el("option", { value: "", text: `head of ${state.branch}` })];
+  for (const c of state.commits) opts.push(el("option", { value: c.graph_commit_id, text: `${c.graph_commit_id.slice(0, 10)} · ${when(c)} · ${c.actor_id || "omnigraph"}` }));
+  $("commit").replaceChildren(...opts);
+  travel(state.commit && state.commits.some((c) => c.graph_commit_id === state.commit) ? state.commit : null);
+  renderTimeline();
+}
+
+// ---- the editor --------------------------------------------------------------------------
+
+const editor = new EditorView({
+  parent: $("editor"),
+  state: EditorState.create({
+    doc: SAMPLE,
+    extensions: [
+      lineNumbers(),
+      history(),
+      drawSelection(),
+      highlightActiveLine(),
+      bracketMatching(),
+      closeBrackets(),
+      gqLanguage,
+      syntaxHighlighting(defaultHighlightStyle),
+      autocompletion({ override: [schemaCompletion(() => state.schema)] }),
+      keymap.of([{ key: "Mod-Enter", run: () => { run(); return true; } }, ...completionKeymap, ...historyKeymap, ...defaultKeymap]),
+      EditorView.lineWrapping,
+      EditorView.contentAttributes.of({ "aria-label": "Query" }),
+      EditorView.theme({ "&": { fontSize: "14px" }, ".cm-content": { fontFamily: "var(--mono)" } }),
+    ],
+  }),
+});
+
+function setEditor(text) {
+  editor.dispatch({ changes: { from: 0, to: editor.state.doc.length, insert: text } });
+}
+
+$("params").addEventListener("keydown", (e) => { if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) run(); });
+$("run").addEventListener("click", () => run());
+
+// ---- running -----------------------------------------------------------------------------
+
+// A browser may put no-break spaces into edited or pasted text (U+00A0, from a web page or a
+// contenteditable line end); the language's whitespace is ASCII, so outside string literals
+// they are plain spaces.
+const plainSpaces = (text) => text.replace(/"(?:[^"\\]|\\.)*"|\u00a0/g, (m) => (m === "\u00a0" ? " " : m));
+
+async function run() {
+  if (!state.graph) return;
+  const whole = plainSpaces(editor.state.doc.toString());
+  const { name, text } = queryAt(whole, editor.state.selection.main.head);
+  let params;
+  const ptext = $("params").value.trim();
+  showError("error", null);
+  $("receipt").hidden = true;
+  if (ptext) {
+    try { params = JSON.parse(ptext); } catch (e) { return showError("error", new Error(`Parameters are not JSON: ${e.message}`)); }
+  }
+  const body = { query: whole };
+  if (name) body.name = name;
+  if (params) body.params = params;
+  const mutation = isMutation(text);
+  if (mutation && state.commit) return showError("error", new Error("A mutation writes the head of a branch: return to the head (Commit picker) to write."));
+  $("status").textContent = "Running…";
+  $("run").disabled = true;
+  const t0 = performance.now();
+  try {
+    if (mutation) {
+      body.branch = state.branch;
+      const r = await api(g(state.graph, "mutate"), { method: "POST", body });
+      $("status").textContent = `Mutation applied in ${Math.round(performance.now() - t0)} ms.`;
+      clearResults();
+      showReceipt(r);
+      await loadCommits();
+    } else {
+      if (state.commit) body.snapshot = state.commit; else body.branch = state.branch;
+      const r = await api(g(state.graph, "query"), { method: "POST", body });
+      state.last = r;
+      state.lastText = text;
+      const at = r.target && r.target.snapshot ? `commit ${r.target.snapshot.slice(0, 10)}` : `${state.branch} at ${String(r.graph_commit_id || "").slice(0, 10)}`;
+      $("status").textContent = `${r.row_count} row${r.row_count === 1 ? "" : "s"} · ${at} · ${Math.round(performance.now() - t0)} ms`;
+      renderResults();
+    }
+  } catch (e) {
+    // the refusal replaces the previous answer, so nothing on screen looks like its result
+    $("status").textContent = "";
+    clearResults();
+    showError("error", e);
+  } finally {
+    $("run").disabled = false;
+  }
+}
+
+function showReceipt(r) {
+  const box = $("receipt");
+  box.hidden = false;
+  box.replaceChildren(
+    el("h3", { text: "Mutation receipt" }),
+    el("dl", {},
+      el("dt", { text: "branch" }), el("dd", { text: r.branch }),
+      el("dt", { text: "nodes affected" }), el("dd", { text: String(r.affected_nodes) }),
+      el("dt", { text: "edges affected" }), el("dd", { text: String(r.affected_edges) }),
+      el("dt", { text: "actor" }), el("dd", { text: r.actor_id || "omnigraph" }),
+      el("dt", { text: "new commit" }), el("dd", { text: r.commit ? (r.commit.graph_commit_id || JSON.stringify(r.commit)) : "none (nothing matched)" })));
+}
+
+// ---- results -----------------------------------------------------------------------------
+
+let sort = { col: null, dir: 1 };
+
+function clearResults() {
+  state.last = null;
+  $("table-wrap").replaceChildren();
+  if (state.cy) { state.cy.destroy(); state.cy = null; }
+  $("dl-json").disabled = $("dl-csv").disabled = true;
+}
+
+function renderResults() {
+  const r = state.last;
+  $("dl-json").disabled = $("dl-csv").disabled = !r;
+  if (!r) return;
+  const { columns, rows } = tableOf(r);
+  if (sort.col !== null && sort.col < columns.length) {
+    const k = sort.col;
+    rows.sort((a, b) => (a[k] === b[k] ? 0 : a[k] === null ? 1 : b[k] === null ? -1 : a[k] < b[k] ? -sort.dir : sort.dir));
+  }
+  const cell = (v) => (v === null || v === undefined ? el("span", { class: "null", text: "null" }) : typeof v === "object" ? JSON.stringify(v) : String(v));
+  const table = el("table", { class: "results", "aria-label": "Results" },
+    el("thead", {}, el("tr", {}, ...columns.map((c, i) => el("th", { scope: "col", "aria-sort": sort.col === i ? (sort.dir > 0 ? "ascending" : "descending") : "none" },
+      el("button", { type: "button", text: c, title: "Sort by this column", onclick: () => { sort = { col: i, dir: sort.col === i ? -sort.dir : 1 }; renderResults(); } }))))),
+    el("tbody", {}, ...rows.map((row) => el("tr", {}, ...row.map((v) => el("td", {}, cell(v)))))));
+  $("table-wrap").replaceChildren(table);
+  if (state.view === "graph") drawGraph();
+}
+
+function setView(v) {
+  state.view = v;
+  $("view-table").setAttribute("aria-pressed", String(v === "table"));
+  $("view-graph").setAttribute("aria-pressed", String(v === "graph"));
+  $("table-wrap").hidden = v !== "table";
+  $("graph-wrap").hidden = v !== "graph";
+  if (v === "graph") drawGraph();
+}
+$("view-table").addEventListener("click", () => setView("table"));
+$("view-graph").addEventListener("click", () => setView("graph"));
+
+const cyStyle = [
+  { selector: "node", style: { "background-color": "data(color)", label: "data(label)", color: "#1d2330", "font-size": 11, "text-valign": "bottom", "text-margin-y": 4, width: 26, height: 26, "border-width": 1, "border-color": "#fff" } },
+  { selector: "edge", style: { width: 1.5, "line-color": "#9aa4b5", "target-arrow-color": "#9aa4b5", "target-arrow-shape": "triangle", "curve-style": "bezier", label: "data(label)", "font-size": 9, color: "#5b6475", "text-rotation": "autorotate", "text-background-color": "#fff", "text-background-opacity": 0.8 } },
+  { selector: "node:selected", style: { "border-width": 3, "border-color": "#1d2330" } },
+];
+
+function drawGraph() {
+  const r = state.last;
+  if (state.cy) { state.cy.destroy(); state.cy = null; }
+  if (!r) return;
+  const els = graphElements(r, traversals(state.lastText), bindings(state.lastText), state.schema);
+  state.cy = cytoscape({ container: $("cy"), elements: els, style: cyStyle, layout: { name: "cose", animate: false, padding: 20 }, maxZoom: 1.6, wheelSensitivity: 0.3 });
+  $("cy").setAttribute("aria-label", `Result graph: ${state.cy.nodes().length} nodes, ${state.cy.edges().length} edges`);
+  state.cy.on("tap", "node", (ev) => expand(ev.target));
+}
+
+// A node's id for a query: its `@id` (a `return { $v }` object), or its key property's value
+// when the rows hold that column (a keyed type's id is its key).
+function nodeId(d) {
+  if (d.props["@id"] !== undefined) return d.props["@id"];
+  const t = state.schema.nodes.find((n) => n.name === d.type);
+  const key = t && t.props.find((p) => /@key\b/.test(p.type));
+  return key && d.props[key.name] !== undefined ? d.props[key.name] : null;
+}
+
+// Click a node: its properties in the status line, and its neighbours over every edge type
+// of the schema that touches its type, drawn into the same picture (at most 25 per edge type
+// and direction), read at the branch or commit the pickers show.
+async function expand(node) {
+  const d = node.data();
+  $("status").textContent = `${d.type} ${d.label}: ${JSON.stringify(d.props)}`;
+  const id = nodeId(d);
+  if (id === null || !state.schema.nodes.some((n) => n.name === d.type)) return;
+  const cy = state.cy;
+  let added = 0;
+  try {
+    for (const e of state.schema.edges) {
+      for (const dir of ["out", "in"]) {
+        if ((dir === "out" ? e.from : e.to) !== d.type) continue;
+        const trav = traversalName(e.name);
+        const other = dir === "out" ? e.to : e.from;
+        const pat = dir === "out" ? `$a ${trav} $b` : `$b ${trav} $a`;
+        const body = { query: `query expand($id: String) { match { $a: ${d.type}  $a.@id = $id  ${pat} } return { $b } limit 25 }`, params: { id: String(id) } };
+        if (state.commit) body.snapshot = state.commit; else body.branch = state.branch;
+        const r = await api(g(state.graph, "query"), { method: "POST", body });
+        if (state.cy !== cy) return; // redrawn meanwhile
+        for (const row of r.rows) {
+          const b = row.b || {};
+          const key = `${other}/${b["@id"]}`;
+          if (cy.getElementById(key).empty()) {
+            cy.add({ data: { id: key, label: labelOf(b), type: other, props: b, color: typeColor(other) } });
+            added++;
+          }
+          const [src, dst] = dir === "out" ? [d.id, key] : [key, d.id];
+          const eid = `${src}→${dst}:${trav}`;
+          if (cy.getElementById(eid).empty() && !cy.edges().some((x) => x.source().id() === src && x.target().id() === dst)) {
+            cy.add({ data: { id: eid, source: src, target: dst, label: trav } });
+          }
+        }
+      }
+    }
+  } catch (err) {
+    showError("error", err);
+    return;
+  }
+  if (added) cy.layout({ name: "cose", animate: false, padding: 20 }).run();
+  $("cy").setAttribute("aria-label", `Result graph: ${cy.nodes().length} nodes, ${cy.edges().length} edges`);
+  $("status").textContent = `${d.type} ${d.label}: ${added} neighbour${added === 1 ? "" : "s"} added`;
+}
+
+function download(name, type, text) {
+  const a = el("a", { href: URL.createObjectURL(new Blob([text], { type })), download: name });
+  document.body.append(a);
+  a.click();
+  setTimeout(() => { URL.revokeObjectURL(a.href); a.remove(); }, 0);
+}
+$("dl-json").addEventListener("click", () => download("result.json", "application/json", JSON.stringify(state.last, null, 2)));
+$("dl-csv").addEventListener("click", () => download("result.csv", "text/csv", toCsv(tableOf(state.last))));
+
+// ---- schema ------------------------------------------------------------------------------
+
+function renderSchema() {
+  $("schema-src").textContent = state.schemaSource || "";
+  const s = state.schema;
+  const typeTable = (t) => el("table", { class: "schema-type", "aria-label": `${t.kind} ${t.name}` },
+    el("caption", {}, el("span", { class: "swatch", "data-color": t.name }), `${t.kind} ${t.name}${t.from ? `: ${t.from} → ${t.to}` : ""}`),
+    el("tbody", {}, ...t.props.map((p) => el("tr", {}, el("th", { scope: "row", text: p.name }), el("td", { text: p.type })))));
+  $("schema-types").replaceChildren(...s.nodes.map(typeTable), ...s.edges.map(typeTable));
+  for (const sw of document.querySelectorAll(".swatch")) sw.style.backgroundColor = typeColor(sw.dataset.color);
+  if (!$("panel-schema").hidden) drawSchema();
+}
+
+function drawSchema() {
+  if (state.schemaCy) state.schemaCy.destroy();
+  const s = state.schema;
+  const els = [
+    ...s.nodes.map((t) => ({ data: { id: t.name, label: t.name, color: typeColor(t.name) } })),
+    ...s.edges.filter((e) => s.nodes.some((n) => n.name === e.from) && s.nodes.some((n) => n.name === e.to))
+      .map((e) => ({ data: { id: `e:${e.name}`, source: e.from, target: e.to, label: e.name } })),
+  ];
+  state.schemaCy = cytoscape({ container: $("schema-cy"), elements: els, style: cyStyle, layout: { name: "circle", padding: 30 } });
+}
+
+// ---- commits -----------------------------------------------------------------------------
+
+function renderTimeline() {
+  const items = state.commits.map((c) => el("li", { class: c.graph_commit_id === state.commit ? "current" : "" },
+    el("div", { class: "commit-head" },
+      el("code", { text: c.graph_commit_id.slice(0, 12) }),
+      el("span", { class: "when", text: when(c) }),
+      el("span", { class: "actor", text: c.actor_id || "omnigraph" }),
+      c.merged_parent_commit_id ? el("span", { class: "tag", text: "merge" }) : null,
+      c.message ? el("span", { class: "msg", text: c.message }) : null),
+    el("div", { class: "commit-actions" },
+      el("button", { type: "button", text: "Changes", "aria-label": `Changes of ${c.graph_commit_id.slice(0, 12)}`, onclick: () => showChanges(c) }),
+      el("button", { type: "button", text: "Read here", "aria-label": `Read at ${c.graph_commit_id.slice(0, 12)}`, onclick: () => { travel(c.graph_commit_id); renderTimeline(); selectTab("query"); } }))));
+  $("timeline").replaceChildren(...items);
+}
+
+async function showChanges(c) {
+  const box = $("changes");
+  $("changes-title").textContent = `Changes of ${c.graph_commit_id.slice(0, 12)}`;
+  box.replaceChildren(el("p", { text: "Loading…" }));
+  try {
+    const r = await api(g(state.graph, `commits/${encodeURIComponent(c.graph_commit_id)}/changes?limit=200`));
+    const img = (x) => (x ? JSON.stringify(x.properties ?? x) : "");
+    box.replaceChildren(
+      el("p", { text: `${r.changes.length} change${r.changes.length === 1 ? "" : "s"}${r.next_page_token ? " (first page)" : ""} by ${r.cause.actor_id || "omnigraph"}` }),
+      el("table", { class: "results", "aria-label": "Changes" },
+        el("thead", {}, el("tr", {}, ...["op", "kind", "type", "id", "before", "after"].map((h) => el("th", { scope: "col", text: h })))),
+        el("tbody", {}, ...r.changes.map((ch) => el("tr", { class: `op-${ch.op}` },
+          el("td", { text: ch.op }), el("td", { text: ch.kind }), el("td", { text: ch.type.name }), el("td", { text: String(ch.id) }),
+          el("td", { text: img(ch.before) }), el("td", { text: img(ch.after) }))))));
+  } catch (e) {
+    box.replaceChildren(el("p", { class: "error", role: "alert", text: `${e.status || ""} ${e.message}`.trim() }));
+  }
+}
+
+// ---- tabs --------------------------------------------------------------------------------
+
+const TABS = ["query", "schema", "commits"];
+function selectTab(name) {
+  for (const t of TABS) {
+    const on = t === name;
+    $(`tab-${t}`).setAttribute("aria-selected", String(on));
+    $(`tab-${t}`).tabIndex = on ? 0 : -1;
+    $(`panel-${t}`).hidden = !on;
+  }
+  if (name === "schema") drawSchema();
+}
+for (const t of TABS) {
+  $(`tab-${t}`).addEventListener("click", () => selectTab(t));
+  $(`tab-${t}`).addEventListener("keydown", (e) => {
+    const d = e.key === "ArrowRight" ? 1 : e.key === "ArrowLeft" ? -1 : 0;
+    if (!d) return;
+    const next = TABS[(TABS.indexOf(t) + d + TABS.length) % TABS.length];
+    selectTab(next);
+    $(`tab-${next}`).focus();
+  });
+}
+
+start();
