@@ -864,6 +864,21 @@ static int parse_clauses(parser *p, og_qclause **out, size_t *n)
     return expect_kind(p, OG_TOK_RBRACE, "'}'");
 }
 
+/* `agg(…) {`: a correlated aggregate over a block (`sum($d.size) { $p owns $d } > 100`), told
+ * apart from an aggregate in a filter by the `{` after its closing parenthesis. */
+static int agg_block_at(parser *p)
+{
+    og_qagg agg;
+    if (!agg_word(tok(p), &agg) || agg == OG_QAGG_COLLECT || peek(p, 1)->kind != OG_TOK_LPAREN) return 0;
+    size_t depth = 0;
+    for (size_t k = 1;; k++) {
+        const og_token *t = peek(p, k);
+        if (t->kind == OG_TOK_EOF) return 0;
+        if (t->kind == OG_TOK_LPAREN) depth++;
+        else if (t->kind == OG_TOK_RPAREN && --depth == 0) return peek(p, k + 1)->kind == OG_TOK_LBRACE;
+    }
+}
+
 static int parse_clause(parser *p, og_qclause *c)
 {
     size_t start = tok(p)->start;
@@ -879,11 +894,25 @@ static int parse_clause(parser *p, og_qclause *c)
         sub = OG_QSUB_NOT, skip = 3;
     else if (is_word(p, "exists") && peek(p, 1)->kind == OG_TOK_LBRACE) sub = OG_QSUB_EXISTS;
     else if (is_word(p, "count") && peek(p, 1)->kind == OG_TOK_LBRACE) sub = OG_QSUB_COUNT;
+    else if (is_word(p, "optional") && peek(p, 1)->kind == OG_TOK_LBRACE) sub = OG_QSUB_OPTIONAL;
+    else if (agg_block_at(p)) sub = OG_QSUB_COUNT, skip = 0;
     if (sub >= 0) {
         if (!enter(p)) return 0;
-        p->pos += (size_t)skip;
         c->kind = OG_QC_NEGATION;
         c->sub = sub;
+        c->sub_agg = OG_QAGG_COUNT;
+        if (skip == 0) { /* sum(x) { … } op value: the aggregate of x over the block's matches */
+            og_qagg agg = OG_QAGG_COUNT;
+            agg_word(tok(p), &agg);
+            c->sub_agg = (int)agg;
+            p->pos += 2;
+            if (!(c->sub_arg = parse_or(p)) || !expect_kind(p, OG_TOK_RPAREN, "')'") ||
+                !expect_kind(p, OG_TOK_LBRACE, "'{'")) {
+                leave(p);
+                return 0;
+            }
+        }
+        p->pos += (size_t)skip;
         ok = parse_clauses(p, &c->inner, &c->ninner);
         leave(p);
         if (ok && sub == OG_QSUB_COUNT) { /* count { … } op value */
