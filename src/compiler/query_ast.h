@@ -399,10 +399,21 @@ typedef struct og_query {
     size_t nvars, vars_cap;
 } og_query;
 
+/* A session-settings line at the head of a file: `set NAME = VALUE;` (value the text, a
+ * string literal decoded), `reset NAME;` / `reset all;` (value NULL).  Checked against
+ * compiler/settings.h by the parser. */
+typedef struct og_qsetting {
+    const char *name;
+    const char *value;
+    og_qspan span;
+} og_qsetting;
+
 typedef struct og_query_file {
     og_qarena arena;
     og_query *queries;
     size_t nqueries;
+    og_qsetting *settings;
+    size_t nsettings;
 } og_query_file;
 
 /* Parses a whole .gq file (any number of queries).  On success *out owns a new file (free

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "compiler/query_ast.h"
+#include "compiler/settings.h"
 
 #define MAX_EXPECT 8
 
@@ -1414,6 +1415,59 @@ static og_status report(parser *p, og_diag *err)
     return st;
 }
 
+/* Settings lines at the head of a file (the reference's `set NAME = VALUE;`, `reset NAME;`,
+ * `reset all;`), each name and value checked against compiler/settings.h.  `show` is refused:
+ * OmniGraph-C answers no settings rows. */
+static int parse_settings(parser *p, og_query_file *f)
+{
+    size_t cap = 0;
+    char msg[512];
+    while (is_word(p, "set") || is_word(p, "reset") || is_word(p, "show")) {
+        const og_token *kw = tok(p);
+        if (is_word(p, "show"))
+            return hard_error(p, kw->start, kw->end,
+                              "`show` is not supported; docs/query-language.md lists the session settings");
+        int reset = is_word(p, "reset");
+        p->pos++;
+        const og_token *nt = tok(p);
+        if (nt->kind != OG_TOK_IDENT) return expect_fail(p, "setting name");
+        p->pos++;
+        og_qsetting *s = PUSH(p, f->settings, f->nsettings, cap);
+        if (!s) return 0;
+        s->name = tok_str(p, nt);
+        s->value = NULL;
+        s->span.start = kw->start;
+        if (reset) {
+            if (!og_tok_is(nt, "all") && !og_setting_check(nt->text, nt->text_len, NULL, 0, 0, 0, msg, sizeof msg))
+                return hard_error(p, nt->start, nt->end, "%s", msg);
+        } else {
+            if (!expect_kind(p, OG_TOK_EQ, "'='")) return 0;
+            const og_token *vt = tok(p);
+            if (vt->kind != OG_TOK_IDENT && vt->kind != OG_TOK_INT && vt->kind != OG_TOK_STRING)
+                return expect_fail(p, "setting value");
+            p->pos++;
+            int str = vt->kind == OG_TOK_STRING;
+            const char *v = str ? vt->str : vt->text;
+            size_t vlen = str ? vt->str_len : vt->text_len;
+            if (!og_setting_check(nt->text, nt->text_len, v, vlen, str, vt->kind == OG_TOK_INT, msg, sizeof msg)) {
+                int bad_name = !og_setting_check(nt->text, nt->text_len, NULL, 0, 0, 0, msg, sizeof msg);
+                return hard_error(p, bad_name ? nt->start : vt->start, bad_name ? nt->end : vt->end, "%s", msg);
+            }
+            s->value = og_qarena_strndup(p->arena, v, vlen);
+            if (!s->value) {
+                p->nomem = 1;
+                return 0;
+            }
+        }
+        if (!expect_kind(p, OG_TOK_SEMI, "';'")) return 0;
+        s->span.end = prev_end(p);
+    }
+    if (f->nsettings && is_kind(p, OG_TOK_EOF))
+        return hard_error(p, f->settings[0].span.start, f->settings[0].span.end,
+                          "a file of only settings lines carries no statement");
+    return 1;
+}
+
 og_status og_query_parse(og_query_file **out, const og_source *src, og_diag *err)
 {
     *out = NULL;
@@ -1429,8 +1483,8 @@ og_status og_query_parse(og_query_file **out, const og_source *src, og_diag *err
     }
     parser p = {.toks = &toks, .src = src, .arena = &arena};
     size_t cap = 0;
-    int ok = 1;
-    while (!is_kind(&p, OG_TOK_EOF)) {
+    int ok = parse_settings(&p, f);
+    while (ok && !is_kind(&p, OG_TOK_EOF)) {
         if (!is_word(&p, "query")) {
             expect_fail(&p, "'query'");
             ok = 0;
