@@ -587,12 +587,25 @@ static int try_traversal(parser *p, og_qclause *c)
     }
     if (accept(p, OG_TOK_LT)) {
         c->undirected = 1;
-        if (!is_kind(p, OG_TOK_IDENT) || is_word(p, "not") || is_word(p, "and") || is_word(p, "or") || is_word(p, "is"))
+        int quoted = is_kind(p, OG_TOK_STRING);
+        if (!quoted && (!is_kind(p, OG_TOK_IDENT) || is_word(p, "not") || is_word(p, "and") || is_word(p, "or") || is_word(p, "is")))
             return expect_fail(p, "edge name");
-        c->edge_word = tok_str(p, tok(p));
+        c->edge_word = quoted ? og_qarena_strndup(p->arena, tok(p)->str, tok(p)->str_len) : tok_str(p, tok(p));
+        if (!c->edge_word) {
+            p->nomem = 1;
+            return 0;
+        }
         c->edge_span = (og_qspan){tok(p)->start, tok(p)->end};
         p->pos++;
         if (!expect_kind(p, OG_TOK_GT, "'>'")) return 0;
+    } else if (is_kind(p, OG_TOK_STRING)) { /* `$i "in" $b`: the spelling for an edge a keyword names (reference) */
+        c->edge_word = og_qarena_strndup(p->arena, tok(p)->str, tok(p)->str_len);
+        if (!c->edge_word) {
+            p->nomem = 1;
+            return 0;
+        }
+        c->edge_span = (og_qspan){tok(p)->start, tok(p)->end};
+        p->pos++;
     } else {
         if (!is_kind(p, OG_TOK_IDENT) || is_word(p, "not") || is_word(p, "and") || is_word(p, "or") || is_word(p, "is"))
             return expect_fail(p, "edge name");
