@@ -246,6 +246,8 @@ static const char *query_help =
     "  --explain                 print the plan instead of rows: each step's access path,\n"
     "                            traversal, pushed filters and estimated rows (nothing is read)\n"
     "  --analyze                 with --explain: run the query and add each step's actual rows\n"
+    "  --set NAME=VALUE          a session setting (repeatable), checked as a `set NAME = VALUE;`\n"
+    "                            line is; the settings are listed in docs/query-language.md\n"
     "  --store ROOT              the graph: a directory or s3://bucket/prefix (or $OMNIGRAPH_STORE)\n";
 
 static const char *mutate_help =
@@ -268,7 +270,8 @@ static const char *mutate_help =
     "  --timeout D               stop the mutation after D (500ms, 30s, 2m; default 1h or\n"
     "                            $OG_WRITE_TIMEOUT_MS): error `limit`, nothing published\n"
     "  --max-memory N            stop it when the rows it stages pass N bytes (512M, 2G;\n"
-    "                            default 4G or $OG_WRITE_MAX_MEMORY)\n" COMMON_HELP;
+    "                            default 4G or $OG_WRITE_MAX_MEMORY)\n"
+    "  --set NAME=VALUE          a session setting (repeatable), as for query\n" COMMON_HELP;
 
 static int looks_like_path(const char *s) { return strchr(s, '/') || access(s, F_OK) == 0; }
 
@@ -396,6 +399,8 @@ static int run_gq(int argc, char **argv, int is_mutation)
     const char *inline_src = NULL, *file = NULL, *params = NULL, *params_file = NULL, *format = NULL, *if_commit = NULL,
                *from = NULL, *timeout = NULL, *max_memory = NULL, *ef = NULL;
     int exact = 0, wide = 0;
+    const char *sets[64];
+    size_t nsets = 0;
     og_flag flags[] = {
         {"--query-string", "-e", 1, 0, &inline_src, NULL, NULL, NULL},
         {"--query", NULL, 1, 0, &file, NULL, NULL, NULL},
@@ -411,9 +416,19 @@ static int run_gq(int argc, char **argv, int is_mutation)
         {"--analyze", NULL, 0, 0, NULL, &analyze, NULL, NULL},
         {"--ef", NULL, 1, 0, &ef, NULL, NULL, NULL},
         {"--wide", "--no-truncate", 0, 0, NULL, &wide, NULL, NULL},
+        {"--set", NULL, 1, 1, NULL, NULL, sets, &nsets},
     };
     int rc = og_graph_args_parse(&a, argc, argv, flags, sizeof flags / sizeof flags[0], 2);
     if (rc) return rc;
+    for (size_t i = 0; i < nsets; i++) { /* session settings, checked as `set` lines are */
+        const char *eq = strchr(sets[i], '=');
+        char nm[128];
+        if (!eq || eq == sets[i] || (size_t)(eq - sets[i]) >= sizeof nm)
+            return og_cli_usage(verb, "--set takes NAME=VALUE, got '%s'", sets[i]);
+        memcpy(nm, sets[i], (size_t)(eq - sets[i]));
+        nm[eq - sets[i]] = 0;
+        if (og_setting_validate(nm, eq + 1) != OG_OK) return og_cli_usage(verb, "--set: %s", og_error_message());
+    }
     if (!!inline_src == !!file) return og_cli_usage(verb, "give exactly one of -e TEXT or --query FILE");
     if (params && params_file) return og_cli_usage(verb, "give --params or --params-file, not both");
     if (is_mutation && a.at) return og_cli_usage(verb, "--at is for reads");

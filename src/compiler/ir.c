@@ -250,12 +250,25 @@ static og_status put_ops(og_buf *b, const og_ir_query *ir, const og_ir_op *ops, 
             OG_TRY(put_pred(b, ir, &op->pred));
             break;
         case OG_IR_ANTIJOIN:
-            OG_TRY(og_buf_append_str(b, op->sub == OG_QSUB_EXISTS ? "semijoin (" : op->sub == OG_QSUB_COUNT ? "countjoin (" : "antijoin ("));
+            OG_TRY(og_buf_append_str(b, op->sub == OG_QSUB_EXISTS ? "semijoin (" : op->sub == OG_QSUB_COUNT ? "countjoin ("
+                                        : op->sub == OG_QSUB_OPTIONAL ? "optional (" : "antijoin ("));
             for (size_t k = 0; k < op->nouter; k++)
                 OG_TRY(og_buf_printf(b, "%s$%s", k ? ", " : "", var_name(ir, op->outer_vars[k])));
             OG_TRY(og_buf_append_str(b, ")"));
+            if (op->sub == OG_QSUB_OPTIONAL) {
+                OG_TRY(og_buf_append_str(b, " binds"));
+                for (size_t k = 0; k < op->nopt; k++)
+                    OG_TRY(og_buf_printf(b, " $%s", var_name(ir, op->opt_vars[k])));
+            }
             if (op->sub == OG_QSUB_COUNT) {
-                OG_TRY(og_buf_printf(b, " count %s ", og_ir_cmp_name(op->count_op)));
+                if (op->sub_arg) {
+                    OG_TRY(og_buf_printf(b, " %s(", og_qagg_name((og_qagg)op->sub_agg)));
+                    OG_TRY(og_ir_dump_expr(b, ir, op->sub_arg));
+                    OG_TRY(og_buf_append_str(b, ")"));
+                } else {
+                    OG_TRY(og_buf_append_str(b, " count"));
+                }
+                OG_TRY(og_buf_printf(b, " %s ", og_ir_cmp_name(op->count_op)));
                 OG_TRY(og_ir_dump_expr(b, ir, op->count_value));
             }
             OG_TRY(og_buf_append_str(b, "\n"));

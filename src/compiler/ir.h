@@ -170,10 +170,16 @@ typedef struct og_ir_op {
     /* FILTER */
     og_ir_pred pred;
     /* ANTIJOIN (sub: OG_QSUB_NOT keeps rows without an inner match, OG_QSUB_EXISTS rows with
-     * one, OG_QSUB_COUNT rows whose number of inner matches `count_op` count_value holds) */
+     * one, OG_QSUB_COUNT rows whose number of inner matches `count_op` count_value holds, or
+     * with sub_arg the aggregate sub_agg (an og_qagg) of sub_arg over them; OG_QSUB_OPTIONAL
+     * a left outer join: the inner rows, and each outer row without one with opt_vars null) */
     int sub;
     og_ir_cmp count_op;
     struct og_ir_expr *count_value;
+    int sub_agg;
+    struct og_ir_expr *sub_arg;
+    int *opt_vars; /* OPTIONAL: the variables the block binds */
+    size_t nopt;
     int *outer_vars; /* outer variables the inner pipeline references */
     size_t nouter;
     struct og_ir_op *inner;
@@ -185,6 +191,7 @@ typedef struct og_ir_var {
     int is_edge;
     int type;  /* node index (or edge index when is_edge) into the catalog */
     int depth; /* 0 = top level; n = bound inside the n-th nested `not { }` */
+    int optional; /* bound by `optional { }`: its row may be null (UINT32_MAX in the bindings) */
 } og_ir_var;
 
 typedef enum og_ir_rank_kind { OG_IR_RANK_NEAREST = 0, OG_IR_RANK_BM25, OG_IR_RANK_RRF } og_ir_rank_kind;

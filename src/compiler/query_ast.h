@@ -235,7 +235,9 @@ typedef enum og_qclause_kind {
 
 typedef enum og_qdir { OG_QDIR_OUT = 0, OG_QDIR_IN, OG_QDIR_BOTH } og_qdir;
 
-typedef enum og_qsub { OG_QSUB_NOT = 0, OG_QSUB_EXISTS, OG_QSUB_COUNT } og_qsub;
+/* OG_QSUB_OPTIONAL: `optional { … }`, a left outer join (an extension): the block's new
+ * variables stay visible after it and are null on the rows it did not match. */
+typedef enum og_qsub { OG_QSUB_NOT = 0, OG_QSUB_EXISTS, OG_QSUB_COUNT, OG_QSUB_OPTIONAL } og_qsub;
 
 typedef struct og_qclause {
     og_qclause_kind kind;
@@ -267,6 +269,8 @@ typedef struct og_qclause {
     struct og_qclause *inner;
     size_t ninner;
     int sub;
+    int sub_agg;              /* COUNT: the og_qagg of `sum(x) { … } op right` (count for `count { }`) */
+    struct og_qexpr *sub_arg; /* its argument x, NULL for `count { }` */
 
     /* resolved by the checker */
     int type_index;  /* BINDING: node type; TRAVERSAL: edge type */
@@ -356,6 +360,7 @@ typedef struct og_qvar {
     int type_index; /* node index, or edge index when is_edge */
     int depth;      /* negation depth where it was introduced (0 = top level) */
     int has_binding;/* introduced or re-stated by a `$v: Type` clause at its depth */
+    int optional;   /* introduced inside `optional { }`: null on the rows the block did not match */
 } og_qvar;
 
 typedef struct og_query {
@@ -394,10 +399,21 @@ typedef struct og_query {
     size_t nvars, vars_cap;
 } og_query;
 
+/* A session-settings line at the head of a file: `set NAME = VALUE;` (value the text, a
+ * string literal decoded), `reset NAME;` / `reset all;` (value NULL).  Checked against
+ * compiler/settings.h by the parser. */
+typedef struct og_qsetting {
+    const char *name;
+    const char *value;
+    og_qspan span;
+} og_qsetting;
+
 typedef struct og_query_file {
     og_qarena arena;
     og_query *queries;
     size_t nqueries;
+    og_qsetting *settings;
+    size_t nsettings;
 } og_query_file;
 
 /* Parses a whole .gq file (any number of queries).  On success *out owns a new file (free

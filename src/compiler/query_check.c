@@ -216,6 +216,16 @@ static int lookup(og_chk *c, const char *name)
     return -1;
 }
 
+/* A variable bound by an earlier `optional { }` may be null: it cannot anchor a traversal, be
+ * re-bound or be ranked (T46); filters, projections and aggregates read it as null. */
+static int optional_refused(og_chk *c, int vi, og_qspan sp, const char *use)
+{
+    if (vi < 0 || !c->q->vars[vi].optional) return 0;
+    og_chk_fail(c, sp, "T46", "variable `$%s` is bound inside `optional { }` and may be null; it cannot %s "
+                "outside that block", c->q->vars[vi].name, use);
+    return 1;
+}
+
 static int new_var(og_chk *c, const char *name, int is_edge, int type)
 {
     og_query *q = c->q;
@@ -278,6 +288,7 @@ static int resolve_prop(og_chk *c, og_qexpr *e)
         e->var_index = vi;
         e->prop_index = m;
         e->type = og_qt_scalar(OG_T_STRING);
+        e->type.nullable = c->q->vars[vi].optional;
         return 1;
     }
     size_t pi;
@@ -296,6 +307,7 @@ static int resolve_prop(og_chk *c, og_qexpr *e)
     e->var_index = vi;
     e->prop_index = (int)pi;
     e->type = og_qt_prop(p);
+    e->type.nullable |= c->q->vars[vi].optional;
     return 1;
 }
 
@@ -307,6 +319,7 @@ static int resolve_nearest(og_chk *c, og_qexpr *e)
                            "nearest cannot target edge binding `$%s`; vector search runs on node "
                            "properties", e->var);
     if (vi < 0) return og_chk_fail(c, e->var_span, "T15", "variable `$%s` is not bound", e->var);
+    if (optional_refused(c, vi, e->var_span, "be ranked")) return 0;
     const og_cat_type *t = var_type(c, vi);
     size_t pi;
     const og_cat_prop *p = og_cat_type_prop(t, e->name, &pi);
@@ -361,6 +374,7 @@ static int resolve_text(og_chk *c, og_qexpr *e, const char *fn, const char *code
                                "projection", fn, f->var, f->name);
     }
     if (!resolve(c, f, 0)) return 0;
+    if (f->kind == OG_QE_PROP && optional_refused(c, f->var_index, f->var_span, "be searched")) return 0;
     if (!is_string_scalar(&f->type))
         return og_chk_fail(c, f->span, code, "%s field must be String, got %s", fn,
                            og_qt_name(&f->type, a, sizeof a));
@@ -482,6 +496,7 @@ static int resolve(og_chk *c, og_qexpr *e, int in_agg)
         e->var_index = vi;
         e->type = og_qt_scalar(OG_T_STRING);
         e->type.node_type = c->q->vars[vi].type_index;
+        e->type.nullable = c->q->vars[vi].optional;
         return 1;
     case OG_QE_LIT:
         return og_chk_lit_type(c, &e->lit, &e->type);
@@ -782,6 +797,7 @@ static int check_binding(og_chk *c, og_qclause *cl)
     for (size_t i = 0; i < cl->nmatches; i++)
         if (!check_prop_match(c, t, &cl->matches[i])) return 0;
     int vi = lookup(c, cl->var);
+    if (optional_refused(c, vi, cl->var_span, "be bound again")) return 0;
     if (vi >= 0) {
         og_qvar *v = &c->q->vars[vi];
         if (v->is_edge)
@@ -858,6 +874,9 @@ static int check_traversal(og_chk *c, og_qclause *cl)
     }
     int s = strcmp(cl->src, "_") ? lookup(c, cl->src) : -1;
     int d = strcmp(cl->dst, "_") ? lookup(c, cl->dst) : -1;
+    if (optional_refused(c, s, cl->src_span, "start or end a traversal") ||
+        optional_refused(c, d, cl->dst_span, "start or end a traversal"))
+        return 0;
     og_qdir dir = OG_QDIR_OUT;
     int si, di;
     if (s >= 0 || d >= 0) {
@@ -958,15 +977,32 @@ static int check_reach(og_chk *c, og_qclause *cl, size_t n, const int *outer, si
     return ok;
 }
 
+/* The `sum(x)` of `sum(x) { … } op v`: checked as that aggregate (T8 rules) with the block's
+ * variables visible; sub_arg becomes the aggregate, typed as its value. */
+static int check_sub_arg(og_chk *c, og_qclause *cl)
+{
+    og_qexpr *e = og_qarena_alloc(&c->f->arena, sizeof *e);
+    if (!e) return og_chk_nomem(c);
+    memset(e, 0, sizeof *e);
+    e->kind = OG_QE_AGG;
+    e->span = cl->sub_arg->span;
+    e->agg = (og_qagg)cl->sub_agg;
+    e->a = cl->sub_arg;
+    e->var_index = -1;
+    cl->sub_arg = e;
+    return resolve_agg(c, e, 0);
+}
+
 static int check_negation(og_chk *c, og_qclause *cl)
 {
     size_t nouter = c->nvisible;
     int *outer = malloc((nouter + 1) * sizeof *outer);
     if (!outer) return og_chk_nomem(c);
     if (nouter) memcpy(outer, c->visible, nouter * sizeof *outer); /* visible may be NULL */
-    c->depth++;
+    int optional = cl->sub == OG_QSUB_OPTIONAL;
+    c->depth += !optional; /* an optional block's variables are the query's own, maybe null */
     int ok = check_clauses(c, cl->inner, cl->ninner);
-    c->depth--;
+    c->depth -= !optional;
     if (ok) {
         int has_outer = 0;
         for (size_t i = 0; i < cl->ninner && !has_outer; i++) {
@@ -979,12 +1015,31 @@ static int check_negation(og_chk *c, og_qclause *cl)
                 has_outer = in_set(x->var_index, outer, nouter);
         }
         if (!has_outer)
-            ok = og_chk_fail(c, cl->span, "T9",
-                             "negation block must reference at least one outer-bound variable");
+            ok = og_chk_fail(c, cl->span, "T9", "%s block must reference at least one outer-bound variable",
+                             optional ? "optional" : "negation");
     }
     if (ok) ok = check_reach(c, cl->inner, cl->ninner, outer, nouter);
-    c->nvisible = nouter; /* inner variables stay local */
-    if (ok && cl->sub == OG_QSUB_COUNT) { /* count { … } op n: n an integer from parameters / literals */
+    if (optional) { /* its new variables stay visible, null where the block found no match */
+        for (size_t i = nouter; i < c->nvisible; i++) c->q->vars[c->visible[i]].optional = 1;
+    } else {
+        if (ok && cl->sub_arg) ok = check_sub_arg(c, cl); /* resolved while the block's variables are visible */
+        c->nvisible = nouter; /* inner variables stay local */
+    }
+    if (ok && cl->sub == OG_QSUB_COUNT && cl->sub_arg) {
+        /* agg(x) { … } op v: v of a type the aggregate's value compares with, from parameters / literals */
+        char a[64], b[64];
+        ok = resolve(c, cl->right, 0);
+        int numeric = og_qt_is_numeric(cl->sub_arg->type.t.id) && og_qt_is_numeric(cl->right->type.t.id);
+        if (ok && (cl->right->type.node_type >= 0 || cl->right->is_agg ||
+                   (!numeric && !og_qt_compatible(&cl->right->type, &cl->sub_arg->type))))
+            ok = og_chk_fail(c, cl->right->span, "T7", "%s(…) { … } compares with %s, got %s",
+                             og_qagg_name((og_qagg)cl->sub_agg), og_qt_name(&cl->sub_arg->type, a, sizeof a),
+                             og_qt_name(&cl->right->type, b, sizeof b));
+        if (ok && refs_binding(cl->right))
+            ok = og_chk_fail(c, cl->right->span, "T7",
+                             "%s(…) { … } compares with parameters and literals only, not with bound values",
+                             og_qagg_name((og_qagg)cl->sub_agg));
+    } else if (ok && cl->sub == OG_QSUB_COUNT) { /* count { … } op n: n an integer from parameters / literals */
         char a[64];
         ok = resolve(c, cl->right, 0);
         if (ok && (cl->right->type.node_type >= 0 || !is_integer(cl->right->type.t.id) || cl->right->is_agg))

@@ -644,6 +644,55 @@ static void clause_refs(const og_qclause *cl, size_t n, unsigned char *refs)
 }
 
 static int lower_scope(low *L, const og_qclause *cl, size_t n, const unsigned char *outer,
+                       og_ir_op **out, size_t *nout);
+
+/* The variables an optional block binds: those of its own clauses (and of optional blocks
+ * nested in it) not bound before it; not those local to a `not { }` inside. */
+static void optional_binds(const og_qclause *cl, size_t n, const unsigned char *bound, unsigned char *refs)
+{
+    for (size_t i = 0; i < n; i++) {
+        const og_qclause *c = &cl[i];
+        int vs[4] = {-1, -1, -1, -1};
+        if (c->kind == OG_QC_BINDING) vs[0] = c->var_index;
+        if (c->kind == OG_QC_TRAVERSAL) vs[1] = c->src_index, vs[2] = c->dst_index, vs[3] = c->edge_var_index;
+        if (c->kind == OG_QC_NEGATION && c->sub == OG_QSUB_OPTIONAL) optional_binds(c->inner, c->ninner, bound, refs);
+        for (int k = 0; k < 4; k++)
+            if (vs[k] >= 0 && !bound[vs[k]]) refs[vs[k]] = 1;
+    }
+}
+
+/* `optional { … }`: a left outer join of the block's pipeline (an OG_IR_ANTIJOIN op with sub
+ * OPTIONAL) that binds the block's variables for the rest of the scope. */
+static int lower_optional(scope *s, const og_qclause *c, unsigned char *refs)
+{
+    low *L = s->L;
+    size_t nv = L->ir->nvars ? L->ir->nvars : 1;
+    og_ir_op *inner = NULL;
+    size_t ninner = 0;
+    if (!lower_scope(L, c->inner, c->ninner, s->bound, &inner, &ninner)) return 0;
+    og_ir_op *op = new_op(s, OG_IR_ANTIJOIN);
+    if (!op) return 0;
+    op->inner = inner;
+    op->ninner = ninner;
+    op->sub = OG_QSUB_OPTIONAL;
+    memset(refs, 0, nv);
+    clause_refs(c->inner, c->ninner, refs);
+    size_t cnt = 0;
+    for (size_t v = 0; v < nv; v++) cnt += refs[v] && s->bound[v];
+    if (cnt && !(op->outer_vars = lalloc(L, cnt * sizeof *op->outer_vars))) return 0;
+    for (size_t v = 0; v < nv; v++)
+        if (refs[v] && s->bound[v]) op->outer_vars[op->nouter++] = (int)v;
+    memset(refs, 0, nv);
+    optional_binds(c->inner, c->ninner, s->bound, refs);
+    cnt = 0;
+    for (size_t v = 0; v < nv; v++) cnt += refs[v];
+    if (cnt && !(op->opt_vars = lalloc(L, cnt * sizeof *op->opt_vars))) return 0;
+    for (size_t v = 0; v < nv; v++)
+        if (refs[v]) op->opt_vars[op->nopt++] = (int)v, s->bound[v] = 1;
+    return 1;
+}
+
+static int lower_scope(low *L, const og_qclause *cl, size_t n, const unsigned char *outer,
                        og_ir_op **out, size_t *nout)
 {
     size_t nv = L->ir->nvars ? L->ir->nvars : 1;
@@ -694,6 +743,10 @@ static int lower_scope(low *L, const og_qclause *cl, size_t n, const unsigned ch
         if (cl[i].kind == OG_QC_TRAVERSAL && !s.done[i]) ok = 0; /* the checker rejects this */
     for (size_t v = 0; ok && v < nv; v++)
         for (size_t k = 0; ok && k < s.npend[v]; k++) ok = place_pred(&s, &s.pend[v][k]);
+    /* optional blocks before the filters: a filter over a variable one binds runs after it, on
+     * the rows where it may be null (written outside the block, it is no part of the join) */
+    for (size_t i = 0; ok && i < n; i++)
+        if (cl[i].kind == OG_QC_NEGATION && cl[i].sub == OG_QSUB_OPTIONAL) ok = lower_optional(&s, &cl[i], refs);
     for (size_t i = 0; ok && i < n; i++) {
         if (cl[i].kind != OG_QC_FILTER && cl[i].kind != OG_QC_TEXT && cl[i].kind != OG_QC_COND) continue;
         og_ir_pred p;
@@ -701,7 +754,7 @@ static int lower_scope(low *L, const og_qclause *cl, size_t n, const unsigned ch
         ok = pred_from_clause(L, &p, &cl[i]) && place_pred(&s, &p);
     }
     for (size_t i = 0; ok && i < n; i++) {
-        if (cl[i].kind != OG_QC_NEGATION) continue;
+        if (cl[i].kind != OG_QC_NEGATION || cl[i].sub == OG_QSUB_OPTIONAL) continue;
         og_ir_op *inner = NULL;
         size_t ninner = 0;
         if (!(ok = lower_scope(L, cl[i].inner, cl[i].ninner, s.bound, &inner, &ninner))) break;
@@ -717,6 +770,10 @@ static int lower_scope(low *L, const og_qclause *cl, size_t n, const unsigned ch
             memset(&none, 0, sizeof none);
             aj->count_op = cmp_of(cl[i].op, &none);
             if (!(ok = (aj->count_value = lower_expr(L, cl[i].right)) != NULL)) break;
+            if (cl[i].sub_arg) { /* sum(x) { … } op v: x per inner row, aggregated per outer row */
+                aj->sub_agg = cl[i].sub_arg->agg;
+                if (!(ok = (aj->sub_arg = lower_expr(L, cl[i].sub_arg->a)) != NULL)) break;
+            }
         }
         size_t cnt = 0;
         for (size_t v = 0; v < nv; v++) cnt += refs[v] && s.bound[v];
@@ -975,6 +1032,7 @@ og_status og_query_lower(og_ir_query **out, const og_query_file *f, size_t qi,
             v->is_edge = q->vars[i].is_edge;
             v->type = q->vars[i].type_index;
             v->depth = q->vars[i].depth;
+            v->optional = q->vars[i].optional;
         }
     int ok = !L.nomem && (q->is_mutation ? lower_mutations(&L) : lower_read(&L));
     if (ok && !L.nomem) {

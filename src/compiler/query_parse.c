@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "compiler/query_ast.h"
+#include "compiler/settings.h"
 
 #define MAX_EXPECT 8
 
@@ -586,12 +587,25 @@ static int try_traversal(parser *p, og_qclause *c)
     }
     if (accept(p, OG_TOK_LT)) {
         c->undirected = 1;
-        if (!is_kind(p, OG_TOK_IDENT) || is_word(p, "not") || is_word(p, "and") || is_word(p, "or") || is_word(p, "is"))
+        int quoted = is_kind(p, OG_TOK_STRING);
+        if (!quoted && (!is_kind(p, OG_TOK_IDENT) || is_word(p, "not") || is_word(p, "and") || is_word(p, "or") || is_word(p, "is")))
             return expect_fail(p, "edge name");
-        c->edge_word = tok_str(p, tok(p));
+        c->edge_word = quoted ? og_qarena_strndup(p->arena, tok(p)->str, tok(p)->str_len) : tok_str(p, tok(p));
+        if (!c->edge_word) {
+            p->nomem = 1;
+            return 0;
+        }
         c->edge_span = (og_qspan){tok(p)->start, tok(p)->end};
         p->pos++;
         if (!expect_kind(p, OG_TOK_GT, "'>'")) return 0;
+    } else if (is_kind(p, OG_TOK_STRING)) { /* `$i "in" $b`: the spelling for an edge a keyword names (reference) */
+        c->edge_word = og_qarena_strndup(p->arena, tok(p)->str, tok(p)->str_len);
+        if (!c->edge_word) {
+            p->nomem = 1;
+            return 0;
+        }
+        c->edge_span = (og_qspan){tok(p)->start, tok(p)->end};
+        p->pos++;
     } else {
         if (!is_kind(p, OG_TOK_IDENT) || is_word(p, "not") || is_word(p, "and") || is_word(p, "or") || is_word(p, "is"))
             return expect_fail(p, "edge name");
@@ -864,6 +878,21 @@ static int parse_clauses(parser *p, og_qclause **out, size_t *n)
     return expect_kind(p, OG_TOK_RBRACE, "'}'");
 }
 
+/* `agg(…) {`: a correlated aggregate over a block (`sum($d.size) { $p owns $d } > 100`), told
+ * apart from an aggregate in a filter by the `{` after its closing parenthesis. */
+static int agg_block_at(parser *p)
+{
+    og_qagg agg;
+    if (!agg_word(tok(p), &agg) || agg == OG_QAGG_COLLECT || peek(p, 1)->kind != OG_TOK_LPAREN) return 0;
+    size_t depth = 0;
+    for (size_t k = 1;; k++) {
+        const og_token *t = peek(p, k);
+        if (t->kind == OG_TOK_EOF) return 0;
+        if (t->kind == OG_TOK_LPAREN) depth++;
+        else if (t->kind == OG_TOK_RPAREN && --depth == 0) return peek(p, k + 1)->kind == OG_TOK_LBRACE;
+    }
+}
+
 static int parse_clause(parser *p, og_qclause *c)
 {
     size_t start = tok(p)->start;
@@ -879,11 +908,25 @@ static int parse_clause(parser *p, og_qclause *c)
         sub = OG_QSUB_NOT, skip = 3;
     else if (is_word(p, "exists") && peek(p, 1)->kind == OG_TOK_LBRACE) sub = OG_QSUB_EXISTS;
     else if (is_word(p, "count") && peek(p, 1)->kind == OG_TOK_LBRACE) sub = OG_QSUB_COUNT;
+    else if (is_word(p, "optional") && peek(p, 1)->kind == OG_TOK_LBRACE) sub = OG_QSUB_OPTIONAL;
+    else if (agg_block_at(p)) sub = OG_QSUB_COUNT, skip = 0;
     if (sub >= 0) {
         if (!enter(p)) return 0;
-        p->pos += (size_t)skip;
         c->kind = OG_QC_NEGATION;
         c->sub = sub;
+        c->sub_agg = OG_QAGG_COUNT;
+        if (skip == 0) { /* sum(x) { … } op value: the aggregate of x over the block's matches */
+            og_qagg agg = OG_QAGG_COUNT;
+            agg_word(tok(p), &agg);
+            c->sub_agg = (int)agg;
+            p->pos += 2;
+            if (!(c->sub_arg = parse_or(p)) || !expect_kind(p, OG_TOK_RPAREN, "')'") ||
+                !expect_kind(p, OG_TOK_LBRACE, "'{'")) {
+                leave(p);
+                return 0;
+            }
+        }
+        p->pos += (size_t)skip;
         ok = parse_clauses(p, &c->inner, &c->ninner);
         leave(p);
         if (ok && sub == OG_QSUB_COUNT) { /* count { … } op value */
@@ -1385,6 +1428,59 @@ static og_status report(parser *p, og_diag *err)
     return st;
 }
 
+/* Settings lines at the head of a file (the reference's `set NAME = VALUE;`, `reset NAME;`,
+ * `reset all;`), each name and value checked against compiler/settings.h.  `show` is refused:
+ * OmniGraph-C answers no settings rows. */
+static int parse_settings(parser *p, og_query_file *f)
+{
+    size_t cap = 0;
+    char msg[512];
+    while (is_word(p, "set") || is_word(p, "reset") || is_word(p, "show")) {
+        const og_token *kw = tok(p);
+        if (is_word(p, "show"))
+            return hard_error(p, kw->start, kw->end,
+                              "`show` is not supported; docs/query-language.md lists the session settings");
+        int reset = is_word(p, "reset");
+        p->pos++;
+        const og_token *nt = tok(p);
+        if (nt->kind != OG_TOK_IDENT) return expect_fail(p, "setting name");
+        p->pos++;
+        og_qsetting *s = PUSH(p, f->settings, f->nsettings, cap);
+        if (!s) return 0;
+        s->name = tok_str(p, nt);
+        s->value = NULL;
+        s->span.start = kw->start;
+        if (reset) {
+            if (!og_tok_is(nt, "all") && !og_setting_check(nt->text, nt->text_len, NULL, 0, 0, 0, msg, sizeof msg))
+                return hard_error(p, nt->start, nt->end, "%s", msg);
+        } else {
+            if (!expect_kind(p, OG_TOK_EQ, "'='")) return 0;
+            const og_token *vt = tok(p);
+            if (vt->kind != OG_TOK_IDENT && vt->kind != OG_TOK_INT && vt->kind != OG_TOK_STRING)
+                return expect_fail(p, "setting value");
+            p->pos++;
+            int str = vt->kind == OG_TOK_STRING;
+            const char *v = str ? vt->str : vt->text;
+            size_t vlen = str ? vt->str_len : vt->text_len;
+            if (!og_setting_check(nt->text, nt->text_len, v, vlen, str, vt->kind == OG_TOK_INT, msg, sizeof msg)) {
+                int bad_name = !og_setting_check(nt->text, nt->text_len, NULL, 0, 0, 0, msg, sizeof msg);
+                return hard_error(p, bad_name ? nt->start : vt->start, bad_name ? nt->end : vt->end, "%s", msg);
+            }
+            s->value = og_qarena_strndup(p->arena, v, vlen);
+            if (!s->value) {
+                p->nomem = 1;
+                return 0;
+            }
+        }
+        if (!expect_kind(p, OG_TOK_SEMI, "';'")) return 0;
+        s->span.end = prev_end(p);
+    }
+    if (f->nsettings && is_kind(p, OG_TOK_EOF))
+        return hard_error(p, f->settings[0].span.start, f->settings[0].span.end,
+                          "a file of only settings lines carries no statement");
+    return 1;
+}
+
 og_status og_query_parse(og_query_file **out, const og_source *src, og_diag *err)
 {
     *out = NULL;
@@ -1400,8 +1496,8 @@ og_status og_query_parse(og_query_file **out, const og_source *src, og_diag *err
     }
     parser p = {.toks = &toks, .src = src, .arena = &arena};
     size_t cap = 0;
-    int ok = 1;
-    while (!is_kind(&p, OG_TOK_EOF)) {
+    int ok = parse_settings(&p, f);
+    while (ok && !is_kind(&p, OG_TOK_EOF)) {
         if (!is_word(&p, "query")) {
             expect_fail(&p, "'query'");
             ok = 0;

@@ -204,7 +204,12 @@ static og_status eval_object(exec *x, const pipe *p, int var, og_vector *out)
     int inited = 0;
     if (st == OG_OK) st = og_vector_init(out, (og_type){OG_T_STRING, OG_T_NULL, 0});
     inited = st == OG_OK;
+    const uint32_t *rows = p->b.cols[p->var_col[var]];
     for (size_t r = 0; r < n && st == OG_OK; r++) {
+        if (rows[r] == UINT32_MAX) { /* a variable `optional { }` left unbound */
+            st = og_vector_append_null(out);
+            continue;
+        }
         json_t *o = json_object();
         for (size_t c = 0; o && c < nc; c++) {
             size_t k = cols[c].len == 1 ? 0 : r;
@@ -455,6 +460,7 @@ static og_status pred_ranges(exec *x, const pipe *p, const og_ir_pred *pr, og_co
     const og_ir_expr *prop = k_left ? pr->r : pr->l, *k = k_left ? pr->l : pr->r;
     if (prop->kind != OG_IRX_PROP || (k->kind != OG_IRX_LIT && k->kind != OG_IRX_PARAM)) return OG_OK;
     if (prop->var < 0 || (size_t)prop->var >= x->ir->nvars || p->var_col[prop->var] < 0) return OG_OK;
+    if (x->ir->vars[prop->var].optional) return OG_OK; /* null rows: the generic path reads them */
     const og_vector *col;
     const uint32_t *rows;
     OG_TRY(var_rows(x, p, prop->var, prop->prop_id, &col, &rows));
@@ -586,6 +592,8 @@ static int filter_ready(const og_ir_query *ir, const og_ir_op *op, const unsigne
 static void mark_bound(const og_ir_op *op, unsigned char *bound)
 {
     if (op->kind == OG_IR_SCAN && op->var >= 0) bound[op->var] = 1;
+    if (op->kind == OG_IR_ANTIJOIN && op->sub == OG_QSUB_OPTIONAL)
+        for (size_t k = 0; k < op->nopt; k++) bound[op->opt_vars[k]] = 1;
     if (op->kind == OG_IR_EXPAND) {
         if (op->dst >= 0) bound[op->dst] = 1;
         if (op->edge_var >= 0) bound[op->edge_var] = 1;
@@ -1196,6 +1204,70 @@ static og_status count_mask(exec *x, const og_ir_op *op, const og_bindings *in, 
     return OG_OK;
 }
 
+static og_status broadcast(og_vector *v, size_t n);
+static og_agg_fn agg_fn(og_qagg a);
+
+/* agg(x) { … } op v: keeps the outer rows whose aggregate of x over their inner rows compares
+ * as op with v (no inner row: sum / avg / min / max are null, and a null keeps nothing). */
+static og_status agg_mask(exec *x, const og_ir_op *op, pipe *in, size_t origin, uint8_t *keep, size_t n_outer)
+{
+    og_vector arg, agg, want;
+    OG_TRY(eval(x, in, op->sub_arg, &arg));
+    og_status st = broadcast(&arg, in->b.n_rows);
+    if (st == OG_OK)
+        st = og_aggregate(agg_fn((og_qagg)op->sub_agg), &arg, in->b.cols[origin], in->b.n_rows, n_outer, &agg);
+    og_vector_free(&arg);
+    if (st) return st;
+    st = og_exec_const(x->ir, op->count_value, x->params, x->now_ms, &want);
+    if (st == OG_OK) {
+        st = og_filter_compare(&agg, cmp_op(op->count_op), &want, keep, n_outer);
+        og_vector_free(&want);
+    }
+    og_vector_free(&agg);
+    return st;
+}
+
+/* optional { … }: p becomes the inner rows (outer columns, the origin column, the block's
+ * columns) in outer-row order, with each outer row the block did not match kept once, its
+ * block columns null (UINT32_MAX: every gather reads a null there). */
+static og_status optional_join(exec *x, pipe *p, pipe *in, size_t origin, size_t n_outer)
+{
+    size_t n = in->b.n_rows, ncols = in->b.n_cols;
+    uint32_t *start = calloc(n_outer + 1, sizeof *start), *perm = malloc((n ? n : 1) * sizeof *perm);
+    uint32_t *rowv = malloc((ncols ? ncols : 1) * sizeof *rowv);
+    og_bindings out;
+    og_status st = start && perm && rowv ? og_bindings_init(&out, ncols) : og_err(OG_ERR_NOMEM, "out of memory");
+    if (st == OG_OK) {
+        const uint32_t *org = in->b.cols[origin];
+        for (size_t i = 0; i < n; i++) start[org[i] + 1]++;
+        for (size_t r = 0; r < n_outer; r++) start[r + 1] += start[r];
+        for (size_t i = 0; i < n; i++) perm[start[org[i]]++] = (uint32_t)i; /* start[r] ends at r's end */
+        for (size_t r = 0, k = 0; r < n_outer && st == OG_OK; r++) {
+            if (k == start[r]) { /* no match: the outer row, the block's columns null */
+                for (size_t c = 0; c < ncols; c++) rowv[c] = c < origin ? p->b.cols[c][r] : UINT32_MAX;
+                rowv[origin] = (uint32_t)r;
+                st = og_bindings_push(&out, rowv);
+            }
+            for (; k < start[r] && st == OG_OK; k++) {
+                for (size_t c = 0; c < ncols; c++) rowv[c] = in->b.cols[c][perm[k]];
+                st = og_bindings_push(&out, rowv);
+            }
+        }
+        if (st == OG_OK) {
+            og_bindings_free(&p->b);
+            p->b = out;
+            memcpy(p->var_col, in->var_col, x->ir->nvars * sizeof *p->var_col);
+            p->identity_col = -1;
+        } else {
+            og_bindings_free(&out);
+        }
+    }
+    free(start);
+    free(perm);
+    free(rowv);
+    return st;
+}
+
 static og_status op_antijoin(exec *x, pipe *p, const og_ir_op *op)
 {
     size_t n_outer = p->b.n_rows;
@@ -1221,14 +1293,17 @@ static og_status op_antijoin(exec *x, pipe *p, const og_ir_op *op)
     free(rowv);
     size_t origin = p->b.n_cols; /* operators only append columns, so it stays put */
     if (st == OG_OK) st = run_ops(x, &in, op->inner, op->ninner);
-    if (st == OG_OK) {
+    if (st == OG_OK && op->sub == OG_QSUB_OPTIONAL) {
+        st = optional_join(x, p, &in, origin, n_outer);
+    } else if (st == OG_OK) {
         size_t bytes = (n_outer + 7) / 8;
         uint8_t *keep = malloc(bytes);
         if (!keep) {
             st = og_err(OG_ERR_NOMEM, "out of memory");
         } else {
             memset(keep, 0xff, bytes);
-            if (op->sub == OG_QSUB_COUNT) st = count_mask(x, op, &in.b, origin, keep, n_outer);
+            if (op->sub == OG_QSUB_COUNT && op->sub_arg) st = agg_mask(x, op, &in, origin, keep, n_outer);
+            else if (op->sub == OG_QSUB_COUNT) st = count_mask(x, op, &in.b, origin, keep, n_outer);
             else og_antijoin_mask(&in.b, origin, keep, n_outer);
             if (op->sub == OG_QSUB_EXISTS) /* a semi-join keeps what the anti-join drops */
                 for (size_t i = 0; i < bytes; i++) keep[i] = (uint8_t)~keep[i];
@@ -1336,9 +1411,11 @@ static og_agg_fn agg_fn(og_qagg a)
 }
 
 /* Bare `count($v)` counts rows; any other argument counts its non-null values. */
-static int counts_rows(const og_ir_expr *e)
+/* count($v) counts rows, except over a variable `optional { }` binds (its null rows are not counted) */
+static int counts_rows(const og_ir_query *ir, const og_ir_expr *e)
 {
-    return e->agg == OG_QAGG_COUNT && !e->distinct && (!e->arg || e->arg->kind == OG_IRX_ID);
+    return e->agg == OG_QAGG_COUNT && !e->distinct &&
+           (!e->arg || (e->arg->kind == OG_IRX_ID && (e->arg->var < 0 || !ir->vars[e->arg->var].optional)));
 }
 
 /* collect(arg) per group: the non-null values in input row order (a function of the query and
@@ -1409,11 +1486,11 @@ static og_status typed_aggregate(exec *x, const pipe *p, og_vector *cols, size_t
     int fits = 1;
     for (size_t c = 0; c < ir->ncolumns && fits && st == OG_OK; c++) {
         const og_ir_expr *e = ir->columns[c].expr;
-        const og_ir_expr *prop = ir->columns[c].group_key ? e : e->kind == OG_IRX_AGG && !counts_rows(e) ? e->arg : NULL;
+        const og_ir_expr *prop = ir->columns[c].group_key ? e : e->kind == OG_IRX_AGG && !counts_rows(ir, e) ? e->arg : NULL;
         og_colref ref = {NULL, NULL};
         if (ir->columns[c].group_key || prop) {
             fits = prop && prop->kind == OG_IRX_PROP && prop->var >= 0 && (size_t)prop->var < ir->nvars &&
-                   p->var_col[prop->var] >= 0;
+                   p->var_col[prop->var] >= 0 && !ir->vars[prop->var].optional;
             if (fits) st = var_rows(x, p, prop->var, prop->prop_id, &ref.col, &ref.rows);
         }
         if (!fits || st) break;
@@ -1476,7 +1553,7 @@ static og_status project_aggregate(exec *x, const pipe *p, og_vector *cols, size
             break;
         }
         og_vector arg;
-        int have_arg = !counts_rows(col->expr);
+        int have_arg = !counts_rows(ir, col->expr);
         if (have_arg) {
             st = eval(x, p, col->expr->arg, &arg);
             if (st == OG_OK) st = broadcast(&arg, n);
@@ -1946,7 +2023,8 @@ static og_status put_step(og_buf *b, const og_ir_query *ir, const xstep *s, int 
         break;
     case OG_IR_ANTIJOIN:
         og_buf_append_str(b, op->sub == OG_QSUB_EXISTS ? "semi_join exists {...} on"
-                             : op->sub == OG_QSUB_COUNT ? "count_join count {...} on" : "anti_join not {...} on");
+                             : op->sub == OG_QSUB_COUNT ? (op->sub_arg ? "count_join aggregate {...} on" : "count_join count {...} on")
+                             : op->sub == OG_QSUB_OPTIONAL ? "left_join optional {...} on" : "anti_join not {...} on");
         for (size_t k = 0; k < op->nouter; k++) og_buf_printf(b, "%s$%s", k ? ", " : " ", ir->vars[op->outer_vars[k]].name);
         if (!op->nouter) og_buf_append_str(b, " (no shared variable)");
         break;

@@ -421,6 +421,24 @@ static void exists_and_count_subpatterns(void **state)
                 "  writes: -\n");
 }
 
+static void optional_and_aggregate_subpatterns(void **state)
+{
+    (void)state;
+    /* a filter over the optional variable written after the block stays a filter after it */
+    expect_dump("query q() { match { $p: Person  optional { $p $w:worksAt $c  $c.name = \"acme\" }  $c.name is null "
+                "sum($f.age * 2) { $p knows $f } > 3 } return { $p.name, $c } }",
+                "query q()\n"
+                "  scan $p: Person\n"
+                "  optional ($p) binds $w $c\n"
+                "    expand $p -[$w: WorksAt out 1..1]-> $c: Company [$c.name = \"acme\"]\n"
+                "  filter $c.name is null\n"
+                "  countjoin ($p) sum(($f.age * 2)) > 3\n"
+                "    expand $p -[Knows out 1..1]-> $f: Person\n"
+                "  return p.name = $p.name: String, c = object($c): Object\n"
+                "  reads: node Company, node Person, edge Knows, edge WorksAt\n"
+                "  writes: -\n");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -428,6 +446,7 @@ int main(void)
         cmocka_unit_test(limit_and_offset_literals_and_parameters),
         cmocka_unit_test(arithmetic_functions_and_distinct),
         cmocka_unit_test(exists_and_count_subpatterns),
+        cmocka_unit_test(optional_and_aggregate_subpatterns),
         cmocka_unit_test(deferred_binding_filters_go_into_the_expand),
         cmocka_unit_test(reverse_expand_when_destination_is_bound),
         cmocka_unit_test(cycle_closing_and_cross_join),
