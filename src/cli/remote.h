@@ -85,4 +85,8 @@ int og_cli_remote_run(og_remote *r, int argc, char **argv);
  * for); returns the exit status (4 for a lost --if-commit, else 1). */
 int og_cli_remote_fail(const char *verb, const og_http_resp *resp);
 
+/* The same failure as the text `omnigraph test` matches `expect error:` against: "CLASS: message"
+ * (malloc'd; free it). */
+char *og_cli_remote_error_text(const og_http_resp *resp);
+
 #endif
