@@ -21,9 +21,11 @@
 
 #include "cli/cli.h"
 #include "cli/gqt.h"
+#include "cli/remote.h"
 
 static const char *test_help =
     "usage: omnigraph test [--bless] [-k TEXT] [--keep] [-q] FILE|DIR...\n"
+    "       omnigraph test --server URL|NAME --graph ID --yes [-k TEXT] [-q] FILE|DIR...\n"
     "\n"
     "Runs logic-test cases (.gqt files; a directory means every .gqt file under it, sorted):\n"
     "each case on a fresh graph in a temporary directory.  Prints one line per case (ok, FAIL\n"
@@ -34,10 +36,18 @@ static const char *test_help =
     "  -k TEXT       run only cases whose path contains TEXT (repeatable)\n"
     "  --keep        keep the graph of a failing case and print its path\n"
     "  -q, --quiet   print only failures and the summary\n"
+    "  --server URL|NAME --graph ID --yes\n"
+    "                run the cases against graph ID served by omnigraph-server instead (token as\n"
+    "                for the served verbs).  The graph is scratch: before each case its other\n"
+    "                branches are deleted, its schema replaced and the seed loaded, so --yes is\n"
+    "                required.  Steps a server cannot answer (restart, `expect shape`, a load's\n"
+    "                `expect affected`) are reported as skipped.\n"
+    "Example: omnigraph test tests/logic/\n"
     "The format is described in docs/testing.md.\n";
 
 typedef struct opts {
     int bless, keep, quiet;
+    og_remote *srv;     /* --server: the cases run on this served graph (test_served.c) */
     const char **filters;
     size_t nfilters;
 } opts;
@@ -350,8 +360,9 @@ static int check_rows(run *r, const column *cols, size_t ncols, strv *act)
 {
     const gqt_step *st = r->st;
     /* a `show` step's shape is derived (five String columns), not written */
-    char *shape = st->show ? NULL : substitute(st->shape, r->loop_var, r->loop_val);
-    int rc = st->show ? 0 : check_shape(r, shape, cols, ncols);
+    int no_shape = st->show || !cols; /* no column types: a served answer (the caller noted the skip) */
+    char *shape = no_shape ? NULL : substitute(st->shape, r->loop_var, r->loop_val);
+    int rc = no_shape ? 0 : check_shape(r, shape, cols, ncols);
     free(shape);
     if (rc) {
         if (r->o->bless && !r->loop_var) bless_shape(r, cols, ncols);
@@ -386,10 +397,9 @@ static int check_rows(run *r, const column *cols, size_t ncols, strv *act)
     return rc;
 }
 
-/* An error when the step expected one; else a failure naming the error. */
-static int check_error(run *r, og_status st)
+/* An error ("<status>: <message>", consumed) when the step expected one; else a failure naming it. */
+static int check_error_text(run *r, char *msg)
 {
-    char *msg = error_text(st);
     int rc = 0;
     if (r->st->expect != GQT_EX_ERROR) {
         step_fail(r, "failed: %s", msg);
@@ -401,6 +411,8 @@ static int check_error(run *r, og_status st)
     free(msg);
     return rc;
 }
+
+static int check_error(run *r, og_status st) { return check_error_text(r, error_text(st)); }
 
 /* ---- steps --------------------------------------------------------------------------------- */
 
@@ -440,17 +452,27 @@ static size_t words(char *s, char **w, size_t cap)
 
 static int run_branch_list(run *r)
 {
-    char *out = NULL;
-    og_status st = og_db_branch_list(&out, r->db);
-    if (st) return check_error(r, st);
+    char *out = NULL, *err = NULL;
+    json_t *j = NULL;
+    if (r->o->srv) { /* the served list is names only: dress it as the library's document */
+        char **names = NULL;
+        size_t n = 0;
+        if (gqt_srv_branch_list(r->o->srv, &names, &n, &err)) return check_error_text(r, err);
+        j = json_pack("{s:[]}", "branches");
+        for (size_t k = 0; k < n; k++)
+            json_array_append_new(json_object_get(j, "branches"), json_pack("{s:s}", "name", names[k]));
+        gqt_srv_strings_free(names, n);
+    } else {
+        og_status st = og_db_branch_list(&out, r->db);
+        if (st) return check_error(r, st);
+        j = json_loads(out, 0, NULL);
+        og_free(out);
+    }
     if (r->st->expect == GQT_EX_ERROR) {
         step_fail(r, "expected an error containing '%s', the statement succeeded", r->st->expect_arg);
-        og_free(out);
+        json_decref(j);
         return -1;
     }
-    json_error_t je;
-    json_t *j = json_loads(out, 0, &je);
-    og_free(out);
     strv act = {0};
     json_t *bs = json_object_get(j, "branches");
     size_t i;
@@ -458,11 +480,11 @@ static int run_branch_list(run *r)
     json_array_foreach(bs, i, b) {
         json_t *row = json_pack("{s:O}", "name", json_object_get(b, "name"));
         char *t = json_dumps(row, JSON_COMPACT);
-        og_buf c = OG_BUF_INIT, err = OG_BUF_INIT;
-        gqt_json_canon(t, strlen(t), &c, &err);
+        og_buf c = OG_BUF_INIT, cerr = OG_BUF_INIT;
+        gqt_json_canon(t, strlen(t), &c, &cerr);
         strv_push(&act, (const char *)c.data, c.len);
         og_buf_free(&c);
-        og_buf_free(&err);
+        og_buf_free(&cerr);
         free(t);
         json_decref(row);
     }
@@ -481,24 +503,39 @@ static int run_statement(run *r, const char *body)
     size_t n = words(s, w, 8);
     og_status st = OG_OK;
     int rc = 0;
-    char *merge_out = NULL;
+    char *merge_out = NULL, *err = NULL;
+    const og_remote *srv = r->o->srv;
     if (n == 2 && !strcmp(w[1], "list")) {
         free(s);
         return run_branch_list(r);
     } else if (n >= 3 && !strcmp(w[1], "create") && (n == 3 || (n == 5 && !strcmp(w[3], "from")))) {
-        st = og_db_branch_create(r->db, w[2], n == 5 ? w[4] : NULL, NULL, NULL);
+        if (srv) gqt_srv_branch(srv, "create", w[2], n == 5 ? w[4] : NULL, NULL, &err);
+        else st = og_db_branch_create(r->db, w[2], n == 5 ? w[4] : NULL, NULL, NULL);
     } else if (n == 3 && !strcmp(w[1], "delete")) {
-        st = og_db_branch_delete(r->db, w[2]);
+        if (srv) gqt_srv_branch(srv, "delete", w[2], NULL, NULL, &err);
+        else st = og_db_branch_delete(r->db, w[2]);
     } else if (n >= 3 && !strcmp(w[1], "merge") && (n == 3 || (n == 5 && !strcmp(w[3], "into")))) {
-        og_db_merge_opts mo = {w[2], n == 5 ? w[4] : NULL, NULL, 0};
-        st = og_db_branch_merge(&merge_out, r->db, &mo);
+        if (srv) {
+            char *oc = NULL;
+            if (!gqt_srv_branch(srv, "merge", w[2], n == 5 ? w[4] : NULL, &oc, &err)) {
+                json_t *mj = json_pack("{s:s?}", "outcome", oc);
+                merge_out = json_dumps(mj, JSON_COMPACT);
+                json_decref(mj);
+            }
+            free(oc);
+        } else {
+            og_db_merge_opts mo = {w[2], n == 5 ? w[4] : NULL, NULL, 0};
+            st = og_db_branch_merge(&merge_out, r->db, &mo);
+        }
     } else {
         step_fail(r, "unknown branch statement '%s' (branch create X [from Y], branch merge X [into Y], "
                      "branch delete X, branch list)", s);
         free(s);
         return -1;
     }
-    if (st) {
+    if (err) {
+        rc = check_error_text(r, err);
+    } else if (st) {
         rc = check_error(r, st);
     } else if (r->st->expect == GQT_EX_ERROR) {
         step_fail(r, "expected an error containing '%s', the statement succeeded", r->st->expect_arg);
@@ -520,7 +557,8 @@ static int run_statement(run *r, const char *body)
             json_decref(j);
         }
     }
-    og_free(merge_out);
+    if (srv) free(merge_out);
+    else og_free(merge_out);
     free(s);
     return rc;
 }
@@ -528,13 +566,13 @@ static int run_statement(run *r, const char *body)
 /* Session settings lines are in the language (docs/query-language.md "Session settings"), so a
  * refused `set` / `reset` is an outcome the step's expectation checks.  Two refusals are
  * skipped instead, never passed: a `show` statement (OmniGraph-C answers no settings rows) and,
- * on a step that expects success, a setting the reference has and OmniGraph-C does not. */
-static int settings_refused(run *r, og_status st)
+ * on a step that expects success, a setting the reference has and OmniGraph-C does not.
+ * `cls` and `m` are the error's class and message, embedded or served alike. */
+static int settings_refused_text(run *r, const char *cls, const char *m)
 {
-    if (!r->st->settings || st != OG_ERR_PARSE) return 0;
+    if (!r->st->settings || strcmp(cls, og_status_name(OG_ERR_PARSE))) return 0;
     static const char *const reference_only[] = {"rrf_plan", "merge_lineage", "ann_nprobes", "stage_write_concurrency",
                                                  "traversal_work_limit", "history_release_bytes"};
-    const char *m = og_error_message();
     int skip = r->st->show && strstr(m, "`show` is not supported") != NULL;
     for (size_t i = 0; !skip && r->st->expect != GQT_EX_ERROR && i < sizeof reference_only / sizeof *reference_only; i++) {
         char want[96];
@@ -547,15 +585,107 @@ static int settings_refused(run *r, og_status st)
     while (ml && (m[ml - 1] == '\n' || m[ml - 1] == ' ')) ml--;
     og_buf_printf(&w, "session settings: %s (%s: %.*s)",
                   r->st->show ? "`show` is not answered by OmniGraph-C" : "a setting OmniGraph-C does not have",
-                  og_status_name(st), ml, m);
+                  cls, ml, m);
     og_buf_append_byte(&w, 0);
     step_skip(r, r->st->line, (char *)w.data);
     og_buf_free(&w);
     return 1;
 }
 
+static int settings_refused(run *r, og_status st)
+{
+    return st && settings_refused_text(r, og_status_name(st), og_error_message());
+}
+
+/* The same for a served error "<class>: <message>". */
+static int settings_refused_served(run *r, const char *err)
+{
+    const char *colon = strstr(err, ": ");
+    if (!colon) return 0;
+    char cls[32];
+    snprintf(cls, sizeof cls, "%.*s", (int)(colon - err), err);
+    return settings_refused_text(r, cls, colon + 2);
+}
+
+/* The names of an `expect shape` against a served answer's columns; their types are reported
+ * as skipped (the served answer has none). */
+static int check_shape_names(run *r, char **names, size_t nc)
+{
+    char *shape = substitute(r->st->shape, r->loop_var, r->loop_val);
+    strv want = {0};
+    for (const char *p = shape; *p;) {
+        const char *e = strchr(p, '\n');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        size_t a = 0;
+        while (a < n && (p[a] == ' ' || p[a] == '\t')) a++;
+        const char *colon = a < n ? strstr(p + a, ": ") : NULL;
+        if (a < n) {
+            size_t k = colon && colon < p + n ? (size_t)(colon - p) : n;
+            while (k > a && p[k - 1] == ' ') k--;
+            strv_push(&want, p + a, k - a);
+        }
+        p += n + (e ? 1 : 0);
+    }
+    free(shape);
+    int rc = 0;
+    if (want.n != nc) {
+        step_fail(r, "shape: %zu column(s) expected, the server returned %zu", want.n, nc);
+        rc = -1;
+    }
+    for (size_t i = 0; !rc && i < nc; i++)
+        if (strcmp(want.v[i], names[i])) {
+            step_fail(r, "shape column %zu: expected name '%s', the server returned '%s'", i + 1, want.v[i], names[i]);
+            rc = -1;
+        }
+    if (!rc) step_skip(r, r->st->line, "expect shape: column names checked; the served answer carries no column types");
+    strv_free(&want);
+    return rc;
+}
+
+/* A read against the server: its answer names the columns but not their types, so an
+ * `expect shape` is reported as skipped; rows are compared as embedded. */
+static int run_query_served(run *r, const char *params)
+{
+    char **names = NULL, **rows = NULL, *err = NULL;
+    size_t nc = 0, nr = 0;
+    if (gqt_srv_query(r->o->srv, r->st->branch, r->st->body, params, &names, &nc, &rows, &nr, &err)) {
+        if (settings_refused_served(r, err)) {
+            free(err);
+            return 0;
+        }
+        return check_error_text(r, err);
+    }
+    int rc = 0;
+    if (r->st->expect == GQT_EX_ERROR) {
+        step_fail(r, "expected an error containing '%s', the query returned %zu row(s)", r->st->expect_arg, nr);
+        rc = -1;
+    } else if (r->st->expect != GQT_EX_UNORDERED && r->st->expect != GQT_EX_ORDERED) {
+        step_fail(r, "a query step expects rows or an error");
+        rc = -1;
+    }
+    strv act = {0};
+    for (size_t i = 0; i < nr && !rc; i++) {
+        og_buf c = OG_BUF_INIT, e = OG_BUF_INIT;
+        if (gqt_json_canon(rows[i], strlen(rows[i]), &c, &e)) {
+            step_fail(r, "the served row is not JSON: %s", rows[i]);
+            rc = -1;
+        } else {
+            strv_push(&act, (const char *)c.data, c.len);
+        }
+        og_buf_free(&c);
+        og_buf_free(&e);
+    }
+    if (!rc && r->st->has_shape && !r->st->show) rc = check_shape_names(r, names, nc);
+    if (!rc) rc = check_rows(r, NULL, nc, &act);
+    strv_free(&act);
+    gqt_srv_strings_free(names, nc);
+    gqt_srv_strings_free(rows, nr);
+    return rc;
+}
+
 static int run_query(run *r, const char *params)
 {
+    if (r->o->srv) return run_query_served(r, params);
     og_rows *rows = NULL;
     og_read_opts at = {r->st->branch, NULL};
     og_status st = og_db_query(&rows, r->db, r->st->body, strlen(r->st->body), NULL, params, &at);
@@ -620,9 +750,8 @@ static int run_query(run *r, const char *params)
 }
 
 /* The success-side expectations of a write (ok, affected) against its receipt. */
-static int check_write(run *r, og_status st, const og_receipt *rec, const char *what)
+static int check_write_ok(run *r, const og_receipt *rec, const char *what)
 {
-    if (st) return check_error(r, st);
     if (r->st->expect == GQT_EX_ERROR) {
         step_fail(r, "expected an error containing '%s', the %s succeeded (nodes=%llu edges=%llu)", r->st->expect_arg,
                   what, (unsigned long long)rec->affected_nodes, (unsigned long long)rec->affected_edges);
@@ -641,8 +770,35 @@ static int check_write(run *r, og_status st, const og_receipt *rec, const char *
     return 0;
 }
 
+static int check_write(run *r, og_status st, const og_receipt *rec, const char *what)
+{
+    if (st) return check_error(r, st);
+    return check_write_ok(r, rec, what);
+}
+
+static int run_mutate_served(run *r, const char *params)
+{
+    og_receipt rec;
+    memset(&rec, 0, sizeof rec);
+    char *err = NULL;
+    uint64_t nodes = 0, edges = 0;
+    if (gqt_srv_mutate(r->o->srv, r->st->branch, r->st->body, params, &nodes, &edges, &err)) {
+        if (settings_refused_served(r, err)) {
+            free(err);
+            if (!r->stopped && strstr(r->st->body, "query"))
+                r->stopped = strdup("a mutation led by session settings was refused; later steps would see a different graph");
+            return 0;
+        }
+        return check_error_text(r, err);
+    }
+    rec.affected_nodes = nodes;
+    rec.affected_edges = edges;
+    return check_write_ok(r, &rec, "mutation");
+}
+
 static int run_mutate(run *r, const char *params)
 {
+    if (r->o->srv) return run_mutate_served(r, params);
     og_receipt rec;
     memset(&rec, 0, sizeof rec);
     og_db_mutate_opts mo = {r->st->branch, NULL, NULL};
@@ -659,6 +815,19 @@ static int run_mutate(run *r, const char *params)
 /* `--- load [mode: M] [branch: B] [from: F]`: the NDJSON body as one load. */
 static int run_load(run *r)
 {
+    if (r->o->srv) {
+        char *err = NULL;
+        if (gqt_srv_load(r->o->srv, r->dir, r->st->body, r->st->branch, r->st->load_from, r->st->load_mode, &err))
+            return check_error_text(r, err);
+        if (r->st->expect == GQT_EX_ERROR) {
+            step_fail(r, "expected an error containing '%s', the load succeeded", r->st->expect_arg);
+            return -1;
+        }
+        if (r->st->has_affected)
+            step_skip(r, r->st->line, "expect affected: the served load answers the batch's rows per type, not the "
+                                      "rows it changed");
+        return 0;
+    }
     char path[700];
     snprintf(path, sizeof path, "%s/load-%zu.jsonl", r->dir, r->step_no);
     FILE *f = fopen(path, "w");
@@ -698,6 +867,23 @@ static void *session_main(void *arg)
     session_run *sr = arg;
     pthread_barrier_wait(sr->start);
     const char *src = sr->ss->body;
+    if (sr->r->o->srv) { /* each request on its own connection: the server runs them at once */
+        char **c = NULL, **rw = NULL, *err = NULL;
+        size_t nc = 0, nr = 0;
+        uint64_t nodes, edges;
+        int rc = gqt_srv_query(sr->r->o->srv, sr->ss->branch, src, NULL, &c, &nc, &rw, &nr, &err);
+        gqt_srv_strings_free(c, nc);
+        gqt_srv_strings_free(rw, nr);
+        if (rc && strstr(err, "mutation")) {
+            free(err);
+            err = NULL;
+            sr->was_mutation = 1;
+            rc = gqt_srv_mutate(sr->r->o->srv, sr->ss->branch, src, NULL, &nodes, &edges, &err);
+        }
+        sr->st = rc ? OG_ERR_INVALID : OG_OK;
+        sr->err = err;
+        return NULL;
+    }
     og_rows *rows = NULL;
     og_read_opts at = {sr->ss->branch, NULL};
     og_status st = og_db_query(&rows, sr->r->db, src, strlen(src), NULL, NULL, &at);
@@ -771,6 +957,10 @@ static int run_concurrent(run *r)
 static int run_step(run *r)
 {
     const gqt_step *st = r->st;
+    if (st->kind == GQT_RESTART && r->o->srv) {
+        step_skip(r, st->line, "restart: a served graph stays open in the server; the runner cannot restart it");
+        return 0;
+    }
     if (st->kind == GQT_RESTART) {
         og_db_close(r->db);
         r->db = NULL;
@@ -823,6 +1013,13 @@ static int setup(run *r)
         return -1;
     }
     snprintf(r->uri, sizeof r->uri, "%s/graph", r->dir);
+    if (r->o->srv) {
+        char *err = NULL;
+        if (!gqt_srv_reset(r->o->srv, r->dir, c->schema, c->seed, &err)) return 0;
+        og_buf_printf(&r->report, "  setup: resetting served graph %s: %s\n", r->o->srv->graph, err);
+        free(err);
+        return -1;
+    }
     og_status st = og_db_init(&r->db, r->uri, "schema", c->schema, strlen(c->schema), NULL);
     if (st) {
         og_buf_printf(&r->report, "  setup: the schema was refused: %s: %s\n", og_status_name(st), og_error_message());
@@ -923,7 +1120,7 @@ static int run_case(gqt_case *c, const opts *o, og_buf *report, og_buf *skips, s
     for (int k = 0; k < r.nbless; k++) free(r.bless_text[k]);
     if (r.db) og_db_close(r.db);
     if (r.dir[0]) {
-        if (rc && o->keep) og_buf_printf(&r.report, "  kept the graph at %s\n", r.uri);
+        if (rc && o->keep && !o->srv) og_buf_printf(&r.report, "  kept the graph at %s\n", r.uri);
         else rm_rf(r.dir);
     }
     og_buf_append(report, r.report.data, r.report.len);
@@ -967,7 +1164,12 @@ static void test_file(const char *path, const opts *o, stats *s)
         s->skipped++;
     } else {
         size_t runnable = 0;
-        for (size_t i = 0; i < c.nenvs; i++) runnable += c.envs[i].runnable;
+        for (size_t i = 0; i < c.nenvs; i++) {
+            /* a served run is the server target's environment (its storage is the server's) */
+            if (o->srv && !strcmp(c.envs[i].target, "omnigraph-server") && !strcmp(c.envs[i].storage, "local-filesystem"))
+                c.envs[i].runnable = 1;
+            runnable += c.envs[i].runnable;
+        }
         if (!runnable) {
             printf("SKIP %s: %s / %s: %s\n", path, c.envs[0].target, c.envs[0].storage, c.envs[0].why_not);
             s->skipped++;
@@ -1053,6 +1255,8 @@ int og_cmd_test(int argc, char **argv)
         return OG_EXIT_OK;
     }
     opts o = {0};
+    const char *server = NULL, *graph = NULL;
+    int yes = 0;
     const char **paths = calloc((size_t)argc, sizeof *paths);
     o.filters = calloc((size_t)argc, sizeof *o.filters);
     size_t np = 0;
@@ -1060,6 +1264,11 @@ int og_cmd_test(int argc, char **argv)
         if (!strcmp(argv[i], "--bless")) o.bless = 1;
         else if (!strcmp(argv[i], "--keep")) o.keep = 1;
         else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) o.quiet = 1;
+        else if (!strcmp(argv[i], "--yes")) yes = 1;
+        else if ((!strcmp(argv[i], "--server") || !strcmp(argv[i], "--graph")) && i + 1 < argc) {
+            if (argv[i][2] == 's') server = argv[++i];
+            else graph = argv[++i];
+        }
         else if (!strcmp(argv[i], "-k")) {
             if (i + 1 >= argc) {
                 free(paths);
@@ -1077,6 +1286,28 @@ int og_cmd_test(int argc, char **argv)
         free(paths);
         free(o.filters);
         return og_cli_usage("test", "give at least one .gqt file or directory");
+    }
+    og_remote srv;
+    memset(&srv, 0, sizeof srv);
+    int urc = 0;
+    if (!server && graph) urc = og_cli_usage("test", "--graph selects a served graph: give --server URL|NAME too");
+    else if (server && !graph)
+        urc = og_cli_usage("test", "--server needs --graph ID: the served graph the cases may reset (scratch)");
+    else if (server && !yes)
+        urc = og_cli_usage("test", "refusing to run on graph '%s' of %s without --yes: every case deletes its other "
+                                   "branches and replaces its schema and data",
+                           graph, server);
+    else if (server && o.bless)
+        urc = og_cli_usage("test", "--bless is for embedded runs (a served answer has no column types)");
+    else if (server && (urc = og_cli_remote_resolve(&srv, "test", server)) == 0) {
+        srv.graph = graph;
+        srv.quiet = 1;
+        o.srv = &srv;
+    }
+    if (urc) {
+        free(paths);
+        free(o.filters);
+        return urc;
     }
     stats s = {0};
     double t0 = now_s();

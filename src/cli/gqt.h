@@ -123,4 +123,21 @@ void gqt_case_free(gqt_case *c);
  * err when the text is not one JSON value. */
 int gqt_json_canon(const char *s, size_t n, og_buf *out, og_buf *err);
 
+/* ---- test_served.c: a case's graph calls against omnigraph-server (`test --server`) ---------
+ * Each returns 0, or -1 with *err ("<class>: <message>", malloc'd) — the class spelled as
+ * og_status_name, so `expect error:` means the same as embedded.  `dir` is the case's
+ * temporary directory (batch files are written there). */
+struct og_remote;
+int gqt_srv_reset(const struct og_remote *r, const char *dir, const char *schema, const char *seed, char **err);
+int gqt_srv_query(const struct og_remote *r, const char *branch, const char *src, const char *params, char ***cols,
+                  size_t *ncols, char ***rows, size_t *nrows, char **err);
+int gqt_srv_mutate(const struct og_remote *r, const char *branch, const char *src, const char *params, uint64_t *nodes,
+                   uint64_t *edges, char **err);
+int gqt_srv_load(const struct og_remote *r, const char *dir, const char *ndjson, const char *branch, const char *from,
+                 const char *mode, char **err);
+/* op "create" (b: from), "delete", "merge" (b: into; *outcome the merge's outcome word) */
+int gqt_srv_branch(const struct og_remote *r, const char *op, const char *a, const char *b, char **outcome, char **err);
+int gqt_srv_branch_list(const struct og_remote *r, char ***names, size_t *n, char **err);
+void gqt_srv_strings_free(char **v, size_t n);
+
 #endif /* OG_CLI_GQT_H */

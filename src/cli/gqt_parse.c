@@ -70,7 +70,7 @@ static const char *env_reason(const char *target, const char *storage)
     if (!strcmp(target, "omnigraph-engine-dst") || !strcmp(target, "omnigraph-server-dst"))
         return "deterministic simulation (seeded DST) is not available in OmniGraph-C";
     if (!strcmp(target, "omnigraph-server"))
-        return "server targets are not run by `omnigraph test`";
+        return "a server target runs with `omnigraph test --server URL --graph ID --yes`";
     if (strcmp(storage, "local-filesystem"))
         return "`omnigraph test` runs the engine on local-filesystem storage only";
     return NULL;

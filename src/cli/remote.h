@@ -102,4 +102,8 @@ void og_cli_remote_render_read(struct json_t *j, og_format f, og_buf *out);
  * client: the opener og_shell_main calls for --server. */
 og_status og_cli_shell_remote_open(og_shell_backend *out, const char *server, const char *graph);
 
+/* The same failure as the text `omnigraph test` matches `expect error:` against: "CLASS: message"
+ * (malloc'd; free it). */
+char *og_cli_remote_error_text(const og_http_resp *resp);
+
 #endif

@@ -26,6 +26,7 @@
 
 #include "cli/cli.h"
 #include "cli/remote.h"
+#include "cluster/cluster.h"
 
 /* ---- paths and config.yaml -------------------------------------------------------------------- */
 
@@ -439,6 +440,48 @@ static int pick_graph(og_remote *r, const char *verb)
 
 static char *g_argv[512];
 
+/* The storage root of graph `graph` in the applied state of the cluster at `dir` (config
+ * directory or storage root; docs/cluster.md), or NULL with the refusal printed and *rc set.
+ * `graph` may be NULL when the cluster has one graph. */
+static const char *cluster_root(const char *verb, const char *dir, const char *graph, int *rc)
+{
+    static char root[2048];
+    /* a name under `clusters:` of config.yaml stands for its root */
+    struct stat sb;
+    if (strncmp(dir, "s3://", 5) && stat(dir, &sb) != 0 && stat(home_file("config.yaml"), &sb) == 0) {
+        json_t *cfg = config();
+        const char *named = cfg ? cfg_str(json_object_get(cfg, "clusters"), dir, "root") : NULL;
+        if (named) dir = !strncmp(named, "file://", 7) ? named + 7 : named;
+    }
+    og_cluster *c = NULL;
+    og_status st = og_cluster_open(&c, dir);
+    if (st != OG_OK) {
+        fprintf(stderr, "omnigraph %s: %s: cluster %s: %s\n", verb, og_status_name(st), dir, og_error_message());
+        *rc = OG_EXIT_FAIL;
+        return NULL;
+    }
+    size_t n = og_cluster_graph_count(c);
+    if (!graph && n == 1) graph = og_cluster_graph_id(c, 0);
+    const char *uri = graph ? og_cluster_graph_uri(c, graph) : NULL;
+    if (!uri) {
+        og_buf b = OG_BUF_INIT;
+        for (size_t i = 0; i < n; i++) og_buf_printf(&b, "%s%s", i ? ", " : "", og_cluster_graph_id(c, i));
+        if (graph)
+            fprintf(stderr, "omnigraph %s: not_found: graph '%s' is not in the applied state of cluster %s (applied "
+                            "graphs: %s)\n", verb, graph, dir, b.len ? og_buf_cstr(&b) : "none");
+        else
+            fprintf(stderr, "omnigraph %s: choose a graph of cluster %s with --graph ID (applied graphs: %s)\n", verb,
+                    dir, b.len ? og_buf_cstr(&b) : "none");
+        og_buf_free(&b);
+        og_cluster_close(c);
+        *rc = graph ? OG_EXIT_FAIL : OG_EXIT_USAGE;
+        return NULL;
+    }
+    snprintf(root, sizeof root, "%s", uri);
+    og_cluster_close(c);
+    return root;
+}
+
 int og_cli_scope_dispatch(int *argcp, char ***argvp, int *rc)
 {
     int argc = *argcp;
@@ -448,13 +491,16 @@ int og_cli_scope_dispatch(int *argcp, char ***argvp, int *rc)
     const char *sub = argc > 2 && argv[2][0] != '-' ? argv[2] : NULL;
     int scope = verb_scope(verb, sub);
     if (scope == SCOPE_NONE || argc >= (int)(sizeof g_argv / sizeof g_argv[0]) - 4) return 0;
-    const char *server = NULL, *graph = NULL, *profile = NULL, *store = NULL, *actor = NULL, *http_pos = NULL;
+    const char *server = NULL, *graph = NULL, *profile = NULL, *store = NULL, *actor = NULL, *http_pos = NULL,
+               *cluster = NULL;
     int yes = 0, quiet = 0, json = 0, explicit_root = 0, s3 = 0, n = 0;
     g_argv[n++] = argv[0];
     g_argv[n++] = argv[1];
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
-        const char **slot = !strcmp(a, "--server") ? &server : !strcmp(a, "--graph") ? &graph : !strcmp(a, "--profile") ? &profile : NULL;
+        const char **slot = !strcmp(a, "--server") ? &server : !strcmp(a, "--graph") ? &graph : !strcmp(a, "--profile") ? &profile
+                            : !strcmp(a, "--cluster") ? &cluster
+                                                      : NULL;
         if (!strcmp(a, "--")) { /* the rest is the verb's, as given */
             while (i < argc) g_argv[n++] = argv[i++];
             break;
@@ -471,8 +517,9 @@ int og_cli_scope_dispatch(int *argcp, char ***argvp, int *rc)
             *slot = argv[++i];
             continue;
         }
-        if (!strncmp(a, "--server=", 9) || !strncmp(a, "--graph=", 8) || !strncmp(a, "--profile=", 10)) {
-            const char **s2 = a[2] == 's' ? &server : a[2] == 'g' ? &graph : &profile;
+        if (!strncmp(a, "--server=", 9) || !strncmp(a, "--graph=", 8) || !strncmp(a, "--profile=", 10) ||
+            !strncmp(a, "--cluster=", 10)) {
+            const char **s2 = a[2] == 's' ? &server : a[2] == 'g' ? &graph : a[2] == 'c' ? &cluster : &profile;
             *s2 = strchr(a, '=') + 1;
             continue;
         }
@@ -503,7 +550,7 @@ int og_cli_scope_dispatch(int *argcp, char ***argvp, int *rc)
     g_argv[n] = NULL;
     const char *env_store0 = getenv("OMNIGRAPH_STORE");
     if (env_store0 && !strncmp(env_store0, "s3://", 5)) s3 = 1;
-    if (!server && !graph && !profile && !yes && !http_pos && !s3) {
+    if (!server && !graph && !profile && !yes && !http_pos && !s3 && !cluster) {
         /* the common case: no remote flag, local storage; only the config's defaults can change anything */
         const char *env_profile = getenv("OMNIGRAPH_PROFILE");
         struct stat st;
@@ -514,6 +561,11 @@ int og_cli_scope_dispatch(int *argcp, char ***argvp, int *rc)
         *rc = og_cli_usage(verb, "'%s' is a server address, not a graph root: address a served graph with --server %s "
                                  "--graph ID",
                            http_pos, http_pos);
+        return 1;
+    }
+    if (cluster && (server || store || explicit_root)) {
+        *rc = og_cli_usage(verb, "--cluster addresses a graph of the cluster by --graph ID; it excludes %s",
+                           server ? "--server" : store ? "--store" : "a graph ROOT");
         return 1;
     }
     if (server && store) {
@@ -528,7 +580,7 @@ int og_cli_scope_dispatch(int *argcp, char ***argvp, int *rc)
     }
     /* fill what the flags left open: --profile / $OMNIGRAPH_PROFILE, then defaults */
     const char *env_store = getenv("OMNIGRAPH_STORE");
-    int explicit_scope = server || store || explicit_root;
+    int explicit_scope = server || store || explicit_root || cluster;
     const char *pstore = NULL;
     json_t *cfg = NULL;
     if (!profile && getenv("OMNIGRAPH_PROFILE") && *getenv("OMNIGRAPH_PROFILE")) profile = getenv("OMNIGRAPH_PROFILE");
@@ -557,14 +609,7 @@ int og_cli_scope_dispatch(int *argcp, char ***argvp, int *rc)
         if (!explicit_scope) {
             if (ps) server = ps;
             if (pst) pstore = pst;
-            if (pc) {
-                fprintf(stderr, "omnigraph %s: profile '%s' binds cluster '%s': a cluster's graphs are served (use a "
-                                "profile with `server:`) or opened with --store ROOT; this build does not address a "
-                                "graph verb at a cluster\n",
-                        verb, profile, pc);
-                *rc = OG_EXIT_USAGE;
-                return 1;
-            }
+            if (pc) cluster = pc;
         }
         if (!graph && cfg_str(p, "default_graph", NULL) && (server || !explicit_scope)) graph = cfg_str(p, "default_graph", NULL);
     } else if (!explicit_scope && !(env_store && *env_store)) {
@@ -595,6 +640,16 @@ int og_cli_scope_dispatch(int *argcp, char ***argvp, int *rc)
     if (scope == SCOPE_DIRECT && !server_flag) { /* a profile's or defaults' server never claims a direct-only verb */
         server = NULL;
         graph = graph_flag;
+    }
+    if (cluster) { /* a cluster's graph: its applied storage root, opened directly */
+        const char *root = cluster_root(verb, cluster, graph, rc);
+        if (!root) return 1;
+        g_argv[n++] = "--store";
+        g_argv[n++] = (char *)root;
+        g_argv[n] = NULL;
+        store = root;
+        server = NULL;
+        graph = NULL;
     }
     if (!server) { /* direct */
         if (graph) {

@@ -82,6 +82,36 @@ static const char *error_class(long status, const char *code, const char *msg)
     }
 }
 
+/* The class the server named (Omnigraph-Error-Class, docs/server.md "Errors"), else the one
+ * the status and message imply (an older or foreign server). */
+static const char *served_class(const og_http_resp *resp, const char *code, const char *msg)
+{
+    static _Thread_local char cls[32];
+    if (og_http_header(resp, "Omnigraph-Error-Class", cls, sizeof cls) && cls[0] &&
+        strspn(cls, "abcdefghijklmnopqrstuvwxyz_") == strlen(cls))
+        return cls;
+    return error_class(resp->status, code ? code : "", msg);
+}
+
+char *og_cli_remote_error_text(const og_http_resp *resp)
+{
+    json_t *j = json_loads((const char *)resp->body.data, 0, NULL);
+    const char *msg = json_string_value(json_object_get(j, "error"));
+    const char *code = json_string_value(json_object_get(j, "code"));
+    char fallback[64];
+    if (!msg) {
+        snprintf(fallback, sizeof fallback, "the server answered HTTP %ld", resp->status);
+        msg = fallback;
+    }
+    int len = (int)strlen(msg);
+    while (len > 0 && msg[len - 1] == '\n') len--;
+    og_buf b = OG_BUF_INIT;
+    og_buf_printf(&b, "%s: %.*s", served_class(resp, code, msg), len, msg);
+    og_buf_append_byte(&b, 0);
+    json_decref(j);
+    return (char *)b.data;
+}
+
 int og_cli_remote_fail(const char *verb, const og_http_resp *resp)
 {
     json_t *j = json_loads((const char *)resp->body.data, 0, NULL);
@@ -94,7 +124,7 @@ int og_cli_remote_fail(const char *verb, const og_http_resp *resp)
     }
     int len = (int)strlen(msg);
     while (len > 0 && msg[len - 1] == '\n') len--;
-    fprintf(stderr, "omnigraph %s: %s: %.*s\n", verb, error_class(resp->status, code ? code : "", msg), len, msg);
+    fprintf(stderr, "omnigraph %s: %s: %.*s\n", verb, served_class(resp, code, msg), len, msg);
     json_decref(j);
     return resp->status == 412 ? OG_EXIT_PRECONDITION : OG_EXIT_FAIL;
 }

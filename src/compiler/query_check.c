@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "compiler/query_check_int.h"
+#include "compiler/suggest.h"
 
 /* ---- errors ------------------------------------------------------------------------------- */
 
@@ -297,8 +298,10 @@ static int resolve_prop(og_chk *c, og_qexpr *e)
         if (!strcmp(e->name, "id") || (c->q->vars[vi].is_edge && (!strcmp(e->name, "src") || !strcmp(e->name, "dst"))))
             return og_chk_fail(c, e->span, "T6", "%s `%s` has no property `%s`; its system field is `$%s.@%s`",
                                c->q->vars[vi].is_edge ? "edge" : "type", t->name, e->name, e->var, e->name);
-        return og_chk_fail(c, e->span, "T6", "%s `%s` has no property `%s`",
-                           c->q->vars[vi].is_edge ? "edge" : "type", t->name, e->name);
+        char hint[96];
+        return og_chk_fail(c, e->span, "T6", "%s `%s` has no property `%s`%s",
+                           c->q->vars[vi].is_edge ? "edge" : "type", t->name, e->name,
+                           og_suggest_hint(og_suggest_prop(t, e->name), hint, sizeof hint));
     }
     if (p->type.id == OG_T_BLOB)
         return og_chk_fail(c, e->span, "T24",
@@ -323,8 +326,10 @@ static int resolve_nearest(og_chk *c, og_qexpr *e)
     const og_cat_type *t = var_type(c, vi);
     size_t pi;
     const og_cat_prop *p = og_cat_type_prop(t, e->name, &pi);
+    char hint[96];
     if (!p)
-        return og_chk_fail(c, e->span, "T15", "type `%s` has no property `%s`", t->name, e->name);
+        return og_chk_fail(c, e->span, "T15", "type `%s` has no property `%s`%s", t->name, e->name,
+                           og_suggest_hint(og_suggest_prop(t, e->name), hint, sizeof hint));
     char a[64], b[64];
     og_qtype pt = og_qt_prop(p);
     if (p->type.id != OG_T_VECTOR)
@@ -718,8 +723,10 @@ static int check_prop_match(og_chk *c, const og_cat_type *t, og_qpropmatch *m)
     size_t pi;
     char a[64], b[64];
     const og_cat_prop *p = og_cat_type_prop(t, m->prop, &pi);
+    char hint[96];
     if (!p)
-        return og_chk_fail(c, m->prop_span, "T2", "type `%s` has no property `%s`", t->name, m->prop);
+        return og_chk_fail(c, m->prop_span, "T2", "type `%s` has no property `%s`%s", t->name, m->prop,
+                           og_suggest_hint(og_suggest_prop(t, m->prop), hint, sizeof hint));
     if (p->type.id == OG_T_BLOB)
         return og_chk_fail(c, m->prop_span, "T3", "blob property `%s.%s` cannot be used in match patterns",
                            t->name, m->prop);
@@ -790,7 +797,9 @@ static int check_binding(og_chk *c, og_qclause *cl)
             return og_chk_fail(c, cl->type_span, "T1",
                                "unknown node type `%s` (it is an interface; interfaces are not queryable)",
                                cl->type_name);
-        return og_chk_fail(c, cl->type_span, "T1", "unknown node type `%s`", cl->type_name);
+        char hint[96];
+        return og_chk_fail(c, cl->type_span, "T1", "unknown node type `%s`%s", cl->type_name,
+                           og_suggest_hint(og_suggest_node(c->cat, cl->type_name), hint, sizeof hint));
     }
     int ti = (int)(t - c->cat->nodes);
     cl->type_index = ti;
@@ -842,7 +851,10 @@ static int check_traversal(og_chk *c, og_qclause *cl)
 {
     const og_catalog *cat = c->cat;
     const og_cat_type *e = og_catalog_edge_ci(cat, cl->edge_word, strlen(cl->edge_word));
-    if (!e) return og_chk_fail(c, cl->edge_span, "T4", "unknown edge type `%s`", cl->edge_word);
+    char hint[96];
+    if (!e)
+        return og_chk_fail(c, cl->edge_span, "T4", "unknown edge type `%s`%s", cl->edge_word,
+                           og_suggest_hint(og_suggest_edge(cat, cl->edge_word), hint, sizeof hint));
     cl->type_index = (int)(e - cat->edges);
     if (cl->min_hops == 0)
         return og_chk_fail(c, cl->span, "T15", "traversal min hop bound must be >= 1");

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "compiler/query_check_int.h"
+#include "compiler/suggest.h"
 
 static int is_num(const og_qtype *t) { return t->node_type < 0 && og_qt_is_numeric(t->t.id); }
 static int is_float(const og_qtype *t) { return t->t.id == OG_T_F32 || t->t.id == OG_T_F64; }
@@ -58,25 +59,8 @@ int og_chk_arith(og_chk *c, og_qexpr *e, int in_agg)
     return 1;
 }
 
-/* Edit distance of two short names (a suggestion for an unknown function). */
-static size_t name_distance(const char *x, const char *y)
-{
-    size_t n = strlen(x), m = strlen(y), row[33];
-    if (n > 32 || m > 32) return 99;
-    for (size_t j = 0; j <= m; j++) row[j] = j;
-    for (size_t i = 1; i <= n; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= m; j++) {
-            size_t up = row[j], best = diag + (x[i - 1] != y[j - 1]);
-            if (up + 1 < best) best = up + 1;
-            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
-            diag = up;
-            row[j] = best;
-        }
-    }
-    return row[m];
-}
+/* Edit distance of two short names (a suggestion for an unknown function; suggest.h). */
+static size_t name_distance(const char *x, const char *y) { return og_suggest_distance(x, y); }
 
 static int unknown_function(og_chk *c, og_qexpr *e)
 {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "compiler/query_check_int.h"
+#include "compiler/suggest.h"
 
 static int check_value(og_chk *c, og_qvalue *v, const og_cat_prop *p, const char *prop)
 {
@@ -81,12 +82,21 @@ static int check_assign_expr(og_chk *c, og_qassign *a, const og_cat_prop *p)
     return 1;
 }
 
+/* "; did you mean `X`?" naming the nearest node type, else the nearest edge type. */
+static const char *type_hint(const og_catalog *cat, const char *name, char *buf, size_t cap)
+{
+    const char *best = og_suggest_node(cat, name);
+    return og_suggest_hint(best ? best : og_suggest_edge(cat, name), buf, cap);
+}
+
 static int check_assign(og_chk *c, const og_cat_type *t, og_qassign *a)
 {
+    char hint[96];
     size_t pi;
     const og_cat_prop *p = og_cat_type_prop(t, a->prop, &pi);
     if (!p)
-        return og_chk_fail(c, a->prop_span, "T11", "type `%s` has no property `%s`", t->name, a->prop);
+        return og_chk_fail(c, a->prop_span, "T11", "type `%s` has no property `%s`%s", t->name, a->prop,
+                               og_suggest_hint(og_suggest_prop(t, a->prop), hint, sizeof hint));
     a->prop_index = (int)pi;
     if (a->expr) return check_assign_expr(c, a, p);
     return check_value(c, &a->value, p, a->prop);
@@ -95,6 +105,7 @@ static int check_assign(og_chk *c, const og_cat_type *t, og_qassign *a)
 /* The property a where leaf reads (*out; endpoints and @id as String properties). */
 static int where_prop(og_chk *c, const og_cat_type *t, og_qassign *w, int edge, og_cat_prop *out)
 {
+    char hint[96];
     if (edge && (strcmp(w->prop, "from") == 0 || strcmp(w->prop, "to") == 0 || strcmp(w->prop, "@src") == 0 ||
                  strcmp(w->prop, "@dst") == 0)) {
         *out = endpoint_prop(w->prop);
@@ -112,7 +123,8 @@ static int where_prop(og_chk *c, const og_cat_type *t, og_qassign *w, int edge, 
     size_t pi;
     const og_cat_prop *p = og_cat_type_prop(t, w->prop, &pi);
     if (!p)
-        return og_chk_fail(c, w->prop_span, "T11", "type `%s` has no property `%s`", t->name, w->prop);
+        return og_chk_fail(c, w->prop_span, "T11", "type `%s` has no property `%s`%s", t->name, w->prop,
+                               og_suggest_hint(og_suggest_prop(t, w->prop), hint, sizeof hint));
     if (p->type.id == OG_T_BLOB)
         return og_chk_fail(c, w->prop_span, "T11", "blob property `%s` cannot be used in WHERE predicates",
                            w->prop);
@@ -164,6 +176,7 @@ static int check_where_op(og_chk *c, og_qmcond *x, const og_cat_prop *p)
 /* A compound `where`: every leaf as a plain where; a bare leaf must name a Bool property. */
 static int check_mcond(og_chk *c, const og_cat_type *t, og_qmcond *x, int edge)
 {
+    char hint[96];
     switch (x->kind) {
     case OG_QMC_AND: case OG_QMC_OR:
         return check_mcond(c, t, x->a, edge) && check_mcond(c, t, x->b, edge);
@@ -177,7 +190,8 @@ static int check_mcond(og_chk *c, const og_cat_type *t, og_qmcond *x, int edge)
                                "`%s` is ambiguous: it is both a Bool literal and a property of `%s`; write "
                                "`%s = true` to test the property", x->leaf.prop, t->name, x->leaf.prop);
         if (!p)
-            return og_chk_fail(c, x->leaf.prop_span, "T11", "type `%s` has no property `%s`", t->name, x->leaf.prop);
+            return og_chk_fail(c, x->leaf.prop_span, "T11", "type `%s` has no property `%s`%s", t->name, x->leaf.prop,
+                               og_suggest_hint(og_suggest_prop(t, x->leaf.prop), hint, sizeof hint));
         if (p->type.id != OG_T_BOOL)
             return og_chk_fail(c, x->leaf.prop_span, "T7",
                                "a bare property in a where predicate must be Bool, `%s` is not", x->leaf.prop);
@@ -210,6 +224,7 @@ static int assigned(const og_qmutation *m, const char *name)
 
 static int check_insert(og_chk *c, og_qmutation *m)
 {
+    char hint[96];
     const og_catalog *cat = c->cat;
     if (m->nassigns == 0)
         return og_chk_fail(c, m->span, "T10", "insert mutation requires at least one assignment");
@@ -235,7 +250,8 @@ static int check_insert(og_chk *c, og_qmutation *m)
         return 1;
     }
     t = og_catalog_edge(cat, m->type_name);
-    if (!t) return og_chk_fail(c, m->type_span, "T10", "unknown node/edge type `%s`", m->type_name);
+    if (!t) return og_chk_fail(c, m->type_span, "T10", "unknown node/edge type `%s`%s", m->type_name,
+                               type_hint(cat, m->type_name, hint, sizeof hint));
     m->is_edge = 1;
     m->type_index = (int)(t - cat->edges);
     int has_from = 0, has_to = 0;
@@ -267,13 +283,15 @@ static int check_insert(og_chk *c, og_qmutation *m)
 
 static int check_update(og_chk *c, og_qmutation *m)
 {
+    char hint[96];
     const og_catalog *cat = c->cat;
     const og_cat_type *t = og_catalog_node(cat, m->type_name);
     if (!t) {
         if (og_catalog_edge(cat, m->type_name))
             return og_chk_fail(c, m->type_span, "T16", "update mutation for edge type `%s` is not supported",
                                m->type_name);
-        return og_chk_fail(c, m->type_span, "T10", "unknown node/edge type `%s`", m->type_name);
+        return og_chk_fail(c, m->type_span, "T10", "unknown node/edge type `%s`%s", m->type_name,
+                               type_hint(cat, m->type_name, hint, sizeof hint));
     }
     m->is_edge = 0;
     m->type_index = (int)(t - cat->nodes);
@@ -287,6 +305,7 @@ static int check_update(og_chk *c, og_qmutation *m)
 
 static int check_delete(og_chk *c, og_qmutation *m)
 {
+    char hint[96];
     const og_catalog *cat = c->cat;
     const og_cat_type *t = og_catalog_node(cat, m->type_name);
     if (t) {
@@ -295,7 +314,8 @@ static int check_delete(og_chk *c, og_qmutation *m)
         return check_where_any(c, t, m, 0);
     }
     t = og_catalog_edge(cat, m->type_name);
-    if (!t) return og_chk_fail(c, m->type_span, "T10", "unknown node/edge type `%s`", m->type_name);
+    if (!t) return og_chk_fail(c, m->type_span, "T10", "unknown node/edge type `%s`%s", m->type_name,
+                               type_hint(cat, m->type_name, hint, sizeof hint));
     m->is_edge = 1;
     m->type_index = (int)(t - cat->edges);
     return check_where_any(c, t, m, 1);

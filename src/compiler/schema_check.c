@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "compiler/schema_internal.h"
+#include "compiler/suggest.h"
 #include "util/error.h"
 
 typedef struct checker {
@@ -140,24 +141,8 @@ static void check_string_annot(checker *ck, const og_annotation *a, size_t n, co
     }
 }
 
-/* Edit distance (insert, delete, substitute, swap of neighbours) of two short names, capped. */
-static size_t name_distance(const char *a, const char *b)
-{
-    size_t na = strlen(a), nb = strlen(b);
-    if (na > 30 || nb > 30) return 99;
-    size_t d[32][32];
-    for (size_t i = 0; i <= na; i++) d[i][0] = i;
-    for (size_t j = 0; j <= nb; j++) d[0][j] = j;
-    for (size_t i = 1; i <= na; i++)
-        for (size_t j = 1; j <= nb; j++) {
-            size_t c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-            if (d[i - 1][j] + 1 < c) c = d[i - 1][j] + 1;
-            if (d[i][j - 1] + 1 < c) c = d[i][j - 1] + 1;
-            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < c) c = d[i - 2][j - 2] + 1;
-            d[i][j] = c;
-        }
-    return d[na][nb];
-}
+/* Edit distance of two short names (suggest.h). */
+static size_t name_distance(const char *a, const char *b) { return og_suggest_distance(a, b); }
 
 /* Every annotation the schema language knows (docs/reference.md "Annotations").  Anything
  * else is a typo more often than not — `@kye` would leave a type silently unkeyed — so an
@@ -640,8 +625,12 @@ static void check_endpoints(checker *ck, og_cat_type *e)
             else e->from_node = idx;
             continue;
         }
+        const char *near = og_suggest_node(ck->cat, n);
+        char guess[96];
+        if (near) snprintf(guess, sizeof guess, "did you mean `%s`?", near);
         const char *hint = og_catalog_interface(ck->cat, n) ? "edge endpoints must be node types; interfaces are not queryable types"
-                                                            : "declare `node Name { ... }` or fix the spelling";
+                           : near ? guess
+                                  : "declare `node Name { ... }` or fix the spelling";
         cerr(ck, e->off, hint, "edge %s references unknown %s type: %s", e->name, side ? "target" : "source", n);
         if (side) e->to_node = SIZE_MAX;
         else e->from_node = SIZE_MAX;

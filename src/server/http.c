@@ -409,6 +409,15 @@ static json_t *budget_detail(const char *msg)
     return NULL;
 }
 
+/* The wire's `code` set is the reference's and folds five library statuses into bad_request;
+ * the exact one rides in a header (docs/server.md "Errors") so the CLI's served verbs and
+ * `omnigraph test --server` print the class the embedded library gives. */
+static struct MHD_Response *with_class(struct MHD_Response *resp, og_status st)
+{
+    if (resp) MHD_add_response_header(resp, "Omnigraph-Error-Class", og_status_name(st));
+    return resp;
+}
+
 struct MHD_Response *og_resp_status(og_req *r, og_status st)
 {
     const char *code;
@@ -423,9 +432,9 @@ struct MHD_Response *og_resp_status(og_req *r, og_status st)
         int time = !strcmp(json_string_value(json_object_get(d, "resource")), "query_time_ms");
         snprintf(text, sizeof text, "%.*s(the server's %s)", (int)(raise - msg), msg,
                  time ? "--query-timeout" : "--query-max-memory");
-        return og_resp_error(r, http, code, text, "resource_limit", d);
+        return with_class(og_resp_error(r, http, code, text, "resource_limit", d), st);
     }
-    return og_resp_error(r, http, code, msg, d ? "resource_limit" : NULL, d);
+    return with_class(og_resp_error(r, http, code, msg, d ? "resource_limit" : NULL, d), st);
 }
 
 /* ---- request helpers ------------------------------------------------------------------- */

@@ -92,7 +92,7 @@ set -e
 [ "$rc" = 1 ] || { cat "$d/err" >&2; fail "the failing script exited $rc, not 1"; }
 printf 'p.name\n------\nAda\n(1 row)\np.age\n-----\n45\n(1 row)\n' | diff - "$d/out" || fail "the statements around the failures"
 cat > "$d/want" <<'EOF'
-<stdin>:3:17: error: type: T1: unknown node type `Persn`
+<stdin>:3:17: error: type: T1: unknown node type `Persn`; did you mean `Person`?
   3 |     match { $p: Persn }
     |                 ^
 <stdin>:6: error: unknown command .nosuch (.help lists the commands)
