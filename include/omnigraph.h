@@ -65,7 +65,7 @@ typedef struct og_db og_db;
 
 typedef struct og_open_opts {
     const char *actor;   /* recorded on every commit this handle writes; NULL = "omnigraph" */
-    size_t cache_bytes;  /* bound of the handle's cache of immutable objects; 0 = 64 MiB */
+    size_t cache_bytes;  /* bound of the handle's cache of immutable objects; 0 = $OMNIGRAPH_CACHE_SIZE, else 64 MiB */
 } og_open_opts;
 
 /* Creates a graph at `uri` from `.pg` schema text (`schema_name` labels errors, e.g. the file

@@ -19,15 +19,53 @@
 #
 # Usage: bench/graph/run.sh BUILD_DIR [N] [REPS] [LOAD_REPS]
 #        bench/graph/run.sh BUILD_DIR --smoke        (N = 10,000; well under a minute)
+#        bench/graph/run.sh BUILD_DIR --scaling ["N1 N2 …"] [REPS]
+#            the scaling series (issue 36; docs/benchmarks.md "Scaling"): one run per size
+#            (default "1000000 5000000 10000000"; one load each, data generated into a fresh
+#            directory and removed after the size), skipping a size the free disk cannot hold
+#            (~3 KB per node: both systems' data and databases, checked before it starts),
+#            then bench/graph/scaling.mjs prints each cost's growth factor from the first size
+#            for both systems and writes scaling.tsv + scaling.svg (gnuplot, when installed)
+#            to $GRAPH_BENCH_OUT (default bench-graph-scaling under $TMPDIR).
 # Defaults: N = $GRAPH_BENCH_N or 1,000,000, REPS = 3, LOAD_REPS = 3 (so `GRAPH_BENCH_N=10000
 # make bench` is a quick end-to-end check).  Env: GRAPH_BENCH_DIR = where the data and
 # databases go (default a fresh mktemp dir under $TMPDIR, removed afterwards);
-# KUZU_THREADS, KUZU_BUFFER_MB, OG_BENCH_CACHE_MB as the drivers document.
+# KUZU_THREADS, KUZU_BUFFER_MB, OG_BENCH_CACHE_MB as the drivers document; GRAPH_BENCH_KEEP = a
+# directory to copy this run's JSON lines into (ours-N.jsonl, kuzu-N.jsonl).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 bin="${1:-$root/build/release}"
 case "$bin" in /*) ;; *) bin="$root/$bin" ;; esac
+if [ "${2:-}" = "--scaling" ]; then
+  sizes="${3:-1000000 5000000 10000000}" reps="${4:-3}"
+  out="${GRAPH_BENCH_OUT:-${TMPDIR:-/tmp}/bench-graph-scaling}"
+  mkdir -p "$out"
+  base="${GRAPH_BENCH_DIR:-${TMPDIR:-/tmp}}"
+  for n in $sizes; do
+    need_kb=$((n * 3))
+    free_kb=$(df -Pk "$base" | awk 'NR == 2 { print $4 }')
+    if [ "$free_kb" -lt "$need_kb" ]; then
+      echo "graph bench scaling: N=$n skipped: needs ~$((need_kb / 1048576)) GiB of disk, $((free_kb / 1048576)) GiB free" |
+        tee "$out/skipped-$n.txt" >&2
+      continue
+    fi
+    dir=$(mktemp -d "$base/og-graph-scale-$n-XXXXXX")
+    echo "graph bench scaling: N=$n in $dir ($(date -u +%H:%M:%S) UTC, load average $(cut -d' ' -f1 /proc/loadavg))" >&2
+    GRAPH_BENCH_DIR="$dir" GRAPH_BENCH_KEEP="$out" bash "$0" "$bin" "$n" "$reps" 1 | tee "$out/summary-$n.txt" || {
+      rm -rf "$dir"
+      exit 1
+    }
+    rm -rf "$dir"
+  done
+  node "$(cd "$(dirname "$0")" && pwd)/scaling.mjs" "$out"
+  if command -v gnuplot >/dev/null; then
+    cols=$(head -1 "$out/scaling.tsv" | awk -F'\t' '{ print NF }')
+    gnuplot -e "tsv='$out/scaling.tsv'; svg='$out/scaling.svg'; cols=$cols" "$(cd "$(dirname "$0")" && pwd)/scaling.gp" &&
+      echo "chart: $out/scaling.svg" >&2
+  fi
+  exit 0
+fi
 if [ "${2:-}" = "--smoke" ]; then
   n=10000 reps=3 load_reps=1
 else
@@ -75,3 +113,7 @@ echo
 echo "verified: $(wc -l <"$work/answers-ours.txt") answers identical on both systems" \
   "(lookup, hop1..3 for $(wc -l <"$data/starts.txt") start nodes, agg groups)"
 node "$here/summarize.mjs" "$ours" "$kuzu" "$n"
+if [ -n "${GRAPH_BENCH_KEEP:-}" ]; then # the scaling series keeps each size's JSON lines
+  cp "$ours" "$GRAPH_BENCH_KEEP/ours-$n.jsonl"
+  cp "$kuzu" "$GRAPH_BENCH_KEEP/kuzu-$n.jsonl"
+fi

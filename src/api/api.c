@@ -33,7 +33,7 @@ char *og_json_text(const struct json_t *j, size_t flags) { return og_json_dumps(
 
 static og_engine_opts engine_opts(const og_open_opts *o, struct og_api_embed_state *emb)
 {
-    og_engine_opts eo = {o ? o->actor : NULL, o ? o->cache_bytes : 0, og_api_embed_text, emb};
+    og_engine_opts eo = {o ? o->actor : NULL, og_api_cache_bytes(o ? o->cache_bytes : 0), og_api_embed_text, emb};
     return eo;
 }
 

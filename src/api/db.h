@@ -27,6 +27,10 @@ struct og_db {
     og_api_depth_memo depth;        /* og_api_commit_depth */
 };
 
+/* The cache bound to open a handle with: `requested` when nonzero, else $OMNIGRAPH_CACHE_SIZE
+ * (512M, 2G, bytes), else 0 (the graph layer's default, 64 MiB) — cache_size.c. */
+size_t og_api_cache_bytes(size_t requested);
+
 void og_api_depth_memo_init(og_api_depth_memo *m);
 void og_api_depth_memo_free(og_api_depth_memo *m);
 /* The first-parent depth of `commit`: 1 for the genesis commit, its first parent's + 1 (over the

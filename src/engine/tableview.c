@@ -455,6 +455,8 @@ og_status og_tableview_get(og_cache *cache, og_table *t, uint64_t version, og_ta
     og_cache_entry *e = og_cache_get(cache, key);
     if (e) {
         *out = og_tableview_retain(og_cache_entry_value(e));
+        /* charge what it derived since (columns, maps): the LRU bound follows real memory */
+        og_cache_entry_recharge(cache, e, og_tableview_bytes(*out));
         og_cache_entry_release(e);
         free(key);
         return OG_OK;
@@ -467,7 +469,12 @@ og_status og_tableview_get(og_cache *cache, og_table *t, uint64_t version, og_ta
     }
     /* The cache takes one reference (freed through release_cb); the caller keeps another. */
     og_tableview_retain(v);
-    st = og_cache_put(cache, key, v, og_tableview_estimate_bytes(v), release_cb, &e);
+    /* Charged what it holds now, not og_tableview_estimate_bytes: the estimate counts every
+     * column, the id map and a built topology, which a view over persisted (mapped) indexes
+     * never allocates — at 2M nodes / 10M edges the edge view's estimate passed a 1 GiB bound,
+     * so it was never retained and every query reopened it, its topology and a node-sized
+     * visit array (docs/benchmarks.md "Scaling").  Each later get recharges its growth. */
+    st = og_cache_put(cache, key, v, og_tableview_bytes(v), release_cb, &e);
     free(key);
     if (st != OG_OK) {
         og_tableview_release(v);

@@ -30,11 +30,14 @@
  * without locking (published with release/acquire atomics).  Loading never holds one view's
  * lock while taking another's.
  *
- * Memory accounting: og_cache charges a size fixed at insertion, so og_tableview_get charges
- * og_tableview_estimate_bytes — the view's base (row addresses, manifest) plus an estimate of
- * everything it can derive: every column (the live share of the data files' sizes, or a
- * per-type width when a file's size is unknown), the id map, and one topology for an edge
- * table.  og_tableview_bytes reports what the view actually holds right now.
+ * Memory accounting: og_tableview_get charges a cached view og_tableview_bytes — the heap it
+ * holds right now (row addresses, manifest, derived columns, maps, built topologies) — when it
+ * inserts it, and recharges that on every later hit (og_cache_entry_recharge), so the handle's
+ * cache bound follows the memory views really hold.  Mapped index files (key maps, topologies)
+ * are not charged: they are shared, clean page cache the kernel reclaims under pressure.
+ * og_tableview_estimate_bytes is the worst case — every column (the live share of the data
+ * files' sizes, or a per-type width when a file's size is unknown), the id map and one
+ * topology for an edge table — for callers that plan ahead.
  *
  * Errors: OG_ERR_NOT_FOUND (a version or field that does not exist; an id not in the view),
  * OG_ERR_INVALID (a child field id, a view used for a role it lacks the columns for),

@@ -2,8 +2,9 @@
  * topology.c — CSR/CSC adjacency and BFS reachability.  See topology.h.
  *
  * Build is two counting passes (degrees, then prefix sums and a stable scatter), O(V + E).
- * Reachability reuses one stamp array per og_reach: a node is "visited" when its stamp equals
- * the current generation, so a new source costs nothing to reset.
+ * Reachability keeps the visited nodes of one traversal in an og_visit_set (a small hash set,
+ * a bitmap past 1/64 of the nodes) emptied through the BFS queue afterwards, so a new source
+ * costs what it visits, not the node count (engine/visit_set.h).
  */
 #include "engine/topology.h"
 
@@ -32,8 +33,8 @@ struct og_topology {
     int edges_follow_nodes; /* every gone edge has a gone endpoint: reaches check nodes only */
     uint32_t *pnode[2], *pnbr[2], *pedge[2];
     size_t *poff[2], pn[2];
-    /* Reusable BFS scratch (og_topology_reach_get/put): the visit stamps of a million nodes
-     * are 4 MB, which a query should not allocate and fault in again each time. */
+    /* Reusable BFS scratch (og_topology_reach_get/put): a visited set that went dense is a
+     * bitmap of the nodes, which a query should not allocate and fault in again each time. */
     pthread_mutex_t pool_lock;
     og_reach *pool[4];
     size_t npool;
@@ -427,7 +428,7 @@ void og_reach_free(og_reach *r)
 {
     free(r->node);
     free(r->depth);
-    free(r->stamp);
+    og_visit_set_free(&r->visit);
     free(r->queue);
     free(r->adj);
     memset(r, 0, sizeof *r);
@@ -451,36 +452,22 @@ static og_status reach_push(og_reach *r, uint32_t node, uint32_t depth)
     return OG_OK;
 }
 
-/* Prepares the stamp array for `n` nodes and starts a new generation. */
-static og_status reach_begin(og_reach *r, size_t n)
+static og_status queue_push(og_reach *r, size_t *tail, uint32_t w)
 {
-    if (r->stamp_n < n) {
-        /* calloc, not realloc + memset: fresh zero pages are only faulted in where a traversal
-         * stamps (and og_topology_reach_get keeps the array for the next query) */
-        uint32_t *s = calloc(n, sizeof *s);
-        if (!s) return og_err(OG_ERR_NOMEM, "out of memory");
-        if (r->stamp_n) memcpy(s, r->stamp, r->stamp_n * sizeof *s);
-        free(r->stamp);
-        r->stamp = s;
-        r->stamp_n = n;
-    }
-    if (r->queue_cap < n) {
-        uint32_t *q = realloc(r->queue, n * sizeof *q);
+    if (*tail == r->queue_cap) {
+        size_t ncap = r->queue_cap ? r->queue_cap * 2 : 256;
+        uint32_t *q = realloc(r->queue, ncap * sizeof *q);
         if (!q) return og_err(OG_ERR_NOMEM, "out of memory");
         r->queue = q;
-        r->queue_cap = n;
+        r->queue_cap = ncap;
     }
-    if (++r->stamp_gen == 0) { /* wrapped: clear and restart */
-        memset(r->stamp, 0, r->stamp_n * sizeof *r->stamp);
-        r->stamp_gen = 1;
-    }
-    r->len = 0;
+    r->queue[(*tail)++] = w;
     return OG_OK;
 }
 
 /* Visits the neighbours of `v` on side s at depth d, enqueueing the ones first seen. */
 static og_status visit_side(const og_topology *t, int s, uint32_t v, uint32_t src, uint32_t d, uint32_t min_hops,
-                            og_reach *r, size_t *tail)
+                            og_reach *r, size_t *tail, uint32_t n_nodes, int *src_seen)
 {
     const uint32_t *nb, *ed;
     size_t n;
@@ -488,20 +475,22 @@ static og_status visit_side(const og_topology *t, int s, uint32_t v, uint32_t sr
     else plain_edges(t, s, v, &nb, &ed, &n);
     for (size_t k = 0; k < n; k++) {
         uint32_t w = nb[k];
-        if (w >= r->stamp_n) continue; /* a damaged index file: never index outside the stamps */
+        if (w >= n_nodes) continue; /* a damaged index file: never index outside the node range */
+        int fresh;
         if (w == src) {
-            /* the source is pre-visited: only a direct self-loop emits it */
-            if (d == 1 && v == src && r->stamp[w] != r->stamp_gen && min_hops <= 1) {
-                /* mark with a distinct value so a second self-loop edge does not repeat it */
-                OG_TRY(reach_push(r, w, 1));
-                r->stamp[w] = r->stamp_gen;
+            /* the source is pre-visited: only a direct self-loop emits it, once (a second
+             * self-loop edge finds it in the set) */
+            if (d == 1 && v == src && min_hops <= 1) {
+                OG_TRY(og_visit_set_add(&r->visit, w, &fresh));
+                *src_seen = 1;
+                if (fresh) OG_TRY(reach_push(r, w, 1));
             }
             continue;
         }
-        if (r->stamp[w] == r->stamp_gen) continue;
-        r->stamp[w] = r->stamp_gen;
+        OG_TRY(og_visit_set_add(&r->visit, w, &fresh));
+        if (!fresh) continue;
         if (d >= min_hops) OG_TRY(reach_push(r, w, d));
-        r->queue[(*tail)++] = w;
+        OG_TRY(queue_push(r, tail, w));
     }
     return OG_OK;
 }
@@ -514,22 +503,28 @@ og_status og_topology_reach(const og_topology *t, og_dir dir, uint32_t src, uint
     if (dir == OG_DIR_BOTH && t->n_src != t->n_dst)
         return og_err(OG_ERR_INVALID, "an undirected traversal needs an edge whose endpoints are one node type");
     uint32_t n_from = dir == OG_DIR_IN ? t->n_dst : t->n_src;
-    size_t n_nodes = t->n_src > t->n_dst ? t->n_src : t->n_dst;
-    OG_TRY(reach_begin(r, n_nodes ? n_nodes : 1));
+    uint32_t n_nodes = t->n_src > t->n_dst ? t->n_src : t->n_dst;
+    r->len = 0;
     if (src >= n_from) return OG_OK;
-    /* The source is not stamped: the self-loop rule above needs to see it once. Any other
+    OG_TRY(og_visit_set_begin(&r->visit, n_nodes));
+    /* The source is not in the set: the self-loop rule above needs to see it once. Any other
      * route back to it is refused by the w == src test. */
     size_t head = 0, tail = 0;
-    r->queue[tail++] = src;
+    int src_seen = 0;
+    og_status st = queue_push(r, &tail, src);
     uint32_t depth = 0;
-    while (head < tail && depth < max_hops) {
+    while (st == OG_OK && head < tail && depth < max_hops) {
         size_t level_end = tail;
         depth++;
-        for (; head < level_end; head++) {
+        for (; head < level_end && st == OG_OK; head++) {
             uint32_t v = r->queue[head];
-            if (dir == OG_DIR_OUT || dir == OG_DIR_BOTH) OG_TRY(visit_side(t, 0, v, src, depth, min_hops, r, &tail));
-            if (dir == OG_DIR_IN || dir == OG_DIR_BOTH) OG_TRY(visit_side(t, 1, v, src, depth, min_hops, r, &tail));
+            if (dir == OG_DIR_OUT || dir == OG_DIR_BOTH)
+                st = visit_side(t, 0, v, src, depth, min_hops, r, &tail, n_nodes, &src_seen);
+            if (st == OG_OK && (dir == OG_DIR_IN || dir == OG_DIR_BOTH))
+                st = visit_side(t, 1, v, src, depth, min_hops, r, &tail, n_nodes, &src_seen);
         }
     }
-    return OG_OK;
+    /* every node added is in the queue (the source only when a self-loop added it) */
+    og_visit_set_end(&r->visit, tail ? r->queue + 1 : r->queue, tail ? tail - 1 : 0, src_seen ? src : UINT32_MAX);
+    return st;
 }

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "engine/rowmap.h"
+#include "engine/visit_set.h"
 #include "omnigraph.h"
 
 #define OG_ROW_NONE UINT32_MAX /* an edge endpoint with no live node row: the edge is skipped */
@@ -76,10 +77,8 @@ struct og_reach {
     uint32_t *node;
     uint32_t *depth;
     size_t len, cap;
-    /* BFS scratch: visit stamps per node, a queue */
-    uint32_t *stamp;
-    uint32_t stamp_gen;
-    size_t stamp_n;
+    /* BFS scratch: the visited nodes (engine/visit_set.h), a queue grown on demand */
+    og_visit_set visit;
     uint32_t *queue;
     size_t queue_cap;
     /* a composed topology's entries of one node (og_topology_edges): 2 x adj_cap */

@@ -223,6 +223,45 @@ og_status og_cache_put(og_cache *c, const char *key, void *value, size_t bytes, 
     return OG_OK;
 }
 
+/* Evicts from the LRU tail while over the bound; returns the victims chained (free them
+ * outside the lock). */
+static og_cache_entry *trim_locked(og_cache *c)
+{
+    og_cache_entry *victims = NULL;
+    while (c->bytes > c->max_bytes && c->lru_tail) {
+        og_cache_entry *v = c->lru_tail;
+        detach_locked(c, v);
+        c->evictions++;
+        v->chain = victims;
+        victims = v;
+    }
+    return victims;
+}
+
+void og_cache_entry_recharge(og_cache *c, og_cache_entry *e, size_t bytes)
+{
+    if (!c || !e) return;
+    og_cache_entry *victims = NULL;
+    pthread_mutex_lock(&c->lock);
+    size_t charge = bytes + strlen(e->key) + OG_CACHE_OVERHEAD;
+    if (e->in_cache && charge != e->charge) {
+        c->bytes = c->bytes - e->charge + charge;
+        e->charge = charge;
+        victims = trim_locked(c); /* may be e itself: its holders keep the value */
+    } else if (!e->in_cache) {
+        e->charge = charge;
+    }
+    pthread_mutex_unlock(&c->lock);
+    while (victims) {
+        og_cache_entry *next = victims->chain;
+        victims->chain = NULL;
+        og_cache_entry_release(victims);
+        victims = next;
+    }
+}
+
+size_t og_cache_entry_charge(const og_cache_entry *e) { return e ? e->charge : 0; }
+
 void *og_cache_entry_value(const og_cache_entry *e) { return e ? e->value : NULL; }
 
 og_cache_entry *og_cache_entry_retain(og_cache_entry *e)

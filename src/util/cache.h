@@ -54,6 +54,13 @@ og_cache_entry *og_cache_get(og_cache *c, const char *key);
 og_status og_cache_put(og_cache *c, const char *key, void *value, size_t bytes, og_cache_free_fn free_fn,
                        og_cache_entry **out);
 
+/* Changes the size charged for a held entry whose value grew or shrank since it was put (a
+ * table view that derived a column or a map), evicting least-recently-used entries — possibly
+ * e itself, whose holders keep the value — while the total passes the bound.  An entry no
+ * longer in the cache only records the new size. */
+void og_cache_entry_recharge(og_cache *c, og_cache_entry *e, size_t bytes);
+/* What the entry is charged (declared size + key + bookkeeping). */
+size_t og_cache_entry_charge(const og_cache_entry *e);
 void *og_cache_entry_value(const og_cache_entry *e);
 /* Takes one more hold on an entry the caller already holds. */
 og_cache_entry *og_cache_entry_retain(og_cache_entry *e);
