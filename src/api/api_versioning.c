@@ -87,6 +87,8 @@ static json_t *commit_json(const og_commit *c)
     for (size_t i = 0; i < c->nstats; i++) json_object_set_new(stats, c->stats[i].name, json_integer(c->stats[i].value));
     json_object_set_new(o, "stats", stats);
     json_object_set_new(o, "actor", json_string(c->actor ? c->actor : ""));
+    /* how the actor was established (token, local, cluster, unauthenticated); null: not recorded */
+    json_object_set_new(o, "actor_via", c->actor_via[0] ? json_string(c->actor_via) : json_null());
     json_object_set_new(o, "message", c->message ? json_string(c->message) : json_null());
     json_object_set_new(o, "created_at", json_string(c->created_at));
     return o;

@@ -27,7 +27,7 @@ test('an MCP client lists, queries, writes on a branch and merges', async () => 
     og('cluster', 'apply', '--config', dir, '--as', 'alice');
     og('load', '--quiet', '--data', join(dir, 'seed.ndjson'), '--mode', 'merge', join(dir, 'graphs', 'people.omni'));
 
-    const transport = new StdioClientTransport({ command: bin, args: ['mcp', '--cluster', dir, '--as', 'agent'], stderr: 'pipe' });
+    const transport = new StdioClientTransport({ command: bin, args: ['mcp', '--cluster', dir, '--as', 'agent', '--no-policy'], stderr: 'pipe' });
     const client = new Client({ name: 'omnigraph-sdk-test', version: '0.0.0' });
     await client.connect(transport);
     try {
