@@ -414,7 +414,9 @@ og_status og_db_branch_delete(og_db *db, const char *name);
 /* The same, only while the branch head is `expected_head`: else OG_ERR_PRECONDITION_FAILED
  * and nothing is deleted. */
 og_status og_db_branch_delete_if(og_db *db, const char *name, const char *expected_head);
-/* {"branches":[{"name","head","incarnation","seq"}]} sorted by name. */
+/* {"branches":[{"name","head","incarnation","seq","created_by","created_at","base"}]} sorted by
+ * name; created_by / created_at / base (the commit it was created from) come from the
+ * branch's create entry (null when cleanup removed it). */
 og_status og_db_branch_list(char **out, og_db *db);
 
 /* The first-parent history of `branch` (NULL = "main"), newest first, at most `limit` commits

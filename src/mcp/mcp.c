@@ -259,7 +259,7 @@ static const builtin builtins[] = {
     {"graph_snapshot", "Snapshot", "read", "Commit, schema and per-table version and row count a read of the branch sees.", 1,
      "{\"type\":\"object\",\"properties\":{" S_BRANCH "}}", NULL},
     {"schema_get", "Schema", "read", "The graph's .pg schema source.", 1, "{\"type\":\"object\",\"properties\":{}}", NULL},
-    {"branch_list", "List branches", "read", "The graph's branches with their heads.", 1, "{\"type\":\"object\",\"properties\":{}}", NULL},
+    {"branch_list", "List branches", "read", "The graph's branches: head, creator (created_by), the commit each was created from (base) and when (created_at).", 1, "{\"type\":\"object\",\"properties\":{}}", NULL},
     {"commit_list", "List commits", "read", "First-parent history of a branch, newest first.", 1,
      "{\"type\":\"object\",\"properties\":{" S_BRANCH ",\"limit\":{\"type\":\"integer\",\"minimum\":0}}}", NULL},
     {"commit_get", "Show a commit", "read", "One commit with the table versions it published.", 1,

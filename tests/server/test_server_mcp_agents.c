@@ -176,6 +176,29 @@ static void test_agents_branch_review_merge(void **state)
     json_decref(ok("tok-l", "branch_delete", "{\"name\":\"agent-a/decision\"}"));
     refused("tok-a", "branch_delete", "{\"name\":\"agent-b/decision\"}", "forbidden: policy denied action 'branch_delete'");
 
+    /* branch_list tells whose branch is whose: creator, base commit, creation time — of the
+     * live incarnation (a name re-created by another agent is that agent's) */
+    json_decref(ok("tok-c", "branch_create", "{\"name\":\"agent-a/decision\"}"));
+    json_decref(ok("tok-c", "graph_mutate",
+                   "{\"query\":\"query m() { insert Person { name: \\\"Cy\\\" } }\",\"branch\":\"agent-a/decision\"}"));
+    json_t *bl = ok("tok-c", "branch_list", "{}");
+    int seen = 0;
+    for (size_t i = 0; i < json_array_size(json_object_get(bl, "branches")); i++) {
+        json_t *b = json_array_get(json_object_get(bl, "branches"), i);
+        const char *name = jstr(b, "name");
+        if (!strcmp(name, "agent-a/decision")) {
+            assert_string_equal(jstr(b, "created_by"), "agent-c");
+            seen++;
+        } else if (!strcmp(name, "agent-b/decision")) {
+            assert_string_equal(jstr(b, "created_by"), "agent-b");
+            assert_int_equal(strlen(jstr(b, "base")), 26); /* the main head it forked */
+            assert_int_equal(strlen(jstr(b, "created_at")), 24);
+            seen++;
+        }
+    }
+    assert_int_equal(seen, 2);
+    json_decref(bl);
+
     /* provenance: main's history names the lead (its merges, with the message given), and
      * the landed branch's head was agent-a's commit; each actor was established by a token */
     json_t *h = ok("tok-l", "commit_list", "{\"branch\":\"main\",\"limit\":4}");
