@@ -133,7 +133,7 @@ test('with --policy each actor sees and may call only what its policy allows', a
       assert.ok(!names.includes('branch_merge') && !names.includes('schema_apply'));
       const r = await alice.callTool({ name: 'add_person', arguments: { params: { name: 'Ada' }, branch: 'main' } });
       assert.equal(r.isError, true); // main is protected
-      assert.match(r.content[0].text, /forbidden: policy denied action 'change' on branch 'main'/);
+      assert.match(r.content[0].text, /forbidden: policy denied action 'change' on query 'add_person' on branch 'main'/);
     } finally {
       await alice.close();
     }
