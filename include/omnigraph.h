@@ -66,6 +66,10 @@ typedef struct og_db og_db;
 typedef struct og_open_opts {
     const char *actor;   /* recorded on every commit this handle writes; NULL = "omnigraph" */
     size_t cache_bytes;  /* bound of the handle's cache of immutable objects; 0 = $OMNIGRAPH_CACHE_SIZE, else 64 MiB */
+    /* How `actor` was established, recorded with it on every commit ("actor_via" in commit
+     * JSON): "local" (the default: named by a local caller, not verified), "cluster" (the
+     * cluster operator), "token", "unauthenticated" (a server's, per thread). */
+    const char *actor_via;
 } og_open_opts;
 
 /* Creates a graph at `uri` from `.pg` schema text (`schema_name` labels errors, e.g. the file
@@ -92,6 +96,12 @@ void og_db_keep_heads(og_db *db, int on);
  * handle attributes every write to its caller.  OG_ERR_INVALID: empty, longer than 256
  * bytes, or holding control characters (the thread's actor is then unchanged). */
 og_status og_set_thread_actor(const char *actor);
+/* og_set_thread_actor with the actor's provenance, recorded as the commits' "actor_via":
+ * "token" (a server matched a bearer token), "unauthenticated" (a server without tokens;
+ * actor may then be NULL: the handle's actor), "local", "cluster".  og_set_thread_actor
+ * (or NULL, NULL) clears it: the handle's og_open_opts.actor_via applies again.
+ * OG_ERR_INVALID for another value. */
+og_status og_set_thread_actor_via(const char *actor, const char *via);
 /* The message the calling thread's next writes (mutate, load, merge, schema apply, optimize)
  * record on their commits, shown by og_db_commit_list / og_db_commit_show ("message"); NULL
  * clears it (commits then carry none).  OG_ERR_INVALID: longer than 4096 bytes, or holding
@@ -404,7 +414,9 @@ og_status og_db_branch_delete(og_db *db, const char *name);
 /* The same, only while the branch head is `expected_head`: else OG_ERR_PRECONDITION_FAILED
  * and nothing is deleted. */
 og_status og_db_branch_delete_if(og_db *db, const char *name, const char *expected_head);
-/* {"branches":[{"name","head","incarnation","seq"}]} sorted by name. */
+/* {"branches":[{"name","head","incarnation","seq","created_by","created_at","base"}]} sorted by
+ * name; created_by / created_at / base (the commit it was created from) come from the
+ * branch's create entry (null when cleanup removed it). */
 og_status og_db_branch_list(char **out, og_db *db);
 
 /* The first-parent history of `branch` (NULL = "main"), newest first, at most `limit` commits

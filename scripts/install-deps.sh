@@ -14,6 +14,7 @@ PKGS=(
   libsqlite3-dev wordnet-base gnuplot-nox # the search benchmark (bench/search/run.sh): FTS5 peer, corpus, chart
   libedit-dev tmux # `omnigraph shell` line editing (src/shell/), its terminal test (tests/cli/shell-tmux.sh)
   chromium # OmniGraph Studio's browser test (tests/studio/, driven by puppeteer-core)
+  libicu-dev # confusable-aware branch names and protected-branch matching (src/util/ident.c)
 )
 # Node.js: some images ship a nodejs package that bundles npm (and conflicts with Debian's npm).
 command -v node >/dev/null 2>&1 || PKGS+=(nodejs)

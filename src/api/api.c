@@ -33,7 +33,8 @@ char *og_json_text(const struct json_t *j, size_t flags) { return og_json_dumps(
 
 static og_engine_opts engine_opts(const og_open_opts *o, struct og_api_embed_state *emb)
 {
-    og_engine_opts eo = {o ? o->actor : NULL, og_api_cache_bytes(o ? o->cache_bytes : 0), og_api_embed_text, emb};
+    og_engine_opts eo = {o ? o->actor : NULL, og_api_cache_bytes(o ? o->cache_bytes : 0), og_api_embed_text, emb,
+                         o ? o->actor_via : NULL};
     return eo;
 }
 
@@ -110,6 +111,10 @@ void og_db_keep_heads(og_db *db, int on)
 }
 
 og_status og_set_thread_actor(const char *actor) { return og_engine_set_thread_actor(actor); }
+og_status og_set_thread_actor_via(const char *actor, const char *via)
+{
+    return og_engine_set_thread_actor_via(actor, via);
+}
 og_status og_set_thread_commit_message(const char *message) { return og_engine_set_thread_message(message); }
 
 /* Parses optional JSON parameters text. */

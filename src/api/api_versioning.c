@@ -16,6 +16,7 @@
 #include "engine/history.h"
 #include "engine/jsonval.h"
 #include "engine/merge.h"
+#include "graph/origin.h"
 #include "util/datetime.h"
 #include "util/error.h"
 #include "util/jsonout.h"
@@ -65,6 +66,19 @@ og_status og_db_branch_list(char **out, og_db *db)
         json_object_set_new(b, "head", json_string(l.items[i].commit));
         json_object_set_new(b, "incarnation", json_string(l.items[i].incarnation));
         json_object_set_new(b, "seq", json_integer((json_int_t)l.items[i].seq));
+        /* where it came from (issue 38: agents tell their branches from others'): creator,
+         * base commit and creation time, from the incarnation's create entry */
+        og_ref_entry c;
+        if (og_branch_origin(og_engine_graph(db->e), &l.items[i], &c) == OG_OK) {
+            json_object_set_new(b, "created_by", json_string(c.actor));
+            json_object_set_new(b, "created_at", json_string(c.at));
+            json_object_set_new(b, "base", c.commit[0] ? json_string(c.commit) : json_null());
+        } else {
+            og_error_clear(); /* a log cleaned up below its create entry: the origin is unknown */
+            json_object_set_new(b, "created_by", json_null());
+            json_object_set_new(b, "created_at", json_null());
+            json_object_set_new(b, "base", json_null());
+        }
         json_array_append_new(a, b);
     }
     json_object_set_new(o, "branches", a);
@@ -87,6 +101,8 @@ static json_t *commit_json(const og_commit *c)
     for (size_t i = 0; i < c->nstats; i++) json_object_set_new(stats, c->stats[i].name, json_integer(c->stats[i].value));
     json_object_set_new(o, "stats", stats);
     json_object_set_new(o, "actor", json_string(c->actor ? c->actor : ""));
+    /* how the actor was established (token, local, cluster, unauthenticated); null: not recorded */
+    json_object_set_new(o, "actor_via", c->actor_via[0] ? json_string(c->actor_via) : json_null());
     json_object_set_new(o, "message", c->message ? json_string(c->message) : json_null());
     json_object_set_new(o, "created_at", json_string(c->created_at));
     return o;

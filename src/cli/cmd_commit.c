@@ -73,6 +73,9 @@ static void print_commit_line(json_t *c)
            json_string_value(json_object_get(c, "created_at_utc")),
            json_is_string(json_object_get(c, "kind")) ? json_string_value(json_object_get(c, "kind")) : "?",
            json_string_value(json_object_get(c, "actor")), json_array_size(parents) > 1 ? " (merge)" : "");
+    /* how the actor was established, so a local `--as alice` never passes for alice's token */
+    const char *via = json_string_value(json_object_get(c, "actor_via"));
+    if (via) printf(" via %s", via);
     /* the message a person gave the write (-m), its first line, after the actor */
     const char *m = json_string_value(json_object_get(c, "message"));
     if (m && *m) printf("  %.*s%s", (int)strcspn(m, "\n"), m, strchr(m, '\n') ? " ..." : "");
@@ -190,9 +193,9 @@ int og_cmd_commit(int argc, char **argv)
         /* in text mode, say how to continue (JSON carries next_page_token) */
         if (paged && fmt == OG_CLI_TEXT) printf("next page: %s\n", next[0] ? next : "none (last page)");
     } else if (fmt != OG_CLI_TEXT) {
-        static const char *list_cols[] = {"id", "created_at_utc", "kind", "actor", "message"};
+        static const char *list_cols[] = {"id", "created_at_utc", "kind", "actor", "actor_via", "message"};
         static const char *show_cols[] = {"type", "kind", "table", "version", "rows"};
-        og_cli_print_records(fmt, j, is_list ? "commits" : "tables", is_list ? list_cols : show_cols, 5);
+        og_cli_print_records(fmt, j, is_list ? "commits" : "tables", is_list ? list_cols : show_cols, is_list ? 6 : 5);
     } else if (is_list) {
         json_t *arr = json_object_get(j, "commits");
         for (size_t i = 0; i < json_array_size(arr); i++) print_commit_line(json_array_get(arr, i));

@@ -56,7 +56,7 @@ int og_cmd_init(int argc, char **argv)
     og_buf text = OG_BUF_INIT;
     if (og_cli_read_file(schema, &text) != OG_OK) return OG_EXIT_FAIL;
     og_graph_args_echo(&a, root);
-    og_open_opts o = {a.actor, 0};
+    og_open_opts o = {.actor = a.actor};
     og_db *db;
     og_status st = og_db_init(&db, root, schema, (const char *)text.data, text.len, &o);
     og_buf_free(&text);

@@ -138,7 +138,7 @@ int og_cli_fail(const char *verb, og_status st)
 
 og_db *og_graph_args_open(og_graph_args *a, const char *root)
 {
-    og_open_opts o = {a->actor, 0};
+    og_open_opts o = {.actor = a->actor};
     og_db *db;
     og_status st = a->message ? og_set_thread_commit_message(a->message) : OG_OK;
     if (st) {
@@ -191,6 +191,7 @@ void og_cli_commit_add_reference(json_t *c, const char *branch, json_int_t versi
     json_object_set_new(c, "parent_commit_id", str_or_null(json_string_value(json_array_get(parents, 0))));
     json_object_set_new(c, "merged_parent_commit_id", str_or_null(json_string_value(json_array_get(parents, 1))));
     json_object_set_new(c, "actor_id", str_or_null(json_string_value(json_object_get(c, "actor"))));
+    json_object_set_new(c, "actor_via", str_or_null(json_string_value(json_object_get(c, "actor_via"))));
 }
 
 json_t *og_cli_commit_output(og_db *db, const char *commit, const char *branch)
@@ -206,6 +207,7 @@ json_t *og_cli_commit_output(og_db *db, const char *commit, const char *branch)
     json_object_set_new(o, "parent_commit_id", str_or_null(json_string_value(json_array_get(parents, 0))));
     json_object_set_new(o, "merged_parent_commit_id", str_or_null(json_string_value(json_array_get(parents, 1))));
     json_object_set_new(o, "actor_id", str_or_null(json_string_value(json_object_get(c, "actor"))));
+    json_object_set_new(o, "actor_via", str_or_null(json_string_value(json_object_get(c, "actor_via"))));
     json_object_set_new(o, "created_at", json_integer(iso_us(json_string_value(json_object_get(c, "created_at")))));
     json_decref(c);
     return o;

@@ -434,7 +434,7 @@ og_status og_cluster_apply(char **out, const char *dir, const og_cluster_opts *o
     json_t *statuses = json_object_get(next, "resource_statuses");
     json_t *graphs = json_object_get(s.desired, "graphs");
     const char *root = json_string_value(json_object_get(s.desired, "storage_root"));
-    og_open_opts oo = {.actor = opts->actor};
+    og_open_opts oo = {.actor = opts->actor, .actor_via = "cluster"}; /* the operator's writes */
     json_t *failed_graphs = json_object();
     json_t *op_sidecars = json_array();  /* sidecars of steps that succeeded: go once recorded */
     json_t *deletes = json_array();      /* approved graph deletes: executed last */

@@ -22,6 +22,7 @@ struct og_engine {
     og_store *st;
     og_graph *g;
     char *actor;
+    char actor_via[16];
     og_status (*embed)(void *ud, const char *model, const char *text, size_t len, uint32_t dim, float *out);
     void *embed_ud;
 };
@@ -89,6 +90,12 @@ static og_status engine_new(og_engine **out, const char *uri, const og_engine_op
     og_engine *e = calloc(1, sizeof *e);
     if (!e) return og_err(OG_ERR_NOMEM, "out of memory");
     e->actor = strdup(opts && opts->actor ? opts->actor : "omnigraph");
+    if (opts && opts->actor_via && !og_actor_via_valid(opts->actor_via)) {
+        free(e->actor);
+        free(e);
+        return og_err(OG_ERR_INVALID, "unknown actor provenance \"%s\"", opts->actor_via);
+    }
+    snprintf(e->actor_via, sizeof e->actor_via, "%s", opts && opts->actor_via ? opts->actor_via : "local");
     e->embed = opts ? opts->embed : NULL;
     e->embed_ud = opts ? opts->embed_ud : NULL;
     og_status st = e->actor ? og_store_open(&e->st, uri) : og_err(OG_ERR_NOMEM, "out of memory");
@@ -115,11 +122,13 @@ og_store *og_engine_store(og_engine *e) { return e->st; }
 /* The calling thread's actor, when a surface set one for the request it is serving (the
  * server: the actor of the matched bearer token); it wins over the handle's actor. */
 static _Thread_local char thread_actor[OG_ACTOR_MAX + 1];
+/* ... and how it was established (og_engine_set_thread_actor_via); "" = the handle's. */
+static _Thread_local char thread_via[16];
 
 og_status og_engine_set_thread_actor(const char *actor)
 {
     if (!actor) {
-        thread_actor[0] = 0;
+        thread_actor[0] = thread_via[0] = 0;
         return OG_OK;
     }
     size_t n = strlen(actor);
@@ -127,10 +136,21 @@ og_status og_engine_set_thread_actor(const char *actor)
     for (size_t i = 0; ok && i < n; i++) ok = (unsigned char)actor[i] >= 0x20 && actor[i] != 0x7f;
     if (!ok) return og_err(OG_ERR_INVALID, "invalid actor name");
     snprintf(thread_actor, sizeof thread_actor, "%s", actor);
+    thread_via[0] = 0;
     return OG_OK;
 }
 
 const char *og_engine_actor(const og_engine *e) { return thread_actor[0] ? thread_actor : e->actor; }
+
+og_status og_engine_set_thread_actor_via(const char *actor, const char *via)
+{
+    if (via && !og_actor_via_valid(via)) return og_err(OG_ERR_INVALID, "unknown actor provenance \"%s\"", via);
+    OG_TRY(og_engine_set_thread_actor(actor));
+    snprintf(thread_via, sizeof thread_via, "%s", via ? via : "");
+    return OG_OK;
+}
+
+const char *og_engine_actor_via(const og_engine *e) { return thread_via[0] ? thread_via : e->actor_via; }
 
 /* The calling thread's commit message: what a person said about the writes it makes next. */
 #define OG_MESSAGE_MAX 4096

@@ -33,6 +33,7 @@ typedef struct og_engine_opts {
      * out.  NULL = no provider: such queries fail with OG_ERR_UNSUPPORTED. */
     og_status (*embed)(void *ud, const char *model, const char *text, size_t len, uint32_t dim, float *out);
     void *embed_ud;
+    const char *actor_via; /* how `actor` was established (og_commit.actor_via); NULL = "local" */
 } og_engine_opts;
 
 /* Creates a graph at `uri` from schema text (`file` names it in errors): an empty table per
@@ -50,6 +51,11 @@ og_store *og_engine_store(og_engine *e);
 const char *og_engine_actor(const og_engine *e);
 /* Sets (NULL: clears) the calling thread's actor for writes through any handle. */
 og_status og_engine_set_thread_actor(const char *actor);
+/* The same with its provenance (og_commit.actor_via: "token", "unauthenticated", ...); actor
+ * may be NULL with a via (the handle's actor, established this way).  NULL, NULL clears. */
+og_status og_engine_set_thread_actor_via(const char *actor, const char *via);
+/* The provenance a write records: the calling thread's when it set one, else the handle's. */
+const char *og_engine_actor_via(const og_engine *e);
 /* The message the calling thread's next writes record on their commits (NULL: none); set,
  * like the actor, by the surface serving the request (CLI -m, a server write's "message"). */
 og_status og_engine_set_thread_message(const char *message);

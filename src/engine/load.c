@@ -274,6 +274,7 @@ static og_status run_load(load_ctx *c, og_write_result *out, og_load_stats *stat
     memset(&wo, 0, sizeof wo);
     wo.branch = branch;
     wo.actor = og_engine_actor(e);
+    wo.actor_via = og_engine_actor_via(e);
     wo.message = og_engine_message();
     wo.expected_head = opts->expected_head;
     og_status st = og_graph_write(og_engine_graph(e), &wo, load_attempt, c, out);

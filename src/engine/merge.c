@@ -608,6 +608,7 @@ og_status og_engine_merge_resolve(og_engine *e, const og_merge_opts *o, const og
     memset(&wo, 0, sizeof wo);
     wo.branch = target;
     wo.actor = og_engine_actor(e);
+    wo.actor_via = og_engine_actor_via(e);
     wo.expected_head = o->expected_head;
     wo.message = og_engine_message();
     og_status st = og_graph_write(g, &wo, merge_attempt, &c, &out->write);

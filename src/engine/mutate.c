@@ -640,6 +640,7 @@ og_status og_engine_mutate(og_engine *e, const char *file, const char *gq, size_
     memset(&wo, 0, sizeof wo);
     wo.branch = opts && opts->branch ? opts->branch : "main";
     wo.actor = og_engine_actor(e);
+    wo.actor_via = og_engine_actor_via(e);
     wo.message = og_engine_message();
     wo.expected_head = opts ? opts->expected_head : NULL;
     og_status st = og_graph_write(og_engine_graph(e), &wo, mutate_attempt, &c, out);

@@ -158,6 +158,7 @@ og_status og_engine_optimize(og_engine *e, const og_optimize_opts *opts, og_opti
     memset(&wo, 0, sizeof wo);
     wo.branch = opts && opts->branch ? opts->branch : "main";
     wo.actor = og_engine_actor(e);
+    wo.actor_via = og_engine_actor_via(e);
     wo.message = og_engine_message();
     wo.expected_head = opts ? opts->expected_head : NULL;
     og_write_result w;

@@ -325,6 +325,7 @@ og_status og_engine_schema_apply_expect(og_engine *e, const char *branch, const 
     memset(&wo, 0, sizeof wo);
     wo.branch = branch ? branch : "main";
     wo.actor = og_engine_actor(e);
+    wo.actor_via = og_engine_actor_via(e);
     wo.message = og_engine_message();
     wo.expected_head = expected_head;
     og_status st = og_graph_write(og_engine_graph(e), &wo, apply_attempt, &c, w);

@@ -36,7 +36,7 @@ static void *name_lookup_run(void *arg)
 og_status og_branch_create(og_graph *g, const char *name, const char *from_branch, const char *from_commit,
                            const char *actor, og_ref_entry *out)
 {
-    OG_TRY(og_branch_name_check(name));
+    OG_TRY(og_branch_name_check_new(name));
     if (!actor) actor = "omnigraph";
     if (!og_actor_valid(actor)) return og_err(OG_ERR_INVALID, "branch create \"%s\": invalid actor", name);
     if ((from_branch == NULL) == (from_commit == NULL))

@@ -125,6 +125,7 @@ og_status og_commit_encode(const og_commit *c, og_buf *out)
         bad |= json_object_set_new(o, "operation", op);
         op = NULL;
         bad |= set_or_fail(o, "actor", json_string(c->actor ? c->actor : ""));
+        if (c->actor_via[0]) bad |= set_or_fail(o, "actor_via", json_string(c->actor_via));
         bad |= set_or_fail(o, "message", c->message ? json_string(c->message) : json_null());
         bad |= set_or_fail(o, "created_at", json_string(c->created_at));
     }
@@ -250,6 +251,10 @@ static og_status decode_body(json_t *o, og_commit *c, const char *what)
     json_t *actor = json_object_get(o, "actor");
     if (!json_is_string(actor)) return corrupt(what, "\"actor\" is missing or not a string");
     c->actor = strdup(json_string_value(actor));
+    json_t *via = json_object_get(o, "actor_via"); /* optional: older commits have none */
+    if (via && (!json_is_string(via) || strlen(json_string_value(via)) >= sizeof c->actor_via))
+        return corrupt(what, "\"actor_via\" is not a short string");
+    if (via) strcpy(c->actor_via, json_string_value(via));
     json_t *msg = json_object_get(o, "message");
     if (!msg || !(json_is_null(msg) || json_is_string(msg)))
         return corrupt(what, "\"message\" is missing or not a string or null");

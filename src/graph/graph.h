@@ -89,6 +89,12 @@ typedef struct og_commit {
     og_stat *stats;                        /* in stored order */
     size_t nstats;
     char *actor;
+    /* How the actor was established (docs/versioning.md "Who wrote a commit"): "token" (a
+     * server matched a bearer token), "local" (named by a local caller, e.g. `--as`: not
+     * verified), "cluster" (the cluster operator's `omnigraph cluster` commands),
+     * "unauthenticated" (a server without tokens); "" = not recorded (commits written before
+     * provenance was). */
+    char actor_via[16];
     char *message;                         /* NULL when null */
     char created_at[25];                   /* RFC 3339 UTC, milliseconds */
 } og_commit;
@@ -130,6 +136,16 @@ og_status og_ref_entry_decode(const void *data, size_t len, const char *what, og
  * trailing "/", no "//"; no path component starting with "." and no trailing "." or ".lock";
  * not starting with "-"; reserved: names starting with "_" (system) or "refs/", and "HEAD". */
 og_status og_branch_name_check(const char *name);
+/* The stricter rules of a *new* branch name (docs/graph-authority.md "Branch names"): every rule of
+ * og_branch_name_check, plus NFC, no invisible/format characters, no mixed scripts
+ * (util/ident.h), not confusable with `main` (`Main`, `mаin`, `ｍａｉｎ`), and not shaped like a
+ * commit id or an id prefix (4-26 commit-id characters starting with a digit 0-7), which a
+ * reference could then resolve to the branch instead of the commit.  Names created before
+ * these rules still open, write and delete: only creation is refused. */
+og_status og_branch_name_check_new(const char *name);
+/* 1 for the provenance values a commit may record (og_commit.actor_via): "token", "local",
+ * "cluster", "unauthenticated". */
+int og_actor_via_valid(const char *via);
 
 /* Percent-encoding of a branch name for its log directory: bytes outside [A-Za-z0-9._-]
  * become %XX (upper-case hex).  out must hold 3*strlen(name)+1 bytes.  Decode reverses it
@@ -267,6 +283,7 @@ typedef og_status (*og_write_fn)(void *ctx, og_graph *g, const og_snapshot *base
 typedef struct og_write_opts {
     const char *branch;               /* required */
     const char *actor;                /* NULL = "omnigraph" */
+    const char *actor_via;            /* og_commit.actor_via; NULL = not recorded */
     const char *message;              /* may be NULL */
     const char *expected_head;        /* commit id the head must be, or NULL */
     const char *expected_incarnation; /* incarnation the branch must have, or NULL */

@@ -6,12 +6,14 @@
  * paths) plus our reserved prefixes; the encoding keeps [A-Za-z0-9._-] and writes every other
  * byte as %XX, so "agent/ingest-42" lives in "_graph/refs/agent%2Fingest-42/".
  */
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "graph/internal.h"
 #include "util/error.h"
+#include "util/ident.h"
 #include "util/utf8.h"
 
 static int keep_byte(unsigned char c)
@@ -74,6 +76,34 @@ og_status og_branch_name_check(const char *name)
                       "branch name \"%s\" is too long once encoded (%zu bytes, limit %d; every byte outside "
                       "[A-Za-z0-9._-] takes 3)",
                       name, e, OG_BRANCH_ENC_MAX);
+    return OG_OK;
+}
+
+/* Could `name` be read as a commit id or a unique id prefix (src/api/commitref.c)?  Ids are
+ * ULIDs: 26 Crockford base32 characters whose first is a timestamp digit 0-7; a prefix of
+ * 4 or more of them resolves as a commit. */
+static int commit_id_like(const char *name)
+{
+    size_t n = strlen(name);
+    if (n < 4 || n > OG_ULID_LEN || name[0] < '0' || name[0] > '7') return 0;
+    for (size_t i = 0; i < n; i++) {
+        int c = toupper((unsigned char)name[i]);
+        if (!c || !strchr("0123456789ABCDEFGHJKMNPQRSTVWXYZ", c)) return 0;
+    }
+    return 1;
+}
+
+og_status og_branch_name_check_new(const char *name)
+{
+    OG_TRY(og_branch_name_check(name));
+    OG_TRY(og_ident_check(name, "branch name"));
+    if (commit_id_like(name))
+        return og_err(OG_ERR_INVALID,
+                      "branch name \"%s\" looks like a commit id (4 to 26 commit-id characters starting with a digit "
+                      "0-7): a reference to it would be ambiguous; give it a name that does not", name);
+    if (og_ident_confusable(name, "main"))
+        return og_err(OG_ERR_INVALID, "branch name \"%s\" is confusable with \"main\" (it reads the same); choose a "
+                      "distinct name", name);
     return OG_OK;
 }
 
@@ -150,6 +180,14 @@ int og_actor_valid(const char *actor)
     for (const unsigned char *p = (const unsigned char *)actor; *p; p++)
         if (*p < 0x20 || *p == 0x7f) return 0;
     return 1;
+}
+
+int og_actor_via_valid(const char *via)
+{
+    static const char *const known[] = {"token", "local", "cluster", "unauthenticated"};
+    for (size_t i = 0; via && i < sizeof known / sizeof known[0]; i++)
+        if (!strcmp(via, known[i])) return 1;
+    return 0;
 }
 
 int og_table_dir_valid(const char *dir)

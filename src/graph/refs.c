@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "graph/internal.h"
+#include "graph/origin.h"
 #include "util/error.h"
 #include "util/fault.h"
 
@@ -240,6 +241,32 @@ static og_status entry_get(og_graph *g, const char *branch, uint64_t seq, og_ref
                       out->branch);
     entry_cache_insert(g, ckey, out);
     *found = 1;
+    return OG_OK;
+}
+
+og_status og_branch_origin(og_graph *g, const og_ref_entry *head, og_ref_entry *out)
+{
+    if (head->kind == OG_REF_CREATE) {
+        *out = *head;
+        return OG_OK;
+    }
+    /* seqs [s0, head->seq] hold head's incarnation, s0 its create entry; below s0 lie older
+     * incarnations (or nothing, if cleaned up): find s0 by bisection */
+    uint64_t lo = 1, hi = head->seq;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        og_ref_entry e;
+        int found;
+        OG_TRY(entry_get(g, head->branch, mid, &e, &found));
+        if (found && !strcmp(e.incarnation, head->incarnation)) hi = mid;
+        else lo = mid + 1;
+    }
+    int found;
+    OG_TRY(entry_get(g, head->branch, lo, out, &found));
+    if (!found) return og_err(OG_ERR_NOT_FOUND, "branch \"%s\": its create entry is gone", head->branch);
+    if (out->kind != OG_REF_CREATE || strcmp(out->incarnation, head->incarnation))
+        return og_err(OG_ERR_CORRUPT, "branch \"%s\": entry %" PRIu64 " should create incarnation %s", head->branch, lo,
+                      head->incarnation);
     return OG_OK;
 }
 

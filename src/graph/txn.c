@@ -236,6 +236,7 @@ static og_status attempt_inner(og_graph *g, const og_write_opts *o, const char *
 
     og_commit *c = &d.c;
     c->actor = strdup(actor);
+    if (o->actor_via) snprintf(c->actor_via, sizeof c->actor_via, "%s", o->actor_via);
     c->message = og_strdup_or_null(o->message);
     if (!c->actor || (o->message && !c->message)) {
         st = og_err(OG_ERR_NOMEM, "out of memory writing to branch \"%s\"", o->branch);
@@ -327,6 +328,8 @@ og_status og_graph_write(og_graph *g, const og_write_opts *o, og_write_fn fn, vo
     OG_TRY(og_branch_name_check(o->branch));
     const char *actor = o->actor ? o->actor : "omnigraph";
     if (!og_actor_valid(actor)) return og_err(OG_ERR_INVALID, "write to branch \"%s\": invalid actor", o->branch);
+    if (o->actor_via && !og_actor_via_valid(o->actor_via))
+        return og_err(OG_ERR_INVALID, "write to branch \"%s\": unknown actor provenance \"%s\"", o->branch, o->actor_via);
     if (o->expected_head && !og_ulid_valid(o->expected_head))
         return og_err(OG_ERR_INVALID, "write to branch \"%s\": expected head \"%s\" is not a commit id", o->branch,
                       o->expected_head);

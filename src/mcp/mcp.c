@@ -259,7 +259,7 @@ static const builtin builtins[] = {
     {"graph_snapshot", "Snapshot", "read", "Commit, schema and per-table version and row count a read of the branch sees.", 1,
      "{\"type\":\"object\",\"properties\":{" S_BRANCH "}}", NULL},
     {"schema_get", "Schema", "read", "The graph's .pg schema source.", 1, "{\"type\":\"object\",\"properties\":{}}", NULL},
-    {"branch_list", "List branches", "read", "The graph's branches with their heads.", 1, "{\"type\":\"object\",\"properties\":{}}", NULL},
+    {"branch_list", "List branches", "read", "The graph's branches: head, creator (created_by), the commit each was created from (base) and when (created_at).", 1, "{\"type\":\"object\",\"properties\":{}}", NULL},
     {"commit_list", "List commits", "read", "First-parent history of a branch, newest first.", 1,
      "{\"type\":\"object\",\"properties\":{" S_BRANCH ",\"limit\":{\"type\":\"integer\",\"minimum\":0}}}", NULL},
     {"commit_get", "Show a commit", "read", "One commit with the table versions it published.", 1,
@@ -378,7 +378,7 @@ static json_t *tools_list(og_mcp *m, const char *actor)
         const og_stored_query *q = og_stored_set_at(m->o.queries, i);
         if (!q->mcp_expose) continue;
         if (ask(m, actor, "invoke_query", NULL, NULL, q->name, 1, why, sizeof why) != OG_MCP_ALLOW) continue;
-        if (q->mutation && ask(m, actor, "change", NULL, NULL, NULL, 1, why, sizeof why) != OG_MCP_ALLOW) continue;
+        if (q->mutation && ask(m, actor, "change", NULL, NULL, q->name, 1, why, sizeof why) != OG_MCP_ALLOW) continue;
         any = 1;
         any_mutation |= q->mutation;
         if (!meta) json_array_append_new(tools, stored_tool(q));
@@ -766,7 +766,7 @@ static json_t *call_stored(og_mcp *m, const char *actor, const og_stored_query *
     char why[512];
     const char *branch = sarg(args, "branch");
     og_mcp_verdict v = ask(m, actor, q->mutation ? "change" : "read", branch ? branch : sarg(args, "snapshot") ? NULL : "main",
-                           NULL, NULL, 0, why, sizeof why);
+                           NULL, q->name, 0, why, sizeof why); /* per-query read/change grants */
     if (v != OG_MCP_ALLOW) {
         char msg[700];
         snprintf(msg, sizeof msg, "forbidden: %s", why[0] ? why : "denied by policy");

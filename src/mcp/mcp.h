@@ -38,7 +38,8 @@ typedef enum og_mcp_verdict {
 /* action: the policy action ("read", "change", "branch_create", "branch_delete",
  * "branch_merge", "schema_apply", "invoke_query").  branch / target_branch as the policy
  * request scopes (NULL = absent); `listing` = 1 for tools/list, where NULL branches mean "on
- * some branch".  query: the stored query's name for invoke_query, else NULL. */
+ * some branch".  query: the stored query's name for invoke_query and for the read/change a stored
+ * query's call is decided on (per-query grants), else NULL. */
 typedef og_mcp_verdict (*og_mcp_authorize_fn)(void *ctx, const char *actor, const char *action, const char *branch,
                                               const char *target_branch, const char *query, int listing,
                                               char *why, size_t why_cap);

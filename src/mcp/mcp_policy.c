@@ -54,7 +54,7 @@ static int decide(og_mcp_policy *p, const char *actor, og_policy_action a, const
                   const char *query, char *why, size_t cap)
 {
     og_policy_request rq = {.actor = actor, .action = a, .graph_id = p->graph_id, .branch = branch, .target_branch = target,
-                            .query = a == OG_POLICY_INVOKE_QUERY ? query : NULL};
+                            .query = query};
     og_policy_decision d;
     if (og_policy_decide(p->policy, &rq, &d) != OG_OK) {
         snprintf(why, cap, "internal policy error: %s", og_error_message());

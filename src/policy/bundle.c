@@ -10,6 +10,7 @@
 #include "policy/policy_internal.h"
 #include "util/buf.h"
 #include "util/error.h"
+#include "util/ident.h"
 
 static const char *const action_names[OG_POLICY_ACTION_COUNT] = {
     "read", "export", "change", "schema_apply", "branch_create", "branch_delete",
@@ -340,13 +341,17 @@ static og_status validate(pol_yaml *y, const raw_bundle *r, og_policy_kind kind)
                           "server-scoped actions have no branch context", id);
             break;
         }
-        /* `queries:` (an OmniGraph-C extension) names individual stored queries, so it belongs
-         * to invoke_query alone. */
+        /* `queries:` (an OmniGraph-C extension) names individual stored queries: on invoke_query
+         * it picks the callable ones; on read and change it makes a grant that holds only while
+         * one of those stored queries runs, so an actor can be given "these stored queries and
+         * nothing else" (no ad-hoc query names a stored query).  Other actions never run as part
+         * of a stored query, so a list there could never match: refused. */
         for (size_t a = 0; a < rule->nactions && st == OG_OK && rule->has_queries; a++)
-            if (rule->actions[a] != OG_POLICY_INVOKE_QUERY)
+            if (rule->actions[a] != OG_POLICY_INVOKE_QUERY && rule->actions[a] != OG_POLICY_READ &&
+                rule->actions[a] != OG_POLICY_CHANGE)
                 st = pol_fail(y, OG_ERR_INVALID, line,
-                              "policy rule '%s' uses queries with action '%s'; queries applies only to invoke_query",
-                              id, action_names[rule->actions[a]]);
+                              "policy rule '%s' uses queries with action '%s'; queries applies only to invoke_query, "
+                              "read and change", id, action_names[rule->actions[a]]);
         if (st == OG_OK && rule->has_queries && !rule->nqueries)
             st = pol_fail(y, OG_ERR_INVALID, line, "policy rule '%s' must list at least one query", id);
         for (size_t q = 0; q < rule->nqueries && st == OG_OK; q++) {
@@ -400,8 +405,12 @@ void og_policy_free(og_policy *p)
         free(p->actors[i].groups);
     }
     free(p->actors);
-    for (size_t i = 0; i < p->nprotected; i++) free(p->protected_branches[i]);
+    for (size_t i = 0; i < p->nprotected; i++) {
+        free(p->protected_branches[i]);
+        if (p->protected_skeletons) free(p->protected_skeletons[i]);
+    }
     free(p->protected_branches);
+    free(p->protected_skeletons);
     for (size_t i = 0; i < p->nrules; i++) {
         free(p->rules[i].id);
         free(p->rules[i].group);
@@ -470,6 +479,17 @@ static og_status build(const raw_bundle *r, og_policy_kind kind, og_policy **out
         else p->protected_branches[w++] = p->protected_branches[i];
     }
     p->nprotected = w;
+    /* `Main`, `mаin` (Cyrillic а) or `main` + U+200B must be as protected as `main`: matching
+     * compares confusable skeletons too (eval.c), computed here once per protected name. */
+    if (!(p->protected_skeletons = calloc(w ? w : 1, sizeof *p->protected_skeletons))) goto oom;
+    for (size_t i = 0; i < w; i++) {
+        char sk[OG_IDENT_SKELETON_MAX];
+        if (og_ident_skeleton(p->protected_branches[i], sk, sizeof sk) != OG_OK) {
+            og_error_clear(); /* no skeleton: exact matching only */
+            continue;
+        }
+        if (!(p->protected_skeletons[i] = pol_strdup(sk))) goto oom;
+    }
 
     for (size_t i = 0; i < r->nrules; i++) {
         const raw_rule *rr = &r->rules[i];

@@ -101,7 +101,7 @@ static og_status emit(og_buf *b, const og_policy *p, const char *graph_id)
             const char *c = condition(r->branch_scope, 0);
             if (!c) c = condition(r->target_scope, 1);
             if (c) OG_TRY(og_buf_printf(b, "\nwhen { %s }", c));
-            if (r->nqueries) { /* only with invoke_query, which takes no scope: c is NULL */
+            if (r->nqueries) { /* a second `when` (Cedar ANDs them) after a read/change scope */
                 OG_TRY(og_buf_append_str(b, "\nwhen { context.has_query && ("));
                 for (size_t q = 0; q < r->nqueries; q++) {
                     OG_TRY(og_buf_append_str(b, q ? " || context.query == " : "context.query == "));

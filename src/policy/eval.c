@@ -18,6 +18,7 @@
 
 #include "policy/policy_internal.h"
 #include "util/error.h"
+#include "util/ident.h"
 
 static int cmp_actor(const void *key, const void *elem)
 {
@@ -31,8 +32,18 @@ static int cmp_branch(const void *key, const void *elem)
 
 int og_policy_is_protected(const og_policy *p, const char *branch)
 {
-    return branch && p->nprotected &&
-           bsearch(branch, p->protected_branches, p->nprotected, sizeof *p->protected_branches, cmp_branch);
+    if (!branch || !p->nprotected) return 0;
+    if (bsearch(branch, p->protected_branches, p->nprotected, sizeof *p->protected_branches, cmp_branch)) return 1;
+    /* a name that reads as a protected one is protected (issue: `Main`, `mаin`, `ｍａｉｎ` next
+     * to a protected `main`): compare confusable skeletons (util/ident.h) */
+    char sk[OG_IDENT_SKELETON_MAX];
+    if (og_ident_skeleton(branch, sk, sizeof sk) != OG_OK) {
+        og_error_clear();
+        return 1; /* not comparable (not UTF-8, too long): fail closed, as if protected */
+    }
+    for (size_t i = 0; i < p->nprotected; i++)
+        if (p->protected_skeletons[i] && !strcmp(p->protected_skeletons[i], sk)) return 1;
+    return 0;
 }
 
 const char *og_policy_protected_at(const og_policy *p, size_t i)
@@ -115,7 +126,7 @@ og_status og_policy_decide(const og_policy *p, const og_policy_request *req, og_
     parts[k++] = "policy denied action '";
     parts[k++] = action;
     parts[k++] = "'";
-    if (req->query && req->action == OG_POLICY_INVOKE_QUERY) {
+    if (req->query) {
         parts[k++] = " on query '";
         parts[k++] = req->query;
         parts[k++] = "'";

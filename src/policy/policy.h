@@ -59,8 +59,11 @@ og_status og_policy_parse(const char *src, size_t len, const char *name, og_poli
 void og_policy_free(og_policy *p);
 
 og_policy_kind og_policy_get_kind(const og_policy *p);
-/* 1 when branch (non-NULL) is one of the bundle's protected_branches (the Cedar context's
- * branch_is_protected / target_branch_is_protected). */
+/* 1 when branch (non-NULL) is one of the bundle's protected_branches or confusable with one
+ * (the same UTS #39 skeleton after NFKC case folding, util/ident.h: `Main`, `mаin`, `ｍａｉｎ`,
+ * `main` + U+200B all count as `main`) — the Cedar context's branch_is_protected /
+ * target_branch_is_protected.  A name that cannot be compared (not UTF-8) counts as
+ * protected. */
 int og_policy_is_protected(const og_policy *p, const char *branch);
 /* The i-th protected branch name (sorted), or NULL past the end: for surfaces that must ask
  * "allowed on some branch?" (MCP tools/list), one protected name stands for all of them. */
@@ -81,9 +84,11 @@ typedef struct og_policy_request {
     const char *graph_id;       /* the graph of the route; unused for graph_list; may be NULL */
     const char *branch;
     const char *target_branch;
-    /* invoke_query: the stored query's name (the Cedar context's has_query / query), matched
-     * by rules with `queries:` (an OmniGraph-C extension); NULL = absent (then only rules
-     * without `queries:` apply).  Ignored by the other actions' rules. */
+    /* The stored query being called (the Cedar context's has_query / query): on invoke_query,
+     * and on the read or change a stored query's call is then decided on.  Matched by rules
+     * with `queries:` (an OmniGraph-C extension); NULL = absent, as for every ad-hoc request
+     * (then only rules without `queries:` apply, so a per-query read grant never allows an
+     * ad-hoc query). */
     const char *query;
 } og_policy_request;
 

@@ -39,6 +39,7 @@ struct og_policy {
     pol_actor *actors;      /* sorted by id, distinct */
     size_t nactors;
     char **protected_branches; /* sorted, distinct */
+    char **protected_skeletons; /* [i]: confusable skeleton of protected_branches[i] (NULL: none) */
     size_t nprotected;
     pol_rule *rules;        /* in file order */
     size_t nrules;

@@ -34,7 +34,7 @@ typedef struct og_authz_request {
     const char *graph;         /* NULL for server-scoped actions (graph_list) */
     const char *branch;        /* may be NULL */
     const char *target_branch; /* may be NULL */
-    const char *query;         /* invoke_query: the stored query's name (per-query rules); may be NULL */
+    const char *query;         /* the stored query called (invoke_query and its read/change); NULL = ad hoc */
 } og_authz_request;
 
 typedef struct og_authz_decision {

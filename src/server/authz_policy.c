@@ -38,7 +38,7 @@ static og_status decide(void *ctx, const og_authz_request *q, og_authz_decision 
     if ((unsigned)q->action >= sizeof map / sizeof *map) return OG_ERR_INVALID;
     const og_policy *p = q->action == OG_ACTION_GRAPH_LIST ? b->server : b->graph;
     og_policy_request pr = {q->actor ? q->actor : "", map[q->action], q->graph, q->branch, q->target_branch,
-                            q->action == OG_ACTION_INVOKE_QUERY ? q->query : NULL};
+                            q->query};
     og_policy_decision d;
     if (b->per_graph && q->action != OG_ACTION_GRAPH_LIST) {
         p = NULL;

@@ -520,7 +520,7 @@ static char *utoa_end(uint64_t v, char *buf, size_t cap)
 
 og_status og_req_decide(og_req *r, og_action a, const char *branch, const char *target_branch, og_authz_decision *d)
 {
-    const char *query = a == OG_ACTION_INVOKE_QUERY ? r->query : NULL;
+    const char *query = r->query; /* set while a stored query is decided: invoke_query, then its read/change */
     og_authz_request q = {r->actor, a, r->g ? r->g->id : NULL, branch, target_branch, query};
     og_status st = og_authz_decide(r->s->mode, r->s->o.policy, &q, d);
     r->decided = 1;
@@ -1101,7 +1101,8 @@ static struct MHD_Response *dispatch(og_req *r)
             return og_resp_error(r, 400, "bad_request", msg, NULL, NULL);
         }
     }
-    og_status st = og_set_thread_actor(r->actor);
+    /* the commits this request writes record who and how: a token's actor, or none */
+    og_status st = og_set_thread_actor_via(r->actor, r->actor ? "token" : "unauthenticated");
     if (st) return og_resp_status(r, st);
     /* a write's body may name its commit's message ({"message": "..."}), as the CLI's -m */
     json_t *m = r->json ? json_object_get(r->json, "message") : NULL;

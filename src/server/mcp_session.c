@@ -14,7 +14,11 @@
  * server's memory by initializing in a loop.  The table holds at most mcp_sessions_max
  * entries (OMNIGRAPH_MCP_SESSIONS_MAX, default 4,096, ~270 bytes each), an entry unused for
  * mcp_session_idle_s seconds (OMNIGRAPH_MCP_SESSION_IDLE_S, default 1 h) is gone, and when
- * full the least recently used one is forgotten.  A forgotten id is answered 404, upon which
+ * full the least recently used one is forgotten.  And one actor holds at most
+ * mcp_sessions_per_actor of them (OMNIGRAPH_MCP_SESSIONS_PER_ACTOR, default 64): an actor at
+ * its quota that initializes again replaces its *own* least recently used session, so one
+ * token initializing in a loop cannot evict anybody else's (issue 37 item 7); filling the
+ * table takes as many actors as table / quota.  A forgotten id is answered 404, upon which
  * MCP says the client starts a new session.  The table is scanned linearly under the
  * server's mutex: a few thousand fixed-size compares per MCP request, far below the cost of
  * the request's JSON-RPC parse.
@@ -48,6 +52,10 @@ static void limits(og_server *s)
     v = getenv("OMNIGRAPH_MCP_SESSION_IDLE_S");
     n = v && *v ? strtoul(v, NULL, 10) : 0;
     s->mcp_session_idle_s = n && n <= 30u * 86400u ? (unsigned)n : OG_MCP_SESSION_IDLE_S;
+    v = getenv("OMNIGRAPH_MCP_SESSIONS_PER_ACTOR");
+    n = v && *v ? strtoul(v, NULL, 10) : 0;
+    s->mcp_sessions_per_actor = n && n <= s->mcp_sessions_max ? (size_t)n : OG_MCP_SESSIONS_PER_ACTOR;
+    if (s->mcp_sessions_per_actor > s->mcp_sessions_max) s->mcp_sessions_per_actor = s->mcp_sessions_max;
 }
 
 static void forget(og_server *s, og_mcp_session *e)
@@ -90,8 +98,17 @@ int og_mcp_session_new(og_server *s, const char *graph, const char *actor, const
         pthread_mutex_unlock(&s->mu);
         return -1;
     }
-    og_mcp_session *e;
-    if (s->nmcp_sessions < s->mcp_sessions_max) {
+    og_mcp_session *e, *mine_lru = NULL;
+    size_t mine = 0;
+    for (size_t i = 0; i < s->nmcp_sessions; i++) {
+        og_mcp_session *m = &s->mcp_sessions[i];
+        if (strcmp(m->actor, actor ? actor : "")) continue;
+        mine++;
+        if (!mine_lru || m->used < mine_lru->used) mine_lru = m;
+    }
+    if (mine >= s->mcp_sessions_per_actor) {
+        e = mine_lru; /* at its quota: the actor's own oldest session makes room */
+    } else if (s->nmcp_sessions < s->mcp_sessions_max) {
         e = &s->mcp_sessions[s->nmcp_sessions++];
     } else { /* full: the least recently used one is forgotten (an expired one is older still) */
         e = &s->mcp_sessions[0];

@@ -113,7 +113,7 @@ static void *job_run(void *p)
     og_req *r = j->r;
     unsigned status = 500;
     char *out = NULL;
-    og_set_thread_actor(r->actor);
+    og_set_thread_actor_via(r->actor, r->actor ? "token" : "unauthenticated");
     og_status st = og_mcp_http(j->m, &j->hr, &status, &out);
     og_set_thread_actor(NULL);
     if (st == OG_OK && og_mcp_log_level_get(j->m) != j->level0) og_mcp_level_save(r, og_mcp_log_level_get(j->m));

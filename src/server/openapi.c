@@ -89,11 +89,11 @@ static json_t *schemas(void)
                                                nstr())));
     json_object_set_new(s, "CommitOutput",
                         obj("graph_commit_id graph_manifest_version created_at",
-                            json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "graph_commit_id", str(),
+                            json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "graph_commit_id", str(),
                                       "graph_manifest_version", uint_(), "created_at",
                                       json_pack("{s:s,s:s}", "type", "integer", "format", "int64"), "graph_branch",
                                       nstr(), "parent_commit_id", nstr(), "merged_parent_commit_id", nstr(), "actor_id",
-                                      nstr())));
+                                      nstr(), "actor_via", nstr())));
     json_object_set_new(s, "ChangeOutput",
                         obj("branch query_name affected_nodes affected_edges",
                             json_pack("{s:o,s:o,s:o,s:o,s:o,s:o}", "query_name", str(), "branch", str(),

@@ -55,6 +55,7 @@ static json_t *commit_output(json_t *c, const char *branch)
     json_object_set_new(o, "parent_commit_id", str_or_null(json_string_value(json_array_get(parents, 0))));
     json_object_set_new(o, "merged_parent_commit_id", str_or_null(json_string_value(json_array_get(parents, 1))));
     json_object_set_new(o, "actor_id", str_or_null(json_string_value(json_object_get(c, "actor"))));
+    json_object_set_new(o, "actor_via", str_or_null(json_string_value(json_object_get(c, "actor_via"))));
     return o;
 }
 

@@ -32,9 +32,21 @@ static int may_invoke(og_req *r, const char *name)
     return og_authz_decide(r->s->mode, az, &q, &d) == OG_OK && d.allowed;
 }
 
+/* An actor granted stored queries only (per-query read rules) may not `read`, yet must be able
+ * to see what it can call: under per-query rules the list shows only invocable queries, so
+ * one of them is enough to list. */
+static int may_invoke_some(og_req *r)
+{
+    const og_authz *az = r->s->o.policy;
+    if (r->s->mode != OG_AUTH_POLICY || !az || !az->query_rules || !az->query_rules(az->ctx, r->g->id)) return 0;
+    for (size_t i = 0; r->g->queries && i < og_stored_set_count(r->g->queries); i++)
+        if (may_invoke(r, og_stored_set_at(r->g->queries, i)->name)) return 1;
+    return 0;
+}
+
 struct MHD_Response *og_h_queries_list(og_req *r)
 {
-    struct MHD_Response *deny = og_req_authorize(r, OG_ACTION_READ, "main", NULL);
+    struct MHD_Response *deny = may_invoke_some(r) ? NULL : og_req_authorize(r, OG_ACTION_READ, "main", NULL);
     if (deny) return deny;
     json_t *list = NULL;
     if (r->g->queries) {
@@ -150,7 +162,7 @@ static int action_of(const char *name, og_action *out)
 static int quiet_allowed(og_req *r, og_action a, const char *b, const char *t, const char *query, char *why,
                          size_t cap)
 {
-    og_authz_request q = {r->actor, a, r->g->id, b, t, a == OG_ACTION_INVOKE_QUERY ? query : NULL};
+    og_authz_request q = {r->actor, a, r->g->id, b, t, query};
     og_authz_decision d;
     if (og_authz_decide(r->s->mode, r->s->o.policy, &q, &d)) {
         snprintf(why, cap, "policy evaluation failed");
@@ -174,7 +186,7 @@ static og_mcp_verdict mcp_authorize(void *ctx, const char *actor, const char *ac
     og_mcp_verdict no = a == OG_ACTION_INVOKE_QUERY ? OG_MCP_MASK : OG_MCP_DENY;
     if (!listing || (branch && target)) {
         og_authz_decision d;
-        r->query = query; /* the stored query of an invoke_query (per-query rules), audited */
+        r->query = query; /* the stored query of an invoke_query or of its read/change (per-query rules), audited */
         og_status st = og_req_decide(r, a, branch, target, &d);
         r->query = NULL;
         if (st) {

@@ -46,8 +46,11 @@ typedef struct og_mcp_level {
  * `initialize` POST, bound to the graph and the actor it was issued to.  At most
  * og_server.mcp_sessions_max of them (default OG_MCP_SESSIONS_MAX), each forgotten after
  * mcp_session_idle_s seconds unused (default OG_MCP_SESSION_IDLE_S); when full, the least
- * recently used one is forgotten. */
+ * recently used one is forgotten.  One actor holds at most mcp_sessions_per_actor (default
+ * OG_MCP_SESSIONS_PER_ACTOR): past it, its own least recently used one is forgotten, so no
+ * single token can push other actors' sessions out. */
 #define OG_MCP_SESSIONS_MAX 4096
+#define OG_MCP_SESSIONS_PER_ACTOR 64
 #define OG_MCP_SESSION_IDLE_S 3600
 #define OG_MCP_SESSION_ID_LEN 32 /* hex digits of 16 random bytes */
 typedef struct og_mcp_session {
@@ -93,7 +96,7 @@ struct og_server {
     size_t nmcp_levels;
     uint64_t mcp_level_clock;
     og_mcp_session *mcp_sessions; /* under mu; allocated on the first initialize */
-    size_t nmcp_sessions, mcp_sessions_max;
+    size_t nmcp_sessions, mcp_sessions_max, mcp_sessions_per_actor;
     unsigned mcp_session_idle_s;
     uint64_t mcp_session_clock;
     /* complete requests run on the worker pool (pool.c), not on the connection threads */

@@ -90,7 +90,7 @@ og_status og_shell_backend_local(og_shell_backend *out, const char *root, const 
 {
     local *l = calloc(1, sizeof *l);
     if (!l) return og_err(OG_ERR_NOMEM, "out of memory");
-    og_open_opts o = {actor, 0};
+    og_open_opts o = {.actor = actor};
     og_status st = og_db_open(&l->db, root, &o);
     if (st) {
         free(l);

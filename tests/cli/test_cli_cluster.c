@@ -86,7 +86,7 @@ static void test_queries_and_mcp(void **state)
                "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n"
                "\n"
                "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"friends\",\"arguments\":{\"params\":{\"name\":\"Ada\"}}}}\n");
-    assert_int_equal(run(out, sizeof out, "%s mcp --cluster %s/c < %s/mcp.in", bin, dir, dir), 0);
+    assert_int_equal(run(out, sizeof out, "%s mcp --cluster %s/c --as alice < %s/mcp.in", bin, dir, dir), 0);
     char *second = strchr(out, '\n');
     assert_non_null(second);
     assert_non_null(strstr(out, "\"protocolVersion\":\"2025-06-18\""));
@@ -95,6 +95,21 @@ static void test_queries_and_mcp(void **state)
     assert_null(strchr(strchr(second + 1, '\n') + 1, '{')); /* exactly two responses */
     assert_int_equal(run(out, sizeof out, "%s mcp --cluster %s/c --policy < /dev/null 2>&1", bin, dir), 2);
     assert_non_null(strstr(out, "--policy needs --as ACTOR"));
+    /* issue 37 item 10: the graph's bound bundle governs `mcp --cluster` by default */
+    assert_int_equal(run(out, sizeof out, "%s mcp --cluster %s/c < /dev/null 2>&1", bin, dir), 2);
+    assert_non_null(strstr(out, "a policy bundle is bound to graph 'people': give --as ACTOR"));
+    write_file("mcp2.in",
+               "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"graph_mutate\",\"arguments\":"
+               "{\"query\":\"query m() { insert Person { name: \\\"Mal\\\" } }\",\"branch\":\"main\"}}}\n");
+    assert_int_equal(run(out, sizeof out, "%s mcp --cluster %s/c --as mallory < %s/mcp2.in", bin, dir, dir), 0);
+    assert_non_null(strstr(out, "forbidden: policy denied action 'change' for unknown actor 'mallory'"));
+    assert_int_equal(run(out, sizeof out, "%s mcp --cluster %s/c --as alice < %s/mcp2.in", bin, dir, dir), 0);
+    assert_non_null(strstr(out, "forbidden: policy denied action 'change' on branch 'main' for actor 'alice'"));
+    /* the operator may opt out, and its commit says how its actor was established: locally */
+    assert_int_equal(run(out, sizeof out, "%s mcp --cluster %s/c --as op --no-policy < %s/mcp2.in 2>/dev/null", bin, dir, dir), 0);
+    assert_null(strstr(out, "forbidden"));
+    assert_int_equal(run(out, sizeof out, "%s commit list --limit 1 %s/c/graphs/people.omni", bin, dir), 0);
+    assert_non_null(strstr(out, " op via local"));
 }
 
 /* `queries run --cluster` embeds query text with the graph's applied embedding profile, not with

@@ -63,8 +63,8 @@ static void every_record_verb_takes_format(void **state)
     head_of(before);
     /* commit list: csv header, CRLF, a null message is an empty field */
     assert_int_equal(run(out, sizeof out, "%s commit list --format csv %s/g", bin, dir), 0);
-    assert_true(!strncmp(out, "id,created_at_utc,kind,actor,message\r\n", 38));
-    assert_non_null(strstr(out, ",mutate,omnigraph,\r\n"));
+    assert_true(!strncmp(out, "id,created_at_utc,kind,actor,actor_via,message\r\n", 48));
+    assert_non_null(strstr(out, ",mutate,omnigraph,local,\r\n")); /* a local write: actor_via local */
     assert_int_equal(run(out, sizeof out, "%s commit list --format table %s/g", bin, dir), 0);
     assert_non_null(strstr(out, "(3 rows)\n"));
     assert_int_equal(run(out, sizeof out, "%s commit list --format jsonl --limit 1 %s/g", bin, dir), 0);

@@ -62,6 +62,44 @@ static void branch_name_rules_reject_with_reasons(void **state)
         if (og_branch_name_check(good[i]) != OG_OK) fail_msg("name \"%s\" rejected: %s", good[i], og_error_message());
 }
 
+/* Issue 37 item 6: names that deceive are refused when a branch is created (each with its
+ * reason), while everything a person would really name a branch still passes. */
+static void assert_bad_new(const char *name, const char *msg_part)
+{
+    og_status s = og_branch_name_check_new(name);
+    if (s != OG_ERR_INVALID) fail_msg("new name \"%s\" accepted", name);
+    if (!strstr(og_error_message(), msg_part))
+        fail_msg("new name \"%s\": message \"%s\" lacks \"%s\"", name, og_error_message(), msg_part);
+}
+
+static void new_branch_names_do_not_deceive(void **state)
+{
+    (void)state;
+    assert_bad_new("Main", "confusable with \"main\"");
+    assert_bad_new("MAIN", "confusable with \"main\"");
+    assert_bad_new("m\xd0\xb0in", "mixes scripts (Latin with Cyrillic");          /* Cyrillic a */
+    assert_bad_new("rnain", "confusable with \"main\"");                            /* r+n reads as m */
+    assert_bad_new("main\xe2\x80\x8b", "U+200B");                                   /* zero-width space */
+    assert_bad_new("ma\xe2\x80\x8din", "U+200D");                                   /* zero-width joiner */
+    assert_bad_new("\xef\xbd\x8d\xef\xbd\x81\xef\xbd\x89\xef\xbd\x8e", "confusable with \"main\""); /* full-width */
+    assert_bad_new("a\xc2\xa0" "b", "U+00A0");                                          /* no-break space */
+    assert_bad_new("cafe\xcc\x81", "normalization form C");                          /* e + combining acute */
+    assert_bad_new("01JX4Q", "looks like a commit id");
+    assert_bad_new("7zzz", "looks like a commit id"); /* ids are case-insensitive */
+    assert_bad_new("01ARZ3NDEKTSV4RRFFQ69G5FAV", "looks like a commit id");
+    assert_bad_new("a..b", ".."); /* the old rules still apply */
+    const char *good[] = {"main2",   "feature",          "test",        "feat",        "agent/ingest-42", "v1.2",
+                          "caf\xc3\xa9", "8abc",        "01-release",  "release-01JX4Q",
+                          "stra\xc3\x9f" "e", "\xe6\x97\xa5\xe6\x9c\xac" "-docs", "\xd0\xbf\xd1\x80\xd0\xbe\xd0\xb5\xd0\xba\xd1\x82"};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        if (og_branch_name_check_new(good[i]) != OG_OK)
+            fail_msg("new name \"%s\" rejected: %s", good[i], og_error_message());
+    }
+    assert_bad_new("0123", "looks like a commit id"); /* digits are id characters */
+    /* a name made before these rules still passes the general check (it opens, writes, deletes) */
+    assert_int_equal(og_branch_name_check("Main"), OG_OK);
+}
+
 static void branch_encoding_round_trips(void **state)
 {
     (void)state;
@@ -222,6 +260,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(branch_name_rules_reject_with_reasons),
+        cmocka_unit_test(new_branch_names_do_not_deceive),
         cmocka_unit_test(branch_encoding_round_trips),
         cmocka_unit_test_setup_teardown(create_from_branch_and_commit, setup, teardown),
         cmocka_unit_test_setup_teardown(delete_list_and_recreate_as_new_incarnation, setup, teardown),

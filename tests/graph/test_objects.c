@@ -56,6 +56,33 @@ static void commit_round_trips(void **state)
     og_commit_free(c2);
 }
 
+/* Provenance (issue 37 item 10): an optional member, absent on older commits. */
+static void commit_records_actor_via(void **state)
+{
+    (void)state;
+    og_commit *c;
+    assert_int_equal(og_commit_decode(GOOD_COMMIT, strlen(GOOD_COMMIT), "x", &c), OG_OK);
+    assert_string_equal(c->actor_via, ""); /* not recorded */
+    snprintf(c->actor_via, sizeof c->actor_via, "token");
+    og_buf b = OG_BUF_INIT;
+    assert_int_equal(og_commit_encode(c, &b), OG_OK);
+    assert_non_null(strstr(og_buf_cstr(&b), "\"actor\":\"alice\",\"actor_via\":\"token\","));
+    og_commit *c2;
+    assert_int_equal(og_commit_decode(b.data, b.len, "y", &c2), OG_OK);
+    assert_string_equal(c2->actor_via, "token");
+    og_commit_free(c2);
+    og_buf_free(&b);
+    og_commit_free(c);
+    const char *bad = "\"actor\":\"alice\",\"actor_via\":7,";
+    char doc[1024];
+    snprintf(doc, sizeof doc, "%.*s%s%s", (int)(strstr(GOOD_COMMIT, "\"actor\"") - GOOD_COMMIT), GOOD_COMMIT, bad,
+             strstr(GOOD_COMMIT, "\"message\""));
+    assert_int_equal(og_commit_decode(doc, strlen(doc), "z", &c), OG_ERR_CORRUPT);
+    assert_int_equal(og_actor_via_valid("token"), 1);
+    assert_int_equal(og_actor_via_valid("Token"), 0);
+    assert_int_equal(og_actor_via_valid(NULL), 0);
+}
+
 /* Replaces the first occurrence of `from` in GOOD_COMMIT with `to` and expects corrupt. */
 static void expect_corrupt(const char *from, const char *to)
 {
@@ -384,6 +411,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(commit_round_trips),
+        cmocka_unit_test(commit_records_actor_via),
         cmocka_unit_test(commit_decoding_is_strict),
         cmocka_unit_test(log_entry_decoding_is_strict),
         cmocka_unit_test(mangled_objects_decode_or_are_corrupt),

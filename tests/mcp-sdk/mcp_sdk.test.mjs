@@ -27,7 +27,7 @@ test('an MCP client lists, queries, writes on a branch and merges', async () => 
     og('cluster', 'apply', '--config', dir, '--as', 'alice');
     og('load', '--quiet', '--data', join(dir, 'seed.ndjson'), '--mode', 'merge', join(dir, 'graphs', 'people.omni'));
 
-    const transport = new StdioClientTransport({ command: bin, args: ['mcp', '--cluster', dir, '--as', 'agent'], stderr: 'pipe' });
+    const transport = new StdioClientTransport({ command: bin, args: ['mcp', '--cluster', dir, '--as', 'agent', '--no-policy'], stderr: 'pipe' });
     const client = new Client({ name: 'omnigraph-sdk-test', version: '0.0.0' });
     await client.connect(transport);
     try {
@@ -133,7 +133,7 @@ test('with --policy each actor sees and may call only what its policy allows', a
       assert.ok(!names.includes('branch_merge') && !names.includes('schema_apply'));
       const r = await alice.callTool({ name: 'add_person', arguments: { params: { name: 'Ada' }, branch: 'main' } });
       assert.equal(r.isError, true); // main is protected
-      assert.match(r.content[0].text, /forbidden: policy denied action 'change' on branch 'main'/);
+      assert.match(r.content[0].text, /forbidden: policy denied action 'change' on query 'add_person' on branch 'main'/);
     } finally {
       await alice.close();
     }

@@ -185,7 +185,7 @@ static void test_calls_and_masking(void **state)
     /* a stored mutation on protected main is refused, on a feature branch allowed */
     json_t *r = call("alice", "add_person", "{\"params\":{\"name\":\"Ada\",\"age\":36}}");
     assert_true(is_error(r));
-    assert_non_null(strstr(text_of(r), "forbidden: policy denied action 'change' on branch 'main'"));
+    assert_non_null(strstr(text_of(r), "forbidden: policy denied action 'change' on query 'add_person' on branch 'main'"));
     json_decref(r);
     r = call("alice", "branch_create", "{\"name\":\"feature\"}");
     assert_false(is_error(r));
@@ -221,9 +221,61 @@ static void test_calls_and_masking(void **state)
     json_decref(r);
 }
 
+/* Issue 37 item 5: a grant of "these stored queries and nothing else".  A `read` (or `change`)
+ * rule with `queries:` holds only while one of those stored queries runs, so the guest sees
+ * and runs `adults` but has no graph_query, and no other tool that reads. */
+static void test_stored_queries_only(void **state)
+{
+    (void)state;
+    static const char bundle[] =
+        "version: 1\n"
+        "groups: {guests: [gus], clerks: [cleo]}\n"
+        "protected_branches: [main]\n"
+        "rules:\n"
+        "  - {id: guests-adults, allow: {actors: {group: guests}, actions: [invoke_query, read], queries: [adults]}}\n"
+        "  - {id: clerks-add, allow: {actors: {group: clerks}, actions: [invoke_query, change], queries: [add_person]}}\n";
+    og_mcp_policy *p2;
+    og_mcp *m2;
+    assert_int_equal(og_mcp_policy_new(&p2, bundle, strlen(bundle), "stored.yaml", "people"), OG_OK);
+    og_mcp_opts o = {.db = db, .queries = set, .graph_id = "people", .authorize = og_mcp_policy_authorize, .authorize_ctx = p2};
+    assert_int_equal(og_mcp_new(&m2, &o), OG_OK);
+    og_mcp *saved = mcp;
+    mcp = m2;
+    char got[2048];
+    tools_of("gus", got, sizeof got);
+    assert_string_equal(got, "adults,graph_health");
+    tools_of("cleo", got, sizeof got);
+    assert_string_equal(got, "add_person,graph_health");
+    json_t *r = call("gus", "adults", "{\"params\":{\"min\":0}}");
+    if (is_error(r)) fprintf(stderr, "%s\n", text_of(r));
+    assert_false(is_error(r));
+    json_decref(r);
+    /* the ad-hoc lane reads nothing: a named denial, as for any built-in read */
+    r = call("gus", "graph_query", "{\"query\":\"query q() { match { $p: Person } return { $p.name } }\"}");
+    assert_true(is_error(r));
+    assert_string_equal(text_of(r), "forbidden: policy denied action 'read' on branch 'main' for actor 'gus'");
+    json_decref(r);
+    assert_masked("gus", "friends", "{\"params\":{\"name\":\"Ada\"}}");
+    r = send_as("gus", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"resources/read\",\"params\":{\"uri\":\"omnigraph://schema\"}}");
+    assert_non_null(json_object_get(r, "error"));
+    json_decref(r);
+    /* a stored mutation without ad-hoc writes: on main, add_person runs; graph_mutate does not */
+    r = call("cleo", "add_person", "{\"params\":{\"name\":\"Cleo\",\"age\":41},\"branch\":\"main\"}");
+    if (is_error(r)) fprintf(stderr, "%s\n", text_of(r));
+    assert_false(is_error(r));
+    json_decref(r);
+    r = call("cleo", "graph_mutate", "{\"query\":\"query m() { insert Person { name: \\\"X\\\" } }\",\"branch\":\"main\"}");
+    assert_true(is_error(r));
+    assert_string_equal(text_of(r), "forbidden: policy denied action 'change' on branch 'main' for actor 'cleo'");
+    json_decref(r);
+    mcp = saved;
+    og_mcp_free(m2);
+    og_mcp_policy_free(p2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_visibility), cmocka_unit_test(test_calls_and_masking),
-                                       cmocka_unit_test(test_per_query_rules)};
+                                       cmocka_unit_test(test_per_query_rules), cmocka_unit_test(test_stored_queries_only)};
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -12,6 +12,9 @@
 #include <cmocka.h>
 
 #include <jansson.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "../cli/cli_run.h"
 
@@ -178,6 +181,94 @@ static void test_stdio_notifications(void **state)
     assert_int_equal(other, 0);      /* nothing else: no progress for call 3, nothing for ping */
 }
 
+/* Reads newline-delimited messages from fd until one with `id` arrives (returned) or `ms`
+ * pass (NULL); every message before it is appended to *seen as "id," (responses) so the
+ * order can be checked. */
+static json_t *await_id(int fd, long id, int ms, char *seen, size_t cap)
+{
+    static char buf[1 << 16];
+    static size_t have;
+    for (int waited = 0;;) {
+        char *nl;
+        while ((nl = memchr(buf, '\n', have))) {
+            json_t *j = json_loadb(buf, (size_t)(nl - buf), 0, NULL);
+            size_t used = (size_t)(nl - buf) + 1;
+            memmove(buf, buf + used, have - used);
+            have -= used;
+            json_t *jid = json_object_get(j, "id");
+            if (jid && !json_object_get(j, "method")) {
+                snprintf(seen + strlen(seen), cap - strlen(seen), "%ld,", (long)json_integer_value(jid));
+                if (json_integer_value(jid) == id) return j;
+            }
+            json_decref(j);
+        }
+        if (waited >= ms) return NULL;
+        struct pollfd pfd = {fd, POLLIN, 0};
+        if (poll(&pfd, 1, 100) > 0) {
+            ssize_t n = read(fd, buf + have, sizeof buf - have - 1);
+            if (n <= 0) return NULL;
+            have += (size_t)n;
+        } else {
+            waited += 100;
+        }
+    }
+}
+
+/* Issue 38 item 9: over stdio a ping is answered while a long query runs, and
+ * notifications/cancelled stops that query (no response for it; the process stays usable). */
+static void test_stdio_concurrent_and_cancel(void **state)
+{
+    (void)state;
+    char seed[1 << 14] = "";
+    for (int i = 0; i < 120; i++)
+        snprintf(seed + strlen(seed), sizeof seed - strlen(seed), "{\"type\":\"Person\",\"data\":{\"name\":\"p%03d\",\"age\":%d}}\n", i, i);
+    write_file("many.ndjson", seed);
+    assert_int_equal(run(NULL, 0, "%s init --schema %s/people.pg %s/big.omni 2>&1", bin, dir, dir), 0);
+    assert_int_equal(run(NULL, 0, "%s load --quiet --data %s/many.ndjson --mode merge %s/big.omni", bin, dir, dir), 0);
+    int to[2], from[2];
+    assert_int_equal(pipe(to), 0);
+    assert_int_equal(pipe(from), 0);
+    char store[160];
+    snprintf(store, sizeof store, "%s/big.omni", dir);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        dup2(to[0], 0);
+        dup2(from[1], 1);
+        close(to[1]);
+        close(from[0]);
+        execl(bin, "omnigraph", "mcp", "--store", store, (char *)NULL);
+        _exit(127);
+    }
+    close(to[0]);
+    close(from[1]);
+    FILE *w = fdopen(to[1], "w");
+    assert_non_null(w);
+    fprintf(w, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\"}}\n"
+               "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"graph_query\",\"arguments\":"
+               "{\"query\":\"query q() { match { $a: Person  $b: Person  $c: Person } return { $a.name, $b.name, $c.name } "
+               "order { $c.name desc } }\"}}}\n"
+               "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}\n");
+    fflush(w);
+    char seen[256] = "";
+    json_t *r = await_id(from[0], 3, 10000, seen, sizeof seen);
+    assert_non_null(r); /* the ping is answered ... */
+    json_decref(r);
+    assert_string_equal(seen, "1,3,"); /* ... before the query (1.7M rows) */
+    fprintf(w, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":2,\"reason\":\"t\"}}\n"
+               "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"graph_health\",\"arguments\":{}}}\n");
+    fflush(w);
+    r = await_id(from[0], 4, 30000, seen, sizeof seen); /* queued behind the query: it must stop */
+    assert_non_null(r);
+    json_decref(r);
+    assert_string_equal(seen, "1,3,4,"); /* no response for the cancelled call */
+    fclose(w);
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    close(from[0]);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -192,6 +283,7 @@ static int teardown(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_stdio_store), cmocka_unit_test(test_stdio_notifications)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_stdio_store), cmocka_unit_test(test_stdio_notifications),
+                                       cmocka_unit_test(test_stdio_concurrent_and_cancel)};
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -111,11 +111,18 @@ for (const line of lines) {
       branch: hasB ? r.branch : '',
       has_target_branch: hasT,
       target_branch: hasT ? r.target_branch : '',
-      branch_is_protected: hasB && prot.has(r.branch),
-      target_branch_is_protected: hasT && prot.has(r.target_branch),
+      // Whether a branch is protected is computed outside Cedar (og_policy_is_protected: exact
+      // or confusable names, docs/policy.md), so the C side reports it; an exact protected
+      // name must always count.
+      branch_is_protected: hasB && r.branch_is_protected,
+      target_branch_is_protected: hasT && r.target_branch_is_protected,
       has_query: r.query !== undefined,
       query: r.query !== undefined ? r.query : '',
     };
+    if ((hasB && prot.has(r.branch) && !r.branch_is_protected) ||
+        (hasT && prot.has(r.target_branch) && !r.target_branch_is_protected)) {
+      fail(`bundle ${b.bundle}: a protected name was not reported protected: ${JSON.stringify(r)}`);
+    }
     const resource = r.action === 'graph_list' ? uid('Server', 'root') : uid('Graph', b.graph);
     const ans = cedar.statefulIsAuthorized({
       principal: uid('Actor', r.actor),

@@ -243,7 +243,7 @@ static void decides_branch_scopes(void **state)
     decide(p, "act-bruno", OG_POLICY_CHANGE, NULL, NULL, &d); /* unprotected needs a branch */
     assert_false(d.allowed);
     assert_true(og_policy_is_protected(p, "main"));
-    assert_false(og_policy_is_protected(p, "Main"));
+    assert_true(og_policy_is_protected(p, "Main")); /* it reads as main (confusable_names_are_protected) */
     assert_false(og_policy_is_protected(p, NULL));
     decide(p, "act-ragnor", OG_POLICY_READ, "main", NULL, &d); /* admins hold no read rule */
     assert_false(d.allowed);
@@ -437,9 +437,13 @@ static void rejects_bad_query_rules(void **state)
 {
     (void)state;
     expect_error("version: 1\ngroups: {g: [a]}\nrules:\n"
-                 "  - {id: r, allow: {actors: {group: g}, actions: [invoke_query, read], queries: [q]}}\n",
-                 OG_ERR_INVALID, "b.yaml:4: policy rule 'r' uses queries with action 'read'; queries applies only to "
-                                 "invoke_query");
+                 "  - {id: r, allow: {actors: {group: g}, actions: [invoke_query, export], queries: [q]}}\n",
+                 OG_ERR_INVALID, "b.yaml:4: policy rule 'r' uses queries with action 'export'; queries applies only to "
+                                 "invoke_query, read and change");
+    expect_error("version: 1\ngroups: {g: [a]}\nrules:\n"
+                 "  - {id: r, allow: {actors: {group: g}, actions: [branch_merge], queries: [q]}}\n",
+                 OG_ERR_INVALID, "b.yaml:4: policy rule 'r' uses queries with action 'branch_merge'; queries applies "
+                                 "only to invoke_query, read and change");
     expect_error("version: 1\ngroups: {g: [a]}\nrules:\n"
                  "  - {id: r, allow: {actors: {group: g}, actions: [invoke_query], queries: []}}\n",
                  OG_ERR_INVALID, "b.yaml:4: policy rule 'r' must list at least one query");
@@ -452,6 +456,89 @@ static void rejects_bad_query_rules(void **state)
     expect_error("version: 1\ngroups: {g: [a]}\nrules:\n"
                  "  - {id: r, deny: {actors: {group: h}, actions: [invoke_query], queries: [q]}}\n",
                  OG_ERR_INVALID, "b.yaml:4: policy rule 'r' references unknown group 'h'");
+}
+
+/* Issue 37 item 5: "guests may call only `adults`" must hide everything else.  A read (or
+ * change) rule with `queries:` holds only while one of those stored queries runs; an ad-hoc
+ * query names no stored query, so it matches no such rule. */
+static const char stored_only_bundle[] =
+    "version: 1\n"
+    "groups: {guests: [gus], clerks: [cleo]}\n"
+    "protected_branches: [main]\n"
+    "rules:\n"
+    "  - {id: guests-adults, allow: {actors: {group: guests}, actions: [invoke_query, read], queries: [adults]}}\n"
+    "  - {id: clerks-add, allow: {actors: {group: clerks}, actions: [invoke_query, change], queries: [add_person]}}\n"
+    "  - {id: clerks-read-feature, allow: {actors: {group: clerks}, actions: [read], branch_scope: unprotected, "
+    "queries: [adults]}}\n";
+
+static void decide_lane(const og_policy *p, const char *actor, og_policy_action a, const char *branch, const char *query,
+                        og_policy_decision *d)
+{
+    og_policy_request r = {.actor = actor, .action = a, .graph_id = "g", .branch = branch, .query = query};
+    assert_int_equal(og_policy_decide(p, &r, d), OG_OK);
+}
+
+static void stored_query_only_grants(void **state)
+{
+    (void)state;
+    og_policy *p = load(stored_only_bundle);
+    og_policy_decision d;
+    decide_lane(p, "gus", OG_POLICY_INVOKE_QUERY, NULL, "adults", &d);
+    assert_true(d.allowed);
+    decide_lane(p, "gus", OG_POLICY_READ, "main", "adults", &d); /* the stored read's own read */
+    assert_true(d.allowed);
+    assert_string_equal(d.matched_rule_id, "guests-adults");
+    decide_lane(p, "gus", OG_POLICY_READ, "main", NULL, &d);     /* an ad-hoc query: nothing */
+    assert_false(d.allowed);
+    assert_string_equal(d.message, "policy denied action 'read' on branch 'main' for actor 'gus'");
+    decide_lane(p, "gus", OG_POLICY_READ, "main", "secrets", &d); /* another stored query's read */
+    assert_false(d.allowed);
+    assert_string_equal(d.message, "policy denied action 'read' on query 'secrets' on branch 'main' for actor 'gus'");
+    decide_lane(p, "gus", OG_POLICY_INVOKE_QUERY, NULL, "secrets", &d);
+    assert_false(d.allowed);
+    assert_true(d.mask_as_not_found);
+    decide_lane(p, "cleo", OG_POLICY_CHANGE, "main", "add_person", &d); /* a stored mutation only */
+    assert_true(d.allowed);
+    decide_lane(p, "cleo", OG_POLICY_CHANGE, "main", NULL, &d);         /* not ad-hoc mutations */
+    assert_false(d.allowed);
+    decide_lane(p, "cleo", OG_POLICY_READ, "feature", "adults", &d);    /* scope and queries together */
+    assert_true(d.allowed);
+    decide_lane(p, "cleo", OG_POLICY_READ, "main", "adults", &d);
+    assert_false(d.allowed);
+    char *cedar = NULL;
+    assert_int_equal(og_policy_cedar(p, "g", &cedar, NULL), OG_OK);
+    assert_non_null(strstr(cedar, "@id(\"clerks-read-feature:read\")\npermit (\n"
+                                  "    principal in Omnigraph::Group::\"clerks\",\n"
+                                  "    action == Omnigraph::Action::\"read\",\n"
+                                  "    resource == Omnigraph::Graph::\"g\"\n)\n"
+                                  "when { context.has_branch && context.branch_is_protected == false }\n"
+                                  "when { context.has_query && (context.query == \"adults\") };"));
+    free(cedar);
+    og_policy_free(p);
+}
+
+/* Issue 37 item 6: a branch that reads as a protected one is protected. */
+static void confusable_names_are_protected(void **state)
+{
+    (void)state;
+    og_policy *p = load("version: 1\ngroups: {team: [a]}\nprotected_branches: [main, release]\nrules:\n"
+                        "  - {id: w, allow: {actors: {group: team}, actions: [change], branch_scope: unprotected}}\n");
+    const char *same[] = {"main", "Main", "MAIN", "m\xd0\xb0in", "main\xe2\x80\x8b", "\xef\xbd\x8d\xef\xbd\x81\xef\xbd\x89\xef\xbd\x8e",
+                          "rnain", "RELEASE", "re1ease", "\xff\xfe"};
+    for (size_t i = 0; i < sizeof same / sizeof same[0]; i++) {
+        if (!og_policy_is_protected(p, same[i])) fail_msg("\"%s\" is not protected", same[i]);
+        og_policy_decision d;
+        decide_lane(p, "a", OG_POLICY_CHANGE, same[i], NULL, &d);
+        assert_false(d.allowed);
+    }
+    const char *other[] = {"main2", "feature", "maintenance", "releases", "dev"};
+    for (size_t i = 0; i < sizeof other / sizeof other[0]; i++) {
+        if (og_policy_is_protected(p, other[i])) fail_msg("\"%s\" is protected", other[i]);
+        og_policy_decision d;
+        decide_lane(p, "a", OG_POLICY_CHANGE, other[i], NULL, &d);
+        assert_true(d.allowed);
+    }
+    og_policy_free(p);
 }
 
 static void compiles_query_rules_to_cedar(void **state)
@@ -748,6 +835,8 @@ int main(void)
         cmocka_unit_test(invoke_query_denial_is_masked),
         cmocka_unit_test(decides_per_query_and_deny_rules),
         cmocka_unit_test(rejects_bad_query_rules),
+        cmocka_unit_test(stored_query_only_grants),
+        cmocka_unit_test(confusable_names_are_protected),
         cmocka_unit_test(compiles_query_rules_to_cedar),
         cmocka_unit_test(server_bundle_allows_graph_list),
         cmocka_unit_test(decides_without_a_bundle),

@@ -168,13 +168,24 @@ static void one_bundle(og_buf *out, int index)
             r->nactions = 1;
             continue;
         }
-        switch (below(4)) {
+        switch (below(5)) {
         case 3: /* per-query: invoke_query alone, 1-4 named queries */
             r->actions[0] = OG_POLICY_INVOKE_QUERY;
             r->nactions = 1;
             r->nqueries = 1 + below(4);
             pick(query_pool, N(query_pool), r->queries, r->nqueries);
             break;
+        case 4: { /* a stored-queries-only grant: read and/or change (+ invoke_query), named queries,
+                   * a branch scope when invoke_query is not among the actions */
+            static const og_policy_action stored[] = {OG_POLICY_READ, OG_POLICY_CHANGE, OG_POLICY_INVOKE_QUERY};
+            pick_actions(stored, N(stored), r);
+            int invoke = 0;
+            for (size_t a = 0; a < r->nactions; a++) invoke |= r->actions[a] == OG_POLICY_INVOKE_QUERY;
+            if (!invoke && below(2)) r->scope_field = "branch_scope";
+            r->nqueries = 1 + below(4);
+            pick(query_pool, N(query_pool), r->queries, r->nqueries);
+            break;
+        }
         case 0:
             pick_actions(branch_actions, N(branch_actions), r);
             if (below(4)) r->scope_field = "branch_scope";
@@ -317,8 +328,11 @@ static void one_bundle(og_buf *out, int index)
         req.graph_id = graph;
         if (below(4)) req.branch = branch_pool[below(N(branch_pool))];
         if (below(2)) req.target_branch = branch_pool[below(N(branch_pool))];
-        /* mostly invoke_query's own field, sometimes on other actions (Cedar ignores it there) */
-        if (req.action == OG_POLICY_INVOKE_QUERY ? below(6) : !below(6)) req.query = query_pool[below(N(query_pool))];
+        /* mostly on invoke_query, often on read/change (a stored query's call), sometimes on
+         * other actions (no rule can list queries there) */
+        int stored_lane = req.action == OG_POLICY_INVOKE_QUERY || req.action == OG_POLICY_READ || req.action == OG_POLICY_CHANGE;
+        if (req.action == OG_POLICY_INVOKE_QUERY ? below(6) : stored_lane ? below(2) : !below(6))
+            req.query = query_pool[below(N(query_pool))];
         og_policy_decision d;
         assert_int_equal(og_policy_decide(p, &req, &d), OG_OK);
         if (q) og_buf_append_byte(out, ',');
@@ -337,6 +351,9 @@ static void one_bundle(og_buf *out, int index)
             og_buf_append_str(out, ",\"query\":");
             jq(out, req.query);
         }
+        og_buf_printf(out, ",\"branch_is_protected\":%s,\"target_branch_is_protected\":%s",
+                      og_policy_is_protected(p, req.branch) ? "true" : "false",
+                      og_policy_is_protected(p, req.target_branch) ? "true" : "false");
         og_buf_printf(out, ",\"allowed\":%s,\"rule\":", d.allowed ? "true" : "false");
         if (d.matched_rule_id) jq(out, d.matched_rule_id);
         else og_buf_append_str(out, "null");

@@ -67,7 +67,7 @@ static int setup(void **state)
     clear_env();
     setenv("OMNIGRAPH_SERVER_BEARER_TOKENS_JSON",
            "{\"alice\":\"tok-alice\",\"root\":\"tok-root\",\"mallory\":\"tok-mallory\",\"gus\":\"tok-gus\","
-           "\"ivy\":\"tok-ivy\"}", 1);
+           "\"ivy\":\"tok-ivy\",\"kim\":\"tok-kim\"}", 1);
     const char *args[] = {"--cluster", cdir, "--bind", "127.0.0.1:0", NULL};
     return srv_start(&S, logpath, args);
 }
@@ -490,6 +490,50 @@ static void test_per_query_policy(void **state)
     }
 }
 
+/* Issue 37 item 5: kim is granted `adults` and nothing else (`read` with `queries: [adults]`
+ * in examples/cluster/policies/team.policy.yaml).  The stored query runs over HTTP and MCP;
+ * every ad-hoc read — the very query `adults` runs, sent as text — is refused. */
+static void test_stored_queries_only(void **state)
+{
+    char got[1024];
+    http_resp r = call("tok-kim", "/graphs/people/queries/adults", "{\"params\":{\"min\":0}}");
+    assert_int_equal(r.status, 200);
+    assert_true(json_array_size(json_object_get(r.json, "rows")) > 0);
+    http_free(&r);
+    r = get(&S, "tok-kim", "/graphs/people/queries");
+    assert_int_equal(r.status, 200);
+    assert_string_equal(names_of(json_object_get(r.json, "queries"), "name", got, sizeof got), "adults");
+    http_free(&r);
+    r = call("tok-kim", "/graphs/people/query",
+             "{\"query\":\"query adults($min: I32) { match { $p: Person  $p.age >= $min } return { $p.name, $p.age } }\","
+             "\"params\":{\"min\":0}}");
+    assert_int_equal(r.status, 403);
+    assert_string_equal(jstr(r.json, "error"), "policy denied action 'read' on branch 'main' for actor 'kim'");
+    http_free(&r);
+    r = get(&S, "tok-kim", "/graphs/people/snapshot");
+    assert_int_equal(r.status, 403);
+    http_free(&r);
+    r = call("tok-kim", "/graphs/people/queries/friends", "{\"params\":{\"name\":\"Alice\"}}");
+    assert_int_equal(r.status, 404); /* not granted: the unknown query's answer */
+    http_free(&r);
+    /* MCP: only the granted tool (and the health probe) */
+    r = mcp("tok-kim", "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}");
+    assert_string_equal(names_of(json_object_get(json_object_get(r.json, "result"), "tools"), "name", got, sizeof got),
+                        "adults,graph_health");
+    http_free(&r);
+    r = mcp("tok-kim", "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"adults\","
+                       "\"arguments\":{\"params\":{\"min\":0}}}}");
+    assert_false(json_is_true(json_object_get(json_object_get(r.json, "result"), "isError")));
+    http_free(&r);
+    r = mcp("tok-kim", "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"graph_query\","
+                       "\"arguments\":{\"query\":\"query q() { match { $p: Person } return { $p.name } }\"}}}");
+    json_t *res = json_object_get(r.json, "result");
+    assert_true(json_is_true(json_object_get(res, "isError")));
+    assert_non_null(strstr(json_string_value(json_object_get(json_array_get(json_object_get(res, "content"), 0), "text")),
+                           "forbidden: policy denied action 'read' on branch 'main' for actor 'kim'"));
+    http_free(&r);
+}
+
 /* A second cluster: two graphs; after apply, one graph's schema is changed out of band so
  * that its stored query no longer type-checks. */
 static void test_quarantine_at_boot(void **state)
@@ -634,7 +678,8 @@ int main(void)
         cmocka_unit_test(test_serves_applied_state), cmocka_unit_test(test_invoke_read_like_adhoc),
         cmocka_unit_test(test_masking),              cmocka_unit_test(test_mutation_gated_twice),
         cmocka_unit_test(test_schema_apply_refused), cmocka_unit_test(test_mcp_over_http),
-        cmocka_unit_test(test_per_query_policy),     cmocka_unit_test(test_quarantine_at_boot),
+        cmocka_unit_test(test_per_query_policy),     cmocka_unit_test(test_stored_queries_only),
+        cmocka_unit_test(test_quarantine_at_boot),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

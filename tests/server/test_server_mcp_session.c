@@ -290,6 +290,44 @@ static void test_bound_and_expiry(void **state)
     assert_int_equal(srv_stop(&s), 0);
 }
 
+/* Issue 37 item 7: one token initializing in a loop replaces only its own sessions. */
+static void test_per_actor_quota(void **state)
+{
+    (void)state;
+    setenv("OMNIGRAPH_SERVER_BEARER_TOKENS_JSON", "{\"alice\":\"tok-a\",\"bob\":\"tok-b\"}", 1);
+    setenv("OMNIGRAPH_MCP_SESSIONS_MAX", "8", 1);
+    setenv("OMNIGRAPH_MCP_SESSIONS_PER_ACTOR", "3", 1);
+    const char *args[] = {"--graph", NULL, "--bind", "127.0.0.1:0", NULL};
+    char g[128];
+    snprintf(g, sizeof g, "g=%s/g", dir);
+    args[1] = g;
+    srv s;
+    assert_int_equal(srv_start(&s, logpath, args), 0);
+    unsetenv("OMNIGRAPH_MCP_SESSIONS_MAX");
+    unsetenv("OMNIGRAPH_MCP_SESSIONS_PER_ACTOR");
+    unsetenv("OMNIGRAPH_SERVER_BEARER_TOKENS_JSON");
+    char *b1 = initialize(&s, "tok-b"), *b2 = initialize(&s, "tok-b");
+    char *a[20];
+    for (int i = 0; i < 20; i++) a[i] = initialize(&s, "tok-a"); /* far past the table's 8 */
+    /* bob's sessions survive the flood */
+    assert_int_equal(status_of(post(&s, "tok-b", b1, PING)), 200);
+    assert_int_equal(status_of(post(&s, "tok-b", b2, PING)), 200);
+    /* alice keeps her newest three; her older ones are gone */
+    for (int i = 0; i < 20; i++) {
+        http_resp r = post(&s, "tok-a", a[i], PING);
+        if (i >= 17) {
+            assert_int_equal(r.status, 200);
+            http_free(&r);
+        } else {
+            assert_gone(&r);
+        }
+        free(a[i]);
+    }
+    free(b1);
+    free(b2);
+    assert_int_equal(srv_stop(&s), 0);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -312,6 +350,7 @@ static int teardown(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_sessions), cmocka_unit_test(test_bound_and_expiry)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_sessions), cmocka_unit_test(test_per_actor_quota),
+        cmocka_unit_test(test_bound_and_expiry)};
     return cmocka_run_group_tests(tests, setup, teardown);
 }

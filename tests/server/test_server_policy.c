@@ -85,6 +85,8 @@ static long mutate(const srv *s, const char *tok, const char *name, const char *
     http_resp r = post_json(s, tok, "/graphs/g1/mutate", body);
     long st = r.status;
     if (actor && st == 200) snprintf(actor, 64, "%s", jstr(json_object_get(r.json, "commit"), "actor_id"));
+    if (st == 200) /* issue 37 item 10: the commit says its actor came from a token */
+        assert_string_equal(jstr(json_object_get(r.json, "commit"), "actor_via"), "token");
     if (st == 403) assert_string_equal(jstr(r.json, "code"), "forbidden");
     http_free(&r);
     return st;
