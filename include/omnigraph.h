@@ -199,7 +199,9 @@ typedef enum og_format {
     OG_FORMAT_CSV,       /* RFC 4180, a header line */
     OG_FORMAT_TABLE,     /* aligned text for people; cells past 60 columns are cut with "..." and
                           * the footer says how many were */
-    OG_FORMAT_TABLE_WIDE /* the same table with every cell whole */
+    OG_FORMAT_TABLE_WIDE, /* the same table with every cell whole */
+    OG_FORMAT_ARROW       /* binary: an Apache Arrow IPC stream (docs/query-language.md "Arrow
+                           * output"); *len counts its bytes */
 } og_format;
 
 /* Renders r (values encoded as reference-language.md §8: Date "YYYY-MM-DD", DateTime
@@ -209,6 +211,48 @@ typedef enum og_format {
  * og_free. */
 og_status og_rows_render(char **out, size_t *len, const og_rows *r, og_format fmt, const char *target);
 void og_rows_free(og_rows *r);
+/* The Apache Arrow C Data Interface (arrow.apache.org/docs/format/CDataInterface.html): the
+ * two structs exactly as that specification defines them, guarded as it prescribes so that a
+ * program that also includes Arrow's own header compiles. */
+#ifndef ARROW_C_DATA_INTERFACE
+#define ARROW_C_DATA_INTERFACE
+#define ARROW_FLAG_DICTIONARY_ORDERED 1
+#define ARROW_FLAG_NULLABLE 2
+#define ARROW_FLAG_MAP_KEYS_SORTED 4
+struct ArrowSchema {
+    const char *format;
+    const char *name;
+    const char *metadata;
+    int64_t flags;
+    int64_t n_children;
+    struct ArrowSchema **children;
+    struct ArrowSchema *dictionary;
+    void (*release)(struct ArrowSchema *);
+    void *private_data;
+};
+struct ArrowArray {
+    int64_t length;
+    int64_t null_count;
+    int64_t offset;
+    int64_t n_buffers;
+    int64_t n_children;
+    const void **buffers;
+    struct ArrowArray **children;
+    struct ArrowArray *dictionary;
+    void (*release)(struct ArrowArray *);
+    void *private_data;
+};
+#endif
+
+/* Exports r through the Arrow C Data Interface: *schema a struct ("+s") with one child per
+ * column (named as og_rows_column_name, typed as docs/query-language.md "Arrow output": "i",
+ * "l", "I", "L", "f", "g", "b", "tdD", "tsm:UTC", "u", "z", "+l", "+w:N", "n"), *array a struct
+ * array of og_rows_count(r) rows.  Both own copies of what they hold: r may be freed at once;
+ * the caller (or the Arrow library it hands them to) calls each one's release callback once.
+ * Returns OG_OK, OG_ERR_INVALID (a NULL argument), OG_ERR_NOMEM, OG_ERR_LIMIT (a column's
+ * strings or list items past 2 GiB); on error both are left released (release == NULL). */
+og_status og_rows_to_arrow(const og_rows *r, struct ArrowSchema *schema, struct ArrowArray *array);
+
 /* Keeps rows [offset, offset + limit) of r and drops the others, so a surface that bounds
  * what it sends (an agent's page, a response cap) renders only that page.  Returns the rows
  * kept; og_rows_count(r) before the call is the total.  Out of memory keeps r whole. */

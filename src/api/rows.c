@@ -16,6 +16,7 @@
 #include <string.h>
 #include <utf8proc.h>
 
+#include "api/arrow.h"
 #include "api/rows.h"
 #include "engine/jsonval.h"
 #include "util/buf.h"
@@ -493,6 +494,8 @@ og_status og_rows_render(char **out, size_t *len, const og_rows *r, og_format fm
             og_buf_append_str(&b, "\r\n");
         }
         og_buf_free(&cellb);
+    } else if (fmt == OG_FORMAT_ARROW) {
+        st = og_rows_render_arrow(&b, r);
     } else {
         st = render_table(&b, r, fmt == OG_FORMAT_TABLE_WIDE);
     }

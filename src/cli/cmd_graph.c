@@ -3,6 +3,7 @@
  * snapshot (reference-surfaces.md §1.2).  Every decision is an og_db_* call; this file only
  * parses flags and prints.
  */
+#include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -222,7 +223,8 @@ int og_cmd_load(int argc, char **argv)
 
 static const char *query_help =
     "usage: omnigraph query (-e TEXT | --query FILE) [NAME] [--params JSON | --params-file F]\n"
-    "                       [--branch B | --at COMMIT] [--format json|jsonl|csv|table] (--store ROOT | ROOT)\n"
+    "                       [--branch B | --at COMMIT] [--format json|jsonl|csv|table|arrow] [--out FILE]\n"
+    "                       (--store ROOT | ROOT)\n"
     "\n"
     "Runs a read query.  NAME picks the query when the source holds several.\n"
     "  -e, --query-string TEXT   the .gq source inline\n"
@@ -233,7 +235,9 @@ static const char *query_help =
     "  --at C, --snapshot C      read commit C (time travel); C is an id, a unique id prefix,\n"
     "                            a branch name or REF~N (N-th first parent)\n"
     "  --format F                json (default), jsonl, csv, table, or kv (one `column: value`\n"
-    "                            block per row); --json = json\n"
+    "                            block per row); --json = json; arrow: an Apache Arrow IPC\n"
+    "                            stream (binary: redirect stdout or give --out)\n"
+    "  --out FILE                write the result to FILE instead of stdout\n"
     "  --wide, --no-truncate     with --format table: show every cell whole (by default a cell\n"
     "                            past 60 columns is cut with \"...\" and the footer says so)\n"
     "  --timeout D               stop the query after D (500ms, 30s, 2m; default 2m or\n"
@@ -390,6 +394,24 @@ static void print_kv(const og_rows *rows, const char *jsonl)
     printf("(%zu row%s)\n", nr, nr == 1 ? "" : "s");
 }
 
+/* --out FILE: the whole result, or (on a failed write) no file at all. */
+static int write_out(const char *verb, const char *path, const char *data, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) {
+        fprintf(stderr, "omnigraph %s: io: cannot create %s: %s\n", verb, path, strerror(errno));
+        return OG_EXIT_FAIL;
+    }
+    int bad = fwrite(data, 1, len, f) != len;
+    bad |= fclose(f) != 0;
+    if (bad) {
+        fprintf(stderr, "omnigraph %s: io: cannot write %s: %s\n", verb, path, strerror(errno));
+        remove(path);
+        return OG_EXIT_FAIL;
+    }
+    return OG_EXIT_OK;
+}
+
 static int run_gq(int argc, char **argv, int is_mutation)
 {
     const char *verb = is_mutation ? "mutate" : "query";
@@ -397,7 +419,7 @@ static int run_gq(int argc, char **argv, int is_mutation)
     og_graph_args a = {.verb = verb};
     int explain = 0, analyze = 0;
     const char *inline_src = NULL, *file = NULL, *params = NULL, *params_file = NULL, *format = NULL, *if_commit = NULL,
-               *from = NULL, *timeout = NULL, *max_memory = NULL, *ef = NULL;
+               *from = NULL, *timeout = NULL, *max_memory = NULL, *ef = NULL, *out_file = NULL;
     int exact = 0, wide = 0;
     const char *sets[64];
     size_t nsets = 0;
@@ -417,6 +439,7 @@ static int run_gq(int argc, char **argv, int is_mutation)
         {"--ef", NULL, 1, 0, &ef, NULL, NULL, NULL},
         {"--wide", "--no-truncate", 0, 0, NULL, &wide, NULL, NULL},
         {"--set", NULL, 1, 1, NULL, NULL, sets, &nsets},
+        {"--out", NULL, 1, 0, &out_file, NULL, NULL, NULL},
     };
     int rc = og_graph_args_parse(&a, argc, argv, flags, sizeof flags / sizeof flags[0], 2);
     if (rc) return rc;
@@ -456,10 +479,18 @@ static int run_gq(int argc, char **argv, int is_mutation)
     if (kv && (is_mutation || a.json))
         return og_cli_usage(verb, is_mutation ? "--format kv is for reads" : "--json and --format kv contradict each other");
     if (kv) format = NULL;
+    int arrow = format && !strcmp(format, "arrow"); /* binary rows: docs/query-language.md "Arrow output" */
+    if (arrow && (is_mutation || a.json))
+        return og_cli_usage(verb, is_mutation ? "--format arrow is for reads" : "--json and --format arrow contradict each other");
+    if (out_file && (is_mutation || explain)) return og_cli_usage(verb, "--out is for the rows of a read");
+    if (out_file && kv) return og_cli_usage(verb, "--out goes with --format json, jsonl, csv, table or arrow");
+    if (arrow && !out_file && isatty(STDOUT_FILENO))
+        return og_cli_usage(verb, "--format arrow writes binary: redirect stdout (> result.arrow) or give --out FILE");
+    if (arrow) format = NULL;
     og_cli_format cfmt;
     if ((rc = og_cli_format_parse(verb, format, a.json, &cfmt))) return rc;
     a.format = (int)cfmt;
-    og_format fmt = kv ? OG_FORMAT_JSONL : OG_FORMAT_JSON;
+    og_format fmt = kv ? OG_FORMAT_JSONL : arrow ? OG_FORMAT_ARROW : OG_FORMAT_JSON;
     if (format && !is_mutation) {
         if (!strcmp(format, "json")) fmt = OG_FORMAT_JSON;
         else if (!strcmp(format, "jsonl")) fmt = OG_FORMAT_JSONL;
@@ -542,10 +573,12 @@ static int run_gq(int argc, char **argv, int is_mutation)
         og_query_opts qo = {exact, (uint32_t)ef_n};
         st = og_db_query_ex(&rows, db, (const char *)src.data, src.len, name, params, &at, &qo);
         char *text = NULL;
-        if (st == OG_OK) st = og_rows_render(&text, NULL, rows, fmt, a.at ? a.at : (a.branch ? a.branch : "main"));
+        size_t tlen = 0;
+        if (st == OG_OK) st = og_rows_render(&text, &tlen, rows, fmt, a.at ? a.at : (a.branch ? a.branch : "main"));
         if (st) exit_code = fail_in(verb, st, file, NULL);
         else if (kv) print_kv(rows, text);
-        else fputs(text, stdout);
+        else if (out_file) exit_code = write_out(verb, out_file, text, tlen);
+        else fwrite(text, 1, tlen, stdout);
         og_free(text);
         og_rows_free(rows);
     }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -282,6 +283,43 @@ static struct MHD_Response *splice_target(og_req *r, char *text, size_t len, con
     return out;
 }
 
+/* 1 when an Accept header names the Arrow IPC stream type (docs/server.md "Arrow results"): the
+ * rows then leave as Arrow instead of ReadOutput JSON.  A type with q=0 is refused, not asked. */
+static int wants_arrow(const char *accept)
+{
+    static const char want[] = "application/vnd.apache.arrow.stream";
+    for (const char *p = accept; p && *p;) {
+        while (*p == ' ' || *p == '\t' || *p == ',') p++;
+        const char *end = p + strcspn(p, ",");
+        size_t n = strcspn(p, ";,");
+        while (n && (p[n - 1] == ' ' || p[n - 1] == '\t')) n--;
+        if (n == sizeof want - 1 && !strncasecmp(p, want, n)) {
+            const char *q = p + n;
+            int zero = 0;
+            for (; q < end; q++)
+                if ((q[0] == 'q' || q[0] == 'Q') && q[1] == '=') {
+                    double v = strtod(q + 2, NULL);
+                    zero = v <= 0;
+                }
+            return !zero;
+        }
+        p = end;
+    }
+    return 0;
+}
+
+static struct MHD_Response *arrow_response(og_req *r, char *bytes, size_t len)
+{
+    struct MHD_Response *out = MHD_create_response_from_buffer(len, bytes, MHD_RESPMEM_MUST_FREE);
+    if (!out) {
+        og_free(bytes);
+        return og_resp_error(r, 500, "internal", "cannot build the response", NULL, NULL);
+    }
+    MHD_add_response_header(out, "Content-Type", "application/vnd.apache.arrow.stream");
+    r->status = 200;
+    return out;
+}
+
 /* The ad-hoc read lane after its checks: runs `src` (query `name`) and renders ReadOutput. */
 static struct MHD_Response *run_read(og_req *r, const char *src, const char *name, const char *params,
                                      const char *branch, const char *snapshot, int legacy)
@@ -297,10 +335,13 @@ static struct MHD_Response *run_read(og_req *r, const char *src, const char *nam
     }
     char *text;
     size_t len;
-    st = og_rows_render(&text, &len, rows, OG_FORMAT_JSON, snapshot ? snapshot : (branch ? branch : "main"));
+    int arrow = wants_arrow(og_req_header(r, "Accept"));
+    st = og_rows_render(&text, &len, rows, arrow ? OG_FORMAT_ARROW : OG_FORMAT_JSON,
+                        snapshot ? snapshot : (branch ? branch : "main"));
     og_rows_free(rows);
     og_req_mem_release(r);
     if (st) return og_resp_status(r, st);
+    if (arrow) return arrow_response(r, text, len);
     if (!legacy) {
         /* the rendered text names the target as a string; splice the object in, without
          * parsing the rows again (the hot path of a key lookup) */
