@@ -2,7 +2,8 @@
 # OmniGraph Studio in a real browser (docs/studio.md): serves a copy of the quickstart graph
 # (examples/library) with tokens and a policy, then drives Debian's chromium through
 # puppeteer-core (studio.test.mjs): sign in, run, table, graph view, branches, time travel, a
-# denied write, no request leaving the origin; then an --unauthenticated server (no sign-in).
+# denied write, no request leaving the origin; then a token that may not list graphs (the
+# graph id typed) and an --unauthenticated server (no sign-in).
 # Usage: run.sh BUILD_DIR   (omnigraph and omnigraph-server in it).  Screenshots go to
 # $OG_STUDIO_SHOTS when set (docs/studio/ to refresh the documentation's pictures).
 # Exit 77 (reported as skipped) when chromium or the npm packages are missing.
@@ -67,6 +68,8 @@ start_server() {
 addr=$(OMNIGRAPH_SERVER_BEARER_TOKENS_JSON='{"alice":"alice-secret"}' start_server "$work/auth.out" \
   --graph "library=$work/g" --policy "$work/graph.policy.yaml" --server-policy "$work/server.policy.yaml")
 open_addr=$(start_server "$work/open.out" --graph "library=$work/g" --unauthenticated)
+# tokens without a policy: reads only, and graphs cannot be listed (docs/server.md "Runtime states")
+deny_addr=$(OMNIGRAPH_SERVER_BEARER_TOKENS_JSON='{"bob":"bob-secret"}' start_server "$work/deny.out" --graph "library=$work/g")
 
 # screenshots: a relative directory is taken from where run.sh was started
 if [ -n "${OG_STUDIO_SHOTS:-}" ]; then
@@ -75,4 +78,5 @@ if [ -n "${OG_STUDIO_SHOTS:-}" ]; then
 fi
 cd "$here"
 OG_STUDIO_URL="http://$addr" OG_STUDIO_OPEN_URL="http://$open_addr" OG_STUDIO_TOKEN=alice-secret \
+  OG_STUDIO_DENY_URL="http://$deny_addr" OG_STUDIO_DENY_TOKEN=bob-secret \
   OG_CHROMIUM="$chromium" node --test --test-concurrency=1 studio.test.mjs

@@ -254,6 +254,26 @@ describe("OmniGraph Studio (token, policy)", () => {
   });
 });
 
+describe("OmniGraph Studio (a token that may not list graphs)", () => {
+  it("asks for the graph id, then works on it", async () => {
+    const b = await puppeteer.launch({ executablePath: process.env.OG_CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"] });
+    try {
+      const p = await b.newPage();
+      await p.goto(`${process.env.OG_STUDIO_DENY_URL}/ui/`, { waitUntil: "networkidle0" });
+      await (await p.waitForSelector(aria("Token"), { visible: true })).type(process.env.OG_STUDIO_DENY_TOKEN);
+      await p.keyboard.press("Enter");
+      const field = await p.waitForSelector(aria("Graph", "textbox"), { visible: true });
+      assert.match(await p.$eval("#graph-note", (e) => e.textContent), /^Graphs cannot be listed \(.*graph_list.*\); type the graph id\.$/);
+      await field.type("library");
+      await p.keyboard.press("Enter");
+      await p.waitForFunction(() => document.querySelectorAll("#branch option").length === 2);
+      assert.deepEqual((await p.$$eval("#branch option", (o) => o.map((x) => x.value))).sort(), ["main", "returns"]);
+    } finally {
+      await b.close();
+    }
+  });
+});
+
 describe("OmniGraph Studio (--unauthenticated)", () => {
   it("needs no sign-in", async () => {
     const b = await puppeteer.launch({ executablePath: process.env.OG_CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"] });

@@ -118,7 +118,10 @@ async function showGraphs(graphs, listErr) {
 }
 
 $("graph").addEventListener("change", (e) => selectGraph(e.target.value));
-$("graph-id").addEventListener("change", (e) => selectGraph(e.target.value.trim()));
+// a typed graph id is opened on Enter or when the field is left, once per new value
+const pickTyped = () => { const v = $("graph-id").value.trim(); if (v && v !== state.graph) selectGraph(v); };
+$("graph-id").addEventListener("change", pickTyped);
+$("graph-id").addEventListener("keydown", (e) => { if (e.key === "Enter") pickTyped(); });
 
 async function selectGraph(id) {
   state.graph = id;
