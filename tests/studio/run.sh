@@ -29,6 +29,7 @@ ex="$root/examples/library"
 "$og" init --schema "$ex/schema.pg" "$work/g" >/dev/null
 "$og" load --data "$ex/seed.jsonl" --mode overwrite "$work/g" >/dev/null
 "$og" branch create --store "$work/g" --from main returns >/dev/null
+"$og" branch create --store "$work/g" --from main feature >/dev/null
 "$og" mutate --store "$work/g" --branch returns --query "$ex/mutations.gq" return_all --params '{"card":"C-001"}' >/dev/null
 
 # alice reads everything and writes only unprotected branches (main is protected)
@@ -42,6 +43,8 @@ rules:
     allow: { actors: { group: team }, actions: [read, export] }
   - id: team-write-unprotected
     allow: { actors: { group: team }, actions: [change], branch_scope: unprotected }
+  - id: team-merge-unprotected
+    allow: { actors: { group: team }, actions: [branch_merge], target_branch_scope: unprotected }
 YAML
 cat > "$work/server.policy.yaml" <<'YAML'
 version: 1
