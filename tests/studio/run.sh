@@ -2,7 +2,8 @@
 # OmniGraph Studio in a real browser (docs/studio.md): serves a copy of the quickstart graph
 # (examples/library) with tokens and a policy, then drives Debian's chromium through
 # puppeteer-core (studio.test.mjs): sign in, run, table, graph view, branches, time travel, a
-# denied write, no request leaving the origin; then an --unauthenticated server (no sign-in).
+# denied write, no request leaving the origin; then a token that may not list graphs (the
+# graph id typed) and an --unauthenticated server (no sign-in).
 # Usage: run.sh BUILD_DIR   (omnigraph and omnigraph-server in it).  Screenshots go to
 # $OG_STUDIO_SHOTS when set (docs/studio/ to refresh the documentation's pictures).
 # Exit 77 (reported as skipped) when chromium or the npm packages are missing.
@@ -28,6 +29,7 @@ ex="$root/examples/library"
 "$og" init --schema "$ex/schema.pg" "$work/g" >/dev/null
 "$og" load --data "$ex/seed.jsonl" --mode overwrite "$work/g" >/dev/null
 "$og" branch create --store "$work/g" --from main returns >/dev/null
+"$og" branch create --store "$work/g" --from main feature >/dev/null
 "$og" mutate --store "$work/g" --branch returns --query "$ex/mutations.gq" return_all --params '{"card":"C-001"}' >/dev/null
 
 # alice reads everything and writes only unprotected branches (main is protected)
@@ -41,6 +43,8 @@ rules:
     allow: { actors: { group: team }, actions: [read, export] }
   - id: team-write-unprotected
     allow: { actors: { group: team }, actions: [change], branch_scope: unprotected }
+  - id: team-merge-unprotected
+    allow: { actors: { group: team }, actions: [branch_merge], target_branch_scope: unprotected }
 YAML
 cat > "$work/server.policy.yaml" <<'YAML'
 version: 1
@@ -67,6 +71,8 @@ start_server() {
 addr=$(OMNIGRAPH_SERVER_BEARER_TOKENS_JSON='{"alice":"alice-secret"}' start_server "$work/auth.out" \
   --graph "library=$work/g" --policy "$work/graph.policy.yaml" --server-policy "$work/server.policy.yaml")
 open_addr=$(start_server "$work/open.out" --graph "library=$work/g" --unauthenticated)
+# tokens without a policy: reads only, and graphs cannot be listed (docs/server.md "Runtime states")
+deny_addr=$(OMNIGRAPH_SERVER_BEARER_TOKENS_JSON='{"bob":"bob-secret"}' start_server "$work/deny.out" --graph "library=$work/g")
 
 # screenshots: a relative directory is taken from where run.sh was started
 if [ -n "${OG_STUDIO_SHOTS:-}" ]; then
@@ -75,4 +81,5 @@ if [ -n "${OG_STUDIO_SHOTS:-}" ]; then
 fi
 cd "$here"
 OG_STUDIO_URL="http://$addr" OG_STUDIO_OPEN_URL="http://$open_addr" OG_STUDIO_TOKEN=alice-secret \
+  OG_STUDIO_DENY_URL="http://$deny_addr" OG_STUDIO_DENY_TOKEN=bob-secret \
   OG_CHROMIUM="$chromium" node --test --test-concurrency=1 studio.test.mjs

@@ -50,8 +50,8 @@ async function run({ button = false } = {}) {
   });
 }
 
-const tableRows = () => page.$$eval("table.results tbody tr", (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
-const tableHead = () => page.$$eval("table.results thead th", (ths) => ths.map((t) => t.textContent.replace(/[ ▲▼]+$/, "")));
+const tableRows = () => page.$$eval("#table-wrap table.results tbody tr", (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+const tableHead = () => page.$$eval("#table-wrap table.results thead th", (ths) => ths.map((t) => t.textContent.replace(/[ ▲▼]+$/, "")));
 
 describe("OmniGraph Studio (token, policy)", () => {
   before(async () => {
@@ -98,7 +98,7 @@ describe("OmniGraph Studio (token, policy)", () => {
     assert.equal(await page.evaluate(() => sessionStorage.getItem("omnigraph.studio.token")), TOKEN);
     assert.equal(await page.evaluate(() => localStorage.length), 0);
     const branches = await page.$$eval("#branch option", (o) => o.map((x) => x.value));
-    assert.deepEqual(branches.sort(), ["main", "returns"]);
+    assert.deepEqual(branches.sort(), ["feature", "main", "returns"]);
   });
 
   it("completes properties from the schema", async () => {
@@ -217,7 +217,7 @@ describe("OmniGraph Studio (token, policy)", () => {
     assert.match(err, /^403 forbidden: /);
     assert.match(err, /alice/);
     assert.match(err, /change/);
-    assert.equal(await page.$("table.results"), null, "the refusal replaced the previous answer");
+    assert.equal(await page.$("#table-wrap table.results"), null, "the refusal replaced the previous answer");
     await shot("denied");
   });
 
@@ -243,6 +243,28 @@ describe("OmniGraph Studio (token, policy)", () => {
     await shot("commits");
   });
 
+  it("merges: refused into protected main with the server's message, done into feature", async () => {
+    await page.select("#merge-target", "main");
+    await (await page.$(aria("Merge", "button"))).click();
+    await page.waitForFunction(() => document.getElementById("merge-error").textContent);
+    const err = await text("#merge-error");
+    assert.match(err, /^403 forbidden: /);
+    assert.match(err, /branch_merge/);
+    await page.select("#merge-target", "feature");
+    await (await page.$(aria("Merge", "button"))).click();
+    await page.waitForFunction(() => /^Merged /.test(document.getElementById("merge-result").textContent));
+    assert.match(await text("#merge-result"), /^Merged returns into feature: \S+ \(by alice\)$/);
+    assert.equal(await text("#merge-error"), "");
+    await shot("merge");
+    // feature now holds the member written on returns
+    await (await page.$(aria("Query", "tab"))).click();
+    await page.select("#branch", "feature");
+    await page.waitForFunction(() => document.querySelector("#commit option")?.textContent === "head of feature");
+    await setQuery('query m() { match { $m: Member { card: "C-900" } } return { $m.name } }');
+    await run();
+    assert.deepEqual(await tableRows(), [["Studio Person"]]);
+  });
+
   it("made no request outside its origin and broke no CSP rule", async () => {
     const origin = new URL(URL_AUTH).origin;
     const foreign = requests.filter((u) => new URL(u).origin !== origin);
@@ -251,6 +273,26 @@ describe("OmniGraph Studio (token, policy)", () => {
     assert.ok(requests.some((u) => u.includes("/graphs/library/query")));
     assert.deepEqual(await page.evaluate(() => window.__csp), []);
     assert.deepEqual(consoleErrors.filter((e) => !/status of (401|403|400)/.test(e)), []);
+  });
+});
+
+describe("OmniGraph Studio (a token that may not list graphs)", () => {
+  it("asks for the graph id, then works on it", async () => {
+    const b = await puppeteer.launch({ executablePath: process.env.OG_CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"] });
+    try {
+      const p = await b.newPage();
+      await p.goto(`${process.env.OG_STUDIO_DENY_URL}/ui/`, { waitUntil: "networkidle0" });
+      await (await p.waitForSelector(aria("Token"), { visible: true })).type(process.env.OG_STUDIO_DENY_TOKEN);
+      await p.keyboard.press("Enter");
+      const field = await p.waitForSelector(aria("Graph", "textbox"), { visible: true });
+      assert.match(await p.$eval("#graph-note", (e) => e.textContent), /^Graphs cannot be listed \(.*graph_list.*\); type the graph id\.$/);
+      await field.type("library");
+      await p.keyboard.press("Enter");
+      await p.waitForFunction(() => document.querySelectorAll("#branch option").length === 3);
+      assert.deepEqual((await p.$$eval("#branch option", (o) => o.map((x) => x.value))).sort(), ["feature", "main", "returns"]);
+    } finally {
+      await b.close();
+    }
   });
 });
 

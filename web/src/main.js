@@ -118,7 +118,10 @@ async function showGraphs(graphs, listErr) {
 }
 
 $("graph").addEventListener("change", (e) => selectGraph(e.target.value));
-$("graph-id").addEventListener("change", (e) => selectGraph(e.target.value.trim()));
+// a typed graph id is opened on Enter or when the field is left, once per new value
+const pickTyped = () => { const v = $("graph-id").value.trim(); if (v && v !== state.graph) selectGraph(v); };
+$("graph-id").addEventListener("change", pickTyped);
+$("graph-id").addEventListener("keydown", (e) => { if (e.key === "Enter") pickTyped(); });
 
 async function selectGraph(id) {
   state.graph = id;
@@ -130,8 +133,10 @@ async function selectGraph(id) {
     state.schemaSource = schema.schema_source;
     state.schema = parseSchema(schema.schema_source);
     setTypeOrder([...state.schema.nodes, ...state.schema.edges].map((t) => t.name));
+    state.branches = branches.branches;
     $("branch").replaceChildren(...branches.branches.map((b) => el("option", { value: b, text: b })));
     $("branch").value = "main";
+    mergeTargets();
     $("graph-note").textContent = "";
     if (editor.state.doc.toString() === SAMPLE.replace("TYPE", "TYPE") || editor.state.doc.toString().includes("TYPE")) {
       const first = state.schema.nodes[0];
@@ -147,6 +152,7 @@ async function selectGraph(id) {
 $("branch").addEventListener("change", async (e) => {
   state.branch = e.target.value;
   state.commit = null;
+  mergeTargets();
   await loadCommits();
 });
 
@@ -451,6 +457,40 @@ async function showChanges(c) {
     box.replaceChildren(el("p", { class: "error", role: "alert", text: `${e.status || ""} ${e.message}`.trim() }));
   }
 }
+
+// ---- merge -------------------------------------------------------------------------------
+
+function mergeTargets() {
+  const others = (state.branches || []).filter((b) => b !== state.branch);
+  $("merge-target").replaceChildren(...others.map((b) => el("option", { value: b, text: b })));
+  $("merge").disabled = !others.length;
+  $("merge-result").textContent = "";
+  showError("merge-error", null);
+  $("merge-conflicts").replaceChildren();
+}
+
+// Merges the picked branch into the target (POST …/branches/merge): the outcome, or the
+// server's refusal, with a conflict's rows listed one per entity and property.
+$("merge").addEventListener("click", async () => {
+  const source = state.branch, target = $("merge-target").value;
+  if (!target) return;
+  $("merge-result").textContent = "Merging…";
+  showError("merge-error", null);
+  $("merge-conflicts").replaceChildren();
+  try {
+    const r = await api(g(state.graph, "branches/merge"), { method: "POST", body: { source, target } });
+    $("merge-result").textContent = `Merged ${r.source} into ${r.target}: ${r.outcome}${r.actor_id ? ` (by ${r.actor_id})` : ""}`;
+  } catch (e) {
+    $("merge-result").textContent = "";
+    showError("merge-error", e);
+    const list = e.body && e.body.merge_conflicts;
+    if (list && list.length)
+      $("merge-conflicts").replaceChildren(el("table", { class: "results", "aria-label": "Merge conflicts" },
+        el("thead", {}, el("tr", {}, ...["kind", "type", "id", "conflict", "message"].map((h) => el("th", { scope: "col", text: h })))),
+        el("tbody", {}, ...list.map((c) => el("tr", {}, el("td", { text: c.entity_kind }), el("td", { text: c.type_name }),
+          el("td", { text: c.entity_id ?? "" }), el("td", { text: c.kind }), el("td", { text: c.message ?? "" }))))));
+  }
+});
 
 // ---- tabs --------------------------------------------------------------------------------
 
