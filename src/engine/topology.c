@@ -452,16 +452,16 @@ static og_status reach_push(og_reach *r, uint32_t node, uint32_t depth)
     return OG_OK;
 }
 
-static og_status queue_push(og_reach *r, size_t *tail, uint32_t w)
+/* Room for one more queue entry.  Reserved before a node joins the visited set, so every node
+ * in the set is in the queue even when memory runs out: og_visit_set_end clears through it. */
+static og_status queue_reserve(og_reach *r, size_t tail)
 {
-    if (*tail == r->queue_cap) {
-        size_t ncap = r->queue_cap ? r->queue_cap * 2 : 256;
-        uint32_t *q = realloc(r->queue, ncap * sizeof *q);
-        if (!q) return og_err(OG_ERR_NOMEM, "out of memory");
-        r->queue = q;
-        r->queue_cap = ncap;
-    }
-    r->queue[(*tail)++] = w;
+    if (tail < r->queue_cap) return OG_OK;
+    size_t ncap = r->queue_cap ? r->queue_cap * 2 : 256;
+    uint32_t *q = realloc(r->queue, ncap * sizeof *q);
+    if (!q) return og_err(OG_ERR_NOMEM, "out of memory");
+    r->queue = q;
+    r->queue_cap = ncap;
     return OG_OK;
 }
 
@@ -487,10 +487,11 @@ static og_status visit_side(const og_topology *t, int s, uint32_t v, uint32_t sr
             }
             continue;
         }
+        OG_TRY(queue_reserve(r, *tail));
         OG_TRY(og_visit_set_add(&r->visit, w, &fresh));
         if (!fresh) continue;
+        r->queue[(*tail)++] = w;
         if (d >= min_hops) OG_TRY(reach_push(r, w, d));
-        OG_TRY(queue_push(r, tail, w));
     }
     return OG_OK;
 }
@@ -511,7 +512,8 @@ og_status og_topology_reach(const og_topology *t, og_dir dir, uint32_t src, uint
      * route back to it is refused by the w == src test. */
     size_t head = 0, tail = 0;
     int src_seen = 0;
-    og_status st = queue_push(r, &tail, src);
+    og_status st = queue_reserve(r, tail);
+    if (st == OG_OK) r->queue[tail++] = src;
     uint32_t depth = 0;
     while (st == OG_OK && head < tail && depth < max_hops) {
         size_t level_end = tail;
