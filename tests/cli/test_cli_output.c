@@ -144,7 +144,7 @@ static void json_shapes_are_the_references(void **state)
         assert_non_null(first);
         assert_non_null(strstr(first, "\"graph_manifest_version\": 3,"));
     }
-    assert_non_null(strstr(out, "\"merged_parent_commit_id\": null,\n    \"actor_id\": \"carol\",\n    \"created_at\": 1"));
+    assert_non_null(strstr(out, "\"merged_parent_commit_id\": null,\n    \"actor_id\": \"carol\",\n    \"actor_via\": \"local\",\n    \"created_at\": 1"));
     /* mutate: ChangeOutput; nothing matched → commit null */
     assert_int_equal(run(out, sizeof out, "%s change --quiet --json --store %s/g -e 'query none() { update Person set { age: 1 } where name = \"Zed\" }'", bin, dir), 0);
     assert_non_null(strstr(out, "\"query_name\": \"none\",\n  \"branch\": \"main\",\n  \"affected_nodes\": 0,\n  \"affected_edges\": 0,\n  \"actor_id\": null,\n  \"commit\": null"));

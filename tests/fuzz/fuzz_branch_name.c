@@ -12,6 +12,7 @@
 
 #include "graph/graph.h"
 #include "policy/policy.h"
+#include "util/error.h"
 #include "util/ident.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
