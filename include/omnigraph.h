@@ -472,10 +472,11 @@ og_status og_db_commit_list(char **out, og_db *db, const char *branch, size_t li
 /* One commit: <commit> plus "tables":[{"type","kind","table","version","rows"}]. */
 og_status og_db_commit_show(char **out, og_db *db, const char *commit_id);
 /* Resolves a commit reference to a full commit id (out_id, cap >= 27): a full id, a unique
- * id prefix (4+ characters, case-insensitive), a branch name (its head), or REF~N (the N-th
- * first-parent ancestor of REF; REF~ = REF~1).  Every API call that takes a commit accepts
- * these spellings.  Errors: OG_ERR_NOT_FOUND (no such branch or commit, or ~N beyond the
- * root), OG_ERR_INVALID (an ambiguous prefix, listing the candidates; a malformed ~N). */
+ * id prefix (4+ characters, case-insensitive), a branch name (its head), the short form (the
+ * id's last 8 to 16 characters, tried when no id starts so), or REF~N (the N-th first-parent
+ * ancestor of REF; REF~ = REF~1).  Every API call that takes a commit accepts these
+ * spellings.  Errors: OG_ERR_NOT_FOUND (no such branch or commit, or ~N beyond the root),
+ * OG_ERR_INVALID (an ambiguous prefix or short form, listing the candidates; a malformed ~N). */
 og_status og_db_resolve_commit(og_db *db, const char *ref, char *out_id, size_t cap);
 /* The merge base of two commit references (any spelling og_db_resolve_commit takes): the
  * newest commit both histories contain, what a merge of one into the other diffs against.

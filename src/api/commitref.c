@@ -1,7 +1,8 @@
 /*
  * commitref.c — commit references (docs/versioning.md "Commit references"): every API entry
- * that takes a commit accepts a full id, a unique id prefix, a branch name (its head) or
- * REF~N (the N-th first-parent ancestor).  Resolved here once so the CLI, the server and
+ * that takes a commit accepts a full id, a unique id prefix, its short form (the id's last 8
+ * to 16 characters, unique in practice), a branch name (its head) or REF~N (the N-th
+ * first-parent ancestor).  Resolved here once so the CLI, the server and
  * embedders all read the same spellings the same way.
  */
 #include <ctype.h>
@@ -17,6 +18,11 @@
 #include "util/id.h"
 
 #define PREFIX_MIN 4   /* shorter prefixes are too likely to be ambiguous to be meant */
+/* The short form: an id's last characters.  A ULID's first ten characters are its time, so
+ * commits written seconds apart share a long prefix; its last sixteen are random, so eight of
+ * them (40 bits) tell commits apart in practice (docs/cli.md "Commit references"). */
+#define SUFFIX_MIN 8
+#define SUFFIX_MAX 16
 #define CANDIDATES_SHOWN 8
 
 static int crockford(int c) { return c && strchr("0123456789ABCDEFGHJKMNPQRSTVWXYZ", c) != NULL; }
@@ -26,8 +32,10 @@ static og_status resolve_id(og_graph *g, const char *ref, size_t len, char out[O
 {
     char up[OG_ULID_LEN + 1];
     if (len < PREFIX_MIN || len > OG_ULID_LEN)
-        return og_err(OG_ERR_NOT_FOUND, "no branch or commit '%.*s' (a commit id prefix needs %d to %d characters)",
-                      (int)len, ref, PREFIX_MIN, OG_ULID_LEN);
+        return og_err(OG_ERR_NOT_FOUND,
+                      "no branch or commit '%.*s' (a commit id prefix needs %d to %d characters, its short form the "
+                      "last %d)",
+                      (int)len, ref, PREFIX_MIN, OG_ULID_LEN, SUFFIX_MIN);
     for (size_t i = 0; i < len; i++) {
         up[i] = (char)toupper((unsigned char)ref[i]);
         if (!crockford(up[i])) return og_err(OG_ERR_NOT_FOUND, "no branch or commit '%.*s'", (int)len, ref);
@@ -45,6 +53,19 @@ static og_status resolve_id(og_graph *g, const char *ref, size_t len, char out[O
         snprintf(ids[n++], OG_ULID_LEN + 1, "%.*s", OG_ULID_LEN, base);
     }
     og_keylist_free(&kl);
+    int by_suffix = 0;
+    if (n == 0 && len >= SUFFIX_MIN && len <= SUFFIX_MAX) { /* no id starts so: one that ends so */
+        by_suffix = 1;
+        OG_TRY(og_store_list(og_graph_store(g), "_graph/commits/", NULL, 0, &kl));
+        for (size_t i = 0; i < kl.count; i++) {
+            const char *base = kl.keys[i] + strlen("_graph/commits/");
+            if (strlen(base) != OG_ULID_LEN + 5 || strcmp(base + OG_ULID_LEN, ".json") != 0) continue;
+            if (memcmp(base + OG_ULID_LEN - len, up, len) != 0) continue;
+            if (n <= CANDIDATES_SHOWN) snprintf(ids[n], OG_ULID_LEN + 1, "%.*s", OG_ULID_LEN, base);
+            n++;
+        }
+        og_keylist_free(&kl);
+    }
     if (n == 0 && len == OG_ULID_LEN)
         return og_err(OG_ERR_NOT_FOUND, "no branch or commit '%.*s' (never written, or reclaimed by cleanup)",
                       (int)len, ref);
@@ -56,8 +77,8 @@ static og_status resolve_id(og_graph *g, const char *ref, size_t len, char out[O
             strcat(list, ids[i]);
         }
         if (n > CANDIDATES_SHOWN) strcat(list, ", ...");
-        return og_err(OG_ERR_INVALID, "commit prefix '%.*s' is ambiguous: it matches %s (give more characters)",
-                      (int)len, ref, list);
+        return og_err(OG_ERR_INVALID, "commit %s '%.*s' is ambiguous: it matches %s (give more characters)",
+                      by_suffix ? "suffix" : "prefix", (int)len, ref, list);
     }
     memcpy(out, ids[0], OG_ULID_LEN + 1);
     return OG_OK;

@@ -42,7 +42,6 @@ static const char *test_help =
     "                branches are deleted, its schema replaced and the seed loaded, so --yes is\n"
     "                required.  Steps a server cannot answer (restart, `expect shape`, a load's\n"
     "                `expect affected`) are reported as skipped.\n"
-    "Example: omnigraph test tests/logic/\n"
     "The format is described in docs/testing.md.\n";
 
 typedef struct opts {

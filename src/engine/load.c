@@ -24,6 +24,7 @@
 #include "engine/csv_load.h"
 #include "engine/ndjson.h"
 #include "engine/plan.h"
+#include "compiler/suggest.h"
 #include "util/budget.h"
 #include "util/error.h"
 
@@ -93,13 +94,19 @@ static og_status stage_record(og_plan *p, const og_ndjson_record *rec, og_load_m
     og_plan_table *pt;
     if (rec->kind == OG_NDJSON_NODE) {
         const og_cat_type *t = og_catalog_node(p->cat, rec->type);
-        if (!t) return og_err(OG_ERR_INVALID, "%s: unknown node type '%s'", rec_at(p, rec, at, sizeof at), rec->type);
+        char hint[96];
+        if (!t)
+            return og_err(OG_ERR_INVALID, "%s: unknown node type '%s'%s", rec_at(p, rec, at, sizeof at), rec->type,
+                          og_suggest_hint(og_suggest_node(p->cat, rec->type), hint, sizeof hint));
         pt = &p->nodes[t - p->cat->nodes];
         for (size_t i = 0; i < t->nprops && !stats->embed_touched; i++)
             if (t->props[i].embed_source) stats->embed_touched = 1;
     } else {
         const og_cat_type *t = og_catalog_edge_ci(p->cat, rec->type, strlen(rec->type));
-        if (!t) return og_err(OG_ERR_INVALID, "%s: unknown edge type '%s'", rec_at(p, rec, at, sizeof at), rec->type);
+        char hint[96];
+        if (!t)
+            return og_err(OG_ERR_INVALID, "%s: unknown edge type '%s'%s", rec_at(p, rec, at, sizeof at), rec->type,
+                          og_suggest_hint(og_suggest_edge(p->cat, rec->type), hint, sizeof hint));
         pt = &p->edges[t - p->cat->edges];
     }
     *out = pt;

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compiler/suggest.h"
 #include "engine/layout.h"
 #include "table/table.h"
 #include "util/error.h"
@@ -504,7 +505,9 @@ og_status og_plan_stage_json(og_plan *p, og_plan_table *pt, const og_jtok *data,
             if (pt->is_edge && (!strcmp(key, "src") || !strcmp(key, "dst")))
                 return og_err(OG_ERR_INVALID, "%s%s has no property \"%s\"; an edge's endpoints are the line's \"from\"/\"to\"",
                               where(p, line, w, sizeof w), t->name, key);
-            return og_err(OG_ERR_INVALID, "%s%s has no property \"%s\"", where(p, line, w, sizeof w), t->name, key);
+            char hint[96];
+            return og_err(OG_ERR_INVALID, "%s%s has no property \"%s\"%s", where(p, line, w, sizeof w), t->name, key,
+                          og_suggest_hint(og_suggest_prop(t, key), hint, sizeof hint));
         }
         if (pi < STAGE_PROPS_MAX) byprop[pi] = val;
     }

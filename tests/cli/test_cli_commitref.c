@@ -90,6 +90,38 @@ static void a_unique_prefix_and_lower_case_resolve_to_the_commit(void **state)
     assert_non_null(strstr(out, ids[2]));
 }
 
+/* The short form: an id's last 8 (to 16) characters, its random part — commits written seconds
+ * apart share their first ten (the time), never these in practice. */
+static void the_short_form_is_the_last_eight_characters(void **state)
+{
+    (void)state;
+    char got[32], ref[40], out[8192], err[4096];
+    snprintf(ref, sizeof ref, "%s", ids[1] + 18);
+    snapshot_at(ref, got);
+    assert_string_equal(got, ids[1]);
+    for (char *p = ref; *p; p++) *p = (char)((*p >= 'A' && *p <= 'Z') ? *p - 'A' + 'a' : *p);
+    snapshot_at(ref, got);
+    assert_string_equal(got, ids[1]);
+    snprintf(ref, sizeof ref, "%s~1", ids[0] + 18); /* with ~N */
+    snapshot_at(ref, got);
+    assert_string_equal(got, ids[1]);
+    snprintf(ref, sizeof ref, "%s", ids[2] + 12); /* 14 characters */
+    snapshot_at(ref, got);
+    assert_string_equal(got, ids[2]);
+    assert_int_equal(run(out, sizeof out, "%s commit show --quiet --json %s %s/g", bin, ids[0] + 18, dir), 0);
+    assert_non_null(strstr(out, ids[0]));
+    /* 7 characters are no short form; an 8-character tail of no commit is not_found */
+    snprintf(ref, sizeof ref, "%s", ids[1] + 19);
+    assert_int_equal(run(err, sizeof err, "%s snapshot --quiet --at %s %s/g 2>&1 >/dev/null", bin, ref, dir), 1);
+    if (!strstr(err, "not_found")) fail_msg("a 7-character tail resolved: %s", err);
+    snprintf(ref, sizeof ref, "%s", ids[1] + 18);
+    ref[0] = ref[0] == 'Z' ? 'Y' : 'Z';
+    for (size_t i = 0; i < nids; i++)
+        if (!strcmp(ids[i] + 18, ref)) return; /* cannot happen with random ids */
+    assert_int_equal(run(err, sizeof err, "%s snapshot --quiet --at %s %s/g 2>&1 >/dev/null", bin, ref, dir), 1);
+    if (!strstr(err, "not_found")) fail_msg("no not_found in: %s", err);
+}
+
 static void an_ambiguous_prefix_lists_the_candidates_and_an_unknown_one_is_not_found(void **state)
 {
     (void)state;
@@ -181,6 +213,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_unique_prefix_and_lower_case_resolve_to_the_commit),
         cmocka_unit_test(an_ambiguous_prefix_lists_the_candidates_and_an_unknown_one_is_not_found),
+        cmocka_unit_test(the_short_form_is_the_last_eight_characters),
         cmocka_unit_test(a_branch_name_and_tilde_walk_first_parents),
         cmocka_unit_test(time_travel_with_a_prefix_returns_the_rows_of_the_full_id),
     };

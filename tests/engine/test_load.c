@@ -158,6 +158,13 @@ static void violations_fail_loudly_and_publish_nothing(void **state)
         {"{\"type\":\"Person\",\"data\":{\"name\":\"Y\",\"nick\":\"y\"}}\n", OG_LOAD_MERGE, OG_ERR_INVALID, "has no property \"nick\""},
         {"{\"type\":\"Person\",\"data\":{\"name\":\"Y\",\"age\":\"old\"}}\n", OG_LOAD_MERGE, OG_ERR_INVALID, "Person.age"},
         {"{\"type\":\"Robot\",\"data\":{}}\n", OG_LOAD_MERGE, OG_ERR_INVALID, "unknown node type 'Robot'"},
+        /* a typo names what was meant (compiler/suggest.h) */
+        {"{\"type\":\"Persn\",\"data\":{\"name\":\"Q\"}}\n", OG_LOAD_MERGE, OG_ERR_INVALID,
+         "unknown node type 'Persn'; did you mean `Person`?"},
+        {"{\"type\":\"Person\",\"data\":{\"nmae\":\"Q\"}}\n", OG_LOAD_MERGE, OG_ERR_INVALID,
+         "has no property \"nmae\"; did you mean `name`?"},
+        {"{\"edge\":\"Knowz\",\"from\":\"Alice\",\"to\":\"Bob\"}\n", OG_LOAD_APPEND, OG_ERR_INVALID,
+         "unknown edge type 'Knowz'; did you mean `Knows`?"},
         {"{\"type\":\"Person\",\"data\":{\"age\":3}}\n", OG_LOAD_MERGE, OG_ERR_CONSTRAINT, "Person.name is required"},
         {"\n\n{\"type\":\"Person\",\"data\":{\"name\":\"Z\",\"_rowid\":1}}\n", OG_LOAD_MERGE, OG_ERR_INVALID, ":3: Person: \"_rowid\" is a reserved field"},
     };
