@@ -156,12 +156,57 @@ static void overlapping_requests_share_a_round(void **state)
     free(log);
 }
 
+/* og_store_put_many: independent writes share one round, each op reports its own outcome
+ * (a lost put_if_absent among them), the first failure is the call's status, and the calling
+ * thread's journal holds the puts and the won put_if_absent — not the lost one. */
+static void put_many_shares_a_round(void **state)
+{
+    ctx *c = *state;
+    assert_int_equal(og_store_put(c->st, "m/taken", "x", 1), OG_OK);
+    assert_int_equal(og_store_count_install(c->st, 100, 0), OG_OK);
+    og_store_journal j;
+    og_store_journal_begin(&j, c->st, NULL);
+    og_store_put_op ops[4] = {
+        {"m/a", "aa", 2, 0, OG_OK},
+        {"m/b", "bbb", 3, 0, OG_OK},
+        {"m/c", "c", 1, 1, OG_OK},
+        {"m/taken", "y", 1, 1, OG_OK},
+    };
+    assert_int_equal(og_store_put_many(c->st, ops, 4), OG_ERR_ALREADY_EXISTS);
+    og_store_journal_end(&j);
+    assert_int_equal(ops[0].status, OG_OK);
+    assert_int_equal(ops[1].status, OG_OK);
+    assert_int_equal(ops[2].status, OG_OK);
+    assert_int_equal(ops[3].status, OG_ERR_ALREADY_EXISTS);
+    assert_non_null(strstr(og_error_message(), "m/taken"));
+    og_store_counts k;
+    og_store_count_get(c->st, &k);
+    assert_int_equal(k.n[OG_STORE_REQ_PUT], 2);
+    assert_int_equal(k.n[OG_STORE_REQ_PUT_IF_ABSENT], 2);
+    assert_int_equal(k.rounds, 1);
+    assert_int_equal(j.keys.count, 3);
+    og_bytes b = {0};
+    assert_int_equal(og_store_get(c->st, "m/b", &b), OG_OK);
+    assert_int_equal(b.len, 3);
+    assert_memory_equal(b.data, "bbb", 3);
+    og_bytes_free(&b);
+    assert_int_equal(og_store_get(c->st, "m/taken", &b), OG_OK);
+    assert_memory_equal(b.data, "x", 1); /* the loser did not overwrite */
+    og_bytes_free(&b);
+    assert_int_equal(og_store_journal_discard(&j), 3);
+    assert_int_equal(og_store_head(c->st, "m/a", NULL), OG_ERR_NOT_FOUND);
+    assert_int_equal(og_store_head(c->st, "m/taken", NULL), OG_OK);
+    og_store_put_op bad = {"/bad", "x", 1, 0, OG_OK};
+    assert_int_equal(og_store_put_many(c->st, &bad, 1), OG_ERR_INVALID);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(counts_each_kind, setup, teardown),
         cmocka_unit_test_setup_teardown(journal_records_once, setup, teardown),
         cmocka_unit_test_setup_teardown(overlapping_requests_share_a_round, setup, teardown),
+        cmocka_unit_test_setup_teardown(put_many_shares_a_round, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
