@@ -6,8 +6,8 @@
  * call (a file write and fsync locally, one HTTP request on S3), the writes of one operation
  * are few (a data file, a deletion file, a commit object), and a thread per write keeps the
  * adapters unchanged.  Thread-local state does not cross: the calling thread journals the
- * keys (before the writes for puts, after success for put_if_absent, as store.c does) and
- * re-raises the first failure's message, which the worker copied out of its own thread.
+ * keys (before the writes for puts, after success for put_if_absent, as store.c does; the
+ * writes themselves go straight to the adapter) and re-raises the first failure's message, which the worker copied out of its own thread.
  */
 #include "store/store_impl.h"
 
@@ -26,8 +26,11 @@ typedef struct put_job {
 static void run_one(put_job *j)
 {
     og_store_put_op *op = j->op;
-    op->status = op->if_absent ? og_store_put_if_absent(j->st, op->key, op->data, op->len)
-                               : og_store_put(j->st, op->key, op->data, op->len);
+    /* Straight to the adapter (keys were checked): the public calls would journal a write
+     * made on the caller's thread a second time. */
+    const void *data = op->data ? op->data : "";
+    op->status = op->if_absent ? j->st->ops->put_if_absent(j->st, op->key, data, op->len)
+                               : j->st->ops->put(j->st, op->key, data, op->len);
     j->msg[0] = '\0';
     if (op->status != OG_OK) snprintf(j->msg, sizeof j->msg, "%s", og_error_message());
 }

@@ -17,8 +17,9 @@
  * stored hint, as a writer leaves it.  What a lookup costs depends only on those entries.
  *
  * Every request sleeps LATENCY_MS while it is counted (OVERLAP_LATENCY_MS for branch create,
- * whose two lookups go out from two threads), so requests issued concurrently overlap and
- * share a round (store_count.h).  OG_BUDGET_LOG=1 prints each operation's
+ * whose two lookups go out from two threads; a write's files and commit object go out from
+ * og_store_put_many's threads), so requests issued concurrently overlap and share a round
+ * (store_count.h).  OG_BUDGET_LOG=1 prints each operation's
  * requests, one line each: "<round> <KIND> <key>".
  */
 #include <errno.h>
@@ -40,9 +41,9 @@
 #include "store/store_count.h"
 #include "util/id.h"
 
-#define LATENCY_MS 2
-/* For operations whose requests go out from two threads: long enough for the second thread's
- * request to start while the first one's is still in flight on a loaded machine. */
+/* Long enough for requests issued together (og_store_put_many's threads, branch create's
+ * two lookups) to all have started while the first is still in flight, on a loaded machine. */
+#define LATENCY_MS 25
 #define OVERLAP_LATENCY_MS 50
 #define NCONF 4
 
