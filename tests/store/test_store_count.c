@@ -200,6 +200,35 @@ static void put_many_shares_a_round(void **state)
     assert_int_equal(og_store_put_many(c->st, &bad, 1), OG_ERR_INVALID);
 }
 
+/* OG_STORE_COUNT / OG_STORE_COUNT_OUT (benchmarks of a whole process): a store opened with
+ * them set counts from its first request, reads as remote, cannot watch (as S3 cannot), and
+ * reports its counts in one line when it closes. */
+static void counts_from_the_environment(void **state)
+{
+    ctx *c = *state;
+    char out[128], dir[128];
+    snprintf(out, sizeof out, "%s/counts.txt", c->dir);
+    snprintf(dir, sizeof dir, "%s/env", c->dir);
+    setenv("OG_STORE_COUNT", "0,remote", 1);
+    setenv("OG_STORE_COUNT_OUT", out, 1);
+    og_store *st = NULL;
+    og_status s = og_store_open(&st, dir);
+    unsetenv("OG_STORE_COUNT");
+    assert_int_equal(s, OG_OK);
+    assert_false(og_store_is_local(st));
+    assert_int_equal(og_store_put(st, "e/a", "x", 1), OG_OK);
+    assert_int_equal(og_store_head(st, "e/a", NULL), OG_OK);
+    assert_int_equal(og_store_watch(st, "e/"), OG_ERR_UNSUPPORTED);
+    og_store_close(st);
+    unsetenv("OG_STORE_COUNT_OUT");
+    FILE *f = fopen(out, "r");
+    assert_non_null(f);
+    char line[512] = "";
+    assert_non_null(fgets(line, sizeof line, f));
+    fclose(f);
+    assert_non_null(strstr(line, " total=2 GET=0 GET_RANGE=0 HEAD=1 PUT=1 PUT_IF_ABSENT=0 LIST=0 DELETE=0 rounds=2\n"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -207,6 +236,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(journal_records_once, setup, teardown),
         cmocka_unit_test_setup_teardown(overlapping_requests_share_a_round, setup, teardown),
         cmocka_unit_test_setup_teardown(put_many_shares_a_round, setup, teardown),
+        cmocka_unit_test_setup_teardown(counts_from_the_environment, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
