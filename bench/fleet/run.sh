@@ -11,6 +11,7 @@
 # copied in, so that both count requests the same way; it is built once into
 # ${BASE_DIR:-/tmp/og-fleet-base-BASE} (release, only omnigraph and omnigraph-server) and
 # reused by later runs.  Every run starts from a fresh graph.
+# BASE=none measures this build alone (the baseline columns then repeat it).
 # Usage: [AGENTS="16 64 256"] [LATENCY_MS=2] [BASE=bd7fa44] [OUT=DIR] bench/fleet/run.sh [BUILD_DIR]
 # Results: docs/benchmarks.md ("Fleet").
 set -euo pipefail
@@ -26,12 +27,14 @@ for t in omnigraph omnigraph-server; do
 done
 command -v python3 >/dev/null || { echo "bench/fleet: python3 is missing" >&2; exit 1; }
 
-# ---- the baseline build ---------------------------------------------------------------------
-if [ ! -x "$base_dir/build/omnigraph-server" ]; then
-  echo "bench/fleet: building the baseline $base into $base_dir (once)" >&2
-  rm -rf "$base_dir"; mkdir -p "$base_dir/src"
-  git -C "$here" archive "$base" | tar -x -C "$base_dir/src"
-  cp "$here/src/store/store_count.c" "$here/src/store/store_count.h" "$base_dir/src/src/store/"
+# ---- the baseline build (BASE=none: this build only, no ratios) -------------------------
+if [ "$base" != none ] && [ ! -x "$base_dir/build/omnigraph-server" ]; then
+  echo "bench/fleet: building the baseline $base into $base_dir (once; an interrupted build resumes)" >&2
+  if [ ! -f "$base_dir/src/CMakeLists.txt" ]; then
+    rm -rf "$base_dir"; mkdir -p "$base_dir/src"
+    git -C "$here" archive "$base" | tar -x -C "$base_dir/src"
+    cp "$here/src/store/store_count.c" "$here/src/store/store_count.h" "$base_dir/src/src/store/"
+  fi
   launcher=$(command -v ccache >/dev/null 2>&1 && echo -DCMAKE_C_COMPILER_LAUNCHER=ccache || true)
   cmake -S "$base_dir/src" -B "$base_dir/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo $launcher >/dev/null
   cmake --build "$base_dir/build" -j2 --target omnigraph omnigraph-server >/dev/null
@@ -85,8 +88,11 @@ printf '  %-7s %6s | %-29s | %-29s | %s\n' store agents "baseline $base: ops/s p
 for store in local remote; do
   for n in $agents; do
     # the two builds alternate, so that a drift of the machine's load hits both
-    read -r b_ops b_p50 b_p99 b_req b_fail < <(run "$base_bin" "$store" "$n")
+    if [ "$base" != none ]; then
+      read -r b_ops b_p50 b_p99 b_req b_fail < <(run "$base_bin" "$store" "$n")
+    fi
     read -r c_ops c_p50 c_p99 c_req c_fail < <(run "$bin" "$store" "$n")
+    if [ "$base" = none ]; then b_ops=$c_ops b_p50=- b_p99=$c_p99 b_req=$c_req b_fail=0; fi
     r_ops=$(awk "BEGIN{printf \"%.2f\", $c_ops/$b_ops}"); r_p99=$(awk "BEGIN{printf \"%.2f\", $c_p99/$b_p99}")
     r_req=$(awk "BEGIN{printf \"%.2f\", $c_req/$b_req}")
     printf '  %-7s %6d | %7.1f %6sms %6sms %5.1f | %7.1f %6sms %6sms %5.1f | x%s  x%s  x%s%s\n' "$store" "$n" \
