@@ -721,6 +721,7 @@ og_status og_plan_incident_edges(og_plan *p, og_plan_table *et, const og_strmap 
     const og_cat_type *t = et->t;
     og_plan_table *from = &p->nodes[t->from_node], *to = &p->nodes[t->to_node];
     OG_TRY(og_plan_table_view(p, et));
+    if (og_tableview_rows(et->view) == 0) return OG_OK; /* no committed edge: none is incident */
     OG_TRY(og_plan_table_view(p, from));
     OG_TRY(og_plan_table_view(p, to));
     const og_topology *topo = NULL;
@@ -1360,6 +1361,8 @@ static og_status append_in_memory(og_plan *p, og_plan_table *pt, size_t *kept, u
         st = table_txn(p, pt, &x);
         if (st == OG_OK) st = build_batch(pt, x, idx, *kept, &batch, &ntop);
         if (st == OG_OK) st = og_table_txn_append(x, batch, ntop, fragment_id);
+        if (st == OG_OK && *fragment_id != UINT64_MAX)
+            og_tableview_seed_keymap(pt->view, og_table_txn_manifest(x), *fragment_id, batch, ntop);
         for (size_t f = 0; batch && f < ntop; f++) og_vector_free(&batch[f]);
         free(batch);
     }
@@ -1492,19 +1495,22 @@ og_status og_plan_write(og_plan *p, og_commit_draft *d, size_t *ntables)
             OG_TRY(og_plan_table_view(p, pt));
             og_table_txn *x = NULL;
             size_t kept = 0;
-            uint64_t version = 0, frag;
+            uint64_t frag;
             og_status st = table_txn(p, pt, &x);
             if (st == OG_OK && !pt->overwrite && pt->nremoved) st = stage_deletes(pt, x);
             if (st == OG_OK && pt->nbatches) st = delete_superseded_flushed(pt, x);
+            if (st == OG_OK) og_table_txn_defer_writes(x, 1); /* the last fragment goes with the commit */
             if (st == OG_OK) st = append_in_memory(p, pt, &kept, &frag);
-            if (st == OG_OK) st = og_table_txn_commit(x, &version);
-            og_table_txn_free(x);
             pt->txn = NULL;
-            if (st) return og_err_wrap(st, "writing %s", pt->t->name);
+            if (st) {
+                og_table_txn_free(x);
+                return og_err_wrap(st, "writing %s", pt->t->name);
+            }
             kept = 0;
             for (size_t r = 0; r < pt->nstaged; r++) kept += !is_superseded(pt, r);
             uint64_t rows = pt->overwrite ? kept : og_tableview_rows(pt->view) - pt->nremoved + kept;
-            OG_TRY(og_draft_set_table(d, og_tableview_dir(pt->view), version, rows));
+            /* committed by the write protocol, with the commit object (graph.h) */
+            OG_TRY(og_draft_stage_table(d, og_tableview_dir(pt->view), x, rows));
             (*ntables)++;
         }
     }

@@ -144,8 +144,8 @@ const char *og_plan_staged_id(const og_plan_table *pt, uint32_t row, size_t *len
  * rows [mem_base, nstaged) that are not superseded as one new fragment of pt's txn (opened
  * lazily on the base version; overwrite staged first when pt->overwrite) and drops them from
  * the flushable columns; retained columns, ids, lines and the bookkeeping stay.  Nothing it
- * writes is reachable before og_plan_write commits the txn and the graph commit naming that
- * version is published (STORAGE.md §5 step 3); a failed or abandoned plan leaves garbage for
+ * writes is reachable before the txn og_plan_write stages (og_draft_stage_table: the write
+ * protocol commits it) is committed and the graph commit naming that version is published (STORAGE.md §5 step 3); a failed or abandoned plan leaves garbage for
  * cleanup.  A flushed row that is superseded later is deleted from its staged fragment by
  * og_plan_write.  og_plan_overwrite after a flush of the same table is OG_ERR_INTERNAL.
  * og_plan_maybe_flush flushes when pt passed p->flush_rows / p->flush_bytes. */
@@ -175,8 +175,10 @@ og_status og_plan_incident_edges(og_plan *p, og_plan_table *et, const og_strmap 
 /* Validates every touched table's new image (see above). */
 og_status og_plan_validate(og_plan *p);
 
-/* Writes every touched table as a new version from its base version and records it in the
- * draft (version and live rows).  Returns the number of tables written in *ntables. */
+/* Stages every touched table as a new version from its base version in the draft
+ * (og_draft_stage_table: the write protocol writes its last data file, deletion files and
+ * manifest, with the commit object, after the callback).  Returns the number of tables in
+ * *ntables. */
 og_status og_plan_write(og_plan *p, og_commit_draft *d, size_t *ntables);
 
 #endif

@@ -1005,6 +1005,29 @@ static void keymap_cache_put(og_tableview *v, char kind, const char *key, const 
     og_error_clear();
 }
 
+void og_tableview_seed_keymap(og_tableview *v, const og_manifest *m, uint64_t fragment_id, const og_vector *cols,
+                              size_t ncols)
+{
+    if (!og_tableview_index_mode() || !og_table_cache(v->table)) return;
+    long idx = og_tv_sys_field_index(&m->schema, "id");
+    long fi = og_manifest_find_fragment(m, fragment_id);
+    og_type t;
+    if (idx < 0 || fi < 0 || og_lance_schema_field_type(&m->schema, (size_t)idx, &t) != OG_OK || t.id != OG_T_STRING) {
+        og_error_clear();
+        return;
+    }
+    size_t top = 0; /* the id's position among the top-level columns */
+    for (long i = 0; i < idx; i++) top += m->schema.fields[i].parent_id == -1;
+    if (top >= ncols || cols[top].len != m->fragments[fi].physical_rows) return;
+    char key[512];
+    og_buf b = OG_BUF_INIT;
+    if (og_keymap_store_key(key, sizeof key, og_table_dir(v->table), &m->fragments[fi], m->schema.fields[idx].id) == OG_OK &&
+        og_keymap_encode(&cols[top], &b) == OG_OK)
+        keymap_cache_put(v, 'K', key, b.data, b.len);
+    og_buf_free(&b);
+    og_error_clear();
+}
+
 /* Opens the keymap `key`: from the cache, else from the store (a local store maps the file and
  * keeps no copy; a remote one fetches it into the cache).  *built = 1 when the bytes are a
  * built copy the store may lack (the view then saves it as it would have after building). */

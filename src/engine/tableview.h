@@ -167,6 +167,12 @@ og_status og_tableview_topology(og_tableview *edges, og_tableview *src_nodes, og
 
 /* The process-wide mode: 0 = no index files (OG_INDEX=off), 1 = read only (OG_INDEX=read),
  * 2 = read and write (default).  The setter is for tests and benchmarks. */
+/* A fragment this process has just staged on top of view v's table (m: the txn's working
+ * manifest; cols: the fragment's top-level columns, as appended): caches its keymap as one
+ * built here, so that the next view of the table — the next write's — finds it without a
+ * request.  Best effort: nothing happens without a String id or with index files off. */
+void og_tableview_seed_keymap(og_tableview *v, const og_manifest *m, uint64_t fragment_id, const og_vector *cols,
+                              size_t ncols);
 int og_tableview_index_mode(void);
 void og_tableview_set_index_mode(int mode);
 

@@ -333,6 +333,20 @@ og_status og_graph_commit_get(og_graph *g, const char *id, const og_commit **out
     return OG_OK;
 }
 
+void og_graph_commit_cache_written(og_graph *g, const og_commit *c, const void *bytes, size_t len)
+{
+    /* Cache it as a later read would decode it: the publish and the next capture need it,
+     * and a ULID is never reused (an unpublished attempt's object is deleted, never rewritten). */
+    og_commit *copy = NULL;
+    if (og_commit_decode(bytes, len, "a written commit", &copy) == OG_OK) {
+        char ckey[OG_ULID_LEN + 8];
+        og_cache_entry *e;
+        snprintf(ckey, sizeof ckey, "c:%s", c->id);
+        if (og_cache_put(g->cache, ckey, copy, commit_charge(copy), commit_free_fn, &e) == OG_OK) og_cache_entry_release(e);
+    }
+    og_error_clear();
+}
+
 og_status og_graph_commit_write(og_graph *g, const og_commit *c)
 {
     og_buf b = OG_BUF_INIT;
@@ -344,16 +358,7 @@ og_status og_graph_commit_write(og_graph *g, const og_commit *c)
         st = og_store_put(g->store, key, b.data, b.len);
         if (st != OG_OK) og_err_wrap(st, "writing commit %s", c->id);
     }
-    /* Cache it as a later read would decode it: the publish and the next capture need it,
-     * and a ULID is never reused (an unpublished attempt's object is deleted, never rewritten). */
-    og_commit *copy = NULL;
-    if (st == OG_OK && og_commit_decode(b.data, b.len, "a written commit", &copy) == OG_OK) {
-        char ckey[OG_ULID_LEN + 8];
-        og_cache_entry *e;
-        snprintf(ckey, sizeof ckey, "c:%s", c->id);
-        if (og_cache_put(g->cache, ckey, copy, commit_charge(copy), commit_free_fn, &e) == OG_OK) og_cache_entry_release(e);
-    }
-    og_error_clear();
+    if (st == OG_OK) og_graph_commit_cache_written(g, c, b.data, b.len);
     og_buf_free(&b);
     return st;
 }

@@ -30,6 +30,7 @@
 
 #include "omnigraph.h"
 #include "store/store.h"
+#include "table/table.h"
 #include "util/cache.h"
 #include "util/id.h"
 #include "util/sha256.h"
@@ -269,6 +270,12 @@ og_status og_draft_set_operation(og_commit_draft *d, og_op_kind kind, const char
 og_status og_draft_set_stat(og_commit_draft *d, const char *name, int64_t value);
 /* A second parent (a merge's source head). */
 og_status og_draft_add_parent(og_commit_draft *d, const char *commit_id);
+/* The deferred form of og_table_txn_commit + og_draft_set_table: hands a table txn with its
+ * staged changes to the protocol, which commits it after the callback returns — its data and
+ * deletion files in the same round as the commit object, then its manifest — and names the
+ * version it got, with `rows` live rows, in the commit (docs/storage.md "Requests per
+ * operation").  The draft owns x from here, also on error. */
+og_status og_draft_stage_table(og_commit_draft *d, const char *dir, og_table_txn *x, uint64_t rows);
 /* Nothing to publish (e.g. a zero-row mutation): og_graph_write returns OG_OK, published 0. */
 void og_draft_set_noop(og_commit_draft *d);
 

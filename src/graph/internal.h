@@ -56,10 +56,20 @@ struct og_snapshot {
     og_cache_entry *schema_hold;
 };
 
+/* A table txn the protocol commits after the callback (og_draft_stage_table). */
+typedef struct og_staged_table {
+    char *dir;
+    og_table_txn *x;
+    uint64_t rows;
+    uint64_t version; /* the number its manifest was encoded at */
+} og_staged_table;
+
 struct og_commit_draft {
     og_commit c; /* id, created_at, actor, message filled by the protocol */
     size_t tables_cap, stats_cap;
     int noop;
+    og_staged_table *staged;
+    size_t nstaged;
 };
 
 /* refs.c */
@@ -76,6 +86,8 @@ og_status og_graph_head_lookup_new(og_graph *g, const char *branch, og_ref_entry
 
 /* commit.c */
 og_status og_graph_commit_write(og_graph *g, const og_commit *c);
+/* Caches a commit this process has written (its encoded bytes), as a later read would decode it. */
+void og_graph_commit_cache_written(og_graph *g, const og_commit *c, const void *bytes, size_t len);
 og_status og_commit_copy_tables(og_commit *dst, const og_commit *src);
 void og_commit_clear(og_commit *c);
 

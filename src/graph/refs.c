@@ -162,6 +162,13 @@ static void hint_key(const char *branch, char *out, size_t cap)
     snprintf(out, cap, "_graph/hints/%s.json", enc);
 }
 
+/* Whether this store keeps hints at all.  A hint saves a reader without one in memory from
+ * listing the log, which on a local disk costs O(entries) (a directory read); an object
+ * store answers a list with limit 1 in one request, as cheap as reading the hint, and cheaper
+ * than the hint plus the probe of its successor — so there the writer skips the hint's put
+ * and the reader lists (docs/graph-authority.md §4). */
+static int hints_stored(og_graph *g) { return og_store_is_local(g->store); }
+
 /* The stored hint's seq, or 0 when missing or unreadable (never an error: it is a hint). */
 static uint64_t hint_read(og_graph *g, const char *branch)
 {
@@ -343,7 +350,7 @@ static int entry_young(const og_ref_entry *e)
 static og_status head_probe(og_graph *g, const char *branch, og_ref_entry *out, int *found)
 {
     uint64_t start = g->use_hint >= 0 ? og_graph_hint_get_mem(g, branch) : 0;
-    if (!start && g->use_hint >= 0) start = hint_read(g, branch);
+    if (!start && g->use_hint >= 0 && hints_stored(g)) start = hint_read(g, branch);
     og_ref_entry cand;
     int have = 0;
     if (start) OG_TRY(entry_get(g, branch, start, &cand, &have));
@@ -439,7 +446,7 @@ og_status og_graph_publish_entry(og_graph *g, const og_ref_entry *e)
     og_graph_step(g, "graph.after_publish");
     /* A log's first entry gets no stored hint: without one a reader lists the log, one
      * request, as reading the hint would have been. */
-    if (g->use_hint >= 0 && e->seq > 1) hint_write(g, e->branch, e->seq);
+    if (g->use_hint >= 0 && e->seq > 1 && hints_stored(g)) hint_write(g, e->branch, e->seq);
     return OG_OK;
 }
 

@@ -140,6 +140,34 @@ og_status og_draft_add_parent(og_commit_draft *d, const char *commit_id)
 
 void og_draft_set_noop(og_commit_draft *d) { d->noop = 1; }
 
+og_status og_draft_stage_table(og_commit_draft *d, const char *dir, og_table_txn *x, uint64_t rows)
+{
+    og_status st = og_table_dir_valid(dir) ? OG_OK
+                                           : og_err(OG_ERR_INVALID, "draft: \"%s\" is not a valid table directory", dir ? dir : "");
+    og_staged_table *p = st == OG_OK ? realloc(d->staged, (d->nstaged + 1) * sizeof *p) : NULL;
+    char *copy = p ? strdup(dir) : NULL;
+    if (p) d->staged = p;
+    if (st == OG_OK && !copy) st = og_err(OG_ERR_NOMEM, "draft: out of memory staging table %s", dir);
+    if (st != OG_OK) {
+        free(copy);
+        og_table_txn_free(x);
+        return st;
+    }
+    d->staged[d->nstaged++] = (og_staged_table){copy, x, rows, 0};
+    return OG_OK;
+}
+
+static void draft_free_staged(og_commit_draft *d)
+{
+    for (size_t i = 0; i < d->nstaged; i++) {
+        free(d->staged[i].dir);
+        og_table_txn_free(d->staged[i].x);
+    }
+    free(d->staged);
+    d->staged = NULL;
+    d->nstaged = 0;
+}
+
 static og_status draft_init(og_commit_draft *d, const og_snapshot *base)
 {
     memset(d, 0, sizeof *d);
@@ -190,6 +218,71 @@ static og_status draft_check(og_graph *g, const og_commit_draft *d, const og_sna
         if (st != OG_OK) return og_err_wrap(st, "write to branch \"%s\": parent", branch);
     }
     return OG_OK;
+}
+
+/* Writes the staged tables and the commit object (docs/graph-authority.md §3): every staged
+ * txn's data and deletion files together with the commit object, which names the versions
+ * the manifests will most likely get, in one round; then the manifests.  A manifest that
+ * lost its number to another writer of the table got the next free one: the commit object
+ * written names the wrong version, so it is deleted and a new one, under a fresh id, is
+ * written (a commit object is never rewritten in place).  Nothing here is visible: the
+ * publish comes after.  commit_id follows the commit object that may exist, for the
+ * caller's clean-up of an unpublished attempt. */
+static og_status write_staged(og_graph *g, og_commit_draft *d, char commit_id[OG_ULID_LEN + 1])
+{
+    og_commit *c = &d->c;
+    size_t nops = 1;
+    og_store_put_op *ops = NULL;
+    og_buf cb = OG_BUF_INIT;
+    char ckey[64];
+    og_status st = OG_OK;
+    for (size_t i = 0; i < d->nstaged && st == OG_OK; i++) {
+        og_staged_table *t = &d->staged[i];
+        og_store_put_op *tops;
+        size_t n;
+        st = og_table_txn_commit_begin(t->x, &tops, &n, &t->version);
+        if (st == OG_OK) st = og_draft_set_table(d, t->dir, t->version, t->rows);
+        if (st == OG_OK && n) {
+            og_store_put_op *grown = realloc(ops, (nops - 1 + n + 1) * sizeof *grown);
+            if (!grown) st = og_err(OG_ERR_NOMEM, "out of memory writing table %s", t->dir);
+            else {
+                ops = grown;
+                memcpy(ops + nops - 1, tops, n * sizeof *tops);
+                nops += n;
+            }
+        }
+    }
+    if (st == OG_OK && !ops && !(ops = malloc(sizeof *ops))) st = og_err(OG_ERR_NOMEM, "out of memory");
+    if (st == OG_OK) st = og_commit_encode(c, &cb);
+    if (st == OG_OK) {
+        og_commit_key(c->id, ckey);
+        ops[nops - 1] = (og_store_put_op){ckey, cb.data, cb.len, 0, OG_OK};
+        st = og_store_put_many(g->store, ops, nops);
+        if (st != OG_OK) og_err_wrap(st, "writing commit %s and its table files", c->id);
+    }
+    free(ops);
+    if (st == OG_OK) og_graph_commit_cache_written(g, c, cb.data, cb.len);
+    og_buf_free(&cb);
+    int moved = 0;
+    for (size_t i = 0; i < d->nstaged && st == OG_OK; i++) {
+        og_staged_table *t = &d->staged[i];
+        uint64_t got;
+        st = og_table_txn_commit_end(t->x, &got);
+        if (st == OG_OK && got != t->version) {
+            moved = 1;
+            st = og_draft_set_table(d, t->dir, got, t->rows);
+        }
+    }
+    if (st != OG_OK || !moved) return st;
+    char cache_key[OG_ULID_LEN + 8], okey[64];
+    snprintf(cache_key, sizeof cache_key, "c:%s", c->id);
+    og_cache_remove(g->cache, cache_key);
+    og_commit_key(c->id, okey);
+    (void)og_store_delete(g->store, okey); /* never named by anything: garbage either way */
+    og_error_clear();
+    OG_TRY(og_ulid_new(c->id));
+    memcpy(commit_id, c->id, OG_ULID_LEN + 1);
+    return og_graph_commit_write(g, c);
 }
 
 /* One attempt.  *lost = 1 when the publish lost to another writer, 2 when the plan grew too
@@ -246,7 +339,9 @@ static og_status attempt_inner(og_graph *g, const og_write_opts *o, const char *
     og_format_time_ms(now, c->created_at);
     if ((st = og_ulid_new(c->id)) != OG_OK) goto done;
     memcpy(commit_id, c->id, OG_ULID_LEN + 1);
-    if ((st = og_graph_commit_write(g, c)) != OG_OK) goto done;
+    if (d.nstaged) st = write_staged(g, &d, commit_id);
+    else st = og_graph_commit_write(g, c);
+    if (st != OG_OK) goto done;
     og_graph_step(g, "graph.after_commit_object");
 
     og_ref_entry e;
@@ -278,6 +373,7 @@ static og_status attempt_inner(og_graph *g, const og_write_opts *o, const char *
         res->seq = e.seq;
     }
 done:
+    draft_free_staged(&d);
     og_commit_clear(&d.c);
     og_snapshot_free(base);
     return st;

@@ -202,6 +202,8 @@ static void journal_note(og_store *st, const char *key)
     if (og_keylist_push(&j->keys, key, strlen(key)) != OG_OK) j->failed = 1; /* then discard nothing */
 }
 
+void og_store_i_journal_note(og_store *st, const char *key) { journal_note(st, key); }
+
 size_t og_store_journal_discard(og_store_journal *j)
 {
     size_t n = 0;

@@ -77,6 +77,26 @@ void og_keylist_free(og_keylist *l);
 
 og_status og_store_delete(og_store *st, const char *key);
 
+/* Several independent writes at once (src/store/store_batch.c).  One logical operation often
+ * writes objects that do not depend on each other — a data file, a deletion file, a commit
+ * object — and on an object store each write is a round trip; issued together they cost one
+ * (docs/storage.md "Requests per operation").  Each op is a put, or a put_if_absent when
+ * if_absent = 1; its own outcome lands in op->status.  They run concurrently (the caller's
+ * thread takes one, a short-lived thread each of the others, at most OG_STORE_PUT_MANY_MAX at
+ * a time), in no order among themselves: use it only for writes none of which must be durable
+ * before another starts.  The calling thread's write journal records them as og_store_put and
+ * og_store_put_if_absent would.  Returns OG_OK when every op succeeded, else the status and
+ * message of the first failed op in array order. */
+#define OG_STORE_PUT_MANY_MAX 16
+typedef struct og_store_put_op {
+    const char *key;
+    const void *data;
+    size_t len;
+    int if_absent;
+    og_status status; /* out */
+} og_store_put_op;
+og_status og_store_put_many(og_store *st, og_store_put_op *ops, size_t n);
+
 /* A write journal: while one is begun on a thread, every og_store_put (noted before the put)
  * and every successful og_store_put_if_absent (after it: a lost one is not ours) made BY THAT
  * THREAD on store `st` under `prefix` (NULL = any key) is recorded.  The graph write protocol

@@ -10,6 +10,7 @@
 #include "store/store_count.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -25,6 +26,7 @@ typedef struct count_store {
     og_store_counts c;
     uint64_t done_depth; /* the largest depth of a completed request */
     og_buf log;
+    int nolog;           /* installed from OG_STORE_COUNT: counts only, reported at close */
 } count_store;
 
 static const og_store_ops count_ops;
@@ -46,7 +48,7 @@ static uint64_t req_begin(count_store *cs, og_store_req kind, const char *key)
     uint64_t depth = cs->done_depth + 1;
     cs->c.n[kind]++;
     cs->c.total++;
-    og_buf_printf(&cs->log, "%llu %s %s\n", (unsigned long long)depth, kind_names[kind], key);
+    if (!cs->nolog) og_buf_printf(&cs->log, "%llu %s %s\n", (unsigned long long)depth, kind_names[kind], key);
     pthread_mutex_unlock(&cs->mu);
     if (cs->latency_ms) {
         struct timespec ts = {(time_t)(cs->latency_ms / 1000), (long)(cs->latency_ms % 1000) * 1000000L};
@@ -122,13 +124,33 @@ static og_status c_map(og_store *st, const char *key, og_mapping **out)
     COUNTED(OG_STORE_REQ_GET, key, og_store_map(C(st)->inner, key, out));
 }
 
-static og_status c_watch(og_store *st, const char *prefix) { return og_store_watch(C(st)->inner, prefix); }
+/* A "remote" store cannot watch, as S3 cannot: the layers above then probe as they would there. */
+static og_status c_watch(og_store *st, const char *prefix)
+{
+    if (!st->is_local && C(st)->inner->is_local)
+        return og_err(OG_ERR_UNSUPPORTED, "store \"%s\" counts as remote: no change watch", st->uri);
+    return og_store_watch(C(st)->inner, prefix);
+}
 
 static uint64_t c_change_count(og_store *st) { return og_store_change_count(C(st)->inner); }
+
+/* OG_STORE_COUNT_OUT: one line per counted store at its close, for benchmarks of whole
+ * processes (bench/fleet): "<uri> total=N GET=N ... rounds=N". */
+static void report(count_store *cs)
+{
+    const char *path = getenv("OG_STORE_COUNT_OUT");
+    FILE *f = path && *path ? fopen(path, "a") : NULL;
+    if (!f) return;
+    fprintf(f, "%s total=%llu", cs->inner->uri, (unsigned long long)cs->c.total);
+    for (int i = 0; i < OG_STORE_REQ_KINDS; i++) fprintf(f, " %s=%llu", kind_names[i], (unsigned long long)cs->c.n[i]);
+    fprintf(f, " rounds=%llu\n", (unsigned long long)cs->c.rounds);
+    fclose(f);
+}
 
 static void c_close(og_store *st)
 {
     count_store *cs = C(st);
+    if (cs->nolog) report(cs);
     og_store_close(cs->inner);
     pthread_mutex_destroy(&cs->mu);
     og_buf_free(&cs->log);
@@ -165,7 +187,18 @@ void og_store_count_on_open(int on, uint32_t latency_ms, int remote)
 
 og_status og_store_i_count_opened(og_store *st)
 {
-    return on_open.on ? og_store_count_install(st, on_open.latency_ms, on_open.remote) : OG_OK;
+    if (on_open.on) return og_store_count_install(st, on_open.latency_ms, on_open.remote);
+    /* OG_STORE_COUNT="<latency ms>[,remote]": every store the process opens counts (and
+     * sleeps that long per request), for benchmarks of a whole server; the counts go to
+     * OG_STORE_COUNT_OUT when the store closes. */
+    const char *env = getenv("OG_STORE_COUNT");
+    if (!env || !*env) return OG_OK;
+    char *end = NULL;
+    unsigned long ms = strtoul(env, &end, 10);
+    int remote = end && strcmp(end, ",remote") == 0;
+    OG_TRY(og_store_count_install(st, (uint32_t)ms, remote));
+    C(st)->nolog = 1;
+    return OG_OK;
 }
 
 og_status og_store_count_install(og_store *st, uint32_t latency_ms, int remote)

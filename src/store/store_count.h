@@ -60,6 +60,11 @@ og_status og_store_count_install(og_store *st, uint32_t latency_ms, int remote);
  * for later opens.  For tests that count what opening a graph costs (the handle opens its own
  * store).  Not thread-safe against concurrent opens: set it before. */
 void og_store_count_on_open(int on, uint32_t latency_ms, int remote);
+/* Whole processes (a benchmark's omnigraph-server): OG_STORE_COUNT="<latency ms>[,remote]"
+ * in the environment makes every store the process opens count as og_store_count_install
+ * would (without the request log), and OG_STORE_COUNT_OUT=<file> receives one line per
+ * store when it closes: "<uri> total=N GET=N GET_RANGE=N HEAD=N PUT=N PUT_IF_ABSENT=N LIST=N
+ * DELETE=N rounds=N". */
 /* Zeroes the counts, the rounds and the log.  Call it while no request is in flight. */
 void og_store_count_reset(og_store *st);
 /* The counts since install or the last reset; all zero when st does not count. */

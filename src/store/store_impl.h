@@ -91,6 +91,10 @@ og_status og_mapping_from_bytes(og_bytes *b, og_mapping **out);
  * be anything that could begin a valid segment. */
 og_status og_store_prefix_check(const char *prefix);
 
+/* store.c: records `key` in the calling thread's write journal (store.h), as og_store_put does
+ * before its write; for og_store_put_many, which writes from other threads. */
+void og_store_i_journal_note(og_store *st, const char *key);
+
 /* store_count.c: installs the counting adapter on a store just opened when a test asked for
  * it (og_store_count_on_open); OG_OK otherwise. */
 og_status og_store_i_count_opened(og_store *st);

@@ -287,6 +287,33 @@ og_status og_range_read(og_store *st, const char *key, uint64_t off, uint64_t le
 
 void og_range_release(void *pin) { og_cache_entry_release(pin); }
 
+void og_range_seed(og_store *st, const char *key, const void *data, size_t len)
+{
+    pthread_once(&once, init_once);
+    if (!og_range_use(st) || !len) return;
+    pthread_mutex_lock(&mu);
+    uint64_t tail = cfg.tail_bytes ? cfg.tail_bytes : 65536;
+    og_cache *c = cache;
+    pthread_mutex_unlock(&mu);
+    if (tail < OG_LANCE_FOOTER_SIZE) tail = OG_LANCE_FOOTER_SIZE;
+    if (tail > len) tail = len;
+    if (!c) return;
+    char *ck = cache_key(st, key, len - tail, tail);
+    og_bytes *b = ck ? calloc(1, sizeof *b) : NULL;
+    if (b) b->data = malloc(tail);
+    if (!b || !b->data) {
+        if (b) free(b);
+        free(ck);
+        return;
+    }
+    memcpy(b->data, (const uint8_t *)data + (len - tail), tail);
+    b->len = tail;
+    og_cache_entry *e;
+    if (og_cache_put(c, ck, b, tail, bytes_free, &e) == OG_OK) og_cache_entry_release(e);
+    og_error_clear();
+    free(ck);
+}
+
 /* ---- the prefetch pool ----------------------------------------------------------------- */
 
 static void *worker(void *arg)

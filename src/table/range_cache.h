@@ -67,6 +67,12 @@ og_status og_range_read(og_store *st, const char *key, uint64_t off, uint64_t le
                         void **pin);
 void og_range_release(void *pin);
 
+/* A data file this process has just written: caches its tail window — the first read a
+ * reader makes (og_range_file_source's tail_bytes), which for a small file is all of it — so
+ * reading it back costs no request.  Nothing happens when tables on `st` are not read
+ * through ranges. */
+void og_range_seed(og_store *st, const char *key, const void *data, size_t len);
+
 /* Queues a fetch of the range into the cache on behalf of `owner` (any pointer; the store
  * and the owner must stay alive until og_range_cancel(owner) returns). */
 void og_range_prefetch(void *owner, og_store *st, const char *key, uint64_t off, uint64_t len);

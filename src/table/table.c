@@ -204,6 +204,34 @@ void og_table_i_cache_written(og_table *t, uint64_t version, const void *bytes, 
     else og_error_clear();
 }
 
+static void u64_free(void *p) { free(p); }
+
+uint64_t og_table_i_version_seen(og_table *t)
+{
+    char key[4200];
+    snprintf(key, sizeof key, "vn:%s", t->prefix);
+    og_cache_entry *e = t->cache ? og_cache_get(t->cache, key) : NULL;
+    if (!e) return 0;
+    uint64_t v = *(const uint64_t *)og_cache_entry_value(e);
+    og_cache_entry_release(e);
+    return v;
+}
+
+void og_table_i_version_note(og_table *t, uint64_t version)
+{
+    if (!t->cache || og_table_i_version_seen(t) >= version) return;
+    char key[4200];
+    snprintf(key, sizeof key, "vn:%s", t->prefix);
+    uint64_t *v = malloc(sizeof *v);
+    if (!v) return;
+    *v = version;
+    /* Racing notes may keep the lower number: it is only where the next attempt starts. */
+    og_cache_remove(t->cache, key);
+    og_cache_entry *e;
+    if (og_cache_put(t->cache, key, v, sizeof *v + 64, u64_free, &e) == OG_OK) og_cache_entry_release(e);
+    og_error_clear();
+}
+
 void og_table_i_cache_key(const og_table *t, uint64_t version, char *out, size_t cap)
 {
     snprintf(out, cap, "m:%s%llu", t->prefix, (unsigned long long)version);

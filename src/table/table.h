@@ -192,10 +192,27 @@ og_status og_table_txn_overwrite(og_table_txn *x);
 og_status og_table_txn_compact(og_table_txn *x, const uint64_t *fragment_ids, size_t n,
                                uint64_t *fragment_id);
 
+/* Holds the data files of later appends in memory until the commit (or until they pass a
+ * few MiB), so that og_table_txn_commit_begin can hand them to a caller that writes them
+ * together with its own objects, in one round trip on an object store. */
+void og_table_txn_defer_writes(og_table_txn *x, int on);
+
 /* Writes the deletion files, then creates the manifest of the new version at the next free
  * version number after the base; *version receives the number it got.  The txn can then only
  * be freed.  OG_ERR_CONFLICT when no free number was found within the retry bound. */
 og_status og_table_txn_commit(og_table_txn *x, uint64_t *version);
+
+/* og_table_txn_commit in two steps, for a caller that writes other objects at the same time
+ * (the graph write protocol writes its commit object in the same round as the data files).
+ * begin encodes the deletion files and the manifest, with no request: *ops[0..*nops) are the
+ * writes that must all be durable before the manifest (data files held back, deletion files;
+ * owned by the txn), and *version is the number the manifest will most likely get — the
+ * caller may name it before it exists.  The caller writes the ops (og_store_put_many), then
+ * end creates the manifest with put_if_absent, at that number or, if another writer took it,
+ * at the next free one: *version receives the number it got, which the caller must compare.
+ * After a failed write of the ops, only og_table_txn_free. */
+og_status og_table_txn_commit_begin(og_table_txn *x, og_store_put_op **ops, size_t *nops, uint64_t *version);
+og_status og_table_txn_commit_end(og_table_txn *x, uint64_t *version);
 
 /* ---------------------------------------------------------------------------------------- */
 /* Reclaiming history (table_gc.c)                                                           */

@@ -36,6 +36,15 @@ void og_table_i_cache_key(const og_table *t, uint64_t version, char *out, size_t
  * request.  Best effort: nothing happens without a cache or on any error. */
 void og_table_i_cache_written(og_table *t, uint64_t version, const void *bytes, size_t len, int v1);
 
+/* Caches a deletion file this process has just written, as deletion_bytes would read it. */
+void og_table_i_cache_deletion(og_table *t, const char *key, const void *bytes, size_t len);
+
+/* The highest version number of the table this handle has seen taken (0 = none), and noting
+ * one: a writer starts its manifest's put_if_absent past it, so writers of one table on many
+ * branches in one process do not race for the same numbers.  A hint in the handle's cache. */
+uint64_t og_table_i_version_seen(og_table *t);
+void og_table_i_version_note(og_table *t, uint64_t version);
+
 /* Loads a manifest, telling which naming the version's file used (*v1 = 1 for V1). */
 og_status og_table_i_load(og_table *t, uint64_t version, og_manifest *out, int *v1);
 

@@ -206,6 +206,26 @@ static og_status deletion_bytes(og_table *t, const char *key, og_bytes *out)
     return out->data ? OG_OK : og_err(OG_ERR_NOMEM, "out of memory");
 }
 
+void og_table_i_cache_deletion(og_table *t, const char *key, const void *bytes, size_t len)
+{
+    if (!t->cache) return;
+    og_bytes *copy = malloc(sizeof *copy);
+    if (!copy) return;
+    copy->data = malloc(len ? len : 1);
+    copy->len = len;
+    if (!copy->data) {
+        free(copy);
+        return;
+    }
+    memcpy(copy->data, bytes, len);
+    char ckey[4200];
+    snprintf(ckey, sizeof ckey, "d:%s", key);
+    og_cache_entry *e;
+    if (og_cache_put(t->cache, ckey, copy, copy->len + sizeof *copy, cached_bytes_free, &e) == OG_OK)
+        og_cache_entry_release(e);
+    og_error_clear();
+}
+
 og_status og_table_fragment_deletions(og_table *t, const og_fragment *f, roaring_bitmap_t **out)
 {
     *out = NULL;

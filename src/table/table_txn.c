@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "table/lance_file.h"
+#include "table/range_cache.h"
 #include "util/error.h"
 #include "util/fault.h"
 #include "util/id.h"
@@ -42,6 +43,17 @@ typedef struct staged_del {
     uint64_t base_count;    /* rows in the fragment's deletion file when staging began */
 } staged_del;
 
+/* A write not yet sent: a data file held back by og_table_txn_defer_writes, or a deletion
+ * file encoded by og_table_txn_commit_begin. */
+typedef struct pending_put {
+    char *key;
+    og_buf data;
+    int is_data; /* 1 data file, 0 deletion file */
+} pending_put;
+
+/* Held-back data files are sent early once they hold this many bytes (a large load). */
+#define DEFER_MAX_BYTES (4u << 20)
+
 struct og_table_txn {
     og_table *t;
     uint64_t base;
@@ -51,6 +63,14 @@ struct og_table_txn {
     staged_del *dels;
     size_t ndels;
     int done;
+    int defer;          /* data files wait for the commit (og_table_txn_defer_writes) */
+    pending_put *pend;  /* writes not yet sent */
+    size_t npend;
+    size_t pend_bytes;
+    og_store_put_op *ops; /* handed out by commit_begin */
+    og_buf manifest;      /* encoded by commit_begin at version v */
+    uint64_t v;
+    int begun;
 };
 
 struct og_table_fragment_writer {
@@ -67,9 +87,88 @@ static og_status txn_usable(const og_table_txn *x)
 
 const og_manifest *og_table_txn_manifest(const og_table_txn *x) { return &x->m; }
 
+static void pend_clear(og_table_txn *x)
+{
+    for (size_t i = 0; i < x->npend; i++) {
+        free(x->pend[i].key);
+        og_buf_free(&x->pend[i].data);
+    }
+    free(x->pend);
+    x->pend = NULL;
+    x->npend = 0;
+    x->pend_bytes = 0;
+    free(x->ops);
+    x->ops = NULL;
+}
+
+/* Queues a write; takes *data (left empty) on every path. */
+static og_status pend_add(og_table_txn *x, const char *key, og_buf *data, int is_data)
+{
+    pending_put *p = realloc(x->pend, (x->npend + 1) * sizeof *p);
+    char *k = strdup(key);
+    if (p) x->pend = p;
+    if (!p || !k) {
+        free(k);
+        og_buf_free(data);
+        return og_err(OG_ERR_NOMEM, "out of memory");
+    }
+    x->pend[x->npend++] = (pending_put){k, *data, is_data};
+    x->pend_bytes += data->len;
+    *data = (og_buf)OG_BUF_INIT;
+    return OG_OK;
+}
+
+/* The queued writes have landed: cache them as a reader of this process would read them
+ * back (the next write to the table opens a view of this version) and drop them. */
+static void pend_written(og_table_txn *x)
+{
+    for (size_t i = 0; i < x->npend; i++) {
+        pending_put *p = &x->pend[i];
+        if (p->is_data) {
+            og_range_seed(x->t->store, p->key, p->data.data, p->data.len);
+            og_fault_point("table.after_data_file");
+        } else {
+            og_table_i_cache_deletion(x->t, p->key, p->data.data, p->data.len);
+            og_fault_point("table.after_deletion_file");
+        }
+    }
+    pend_clear(x);
+}
+
+static og_status pend_ops(og_table_txn *x, og_store_put_op **ops)
+{
+    *ops = NULL;
+    if (!x->npend) return OG_OK;
+    free(x->ops);
+    x->ops = calloc(x->npend, sizeof *x->ops);
+    if (!x->ops) return og_err(OG_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < x->npend; i++)
+        x->ops[i] = (og_store_put_op){x->pend[i].key, x->pend[i].data.data, x->pend[i].data.len, 0, OG_OK};
+    *ops = x->ops;
+    return OG_OK;
+}
+
+/* Sends the queued writes together (one round on an object store). */
+static og_status pend_flush(og_table_txn *x)
+{
+    if (!x->npend) return OG_OK;
+    og_store_put_op *ops;
+    OG_TRY(pend_ops(x, &ops));
+    OG_TRY(og_store_put_many(x->t->store, ops, x->npend));
+    pend_written(x);
+    return OG_OK;
+}
+
+void og_table_txn_defer_writes(og_table_txn *x, int on)
+{
+    if (x) x->defer = on ? 1 : 0;
+}
+
 void og_table_txn_free(og_table_txn *x)
 {
     if (!x) return;
+    pend_clear(x);
+    og_buf_free(&x->manifest);
     og_manifest_free(&x->m);
     for (size_t i = 0; i < x->ndels; i++) roaring_bitmap_free(x->dels[i].rows);
     free(x->dels);
@@ -272,11 +371,17 @@ og_status og_table_fragment_finish(og_table_fragment_writer *w, uint64_t *fragme
         snprintf(rel, sizeof rel, "data/%s", name);
         st = og_table_i_key(x->t, rel, key, sizeof key);
     }
-    if (st == OG_OK) st = og_store_put(x->t->store, key, file.data, file.len);
     size_t size = file.len;
+    if (st == OG_OK && x->defer) {
+        st = pend_add(x, key, &file, 1);
+        if (st == OG_OK && x->pend_bytes >= DEFER_MAX_BYTES) st = pend_flush(x);
+    } else if (st == OG_OK) {
+        st = og_store_put(x->t->store, key, file.data, file.len);
+        if (st == OG_OK) og_range_seed(x->t->store, key, file.data, file.len);
+        if (st == OG_OK) og_fault_point("table.after_data_file");
+    }
     og_buf_free(&file);
     if (st != OG_OK) return st;
-    og_fault_point("table.after_data_file");
     og_fragment f;
     OG_TRY(make_fragment(x, name, size, rows, &f));
     OG_TRY(stage_fragment(x, &f));
@@ -382,6 +487,7 @@ og_status og_table_txn_compact(og_table_txn *x, const uint64_t *fragment_ids, si
                           (unsigned long long)fragment_ids[k]);
         if (first < 0 || fi < first) first = fi;
     }
+    OG_TRY(pend_flush(x)); /* the scan below reads the files */
     /* Scan the live rows (staged deletions applied) of the listed fragments, every field. */
     og_table_scan_opts o = {NULL, 0, fragment_ids, n, 0};
     og_table_scan *s;
@@ -434,7 +540,8 @@ og_status og_table_txn_compact(og_table_txn *x, const uint64_t *fragment_ids, si
 /* Commit                                                                                    */
 /* ---------------------------------------------------------------------------------------- */
 
-static og_status write_deletions(og_table_txn *x)
+/* Encodes the new cumulative deletion files and queues them (pend_add). */
+static og_status stage_deletion_files(og_table_txn *x)
 {
     for (size_t i = 0; i < x->ndels; i++) {
         staged_del *d = &x->dels[i];
@@ -451,10 +558,9 @@ static og_status write_deletions(og_table_txn *x)
         OG_TRY(og_table_i_key(x->t, rel, key, sizeof key));
         og_buf b = OG_BUF_INIT;
         og_status st = og_deletion_encode_bitmap(d->rows, &b);
-        if (st == OG_OK) st = og_store_put(x->t->store, key, b.data, b.len);
+        if (st == OG_OK) st = pend_add(x, key, &b, 0);
         og_buf_free(&b);
         if (st != OG_OK) return st;
-        og_fault_point("table.after_deletion_file");
         f->deletion.present = 1;
         f->deletion.kind = OG_DELETION_BITMAP;
         f->deletion.read_version = x->base;
@@ -513,11 +619,14 @@ static og_status next_free_version(const og_table_txn *x, uint64_t taken, uint64
     return OG_OK;
 }
 
-og_status og_table_txn_commit(og_table_txn *x, uint64_t *version)
+og_status og_table_txn_commit_begin(og_table_txn *x, og_store_put_op **ops, size_t *nops, uint64_t *version)
 {
+    *ops = NULL;
+    *nops = 0;
     if (version) *version = 0;
     OG_TRY(txn_usable(x));
-    OG_TRY(write_deletions(x));
+    if (x->begun) return og_err(OG_ERR_INVALID, "table %s: the commit was already begun", x->t->dir);
+    OG_TRY(stage_deletion_files(x));
     int any_del = 0;
     for (size_t i = 0; i < x->m.nfragments; i++) any_del |= x->m.fragments[i].deletion.present;
     x->m.reader_flags = (x->m.reader_flags & ~(uint64_t)OG_LANCE_FLAG_DELETION_FILES) | (any_del ? OG_LANCE_FLAG_DELETION_FILES : 0);
@@ -528,9 +637,28 @@ og_status og_table_txn_commit(og_table_txn *x, uint64_t *version)
     int64_t ms = og_now_ms();
     x->m.ts_seconds = ms / 1000;
     x->m.ts_nanos = (int32_t)(ms % 1000) * 1000000;
+    /* The number this version will most likely get: past the base, and past every number
+     * this handle saw taken (by other branches' writers of the table) since. */
+    uint64_t v = x->base + 1, seen = og_table_i_version_seen(x->t);
+    if (seen >= v) v = seen + 1;
+    x->v = v;
+    x->m.version = v;
+    og_buf_reset(&x->manifest);
+    OG_TRY(og_manifest_file_encode(&x->m, &x->manifest));
+    OG_TRY(pend_ops(x, ops));
+    *nops = x->npend;
+    x->begun = 1;
+    if (version) *version = v;
+    return OG_OK;
+}
 
-    uint64_t v = x->base + 1;
-    og_buf b = OG_BUF_INIT;
+og_status og_table_txn_commit_end(og_table_txn *x, uint64_t *version)
+{
+    if (version) *version = 0;
+    OG_TRY(txn_usable(x));
+    if (!x->begun) return og_err(OG_ERR_INVALID, "table %s: the commit was not begun", x->t->dir);
+    pend_written(x);
+    uint64_t v = x->v;
     og_status st = OG_OK;
     for (int attempt = 0;; attempt++) {
         if (attempt >= VERSION_MAX_ATTEMPTS) {
@@ -539,13 +667,16 @@ og_status og_table_txn_commit(og_table_txn *x, uint64_t *version)
             break;
         }
         char key[4096];
-        x->m.version = v;
-        og_buf_reset(&b);
         st = manifest_key(x, v, key, sizeof key);
-        if (st == OG_OK) st = og_manifest_file_encode(&x->m, &b);
-        if (st == OG_OK) st = og_store_put_if_absent(x->t->store, key, b.data, b.len);
+        if (st == OG_OK && v != x->m.version) {
+            x->m.version = v;
+            og_buf_reset(&x->manifest);
+            st = og_manifest_file_encode(&x->m, &x->manifest);
+        }
+        if (st == OG_OK) st = og_store_put_if_absent(x->t->store, key, x->manifest.data, x->manifest.len);
         if (st != OG_ERR_ALREADY_EXISTS) break;
         og_error_clear();
+        og_table_i_version_note(x->t, v);
         if (attempt + 1 < VERSION_PROBE_AFTER) {
             v++;
         } else {
@@ -553,11 +684,24 @@ og_status og_table_txn_commit(og_table_txn *x, uint64_t *version)
             if (st != OG_OK) break;
         }
     }
-    if (st == OG_OK) og_table_i_cache_written(x->t, v, b.data, b.len, x->v1_naming);
-    og_buf_free(&b);
+    if (st == OG_OK) {
+        og_table_i_cache_written(x->t, v, x->manifest.data, x->manifest.len, x->v1_naming);
+        og_table_i_version_note(x->t, v);
+    }
+    og_buf_free(&x->manifest);
     if (st != OG_OK) return st;
     og_fault_point("table.after_manifest");
     x->done = 1;
     if (version) *version = v;
     return OG_OK;
+}
+
+og_status og_table_txn_commit(og_table_txn *x, uint64_t *version)
+{
+    if (version) *version = 0;
+    og_store_put_op *ops;
+    size_t n;
+    OG_TRY(og_table_txn_commit_begin(x, &ops, &n, NULL));
+    if (n) OG_TRY(og_store_put_many(x->t->store, ops, n));
+    return og_table_txn_commit_end(x, version);
 }

@@ -17,8 +17,9 @@
  * stored hint, as a writer leaves it.  What a lookup costs depends only on those entries.
  *
  * Every request sleeps LATENCY_MS while it is counted (OVERLAP_LATENCY_MS for branch create,
- * whose two lookups go out from two threads), so requests issued concurrently overlap and
- * share a round (store_count.h).  OG_BUDGET_LOG=1 prints each operation's
+ * whose two lookups go out from two threads; a write's files and commit object go out from
+ * og_store_put_many's threads), so requests issued concurrently overlap and share a round
+ * (store_count.h).  OG_BUDGET_LOG=1 prints each operation's
  * requests, one line each: "<round> <KIND> <key>".
  */
 #include <errno.h>
@@ -40,9 +41,9 @@
 #include "store/store_count.h"
 #include "util/id.h"
 
-#define LATENCY_MS 2
-/* For operations whose requests go out from two threads: long enough for the second thread's
- * request to start while the first one's is still in flight on a loaded machine. */
+/* Long enough for requests issued together (og_store_put_many's threads, branch create's
+ * two lookups) to all have started while the first is still in flight, on a loaded machine. */
+#define LATENCY_MS 25
 #define OVERLAP_LATENCY_MS 50
 #define NCONF 4
 
@@ -248,8 +249,8 @@ static uint64_t total(const cost *c)
 static void mutate_insert_budget(void **state)
 {
     (void)state;
-    const cost want = {.get = 1, .put = 3, .put_if_absent = 2, .rounds = 6};
-    assert_true(total(&want) <= 6);
+    const cost want = {.get = 1, .put = 2, .put_if_absent = 2, .rounds = 4};
+    assert_true(total(&want) <= 6 && want.rounds <= 4);
     for (int i = 0; i < NCONF; i++) {
         graph_fx *g = &fx[i];
         char p[64];
@@ -263,7 +264,8 @@ static void mutate_insert_budget(void **state)
 static void mutate_update_budget(void **state)
 {
     (void)state;
-    const cost want = {.get = 2, .get_range = 1, .put = 4, .put_if_absent = 2, .rounds = 9};
+    const cost want = {.get = 1, .put = 3, .put_if_absent = 2, .rounds = 4};
+    assert_true(total(&want) <= 6 && want.rounds <= 4);
     for (int i = 0; i < NCONF; i++) {
         graph_fx *g = &fx[i];
         char p[64];
@@ -277,7 +279,8 @@ static void mutate_update_budget(void **state)
 static void mutate_delete_budget(void **state)
 {
     (void)state;
-    const cost want = {.get = 4, .get_range = 1, .put = 3, .put_if_absent = 2, .list = 2, .rounds = 12};
+    const cost want = {.get = 1, .put = 2, .put_if_absent = 2, .rounds = 4};
+    assert_true(total(&want) <= 6 && want.rounds <= 4);
     for (int i = 0; i < NCONF; i++) {
         graph_fx *g = &fx[i];
         char p[64];
@@ -288,6 +291,44 @@ static void mutate_delete_budget(void **state)
         expect(g, "one-row delete", &want);
         g->serial++;
     }
+}
+
+static size_t count_commits(graph_fx *g)
+{
+    og_keylist kl = {0};
+    assert_int_equal(og_store_list(g->st, "_graph/commits/", NULL, 0, &kl), OG_OK);
+    size_t n = kl.count;
+    og_keylist_free(&kl);
+    return n;
+}
+
+/* Another process took the table version number this handle predicted (it wrote the same
+ * table on another branch): the manifest goes to the next free number, the commit object
+ * written beside the data file names the wrong version, so it is deleted and rewritten under
+ * a fresh id before the publish — and the row reads back at the published head. */
+static void manifest_lost_budget(void **state)
+{
+    (void)state;
+    const cost want = {.get = 1, .put = 3, .put_if_absent = 3, .del = 1, .rounds = 7};
+    graph_fx *g = &fx[0];
+    og_db *other = NULL;
+    assert_int_equal(og_db_open(&other, g->uri, NULL), OG_OK);
+    char name[32], p[64];
+    snprintf(name, sizeof name, "rival-%d", g->serial++);
+    assert_int_equal(og_db_branch_create(other, name, "main", NULL, NULL), OG_OK);
+    og_receipt r;
+    snprintf(p, sizeof p, "{\"n\":\"%s\"}", name);
+    assert_int_equal(og_db_mutate(&r, other, MUT, strlen(MUT), "add", p, name, NULL), OG_OK);
+    og_db_close(other);
+    size_t before = count_commits(g);
+    snprintf(p, sizeof p, "{\"n\":\"after-%s\"}", name);
+    begin(g);
+    mutate(g, "add", p, "w");
+    expect(g, "one-row insert whose table version was taken", &want);
+    assert_int_equal(count_commits(g), before + 1); /* the first commit object is gone */
+    char who[64];
+    snprintf(who, sizeof who, "after-%s", name);
+    query(g, "w", who);
 }
 
 static void branch_create_budget(void **state)
@@ -332,8 +373,8 @@ static void merge_k(graph_fx *g, int k, const cost *want)
 static void branch_merge_budget(void **state)
 {
     (void)state;
-    const cost want1 = {.get = 2, .put = 2, .put_if_absent = 1, .rounds = 5};
-    const cost want3 = {.get = 3, .put = 2, .put_if_absent = 1, .rounds = 6};
+    const cost want1 = {.get = 2, .put = 1, .put_if_absent = 1, .rounds = 4};
+    const cost want3 = {.get = 3, .put = 1, .put_if_absent = 1, .rounds = 5};
     assert_true(total(&want1) <= 6 + 2 * 1 && total(&want3) <= 6 + 2 * 3);
     for (int i = 0; i < NCONF; i++) {
         merge_k(&fx[i], 1, &want1);
@@ -359,7 +400,7 @@ static void cached_query_budget(void **state)
 static void open_and_first_query_budget(void **state)
 {
     (void)state;
-    const cost want = {.get = 15, .rounds = 15};
+    const cost want = {.get = 13, .list = 1, .rounds = 14};
     for (int i = 0; i < NCONF; i++) {
         graph_fx *g = &fx[i];
         og_db *first = NULL; /* the first reader persists the keymaps the graph lacks: not counted */
@@ -388,7 +429,7 @@ int main(void)
         cmocka_unit_test(mutate_insert_budget),  cmocka_unit_test(mutate_update_budget),
         cmocka_unit_test(mutate_delete_budget),  cmocka_unit_test(branch_create_budget),
         cmocka_unit_test(branch_merge_budget),   cmocka_unit_test(cached_query_budget),
-        cmocka_unit_test(open_and_first_query_budget),
+        cmocka_unit_test(open_and_first_query_budget),   cmocka_unit_test(manifest_lost_budget),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -156,12 +156,87 @@ static void overlapping_requests_share_a_round(void **state)
     free(log);
 }
 
+/* og_store_put_many: independent writes share one round, each op reports its own outcome
+ * (a lost put_if_absent among them), the first failure is the call's status, and the calling
+ * thread's journal holds the puts and the won put_if_absent — not the lost one. */
+static void put_many_shares_a_round(void **state)
+{
+    ctx *c = *state;
+    assert_int_equal(og_store_put(c->st, "m/taken", "x", 1), OG_OK);
+    assert_int_equal(og_store_count_install(c->st, 100, 0), OG_OK);
+    og_store_journal j;
+    og_store_journal_begin(&j, c->st, NULL);
+    og_store_put_op ops[4] = {
+        {"m/a", "aa", 2, 0, OG_OK},
+        {"m/b", "bbb", 3, 0, OG_OK},
+        {"m/c", "c", 1, 1, OG_OK},
+        {"m/taken", "y", 1, 1, OG_OK},
+    };
+    assert_int_equal(og_store_put_many(c->st, ops, 4), OG_ERR_ALREADY_EXISTS);
+    og_store_journal_end(&j);
+    assert_int_equal(ops[0].status, OG_OK);
+    assert_int_equal(ops[1].status, OG_OK);
+    assert_int_equal(ops[2].status, OG_OK);
+    assert_int_equal(ops[3].status, OG_ERR_ALREADY_EXISTS);
+    assert_non_null(strstr(og_error_message(), "m/taken"));
+    og_store_counts k;
+    og_store_count_get(c->st, &k);
+    assert_int_equal(k.n[OG_STORE_REQ_PUT], 2);
+    assert_int_equal(k.n[OG_STORE_REQ_PUT_IF_ABSENT], 2);
+    assert_int_equal(k.rounds, 1);
+    assert_int_equal(j.keys.count, 3);
+    og_bytes b = {0};
+    assert_int_equal(og_store_get(c->st, "m/b", &b), OG_OK);
+    assert_int_equal(b.len, 3);
+    assert_memory_equal(b.data, "bbb", 3);
+    og_bytes_free(&b);
+    assert_int_equal(og_store_get(c->st, "m/taken", &b), OG_OK);
+    assert_memory_equal(b.data, "x", 1); /* the loser did not overwrite */
+    og_bytes_free(&b);
+    assert_int_equal(og_store_journal_discard(&j), 3);
+    assert_int_equal(og_store_head(c->st, "m/a", NULL), OG_ERR_NOT_FOUND);
+    assert_int_equal(og_store_head(c->st, "m/taken", NULL), OG_OK);
+    og_store_put_op bad = {"/bad", "x", 1, 0, OG_OK};
+    assert_int_equal(og_store_put_many(c->st, &bad, 1), OG_ERR_INVALID);
+}
+
+/* OG_STORE_COUNT / OG_STORE_COUNT_OUT (benchmarks of a whole process): a store opened with
+ * them set counts from its first request, reads as remote, cannot watch (as S3 cannot), and
+ * reports its counts in one line when it closes. */
+static void counts_from_the_environment(void **state)
+{
+    ctx *c = *state;
+    char out[128], dir[128];
+    snprintf(out, sizeof out, "%s/counts.txt", c->dir);
+    snprintf(dir, sizeof dir, "%s/env", c->dir);
+    setenv("OG_STORE_COUNT", "0,remote", 1);
+    setenv("OG_STORE_COUNT_OUT", out, 1);
+    og_store *st = NULL;
+    og_status s = og_store_open(&st, dir);
+    unsetenv("OG_STORE_COUNT");
+    assert_int_equal(s, OG_OK);
+    assert_false(og_store_is_local(st));
+    assert_int_equal(og_store_put(st, "e/a", "x", 1), OG_OK);
+    assert_int_equal(og_store_head(st, "e/a", NULL), OG_OK);
+    assert_int_equal(og_store_watch(st, "e/"), OG_ERR_UNSUPPORTED);
+    og_store_close(st);
+    unsetenv("OG_STORE_COUNT_OUT");
+    FILE *f = fopen(out, "r");
+    assert_non_null(f);
+    char line[512] = "";
+    assert_non_null(fgets(line, sizeof line, f));
+    fclose(f);
+    assert_non_null(strstr(line, " total=2 GET=0 GET_RANGE=0 HEAD=1 PUT=1 PUT_IF_ABSENT=0 LIST=0 DELETE=0 rounds=2\n"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(counts_each_kind, setup, teardown),
         cmocka_unit_test_setup_teardown(journal_records_once, setup, teardown),
         cmocka_unit_test_setup_teardown(overlapping_requests_share_a_round, setup, teardown),
+        cmocka_unit_test_setup_teardown(put_many_shares_a_round, setup, teardown),
+        cmocka_unit_test_setup_teardown(counts_from_the_environment, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
