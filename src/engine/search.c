@@ -90,15 +90,18 @@ typedef struct rstate {
     size_t n;              /* rows of the ranked variable's type */
     fused *fused;          /* rrf: the kept entities, sorted by row */
     size_t nfused;
-    /* bm25: the rows sharing a query term (ascending) and their scores, and an open-addressing
-     * map row -> score over them; every other row scores 0, or null where its text is null */
+    /* bm25: the rows sharing a query term (ascending) and their scores (found by binary
+     * search); every other row scores 0, or null where its text is null.  `partial`: only the
+     * rows a top-k ordering can keep (og_search_candidates_top), not yet `ready`. */
     const tcol *tc;
     uint32_t *mrows;
     double *mscore;
     size_t nm;
-    uint32_t *hkey;        /* row + 1, 0 = empty */
-    double *hval;
-    size_t hmask;
+    int partial;
+    int planned;           /* bq, bent, bidf hold the plan (bm25_plan) */
+    size_t bq;
+    long *bent;
+    double *bidf;
     /* nearest */
     const og_vector *vecs; /* the whole column, or NULL while the rank is sparse: only the rows
                             * filled so far were read (by point gathers), see rank_ready_sparse */
@@ -843,121 +846,20 @@ og_status og_search_text_eval(og_search *s, const og_ir_text *t, const uint32_t 
 
 /* ---- scores ------------------------------------------------------------------------------------ */
 
-typedef struct hit3 {
-    uint32_t row, tf, dl;
-} hit3;
+/* ---- bm25 ------------------------------------------------------------------------------------ */
 
-static int u32_cmp(const void *a, const void *b);
+/* Why streaming: a common query term (a word in most documents) has a posting per row, and a
+ * fresh process pays for every page it touches.  So the scores are never gathered into
+ * per-term hit arrays or a row -> score map: each segment's postings of the query terms are
+ * merged by document (they ascend) and each row's score is formed as it streams past, term by
+ * term in query order (so every sum is the same whatever the segments are).  A top-k ordering
+ * streams twice (the k-th highest score, then the rows reaching it) and keeps only those rows;
+ * everything else keeps all the matched rows, ascending, with their scores. */
 
-/* The score slot of row r in rs's map (inserted as 0 when absent and `add`), or NULL. */
-static double *hslot(const rstate *rs, uint32_t r, int add)
-{
-    size_t h = (size_t)((r * 0x9e3779b1u) >> 7) & rs->hmask;
-    for (;; h = (h + 1) & rs->hmask) {
-        if (rs->hkey[h] == r + 1) return &rs->hval[h];
-        if (!rs->hkey[h]) {
-            if (!add) return NULL;
-            rs->hkey[h] = r + 1;
-            rs->hval[h] = 0;
-            return &rs->hval[h];
-        }
-    }
-}
-
-/* The BM25 scores of the rows sharing a distinct query term q[j]: for each term, its live
- * postings over all segments (df = their count), then its contribution to each of them, term
- * by term, so every sum is formed in one fixed order whatever the segments are. */
-static og_status bm25_accumulate(og_search *s, const tcol *c, const size_t *q, size_t nq, rstate *rs)
-{
-    double N = (double)c->ndocs;
-    hit3 **hits = calloc(nq ? nq : 1, sizeof *hits);
-    size_t *nh = calloc(nq ? nq : 1, sizeof *nh), total = 0;
-    if (!hits || !nh) {
-        free(hits);
-        free(nh);
-        return og_err(OG_ERR_NOMEM, "out of memory");
-    }
-    og_status st = OG_OK;
-    for (size_t j = 0; j < nq && st == OG_OK; j++) {
-        size_t cap = 0;
-        for (size_t g = 0; g < c->nsegs && st == OG_OK; g++) {
-            const seg *sg = &c->segs[g];
-            long e = find_tok(s, sg->fts, q[j], 0);
-            if (e < 0) continue;
-            og_fts_iter it;
-            og_fts_iter_init(&it, sg->fts, (size_t)e, 0);
-            int rr;
-            while ((rr = og_fts_iter_next(&it)) == 1) {
-                uint32_t r = seg_row(sg, it.doc);
-                if (r == NO_ROW) continue;
-                if (nh[j] == cap) {
-                    size_t nc = cap ? cap * 2 : 256;
-                    hit3 *n = realloc(hits[j], nc * sizeof *n);
-                    if (!n) {
-                        st = og_err(OG_ERR_NOMEM, "out of memory");
-                        break;
-                    }
-                    hits[j] = n;
-                    cap = nc;
-                }
-                hits[j][nh[j]++] = (hit3){r, it.tf, og_fts_doc_len(sg->fts, it.doc)};
-            }
-            if (st == OG_OK && rr < 0) st = (og_status)-rr;
-            og_fts_iter_free(&it);
-        }
-        total += nh[j];
-    }
-    size_t cap = 16;
-    while (cap < 2 * total) cap *= 2;
-    if (st == OG_OK) {
-        rs->hkey = calloc(cap, sizeof *rs->hkey);
-        rs->hval = malloc(cap * sizeof *rs->hval);
-        if (!rs->hkey || !rs->hval) st = og_err(OG_ERR_NOMEM, "out of memory");
-        rs->hmask = cap - 1;
-    }
-    for (size_t j = 0; j < nq && st == OG_OK; j++) {
-        if (!nh[j]) continue; /* only ever a stop word elsewhere, or absent */
-        double df = (double)nh[j];
-        double idf = log(1.0 + (N - df + 0.5) / (df + 0.5));
-        for (size_t i = 0; i < nh[j]; i++) {
-            const hit3 *h = &hits[j][i];
-            double norm = OG_BM25_K1 * (1.0 - OG_BM25_B + OG_BM25_B * (double)h->dl / c->avgdl);
-            *hslot(rs, h->row, 1) += idf * (double)h->tf * (OG_BM25_K1 + 1.0) / ((double)h->tf + norm);
-        }
-    }
-    /* the matched rows, ascending, with their scores */
-    if (st == OG_OK) {
-        size_t m = 0;
-        for (size_t h = 0; h < cap; h++) m += rs->hkey[h] != 0;
-        rs->mrows = malloc((m ? m : 1) * sizeof *rs->mrows);
-        rs->mscore = malloc((m ? m : 1) * sizeof *rs->mscore);
-        if (!rs->mrows || !rs->mscore) st = og_err(OG_ERR_NOMEM, "out of memory");
-        for (size_t h = 0; h < cap && st == OG_OK; h++)
-            if (rs->hkey[h]) rs->mrows[rs->nm++] = rs->hkey[h] - 1;
-        if (st == OG_OK) {
-            qsort(rs->mrows, rs->nm, sizeof *rs->mrows, u32_cmp);
-            for (size_t i = 0; i < rs->nm; i++) rs->mscore[i] = *hslot(rs, rs->mrows[i], 0);
-        }
-    }
-    for (size_t j = 0; j < nq; j++) free(hits[j]);
-    free(hits);
-    free(nh);
-    return st;
-}
-
-static void bm25_reset(rstate *rs)
-{
-    free(rs->hkey);
-    free(rs->hval);
-    free(rs->mrows);
-    free(rs->mscore);
-    rs->hkey = rs->mrows = NULL;
-    rs->hval = rs->mscore = NULL;
-    rs->nm = 0;
-    rs->hmask = 0;
-}
-
-static og_status bm25_scores(og_search *s, int rank, rstate *rs)
+/* The plan of a bm25 rank: the distinct non-stop query terms' dict entries per segment
+ * (rs->bent[g * nq + j], -1 = absent) and their idf over the live rows (df counted through
+ * the deletion vectors where a segment has some, else read from the dict). */
+static og_status bm25_plan(og_search *s, int rank, rstate *rs)
 {
     const og_ir_rank *r = &s->ir->ranks[rank];
     tcol *c;
@@ -972,16 +874,254 @@ static og_status bm25_scores(og_search *s, int rank, rstate *rs)
     og_status st = null ? OG_OK : analyze_query(s, q, qlen);
     og_vector_free(&qv);
     if (st) return st;
-    size_t *ids = NULL, nids = 0;
-    if (!null) OG_TRY(query_terms(s, &ids, &nids));
-    st = bm25_accumulate(s, c, ids, nids, rs);
-    if (st == OG_ERR_CORRUPT && c->files) { /* a damaged index file: answer from the rows */
-        bm25_reset(rs);
-        st = tcol_fallback(s, c);
-        if (st == OG_OK) st = bm25_accumulate(s, c, ids, nids, rs);
+    size_t *ids = NULL, nq = 0;
+    if (!null) OG_TRY(query_terms(s, &ids, &nq));
+    rs->bq = nq;
+    rs->bent = malloc((c->nsegs && nq ? c->nsegs * nq : 1) * sizeof *rs->bent);
+    rs->bidf = calloc(nq ? nq : 1, sizeof *rs->bidf);
+    if (!rs->bent || !rs->bidf) st = og_err(OG_ERR_NOMEM, "out of memory");
+    double N = (double)c->ndocs;
+    for (size_t j = 0; j < nq && st == OG_OK; j++) {
+        uint64_t df = 0;
+        for (size_t g = 0; g < c->nsegs && st == OG_OK; g++) {
+            const seg *sg = &c->segs[g];
+            long e = find_tok(s, sg->fts, ids[j], 0);
+            rs->bent[g * nq + j] = e;
+            if (e < 0) continue;
+            if (!(sg->fr && !sg->hold && sg->fr->addrs)) { /* every posting is a live row */
+                const char *t;
+                size_t tl;
+                int stop;
+                uint32_t d;
+                og_fts_term(sg->fts, (size_t)e, &t, &tl, &stop, &d);
+                df += d;
+                continue;
+            }
+            og_fts_iter it;
+            og_fts_iter_init(&it, sg->fts, (size_t)e, 0);
+            int rr;
+            while ((rr = og_fts_iter_next(&it)) == 1) df += seg_row(sg, it.doc) != NO_ROW;
+            if (rr < 0) st = (og_status)-rr;
+            og_fts_iter_free(&it);
+        }
+        if (df) rs->bidf[j] = log(1.0 + (N - (double)df + 0.5) / ((double)df + 0.5));
     }
     free(ids);
+    if (st == OG_OK) rs->planned = 1;
     return st;
+}
+
+typedef void (*bm25_emit_fn)(void *ud, uint32_t row, double score);
+
+/* Streams (row, score) of every live row sharing a planned term: segment by segment, rows
+ * ascending within a segment. */
+static og_status bm25_stream(const rstate *rs, bm25_emit_fn emit, void *ud)
+{
+    const tcol *c = rs->tc;
+    size_t nq = rs->bq;
+    if (!nq) return OG_OK;
+    og_fts_iter *it = calloc(nq, sizeof *it);
+    uint8_t *live = calloc(nq, 1);
+    og_status st = it && live ? OG_OK : og_err(OG_ERR_NOMEM, "out of memory");
+    for (size_t g = 0; g < c->nsegs && st == OG_OK; g++) {
+        const seg *sg = &c->segs[g];
+        for (size_t j = 0; j < nq && st == OG_OK; j++) {
+            long e = rs->bent[g * nq + j];
+            live[j] = 0;
+            if (e < 0) continue;
+            og_fts_iter_init(&it[j], sg->fts, (size_t)e, 0);
+            int rr = og_fts_iter_next(&it[j]);
+            if (rr < 0) st = (og_status)-rr;
+            live[j] = rr == 1;
+        }
+        while (st == OG_OK) {
+            uint32_t d = UINT32_MAX;
+            for (size_t j = 0; j < nq; j++)
+                if (live[j] && it[j].doc < d) d = it[j].doc;
+            if (d == UINT32_MAX) break; /* docs are below rows < 2^32 - 1 */
+            double dl = (double)og_fts_doc_len(sg->fts, d), sc = 0;
+            double norm = OG_BM25_K1 * (1.0 - OG_BM25_B + OG_BM25_B * dl / c->avgdl);
+            for (size_t j = 0; j < nq && st == OG_OK; j++) {
+                if (!live[j] || it[j].doc != d) continue;
+                sc += rs->bidf[j] * (double)it[j].tf * (OG_BM25_K1 + 1.0) / ((double)it[j].tf + norm);
+                int rr = og_fts_iter_next(&it[j]);
+                if (rr < 0) st = (og_status)-rr;
+                live[j] = rr == 1;
+            }
+            uint32_t row = seg_row(sg, d);
+            if (st == OG_OK && row != NO_ROW) emit(ud, row, sc);
+        }
+    }
+    for (size_t j = 0; it && j < nq; j++) og_fts_iter_free(&it[j]);
+    free(it);
+    free(live);
+    return st;
+}
+
+/* Collects streamed rows (those scoring at least `cut`) into growing arrays. */
+typedef struct bm25_sink {
+    uint32_t *rows;
+    double *score;
+    size_t n, cap;
+    double cut;
+    int unsorted, nomem;
+} bm25_sink;
+
+static void sink_emit(void *ud, uint32_t row, double score)
+{
+    bm25_sink *k = ud;
+    if (k->nomem || score < k->cut) return;
+    if (k->n == k->cap) {
+        size_t nc = k->cap ? k->cap * 2 : 64;
+        uint32_t *r = realloc(k->rows, nc * sizeof *r);
+        if (r) k->rows = r;
+        double *sc = r ? realloc(k->score, nc * sizeof *sc) : NULL;
+        if (sc) k->score = sc;
+        if (!sc) {
+            k->nomem = 1;
+            return;
+        }
+        k->cap = nc;
+    }
+    if (k->n && k->rows[k->n - 1] > row) k->unsorted = 1;
+    k->rows[k->n] = row;
+    k->score[k->n++] = score;
+}
+
+typedef struct rowscore {
+    uint32_t row;
+    double score;
+} rowscore;
+
+static int rowscore_cmp(const void *pa, const void *pb)
+{
+    const rowscore *a = pa, *b = pb;
+    return (a->row > b->row) - (a->row < b->row);
+}
+
+/* The sink's rows as rs's matched rows, ascending. */
+static og_status sink_take(bm25_sink *k, rstate *rs)
+{
+    if (k->nomem) return og_err(OG_ERR_NOMEM, "out of memory");
+    if (k->unsorted) { /* a memory segment's rows interleave with the files' */
+        rowscore *v = malloc(k->n * sizeof *v);
+        if (!v) return og_err(OG_ERR_NOMEM, "out of memory");
+        for (size_t i = 0; i < k->n; i++) v[i] = (rowscore){k->rows[i], k->score[i]};
+        qsort(v, k->n, sizeof *v, rowscore_cmp);
+        for (size_t i = 0; i < k->n; i++) k->rows[i] = v[i].row, k->score[i] = v[i].score;
+        free(v);
+    }
+    rs->mrows = k->rows;
+    rs->mscore = k->score;
+    rs->nm = k->n;
+    k->rows = NULL;
+    k->score = NULL;
+    return OG_OK;
+}
+
+/* The k highest scores seen, as a min-heap of at most k. */
+typedef struct bm25_heap {
+    double *v;
+    size_t n, k;
+} bm25_heap;
+
+static void heap_emit(void *ud, uint32_t row, double score)
+{
+    (void)row;
+    bm25_heap *h = ud;
+    size_t i;
+    if (h->n < h->k) {
+        for (i = h->n++; i && h->v[(i - 1) / 2] > score; i = (i - 1) / 2) h->v[i] = h->v[(i - 1) / 2];
+        h->v[i] = score;
+        return;
+    }
+    if (score <= h->v[0]) return;
+    for (i = 0;;) { /* replace the minimum and sift down */
+        size_t a = 2 * i + 1, b = a + 1, m = i;
+        double mv = score;
+        if (a < h->n && h->v[a] < mv) m = a, mv = h->v[a];
+        if (b < h->n && h->v[b] < mv) m = b, mv = h->v[b];
+        if (m == i) break;
+        h->v[i] = h->v[m];
+        i = m;
+    }
+    h->v[i] = score;
+}
+
+/* Drops the rank's scores and plan (a damaged file, or partial scores being completed). */
+static void bm25_reset(rstate *rs)
+{
+    free(rs->mrows);
+    free(rs->mscore);
+    free(rs->bent);
+    free(rs->bidf);
+    rs->mrows = NULL;
+    rs->mscore = NULL;
+    rs->bent = NULL;
+    rs->bidf = NULL;
+    rs->nm = rs->bq = 0;
+    rs->planned = rs->partial = 0;
+}
+
+/* The matched rows with their scores (k = 0: all of them), or the rows scoring at least the
+ * k-th highest score (rs->partial).  A damaged index file found on the way: answered from the
+ * rows instead. */
+static og_status bm25_run(og_search *s, int rank, rstate *rs, uint64_t k)
+{
+    og_status st = OG_OK;
+    for (int attempt = 0;; attempt++) {
+        free(rs->mrows);
+        free(rs->mscore);
+        rs->mrows = NULL;
+        rs->mscore = NULL;
+        rs->nm = 0;
+        rs->partial = 0;
+        if (!rs->planned) st = bm25_plan(s, rank, rs);
+        bm25_sink sink = {0};
+        sink.cut = -INFINITY;
+        if (st == OG_OK && k) {
+            bm25_heap h = {NULL, 0, (size_t)k};
+            size_t bound = 0; /* at most the summed postings' rows are scored */
+            for (size_t i = 0; i < rs->tc->nsegs * rs->bq; i++)
+                if (rs->bent[i] >= 0) {
+                    const char *t;
+                    size_t tl;
+                    int stop;
+                    uint32_t df;
+                    og_fts_term(rs->tc->segs[i / rs->bq].fts, (size_t)rs->bent[i], &t, &tl, &stop, &df);
+                    bound += df;
+                }
+            if (h.k > bound) h.k = bound;
+            h.v = malloc((h.k ? h.k : 1) * sizeof *h.v);
+            if (!h.v) st = og_err(OG_ERR_NOMEM, "out of memory");
+            if (st == OG_OK) st = bm25_stream(rs, heap_emit, &h);
+            if (st == OG_OK && h.n == k) sink.cut = h.v[0]; /* else fewer than k rows: all */
+            free(h.v);
+            rs->partial = 1;
+        }
+        if (st == OG_OK) st = bm25_stream(rs, sink_emit, &sink);
+        if (st == OG_OK) st = sink_take(&sink, rs);
+        free(sink.rows);
+        free(sink.score);
+        if (st != OG_ERR_CORRUPT || attempt || !rs->tc || !rs->tc->files) return st;
+        tcol *c;
+        bm25_reset(rs);
+        st = get_tcol(s, s->ir->ranks[rank].var, s->ir->ranks[rank].prop_id, &c);
+        if (st == OG_OK) st = tcol_fallback(s, c);
+        if (st) return st;
+    }
+}
+
+/* Row r's score when rs's matched rows hold it (binary search), or NULL. */
+static const double *bm25_find(const rstate *rs, uint32_t r)
+{
+    size_t a = 0, b = rs->nm;
+    while (a < b) {
+        size_t m = a + (b - a) / 2;
+        if (rs->mrows[m] < r) a = m + 1;
+        else b = m;
+    }
+    return a < rs->nm && rs->mrows[a] == r ? &rs->mscore[a] : NULL;
 }
 
 /* The query vector of a nearest rank into rs->q (dim floats). */
@@ -1064,7 +1204,7 @@ static og_status rank_ready(og_search *s, int rank)
     if (rs->ready) return OG_OK;
     const og_ir_rank *r = &s->ir->ranks[rank];
     if (r->kind == OG_IR_RANK_BM25) {
-        OG_TRY(bm25_scores(s, rank, rs));
+        OG_TRY(bm25_run(s, rank, rs, 0));
     } else if (r->kind == OG_IR_RANK_NEAREST) {
         size_t type = (size_t)s->ir->vars[r->var].type;
         OG_TRY(s->src->node_column(s->src->ud, type, r->prop_id, &rs->vecs));
@@ -1133,12 +1273,14 @@ og_status og_search_candidates_top(og_search *s, int rank, uint64_t k, uint32_t 
 {
     *rows = NULL;
     *n = 0;
-    const uint32_t *all;
-    size_t m;
-    OG_TRY(og_search_candidates(s, rank, &all, &m));
-    const rstate *rs = &s->ranks[rank];
+    if (s->ir->ranks[rank].kind != OG_IR_RANK_BM25)
+        return og_err(OG_ERR_INTERNAL, "candidate rows of a rank that is not bm25");
+    rstate *rs = &s->ranks[rank];
+    if (!rs->ready) OG_TRY(bm25_run(s, rank, rs, k)); /* only the rows reaching the k-th score */
+    const uint32_t *all = rs->mrows;
+    size_t m = rs->nm;
     double cut = -INFINITY;
-    if (k > 0 && k < m) { /* the k-th highest score, by selection over the negated scores */
+    if (rs->ready && k > 0 && k < m) { /* the k-th highest score, by selection over the negated scores */
         double *neg = malloc(m * sizeof *neg);
         if (!neg) return og_err(OG_ERR_NOMEM, "out of memory");
         for (size_t i = 0; i < m; i++) neg[i] = -rs->mscore[i];
@@ -1217,12 +1359,25 @@ static double score_of(const rstate *rs, const og_ir_rank *r, uint32_t row)
     if (row == OG_ROW_NONE || row >= rs->n) return NAN;
     if (r->kind == OG_IR_RANK_NEAREST) return vec_null(rs, row) ? NAN : (double)rs->dist[row];
     if (r->kind == OG_IR_RANK_BM25) {
-        const double *v = rs->hkey ? hslot(rs, row, 0) : NULL;
+        const double *v = bm25_find(rs, row);
         if (v) return *v;
         return row_null(rs->tc, row) ? NAN : 0.0;
     }
     const fused *f = fused_of(rs, row);
     return f ? f->score : NAN;
+}
+
+/* 1 when rs holds the partial (top-k) scores and they cover every row of rows[0..n) (the rows
+ * og_search_candidates_top bound); else 0, and the next rank_ready computes them all. */
+static int bm25_partial_covers(rstate *rs, const uint32_t *rows, size_t n)
+{
+    if (!rs->partial || rs->ready) return 0;
+    for (size_t i = 0; i < n; i++)
+        if (rows[i] != OG_ROW_NONE && rows[i] < rs->n && !bm25_find(rs, rows[i])) {
+            rs->partial = 0;
+            return 0;
+        }
+    return 1;
 }
 
 og_status og_search_score(og_search *s, int rank, const uint32_t *rows, size_t n, og_vector *out)
@@ -1231,7 +1386,8 @@ og_status og_search_score(og_search *s, int rank, const uint32_t *rows, size_t n
     rstate *rs = &s->ranks[rank];
     if (r->kind == OG_IR_RANK_RRF && !rs->ready)
         return og_err(OG_ERR_UNSUPPORTED, "an rrf(...) score is only available when rrf(...) orders the result");
-    if (r->kind != OG_IR_RANK_RRF && !(rs->ready && rs->bound)) OG_TRY(rank_ready(s, rank));
+    if (r->kind != OG_IR_RANK_RRF && !(rs->ready && rs->bound) && !bm25_partial_covers(rs, rows, n))
+        OG_TRY(rank_ready(s, rank));
     if (r->kind == OG_IR_RANK_NEAREST) OG_TRY(nearest_fill(rs, rows, n));
     OG_TRY(og_vector_init(out, (og_type){OG_T_F64, 0, 0}));
     og_status st = OG_OK;
@@ -1283,12 +1439,6 @@ static int ent_fused_cmp(const void *pa, const void *pb, void *cx)
     if (a->r1 != b->r1) return a->r1 < b->r1 ? -1 : 1;
     if (a->r2 != b->r2) return a->r2 < b->r2 ? -1 : 1;
     return id_cmp(cx, a->row, b->row);
-}
-
-static int u32_cmp(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
 }
 
 static int ent_row_cmp(const void *pa, const void *pb)
@@ -1802,7 +1952,9 @@ og_status og_search_order(og_search *s, int rank, og_bindings *b, size_t var_col
     if (r->kind == OG_IR_RANK_RRF) {
         st = order_rrf(s, rank, col, n, limit, keep, key);
     } else {
-        st = rs->ready && rs->bound ? OG_OK : rank_ready(s, rank); /* bound: maybe sparse, see rank_ready_sparse */
+        st = (rs->ready && rs->bound) || (r->kind == OG_IR_RANK_BM25 && bm25_partial_covers(rs, col, n))
+                 ? OG_OK
+                 : rank_ready(s, rank); /* bound: maybe sparse, see rank_ready_sparse */
         uint8_t *cand = NULL; /* nearest through a vector index: the rows it may keep */
         if (st == OG_OK && r->kind == OG_IR_RANK_NEAREST) st = nearest_index(s, rank, col, n, limit, &cand);
         if (st == OG_OK && r->kind == OG_IR_RANK_NEAREST) st = nearest_fill_some(rs, col, n, cand);

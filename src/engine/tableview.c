@@ -798,6 +798,17 @@ og_status og_tableview_zones(og_tableview *v, int32_t field_id, const og_colzone
 
 #define OG_TABLEVIEW_POINT_GATHERS 16
 
+typedef struct addr_at {
+    uint64_t addr;
+    size_t i; /* index among the gathered rows */
+} addr_at;
+
+static int addr_at_cmp(const void *pa, const void *pb)
+{
+    const addr_at *a = pa, *b = pb;
+    return (a->addr > b->addr) - (a->addr < b->addr);
+}
+
 og_status og_tableview_gather(og_tableview *v, int32_t field_id, const uint32_t *rows, size_t n, og_vector *out)
 {
     memset(out, 0, sizeof *out);
@@ -826,23 +837,45 @@ og_status og_tableview_gather(og_tableview *v, int32_t field_id, const uint32_t 
         free(addr);
         return st;
     }
+    /* one take per data file (a file mapped and its reader opened once, however many of the
+     * rows it holds), the rows in address order; then copied out in the caller's order */
+    addr_at *ord = malloc((nlive ? nlive : 1) * sizeof *ord);
+    uint64_t *at = malloc((nlive ? nlive : 1) * sizeof *at); /* part << 32 | index in it */
+    uint32_t *offs = malloc((nlive ? nlive : 1) * sizeof *offs);
+    og_vector *parts = calloc(nlive ? nlive : 1, sizeof *parts);
+    size_t nparts = 0;
+    if (!ord || !at || !offs || !parts) st = og_err(OG_ERR_NOMEM, "table view: out of memory");
+    if (st == OG_OK) {
+        for (size_t j = 0; j < nlive; j++) ord[j] = (addr_at){addr[j], j};
+        qsort(ord, nlive, sizeof *ord, addr_at_cmp);
+    }
+    for (size_t a = 0, b; st == OG_OK && a < nlive; a = b) {
+        uint64_t frag = OG_ROW_ADDR_FRAG(ord[a].addr);
+        for (b = a; b < nlive && OG_ROW_ADDR_FRAG(ord[b].addr) == frag; b++) {
+            offs[b - a] = (uint32_t)OG_ROW_ADDR_OFFSET(ord[b].addr);
+            at[ord[b].i] = (uint64_t)nparts << 32 | (b - a);
+        }
+        og_vector *one = &parts[nparts];
+        st = og_table_take(v->table, &v->m, frag, offs, b - a, &field_id, 1, one);
+        if (st != OG_OK) break;
+        nparts++;
+        if (one->len != b - a || !og_type_eq(one->type, out->type))
+            st = og_err(OG_ERR_CORRUPT, "table %s version %llu field id %d: a point read disagrees with the schema",
+                        og_table_dir(v->table), (unsigned long long)v->m.version, field_id);
+    }
     for (size_t k = 0, j = 0; k < n && st == OG_OK; k++) {
         if (rows[k] == UINT32_MAX) {
             st = og_vector_append_null(out);
             continue;
         }
-        uint64_t a = addr[j++];
-        uint32_t off = OG_ROW_ADDR_OFFSET(a);
-        og_vector one;
-        st = og_table_take(v->table, &v->m, OG_ROW_ADDR_FRAG(a), &off, 1, &field_id, 1, &one);
-        if (st != OG_OK) break;
-        if (one.len != 1 || !og_type_eq(one.type, out->type))
-            st = og_err(OG_ERR_CORRUPT, "table %s version %llu field id %d: a point read disagrees with the schema",
-                        og_table_dir(v->table), (unsigned long long)v->m.version, field_id);
-        else
-            st = og_vector_append_from(out, &one, 0);
-        og_vector_free(&one);
+        uint64_t w = at[j++];
+        st = og_vector_append_from(out, &parts[w >> 32], (size_t)(w & 0xffffffffu));
     }
+    for (size_t p = 0; p < nparts; p++) og_vector_free(&parts[p]);
+    free(parts);
+    free(offs);
+    free(at);
+    free(ord);
     free(addr);
     if (st != OG_OK) og_vector_free(out);
     return st;

@@ -662,18 +662,38 @@ og_status og_table_take(og_table *t, const og_manifest *m, uint64_t fragment_id,
     og_table_scan *s;
     OG_TRY(og_table_scan_open(&s, t, m, &o));
     og_status st = frag_open(s, f);
-    uint64_t lo = n ? offsets[0] : 0, hi = n ? (uint64_t)offsets[n - 1] + 1 : 0;
+    /* Runs of offsets at most TAKE_GAP apart are read as one range: a few scattered rows (a
+     * top-k's winners, a point gather) cost a read each instead of every row between the first
+     * and the last.  Dense offsets, or more than TAKE_RUNS runs, stay one range. */
+    enum { TAKE_GAP = 64, TAKE_RUNS = 32 };
+    size_t nruns = 1;
+    for (size_t k = 1; k < n; k++) nruns += offsets[k] - offsets[k - 1] > TAKE_GAP;
+    uint32_t gap = nruns > TAKE_RUNS ? UINT32_MAX : TAKE_GAP;
     uint32_t *sel = malloc((n ? n : 1) * sizeof *sel);
     if (st == OG_OK && !sel) st = og_err(OG_ERR_NOMEM, "out of memory");
-    for (size_t k = 0; st == OG_OK && k < n; k++) sel[k] = (uint32_t)(offsets[k] - lo);
     size_t done = 0;
     for (; st == OG_OK && done < nfields; done++) {
-        og_vector v;
-        st = read_field(s, done, lo, (size_t)(hi - lo), &v);
-        if (st != OG_OK) break;
-        st = og_table_i_vector_select(&v, sel, n, &out[done]);
-        og_vector_free(&v);
-        if (st != OG_OK) break;
+        for (size_t a = 0, b; st == OG_OK && a < n; a = b) {
+            for (b = a + 1; b < n && offsets[b] - offsets[b - 1] <= gap; b++) {}
+            uint64_t lo = offsets[a], hi = (uint64_t)offsets[b - 1] + 1;
+            for (size_t k = a; k < b; k++) sel[k - a] = (uint32_t)(offsets[k] - lo);
+            og_vector v, part;
+            st = read_field(s, done, lo, (size_t)(hi - lo), &v);
+            if (st != OG_OK) break;
+            st = og_table_i_vector_select(&v, sel, b - a, &part);
+            og_vector_free(&v);
+            if (st != OG_OK) break;
+            if (a == 0) {
+                out[done] = part; /* the first run starts the column */
+                continue;
+            }
+            for (size_t k = 0; k < part.len && st == OG_OK; k++) st = og_vector_append_from(&out[done], &part, k);
+            og_vector_free(&part);
+        }
+        if (st != OG_OK) {
+            og_vector_free(&out[done]);
+            break;
+        }
     }
     if (st != OG_OK)
         for (size_t k = 0; k < done; k++) og_vector_free(&out[k]);
