@@ -13,6 +13,7 @@ PKGS=(
   wrk     # the server benchmark (bench/server/run.sh)
   libsqlite3-dev wordnet-base gnuplot-nox # the search benchmark (bench/search/run.sh): FTS5 peer, corpus, chart
   libedit-dev tmux # `omnigraph shell` line editing (src/shell/), its terminal test (tests/cli/shell-tmux.sh)
+  python3-venv python3-pip python3-pytest python3-pandas # the Python package's tests (python/run-tests.sh)
 )
 # Node.js: some images ship a nodejs package that bundles npm (and conflicts with Debian's npm).
 command -v node >/dev/null 2>&1 || PKGS+=(nodejs)
