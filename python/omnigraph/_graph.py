@@ -86,6 +86,14 @@ class _Local:
         args = ["--data", "-", "--mode", mode] + (["--branch", branch] if branch else [])
         return self.run("load", args, stdin=data)
 
+    def load_csv(self, path, type_, delimiter, mode, branch):
+        args = ["--csv", f"{type_}={path}" if type_ else path, "--mode", mode]
+        if delimiter:
+            args += ["--delimiter", delimiter]
+        if branch:
+            args += ["--branch", branch]
+        return self.run("load", args)
+
     def branch_create(self, name, from_):
         return self.run("branch create", ["--from", from_, name])
 
@@ -163,6 +171,17 @@ class _Remote:
             q["branch"] = branch
         return self.call("POST", "/load/ndjson", data, ctype="application/x-ndjson", query=q)
 
+    def load_csv(self, path, type_, delimiter, mode, branch):
+        q = {"mode": mode}
+        if type_:
+            q["type"] = type_
+        if delimiter:
+            q["delimiter"] = delimiter
+        if branch:
+            q["branch"] = branch
+        with open(path, "rb") as f:
+            return self.call("POST", "/load/csv", f.read(), ctype="text/csv", query=q)
+
     def branch_create(self, name, from_):
         return self.call("POST", "/branches", {"name": name, "from": from_})
 
@@ -213,6 +232,12 @@ class Graph:
         else:
             payload = "".join(json.dumps(r) + "\n" for r in data).encode()
         return Receipt(self._t.load(payload, mode, branch))
+
+    def load_csv(self, path, type=None, delimiter=None, mode="merge", branch=None):
+        """Loads CSV file `path` of node or edge type `type` (docs/load.md "CSV": a header row,
+        neo4j-admin / LSQB column conventions; without `type`, a :LABEL / :TYPE column) as one
+        commit."""
+        return Receipt(self._t.load_csv(os.fspath(path), type, delimiter, mode, branch))
 
     def branch_create(self, name, from_="main"):
         """Creates branch `name` at the head of `from_`."""

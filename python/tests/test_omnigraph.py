@@ -119,6 +119,25 @@ def test_load_appends_and_reports(graph):
     assert [r["p.name"] for r in graph.query(PEOPLE).rows] == ["ada", "bob", "cy"]
 
 
+def test_load_csv(graph, tmp_path):
+    people = tmp_path / "people.csv"
+    people.write_text('name|age\n"dee, d"|41\nemi|\n')
+    rc = graph.load_csv(people, type="Person", delimiter="|")
+    assert rc.commit and rc.affected_nodes == 2
+    lives = tmp_path / "lives.csv"
+    lives.write_text("from,to\nemi,london\n")
+    assert graph.load_csv(lives, type="LivesIn").affected_edges == 1
+    q = 'query q() { match { $p: Person  $p livesIn $c } return { $p.name, $p.age } order { $p.name } }'
+    assert graph.query(q).rows == [{"p.name": "ada", "p.age": 36}, {"p.name": "emi", "p.age": None}]
+    assert graph.query(PEOPLE).rows[2]["p.name"] == "dee, d"
+    bad = tmp_path / "bad.csv"
+    bad.write_text("name,age\nfay,old\n")
+    with pytest.raises(omnigraph.OmniGraphError) as e:
+        graph.load_csv(bad, type="Person")
+    assert "3" in e.value.message or "2" in e.value.message  # the line is named
+    assert len(graph.query(PEOPLE).rows) == 4  # nothing of the bad file
+
+
 def test_errors_raise_typed_exceptions(graph):
     with pytest.raises(omnigraph.OmniGraphError) as e:
         graph.query("query q( { }")
