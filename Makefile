@@ -8,7 +8,7 @@ TESTBLD := build/asan
 # ccache, where installed, makes rebuilds across work trees cheap; the build does not need it.
 LAUNCHER := $(shell command -v ccache >/dev/null 2>&1 && echo -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 
-.PHONY: all deps build test-build test test-c test-interop run demo-table clean bench install
+.PHONY: all deps build test-build test test-c test-interop test-python run demo-table clean bench install
 
 all: build
 
@@ -36,7 +36,11 @@ test-interop: build
 	OG_BIN_DIR=$(CURDIR)/$(RELEASE) bash tests/interop/run.sh
 	OG_BIN_DIR=$(CURDIR)/$(RELEASE) bash tests/mcp-sdk/run.sh
 
-test: test-c test-interop
+# The Python package: `pip install ./python` into a fresh venv, then its pytest suite (docs/python.md).
+test-python: build
+	bash python/run-tests.sh $(RELEASE)
+
+test: test-c test-interop test-python
 
 # The main job: the graph quickstart on an embedded local graph (scripts/quickstart.sh).
 run: build
@@ -49,8 +53,16 @@ demo-table: build
 # Installs bin/omnigraph, include/omnigraph.h, lib/libomnigraph.a and lib/pkgconfig/omnigraph.pc
 # under $(DESTDIR)$(PREFIX) (README.md "Install").
 PREFIX  ?= /usr/local
+# Debian's python3, for the Python package of `make install`
+PYTHON  ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)
 install: build
 	DESTDIR="$(DESTDIR)" cmake --install $(RELEASE) --prefix "$(PREFIX)"
+	@# the Python package beside the binary (docs/python.md), into PREFIX/lib/python3.X/dist-packages
+	@# (Debian's python3 reads /usr/local's); --target keeps it out of Debian's own /usr tree, which
+	@# is what pip's --break-system-packages guard protects
+	$(PYTHON) -m pip install --no-index --no-deps --quiet --upgrade \
+	  --target "$(DESTDIR)$(PREFIX)/lib/$$($(PYTHON) -c 'import sys; print("python%d.%d" % sys.version_info[:2])')/dist-packages" \
+	  $$($(PYTHON) -m pip install --help | grep -q break-system-packages && echo --break-system-packages) ./python
 
 bench: build
 	bash bench/run.sh $(RELEASE)

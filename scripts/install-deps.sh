@@ -15,6 +15,7 @@ PKGS=(
   libedit-dev tmux # `omnigraph shell` line editing (src/shell/), its terminal test (tests/cli/shell-tmux.sh)
   chromium # OmniGraph Studio's browser test (tests/studio/, driven by puppeteer-core)
   libicu-dev # confusable-aware branch names and protected-branch matching (src/util/ident.c)
+  python3-venv python3-pip python3-pytest python3-pandas # the Python package's tests (python/run-tests.sh)
 )
 # Node.js: some images ship a nodejs package that bundles npm (and conflicts with Debian's npm).
 command -v node >/dev/null 2>&1 || PKGS+=(nodejs)

@@ -210,7 +210,8 @@ int og_cmd_load(int argc, char **argv)
     og_receipt r;
     og_db_set_write_budget(db, &budget); /* --timeout / --max-memory: this one load */
     og_status st = ncsv ? og_db_load_csv(&r, db, files, ncsv, delim, &lo) : og_db_load(&r, db, data, &lo);
-    og_cli_write_info wi = {data, og_load_mode_name(lo.mode), from, created && r.published, NULL};
+    og_cli_write_info wi = {data, og_load_mode_name(lo.mode), from, created && r.published, NULL,
+                            ncsv ? files : NULL, ncsv, delim};
     if (!st) og_cli_print_receipt(&a, db, &r, 1, &wi);
     og_db_close(db);
     if (*spool) unlink(spool);
@@ -551,7 +552,7 @@ static int run_gq(int argc, char **argv, int is_mutation)
         og_db_mutate_opts mo = {a.branch, from, if_commit};
         og_db_set_write_budget(db, &budget); /* --timeout / --max-memory: this one mutation */
         st = og_db_mutate_ex(&r, db, (const char *)src.data, src.len, name, params, &mo);
-        og_cli_write_info wi = {NULL, NULL, NULL, 0, name};
+        og_cli_write_info wi = {.query_name = name};
         char qname[128] = "";
         if (!name) { /* the one query of the source */
             const char *q = strstr((const char *)src.data, "query ");

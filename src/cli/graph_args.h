@@ -64,6 +64,9 @@ typedef struct og_cli_write_info {
     const char *from;        /* load: the --from base */
     int branch_created;      /* load: the branch was forked by this write */
     const char *query_name;  /* mutate */
+    const og_load_csv_file *csv; /* load --csv: its files (their rows are counted per type) */
+    size_t ncsv;
+    char csv_delimiter;
 } og_cli_write_info;
 
 /* The reference's CommitOutput of a published write: {"graph_commit_id","graph_branch",

@@ -407,6 +407,12 @@ static int run_gq(og_remote *r, int argc, char **argv, int is_mutation)
         return not_served(verb, timeout ? "--timeout" : "--max-memory", "the server's --query-timeout and "
                                                                         "--query-max-memory set every query's budgets");
     if (from) return not_served(verb, "--from", "POST /mutate takes no base branch; create it first with branch create");
+    int arrow = format && !strcmp(format, "arrow"); /* the server's Arrow stream, passed through */
+    if (arrow && (is_mutation || a.json))
+        return og_cli_usage(verb, is_mutation ? "--format arrow is for reads" : "--json and --format arrow contradict each other");
+    if (arrow && isatty(STDOUT_FILENO))
+        return og_cli_usage(verb, "--format arrow writes binary: redirect stdout (> result.arrow)");
+    if (arrow) format = NULL;
     og_cli_format cfmt;
     if ((rc = og_cli_format_parse(verb, format, a.json, &cfmt))) return rc;
     og_format fmt = OG_FORMAT_JSON;
@@ -460,10 +466,13 @@ static int run_gq(og_remote *r, int argc, char **argv, int is_mutation)
         r->header = hdr;
     }
     if (is_mutation) echo(r, verb);
+    if (arrow) r->header = "Accept: application/vnd.apache.arrow.stream";
     og_http_resp resp;
     int exit_code = OG_EXIT_OK;
     if (call(r, verb, "POST", path, body, NULL, NULL, &resp)) {
         exit_code = OG_EXIT_FAIL;
+    } else if (arrow && resp.status == 200) {
+        if (fwrite(resp.body.data, 1, resp.body.len, stdout) != resp.body.len) exit_code = OG_EXIT_FAIL;
     } else if (resp.status != 200) {
         if (resp.status == 412 && a.json) { /* the structured lost race under --json */
             json_t *j = parse_body(&resp);

@@ -915,8 +915,10 @@ static struct MHD_Response *precheck(og_req *r)
         const char *b = og_req_arg(r, "branch");
         struct MHD_Response *deny = og_req_authorize(r, OG_ACTION_CHANGE, b && *b ? b : "main", NULL);
         if (deny) return deny;
-        if (!media_type_is(og_req_header(r, "Content-Type"), "application/x-ndjson"))
-            return og_resp_error(r, 415, "bad_request", "Content-Type must be application/x-ndjson", NULL, NULL);
+        int csv = strstr(rt->path, "/load/csv") != NULL; /* the spooled CSV body (docs/server.md) */
+        if (!media_type_is(og_req_header(r, "Content-Type"), csv ? "text/csv" : "application/x-ndjson"))
+            return og_resp_error(r, 415, "bad_request",
+                                 csv ? "Content-Type must be text/csv" : "Content-Type must be application/x-ndjson", NULL, NULL);
     } else if (rt->body == OG_BODY_JSON) {
         if (!media_type_is(og_req_header(r, "Content-Type"), "application/json"))
             return og_resp_error(r, 415, "bad_request", "Content-Type must be application/json", NULL, NULL);

@@ -249,7 +249,8 @@ static json_t *operation(const og_route *rt, int auth)
         json_decref(params);
     if (rt->body == OG_BODY_NDJSON)
         json_object_set_new(op, "requestBody",
-                            json_pack("{s:b,s:{s:{s:{s:s}}}}", "required", 1, "content", "application/x-ndjson",
+                            json_pack("{s:b,s:{s:{s:{s:s}}}}", "required", 1, "content",
+                                      strstr(rt->path, "/load/csv") ? "text/csv" : "application/x-ndjson",
                                       "schema", "type", "string"));
     else if (rt->request_schema)
         json_object_set_new(op, "requestBody", json_pack("{s:b,s:o}", "required", rt->body == OG_BODY_JSON || rt->body == OG_BODY_RAW, "content",

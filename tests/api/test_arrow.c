@@ -78,7 +78,7 @@ static og_rows *all_types(void)
     const float f0[2] = {0.5f, -1}, f2[2] = {2, 3};
     og_vector_append_floats(v, f0, 2), og_vector_append_null(v), og_vector_append_floats(v, f2, 2);
     v = col(r, 13, "nothing", T(OG_T_NULL), 1);
-    og_vector_append_null(v), og_vector_append_null(v), og_vector_append_null(v);
+    v->len = 3, v->null_count = 3; /* an untyped null column: rows and no buffers */
     r->res.nrows = 3;
     assert_int_equal(og_rows_finish(r, NULL), OG_OK);
     return r;
@@ -224,7 +224,12 @@ static void test_ipc_stream_framing(void **state)
     (void)state;
     og_rows *r = all_types();
     walk(r, 3, 1);
-    /* a slice from row 1: strings and lists rebased to offset 0 */
+    /* a slice from row 1: strings and lists rebased to offset 0 (the untyped null column
+     * dropped first: slicing copies rows, and it has none to copy) */
+    og_vector_free(&r->res.cols[13]);
+    free(r->res.names[13]);
+    free(r->type_names[13]);
+    r->res.ncols = 13;
     og_rows_slice(r, 1, 2);
     walk(r, 2, 1);
     struct ArrowSchema s;

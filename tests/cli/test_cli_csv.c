@@ -46,6 +46,9 @@ static void load_csv_files_as_one_commit_then_export_them(void **state)
     /* '|' files and a ',' file cannot share one --delimiter: two loads */
     assert_int_equal(run(out, sizeof out, "cd %s && %s load --csv Person=people.csv --mode overwrite --json --quiet g 2>&1", dir, bin), 0);
     assert_non_null(strstr(out, "\"total_entities\": 2"));
+    /* per type, under its kind (a quoted field with a comma is one row) */
+    assert_non_null(strstr(out, "\"nodes\": [\n    {\n      \"name\": \"Person\",\n      \"entities_loaded\": 2\n    }\n  ]"));
+    assert_non_null(strstr(out, "\"edges\": []"));
     char before[64], after[64];
     assert_int_equal(run(before, sizeof before, "cd %s && %s commit list --format jsonl --quiet g | wc -l", dir, bin), 0);
     assert_int_equal(run(out, sizeof out,
@@ -54,6 +57,12 @@ static void load_csv_files_as_one_commit_then_export_them(void **state)
                      0);
     assert_int_equal(run(after, sizeof after, "cd %s && %s commit list --format jsonl --quiet g | wc -l", dir, bin), 0);
     assert_int_equal(atoi(after), atoi(before) + 1); /* two files, one commit */
+    assert_int_equal(run(out, sizeof out,
+                         "cd %s && %s load --csv City=cities.csv --csv LivesIn=lives.csv --delimiter '|' --mode merge --json --quiet g 2>&1",
+                         dir, bin),
+                     0);
+    assert_non_null(strstr(out, "\"name\": \"City\",\n      \"entities_loaded\": 1"));
+    assert_non_null(strstr(out, "\"edges\": [\n    {\n      \"name\": \"LivesIn\",\n      \"entities_loaded\": 1"));
     assert_int_equal(run(out, sizeof out,
                          "cd %s && %s query --quiet -e 'query q() { match { $p: Person $p livesIn $c } return { $p.name, $c.label } }' "
                          "--format csv g 2>&1",

@@ -199,6 +199,8 @@ test("the server answers Accept: application/vnd.apache.arrow.stream with the sa
     assert.equal(res.status, 200);
     assert.equal(res.headers.get("content-type"), "application/vnd.apache.arrow.stream");
     checkTable(table(Buffer.from(await res.arrayBuffer())));
+    // the CLI against the server: the same stream, passed through
+    checkTable(table(run(["query", "-e", q, "--format", "arrow", "--server", `http://${addr}`, "--graph", "g"])));
     // a client that does not ask for Arrow still gets JSON
     const js = await fetch(url, {
       method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ query: q }),

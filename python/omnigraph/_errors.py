@@ -1,0 +1,45 @@
+"""Errors: one class per error code of docs/errors.md, all under OmniGraphError.
+
+Why subclasses: a caller retries a ConflictError and fixes a ParseError; `except` on the class
+says which without parsing messages.  `.code` is the library's code ("parse", "not_found") for
+an embedded graph and the server's ("bad_request", "conflict") for a served one.
+"""
+
+
+class OmniGraphError(Exception):
+    """Any failure OmniGraph reports.  `.code` names the error class, `.message` says why."""
+
+    def __init__(self, code, message, status=None):
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+        self.status = status  # the HTTP status, for a served graph
+
+
+class InvalidError(OmniGraphError): pass
+class NotFoundError(OmniGraphError): pass
+class AlreadyExistsError(OmniGraphError): pass
+class ConflictError(OmniGraphError): pass
+class PreconditionFailedError(OmniGraphError): pass
+class ParseError(OmniGraphError): pass
+class TypeCheckError(OmniGraphError): pass
+class ConstraintError(OmniGraphError): pass
+class UnsupportedError(OmniGraphError): pass
+class AuthError(OmniGraphError): pass
+class LimitError(OmniGraphError): pass
+class InternalError(OmniGraphError): pass
+
+
+_BY_CODE = {
+    "invalid": InvalidError, "bad_request": InvalidError, "not_found": NotFoundError,
+    "already_exists": AlreadyExistsError, "conflict": ConflictError,
+    "precondition_failed": PreconditionFailedError, "parse": ParseError, "type": TypeCheckError,
+    "constraint": ConstraintError, "unsupported": UnsupportedError, "auth": AuthError,
+    "unauthorized": AuthError, "forbidden": AuthError, "limit": LimitError, "throttled": LimitError,
+    "too_many_requests": LimitError, "internal": InternalError, "io": InternalError, "corrupt": InternalError,
+    "out_of_memory": InternalError, "unsupported_version": UnsupportedError,
+}
+
+
+def make_error(code, message, status=None):
+    return _BY_CODE.get(code, OmniGraphError)(code, message, status)
