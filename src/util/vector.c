@@ -161,7 +161,7 @@ og_status og_vector_append_null(og_vector *v)
         ((uint8_t *)v->values)[v->len >> 3] &= (uint8_t)~(1u << (v->len & 7));
     } else if (!is_varwidth(v->type.id)) {
         size_t w = og_type_width(v->type);
-        memset((uint8_t *)v->values + v->len * w, 0, w);
+        if (w) memset((uint8_t *)v->values + v->len * w, 0, w); /* an untyped null has no values buffer */
     }
     v->null_count++;
     row_done(v, 0);
