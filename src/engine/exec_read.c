@@ -214,7 +214,9 @@ static og_status eval_object(exec *x, const pipe *p, int var, og_vector *out)
         for (size_t c = 0; o && c < nc; c++) {
             size_t k = cols[c].len == 1 ? 0 : r;
             if (cols[c].len == 0 || og_vector_is_null(&cols[c], k)) continue;
-            json_object_set_new(o, names[c], og_export_value_json(&cols[c], k));
+            /* spelled as the same value is as a column (engine/jsonval.h, JavaScript-safe): an
+             * integer beyond 2^53 is a decimal string, so the text always parses back */
+            json_object_set_new(o, names[c], og_jsonval_cell(&cols[c], k, OG_CELL_JS_SAFE));
         }
         /* reals in their shortest round-trip spelling, as in every other column (F32 4.1, not 4.0999999999999996) */
         char *text = o ? og_json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
