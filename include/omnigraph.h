@@ -720,12 +720,6 @@ og_status og_db_cleanup(og_cleanup_result *out, og_db *db, const og_cleanup_opts
 og_status og_db_index_status(char **out, og_db *db, const char *branch, const char *kind, const char *property);
 og_status og_db_index_build(char **out, og_db *db, const char *branch, const char *kind, const char *property);
 
-/* Session settings (docs/query-language.md "Session settings"): checks one `--set NAME=VALUE`
- * as a `set NAME = VALUE;` line of a query file would be checked.  OG_OK when the name and
- * value are known; OG_ERR_INVALID with the reason ("unknown setting `x`; expected one of
- * engine") otherwise. */
-og_status og_setting_validate(const char *name, const char *value);
-
 #ifdef __cplusplus
 }
 #endif

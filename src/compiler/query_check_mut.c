@@ -133,9 +133,27 @@ static int where_prop(og_chk *c, const og_cat_type *t, og_qassign *w, int edge, 
     return 1;
 }
 
+/* `false = false` on a type with a property `false`: either side may be the Bool literal or the
+ * property, so the reference refuses it; so do we, on either side (T7).  1 when refused. */
+static int bool_word_ambiguous(og_chk *c, const og_cat_type *t, const og_qassign *leaf)
+{
+    const char *word = !strcmp(leaf->prop, "true") || !strcmp(leaf->prop, "false") ? leaf->prop : NULL;
+    og_qspan sp = leaf->prop_span;
+    if (!word && leaf->value.kind == OG_QV_LIT && leaf->value.lit.kind == OG_QLIT_BOOL) {
+        word = leaf->value.lit.b ? "true" : "false";
+        sp = leaf->value.span;
+    }
+    size_t pi;
+    if (!word || !og_cat_type_prop(t, word, &pi)) return 0;
+    og_chk_fail(c, sp, "T7", "`%s` is ambiguous: it is both a Bool literal and a property of `%s`; rename the property "
+                "to compare it", word, t->name);
+    return 1;
+}
+
 static int check_where(og_chk *c, const og_cat_type *t, og_qmutation *m, int edge)
 {
     og_cat_prop p;
+    if (bool_word_ambiguous(c, t, &m->where)) return 0;
     return where_prop(c, t, &m->where, edge, &p) && check_value(c, &m->where.value, &p, m->where.prop);
 }
 
@@ -187,8 +205,8 @@ static int check_mcond(og_chk *c, const og_cat_type *t, og_qmcond *x, int edge)
         const og_cat_prop *p = og_cat_type_prop(t, x->leaf.prop, &pi);
         if (p && (!strcmp(x->leaf.prop, "true") || !strcmp(x->leaf.prop, "false")))
             return og_chk_fail(c, x->leaf.prop_span, "T7",
-                               "`%s` is ambiguous: it is both a Bool literal and a property of `%s`; write "
-                               "`%s = true` to test the property", x->leaf.prop, t->name, x->leaf.prop);
+                               "`%s` is ambiguous: it is both a Bool literal and a property of `%s`; rename the "
+                               "property to test it", x->leaf.prop, t->name);
         if (!p)
             return og_chk_fail(c, x->leaf.prop_span, "T11", "type `%s` has no property `%s`%s", t->name, x->leaf.prop,
                                og_suggest_hint(og_suggest_prop(t, x->leaf.prop), hint, sizeof hint));
@@ -204,6 +222,7 @@ static int check_mcond(og_chk *c, const og_cat_type *t, og_qmcond *x, int edge)
     }
     case OG_QMC_CMP: {
         og_cat_prop p;
+        if (bool_word_ambiguous(c, t, &x->leaf)) return 0;
         return where_prop(c, t, &x->leaf, edge, &p) && check_where_op(c, x, &p);
     }
     }

@@ -136,11 +136,16 @@ const char *og_query_column_name(const og_qprojection *p, char *buf, size_t cap)
     case OG_QE_LIT: snprintf(buf, cap, "literal"); break;
     case OG_QE_NOW: snprintf(buf, cap, "now"); break;
     case OG_QE_ALIAS: snprintf(buf, cap, "%s", e->name); break;
-    case OG_QE_NEAREST: snprintf(buf, cap, "nearest"); break;
+    /* a projected score is named as the reference names it: the ranked variable's `_distance`
+     * (nearest) or `_score` (bm25) */
+    case OG_QE_NEAREST: snprintf(buf, cap, "%s._distance", e->var); break;
     case OG_QE_SEARCH: snprintf(buf, cap, "search"); break;
     case OG_QE_FUZZY: snprintf(buf, cap, "fuzzy"); break;
     case OG_QE_MATCH_TEXT: snprintf(buf, cap, "match_text"); break;
-    case OG_QE_BM25: snprintf(buf, cap, "bm25"); break;
+    case OG_QE_BM25:
+        if (e->a && e->a->kind == OG_QE_PROP) snprintf(buf, cap, "%s._score", e->a->var);
+        else snprintf(buf, cap, "bm25");
+        break;
     case OG_QE_RRF: snprintf(buf, cap, "rrf"); break;
     case OG_QE_FUNC: snprintf(buf, cap, "%s", e->name); break;
     case OG_QE_ARITH: snprintf(buf, cap, "expression"); break;

@@ -214,7 +214,9 @@ static og_status eval_object(exec *x, const pipe *p, int var, og_vector *out)
         for (size_t c = 0; o && c < nc; c++) {
             size_t k = cols[c].len == 1 ? 0 : r;
             if (cols[c].len == 0 || og_vector_is_null(&cols[c], k)) continue;
-            json_object_set_new(o, names[c], og_export_value_json(&cols[c], k));
+            /* spelled as the same value is as a column (engine/jsonval.h, JavaScript-safe): an
+             * integer beyond 2^53 is a decimal string, so the text always parses back */
+            json_object_set_new(o, names[c], og_jsonval_cell(&cols[c], k, OG_CELL_JS_SAFE));
         }
         /* reals in their shortest round-trip spelling, as in every other column (F32 4.1, not 4.0999999999999996) */
         char *text = o ? og_json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
@@ -1855,7 +1857,7 @@ og_status og_exec_bind_params(const og_ir_query *ir, const json_t *params, og_ve
  * table's live rows (1 or 0 on a key lookup), each pushed predicate keeps 1/10 of them (an
  * equality) or 1/3 (anything else); a traversal multiplies by the average degree of its edge
  * type in its direction for each hop (capped at the destination's rows); a filter keeps 1/10
- * or 1/3; an anti-join keeps half. */
+ * or 1/3; an anti-join keeps half; an optional join keeps at least its input (its inner estimate when larger). */
 
 static double pred_keep(const og_ir_pred *p) { return p->kind == OG_IRP_CMP && p->op == OG_IR_EQ ? 0.1 : 1.0 / 3; }
 
@@ -1973,8 +1975,11 @@ static og_status plan_steps(exec *x, const og_ir_op *ops, size_t nops, unsigned 
             char pre[24];
             snprintf(pre, sizeof pre, "%s%zu.", prefix, k + 1);
             memcpy(inner_bound, now_bound, x->ir->nvars ? x->ir->nvars : 1);
-            double ignored;
-            st = plan_steps(x, op->inner, op->ninner, inner_bound, 1, in, depth + 1, pre, &ignored);
+            double inner_est;
+            size_t at = x->nsteps - 1;
+            st = plan_steps(x, op->inner, op->ninner, inner_bound, 1, in, depth + 1, pre, &inner_est);
+            if (st == OG_OK && op->sub == OG_QSUB_OPTIONAL) /* every outer row stays: at least `in` */
+                est = x->steps[at].est = inner_est > in ? inner_est : in;
         }
         mark_bound(op, now_bound);
         in = est;

@@ -437,6 +437,16 @@ static void optional_and_aggregate_subpatterns(void **state)
                 "  return p.name = $p.name: String, c = object($c): Object\n"
                 "  reads: node Company, node Person, edge Knows, edge WorksAt\n"
                 "  writes: -\n");
+    /* an unaliased score column is named as the reference names it */
+    expect_dump("query q() { match { $d: Doc } return { $d.slug, bm25($d.body, \"graph\") } "
+                "order { bm25($d.body, \"graph\") desc } limit 2 }",
+                "query q()\n"
+                "  scan $d: Doc\n"
+                "  return d.slug = $d.slug: String, d._score = score#0:bm25($d.body, \"graph\"): F64\n"
+                "  order by rank#0 bm25($d.body, \"graph\")\n"
+                "  limit 2\n"
+                "  reads: node Doc\n"
+                "  writes: -\n");
 }
 
 int main(void)

@@ -35,7 +35,10 @@
     "  return { $f.name }\n}\n"                                                                   \
     "query loners() {\n"                                                                          \
     "  match {\n    $p: Person\n    $c: Company\n    $p.age < 40\n"                               \
-    "    not { $p worksAt $c }\n  }\n  return { $p.name, $c.name }\n}\n"
+    "    not { $p worksAt $c }\n  }\n  return { $p.name, $c.name }\n}\n"                    \
+    "query employers() {\n"                                                                       \
+    "  match {\n    $p: Person\n    optional { $p worksAt $c }\n  }\n"                          \
+    "  return { $p.name, $c.name }\n}\n"
 
 /* Deterministic pseudo-random graph: n people, aged 1..20, each knowing `deg` others. */
 static char *generated(int n, int deg)
@@ -191,6 +194,13 @@ static void explain_text_is_pinned(void **state)
                 "3. anti_join not {...} on $p, $c  est=1.3  rows=2\n"
                 "  3.1. expand $p -[WorksAt out 1..1]-> $c: Company  traversal=reach_check  est=0.67  rows=2\n"
                 "pipeline: est=1.3  rows_through=10  rows_peak=4  result_rows=2\n");
+    /* optional { }: a left join, every person kept (those without an employer once) */
+    EXPECT_PLAN(f, "employers", NULL, 1,
+                "query employers: 3 steps, filters placed early\n"
+                "1. scan $p: Person  access=full_scan  est=4  rows=4\n"
+                "2. left_join optional {...} on $p  est=4  rows=4\n"
+                "  2.1. expand $p -[WorksAt out 1..1]-> $c: Company  traversal=csr  est=2  rows=2\n"
+                "pipeline: est=4  rows_through=10  rows_peak=4  result_rows=4\n");
     /* an equality across components is a hash join: only the 6 matching pairs are formed */
     EXPECT_PLAN(f, "same_age_pairs", NULL, 1,
                 "query same_age_pairs: 5 steps, filters placed early\n"
