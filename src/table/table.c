@@ -28,6 +28,7 @@ og_status og_table_open(og_table **out, og_store *store, const char *dir)
     og_table *t = calloc(1, sizeof *t);
     if (!t) return og_err(OG_ERR_NOMEM, "out of memory");
     t->store = store;
+    t->refs = 1;
     t->dir = strdup(dir);
     t->prefix = malloc(n + sizeof "tables//");
     if (!t->dir || !t->prefix) {
@@ -46,9 +47,11 @@ og_status og_table_open(og_table **out, og_store *store, const char *dir)
     return OG_OK;
 }
 
+void og_table_i_retain(og_table *t) { __atomic_add_fetch(&t->refs, 1, __ATOMIC_RELAXED); }
+
 void og_table_close(og_table *t)
 {
-    if (!t) return;
+    if (!t || __atomic_sub_fetch(&t->refs, 1, __ATOMIC_ACQ_REL) != 0) return;
     free(t->dir);
     free(t->prefix);
     free(t);

@@ -58,6 +58,7 @@ typedef struct og_table og_table;
  * `store`, which the handle borrows.  Does no I/O: a table without any version opens fine.
  * OG_ERR_INVALID for a bad directory name. */
 og_status og_table_open(og_table **out, og_store *store, const char *dir);
+/* Gives the handle up; a txn begun on it keeps it alive until og_table_txn_free. */
 void og_table_close(og_table *t);
 const char *og_table_dir(const og_table *t);
 og_store *og_table_store(const og_table *t);

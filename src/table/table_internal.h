@@ -13,7 +13,12 @@ struct og_table {
     char *dir;
     char *prefix;    /* "tables/<dir>/" */
     og_cache *cache; /* borrowed; NULL = no caching */
+    unsigned refs;   /* the opener's, plus one per open txn (og_table_i_retain): a txn the write
+                      * protocol commits may outlive the view that opened the table */
 };
+
+/* One more holder of t; og_table_close drops one and frees t with the last. */
+void og_table_i_retain(og_table *t);
 
 /* prefix + rel into out[cap]. OG_ERR_INVALID when it does not fit. */
 og_status og_table_i_key(const og_table *t, const char *rel, char *out, size_t cap);

@@ -172,6 +172,7 @@ void og_table_txn_free(og_table_txn *x)
     og_manifest_free(&x->m);
     for (size_t i = 0; i < x->ndels; i++) roaring_bitmap_free(x->dels[i].rows);
     free(x->dels);
+    og_table_close(x->t); /* the txn's own hold (og_table_txn_begin) */
     free(x);
 }
 
@@ -190,6 +191,7 @@ og_status og_table_txn_begin(og_table_txn **out, og_table *t, uint64_t base_vers
     og_table_txn *x = calloc(1, sizeof *x);
     if (!x) return og_err(OG_ERR_NOMEM, "out of memory");
     x->t = t;
+    og_table_i_retain(t); /* the write protocol may commit x after the view that opened t is gone */
     x->base = base_version;
     og_manifest_init(&x->m);
     og_status st = OG_OK;
