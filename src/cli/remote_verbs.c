@@ -346,9 +346,9 @@ static json_t *commit_embedded(json_t *c)
 {
     if (!json_is_object(c)) return json_null();
     static const char *keys[] = {"graph_commit_id", "graph_branch", "graph_manifest_version", "parent_commit_id",
-                                 "merged_parent_commit_id", "actor_id", "created_at"};
+                                 "merged_parent_commit_id", "actor_id", "actor_via", "created_at"};
     json_t *o = json_object();
-    for (size_t i = 0; i < 7; i++) {
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         json_t *v = json_object_get(c, keys[i]);
         json_object_set(o, keys[i], v ? v : json_null());
     }

@@ -2,7 +2,8 @@
 # remote-parity.sh — the CLI against a served graph (docs/cli.md "Remote mode and operator
 # config"): one command sequence runs embedded (--store) and served (--server URL --graph ID)
 # on two copies of one graph, and stdout, exit status and the stderr error class must match
-# (commit ids and times normalised: the two graphs mint their own).  Then the operator side:
+# (commit ids and times normalised: the two graphs mint their own; so is how the actor was
+# established, "local" embedded and the server's "token" / "unauthenticated" served).  Then the operator side:
 # credentials (login/logout, 0600, env tokens, never echoed), config.yaml servers, profiles,
 # defaults, aliases, graphs list, the scope refusals and --yes.
 # Usage: remote-parity.sh SOURCE_DIR OMNIGRAPH OMNIGRAPH_SERVER
@@ -49,7 +50,8 @@ url=$(start_server "$d/open.out" --graph kg="$d/srv" --graph other="$d/other" --
 [ "$url" != "http://" ] || { cat "$d/open.out.err" >&2; echo "FAIL: server did not start" >&2; exit 1; }
 
 # served receipts carry no "attempts" (the server does not report its publish retries)
-norm() { perl -0pe 's/,\n\s*"attempts": \d+//g' | sed -E -e 's/[0-9A-HJKMNP-TV-Z]{26}/<ID>/g' -e 's/[0-9]{16}/<US>/g' -e 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z/<TIME>/g'; }
+norm() { perl -0pe 's/,\n\s*"attempts": \d+//g' | sed -E -e 's/[0-9A-HJKMNP-TV-Z]{26}/<ID>/g' -e 's/[0-9]{16}/<US>/g' -e 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z/<TIME>/g' \
+  -e 's/"actor_via": "(local|token|unauthenticated)"/"actor_via": <VIA>/g'; }
 # the error class of stderr: "omnigraph VERB: CLASS: ..." lines (the write echo differs by design)
 errclass() { grep -oE '^omnigraph [a-z ]+: [a-z_]+:' || true; }
 n=0
