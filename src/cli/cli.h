@@ -83,8 +83,4 @@ int og_cli_usage(const char *verb, const char *fmt, ...) __attribute__((format(p
 /* Writes bytes to stdout. */
 void og_cli_out(const og_buf *b);
 
-/* suggest.c: the candidate nearest to a mistyped word when it is close enough to be a typo
- * (at most 2 edits), else NULL. */
-const char *og_cli_suggest(const char *word, const char *const *cands, size_t n);
-
 #endif

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "cli/cli.h"
+#include "util/typo.h"
 #include "cli/output.h"
 
 static int match(const char *arg, const char *name, const char **inline_value)
@@ -87,7 +88,7 @@ int og_graph_args_parse(og_graph_args *a, int argc, char **argv, og_flag *flags,
             }
             char word[128];
             snprintf(word, sizeof word, "%.*s", (int)strcspn(arg, "="), arg);
-            const char *near = og_cli_suggest(word, cands, nc);
+            const char *near = og_typo_nearest(word, cands, nc);
             if (near) return og_cli_usage(verb, "unknown option '%s' (did you mean %s?)", arg, near);
             return og_cli_usage(verb, "unknown option '%s'", arg);
         }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "util/typo.h"
 #include "cli/output.h"
 #include "cli/remote.h"
 #include "util/error.h"
@@ -284,7 +285,7 @@ int main(int argc, char **argv)
     names[nn++] = "read";
     names[nn++] = "change";
     names[nn++] = "help";
-    const char *near = og_cli_suggest(argv[1], names, nn);
+    const char *near = og_typo_nearest(argv[1], names, nn);
     if (near) {
         fprintf(stderr, "omnigraph: unknown command '%s' (did you mean '%s'?)\n", argv[1], near);
         fprintf(stderr, "(run `omnigraph help` for the list)\n");

@@ -60,7 +60,7 @@ int og_chk_arith(og_chk *c, og_qexpr *e, int in_agg)
 }
 
 /* Edit distance of two short names (a suggestion for an unknown function; suggest.h). */
-static size_t name_distance(const char *x, const char *y) { return og_suggest_distance(x, y); }
+static size_t name_distance(const char *x, const char *y) { return og_typo_distance(x, y); }
 
 static int unknown_function(og_chk *c, og_qexpr *e)
 {

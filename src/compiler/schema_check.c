@@ -142,7 +142,7 @@ static void check_string_annot(checker *ck, const og_annotation *a, size_t n, co
 }
 
 /* Edit distance of two short names (suggest.h). */
-static size_t name_distance(const char *a, const char *b) { return og_suggest_distance(a, b); }
+static size_t name_distance(const char *a, const char *b) { return og_typo_distance(a, b); }
 
 /* Every annotation the schema language knows (docs/reference.md "Annotations").  Anything
  * else is a typo more often than not — `@kye` would leave a type silently unkeyed — so an

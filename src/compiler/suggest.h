@@ -13,15 +13,7 @@
 #include <stddef.h>
 
 #include "compiler/catalog.h"
-
-/* Edit distance of a and b (insert, delete, replace, swap of two neighbours: one edit each;
- * letters compared without case).  Names past 64 bytes are "far" (99). */
-size_t og_suggest_distance(const char *a, const char *b);
-
-/* The candidate nearest to `word` when it is a likely typo — at most 2 edits and fewer than
- * half the word's length, or the same letters in another case — else NULL.  An exact match is
- * no suggestion (NULL).  Ties keep the first candidate. */
-const char *og_suggest_nearest(const char *word, const char *const *cands, size_t n);
+#include "util/typo.h" /* og_typo_distance, og_typo_nearest: the rule itself */
 
 /* The nearest node type / edge type / property of t (NULL when none is close). */
 const char *og_suggest_node(const og_catalog *cat, const char *word);

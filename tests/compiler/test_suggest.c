@@ -16,27 +16,27 @@
 static void distance_counts_edits_swaps_and_ignores_case(void **state)
 {
     (void)state;
-    assert_int_equal(og_suggest_distance("Persn", "Person"), 1);
-    assert_int_equal(og_suggest_distance("nmae", "name"), 1); /* a swap of neighbours */
-    assert_int_equal(og_suggest_distance("person", "Person"), 0);
-    assert_int_equal(og_suggest_distance("kitten", "sitting"), 3);
-    assert_int_equal(og_suggest_distance("", "abc"), 3);
+    assert_int_equal(og_typo_distance("Persn", "Person"), 1);
+    assert_int_equal(og_typo_distance("nmae", "name"), 1); /* a swap of neighbours */
+    assert_int_equal(og_typo_distance("person", "Person"), 0);
+    assert_int_equal(og_typo_distance("kitten", "sitting"), 3);
+    assert_int_equal(og_typo_distance("", "abc"), 3);
 }
 
 static void nearest_is_a_typo_or_nothing(void **state)
 {
     (void)state;
     const char *c[] = {"Person", "Company", "Knows"};
-    assert_string_equal(og_suggest_nearest("Persn", c, 3), "Person");
-    assert_string_equal(og_suggest_nearest("Compnay", c, 3), "Company");
-    assert_string_equal(og_suggest_nearest("knows", c, 3), "Knows");
-    assert_null(og_suggest_nearest("Person", c, 3));  /* an exact name is no suggestion */
-    assert_null(og_suggest_nearest("Xyzzy", c, 3));   /* far from all */
-    assert_null(og_suggest_nearest("Kn", c, 3));      /* 3 edits */
+    assert_string_equal(og_typo_nearest("Persn", c, 3), "Person");
+    assert_string_equal(og_typo_nearest("Compnay", c, 3), "Company");
+    assert_string_equal(og_typo_nearest("knows", c, 3), "Knows");
+    assert_null(og_typo_nearest("Person", c, 3));  /* an exact name is no suggestion */
+    assert_null(og_typo_nearest("Xyzzy", c, 3));   /* far from all */
+    assert_null(og_typo_nearest("Kn", c, 3));      /* 3 edits */
     const char *p[] = {"id", "age"};
-    assert_null(og_suggest_nearest("x", p, 2));       /* one letter is no typo of `id` */
-    assert_null(og_suggest_nearest("ag", p, 2));      /* 1 edit of 2 letters: too short to tell */
-    assert_string_equal(og_suggest_nearest("agee", p, 2), "age");
+    assert_null(og_typo_nearest("x", p, 2));       /* one letter is no typo of `id` */
+    assert_null(og_typo_nearest("ag", p, 2));      /* 1 edit of 2 letters: too short to tell */
+    assert_string_equal(og_typo_nearest("agee", p, 2), "age");
 }
 
 static void catalog_helpers_name_types_edges_and_props(void **state)
