@@ -114,7 +114,12 @@ static void crash_and_check(const char *point, const char *stage, int expect_new
     og_store_close(st);
 
     int code = run_child(dir, point, stage, -1);
-    if (code != OG_FAULT_EXIT_CODE) fail_msg("%s@%s: child exited %d, expected the fault exit", point, stage, code);
+    /* On an object store nothing is put after the publish (no stored hint: docs/graph-authority.md
+     * §4), so a store point armed there is never reached and the write completes: the state
+     * checked below must then be the new one. */
+    int unreached = code == 0 && expect_new && strncmp(point, "store.", 6) == 0;
+    if (code != OG_FAULT_EXIT_CODE && !unreached)
+        fail_msg("%s@%s: child exited %d, expected the fault exit", point, stage, code);
 
     st = tu_store(dir);
     g = tu_open(st);
