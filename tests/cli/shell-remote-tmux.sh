@@ -14,11 +14,10 @@ srv=${3:?usage: shell-remote-tmux.sh SOURCE_DIR OMNIGRAPH OMNIGRAPH_SERVER}
 og=$(cd "$(dirname "$og")" && pwd)/$(basename "$og")
 command -v tmux >/dev/null || { echo "tmux is missing (scripts/install-deps.sh installs it)" >&2; exit 1; }
 d=$(mktemp -d)
-sessions=0
-sock="og-rshell-test-$$-0"
+TMUX_LIB_NAME=og-rshell-test
+. "$(dirname "$0")/tmux-lib.sh"
 spid=
-trap 'for i in $(seq 0 "$sessions"); do tmux -L "og-rshell-test-$$-$i" kill-server 2>/dev/null || true; done;
-      [ -n "$spid" ] && kill "$spid" 2>/dev/null; wait 2>/dev/null; rm -rf "$d"' EXIT
+trap 'tmux_lib_cleanup; [ -n "$spid" ] && kill "$spid" 2>/dev/null; wait 2>/dev/null; rm -rf "$d"' EXIT
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 
 cat > "$d/schema.pg" <<'EOF2'
@@ -73,34 +72,9 @@ set -e
 [ "$rc" = 1 ] && grep -q '^omnigraph shell: auth: invalid bearer token$' <<<"$msg" ||
   { echo "FAIL: a wrong token (status $rc): $msg" >&2; exit 1; }
 
-tm() { tmux -L "$sock" -f /dev/null "$@"; }
 start() {
-  tm kill-server 2>/dev/null || true
-  sessions=$((sessions + 1)); sock="og-rshell-test-$$-$sessions"
-  tm new-session -d -s s -x 150 -y 50 \
-    "cd '$d' && OMNIGRAPH_HOME='$d/home' OMNIGRAPH_BEARER_TOKEN=alice-secret '$og' shell --server '$url' --graph g; echo \"shell exited with status \$?\"; sleep 60"
-  tm set-option -t s history-limit 5000 >/dev/null
-  wait_screen '^main> ?$' "the first prompt"
+  tmux_start "cd '$d' && OMNIGRAPH_HOME='$d/home' OMNIGRAPH_BEARER_TOKEN=alice-secret '$og' shell --server '$url' --graph g" '^main> ?$'
 }
-screen() { tm capture-pane -p -J -t s -S -; }
-fail() { echo "FAIL: $1" >&2; echo "---- the screen:" >&2; screen >&2; exit 1; }
-wait_screen() {
-  for _ in $(seq 1 300); do grep -qE -- "$1" <<<"$(screen)" && return 0; sleep 0.1; done
-  fail "$2: no line matches /$1/"
-}
-step=0
-mark() {
-  step=$((step + 1))
-  tm send-keys -t s "// step $step" Enter
-  wait_screen "// step $step\$" "step $step's mark"
-}
-out() { screen | awk -v m="// step $step" '$0 ~ m"$" { buf = ""; on = 1; next } on { buf = buf $0 "\n" } END { printf "%s", buf }'; }
-expect() {
-  for _ in $(seq 1 300); do grep -qE -- "$1" <<<"$(out)" && return 0; sleep 0.1; done
-  fail "step $step, $2: no line matches /$1/"
-}
-has() { grep -q "$@" <<<"$(out)"; }
-type_line() { tm send-keys -t s -l "$1"; tm send-keys -t s Enter; }
 
 start
 
@@ -126,13 +100,7 @@ expect '^grace$' "the completed query's rows"
 mark
 type_line 'query e() { match { $p: Person } return { $p.nme } }'
 expect 'has no property `nme`' "the type error"
-o=$(out)
-src=$(grep -m1 -E '^ +1 \| query e\(\)' <<<"$o" || true)
-caret=$(grep -m1 -E '^ +\| +\^$' <<<"$o" || true)
-[ -n "$src" ] && [ -n "$caret" ] || fail "the error's source line and caret"
-col_src=$(awk -v s="$src" 'BEGIN { print index(s, "$p.nme") }')
-col_caret=$(awk -v s="$caret" 'BEGIN { print index(s, "^") }')
-[ "$col_src" = "$col_caret" ] || fail "the caret is at column $col_caret, \$p.nme at $col_src"
+expect_caret '^ +1 \| query e\(\)' '$p.nme'
 
 # 4. a write on protected main: the policy's refusal, as the server words it
 mark

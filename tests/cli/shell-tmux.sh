@@ -11,11 +11,9 @@ og=${2:?usage: shell-tmux.sh SOURCE_DIR OMNIGRAPH}
 og=$(cd "$(dirname "$og")" && pwd)/$(basename "$og")
 command -v tmux >/dev/null || { echo "tmux is missing (scripts/install-deps.sh installs it)" >&2; exit 1; }
 d=$(mktemp -d)
-# Each session gets its own tmux server: a new session on a server that kill-server has told to
-# exit but that has not yet gone races it ("server exited unexpectedly" under load).
-sessions=0
-sock="og-shell-test-$$-0"
-trap 'for i in $(seq 0 "$sessions"); do tmux -L "og-shell-test-$$-$i" kill-server 2>/dev/null || true; done; rm -rf "$d"' EXIT
+TMUX_LIB_NAME=og-shell-test
+. "$(dirname "$0")/tmux-lib.sh"
+trap 'tmux_lib_cleanup; rm -rf "$d"' EXIT
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 
 cat > "$d/schema.pg" <<'EOF'
@@ -46,34 +44,7 @@ EOF
 "$og" branch create --quiet --store "$d/g" --from main dev
 mkdir "$d/home"
 
-tm() { tmux -L "$sock" -f /dev/null "$@"; }
-start() { # a shell in a fresh tmux session; the pane stays after it exits, with its status
-  tm kill-server 2>/dev/null || true
-  sessions=$((sessions + 1)); sock="og-shell-test-$$-$sessions"
-  tm new-session -d -s s -x 150 -y 50 \
-    "cd '$d' && OMNIGRAPH_HOME='$d/home' '$og' shell --store g; echo \"shell exited with status \$?\"; sleep 60"
-  tm set-option -t s history-limit 5000 >/dev/null
-  wait_screen '^main> ?$' "the first prompt"
-}
-screen() { tm capture-pane -p -J -t s -S -; }
-fail() { echo "FAIL: $1" >&2; echo "---- the screen:" >&2; screen >&2; exit 1; }
-wait_screen() { # PATTERN WHAT: the whole screen matches, within 30 s
-  for _ in $(seq 1 300); do grep -qE -- "$1" <<<"$(screen)" && return 0; sleep 0.1; done
-  fail "$2: no line matches /$1/"
-}
-step=0
-mark() { # a comment typed at the prompt: what follows it on the screen is this step's
-  step=$((step + 1))
-  tm send-keys -t s "// step $step" Enter
-  wait_screen "// step $step\$" "step $step's mark"
-}
-out() { screen | awk -v m="// step $step" '$0 ~ m"$" { buf = ""; on = 1; next } on { buf = buf $0 "\n" } END { printf "%s", buf }'; }
-expect() { # PATTERN WHAT: the output of the current step matches, within 30 s
-  for _ in $(seq 1 300); do grep -qE -- "$1" <<<"$(out)" && return 0; sleep 0.1; done
-  fail "step $step, $2: no line matches /$1/"
-}
-has() { grep -q "$@" <<<"$(out)"; } # grep OPTIONS PATTERN over the current step's output (no pipe: pipefail)
-type_line() { tm send-keys -t s -l "$1"; tm send-keys -t s Enter; }
+start() { tmux_start "cd '$d' && OMNIGRAPH_HOME='$d/home' '$og' shell --store g" '^main> ?$'; }
 
 start
 
@@ -115,13 +86,7 @@ expect '^node Project \{$' ".schema Project completed and run"
 mark
 type_line 'query e() { match { $p: Person } return { $p.nme } }'
 expect 'has no property `nme`' "the type error"
-o=$(out)
-src=$(grep -m1 -E '^ +1 \| query e\(\)' <<<"$o" || true)
-caret=$(grep -m1 -E '^ +\| +\^$' <<<"$o" || true)
-[ -n "$src" ] && [ -n "$caret" ] || fail "the error's source line and caret"
-col_src=$(awk -v s="$src" 'BEGIN { print index(s, "$p.nme") }')
-col_caret=$(awk -v s="$caret" 'BEGIN { print index(s, "^") }')
-[ "$col_src" = "$col_caret" ] || fail "the caret is at column $col_caret, \$p.nme at $col_src"
+expect_caret '^ +1 \| query e\(\)' '$p.nme'
 
 # 5. a mutation publishes one commit and prints its receipt
 mark
