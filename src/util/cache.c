@@ -162,6 +162,32 @@ og_cache_entry *og_cache_get(og_cache *c, const char *key)
     return e;
 }
 
+/* Evicts from the LRU tail while over the bound; returns the victims chained (free them
+ * outside the lock). */
+static og_cache_entry *trim_locked(og_cache *c)
+{
+    og_cache_entry *victims = NULL;
+    while (c->bytes > c->max_bytes && c->lru_tail) {
+        og_cache_entry *v = c->lru_tail;
+        detach_locked(c, v);
+        c->evictions++;
+        v->chain = victims;
+        victims = v;
+    }
+    return victims;
+}
+
+/* Drops the cache's hold on each evicted entry (outside the lock: a value's free may be slow). */
+static void release_chain(og_cache_entry *victims)
+{
+    while (victims) {
+        og_cache_entry *next = victims->chain;
+        victims->chain = NULL;
+        og_cache_entry_release(victims);
+        victims = next;
+    }
+}
+
 og_status og_cache_put(og_cache *c, const char *key, void *value, size_t bytes, og_cache_free_fn free_fn,
                        og_cache_entry **out)
 {
@@ -203,39 +229,13 @@ og_status og_cache_put(og_cache *c, const char *key, void *value, size_t bytes, 
         lru_push_front(c, e);
         c->count++;
         c->bytes += e->charge;
-        while (c->bytes > c->max_bytes && c->lru_tail) {
-            og_cache_entry *v = c->lru_tail;
-            detach_locked(c, v);
-            c->evictions++;
-            v->chain = victims; /* free outside the lock */
-            victims = v;
-        }
+        victims = trim_locked(c);
         if (c->count > c->nbuckets) grow_locked(c);
     }
     pthread_mutex_unlock(&c->lock);
-    while (victims) {
-        og_cache_entry *next = victims->chain;
-        victims->chain = NULL;
-        og_cache_entry_release(victims);
-        victims = next;
-    }
+    release_chain(victims);
     *out = e;
     return OG_OK;
-}
-
-/* Evicts from the LRU tail while over the bound; returns the victims chained (free them
- * outside the lock). */
-static og_cache_entry *trim_locked(og_cache *c)
-{
-    og_cache_entry *victims = NULL;
-    while (c->bytes > c->max_bytes && c->lru_tail) {
-        og_cache_entry *v = c->lru_tail;
-        detach_locked(c, v);
-        c->evictions++;
-        v->chain = victims;
-        victims = v;
-    }
-    return victims;
 }
 
 void og_cache_entry_recharge(og_cache *c, og_cache_entry *e, size_t bytes)
@@ -252,12 +252,7 @@ void og_cache_entry_recharge(og_cache *c, og_cache_entry *e, size_t bytes)
         e->charge = charge;
     }
     pthread_mutex_unlock(&c->lock);
-    while (victims) {
-        og_cache_entry *next = victims->chain;
-        victims->chain = NULL;
-        og_cache_entry_release(victims);
-        victims = next;
-    }
+    release_chain(victims);
 }
 
 size_t og_cache_entry_charge(const og_cache_entry *e) { return e ? e->charge : 0; }
