@@ -22,6 +22,7 @@
 #include "engine/scalar.h"
 #include "engine/scan_index.h"
 #include "engine/search.h"
+#include "engine/shortest.h"
 #include "engine/sort.h"
 #include "util/budget.h"
 #include "util/error.h"
@@ -56,6 +57,7 @@ typedef struct exec {
      * leading rows the top-k paths (search candidates) must keep, 0 = all of them */
     int has_limit;
     uint64_t limit, offset, window;
+    og_paths *paths;   /* the `shortest { }` paths found (engine/shortest.h), owned by exec_run */
 } exec;
 
 int og_exec_place_filters = 1;
@@ -252,6 +254,35 @@ static og_status eval_computed(exec *x, const pipe *p, const og_ir_expr *e, og_v
     return st;
 }
 
+/* length($p) (hops, I64) or nodes($p) (the nodes' ids, source first) of a shortest path. */
+static og_status eval_path(exec *x, const pipe *p, const og_ir_expr *e, og_vector *out)
+{
+    const og_ir_var *iv = e->var >= 0 && (size_t)e->var < x->ir->nvars ? &x->ir->vars[e->var] : NULL;
+    if (!iv || !iv->is_path || p->var_col[e->var] < 0 || !x->paths)
+        return og_err(OG_ERR_INTERNAL, "a path function over an unbound path");
+    const uint32_t *ids = p->b.cols[p->var_col[e->var]];
+    const og_paths *ps = x->paths;
+    const og_vector *idcol = NULL;
+    if (e->fn == OG_QF_NODES) OG_TRY(x->src->node_column(x->src->ud, (size_t)iv->type, OG_PROP_ID_COLUMN, &idcol));
+    OG_TRY(og_vector_init(out, e->type.t));
+    og_status st = OG_OK;
+    for (size_t r = 0; r < p->b.n_rows && st == OG_OK; r++) {
+        if (ids[r] >= ps->n) { /* null: a path `optional { }` did not bind */
+            st = og_vector_append_null(out);
+            continue;
+        }
+        size_t a = ps->off[ids[r]], z = ps->off[ids[r] + 1];
+        if (e->fn == OG_QF_LENGTH) {
+            st = og_vector_append_i64(out, (int64_t)(z - a) - 1);
+            continue;
+        }
+        for (size_t k = a; k < z && st == OG_OK; k++) st = og_vector_append_from(out->child, idcol, ps->nodes[k]);
+        if (st == OG_OK) st = og_vector_append_list_end(out);
+    }
+    if (st) og_vector_free(out);
+    return st;
+}
+
 static og_status eval(exec *x, const pipe *p, const og_ir_expr *e, og_vector *out)
 {
     switch (e->kind) {
@@ -287,6 +318,7 @@ static og_status eval(exec *x, const pipe *p, const og_ir_expr *e, og_vector *ou
     case OG_IRX_META:
         return gather_var(x, p, e->var, e->meta == OG_IR_META_SRC ? OG_PROP_SRC_COLUMN : OG_PROP_DST_COLUMN, out);
     case OG_IRX_ARITH: case OG_IRX_FUNC: return eval_computed(x, p, e, out);
+    case OG_IRX_PATH: return eval_path(x, p, e, out);
     case OG_IRX_AGG: case OG_IRX_COLUMN:
         return og_err(OG_ERR_INTERNAL, "aggregate or column reference evaluated outside projection");
     }
@@ -543,7 +575,7 @@ static void expr_vars(const og_ir_expr *e, unsigned char *vars, int *opaque)
 {
     if (!e) return;
     switch (e->kind) {
-    case OG_IRX_PROP: case OG_IRX_ID:
+    case OG_IRX_PROP: case OG_IRX_ID: case OG_IRX_PATH:
         if (e->var >= 0) vars[e->var] = 1;
         break;
     case OG_IRX_PARAM: case OG_IRX_LIT: case OG_IRX_NOW: break;
@@ -593,7 +625,7 @@ static int filter_ready(const og_ir_query *ir, const og_ir_op *op, const unsigne
 
 static void mark_bound(const og_ir_op *op, unsigned char *bound)
 {
-    if (op->kind == OG_IR_SCAN && op->var >= 0) bound[op->var] = 1;
+    if ((op->kind == OG_IR_SCAN || op->kind == OG_IR_PATH) && op->var >= 0) bound[op->var] = 1;
     if (op->kind == OG_IR_ANTIJOIN && op->sub == OG_QSUB_OPTIONAL)
         for (size_t k = 0; k < op->nopt; k++) bound[op->opt_vars[k]] = 1;
     if (op->kind == OG_IR_EXPAND) {
@@ -619,7 +651,8 @@ static og_status schedule_ops(const og_ir_query *ir, const og_ir_op *ops, size_t
         order[k++] = i;
         placed[i] = 1;
         mark_bound(&ops[i], bound);
-        if (!og_exec_place_filters || (ops[i].kind != OG_IR_SCAN && ops[i].kind != OG_IR_EXPAND)) continue;
+        if (!og_exec_place_filters || (ops[i].kind != OG_IR_SCAN && ops[i].kind != OG_IR_EXPAND && ops[i].kind != OG_IR_PATH))
+            continue;
         for (size_t j = i + 1; j < nops; j++)
             if (!placed[j] && ops[j].kind == OG_IR_FILTER && filter_ready(ir, &ops[j], bound, vars)) {
                 order[k++] = j;
@@ -1175,6 +1208,21 @@ static og_status op_expand(exec *x, pipe *p, const og_ir_op *op)
     return filter_rows(x, p, op->edge_preds, op->nedge_preds);
 }
 
+/* `$p: shortest { $a e{lo,hi} $b }`: the path of each row (engine/shortest.h) as a new column. */
+static og_status op_path(exec *x, pipe *p, const og_ir_op *op)
+{
+    if (p->var_col[op->src] < 0 || p->var_col[op->dst] < 0 || !x->paths)
+        return og_err(OG_ERR_INTERNAL, "shortest path between unbound variables");
+    const og_topology *t;
+    const og_vector *ids;
+    OG_TRY(x->src->edge_topology(x->src->ud, (size_t)op->edge_type, &t));
+    OG_TRY(x->src->node_column(x->src->ud, (size_t)op->node_type, OG_PROP_ID_COLUMN, &ids));
+    OG_TRY(og_shortest_paths(&p->b, (size_t)p->var_col[op->src], (size_t)p->var_col[op->dst], t, topo_dir(op->dir),
+                             op->min_hops, op->max_hops, ids, x->paths));
+    p->var_col[op->var] = (int)p->b.n_cols - 1;
+    return filter_rows(x, p, op->preds, op->npreds);
+}
+
 /* count { … } op n: keeps the outer rows whose number of inner rows (by their origin column)
  * compares as op with n; a null n keeps none. */
 static og_status count_mask(exec *x, const og_ir_op *op, const og_bindings *in, size_t origin, uint8_t *keep,
@@ -1368,6 +1416,7 @@ static og_status run_ops(exec *x, pipe *p, const og_ir_op *ops, size_t nops)
         case OG_IR_EXPAND: st = op_expand(x, p, op); break;
         case OG_IR_FILTER: st = filter_rows(x, p, &op->pred, 1); break;
         case OG_IR_ANTIJOIN: st = op_antijoin(x, p, op); break;
+        case OG_IR_PATH: st = op_path(x, p, op); break;
         }
         if (st == OG_OK) {
             x->rows_through += p->b.n_rows;
@@ -1622,7 +1671,7 @@ static og_status order_rows(exec *x, const pipe *p, const og_vector *cols, size_
     }
     if (st == OG_OK && !aggregate) {
         for (size_t v = 0; v < ir->nvars; v++)
-            if (ir->vars[v].depth == 0 && p->var_col[v] >= 0) vars[nv++] = (int)v;
+            if (ir->vars[v].depth == 0 && !ir->vars[v].is_path && p->var_col[v] >= 0) vars[nv++] = (int)v;
         /* insertion sort by name: few variables */
         for (size_t i = 1; i < nv; i++)
             for (size_t j = i; j > 0 && cmp_var_names(&vars[j - 1], &vars[j], (void *)ir) > 0; j--) {
@@ -1691,7 +1740,7 @@ static og_status resolve_page(exec *x)
 og_status og_exec_read(const og_ir_query *ir, const og_exec_source *src, const og_vector *params, int64_t now_ms,
                        og_result *out)
 {
-    exec x = {ir, src, params, now_ms, NULL, 0, 0, NULL, 0, 0, 0, 0, 0, 0};
+    exec x = {ir, src, params, now_ms, NULL, 0, 0, NULL, 0, 0, 0, 0, 0, 0, NULL};
     return exec_run(&x, out);
 }
 
@@ -1705,6 +1754,9 @@ static og_status exec_run(exec *xp, og_result *out)
     memset(out, 0, sizeof *out);
     if (ir->is_mutation) return og_err(OG_ERR_INVALID, "query '%s' is a mutation; run it with mutate", ir->name);
     OG_TRY(resolve_page(&x));
+    og_paths paths;
+    memset(&paths, 0, sizeof paths);
+    x.paths = &paths;
     pipe p = {0};
     p.identity_col = -1;
     og_status st = og_search_new(&x.search, ir, src, params, now_ms);
@@ -1794,6 +1846,7 @@ static og_status exec_run(exec *xp, og_result *out)
     og_bindings_free(&p.b);
     free(p.var_col);
     og_search_free(x.search);
+    og_paths_free(&paths);
     if (st != OG_OK) og_result_free(out);
     return st;
 }
@@ -1803,7 +1856,7 @@ og_status og_exec_const(const og_ir_query *ir, const og_ir_expr *e, const og_vec
 {
     /* a constant expression (parameters, literals, now(); the checker admits no variable):
      * evaluated over one row that binds nothing */
-    exec x = {ir, NULL, params, now_ms, NULL, 0, 0, NULL, 0, 0, 0, 0, 0, 0};
+    exec x = {ir, NULL, params, now_ms, NULL, 0, 0, NULL, 0, 0, 0, 0, 0, 0, NULL};
     pipe none = {0};
     none.identity_col = -1;
     none.b.n_rows = 1;
@@ -1894,7 +1947,7 @@ static og_status plan_steps(exec *x, const og_ir_op *ops, size_t nops, unsigned 
     if (st == OG_OK)
         for (size_t v = 0; v < x->ir->nvars; v++) now_bound[v] = bound[v];
     for (size_t i = 0; st == OG_OK && i < nops; i++)
-        if (ops[i].kind == OG_IR_SCAN && ops[i].var >= 0) now_bound[ops[i].var] = 0;
+        if ((ops[i].kind == OG_IR_SCAN || ops[i].kind == OG_IR_PATH) && ops[i].var >= 0) now_bound[ops[i].var] = 0;
         else if (ops[i].kind == OG_IR_EXPAND) {
             if (ops[i].dst >= 0 && !ops[i].closing) now_bound[ops[i].dst] = 0;
             if (ops[i].edge_var >= 0) now_bound[ops[i].edge_var] = 0;
@@ -1967,6 +2020,7 @@ static og_status plan_steps(exec *x, const og_ir_op *ops, size_t nops, unsigned 
         }
         case OG_IR_FILTER: est = s.hash ? in : in * pred_keep(&op->pred); break; /* a hash key: counted in the join */
         case OG_IR_ANTIJOIN: est = in * 0.5; break;
+        case OG_IR_PATH: est = in * 0.5 * preds_keep(op->preds, op->npreds); break; /* connected or not */
         }
         if (st) break;
         s.est = est;
@@ -2033,6 +2087,11 @@ static og_status put_step(og_buf *b, const og_ir_query *ir, const xstep *s, int 
         for (size_t k = 0; k < op->nouter; k++) og_buf_printf(b, "%s$%s", k ? ", " : " ", ir->vars[op->outer_vars[k]].name);
         if (!op->nouter) og_buf_append_str(b, " (no shared variable)");
         break;
+    case OG_IR_PATH:
+        og_buf_printf(b, "shortest $%s = $%s -[%s %s %u..%u]-> $%s: %s  traversal=bfs_from_destination", ir->vars[op->var].name,
+                      ir->vars[op->src].name, cat->edges[op->edge_type].name, dirs[op->dir], (unsigned)op->min_hops,
+                      (unsigned)op->max_hops, ir->vars[op->dst].name, cat->nodes[op->node_type].name);
+        break;
     }
     og_buf_append_str(b, "  est=");
     put_est(b, s->est);
@@ -2065,7 +2124,7 @@ og_status og_exec_explain(const og_ir_query *ir, const og_exec_source *src, cons
 {
     if (res) memset(res, 0, sizeof *res);
     if (ir->is_mutation) return og_err(OG_ERR_INVALID, "query '%s' is a mutation; explain reads only", ir->name);
-    exec x = {ir, src, params, now_ms, NULL, 0, 0, NULL, 0, 0, 0, 0, 0, 0};
+    exec x = {ir, src, params, now_ms, NULL, 0, 0, NULL, 0, 0, 0, 0, 0, 0, NULL};
     unsigned char *bound = calloc(ir->nvars ? ir->nvars : 1, 1);
     if (!bound) return og_err(OG_ERR_NOMEM, "out of memory");
     double est = 0;
