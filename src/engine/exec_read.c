@@ -15,6 +15,7 @@
 #include "engine/aggregate.h"
 #include "engine/bindings.h"
 #include "engine/colscan.h"
+#include "engine/degree_count.h"
 #include "engine/exec.h"
 #include "engine/export.h"
 #include "engine/filter.h"
@@ -58,6 +59,7 @@ typedef struct exec {
     int has_limit;
     uint64_t limit, offset, window;
     og_paths *paths;   /* the `shortest { }` paths found (engine/shortest.h), owned by exec_run */
+    const uint64_t *weights; /* a counted last hop (engine/degree_count.h): the rows each row stands for */
 } exec;
 
 int og_exec_place_filters = 1;
@@ -1573,10 +1575,24 @@ static og_status typed_aggregate(exec *x, const pipe *p, og_vector *cols, size_t
     return st;
 }
 
+/* count(...) per group when each row stands for x->weights[row] rows (degree_count.h). */
+static og_status weighted_count(const exec *x, const uint32_t *group, size_t n, size_t ngroups, og_vector *out)
+{
+    uint64_t *cnt = calloc(ngroups ? ngroups : 1, sizeof *cnt);
+    if (!cnt) return og_err(OG_ERR_NOMEM, "out of memory");
+    for (size_t r = 0; r < n; r++) cnt[group[r]] += x->weights[r];
+    og_status st = og_vector_init(out, (og_type){OG_T_I64, OG_T_NULL, 0});
+    for (size_t g = 0; g < ngroups && st == OG_OK; g++)
+        st = cnt[g] > INT64_MAX ? og_err(OG_ERR_LIMIT, "count overflows I64") : og_vector_append_i64(out, (int64_t)cnt[g]);
+    if (st && out->type.id == OG_T_I64) og_vector_free(out);
+    free(cnt);
+    return st;
+}
+
 static og_status project_aggregate(exec *x, const pipe *p, og_vector *cols, size_t *nrows)
 {
-    int done;
-    OG_TRY(typed_aggregate(x, p, cols, nrows, &done));
+    int done = 0;
+    if (!x->weights) OG_TRY(typed_aggregate(x, p, cols, nrows, &done));
     if (done) return OG_OK;
     const og_ir_query *ir = x->ir;
     size_t n = p->b.n_rows, nkeys = 0;
@@ -1612,6 +1628,7 @@ static og_status project_aggregate(exec *x, const pipe *p, og_vector *cols, size
         }
         if (col->expr->agg == OG_QAGG_COLLECT) st = collect_values(&arg, group, n, ngroups, col->type.t, &cols[c]);
         else if (col->expr->distinct) st = count_distinct(&arg, group, n, ngroups, &cols[c]);
+        else if (x->weights && !have_arg) st = weighted_count(x, group, n, ngroups, &cols[c]);
         else st = og_aggregate(agg_fn(col->expr->agg), have_arg ? &arg : NULL, group, n, ngroups, &cols[c]);
         if (have_arg) og_vector_free(&arg);
     }
@@ -1704,6 +1721,40 @@ static uint64_t budget_bytes(const og_vector *v)
 }
 static og_status exec_run(exec *xp, og_result *out);
 
+/* The counted last hop (degree_count.h): each row's weight, the rows it would expand to; rows
+ * of weight 0 are dropped (they would make no row).  *out: p->b.n_rows weights (owned). */
+static og_status weigh_rows(exec *x, pipe *p, const og_ir_op *op, uint64_t **out)
+{
+    *out = NULL;
+    if (p->var_col[op->src] < 0) return og_err(OG_ERR_INTERNAL, "a counted hop from an unbound variable");
+    const og_topology *t;
+    OG_TRY(x->src->edge_topology(x->src->ud, (size_t)op->edge_type, &t));
+    size_t n = p->b.n_rows;
+    uint64_t *w = malloc((n ? n : 1) * sizeof *w);
+    uint8_t *sel = calloc((n + 7) / 8 + 1, 1);
+    og_status st = w && sel ? og_budget_charge((uint64_t)n * sizeof *w) : og_err(OG_ERR_NOMEM, "out of memory");
+    if (st == OG_OK) st = og_degree_weights(&p->b, (size_t)p->var_col[op->src], t, topo_dir(op->dir), w);
+    uint64_t total = 0;
+    size_t k = 0;
+    for (size_t r = 0; r < n && st == OG_OK; r++) {
+        if (!w[r]) continue;
+        total += w[r];
+        sel[r >> 3] |= (uint8_t)(1u << (r & 7));
+        w[k++] = w[r];
+    }
+    if (st == OG_OK) og_bindings_select(&p->b, sel);
+    free(sel);
+    if (st) {
+        free(w);
+        return st;
+    }
+    x->rows_through += p->b.n_rows;
+    xstep *xs = step_of(x, op);
+    if (xs) xs->rows = total, xs->ran = 1;
+    *out = w;
+    return OG_OK;
+}
+
 /* The value of integer parameter `param` as a row count for `limit` / `offset`. */
 static og_status count_param(const exec *x, int param, const char *what, uint64_t *out)
 {
@@ -1740,7 +1791,7 @@ static og_status resolve_page(exec *x)
 og_status og_exec_read(const og_ir_query *ir, const og_exec_source *src, const og_vector *params, int64_t now_ms,
                        og_result *out)
 {
-    exec x = {ir, src, params, now_ms, NULL, 0, 0, NULL, 0, 0, 0, 0, 0, 0, NULL};
+    exec x = {ir, src, params, now_ms, NULL, 0, 0, NULL, 0, 0, 0, 0, 0, 0, NULL, NULL};
     return exec_run(&x, out);
 }
 
@@ -1773,7 +1824,11 @@ static og_status exec_run(exec *xp, og_result *out)
         return og_err(OG_ERR_NOMEM, "out of memory");
     }
     for (size_t v = 0; v < ir->nvars; v++) p.var_col[v] = -1;
-    st = run_ops(&x, &p, ir->ops, ir->nops);
+    const og_ir_op *counted = og_degree_count_op(ir); /* a last hop only counted: not run */
+    st = run_ops(&x, &p, ir->ops, counted ? ir->nops - 1 : ir->nops);
+    uint64_t *weights = NULL;
+    if (st == OG_OK && counted) st = weigh_rows(&x, &p, counted, &weights);
+    x.weights = weights;
     if (st == OG_OK && !p.started) p.b.n_rows = 1; /* no match clause: one empty binding */
     /* a search ordering drops the rows it does not rank and gives the first sort key */
     og_vector rank_vals = {0};
@@ -1847,6 +1902,7 @@ static og_status exec_run(exec *xp, og_result *out)
     free(p.var_col);
     og_search_free(x.search);
     og_paths_free(&paths);
+    free(weights);
     if (st != OG_OK) og_result_free(out);
     return st;
 }
@@ -1856,7 +1912,7 @@ og_status og_exec_const(const og_ir_query *ir, const og_ir_expr *e, const og_vec
 {
     /* a constant expression (parameters, literals, now(); the checker admits no variable):
      * evaluated over one row that binds nothing */
-    exec x = {ir, NULL, params, now_ms, NULL, 0, 0, NULL, 0, 0, 0, 0, 0, 0, NULL};
+    exec x = {ir, NULL, params, now_ms, NULL, 0, 0, NULL, 0, 0, 0, 0, 0, 0, NULL, NULL};
     pipe none = {0};
     none.identity_col = -1;
     none.b.n_rows = 1;
@@ -2073,7 +2129,8 @@ static og_status put_step(og_buf *b, const og_ir_query *ir, const xstep *s, int 
         if (op->dst >= 0) og_buf_printf(b, "$%s", ir->vars[op->dst].name);
         else og_buf_append_str(b, "$_");
         og_buf_printf(b, ": %s  traversal=%s", cat->nodes[op->node_type].name,
-                      op->closing ? "reach_check" : op->edge_var >= 0 ? "edge_rows" : "csr");
+                      op->closing ? "reach_check" : op->edge_var >= 0 ? "edge_rows"
+                      : op == og_degree_count_op(ir) ? "degree_count" : "csr");
         break;
     }
     case OG_IR_FILTER:
@@ -2124,7 +2181,7 @@ og_status og_exec_explain(const og_ir_query *ir, const og_exec_source *src, cons
 {
     if (res) memset(res, 0, sizeof *res);
     if (ir->is_mutation) return og_err(OG_ERR_INVALID, "query '%s' is a mutation; explain reads only", ir->name);
-    exec x = {ir, src, params, now_ms, NULL, 0, 0, NULL, 0, 0, 0, 0, 0, 0, NULL};
+    exec x = {ir, src, params, now_ms, NULL, 0, 0, NULL, 0, 0, 0, 0, 0, 0, NULL, NULL};
     unsigned char *bound = calloc(ir->nvars ? ir->nvars : 1, 1);
     if (!bound) return og_err(OG_ERR_NOMEM, "out of memory");
     double est = 0;
