@@ -16,6 +16,13 @@
  *       warm-up pass to RESULTS in the line format kuzu_bench.mjs writes too, so run.sh can
  *       check that both systems computed the same thing.
  *
+ *   bench_graph patterns GRAPH PATTERNS.gq REPS
+ *       opens GRAPH and runs each whole-graph count of PATTERNS.gq (two_paths, triangles,
+ *       four_cycles; bench/graph/patterns.sh): the first call, then REPS timed calls (median),
+ *       and prints the count, so patterns.sh can compare it with Kùzu's.  OG_BENCH_COUNT_DEGREES=0
+ *       times the enumerating path instead of the counted last hop (engine/degree_count.h: the
+ *       benchmark's one reach past the public API, to measure both paths in one build).
+ *
  * Prints one JSON object per line on stdout.  OG_BENCH_CACHE_MB sets the handle's cache bound
  * (default 1024, the same budget run.sh gives Kùzu's buffer pool).  OG_BENCH_ONLY=NAME runs
  * only that query kind (for profiling one query with perf).  OG_BENCH_BRANCH=B queries branch
@@ -337,8 +344,61 @@ static int cmd_query(const char *graph, const char *gq, const char *starts_path,
     return rc;
 }
 
+extern int og_exec_count_degrees; /* engine/degree_count.h */
+
+static int cmd_patterns(const char *graph, const char *gq, int reps)
+{
+    const char *cd = getenv("OG_BENCH_COUNT_DEGREES");
+    if (cd && !strcmp(cd, "0")) og_exec_count_degrees = 0;
+    bench b = {0};
+    char *src = read_file(gq, &b.srclen);
+    if (!src) return 1;
+    b.src = src;
+    og_open_opts oo = open_opts();
+    og_status st = og_db_open(&b.db, graph, &oo);
+    if (st != OG_OK) return fail(st, "og_db_open");
+    static const char *kinds[] = {"two_paths", "triangles", "four_cycles"};
+    double *samples = malloc((size_t)reps * sizeof *samples), *cpus = malloc((size_t)reps * sizeof *cpus);
+    int rc = 0;
+    const char *only = getenv("OG_BENCH_ONLY");
+    for (size_t k = 0; k < 3 && rc == 0; k++) {
+        if (only && strcmp(only, kinds[k])) continue;
+        double first = 0, first_cpu = 0, c0 = cpu_us();
+        long long count = -1;
+        for (int pass = -1; pass < reps && rc == 0; pass++) {
+            og_rows *rows;
+            double t0 = now_us(), u0 = cpu_us();
+            st = og_db_query(&rows, b.db, b.src, b.srclen, kinds[k], NULL, NULL);
+            if (st != OG_OK) {
+                rc = fail(st, kinds[k]);
+                break;
+            }
+            count = og_rows_count(rows) ? (long long)og_rows_int(rows, 0, 0) : -1;
+            og_rows_free(rows);
+            double us = now_us() - t0;
+            if (pass == -1) first = us, first_cpu = cpu_us() - c0;
+            else samples[pass] = us, cpus[pass] = cpu_us() - u0;
+        }
+        if (rc) break;
+        printf("{\"system\":\"omnigraph-c\",\"query\":\"%s\",\"count\":%lld,\"first_us\":%.1f,\"first_cpu_us\":%.1f,"
+               "\"samples\":%d,\"median_us\":%.1f,\"median_cpu_us\":%.1f}\n",
+               kinds[k], count, first, first_cpu, reps, quantile(samples, (size_t)reps, 0.5),
+               quantile(cpus, (size_t)reps, 0.5));
+        fflush(stdout);
+    }
+    free(samples);
+    free(cpus);
+    og_db_close(b.db);
+    free(src);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 5 && !strcmp(argv[1], "patterns")) {
+        int reps = atoi(argv[4]);
+        return cmd_patterns(argv[2], argv[3], reps < 1 ? 1 : reps);
+    }
     if (argc == 5 && !strcmp(argv[1], "load")) return cmd_load(argv[2], argv[3], argv[4]);
     if (argc == 3 && !strcmp(argv[1], "optimize")) return cmd_optimize(argv[2]);
     if (argc == 9 && !strcmp(argv[1], "query")) {
@@ -349,7 +409,8 @@ int main(int argc, char **argv)
     fprintf(stderr,
             "usage: %s load GRAPH SCHEMA.pg DATA.ndjson\n"
             "       %s optimize GRAPH\n"
-            "       %s query GRAPH QUERIES.gq STARTS.txt LO HI RESULTS REPS\n",
-            argv[0], argv[0], argv[0]);
+            "       %s query GRAPH QUERIES.gq STARTS.txt LO HI RESULTS REPS\n"
+            "       %s patterns GRAPH PATTERNS.gq REPS\n",
+            argv[0], argv[0], argv[0], argv[0]);
     return 2;
 }

@@ -165,6 +165,7 @@ og_status og_ir_dump_expr(og_buf *b, const og_ir_query *ir, const og_ir_expr *e)
         }
         return og_buf_append_byte(b, ')');
     }
+    case OG_IRX_PATH: return og_buf_printf(b, "%s($%s)", og_qfn_name(e->fn), var_name(ir, e->var));
     }
     return OG_OK;
 }
@@ -248,6 +249,13 @@ static og_status put_ops(og_buf *b, const og_ir_query *ir, const og_ir_op *ops, 
         case OG_IR_FILTER:
             OG_TRY(og_buf_append_str(b, "filter "));
             OG_TRY(put_pred(b, ir, &op->pred));
+            break;
+        case OG_IR_PATH:
+            OG_TRY(og_buf_printf(b, "shortest $%s = $%s -[%s %s %u..%u]-> $%s: %s", var_name(ir, op->var),
+                                 var_name(ir, op->src), cat->edges[op->edge_type].name, dirs[op->dir],
+                                 (unsigned)op->min_hops, (unsigned)op->max_hops, var_name(ir, op->dst),
+                                 cat->nodes[op->node_type].name));
+            OG_TRY(put_preds(b, ir, "", op->preds, op->npreds));
             break;
         case OG_IR_ANTIJOIN:
             OG_TRY(og_buf_append_str(b, op->sub == OG_QSUB_EXISTS ? "semijoin (" : op->sub == OG_QSUB_COUNT ? "countjoin ("

@@ -22,6 +22,11 @@
  *   ANTIJOIN  drop a row when the inner pipeline, run with that row's bindings, yields a row.
  *             The inner pipeline starts from that one row, so a SCAN inside it cross-joins
  *             with it; outer_vars lists the outer variables the block mentions.
+ *   PATH      `$p: shortest { $a e{min,max} $b }` (an extension): src and dst are bound; per
+ *             row, a shortest walk from src to dst over edge_type in dir (node_type's nodes)
+ *             whose length lies in min..max binds the path variable `var`, or the row is
+ *             dropped.  Of several shortest walks, the one whose node ids are smallest in
+ *             order (source first) is taken.  preds: predicates over the path alone.
  * A top-level pipeline always starts with a SCAN (the checker requires a binding).
  *
  * Predicates are comparisons (the `contains` overload is resolved: LIST_CONTAINS vs
@@ -68,7 +73,9 @@ typedef enum og_ir_expr_kind {
     OG_IRX_OBJECT,   /* node var as an object: JSON text {"@id": ..., props except Blob/Vector} */
     OG_IRX_META,     /* a system field of edge var: `meta` (its src or dst node id) */
     OG_IRX_ARITH,    /* arg `arith` arg2 (NEG: -arg), in the result type (I64 or F64) */
-    OG_IRX_FUNC      /* fn(arg, arg2, arg3): a scalar function, typed by the checker */
+    OG_IRX_FUNC,     /* fn(arg, arg2, arg3): a scalar function, typed by the checker */
+    OG_IRX_PATH      /* fn (LENGTH or NODES) of the path variable var: its hops (I64) or its
+                      * nodes' ids, source first ([String]) */
 } og_ir_expr_kind;
 
 typedef enum og_ir_meta { OG_IR_META_SRC = 0, OG_IR_META_DST } og_ir_meta;
@@ -150,7 +157,7 @@ typedef struct og_ir_pred {
     int negated;            /* ISNULL: `is not null`; IFF: `!=` */
 } og_ir_pred;
 
-typedef enum og_ir_op_kind { OG_IR_SCAN = 0, OG_IR_EXPAND, OG_IR_FILTER, OG_IR_ANTIJOIN } og_ir_op_kind;
+typedef enum og_ir_op_kind { OG_IR_SCAN = 0, OG_IR_EXPAND, OG_IR_FILTER, OG_IR_ANTIJOIN, OG_IR_PATH } og_ir_op_kind;
 
 typedef struct og_ir_op {
     og_ir_op_kind kind;
@@ -192,6 +199,8 @@ typedef struct og_ir_var {
     int type;  /* node index (or edge index when is_edge) into the catalog */
     int depth; /* 0 = top level; n = bound inside the n-th nested `not { }` */
     int optional; /* bound by `optional { }`: its row may be null (UINT32_MAX in the bindings) */
+    int is_path;  /* a `shortest { }` path (type = its nodes' type): the bindings hold the number
+                   * of a path the executor keeps, not a table row */
 } og_ir_var;
 
 typedef enum og_ir_rank_kind { OG_IR_RANK_NEAREST = 0, OG_IR_RANK_BM25, OG_IR_RANK_RRF } og_ir_rank_kind;

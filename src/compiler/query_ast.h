@@ -136,6 +136,7 @@ typedef enum og_qfn {
     OG_QF_MONTH,
     OG_QF_DAY,
     OG_QF_SIZE,
+    OG_QF_NODES,     /* nodes($path): the ids of a shortest path's nodes (a path variable only) */
     OG_QF__COUNT
 } og_qfn;
 
@@ -230,7 +231,9 @@ typedef enum og_qclause_kind {
     OG_QC_FILTER,
     OG_QC_TEXT,     /* standalone search/fuzzy/match_text: a filter `call = true` */
     OG_QC_NEGATION,
-    OG_QC_COND      /* a compound / bare Bool condition: left = the og_qexpr tree */
+    OG_QC_COND,     /* a compound / bare Bool condition: left = the og_qexpr tree */
+    OG_QC_PATH      /* `$p: shortest { $a edge{lo,hi} $b }` (an extension): var = the path
+                     * variable, the traversal fields the walked pattern */
 } og_qclause_kind;
 
 typedef enum og_qdir { OG_QDIR_OUT = 0, OG_QDIR_IN, OG_QDIR_BOTH } og_qdir;
@@ -361,6 +364,7 @@ typedef struct og_qvar {
     int depth;      /* negation depth where it was introduced (0 = top level) */
     int has_binding;/* introduced or re-stated by a `$v: Type` clause at its depth */
     int optional;   /* introduced inside `optional { }`: null on the rows the block did not match */
+    int is_path;    /* a `shortest { }` path; type_index = the node type of its nodes */
 } og_qvar;
 
 typedef struct og_query {

@@ -227,6 +227,21 @@ static int optional_refused(og_chk *c, int vi, og_qspan sp, const char *use)
     return 1;
 }
 
+int og_chk_path_var(og_chk *c, const char *name)
+{
+    int vi = lookup(c, name);
+    return vi >= 0 && c->q->vars[vi].is_path ? vi : -1;
+}
+
+/* A `shortest { }` path variable is read only through length($p) / nodes($p) (T47). */
+static int path_refused(og_chk *c, int vi, og_qspan sp)
+{
+    if (vi < 0 || !c->q->vars[vi].is_path) return 0;
+    const char *n = c->q->vars[vi].name;
+    og_chk_fail(c, sp, "T47", "`$%s` is a path; read it with length($%s) or nodes($%s)", n, n, n);
+    return 1;
+}
+
 static int new_var(og_chk *c, const char *name, int is_edge, int type)
 {
     og_query *q = c->q;
@@ -275,6 +290,7 @@ static int resolve_prop(og_chk *c, og_qexpr *e)
 {
     int vi = lookup(c, e->var);
     if (vi < 0) return og_chk_fail(c, e->var_span, "T6", "variable `$%s` is not bound", e->var);
+    if (path_refused(c, vi, e->span)) return 0;
     const og_cat_type *t = var_type(c, vi);
     if (e->name[0] == '@') { /* a meta field: never a user property */
         int is_edge = c->q->vars[vi].is_edge, m = 0;
@@ -317,6 +333,7 @@ static int resolve_prop(og_chk *c, og_qexpr *e)
 static int resolve_nearest(og_chk *c, og_qexpr *e)
 {
     int vi = lookup(c, e->var);
+    if (path_refused(c, vi, e->span)) return 0;
     if (vi >= 0 && c->q->vars[vi].is_edge)
         return og_chk_fail(c, e->var_span, "T23",
                            "nearest cannot target edge binding `$%s`; vector search runs on node "
@@ -498,6 +515,9 @@ static int resolve(og_chk *c, og_qexpr *e, int in_agg)
             return og_chk_fail(c, e->span, "T23",
                                "edge binding `$%s` cannot be used bare; access one of its "
                                "properties (`$%s.prop`)", e->var, e->var);
+        if (c->q->vars[vi].is_path)
+            return og_chk_fail(c, e->span, "T47", "path `$%s` is read with length($%s) or nodes($%s)", e->var,
+                               e->var, e->var);
         e->var_index = vi;
         e->type = og_qt_scalar(OG_T_STRING);
         e->type.node_type = c->q->vars[vi].type_index;
@@ -806,7 +826,7 @@ static int check_binding(og_chk *c, og_qclause *cl)
     for (size_t i = 0; i < cl->nmatches; i++)
         if (!check_prop_match(c, t, &cl->matches[i])) return 0;
     int vi = lookup(c, cl->var);
-    if (optional_refused(c, vi, cl->var_span, "be bound again")) return 0;
+    if (optional_refused(c, vi, cl->var_span, "be bound again") || path_refused(c, vi, cl->var_span)) return 0;
     if (vi >= 0) {
         og_qvar *v = &c->q->vars[vi];
         if (v->is_edge)
@@ -834,6 +854,7 @@ static int bind_endpoint(og_chk *c, const char *name, og_qspan sp, size_t node, 
         return vi < 0 ? -2 : vi;
     }
     const og_qvar *v = &c->q->vars[vi];
+    if (path_refused(c, vi, sp)) return -2;
     if (v->is_edge) {
         og_chk_fail(c, sp, "T23", "edge binding `$%s` cannot be used as a traversal endpoint; "
                     "traversal endpoints must be node bindings", name);
@@ -919,6 +940,41 @@ static int check_traversal(og_chk *c, og_qclause *cl)
     cl->src_index = si;
     cl->dst_index = di;
     cl->dir = cl->undirected ? OG_QDIR_BOTH : dir;
+    return 1;
+}
+
+/* `$p: shortest { $a edge{lo,hi} $b }` (an extension): both endpoints bound by earlier clauses,
+ * an edge whose endpoints have one type (a path's nodes are of one type), no edge binding;
+ * $p is a fresh path variable read only through length($p) and nodes($p) (T47). */
+static int check_path(og_chk *c, og_qclause *cl)
+{
+    const og_catalog *cat = c->cat;
+    if (cl->edge_var)
+        return og_chk_fail(c, cl->edge_var_span, "T47", "shortest { } binds a path, not an edge; drop `$%s:` "
+                           "and read the path with length($%s) or nodes($%s)", cl->edge_var, cl->var, cl->var);
+    if (lookup(c, cl->var) >= 0 || og_chk_param(c, cl->var) >= 0)
+        return og_chk_fail(c, cl->var_span, "T47", "variable `$%s` is already bound; a path needs a fresh name",
+                           cl->var);
+    const char *ends[2] = {cl->src, cl->dst};
+    og_qspan spans[2] = {cl->src_span, cl->dst_span};
+    for (int k = 0; k < 2; k++) {
+        if (strcmp(ends[k], "_") == 0 || lookup(c, ends[k]) < 0)
+            return og_chk_fail(c, spans[k], "T47", "shortest { } runs between two bound nodes; bind `$%s` "
+                               "before it (`$%s: Type { key: ... }`)", ends[k], ends[k]);
+    }
+    const og_cat_type *e = og_catalog_edge_ci(cat, cl->edge_word, strlen(cl->edge_word));
+    if (e && e->from_node != e->to_node)
+        return og_chk_fail(c, cl->edge_span, "T47", "shortest { } walks an edge between nodes of one type; "
+                           "`%s: %s -> %s` joins two types (match the single edge `$%s %s $%s` instead)",
+                           e->name, e->from, e->to, cl->src, cl->edge_word, cl->dst);
+    /* the endpoints, the edge name, the bounds (T4, T5, T15, T22, T23, T46) as for a traversal */
+    size_t nvars = c->q->nvars;
+    if (!check_traversal(c, cl)) return 0;
+    if (c->q->nvars != nvars) return og_chk_fail(c, cl->span, "T47", "shortest { } binds no node"); /* unreachable */
+    int vi = new_var(c, cl->var, 0, (int)e->from_node);
+    if (vi < 0) return 0;
+    c->q->vars[vi].is_path = 1;
+    cl->var_index = vi;
     return 1;
 }
 
@@ -1019,7 +1075,7 @@ static int check_negation(og_chk *c, og_qclause *cl)
         int has_outer = 0;
         for (size_t i = 0; i < cl->ninner && !has_outer; i++) {
             const og_qclause *x = &cl->inner[i];
-            if (x->kind == OG_QC_TRAVERSAL)
+            if (x->kind == OG_QC_TRAVERSAL || x->kind == OG_QC_PATH)
                 has_outer = in_set(x->src_index, outer, nouter) || in_set(x->dst_index, outer, nouter);
             else if (x->kind == OG_QC_FILTER || x->kind == OG_QC_TEXT || x->kind == OG_QC_COND)
                 has_outer = expr_refs_any(x->left, outer, nouter) || expr_refs_any(x->right, outer, nouter);
@@ -1077,6 +1133,7 @@ static int check_clauses(og_chk *c, og_qclause *cl, size_t n)
         case OG_QC_TEXT: ok = resolve(c, x->left, 0); break;
         case OG_QC_NEGATION: ok = check_negation(c, x); break;
         case OG_QC_COND: ok = check_cond_top(c, x->left, x); break;
+        case OG_QC_PATH: ok = check_path(c, x); break;
         }
         if (!ok) return 0;
     }

@@ -121,6 +121,29 @@ int og_chk_func(og_chk *c, og_qexpr *e, int in_agg)
         if (hi == 1) return og_chk_fail(c, e->span, "T45", "%s() takes 1 argument, got %d", e->name, e->nargs);
         return og_chk_fail(c, e->span, "T45", "%s() needs at least one argument", e->name);
     }
+    if ((fn == OG_QF_LENGTH || fn == OG_QF_NODES) && e->a->kind == OG_QE_VAR && og_chk_param(c, e->a->var) < 0) {
+        /* length($p) / nodes($p) of a `shortest { }` path (an extension) */
+        int vi = og_chk_path_var(c, e->a->var);
+        if (vi >= 0) {
+            e->a->var_index = e->var_index = vi;
+            e->a->is_param = 0;
+            e->is_agg = 0;
+            if (fn == OG_QF_LENGTH) {
+                e->type = og_qt_scalar(OG_T_I64);
+            } else { /* the node ids, source first: [String] */
+                e->type = og_qt_scalar(OG_T_LIST);
+                e->type.t.elem = OG_T_STRING;
+            }
+            e->type.nullable = c->q->vars[vi].optional;
+            return 1;
+        }
+    }
+    if (fn == OG_QF_NODES) {
+        char a[64];
+        if (!og_chk_resolve(c, e->a, in_agg)) return 0;
+        return og_chk_fail(c, e->a->span, "T45", "nodes() needs a path bound by `$p: shortest { … }`, got %s",
+                           og_qt_name(&e->a->type, a, sizeof a));
+    }
     og_qexpr *args[3] = {e->a, e->b, e->c};
     int nullable = 0, agg = 0;
     for (int i = 0; i < e->nargs; i++) {
@@ -173,7 +196,7 @@ int og_chk_func(og_chk *c, og_qexpr *e, int in_agg)
         if (!is_date(t)) return bad_arg(c, e, e->a, "a Date or DateTime");
         e->type = og_qt_scalar(OG_T_I64);
         break;
-    case OG_QF__COUNT:
+    case OG_QF_NODES: case OG_QF__COUNT:
         return 0;
     }
     e->type.nullable = nullable;

@@ -40,6 +40,9 @@ int og_chk_lit_against(og_chk *c, const og_qlit *lit, const og_cat_prop *p, cons
 /* Declared parameter index by name, or -1. */
 int og_chk_param(const og_chk *c, const char *name);
 
+/* The visible `shortest { }` path variable called name, or -1. */
+int og_chk_path_var(og_chk *c, const char *name);
+
 /* Resolves (types) one expression; in_agg: inside an aggregate's argument. */
 int og_chk_resolve(og_chk *c, og_qexpr *e, int in_agg);
 /* Arithmetic and scalar functions (query_check_fn.c). */

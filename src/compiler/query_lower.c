@@ -227,7 +227,13 @@ static og_ir_expr *lower_expr(low *L, const og_qexpr *e)
         }
         break;
     case OG_QE_FUNC:
-        if ((x = new_x(L, OG_IRX_FUNC))) {
+        if ((e->fn == OG_QF_LENGTH || e->fn == OG_QF_NODES) && e->var_index >= 0 &&
+            L->q->vars[e->var_index].is_path) { /* length($p) / nodes($p) of a shortest path */
+            if ((x = new_x(L, OG_IRX_PATH))) {
+                x->fn = (og_qfn)e->fn;
+                x->var = e->var_index;
+            }
+        } else if ((x = new_x(L, OG_IRX_FUNC))) {
             x->fn = (og_qfn)e->fn;
             x->nargs = e->nargs;
             if (e->a && !(x->arg = lower_expr(L, e->a))) return NULL;
@@ -428,7 +434,8 @@ static void pred_vars(const og_ir_query *ir, const og_ir_pred *p, varset *s);
 static void expr_vars(const og_ir_query *ir, const og_ir_expr *x, varset *s)
 {
     if (!x) return;
-    if (x->kind == OG_IRX_PROP || x->kind == OG_IRX_ID || x->kind == OG_IRX_META || x->kind == OG_IRX_OBJECT)
+    if (x->kind == OG_IRX_PROP || x->kind == OG_IRX_ID || x->kind == OG_IRX_META || x->kind == OG_IRX_OBJECT ||
+        x->kind == OG_IRX_PATH)
         vs_add(s, x->var);
     if (x->kind == OG_IRX_PRED) pred_vars(ir, x->pred, s);
     if (x->kind == OG_IRX_TEXT) {
@@ -632,6 +639,9 @@ static void clause_refs(const og_qclause *cl, size_t n, unsigned char *refs)
             if (c->src_index >= 0) refs[c->src_index] = 1;
             if (c->dst_index >= 0) refs[c->dst_index] = 1;
             break;
+        case OG_QC_PATH:
+            refs[c->var_index] = refs[c->src_index] = refs[c->dst_index] = 1;
+            break;
         case OG_QC_FILTER:
         case OG_QC_TEXT:
         case OG_QC_COND:
@@ -655,6 +665,7 @@ static void optional_binds(const og_qclause *cl, size_t n, const unsigned char *
         int vs[4] = {-1, -1, -1, -1};
         if (c->kind == OG_QC_BINDING) vs[0] = c->var_index;
         if (c->kind == OG_QC_TRAVERSAL) vs[1] = c->src_index, vs[2] = c->dst_index, vs[3] = c->edge_var_index;
+        if (c->kind == OG_QC_PATH) vs[1] = c->var_index;
         if (c->kind == OG_QC_NEGATION && c->sub == OG_QSUB_OPTIONAL) optional_binds(c->inner, c->ninner, bound, refs);
         for (int k = 0; k < 4; k++)
             if (vs[k] >= 0 && !bound[vs[k]]) refs[vs[k]] = 1;
@@ -741,6 +752,23 @@ static int lower_scope(low *L, const og_qclause *cl, size_t n, const unsigned ch
     }
     for (size_t i = 0; ok && i < n; i++)
         if (cl[i].kind == OG_QC_TRAVERSAL && !s.done[i]) ok = 0; /* the checker rejects this */
+    /* shortest paths once every node of the block is bound (the checker bound both ends before) */
+    for (size_t i = 0; ok && i < n; i++) {
+        const og_qclause *c = &cl[i];
+        if (c->kind != OG_QC_PATH) continue;
+        og_ir_op *op = new_op(&s, OG_IR_PATH);
+        if (!(ok = op != NULL)) break;
+        op->var = c->var_index;
+        op->src = c->src_index;
+        op->dst = c->dst_index;
+        op->edge_type = c->type_index;
+        op->node_type = (int)L->cat->edges[c->type_index].from_node;
+        op->dir = c->dir;
+        op->min_hops = c->min_hops;
+        op->max_hops = c->max_hops;
+        s.bound[op->var] = 1;
+        s.binder[op->var] = (int)s.ops.n - 1;
+    }
     for (size_t v = 0; ok && v < nv; v++)
         for (size_t k = 0; ok && k < s.npend[v]; k++) ok = place_pred(&s, &s.pend[v][k]);
     /* optional blocks before the filters: a filter over a variable one binds runs after it, on
@@ -829,7 +857,7 @@ static int read_access(low *L, const og_qclause *cl, size_t n)
     for (size_t i = 0; i < n; i++) {
         const og_qclause *c = &cl[i];
         if (c->kind == OG_QC_BINDING && !add_access(L, &ir->reads, &ir->nreads, 0, c->type_index)) return 0;
-        if (c->kind == OG_QC_TRAVERSAL) {
+        if (c->kind == OG_QC_TRAVERSAL || c->kind == OG_QC_PATH) {
             const og_cat_type *e = &L->cat->edges[c->type_index];
             if (!add_access(L, &ir->reads, &ir->nreads, 1, c->type_index) ||
                 !add_access(L, &ir->reads, &ir->nreads, 0, (int)e->from_node) ||
@@ -1033,6 +1061,7 @@ og_status og_query_lower(og_ir_query **out, const og_query_file *f, size_t qi,
             v->type = q->vars[i].type_index;
             v->depth = q->vars[i].depth;
             v->optional = q->vars[i].optional;
+            v->is_path = q->vars[i].is_path;
         }
     int ok = !L.nomem && (q->is_mutation ? lower_mutations(&L) : lower_read(&L));
     if (ok && !L.nomem) {

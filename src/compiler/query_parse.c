@@ -646,6 +646,27 @@ static int try_traversal(parser *p, og_qclause *c)
     return 1;
 }
 
+/* `$p: shortest { $a edge{lo,hi} $b }` (an extension, docs/reference.md "Shortest paths"): one
+ * traversal inside the braces; the clause keeps its fields and becomes OG_QC_PATH. */
+static int parse_path(parser *p, og_qclause *c)
+{
+    const og_token *v = tok(p);
+    const char *var = tok_str(p, v);
+    og_qspan var_span = {v->start, v->end};
+    p->pos += 4; /* $p : shortest { */
+    if (!is_kind(p, OG_TOK_VAR)) return expect_fail(p, "a traversal `$a edge{min,max} $b`");
+    size_t save = p->pos;
+    if (!try_traversal(p, c)) {
+        if (failed(p)) return 0;
+        p->pos = save;
+        return expect_fail(p, "a traversal `$a edge{min,max} $b`");
+    }
+    c->kind = OG_QC_PATH;
+    c->var = var;
+    c->var_span = var_span;
+    return expect_kind(p, OG_TOK_RBRACE, "'}' (shortest { } holds one traversal)");
+}
+
 static int filter_op(parser *p, og_qop *op)
 {
     switch (tok(p)->kind) {
@@ -936,6 +957,9 @@ static int parse_clause(parser *p, og_qclause *c)
             }
             ok = (c->right = parse_operand(p)) != NULL;
         }
+    } else if (is_kind(p, OG_TOK_VAR) && peek(p, 1)->kind == OG_TOK_COLON && og_tok_is(peek(p, 2), "shortest") &&
+               peek(p, 3)->kind == OG_TOK_LBRACE) {
+        ok = parse_path(p, c);
     } else if (is_kind(p, OG_TOK_VAR) && peek(p, 1)->kind == OG_TOK_COLON &&
                peek(p, 2)->kind == OG_TOK_TYPENAME) {
         ok = parse_binding(p, c);

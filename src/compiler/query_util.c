@@ -156,7 +156,8 @@ const char *og_query_column_name(const og_qprojection *p, char *buf, size_t cap)
 
 static const char *const fn_names[OG_QF__COUNT] = {"lower", "upper", "trim", "length", "substring",
                                                    "concat", "coalesce", "abs", "round", "floor",
-                                                   "ceil", "year", "month", "day", "size"};
+                                                   "ceil", "year", "month", "day", "size",
+                                                   "nodes"};
 
 const char *og_qfn_name(og_qfn f) { return (unsigned)f < OG_QF__COUNT ? fn_names[f] : "?"; }
 

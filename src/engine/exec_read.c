@@ -15,6 +15,7 @@
 #include "engine/aggregate.h"
 #include "engine/bindings.h"
 #include "engine/colscan.h"
+#include "engine/degree_count.h"
 #include "engine/exec.h"
 #include "engine/export.h"
 #include "engine/filter.h"
@@ -22,6 +23,7 @@
 #include "engine/scalar.h"
 #include "engine/scan_index.h"
 #include "engine/search.h"
+#include "engine/shortest.h"
 #include "engine/sort.h"
 #include "util/budget.h"
 #include "util/error.h"
@@ -56,6 +58,8 @@ typedef struct exec {
      * leading rows the top-k paths (search candidates) must keep, 0 = all of them */
     int has_limit;
     uint64_t limit, offset, window;
+    og_paths *paths;   /* the `shortest { }` paths found (engine/shortest.h), owned by exec_run */
+    const uint64_t *weights; /* a counted last hop (engine/degree_count.h): the rows each row stands for */
 } exec;
 
 int og_exec_place_filters = 1;
@@ -252,6 +256,35 @@ static og_status eval_computed(exec *x, const pipe *p, const og_ir_expr *e, og_v
     return st;
 }
 
+/* length($p) (hops, I64) or nodes($p) (the nodes' ids, source first) of a shortest path. */
+static og_status eval_path(exec *x, const pipe *p, const og_ir_expr *e, og_vector *out)
+{
+    const og_ir_var *iv = e->var >= 0 && (size_t)e->var < x->ir->nvars ? &x->ir->vars[e->var] : NULL;
+    if (!iv || !iv->is_path || p->var_col[e->var] < 0 || !x->paths)
+        return og_err(OG_ERR_INTERNAL, "a path function over an unbound path");
+    const uint32_t *ids = p->b.cols[p->var_col[e->var]];
+    const og_paths *ps = x->paths;
+    const og_vector *idcol = NULL;
+    if (e->fn == OG_QF_NODES) OG_TRY(x->src->node_column(x->src->ud, (size_t)iv->type, OG_PROP_ID_COLUMN, &idcol));
+    OG_TRY(og_vector_init(out, e->type.t));
+    og_status st = OG_OK;
+    for (size_t r = 0; r < p->b.n_rows && st == OG_OK; r++) {
+        if (ids[r] >= ps->n) { /* null: a path `optional { }` did not bind */
+            st = og_vector_append_null(out);
+            continue;
+        }
+        size_t a = ps->off[ids[r]], z = ps->off[ids[r] + 1];
+        if (e->fn == OG_QF_LENGTH) {
+            st = og_vector_append_i64(out, (int64_t)(z - a) - 1);
+            continue;
+        }
+        for (size_t k = a; k < z && st == OG_OK; k++) st = og_vector_append_from(out->child, idcol, ps->nodes[k]);
+        if (st == OG_OK) st = og_vector_append_list_end(out);
+    }
+    if (st) og_vector_free(out);
+    return st;
+}
+
 static og_status eval(exec *x, const pipe *p, const og_ir_expr *e, og_vector *out)
 {
     switch (e->kind) {
@@ -287,6 +320,7 @@ static og_status eval(exec *x, const pipe *p, const og_ir_expr *e, og_vector *ou
     case OG_IRX_META:
         return gather_var(x, p, e->var, e->meta == OG_IR_META_SRC ? OG_PROP_SRC_COLUMN : OG_PROP_DST_COLUMN, out);
     case OG_IRX_ARITH: case OG_IRX_FUNC: return eval_computed(x, p, e, out);
+    case OG_IRX_PATH: return eval_path(x, p, e, out);
     case OG_IRX_AGG: case OG_IRX_COLUMN:
         return og_err(OG_ERR_INTERNAL, "aggregate or column reference evaluated outside projection");
     }
@@ -543,7 +577,7 @@ static void expr_vars(const og_ir_expr *e, unsigned char *vars, int *opaque)
 {
     if (!e) return;
     switch (e->kind) {
-    case OG_IRX_PROP: case OG_IRX_ID:
+    case OG_IRX_PROP: case OG_IRX_ID: case OG_IRX_PATH:
         if (e->var >= 0) vars[e->var] = 1;
         break;
     case OG_IRX_PARAM: case OG_IRX_LIT: case OG_IRX_NOW: break;
@@ -593,7 +627,7 @@ static int filter_ready(const og_ir_query *ir, const og_ir_op *op, const unsigne
 
 static void mark_bound(const og_ir_op *op, unsigned char *bound)
 {
-    if (op->kind == OG_IR_SCAN && op->var >= 0) bound[op->var] = 1;
+    if ((op->kind == OG_IR_SCAN || op->kind == OG_IR_PATH) && op->var >= 0) bound[op->var] = 1;
     if (op->kind == OG_IR_ANTIJOIN && op->sub == OG_QSUB_OPTIONAL)
         for (size_t k = 0; k < op->nopt; k++) bound[op->opt_vars[k]] = 1;
     if (op->kind == OG_IR_EXPAND) {
@@ -619,7 +653,8 @@ static og_status schedule_ops(const og_ir_query *ir, const og_ir_op *ops, size_t
         order[k++] = i;
         placed[i] = 1;
         mark_bound(&ops[i], bound);
-        if (!og_exec_place_filters || (ops[i].kind != OG_IR_SCAN && ops[i].kind != OG_IR_EXPAND)) continue;
+        if (!og_exec_place_filters || (ops[i].kind != OG_IR_SCAN && ops[i].kind != OG_IR_EXPAND && ops[i].kind != OG_IR_PATH))
+            continue;
         for (size_t j = i + 1; j < nops; j++)
             if (!placed[j] && ops[j].kind == OG_IR_FILTER && filter_ready(ir, &ops[j], bound, vars)) {
                 order[k++] = j;
@@ -1175,6 +1210,21 @@ static og_status op_expand(exec *x, pipe *p, const og_ir_op *op)
     return filter_rows(x, p, op->edge_preds, op->nedge_preds);
 }
 
+/* `$p: shortest { $a e{lo,hi} $b }`: the path of each row (engine/shortest.h) as a new column. */
+static og_status op_path(exec *x, pipe *p, const og_ir_op *op)
+{
+    if (p->var_col[op->src] < 0 || p->var_col[op->dst] < 0 || !x->paths)
+        return og_err(OG_ERR_INTERNAL, "shortest path between unbound variables");
+    const og_topology *t;
+    const og_vector *ids;
+    OG_TRY(x->src->edge_topology(x->src->ud, (size_t)op->edge_type, &t));
+    OG_TRY(x->src->node_column(x->src->ud, (size_t)op->node_type, OG_PROP_ID_COLUMN, &ids));
+    OG_TRY(og_shortest_paths(&p->b, (size_t)p->var_col[op->src], (size_t)p->var_col[op->dst], t, topo_dir(op->dir),
+                             op->min_hops, op->max_hops, ids, x->paths));
+    p->var_col[op->var] = (int)p->b.n_cols - 1;
+    return filter_rows(x, p, op->preds, op->npreds);
+}
+
 /* count { … } op n: keeps the outer rows whose number of inner rows (by their origin column)
  * compares as op with n; a null n keeps none. */
 static og_status count_mask(exec *x, const og_ir_op *op, const og_bindings *in, size_t origin, uint8_t *keep,
@@ -1368,6 +1418,7 @@ static og_status run_ops(exec *x, pipe *p, const og_ir_op *ops, size_t nops)
         case OG_IR_EXPAND: st = op_expand(x, p, op); break;
         case OG_IR_FILTER: st = filter_rows(x, p, &op->pred, 1); break;
         case OG_IR_ANTIJOIN: st = op_antijoin(x, p, op); break;
+        case OG_IR_PATH: st = op_path(x, p, op); break;
         }
         if (st == OG_OK) {
             x->rows_through += p->b.n_rows;
@@ -1524,10 +1575,24 @@ static og_status typed_aggregate(exec *x, const pipe *p, og_vector *cols, size_t
     return st;
 }
 
+/* count(...) per group when each row stands for x->weights[row] rows (degree_count.h). */
+static og_status weighted_count(const exec *x, const uint32_t *group, size_t n, size_t ngroups, og_vector *out)
+{
+    uint64_t *cnt = calloc(ngroups ? ngroups : 1, sizeof *cnt);
+    if (!cnt) return og_err(OG_ERR_NOMEM, "out of memory");
+    for (size_t r = 0; r < n; r++) cnt[group[r]] += x->weights[r];
+    og_status st = og_vector_init(out, (og_type){OG_T_I64, OG_T_NULL, 0});
+    for (size_t g = 0; g < ngroups && st == OG_OK; g++)
+        st = cnt[g] > INT64_MAX ? og_err(OG_ERR_LIMIT, "count overflows I64") : og_vector_append_i64(out, (int64_t)cnt[g]);
+    if (st && out->type.id == OG_T_I64) og_vector_free(out);
+    free(cnt);
+    return st;
+}
+
 static og_status project_aggregate(exec *x, const pipe *p, og_vector *cols, size_t *nrows)
 {
-    int done;
-    OG_TRY(typed_aggregate(x, p, cols, nrows, &done));
+    int done = 0;
+    if (!x->weights) OG_TRY(typed_aggregate(x, p, cols, nrows, &done));
     if (done) return OG_OK;
     const og_ir_query *ir = x->ir;
     size_t n = p->b.n_rows, nkeys = 0;
@@ -1563,6 +1628,7 @@ static og_status project_aggregate(exec *x, const pipe *p, og_vector *cols, size
         }
         if (col->expr->agg == OG_QAGG_COLLECT) st = collect_values(&arg, group, n, ngroups, col->type.t, &cols[c]);
         else if (col->expr->distinct) st = count_distinct(&arg, group, n, ngroups, &cols[c]);
+        else if (x->weights && !have_arg) st = weighted_count(x, group, n, ngroups, &cols[c]);
         else st = og_aggregate(agg_fn(col->expr->agg), have_arg ? &arg : NULL, group, n, ngroups, &cols[c]);
         if (have_arg) og_vector_free(&arg);
     }
@@ -1622,7 +1688,7 @@ static og_status order_rows(exec *x, const pipe *p, const og_vector *cols, size_
     }
     if (st == OG_OK && !aggregate) {
         for (size_t v = 0; v < ir->nvars; v++)
-            if (ir->vars[v].depth == 0 && p->var_col[v] >= 0) vars[nv++] = (int)v;
+            if (ir->vars[v].depth == 0 && !ir->vars[v].is_path && p->var_col[v] >= 0) vars[nv++] = (int)v;
         /* insertion sort by name: few variables */
         for (size_t i = 1; i < nv; i++)
             for (size_t j = i; j > 0 && cmp_var_names(&vars[j - 1], &vars[j], (void *)ir) > 0; j--) {
@@ -1654,6 +1720,40 @@ static uint64_t budget_bytes(const og_vector *v)
     return b;
 }
 static og_status exec_run(exec *xp, og_result *out);
+
+/* The counted last hop (degree_count.h): each row's weight, the rows it would expand to; rows
+ * of weight 0 are dropped (they would make no row).  *out: p->b.n_rows weights (owned). */
+static og_status weigh_rows(exec *x, pipe *p, const og_ir_op *op, uint64_t **out)
+{
+    *out = NULL;
+    if (p->var_col[op->src] < 0) return og_err(OG_ERR_INTERNAL, "a counted hop from an unbound variable");
+    const og_topology *t;
+    OG_TRY(x->src->edge_topology(x->src->ud, (size_t)op->edge_type, &t));
+    size_t n = p->b.n_rows;
+    uint64_t *w = malloc((n ? n : 1) * sizeof *w);
+    uint8_t *sel = calloc((n + 7) / 8 + 1, 1);
+    og_status st = w && sel ? og_budget_charge((uint64_t)n * sizeof *w) : og_err(OG_ERR_NOMEM, "out of memory");
+    if (st == OG_OK) st = og_degree_weights(&p->b, (size_t)p->var_col[op->src], t, topo_dir(op->dir), w);
+    uint64_t total = 0;
+    size_t k = 0;
+    for (size_t r = 0; r < n && st == OG_OK; r++) {
+        if (!w[r]) continue;
+        total += w[r];
+        sel[r >> 3] |= (uint8_t)(1u << (r & 7));
+        w[k++] = w[r];
+    }
+    if (st == OG_OK) og_bindings_select(&p->b, sel);
+    free(sel);
+    if (st) {
+        free(w);
+        return st;
+    }
+    x->rows_through += p->b.n_rows;
+    xstep *xs = step_of(x, op);
+    if (xs) xs->rows = total, xs->ran = 1;
+    *out = w;
+    return OG_OK;
+}
 
 /* The value of integer parameter `param` as a row count for `limit` / `offset`. */
 static og_status count_param(const exec *x, int param, const char *what, uint64_t *out)
@@ -1691,7 +1791,7 @@ static og_status resolve_page(exec *x)
 og_status og_exec_read(const og_ir_query *ir, const og_exec_source *src, const og_vector *params, int64_t now_ms,
                        og_result *out)
 {
-    exec x = {ir, src, params, now_ms, NULL, 0, 0, NULL, 0, 0, 0, 0, 0, 0};
+    exec x = {ir, src, params, now_ms, NULL, 0, 0, NULL, 0, 0, 0, 0, 0, 0, NULL, NULL};
     return exec_run(&x, out);
 }
 
@@ -1705,6 +1805,9 @@ static og_status exec_run(exec *xp, og_result *out)
     memset(out, 0, sizeof *out);
     if (ir->is_mutation) return og_err(OG_ERR_INVALID, "query '%s' is a mutation; run it with mutate", ir->name);
     OG_TRY(resolve_page(&x));
+    og_paths paths;
+    memset(&paths, 0, sizeof paths);
+    x.paths = &paths;
     pipe p = {0};
     p.identity_col = -1;
     og_status st = og_search_new(&x.search, ir, src, params, now_ms);
@@ -1721,7 +1824,11 @@ static og_status exec_run(exec *xp, og_result *out)
         return og_err(OG_ERR_NOMEM, "out of memory");
     }
     for (size_t v = 0; v < ir->nvars; v++) p.var_col[v] = -1;
-    st = run_ops(&x, &p, ir->ops, ir->nops);
+    const og_ir_op *counted = og_degree_count_op(ir); /* a last hop only counted: not run */
+    st = run_ops(&x, &p, ir->ops, counted ? ir->nops - 1 : ir->nops);
+    uint64_t *weights = NULL;
+    if (st == OG_OK && counted) st = weigh_rows(&x, &p, counted, &weights);
+    x.weights = weights;
     if (st == OG_OK && !p.started) p.b.n_rows = 1; /* no match clause: one empty binding */
     /* a search ordering drops the rows it does not rank and gives the first sort key */
     og_vector rank_vals = {0};
@@ -1794,6 +1901,8 @@ static og_status exec_run(exec *xp, og_result *out)
     og_bindings_free(&p.b);
     free(p.var_col);
     og_search_free(x.search);
+    og_paths_free(&paths);
+    free(weights);
     if (st != OG_OK) og_result_free(out);
     return st;
 }
@@ -1803,7 +1912,7 @@ og_status og_exec_const(const og_ir_query *ir, const og_ir_expr *e, const og_vec
 {
     /* a constant expression (parameters, literals, now(); the checker admits no variable):
      * evaluated over one row that binds nothing */
-    exec x = {ir, NULL, params, now_ms, NULL, 0, 0, NULL, 0, 0, 0, 0, 0, 0};
+    exec x = {ir, NULL, params, now_ms, NULL, 0, 0, NULL, 0, 0, 0, 0, 0, 0, NULL, NULL};
     pipe none = {0};
     none.identity_col = -1;
     none.b.n_rows = 1;
@@ -1894,7 +2003,7 @@ static og_status plan_steps(exec *x, const og_ir_op *ops, size_t nops, unsigned 
     if (st == OG_OK)
         for (size_t v = 0; v < x->ir->nvars; v++) now_bound[v] = bound[v];
     for (size_t i = 0; st == OG_OK && i < nops; i++)
-        if (ops[i].kind == OG_IR_SCAN && ops[i].var >= 0) now_bound[ops[i].var] = 0;
+        if ((ops[i].kind == OG_IR_SCAN || ops[i].kind == OG_IR_PATH) && ops[i].var >= 0) now_bound[ops[i].var] = 0;
         else if (ops[i].kind == OG_IR_EXPAND) {
             if (ops[i].dst >= 0 && !ops[i].closing) now_bound[ops[i].dst] = 0;
             if (ops[i].edge_var >= 0) now_bound[ops[i].edge_var] = 0;
@@ -1967,6 +2076,7 @@ static og_status plan_steps(exec *x, const og_ir_op *ops, size_t nops, unsigned 
         }
         case OG_IR_FILTER: est = s.hash ? in : in * pred_keep(&op->pred); break; /* a hash key: counted in the join */
         case OG_IR_ANTIJOIN: est = in * 0.5; break;
+        case OG_IR_PATH: est = in * 0.5 * preds_keep(op->preds, op->npreds); break; /* connected or not */
         }
         if (st) break;
         s.est = est;
@@ -2019,7 +2129,8 @@ static og_status put_step(og_buf *b, const og_ir_query *ir, const xstep *s, int 
         if (op->dst >= 0) og_buf_printf(b, "$%s", ir->vars[op->dst].name);
         else og_buf_append_str(b, "$_");
         og_buf_printf(b, ": %s  traversal=%s", cat->nodes[op->node_type].name,
-                      op->closing ? "reach_check" : op->edge_var >= 0 ? "edge_rows" : "csr");
+                      op->closing ? "reach_check" : op->edge_var >= 0 ? "edge_rows"
+                      : op == og_degree_count_op(ir) ? "degree_count" : "csr");
         break;
     }
     case OG_IR_FILTER:
@@ -2032,6 +2143,11 @@ static og_status put_step(og_buf *b, const og_ir_query *ir, const xstep *s, int 
                              : op->sub == OG_QSUB_OPTIONAL ? "left_join optional {...} on" : "anti_join not {...} on");
         for (size_t k = 0; k < op->nouter; k++) og_buf_printf(b, "%s$%s", k ? ", " : " ", ir->vars[op->outer_vars[k]].name);
         if (!op->nouter) og_buf_append_str(b, " (no shared variable)");
+        break;
+    case OG_IR_PATH:
+        og_buf_printf(b, "shortest $%s = $%s -[%s %s %u..%u]-> $%s: %s  traversal=bfs_from_destination", ir->vars[op->var].name,
+                      ir->vars[op->src].name, cat->edges[op->edge_type].name, dirs[op->dir], (unsigned)op->min_hops,
+                      (unsigned)op->max_hops, ir->vars[op->dst].name, cat->nodes[op->node_type].name);
         break;
     }
     og_buf_append_str(b, "  est=");
@@ -2065,7 +2181,7 @@ og_status og_exec_explain(const og_ir_query *ir, const og_exec_source *src, cons
 {
     if (res) memset(res, 0, sizeof *res);
     if (ir->is_mutation) return og_err(OG_ERR_INVALID, "query '%s' is a mutation; explain reads only", ir->name);
-    exec x = {ir, src, params, now_ms, NULL, 0, 0, NULL, 0, 0, 0, 0, 0, 0};
+    exec x = {ir, src, params, now_ms, NULL, 0, 0, NULL, 0, 0, 0, 0, 0, 0, NULL, NULL};
     unsigned char *bound = calloc(ir->nvars ? ir->nvars : 1, 1);
     if (!bound) return og_err(OG_ERR_NOMEM, "out of memory");
     double est = 0;

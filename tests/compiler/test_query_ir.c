@@ -449,9 +449,27 @@ static void optional_and_aggregate_subpatterns(void **state)
                 "  writes: -\n");
 }
 
+/* `$p: shortest { … }`: a PATH op after every scan, binding $p; a filter over length($p) alone
+ * is pushed into it; nodes($p) is a [String] column */
+static void shortest_paths(void **state)
+{
+    (void)state;
+    expect_dump("query q() { match { $a: Person  $b: Person { name: \"x\" }  $p: shortest { $a <knows>{1,4} $b }  "
+                "length($p) > 1 } return { nodes($p) as path, length($p) } order { length($p) desc } }",
+                "query q()\n"
+                "  scan $a: Person\n"
+                "  scan $b: Person [$b.name = \"x\"]\n"
+                "  shortest $p = $a -[Knows both 1..4]-> $b: Person [length($p) > 1]\n"
+                "  return path = nodes($p): [String], length = length($p): I64\n"
+                "  order by length($p) desc\n"
+                "  reads: node Person, edge Knows\n"
+                "  writes: -\n");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(shortest_paths),
         cmocka_unit_test(scan_with_pushed_down_predicates),
         cmocka_unit_test(limit_and_offset_literals_and_parameters),
         cmocka_unit_test(arithmetic_functions_and_distinct),

@@ -38,7 +38,10 @@
     "    not { $p worksAt $c }\n  }\n  return { $p.name, $c.name }\n}\n"                    \
     "query employers() {\n"                                                                       \
     "  match {\n    $p: Person\n    optional { $p worksAt $c }\n  }\n"                          \
-    "  return { $p.name, $c.name }\n}\n"
+    "  return { $p.name, $c.name }\n}\n"                                                                   \
+    "query paths() {\n"                                                                           \
+    "  match {\n    $a: Person\n    $b: Person\n    $p: shortest { $a knows{1,3} $b }\n  }\n"     \
+    "  return { length($p) as n }\n}\n"
 
 /* Deterministic pseudo-random graph: n people, aged 1..20, each knowing `deg` others. */
 static char *generated(int n, int deg)
@@ -201,6 +204,13 @@ static void explain_text_is_pinned(void **state)
                 "2. left_join optional {...} on $p  est=4  rows=4\n"
                 "  2.1. expand $p -[WorksAt out 1..1]-> $c: Company  traversal=csr  est=2  rows=2\n"
                 "pipeline: est=4  rows_through=10  rows_peak=4  result_rows=4\n");
+    /* a shortest path: one search per destination, rows without a path dropped */
+    EXPECT_PLAN(f, "paths", NULL, 1,
+                "query paths: 3 steps, filters placed early\n"
+                "1. scan $a: Person  access=full_scan  est=4  rows=4\n"
+                "2. scan $b: Person  access=full_scan  join=cross  est=16  rows=16\n"
+                "3. shortest $p = $a -[Knows out 1..3]-> $b: Person  traversal=bfs_from_destination  est=8  rows=12\n"
+                "pipeline: est=8  rows_through=32  rows_peak=16  result_rows=12\n");
     /* an equality across components is a hash join: only the 6 matching pairs are formed */
     EXPECT_PLAN(f, "same_age_pairs", NULL, 1,
                 "query same_age_pairs: 5 steps, filters placed early\n"
