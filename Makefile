@@ -50,8 +50,8 @@ run: build
 demo-table: build
 	bash scripts/run-demo.sh $(RELEASE)
 
-# Installs bin/omnigraph, include/omnigraph.h, lib/libomnigraph.a and lib/pkgconfig/omnigraph.pc
-# under $(DESTDIR)$(PREFIX) (README.md "Install").
+# Installs bin/omnigraph, include/omnigraph.h, lib/libomnigraph.a, lib/libomnigraph.so* and
+# lib/pkgconfig/omnigraph.pc under $(DESTDIR)$(PREFIX) (README.md "Install").
 PREFIX  ?= /usr/local
 # Debian's python3, for the Python package of `make install`
 PYTHON  ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)
@@ -60,7 +60,10 @@ install: build
 	@# the Python package beside the binary (docs/python.md), into PREFIX/lib/python3.X/dist-packages
 	@# (Debian's python3 reads /usr/local's); --target keeps it out of Debian's own /usr tree, which
 	@# is what pip's --break-system-packages guard protects
-	$(PYTHON) -m pip install --no-index --no-deps --quiet --upgrade \
+	@# the loader's cache learns the new libomnigraph.so (a real install as root only)
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then ldconfig; fi
+	@# the package finds PREFIX/lib/libomnigraph.so beside it, so the wheel bundles no copy
+	OMNIGRAPH_PY_BUNDLE=0 $(PYTHON) -m pip install --no-index --no-deps --quiet --upgrade \
 	  --target "$(DESTDIR)$(PREFIX)/lib/$$($(PYTHON) -c 'import sys; print("python%d.%d" % sys.version_info[:2])')/dist-packages" \
 	  $$($(PYTHON) -m pip install --help | grep -q break-system-packages && echo --break-system-packages) ./python
 

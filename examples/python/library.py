@@ -2,7 +2,6 @@
 # Run it cell by cell in Jupyter, or as a script: python3 examples/python/library.py
 # (after `make build` and `pip install ./python`; docs/python.md).
 import os
-import subprocess
 import tempfile
 
 import omnigraph
@@ -11,9 +10,8 @@ import omnigraph
 here = os.path.dirname(os.path.abspath(__file__))
 work = tempfile.mkdtemp()
 root = os.path.join(work, "library")
-binary = os.environ.get("OMNIGRAPH_BIN", "omnigraph")
-subprocess.run([binary, "init", "--schema", os.path.join(here, "../library/schema.pg"), root], check=True)
-g = omnigraph.connect(root)  # or omnigraph.connect("http://127.0.0.1:8080", graph="library", token=...)
+g = omnigraph.init(root, os.path.join(here, "../library/schema.pg"))  # in this process, over libomnigraph.so
+# later: omnigraph.connect(root), or a served graph: omnigraph.connect("http://127.0.0.1:8080", graph="library", token=...)
 print(g.load(os.path.join(here, "../library/seed.jsonl"), mode="overwrite"))
 
 # %% A read: columns, rows as dicts (values as the JSON output types them)

@@ -14,6 +14,7 @@ class OmniGraphError(Exception):
         self.code = code
         self.message = message
         self.status = status  # the HTTP status, for a served graph
+        self.details = None   # a merge's row conflicts (ConflictError), when the graph gave them
 
 
 class InvalidError(OmniGraphError): pass
@@ -41,5 +42,9 @@ _BY_CODE = {
 }
 
 
-def make_error(code, message, status=None):
-    return _BY_CODE.get(code, OmniGraphError)(code, message, status)
+def make_error(code, message, status=None, error_class=None):
+    """The exception of `code`; `error_class` (a served graph's Omnigraph-Error-Class header:
+    the library's status name behind the server's wire code) picks the class when given, so
+    both transports raise the same class for the same failure."""
+    cls = _BY_CODE.get(error_class) or _BY_CODE.get(code, OmniGraphError)
+    return cls(code, message, status)

@@ -1,114 +1,20 @@
 """Graph: the one interface, and its two transports.
 
 Why two transports behind one class: a notebook starts on a local directory and later points
-at a server; the code in between should not change.  `_Local` runs the `omnigraph` program
-(found as $OMNIGRAPH_BIN, the binary `make build` made when the package was installed, or
-`omnigraph` on PATH) and reads its JSON; `_Remote` speaks the HTTP API of omnigraph-server
-(docs/server.md) with the standard library only.
+at a server; the code in between should not change.  `_Embedded` (_embedded.py) opens the
+graph in this process through libomnigraph.so; `_Remote` speaks the HTTP API of
+omnigraph-server (docs/server.md) with the standard library only.  Both answer in the
+server's document shapes, so a Result or Receipt reads the same from either.
 """
 import json
 import os
-import re
-import shutil
-import subprocess
 import urllib.error
 import urllib.parse
 import urllib.request
 
+from ._embedded import _Embedded
 from ._errors import OmniGraphError, make_error
 from ._result import Receipt, Result
-
-_ERROR_LINE = re.compile(r"^omnigraph [a-z][a-z ]*: ([a-z_]+): (.*)$")
-
-
-def _find_binary():
-    env = os.environ.get("OMNIGRAPH_BIN")
-    if env:
-        return env
-    try:
-        from ._binary import BUILT_BINARY
-    except ImportError:  # pragma: no cover - an in-tree import without a build
-        BUILT_BINARY = None
-    if BUILT_BINARY and os.access(BUILT_BINARY, os.X_OK):
-        return BUILT_BINARY
-    found = shutil.which("omnigraph")
-    if not found:
-        raise OmniGraphError("not_found", "the omnigraph program is not installed: run `make build` "
-                             "(or `make install`), or set $OMNIGRAPH_BIN")
-    return found
-
-
-def _json_arg(params):
-    if params is None:
-        return None
-    if isinstance(params, str):
-        return params
-    return json.dumps(params)
-
-
-class _Local:
-    def __init__(self, root):
-        self.root = root
-        self.bin = _find_binary()
-
-    def run(self, verb, args, stdin=None):
-        cmd = [self.bin] + verb.split() + list(args) + ["--json", self.root]
-        p = subprocess.run(cmd, input=stdin, capture_output=True)
-        if p.returncode != 0:
-            err = p.stderr.decode("utf-8", "replace")
-            for line in err.splitlines():
-                m = _ERROR_LINE.match(line)
-                if m:
-                    raise make_error(m.group(1), m.group(2))
-            raise OmniGraphError("invalid" if p.returncode == 2 else "internal", err.strip() or f"exit {p.returncode}")
-        out = p.stdout.decode("utf-8")
-        return json.loads(out) if out.strip() else {}
-
-    def query(self, source, params, branch, at, name):
-        args = ["-e", source] + ([name] if name else [])
-        if params is not None:
-            args += ["--params", _json_arg(params)]
-        if branch:
-            args += ["--branch", branch]
-        if at:
-            args += ["--at", at]
-        return self.run("query", args)
-
-    def mutate(self, source, params, branch, name):
-        args = ["-e", source] + ([name] if name else [])
-        if params is not None:
-            args += ["--params", _json_arg(params)]
-        if branch:
-            args += ["--branch", branch]
-        return self.run("mutate", args)
-
-    def load(self, data, mode, branch):
-        args = ["--data", "-", "--mode", mode] + (["--branch", branch] if branch else [])
-        return self.run("load", args, stdin=data)
-
-    def load_csv(self, path, type_, delimiter, mode, branch):
-        args = ["--csv", f"{type_}={path}" if type_ else path, "--mode", mode]
-        if delimiter:
-            args += ["--delimiter", delimiter]
-        if branch:
-            args += ["--branch", branch]
-        return self.run("load", args)
-
-    def branch_create(self, name, from_):
-        return self.run("branch create", ["--from", from_, name])
-
-    def branch_merge(self, source, into):
-        return self.run("branch merge", [source, "--into", into])
-
-    def branches(self):
-        doc = self.run("branch list", [])
-        return [b["name"] if isinstance(b, dict) else b for b in doc.get("branches", [])]
-
-    def commits(self, branch):
-        return self.run("commit list", ["--branch", branch or "main"]).get("commits", [])
-
-    def changes(self, commit):
-        return self.run("commit changes", [commit])
 
 
 class _Remote:
@@ -138,7 +44,11 @@ class _Remote:
             except ValueError:
                 doc = {}
             code = doc.get("code") or ("precondition_failed" if e.code == 412 else "internal")
-            raise make_error(code, doc.get("error") or text or e.reason, e.code) from None
+            err = make_error(code, doc.get("error") or text or e.reason, e.code,
+                             e.headers.get("Omnigraph-Error-Class"))
+            if doc.get("merge_conflicts"):
+                err.details = doc["merge_conflicts"]
+            raise err from None
         except urllib.error.URLError as e:
             raise OmniGraphError("io", f"cannot reach {self.base}: {e.reason}") from None
         return json.loads(text) if text.strip() else {}
@@ -153,7 +63,7 @@ class _Remote:
             body["branch"] = branch
         if at:
             body["snapshot"] = at
-        return self.call("POST", "/query", body)
+        return Result(self.call("POST", "/query", body))
 
     def mutate(self, source, params, branch, name):
         body = {"query": source}
@@ -169,6 +79,9 @@ class _Remote:
         q = {"mode": mode}
         if branch:
             q["branch"] = branch
+        if not isinstance(data, bytes):  # a path: the body is the file
+            with open(data, "rb") as f:
+                data = f.read()
         return self.call("POST", "/load/ndjson", data, ctype="application/x-ndjson", query=q)
 
     def load_csv(self, path, type_, delimiter, mode, branch):
@@ -197,6 +110,9 @@ class _Remote:
     def changes(self, commit):
         return self.call("GET", "/commits/" + urllib.parse.quote(commit, safe="") + "/changes")
 
+    def close(self):
+        pass
+
 
 class Graph:
     """A graph, embedded or served: see omnigraph.connect."""
@@ -208,11 +124,22 @@ class Graph:
     def __repr__(self):
         return f"<omnigraph.Graph {self.where}>"
 
+    def close(self):
+        """Closes an embedded graph's handle (also done when the Graph is collected); later
+        calls raise InvalidError.  A served graph holds nothing to close."""
+        self._t.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
     def query(self, source, params=None, branch=None, at=None, name=None):
         """Runs read query `source` (.gq text; `name` picks one of several) and returns a Result.
         `params`: a dict (or JSON text); `branch`: the branch head read (default main); `at`:
         a commit to read instead (time travel)."""
-        return Result(self._t.query(source, params, branch, at, name))
+        return self._t.query(source, params, branch, at, name)
 
     def mutate(self, source, params=None, branch=None, name=None):
         """Runs a mutation as one commit on `branch` (default main) and returns a Receipt."""
@@ -223,8 +150,7 @@ class Graph:
         records ({"type": T, "data": {...}}, or {"edge": E, "from": ..., "to": ...} for an edge)."""
         if isinstance(data, (str, os.PathLike)) and not (isinstance(data, str) and "\n" in data) \
                 and os.path.exists(data):
-            with open(data, "rb") as f:
-                payload = f.read()
+            payload = os.fspath(data)  # read where it is
         elif isinstance(data, bytes):
             payload = data
         elif isinstance(data, str):
@@ -265,10 +191,11 @@ class Graph:
         return self._t.changes(commit)
 
 
-def connect(where, graph=None, token=None):
-    """Opens a graph: a local directory or s3://bucket/prefix (embedded), or an http(s):// URL
-    of omnigraph-server with `graph` (its graph id) and `token` (a bearer token, or
-    $OMNIGRAPH_TOKEN)."""
+def connect(where, graph=None, token=None, actor=None):
+    """Opens a graph: a local directory or s3://bucket/prefix (embedded, in this process,
+    through libomnigraph.so; `actor` names the writer its commits record, default
+    "omnigraph"), or an http(s):// URL of omnigraph-server with `graph` (its graph id) and
+    `token` (a bearer token, or $OMNIGRAPH_TOKEN)."""
     where = os.fspath(where)
     if where.startswith(("http://", "https://")):
         return Graph(_Remote(where, graph, token or os.environ.get("OMNIGRAPH_TOKEN")), where)
@@ -276,5 +203,19 @@ def connect(where, graph=None, token=None):
         raise make_error("invalid", "graph= names a graph of a server; an embedded graph is its path")
     if "://" not in where and not os.path.isdir(where):
         raise make_error("not_found", f"no graph at {where} (create one with `omnigraph init`)")
-    return Graph(_Local(where), where)
+    return Graph(_Embedded(where, actor), where)
 
+
+
+def init(where, schema, actor=None):
+    """Creates a graph at `where` (a directory that holds no graph, or s3://bucket/prefix) from
+    `.pg` schema text, or the path of a `.pg` file, and returns it opened (embedded): one empty
+    table per type, the genesis commit, branch main.  ParseError / TypeCheckError name the
+    schema's line and column; AlreadyExistsError when a graph is there."""
+    where = os.fspath(where)
+    name = "schema.pg"
+    if isinstance(schema, os.PathLike) or ("\n" not in schema and "{" not in schema and os.path.isfile(schema)):
+        name = os.fspath(schema)
+        with open(name, encoding="utf-8") as f:
+            schema = f.read()
+    return Graph(_Embedded.create(where, name, schema, actor), where)
