@@ -38,12 +38,15 @@ envtext=$(bash "$ROOT/scripts/s3-test-store.sh" start) || { echo "netem-latency:
 eval "$envtext"
 port=${AWS_ENDPOINT_URL##*:}
 half=$(awk -v m="$NETEM_MS" "BEGIN{printf \"%g\", m / 2}")
-# band 3 of a prio qdisc delays; only the S3 port is filtered into it (both directions)
+# band 3 of a prio qdisc delays; only the S3 port is filtered into it (both directions).  The
+# test runs this itself once it has timed the write without the delay.
+cat > "$OG_S3_STORE_DIR/netem-on.sh" <<EOF
 tc qdisc add dev lo root handle 1: prio &&
-tc qdisc add dev lo parent 1:3 handle 30: netem delay "${half}ms" &&
-tc filter add dev lo protocol ip parent 1:0 prio 1 u32 match ip dport "$port" 0xffff flowid 1:3 &&
-tc filter add dev lo protocol ip parent 1:0 prio 1 u32 match ip sport "$port" 0xffff flowid 1:3 ||
-    { echo "netem-latency: tc setup failed" >&2; exit 1; }
+tc qdisc add dev lo parent 1:3 handle 30: netem delay ${half}ms &&
+tc filter add dev lo protocol ip parent 1:0 prio 1 u32 match ip dport $port 0xffff flowid 1:3 &&
+tc filter add dev lo protocol ip parent 1:0 prio 1 u32 match ip sport $port 0xffff flowid 1:3
+EOF
 cd "$BUILD" && OG_TEST_STORE_URI="s3://$OG_S3_BUCKET/netem" OG_TEST_NETEM_MS="$NETEM_MS" \
+    OG_TEST_NETEM_ON="bash $OG_S3_STORE_DIR/netem-on.sh" \
     ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1} ./api_test_write_latency
 '
