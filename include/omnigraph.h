@@ -41,7 +41,8 @@ typedef enum og_status {
     OG_ERR_AUTH = 14,                /* missing or bad credentials */
     OG_ERR_THROTTLED = 15,           /* the store asked us to slow down and retries ran out */
     OG_ERR_LIMIT = 16,               /* a resource limit was exceeded before any effect */
-    OG_ERR_INTERNAL = 17             /* a bug: an internal invariant did not hold */
+    OG_ERR_INTERNAL = 17,            /* a bug: an internal invariant did not hold */
+    OG_ERR_UNAVAILABLE = 18          /* the object store could not be reached (retries ran out); retry later */
 } og_status;
 
 /* Stable lower-case name of a status ("not_found", "conflict", ...). Never NULL. */

@@ -12,6 +12,8 @@
 #   s3-test-store.sh env       print the environment of the running store
 #   s3-test-store.sh status    exit 0 when the store in $DIR answers
 #   s3-test-store.sh stop      stop the daemons (by pid) and delete $DIR; a no-op when nothing runs
+#   s3-test-store.sh rgw-stop  kill radosgw only (an outage of the endpoint; the data stays in RADOS)
+#   s3-test-store.sh rgw-start start radosgw again and wait until it answers
 #
 # Knobs (environment): OG_S3_STORE_DIR (default /tmp/og-s3-store), OG_S3_STORE_PORT (RGW port;
 # default: the first free one from 17480), OG_S3_STORE_MON_PORT (default: first free from
@@ -242,11 +244,38 @@ cmd_stop() {
     else STARTING=0; safe_rmdir; log "stopped"; fi
 }
 
+# An outage of the S3 endpoint alone (the fault tests): radosgw keeps no state of its own, so
+# killing it is the store going away mid-request (connections refused from then on), and
+# starting it again brings back everything that was acknowledged (it lives in RADOS).
+cmd_rgw_stop() {
+    local p; p=$(pid_of client.rgw)
+    [ -n "$p" ] && running_pid "$p" || fail "no radosgw running in $DIR"
+    kill -KILL "$p" 2>/dev/null || true
+    for _ in $(seq 1 50); do running_pid "$p" || break; sleep 0.1; done
+    running_pid "$p" && fail "radosgw $p did not exit"
+    log "radosgw stopped"
+}
+
+cmd_rgw_start() {
+    alive client.rgw && { log "radosgw already running"; return 0; }
+    local ep t0 i; ep=$(sed -n 's/^export AWS_ENDPOINT_URL=//p' "$DIR/env"); t0=$(now)
+    [ -n "$ep" ] || fail "no store in $DIR"
+    radosgw -n client.rgw >>"$DIR/log/rgw-start.out" 2>&1 || fail "radosgw failed"
+    for i in $(seq 1 300); do
+        [ "$(http_code "$ep/")" = 200 ] && break
+        [ "$i" = 300 ] && fail "radosgw not answering at $ep after 60 s"
+        sleep 0.2
+    done
+    log "radosgw back in $(since "$t0")s"
+}
+
 case "${1:-}" in
     install) cmd_install ;;
+    rgw-stop) cmd_rgw_stop ;;
+    rgw-start) cmd_rgw_start ;;
     start) cmd_start ;;
     stop) cmd_stop ;;
     env) running || fail "no store running in $DIR"; cat "$DIR/env" ;;
     status) running ;;
-    *) sed -n '2,20p' "$0" >&2; exit 2 ;;
+    *) sed -n '2,22p' "$0" >&2; exit 2 ;;
 esac

@@ -7,7 +7,9 @@ Retry-After (the server's backpressure); any other non-2xx counts as a failure.
 
 Prints one JSON object: wall seconds, logical operations, ops/s, failures, retries, and the
 p50/p99 latency in ms per kind (branch, insert, update, merge) and over all writes.
-Usage: agents.py HOST:PORT GRAPH N
+Several replicas of the server over one graph: give their addresses comma-separated; agent i
+talks to replica i mod R.
+Usage: agents.py HOST:PORT[,HOST:PORT...] GRAPH N
 """
 import http.client
 import json
@@ -27,8 +29,7 @@ def pct(xs, p):
 
 
 def main():
-    addr, graph, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    host, port = addr.rsplit(":", 1)
+    addrs, graph, n = sys.argv[1].split(","), sys.argv[2], int(sys.argv[3])
     lat = {"branch": [], "insert": [], "update": [], "merge": []}
     stats = {"failures": 0, "retries": 0, "errors": []}
     lock = threading.Lock()
@@ -64,6 +65,7 @@ def main():
             return conn
 
     def agent(i):
+        host, port = addrs[i % len(addrs)].rsplit(":", 1)
         conn = http.client.HTTPConnection(host, int(port), timeout=120)
         b = "agent-%d" % i
         go.wait()
@@ -86,7 +88,7 @@ def main():
     wall = time.monotonic() - t0
     ops = sum(len(v) for v in lat.values())
     writes = lat["insert"] + lat["update"] + lat["merge"]
-    out = {"agents": n, "wall_s": round(wall, 3), "ops": ops, "ops_per_s": round(ops / wall, 2),
+    out = {"agents": n, "replicas": len(addrs), "wall_s": round(wall, 3), "ops": ops, "ops_per_s": round(ops / wall, 2),
            "failures": stats["failures"], "retries": stats["retries"], "errors": stats["errors"][:5],
            "write_p50_ms": round(pct(writes, 50), 1), "write_p99_ms": round(pct(writes, 99), 1)}
     for k, v in lat.items():

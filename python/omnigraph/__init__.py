@@ -15,7 +15,7 @@ subclasses carrying `.code` (docs/errors.md) and the message.  See docs/python.m
 """
 from ._errors import (OmniGraphError, InvalidError, NotFoundError, AlreadyExistsError, ConflictError,
                       PreconditionFailedError, ParseError, TypeCheckError, ConstraintError, UnsupportedError,
-                      AuthError, LimitError, InternalError)
+                      AuthError, LimitError, InternalError, UnavailableError)
 from ._result import Result, Receipt
 from ._graph import Graph, connect, init
 
@@ -23,5 +23,6 @@ __all__ = [
     "connect", "init", "Graph", "Result", "Receipt", "OmniGraphError", "InvalidError", "NotFoundError",
     "AlreadyExistsError", "ConflictError", "PreconditionFailedError", "ParseError", "TypeCheckError",
     "ConstraintError", "UnsupportedError", "AuthError", "LimitError", "InternalError",
+    "UnavailableError",
 ]
 __version__ = "0.1.0"

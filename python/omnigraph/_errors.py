@@ -29,6 +29,7 @@ class UnsupportedError(OmniGraphError): pass
 class AuthError(OmniGraphError): pass
 class LimitError(OmniGraphError): pass
 class InternalError(OmniGraphError): pass
+class UnavailableError(OmniGraphError): pass
 
 
 _BY_CODE = {
@@ -39,6 +40,7 @@ _BY_CODE = {
     "unauthorized": AuthError, "forbidden": AuthError, "limit": LimitError, "throttled": LimitError,
     "too_many_requests": LimitError, "internal": InternalError, "io": InternalError, "corrupt": InternalError,
     "out_of_memory": InternalError, "unsupported_version": UnsupportedError,
+    "unavailable": UnavailableError,
 }
 
 

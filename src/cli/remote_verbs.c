@@ -136,7 +136,7 @@ og_status og_cli_remote_error(const og_http_resp *resp)
         {"auth", OG_ERR_AUTH}, {"not_found", OG_ERR_NOT_FOUND}, {"already_exists", OG_ERR_ALREADY_EXISTS},
         {"conflict", OG_ERR_CONFLICT}, {"precondition_failed", OG_ERR_PRECONDITION_FAILED}, {"limit", OG_ERR_LIMIT},
         {"throttled", OG_ERR_THROTTLED}, {"type", OG_ERR_TYPE}, {"parse", OG_ERR_PARSE},
-        {"constraint", OG_ERR_CONSTRAINT}, {"internal", OG_ERR_INTERNAL},
+        {"constraint", OG_ERR_CONSTRAINT}, {"internal", OG_ERR_INTERNAL}, {"unavailable", OG_ERR_UNAVAILABLE},
     };
     json_t *j = json_loads((const char *)resp->body.data, 0, NULL);
     const char *msg = json_string_value(json_object_get(j, "error"));

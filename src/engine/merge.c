@@ -9,6 +9,7 @@
  */
 #include "engine/merge.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -583,6 +584,21 @@ og_status og_engine_merge(og_engine *e, const og_merge_opts *o, og_merge_result 
     return og_engine_merge_resolve(e, o, NULL, out);
 }
 
+/* The target's head, looked up beside the source's (og_engine_merge_resolve). */
+typedef struct head_fetch {
+    og_graph *g;
+    const char *branch;
+    og_ref_entry head;
+    og_status st;
+} head_fetch;
+
+static void *head_fetch_run(void *arg)
+{
+    head_fetch *h = arg;
+    h->st = og_graph_head_entry(h->g, h->branch, &h->head);
+    return NULL;
+}
+
 og_status og_engine_merge_resolve(og_engine *e, const og_merge_opts *o, const og_merge_resolve *resolve,
                                   og_merge_result *out)
 {
@@ -591,8 +607,17 @@ og_status og_engine_merge_resolve(og_engine *e, const og_merge_opts *o, const og
     const char *target = o->target ? o->target : "main";
     if (!strcmp(o->source, target)) return og_err(OG_ERR_INVALID, "merge: source and target are both '%s'", target);
     og_graph *g = og_engine_graph(e);
+    /* The two heads do not depend on each other: the target's is read in a second thread
+     * while this one reads the source's, so they cost one round trip, not two.  The write
+     * takes the target's head from here (og_write_opts.first_head); when that lookup failed,
+     * the write looks it up itself and reports what it finds. */
+    head_fetch tf = {g, target, {0}, OG_ERR_INTERNAL};
+    pthread_t th;
+    int threaded = pthread_create(&th, NULL, head_fetch_run, &tf) == 0;
     og_ref_entry src;
-    OG_TRY(og_graph_head_entry(g, o->source, &src));
+    og_status sst = og_graph_head_entry(g, o->source, &src);
+    if (threaded) pthread_join(th, NULL);
+    OG_TRY(sst);
     if (src.kind == OG_REF_DELETE) return og_err(OG_ERR_NOT_FOUND, "branch '%s' was deleted", o->source);
     merge_ctx c;
     memset(&c, 0, sizeof c);
@@ -611,6 +636,7 @@ og_status og_engine_merge_resolve(og_engine *e, const og_merge_opts *o, const og
     wo.actor_via = og_engine_actor_via(e);
     wo.expected_head = o->expected_head;
     wo.message = og_engine_message();
+    if (threaded && tf.st == OG_OK) wo.first_head = &tf.head;
     og_status st = og_graph_write(g, &wo, merge_attempt, &c, &out->write);
     /* later cleanup calls may have replaced the thread's message: state the conflicts last */
     if (st == OG_ERR_CONFLICT && out->nconflicts) st = conflict_error(&c);

@@ -295,6 +295,10 @@ typedef struct og_write_opts {
     const char *expected_head;        /* commit id the head must be, or NULL */
     const char *expected_incarnation; /* incarnation the branch must have, or NULL */
     int max_attempts;                 /* 0 = the handle's default */
+    /* The branch's head as the caller looked it up just before (a merge reads it beside the
+     * source's head), used by the first attempt instead of a lookup of its own; NULL = look it
+     * up.  A stale one costs nothing but a lost publish: the next attempt looks it up. */
+    const og_ref_entry *first_head;
 } og_write_opts;
 
 /* Default longest a write may spend between its capture and its publish before it

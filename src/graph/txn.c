@@ -295,8 +295,9 @@ static og_status attempt_inner(og_graph *g, const og_write_opts *o, const char *
     *lost = 0;
     int64_t captured_at = og_now_ms();
     og_ref_entry head;
-    int found;
-    OG_TRY(og_graph_head_lookup(g, o->branch, &head, &found));
+    int found = 1;
+    if (attempt == 1 && o->first_head && !strcmp(o->first_head->branch, o->branch)) head = *o->first_head;
+    else OG_TRY(og_graph_head_lookup(g, o->branch, &head, &found));
     if (!found) return og_err(OG_ERR_NOT_FOUND, "branch \"%s\" not found", o->branch);
     if (head.kind == OG_REF_DELETE) return og_err(OG_ERR_NOT_FOUND, "branch \"%s\" not found (it was deleted)", o->branch);
     if (o->expected_head && strcmp(o->expected_head, head.commit) != 0)

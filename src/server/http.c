@@ -393,6 +393,9 @@ unsigned og_status_http(og_status st, const char **code)
     case OG_ERR_LIMIT: *code = "bad_request"; return 413;
     case OG_ERR_AUTH: *code = "unauthorized"; return 401;
     case OG_ERR_THROTTLED: *code = "too_many_requests"; return 429;
+    /* the object store is down: retryable, like a full queue (the wire's closed code set has
+     * no other retryable code; Omnigraph-Error-Class says "unavailable") */
+    case OG_ERR_UNAVAILABLE: *code = "too_many_requests"; return 503;
     default: *code = "internal"; return 500;
     }
 }

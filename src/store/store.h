@@ -17,6 +17,8 @@
  *   OG_ERR_ALREADY_EXISTS  put_if_absent lost: the key exists (its content is not ours)
  *   OG_ERR_INVALID         a malformed key or URI
  *   OG_ERR_IO / OG_ERR_AUTH / OG_ERR_THROTTLED   the backend failed
+ *   OG_ERR_UNAVAILABLE     the store did not answer (or answered 5xx) through every retry:
+ *                          a remote store that is down; a write's outcome may be unknown
  * A store handle may be used from several threads at once.
  */
 #ifndef OG_STORE_H

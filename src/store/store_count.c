@@ -5,7 +5,8 @@
  * Each op notes the request (kind, key, depth) under one mutex, optionally sleeps the
  * injected latency, forwards to the inner handle through the public functions, and records
  * its depth as completed.  The depth rule and why it measures the critical path are in
- * store_count.h.
+ * store_count.h.  The same wrapper injects an object-store outage (OG_STORE_DOWN_FILE), so
+ * the fault tests can stop and restart "the store" under a running server.
  */
 #include "store/store_count.h"
 
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "store/store_impl.h"
 #include "util/buf.h"
@@ -22,6 +24,7 @@
 typedef struct count_store {
     og_store *inner;
     uint32_t latency_ms;
+    char *down_path;     /* OG_STORE_DOWN_FILE: while it exists the store is "down" */
     pthread_mutex_t mu;
     og_store_counts c;
     uint64_t done_depth; /* the largest depth of a completed request */
@@ -66,23 +69,44 @@ static void req_end(count_store *cs, uint64_t depth)
     pthread_mutex_unlock(&cs->mu);
 }
 
-#define COUNTED(kind, key, call)                      \
-    do {                                              \
-        count_store *cs_ = C(st);                     \
-        uint64_t d_ = req_begin(cs_, (kind), (key));  \
-        og_status s_ = (call);                        \
-        req_end(cs_, d_);                             \
-        return s_;                                    \
+/* The injected outage (OG_STORE_DOWN_FILE, store_count.h): is the store down right now? */
+static int is_down(const count_store *cs) { return cs->down_path && access(cs->down_path, F_OK) == 0; }
+
+static og_status down_err(const count_store *cs, const char *key, const char *when)
+{
+    return og_err(OG_ERR_UNAVAILABLE, "store \"%s\" is unavailable (%s: %s exists): \"%s\"", cs->inner->uri, when,
+                  cs->down_path, key);
+}
+
+/* A request to a store that is down fails without reaching it; one the outage caught in
+ * flight took effect (a write stands) but its answer is lost: `undo` frees what a read got. */
+#define COUNTED_UNDO(kind, key, call, undo)                                     \
+    do {                                                                        \
+        count_store *cs_ = C(st);                                               \
+        uint64_t d_ = req_begin(cs_, (kind), (key));                            \
+        og_status s_;                                                           \
+        if (is_down(cs_)) {                                                     \
+            s_ = down_err(cs_, (key), "down");                                  \
+        } else {                                                                \
+            s_ = (call);                                                        \
+            if (is_down(cs_)) {                                                 \
+                if (s_ == OG_OK) undo;                                          \
+                s_ = down_err(cs_, (key), "went down with the request in flight"); \
+            }                                                                   \
+        }                                                                       \
+        req_end(cs_, d_);                                                       \
+        return s_;                                                              \
     } while (0)
+#define COUNTED(kind, key, call) COUNTED_UNDO(kind, key, call, (void)0)
 
 static og_status c_get(og_store *st, const char *key, og_bytes *out)
 {
-    COUNTED(OG_STORE_REQ_GET, key, og_store_get(C(st)->inner, key, out));
+    COUNTED_UNDO(OG_STORE_REQ_GET, key, og_store_get(C(st)->inner, key, out), og_bytes_free(out));
 }
 
 static og_status c_get_range(og_store *st, const char *key, uint64_t off, uint64_t len, og_bytes *out)
 {
-    COUNTED(OG_STORE_REQ_GET_RANGE, key, og_store_get_range(C(st)->inner, key, off, len, out));
+    COUNTED_UNDO(OG_STORE_REQ_GET_RANGE, key, og_store_get_range(C(st)->inner, key, off, len, out), og_bytes_free(out));
 }
 
 static og_status c_head(og_store *st, const char *key, uint64_t *size_out)
@@ -111,7 +135,8 @@ static og_status c_put_if_absent(og_store *st, const char *key, const void *data
 
 static og_status c_list(og_store *st, const char *prefix, const char *start_after, size_t limit, og_keylist *out)
 {
-    COUNTED(OG_STORE_REQ_LIST, prefix, og_store_list(C(st)->inner, prefix, start_after, limit, out));
+    COUNTED_UNDO(OG_STORE_REQ_LIST, prefix, og_store_list(C(st)->inner, prefix, start_after, limit, out),
+                 og_keylist_free(out));
 }
 
 static og_status c_delete(og_store *st, const char *key)
@@ -121,7 +146,7 @@ static og_status c_delete(og_store *st, const char *key)
 
 static og_status c_map(og_store *st, const char *key, og_mapping **out)
 {
-    COUNTED(OG_STORE_REQ_GET, key, og_store_map(C(st)->inner, key, out));
+    COUNTED_UNDO(OG_STORE_REQ_GET, key, og_store_map(C(st)->inner, key, out), (og_mapping_release(*out), *out = NULL));
 }
 
 /* A "remote" store cannot watch, as S3 cannot: the layers above then probe as they would there. */
@@ -152,6 +177,7 @@ static void c_close(og_store *st)
     count_store *cs = C(st);
     if (cs->nolog) report(cs);
     og_store_close(cs->inner);
+    free(cs->down_path);
     pthread_mutex_destroy(&cs->mu);
     og_buf_free(&cs->log);
     free(cs);
@@ -223,6 +249,13 @@ og_status og_store_count_install(og_store *st, uint32_t latency_ms, int remote)
     inner->uri = uri;
     cs->inner = inner;
     cs->latency_ms = latency_ms;
+    const char *down = getenv("OG_STORE_DOWN_FILE");
+    if (down && *down && !(cs->down_path = strdup(down))) {
+        free(cs);
+        free(inner);
+        free(uri);
+        return og_err(OG_ERR_NOMEM, "store \"%s\": out of memory", st->uri);
+    }
     pthread_mutex_init(&cs->mu, NULL);
     st->ops = &count_ops;
     st->impl = cs;

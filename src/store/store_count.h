@@ -65,6 +65,13 @@ void og_store_count_on_open(int on, uint32_t latency_ms, int remote);
  * would (without the request log), and OG_STORE_COUNT_OUT=<file> receives one line per
  * store when it closes: "<uri> total=N GET=N GET_RANGE=N HEAD=N PUT=N PUT_IF_ABSENT=N LIST=N
  * DELETE=N rounds=N". */
+/* An outage, for fault tests: with OG_STORE_DOWN_FILE=<path> in the environment when a
+ * store starts counting, every request through it fails with OG_ERR_UNAVAILABLE while <path>
+ * exists (as a request to a stopped S3 store fails once its retries run out) without reaching
+ * the store; a request the outage catches in flight (the file appeared while it ran) took
+ * effect — a write stands — but answers OG_ERR_UNAVAILABLE, as a lost answer would.  Remove
+ * the file and the store is back.  tests/server/test_server_store_outage.c stops and
+ * restarts the store of a running omnigraph-server this way. */
 /* Zeroes the counts, the rounds and the log.  Call it while no request is in flight. */
 void og_store_count_reset(og_store *st);
 /* The counts since install or the last reset; all zero when st does not count. */

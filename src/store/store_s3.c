@@ -28,7 +28,9 @@
  * errors and timeouts, 5xx, 429 and 503 SlowDown.  put_if_absent is never retried blindly:
  * when its outcome is unknown (timeout or 5xx after the body may have been applied) the key
  * is read back; the same bytes mean we won, other bytes mean we lost, no object means the
- * conditional PUT can be sent again (If-None-Match keeps that safe).
+ * conditional PUT can be sent again (If-None-Match keeps that safe).  When the retries run
+ * out with no answer or only 5xx (an outcome still unknown included) the error is
+ * OG_ERR_UNAVAILABLE: the store is down, the caller may retry later.
  *
  * Crash points (util/fault.h), the same names as the local adapter's: "store.put.after_write"
  * (a PUT is signed, nothing sent) and "store.put.before_publish" (half of the body is on the
@@ -460,8 +462,10 @@ static og_status send_retry(s3_impl *s, const s3_req *q, s3_resp *r)
 static og_status fail(s3_impl *s, const s3_resp *r, const char *what, const char *key)
 {
     char detail[256];
+    /* no answer, or only 5xx, through every retry: the store is down (a typed, retryable
+     * OG_ERR_UNAVAILABLE, which the server answers 503 + Retry-After), not a broken request */
     if (r->status == 0)
-        return og_err(OG_ERR_IO, "s3 %s \"%s\" in s3://%s/%s: no response after %d attempts: %s", what, key,
+        return og_err(OG_ERR_UNAVAILABLE, "s3 %s \"%s\" in s3://%s/%s: no response after %d attempts: %s", what, key,
                       s->bucket, s->root, s->max_attempts, r->cerr[0] ? r->cerr : curl_easy_strerror(r->cc));
     error_detail(r, detail, sizeof detail);
     og_status code = OG_ERR_IO;
@@ -470,6 +474,7 @@ static og_status fail(s3_impl *s, const s3_resp *r, const char *what, const char
     else if (r->status == 429 || (r->status == 503 && (error_code_is(r, "SlowDown") || r->body.len == 0)))
         code = OG_ERR_THROTTLED;
     else if (r->status == 412) code = OG_ERR_ALREADY_EXISTS;
+    else if (r->status >= 500) code = OG_ERR_UNAVAILABLE;
     if (code == OG_ERR_NOT_FOUND && error_code_is(r, "NoSuchBucket"))
         return og_err(code, "s3 %s \"%s\": bucket \"%s\" does not exist", what, key, s->bucket);
     if (code == OG_ERR_NOT_FOUND)
@@ -653,13 +658,13 @@ static og_status s3_put_if_absent(og_store *st, const char *key, const void *dat
                 rc = og_err(OG_ERR_ALREADY_EXISTS, "s3 put_if_absent \"%s\": already exists", key);
                 break;
             }
-            if (rb != OG_OK && rb != OG_ERR_IO && rb != OG_ERR_THROTTLED) {
+            if (rb != OG_OK && rb != OG_ERR_IO && rb != OG_ERR_THROTTLED && rb != OG_ERR_UNAVAILABLE) {
                 rc = rb;
                 break;
             }
             /* verdict -1 (not there: the conditional PUT may be sent again) or read failed */
             if (attempt >= s->max_attempts) {
-                rc = og_err(OG_ERR_IO,
+                rc = og_err(OG_ERR_UNAVAILABLE,
                             "s3 put_if_absent \"%s\": outcome unknown after %d attempts (last: %s)", key,
                             attempt, r.status ? "an HTTP 5xx" : (r.cerr[0] ? r.cerr : curl_easy_strerror(r.cc)));
                 break;

@@ -33,6 +33,7 @@ static const char *const status_names[] = {
     [OG_ERR_THROTTLED] = "throttled",
     [OG_ERR_LIMIT] = "limit",
     [OG_ERR_INTERNAL] = "internal",
+    [OG_ERR_UNAVAILABLE] = "unavailable",
 };
 
 const char *og_status_name(og_status st)

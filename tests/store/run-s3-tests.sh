@@ -8,7 +8,10 @@
 #     sees every case they cover),
 #   - the graph-authority crash and multi-process concurrency tests on S3,
 #   - a cluster apply with its storage root on S3 (ledger CAS, lock, catalog, graph roots),
+#   - two served replicas while radosgw is killed and restarted (test_server_store_outage),
 #   - `cleanup` on a graph on S3 (api_test_cleanup's store scenario),
+#   - tests/store/netem-latency.sh: a one-row write with 10 ms round trips (tc netem in a
+#     network namespace; SKIP where the kernel has no netem),
 #   - tests/interop/s3.test.mjs: LanceDB (npm) opens tables our engine wrote to S3 at the
 #     versions graph commits name (needs node and the build's bench_s3 + lance_tool),
 # and stops the store again (also on failure or interrupt).
@@ -25,7 +28,7 @@ case $BUILD in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
 TESTS="store_test_store_contract store_test_store_race store_test_s3_adapter table_test_table_remote
 table_test_table table_test_table_types table_test_deletion graph_test_crash graph_test_concurrency
 cluster_test_cluster_s3 server_test_server_cluster_s3
-api_test_cleanup"
+api_test_cleanup server_test_server_store_outage api_test_write_latency"
 
 if [ "${OG_SKIP_S3_TESTS:-0}" = 1 ]; then
     echo "run-s3-tests: SKIPPED (OG_SKIP_S3_TESTS=1): the S3 adapter was not tested against a real store"
@@ -90,6 +93,12 @@ run cluster-s3 "s3://$OG_S3_BUCKET/$run_id/cluster" cluster_test_cluster_s3
 run server-cluster-s3 "s3://$OG_S3_BUCKET/$run_id/server" server_test_server_cluster_s3
 # cleanup (dry run, retention, deleted branch, orphans) on S3 (Last-Modified for the grace period)
 run cleanup-s3 "s3://$OG_S3_BUCKET/$run_id/cleanup" api_test_cleanup
+# two replicas serving a fleet while radosgw is killed and started again: typed 503s, recovery
+# without a restart, nothing acknowledged lost (test_server_store_outage.c).  Last of the
+# store-level runs: it takes the endpoint away for a few seconds.
+run store-outage "s3://$OG_S3_BUCKET/$run_id/outage" server_test_server_store_outage \
+    OG_TEST_STORE_DOWN_CMD="bash '$ROOT/scripts/s3-test-store.sh' rgw-stop" \
+    OG_TEST_STORE_UP_CMD="bash '$ROOT/scripts/s3-test-store.sh' rgw-start"
 
 # The graph verbs of the CLI on an s3:// root: init, load (one commit), query, mutate with
 # --if-commit (a stale head exits 4), export (same records as the seed), snapshot.
@@ -144,6 +153,19 @@ for exe in bench_s3 lance_tool; do
     [ -x "$BUILD/$exe" ] || { failed=$((failed + 1)); failures="$failures interop-s3($exe missing)"; }
 done
 case $failures in *interop-s3*) ;; *) interop ;; esac
+
+# A one-row write over a network with 10 ms round trips, bounded by its critical path: its
+# own store in a network namespace with tc netem (SKIP without root/iproute2/netem).
+netem() {
+    local log; log=$(mktemp)
+    if bash "$ROOT/tests/store/netem-latency.sh" "$BUILD" >"$log" 2>&1; then
+        if grep -q '^SKIP' "$log"; then cat "$log"; else pass=$((pass + 1)); echo "PASS netem-latency"; grep '^# one-row' "$log"; fi
+    else
+        failed=$((failed + 1)); failures="$failures netem-latency"; echo "FAIL netem-latency"; cat "$log"
+    fi
+    rm -f "$log"
+}
+netem
 
 t_end=$(date +%s.%N)
 awk -v a="$t0" -v b="$t_ready" -v c="$t_end" \

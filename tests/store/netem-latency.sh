@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# netem-latency.sh — a one-row write over a real network with 10 ms of round-trip latency is
+# bounded by its critical path (tests/api/test_write_latency.c, issue 30).  It creates a
+# network namespace (unshare -n), starts the S3 test store inside it (scripts/s3-test-store.sh,
+# everything on that namespace's 127.0.0.1), delays the store's port on the loopback with
+# `tc netem` (5 ms each way: only the S3 traffic, not the store's own mon/osd traffic), and
+# runs api_test_write_latency against it with OG_TEST_NETEM_MS=10.
+#
+#   bash tests/store/netem-latency.sh [BUILD_DIR]      (default build/asan)
+#
+# Needs root, iproute2 (ip, tc), unshare, the netem queueing discipline in the kernel and the
+# Ceph packages (installed beforehand, outside the namespace, which has no network).  Without
+# any of them it prints one SKIP line naming what is missing and exits 0; the in-process half
+# of the test (injected latency, no network) runs in plain ctest either way.
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${1:-build/asan}
+case $BUILD in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
+NETEM_MS=${OG_NETEM_MS:-10}
+
+skip() { echo "SKIP netem-latency: $*"; exit 0; }
+[ "$(id -u)" = 0 ] || skip "not root (a network namespace and tc need it)"
+for b in ip tc unshare; do command -v "$b" >/dev/null || skip "$b is missing (iproute2, util-linux)"; done
+unshare -n sh -c 'ip link set lo up && tc qdisc add dev lo root netem delay 1ms' 2>/dev/null ||
+    skip "no netem in this kernel (tc qdisc add … netem failed in a fresh network namespace)"
+[ -x "$BUILD/api_test_write_latency" ] || { echo "netem-latency: $BUILD/api_test_write_latency not built" >&2; exit 1; }
+if ! command -v radosgw >/dev/null; then
+    bash "$ROOT/scripts/s3-test-store.sh" install >/dev/null 2>&1 || skip "the Ceph packages are missing and could not be installed"
+fi
+
+# Inside the namespace: loopback up, the store, netem on its port, the test, the store stopped.
+exec unshare -n env ROOT="$ROOT" BUILD="$BUILD" NETEM_MS="$NETEM_MS" bash -c '
+set -uo pipefail
+ip link set lo up
+export OG_S3_STORE_DIR; OG_S3_STORE_DIR=$(mktemp -d /tmp/og-netem-s3.XXXXXX)
+trap "bash \"$ROOT/scripts/s3-test-store.sh\" stop >/dev/null 2>&1 || true" EXIT
+envtext=$(bash "$ROOT/scripts/s3-test-store.sh" start) || { echo "netem-latency: the S3 test store did not start" >&2; exit 1; }
+eval "$envtext"
+port=${AWS_ENDPOINT_URL##*:}
+half=$(awk -v m="$NETEM_MS" "BEGIN{printf \"%g\", m / 2}")
+# band 3 of a prio qdisc delays; only the S3 port is filtered into it (both directions).  The
+# test runs this itself once it has timed the write without the delay.
+cat > "$OG_S3_STORE_DIR/netem-on.sh" <<EOF
+tc qdisc add dev lo root handle 1: prio &&
+tc qdisc add dev lo parent 1:3 handle 30: netem delay ${half}ms &&
+tc filter add dev lo protocol ip parent 1:0 prio 1 u32 match ip dport $port 0xffff flowid 1:3 &&
+tc filter add dev lo protocol ip parent 1:0 prio 1 u32 match ip sport $port 0xffff flowid 1:3
+EOF
+cd "$BUILD" && OG_TEST_STORE_URI="s3://$OG_S3_BUCKET/netem" OG_TEST_NETEM_MS="$NETEM_MS" \
+    OG_TEST_NETEM_ON="bash $OG_S3_STORE_DIR/netem-on.sh" \
+    ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1} ./api_test_write_latency
+'
