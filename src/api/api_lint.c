@@ -14,6 +14,14 @@
 #include "engine/engine.h"
 #include "util/error.h"
 
+/* A message may quote the text, and a C caller's text need not be UTF-8: such a message is
+ * replaced rather than dropped, so every diagnostic keeps its shape. */
+static json_t *text_json(const char *s)
+{
+    json_t *j = json_string(s ? s : "");
+    return j ? j : json_string("(the message quotes text that is not UTF-8)");
+}
+
 /* One diagnostic: severity, code, message, the query it belongs to (NULL: the file), and its
  * position — 1-based line and column (code points) and the byte span [start, end). */
 static json_t *diag_json(const og_source *src, int warning, const char *code, const char *message,
@@ -28,7 +36,7 @@ static json_t *diag_json(const og_source *src, int warning, const char *code, co
     json_t *d = json_object();
     json_object_set_new(d, "severity", json_string(warning ? "warning" : "error"));
     json_object_set_new(d, "code", json_string(code ? code : ""));
-    json_object_set_new(d, "message", json_string(message ? message : ""));
+    json_object_set_new(d, "message", text_json(message));
     json_object_set_new(d, "query", query ? json_string(query) : json_null());
     json_object_set_new(d, "line", json_integer(line));
     json_object_set_new(d, "column", json_integer(col));
@@ -58,7 +66,7 @@ static json_t *report_json(const og_lint_report *r)
             json_object_set_new(d, "start", json_null());
             json_object_set_new(d, "end", json_null());
         }
-        if (f->diag.hint) json_object_set_new(d, "hint", json_string(f->diag.hint));
+        if (f->diag.hint) json_object_set_new(d, "hint", text_json(f->diag.hint));
         json_array_append_new(diags, d);
     }
     for (size_t i = 0; i < r->nqueries; i++) {
@@ -69,7 +77,7 @@ static json_t *report_json(const og_lint_report *r)
         if (!q->ok) {
             json_t *d = diag_json(&r->src, 0, q->code, q->diag.message ? q->diag.message : q->error, q->name,
                                   q->diag.start, q->diag.end);
-            if (q->diag.hint) json_object_set_new(d, "hint", json_string(q->diag.hint));
+            if (q->diag.hint) json_object_set_new(d, "hint", text_json(q->diag.hint));
             json_array_append_new(diags, d);
         }
         /* a query's warnings are about the query as a whole: they point at its name */
