@@ -175,6 +175,16 @@ og_status og_db_query_ex(og_rows **out, og_db *db, const char *source, size_t le
 og_status og_db_query_explain(char **out, og_db *db, const char *source, size_t len, const char *name,
                               const char *params_json, const og_read_opts *at, int analyze);
 
+/* Checks every query of `.gq` text `source` against the schema of the state `at` selects
+ * (NULL = the head of "main") without running anything, as `omnigraph lint` does offline:
+ * {"ok","errors","warnings","queries":[{"name","kind":"read"|"mutation","ok"}],
+ *  "diagnostics":[{"severity":"error"|"warning","code" ("Q000" parse, "T<n>" type, "L201", or
+ *  ""),"message","query" (null for the file),"line","column","end_line","end_column" (1-based,
+ *  columns in code points),"start","end" (the byte span),"hint"?}]} — a finding about the file
+ * as a whole (L201) has null positions.  A text with errors is OG_OK with "ok": false; errors
+ * are only OG_ERR_NOT_FOUND (branch, commit) and OG_ERR_NOMEM.  Free *out with og_free. */
+og_status og_db_lint(char **out, og_db *db, const char *source, size_t len, const og_read_opts *at);
+
 size_t og_rows_count(const og_rows *r);
 size_t og_rows_width(const og_rows *r);
 /* Column name as the reference spells it ("p.name", an alias, ...). */

@@ -14,6 +14,7 @@ PKGS=(
   libsqlite3-dev wordnet-base gnuplot-nox # the search benchmark (bench/search/run.sh): FTS5 peer, corpus, chart
   libedit-dev tmux # `omnigraph shell` line editing (src/shell/), its terminal test (tests/cli/shell-tmux.sh)
   chromium # OmniGraph Studio's browser test (tests/studio/, driven by puppeteer-core)
+  fonts-droid-fallback # CJK glyphs for that browser (names like 夏目漱石 in the studio's screenshots, not boxes)
   libicu-dev # confusable-aware branch names and protected-branch matching (src/util/ident.c)
   python3-venv python3-pip python3-pytest python3-pandas # the Python package's tests (python/run-tests.sh)
 )

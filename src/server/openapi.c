@@ -48,8 +48,10 @@ static json_t *schemas(void)
                                                json_pack("{}"), "read_set_conflict", json_pack("{}"))));
     json_object_set_new(s, "MergeConflictOutput",
                         obj("entity_kind type_name kind message",
-                            json_pack("{s:o,s:o,s:o,s:o,s:o}", "entity_kind", ref("EntityKindOutput"), "type_name", str(),
-                                      "entity_id", nstr(), "kind", str(), "message", str())));
+                            json_pack("{s:o,s:o,s:o,s:o,s:o,s:o}", "entity_kind", ref("EntityKindOutput"), "type_name",
+                                      str(), "entity_id", nstr(), "kind", str(), "message", str(), "properties",
+                                      arr(obj("property", json_pack("{s:o,s:{},s:{},s:{}}", "property", str(), "base",
+                                                                    "source", "target"))))));
     json_object_set_new(s, "EntityKindOutput", json_pack("{s:s,s:[s,s]}", "type", "string", "enum", "node", "edge"));
     json_object_set_new(s, "PreconditionFailureOutput",
                         obj("expected", json_pack("{s:o,s:o}", "expected", str(), "actual", nstr())));
@@ -179,6 +181,36 @@ static json_t *schemas(void)
     json_object_set_new(s, "ChangeBaselineRequest",
                         obj("", json_pack("{s:o,s:o,s:o,s:o}", "branch", nstr(), "kind", arr(str()), "type", arr(str()),
                                           "op", arr(str()))));
+    json_object_set_new(s, "DiffChangeOutput",
+                        obj("kind type id op",
+                            json_pack("{s:o,s:o,s:o,s:{s:s,s:[s,s,s]},s:{s:s},s:{s:s}}", "kind", ref("EntityKindOutput"),
+                                      "type", str(), "id", str(), "op", "type", "string", "enum", "insert", "update",
+                                      "delete", "before", "type", "object", "after", "type", "object")));
+    json_object_set_new(s, "DiffOutput",
+                        obj("from to stats changes",
+                            json_pack("{s:o,s:o,s:o,s:o,s:o}", "from", str(), "to", str(), "stats",
+                                      obj("inserted updated deleted", json_pack("{s:o,s:o,s:o}", "inserted", uint_(),
+                                                                                "updated", uint_(), "deleted", uint_())),
+                                      "changes", arr(ref("DiffChangeOutput")), "next_page_token", nstr())));
+    json_t *lint_req = obj("query", json_pack("{s:o,s:o,s:o}", "query", str(), "branch", nstr(), "snapshot", nstr()));
+    json_object_set_new(lint_req, "additionalProperties", json_false());
+    json_object_set_new(s, "LintRequest", lint_req);
+    json_t *nint = json_pack("{s:[s,s]}", "type", "integer", "null");
+    json_object_set_new(s, "LintDiagnosticOutput",
+                        obj("severity code message query line column end_line end_column start end",
+                            json_pack("{s:{s:s,s:[s,s]},s:o,s:o,s:o,s:O,s:O,s:O,s:O,s:O,s:O,s:o}", "severity", "type",
+                                      "string", "enum", "error", "warning", "code", str(), "message", str(), "query",
+                                      nstr(), "line", nint, "column", nint, "end_line", nint, "end_column", nint,
+                                      "start", nint, "end", nint, "hint", str())));
+    json_decref(nint);
+    json_object_set_new(s, "LintOutput",
+                        obj("ok errors warnings queries diagnostics",
+                            json_pack("{s:{s:s},s:o,s:o,s:o,s:o}", "ok", "type", "boolean", "errors", uint_(), "warnings",
+                                      uint_(), "queries",
+                                      arr(obj("name kind ok", json_pack("{s:o,s:{s:s,s:[s,s]},s:{s:s}}", "name", str(),
+                                                                        "kind", "type", "string", "enum", "read",
+                                                                        "mutation", "ok", "type", "boolean"))),
+                                      "diagnostics", arr(ref("LintDiagnosticOutput")))));
     json_object_set_new(s, "CommitListOutput", obj("commits", json_pack("{s:o}", "commits", arr(ref("CommitOutput")))));
     /* stored queries */
     json_t *param = obj("name kind nullable",

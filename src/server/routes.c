@@ -1109,6 +1109,10 @@ static struct MHD_Response *h_branch_merge(og_req *r)
             json_object_set_new(e, "entity_id", str_or_null(json_string_value(json_object_get(c, "id"))));
             json_object_set_new(e, "kind", json_string(conflict_kind(json_string_value(json_object_get(c, "kind")))));
             json_object_set_new(e, "message", json_incref(json_object_get(c, "message")));
+            /* an OmniGraph-C addition: for a row conflict, each property whose values differ with
+             * its base, source and target values (the studio shows one row per property) */
+            json_t *props = json_object_get(c, "properties");
+            if (json_is_array(props)) json_object_set_new(e, "properties", json_incref(props));
             json_array_append_new(list, e);
         }
         json_decref(snap);
@@ -1252,5 +1256,10 @@ const og_route og_routes[] = {
      "cluster_changes", "Poll a branch's change feed (cursor, start or page_token)", NULL, "ChangeFeedOutput", NULL},
     {"GET", G "/commits/{commit_id}", h_commit_show, OG_BODY_NONE, 1, OG_ACTION_READ, "", "cluster_get_commit",
      "One commit", NULL, "CommitOutput", NULL},
+    {"GET", G "/diff", og_h_diff, OG_BODY_NONE, 1, OG_ACTION_READ, "from to page_token limit type op", "cluster_diff",
+     "The rows that differ between two commits, paged (OmniGraph-C extension)", NULL, "DiffOutput", NULL},
+    {"POST", G "/lint", og_h_lint, OG_BODY_JSON, 1, OG_ACTION_READ, "", "cluster_lint",
+     "Check a query text against the schema, with positioned diagnostics; runs nothing (OmniGraph-C extension)",
+     "LintRequest", "LintOutput", NULL},
 };
 const size_t og_nroutes = sizeof og_routes / sizeof *og_routes;

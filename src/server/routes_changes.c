@@ -4,7 +4,9 @@
  * feed with durable cursors and bounded polls (GET /changes).  The server keeps no consumer
  * state: cursors and page tokens carry everything (opaque to clients, versioned "v1").  Both
  * are og_db_commit_feed / og_db_changes_poll (api_feed.c, shared with the CLI); this file maps
- * query parameters in and the API's errors and details out.
+ * query parameters in and the API's errors and details out.  GET /diff (an OmniGraph-C
+ * extension, docs/server.md) is og_db_changes: the net rows that differ between two commits,
+ * what `omnigraph changes --from --to` prints — the studio's "Diff" of two commits.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -85,6 +87,35 @@ static struct MHD_Response *feed_error(og_req *r, og_status st, char *detail_tex
     return og_resp_status(r, st);
 }
 
+/* The offset a page_token carries (prefix then digits); 0 without a token.  0 when malformed. */
+static int page_offset(og_req *r, const char *prefix, size_t *offset)
+{
+    *offset = 0;
+    const char *tok = og_req_arg(r, "page_token");
+    if (!tok) return 1;
+    size_t pl = strlen(prefix);
+    char *end;
+    if (strncmp(tok, prefix, pl) || !isdigit((unsigned char)tok[pl])) return 0;
+    *offset = strtoull(tok + pl, &end, 10);
+    return *end == 0;
+}
+
+/* o.changes = all[offset, offset + limit), and the token of the next page or null. */
+static void put_page(json_t *o, json_t *all, const char *prefix, size_t offset, size_t limit)
+{
+    json_t *page = json_array();
+    size_t n = json_array_size(all);
+    for (size_t i = offset; i < n && i < offset + limit; i++) json_array_append(page, json_array_get(all, i));
+    json_object_set_new(o, "changes", page);
+    if (offset + limit < n) {
+        char next[48];
+        snprintf(next, sizeof next, "%s%zu", prefix, offset + limit);
+        json_object_set_new(o, "next_page_token", json_string(next));
+    } else {
+        json_object_set_new(o, "next_page_token", json_null());
+    }
+}
+
 struct MHD_Response *og_h_commit_changes(og_req *r)
 {
     struct MHD_Response *deny = og_req_authorize(r, OG_ACTION_READ, "main", NULL);
@@ -93,14 +124,9 @@ struct MHD_Response *og_h_commit_changes(og_req *r)
     size_t limit;
     struct MHD_Response *bad = read_params(r, &f, &limit);
     if (bad) return bad;
-    size_t offset = 0;
-    const char *tok = og_req_arg(r, "page_token");
-    if (tok) {
-        char *end;
-        if (strncmp(tok, "v1o", 3) || !isdigit((unsigned char)tok[3]) ||
-            (offset = strtoull(tok + 3, &end, 10), *end))
-            return og_resp_error(r, 400, "bad_request", "page_token rejected: not a token of this route", NULL, NULL);
-    }
+    size_t offset;
+    if (!page_offset(r, "v1o", &offset))
+        return og_resp_error(r, 400, "bad_request", "page_token rejected: not a token of this route", NULL, NULL);
     og_changes_poll_opts fo = feed_opts(&f, "main", limit);
     char *text = NULL;
     og_status st = og_db_commit_feed(&text, r->g->db, r->commit_id, &fo);
@@ -108,19 +134,49 @@ struct MHD_Response *og_h_commit_changes(og_req *r)
     json_t *j = json_loads(text, 0, NULL);
     og_free(text);
     if (!j) return og_resp_error(r, 500, "internal", "cannot read the changes", NULL, NULL);
-    json_t *all = json_object_get(j, "changes"), *page = json_array();
-    size_t n = json_array_size(all);
-    for (size_t i = offset; i < n && i < offset + limit; i++) json_array_append(page, json_array_get(all, i));
     json_t *o = json_object();
     json_object_set_new(o, "cause", json_incref(json_object_get(j, "cause")));
-    json_object_set_new(o, "changes", page);
-    if (offset + limit < n) {
-        char next[48];
-        snprintf(next, sizeof next, "v1o%zu", offset + limit);
-        json_object_set_new(o, "next_page_token", json_string(next));
-    } else {
-        json_object_set_new(o, "next_page_token", json_null());
+    put_page(o, json_object_get(j, "changes"), "v1o", offset, limit);
+    json_decref(j);
+    return og_resp_json(r, 200, o);
+}
+
+/* GET /diff?from=&to=: the rows that differ between two commits of one schema, paged like a
+ * commit's changes (the whole difference is computed per request; a page token is an offset
+ * into it).  Commits are graph-wide, so the decision is a read of main, as for
+ * /commits/{id}/changes. */
+struct MHD_Response *og_h_diff(og_req *r)
+{
+    struct MHD_Response *deny = og_req_authorize(r, OG_ACTION_READ, "main", NULL);
+    if (deny) return deny;
+    filter f;
+    size_t limit;
+    struct MHD_Response *bad = read_params(r, &f, &limit);
+    if (bad) return bad;
+    const char *from = og_req_arg(r, "from"), *to = og_req_arg(r, "to");
+    if (!from || !*from || !to || !*to)
+        return og_resp_error(r, 400, "bad_request", "from and to (commits) are required", NULL, NULL);
+    size_t offset;
+    if (!page_offset(r, "v1d", &offset))
+        return og_resp_error(r, 400, "bad_request", "page_token rejected: not a token of this route", NULL, NULL);
+    og_changes_opts co = {from, to, f.ntypes ? f.types : NULL, f.ntypes, f.ops};
+    char *text = NULL;
+    og_status st = og_db_changes(&text, r->g->db, &co);
+    if (st) {
+        og_free(text);
+        return og_resp_status(r, st);
     }
+    json_t *j = json_loads(text, 0, NULL);
+    og_free(text);
+    if (!j) return og_resp_error(r, 500, "internal", "cannot read the changes", NULL, NULL);
+    json_t *o = json_object();
+    json_object_set_new(o, "from", json_incref(json_object_get(j, "from")));
+    json_object_set_new(o, "to", json_incref(json_object_get(j, "to")));
+    json_t *stats = json_object_get(j, "stats");
+    json_object_set_new(o, "stats", json_pack("{s:O,s:O,s:O}", "inserted", json_object_get(stats, "inserted"),
+                                              "updated", json_object_get(stats, "updated"), "deleted",
+                                              json_object_get(stats, "deleted")));
+    put_page(o, json_object_get(j, "changes"), "v1d", offset, limit);
     json_decref(j);
     return og_resp_json(r, 200, o);
 }

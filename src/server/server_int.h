@@ -296,6 +296,9 @@ void og_mcp_session_set_level(og_server *s, const char *id, og_mcp_log_level lv)
 /* routes_changes.c */
 struct MHD_Response *og_h_commit_changes(og_req *r);
 struct MHD_Response *og_h_changes(og_req *r);
+struct MHD_Response *og_h_diff(og_req *r);
+/* routes_lint.c */
+struct MHD_Response *og_h_lint(og_req *r);
 /* routes_blob.c */
 struct MHD_Response *og_h_blob(og_req *r);
 /* ui.c: OmniGraph Studio's files at /ui/ (docs/studio.md) */

@@ -52,7 +52,8 @@ static const char *paths[] = {"/healthz", "/graphs", "/openapi.json", "/graphs/g
                               "/graphs/g1/load", "/graphs/g1/export", "/graphs/g1/branches", "/graphs/g1/branches/merge",
                               "/graphs/g1/branches/x", "/graphs/g1/commits", "/graphs/g1/commits/abc",
                               "/graphs/g1/schema", "/graphs/g1/schema/plan", "/graphs/%zz/query", "/graphs//query",
-                              "/graphs/g1/../g1/query", "*", "/graphs/g1/snapshot?branch=%00", "/a/b/c/d/e/f/g/h/i/j"};
+                              "/graphs/g1/../g1/query", "*", "/graphs/g1/snapshot?branch=%00", "/a/b/c/d/e/f/g/h/i/j",
+                              "/graphs/g1/lint", "/graphs/g1/diff?from=main~1&to=main", "/graphs/g1/diff?from=%ff&to="};
 static const char *bodies[] = {"{}", "{\"query\":\"query q() { match { $p: Person } return { $p.name } }\"}",
                                "{\"query\":1}", "{\"query\":\"query q( {\"}", "[1,2", "\xff\xfe\x00",
                                "{\"type\":\"Person\",\"data\":{\"name\":\"F\"}}\n", "{\"name\":\"\"}",

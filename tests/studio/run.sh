@@ -2,7 +2,8 @@
 # OmniGraph Studio in a real browser (docs/studio.md): serves a copy of the quickstart graph
 # (examples/library) with tokens and a policy, then drives Debian's chromium through
 # puppeteer-core (studio.test.mjs): sign in, run, table, graph view, branches, time travel, a
-# denied write, no request leaving the origin; then a token that may not list graphs (the
+# denied write, lint as you type, a diff, a merge conflict, the search playground, keyboard-only
+# use, no request leaving the origin; then a token that may not list graphs (the
 # graph id typed) and an --unauthenticated server (no sign-in).
 # Usage: run.sh BUILD_DIR   (omnigraph and omnigraph-server in it).  Screenshots go to
 # $OG_STUDIO_SHOTS when set (docs/studio/ to refresh the documentation's pictures).
@@ -31,6 +32,13 @@ ex="$root/examples/library"
 "$og" branch create --store "$work/g" --from main returns >/dev/null
 "$og" branch create --store "$work/g" --from main feature >/dev/null
 "$og" mutate --store "$work/g" --branch returns --query "$ex/mutations.gq" return_all --params '{"card":"C-001"}' >/dev/null
+# a merge conflict to show: Frankenstein's page count changed differently on edits and feature
+cat > "$work/pages.gq" <<'GQ'
+query set_pages($isbn: String, $pages: U32) { update Book set { pages: $pages } where isbn = $isbn }
+GQ
+"$og" branch create --store "$work/g" --from main edits >/dev/null
+"$og" mutate --store "$work/g" --branch edits --query "$work/pages.gq" set_pages --params '{"isbn":"9780000000011","pages":300}' >/dev/null
+"$og" mutate --store "$work/g" --branch feature --query "$work/pages.gq" set_pages --params '{"isbn":"9780000000011","pages":310}' >/dev/null
 
 # alice reads everything and writes only unprotected branches (main is protected)
 cat > "$work/graph.policy.yaml" <<'YAML'

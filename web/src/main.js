@@ -1,16 +1,20 @@
 // OmniGraph Studio: the single-page app omnigraph-server serves at /ui/ (docs/studio.md).
 // Plain DOM, no framework: sign-in, the graph/branch/commit pickers, the query editor and its
-// results (table and graph view), mutation receipts, the schema and the commit timeline.
+// results (table and graph view), lint as you type, mutation receipts, the schema, the commit
+// timeline with its diffs and merges, and the search playground.
 // Every control has an accessible name; tests/studio/ drives them by those names.
 import { EditorState } from "@codemirror/state";
 import { EditorView, keymap, lineNumbers, highlightActiveLine, drawSelection } from "@codemirror/view";
 import { defaultKeymap, history, historyKeymap } from "@codemirror/commands";
 import { syntaxHighlighting, defaultHighlightStyle, bracketMatching } from "@codemirror/language";
 import { autocompletion, completionKeymap, closeBrackets } from "@codemirror/autocomplete";
+import { forceLinting, lintKeymap } from "@codemirror/lint";
 import cytoscape from "cytoscape";
 import { api, g, token, ApiError } from "./api.js";
 import { gqLanguage, parseSchema, schemaCompletion, isMutation, queryAt, traversals, bindings, traversalName } from "./gq.js";
-import { tableOf, toCsv, graphElements, typeColor, setTypeOrder, labelOf } from "./results.js";
+import { tableOf, toCsv, toTsv, graphElements, typeColor, setTypeOrder, labelOf } from "./results.js";
+import { gqLinter } from "./lint.js";
+import { searchableTypes, modesOf, buildSearch } from "./search.js";
 
 const $ = (id) => document.getElementById(id);
 const el = (tag, attrs = {}, ...kids) => {
@@ -143,7 +147,9 @@ async function selectGraph(id) {
       setEditor(SAMPLE.replace("TYPE", first ? first.name : "Node"));
     }
     renderSchema();
+    renderSearchForm();
     await loadCommits();
+    forceLinting(editor);
   } catch (e) {
     $("graph-note").textContent = `Graph '${id}': ${e.message}`;
   }
@@ -164,6 +170,7 @@ function travel(commit) {
   const c = state.commits.find((x) => x.graph_commit_id === commit);
   $("travel").textContent = commit ? `Time travel: reading commit ${commit.slice(0, 10)}… of ${when(c)}; writes are off.` : "";
   document.body.classList.toggle("travelling", !!commit);
+  forceLinting(editor);
 }
 
 const when = (c) => (c ? new Date(c.created_at / 1000).toISOString().replace("T", " ").slice(0, 19) + " UTC" : "");
@@ -199,13 +206,32 @@ const editor = new EditorView({
       gqLanguage,
       syntaxHighlighting(defaultHighlightStyle),
       autocompletion({ override: [schemaCompletion(() => state.schema)] }),
-      keymap.of([{ key: "Mod-Enter", run: () => { run(); return true; } }, ...completionKeymap, ...historyKeymap, ...defaultKeymap]),
+      gqLinter(lint, showProblems, (t) => plainSpaces(t)),
+      keymap.of([{ key: "Mod-Enter", run: () => { run(); return true; } }, ...completionKeymap, ...lintKeymap, ...historyKeymap, ...defaultKeymap]),
       EditorView.lineWrapping,
       EditorView.contentAttributes.of({ "aria-label": "Query" }),
       EditorView.theme({ "&": { fontSize: "14px" }, ".cm-content": { fontFamily: "var(--mono)" } }),
     ],
   }),
 });
+
+// The server's lint report of the editor's text (POST …/lint) at the branch or commit shown;
+// null (nothing shown) before a graph is open or when the request is refused.
+async function lint(text) {
+  if (!state.graph || !text.trim()) return null;
+  const body = { query: text };
+  if (state.commit) body.snapshot = state.commit; else body.branch = state.branch;
+  return api(g(state.graph, "lint"), { method: "POST", body });
+}
+
+// The diagnostics as a list under the editor: what the underline says, readable without
+// hovering (and announced to a screen reader).
+function showProblems(diags) {
+  const box = $("problems");
+  box.hidden = !diags.length;
+  box.replaceChildren(...diags.map((d) => el("li", { class: `problem problem-${d.severity}` },
+    el("span", { class: "where", text: d.line ? `Line ${d.line}, column ${d.column}` : "File" }), ` ${d.severity}: ${d.message}`)));
+}
 
 function setEditor(text) {
   editor.dispatch({ changes: { from: 0, to: editor.state.doc.length, insert: text } });
@@ -288,12 +314,12 @@ function clearResults() {
   state.last = null;
   $("table-wrap").replaceChildren();
   if (state.cy) { state.cy.destroy(); state.cy = null; }
-  $("dl-json").disabled = $("dl-csv").disabled = true;
+  $("dl-json").disabled = $("dl-csv").disabled = $("copy").disabled = true;
 }
 
 function renderResults() {
   const r = state.last;
-  $("dl-json").disabled = $("dl-csv").disabled = !r;
+  $("dl-json").disabled = $("dl-csv").disabled = $("copy").disabled = !r;
   if (!r) return;
   const { columns, rows } = tableOf(r);
   if (sort.col !== null && sort.col < columns.length) {
@@ -333,8 +359,42 @@ function drawGraph() {
   const els = graphElements(r, traversals(state.lastText), bindings(state.lastText), state.schema);
   state.cy = cytoscape({ container: $("cy"), elements: els, style: cyStyle, layout: { name: "cose", animate: false, padding: 20 }, maxZoom: 1.6, wheelSensitivity: 0.3 });
   $("cy").setAttribute("aria-label", `Result graph: ${state.cy.nodes().length} nodes, ${state.cy.edges().length} edges`);
-  state.cy.on("tap", "node", (ev) => expand(ev.target));
+  state.cy.on("tap", "node", (ev) => { focusNode(ev.target); expand(ev.target); });
+  state.focused = null;
+  $("graph-focus").textContent = "";
 }
+
+// Keyboard use of the drawing: it is one tab stop; the arrow keys (Home, End) move a focus
+// ring over its nodes in label order, and Enter (or Space) expands the focused node as a
+// click does.  The focused node is announced in a status line.
+const graphNodes = (cy) => cy.nodes().toArray().sort((a, b) => `${a.data("type")}\u0000${a.data("label")}`.localeCompare(`${b.data("type")}\u0000${b.data("label")}`));
+
+function focusNode(node) {
+  const cy = state.cy;
+  if (!cy || !node) return;
+  cy.nodes().unselect();
+  node.select();
+  state.focused = node.id();
+  const list = graphNodes(cy);
+  const i = list.findIndex((n) => n.id() === node.id());
+  const d = node.data();
+  $("graph-focus").textContent = `${d.type} ${d.label} (${i + 1} of ${list.length}); Enter expands its neighbours`;
+}
+
+$("cy").addEventListener("keydown", (e) => {
+  const cy = state.cy;
+  if (!cy || !cy.nodes().length) return;
+  const list = graphNodes(cy);
+  let i = list.findIndex((n) => n.id() === state.focused);
+  const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[e.key];
+  if (step) i = i < 0 ? (step > 0 ? 0 : list.length - 1) : (i + step + list.length) % list.length;
+  else if (e.key === "Home") i = 0;
+  else if (e.key === "End") i = list.length - 1;
+  else if ((e.key === "Enter" || e.key === " ") && i >= 0) { e.preventDefault(); expand(list[i]); return; }
+  else return;
+  e.preventDefault();
+  focusNode(list[i]);
+});
 
 // A node's id for a query: its `@id` (a `return { $v }` object), or its key property's value
 // when the rows hold that column (a keyed type's id is its key).
@@ -398,6 +458,15 @@ function download(name, type, text) {
 }
 $("dl-json").addEventListener("click", () => download("result.json", "application/json", JSON.stringify(state.last, null, 2)));
 $("dl-csv").addEventListener("click", () => download("result.csv", "text/csv", toCsv(tableOf(state.last))));
+// "Copy": the table as tab-separated text, which pastes into a spreadsheet as cells
+$("copy").addEventListener("click", async () => {
+  try {
+    await navigator.clipboard.writeText(toTsv(tableOf(state.last)));
+    $("status").textContent = `${state.last.rows.length} row${state.last.rows.length === 1 ? "" : "s"} copied as tab-separated text`;
+  } catch (e) {
+    showError("error", new Error(`The browser refused the clipboard (${e.message}); select the table and copy it instead.`));
+  }
+});
 
 // ---- schema ------------------------------------------------------------------------------
 
@@ -437,6 +506,7 @@ function renderTimeline() {
       el("button", { type: "button", text: "Changes", "aria-label": `Changes of ${c.graph_commit_id.slice(0, 12)}`, onclick: () => showChanges(c) }),
       el("button", { type: "button", text: "Read here", "aria-label": `Read at ${c.graph_commit_id.slice(0, 12)}`, onclick: () => { travel(c.graph_commit_id); renderTimeline(); selectTab("query"); } }))));
   $("timeline").replaceChildren(...items);
+  diffPickers();
 }
 
 async function showChanges(c) {
@@ -484,17 +554,151 @@ $("merge").addEventListener("click", async () => {
     $("merge-result").textContent = "";
     showError("merge-error", e);
     const list = e.body && e.body.merge_conflicts;
-    if (list && list.length)
-      $("merge-conflicts").replaceChildren(el("table", { class: "results", "aria-label": "Merge conflicts" },
-        el("thead", {}, el("tr", {}, ...["kind", "type", "id", "conflict", "message"].map((h) => el("th", { scope: "col", text: h })))),
-        el("tbody", {}, ...list.map((c) => el("tr", {}, el("td", { text: c.entity_kind }), el("td", { text: c.type_name }),
-          el("td", { text: c.entity_id ?? "" }), el("td", { text: c.kind }), el("td", { text: c.message ?? "" }))))));
+    if (list && list.length) $("merge-conflicts").replaceChildren(conflictTable(list));
   }
+});
+
+// One row per conflicting entity and property: a row conflict lists each property whose
+// values differ with its base, source and target values; any other conflict (an orphan
+// edge, a unique or cardinality violation) is one row with its message.
+const show = (v) => (v === undefined ? "—" : v === null ? "null" : typeof v === "object" ? JSON.stringify(v) : String(v));
+function conflictTable(list) {
+  const rows = [];
+  for (const c of list) {
+    const head = [el("td", { text: c.entity_kind }), el("td", { text: c.type_name }), el("td", { text: c.entity_id ?? "" }), el("td", { text: c.kind })];
+    const props = c.properties && c.properties.length ? c.properties : [null];
+    for (const p of props) {
+      rows.push(el("tr", {}, ...head.map((td) => td.cloneNode(true)),
+        el("td", { text: p ? p.property : "" }), el("td", { text: p ? show(p.base) : "" }), el("td", { text: p ? show(p.source) : "" }),
+        el("td", { text: p ? show(p.target) : "" }), el("td", { text: c.message ?? "" })));
+    }
+  }
+  return el("table", { class: "results", "aria-label": "Merge conflicts" },
+    el("thead", {}, el("tr", {}, ...["kind", "type", "id", "conflict", "property", "base", "source", "target", "message"].map((h) => el("th", { scope: "col", text: h })))),
+    el("tbody", {}, ...rows));
+}
+
+// ---- diff of two commits ------------------------------------------------------------------
+
+function diffPickers() {
+  const label = (c) => `${c.graph_commit_id.slice(0, 10)} · ${when(c)}`;
+  const opts = () => state.commits.map((c) => el("option", { value: c.graph_commit_id, text: label(c) }));
+  const from = $("diff-from").value, to = $("diff-to").value;
+  $("diff-from").replaceChildren(...opts());
+  $("diff-to").replaceChildren(...opts());
+  // the pair picked stays while the same branch is shown (a write adds a commit); a branch
+  // switched to starts at its head against the commit before it
+  const keep = state.diffBranch === `${state.graph}/${state.branch}`;
+  state.diffBranch = `${state.graph}/${state.branch}`;
+  const has = (id) => keep && state.commits.some((c) => c.graph_commit_id === id);
+  $("diff-to").value = has(to) ? to : state.commits[0]?.graph_commit_id ?? "";
+  $("diff-from").value = has(from) ? from : state.commits[1]?.graph_commit_id ?? state.commits[0]?.graph_commit_id ?? "";
+  $("diff").disabled = state.commits.length < 2;
+}
+
+// What one row of a diff says: an update lists each property that changed (before → after),
+// an insert or a delete the row's image.
+function diffDetail(ch) {
+  if (ch.op === "update") {
+    const b = ch.before || {}, a = ch.after || {};
+    const keys = [...new Set([...Object.keys(b), ...Object.keys(a)])].filter((k) => JSON.stringify(b[k]) !== JSON.stringify(a[k]));
+    return keys.map((k) => `${k}: ${show(b[k])} → ${show(a[k])}`).join("; ");
+  }
+  return JSON.stringify(ch.op === "delete" ? ch.before : ch.after);
+}
+
+$("diff").addEventListener("click", async () => {
+  const from = $("diff-from").value, to = $("diff-to").value;
+  if (!from || !to) return;
+  const box = $("changes");
+  $("changes-title").textContent = `Diff ${from.slice(0, 10)} → ${to.slice(0, 10)}`;
+  box.replaceChildren(el("p", { text: "Loading…" }));
+  try {
+    const r = await api(g(state.graph, `diff?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}&limit=500`));
+    const s = r.stats;
+    box.replaceChildren(
+      el("p", { text: `${s.inserted} inserted, ${s.updated} updated, ${s.deleted} deleted${r.next_page_token ? " (the first 500 rows shown)" : ""}` }),
+      el("table", { class: "results", "aria-label": "Diff" },
+        el("thead", {}, el("tr", {}, ...["op", "kind", "type", "id", "change"].map((h) => el("th", { scope: "col", text: h })))),
+        el("tbody", {}, ...r.changes.map((ch) => el("tr", { class: `op-${ch.op}` },
+          el("td", { text: ch.op }), el("td", { text: ch.kind }), el("td", { text: ch.type }), el("td", { text: String(ch.id) }),
+          el("td", { text: diffDetail(ch) }))))));
+  } catch (e) {
+    box.replaceChildren(el("p", { class: "error", role: "alert", text: `${e.status || ""} ${e.code || ""}: ${e.message}`.trim() }));
+  }
+});
+
+// ---- search playground --------------------------------------------------------------------
+
+function renderSearchForm() {
+  const types = searchableTypes(state.schema);
+  state.searchTypes = types;
+  const prev = $("search-type").value;
+  $("search-type").replaceChildren(...types.map((t) => el("option", { value: t.name, text: t.name })));
+  if (types.some((t) => t.name === prev)) $("search-type").value = prev;
+  $("search-note").textContent = types.length ? "" : "No node type of this schema has a String or Vector property to search.";
+  $("search-run").disabled = !types.length;
+  searchTypeChanged();
+}
+
+function searchTypeChanged() {
+  const t = (state.searchTypes || []).find((x) => x.name === $("search-type").value);
+  const fill = (sel, items) => { const prev = sel.value; sel.replaceChildren(...items); if ([...sel.options].some((o) => o.value === prev)) sel.value = prev; };
+  fill($("search-mode"), (t ? modesOf(t) : []).map((m) => el("option", { value: m, text: { bm25: "bm25 (full text)", nearest: "nearest (vector)", rrf: "rrf (both, fused)" }[m] })));
+  fill($("search-text-prop"), (t ? t.text : []).map((p) => el("option", { value: p.name, text: `${p.name}${/@index/.test(p.type) ? " (indexed)" : ""}` })));
+  fill($("search-vec-prop"), (t ? t.vector : []).map((p) => el("option", { value: p.name, text: `${p.name} (${p.type.match(/^Vector\(\d+\)/)[0]})` })));
+  searchModeChanged();
+}
+
+function searchModeChanged() {
+  const m = $("search-mode").value;
+  $("search-text-prop").disabled = $("search-q").disabled = m === "nearest" || !m;
+  $("search-vec-prop").disabled = $("search-v").disabled = m === "bm25" || !m;
+}
+
+$("search-type").addEventListener("change", searchTypeChanged);
+$("search-mode").addEventListener("change", searchModeChanged);
+$("search-form").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  const type = (state.searchTypes || []).find((x) => x.name === $("search-type").value);
+  if (!type || !state.graph) return;
+  const { query, params } = buildSearch({ type, mode: $("search-mode").value, textProp: $("search-text-prop").value, vectorProp: $("search-vec-prop").value,
+    text: $("search-q").value, vector: $("search-v").value.trim(), limit: $("search-limit").value });
+  $("search-query").textContent = query;
+  $("search-edit").disabled = false;
+  state.searchQuery = { query, params };
+  showError("search-error", null);
+  $("search-results").replaceChildren();
+  $("search-note").textContent = "Searching…";
+  const body = { query, params };
+  if (state.commit) body.snapshot = state.commit; else body.branch = state.branch;
+  const t0 = performance.now();
+  try {
+    const r = await api(g(state.graph, "query"), { method: "POST", body });
+    const { columns, rows } = tableOf(r);
+    const si = columns.indexOf("score");
+    const fmt = (v) => (typeof v === "number" ? (Number.isInteger(v) ? String(v) : v.toPrecision(6)) : v === null ? "null" : typeof v === "object" ? JSON.stringify(v) : String(v));
+    $("search-note").textContent = `${rows.length} ranked row${rows.length === 1 ? "" : "s"} · ${state.commit ? `commit ${state.commit.slice(0, 10)}` : state.branch} · ${Math.round(performance.now() - t0)} ms`;
+    $("search-results").replaceChildren(el("table", { class: "results", "aria-label": "Search results" },
+      el("thead", {}, el("tr", {}, el("th", { scope: "col", text: "rank" }), ...columns.map((c) => el("th", { scope: "col", text: c })))),
+      el("tbody", {}, ...rows.map((row, i) => el("tr", {}, el("td", { text: String(i + 1) }),
+        ...row.map((v, k) => el("td", { class: k === si ? "score" : "", text: fmt(v) })))))));
+  } catch (e) {
+    $("search-note").textContent = "";
+    showError("search-error", e);
+  }
+});
+$("search-edit").addEventListener("click", () => {
+  if (!state.searchQuery) return;
+  setEditor(state.searchQuery.query);
+  $("params").value = JSON.stringify(state.searchQuery.params);
+  selectTab("query");
+  editor.focus();
 });
 
 // ---- tabs --------------------------------------------------------------------------------
 
-const TABS = ["query", "schema", "commits"];
+const TABS = ["query", "schema", "commits", "search"];
 function selectTab(name) {
   for (const t of TABS) {
     const on = t === name;

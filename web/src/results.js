@@ -21,6 +21,13 @@ export function toCsv({ columns, rows }) {
   return [columns.map(q).join(","), ...rows.map((r) => r.map(q).join(","))].join("\n") + "\n";
 }
 
+// Tab-separated text for the clipboard: a tab, newline or carriage return inside a value
+// becomes a space (a spreadsheet's paste has no quoting), objects are JSON, null is empty.
+export function toTsv({ columns, rows }) {
+  const c = (v) => (v === null || v === undefined ? "" : (typeof v === "object" ? JSON.stringify(v) : String(v)).replace(/[\t\n\r]/g, " "));
+  return [columns.map(c).join("\t"), ...rows.map((r) => r.map(c).join("\t"))].join("\n") + "\n";
+}
+
 // One colour per type: the schema's types take the palette in order (setTypeOrder), so the
 // few types of a graph look distinct; any other name gets a stable hashed hue.
 const PALETTE = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"];
