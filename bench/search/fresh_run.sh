@@ -21,7 +21,7 @@ trap 'rm -rf "$work"' EXIT
 out="${OUT:-${TMPDIR:-/tmp}/og-fresh-bench}"
 mkdir -p "$out"
 cc -O2 -std=c11 -o "$work/bench_hybrid" "$here/bench/search/bench_hybrid.c" -I"$here/include" \
-  "$bin/libomnigraph.a" $(pkg-config --libs jansson libcurl openssl libzstd liblz4 libpcre2-8 libutf8proc yaml-0.1) \
+  "$bin/libomnigraph.a" $(pkg-config --libs jansson libcurl openssl libzstd liblz4 libpcre2-8 libutf8proc yaml-0.1 icu-uc icu-i18n) \
   -lroaring -lstemmer -lstdc++ -lm -lpthread
 "$work/bench_hybrid" gen "$work" "$docs" >&2
 grep '"type":"Doc"' "$work/data.ndjson" >"$work/docs.ndjson"

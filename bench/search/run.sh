@@ -29,7 +29,7 @@ out="${OUT:-$work/out}"
 mkdir -p "$out"
 
 cc -O2 -std=c11 -o "$work/bench_search" "$here/bench/search/bench_search.c" -I"$here/include" -I"$here/src" \
-  "$bin/libomnigraph.a" $(pkg-config --libs jansson libcurl openssl libzstd liblz4 libpcre2-8 libutf8proc yaml-0.1) \
+  "$bin/libomnigraph.a" $(pkg-config --libs jansson libcurl openssl libzstd liblz4 libpcre2-8 libutf8proc yaml-0.1 icu-uc icu-i18n) \
   -lroaring -lstemmer -lsqlite3 -lstdc++ -lm -lpthread
 
 if [ ! -f /usr/share/wordnet/data.noun ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
