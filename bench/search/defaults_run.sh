@@ -16,7 +16,8 @@
 # gnuplot, $OUT/defaults.svg.
 # Usage: bench/search/defaults_run.sh [BUILD_DIR]
 #   env: DOCS (100000), RUNS (11), WARM (20), RECALL_Q (50), WORK (/tmp/og-defaults-$DOCS),
-#        OUT ($WORK/out), PEERS (1; 0 = ours only), NICE (10)
+#        OUT ($WORK/out), PEERS (1; 0 = ours only), NICE (10), CHART_ONLY (1: redraw the chart
+#        from an existing $OUT/defaults.tsv, nothing else)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 bin="${1:-$here/build/release}"
@@ -33,7 +34,7 @@ cc -O2 -std=c11 -o "$work/bench_hybrid" "$here/bench/search/bench_hybrid.c" -I"$
 cc -O2 -std=c11 -o "$work/bench_fresh" "$here/bench/search/bench_fresh.c" -I"$here/include" "$bin/libomnigraph.a" $libs -lsqlite3
 d="$work/data"
 la() { echo "$(date -u +%H:%M:%S) $1: load average $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$out/loadavg.log" >&2; }
-: >"$out/loadavg.log"
+[ "${CHART_ONLY:-0}" = 1 ] || : >"$out/loadavg.log"
 if [ ! -s "$d/docs.ndjson" ]; then
   la "generate $docs documents"
   $nice_ "$work/bench_hybrid" gen "$d" "$docs" >&2
@@ -57,7 +58,7 @@ times_of() {
 med() { sort -n | awk '{a[NR]=$1} END {if (NR) printf "%.2f", a[int((NR+1)/2)]; else printf "-"}'; }
 field() { sed -n "s/.*\"$2\":\([0-9.e+-]*\).*/\1/p" <<<"$1"; }
 row() { printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >>"$out/defaults.tsv"; }
-printf 'state\tsystem\tshape\tway\tfirst_cpu_ms\tfirst_wall_ms\twarm_cpu_ms\twarm_wall_ms\trecall10\n' >"$out/defaults.tsv"
+[ "${CHART_ONLY:-0}" = 1 ] || printf 'state\tsystem\tshape\tway\tfirst_cpu_ms\tfirst_wall_ms\twarm_cpu_ms\twarm_wall_ms\trecall10\n' >"$out/defaults.tsv"
 
 cli() { # state graph shape -> a row: medians over RUNS processes
   local st=$1 g=$2 shape=$3 c=() w=() i p
@@ -97,6 +98,7 @@ ours() { # state graph
 }
 
 g="$work/graph"
+if [ "${CHART_ONLY:-0}" = 1 ]; then :; else # CHART_ONLY=1: only redraw $OUT/defaults.svg from $OUT/defaults.tsv
 rm -rf "$g"
 $nice_ "$og" init --schema "$work/s.pg" "$g" --quiet >/dev/null
 la "load (default: indexes what it loaded)"
@@ -130,6 +132,7 @@ if [ "${PEERS:-1}" = 1 ]; then
   inproc peer lancedb nearest - env LANCEDB_GT="$work/gt.tsv" node "$mjs" query "$work/lance" "$d/queries.tsv" nearest
 fi
 la "done"
+fi
 echo
 echo "search at its defaults: $docs documents, median of $runs fresh processes (first call) and of their warm medians ($warm queries each); ms"
 column -t -s $'\t' "$out/defaults.tsv"
