@@ -3,7 +3,7 @@
 // every request the page makes is recorded: all of them must stay on the server's origin.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import puppeteer from "puppeteer-core";
 
@@ -152,6 +152,24 @@ describe("OmniGraph Studio (token, policy)", () => {
     assert.deepEqual(rows[0], ["Jane Austen", "Pride and Prejudice", "1813", "author"]);
     assert.match(await text("#status"), /^2 rows · main at /);
     await shot("query-table");
+    // a click on a column heading sorts by it, a second click reverses
+    const heading = (name) => page.$$eval("#table-wrap th button", (bs, n) => { bs.find((b) => b.textContent === n).click(); }, name);
+    await heading("b.name");
+    assert.deepEqual((await tableRows()).map((r) => r[1]), ["Emma", "Pride and Prejudice"]);
+    assert.equal(await page.$eval("#table-wrap th:nth-child(2)", (t) => t.getAttribute("aria-sort")), "ascending");
+    await heading("b.name");
+    assert.deepEqual((await tableRows()).map((r) => r[1]), ["Pride and Prejudice", "Emma"]);
+    assert.equal(await page.$eval("#table-wrap th:nth-child(2)", (t) => t.getAttribute("aria-sort")), "descending");
+    // "Download CSV": the table as a file, quoted where needed
+    const cdp = await page.createCDPSession();
+    const dl = join(process.env.TMPDIR || "/tmp", `og-studio-dl-${process.pid}`);
+    mkdirSync(dl, { recursive: true });
+    await cdp.send("Browser.setDownloadBehavior", { behavior: "allow", downloadPath: dl });
+    await (await page.$(aria("Download CSV", "button"))).click();
+    const csvPath = join(dl, "result.csv");
+    for (let i = 0; i < 100 && !existsSync(csvPath); i++) await new Promise((r) => setTimeout(r, 100));
+    assert.equal(readFileSync(csvPath, "utf8"), "a.name,b.name,b.year,w.role\nJane Austen,Pride and Prejudice,1813,author\nJane Austen,Emma,1815,author\n");
+    rmSync(dl, { recursive: true, force: true });
     // "Copy": the table as tab-separated text on the clipboard
     await browser.defaultBrowserContext().overridePermissions(new URL(URL_AUTH).origin, ["clipboard-read", "clipboard-write", "clipboard-sanitized-write"]);
     await (await page.$(aria("Copy", "button"))).click();

@@ -279,6 +279,7 @@ async function run() {
       const r = await api(g(state.graph, "query"), { method: "POST", body });
       state.last = r;
       state.lastText = text;
+      sort = { col: null, dir: 1 }; // a new answer starts in the order the query gave it
       const at = r.target && r.target.snapshot ? `commit ${r.target.snapshot.slice(0, 10)}` : `${state.branch} at ${String(r.graph_commit_id || "").slice(0, 10)}`;
       $("status").textContent = `${r.row_count} row${r.row_count === 1 ? "" : "s"} · ${at} · ${Math.round(performance.now() - t0)} ms`;
       renderResults();
