@@ -202,9 +202,9 @@ static int not_served(const char *verb, const char *flag, const char *why)
 /* ---- query --------------------------------------------------------------------------------------- */
 
 /* The embedded table's cell cut: at most `max` columns, ending in "..." (api/rows.c). */
-static void truncate_width(og_buf *b, size_t max)
+static int truncate_width(og_buf *b, size_t max)
 {
-    if (og_cli_text_width(b->data, b->len) <= max) return;
+    if (og_cli_text_width(b->data, b->len) <= max) return 0;
     size_t w = 0, i = 0;
     while (i < b->len) {
         utf8proc_int32_t cp;
@@ -216,6 +216,7 @@ static void truncate_width(og_buf *b, size_t max)
     }
     b->len = i;
     og_buf_append_str(b, "...");
+    return 1;
 }
 
 /* A cell as csv and table print it: a string raw, anything else compact JSON, null nothing. */
@@ -307,6 +308,7 @@ static void render_read(json_t *j, og_format f, og_buf *out)
         free(w), free(cw), free(cells);
         return;
     }
+    size_t cut = 0;
     for (size_t c = 0; c < nc; c++) {
         const char *name = json_string_value(json_array_get(cols, c));
         w[c] = og_cli_text_width((const uint8_t *)name, strlen(name));
@@ -319,7 +321,7 @@ static void render_read(json_t *j, og_format f, og_buf *out)
             if (b->len == 0 && json_is_string(v)) og_buf_append_str(b, "\"\"");
             for (size_t k = 0; k < b->len; k++)
                 if (b->data[k] == '\n' || b->data[k] == '\t' || b->data[k] == '\r') b->data[k] = ' ';
-            truncate_width(b, 60);
+            if (f != OG_FORMAT_TABLE_WIDE) cut += (size_t)truncate_width(b, 60);
             cw[i * nc + c] = og_cli_text_width(b->data, b->len);
             if (cw[i * nc + c] > w[c]) w[c] = cw[i * nc + c];
         }
@@ -344,7 +346,11 @@ static void render_read(json_t *j, og_format f, og_buf *out)
         }
         og_buf_append_byte(out, '\n');
     }
-    og_buf_printf(out, "(%zu row%s)\n", nr, nr == 1 ? "" : "s");
+    og_buf_printf(out, "(%zu row%s", nr, nr == 1 ? "" : "s");
+    if (cut) /* as the embedded table says it (api/rows.c) */
+        og_buf_printf(out, "; %zu cell%s cut at 60 columns, shown ending in \"...\": --wide shows them whole", cut,
+                      cut == 1 ? "" : "s");
+    og_buf_append_str(out, ")\n");
     for (size_t k = 0; k < nc * nr; k++) og_buf_free(&cells[k]);
     free(cells);
     free(cw);
@@ -386,7 +392,7 @@ static int run_gq(og_remote *r, int argc, char **argv, int is_mutation)
 {
     const char *verb = is_mutation ? "mutate" : "query";
     og_graph_args a = {.verb = verb};
-    int explain = 0, analyze = 0, exact = 0;
+    int explain = 0, analyze = 0, exact = 0, wide = 0;
     const char *inline_src = NULL, *file = NULL, *params = NULL, *params_file = NULL, *format = NULL, *if_commit = NULL,
                *from = NULL, *timeout = NULL, *max_memory = NULL;
     og_flag flags[] = {
@@ -402,8 +408,9 @@ static int run_gq(og_remote *r, int argc, char **argv, int is_mutation)
         {"--exact", NULL, 0, 0, NULL, &exact, NULL, NULL},
         {"--explain", NULL, 0, 0, NULL, &explain, NULL, NULL},
         {"--analyze", NULL, 0, 0, NULL, &analyze, NULL, NULL},
+        {"--wide", "--no-truncate", 0, 0, NULL, &wide, NULL, NULL},
     };
-    int rc = og_graph_args_parse(&a, argc, argv, flags, 12, 1);
+    int rc = og_graph_args_parse(&a, argc, argv, flags, 13, 1);
     if (rc) return rc;
     if (inline_src && file) return og_cli_usage(verb, "give exactly one of -e TEXT or --query FILE");
     if (!inline_src && !file && !a.npositional)
@@ -417,6 +424,8 @@ static int run_gq(og_remote *r, int argc, char **argv, int is_mutation)
     if (explain && !inline_src && !file)
         return og_cli_usage(verb, "--explain needs the query source (-e TEXT or --query FILE)");
     if (exact) return not_served(verb, "--exact", "the server picks the access path");
+    if (wide && (is_mutation || !format || strcmp(format, "table")))
+        return og_cli_usage(verb, "--wide goes with --format table (the other formats never cut a value)");
     if (timeout || max_memory)
         return not_served(verb, timeout ? "--timeout" : "--max-memory", "the server's --query-timeout and "
                                                                         "--query-max-memory set every query's budgets");
@@ -432,7 +441,7 @@ static int run_gq(og_remote *r, int argc, char **argv, int is_mutation)
     og_format fmt = OG_FORMAT_JSON;
     if (format && !is_mutation)
         fmt = !strcmp(format, "jsonl") ? OG_FORMAT_JSONL : !strcmp(format, "csv") ? OG_FORMAT_CSV
-                                                         : !strcmp(format, "table") ? OG_FORMAT_TABLE
+                                                         : !strcmp(format, "table") ? (wide ? OG_FORMAT_TABLE_WIDE : OG_FORMAT_TABLE)
                                                                                     : OG_FORMAT_JSON;
     const char *name = a.npositional ? a.positional[0] : NULL;
     og_buf src = OG_BUF_INIT, pbuf = OG_BUF_INIT;

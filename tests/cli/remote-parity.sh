@@ -126,6 +126,13 @@ grep -q '"precondition_failure"' "$d/pre.json" || bad "served --if-commit --json
 
 # ---- the routes OmniGraph-C adds for the CLI (docs/server.md): explain, load CAS, merge
 # strategies, --at on snapshot and export, range diffs — each the same embedded and served
+# a table cell past 60 columns: cut with the same note, or whole with --wide
+both mutate -e 'query m() { insert Person { name: "Lena", note: "a note long enough to pass the sixty columns a table cell shows" } }'
+both query -e "$Q" --format table
+grep -q '1 cell cut at 60 columns' "$d/s.out" || bad "served table: no cut note: $(cat "$d/s.out")"
+both query -e "$Q" --format table --wide
+grep -q 'sixty columns a table cell shows' "$d/s.out" || bad "served table --wide cut a cell"
+both query -e "$Q" --wide
 both query -e "$Q" --explain
 both query -e "$Q" --explain --analyze
 both query -e "$Q" --explain --at main~1
