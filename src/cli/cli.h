@@ -64,6 +64,13 @@ int og_cmd_test(int argc, char **argv);
 int og_cli_parse_ops(const char *verb, const char *const *ops, size_t nops, unsigned *out);
 void og_cli_print_changes(const char *text, int format); /* format: og_cli_format (output.h) */
 
+/* cmd_branch.c, shared with the served merge: --strategy values into *mo (a usage error
+ * printed and OG_EXIT_USAGE returned on a bad one), and the "  settled KIND (SIDE): …" lines
+ * of a merge document's "resolved" list. */
+int og_cli_parse_strategies(const char *verb, const char *const *specs, size_t n, og_db_merge_strategy *mo);
+struct json_t;
+void og_cli_print_resolved(struct json_t *merge_doc);
+
 /* cmd_cluster.c: cluster as code and stored queries (docs/cluster.md); cmd_mcp.c: MCP over stdio */
 int og_cmd_cluster(int argc, char **argv);
 int og_cmd_queries(int argc, char **argv);

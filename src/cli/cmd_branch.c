@@ -93,7 +93,7 @@ static int branch_list(og_graph_args *a, og_db *db)
 }
 
 /* --strategy values into the merge options; a usage error (exit 2) on a bad one. */
-static int parse_strategies(const char *verb, const char *const *specs, size_t n, og_db_merge_strategy *mo)
+int og_cli_parse_strategies(const char *verb, const char *const *specs, size_t n, og_db_merge_strategy *mo)
 {
     static const char *kinds[] = {"divergent_insert", "divergent_update", "delete_vs_update"};
     for (size_t i = 0; i < n; i++) {
@@ -120,7 +120,7 @@ static int parse_strategies(const char *verb, const char *const *specs, size_t n
     return 0;
 }
 
-static void print_resolved(json_t *j)
+void og_cli_print_resolved(json_t *j)
 {
     json_t *arr = json_object_get(j, "resolved");
     for (size_t i = 0; i < json_array_size(arr); i++) {
@@ -168,7 +168,7 @@ static int branch_merge(og_graph_args *a, og_db *db, const char *source, og_db_m
                    json_string_value(json_object_get(c, "graph_commit_id")));
         else if (!a->quiet)
             printf("%s: nothing to merge from %s into %s\n", outcome, source, into ? into : "main");
-        print_resolved(j);
+        og_cli_print_resolved(j);
     }
     json_decref(j);
     og_free(text);
@@ -213,7 +213,7 @@ int og_cmd_branch(int argc, char **argv)
     og_db_merge_opts mo = {NULL, into, if_commit, del};
     og_db_merge_strategy sg = {OG_MERGE_STRATEGY_FAIL, OG_MERGE_STRATEGY_FAIL, OG_MERGE_STRATEGY_FAIL,
                                OG_MERGE_STRATEGY_FAIL};
-    if (is_merge && (rc = parse_strategies(verb, strategies, nstrategies, &sg))) return rc;
+    if (is_merge && (rc = og_cli_parse_strategies(verb, strategies, nstrategies, &sg))) return rc;
     if (a.branch) return og_cli_usage(verb, "--branch does not apply here");
     if (is_list && a.actor) return og_cli_usage(verb, "--as names the actor of a write; a read records none");
     if (a.at && !is_create) return og_cli_usage(verb, "--at applies to branch create only");

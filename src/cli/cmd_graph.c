@@ -214,11 +214,13 @@ int og_cmd_load(int argc, char **argv)
     og_cli_write_info wi = {data, og_load_mode_name(lo.mode), from, created && r.published, NULL,
                             ncsv ? files : NULL, ncsv, delim};
     if (!st) og_cli_print_receipt(&a, db, &r, 1, &wi);
-    og_db_close(db);
     if (*spool) unlink(spool);
-    if (st && *spool) return fail_in("load", st, "<stdin>", spool);
-    if (st) return og_cli_fail("load", st);
-    return OG_EXIT_OK;
+    int exit_code = OG_EXIT_OK;
+    if (st && *spool) exit_code = fail_in("load", st, "<stdin>", spool);
+    else if (st) exit_code = og_cli_fail("load", st);
+    if (st == OG_ERR_PRECONDITION_FAILED && if_commit && a.json) og_cli_print_precondition(db, a.branch, if_commit);
+    og_db_close(db);
+    return exit_code;
 }
 
 /* ---- query and mutate ------------------------------------------------------------------------ */
@@ -563,6 +565,7 @@ static int run_gq(int argc, char **argv, int is_mutation)
         }
         if (st) exit_code = fail_in(verb, st, file, NULL);
         else og_cli_print_receipt(&a, db, &r, 0, &wi);
+        if (st == OG_ERR_PRECONDITION_FAILED && if_commit && a.json) og_cli_print_precondition(db, a.branch, if_commit);
     } else if (explain) {
         og_read_opts at = {a.branch, a.at};
         char *text = NULL;

@@ -36,17 +36,21 @@ static const char *test_help =
     "  -k TEXT       run only cases whose path contains TEXT (repeatable)\n"
     "  --keep        keep the graph of a failing case and print its path\n"
     "  -q, --quiet   print only failures and the summary\n"
+    "  --server URL|NAME\n"
+    "                run the cases against omnigraph-server instead (token as for the served\n"
+    "                verbs): each case on a fresh graph created through POST /graphs and deleted\n"
+    "                after it (the server must be started with --graph-dir DIR).  Steps a server\n"
+    "                cannot answer (restart, `expect shape`, a load's `expect affected`) are\n"
+    "                reported as skipped.\n"
     "  --server URL|NAME --graph ID --yes\n"
-    "                run the cases against graph ID served by omnigraph-server instead (token as\n"
-    "                for the served verbs).  The graph is scratch: before each case its other\n"
-    "                branches are deleted, its schema replaced and the seed loaded, so --yes is\n"
-    "                required.  Steps a server cannot answer (restart, `expect shape`, a load's\n"
-    "                `expect affected`) are reported as skipped.\n"
+    "                the same on the served graph ID, used as scratch: before each case its other\n"
+    "                branches are deleted, its schema replaced and the seed loaded (so --yes)\n"
     "The format is described in docs/testing.md.\n";
 
 typedef struct opts {
     int bless, keep, quiet;
     og_remote *srv;     /* --server: the cases run on this served graph (test_served.c) */
+    int fresh;          /* --server without --graph: each case on a graph created for it */
     const char **filters;
     size_t nfilters;
 } opts;
@@ -132,6 +136,7 @@ typedef struct run {
     const opts *o;
     og_db *db;
     char dir[512], uri[600];
+    char graph_id[80];  /* the served graph created for this case ("" = none) */
     og_buf report;      /* what failed, with diffs */
     size_t step_no;     /* ordinal of the step being run (1-based) */
     const gqt_step *st;
@@ -1012,6 +1017,19 @@ static int setup(run *r)
         return -1;
     }
     snprintf(r->uri, sizeof r->uri, "%s/graph", r->dir);
+    if (r->o->srv && r->o->fresh) { /* a graph of its own, named after this process and case */
+        static unsigned seq;
+        char id[80], *err = NULL;
+        snprintf(id, sizeof id, "gqt-%ld-%u", (long)getpid(), ++seq);
+        if (!gqt_srv_fresh(r->o->srv, id, r->dir, c->schema, c->seed, &err)) {
+            snprintf(r->graph_id, sizeof r->graph_id, "%s", id);
+            r->o->srv->graph = r->graph_id;
+            return 0;
+        }
+        og_buf_printf(&r->report, "  setup: creating served graph %s: %s\n", id, err);
+        free(err);
+        return -1;
+    }
     if (r->o->srv) {
         char *err = NULL;
         if (!gqt_srv_reset(r->o->srv, r->dir, c->schema, c->seed, &err)) return 0;
@@ -1118,6 +1136,14 @@ static int run_case(gqt_case *c, const opts *o, og_buf *report, og_buf *skips, s
     }
     for (int k = 0; k < r.nbless; k++) free(r.bless_text[k]);
     if (r.db) og_db_close(r.db);
+    if (r.graph_id[0] && rc && o->keep) {
+        og_buf_printf(&r.report, "  kept the served graph %s\n", r.graph_id);
+    } else if (r.graph_id[0]) {
+        char *err = NULL;
+        if (gqt_srv_drop(o->srv, r.graph_id, &err)) og_buf_printf(&r.report, "  teardown: %s\n", err);
+        free(err);
+    }
+    if (r.graph_id[0]) o->srv->graph = NULL;
     if (r.dir[0]) {
         if (rc && o->keep && !o->srv) og_buf_printf(&r.report, "  kept the graph at %s\n", r.uri);
         else rm_rf(r.dir);
@@ -1290,9 +1316,7 @@ int og_cmd_test(int argc, char **argv)
     memset(&srv, 0, sizeof srv);
     int urc = 0;
     if (!server && graph) urc = og_cli_usage("test", "--graph selects a served graph: give --server URL|NAME too");
-    else if (server && !graph)
-        urc = og_cli_usage("test", "--server needs --graph ID: the served graph the cases may reset (scratch)");
-    else if (server && !yes)
+    else if (server && graph && !yes)
         urc = og_cli_usage("test", "refusing to run on graph '%s' of %s without --yes: every case deletes its other "
                                    "branches and replaces its schema and data",
                            graph, server);
@@ -1302,6 +1326,7 @@ int og_cmd_test(int argc, char **argv)
         srv.graph = graph;
         srv.quiet = 1;
         o.srv = &srv;
+        o.fresh = !graph;
     }
     if (urc) {
         free(paths);

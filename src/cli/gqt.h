@@ -139,5 +139,11 @@ int gqt_srv_load(const struct og_remote *r, const char *dir, const char *ndjson,
 int gqt_srv_branch(const struct og_remote *r, const char *op, const char *a, const char *b, char **outcome, char **err);
 int gqt_srv_branch_list(const struct og_remote *r, char ***names, size_t *n, char **err);
 void gqt_srv_strings_free(char **v, size_t n);
+/* A fresh graph per case (`test --server URL` without --graph): POST /graphs creates graph
+ * `id` from `schema` and `seed` is loaded into it; gqt_srv_drop deletes it (DELETE
+ * /graphs/ID).  A server started without --graph-dir refuses, and its message says so. */
+int gqt_srv_fresh(const struct og_remote *r, const char *id, const char *dir, const char *schema, const char *seed,
+                  char **err);
+int gqt_srv_drop(const struct og_remote *r, const char *id, char **err);
 
 #endif /* OG_CLI_GQT_H */

@@ -128,6 +128,25 @@ const char *og_graph_args_root(og_graph_args *a)
     return NULL;
 }
 
+void og_cli_print_precondition_body(const char *branch, const char *expected, const char *actual)
+{
+    char msg[512];
+    snprintf(msg, sizeof msg, "branch '%s' head is not %s", branch ? branch : "main", expected);
+    json_t *o = json_pack("{s:s,s:{s:s,s:o}}", "error", msg, "precondition_failure", "expected", expected, "actual",
+                          actual && *actual ? json_string(actual) : json_null());
+    char *s = o ? json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
+    if (s) printf("%s\n", s);
+    free(s);
+    json_decref(o);
+}
+
+void og_cli_print_precondition(og_db *db, const char *branch, const char *expected)
+{
+    char head[64] = "";
+    if (og_db_resolve_commit(db, branch ? branch : "main", head, sizeof head) != OG_OK) head[0] = 0;
+    og_cli_print_precondition_body(branch, expected, head);
+}
+
 int og_cli_fail(const char *verb, og_status st)
 {
     const char *msg = og_error_message();

@@ -54,6 +54,13 @@ og_db *og_graph_args_open(og_graph_args *a, const char *root);
  * (OG_EXIT_PRECONDITION for a lost --if-commit, else 1). */
 int og_cli_fail(const char *verb, og_status st);
 
+/* A lost --if-commit under --json: the structured body on stdout, served and embedded alike
+ * (the server's 412 body, docs/server.md "Errors"):
+ * {"error": "branch 'B' head is not E", "precondition_failure": {"expected": E, "actual": A}}
+ * (A null when the branch does not exist).  og_cli_print_precondition reads A from db. */
+void og_cli_print_precondition_body(const char *branch, const char *expected, const char *actual);
+void og_cli_print_precondition(og_db *db, const char *branch, const char *expected);
+
 /* "omnigraph <verb> -> <root> (direct, local|remote)" on stderr unless --quiet. */
 void og_graph_args_echo(const og_graph_args *a, const char *root);
 

@@ -182,6 +182,16 @@ static void print_pretty(json_t *o)
 
 static json_t *parse_body(const og_http_resp *resp) { return json_loads((const char *)resp->body.data, 0, NULL); }
 
+/* A lost --if-commit under --json: the server's 412 body in the shape the embedded verb
+ * prints (graph_args.h og_cli_print_precondition_body). */
+static void print_precondition(const og_http_resp *resp, const char *branch)
+{
+    json_t *j = parse_body(resp), *pf = json_object_get(j, "precondition_failure");
+    const char *expected = json_string_value(json_object_get(pf, "expected"));
+    if (expected) og_cli_print_precondition_body(branch, expected, json_string_value(json_object_get(pf, "actual")));
+    json_decref(j);
+}
+
 /* A served verb's refusal of a flag the server has no counterpart for. */
 static int not_served(const char *verb, const char *flag, const char *why)
 {
@@ -192,9 +202,9 @@ static int not_served(const char *verb, const char *flag, const char *why)
 /* ---- query --------------------------------------------------------------------------------------- */
 
 /* The embedded table's cell cut: at most `max` columns, ending in "..." (api/rows.c). */
-static void truncate_width(og_buf *b, size_t max)
+static int truncate_width(og_buf *b, size_t max)
 {
-    if (og_cli_text_width(b->data, b->len) <= max) return;
+    if (og_cli_text_width(b->data, b->len) <= max) return 0;
     size_t w = 0, i = 0;
     while (i < b->len) {
         utf8proc_int32_t cp;
@@ -206,6 +216,7 @@ static void truncate_width(og_buf *b, size_t max)
     }
     b->len = i;
     og_buf_append_str(b, "...");
+    return 1;
 }
 
 /* A cell as csv and table print it: a string raw, anything else compact JSON, null nothing. */
@@ -297,6 +308,7 @@ static void render_read(json_t *j, og_format f, og_buf *out)
         free(w), free(cw), free(cells);
         return;
     }
+    size_t cut = 0;
     for (size_t c = 0; c < nc; c++) {
         const char *name = json_string_value(json_array_get(cols, c));
         w[c] = og_cli_text_width((const uint8_t *)name, strlen(name));
@@ -309,7 +321,7 @@ static void render_read(json_t *j, og_format f, og_buf *out)
             if (b->len == 0 && json_is_string(v)) og_buf_append_str(b, "\"\"");
             for (size_t k = 0; k < b->len; k++)
                 if (b->data[k] == '\n' || b->data[k] == '\t' || b->data[k] == '\r') b->data[k] = ' ';
-            truncate_width(b, 60);
+            if (f != OG_FORMAT_TABLE_WIDE) cut += (size_t)truncate_width(b, 60);
             cw[i * nc + c] = og_cli_text_width(b->data, b->len);
             if (cw[i * nc + c] > w[c]) w[c] = cw[i * nc + c];
         }
@@ -334,7 +346,11 @@ static void render_read(json_t *j, og_format f, og_buf *out)
         }
         og_buf_append_byte(out, '\n');
     }
-    og_buf_printf(out, "(%zu row%s)\n", nr, nr == 1 ? "" : "s");
+    og_buf_printf(out, "(%zu row%s", nr, nr == 1 ? "" : "s");
+    if (cut) /* as the embedded table says it (api/rows.c) */
+        og_buf_printf(out, "; %zu cell%s cut at 60 columns, shown ending in \"...\": --wide shows them whole", cut,
+                      cut == 1 ? "" : "s");
+    og_buf_append_str(out, ")\n");
     for (size_t k = 0; k < nc * nr; k++) og_buf_free(&cells[k]);
     free(cells);
     free(cw);
@@ -376,7 +392,7 @@ static int run_gq(og_remote *r, int argc, char **argv, int is_mutation)
 {
     const char *verb = is_mutation ? "mutate" : "query";
     og_graph_args a = {.verb = verb};
-    int explain = 0, analyze = 0, exact = 0;
+    int explain = 0, analyze = 0, exact = 0, wide = 0;
     const char *inline_src = NULL, *file = NULL, *params = NULL, *params_file = NULL, *format = NULL, *if_commit = NULL,
                *from = NULL, *timeout = NULL, *max_memory = NULL;
     og_flag flags[] = {
@@ -392,8 +408,9 @@ static int run_gq(og_remote *r, int argc, char **argv, int is_mutation)
         {"--exact", NULL, 0, 0, NULL, &exact, NULL, NULL},
         {"--explain", NULL, 0, 0, NULL, &explain, NULL, NULL},
         {"--analyze", NULL, 0, 0, NULL, &analyze, NULL, NULL},
+        {"--wide", "--no-truncate", 0, 0, NULL, &wide, NULL, NULL},
     };
-    int rc = og_graph_args_parse(&a, argc, argv, flags, 12, 1);
+    int rc = og_graph_args_parse(&a, argc, argv, flags, 13, 1);
     if (rc) return rc;
     if (inline_src && file) return og_cli_usage(verb, "give exactly one of -e TEXT or --query FILE");
     if (!inline_src && !file && !a.npositional)
@@ -401,8 +418,14 @@ static int run_gq(og_remote *r, int argc, char **argv, int is_mutation)
     if (params && params_file) return og_cli_usage(verb, "give --params or --params-file, not both");
     if (is_mutation && a.at) return og_cli_usage(verb, "--at is for reads");
     if (!is_mutation && (if_commit || from)) return og_cli_usage(verb, "%s is for mutations", if_commit ? "--if-commit" : "--from");
-    if (explain || analyze) return not_served(verb, explain ? "--explain" : "--analyze", "the server has no explain route");
+    if (is_mutation && (explain || analyze)) return og_cli_usage(verb, "--explain is for reads");
+    if (analyze && !explain) return og_cli_usage(verb, "--analyze goes with --explain");
+    if (explain && format) return og_cli_usage(verb, "--explain prints text; drop --format");
+    if (explain && !inline_src && !file)
+        return og_cli_usage(verb, "--explain needs the query source (-e TEXT or --query FILE)");
     if (exact) return not_served(verb, "--exact", "the server picks the access path");
+    if (wide && (is_mutation || !format || strcmp(format, "table")))
+        return og_cli_usage(verb, "--wide goes with --format table (the other formats never cut a value)");
     if (timeout || max_memory)
         return not_served(verb, timeout ? "--timeout" : "--max-memory", "the server's --query-timeout and "
                                                                         "--query-max-memory set every query's budgets");
@@ -418,7 +441,7 @@ static int run_gq(og_remote *r, int argc, char **argv, int is_mutation)
     og_format fmt = OG_FORMAT_JSON;
     if (format && !is_mutation)
         fmt = !strcmp(format, "jsonl") ? OG_FORMAT_JSONL : !strcmp(format, "csv") ? OG_FORMAT_CSV
-                                                         : !strcmp(format, "table") ? OG_FORMAT_TABLE
+                                                         : !strcmp(format, "table") ? (wide ? OG_FORMAT_TABLE_WIDE : OG_FORMAT_TABLE)
                                                                                     : OG_FORMAT_JSON;
     const char *name = a.npositional ? a.positional[0] : NULL;
     og_buf src = OG_BUF_INIT, pbuf = OG_BUF_INIT;
@@ -448,7 +471,9 @@ static int run_gq(og_remote *r, int argc, char **argv, int is_mutation)
     if (text) {
         json_object_set_new(body, "query", json_string(text));
         if (name) json_object_set_new(body, "name", json_string(name));
-        snprintf(path, sizeof path, "/%s%s", is_mutation ? "mutate" : "query", if_commit ? "/if-graph-commit" : "");
+        snprintf(path, sizeof path, "/%s%s", is_mutation ? "mutate" : "query",
+                 if_commit ? "/if-graph-commit" : explain ? "/explain" : "");
+        if (analyze) json_object_set_new(body, "analyze", json_true());
     } else { /* a stored query of the server's registry */
         og_buf p = OG_BUF_INIT;
         og_buf_append_str(&p, "/queries/");
@@ -474,17 +499,16 @@ static int run_gq(og_remote *r, int argc, char **argv, int is_mutation)
     } else if (arrow && resp.status == 200) {
         if (fwrite(resp.body.data, 1, resp.body.len, stdout) != resp.body.len) exit_code = OG_EXIT_FAIL;
     } else if (resp.status != 200) {
-        if (resp.status == 412 && a.json) { /* the structured lost race under --json */
-            json_t *j = parse_body(&resp);
-            if (j) print_pretty(j);
-            json_decref(j);
-        }
         exit_code = og_cli_remote_fail(verb, &resp);
+        if (resp.status == 412 && a.json) print_precondition(&resp, a.branch); /* the structured lost race */
     } else {
         json_t *j = parse_body(&resp);
         if (!j) {
             fprintf(stderr, "omnigraph %s: internal: the server's answer is not JSON\n", verb);
             exit_code = OG_EXIT_FAIL;
+        } else if (explain) { /* the plan text, as og_db_query_explain wrote it */
+            const char *plan = json_string_value(json_object_get(j, "plan"));
+            if (plan) fputs(plan, stdout);
         } else if (json_object_get(j, "rows")) { /* ReadOutput: its target a plain string again */
             json_t *t = json_object_get(j, "target");
             json_t *ts = json_object_get(t, json_object_get(t, "snapshot") ? "snapshot" : "branch");
@@ -561,11 +585,10 @@ static int run_load(og_remote *r, int argc, char **argv)
     if (strcmp(mode, "overwrite") && strcmp(mode, "append") && strcmp(mode, "merge"))
         return og_cli_usage("load", "--mode must be overwrite, append or merge (got '%s')", mode);
     if (a.at) return og_cli_usage("load", "--at is for reads");
-    if (if_commit) return not_served("load", "--if-commit", "the server's load routes take no expected head");
     if (progress) return not_served("load", "--progress", "the server reports no progress of a load");
     if (timeout || max_memory) return not_served("load", timeout ? "--timeout" : "--max-memory", "the server budgets its loads");
     og_buf q = OG_BUF_INIT;
-    og_buf_printf(&q, "/load/ndjson?mode=%s", mode);
+    og_buf_printf(&q, "/load/ndjson%s?mode=%s", if_commit ? "/if-graph-commit" : "", mode);
     if (a.branch) og_buf_append_str(&q, "&branch="), og_http_escape(&q, a.branch);
     if (from) og_buf_append_str(&q, "&from="), og_http_escape(&q, from);
     /* stdin is spooled to a file so that its length is known up front (the server refuses a
@@ -597,10 +620,18 @@ static int run_load(og_remote *r, int argc, char **argv)
     echo(r, "load");
     og_http_resp resp;
     int exit_code = OG_EXIT_OK;
-    if (call(r, "load", "POST", og_buf_cstr(&q), NULL, data, NULL, &resp)) {
+    char hdr[200];
+    if (if_commit) { /* compare-and-swap on the branch head: POST …/load/ndjson/if-graph-commit */
+        snprintf(hdr, sizeof hdr, "Omnigraph-If-Graph-Commit: %s", if_commit);
+        r->header = hdr;
+    }
+    int failed = call(r, "load", "POST", og_buf_cstr(&q), NULL, data, NULL, &resp);
+    r->header = NULL;
+    if (failed) {
         exit_code = OG_EXIT_FAIL;
     } else if (resp.status != 200) {
         exit_code = og_cli_remote_fail("load", &resp);
+        if (resp.status == 412 && a.json) print_precondition(&resp, a.branch);
     } else {
         json_t *j = parse_body(&resp);
         json_t *c = json_object_get(j, "commit");
@@ -693,7 +724,9 @@ static int run_branch(og_remote *r, int argc, char **argv)
     if (a.at && !is_create) return og_cli_usage(verb, "--at applies to branch create only");
     if (is_create && from && a.at) return og_cli_usage(verb, "give --from or --at, not both");
     if (if_commit) return not_served(verb, "--if-commit", "the server's branch routes take no expected head");
-    if (nstrategies) return not_served(verb, "--strategy", "the server's merge route settles no conflicts");
+    og_db_merge_strategy sg = {OG_MERGE_STRATEGY_FAIL, OG_MERGE_STRATEGY_FAIL, OG_MERGE_STRATEGY_FAIL,
+                               OG_MERGE_STRATEGY_FAIL};
+    if (is_merge && (rc = og_cli_parse_strategies(verb, strategies, nstrategies, &sg))) return rc;
     const char *name = NULL;
     if (!is_list) {
         if (!a.npositional) return og_cli_usage(verb, "a branch name is required");
@@ -780,6 +813,15 @@ static int run_branch(og_remote *r, int argc, char **argv)
     } else {
         json_t *body = json_pack("{s:s,s:b}", "source", name, "delete_branch", del);
         if (into) json_object_set_new(body, "target", json_string(into));
+        if (nstrategies) { /* per conflict kind, as the server's `strategy` object takes it */
+            static const char *side[] = {NULL, "ours", "theirs"};
+            json_t *st = json_object();
+            if (sg.all) json_object_set_new(st, "all", json_string(side[sg.all]));
+            if (sg.divergent_insert) json_object_set_new(st, "divergent_insert", json_string(side[sg.divergent_insert]));
+            if (sg.divergent_update) json_object_set_new(st, "divergent_update", json_string(side[sg.divergent_update]));
+            if (sg.delete_vs_update) json_object_set_new(st, "delete_vs_update", json_string(side[sg.delete_vs_update]));
+            json_object_set_new(body, "strategy", st);
+        }
         int failed = call(r, verb, "POST", "/branches/merge", body, NULL, NULL, &resp);
         json_decref(body);
         if (failed) return OG_EXIT_FAIL;
@@ -803,6 +845,7 @@ static int run_branch(og_remote *r, int argc, char **argv)
             } else if (!a.quiet) {
                 printf("%s: nothing to merge from %s into %s\n", outcome ? outcome : "?", name, into ? into : "main");
             }
+            if (!a.json) og_cli_print_resolved(j);
             json_decref(j);
         }
     }
@@ -836,10 +879,11 @@ static int run_snapshot(og_remote *r, int argc, char **argv)
     if (rc) return rc;
     og_cli_format fmt;
     if ((rc = og_cli_format_parse("snapshot", format, a.json, &fmt))) return rc;
-    if (a.at) return not_served("snapshot", "--at", "GET /snapshot reads a branch head");
+    if (a.at && a.branch) return og_cli_usage("snapshot", "give --branch or --at, not both");
     og_buf p = OG_BUF_INIT;
     og_buf_append_str(&p, "/snapshot");
     if (a.branch) og_buf_append_str(&p, "?branch="), og_http_escape(&p, a.branch);
+    if (a.at) og_buf_append_str(&p, "?snapshot="), og_http_escape(&p, a.at);
     json_t *j;
     rc = get_json(r, "snapshot", og_buf_cstr(&p), &j);
     og_buf_free(&p);
@@ -935,9 +979,10 @@ static int run_export(og_remote *r, int argc, char **argv)
     if (a.json || (format && strcmp(format, "jsonl")))
         return og_cli_usage("export", "export writes the load format, JSON lines (--format jsonl); %s%s is not offered",
                             a.json ? "--json" : "--format ", a.json ? "" : format);
-    if (a.at) return not_served("export", "--at", "POST /export reads a branch head");
+    if (a.at && a.branch) return og_cli_usage("export", "give --branch or --at, not both");
     json_t *body = json_object();
     if (a.branch) json_object_set_new(body, "branch", json_string(a.branch));
+    if (a.at) json_object_set_new(body, "snapshot", json_string(a.at));
     if (ntypes) {
         json_t *t = json_array();
         for (size_t i = 0; i < ntypes; i++) json_array_append_new(t, json_string(types[i]));
@@ -1100,13 +1145,69 @@ static int run_baseline(og_remote *r, int argc, char **argv)
     return OG_EXIT_OK;
 }
 
+/* `changes --from C1 --to C2` served: every page of GET …/diff joined into og_db_changes'
+ * document, printed by the embedded verb's printer. */
+static int run_diff(og_remote *r, int argc, char **argv)
+{
+    og_graph_args a = {.verb = "changes"};
+    const char *from = NULL, *to = NULL, *format = NULL;
+    const char *types[64], *ops[64];
+    size_t ntypes = 0, nops = 0;
+    og_flag flags[] = {
+        {"--from", NULL, 1, 0, &from, NULL, NULL, NULL},     {"--to", NULL, 1, 0, &to, NULL, NULL, NULL},
+        {"--type", NULL, 1, 1, NULL, NULL, types, &ntypes},  {"--op", NULL, 1, 1, NULL, NULL, ops, &nops},
+        {"--format", NULL, 1, 0, &format, NULL, NULL, NULL},
+    };
+    int rc = og_graph_args_parse(&a, argc, argv, flags, 5, 0);
+    if (rc) return rc;
+    og_cli_format fmt;
+    if ((rc = og_cli_format_parse("changes", format, a.json, &fmt))) return rc;
+    if (!from || !to) return og_cli_usage("changes", "--from C1 and --to C2 are required");
+    unsigned opbits;
+    if ((rc = og_cli_parse_ops("changes", ops, nops, &opbits))) return rc;
+    og_buf q = OG_BUF_INIT;
+    og_buf_append_str(&q, "/diff?limit=8192&from="), og_http_escape(&q, from);
+    og_buf_append_str(&q, "&to="), og_http_escape(&q, to);
+    for (size_t i = 0; i < ntypes; i++) og_buf_append_str(&q, "&type="), og_http_escape(&q, types[i]);
+    for (size_t i = 0; i < nops; i++) og_buf_append_str(&q, "&op="), og_http_escape(&q, ops[i]);
+    json_t *doc = NULL, *all = json_array();
+    const char *token = NULL;
+    char *next = NULL;
+    do {
+        og_buf p = OG_BUF_INIT;
+        og_buf_append_str(&p, og_buf_cstr(&q));
+        if (token) og_buf_append_str(&p, "&page_token="), og_http_escape(&p, token);
+        json_t *j;
+        rc = get_json(r, "changes", og_buf_cstr(&p), &j);
+        og_buf_free(&p);
+        if (rc) break;
+        json_array_extend(all, json_object_get(j, "changes"));
+        json_t *t = json_object_get(j, "next_page_token");
+        free(next);
+        next = json_is_string(t) ? strdup(json_string_value(t)) : NULL;
+        token = next;
+        json_object_del(j, "next_page_token");
+        if (doc) json_decref(j);
+        else doc = j;
+    } while (token);
+    og_buf_free(&q);
+    free(next);
+    if (!rc && doc) {
+        json_object_set(doc, "changes", all);
+        char *text = json_dumps(doc, JSON_PRESERVE_ORDER | JSON_COMPACT);
+        if (text) og_cli_print_changes(text, fmt);
+        free(text);
+    }
+    json_decref(all);
+    json_decref(doc);
+    return rc ? rc : OG_EXIT_OK;
+}
+
 static int run_changes(og_remote *r, int argc, char **argv)
 {
     const char *sub = argc > 1 ? argv[1] : "";
     if (!strcmp(sub, "baseline")) return run_baseline(r, argc - 1, argv + 1);
-    if (strcmp(sub, "poll"))
-        return og_cli_usage("changes", "served, `changes poll` and `changes baseline` run (the server's GET /changes and "
-                                       "POST /changes/baseline); `changes --from --to` opens the store: use --store ROOT");
+    if (strcmp(sub, "poll")) return run_diff(r, argc, argv);
     og_graph_args a = {.verb = "changes poll"};
     const char *cursor = NULL, *start = NULL, *limit = NULL, *format = NULL;
     const char *kinds[64], *types[64], *ops[64];

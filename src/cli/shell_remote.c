@@ -14,7 +14,7 @@
  * compiler for its offline verbs) into the catalog document og_db_catalog returns, so Tab
  * completion works as it does locally.  A commit reference is resolved against the served
  * history: a full id, a branch name, REF~N, or an id prefix unique across the branches.
- * Not served: `.explain` (the server has no explain route); Ctrl-C waits for the answer.
+ * `.explain` asks POST …/query/explain.  Ctrl-C waits for the answer.
  */
 #include <jansson.h>
 #include <stdlib.h>
@@ -123,10 +123,19 @@ static og_status served_run(void *self, const char *src, size_t len, const char 
 static og_status served_explain(void *self, const char *src, size_t len, const char *params,
                                 const og_shell_target *t, char **out)
 {
-    (void)self, (void)src, (void)len, (void)params, (void)t;
+    served *sv = self;
     *out = NULL;
-    return og_err(OG_ERR_UNSUPPORTED, "the server has no explain route: open the graph with --store ROOT "
-                                      "(or run `omnigraph query --explain` on its storage)");
+    json_t *body, *ans;
+    OG_TRY(gq_body(&body, src, len, params));
+    if (t->commit) json_object_set_new(body, "snapshot", json_string(t->commit));
+    else json_object_set_new(body, "branch", json_string(t->branch));
+    og_status st = call(sv, "POST", "/query/explain", body, &ans);
+    json_decref(body);
+    if (st) return st;
+    const char *plan = json_string_value(json_object_get(ans, "plan"));
+    *out = strdup(plan ? plan : "");
+    json_decref(ans);
+    return *out ? OG_OK : og_err(OG_ERR_NOMEM, "out of memory");
 }
 
 /* The head commit of branch b (GET …/snapshot?branch=b). */

@@ -1,13 +1,14 @@
 /*
- * test_served.c — the graph calls of `omnigraph test --server URL --graph ID` (docs/testing.md
+ * test_served.c — the graph calls of `omnigraph test --server URL [--graph ID]` (docs/testing.md
  * "Against a server"): each step of a `.gqt` case sent to omnigraph-server over its HTTP API.
  *
  * Why a file of its own: cmd_test.c drives a case through include/omnigraph.h; a served run
  * must drive the same case through the wire only (remote.h), so that a CI job can check that
- * a deployed server answers the corpus as the library does.  The server cannot create a
- * graph, so the runner borrows one served graph as scratch: before each case it deletes the
- * graph's other branches, empties it by applying a one-type schema, applies the case's schema
- * and loads the seed (every step a commit; the history stays).  Each call returns 0, or -1
+ * a deployed server answers the corpus as the library does.  Each case runs on a fresh graph
+ * the runner creates through POST /graphs and deletes afterwards, where the server allows it
+ * (--graph-dir); otherwise the runner borrows one served graph as scratch (--graph ID): before
+ * each case it deletes the graph's other branches, empties it by applying a one-type schema,
+ * applies the case's schema and loads the seed (every step a commit; the history stays).  Each call returns 0, or -1
  * with the error as the embedded runner spells it ("<class>: <message>", classes as
  * og_status_name), so `expect error:` substrings mean the same in both modes.
  */
@@ -248,4 +249,49 @@ void gqt_srv_strings_free(char **v, size_t n)
 {
     for (size_t i = 0; v && i < n; i++) free(v[i]);
     free(v);
+}
+
+/* One request to a flat path (/graphs…); 0 on a 200, else -1 and *err. */
+static int flat_call(const og_remote *r, const char *method, const char *path, json_t *body, char **err)
+{
+    char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
+    og_http_resp resp;
+    int t = og_http_request(r, method, path, body ? "application/json" : NULL, text, NULL, NULL, &resp);
+    free(text);
+    int rc = 0;
+    if (t || resp.status != 200) {
+        *err = fail_text(&resp, t);
+        rc = -1;
+    }
+    og_http_resp_free(&resp);
+    return rc;
+}
+
+int gqt_srv_fresh(const og_remote *r, const char *id, const char *dir, const char *schema, const char *seed, char **err)
+{
+    json_t *body = json_pack("{s:s,s:s}", "graph_id", id, "schema_source", schema);
+    int rc = flat_call(r, "POST", "/graphs", body, err);
+    json_decref(body);
+    if (rc) return -1;
+    int blank = 1;
+    for (const char *p = seed; *p; p++)
+        if (*p != ' ' && *p != '\n' && *p != '\t') blank = 0;
+    if (blank) return 0;
+    og_remote g = *r;
+    g.graph = id;
+    if (!load_text(&g, dir, seed, "main", NULL, "overwrite", err)) return 0;
+    char *ignored = NULL;
+    gqt_srv_drop(r, id, &ignored); /* a seed that does not load leaves no graph behind */
+    free(ignored);
+    return -1;
+}
+
+int gqt_srv_drop(const og_remote *r, const char *id, char **err)
+{
+    og_buf p = OG_BUF_INIT;
+    og_buf_append_str(&p, "/graphs/");
+    og_http_escape(&p, id);
+    int rc = flat_call(r, "DELETE", og_buf_cstr(&p), NULL, err);
+    og_buf_free(&p);
+    return rc;
 }

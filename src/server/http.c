@@ -98,6 +98,10 @@ og_status og_server_new(og_server **out, const og_server_opts *opts)
     pthread_mutex_init(&s->mu, NULL);
     pthread_cond_init(&s->idle, NULL);
     pthread_mutex_init(&s->log_mu, NULL);
+    if (s->o.graph_dir) {
+        pthread_mutex_init(&s->graphs_mu, NULL);
+        s->graphs_dynamic = 1;
+    }
     og_status st = og_auth_classify(og_tokenset_count(s->tokens), opts->policy != NULL, opts->unauthenticated, &s->mode);
     if (st) {
         og_server_free(s);
@@ -139,7 +143,7 @@ static int reserved_id(const char *id)
     return !strcmp(id, "policies") || !strcmp(id, "healthz") || !strcmp(id, "openapi") || !strcmp(id, "graphs");
 }
 
-static int graph_id_valid(const char *id)
+int og_graph_id_valid(const char *id)
 {
     size_t n = strlen(id);
     if (!n || n > 64) return 0;
@@ -150,7 +154,7 @@ static int graph_id_valid(const char *id)
 
 og_status og_server_add_graph(og_server *s, const char *id, const char *uri)
 {
-    if (!graph_id_valid(id)) {
+    if (!og_graph_id_valid(id)) {
         fprintf(stderr, "omnigraph-server: graph id '%s' must match ^[a-zA-Z0-9-]{1,64}$ and not be a reserved word\n",
                 id);
         return OG_ERR_INVALID;
@@ -222,7 +226,7 @@ og_status og_server_set_queries(og_server *s, const char *id, og_stored_set *set
     return OG_OK;
 }
 
-static void graph_release(og_served_graph *g)
+void og_served_graph_release(og_served_graph *g)
 {
     og_db_close(g->db);
     free(g->uri);
@@ -235,7 +239,7 @@ void og_server_remove_graph(og_server *s, const char *id)
 {
     og_served_graph *g = graph_by_id(s, id);
     if (!g) return;
-    graph_release(g);
+    og_served_graph_release(g);
     size_t at = (size_t)(g - s->graphs);
     memmove(g, g + 1, (s->ngraphs - at - 1) * sizeof *g);
     s->ngraphs--;
@@ -253,7 +257,9 @@ void og_server_free(og_server *s)
     og_conn_stop(s);
     spare_drop();
     og_audit_stop(s);
-    for (size_t i = 0; i < s->ngraphs; i++) graph_release(&s->graphs[i]);
+    for (size_t i = 0; i < s->ngraphs; i++)
+        if (s->graphs[i].db) og_served_graph_release(&s->graphs[i]);
+    if (s->graphs_dynamic) pthread_mutex_destroy(&s->graphs_mu);
     free(s->graphs);
     free(s->admit);
     free(s->mcp_sessions);
@@ -524,7 +530,8 @@ static char *utoa_end(uint64_t v, char *buf, size_t cap)
 og_status og_req_decide(og_req *r, og_action a, const char *branch, const char *target_branch, og_authz_decision *d)
 {
     const char *query = r->query; /* set while a stored query is decided: invoke_query, then its read/change */
-    og_authz_request q = {r->actor, a, r->g ? r->g->id : NULL, branch, target_branch, query};
+    const char *graph = r->g ? r->g->id : r->decide_graph;
+    og_authz_request q = {r->actor, a, graph, branch, target_branch, query};
     og_status st = og_authz_decide(r->s->mode, r->s->o.policy, &q, d);
     r->decided = 1;
     r->action = a;
@@ -538,7 +545,7 @@ og_status og_req_decide(og_req *r, og_action a, const char *branch, const char *
     og_audit_begin(au, "policy_decision");
     og_audit_str(au, "actor", r->actor);
     og_audit_str(au, "action", og_action_name(a));
-    og_audit_str(au, "graph", r->g ? r->g->id : NULL);
+    og_audit_str(au, "graph", graph);
     og_audit_str(au, "branch", branch);
     og_audit_str(au, "target_branch", target_branch);
     if (query) og_audit_str(au, "query", query);
@@ -897,8 +904,15 @@ static struct MHD_Response *precheck(og_req *r)
         for (size_t i = 0; ok && i < n; i++) ok = isalnum((unsigned char)r->graph_id[i]) || r->graph_id[i] == '-';
         if (!ok || reserved_id(r->graph_id))
             return og_resp_error(r, 400, "bad_request", "invalid graph id (expected ^[a-zA-Z0-9-]{1,64}$)", NULL, NULL);
+        if (r->s->graphs_dynamic) pthread_mutex_lock(&r->s->graphs_mu);
         for (size_t i = 0; i < r->s->ngraphs; i++)
-            if (!strcmp(r->s->graphs[i].id, r->graph_id)) r->g = &r->s->graphs[i];
+            if (!r->s->graphs[i].dead && r->s->graphs[i].db && !strcmp(r->s->graphs[i].id, r->graph_id))
+                r->g = &r->s->graphs[i];
+        if (r->g && r->s->graphs_dynamic) { /* held until the request ends (req_free) */
+            r->g->refs++;
+            r->g_ref = 1;
+        }
+        if (r->s->graphs_dynamic) pthread_mutex_unlock(&r->s->graphs_mu);
         if (!r->g) {
             char msg[128];
             snprintf(msg, sizeof msg, "graph '%s' not found", r->graph_id);
@@ -1000,6 +1014,8 @@ static void spare_drop(void)
 
 static void req_free(og_req *r)
 {
+    if (r->g_ref) og_server_graph_unref(r->s, r->g);
+    r->g_ref = 0;
     for (size_t i = 0; i < r->nseg; i++) free(r->seg[i]);
     free(r->url);
     json_decref(r->json);
@@ -1324,6 +1340,14 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
 
 og_status og_server_start(og_server *s, char *addr, size_t addr_len)
 {
+    if (s->graphs_dynamic && !s->graphs_cap) { /* sized once: a request's graph never moves */
+        size_t cap = s->ngraphs + OG_SERVER_CREATED_MAX;
+        og_served_graph *v = realloc(s->graphs, cap * sizeof *v);
+        if (!v) return OG_ERR_NOMEM;
+        memset(v + s->ngraphs, 0, (cap - s->ngraphs) * sizeof *v);
+        s->graphs = v;
+        s->graphs_cap = cap;
+    }
     struct sockaddr_in sa;
     memset(&sa, 0, sizeof sa);
     sa.sin_family = AF_INET;

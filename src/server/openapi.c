@@ -63,6 +63,13 @@ static json_t *schemas(void)
                             json_pack("{s:o,s:o,s:o,s:o}", "status", str(), "version", str(),
                                       "internal_schema_version", uint_(), "source_version", nstr())));
     json_object_set_new(s, "GraphInfo", obj("graph_id uri", json_pack("{s:o,s:o}", "graph_id", str(), "uri", str())));
+    json_object_set_new(s, "GraphCreateRequest",
+                        obj("graph_id schema_source", json_pack("{s:o,s:o}", "graph_id", str(), "schema_source", str())));
+    json_object_set_new(s, "GraphCreateOutput",
+                        obj("graph_id uri", json_pack("{s:o,s:o,s:o}", "graph_id", str(), "uri", str(), "actor_id", nstr())));
+    json_object_set_new(s, "GraphDeleteOutput",
+                        obj("graph_id deleted", json_pack("{s:o,s:{s:s},s:o}", "graph_id", str(), "deleted", "type",
+                                                          "boolean", "actor_id", nstr())));
     json_object_set_new(s, "GraphListResponse", obj("graphs", json_pack("{s:o}", "graphs", arr(ref("GraphInfo")))));
     json_object_set_new(s, "SnapshotDatasetOutput",
                         obj("entity_kind type_name dataset_path published_dataset_version entity_count",
@@ -118,7 +125,7 @@ static json_t *schemas(void)
     json_object_set_new(s, "IngestRequest",
                         obj("data", json_pack("{s:o,s:o,s:o,s:o}", "data", str(), "branch", nstr(), "from", nstr(),
                                               "mode", nref("LoadMode"))));
-    json_t *export_req = obj("", json_pack("{s:o,s:o}", "branch", nstr(), "type_names", arr(str())));
+    json_t *export_req = obj("", json_pack("{s:o,s:o,s:o}", "branch", nstr(), "snapshot", nstr(), "type_names", arr(str())));
     json_object_set_new(export_req, "additionalProperties", json_false());
     json_object_set_new(s, "ExportRequest", export_req);
     json_object_set_new(s, "SchemaOutput", obj("schema_source", json_pack("{s:o}", "schema_source", str())));
@@ -142,16 +149,27 @@ static json_t *schemas(void)
                                                        "actor_id", nstr())));
     json_object_set_new(s, "BranchDeleteOutput",
                         obj("uri name", json_pack("{s:o,s:o,s:o}", "uri", str(), "name", str(), "actor_id", nstr())));
+    json_t *side = json_pack("{s:s,s:[s,s]}", "type", "string", "enum", "ours", "theirs");
+    json_t *per_kind = obj("", json_pack("{s:O,s:O,s:O,s:O}", "all", side, "divergent_insert", side, "divergent_update",
+                                         side, "delete_vs_update", side));
+    json_object_set_new(per_kind, "additionalProperties", json_false());
     json_object_set_new(s, "BranchMergeRequest",
-                        obj("source", json_pack("{s:o,s:o,s:{s:s}}", "source", str(), "target", nstr(),
-                                                "delete_branch", "type", "boolean")));
+                        obj("source", json_pack("{s:o,s:o,s:{s:s},s:{s:[o,o,{s:s}]}}", "source", str(), "target", nstr(),
+                                                "delete_branch", "type", "boolean", "strategy", "oneOf", side, per_kind,
+                                                "type", "null")));
     json_object_set_new(s, "BranchMergeOutcome", json_pack("{s:s,s:[s,s,s]}", "type", "string", "enum",
                                                            "already_up_to_date", "fast_forward", "merged"));
     json_object_set_new(s, "BranchMergeOutput",
                         obj("source target outcome",
-                            json_pack("{s:o,s:o,s:o,s:o,s:{s:[s,s]},s:o}", "source", str(), "target", str(), "outcome",
-                                      ref("BranchMergeOutcome"), "actor_id", nstr(), "branch_deleted", "type",
-                                      "boolean", "null", "branch_delete_error", nstr())));
+                            json_pack("{s:o,s:o,s:o,s:o,s:{s:[s,s]},s:o,s:{s:s,s:{s:s}}}", "source", str(), "target",
+                                      str(), "outcome", ref("BranchMergeOutcome"), "actor_id", nstr(), "branch_deleted",
+                                      "type", "boolean", "null", "branch_delete_error", nstr(), "resolved", "type",
+                                      "array", "items", "type", "object")));
+    json_object_set_new(s, "ExplainRequest",
+                        obj("query", json_pack("{s:o,s:o,s:{},s:o,s:o,s:{s:[s,s]}}", "query", str(), "name", nstr(),
+                                               "params", "branch", nstr(), "snapshot", nstr(), "analyze", "type",
+                                               "boolean", "null")));
+    json_object_set_new(s, "ExplainOutput", obj("plan", json_pack("{s:o}", "plan", str())));
     json_object_set_new(s, "ChangeCauseOutput",
                         obj("graph_commit_id authored_branch authored_at",
                             json_pack("{s:o,s:o,s:o,s:o,s:o,s:{s:s,s:s}}", "graph_commit_id", str(), "parent_commit_id",
@@ -189,8 +207,10 @@ static json_t *schemas(void)
     json_object_set_new(s, "DiffOutput",
                         obj("from to stats changes",
                             json_pack("{s:o,s:o,s:o,s:o,s:o}", "from", str(), "to", str(), "stats",
-                                      obj("inserted updated deleted", json_pack("{s:o,s:o,s:o}", "inserted", uint_(),
-                                                                                "updated", uint_(), "deleted", uint_())),
+                                      obj("inserted updated deleted",
+                                          json_pack("{s:o,s:o,s:o,s:o,s:o,s:o}", "inserted", uint_(), "updated",
+                                                    uint_(), "deleted", uint_(), "fragments_read", uint_(),
+                                                    "fragments_skipped", uint_(), "rows_read", uint_())),
                                       "changes", arr(ref("DiffChangeOutput")), "next_page_token", nstr())));
     json_t *lint_req = obj("query", json_pack("{s:o,s:o,s:o}", "query", str(), "branch", nstr(), "snapshot", nstr()));
     json_object_set_new(lint_req, "additionalProperties", json_false());

@@ -178,6 +178,26 @@ static const char *type_kind(json_t *snapshot, const char *name)
     return NULL;
 }
 
+/* Sorts an array of objects by their string member `key` (an insertion sort: the arrays are
+ * short — a load's types, the served graphs). */
+static void sort_by_key(json_t *arr, const char *key)
+{
+    size_t n = json_array_size(arr);
+    if (n < 2) return;
+    json_t **v = malloc(n * sizeof *v);
+    if (!v) return;
+    for (size_t i = 0; i < n; i++) {
+        json_t *x = json_incref(json_array_get(arr, i));
+        const char *k = json_string_value(json_object_get(x, key));
+        size_t j = i;
+        for (; j > 0 && strcmp(json_string_value(json_object_get(v[j - 1], key)), k ? k : "") > 0; j--) v[j] = v[j - 1];
+        v[j] = x;
+    }
+    json_array_clear(arr);
+    for (size_t i = 0; i < n; i++) json_array_append_new(arr, v[i]);
+    free(v);
+}
+
 /* ---- flat routes ----------------------------------------------------------------------- */
 
 static struct MHD_Response *h_healthz(og_req *r)
@@ -201,8 +221,12 @@ static struct MHD_Response *h_graphs(og_req *r)
     struct MHD_Response *deny = og_req_authorize(r, OG_ACTION_GRAPH_LIST, NULL, NULL);
     if (deny) return deny;
     json_t *a = json_array();
+    if (r->s->graphs_dynamic) pthread_mutex_lock(&r->s->graphs_mu);
     for (size_t i = 0; i < r->s->ngraphs; i++)
-        json_array_append_new(a, json_pack("{s:s,s:s}", "graph_id", r->s->graphs[i].id, "uri", r->s->graphs[i].uri));
+        if (r->s->graphs[i].db && !r->s->graphs[i].dead)
+            json_array_append_new(a, json_pack("{s:s,s:s}", "graph_id", r->s->graphs[i].id, "uri", r->s->graphs[i].uri));
+    if (r->s->graphs_dynamic) pthread_mutex_unlock(&r->s->graphs_mu);
+    sort_by_key(a, "graph_id"); /* graphs created while serving are kept in creation order */
     return og_resp_json(r, 200, json_pack("{s:o}", "graphs", a));
 }
 
@@ -216,17 +240,20 @@ static const char *query_branch(og_req *r)
 
 static struct MHD_Response *h_snapshot(og_req *r)
 {
+    /* ?snapshot=C reads commit C (time travel, as POST /query's `snapshot`); the decision is
+     * read on the branch named beside it, else main */
+    const char *snapshot = og_req_arg(r, "snapshot");
+    if (snapshot && !*snapshot) snapshot = NULL;
+    const char *b = og_req_arg(r, "branch");
+    if (snapshot && b && *b) return bad(r, "%s", "'branch' and 'snapshot' are mutually exclusive");
     const char *branch = query_branch(r);
     struct MHD_Response *deny = og_req_authorize(r, OG_ACTION_READ, branch, NULL);
     if (deny) return deny;
-    og_read_opts at = {branch, NULL};
+    og_read_opts at = {snapshot ? NULL : branch, snapshot};
     char *text;
     og_status st = og_db_snapshot(&text, r->g->db, &at);
     if (st) return og_resp_status(r, st);
     json_t *j = parse_owned(text);
-    char head[64];
-    int exists;
-    branch_head(r, branch, head, &exists);
     json_t *ds = json_array();
     size_t i;
     json_t *t;
@@ -238,7 +265,7 @@ static struct MHD_Response *h_snapshot(og_req *r)
                                             json_object_get(t, "version"), "entity_count", json_object_get(t, "rows")));
     }
     json_t *o = json_object();
-    json_object_set_new(o, "graph_branch", json_string(branch));
+    json_object_set_new(o, "graph_branch", json_string(branch)); /* with `snapshot`: the branch decided on */
     json_object_set_new(o, "graph_manifest_version", json_integer(commit_depth(r, json_string_value(json_object_get(j, "commit")))));
     json_object_set_new(o, "internal_schema_version", json_integer(INTERNAL_SCHEMA_VERSION));
     json_object_set_new(o, "datasets", ds);
@@ -526,24 +553,7 @@ static void count_types(const char *path, json_t *snapshot, json_t *nodes, json_
     json_decref(counts);
 }
 
-static int by_name(const void *a, const void *b)
-{
-    return strcmp(json_string_value(json_object_get(*(json_t *const *)a, "name")),
-                  json_string_value(json_object_get(*(json_t *const *)b, "name")));
-}
-
-static void sort_by_name(json_t *arr)
-{
-    size_t n = json_array_size(arr);
-    if (n < 2) return;
-    json_t **v = malloc(n * sizeof *v);
-    if (!v) return;
-    for (size_t i = 0; i < n; i++) v[i] = json_incref(json_array_get(arr, i));
-    qsort(v, n, sizeof *v, by_name);
-    json_array_clear(arr);
-    for (size_t i = 0; i < n; i++) json_array_append_new(arr, v[i]);
-    free(v);
-}
+static void sort_by_name(json_t *arr) { sort_by_key(arr, "name"); }
 
 /* Loads the spooled file at r->spool_path. */
 /* A CSV load's per-type count: a file of one named type holds all the records, listed under
@@ -570,16 +580,17 @@ static void count_csv(og_req *r, const char *branch, const char *type, uint64_t 
 }
 
 static struct MHD_Response *run_load_as(og_req *r, const char *branch, const char *from, const char *mode_s,
-                                        int with_uri, const og_load_csv_file *csv, char delimiter);
+                                        int with_uri, const og_load_csv_file *csv, char delimiter, const char *cas);
 
 static struct MHD_Response *run_load(og_req *r, const char *branch, const char *from, const char *mode_s, int with_uri)
 {
-    return run_load_as(r, branch, from, mode_s, with_uri, NULL, 0);
+    return run_load_as(r, branch, from, mode_s, with_uri, NULL, 0, NULL);
 }
 
-/* The loads after their body is spooled: NDJSON (csv NULL) or one CSV file. */
+/* The loads after their body is spooled: NDJSON (csv NULL) or one CSV file; `cas` (may be
+ * NULL) the head the branch must still have (412 when it moved, nothing written). */
 static struct MHD_Response *run_load_as(og_req *r, const char *branch, const char *from, const char *mode_s,
-                                        int with_uri, const og_load_csv_file *csv, char delimiter)
+                                        int with_uri, const og_load_csv_file *csv, char delimiter, const char *cas)
 {
     og_load_mode mode = OG_LOAD_MERGE;
     if (mode_s && og_load_mode_parse(mode_s, &mode)) return bad(r, "%s", og_error_message());
@@ -601,11 +612,12 @@ static struct MHD_Response *run_load_as(og_req *r, const char *branch, const cha
         struct MHD_Response *deny = og_req_authorize(r, OG_ACTION_CHANGE, branch, NULL);
         if (deny) return deny;
     }
-    og_load_opts lo = {.mode = mode, .branch = branch, .from = fork ? from : NULL};
+    og_load_opts lo = {.mode = mode, .branch = branch, .from = fork ? from : NULL, .expected_head = cas};
     og_receipt rc;
     pthread_mutex_lock(r->g->write_mu_p);
     og_status st = csv ? og_db_load_csv(&rc, r->g->db, csv, 1, delimiter, &lo) : og_db_load(&rc, r->g->db, r->spool_path, &lo);
     pthread_mutex_unlock(r->g->write_mu_p);
+    if (st == OG_ERR_PRECONDITION_FAILED && cas) return precondition_failed(r, branch, cas);
     if (st) return og_resp_status(r, st);
     json_t *nodes = json_array(), *edges = json_array();
     if (csv) count_csv(r, branch, csv->type, rc.records, nodes, edges);
@@ -628,8 +640,11 @@ static struct MHD_Response *run_load_as(og_req *r, const char *branch, const cha
     return og_resp_json(r, 200, o);
 }
 
-static struct MHD_Response *h_load_ndjson(og_req *r)
+static struct MHD_Response *load_ndjson(og_req *r, int conditional)
 {
+    struct MHD_Response *resp = NULL;
+    const char *cas = og_req_cas(r, conditional, &resp);
+    if (resp) return resp;
     if (r->spool_fd < 0) { /* an empty body: still one (empty) batch file */
         const char *dir = getenv("TMPDIR");
         snprintf(r->spool_path, sizeof r->spool_path, "%s/omnigraph-load-XXXXXX", dir && *dir ? dir : "/tmp");
@@ -639,8 +654,13 @@ static struct MHD_Response *h_load_ndjson(og_req *r)
             return og_resp_error(r, 500, "internal", "cannot create a temporary file", NULL, NULL);
         }
     }
-    return run_load(r, query_branch(r), og_req_arg(r, "from"), og_req_arg(r, "mode"), 0);
+    return run_load_as(r, query_branch(r), og_req_arg(r, "from"), og_req_arg(r, "mode"), 0, NULL, 0, cas);
 }
+
+static struct MHD_Response *h_load_ndjson(og_req *r) { return load_ndjson(r, 0); }
+/* POST …/load/ndjson/if-graph-commit: the same load, only while the branch head is the
+ * Omnigraph-If-Graph-Commit commit (`omnigraph load --if-commit` served). */
+static struct MHD_Response *h_load_ndjson_if(og_req *r) { return load_ndjson(r, 1); }
 
 /* POST …/load/csv?type=T&delimiter=C&branch=&from=&mode=: one CSV file (docs/load.md "CSV")
  * as the body, `text/csv`, loaded as one commit like `omnigraph load --csv T=FILE`. */
@@ -659,7 +679,8 @@ static struct MHD_Response *h_load_csv(og_req *r)
         }
     }
     og_load_csv_file f = {type && *type ? type : NULL, r->spool_path};
-    return run_load_as(r, query_branch(r), og_req_arg(r, "from"), og_req_arg(r, "mode"), 0, &f, delim ? delim[0] : 0);
+    return run_load_as(r, query_branch(r), og_req_arg(r, "from"), og_req_arg(r, "mode"), 0, &f, delim ? delim[0] : 0,
+                       NULL);
 }
 
 static struct MHD_Response *load_json(og_req *r, int legacy)
@@ -852,13 +873,14 @@ static struct MHD_Response *stream_fields(og_req *r, const char *allowed, const 
     return resp;
 }
 
-/* ... then the export decision on the branch and its head's snapshot (*snap, owned). */
-static struct MHD_Response *stream_snapshot(og_req *r, const char *branch, json_t **snap)
+/* ... then the export decision on the branch and the snapshot of its head, or of `commit`
+ * (*snap, owned). */
+static struct MHD_Response *stream_snapshot(og_req *r, const char *branch, const char *commit, json_t **snap)
 {
     *snap = NULL;
     struct MHD_Response *deny = og_req_authorize(r, OG_ACTION_EXPORT, branch, NULL);
     if (deny) return deny;
-    og_read_opts at = {branch, NULL};
+    og_read_opts at = {commit ? NULL : branch, commit};
     char *text;
     og_status st = og_db_snapshot(&text, r->g->db, &at);
     if (st) return og_resp_status(r, st);
@@ -869,12 +891,17 @@ static struct MHD_Response *stream_snapshot(og_req *r, const char *branch, json_
 static struct MHD_Response *h_export(og_req *r)
 {
     const char *branch;
-    struct MHD_Response *resp = stream_fields(r, "branch type_names", &branch);
+    struct MHD_Response *resp = stream_fields(r, "branch snapshot type_names", &branch);
     json_t *types = resp ? NULL : string_list(r, "type_names", &resp);
+    const char *snapshot = resp ? NULL : field(r, "snapshot", NULL, 0, &resp);
     if (resp) return resp;
-    /* every check before the 200: the decision, the branch and the type names */
+    if (snapshot && json_object_get(r->json, "branch") && !json_is_null(json_object_get(r->json, "branch")))
+        return bad(r, "%s", "'branch' and 'snapshot' are mutually exclusive");
+    /* every check before the 200: the decision, the branch or commit and the type names */
     json_t *snap, *v;
-    if ((resp = stream_snapshot(r, branch, &snap))) return resp;
+    if ((resp = stream_snapshot(r, branch, snapshot, &snap))) return resp;
+    char commit[32] = ""; /* the commit the snapshot resolved to: the stream reads exactly it */
+    if (snapshot) snprintf(commit, sizeof commit, "%s", json_string_value(json_object_get(snap, "commit")));
     size_t i;
     json_array_foreach(types, i, v) if (!type_kind(snap, json_string_value(v)))
     {
@@ -885,7 +912,7 @@ static struct MHD_Response *h_export(og_req *r)
     size_t n = json_array_size(types);
     char **names = calloc(n + 1, sizeof *names);
     json_array_foreach(types, i, v) names[i] = strdup(json_string_value(v));
-    return start_export(r, branch, NULL, names, n, 0, NULL);
+    return start_export(r, branch, snapshot ? commit : NULL, names, n, 0, NULL);
 }
 
 /* POST /changes/baseline: the entities of one commit (the branch head, pinned), then the
@@ -898,7 +925,7 @@ static struct MHD_Response *h_baseline(og_req *r)
     if (!resp) string_list(r, "op", &resp); /* ops do not narrow a snapshot of entities */
     if (resp) return resp;
     json_t *snap, *v;
-    if ((resp = stream_snapshot(r, branch, &snap))) return resp;
+    if ((resp = stream_snapshot(r, branch, NULL, &snap))) return resp;
     size_t i;
     int want_node = !json_array_size(kinds), want_edge = want_node;
     json_array_foreach(kinds, i, v)
@@ -1073,6 +1100,44 @@ static const char *conflict_kind(const char *k)
     return "value_constraint_violation";
 }
 
+/* One side of a merge strategy: "ours" / "theirs"; -1 for anything else. */
+static int strategy_side(json_t *v)
+{
+    const char *s = json_string_value(v);
+    return !s ? -1 : !strcmp(s, "ours") ? OG_MERGE_STRATEGY_OURS : !strcmp(s, "theirs") ? OG_MERGE_STRATEGY_THEIRS : -1;
+}
+
+/* The body's `strategy` (an OmniGraph-C extension, `omnigraph branch merge --strategy`):
+ * absent, "ours" | "theirs" for every row conflict, or an object naming a side per conflict
+ * kind ({"all"?, "divergent_insert"?, "divergent_update"?, "delete_vs_update"?}). */
+static int merge_strategy(og_req *r, og_db_merge_strategy *sg)
+{
+    memset(sg, 0, sizeof *sg);
+    json_t *v = json_object_get(r->json, "strategy");
+    if (!v || json_is_null(v)) return 1;
+    if (json_is_string(v)) {
+        int side = strategy_side(v);
+        if (side < 0) return 0;
+        sg->all = (og_merge_strategy)side;
+        return 1;
+    }
+    if (!json_is_object(v) || !json_object_size(v)) return 0;
+    const char *k;
+    json_t *x;
+    json_object_foreach(v, k, x)
+    {
+        int side = strategy_side(x);
+        og_merge_strategy *slot = !strcmp(k, "all")                ? &sg->all
+                                  : !strcmp(k, "divergent_insert") ? &sg->divergent_insert
+                                  : !strcmp(k, "divergent_update") ? &sg->divergent_update
+                                  : !strcmp(k, "delete_vs_update") ? &sg->delete_vs_update
+                                                                   : NULL;
+        if (side < 0 || !slot) return 0;
+        *slot = (og_merge_strategy)side;
+    }
+    return 1;
+}
+
 static struct MHD_Response *h_branch_merge(og_req *r)
 {
     struct MHD_Response *resp = NULL;
@@ -1081,6 +1146,10 @@ static struct MHD_Response *h_branch_merge(og_req *r)
     if (resp) return resp;
     int del = 0;
     if (!body_bool(r, "delete_branch", &del)) return bad(r, "field '%s' must be a boolean", "delete_branch");
+    og_db_merge_strategy sg;
+    if (!merge_strategy(r, &sg))
+        return bad(r, "%s", "field 'strategy' must be \"ours\", \"theirs\" or an object mapping all, divergent_insert, "
+                            "divergent_update or delete_vs_update to \"ours\" or \"theirs\"");
     if (!target) target = "main";
     /* a merge copies the source's rows into the target: read on the source first (docs/policy.md) */
     struct MHD_Response *deny = og_req_authorize(r, OG_ACTION_READ, source, NULL);
@@ -1089,7 +1158,7 @@ static struct MHD_Response *h_branch_merge(og_req *r)
     og_db_merge_opts mo = {source, target, NULL, 0};
     char *text = NULL;
     pthread_mutex_lock(r->g->write_mu_p);
-    og_status st = og_db_branch_merge(&text, r->g->db, &mo);
+    og_status st = og_db_branch_merge_ex(&text, r->g->db, &mo, &sg);
     pthread_mutex_unlock(r->g->write_mu_p);
     json_t *j = parse_owned(text);
     if (st == OG_ERR_CONFLICT && json_object_get(j, "conflicts")) {
@@ -1128,6 +1197,8 @@ static struct MHD_Response *h_branch_merge(og_req *r)
     json_object_set_new(o, "target", json_string(target));
     json_object_set_new(o, "outcome", json_incref(json_object_get(j, "outcome")));
     json_object_set_new(o, "actor_id", str_or_null(r->actor));
+    json_t *resolved = json_object_get(j, "resolved"); /* conflicts a strategy settled */
+    if (json_array_size(resolved)) json_object_set_new(o, "resolved", json_incref(resolved));
     json_decref(j);
     if (del) {
         og_authz_request q = {r->actor, OG_ACTION_BRANCH_DELETE, r->g->id, NULL, source, NULL};
@@ -1189,10 +1260,18 @@ const og_route og_routes[] = {
      NULL, NULL},
     {"GET", "/graphs", h_graphs, OG_BODY_NONE, 1, OG_ACTION_GRAPH_LIST, "", "list_graphs", "List served graphs", NULL,
      "GraphListResponse", NULL},
-    {"GET", G "/snapshot", h_snapshot, OG_BODY_NONE, 1, OG_ACTION_READ, "branch", "cluster_snapshot",
-     "Per-dataset versions and entity counts of a branch head", NULL, "SnapshotOutput", NULL},
+    {"POST", "/graphs", og_h_graph_create, OG_BODY_JSON, 1, OG_ACTION_ADMIN, "", "create_graph",
+     "Create a graph under the server's --graph-dir (OmniGraph-C extension)", "GraphCreateRequest", "GraphCreateOutput",
+     NULL},
+    {"DELETE", G, og_h_graph_delete, OG_BODY_NONE, 1, OG_ACTION_ADMIN, "", "delete_graph",
+     "Delete a graph created through POST /graphs (OmniGraph-C extension)", NULL, "GraphDeleteOutput", NULL},
+    {"GET", G "/snapshot", h_snapshot, OG_BODY_NONE, 1, OG_ACTION_READ, "branch snapshot", "cluster_snapshot",
+     "Per-dataset versions and entity counts of a branch head (or of a commit: snapshot)", NULL, "SnapshotOutput", NULL},
     {"POST", G "/query", h_query, OG_BODY_JSON, 1, OG_ACTION_READ, "", "cluster_query", "Run an inline read query",
      "QueryRequest", "ReadOutput", NULL},
+    {"POST", G "/query/explain", og_h_query_explain, OG_BODY_JSON, 1, OG_ACTION_READ, "", "cluster_query_explain",
+     "The plan of an inline read query (analyze: run it and add actual rows; OmniGraph-C extension)",
+     "ExplainRequest", "ExplainOutput", NULL},
     {"POST", G "/read", h_read, OG_BODY_JSON, 1, OG_ACTION_READ, "", "cluster_read",
      "Deprecated: run an inline read query (use /query)", "ReadRequest", "ReadOutput", NULL},
     {"POST", G "/mutate/if-graph-commit", h_mutate_if, OG_BODY_JSON, 1, OG_ACTION_CHANGE, "",
@@ -1202,6 +1281,9 @@ const og_route og_routes[] = {
      "ChangeRequest", "ChangeOutput", NULL},
     {"POST", G "/change", h_change, OG_BODY_JSON, 1, OG_ACTION_CHANGE, "", "cluster_change",
      "Deprecated: run an inline mutation (use /mutate)", "ChangeRequest", "ChangeOutput", NULL},
+    {"POST", G "/load/ndjson/if-graph-commit", h_load_ndjson_if, OG_BODY_NDJSON, 1, OG_ACTION_CHANGE, "branch from mode",
+     "cluster_load_ndjson_if_graph_commit", "Load one NDJSON batch as one commit if the branch head is the given commit",
+     NULL, "GraphBatchLoadOutput", NULL},
     {"POST", G "/load/ndjson", h_load_ndjson, OG_BODY_NDJSON, 1, OG_ACTION_CHANGE, "branch from mode",
      "cluster_load_ndjson", "Load one NDJSON graph batch as one commit", NULL, "GraphBatchLoadOutput", NULL},
     {"POST", G "/load/csv", h_load_csv, OG_BODY_NDJSON, 1, OG_ACTION_CHANGE, "type delimiter branch from mode",

@@ -141,8 +141,8 @@ struct MHD_Response *og_h_commit_changes(og_req *r)
     return og_resp_json(r, 200, o);
 }
 
-/* GET /diff?from=&to=: the rows that differ between two commits of one schema, paged like a
- * commit's changes (the whole difference is computed per request; a page token is an offset
+/* GET /diff?from=&to=: the rows that differ between two commits of one schema (og_db_changes'
+ * document: from, to, stats, changes), paged like a commit's changes (the whole difference is computed per request; a page token is an offset
  * into it).  Commits are graph-wide, so the decision is a read of main, as for
  * /commits/{id}/changes. */
 struct MHD_Response *og_h_diff(og_req *r)
@@ -172,10 +172,7 @@ struct MHD_Response *og_h_diff(og_req *r)
     json_t *o = json_object();
     json_object_set_new(o, "from", json_incref(json_object_get(j, "from")));
     json_object_set_new(o, "to", json_incref(json_object_get(j, "to")));
-    json_t *stats = json_object_get(j, "stats");
-    json_object_set_new(o, "stats", json_pack("{s:O,s:O,s:O}", "inserted", json_object_get(stats, "inserted"),
-                                              "updated", json_object_get(stats, "updated"), "deleted",
-                                              json_object_get(stats, "deleted")));
+    json_object_set_new(o, "stats", json_incref(json_object_get(j, "stats")));
     put_page(o, json_object_get(j, "changes"), "v1d", offset, limit);
     json_decref(j);
     return og_resp_json(r, 200, o);

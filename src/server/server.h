@@ -47,6 +47,8 @@ typedef struct og_server_opts {
     int64_t max_memory;         /* bytes all concurrent read queries may hold together; 0 = half the
                                  * machine's memory, -1 = unbounded (docs/server.md "Memory") */
     og_budget budget;           /* every served graph's default query budgets (og_db_set_budget; 0 fields inherit) */
+    const char *graph_dir;      /* --graph-dir: a local directory under which POST /graphs creates graphs (and
+                                 * DELETE /graphs/{id} removes them); NULL = graphs are only those given at boot */
 } og_server_opts;
 
 /* Classifies the runtime state (auth.h); errors name the remedy on stderr. */

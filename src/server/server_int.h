@@ -24,7 +24,15 @@ typedef struct og_served_graph {
      * store, which arbitrates. */
     pthread_mutex_t *write_mu_p;
     struct og_stored_set *queries; /* stored queries (cluster serving), or NULL */
+    /* graphs created at run time (routes_graphs.c): only those may be deleted.  With --graph-dir
+     * every request holds a reference on its graph (refs, under graphs_mu); a deleted graph is
+     * `dead`, found by no lookup, and closed when its last request ends. */
+    int created, dead;
+    unsigned refs;
 } og_served_graph;
+
+/* Graphs created at run time that one server holds at once (their slots are reused). */
+#define OG_SERVER_CREATED_MAX 256
 
 /* Admission (reference-surfaces.md §2.7): writes in flight per actor. */
 typedef struct og_admit_slot {
@@ -74,6 +82,11 @@ struct og_server {
     unsigned listen_port;         /* the port bound (bind_port, or the one chosen for port 0) */
     og_served_graph *graphs;
     size_t ngraphs;
+    /* --graph-dir: graphs are added and removed while serving, under graphs_mu; the array is
+     * sized once at start (graphs_cap) so that no request's graph pointer ever moves */
+    pthread_mutex_t graphs_mu;
+    size_t graphs_cap;
+    int graphs_dynamic;
     og_tokenset *tokens;
     og_auth_mode mode;
     struct MHD_Daemon *d;
@@ -176,6 +189,8 @@ struct og_req {
     char branch_path[256];
     char request_id[OG_REQUEST_ID_LEN]; /* in the X-Request-Id header, the audit line, a 500's body */       /* a trailing {branch} of several segments, joined by '/' */
     og_served_graph *g;
+    int g_ref;                   /* holds a reference on g (graphs_dynamic) */
+    const char *decide_graph;    /* the graph a decision concerns when g is NULL (POST /graphs) */
     const char *actor;           /* matched token's actor (NULL: Open mode) */
     uint64_t t0_us;
     /* body: JSON kept in memory, NDJSON spooled to a temporary file */
@@ -299,6 +314,14 @@ struct MHD_Response *og_h_changes(og_req *r);
 struct MHD_Response *og_h_diff(og_req *r);
 /* routes_lint.c */
 struct MHD_Response *og_h_lint(og_req *r);
+/* routes_graphs.c: graphs created and deleted while serving (--graph-dir) */
+struct MHD_Response *og_h_graph_create(og_req *r);
+struct MHD_Response *og_h_graph_delete(og_req *r);
+void og_server_graph_unref(og_server *s, og_served_graph *g); /* the last reference of a dead graph closes it */
+int og_graph_id_valid(const char *id);
+void og_served_graph_release(og_served_graph *g);
+/* routes_ext.c: OmniGraph-C's routes beyond the reference's (docs/server.md) */
+struct MHD_Response *og_h_query_explain(og_req *r);
 /* routes_blob.c */
 struct MHD_Response *og_h_blob(og_req *r);
 /* ui.c: OmniGraph Studio's files at /ui/ (docs/studio.md) */

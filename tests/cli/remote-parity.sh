@@ -124,6 +124,74 @@ done
   --server "$url" --graph kg --json > "$d/pre.json" 2>/dev/null
 grep -q '"precondition_failure"' "$d/pre.json" || bad "served --if-commit --json does not print precondition_failure"
 
+# ---- the routes OmniGraph-C adds for the CLI (docs/server.md): explain, load CAS, merge
+# strategies, --at on snapshot and export, range diffs — each the same embedded and served
+# a table cell past 60 columns: cut with the same note, or whole with --wide
+both mutate -e 'query m() { insert Person { name: "Lena", note: "a note long enough to pass the sixty columns a table cell shows" } }'
+both query -e "$Q" --format table
+grep -q '1 cell cut at 60 columns' "$d/s.out" || bad "served table: no cut note: $(cat "$d/s.out")"
+both query -e "$Q" --format table --wide
+grep -q 'sixty columns a table cell shows' "$d/s.out" || bad "served table --wide cut a cell"
+both query -e "$Q" --wide
+both query -e "$Q" --explain
+both query -e "$Q" --explain --analyze
+both query -e "$Q" --explain --at main~1
+both query -e 'query q() { match { $p: Persn } return { $p.name } }' --explain
+both query -e "$Q" --analyze
+both snapshot --at main~1 --format csv
+both snapshot --at main~2 --format csv
+both snapshot --at nosuchcommit
+both export --at main~3
+both export --at main~3 --type Person
+both changes --from main~3 --to main
+both changes --from main~3 --to main --format csv
+both changes --from main~3 --to main --type Person --op update --json
+both changes --from main~1 --to nosuchcommit
+# load --if-commit: a held head loads; a lost race exits 4 and, under --json, prints the same
+# structured precondition_failure body (ids normalised) on both sides
+printf '%s\n' '{"type":"Person","data":{"name":"Fay","age":33}}' > "$d/fay.jsonl"
+for side in emb srv; do
+  if [ $side = emb ]; then scope=(--store "$d/emb"); else scope=(--server "$url" --graph kg); fi
+  head=$("$og" query -e "$Q" --format jsonl "${scope[@]}" | head -1 | sed -E 's/.*"graph_commit_id":"([^"]+)".*/\1/')
+  "$og" load --data "$d/fay.jsonl" --mode append --if-commit "$head" --json --quiet "${scope[@]}" > "$d/$side.lok" 2> "$d/$side.lok.err"
+  echo $? > "$d/$side.lokrc"
+  "$og" load --data "$d/fay.jsonl" --mode append --if-commit "$head" --json --quiet "${scope[@]}" > "$d/$side.lpre" 2> "$d/$side.lpre.err"
+  echo $? > "$d/$side.lprc"
+  "$og" mutate -e 'query m() { update Person set { age: 34 } where name = "Fay" }' --if-commit "$head" --json --quiet \
+    "${scope[@]}" > "$d/$side.mpre" 2> "$d/$side.mpre.err"
+  echo $? > "$d/$side.mprc"
+done
+[ "$(cat "$d/emb.lokrc") $(cat "$d/srv.lokrc")" = "0 0" ] || bad "load --if-commit on the held head: exit $(cat "$d/emb.lokrc") / $(cat "$d/srv.lokrc"): $(cat "$d/srv.lok.err")"
+diff <(norm < "$d/emb.lok") <(norm < "$d/srv.lok") > /dev/null || bad "load --if-commit receipts differ: $(diff <(norm < "$d/emb.lok") <(norm < "$d/srv.lok") | head -5)"
+for w in lprc mprc; do
+  [ "$(cat "$d/emb.$w") $(cat "$d/srv.$w")" = "4 4" ] || bad "lost --if-commit ($w): exit $(cat "$d/emb.$w") / $(cat "$d/srv.$w"), want 4"
+done
+for w in lpre mpre; do
+  grep -q '"precondition_failure"' "$d/emb.$w" && grep -q '"expected"' "$d/emb.$w" || bad "embedded lost --if-commit --json ($w) prints no body: $(cat "$d/emb.$w")"
+  diff <(norm < "$d/emb.$w") <(norm < "$d/srv.$w") > "$d/diff" || { bad "lost --if-commit --json ($w) bodies differ"; cat "$d/diff" >&2; }
+  [ "$(errclass < "$d/emb.$w.err")" = "$(errclass < "$d/srv.$w.err")" ] || bad "lost --if-commit ($w): error classes differ"
+done
+# the body names the real head: the one the held load published
+grep -q "\"actual\": \"$("$og" query -e "$Q" --format jsonl --store "$d/emb" | head -1 | sed -E 's/.*"graph_commit_id":"([^"]+)".*/\1/')\"" "$d/emb.lpre" ||
+  bad "the embedded body's actual is not the head: $(cat "$d/emb.lpre")"
+# merge --strategy: a row changed on both sides is a conflict (nothing published), then
+# settled by theirs, each side listing the settled conflict
+both branch create c1
+both mutate -e 'query m() { update Person set { age: 70 } where name = "Bob" }' --branch c1
+both mutate -e 'query m() { update Person set { age: 71 } where name = "Bob" }'
+both branch merge c1
+both branch merge c1 --strategy bogus
+both branch merge c1 --strategy divergent_update=theirs
+grep -q 'settled divergent_update (theirs)' "$d/s.out" || bad "served merge --strategy lists no settled conflict: $(cat "$d/s.out")"
+both query -e 'query q() { match { $p: Person { name: "Bob" } } return { $p.age } }' --format csv
+[ "$("$og" query -e 'query q() { match { $p: Person { name: "Bob" } } return { $p.age } }' --format csv --server "$url" --graph kg | tail -1 | tr -d '\r')" = 70 ] ||
+  bad "served merge --strategy theirs did not take the branch's row"
+both branch create c2
+both mutate -e 'query m() { update Person set { age: 80 } where name = "Alice" }' --branch c2
+both mutate -e 'query m() { update Person set { age: 81 } where name = "Alice" }'
+both branch merge c2 --strategy ours
+both query -e 'query q() { match { $p: Person { name: "Alice" } } return { $p.age } }' --format csv
+
 # ---- scope rules: each misuse refused (exit 2) with its fix ----------------------------------
 refused() { # PATTERN ARGS...
   local pat=$1; shift
@@ -139,7 +207,7 @@ refused 'a --store already is one graph' query -e "$Q" --store "$d/emb" --graph 
 refused 'add --server' query -e "$Q" --graph kg
 refused 'no graph selected' query -e "$Q" --server "$url"
 refused 'unknown server' query -e "$Q" --server nosuch --graph kg
-refused 'is not offered served' query -e "$Q" --explain --server "$url" --graph kg
+refused 'is not offered served' query -e "$Q" --exact --server "$url" --graph kg
 # destructive writes on a served target need --yes (no terminal here: refused, nothing done)
 before=$("$og" query -e "$Q" --format csv --server "$url" --graph kg)
 refused 'without --yes' load --data "$d/seed.jsonl" --mode overwrite --server "$url" --graph kg < /dev/null

@@ -5,7 +5,7 @@
 # a token and a policy (main protected), it runs a query, completes a type and a property from
 # the served schema, reads an error's caret, is refused a write on main with the server's
 # message, writes on dev and reads the receipt, lists branches with their heads, travels to
-# dev~1 and back, is told .explain is not served, and leaves with .quit.  A wrong token is
+# dev~1 and back, reads a plan with .explain (POST …/query/explain), and leaves with .quit.  A wrong token is
 # refused when the shell starts.
 # Usage: shell-remote-tmux.sh SOURCE_DIR OMNIGRAPH_BINARY OMNIGRAPH_SERVER_BINARY
 set -euo pipefail
@@ -133,11 +133,11 @@ type_line '.at'
 type_line 'query people() { match { $p: Person } return { $p.name } order { $p.name } }'
 expect '^\(3 rows\)$' "people at dev's head"
 
-# 8. .explain is not served: said plainly
+# 8. .explain: the served plan, as the local shell prints it
 mark
 type_line '.explain'
 type_line 'query people() { match { $p: Person } return { $p.name } }'
-expect 'the server has no explain route' ".explain on a served graph"
+expect 'scan \$p: Person' ".explain on a served graph"
 
 # 9. .quit
 mark

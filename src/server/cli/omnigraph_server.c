@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "cluster/cluster.h"
 #include "cluster/stored.h"
@@ -19,7 +20,7 @@
 #include "server/server.h"
 
 static const char *usage =
-    "usage: omnigraph-server (--cluster DIR | --graph ID=ROOT [--graph ID=ROOT]...) [--bind HOST:PORT]\n"
+    "usage: omnigraph-server (--cluster DIR | --graph ID=ROOT [--graph ID=ROOT]... [--graph-dir DIR]) [--bind HOST:PORT]\n"
     "                        [--unauthenticated]\n"
     "       omnigraph-server --version   (the release and the storage format it serves)\n"
     "\n"
@@ -30,6 +31,8 @@ static const char *usage =
     "  --require-all-graphs           with --cluster: any graph that cannot be served stops the boot\n"
     "                                 (default: it is quarantined, the others are served)\n"
     "  --graph ID=ROOT                a graph to serve (repeatable); ID matches ^[a-zA-Z0-9-]{1,64}$\n"
+    "  --graph-dir DIR                let clients create graphs under the local directory DIR (POST /graphs,\n"
+    "                                 decided as `admin`) and delete those (DELETE /graphs/ID); off by default\n"
     "  --bind HOST:PORT               listen address (default 127.0.0.1:8080, or $OMNIGRAPH_BIND;\n"
     "                                 port 0 = any free port); prints OMNIGRAPH_LISTEN_ADDR=host:port\n"
     "  --allowed-host NAME[:PORT]     another name clients address the server by (repeatable; a reverse\n"
@@ -218,7 +221,7 @@ int main(int argc, char **argv)
     int require_all = truthy(getenv("OMNIGRAPH_REQUIRE_ALL_GRAPHS"));
     unsigned threads = 0, timeout = 0, header_timeout = 0, max_conns = 0, per_address = 0, max_queued = 0;
     const char *q_timeout = getenv("OMNIGRAPH_QUERY_TIMEOUT"), *q_memory = getenv("OMNIGRAPH_QUERY_MAX_MEMORY");
-    const char *max_memory = NULL;
+    const char *max_memory = NULL, *graph_dir = NULL;
     const char *graphs[64], *policy_path = NULL, *server_policy_path = NULL;
     size_t ngraphs = 0;
     const char *allowed[64];
@@ -246,6 +249,9 @@ int main(int argc, char **argv)
                 return 2;
             }
             graphs[ngraphs++] = v;
+            i++;
+        } else if (!strcmp(a, "--graph-dir") && v) {
+            graph_dir = v;
             i++;
         } else if (!strcmp(a, "--bind") && v) {
             bind = v;
@@ -320,7 +326,18 @@ int main(int argc, char **argv)
         fprintf(stderr, "omnigraph-server: --max-memory '%s': expected a size such as 4G, or unlimited\n", max_memory);
         return 2;
     }
-    if (!ngraphs && !cluster) {
+    if (graph_dir && cluster) {
+        fprintf(stderr, "omnigraph-server: --graph-dir creates graphs beside those given with --graph; a cluster's "
+                        "graphs come from `omnigraph cluster apply`: drop --graph-dir\n");
+        return 2;
+    }
+    struct stat gd;
+    if (graph_dir && (strstr(graph_dir, "://") || stat(graph_dir, &gd) != 0 || !S_ISDIR(gd.st_mode))) {
+        fprintf(stderr, "omnigraph-server: --graph-dir '%s': expected an existing local directory (create it first: "
+                        "mkdir -p %s)\n", graph_dir, graph_dir);
+        return 2;
+    }
+    if (!ngraphs && !cluster && !graph_dir) {
         fprintf(stderr, "omnigraph-server: no graph to serve\n\n%s", usage);
         return 2;
     }
@@ -368,7 +385,8 @@ int main(int argc, char **argv)
                         .allowed_hosts = allowed,
                         .nallowed_hosts = nallowed,
                         .max_memory = mem_bound,
-                        .budget = budget};
+                        .budget = budget,
+                        .graph_dir = graph_dir};
     if (og_server_new(&s, &o)) goto out;
     if (cluster) {
         if (boot_graphs(&b, s, require_all)) goto out;
