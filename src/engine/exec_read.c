@@ -1723,24 +1723,30 @@ static og_status exec_run(exec *xp, og_result *out);
 
 /* The counted last hop (degree_count.h): each row's weight, the rows it would expand to; rows
  * of weight 0 are dropped (they would make no row).  *out: p->b.n_rows weights (owned). */
-static og_status weigh_rows(exec *x, pipe *p, const og_ir_op *op, uint64_t **out)
+static og_status weigh_rows(exec *x, pipe *p, const og_ir_op *ops, size_t k, uint64_t **out)
 {
     *out = NULL;
+    const og_ir_op *op = &ops[0];
     if (p->var_col[op->src] < 0) return og_err(OG_ERR_INTERNAL, "a counted hop from an unbound variable");
-    const og_topology *t;
-    OG_TRY(x->src->edge_topology(x->src->ud, (size_t)op->edge_type, &t));
+    const og_topology *t[8];
+    og_dir dir[8];
+    if (k > 8) return og_err(OG_ERR_INTERNAL, "too many counted hops");
+    for (size_t i = 0; i < k; i++) {
+        OG_TRY(x->src->edge_topology(x->src->ud, (size_t)ops[i].edge_type, &t[i]));
+        dir[i] = topo_dir(ops[i].dir);
+    }
     size_t n = p->b.n_rows;
     uint64_t *w = malloc((n ? n : 1) * sizeof *w);
     uint8_t *sel = calloc((n + 7) / 8 + 1, 1);
     og_status st = w && sel ? og_budget_charge((uint64_t)n * sizeof *w) : og_err(OG_ERR_NOMEM, "out of memory");
-    if (st == OG_OK) st = og_degree_weights(&p->b, (size_t)p->var_col[op->src], t, topo_dir(op->dir), w);
+    if (st == OG_OK) st = og_degree_weights(&p->b, (size_t)p->var_col[op->src], t, dir, k, w);
     uint64_t total = 0;
-    size_t k = 0;
+    size_t kept = 0;
     for (size_t r = 0; r < n && st == OG_OK; r++) {
         if (!w[r]) continue;
         total += w[r];
         sel[r >> 3] |= (uint8_t)(1u << (r & 7));
-        w[k++] = w[r];
+        w[kept++] = w[r];
     }
     if (st == OG_OK) og_bindings_select(&p->b, sel);
     free(sel);
@@ -1749,7 +1755,7 @@ static og_status weigh_rows(exec *x, pipe *p, const og_ir_op *op, uint64_t **out
         return st;
     }
     x->rows_through += p->b.n_rows;
-    xstep *xs = step_of(x, op);
+    xstep *xs = step_of(x, &ops[k - 1]); /* the last counted hop: the rows it stands for */
     if (xs) xs->rows = total, xs->ran = 1;
     *out = w;
     return OG_OK;
@@ -1824,10 +1830,11 @@ static og_status exec_run(exec *xp, og_result *out)
         return og_err(OG_ERR_NOMEM, "out of memory");
     }
     for (size_t v = 0; v < ir->nvars; v++) p.var_col[v] = -1;
-    const og_ir_op *counted = og_degree_count_op(ir); /* a last hop only counted: not run */
-    st = run_ops(&x, &p, ir->ops, counted ? ir->nops - 1 : ir->nops);
+    size_t counted = og_degree_count_ops(ir); /* trailing hops only counted: not run */
+    if (counted > 8) counted = 0;
+    st = run_ops(&x, &p, ir->ops, ir->nops - counted);
     uint64_t *weights = NULL;
-    if (st == OG_OK && counted) st = weigh_rows(&x, &p, counted, &weights);
+    if (st == OG_OK && counted) st = weigh_rows(&x, &p, &ir->ops[ir->nops - counted], counted, &weights);
     x.weights = weights;
     if (st == OG_OK && !p.started) p.b.n_rows = 1; /* no match clause: one empty binding */
     /* a search ordering drops the rows it does not rank and gives the first sort key */
@@ -2109,6 +2116,15 @@ static void put_est(og_buf *b, double e)
     else og_buf_printf(b, "%.2g", e);
 }
 
+/* 1 when op is one of the trailing hops a count folds (degree_count.h). */
+static int counted_hop(const og_ir_query *ir, const og_ir_op *op)
+{
+    size_t k = og_degree_count_ops(ir);
+    for (size_t i = ir->nops - (k <= 8 ? k : 0); i < ir->nops; i++)
+        if (&ir->ops[i] == op) return 1;
+    return 0;
+}
+
 static og_status put_step(og_buf *b, const og_ir_query *ir, const xstep *s, int run)
 {
     static const char *const dirs[] = {"out", "in", "both"};
@@ -2130,7 +2146,7 @@ static og_status put_step(og_buf *b, const og_ir_query *ir, const xstep *s, int 
         else og_buf_append_str(b, "$_");
         og_buf_printf(b, ": %s  traversal=%s", cat->nodes[op->node_type].name,
                       op->closing ? "reach_check" : op->edge_var >= 0 ? "edge_rows"
-                      : op == og_degree_count_op(ir) ? "degree_count" : "csr");
+                      : counted_hop(ir, op) ? "degree_count" : "csr");
         break;
     }
     case OG_IR_FILTER:

@@ -461,7 +461,7 @@ static void shortest_paths(void **state)
                 "  scan $b: Person [$b.name = \"x\"]\n"
                 "  shortest $p = $a -[Knows both 1..4]-> $b: Person [length($p) > 1]\n"
                 "  return path = nodes($p): [String], length = length($p): I64\n"
-                "  order by length($p) desc\n"
+                "  order length($p) desc\n"
                 "  reads: node Person, edge Knows\n"
                 "  writes: -\n");
 }

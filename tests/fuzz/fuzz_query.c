@@ -48,6 +48,8 @@ static const char *const VOCAB[] = {
     /* issue 32: pagination, distinct, arithmetic, functions, sub-patterns, collect */
     "offset ", "distinct ", "exists ", "is ", "null ", "in ", "+", "-", "*", "/", "%", "lower", "upper",
     "trim", "length", "substring", "concat", "coalesce", "abs", "round", "year", "size", "collect",
+    /* issue 32: shortest paths */
+    "shortest ", "nodes", "$p: shortest { $p knows{1,3} $f }",
 };
 
 static size_t render_tokens(const uint8_t *data, size_t size, char *out, size_t cap)
