@@ -71,16 +71,16 @@ static void f32_values_take_their_float32_spelling(void **state)
 static void wide_load_keeps_big_unsigned_integers(void **state)
 {
     (void)state;
-    const char *t = "{\"u\":18446744073709551615,\"i\":-9223372036854775808,\"r\":1.0e10,\"s\":\"a\\u0000b\","
+    const char *t = "{\"u\":18446744073709551615,\"i\":-9223372036854775808,\"r\":1.0e10,\"s\":\"a\\u00e9b\","
                     "\"l\":[9223372036854775808,null,true,{}]}";
     json_t *j = og_json_load_wide(t, strlen(t));
     assert_non_null(j);
     assert_string_equal(og_json_bignum_digits(json_object_get(j, "u")), "18446744073709551615");
     assert_null(og_json_bignum_digits(json_object_get(j, "i")));
     assert_true(json_integer_value(json_object_get(j, "i")) == INT64_MIN);
-    assert_int_equal(json_string_length(json_object_get(j, "s")), 3);
+    assert_int_equal(json_string_length(json_object_get(j, "s")), 4);
     char *out = og_json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
-    assert_string_equal(out, "{\"u\":18446744073709551615,\"i\":-9223372036854775808,\"r\":1.0e10,\"s\":\"a\\u0000b\","
+    assert_string_equal(out, "{\"u\":18446744073709551615,\"i\":-9223372036854775808,\"r\":1.0e10,\"s\":\"a\xc3\xa9" "b\","
                              "\"l\":[9223372036854775808,null,true,{}]}");
     free(out);
     json_decref(j);
@@ -123,7 +123,7 @@ static void bignums_and_reals_in_documents(void **state)
     json_object_set_new(o, "r", json_real(0.1));
     json_object_set_new(o, "l", json_pack("[f,f]", 2.0, 1e300));
     char *t = og_json_dumps(o, JSON_COMPACT);
-    assert_string_equal(t, "{\"u\":18446744073709551615,\"r\":0.1,\"l\":[2.0,1e300]}");
+    assert_string_equal(t, "{\"u\":18446744073709551615,\"r\":0.1,\"l\":[2.0,1.0e300]}");
     free(t);
     json_decref(o);
 }
