@@ -279,6 +279,24 @@ void og_free(void *p);
 struct json_t;
 char *og_json_text(const struct json_t *j, size_t flags);
 
+/* Parses JSON text (an API document: rendered rows, a snapshot) like jansson's
+ * json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY), except that an integer
+ * above 2^63-1 — a U64 the results spell as a bare number, which jansson refuses — is kept:
+ * og_json_text prints it back as that number, and og_json_digits returns its digits (a
+ * string value otherwise holds it: read numbers through these two).  NULL when the text is
+ * not JSON or out of memory; free with json_decref. */
+struct json_t *og_json_read(const char *text, size_t len);
+/* The decimal digits of such an integer, or NULL when j is any other value. */
+const char *og_json_digits(const struct json_t *j);
+
+/* Session settings (docs/query-language.md "Session settings"): checks `name = value`, the
+ * value in the language's spelling (`v2`, `20`), against the one table the `set` lines of a
+ * query are checked with — for what carries settings beside the text: `--set NAME=VALUE` and
+ * the `settings` member of a served query or mutation.  OG_OK, or OG_ERR_INVALID with the
+ * reference's message ("unknown setting `x`; expected one of engine", "unknown value `v1`
+ * for setting `engine`; expected one of v2"). */
+og_status og_settings_check(const char *name, const char *value);
+
 /* ========================================================================================
  * Writes: every write publishes exactly one commit (or none), through one atomic step.
  * ======================================================================================== */

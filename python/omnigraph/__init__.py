@@ -10,7 +10,7 @@
 An embedded graph runs in this process over the C library, libomnigraph.so (ctypes: the
 same library, the same answers as the command line); a served graph through the HTTP API.
 Values are typed as the JSON output types them (docs/query-language.md "Values in JSON"): Date and DateTime are ISO
-strings, 64-bit integers beyond 2**53 are decimal strings.  Errors raise OmniGraphError
+strings, integers are ints at any width (Python's json keeps them exact).  Errors raise OmniGraphError
 subclasses carrying `.code` (docs/errors.md) and the message.  See docs/python.md.
 """
 from ._errors import (OmniGraphError, InvalidError, NotFoundError, AlreadyExistsError, ConflictError,

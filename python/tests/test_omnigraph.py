@@ -93,7 +93,7 @@ def test_query_rows_typed_as_json(graph):
     r = graph.query(PEOPLE)
     assert r.columns == ["p.name", "p.age", "p.big", "p.born", "p.tags"]
     assert r.rows == [
-        {"p.name": "ada", "p.age": 36, "p.big": "9007199254740993", "p.born": "1815-12-10", "p.tags": ["math"]},
+        {"p.name": "ada", "p.age": 36, "p.big": 9007199254740993, "p.born": "1815-12-10", "p.tags": ["math"]},
         {"p.name": "bob", "p.age": None, "p.big": None, "p.born": None, "p.tags": None},
     ]
     assert len(r) == 2 and re.fullmatch(r"[0-9A-Z]{26}", r.commit)

@@ -11,6 +11,7 @@
 
 #include "api/db.h"
 #include "api/rows.h"
+#include "compiler/settings.h"
 #include "util/jsonout.h"
 #include "compiler/catalog.h"
 #include "engine/optimize.h"
@@ -30,6 +31,20 @@
 void og_free(void *p) { free(p); }
 
 char *og_json_text(const struct json_t *j, size_t flags) { return og_json_dumps(j, flags); }
+struct json_t *og_json_read(const char *text, size_t len) { return og_json_load_wide(text, len); }
+const char *og_json_digits(const struct json_t *j) { return og_json_bignum_digits(j); }
+
+og_status og_settings_check(const char *name, const char *value)
+{
+    char msg[512];
+    if (!name || !value) return og_err(OG_ERR_INVALID, "a setting needs a name and a value");
+    size_t vn = strlen(value);
+    size_t sign = vn && value[0] == '-';
+    int is_int = vn > sign && strspn(value + sign, "0123456789") == vn - sign;
+    if (!og_setting_check(name, strlen(name), value, vn, 0, is_int, msg, sizeof msg))
+        return og_err(OG_ERR_INVALID, "%s", msg);
+    return OG_OK;
+}
 
 static og_engine_opts engine_opts(const og_open_opts *o, struct og_api_embed_state *emb)
 {

@@ -1,9 +1,10 @@
 /*
  * rows.c — og_rows accessors and rendering (JSON, JSONL, CSV, aligned table).
  *
- * JSON value encoding (reference-language.md §8): Date "YYYY-MM-DD", DateTime
- * "YYYY-MM-DDTHH:MM:SS.mmmZ", integers beyond ±(2^53-1) as decimal strings (JS-safe),
- * NaN / ±Infinity as "NaN" / "Infinity" / "-Infinity", lists and vectors as arrays, null.
+ * JSON value encoding (docs/query-language.md "Values in JSON", the reference's Arrow JSON
+ * writer): Date "YYYY-MM-DD", DateTime "YYYY-MM-DDTHH:MM:SS[.mmm]" (no zone letter, no zero
+ * fraction), integers bare at any width (a U64 above 2^63-1 too), reals shortest with the
+ * exponent form from 1e10 and below 1e-5, NaN / ±Infinity null, lists and vectors as arrays.
  *
  * JSON is written straight into the output buffer (og_rows_render_json_direct, below: every query answer
  * of the CLI, the server and MCP goes through it); the jansson tree it replaced stays as the
@@ -118,17 +119,19 @@ const char *og_rows_string(const og_rows *r, size_t row, size_t col, size_t *len
 
 /* ---- values as JSON ------------------------------------------------------------------------ */
 
-/* The one value encoder (engine/jsonval.h), in the reference's JavaScript-safe mode. */
-static json_t *value_json(const og_vector *v, size_t i) { return og_jsonval_cell(v, i, OG_CELL_JS_SAFE); }
+/* The one value encoder (engine/jsonval.h); a U64 above 2^63-1 a bare number too. */
+static json_t *value_json(const og_vector *v, size_t i) { return og_jsonval_cell(v, i, OG_CELL_BIG_U64); }
 
-/* A cell; a node object column (`return { $p }`) holds the object's JSON text. */
+/* A cell; a node object column (`return { $p }`) holds the object's JSON text, read back
+ * with its numbers whole (a U64 above 2^63-1, which jansson refuses, stays a number), so the
+ * object is always an object. */
 static json_t *cell_json(const og_rows *r, size_t c, size_t i)
 {
     const og_vector *v = &r->res.cols[c];
     if (r->res.types[c].is_object && v->type.id == OG_T_STRING && !og_vector_is_null(v, i)) {
         size_t n;
         const uint8_t *p = og_vector_get_bytes(v, i, &n);
-        json_t *o = json_loadb((const char *)p, n, 0, NULL);
+        json_t *o = og_json_load_wide((const char *)p, n);
         if (o) return o;
     }
     return value_json(v, i);
@@ -164,7 +167,9 @@ static void cell_text(const og_vector *v, size_t i, og_buf *out)
         return;
     }
     json_t *j = value_json(v, i);
-    if (json_is_string(j)) {
+    if (og_json_bignum_digits(j)) {
+        og_buf_append_str(out, og_json_bignum_digits(j));
+    } else if (json_is_string(j)) {
         og_buf_append_str(out, json_string_value(j));
     } else {
         char *s = og_json_dumps(j, JSON_COMPACT | JSON_ENCODE_ANY);
@@ -304,23 +309,20 @@ static og_status render_table(og_buf *out, const og_rows *r, int wide)
  * tests/api/test_rows_json.c compares the two byte for byte. */
 
 #define JSON_LAYOUT (JSON_INDENT(2) | JSON_PRESERVE_ORDER)
-#define JS_SAFE_MAX 9007199254740991LL /* 2^53 - 1: larger integers are strings (JS-safe mode) */
 
 static void put_str(og_buf *b, const char *s, size_t n) { og_json_put_string(b, s, n, JSON_LAYOUT); }
 
 static void put_real(og_buf *b, double d)
 {
-    if (isnan(d)) {
-        og_buf_append_str(b, "\"NaN\"");
-    } else if (isinf(d)) {
-        og_buf_append_str(b, d > 0 ? "\"Infinity\"" : "\"-Infinity\"");
+    if (!isfinite(d)) {
+        og_buf_append_str(b, "null");
     } else {
         char num[40];
         og_buf_append(b, num, og_json_format_real(d, num));
     }
 }
 
-/* One cell as og_jsonval_cell(v, i, OG_CELL_JS_SAFE) + og_json_dumps spell it; `depth` is the
+/* One cell as og_jsonval_cell(v, i, OG_CELL_BIG_U64) + og_json_dumps spell it; `depth` is the
  * value's depth in the document (its array items sit one deeper).  -1: not UTF-8. */
 static int put_cell(og_buf *b, const og_vector *v, size_t i, int depth)
 {
@@ -330,18 +332,8 @@ static int put_cell(og_buf *b, const og_vector *v, size_t i, int depth)
     }
     switch (v->type.id) {
     case OG_T_BOOL: og_buf_append_str(b, og_vector_get_bool(v, i) ? "true" : "false"); return 0;
-    case OG_T_I32: case OG_T_I64: {
-        long long x = (long long)og_vector_get_i64(v, i);
-        if (x > JS_SAFE_MAX || x < -JS_SAFE_MAX) og_buf_printf(b, "\"%lld\"", x);
-        else og_buf_printf(b, "%lld", x);
-        return 0;
-    }
-    case OG_T_U32: case OG_T_U64: {
-        unsigned long long x = (unsigned long long)og_vector_get_u64(v, i);
-        if (x > (unsigned long long)JS_SAFE_MAX) og_buf_printf(b, "\"%llu\"", x);
-        else og_buf_printf(b, "%llu", x);
-        return 0;
-    }
+    case OG_T_I32: case OG_T_I64: og_buf_printf(b, "%lld", (long long)og_vector_get_i64(v, i)); return 0;
+    case OG_T_U32: case OG_T_U64: og_buf_printf(b, "%llu", (unsigned long long)og_vector_get_u64(v, i)); return 0;
     case OG_T_F32: put_real(b, og_json_f32((float)og_vector_get_f64(v, i))); return 0;
     case OG_T_F64: put_real(b, og_vector_get_f64(v, i)); return 0;
     case OG_T_DATE32: {
@@ -352,7 +344,7 @@ static int put_cell(og_buf *b, const og_vector *v, size_t i, int depth)
     }
     case OG_T_DATE64: {
         char d[25];
-        og_datetime_format(og_vector_get_i64(v, i), d);
+        og_datetime_format_value(og_vector_get_i64(v, i), d);
         put_str(b, d, strlen(d));
         return 0;
     }

@@ -374,21 +374,21 @@ static void print_kv(const og_rows *rows, const char *jsonl)
     for (p = p ? p + 1 : ""; *p;) {
         const char *e = strchr(p, '\n');
         size_t n = e ? (size_t)(e - p) : strlen(p);
-        json_t *o = json_loadb(p, n, 0, NULL);
+        json_t *o = og_json_read(p, n); /* a U64 above 2^63-1 stays a number */
         if (o) {
             if (nr++) putchar('\n');
             for (size_t c = 0; c < w; c++) {
                 const char *name = og_rows_column_name(rows, c);
                 json_t *v = json_object_get(o, name);
                 printf("%s:%*s ", name, (int)(name_w - strlen(name)), "");
-                if (json_is_string(v)) {
+                if (json_is_string(v) && !og_json_digits(v)) {
                     printf("%s\n", json_string_value(v));
                 } else if (!v || json_is_null(v)) {
                     printf("null\n");
-                } else {
-                    char *t = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+                } else { /* values as the rows spell them (reals shortest, big integers bare) */
+                    char *t = og_json_text(v, JSON_COMPACT | JSON_ENCODE_ANY);
                     printf("%s\n", t ? t : "");
-                    free(t);
+                    og_free(t);
                 }
             }
             json_decref(o);

@@ -180,7 +180,11 @@ static void print_pretty(json_t *o)
     og_free(s);
 }
 
-static json_t *parse_body(const og_http_resp *resp) { return json_loads((const char *)resp->body.data, 0, NULL); }
+/* og_json_read, not json_loads: a result's U64 above 2^63-1 is a bare number jansson refuses. */
+static json_t *parse_body(const og_http_resp *resp)
+{
+    return resp->body.data ? og_json_read((const char *)resp->body.data, resp->body.len) : NULL;
+}
 
 /* A lost --if-commit under --json: the server's 412 body in the shape the embedded verb
  * prints (graph_args.h og_cli_print_precondition_body). */
@@ -223,6 +227,10 @@ static int truncate_width(og_buf *b, size_t max)
 static void cell_text(json_t *v, og_buf *out)
 {
     if (!v || json_is_null(v)) return;
+    if (og_json_digits(v)) {
+        og_buf_append_str(out, og_json_digits(v));
+        return;
+    }
     if (json_is_string(v)) {
         og_buf_append(out, json_string_value(v), json_string_length(v));
         return;
@@ -395,6 +403,8 @@ static int run_gq(og_remote *r, int argc, char **argv, int is_mutation)
     int explain = 0, analyze = 0, exact = 0, wide = 0;
     const char *inline_src = NULL, *file = NULL, *params = NULL, *params_file = NULL, *format = NULL, *if_commit = NULL,
                *from = NULL, *timeout = NULL, *max_memory = NULL;
+    const char *sets[64];
+    size_t nsets = 0;
     og_flag flags[] = {
         {"--query-string", "-e", 1, 0, &inline_src, NULL, NULL, NULL},
         {"--query", NULL, 1, 0, &file, NULL, NULL, NULL},
@@ -409,9 +419,22 @@ static int run_gq(og_remote *r, int argc, char **argv, int is_mutation)
         {"--explain", NULL, 0, 0, NULL, &explain, NULL, NULL},
         {"--analyze", NULL, 0, 0, NULL, &analyze, NULL, NULL},
         {"--wide", "--no-truncate", 0, 0, NULL, &wide, NULL, NULL},
+        {"--set", NULL, 1, 1, NULL, NULL, sets, &nsets},
     };
-    int rc = og_graph_args_parse(&a, argc, argv, flags, 13, 1);
+    int rc = og_graph_args_parse(&a, argc, argv, flags, sizeof flags / sizeof flags[0], 1);
     if (rc) return rc;
+    /* session settings: checked here as the embedded verb checks them, then carried in the
+     * request's `settings` member (the server checks them again; the text's `set` lines
+     * apply after them) */
+    for (size_t i = 0; i < nsets; i++) {
+        const char *eq = strchr(sets[i], '=');
+        char nm[128];
+        if (!eq || eq == sets[i] || (size_t)(eq - sets[i]) >= sizeof nm)
+            return og_cli_usage(verb, "--set takes NAME=VALUE, got '%s'", sets[i]);
+        memcpy(nm, sets[i], (size_t)(eq - sets[i]));
+        nm[eq - sets[i]] = 0;
+        if (og_settings_check(nm, eq + 1) != OG_OK) return og_cli_usage(verb, "--set: %s", og_error_message());
+    }
     if (inline_src && file) return og_cli_usage(verb, "give exactly one of -e TEXT or --query FILE");
     if (!inline_src && !file && !a.npositional)
         return og_cli_usage(verb, "give -e TEXT or --query FILE, or the NAME of a stored query of the server");
@@ -483,6 +506,17 @@ static int run_gq(og_remote *r, int argc, char **argv, int is_mutation)
         og_buf_free(&p);
     }
     if (pj) json_object_set_new(body, "params", pj);
+    if (nsets) { /* {"engine": "v2"}: an identifier as a string, an integer as a number */
+        json_t *settings = json_object();
+        for (size_t i = 0; i < nsets; i++) {
+            const char *eq = strchr(sets[i], '='), *v = eq + 1;
+            size_t sign = v[0] == '-';
+            int is_int = strlen(v) > sign && strspn(v + sign, "0123456789") == strlen(v) - sign;
+            json_object_setn_new(settings, sets[i], (size_t)(eq - sets[i]),
+                                 is_int ? json_integer((json_int_t)strtoll(v, NULL, 10)) : json_string(v));
+        }
+        json_object_set_new(body, "settings", settings);
+    }
     if (a.branch) json_object_set_new(body, "branch", json_string(a.branch));
     if (a.at) json_object_set_new(body, "snapshot", json_string(a.at));
     char hdr[200];

@@ -37,12 +37,14 @@ static void cerr(checker *ck, size_t off, const char *hint, const char *fmt, ...
         ck->fatal = OG_ERR_NOMEM;
 }
 
-static int is_reserved_system(const char *n)
-{
-    return !strcmp(n, "_rowid") || !strcmp(n, "_rowaddr") || !strcmp(n, "_rowoffset") ||
-           !strcmp(n, "_row_created_at_version") || !strcmp(n, "_row_last_updated_at_version") ||
-           !strncmp(n, "__", 2); /* `__id`, `__src`, `__dst`: the system columns' spelling beside a user `id` */
-}
+/* The reference's reserved namespace (docs/schema-language.md "Reserved names"): every name
+ * starting with `_` — Lance's virtual columns (`_rowid`, `_rowaddr`, ...), the system
+ * columns' spelling beside a user `id` (`__id`, `__src`, `__dst`), the search outputs
+ * `_distance` and `_score` — and, on an edge, `from` and `to`, the insert fields that name
+ * its endpoints.  Checked when a schema is admitted (init, schema apply, lint); a stored
+ * catalog is not re-checked, so a graph keeps opening. */
+static int is_reserved_system(const char *n) { return n[0] == '_'; }
+static int is_reserved_edge(const char *n) { return !strcmp(n, "from") || !strcmp(n, "to"); }
 
 static int is_numeric(og_type_id id)
 {
@@ -60,8 +62,11 @@ static void check_props_basic(checker *ck, og_cat_type *t)
         /* `id`, `src` and `dst` are ordinary property names: the system fields are `@id`,
          * `@src` and `@dst` in queries and the top-level "id"/"from"/"to" of a load line. */
         if (is_reserved_system(p->name))
-            cerr(ck, p->off, "rename the property; names starting with `__` and Lance's virtual columns are reserved",
-                 "property name '%s' is reserved for a virtual storage system column (%s %s)", p->name, kind, t->name);
+            cerr(ck, p->off, "rename the property; names starting with `_` are reserved (system columns, `_distance`, `_score`)",
+                 "property name '%s' is reserved for system columns (%s %s)", p->name, kind, t->name);
+        else if (t->kind == OG_KIND_EDGE && is_reserved_edge(p->name))
+            cerr(ck, p->off, "rename the property; `from` and `to` name an edge's endpoints in insert and delete",
+                 "property name '%s' is reserved on edge types: it names an endpoint (%s %s)", p->name, kind, t->name);
         if (p->type.id == OG_T_LIST && p->type.elem == OG_T_BLOB)
             cerr(ck, p->off, "store one Blob per property, or a list of URIs as [String]",
                  "list of Blob is not supported (%s.%s)", t->name, p->name);

@@ -218,9 +218,9 @@ static og_status eval_object(exec *x, const pipe *p, int var, og_vector *out)
         for (size_t c = 0; o && c < nc; c++) {
             size_t k = cols[c].len == 1 ? 0 : r;
             if (cols[c].len == 0 || og_vector_is_null(&cols[c], k)) continue;
-            /* spelled as the same value is as a column (engine/jsonval.h, JavaScript-safe): an
-             * integer beyond 2^53 is a decimal string, so the text always parses back */
-            json_object_set_new(o, names[c], og_jsonval_cell(&cols[c], k, OG_CELL_JS_SAFE));
+            /* spelled as the same value is as a column (engine/jsonval.h): integers bare at
+             * any width, a U64 above 2^63-1 included (the renderer reads it back whole) */
+            json_object_set_new(o, names[c], og_jsonval_cell(&cols[c], k, OG_CELL_BIG_U64));
         }
         /* reals in their shortest round-trip spelling, as in every other column (F32 4.1, not 4.0999999999999996) */
         char *text = o ? og_json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
@@ -1711,6 +1711,48 @@ static og_status order_rows(exec *x, const pipe *p, const og_vector *cols, size_
     return st;
 }
 
+/* Keeps the first `window` rows of p by the search key `rank` then the ids of the bound
+ * top-level variables by name (the order a plain read of the same match returns them in):
+ * the rows an aggregate sees under a nearest ordering.  Row order is preserved. */
+static og_status keep_rank_window(exec *x, pipe *p, const og_sort_key *rank, uint64_t window)
+{
+    const og_ir_query *ir = x->ir;
+    size_t n = p->b.n_rows;
+    if (window >= n) return OG_OK;
+    og_sort_key *keys = calloc(ir->nvars + 1, sizeof *keys);
+    og_vector *ids = calloc(ir->nvars ? ir->nvars : 1, sizeof *ids);
+    int *vars = malloc((ir->nvars ? ir->nvars : 1) * sizeof *vars);
+    uint32_t *perm = malloc((n ? n : 1) * sizeof *perm);
+    uint8_t *sel = calloc(n / 8 + 1, 1); /* a bit per row (og_bindings_select) */
+    size_t nk = 0, nv = 0, nids = 0;
+    og_status st = keys && ids && vars && perm && sel ? OG_OK : og_err(OG_ERR_NOMEM, "out of memory");
+    if (st == OG_OK) keys[nk++] = *rank;
+    for (size_t v = 0; st == OG_OK && v < ir->nvars; v++)
+        if (ir->vars[v].depth == 0 && p->var_col[v] >= 0) vars[nv++] = (int)v;
+    for (size_t i = 1; i < nv; i++) /* by name, as order_rows breaks ties */
+        for (size_t j = i; j > 0 && cmp_var_names(&vars[j - 1], &vars[j], (void *)ir) > 0; j--) {
+            int t = vars[j];
+            vars[j] = vars[j - 1];
+            vars[j - 1] = t;
+        }
+    for (size_t i = 0; i < nv && st == OG_OK; i++) {
+        st = gather_var(x, p, vars[i], OG_PROP_ID_COLUMN, &ids[nids]);
+        if (st == OG_OK) keys[nk++] = (og_sort_key){&ids[nids++], 0};
+    }
+    if (st == OG_OK) st = og_sort_rows(keys, nk, n, (size_t)window, perm);
+    if (st == OG_OK) {
+        for (uint64_t i = 0; i < window; i++) sel[perm[i] >> 3] |= (uint8_t)(1u << (perm[i] & 7));
+        og_bindings_select(&p->b, sel);
+    }
+    for (size_t i = 0; i < nids; i++) og_vector_free(&ids[i]);
+    free(ids);
+    free(keys);
+    free(vars);
+    free(perm);
+    free(sel);
+    return st;
+}
+
 /* Rough bytes of a computed column, charged to the query's memory budget (util/budget.h). */
 static uint64_t budget_bytes(const og_vector *v)
 {
@@ -1847,12 +1889,17 @@ static og_status exec_run(exec *xp, og_result *out)
                                   &rank_vals, &rank_key.descending);
         if (st == OG_OK) rank_keyp = &rank_key;
     } else if (st == OG_OK && ir->rank_order >= 0) {
-        /* aggregated: the ranking keeps the rows it ranks, every one of them (no top-k), and
-         * does not order the groups */
+        /* aggregated: the ranking keeps the rows it ranks and does not order the groups.  A
+         * nearest ranking is a top-k, so the aggregates see its window — the first `limit`
+         * rows by distance (the reference: count($d) under `nearest(...) limit 2` is 2); bm25
+         * and rrf keep every row they rank (bm25: every matching row, not a top-k). */
         int rv = ir->ranks[ir->rank_order].var;
-        int desc = 0;
+        int nearest = ir->ranks[ir->rank_order].kind == OG_IR_RANK_NEAREST && x.has_limit;
+        uint64_t window = nearest ? x.limit : 0;
+        og_sort_key wk = {&rank_vals, 0};
         if (rv < 0 || p.var_col[rv] < 0) st = og_err(OG_ERR_INTERNAL, "a search ordering over an unbound variable");
-        else st = og_search_order(x.search, ir->rank_order, &p.b, (size_t)p.var_col[rv], 0, &rank_vals, &desc);
+        else st = og_search_order(x.search, ir->rank_order, &p.b, (size_t)p.var_col[rv], window, &rank_vals, &wk.descending);
+        if (st == OG_OK && nearest) st = keep_rank_window(&x, &p, &wk, window);
         if (st == OG_OK) og_vector_free(&rank_vals);
     }
 

@@ -152,8 +152,9 @@ static og_status append_int(og_vector *out, const jv *j, const char *what)
         uv = j->u;
     } else if (j->kind == OG_J_STRING) {
         /* The one exception to "a JSON value of the declared type" (docs/reference.md): a
-         * 64-bit integer beyond +-(2^53-1), which query results write as a decimal string
-         * (JavaScript-safe), reads back from that string.  Any other quoted number is refused. */
+         * 64-bit integer beyond +-(2^53-1) may be a decimal string, for a JavaScript client
+         * whose numbers are doubles and for a U64 parameter above 2^63-1 (jansson, which reads
+         * parameters, cannot hold it).  Any other quoted number is refused. */
         int wide = out->type.id == OG_T_I64 || out->type.id == OG_T_U64;
         if (!wide || parse_decimal(j->s, is_u, &sv, &uv) != OG_OK ||
             (is_u ? uv <= (uint64_t)JS_SAFE_MAX : (sv <= JS_SAFE_MAX && sv >= -JS_SAFE_MAX))) {
@@ -304,12 +305,9 @@ og_status og_jsonval_append_tok(og_vector *out, const og_jtok *t, int nullable, 
 /* ---- column value -> JSON ----------------------------------------------------------------- */
 
 
-static json_t *real_json(double d)
-{
-    if (isnan(d)) return json_string("NaN");
-    if (isinf(d)) return json_string(d > 0 ? "Infinity" : "-Infinity");
-    return json_real(d);
-}
+/* A non-finite real (only a computed column holds one: a load refuses them) is null, as the
+ * reference's Arrow JSON writer spells it. */
+static json_t *real_json(double d) { return isfinite(d) ? json_real(d) : json_null(); }
 
 static json_t *decimal_json(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static json_t *decimal_json(const char *fmt, ...)
@@ -327,17 +325,11 @@ json_t *og_jsonval_cell(const og_vector *v, size_t i, unsigned flags)
     if (og_vector_is_null(v, i)) return json_null();
     switch (v->type.id) {
     case OG_T_BOOL: return json_boolean(og_vector_get_bool(v, i));
-    case OG_T_I32: case OG_T_I64: {
-        int64_t x = og_vector_get_i64(v, i);
-        if ((flags & OG_CELL_JS_SAFE) && (x > JS_SAFE_MAX || x < -JS_SAFE_MAX)) return decimal_json("%lld", (long long)x);
-        return json_integer((json_int_t)x);
-    }
+    case OG_T_I32: case OG_T_I64: return json_integer((json_int_t)og_vector_get_i64(v, i));
     case OG_T_U32: case OG_T_U64: {
         uint64_t x = og_vector_get_u64(v, i);
-        if ((flags & OG_CELL_JS_SAFE) ? x > (uint64_t)JS_SAFE_MAX : x > (uint64_t)INT64_MAX) {
-            if (!(flags & OG_CELL_JS_SAFE) && (flags & OG_CELL_BIG_U64)) return og_json_bignum(x);
-            return decimal_json("%llu", (unsigned long long)x);
-        }
+        if (x > (uint64_t)INT64_MAX)
+            return (flags & OG_CELL_BIG_U64) ? og_json_bignum(x) : decimal_json("%llu", (unsigned long long)x);
         return json_integer((json_int_t)x);
     }
     case OG_T_F32: return real_json(og_json_f32((float)og_vector_get_f64(v, i)));
@@ -349,7 +341,7 @@ json_t *og_jsonval_cell(const og_vector *v, size_t i, unsigned flags)
     }
     case OG_T_DATE64: {
         char b[25];
-        og_datetime_format(og_vector_get_i64(v, i), b);
+        og_datetime_format_value(og_vector_get_i64(v, i), b);
         return json_string(b);
     }
     case OG_T_STRING: {

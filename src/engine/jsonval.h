@@ -6,7 +6,8 @@
  * truncation, no lossy coercion (docs/reference.md "Strict input"); a refusal says what to write.
  *   ints   JSON integer, range-checked for the column's width (a U64 takes its whole range as
  *          a number in load: the tokenizer reads it).  The one exception: an I64 / U64 beyond
- *          +-(2^53-1) may also be a decimal string, as query results write it
+ *          +-(2^53-1) may also be a decimal string, for JavaScript clients and for a U64
+ *          parameter above 2^63-1 (jansson, which reads parameters, cannot hold it)
  *   floats JSON number (integer or real), finite
  *   Bool   true / false
  *   String JSON string (also enum values; membership is the validator's job)
@@ -38,16 +39,15 @@ og_status og_jsonval_append_tok(og_vector *out, const og_jtok *t, int nullable, 
 
 /* ---- the other direction: one column value as JSON (every output shares this) ------------
  *
- *   Bool true/false; I32/U32 numbers; I64/U64 numbers, but with OG_CELL_JS_SAFE a value
- *   beyond +-(2^53-1) is a decimal string (query results, like the reference); without it a
- *   U64 above 2^63-1 is a bare number with OG_CELL_BIG_U64 (og_json_bignum: print with
- *   og_json_dumps) and a decimal string otherwise; F64 a number printed shortest by
- *   og_json_dumps; F32 the shortest decimal that reads back as the same float32 (0.1, not
- *   0.10000000149011612), Vector elements alike; NaN / +-Infinity as the strings "NaN",
- *   "Infinity", "-Infinity"; Date "YYYY-MM-DD"; DateTime "YYYY-MM-DDTHH:MM:SS.mmmZ"; String
- *   a string; Blob "base64:<payload>" with OG_CELL_BLOB_BASE64, else its bytes as a string;
- *   lists arrays; null null.  NULL only when out of memory. */
-#define OG_CELL_JS_SAFE 1u
+ *   The reference's spelling (its Arrow JSON writer; docs/query-language.md "Values in JSON"):
+ *   Bool true/false; integers numbers at any width — a U64 above 2^63-1, which jansson cannot
+ *   hold, is a bare number with OG_CELL_BIG_U64 (og_json_bignum: print with og_json_dumps)
+ *   and a decimal string without it; F64 a number printed shortest by og_json_dumps; F32 the
+ *   shortest decimal that reads back as the same float32 (0.1, not 0.10000000149011612),
+ *   Vector elements alike; NaN / +-Infinity null; Date "YYYY-MM-DD"; DateTime
+ *   "YYYY-MM-DDTHH:MM:SS[.mmm]" (UTC, no zone letter, milliseconds only when not zero);
+ *   String a string; Blob "base64:<payload>" with OG_CELL_BLOB_BASE64, else its bytes as a
+ *   string; lists arrays; null null.  NULL only when out of memory. */
 #define OG_CELL_BLOB_BASE64 2u
 #define OG_CELL_BIG_U64 4u
 json_t *og_jsonval_cell(const og_vector *v, size_t i, unsigned flags);

@@ -429,7 +429,7 @@ static char *params_text(json_t *args)
 static json_t *paged(og_status st, char *out, const char *key, size_t total, const og_mcp_page *pg)
 {
     if (st != OG_OK) return tool_owned(st, out);
-    json_t *doc = json_loads(out, 0, NULL);
+    json_t *doc = og_json_read(out, strlen(out)); /* a U64 above 2^63-1 stays a number */
     if (!json_is_object(doc)) {
         json_decref(doc);
         return tool_owned(OG_OK, out);

@@ -20,9 +20,11 @@
 
 /* ---- shared helpers -------------------------------------------------------------------- */
 
+/* An API document parsed back; og_json_read keeps a U64 above 2^63-1 of the rows, which
+ * jansson's own parser refuses, so it prints back as the number it was. */
 static json_t *parse_owned(char *text)
 {
-    json_t *j = text ? json_loads(text, 0, NULL) : NULL;
+    json_t *j = text ? og_json_read(text, strlen(text)) : NULL;
     og_free(text);
     return j;
 }
@@ -136,6 +138,43 @@ static char *params_text(og_req *r, struct MHD_Response **resp)
     if (wrong == 1) *resp = bad(r, "field '%s' must be a JSON object", "params");
     else if (wrong) *resp = og_resp_error(r, 500, "internal", "out of memory", NULL, NULL);
     return text;
+}
+
+/* The body's "settings" (docs/server.md "Session settings"): each member a session setting,
+ * its value the language's spelling as a string ("v2") or an integer, checked by the table
+ * the `set` lines of the text are checked with.  The settings this engine has change no
+ * answer (docs/query-language.md), so an accepted one needs nothing further; the text's own
+ * `set` lines still apply after them.  NULL when absent or accepted, else the refusal (400). */
+static struct MHD_Response *check_settings(og_req *r)
+{
+    int wrong = 0;
+    char *text = og_req_object_text(r, "settings", &wrong);
+    if (wrong == 1) return bad(r, "field '%s' must be a JSON object", "settings");
+    if (wrong) return og_resp_error(r, 500, "internal", "out of memory", NULL, NULL);
+    if (!text) return NULL;
+    json_t *j = og_json_read(text, strlen(text));
+    free(text);
+    struct MHD_Response *resp = j ? NULL : og_resp_error(r, 500, "internal", "out of memory", NULL, NULL);
+    const char *k;
+    json_t *v;
+    json_object_foreach(j, k, v)
+    {
+        char val[64];
+        if (json_is_string(v) && json_string_length(v) < sizeof val && strlen(json_string_value(v)) == json_string_length(v))
+            snprintf(val, sizeof val, "%s", json_string_value(v));
+        else if (json_is_integer(v))
+            snprintf(val, sizeof val, "%lld", (long long)json_integer_value(v));
+        else {
+            resp = bad(r, "setting `%s` takes its value as a string (\"v2\") or an integer", k);
+            break;
+        }
+        if (og_settings_check(k, val) != OG_OK) {
+            resp = bad(r, "%s", og_error_message());
+            break;
+        }
+    }
+    json_decref(j);
+    return resp;
 }
 
 static int body_bool(og_req *r, const char *key, int *out)
@@ -405,6 +444,7 @@ static struct MHD_Response *run_query(og_req *r, int legacy)
     const char *snapshot = field(r, "snapshot", NULL, 0, &resp);
     if (resp) return resp;
     if (branch && snapshot) return bad(r, "%s", "'branch' and 'snapshot' are mutually exclusive");
+    if ((resp = check_settings(r))) return resp;
     struct MHD_Response *deny = og_req_authorize(r, OG_ACTION_READ, snapshot ? branch : (branch ? branch : "main"), NULL);
     if (deny) return deny;
     char *params = params_text(r, &resp);
@@ -421,7 +461,7 @@ static struct MHD_Response *run_query(og_req *r, int legacy)
 static struct MHD_Response *h_query(og_req *r) { return run_query(r, 0); }
 static struct MHD_Response *h_read(og_req *r) { return run_query(r, 1); }
 
-/* run_query reads its body only through og_req_str and params_text */
+/* run_query reads its body only through og_req_str, params_text and check_settings */
 int og_route_flat_body(const og_route *rt) { return rt->handler == h_query || rt->handler == h_read; }
 
 /* ---- mutations ------------------------------------------------------------------------- */
@@ -498,6 +538,7 @@ static struct MHD_Response *run_mutate(og_req *r, int conditional, int legacy)
     const char *branch = field(r, "branch", NULL, 0, &resp);
     if (resp) return resp;
     if (!branch) branch = "main";
+    if ((resp = check_settings(r))) return resp;
     struct MHD_Response *deny = og_req_authorize(r, OG_ACTION_CHANGE, branch, NULL);
     if (deny) return deny;
     char *params = params_text(r, &resp);

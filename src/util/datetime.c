@@ -101,8 +101,10 @@ og_status og_datetime_parse(const char *s, size_t n, int64_t *ms)
             if (k == 0 || k > 9) goto bad;
             for (; k < 3; k++) frac_ms *= 10;
         }
-        if (at >= n) goto bad; /* a time needs a zone */
-        if (s[at] == 'Z' || s[at] == 'z') {
+        if (at >= n) {
+            /* no zone: UTC wall-clock, the spelling every value output writes (the reference
+             * reads it the same way), so an exported or returned DateTime loads back */
+        } else if (s[at] == 'Z' || s[at] == 'z') {
             at++;
         } else if (s[at] == '+' || s[at] == '-') {
             unsigned oh, om;
@@ -148,4 +150,11 @@ void og_datetime_format(int64_t ms, char out[25])
     og_civil_from_days(days, &y, &m, &d);
     snprintf(out, 25, "%04d-%02u-%02uT%02d:%02d:%02d.%03dZ", (int)(y % 10000), m, d, (int)(rem / 3600),
              (int)(rem / 60 % 60), (int)(rem % 60), (int)frac);
+}
+
+void og_datetime_format_value(int64_t ms, char out[25])
+{
+    og_datetime_format(ms, out);
+    /* "YYYY-MM-DDTHH:MM:SS.mmmZ" -> no zone letter; no fraction when it is .000 */
+    out[memcmp(out + 19, ".000", 4) ? 23 : 19] = '\0';
 }

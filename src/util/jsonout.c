@@ -3,9 +3,9 @@
  *
  * The shortest spelling is found by trying 1..17 significant digits ("%.*e" then strtod):
  * at most 17 tries of a few hundred nanoseconds, which is nothing next to the I/O a result
- * row costs.  The digits are then laid out like the reference's float printer: positional
- * while the decimal point lies within 16 digits of the first digit (or up to 5 zeros after
- * "0."), otherwise d.ddde±x.
+ * row costs.  The digits are then laid out like the reference's float printer (its Arrow JSON
+ * writer): positional from 1e-5 up to below 1e10, otherwise d.ddde±x with at least one
+ * digit after the point ("1.0e10", "1.5e-7").
  */
 #include "util/jsonout.h"
 
@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "util/buf.h"
+#include "util/jsontok.h"
 
 /* A bignum is a string whose bytes start with this marker (a NUL, which no JSON-loaded string
  * can hold) followed by the digits. */
@@ -26,6 +27,66 @@ json_t *og_json_bignum(uint64_t u)
     memcpy(b, BIGNUM_TAG, 3);
     int n = snprintf(b + 3, sizeof b - 3, "%llu", (unsigned long long)u);
     return json_stringn(b, 3 + (size_t)n);
+}
+
+const char *og_json_bignum_digits(const json_t *j)
+{
+    if (!json_is_string(j) || json_string_length(j) <= 3 || memcmp(json_string_value(j), BIGNUM_TAG, 3)) return NULL;
+    return json_string_value(j) + 3;
+}
+
+/* The jansson value of the token run starting at t (og_jtok layout: a value, then its
+ * children); NULL when out of memory. */
+static json_t *tok_tree(const og_jtok *t)
+{
+    switch ((og_jkind)t->kind) {
+    case OG_J_NULL: return json_null();
+    case OG_J_FALSE: return json_false();
+    case OG_J_TRUE: return json_true();
+    case OG_J_INT: return json_integer((json_int_t)t->v.i);
+    case OG_J_UINT: return og_json_bignum(t->v.u);
+    case OG_J_REAL: return json_real(t->v.d);
+    case OG_J_STRING: return json_stringn(t->v.s, t->len);
+    case OG_J_ARRAY: {
+        json_t *a = json_array();
+        const og_jtok *e = t + 1;
+        for (uint32_t i = 0; a && i < t->len; i++, e = og_jtok_next(e))
+            if (json_array_append_new(a, tok_tree(e))) {
+                json_decref(a);
+                return NULL;
+            }
+        return a;
+    }
+    case OG_J_OBJECT: {
+        json_t *o = json_object();
+        const og_jtok *k = t + 1;
+        for (uint32_t i = 0; o && i < t->len; i++) {
+            const og_jtok *v = k + 1;
+            if (json_object_setn_new(o, k->v.s, k->len, tok_tree(v))) {
+                json_decref(o);
+                return NULL;
+            }
+            k = og_jtok_next(v);
+        }
+        return o;
+    }
+    }
+    return NULL;
+}
+
+json_t *og_json_load_wide(const char *text, size_t len)
+{
+    char *buf = malloc(len + 1); /* the tokenizer decodes strings in place */
+    if (!buf) return NULL;
+    memcpy(buf, text, len);
+    buf[len] = '\0';
+    og_jdoc d = OG_JDOC_INIT;
+    size_t root;
+    json_t *j = NULL;
+    if (og_json_parse(&d, buf, len, &root, NULL, 0) == OG_OK) j = tok_tree(&d.tok[root]);
+    og_jdoc_free(&d);
+    free(buf);
+    return j;
 }
 
 /* Shortest significant digits of d (finite, != 0, positive) into dig, exponent into *e
@@ -64,13 +125,13 @@ size_t og_json_format_real(double d, char *out)
     int e;
     int len = shortest_digits(d, dig, &e);
     int kk = e + 1; /* the decimal point sits after kk digits */
-    if (kk >= len && kk <= 16) { /* whole number: digits, zeros, ".0" */
+    if (kk >= len && kk <= 10) { /* whole number below 1e10: digits, zeros, ".0" */
         memcpy(o, dig, (size_t)len);
         o += len;
         for (int i = len; i < kk; i++) *o++ = '0';
         memcpy(o, ".0", 2);
         o += 2;
-    } else if (kk > 0 && kk <= 16) { /* point inside the digits */
+    } else if (kk > 0 && kk <= 10) { /* point inside the digits */
         memcpy(o, dig, (size_t)kk);
         o += kk;
         *o++ = '.';
@@ -82,12 +143,14 @@ size_t og_json_format_real(double d, char *out)
         for (int i = kk; i < 0; i++) *o++ = '0';
         memcpy(o, dig, (size_t)len);
         o += len;
-    } else { /* d.ddde±x */
+    } else { /* d.ddde±x, below 1e-5 or from 1e10 */
         *o++ = dig[0];
+        *o++ = '.';
         if (len > 1) {
-            *o++ = '.';
             memcpy(o, dig + 1, (size_t)(len - 1));
             o += len - 1;
+        } else {
+            *o++ = '0';
         }
         o += sprintf(o, "e%d", kk - 1);
     }

@@ -4,8 +4,8 @@
  *
  * jansson prints every real with "%.17g", so 0.1 comes out as 0.10000000000000001.  This
  * writer prints a real as the SHORTEST decimal that reads back as the same double (in the
- * reference's layout: positional up to 16 integer digits, ".0" on whole numbers, exponent
- * form only for very large or small magnitudes), and it can print an unsigned integer above
+ * reference's layout: positional from 1e-5 up to below 1e10, ".0" on whole numbers, the
+ * exponent form "1.0e10" / "1.5e-7" beyond), and it can print an unsigned integer above
  * 2^63-1 as a bare JSON number (og_json_bignum), which jansson cannot hold.  Everything else
  * — layout flags, string escaping, key order — follows json_dumps.
  */
@@ -37,6 +37,17 @@ double og_json_f32(float f);
  * a string with a marker: do not mix the two).  `digits` is an optional '-' and decimal
  * digits. */
 json_t *og_json_bignum(uint64_t u);
+
+/* The digits of a value og_json_bignum made, or NULL for any other value: for writers that
+ * print a value as text (a CSV cell) rather than through og_json_dumps. */
+const char *og_json_bignum_digits(const json_t *j);
+
+/* Parses text[0..len) as json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY)
+ * does, except that an integer above 2^63-1 (a U64 a result spells as a bare number, which
+ * jansson refuses: "too big integer") is kept as an og_json_bignum.  So a surface that
+ * re-wraps a rendered answer prints every number back as it was.  NULL when the text is not
+ * JSON (or out of memory). */
+json_t *og_json_load_wide(const char *text, size_t len);
 
 /* The pieces of og_json_dumps, for writers that emit JSON without building a jansson tree
  * (api/rows.c) and must match its bytes: a string (n bytes that are valid UTF-8; NULs

@@ -108,6 +108,25 @@ both query -e 'query q($n: String) { match { $p: Person { name: $n } } return { 
 both branch create main
 both branch delete nope
 both query -e "$Q" --as someone
+# session settings beside the text (issue 32): served, --set travels in the request's `settings`
+# member; an unknown name or value is the same usage error; a `set` line of the text still works
+both query -e "$Q" --set engine=v2 --format csv
+both mutate -e 'query m() { update Person set { age: 32 } where name = "Alice" }' --set engine=v2
+both query -e "$Q" --set engine=v1
+both query -e "$Q" --set turbo=fast
+both query -e "set engine = v2; $Q" --format jsonl
+# the server checks the member itself (another client than the CLI): 400 with the reference's wording
+if command -v curl > /dev/null; then
+  printf '%s' '{"query": "query q() { match { $p: Person } return { $p.name } }", "settings": {"turbo": "v2"}}' > "$d/set.json"
+  st=$(curl -s -o "$d/set.body" -w '%{http_code}' -H 'Content-Type: application/json' -d @"$d/set.json" "$url/graphs/kg/query")
+  [ "$st" = 400 ] && grep -q 'unknown setting `turbo`; expected one of engine' "$d/set.body" || bad "settings member refused: $st $(cat "$d/set.body")"
+  st=$(curl -s -o "$d/set.body" -w '%{http_code}' -H 'Content-Type: application/json' \
+    -d '{"query": "query q() { match { $p: Person } return { $p.name } }", "settings": {"engine": "v2"}}' "$url/graphs/kg/query")
+  [ "$st" = 200 ] || bad "settings member accepted: $st $(cat "$d/set.body")"
+  st=$(curl -s -o "$d/set.body" -w '%{http_code}' -H 'Content-Type: application/json' \
+    -d '{"query": "query q() { match { $p: Person } return { $p.name } }", "settings": ["engine"]}' "$url/graphs/kg/query")
+  [ "$st" = 400 ] || bad "settings not an object: $st $(cat "$d/set.body")"
+fi
 both mutate -e 'query m() { insert Person { name: "Alice" } }'
 # a lost --if-commit: exit 4, precondition_failed, each side with its own stale head
 for side in emb srv; do

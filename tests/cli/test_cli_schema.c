@@ -5,6 +5,7 @@
  * statuses and output.
  */
 #include <setjmp.h>
+#include <sys/stat.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -99,6 +100,29 @@ static void schema_check_invalid(void **state)
     assert_non_null(strstr(out, "bad.pg:1:29: @key property Person.slug cannot be nullable\n  hint: "));
     assert_non_null(strstr(out, "bad.pg:2:6: edge Knows references unknown target type: Nobody\n  hint: "));
     assert_non_null(strstr(out, "bad.pg: 2 errors"));
+}
+
+/* The reference's reserved names (docs/schema-language.md): a `_`-prefixed property (the
+ * search outputs `_score` / `_distance` included) and `from` / `to` on an edge are refused
+ * when a schema is admitted — by `init` too, which then leaves no graph behind. */
+static void reserved_names_refused_at_admission(void **state)
+{
+    (void)state;
+    char out[8192], path[600];
+    write_file("reserved.pg", "node Doc { slug: String @key _score: F64? }\n"
+                              "edge Cites: Doc -> Doc { from: String? _w: I32? }\n");
+    assert_int_equal(run("schema check reserved.pg", out, sizeof out), 1);
+    assert_non_null(strstr(out, "reserved.pg:1:30: property name '_score' is reserved for system columns (node Doc)"));
+    assert_non_null(strstr(out, "reserved.pg:2:26: property name 'from' is reserved on edge types: it names an endpoint (edge Cites)"));
+    assert_non_null(strstr(out, "property name '_w' is reserved for system columns (edge Cites)"));
+    assert_int_equal(run("init --schema reserved.pg ./resg", out, sizeof out), 1);
+    assert_non_null(strstr(out, "property name '_score' is reserved"));
+    snprintf(path, sizeof path, "%s/resg", tmpdir);
+    struct stat sb;
+    assert_true(stat(path, &sb) != 0 || (S_ISDIR(sb.st_mode) && rmdir(path) == 0)); /* nothing written */
+    /* `from` / `to` stay ordinary on a node, `id` / `src` / `dst` everywhere */
+    write_file("freed.pg", "node Trip { id: String @key from: String to: String }\nedge Leg: Trip -> Trip { src: I32? dst: I32? }\n");
+    assert_int_equal(run("schema check freed.pg", out, sizeof out), 0);
 }
 
 static void schema_check_json(void **state)
@@ -206,6 +230,7 @@ int main(void)
         cmocka_unit_test(global_help_and_version),
         cmocka_unit_test(schema_check_valid),
         cmocka_unit_test(schema_check_invalid),
+        cmocka_unit_test(reserved_names_refused_at_admission),
         cmocka_unit_test(schema_check_json),
         cmocka_unit_test(schema_check_usage_errors),
         cmocka_unit_test(schema_plan_supported),

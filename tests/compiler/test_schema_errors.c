@@ -181,7 +181,7 @@ ERR(unknown_type, "node A { x: Str }", "unknown type 'Str'", 1, 13)
 ERR(lowercase_type, "node A { x: string }", "expected a type", 1, 13)
 
 /* ---- names ---------------------------------------------------------------------------------- */
-ERR(reserved_rowid, "node A { _rowid: I64 }", "property name '_rowid' is reserved for a virtual storage system column", 1, 10)
+ERR(reserved_rowid, "node A { _rowid: I64 }", "property name '_rowid' is reserved for system columns", 1, 10)
 ERR(reserved_rowaddr, "node A { _rowaddr: I64 }", "property name '_rowaddr' is reserved", 1, 10)
 ERR(reserved_rowoffset, "node A { _rowoffset: I64 }", "property name '_rowoffset' is reserved", 1, 10)
 ERR(reserved_created_at, "node A { _row_created_at_version: I64 }", "property name '_row_created_at_version' is reserved", 1, 10)
@@ -190,6 +190,13 @@ ERR(reserved_updated_at, "node A { ok: I32 }\nedge E: A -> A { _row_last_updated
 ERR(reserved_in_interface, "interface I { _rowid: I64 }", "property name '_rowid' is reserved", 1, 15)
 ERR(at_src_on_a_node, "node A { x: I32  @unique(@src) }", "@unique on A cannot name @src", 1, 18)
 ERR(reserved_double_underscore, "node A { __id: String @key }", "property name '__id' is reserved", 1, 10)
+/* the reference's whole `_` namespace, the search outputs included, and an edge's endpoint names */
+ERR(reserved_underscore_prefix, "node A { _x: String }", "property name '_x' is reserved for system columns (node A)", 1, 10)
+ERR(reserved_score, "node A { _score: F64 }", "property name '_score' is reserved", 1, 10)
+ERR(reserved_distance, "node A { ok: I32 }\nedge E: A -> A { _distance: F64 }", "property name '_distance' is reserved", 2, 18)
+ERR(reserved_edge_from, "node A { ok: I32 }\nedge E: A -> A { from: String }",
+    "property name 'from' is reserved on edge types: it names an endpoint (edge E)", 2, 18)
+ERR(reserved_edge_to, "node A { ok: I32 }\nedge E: A -> A { to: String? }", "property name 'to' is reserved on edge types", 2, 18)
 ERR(duplicate_node, "node A { x: I32 }\nnode A { y: I32 }", "duplicate node type: A", 2, 6)
 ERR(duplicate_edge, "node A { x: I32 }\nedge E: A -> A\nedge E: A -> A", "duplicate edge type: E", 3, 6)
 ERR(duplicate_property, "node A { x: I32\n  x: String }", "duplicate property 'x' in node A", 2, 3)
@@ -334,6 +341,8 @@ int main(void)
         cmocka_unit_test(reserved_rowid), cmocka_unit_test(reserved_rowaddr), cmocka_unit_test(reserved_rowoffset),
         cmocka_unit_test(reserved_created_at), cmocka_unit_test(reserved_updated_at),
         cmocka_unit_test(reserved_in_interface), cmocka_unit_test(reserved_double_underscore), cmocka_unit_test(at_src_on_a_node),
+        cmocka_unit_test(reserved_underscore_prefix), cmocka_unit_test(reserved_score), cmocka_unit_test(reserved_distance),
+        cmocka_unit_test(reserved_edge_from), cmocka_unit_test(reserved_edge_to),
         cmocka_unit_test(duplicate_node), cmocka_unit_test(duplicate_edge),
         cmocka_unit_test(duplicate_property), cmocka_unit_test(duplicate_edge_property),
         cmocka_unit_test(edge_unknown_source), cmocka_unit_test(edge_unknown_target),

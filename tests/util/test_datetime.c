@@ -42,7 +42,10 @@ static void datetimes_honour_zones_and_fractions(void **state)
     s = "2026-12-02";
     assert_int_equal(og_datetime_parse(s, strlen(s), &ms), OG_OK);
     assert_true(ms == 1796169600000LL);
-    const char *bad[] = {"2026-12-02T15:04:05", "2026-12-02T25:00:00Z", "2026-12-02T15:04:05.Z",
+    s = "2026-12-02T15:04:05.123"; /* no zone: UTC, the spelling results and exports write */
+    assert_int_equal(og_datetime_parse(s, strlen(s), &ms2), OG_OK);
+    assert_true(ms2 == 1796223845123LL);
+    const char *bad[] = {"2026-12-02T25:00:00Z", "2026-12-02T15:04:05.", "2026-12-02T15:04:05 ", "2026-12-02T15:04:05.Z",
                          "2026-12-02T15:04Z", "2026-12-02T15:04:05+0100", "2026-12-02T15:04:05Zjunk"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         assert_int_equal(og_datetime_parse(bad[i], strlen(bad[i]), &ms), OG_ERR_INVALID);
@@ -54,6 +57,13 @@ static void formatting_is_canonical_and_round_trips(void **state)
     char buf[25];
     og_datetime_format(-1, buf);
     assert_string_equal(buf, "1969-12-31T23:59:59.999Z");
+    /* a value: no zone letter, no fraction when the milliseconds are zero */
+    og_datetime_format_value(-1, buf);
+    assert_string_equal(buf, "1969-12-31T23:59:59.999");
+    og_datetime_format_value(1704067200000LL, buf);
+    assert_string_equal(buf, "2024-01-01T00:00:00");
+    og_datetime_format_value(1704067200010LL, buf);
+    assert_string_equal(buf, "2024-01-01T00:00:00.010");
     og_date_format(-14682, buf);
     assert_string_equal(buf, "1929-10-21");
     for (int32_t day = -719162; day <= 2932896; day += 997) { /* 0001-01-01 .. 9999-12-31 */
@@ -68,6 +78,9 @@ static void formatting_is_canonical_and_round_trips(void **state)
         og_datetime_format(ms, u);
         assert_int_equal(og_datetime_parse(u, strlen(u), &msb), OG_OK);
         assert_true(msb == ms);
+        og_datetime_format_value(ms - 7, u); /* whole seconds: no fraction */
+        assert_int_equal(og_datetime_parse(u, strlen(u), &msb), OG_OK);
+        assert_true(msb == ms - 7);
     }
 }
 
