@@ -79,6 +79,9 @@ typedef struct og_merge_opts {
     const char *source;        /* required */
     const char *target;        /* NULL = "main" */
     const char *expected_head; /* the target head must be this commit, or NULL */
+    /* 1: decide everything (outcome, counts, conflicts, validation) and publish nothing: the
+     * plan is not written and the draft is a no-op, so no file is left behind */
+    int dry_run;
     /* Test-only (NULL otherwise): called at the end of every attempt whose plan succeeded,
      * after its effects are written and before the write protocol publishes it, with the
      * attempt number (1 = first).  Race tests pause here to let another writer move the

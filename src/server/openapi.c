@@ -96,8 +96,9 @@ static json_t *schemas(void)
                                       nstr(), "actor_via", nstr())));
     json_object_set_new(s, "ChangeOutput",
                         obj("branch query_name affected_nodes affected_edges",
-                            json_pack("{s:o,s:o,s:o,s:o,s:o,s:o}", "query_name", str(), "branch", str(),
-                                      "affected_nodes", uint_(), "affected_edges", uint_(), "actor_id", nstr(),
+                            json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "query_name", str(), "branch", str(),
+                                      "affected_nodes", uint_(), "affected_edges", uint_(), "inserted", uint_(),
+                                      "updated", uint_(), "deleted", uint_(), "actor_id", nstr(),
                                       "commit", nref("CommitOutput"))));
     json_object_set_new(s, "LoadMode", json_pack("{s:s,s:[s,s,s]}", "type", "string", "enum", "overwrite", "append", "merge"));
     json_object_set_new(s, "GraphBatchDeclarationOutput",
@@ -141,8 +142,8 @@ static json_t *schemas(void)
     json_object_set_new(s, "BranchDeleteOutput",
                         obj("uri name", json_pack("{s:o,s:o,s:o}", "uri", str(), "name", str(), "actor_id", nstr())));
     json_object_set_new(s, "BranchMergeRequest",
-                        obj("source", json_pack("{s:o,s:o,s:{s:s}}", "source", str(), "target", nstr(),
-                                                "delete_branch", "type", "boolean")));
+                        obj("source", json_pack("{s:o,s:o,s:{s:s},s:{s:s}}", "source", str(), "target", nstr(),
+                                                "delete_branch", "type", "boolean", "dry_run", "type", "boolean")));
     json_object_set_new(s, "BranchMergeOutcome", json_pack("{s:s,s:[s,s,s]}", "type", "string", "enum",
                                                            "already_up_to_date", "fast_forward", "merged"));
     json_object_set_new(s, "BranchMergeOutput",
@@ -150,6 +151,31 @@ static json_t *schemas(void)
                             json_pack("{s:o,s:o,s:o,s:o,s:{s:[s,s]},s:o}", "source", str(), "target", str(), "outcome",
                                       ref("BranchMergeOutcome"), "actor_id", nstr(), "branch_deleted", "type",
                                       "boolean", "null", "branch_delete_error", nstr())));
+    /* merge proposals (OmniGraph-C extension; docs/server.md) */
+    json_object_set_new(s, "ProposalCreateRequest",
+                        obj("source title", json_pack("{s:o,s:o,s:o,s:o}", "source", str(), "target", nstr(), "title",
+                                                      str(), "description", nstr())));
+    json_object_set_new(s, "ProposalApproveRequest",
+                        obj("", json_pack("{s:{s:s,s:[s,s,s]},s:o}", "strategy", "type", "string", "enum", "fail", "ours",
+                                          "theirs", "if_commit", nstr())));
+    json_object_set_new(s, "ProposalCloseRequest", obj("", json_pack("{s:o}", "reason", nstr())));
+    json_object_set_new(s, "ProposalOutput",
+                        obj("id state source target title",
+                            json_pack("{s:o,s:{s:s,s:[s,s,s]},s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "id", str(),
+                                      "state", "type", "string", "enum", "open", "merged", "closed", "source", str(),
+                                      "target", str(), "title", str(), "description", nstr(), "created_by", nstr(),
+                                      "created_at", nstr(), "source_head", nstr(), "updated_by", nstr(), "updated_at",
+                                      nstr(), "merge_commit", nstr(), "close_reason", nstr())));
+    json_object_set_new(s, "ProposalListOutput",
+                        obj("proposals", json_pack("{s:o}", "proposals", arr(ref("ProposalOutput")))));
+    json_object_set_new(s, "ProposalReviewOutput",
+                        obj("proposal conflicts",
+                            json_pack("{s:o,s:o,s:{s:s},s:{s:[s,s]},s:{s:s,s:{}}}", "proposal", ref("ProposalOutput"),
+                                      "merge_base", nstr(), "diff", "type", "object", "merge", "type", "object", "null",
+                                      "conflicts", "type", "array", "items")));
+    json_object_set_new(s, "ProposalApproveOutput",
+                        obj("proposal merge", json_pack("{s:o,s:{s:s}}", "proposal", ref("ProposalOutput"), "merge",
+                                                        "type", "object")));
     json_object_set_new(s, "ChangeCauseOutput",
                         obj("graph_commit_id authored_branch authored_at",
                             json_pack("{s:o,s:o,s:o,s:o,s:o,s:{s:s,s:s}}", "graph_commit_id", str(), "parent_commit_id",
