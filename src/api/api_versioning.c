@@ -347,12 +347,12 @@ static og_status merge(char **out, og_db *db, const og_db_merge_opts *o, const o
     mo.source = o->source;
     mo.target = target;
     mo.expected_head = o->expected_head;
-    mo.dry_run = dry;
     og_merge_resolve rs;
     memset(&rs, 0, sizeof rs);
     rs.side[OG_CONFLICT_DIVERGENT_INSERT] = side_of(sg->divergent_insert, sg->all);
     rs.side[OG_CONFLICT_DIVERGENT_UPDATE] = side_of(sg->divergent_update, sg->all);
     rs.side[OG_CONFLICT_DELETE_VS_UPDATE] = side_of(sg->delete_vs_update, sg->all);
+    rs.dry_run = dry;
     og_merge_result r;
     og_status st = og_engine_merge_resolve(db->e, &mo, &rs, &r);
     if (st == OG_ERR_CONFLICT && r.nconflicts) {

@@ -79,9 +79,6 @@ typedef struct og_merge_opts {
     const char *source;        /* required */
     const char *target;        /* NULL = "main" */
     const char *expected_head; /* the target head must be this commit, or NULL */
-    /* 1: decide everything (outcome, counts, conflicts, validation) and publish nothing: the
-     * plan is not written and the draft is a no-op, so no file is left behind */
-    int dry_run;
     /* Test-only (NULL otherwise): called at the end of every attempt whose plan succeeded,
      * after its effects are written and before the write protocol publishes it, with the
      * attempt number (1 = first).  Race tests pause here to let another writer move the
@@ -94,6 +91,9 @@ typedef struct og_merge_opts {
  * divergent_insert, divergent_update and delete_vs_update are consulted. */
 typedef struct og_merge_resolve {
     og_merge_side side[OG_CONFLICT_VALUE_CONSTRAINT_VIOLATION + 1];
+    /* 1: decide everything (outcome, counts, conflicts, validation) and publish nothing: the
+     * plan is not written and the draft is a no-op, so no file is left behind */
+    int dry_run;
 } og_merge_resolve;
 
 typedef struct og_merge_result {
