@@ -306,7 +306,7 @@ typedef struct og_receipt {
     char commit[32];        /* the published commit id (ULID) */
     char branch[256];
     int attempts;           /* publish attempts (1 = no concurrent writer got in between) */
-    uint64_t records, inserted, updated;          /* load */
+    uint64_t records, inserted, updated;          /* load; mutate (inserted, updated) */
     int embed_touched; /* load: it touched a node type with an @embed property, whose vectors a
                         * load never generates (results say embedding_generation "unsupported") */
     uint64_t affected_nodes, affected_edges;      /* mutate */
@@ -318,6 +318,10 @@ typedef struct og_receipt {
      * write left enough rows unindexed (docs/indexes.md "Automatic indexing") */
     uint64_t index_files_built;
     og_status index_status;    /* OG_OK, or why that build failed (the write is published anyway) */
+    /* mutate: the affected rows by what happened to them — `inserted` (a new id), `updated`
+     * (an update, or an insert whose key existed: an upsert) and `deleted` (with the edges a
+     * node delete cascaded to); inserted + updated + deleted = affected_nodes + affected_edges */
+    uint64_t deleted;
 } og_receipt;
 
 typedef enum og_load_mode { OG_LOAD_OVERWRITE = 1, OG_LOAD_APPEND, OG_LOAD_MERGE } og_load_mode;
@@ -491,6 +495,10 @@ og_status og_db_branch_delete_if(og_db *db, const char *name, const char *expect
  * name; created_by / created_at / base (the commit it was created from) come from the
  * branch's create entry (null when cleanup removed it). */
 og_status og_db_branch_list(char **out, og_db *db);
+/* The actor that created the live incarnation of branch `name` into out (cap bytes; "" when
+ * its create entry is gone, e.g. after cleanup) — what a policy's `owned` scope compares with
+ * the caller (docs/policy.md).  OG_ERR_NOT_FOUND when the branch does not exist. */
+og_status og_db_branch_creator(og_db *db, const char *name, char *out, size_t cap);
 
 /* The first-parent history of `branch` (NULL = "main"), newest first, at most `limit` commits
  * (0 = all): {"branch","head","commits":[<commit>...]}.  A commit is {"id","parents",
@@ -608,6 +616,42 @@ typedef struct og_db_merge_strategy {
 og_status og_db_branch_merge(char **out, og_db *db, const og_db_merge_opts *o);
 /* og_db_branch_merge settling row conflicts as `strategy` says (NULL = none settled). */
 og_status og_db_branch_merge_ex(char **out, og_db *db, const og_db_merge_opts *o, const og_db_merge_strategy *strategy);
+/* What og_db_branch_merge_ex would do, without doing it: the merge is decided (outcome, counts,
+ * conflicts, validation) and nothing is published or written.  The same result with
+ * "dry_run": true and "commit": null (delete_branch is ignored); conflicts as there. */
+og_status og_db_branch_merge_dry_run(char **out, og_db *db, const og_db_merge_opts *o,
+                                     const og_db_merge_strategy *strategy);
+
+/* Merge proposals (docs/versioning.md "Merge proposals"): a request to merge a branch into
+ * another, kept in the graph's store (an append-only log of events per proposal, each
+ * published by put-if-absent), so it survives restarts and is the same for every process
+ * serving the graph.  A <proposal> is {"id","state":"open"|"merged"|"closed","source",
+ * "target","title","description","created_by","created_at","source_head","updated_by",
+ * "updated_at","merge_commit","close_reason","events":[{"event","actor","at",...}]}.  The
+ * actor is the calling thread's (og_set_thread_actor) or the handle's.  Who may do what is
+ * the surface's policy decision, not the API's. */
+/* Opens a proposal to merge `source` into `target` (NULL = "main"); title required.
+ * OG_ERR_NOT_FOUND (a branch), OG_ERR_INVALID (same branches, empty title). */
+og_status og_db_proposal_create(char **out, og_db *db, const char *source, const char *target, const char *title,
+                                const char *description);
+/* {"proposals":[<proposal without events>...]} newest first; state NULL = every state. */
+og_status og_db_proposal_list(char **out, og_db *db, const char *state);
+/* <proposal>.  OG_ERR_NOT_FOUND. */
+og_status og_db_proposal_get(char **out, og_db *db, const char *id);
+/* What approving would do, without doing it: {"proposal","merge_base","diff":<og_db_changes
+ * from the merge base to the source head>,"merge":<og_db_branch_merge dry-run result>|null,
+ * "conflicts":[...]} ("conflicts" empty when the merge would succeed). */
+og_status og_db_proposal_review(char **out, og_db *db, const char *id);
+/* Approves an open proposal: merges its source into its target (og_db_branch_merge_ex with
+ * `strategy`, on the target head `expected_head` when given) and records it merged with the
+ * merge's commit: {"proposal":<proposal>,"merge":<merge result>}.  On OG_ERR_CONFLICT nothing
+ * changes and *out holds the conflicts (as og_db_branch_merge).  OG_ERR_PRECONDITION_FAILED
+ * when the proposal is not open. */
+og_status og_db_proposal_approve(char **out, og_db *db, const char *id, const og_db_merge_strategy *strategy,
+                                 const char *expected_head);
+/* Closes an open proposal without merging (reason may be NULL): <proposal>.
+ * OG_ERR_PRECONDITION_FAILED when it is not open. */
+og_status og_db_proposal_close(char **out, og_db *db, const char *id, const char *reason);
 
 /* ========================================================================================
  * Embeddings (docs/embeddings.md).  The provider is configured by the environment:

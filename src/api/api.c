@@ -381,7 +381,7 @@ og_status og_db_mutate_ex(og_receipt *out, og_db *db, const char *source, size_t
     og_mutate_opts mo = {branch, expected_head};
     og_write_result w;
     memset(&w, 0, sizeof w);
-    og_mutate_stats s = {0, 0};
+    og_mutate_stats s = {0};
     og_query_budget qb;
     og_api_write_budget_begin(db, &qb, "mutation");
     og_status st = og_engine_mutate(db->e, "<mutation>", source, len, name, params, &mo, &w, &s);
@@ -392,6 +392,9 @@ og_status og_db_mutate_ex(og_receipt *out, og_db *db, const char *source, size_t
     if (w.published) after_write(db, branch, w.commit, s.affected_nodes, 0, out);
     out->affected_nodes = s.affected_nodes;
     out->affected_edges = s.affected_edges;
+    out->inserted = s.inserted;
+    out->updated = s.updated;
+    out->deleted = s.deleted;
     return OG_OK;
 }
 

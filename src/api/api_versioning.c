@@ -86,6 +86,25 @@ og_status og_db_branch_list(char **out, og_db *db)
     return dump(o, out);
 }
 
+og_status og_db_branch_creator(og_db *db, const char *name, char *out, size_t cap)
+{
+    if (out && cap) out[0] = '\0';
+    if (!db || !name || !out || !cap) return og_err(OG_ERR_INVALID, "branch creator: a branch name is required");
+    og_ref_entry head, c;
+    og_status st = og_graph_head_entry(og_engine_graph(db->e), name, &head);
+    if (st != OG_OK) return st;
+    if (head.kind == OG_REF_DELETE) return og_err(OG_ERR_NOT_FOUND, "branch '%s' not found", name);
+    st = og_branch_origin(og_engine_graph(db->e), &head, &c);
+    if (st == OG_ERR_NOT_FOUND) { /* cleaned up below its create entry: unknown, not an error */
+        og_error_clear();
+        return OG_OK;
+    }
+    if (st != OG_OK) return st;
+    if (strlen(c.actor) >= cap) return og_err(OG_ERR_INVALID, "branch creator: buffer too small");
+    memcpy(out, c.actor, strlen(c.actor) + 1);
+    return OG_OK;
+}
+
 /* ---- commits -------------------------------------------------------------------------------- */
 
 static json_t *commit_json(const og_commit *c)
@@ -298,7 +317,20 @@ og_status og_db_branch_merge(char **out, og_db *db, const og_db_merge_opts *o)
     return og_db_branch_merge_ex(out, db, o, NULL);
 }
 
+static og_status merge(char **out, og_db *db, const og_db_merge_opts *o, const og_db_merge_strategy *strategy, int dry);
+
 og_status og_db_branch_merge_ex(char **out, og_db *db, const og_db_merge_opts *o, const og_db_merge_strategy *strategy)
+{
+    return merge(out, db, o, strategy, 0);
+}
+
+og_status og_db_branch_merge_dry_run(char **out, og_db *db, const og_db_merge_opts *o,
+                                     const og_db_merge_strategy *strategy)
+{
+    return merge(out, db, o, strategy, 1);
+}
+
+static og_status merge(char **out, og_db *db, const og_db_merge_opts *o, const og_db_merge_strategy *strategy, int dry)
 {
     if (out) *out = NULL;
     if (!o || !o->source) return og_err(OG_ERR_INVALID, "branch merge: a source branch is required");
@@ -320,6 +352,7 @@ og_status og_db_branch_merge_ex(char **out, og_db *db, const og_db_merge_opts *o
     rs.side[OG_CONFLICT_DIVERGENT_INSERT] = side_of(sg->divergent_insert, sg->all);
     rs.side[OG_CONFLICT_DIVERGENT_UPDATE] = side_of(sg->divergent_update, sg->all);
     rs.side[OG_CONFLICT_DELETE_VS_UPDATE] = side_of(sg->delete_vs_update, sg->all);
+    rs.dry_run = dry;
     og_merge_result r;
     og_status st = og_engine_merge_resolve(db->e, &mo, &rs, &r);
     if (st == OG_ERR_CONFLICT && r.nconflicts) {
@@ -339,7 +372,7 @@ og_status og_db_branch_merge_ex(char **out, og_db *db, const og_db_merge_opts *o
         return st;
     }
     int deleted = 0;
-    if (o->delete_branch) {
+    if (o->delete_branch && !dry) {
         st = og_branch_delete(og_engine_graph(db->e), o->source, og_engine_actor(db->e));
         if (st) {
             og_merge_result_free(&r);
@@ -369,6 +402,7 @@ og_status og_db_branch_merge_ex(char **out, og_db *db, const og_db_merge_opts *o
     json_object_set_new(j, "updated", json_integer((json_int_t)r.updated));
     json_object_set_new(j, "deleted", json_integer((json_int_t)r.deleted));
     json_object_set_new(j, "branch_deleted", json_boolean(deleted));
+    if (dry) json_object_set_new(j, "dry_run", json_true());
     json_t *resolved = json_array();
     for (size_t i = 0; i < r.nresolved; i++) json_array_append_new(resolved, conflict_json(&r.resolved[i]));
     json_object_set_new(j, "resolved", resolved);

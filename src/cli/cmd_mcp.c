@@ -245,6 +245,7 @@ int og_cmd_mcp(int argc, char **argv)
         if (st == OG_OK && bundle && no_policy)
             fprintf(stderr, "omnigraph mcp: warning: serving graph '%s' without its policy bundle (--no-policy)\n", graph);
         if (st == OG_OK && bundle && !no_policy) st = og_mcp_policy_new(&pol, bundle, strlen(bundle), "policy", graph);
+        if (st == OG_OK && pol) og_mcp_policy_set_db(pol, db); /* branch creators for `owned` scopes */
     } else if (store) {
         st = og_db_open(&db, store, &oo);
         if (st == OG_OK) st = og_stored_set_new(&set);

@@ -18,7 +18,8 @@ static const char *policy_help =
     "  validate BUNDLE [--json]              check the bundle; print its actor count\n"
     "  test BUNDLE TESTS | --tests TESTS [--json]\n"
     "                                        run the declarative cases of a tests file\n"
-    "  explain BUNDLE --actor A --action X [--branch B] [--target-branch T] [--query Q] [--json]\n"
+    "  explain BUNDLE --actor A --action X [--branch B] [--target-branch T] [--query Q]\n"
+    "          [--branch-creator C] [--target-branch-creator C] [--json]\n"
     "                                        decide one request and show the matched rule\n"
     "  compile BUNDLE [--entities]           print the Cedar policies the bundle compiles to\n"
     "                                        (--entities: its Cedar entities as JSON instead)\n"
@@ -36,7 +37,7 @@ typedef struct policy_args {
     const char *sub;
     const char *files[2];
     size_t nfiles;
-    const char *tests, *actor, *action, *branch, *target, *graph, *query;
+    const char *tests, *actor, *action, *branch, *target, *graph, *query, *branch_creator, *target_creator;
     int server, json, schema, entities;
 } policy_args;
 
@@ -60,6 +61,8 @@ static int parse_args(int argc, char **argv, policy_args *a)
         else if (!strcmp(s, "--target-branch")) slot = &a->target;
         else if (!strcmp(s, "--graph")) slot = &a->graph;
         else if (!strcmp(s, "--query")) slot = &a->query;
+        else if (!strcmp(s, "--branch-creator")) slot = &a->branch_creator;
+        else if (!strcmp(s, "--target-branch-creator")) slot = &a->target_creator;
         else if (s[0] == '-' && s[1]) return og_cli_usage("policy", "unknown option '%s'", s);
         else if (a->nfiles < 2) a->files[a->nfiles++] = s;
         else return og_cli_usage("policy", "unexpected argument '%s'", s);
@@ -159,7 +162,8 @@ static int cmd_explain(const policy_args *a)
     if (a->nfiles != 1) return og_cli_usage("policy", "explain takes one bundle file");
     if (!a->actor || !a->action) return og_cli_usage("policy", "explain needs --actor and --action");
     og_policy_request req = {.actor = a->actor, .graph_id = a->graph, .branch = a->branch, .target_branch = a->target,
-                             .query = a->query};
+                             .query = a->query, .branch_creator = a->branch_creator,
+                             .target_branch_creator = a->target_creator};
     if (og_policy_action_parse(a->action, &req.action) != OG_OK)
         return og_cli_usage("policy", "%s (expected read, export, change, schema_apply, branch_create, branch_delete, "
                                       "branch_merge, admin, invoke_query or graph_list)", og_error_message());

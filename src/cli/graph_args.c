@@ -375,6 +375,9 @@ void og_cli_print_receipt(const og_graph_args *a, og_db *db, const og_receipt *r
         json_object_set_new(o, "branch", json_string(branch));
         json_object_set_new(o, "affected_nodes", json_integer((json_int_t)r->affected_nodes));
         json_object_set_new(o, "affected_edges", json_integer((json_int_t)r->affected_edges));
+        json_object_set_new(o, "inserted", json_integer((json_int_t)r->inserted));
+        json_object_set_new(o, "updated", json_integer((json_int_t)r->updated));
+        json_object_set_new(o, "deleted", json_integer((json_int_t)r->deleted));
     }
     json_object_set_new(o, "actor_id", str_or_null(a->actor));
     json_object_set_new(o, "commit", og_cli_commit_json(db, r));

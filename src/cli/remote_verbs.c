@@ -573,6 +573,8 @@ static int run_gq(og_remote *r, int argc, char **argv, int is_mutation)
                 json_object_set_new(o, "branch", json_string(branch ? branch : "main"));
                 json_object_set(o, "affected_nodes", json_object_get(j, "affected_nodes"));
                 json_object_set(o, "affected_edges", json_object_get(j, "affected_edges"));
+                for (const char *const *k = (const char *const[]){"inserted", "updated", "deleted", NULL}; *k; k++)
+                    if (json_object_get(j, *k)) json_object_set(o, *k, json_object_get(j, *k));
                 json_t *actor = json_object_get(j, "actor_id");
                 json_object_set_new(o, "actor_id", actor ? json_incref(actor) : json_null());
                 json_object_set_new(o, "commit", commit_embedded(c));

@@ -460,6 +460,10 @@ og_status og_stored_change_output(char **out, og_db *db, const char *query_name,
     json_object_set_new(res, "branch", json_string(branch ? branch : "main"));
     json_object_set_new(res, "affected_nodes", json_integer((json_int_t)r->affected_nodes));
     json_object_set_new(res, "affected_edges", json_integer((json_int_t)r->affected_edges));
+    /* the same rows by what happened to them (an upsert is an update, not an insert) */
+    json_object_set_new(res, "inserted", json_integer((json_int_t)r->inserted));
+    json_object_set_new(res, "updated", json_integer((json_int_t)r->updated));
+    json_object_set_new(res, "deleted", json_integer((json_int_t)r->deleted));
     if (actor) json_object_set_new(res, "actor_id", json_string(actor));
     json_object_set_new(res, "commit", commit_json(db, r));
     *out = dump(res);

@@ -263,6 +263,7 @@ typedef struct og_ir_mutation {
     og_ir_cmp where_op;
     int where_swapped;  /* value op property (set only while matching a compound leaf) */
     og_ir_mcond *cond;  /* a compound where instead (NULL when the plain form applies) */
+    int strict;         /* INSERT: refuse an existing key (key_conflict) instead of upserting */
 } og_ir_mutation;
 
 typedef struct og_ir_access {

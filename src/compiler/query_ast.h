@@ -343,6 +343,7 @@ typedef struct og_qmutation {
     og_qassign where;
     og_qop where_op;
     og_qmcond *cond;    /* a compound `where` (then `where` / `where_op` are unused), else NULL */
+    int strict;         /* `insert strict T {...}`: an existing key is a key_conflict, never an upsert */
     /* resolved */
     int is_edge;
     int type_index; /* into catalog nodes or edges */

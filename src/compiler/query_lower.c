@@ -926,6 +926,7 @@ static int lower_mutations(low *L)
         og_ir_mutation *im = &ir->mutations[ir->nmutations++];
         const og_cat_type *t = m->is_edge ? &L->cat->edges[m->type_index] : &L->cat->nodes[m->type_index];
         im->kind = m->kind;
+        im->strict = m->strict;
         im->is_edge = m->is_edge;
         im->type = m->type_index;
         im->type_id = t->id;

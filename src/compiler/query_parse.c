@@ -1236,6 +1236,12 @@ static int parse_mutation(parser *p, og_qmutation *m)
     else if (is_word(p, "update")) m->kind = OG_QM_UPDATE;
     else m->kind = OG_QM_DELETE;
     p->pos++;
+    /* `insert strict T {...}`: a strict insert (an existing key is refused, docs/reference.md);
+     * `strict` cannot be a type name (those start upper case) */
+    if (m->kind == OG_QM_INSERT && is_word(p, "strict")) {
+        m->strict = 1;
+        p->pos++;
+    }
     if (!is_kind(p, OG_TOK_TYPENAME)) return expect_fail(p, "type name");
     m->type_name = tok_str(p, tok(p));
     m->type_span = (og_qspan){tok(p)->start, tok(p)->end};

@@ -514,6 +514,11 @@ static og_status three_way(merge_ctx *c, og_graph *g, const og_snapshot *base, c
     }
     if (st == OG_OK && res->nconflicts) st = conflict_error(c);
     size_t ntables = 0;
+    if (st == OG_OK && c->resolve.dry_run) { /* decided and validated: write nothing */
+        og_plan_free(&plan);
+        og_read_end(r);
+        return OG_OK;
+    }
     if (st == OG_OK) st = og_plan_write(&plan, draft, &ntables);
     if (st == OG_OK) st = og_draft_set_operation(draft, OG_OP_MERGE, "merged");
     if (st == OG_OK) st = og_draft_set_stat(draft, "inserted", (int64_t)res->inserted);
@@ -575,6 +580,7 @@ static og_status merge_attempt(void *vctx, og_graph *g, const og_snapshot *base,
 {
     merge_ctx *c = vctx;
     og_status st = merge_plan(c, g, base, draft);
+    if (st == OG_OK && c->resolve.dry_run) og_draft_set_noop(draft); /* nothing is published */
     if (st == OG_OK && c->opts->attempt_hook) c->opts->attempt_hook(attempt, c->opts->attempt_hook_arg);
     return st;
 }

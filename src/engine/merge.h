@@ -91,6 +91,9 @@ typedef struct og_merge_opts {
  * divergent_insert, divergent_update and delete_vs_update are consulted. */
 typedef struct og_merge_resolve {
     og_merge_side side[OG_CONFLICT_VALUE_CONSTRAINT_VIOLATION + 1];
+    /* 1: decide everything (outcome, counts, conflicts, validation) and publish nothing: the
+     * plan is not written and the draft is a no-op, so no file is left behind */
+    int dry_run;
 } og_merge_resolve;
 
 typedef struct og_merge_result {

@@ -409,6 +409,7 @@ static og_status cascade_edge(void *ud, uint32_t edge, int is_dst, const char *i
     if (!committed_live(cc->pt, edge)) return OG_OK;
     OG_TRY(og_plan_remove_committed(cc->p, cc->pt, edge));
     cc->c->stats.affected_edges++;
+    cc->c->stats.deleted++;
     return OG_OK;
 }
 
@@ -433,6 +434,7 @@ static og_status cascade(og_plan *p, size_t node, og_strmap *deleted, mut_ctx *c
                 og_plan_supersede(pt, (uint32_t)r);
                 pt->touched = 1;
                 c->stats.affected_edges++;
+                c->stats.deleted++;
             }
         }
     }
@@ -514,9 +516,15 @@ static og_status run_statement(og_plan *p, const og_ir_query *ir, const og_ir_mu
             if (st == OG_OK) {
                 size_t idlen;
                 const char *id = og_plan_staged_id(pt, row, &idlen);
-                if (prev >= 0) og_plan_supersede(pt, (uint32_t)prev);
                 long crow = pt->last_generated ? -1 : og_plan_committed_find(p, pt, id, idlen);
-                if (crow >= 0) st = og_plan_remove_committed(p, pt, (uint32_t)crow);
+                if (m->strict && (prev >= 0 || crow >= 0)) /* a strict insert never replaces */
+                    st = og_err(OG_ERR_ALREADY_EXISTS,
+                                "key_conflict: %s '%.*s' already exists (insert strict refuses an existing key; "
+                                "a plain insert upserts it)", t->name, (int)idlen, id);
+                if (st == OG_OK && prev >= 0) og_plan_supersede(pt, (uint32_t)prev);
+                if (st == OG_OK && crow >= 0) st = og_plan_remove_committed(p, pt, (uint32_t)crow);
+                if (prev >= 0 || crow >= 0) c->stats.updated++;
+                else c->stats.inserted++;
                 if (pt->is_edge) c->stats.affected_edges++;
                 else c->stats.affected_nodes++;
             }
@@ -559,6 +567,8 @@ static og_status run_statement(og_plan *p, const og_ir_query *ir, const og_ir_mu
                 st = stage_copy(p, pt, (long)r, -1, m, vals, &row);
                 if (st == OG_OK) st = og_plan_remove_committed(p, pt, (uint32_t)r);
             }
+            if (m->kind == OG_QM_DELETE) c->stats.deleted++;
+            else c->stats.updated++;
             if (pt->is_edge) c->stats.affected_edges++;
             else c->stats.affected_nodes++;
         }
@@ -576,6 +586,8 @@ static og_status run_statement(og_plan *p, const og_ir_query *ir, const og_ir_mu
                 st = stage_copy(p, pt, -1, (long)r, m, vals, &row);
                 og_plan_supersede(pt, (uint32_t)r);
             }
+            if (m->kind == OG_QM_DELETE) c->stats.deleted++;
+            else c->stats.updated++;
             if (pt->is_edge) c->stats.affected_edges++;
             else c->stats.affected_nodes++;
         }
@@ -635,7 +647,7 @@ og_status og_engine_mutate(og_engine *e, const char *file, const char *gq, size_
                            const json_t *params, const og_mutate_opts *opts, og_write_result *out,
                            og_mutate_stats *stats)
 {
-    mut_ctx c = {e, file, gq, len, name, params, {0, 0}};
+    mut_ctx c = {e, file, gq, len, name, params, {0}};
     og_write_opts wo;
     memset(&wo, 0, sizeof wo);
     wo.branch = opts && opts->branch ? opts->branch : "main";

@@ -15,6 +15,9 @@ typedef struct og_mutate_opts {
 
 typedef struct og_mutate_stats {
     uint64_t affected_nodes, affected_edges;
+    /* the same rows by what happened to them: inserted (a new id), updated (an `update`, or an
+     * `insert` whose key existed: an upsert), deleted (also edges removed by a cascade) */
+    uint64_t inserted, updated, deleted;
 } og_mutate_stats;
 
 /* Runs mutation `name` (NULL = the only query) of `gq` with JSON params.  When nothing

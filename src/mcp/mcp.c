@@ -226,8 +226,13 @@ typedef struct builtin {
     "\"rows\":{\"type\":\"array\",\"items\":{\"type\":\"object\"}},\"graph_commit_id\":{\"type\":\"string\"}," O_PAGED "}}"
 #define O_CHANGE                                                                                                   \
     "{\"type\":\"object\",\"properties\":{\"query_name\":{\"type\":\"string\"},\"branch\":{\"type\":\"string\"},"             \
-    "\"affected_nodes\":{\"type\":\"integer\"},\"affected_edges\":{\"type\":\"integer\"},\"actor_id\":{\"type\":[\"string\",\"null\"]}," \
+    "\"affected_nodes\":{\"type\":\"integer\"},\"affected_edges\":{\"type\":\"integer\"},"                             \
+    "\"inserted\":{\"type\":\"integer\"},\"updated\":{\"type\":\"integer\"},\"deleted\":{\"type\":\"integer\"},"          \
+    "\"actor_id\":{\"type\":[\"string\",\"null\"]},"                                                                    \
     "\"commit\":{\"type\":[\"object\",\"null\"]}," O_ERROR "}}"
+#define O_PROPOSAL                                                                                                 \
+    "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\"},\"state\":{\"type\":\"string\"},"                  \
+    "\"source\":{\"type\":\"string\"},\"target\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"}," O_ERROR "}}"
 #define O_DIFF                                                                                                     \
     "{\"type\":\"object\",\"properties\":{\"from\":{\"type\":\"string\"},\"to\":{\"type\":\"string\"},"                     \
     "\"merge_base\":{\"type\":\"string\"},\"stats\":{\"type\":\"object\"},\"changes\":{\"type\":\"array\",\"items\":{\"type\":\"object\"}}," O_PAGED "}}"
@@ -283,9 +288,9 @@ static const builtin builtins[] = {
     {"branch_merge", "Merge a branch", "branch_merge",
      "Merge a source branch into a target (default main): already_up_to_date, fast_forward or merged. Row conflicts "
      "fail the merge (nothing published) unless `strategy` settles them: ours keeps the target's row, theirs takes the "
-     "source's.", 0,
+     "source's. `dry_run` decides it (outcome, counts, conflicts) and publishes nothing.", 0,
      "{\"type\":\"object\",\"properties\":{\"source\":{\"type\":\"string\"},\"target\":{\"type\":\"string\"},"
-     "\"delete_branch\":{\"type\":\"boolean\"}," S_MESSAGE ",\"strategy\":{\"type\":\"string\",\"enum\":[\"fail\",\"ours\",\"theirs\"]},"
+     "\"delete_branch\":{\"type\":\"boolean\"},\"dry_run\":{\"type\":\"boolean\"}," S_MESSAGE ",\"strategy\":{\"type\":\"string\",\"enum\":[\"fail\",\"ours\",\"theirs\"]},"
      "\"if_commit\":{\"type\":\"string\",\"description\":\"refuse unless the target head is still this commit\"}},"
      "\"required\":[\"source\"]}", NULL},
     {"branch_diff", "What a branch changed", "read",
@@ -295,6 +300,32 @@ static const builtin builtins[] = {
      "{\"type\":\"object\",\"properties\":{\"branch\":{\"type\":\"string\"},\"against\":{\"type\":\"string\"},"
      "\"from\":{\"type\":\"string\"},\"to\":{\"type\":\"string\"}," S_PAGE "}}",
      O_DIFF},
+    {"proposal_create", "Propose a merge", "change",
+     "Propose merging your branch `source` into `target` (default main) for review, with a `title` and a `description` "
+     "of the change. Returns the proposal and its `id`; a reviewer shows, approves (merges) or closes it.", 0,
+     "{\"type\":\"object\",\"properties\":{\"source\":{\"type\":\"string\"},\"target\":{\"type\":\"string\"},"
+     "\"title\":{\"type\":\"string\"},\"description\":{\"type\":\"string\"}},\"required\":[\"source\",\"title\"]}",
+     O_PROPOSAL},
+    {"proposal_list", "Merge proposals", "read",
+     "Merge proposals, newest first: id, state (open, merged, closed), source, target, title, who opened it and when. "
+     "`state` filters.", 1,
+     "{\"type\":\"object\",\"properties\":{\"state\":{\"type\":\"string\",\"enum\":[\"open\",\"merged\",\"closed\"]}}}",
+     NULL},
+    {"proposal_show", "Review a merge proposal", "read",
+     "A proposal with what it changes (row changes from the merge base to the source head, paged: offset, max_rows, "
+     "max_bytes) and what approving would do now: the merge outcome and counts, or its conflicts. Publishes nothing.", 1,
+     "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\"}," S_PAGE "},\"required\":[\"id\"]}", NULL},
+    {"proposal_approve", "Approve (merge) a proposal", "branch_merge",
+     "Merge an open proposal's source into its target and mark it merged (needs the policy's branch_merge on the "
+     "target). `strategy` (fail | ours | theirs) settles row conflicts; `if_commit` requires the target head. On "
+     "conflicts nothing is merged and the proposal stays open.", 0,
+     "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\"},\"strategy\":{\"type\":\"string\","
+     "\"enum\":[\"fail\",\"ours\",\"theirs\"]}," S_IFCOMMIT "},\"required\":[\"id\"]}", NULL},
+    {"proposal_close", "Close a proposal", "change",
+     "Close an open proposal without merging, with a `reason` (allowed to whoever may write its source branch or "
+     "merge into its target).", 0,
+     "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\"},\"reason\":{\"type\":\"string\"}},"
+     "\"required\":[\"id\"]}", O_PROPOSAL},
     {"schema_apply", "Apply a schema", "schema_apply",
      "Migrate the graph to a new .pg schema (refused under cluster serving: use `omnigraph cluster apply`).", 0,
      "{\"type\":\"object\",\"properties\":{\"schema_source\":{\"type\":\"string\"},\"allow_data_loss\":{\"type\":\"boolean\"}},"
@@ -362,7 +393,10 @@ static json_t *tools_list(og_mcp *m, const char *actor)
     char why[256];
     for (size_t i = 0; i < NBUILTINS; i++) {
         const builtin *b = &builtins[i];
-        if (ask(m, actor, b->action, NULL, NULL, NULL, 1, why, sizeof why) != OG_MCP_ALLOW) continue;
+        /* proposal_close is the author's (change) or a reviewer's (branch_merge) */
+        if (ask(m, actor, b->action, NULL, NULL, NULL, 1, why, sizeof why) != OG_MCP_ALLOW &&
+            (strcmp(b->name, "proposal_close") || ask(m, actor, "branch_merge", NULL, NULL, NULL, 1, why, sizeof why) != OG_MCP_ALLOW))
+            continue;
         json_t *t = json_object();
         json_object_set_new(t, "name", json_string(b->name));
         json_object_set_new(t, "title", json_string(b->title));
@@ -580,6 +614,7 @@ static json_t *call_builtin(og_mcp *m, const char *actor, const builtin *b, json
         json_decref(o);
         return tool_owned(OG_OK, t);
     }
+    if (!strncmp(b->name, "proposal_", 9)) return og_mcp_proposal_run(m, b->name, args);
     if (!strcmp(b->name, "graph_query")) return run_read(m, args);
     if (!strcmp(b->name, "branch_diff")) return run_diff(m, args);
     if (!strcmp(b->name, "graph_explain")) {
@@ -660,7 +695,8 @@ static json_t *call_builtin(og_mcp *m, const char *actor, const builtin *b, json
                                           : !strcmp(how, "theirs")    ? OG_MERGE_STRATEGY_THEIRS
                                                                       : (og_merge_strategy)-1};
         if ((int)ms.all < 0) return tool_text("invalid: `strategy` must be fail, ours or theirs", 1);
-        st = og_db_branch_merge_ex(&out, m->o.db, &mo, &ms);
+        st = json_is_true(json_object_get(args, "dry_run")) ? og_db_branch_merge_dry_run(&out, m->o.db, &mo, &ms)
+                                                              : og_db_branch_merge_ex(&out, m->o.db, &mo, &ms);
         if (st != OG_OK) {
             json_t *r = tool_status(st);
             if (out) {
@@ -711,6 +747,8 @@ static void scopes(const builtin *b, json_t *args, const char **branch, const ch
         *target = "main";
     } else if (!strcmp(b->name, "branch_diff")) {
         *branch = sarg(args, "branch") ? sarg(args, "branch") : sarg(args, "to");
+    } else if (!strcmp(b->name, "proposal_create")) {
+        *branch = sarg(args, "source"); /* proposing a branch needs change on it */
     } else if (b->action && (!strcmp(b->action, "read") || !strcmp(b->action, "change"))) {
         *branch = sarg(args, "branch") ? sarg(args, "branch") : (sarg(args, "snapshot") ? NULL : "main");
     }
@@ -855,12 +893,28 @@ static json_t *tools_call(og_mcp *m, const char *actor, json_t *params, int *unk
         }
         const char *br, *tg;
         scopes(b, args, &br, &tg);
+        /* a proposal's tools are decided on its branches: show reads the source, approve merges
+         * source into target, close needs change on the source or branch_merge on the target */
+        char psrc[1024], ptgt[1024];
+        int on_proposal = !strncmp(b->name, "proposal_", 9) && sarg(args, "id");
+        if (on_proposal) {
+            og_status pst = og_mcp_proposal_branches(m, sarg(args, "id"), psrc, ptgt, sizeof psrc);
+            if (pst != OG_OK) {
+                res = tool_status(pst);
+                break;
+            }
+            br = psrc;
+            tg = !strcmp(b->name, "proposal_approve") ? ptgt : NULL;
+        }
         og_mcp_verdict v = ask(m, actor, b->action, br, tg, NULL, 0, why, sizeof why);
+        if (v != OG_MCP_ALLOW && on_proposal && !strcmp(b->name, "proposal_close"))
+            v = ask(m, actor, "branch_merge", psrc, ptgt, NULL, 0, why, sizeof why);
         if (v == OG_MCP_MASK) break;
         /* a fork or a merge copies its source: read on the source as well (docs/policy.md) */
         const char *source = !strcmp(b->name, "branch_create") ? (sarg(args, "from") ? sarg(args, "from") : "main")
                              : !strcmp(b->name, "branch_merge") ? sarg(args, "source")
                              : !strcmp(b->name, "graph_load")   ? sarg(args, "from")
+                             : !strcmp(b->name, "proposal_approve") && on_proposal ? psrc
                                                                 : NULL;
         if (v == OG_MCP_ALLOW && source) {
             og_mcp_verdict rv = ask(m, actor, "read", source, NULL, NULL, 0, why, sizeof why);
@@ -1047,8 +1101,9 @@ static json_t *initialize(og_mcp *m, json_t *params)
              "omnigraph://language teaches the query language with examples for this schema. "
              "Read with graph_query or the stored-query tools; results come one page at a time (offset, max_rows; "
              "next_offset says where the next page starts). Write on a branch of your own: branch_create, then "
-             "graph_mutate or graph_load with that branch; branch_diff shows what the branch changed. Merging into a "
-             "shared branch (branch_merge) is for the actors the graph's policy allows.",
+             "graph_mutate or graph_load with that branch; branch_diff shows what the branch changed. Then propose it "
+             "for review with proposal_create; a reviewer the graph's policy allows to merge (proposal_show, "
+             "proposal_approve) lands it.",
              m->o.graph_id ? " " : "", m->o.graph_id ? m->o.graph_id : "");
     json_object_set_new(r, "instructions", json_string(ins));
     return r;

@@ -119,10 +119,15 @@ char *og_mcp_sse_event(const char *json);
 
 /* ---- mcp_policy.c: an authorizer backed by a graph's policy bundle (policy/policy.h) ---- */
 typedef struct og_mcp_policy og_mcp_policy;
+/* Room for an actor id read from a branch log (graph/graph.h's OG_ACTOR_MAX + NUL). */
+#define OG_MCP_ACTOR_MAX 260
 /* Loads a graph bundle (YAML text; `name` labels errors) for graph `graph_id`.  Errors as
  * og_policy_parse.  Free with og_mcp_policy_free. */
 og_status og_mcp_policy_new(og_mcp_policy **out, const char *bundle, size_t len, const char *name, const char *graph_id);
 void og_mcp_policy_free(og_mcp_policy *p);
+/* The graph whose branch logs say who created a branch, for bundles with `owned` scopes
+ * (docs/policy.md); without it no branch is owned.  The db must outlive the og_mcp_policy. */
+void og_mcp_policy_set_db(og_mcp_policy *p, og_db *db);
 /* The og_mcp_authorize_fn: pass the og_mcp_policy as authorize_ctx.  A denied invoke_query is
  * OG_MCP_MASK (an unknown tool), other denials OG_MCP_DENY with the policy's message; no
  * actor is denied.  Listing asks whether the action is allowed on some branch. */

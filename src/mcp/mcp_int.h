@@ -57,6 +57,12 @@ json_t *og_mcp_prompt_get(const char *name, json_t *args, char *err, size_t cap)
 json_t *og_mcp_resource_templates(void);
 json_t *og_mcp_complete(og_db *db, json_t *params);
 
+/* ---- mcp_proposals.c: the merge-proposal tools ---- */
+/* The source and target branches of proposal `id` (for the policy questions before a call). */
+og_status og_mcp_proposal_branches(og_mcp *m, const char *id, char *source, char *target, size_t cap);
+/* Runs proposal_create / _list / _show / _approve / _close (authorized already). */
+json_t *og_mcp_proposal_run(og_mcp *m, const char *name, json_t *args);
+
 /* ---- mcp_language.c: the omnigraph://language resource (markdown; free()) ---- */
 og_status og_mcp_language(char **out, og_db *db);
 

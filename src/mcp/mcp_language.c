@@ -34,7 +34,8 @@ static const char BRIEF[] =
     "`nearest($d.vec, $v)` (with limit) in order; `rrf(r1, r2)` fuses two rankings.\n"
     "- Parameters are declared with types (`String`, `I32`, `I64`, `F64`, `Bool`, `Date`, `DateTime`, `[String]`, "
     "`T?` optional) and passed as a JSON object.\n"
-    "- A mutation runs on a branch: `insert T { ... }` (an existing key is replaced), "
+    "- A mutation runs on a branch: `insert strict T { ... }` (refused with key_conflict when the key exists), "
+    "`insert T { ... }` (an upsert: an existing key is replaced), "
     "`update T set { p: v } where key = $k`, `delete T where key = $k`; an edge insert names its endpoints by key "
     "with `from:` and `to:`. Inserts and updates cannot be mixed with deletes in one query.\n"
     "- Check a query without running it with the graph_explain tool.\n";
@@ -153,7 +154,7 @@ static void examples(og_buf *b, json_t *cat)
     }
     og_buf_append_str(b, "Mutations, run with graph_mutate on a branch of your own:\n\n");
     if (insertable)
-        og_buf_printf(b, "```gq\nquery add_%s($key: %s) {\n    insert %s { %s: $key }\n}\n```\n\n", lt, kt, tn, kn);
+        og_buf_printf(b, "```gq\nquery add_%s($key: %s) {\n    insert strict %s { %s: $key }\n}\n```\n\n", lt, kt, tn, kn);
     if (opt) {
         char pt[32];
         snprintf(pt, sizeof pt, "%s", json_string_value(json_object_get(opt, "type")));

@@ -108,9 +108,11 @@ static og_status parse_scope(pol_yaml *y, yaml_node_t *n, const char *field, int
     if (!strcmp(s, "any")) *out = POL_SCOPE_ANY;
     else if (!strcmp(s, "protected")) *out = POL_SCOPE_PROTECTED;
     else if (!strcmp(s, "unprotected")) *out = POL_SCOPE_UNPROTECTED;
+    else if (!strcmp(s, "owned")) *out = POL_SCOPE_OWNED;
+    else if (!strcmp(s, "actor_namespace")) *out = POL_SCOPE_ACTOR_NAMESPACE;
     else
-        return pol_fail(y, OG_ERR_PARSE, pol_line(n), "unknown %s '%s' (expected any, protected or unprotected)",
-                        field, s);
+        return pol_fail(y, OG_ERR_PARSE, pol_line(n),
+                        "unknown %s '%s' (expected any, protected, unprotected, owned or actor_namespace)", field, s);
     return OG_OK;
 }
 
@@ -509,6 +511,7 @@ static og_status build(const raw_bundle *r, og_policy_kind kind, og_policy **out
         rule->branch_scope = rr->branch_scope;
         rule->target_scope = rr->target_scope;
         rule->deny = rr->deny;
+        if (rule->branch_scope == POL_SCOPE_OWNED || rule->target_scope == POL_SCOPE_OWNED) p->has_owner_rules = 1;
         if (rr->nqueries) {
             if (!(rule->queries = calloc(rr->nqueries, sizeof *rule->queries))) goto oom;
             for (size_t q = 0; q < rr->nqueries; q++) {
@@ -563,3 +566,5 @@ og_policy_kind og_policy_get_kind(const og_policy *p) { return p->kind; }
 size_t og_policy_actor_count(const og_policy *p) { return p->nactors; }
 
 int og_policy_has_query_rules(const og_policy *p) { return p && p->has_query_rules; }
+
+int og_policy_has_owner_rules(const og_policy *p) { return p && p->has_owner_rules; }

@@ -22,6 +22,10 @@ static const char schema_text[] =
     "        target_branch_is_protected: Bool,\n"
     "        has_query: Bool,\n"
     "        query: String,\n"
+    "        branch_creator: Actor,\n"
+    "        target_branch_creator: Actor,\n"
+    "        branch_namespace: Actor,\n"
+    "        target_branch_namespace: Actor,\n"
     "    };\n"
     "\n"
     "    entity Group;\n"
@@ -68,6 +72,12 @@ static const char *condition(int scope, int target)
     case POL_SCOPE_UNPROTECTED:
         return target ? "context.has_target_branch && context.target_branch_is_protected == false"
                       : "context.has_branch && context.branch_is_protected == false";
+    case POL_SCOPE_OWNED:
+        return target ? "context.has_target_branch && context.target_branch_creator == principal"
+                      : "context.has_branch && context.branch_creator == principal";
+    case POL_SCOPE_ACTOR_NAMESPACE:
+        return target ? "context.has_target_branch && context.target_branch_namespace == principal"
+                      : "context.has_branch && context.branch_namespace == principal";
     default: return NULL;
     }
 }

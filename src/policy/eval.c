@@ -51,12 +51,37 @@ const char *og_policy_protected_at(const og_policy *p, size_t i)
     return p && i < p->nprotected ? p->protected_branches[i] : NULL;
 }
 
+int og_policy_in_actor_namespace(const char *actor, const char *branch)
+{
+    if (!actor || !branch || !*actor) return 0;
+    const char *slash = strchr(branch, '/');
+    size_t n = strlen(actor);
+    return slash && (size_t)(slash - branch) == n && !memcmp(branch, actor, n);
+}
+
+/* What the scopes of one branch (or target branch) of a request see. */
+typedef struct scope_facts {
+    int has, prot, owned, ns;
+} scope_facts;
+
+static scope_facts facts(const og_policy *p, const char *actor, const char *branch, const char *creator)
+{
+    scope_facts f = {branch != NULL, 0, 0, 0};
+    if (!branch) return f;
+    f.prot = og_policy_is_protected(p, branch);
+    f.owned = creator && *creator && !strcmp(creator, actor);
+    f.ns = og_policy_in_actor_namespace(actor, branch);
+    return f;
+}
+
 /* The `when` condition of one scope (cedar.c writes the same condition as text). */
-static int scope_holds(int scope, int has, int prot)
+static int scope_holds(int scope, const scope_facts *f)
 {
     switch (scope) {
-    case POL_SCOPE_PROTECTED: return has && prot;
-    case POL_SCOPE_UNPROTECTED: return has && !prot;
+    case POL_SCOPE_PROTECTED: return f->has && f->prot;
+    case POL_SCOPE_UNPROTECTED: return f->has && !f->prot;
+    case POL_SCOPE_OWNED: return f->has && f->owned;
+    case POL_SCOPE_ACTOR_NAMESPACE: return f->has && f->ns;
     default: return 1; /* none, any */
     }
 }
@@ -97,14 +122,15 @@ og_status og_policy_decide(const og_policy *p, const og_policy_request *req, og_
                                            NULL});
         return OG_OK;
     }
-    int bprot = og_policy_is_protected(p, req->branch), tprot = og_policy_is_protected(p, req->target_branch);
+    scope_facts bf = facts(p, req->actor, req->branch, req->branch_creator);
+    scope_facts tf = facts(p, req->actor, req->target_branch, req->target_branch_creator);
     const char *best = NULL, *forbid = NULL;
     for (size_t i = 0; i < p->nrules; i++) {
         const pol_rule *r = &p->rules[i];
         if (!(r->actions & (1u << req->action))) continue;
         if (!(actor->groups[r->group_idx / 8] & (1u << (r->group_idx % 8)))) continue;
-        if (!scope_holds(r->branch_scope, req->branch != NULL, bprot)) continue;
-        if (!scope_holds(r->target_scope, req->target_branch != NULL, tprot)) continue;
+        if (!scope_holds(r->branch_scope, &bf)) continue;
+        if (!scope_holds(r->target_scope, &tf)) continue;
         if (r->nqueries) {
             size_t q = 0;
             while (req->query && q < r->nqueries && strcmp(r->queries[q], req->query)) q++;

@@ -71,6 +71,13 @@ const char *og_policy_protected_at(const og_policy *p, size_t i);
 /* 1 when some rule names individual stored queries (`queries:`), so "may this actor invoke
  * stored queries?" depends on the query (surfaces then list only the invocable ones). */
 int og_policy_has_query_rules(const og_policy *p);
+/* 1 when some rule has an `owned` scope, so a surface must fill the request's branch_creator /
+ * target_branch_creator (a look-up in the graph it can skip otherwise). */
+int og_policy_has_owner_rules(const og_policy *p);
+/* 1 when `branch` is in the namespace of `actor`: its first '/'-separated segment is exactly
+ * the actor id (`agent-7/fix-names` for `agent-7`) — the Cedar context's
+ * branch_namespace == principal.  An actor id containing '/' has no namespace. */
+int og_policy_in_actor_namespace(const char *actor, const char *branch);
 /* Distinct actor ids over all groups (`policy validate` prints it). */
 size_t og_policy_actor_count(const og_policy *p);
 
@@ -90,6 +97,12 @@ typedef struct og_policy_request {
      * (then only rules without `queries:` apply, so a per-query read grant never allows an
      * ad-hoc query). */
     const char *query;
+    /* Who created `branch` / `target_branch` (the actor of the branch's create entry,
+     * og_db_branch_creator), for the `owned` scope; NULL or "" = unknown (never owned).  A
+     * surface fills them when og_policy_has_owner_rules(); they are the Cedar context's
+     * branch_creator / target_branch_creator. */
+    const char *branch_creator;
+    const char *target_branch_creator;
 } og_policy_request;
 
 #define OG_POLICY_MESSAGE_MAX 512

@@ -10,7 +10,14 @@
 
 #include "policy/policy.h"
 
-enum { POL_SCOPE_NONE = -1, POL_SCOPE_ANY = 0, POL_SCOPE_PROTECTED = 1, POL_SCOPE_UNPROTECTED = 2 };
+enum {
+    POL_SCOPE_NONE = -1,
+    POL_SCOPE_ANY = 0,
+    POL_SCOPE_PROTECTED = 1,
+    POL_SCOPE_UNPROTECTED = 2,
+    POL_SCOPE_OWNED = 3,          /* the branch was created by the requesting actor */
+    POL_SCOPE_ACTOR_NAMESPACE = 4 /* the branch is named `<actor>/...` */
+};
 
 typedef struct pol_rule {
     char *id;
@@ -44,6 +51,7 @@ struct og_policy {
     pol_rule *rules;        /* in file order */
     size_t nrules;
     int has_query_rules;    /* some rule has `queries:` */
+    int has_owner_rules;    /* some rule has an `owned` scope: surfaces must look up branch creators */
 };
 
 /* ---- YAML helpers (yaml_util.c) ---- */

@@ -20,6 +20,8 @@ typedef struct pol_case {
     char *branch;           /* NULL = absent */
     char *target_branch;
     char *query;            /* invoke_query: the stored query (NULL = absent) */
+    char *branch_creator;   /* who created branch / target_branch (`owned` scopes) */
+    char *target_branch_creator;
     int expect_allow;
 } pol_case;
 
@@ -37,6 +39,8 @@ void og_policy_tests_free(og_policy_tests *t)
         free(t->cases[i].branch);
         free(t->cases[i].target_branch);
         free(t->cases[i].query);
+        free(t->cases[i].branch_creator);
+        free(t->cases[i].target_branch_creator);
     }
     free(t->cases);
     free(t);
@@ -45,7 +49,8 @@ void og_policy_tests_free(og_policy_tests *t)
 size_t og_policy_tests_count(const og_policy_tests *t) { return t->ncases; }
 
 static const char *const top_keys[] = {"version", "cases", NULL};
-static const char *const case_keys[] = {"id", "actor", "action", "branch", "target_branch", "query", "expect", NULL};
+static const char *const case_keys[] = {"id", "actor", "action", "branch", "target_branch", "query",
+                                         "branch_creator", "target_branch_creator", "expect", NULL};
 
 static og_status opt_string(pol_yaml *y, yaml_node_t *n, const char *what, char **out)
 {
@@ -85,6 +90,8 @@ static og_status parse_case(pol_yaml *y, yaml_node_t *n, pol_case *c)
     OG_TRY(opt_string(y, pol_get(y, n, "branch"), "'branch'", &c->branch));
     OG_TRY(opt_string(y, pol_get(y, n, "target_branch"), "'target_branch'", &c->target_branch));
     OG_TRY(opt_string(y, pol_get(y, n, "query"), "'query'", &c->query));
+    OG_TRY(opt_string(y, pol_get(y, n, "branch_creator"), "'branch_creator'", &c->branch_creator));
+    OG_TRY(opt_string(y, pol_get(y, n, "target_branch_creator"), "'target_branch_creator'", &c->target_branch_creator));
     return OG_OK;
 }
 
@@ -168,7 +175,9 @@ og_status og_policy_tests_run(const og_policy *p, const og_policy_tests *t, cons
     for (size_t i = 0; i < t->ncases && st == OG_OK; i++) {
         const pol_case *c = &t->cases[i];
         og_policy_request req = {.actor = c->actor, .action = c->action, .graph_id = graph_id,
-                                 .branch = c->branch, .target_branch = c->target_branch, .query = c->query};
+                                 .branch = c->branch, .target_branch = c->target_branch, .query = c->query,
+                                 .branch_creator = c->branch_creator,
+                                 .target_branch_creator = c->target_branch_creator};
         og_policy_decision d;
         st = og_policy_decide(p, &req, &d);
         if (st != OG_OK) break;

@@ -35,6 +35,10 @@ typedef struct og_authz_request {
     const char *branch;        /* may be NULL */
     const char *target_branch; /* may be NULL */
     const char *query;         /* the stored query called (invoke_query and its read/change); NULL = ad hoc */
+    /* who created branch / target_branch (the `owned` scope, docs/policy.md); NULL = unknown.
+     * Filled only when the engine's owner_rules() says the graph's bundle needs them. */
+    const char *branch_creator;
+    const char *target_branch_creator;
 } og_authz_request;
 
 typedef struct og_authz_decision {
@@ -55,6 +59,10 @@ typedef struct og_authz {
     /* Optional: 1 when the bundle governing `graph` has per-query rules (`queries:`), so the
      * stored-query list shows each actor only the queries it may invoke. */
     int (*query_rules)(void *ctx, const char *graph);
+    /* Optional: 1 when the bundle governing `graph` has `owned` scopes, so the server looks
+     * up who created the request's branches before deciding (a read of the branch log it
+     * skips otherwise). */
+    int (*owner_rules)(void *ctx, const char *graph);
 } og_authz;
 
 /* The decision for `req` in runtime state `mode`; `policy` (may be NULL) is consulted only

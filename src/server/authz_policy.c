@@ -38,7 +38,7 @@ static og_status decide(void *ctx, const og_authz_request *q, og_authz_decision 
     if ((unsigned)q->action >= sizeof map / sizeof *map) return OG_ERR_INVALID;
     const og_policy *p = q->action == OG_ACTION_GRAPH_LIST ? b->server : b->graph;
     og_policy_request pr = {q->actor ? q->actor : "", map[q->action], q->graph, q->branch, q->target_branch,
-                            q->query};
+                            q->query, q->branch_creator, q->target_branch_creator};
     og_policy_decision d;
     if (b->per_graph && q->action != OG_ACTION_GRAPH_LIST) {
         p = NULL;
@@ -85,6 +85,11 @@ static int query_rules(void *ctx, const char *graph)
     return og_policy_has_query_rules(graph_bundle(ctx, graph));
 }
 
+static int owner_rules(void *ctx, const char *graph)
+{
+    return og_policy_has_owner_rules(graph_bundle(ctx, graph));
+}
+
 og_status og_authz_from_policy(og_authz **out, const og_policy *graph_bundle, const og_policy *server_bundle)
 {
     *out = NULL;
@@ -100,6 +105,7 @@ og_status og_authz_from_policy(og_authz **out, const og_policy *graph_bundle, co
     a->decide = decide;
     a->protected_branch = protected_branch;
     a->query_rules = query_rules;
+    a->owner_rules = owner_rules;
     a->ctx = b;
     *out = a;
     return OG_OK;

@@ -27,6 +27,7 @@
 #include "server/guard.h"
 #include "server/pool.h"
 #include "server/server_int.h"
+#include "util/error.h"
 
 uint64_t og_now_us(void)
 {
@@ -527,11 +528,32 @@ static char *utoa_end(uint64_t v, char *buf, size_t cap)
     return p;
 }
 
+/* Who created `branch` on the request's graph, into out ("" when unknown: no such branch, its
+ * create entry cleaned up, or the look-up failed — never owned, so a failure denies). */
+void og_req_branch_creator(og_req *r, const char *branch, char *out, size_t cap)
+{
+    out[0] = 0;
+    const og_authz *az = r->s->o.policy;
+    if (r->s->mode != OG_AUTH_POLICY || !az || !az->owner_rules || !r->g || !az->owner_rules(az->ctx, r->g->id)) return;
+    if (!branch || !r->g->db) return;
+    if (og_db_branch_creator(r->g->db, branch, out, cap) != OG_OK) {
+        out[0] = 0;
+        og_error_clear();
+    }
+}
+
 og_status og_req_decide(og_req *r, og_action a, const char *branch, const char *target_branch, og_authz_decision *d)
 {
     const char *query = r->query; /* set while a stored query is decided: invoke_query, then its read/change */
     const char *graph = r->g ? r->g->id : r->decide_graph;
-    og_authz_request q = {r->actor, a, graph, branch, target_branch, query};
+    og_authz_request q = {r->actor, a, graph, branch, target_branch, query, NULL, NULL};
+    /* the `owned` scope compares the branch's creator with the actor (docs/policy.md): looked
+     * up in the branch log only when the graph's bundle has such a rule */
+    char bc[OG_ACTOR_NAME_MAX], tc[OG_ACTOR_NAME_MAX];
+    og_req_branch_creator(r, branch, bc, sizeof bc);
+    og_req_branch_creator(r, target_branch, tc, sizeof tc);
+    q.branch_creator = bc;
+    q.target_branch_creator = tc;
     og_status st = og_authz_decide(r->s->mode, r->s->o.policy, &q, d);
     r->decided = 1;
     r->action = a;

@@ -105,8 +105,9 @@ static json_t *schemas(void)
                                       nstr(), "actor_via", nstr())));
     json_object_set_new(s, "ChangeOutput",
                         obj("branch query_name affected_nodes affected_edges",
-                            json_pack("{s:o,s:o,s:o,s:o,s:o,s:o}", "query_name", str(), "branch", str(),
-                                      "affected_nodes", uint_(), "affected_edges", uint_(), "actor_id", nstr(),
+                            json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "query_name", str(), "branch", str(),
+                                      "affected_nodes", uint_(), "affected_edges", uint_(), "inserted", uint_(),
+                                      "updated", uint_(), "deleted", uint_(), "actor_id", nstr(),
                                       "commit", nref("CommitOutput"))));
     json_object_set_new(s, "LoadMode", json_pack("{s:s,s:[s,s,s]}", "type", "string", "enum", "overwrite", "append", "merge"));
     json_object_set_new(s, "GraphBatchDeclarationOutput",
@@ -154,9 +155,9 @@ static json_t *schemas(void)
                                          side, "delete_vs_update", side));
     json_object_set_new(per_kind, "additionalProperties", json_false());
     json_object_set_new(s, "BranchMergeRequest",
-                        obj("source", json_pack("{s:o,s:o,s:{s:s},s:{s:[o,o,{s:s}]}}", "source", str(), "target", nstr(),
-                                                "delete_branch", "type", "boolean", "strategy", "oneOf", side, per_kind,
-                                                "type", "null")));
+                        obj("source", json_pack("{s:o,s:o,s:{s:s},s:{s:[o,o,{s:s}]},s:{s:s}}", "source", str(),
+                                                "target", nstr(), "delete_branch", "type", "boolean", "strategy",
+                                                "oneOf", side, per_kind, "type", "null", "dry_run", "type", "boolean")));
     json_object_set_new(s, "BranchMergeOutcome", json_pack("{s:s,s:[s,s,s]}", "type", "string", "enum",
                                                            "already_up_to_date", "fast_forward", "merged"));
     json_object_set_new(s, "BranchMergeOutput",
@@ -170,6 +171,31 @@ static json_t *schemas(void)
                                                "params", "branch", nstr(), "snapshot", nstr(), "analyze", "type",
                                                "boolean", "null")));
     json_object_set_new(s, "ExplainOutput", obj("plan", json_pack("{s:o}", "plan", str())));
+    /* merge proposals (OmniGraph-C extension; docs/server.md) */
+    json_object_set_new(s, "ProposalCreateRequest",
+                        obj("source title", json_pack("{s:o,s:o,s:o,s:o}", "source", str(), "target", nstr(), "title",
+                                                      str(), "description", nstr())));
+    json_object_set_new(s, "ProposalApproveRequest",
+                        obj("", json_pack("{s:{s:s,s:[s,s,s]},s:o}", "strategy", "type", "string", "enum", "fail", "ours",
+                                          "theirs", "if_commit", nstr())));
+    json_object_set_new(s, "ProposalCloseRequest", obj("", json_pack("{s:o}", "reason", nstr())));
+    json_object_set_new(s, "ProposalOutput",
+                        obj("id state source target title",
+                            json_pack("{s:o,s:{s:s,s:[s,s,s]},s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "id", str(),
+                                      "state", "type", "string", "enum", "open", "merged", "closed", "source", str(),
+                                      "target", str(), "title", str(), "description", nstr(), "created_by", nstr(),
+                                      "created_at", nstr(), "source_head", nstr(), "updated_by", nstr(), "updated_at",
+                                      nstr(), "merge_commit", nstr(), "close_reason", nstr())));
+    json_object_set_new(s, "ProposalListOutput",
+                        obj("proposals", json_pack("{s:o}", "proposals", arr(ref("ProposalOutput")))));
+    json_object_set_new(s, "ProposalReviewOutput",
+                        obj("proposal conflicts",
+                            json_pack("{s:o,s:o,s:{s:s},s:{s:[s,s]},s:{s:s,s:{}}}", "proposal", ref("ProposalOutput"),
+                                      "merge_base", nstr(), "diff", "type", "object", "merge", "type", "object", "null",
+                                      "conflicts", "type", "array", "items")));
+    json_object_set_new(s, "ProposalApproveOutput",
+                        obj("proposal merge", json_pack("{s:o,s:{s:s}}", "proposal", ref("ProposalOutput"), "merge",
+                                                        "type", "object")));
     json_object_set_new(s, "ChangeCauseOutput",
                         obj("graph_commit_id authored_branch authored_at",
                             json_pack("{s:o,s:o,s:o,s:o,s:o,s:{s:s,s:s}}", "graph_commit_id", str(), "parent_commit_id",

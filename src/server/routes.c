@@ -509,6 +509,9 @@ struct MHD_Response *og_run_mutation(og_req *r, const char *src, const char *nam
     json_object_set_new(o, "branch", json_string(branch));
     json_object_set_new(o, "affected_nodes", json_integer((json_int_t)rc.affected_nodes));
     json_object_set_new(o, "affected_edges", json_integer((json_int_t)rc.affected_edges));
+    json_object_set_new(o, "inserted", json_integer((json_int_t)rc.inserted));
+    json_object_set_new(o, "updated", json_integer((json_int_t)rc.updated));
+    json_object_set_new(o, "deleted", json_integer((json_int_t)rc.deleted));
     json_object_set_new(o, "actor_id", str_or_null(r->actor));
     json_object_set_new(o, "commit", receipt_commit(r, &rc, branch));
     return og_resp_json(r, 200, o);
@@ -1191,6 +1194,9 @@ static struct MHD_Response *h_branch_merge(og_req *r)
     if (!merge_strategy(r, &sg))
         return bad(r, "%s", "field 'strategy' must be \"ours\", \"theirs\" or an object mapping all, divergent_insert, "
                             "divergent_update or delete_vs_update to \"ours\" or \"theirs\"");
+    int dry = 0;
+    if (!body_bool(r, "dry_run", &dry)) return bad(r, "field '%s' must be a boolean", "dry_run");
+    if (dry) del = 0;
     if (!target) target = "main";
     /* a merge copies the source's rows into the target: read on the source first (docs/policy.md) */
     struct MHD_Response *deny = og_req_authorize(r, OG_ACTION_READ, source, NULL);
@@ -1199,7 +1205,8 @@ static struct MHD_Response *h_branch_merge(og_req *r)
     og_db_merge_opts mo = {source, target, NULL, 0};
     char *text = NULL;
     pthread_mutex_lock(r->g->write_mu_p);
-    og_status st = og_db_branch_merge_ex(&text, r->g->db, &mo, &sg);
+    og_status st = dry ? og_db_branch_merge_dry_run(&text, r->g->db, &mo, &sg)
+                       : og_db_branch_merge_ex(&text, r->g->db, &mo, &sg);
     pthread_mutex_unlock(r->g->write_mu_p);
     json_t *j = parse_owned(text);
     if (st == OG_ERR_CONFLICT && json_object_get(j, "conflicts")) {
@@ -1240,9 +1247,16 @@ static struct MHD_Response *h_branch_merge(og_req *r)
     json_object_set_new(o, "actor_id", str_or_null(r->actor));
     json_t *resolved = json_object_get(j, "resolved"); /* conflicts a strategy settled */
     if (json_array_size(resolved)) json_object_set_new(o, "resolved", json_incref(resolved));
+    if (dry) { /* what the merge would do; nothing was published */
+        json_object_set_new(o, "dry_run", json_true());
+        static const char *const keep[] = {"base", "source_head", "previous_head", "inserted", "updated", "deleted"};
+        for (size_t i = 0; i < sizeof keep / sizeof *keep; i++) json_object_set(o, keep[i], json_object_get(j, keep[i]));
+    }
     json_decref(j);
     if (del) {
-        og_authz_request q = {r->actor, OG_ACTION_BRANCH_DELETE, r->g->id, NULL, source, NULL};
+        char creator[OG_ACTOR_NAME_MAX];
+        og_req_branch_creator(r, source, creator, sizeof creator); /* for `owned` scopes */
+        og_authz_request q = {r->actor, OG_ACTION_BRANCH_DELETE, r->g->id, NULL, source, NULL, NULL, creator};
         og_authz_decision d;
         og_status pst = og_authz_decide(r->s->mode, r->s->o.policy, &q, &d);
         if (pst || !d.allowed) {
@@ -1370,6 +1384,19 @@ const og_route og_routes[] = {
      "Create a branch", "BranchCreateRequest", "BranchCreateOutput", NULL},
     {"DELETE", G "/branches/{branch}", h_branch_delete, OG_BODY_NONE, 1, OG_ACTION_BRANCH_DELETE, "",
      "cluster_delete_branch", "Delete a branch", NULL, "BranchDeleteOutput", NULL},
+    {"POST", G "/proposals", og_h_proposal_create, OG_BODY_JSON, 1, OG_ACTION_CHANGE, "", "cluster_create_proposal",
+     "Propose merging a branch (OmniGraph-C extension)", "ProposalCreateRequest", "ProposalOutput", NULL},
+    {"GET", G "/proposals", og_h_proposal_list, OG_BODY_NONE, 1, OG_ACTION_READ, "state", "cluster_list_proposals",
+     "Merge proposals, newest first (OmniGraph-C extension)", NULL, "ProposalListOutput", NULL},
+    {"GET", G "/proposals/{name}", og_h_proposal_show, OG_BODY_NONE, 1, OG_ACTION_READ, "", "cluster_show_proposal",
+     "A merge proposal with its diff and what approving would do (OmniGraph-C extension)", NULL,
+     "ProposalReviewOutput", NULL},
+    {"POST", G "/proposals/{name}/approve", og_h_proposal_approve, OG_BODY_JSON, 1, OG_ACTION_BRANCH_MERGE, "",
+     "cluster_approve_proposal", "Approve (merge) a merge proposal (OmniGraph-C extension)", "ProposalApproveRequest",
+     "ProposalApproveOutput", NULL},
+    {"POST", G "/proposals/{name}/close", og_h_proposal_close, OG_BODY_JSON, 1, OG_ACTION_CHANGE, "",
+     "cluster_close_proposal", "Close a merge proposal without merging (OmniGraph-C extension)", "ProposalCloseRequest",
+     "ProposalOutput", NULL},
     {"GET", G "/commits", h_commits_list, OG_BODY_NONE, 1, OG_ACTION_READ, "branch", "cluster_list_commits",
      "First-parent history of a branch, newest first", NULL, "CommitListOutput", NULL},
     {"GET", G "/commits/{commit_id}/changes", og_h_commit_changes, OG_BODY_NONE, 1, OG_ACTION_READ,

@@ -27,7 +27,7 @@ static int may_invoke(og_req *r, const char *name)
 {
     const og_authz *az = r->s->o.policy;
     if (r->s->mode != OG_AUTH_POLICY || !az || !az->query_rules || !az->query_rules(az->ctx, r->g->id)) return 1;
-    og_authz_request q = {r->actor, OG_ACTION_INVOKE_QUERY, r->g->id, NULL, NULL, name};
+    og_authz_request q = {r->actor, OG_ACTION_INVOKE_QUERY, r->g->id, NULL, NULL, name, NULL, NULL};
     og_authz_decision d;
     return og_authz_decide(r->s->mode, az, &q, &d) == OG_OK && d.allowed;
 }
@@ -159,10 +159,16 @@ static int action_of(const char *name, og_action *out)
     return 0;
 }
 
-static int quiet_allowed(og_req *r, og_action a, const char *b, const char *t, const char *query, char *why,
+/* A listing probe: a branch name and who created it. */
+typedef struct probe {
+    const char *name, *creator;
+} probe;
+
+static int quiet_allowed(og_req *r, og_action a, const probe *b, const probe *t, const char *query, char *why,
                          size_t cap)
 {
-    og_authz_request q = {r->actor, a, r->g->id, b, t, query};
+    og_authz_request q = {r->actor, a, r->g->id, b ? b->name : NULL, t ? t->name : NULL, query,
+                          b ? b->creator : NULL, t ? t->creator : NULL};
     og_authz_decision d;
     if (og_authz_decide(r->s->mode, r->s->o.policy, &q, &d)) {
         snprintf(why, cap, "policy evaluation failed");
@@ -199,19 +205,24 @@ static og_mcp_verdict mcp_authorize(void *ctx, const char *actor, const char *ac
         }
         return OG_MCP_ALLOW;
     }
-    /* listing: allowed on some branch?  Scopes only tell protected from unprotected names, so
-     * one protected name of the graph's bundle (`main` when it has none) and one unprotected
-     * name cover every way a rule can match. */
+    /* listing: allowed on some branch?  Scopes tell protected from unprotected names, and
+     * branches the actor created or named in its namespace from others', so one protected
+     * name of the graph's bundle (`main` when it has none), one unprotected name created by
+     * someone else and one in the actor's namespace created by the actor cover every way a
+     * rule can match. */
     const og_authz *az = r->s->o.policy;
     const char *prot = az && az->protected_branch ? az->protected_branch(az->ctx, r->g->id, 0) : NULL;
-    const char *const probes[] = {prot ? prot : "main", UNPROTECTED_PROBE};
+    char own[OG_ACTOR_NAME_MAX + 32];
+    snprintf(own, sizeof own, "%s/mcp list probe", r->actor ? r->actor : "");
+    const probe probes[] = {{prot ? prot : "main", NULL}, {UNPROTECTED_PROBE, NULL}, {own, r->actor}};
     int two = a == OG_ACTION_BRANCH_CREATE || a == OG_ACTION_BRANCH_MERGE;
     int scoped_b = a == OG_ACTION_READ || a == OG_ACTION_EXPORT || a == OG_ACTION_CHANGE || two;
     int scoped_t = a == OG_ACTION_SCHEMA_APPLY || a == OG_ACTION_BRANCH_DELETE || two;
-    for (size_t i = 0; i < 2; i++)
-        for (size_t k = 0; k < 2; k++) {
-            const char *b = branch ? branch : scoped_b ? probes[i] : NULL;
-            const char *t = target ? target : scoped_t ? probes[k] : NULL;
+    for (size_t i = 0; i < 3; i++)
+        for (size_t k = 0; k < 3; k++) {
+            probe gb = {branch, NULL}, gt = {target, NULL};
+            const probe *b = branch ? &gb : scoped_b ? &probes[i] : NULL;
+            const probe *t = target ? &gt : scoped_t ? &probes[k] : NULL;
             if (quiet_allowed(r, a, b, t, query, why, cap)) return OG_MCP_ALLOW;
         }
     return no;

@@ -255,6 +255,11 @@ struct MHD_Response *og_req_authorize(og_req *r, og_action a, const char *branch
 
 /* The decision alone (logged like og_req_authorize, no response): OG_OK and *d, or the
  * policy's error. */
+/* Room for an actor id looked up in a branch log (OG_ACTOR_MAX in graph/graph.h, + NUL). */
+#define OG_ACTOR_NAME_MAX 260
+/* Who created `branch` on the request's graph into out ("" when unknown, or when the graph's
+ * bundle has no `owned` scope and so the look-up is skipped). */
+void og_req_branch_creator(og_req *r, const char *branch, char *out, size_t cap);
 og_status og_req_decide(og_req *r, og_action a, const char *branch, const char *target_branch, og_authz_decision *d);
 /* Takes one of the actor's write slots; NULL when admitted, else the 429. */
 struct MHD_Response *og_req_admit(og_req *r);
@@ -324,6 +329,12 @@ void og_served_graph_release(og_served_graph *g);
 struct MHD_Response *og_h_query_explain(og_req *r);
 /* routes_blob.c */
 struct MHD_Response *og_h_blob(og_req *r);
+/* routes_proposals.c: merge proposals */
+struct MHD_Response *og_h_proposal_create(og_req *r);
+struct MHD_Response *og_h_proposal_list(og_req *r);
+struct MHD_Response *og_h_proposal_show(og_req *r);
+struct MHD_Response *og_h_proposal_approve(og_req *r);
+struct MHD_Response *og_h_proposal_close(og_req *r);
 /* ui.c: OmniGraph Studio's files at /ui/ (docs/studio.md) */
 int og_ui_path(const char *url);
 struct MHD_Response *og_ui_answer(og_req *r);

@@ -188,6 +188,101 @@ static void test_writes_need_an_explicit_branch(void **state)
     json_decref(r);
 }
 
+/* Safe writes (issue 38): a receipt tells inserted from updated (an upsert) from deleted, and
+ * `insert strict` refuses an existing key with a typed error, publishing nothing. */
+static void test_receipts_split_counts_and_strict_insert_refuses(void **state)
+{
+    (void)state;
+    json_decref(call("branch_create", "{\"name\":\"safe\"}"));
+    /* p001 exists: a plain insert upserts it (updated), zz1 is new (inserted) */
+    json_t *r = call("graph_mutate", "{\"query\":\"query m() { insert Person { name: \\\"p001\\\", score: 9.0 } "
+                                     "insert Person { name: \\\"zz1\\\" } }\",\"branch\":\"safe\"}");
+    assert_false(is_error(r));
+    assert_int_equal(num(sc(r), "affected_nodes"), 2);
+    assert_int_equal(num(sc(r), "inserted"), 1);
+    assert_int_equal(num(sc(r), "updated"), 1);
+    assert_int_equal(num(sc(r), "deleted"), 0);
+    json_decref(r);
+    r = call("graph_mutate", "{\"query\":\"query m() { delete Person where name in [\\\"zz1\\\", \\\"p002\\\"] }\","
+                             "\"branch\":\"safe\"}");
+    assert_false(is_error(r));
+    assert_int_equal(num(sc(r), "deleted"), 2);
+    assert_int_equal(num(sc(r), "inserted") + num(sc(r), "updated"), 0);
+    json_decref(r);
+    /* strict: an existing key is refused, typed, and the branch does not move */
+    r = call("commit_list", "{\"branch\":\"safe\",\"limit\":1}");
+    char head[64];
+    snprintf(head, sizeof head, "\"id\":\"%.26s\"", strstr(text_at(r, 0), "\"id\":\"") + 6);
+    json_decref(r);
+    r = call("graph_mutate", "{\"query\":\"query m() { insert strict Person { name: \\\"p003\\\", score: 0.0 } }\","
+                             "\"branch\":\"safe\"}");
+    assert_true(is_error(r));
+    assert_string_equal(err_code(r), "already_exists");
+    assert_non_null(strstr(text_at(r, 0), "key_conflict: Person 'p003' already exists"));
+    json_decref(r);
+    r = call("commit_list", "{\"branch\":\"safe\",\"limit\":1}");
+    assert_non_null(strstr(text_at(r, 0), head));
+    json_decref(r);
+    r = call("graph_mutate", "{\"query\":\"query m() { insert strict Person { name: \\\"zz2\\\" } }\",\"branch\":\"safe\"}");
+    assert_false(is_error(r));
+    assert_int_equal(num(sc(r), "inserted"), 1);
+    json_decref(r);
+    r = call("graph_query", "{\"query\":\"query q() { match { $p: Person  $p.name = \\\"p003\\\" } return { $p.score } }\","
+                            "\"branch\":\"safe\"}");
+    assert_non_null(strstr(text_at(r, 0), "\"p.score\":1.5")); /* untouched */
+    json_decref(r);
+}
+
+/* Merge proposals over MCP (issue 38): propose a branch, list, show its diff and what the merge
+ * would do (dry run: main does not move), approve = merge, closed ones stay closed. */
+static void test_proposals_propose_review_approve(void **state)
+{
+    (void)state;
+    json_decref(call("branch_create", "{\"name\":\"prop1\"}"));
+    json_decref(call("graph_mutate", "{\"query\":\"query m() { update Person set { score: 7.25 } where name = \\\"p200\\\" }\","
+                                     "\"branch\":\"prop1\"}"));
+    json_t *r = call("proposal_create", "{\"source\":\"prop1\",\"title\":\"rescore p200\",\"description\":\"one person\"}");
+    assert_false(is_error(r));
+    char id[64];
+    snprintf(id, sizeof id, "%s", json_string_value(json_object_get(sc(r), "id")));
+    assert_string_equal(json_string_value(json_object_get(sc(r), "state")), "open");
+    json_decref(r);
+    r = call("proposal_list", "{\"state\":\"open\"}");
+    assert_non_null(strstr(text_at(r, 0), id));
+    json_decref(r);
+    char args[256];
+    snprintf(args, sizeof args, "{\"id\":\"%s\"}", id);
+    r = call("branch_merge", "{\"source\":\"prop1\",\"dry_run\":true}"); /* what approving would do */
+    assert_false(is_error(r));
+    assert_true(json_is_true(json_object_get(sc(r), "dry_run")));
+    assert_true(json_is_null(json_object_get(sc(r), "commit")));
+    json_decref(r);
+    r = call("proposal_show", args);
+    assert_false(is_error(r));
+    assert_int_equal(num(sc(r), "total_rows"), 1); /* one row change, paged */
+    assert_non_null(strstr(text_at(r, 0), "\"p200\""));
+    assert_int_equal(json_array_size(json_object_get(sc(r), "conflicts")), 0);
+    json_decref(r);
+    r = call("graph_query", "{\"query\":\"query q() { match { $p: Person  $p.name = \\\"p200\\\" } return { $p.score } }\"}");
+    assert_non_null(strstr(text_at(r, 0), "\"p.score\":1.5")); /* reviewing merged nothing */
+    json_decref(r);
+    r = call("proposal_approve", args);
+    assert_false(is_error(r));
+    assert_string_equal(json_string_value(json_object_get(json_object_get(sc(r), "proposal"), "state")), "merged");
+    json_decref(r);
+    r = call("graph_query", "{\"query\":\"query q() { match { $p: Person  $p.name = \\\"p200\\\" } return { $p.score } }\"}");
+    assert_non_null(strstr(text_at(r, 0), "\"p.score\":7.25"));
+    json_decref(r);
+    r = call("proposal_close", args);
+    assert_true(is_error(r));
+    assert_string_equal(err_code(r), "precondition_failed");
+    json_decref(r);
+    r = call("proposal_show", "{\"id\":\"01ARZ3NDEKTSV4RRFFQ69G5FAV\"}");
+    assert_true(is_error(r));
+    assert_string_equal(err_code(r), "not_found");
+    json_decref(r);
+}
+
 static void test_tools_declare_outputs_and_honest_hints(void **state)
 {
     (void)state;
@@ -497,6 +592,8 @@ int main(void)
         cmocka_unit_test(test_output_is_compact_with_shortest_reals),
         cmocka_unit_test(test_errors_are_data),
         cmocka_unit_test(test_writes_need_an_explicit_branch),
+        cmocka_unit_test(test_receipts_split_counts_and_strict_insert_refuses),
+        cmocka_unit_test(test_proposals_propose_review_approve),
         cmocka_unit_test(test_tools_declare_outputs_and_honest_hints),
         cmocka_unit_test(test_meta_mode_splits_reads_from_mutations),
         cmocka_unit_test(test_branch_diff_is_against_the_merge_base),

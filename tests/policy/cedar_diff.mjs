@@ -30,12 +30,16 @@ if (!corpusPath) {
 const minPairs = Number(minPairsArg || 10000);
 
 const uid = (type, id) => ({ type: `Omnigraph::${type}`, id });
+// The actor namespace of a branch name: its first '/'-separated segment ('' without a '/').
+const namespaceOf = (b) => (b.indexOf('/') >= 0 ? b.slice(0, b.indexOf('/')) : '');
 // Rust's String order (bytes of UTF-8), not JavaScript's UTF-16 order.
 const byteLess = (a, b) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8')) < 0;
 
 let pairs = 0;
 let allows = 0;
 let forbids = 0; // denied by a matching `deny` rule (Cedar forbid)
+let byOwned = 0; // decided by an `owned` scope's policy (creator == principal)
+let byNamespace = 0; // decided by an `actor_namespace` scope's policy
 let failures = 0;
 const fail = (msg) => {
   failures++;
@@ -118,6 +122,13 @@ for (const line of lines) {
       target_branch_is_protected: hasT && r.target_branch_is_protected,
       has_query: r.query !== undefined,
       query: r.query !== undefined ? r.query : '',
+      // Who created each branch comes from the graph (the surface looks it up); an unknown
+      // creator is Actor::"" (no actor id is blank).  The namespace is the branch name's first
+      // '/'-separated segment, computed here from the name alone (the `actor_namespace` scope).
+      branch_creator: { __entity: uid('Actor', hasB && r.branch_creator ? r.branch_creator : '') },
+      target_branch_creator: { __entity: uid('Actor', hasT && r.target_branch_creator ? r.target_branch_creator : '') },
+      branch_namespace: { __entity: uid('Actor', hasB ? namespaceOf(r.branch) : '') },
+      target_branch_namespace: { __entity: uid('Actor', hasT ? namespaceOf(r.target_branch) : '') },
     };
     if ((hasB && prot.has(r.branch) && !r.branch_is_protected) ||
         (hasT && prot.has(r.target_branch) && !r.target_branch_is_protected)) {
@@ -150,16 +161,23 @@ for (const line of lines) {
     for (const pid of ans.response.diagnostics.reason) {
       const rid = pid.slice(0, pid.lastIndexOf(':'));
       if (rule === null || byteLess(rid, rule)) rule = rid;
+      const text = staticPolicies[pid] || '';
+      if (text.includes('creator == principal')) byOwned++;
+      if (text.includes('namespace == principal')) byNamespace++;
     }
     if (allowed !== r.allowed) fail(`${what}: Cedar says ${allowed ? 'allow' : 'deny'}, we say ${r.allowed ? 'allow' : 'deny'}\n${b.cedar}`);
     else if (rule !== r.rule) fail(`${what}: Cedar's matched rule ${JSON.stringify(rule)}, ours ${JSON.stringify(r.rule)}`);
   }
 }
 
-console.log(`cedar-wasm ${cedar.getCedarVersion()}: ${lines.length} bundles, ${pairs} (bundle, request) pairs (${allows} allowed, ${forbids} forbidden by a deny rule), ${failures} differences`);
+console.log(`cedar-wasm ${cedar.getCedarVersion()}: ${lines.length} bundles, ${pairs} (bundle, request) pairs (${allows} allowed, ${forbids} forbidden by a deny rule; ${byOwned} decisions by an owned scope, ${byNamespace} by an actor_namespace scope), ${failures} differences`);
 if (failures > 0) process.exit(1);
 if (forbids === 0) {
   console.error('FAIL: no request was decided by a deny rule (the corpus does not cover forbid)');
+  process.exit(1);
+}
+if (byOwned === 0 || byNamespace === 0) {
+  console.error(`FAIL: the corpus does not cover the owned (${byOwned}) and actor_namespace (${byNamespace}) scopes`);
   process.exit(1);
 }
 if (pairs < minPairs) {

@@ -180,7 +180,7 @@ static void rejects_bad_shapes(void **state)
     expect_error("version: 1\nrules:\n  - {id: r, allow: {actors: {group: g}, actions: [write]}}\n", OG_ERR_PARSE,
                  "b.yaml:3: unknown policy action 'write'");
     expect_error("version: 1\nrules:\n  - {id: r, allow: {actors: {group: g}, actions: [read], branch_scope: all}}\n",
-                 OG_ERR_PARSE, "b.yaml:3: unknown branch_scope 'all' (expected any, protected or unprotected)");
+                 OG_ERR_PARSE, "b.yaml:3: unknown branch_scope 'all' (expected any, protected, unprotected, owned or actor_namespace)");
     expect_error("version: 1\nrules:\n  - {id: r, allow: {actors: {group: g}, actions: [schema_apply],"
                  " target_branch_scope: [main]}}\n",
                  OG_ERR_PARSE, "b.yaml:3: target_branch_scope must be a string");
@@ -565,6 +565,84 @@ static void compiles_query_rules_to_cedar(void **state)
     assert_non_null(strstr(og_policy_cedar_schema(), "query: String,"));
 }
 
+/* Branch ownership (issue 38): `owned` = the request's branch was created by the actor (the
+ * creator the surface looked up), `actor_namespace` = it is named `<actor>/...`. */
+static void decides_ownership_scopes(void **state)
+{
+    (void)state;
+    og_policy *p = load("version: 1\ngroups: {agents: [agent-a, agent-b, \"team/x\"]}\nrules:\n"
+                        "  - {id: create, allow: {actors: {group: agents}, actions: [branch_create],"
+                        " target_branch_scope: actor_namespace}}\n"
+                        "  - {id: land, allow: {actors: {group: agents}, actions: [branch_delete, branch_merge],"
+                        " target_branch_scope: owned}}\n"
+                        "  - {id: write, allow: {actors: {group: agents}, actions: [change], branch_scope: owned}}\n");
+    assert_true(og_policy_has_owner_rules(p));
+    og_policy_decision d;
+    og_policy_request r = {.actor = "agent-a", .action = OG_POLICY_BRANCH_DELETE, .target_branch = "agent-b/work",
+                           .target_branch_creator = "agent-b"};
+    assert_int_equal(og_policy_decide(p, &r, &d), OG_OK);
+    assert_false(d.allowed);
+    assert_string_equal(d.message, "policy denied action 'branch_delete' targeting branch 'agent-b/work' for actor 'agent-a'");
+    r.target_branch_creator = "agent-a"; /* the creator decides, not the name */
+    assert_int_equal(og_policy_decide(p, &r, &d), OG_OK);
+    assert_true(d.allowed);
+    assert_string_equal(d.matched_rule_id, "land");
+    r.target_branch_creator = NULL; /* unknown creator: nobody owns it */
+    assert_int_equal(og_policy_decide(p, &r, &d), OG_OK);
+    assert_false(d.allowed);
+    r.target_branch_creator = "";
+    assert_int_equal(og_policy_decide(p, &r, &d), OG_OK);
+    assert_false(d.allowed);
+    r = (og_policy_request){.actor = "agent-b", .action = OG_POLICY_BRANCH_MERGE, .branch = "agent-b/w",
+                            .branch_creator = "agent-b", .target_branch = "agent-a/w", .target_branch_creator = "agent-a"};
+    assert_int_equal(og_policy_decide(p, &r, &d), OG_OK);
+    assert_false(d.allowed); /* owning the source is not enough: the target decides */
+    r.actor = "agent-a";
+    assert_int_equal(og_policy_decide(p, &r, &d), OG_OK);
+    assert_true(d.allowed);
+    r = (og_policy_request){.actor = "agent-a", .action = OG_POLICY_CHANGE, .branch = "x", .branch_creator = "agent-a"};
+    assert_int_equal(og_policy_decide(p, &r, &d), OG_OK);
+    assert_true(d.allowed);
+    r.branch_creator = "agent-a "; /* exact ids only */
+    assert_int_equal(og_policy_decide(p, &r, &d), OG_OK);
+    assert_false(d.allowed);
+    /* the namespace: the first '/'-separated segment is exactly the actor id */
+    r = (og_policy_request){.actor = "agent-a", .action = OG_POLICY_BRANCH_CREATE, .branch = "main",
+                            .target_branch = "agent-a/fix"};
+    assert_int_equal(og_policy_decide(p, &r, &d), OG_OK);
+    assert_true(d.allowed);
+    assert_string_equal(d.matched_rule_id, "create");
+    const char *const not_mine[] = {"agent-b/fix", "agent-a", "agent-ab/fix", "x/agent-a/fix", "Agent-a/fix"};
+    for (size_t i = 0; i < sizeof not_mine / sizeof *not_mine; i++) {
+        r.target_branch = not_mine[i];
+        assert_int_equal(og_policy_decide(p, &r, &d), OG_OK);
+        if (d.allowed) fail_msg("%s is not in agent-a's namespace", not_mine[i]);
+    }
+    r.target_branch = "agent-a/deep/er";
+    assert_int_equal(og_policy_decide(p, &r, &d), OG_OK);
+    assert_true(d.allowed);
+    assert_true(og_policy_in_actor_namespace("agent-a", "agent-a/"));
+    assert_false(og_policy_in_actor_namespace("team/x", "team/x/y")); /* an id with '/' has no namespace */
+    assert_false(og_policy_in_actor_namespace("", "/y"));
+    /* Cedar: the creator and the namespace are entities compared with the principal */
+    char *text = NULL;
+    assert_int_equal(og_policy_cedar(p, "g", &text, NULL), OG_OK);
+    assert_non_null(strstr(text, "@id(\"land:branch_delete\")"));
+    assert_non_null(strstr(text, "when { context.has_target_branch && context.target_branch_creator == principal };"));
+    assert_non_null(strstr(text, "when { context.has_target_branch && context.target_branch_namespace == principal };"));
+    assert_non_null(strstr(text, "when { context.has_branch && context.branch_creator == principal };"));
+    free(text);
+    assert_non_null(strstr(og_policy_cedar_schema(), "target_branch_creator: Actor,"));
+    og_policy_free(p);
+    /* a bundle without `owned` needs no creators; a misspelt scope is refused with the choices */
+    p = load(team_bundle);
+    assert_false(og_policy_has_owner_rules(p));
+    og_policy_free(p);
+    expect_error("version: 1\ngroups: {a: [x]}\nrules:\n"
+                 "  - {id: r, allow: {actors: {group: a}, actions: [change], branch_scope: own}}\n",
+                 OG_ERR_PARSE, "b.yaml:4: unknown branch_scope 'own' (expected any, protected, unprotected, owned or actor_namespace)");
+}
+
 static void server_bundle_allows_graph_list(void **state)
 {
     (void)state;
@@ -763,7 +841,7 @@ static void runs_tests_files(void **state)
     expect_tests_error("version: 1\ncases:\n  - {id: a, actor: x, action: read, expect: allow, graph: g}\n",
                        OG_ERR_PARSE,
                        "t.yaml:3: unknown field 'graph' in a test case (expected one of: id, actor, action, branch, "
-                       "target_branch, query, expect)");
+                       "target_branch, query, branch_creator, target_branch_creator, expect)");
 }
 
 /* ---- the cookbook's real bundles ---- */
@@ -838,6 +916,7 @@ int main(void)
         cmocka_unit_test(stored_query_only_grants),
         cmocka_unit_test(confusable_names_are_protected),
         cmocka_unit_test(compiles_query_rules_to_cedar),
+        cmocka_unit_test(decides_ownership_scopes),
         cmocka_unit_test(server_bundle_allows_graph_list),
         cmocka_unit_test(decides_without_a_bundle),
         cmocka_unit_test(actions_parse_and_name),

@@ -4,7 +4,8 @@
  * A seeded generator writes random valid bundles as YAML (block and flow styles, names with
  * quotes, backslashes, tabs, colons and non-ASCII letters, repeated protected branches, actors
  * in several groups or none; `deny:` rules and per-query `queries:` lists, the OmniGraph-C
- * extension) and random requests, some naming a stored query.  Our library parses each bundle, compiles it
+ * extension; the `owned` and `actor_namespace` scopes) and random requests, some naming a
+ * stored query, some on branches named `<actor>/...` or created by the requesting actor.  Our library parses each bundle, compiles it
  * to Cedar text and decides every request.  The corpus (the Cedar text, the generator's own
  * model of groups and protected branches, and our decisions) goes to cedar_diff.mjs, where
  * @cedar-policy/cedar-wasm (pinned in package-lock.json) validates the text against our
@@ -49,7 +50,7 @@ static const char *const group_pool[] = {
     "team", "admins", "readers", "writers", "g \"q\"", "g\\b", "ops:night", "grüppe", "line\nbreak", "T",
 };
 static const char *const branch_pool[] = {
-    "main", "release", "feature", "dev", "main ", "Main", "x:y", "\"q\"", "straße", "feat/1", "",
+    "main", "release", "feature", "dev", "main ", "Main", "x:y", "\"q\"", "straße", "feat/1", "x/y", "x/", "",
 };
 static const char *const query_pool[] = {
     "friends", "adults", "Adults", "q \"x\"", "s\\q", "ünï", "a:b", "add_person", "adults ",
@@ -111,7 +112,7 @@ typedef struct gen_rule {
     size_t nqueries;
 } gen_rule;
 
-static const char *const scopes[] = {"any", "protected", "unprotected"};
+static const char *const scopes[] = {"any", "protected", "unprotected", "owned", "actor_namespace"};
 
 /* Picks k distinct entries of pool (k <= n) in random order. */
 static void pick(const char *const *pool, size_t n, const char **out, size_t k)
@@ -202,7 +203,7 @@ static void one_bundle(og_buf *out, int index)
             pick_actions(all, N(all), r);
         }
         }
-        if (r->scope_field) r->scope = scopes[below(3)];
+        if (r->scope_field) r->scope = scopes[below((uint32_t)N(scopes))];
     }
 
     /* The YAML. */
@@ -326,8 +327,16 @@ static void one_bundle(og_buf *out, int index)
             req.action = server && below(4) ? OG_POLICY_GRAPH_LIST : (og_policy_action)below(OG_POLICY_ACTION_COUNT);
         }
         req.graph_id = graph;
-        if (below(4)) req.branch = branch_pool[below(N(branch_pool))];
-        if (below(2)) req.target_branch = branch_pool[below(N(branch_pool))];
+        /* branches in an actor's namespace (the requester's or another's), and creators (the
+         * requester, another actor, or unknown) for the owned / actor_namespace scopes */
+        char bns[300], tns[300];
+        snprintf(bns, sizeof bns, "%s/b", below(2) ? req.actor : actor_pool[below(N(actor_pool))]);
+        snprintf(tns, sizeof tns, "%s/t%s", below(2) ? req.actor : actor_pool[below(N(actor_pool))], below(2) ? "/x" : "");
+        if (below(4)) req.branch = below(3) ? branch_pool[below(N(branch_pool))] : bns;
+        if (below(2)) req.target_branch = below(3) ? branch_pool[below(N(branch_pool))] : tns;
+        if (req.branch && below(2)) req.branch_creator = below(2) ? req.actor : actor_pool[below(N(actor_pool))];
+        if (req.target_branch && below(2))
+            req.target_branch_creator = below(2) ? req.actor : below(4) ? actor_pool[below(N(actor_pool))] : "";
         /* mostly on invoke_query, often on read/change (a stored query's call), sometimes on
          * other actions (no rule can list queries there) */
         int stored_lane = req.action == OG_POLICY_INVOKE_QUERY || req.action == OG_POLICY_READ || req.action == OG_POLICY_CHANGE;
@@ -350,6 +359,14 @@ static void one_bundle(og_buf *out, int index)
         if (req.query) {
             og_buf_append_str(out, ",\"query\":");
             jq(out, req.query);
+        }
+        if (req.branch_creator) {
+            og_buf_append_str(out, ",\"branch_creator\":");
+            jq(out, req.branch_creator);
+        }
+        if (req.target_branch_creator) {
+            og_buf_append_str(out, ",\"target_branch_creator\":");
+            jq(out, req.target_branch_creator);
         }
         og_buf_printf(out, ",\"branch_is_protected\":%s,\"target_branch_is_protected\":%s",
                       og_policy_is_protected(p, req.branch) ? "true" : "false",
