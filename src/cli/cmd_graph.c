@@ -13,7 +13,6 @@
 #include "cli/cli.h"
 #include "cli/graph_args.h"
 #include "cli/output.h"
-#include "compiler/settings.h" /* `--set`: checked offline against the settings table */
 #include "util/buf.h"
 
 #define COMMON_HELP                                                                       \
@@ -447,17 +446,7 @@ static int run_gq(int argc, char **argv, int is_mutation)
     };
     int rc = og_graph_args_parse(&a, argc, argv, flags, sizeof flags / sizeof flags[0], 2);
     if (rc) return rc;
-    for (size_t i = 0; i < nsets; i++) { /* session settings, checked as `set` lines are */
-        const char *eq = strchr(sets[i], '=');
-        char nm[128];
-        if (!eq || eq == sets[i] || (size_t)(eq - sets[i]) >= sizeof nm)
-            return og_cli_usage(verb, "--set takes NAME=VALUE, got '%s'", sets[i]);
-        memcpy(nm, sets[i], (size_t)(eq - sets[i]));
-        nm[eq - sets[i]] = 0;
-        char why[512]; /* the settings table is the compiler's, read offline as lint reads it */
-        if (!og_setting_check(nm, strlen(nm), eq + 1, strlen(eq + 1), 0, 0, why, sizeof why))
-            return og_cli_usage(verb, "--set: %s", why);
-    }
+    if ((rc = og_cli_check_sets(verb, sets, nsets))) return rc;
     if (!!inline_src == !!file) return og_cli_usage(verb, "give exactly one of -e TEXT or --query FILE");
     if (params && params_file) return og_cli_usage(verb, "give --params or --params-file, not both");
     if (is_mutation && a.at) return og_cli_usage(verb, "--at is for reads");

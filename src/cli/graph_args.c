@@ -391,3 +391,17 @@ void og_cli_print_receipt(const og_graph_args *a, og_db *db, const og_receipt *r
     og_cli_print_records(fmt, o, NULL, load ? load_cols : mut_cols, load ? 6 : 5);
     json_decref(o);
 }
+
+int og_cli_check_sets(const char *verb, const char *const *sets, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *eq = strchr(sets[i], '=');
+        char nm[128];
+        if (!eq || eq == sets[i] || (size_t)(eq - sets[i]) >= sizeof nm)
+            return og_cli_usage(verb, "--set takes NAME=VALUE, got '%s'", sets[i]);
+        memcpy(nm, sets[i], (size_t)(eq - sets[i]));
+        nm[eq - sets[i]] = 0;
+        if (og_settings_check(nm, eq + 1) != OG_OK) return og_cli_usage(verb, "--set: %s", og_error_message());
+    }
+    return 0;
+}

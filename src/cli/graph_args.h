@@ -53,6 +53,9 @@ og_db *og_graph_args_open(og_graph_args *a, const char *root);
 /* Prints "omnigraph <verb>: <status>: <message>" to stderr; returns the exit code for st
  * (OG_EXIT_PRECONDITION for a lost --if-commit, else 1). */
 int og_cli_fail(const char *verb, og_status st);
+/* `--set NAME=VALUE` values checked as the text's `set` lines are (og_settings_check): 0, or
+ * the usage exit after saying which one is wrong.  Embedded and served verbs share it. */
+int og_cli_check_sets(const char *verb, const char *const *sets, size_t n);
 
 /* A lost --if-commit under --json: the structured body on stdout, served and embedded alike
  * (the server's 412 body, docs/server.md "Errors"):

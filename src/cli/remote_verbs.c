@@ -423,18 +423,9 @@ static int run_gq(og_remote *r, int argc, char **argv, int is_mutation)
     };
     int rc = og_graph_args_parse(&a, argc, argv, flags, sizeof flags / sizeof flags[0], 1);
     if (rc) return rc;
-    /* session settings: checked here as the embedded verb checks them, then carried in the
-     * request's `settings` member (the server checks them again; the text's `set` lines
-     * apply after them) */
-    for (size_t i = 0; i < nsets; i++) {
-        const char *eq = strchr(sets[i], '=');
-        char nm[128];
-        if (!eq || eq == sets[i] || (size_t)(eq - sets[i]) >= sizeof nm)
-            return og_cli_usage(verb, "--set takes NAME=VALUE, got '%s'", sets[i]);
-        memcpy(nm, sets[i], (size_t)(eq - sets[i]));
-        nm[eq - sets[i]] = 0;
-        if (og_settings_check(nm, eq + 1) != OG_OK) return og_cli_usage(verb, "--set: %s", og_error_message());
-    }
+    /* session settings: checked as the embedded verb checks them, then carried in the request's
+     * `settings` member (the server checks them again; the text's `set` lines apply after them) */
+    if ((rc = og_cli_check_sets(verb, sets, nsets))) return rc;
     if (inline_src && file) return og_cli_usage(verb, "give exactly one of -e TEXT or --query FILE");
     if (!inline_src && !file && !a.npositional)
         return og_cli_usage(verb, "give -e TEXT or --query FILE, or the NAME of a stored query of the server");
