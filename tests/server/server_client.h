@@ -132,6 +132,59 @@ static inline int srv_stop(srv *s)
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* Writes `text` to `path` (a policy bundle, a token file); the test fails if it cannot. */
+static inline void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* A policy test's server: graph "g" made in a fresh directory (mkdtemp of `tmpl`), served with
+ * `bundle` as its --policy and the actors' tokens `tokens_json`
+ * (OMNIGRAPH_SERVER_BEARER_TOKENS_JSON; the other token sources unset). */
+typedef struct policy_server {
+    srv s;
+    char dir[64], graph[128], logpath[128], pol[128];
+    const char *tokens_json;
+} policy_server;
+
+/* (Re)starts the server over the fixture's graph and bundle. */
+static inline int policy_server_start(policy_server *p)
+{
+    setenv("OMNIGRAPH_SERVER_BEARER_TOKENS_JSON", p->tokens_json, 1);
+    const char *args[] = {"--graph", p->graph, "--bind", "127.0.0.1:0", "--policy", p->pol, NULL};
+    int rc = srv_start(&p->s, p->logpath, args);
+    unsetenv("OMNIGRAPH_SERVER_BEARER_TOKENS_JSON");
+    return rc;
+}
+
+static inline int policy_server_setup(policy_server *p, const char *tmpl, const char *bundle, const char *tokens_json)
+{
+    snprintf(p->dir, sizeof p->dir, "%s", tmpl);
+    if (!mkdtemp(p->dir) || make_graph(p->dir, "g")) return -1;
+    snprintf(p->graph, sizeof p->graph, "g=%s/g", p->dir);
+    snprintf(p->logpath, sizeof p->logpath, "%s/server.log", p->dir);
+    snprintf(p->pol, sizeof p->pol, "%s/policy.yaml", p->dir);
+    write_text(p->pol, bundle);
+    unsetenv("OMNIGRAPH_SERVER_BEARER_TOKEN");
+    unsetenv("OMNIGRAPH_SERVER_BEARER_TOKENS_FILE");
+    unsetenv("OMNIGRAPH_UNAUTHENTICATED");
+    p->tokens_json = tokens_json;
+    return policy_server_start(p);
+}
+
+/* Stops the server and removes the directory: 0 when the server stopped cleanly. */
+static inline int policy_server_teardown(policy_server *p)
+{
+    int rc = srv_stop(&p->s);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", p->dir);
+    if (system(cmd)) return -1;
+    return rc == 0 ? 0 : -1;
+}
+
 typedef struct http_resp {
     long status;
     char *body;

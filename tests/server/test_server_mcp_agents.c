@@ -14,8 +14,7 @@
 
 #include "server_client.h"
 
-static char dir[64], graph[128], logpath[128], pol[128];
-static srv S;
+static policy_server P;
 
 static const char *BUNDLE =
     "version: 1\n"
@@ -35,42 +34,17 @@ static const char *BUNDLE =
     "  - id: leads-land\n"
     "    allow: { actors: { group: leads }, actions: [branch_merge, branch_delete], target_branch_scope: any }\n";
 
-static void write_text(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
-
 static int setup(void **state)
 {
     (void)state;
-    strcpy(dir, "/tmp/og-mcpagents-XXXXXX");
-    if (!mkdtemp(dir) || make_graph(dir, "g")) return -1;
-    snprintf(graph, sizeof graph, "g=%s/g", dir);
-    snprintf(logpath, sizeof logpath, "%s/server.log", dir);
-    snprintf(pol, sizeof pol, "%s/agents.policy.yaml", dir);
-    write_text(pol, BUNDLE);
-    unsetenv("OMNIGRAPH_SERVER_BEARER_TOKEN");
-    unsetenv("OMNIGRAPH_SERVER_BEARER_TOKENS_FILE");
-    unsetenv("OMNIGRAPH_UNAUTHENTICATED");
-    setenv("OMNIGRAPH_SERVER_BEARER_TOKENS_JSON",
-           "{\"agent-a\":\"tok-a\",\"agent-b\":\"tok-b\",\"agent-c\":\"tok-c\",\"lead\":\"tok-l\"}", 1);
-    const char *args[] = {"--graph", graph, "--bind", "127.0.0.1:0", "--policy", pol, NULL};
-    int rc = srv_start(&S, logpath, args);
-    unsetenv("OMNIGRAPH_SERVER_BEARER_TOKENS_JSON");
-    return rc;
+    return policy_server_setup(&P, "/tmp/og-mcpagents-XXXXXX", BUNDLE,
+                               "{\"agent-a\":\"tok-a\",\"agent-b\":\"tok-b\",\"agent-c\":\"tok-c\",\"lead\":\"tok-l\"}");
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    int rc = srv_stop(&S);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd)) return -1;
-    return rc == 0 ? 0 : -1;
+    return policy_server_teardown(&P);
 }
 
 /* One tools/call as the token's actor: the result object (owned by *keep). */
@@ -82,7 +56,7 @@ static json_t *tool(const char *token, const char *name, const char *args, http_
              "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"%s\",\"arguments\":%s}}", name,
              args);
     const char *h[] = {"Content-Type: application/json", "Accept: application/json, text/event-stream", auth, NULL};
-    *keep = http(&S, "POST", "/graphs/g/mcp", h, body, strlen(body));
+    *keep = http(&P.s, "POST", "/graphs/g/mcp", h, body, strlen(body));
     assert_int_equal(keep->status, 200);
     json_t *res = json_object_get(keep->json, "result");
     assert_non_null(res);

@@ -18,8 +18,7 @@
 
 #include "server_client.h"
 
-static char dir[64], graph[128], logpath[128], pol[128];
-static srv S;
+static policy_server P;
 
 static const char *BUNDLE =
     "version: 1\n"
@@ -44,47 +43,17 @@ static const char *BUNDLE =
     "  - id: leads-land\n"
     "    allow: { actors: { group: leads }, actions: [read, branch_merge] }\n";
 
-static void write_text(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
-
-static int start(void)
-{
-    setenv("OMNIGRAPH_SERVER_BEARER_TOKENS_JSON",
-           "{\"agent-a\":\"tok-a\",\"agent-b\":\"tok-b\",\"agent-c\":\"tok-c\",\"lead\":\"tok-l\"}", 1);
-    const char *args[] = {"--graph", graph, "--bind", "127.0.0.1:0", "--policy", pol, NULL};
-    int rc = srv_start(&S, logpath, args);
-    unsetenv("OMNIGRAPH_SERVER_BEARER_TOKENS_JSON");
-    return rc;
-}
-
 static int setup(void **state)
 {
     (void)state;
-    strcpy(dir, "/tmp/og-mcpowners-XXXXXX");
-    if (!mkdtemp(dir) || make_graph(dir, "g")) return -1;
-    snprintf(graph, sizeof graph, "g=%s/g", dir);
-    snprintf(logpath, sizeof logpath, "%s/server.log", dir);
-    snprintf(pol, sizeof pol, "%s/owners.policy.yaml", dir);
-    write_text(pol, BUNDLE);
-    unsetenv("OMNIGRAPH_SERVER_BEARER_TOKEN");
-    unsetenv("OMNIGRAPH_SERVER_BEARER_TOKENS_FILE");
-    unsetenv("OMNIGRAPH_UNAUTHENTICATED");
-    return start();
+    return policy_server_setup(&P, "/tmp/og-mcpowners-XXXXXX", BUNDLE,
+                               "{\"agent-a\":\"tok-a\",\"agent-b\":\"tok-b\",\"agent-c\":\"tok-c\",\"lead\":\"tok-l\"}");
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    int rc = srv_stop(&S);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd)) return -1;
-    return rc == 0 ? 0 : -1;
+    return policy_server_teardown(&P);
 }
 
 static http_resp rpc(const char *token, const char *body)
@@ -92,7 +61,7 @@ static http_resp rpc(const char *token, const char *body)
     char auth[64];
     snprintf(auth, sizeof auth, "Authorization: Bearer %s", token);
     const char *h[] = {"Content-Type: application/json", "Accept: application/json, text/event-stream", auth, NULL};
-    http_resp r = http(&S, "POST", "/graphs/g/mcp", h, body, strlen(body));
+    http_resp r = http(&P.s, "POST", "/graphs/g/mcp", h, body, strlen(body));
     assert_int_equal(r.status, 200);
     return r;
 }
@@ -145,7 +114,7 @@ static long http_status(const char *method, const char *token, const char *path,
     char auth[64];
     snprintf(auth, sizeof auth, "Authorization: Bearer %s", token);
     const char *h[] = {"Content-Type: application/json", auth, NULL};
-    http_resp r = http(&S, method, path, h, body, body ? strlen(body) : 0);
+    http_resp r = http(&P.s, method, path, h, body, body ? strlen(body) : 0);
     long st = r.status;
     http_free(&r);
     return st;
@@ -212,7 +181,7 @@ static json_t *http_json(const char *method, const char *token, const char *path
     char auth[64];
     snprintf(auth, sizeof auth, "Authorization: Bearer %s", token);
     const char *h[] = {"Content-Type: application/json", auth, NULL};
-    http_resp r = http(&S, method, path, h, body, body ? strlen(body) : 0);
+    http_resp r = http(&P.s, method, path, h, body, body ? strlen(body) : 0);
     if (r.status != want) fail_msg("%s %s: want %ld, got %ld: %.*s", method, path, want, r.status, (int)r.len, r.body);
     json_t *j = json_incref(r.json);
     http_free(&r);
@@ -236,8 +205,8 @@ static void test_proposals_survive_a_restart_and_need_the_policy(void **state)
     json_decref(p);
 
     /* a restart forgets nothing: the proposal is in the graph */
-    assert_int_equal(srv_stop(&S), 0);
-    assert_int_equal(start(), 0);
+    assert_int_equal(srv_stop(&P.s), 0);
+    assert_int_equal(policy_server_start(&P), 0);
     json_t *l = http_json("GET", "tok-l", "/graphs/g/proposals?state=open", NULL, 200);
     json_t *first = json_array_get(json_object_get(l, "proposals"), 0);
     assert_string_equal(jstr(first, "id"), id);

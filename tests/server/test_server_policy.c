@@ -45,14 +45,6 @@ static const char *SERVER_BUNDLE = "version: 1\n"
                                    "  - id: admins-list\n"
                                    "    allow: { actors: { group: admins }, actions: [graph_list] }\n";
 
-static void write_text(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
-
 static int setup(void **state)
 {
     strcpy(dir, "/tmp/og-srvpolicy-XXXXXX");
