@@ -379,6 +379,62 @@ static json_t *commit_embedded(json_t *c)
     return o;
 }
 
+static int get_json(og_remote *r, const char *verb, const char *path, json_t **out);
+
+/* The server's merge answer as the embedded `branch merge --json` prints the library's
+ * document (cmd_branch.c): outcome, source, target, actor_id first, then the rest in the
+ * server's order; the commit in the embedded order with its attempts; branch_deleted only
+ * when it was asked for. */
+static json_t *merge_embedded(json_t *j, int delete_branch)
+{
+    static const char *const head[] = {"outcome", "source", "target", "actor_id"};
+    json_t *o = json_object();
+    for (size_t i = 0; i < sizeof head / sizeof head[0]; i++) {
+        json_t *v = json_object_get(j, head[i]);
+        json_object_set(o, head[i], v ? v : json_null());
+    }
+    const char *key;
+    json_t *val;
+    json_object_foreach(j, key, val)
+    {
+        if (json_object_get(o, key) || (!delete_branch && !strcmp(key, "branch_deleted"))) continue;
+        if (!strcmp(key, "commit") && json_is_object(val)) {
+            json_t *c = commit_embedded(val);
+            json_object_set(c, "attempts", json_object_get(val, "attempts"));
+            json_object_set_new(o, key, c);
+        } else {
+            json_object_set(o, key, val);
+        }
+    }
+    return o;
+}
+
+/* The server's 409 merge_conflicts as the library's conflict document, which the embedded
+ * `branch merge --json` prints: {conflicts:[{kind, type, id, message, entity_kind,
+ * type_name, entity_id, properties?}]}. */
+static json_t *merge_conflicts_embedded(json_t *mc)
+{
+    json_t *list = json_array();
+    size_t i;
+    json_t *c;
+    json_array_foreach(mc, i, c)
+    {
+        json_t *e = json_object();
+        json_object_set(e, "kind", json_object_get(c, "kind"));
+        json_object_set(e, "type", json_object_get(c, "type_name"));
+        json_object_set(e, "id", json_object_get(c, "entity_id"));
+        json_object_set(e, "message", json_object_get(c, "message"));
+        json_object_set(e, "entity_kind", json_object_get(c, "entity_kind"));
+        json_object_set(e, "type_name", json_object_get(c, "type_name"));
+        json_object_set(e, "entity_id", json_object_get(c, "entity_id"));
+        if (json_object_get(c, "properties")) json_object_set(e, "properties", json_object_get(c, "properties"));
+        json_array_append_new(list, e);
+    }
+    json_t *doc = json_object();
+    json_object_set_new(doc, "conflicts", list);
+    return doc;
+}
+
 static const char *query_source(const char *inline_src, const char *file, og_buf *src)
 {
     if (file && og_cli_read_file(file, src) != OG_OK) return NULL;
@@ -854,8 +910,14 @@ static int run_branch(og_remote *r, int argc, char **argv)
         if (failed) return OG_EXIT_FAIL;
         if (resp.status != 200) {
             if (a.json) {
-                json_t *j = parse_body(&resp);
-                if (j) print_pretty(j);
+                json_t *j = parse_body(&resp), *mc = json_object_get(j, "merge_conflicts");
+                if (json_is_array(mc)) { /* the conflicts as the embedded verb prints the library's */
+                    json_t *doc = merge_conflicts_embedded(mc);
+                    print_pretty(doc);
+                    json_decref(doc);
+                } else if (j) {
+                    print_pretty(j);
+                }
                 json_decref(j);
             }
             exit_code = og_cli_remote_fail(verb, &resp);
@@ -866,7 +928,22 @@ static int run_branch(og_remote *r, int argc, char **argv)
             int published = outcome && strcmp(outcome, "already_up_to_date") != 0;
             if (published) branch_head(r, into ? into : "main", head, sizeof head);
             if (a.json) {
-                print_pretty(j);
+                json_t *c = json_object_get(j, "commit"), *full = NULL;
+                const char *id = json_string_value(json_object_get(c, "graph_commit_id"));
+                if (id) { /* the whole commit, as the embedded verb shows it (og_cli_commit_output) */
+                    og_buf p = OG_BUF_INIT;
+                    og_buf_append_str(&p, "/commits/"), og_http_escape(&p, id);
+                    if (get_json(r, verb, og_buf_cstr(&p), &full) == OG_EXIT_OK) {
+                        json_object_set(full, "attempts", json_object_get(c, "attempts"));
+                        if (!json_is_string(json_object_get(full, "graph_branch"))) /* the branch merged into */
+                            json_object_set(full, "graph_branch", json_object_get(c, "graph_branch"));
+                        json_object_set_new(j, "commit", full);
+                    }
+                    og_buf_free(&p);
+                }
+                json_t *doc = merge_embedded(j, del);
+                print_pretty(doc);
+                json_decref(doc);
             } else if (!a.quiet && published) {
                 printf("%s: merged %s into %s as commit %s\n", outcome, name, into ? into : "main", head);
             } else if (!a.quiet) {

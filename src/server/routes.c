@@ -1244,14 +1244,17 @@ static struct MHD_Response *h_branch_merge(og_req *r)
     json_object_set_new(o, "source", json_string(source));
     json_object_set_new(o, "target", json_string(target));
     json_object_set_new(o, "outcome", json_incref(json_object_get(j, "outcome")));
-    json_object_set_new(o, "actor_id", str_or_null(r->actor));
-    json_t *resolved = json_object_get(j, "resolved"); /* conflicts a strategy settled */
-    if (json_array_size(resolved)) json_object_set_new(o, "resolved", json_incref(resolved));
-    if (dry) { /* what the merge would do; nothing was published */
-        json_object_set_new(o, "dry_run", json_true());
-        static const char *const keep[] = {"base", "source_head", "previous_head", "inserted", "updated", "deleted"};
-        for (size_t i = 0; i < sizeof keep / sizeof *keep; i++) json_object_set(o, keep[i], json_object_get(j, keep[i]));
-    }
+    /* the actor the merge is recorded under: the token's, else (unauthenticated) the library's */
+    json_object_set_new(o, "actor_id",
+                        str_or_null(r->actor ? r->actor : json_string_value(json_object_get(j, "actor_id"))));
+    /* OmniGraph-C additions, the library's merge document (og_db_branch_merge_ex): base,
+     * source_head, previous_head, commit, inserted/updated/deleted, resolved (the conflicts a
+     * strategy settled), stats, and dry_run for a dry run — so a served `branch merge --json`
+     * prints what the embedded one prints.  branch_deleted is the server's own, below. */
+    const char *key;
+    json_t *val;
+    json_object_foreach(j, key, val) if (strcmp(key, "branch_deleted") && !json_object_get(o, key))
+        json_object_set(o, key, val);
     json_decref(j);
     if (del) {
         char creator[OG_ACTOR_NAME_MAX];

@@ -199,6 +199,7 @@ both branch create c1
 both mutate -e 'query m() { update Person set { age: 70 } where name = "Bob" }' --branch c1
 both mutate -e 'query m() { update Person set { age: 71 } where name = "Bob" }'
 both branch merge c1
+both branch merge c1 --json
 both branch merge c1 --strategy bogus
 both branch merge c1 --strategy divergent_update=theirs
 grep -q 'settled divergent_update (theirs)' "$d/s.out" || bad "served merge --strategy lists no settled conflict: $(cat "$d/s.out")"
@@ -210,6 +211,12 @@ both mutate -e 'query m() { update Person set { age: 80 } where name = "Alice" }
 both mutate -e 'query m() { update Person set { age: 81 } where name = "Alice" }'
 both branch merge c2 --strategy ours
 both query -e 'query q() { match { $p: Person { name: "Alice" } } return { $p.age } }' --format csv
+# merge --json: the merge's whole document (base, heads, commit, counts, resolved, stats) as
+# the embedded verb prints it, a published merge and an up-to-date one
+both branch create c3
+both mutate -e 'query m() { insert Person { name: "Eve", age: 50 } }' --branch c3
+both branch merge c3 --json
+both branch merge c3 --json
 
 # ---- scope rules: each misuse refused (exit 2) with its fix ----------------------------------
 refused() { # PATTERN ARGS...
