@@ -147,7 +147,7 @@ static void json_shapes_are_the_references(void **state)
     assert_non_null(strstr(out, "\"merged_parent_commit_id\": null,\n    \"actor_id\": \"carol\",\n    \"actor_via\": \"local\",\n    \"created_at\": 1"));
     /* mutate: ChangeOutput; nothing matched → commit null */
     assert_int_equal(run(out, sizeof out, "%s change --quiet --json --store %s/g -e 'query none() { update Person set { age: 1 } where name = \"Zed\" }'", bin, dir), 0);
-    assert_non_null(strstr(out, "\"query_name\": \"none\",\n  \"branch\": \"main\",\n  \"affected_nodes\": 0,\n  \"affected_edges\": 0,\n  \"actor_id\": null,\n  \"commit\": null"));
+    assert_non_null(strstr(out, "\"query_name\": \"none\",\n  \"branch\": \"main\",\n  \"affected_nodes\": 0,\n  \"affected_edges\": 0,\n  \"inserted\": 0,\n  \"updated\": 0,\n  \"deleted\": 0,\n  \"actor_id\": null,\n  \"commit\": null"));
     /* branch merge: BranchMergeOutput members */
     assert_int_equal(run(out, sizeof out, "%s branch merge --quiet --json --as carol dev %s/g", bin, dir), 0);
     assert_non_null(strstr(out, "\"outcome\": \"fast_forward\",\n  \"source\": \"dev\",\n  \"target\": \"main\",\n  \"actor_id\": \"carol\""));
