@@ -40,7 +40,7 @@ class Receipt(ctypes.Structure):
                 ("reclaimed_versions", ctypes.c_uint64), ("reclaimed_files", ctypes.c_uint64),
                 ("reclaimed_bytes", ctypes.c_uint64), ("reclaim_status", ctypes.c_int),
                 ("reclaim_error", ctypes.c_char * 512), ("index_files_built", ctypes.c_uint64),
-                ("index_status", ctypes.c_int), ("_spare", _SPARE)]
+                ("index_status", ctypes.c_int), ("deleted", ctypes.c_uint64), ("_spare", _SPARE)]
 
 
 class LoadOpts(ctypes.Structure):

@@ -180,7 +180,8 @@ class _Embedded:
             m = _QUERY_NAME.search(source)
             name = m.group(1) if m else ""
         return {"query_name": name, "branch": branch, "affected_nodes": rc.affected_nodes,
-                "affected_edges": rc.affected_edges, "actor_id": self.actor,
+                "affected_edges": rc.affected_edges, "inserted": rc.inserted, "updated": rc.updated,
+                "deleted": rc.deleted, "actor_id": self.actor,
                 "commit": self._commit(rc.commit.decode(), branch) if rc.published else None}
 
     def _load_doc(self, rc, mode, branch, nodes, edges):
@@ -251,7 +252,12 @@ class _Embedded:
         except Exception as e:
             e.details = doc.get("conflicts")  # the row conflicts of a ConflictError
             raise
-        return {"source": source, "target": into, "outcome": doc.get("outcome"), "actor_id": self.actor}
+        # the server's answer: its own keys first, then the library's merge document (base,
+        # commit, inserted/updated/deleted, stats, ...) as it passes it on (docs/server.md)
+        out = {"source": source, "target": into, "outcome": doc.get("outcome"),
+               "actor_id": self.actor or doc.get("actor_id")}
+        out.update((k, v) for k, v in doc.items() if k not in out and k != "branch_deleted")
+        return out
 
 
 class _ArrowSource:

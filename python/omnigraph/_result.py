@@ -88,6 +88,8 @@ class Receipt:
         # a mutation counts affected rows; a load lists entities loaded per type
         self.affected_nodes = doc.get("affected_nodes", sum(t.get("entities_loaded", 0) for t in doc.get("nodes") or []))
         self.affected_edges = doc.get("affected_edges", sum(t.get("entities_loaded", 0) for t in doc.get("edges") or []))
+        # a mutation's affected rows by what happened to them (None for a load)
+        self.inserted, self.updated, self.deleted = (doc.get(k) for k in ("inserted", "updated", "deleted"))
         self.branch = doc.get("branch")
 
     def __repr__(self):

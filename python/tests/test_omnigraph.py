@@ -110,6 +110,7 @@ def test_mutate_receipt_branch_merge_and_time_travel(graph):
     graph.branch_create("dev")
     rc = graph.mutate('query m() { update Person set { age: 37 } where name = "ada" }', branch="dev")
     assert rc.affected_nodes == 1 and rc.affected_edges == 0 and re.fullmatch(r"[0-9A-Z]{26}", rc.commit)
+    assert (rc.inserted, rc.updated, rc.deleted) == (0, 1, 0)
     q = 'query a() { match { $p: Person { name: "ada" } } return { $p.age } }'
     assert graph.query(q).rows == [{"p.age": 36}]
     assert graph.query(q, branch="dev").rows == [{"p.age": 37}]
