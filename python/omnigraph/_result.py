@@ -16,7 +16,8 @@ class Result:
         self._arrow = arrow  # an embedded read's typed rows (_embedded._ArrowSource), else None
         self.query_name = doc.get("query_name")
         self.columns = list(doc.get("columns") or [])
-        self.rows = list(doc.get("rows") or [])
+        # the JSON rows leave a null cell's key out; a row dict here has every column (None)
+        self.rows = [{c: row.get(c) for c in self.columns} for row in doc.get("rows") or []]
         self.commit = doc.get("graph_commit_id")
         target = doc.get("target")
         self.target = target.get("branch") or target.get("snapshot") if isinstance(target, dict) else target

@@ -2,9 +2,10 @@
  * rows.c — og_rows accessors and rendering (JSON, JSONL, CSV, aligned table).
  *
  * JSON value encoding (docs/query-language.md "Values in JSON", the reference's Arrow JSON
- * writer): Date "YYYY-MM-DD", DateTime "YYYY-MM-DDTHH:MM:SS[.mmm]" (no zone letter, no zero
- * fraction), integers bare at any width (a U64 above 2^63-1 too), reals shortest with the
- * exponent form from 1e10 and below 1e-5, NaN / ±Infinity null, lists and vectors as arrays.
+ * writer): a null cell left out of its row object (its key absent); Date "YYYY-MM-DD", DateTime
+ * "YYYY-MM-DDTHH:MM:SS[.mmm]" (no zone letter, no zero fraction), integers bare at any width (a
+ * U64 above 2^63-1 too), reals shortest with the exponent form from 1e10 and below 1e-5, NaN /
+ * ±Infinity null, lists and vectors as arrays (a null item stays null).
  *
  * JSON is written straight into the output buffer (og_rows_render_json_direct, below: every query answer
  * of the CLI, the server and MCP goes through it); the jansson tree it replaced stays as the
@@ -137,10 +138,13 @@ static json_t *cell_json(const og_rows *r, size_t c, size_t i)
     return value_json(v, i);
 }
 
+/* A row object: a null cell is left out (its key absent), as the reference's rows spell it;
+ * `columns` still names every column, and CSV and the table keep the empty cell. */
 static json_t *row_json(const og_rows *r, size_t i)
 {
     json_t *o = json_object();
-    for (size_t c = 0; o && c < r->res.ncols; c++) json_object_set_new(o, r->res.names[c], cell_json(r, c, i));
+    for (size_t c = 0; o && c < r->res.ncols; c++)
+        if (!og_vector_is_null(&r->res.cols[c], i)) json_object_set_new(o, r->res.names[c], cell_json(r, c, i));
     return o;
 }
 
@@ -406,14 +410,15 @@ int og_rows_render_json_direct(og_buf *b, const og_rows *r, const char *target)
     if (!res->nrows) og_buf_append_str(b, "[]");
     for (size_t i = 0; i < res->nrows; i++) {
         og_buf_append_str(b, i ? ",\n    " : "[\n    ");
-        if (!res->ncols) og_buf_append_str(b, "{}");
+        size_t put = 0; /* cells written: a null cell is left out of its row */
         for (size_t c = 0; c < res->ncols; c++) {
-            og_buf_append_str(b, c ? ",\n      " : "{\n      ");
+            if (og_vector_is_null(&res->cols[c], i)) continue;
+            og_buf_append_str(b, put++ ? ",\n      " : "{\n      ");
             put_str(b, res->names[c], strlen(res->names[c]));
             og_buf_append_str(b, ": ");
             if (put_cell(b, &res->cols[c], i, 3)) return -1;
-            if (c + 1 == res->ncols) og_buf_append_str(b, "\n    }");
         }
+        og_buf_append_str(b, put ? "\n    }" : "{}");
         if (i + 1 == res->nrows) og_buf_append_str(b, "\n  ]");
     }
     og_buf_append_str(b, ",\n  \"graph_commit_id\": ");

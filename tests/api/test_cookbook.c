@@ -136,6 +136,15 @@ static void head_of(cook *c, char out[32])
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
+/* Whether the document's `columns` names col (a row leaves a null cell's key out). */
+static int has_column(json_t *doc, const char *col)
+{
+    json_t *cs = json_object_get(doc, "columns");
+    for (size_t k = 0; k < json_array_size(cs); k++)
+        if (!strcmp(json_string_value(json_array_get(cs, k)), col)) return 1;
+    return 0;
+}
+
 /* Renders the comma-separated columns `cols` of every row of r into out (see top comment). */
 static void rows_text(const og_rows *r, const char *cols, int sorted, char *out, size_t cap)
 {
@@ -160,7 +169,7 @@ static void rows_text(const og_rows *r, const char *cols, int sorted, char *out,
             json_t *v = json_object_get(json_array_get(rows, i), col);
             char *dump = NULL;
             const char *cell;
-            if (!v) cell = "<no such column>";
+            if (!v) cell = has_column(doc, col) ? "null" : "<no such column>"; /* a null cell has no key */
             else if (json_is_null(v)) cell = "null";
             else if (json_is_string(v)) cell = json_string_value(v);
             else cell = dump = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
@@ -1256,7 +1265,8 @@ static void unique_link_is_checked_against_committed_rows(void **state)
 }
 
 /* og_rows_column_type uses the query language's spelling: an enum property is a String
- * (reference-language.md §3.1) and a bare `$v` column holds the node id string (§3.3). */
+ * (docs/query-language.md) and a `$v.@id` column is the node id, a String (a bare `$v` is the
+ * node as an object, column type Object: tests/logic/object). */
 static void column_types_use_query_language_spelling(void **state)
 {
     cook *c = *state;
