@@ -6,7 +6,10 @@
  * rule of a one-hop expansion: parallel edges count once, a self-loop once).  Over a chain of
  * hops it is the sum, over those distinct neighbours, of their weight over the rest — a node's
  * weight at each level is remembered (a node-sized array per level, only when many rows ask),
- * so a 2-path count over N nodes and E edges reads each adjacency list about once.
+ * so a 2-path count over N nodes and E edges reads each adjacency list about once.  Over a
+ * simple topology (no node lists a neighbour twice: og_topology_simple, decided once per
+ * topology) a list is its distinct neighbours as stored, so nothing is deduplicated and the last
+ * hop's weight is a node's degree, read from the offsets alone.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -113,6 +116,7 @@ typedef struct level {
     const uint32_t *nbr;
     uint32_t n_from;  /* off has n_from + 1 entries */
     uint64_t n_edges; /* nbr has n_edges entries */
+    int simple;       /* og_topology_simple: a node's list is its distinct neighbours as stored */
 } level;
 
 static int cmp_u32(const void *a, const void *b)
@@ -121,8 +125,9 @@ static int cmp_u32(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The distinct in-range neighbours of v at level l into l->buf (*n of them). */
-static og_status distinct_neighbours(level *l, uint32_t v, size_t *n)
+/* The distinct in-range neighbours of v at level l (*n of them) in *out: the topology's own
+ * list when it is simple (nothing read but the offsets), else l->buf. */
+static og_status distinct_neighbours(level *l, uint32_t v, const uint32_t **out, size_t *n)
 {
     const uint32_t *nb, *ed;
     size_t k;
@@ -136,6 +141,11 @@ static og_status distinct_neighbours(level *l, uint32_t v, size_t *n)
         if (b > e) b = e;
         nb = l->nbr + b;
         k = (size_t)(e - b);
+        if (l->simple) {
+            *out = nb;
+            *n = k;
+            return OG_OK;
+        }
     } else {
         OG_TRY(og_topology_edges(l->t, l->dir, v, l->scratch, &nb, &ed, &k));
     }
@@ -162,6 +172,7 @@ static og_status distinct_neighbours(level *l, uint32_t v, size_t *n)
             if (!w || l->buf[w - 1] != l->buf[j]) l->buf[w++] = l->buf[j];
         m = w;
     }
+    *out = l->buf;
     *n = m;
     return OG_OK;
 }
@@ -175,15 +186,22 @@ static og_status weight(level *lv, size_t i, size_t n, uint32_t v, uint64_t *out
         return OG_OK;
     }
     size_t m = 0;
-    OG_TRY(distinct_neighbours(l, v, &m));
+    const uint32_t *nb;
+    OG_TRY(distinct_neighbours(l, v, &nb, &m));
     uint64_t w = 0;
     if (i + 1 == n) {
         w = m;
+    } else if (i + 2 == n && lv[i + 1].simple) {
+        /* the last hop over a simple topology: each neighbour's weight is its degree */
+        const uint64_t *off = lv[i + 1].off;
+        uint32_t nf = lv[i + 1].n_from;
+        for (size_t j = 0; j < m; j++)
+            if (nb[j] < nf) w += off[nb[j] + 1] - off[nb[j]];
     } else {
         /* each level has its own buffer and recurses only into the next level */
         for (size_t j = 0; j < m; j++) {
             uint64_t x;
-            OG_TRY(weight(lv, i + 1, n, l->buf[j], &x));
+            OG_TRY(weight(lv, i + 1, n, nb[j], &x));
             w += x;
         }
     }
@@ -217,10 +235,12 @@ og_status og_degree_weights(const og_bindings *b, size_t col, const og_topology 
             lv[i].nbr = nbr[s];
             lv[i].n_from = lv[i].nodes;
             lv[i].n_edges = ne;
+            lv[i].simple = og_topology_simple(t[i], dir[i]);
         }
         lv[i].scratch = og_topology_reach_get(t[i]);
         if (!lv[i].scratch) st = og_err(OG_ERR_NOMEM, "out of memory");
-        if (st == OG_OK && memo && i > 0 && lv[i].nodes) { /* level 0 is asked once per row */
+        /* level 0 is asked once per row; the last one over a simple topology reads a degree */
+        if (st == OG_OK && memo && i > 0 && lv[i].nodes && !(i + 1 == nhops && lv[i].simple)) {
             st = og_budget_charge((uint64_t)lv[i].nodes * sizeof *lv[i].memo);
             if (st == OG_OK && !(lv[i].memo = malloc((size_t)lv[i].nodes * sizeof *lv[i].memo)))
                 st = og_err(OG_ERR_NOMEM, "out of memory");

@@ -9,6 +9,7 @@
 #include "engine/topology.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +39,8 @@ struct og_topology {
     pthread_mutex_t pool_lock;
     og_reach *pool[4];
     size_t npool;
+    /* og_topology_simple per side, decided on first ask: 0 not yet, 1 simple, 2 not */
+    atomic_int simple[2];
 };
 
 static void pool_init(og_topology *t) { pthread_mutex_init(&t->pool_lock, NULL); }
@@ -205,6 +208,44 @@ void og_topology_free(og_topology *t)
 }
 
 size_t og_topology_edge_count(const og_topology *t) { return t->n_edges; }
+
+/* One pass over the side's lists with a stamp per neighbour node (the node whose list saw it
+ * last): a repeat, a neighbour outside the range or offsets out of order make it not simple. */
+static int side_simple(const og_topology *t, int s)
+{
+    uint32_t n_from = s ? t->n_dst : t->n_src, n_to = s ? t->n_src : t->n_dst;
+    const uint64_t *off = t->off[s];
+    const uint32_t *nbr = t->nbr[s];
+    uint32_t *seen = calloc(n_to ? n_to : 1, sizeof *seen);
+    if (!seen) return 0;
+    int ok = 1;
+    for (uint32_t v = 0; v < n_from && ok; v++) {
+        uint64_t b = off[v], e = off[v + 1];
+        if (e < b || e > t->n_edges) ok = 0;
+        for (uint64_t k = b; ok && k < e; k++) {
+            uint32_t w = nbr[k];
+            if (w >= n_to || seen[w] == v + 1) ok = 0;
+            else seen[w] = v + 1;
+        }
+    }
+    free(seen);
+    return ok ? 1 : 2;
+}
+
+int og_topology_simple(const og_topology *tc, og_dir dir)
+{
+    og_topology *t = (og_topology *)(uintptr_t)tc; /* the answer is a cache: kept in place */
+    if (dir == OG_DIR_BOTH) return 0;
+    int s = dir == OG_DIR_IN;
+    if (!t->off[s] || !t->nbr[s]) return 0; /* composed: lists are assembled per node */
+    int v = atomic_load(&t->simple[s]);
+    if (!v) { /* two readers may both decide it: the same answer */
+        v = side_simple(t, s);
+        if (v == 0) return 0;
+        atomic_store(&t->simple[s], v);
+    }
+    return v == 1;
+}
 
 /* The base's entries of node `v` on side s, plain arrays. */
 static void plain_edges(const og_topology *t, int s, uint32_t node, const uint32_t **neighbours,

@@ -48,6 +48,12 @@ void og_topology_arrays(const og_topology *t, uint32_t *n_src, uint32_t *n_dst, 
 
 size_t og_topology_edge_count(const og_topology *t);
 
+/* 1 when, in direction dir (OUT or IN), no node lists a neighbour twice and every neighbour
+ * is inside the node range, so a node's distinct neighbours are its list as stored and their
+ * number its degree; 0 otherwise, for a composed topology, or when the check cannot allocate.
+ * Decided on the first ask (one pass over the edges, a stamp per node) and kept. */
+int og_topology_simple(const og_topology *t, og_dir dir);
+
 typedef struct og_reach og_reach;
 
 /* The edges of one node in one direction (OUT: by source, IN: by destination): arrays of

@@ -90,6 +90,25 @@ static char *generated(int n, int deg)
     return s;
 }
 
+/* n people, each knowing `deg` others with no pair twice and no self-loop (deg * 7 < n): a
+ * simple topology (og_topology_simple), where the count reads degrees and deduplicates
+ * nothing. */
+static char *generated_simple(int n, int deg)
+{
+    size_t cap = (size_t)n * (64 + (size_t)deg * 64), w = 0;
+    char *s = malloc(cap);
+    for (int i = 0; i < n; i++)
+        w += (size_t)snprintf(s + w, cap - w, "{\"type\":\"Person\",\"data\":{\"name\":\"p%d\",\"age\":%d,\"city\":\"c%d\"}}\n",
+                              i, i % 60, i % 5);
+    for (int i = 0; i < n; i++) {
+        if (i % 11 == 5) continue; /* knows nobody */
+        for (int k = 0; k < deg - i % 3; k++)
+            w += (size_t)snprintf(s + w, cap - w, "{\"edge\":\"Knows\",\"from\":\"p%d\",\"to\":\"p%d\"}\n", i,
+                                  (i + 1 + k * 7) % n);
+    }
+    return s;
+}
+
 static og_status run(fixture *f, const char *name, og_result *r)
 {
     return og_engine_query(f->e, NULL, NULL, "q.gq", f->queries, strlen(f->queries), name, NULL, r, NULL);
@@ -165,6 +184,21 @@ static void counts_equal_enumeration(void **state)
     fixture_free(f);
 }
 
+/* The same twins over a simple graph (no parallel edges, no self-loops). */
+static void counts_equal_enumeration_on_a_simple_graph(void **state)
+{
+    (void)state;
+    fixture *f = fixture_new(SCHEMA, QUERIES);
+    assert_non_null(f);
+    char *data = generated_simple(300, 6);
+    assert_int_equal(fixture_load(f, data, OG_LOAD_OVERWRITE, NULL), OG_OK);
+    free(data);
+    static const char *const simple[] = {"two_paths", "three_paths", "per_start", "per_city_in", "count_start",
+                                         "filtered_before", "anonymous_end"};
+    for (size_t i = 0; i < sizeof simple / sizeof *simple; i++) twin(f, simple[i], 1);
+    fixture_free(f);
+}
+
 /* A fixed graph whose counts are known: ann->bo twice (parallel), ann->cy, bo->cy, cy->cy (a
  * self-loop), dee knows nobody.  Two-paths from ann: via bo (distinct neighbour cy: 1), via cy
  * (cy: 1) = 2; from bo: via cy = 1; from cy: via cy = 1. */
@@ -193,6 +227,25 @@ static void known_counts(void **state)
     EXPECT_ROWS(f, "per_start", NULL, "ann|2;bo|1;cy|1");
     og_exec_count_degrees = 1;
     fixture_free(f);
+    /* a simple graph: ann->bo, ann->cy, bo->cy, cy->dee; two-paths ann: via bo 1, via cy 1;
+     * bo: via cy 1; cy: via dee 0 */
+    f = fixture_new(SCHEMA, QUERIES);
+    assert_non_null(f);
+    assert_int_equal(fixture_load(f,
+                                  "{\"type\":\"Person\",\"data\":{\"name\":\"ann\"}}\n"
+                                  "{\"type\":\"Person\",\"data\":{\"name\":\"bo\"}}\n"
+                                  "{\"type\":\"Person\",\"data\":{\"name\":\"cy\"}}\n"
+                                  "{\"type\":\"Person\",\"data\":{\"name\":\"dee\"}}\n"
+                                  "{\"edge\":\"Knows\",\"from\":\"ann\",\"to\":\"bo\"}\n"
+                                  "{\"edge\":\"Knows\",\"from\":\"ann\",\"to\":\"cy\"}\n"
+                                  "{\"edge\":\"Knows\",\"from\":\"bo\",\"to\":\"cy\"}\n"
+                                  "{\"edge\":\"Knows\",\"from\":\"cy\",\"to\":\"dee\"}\n",
+                                  OG_LOAD_OVERWRITE, NULL),
+                     OG_OK);
+    EXPECT_ROWS(f, "two_paths", NULL, "3");
+    EXPECT_ROWS(f, "per_start", NULL, "ann|2;bo|1");
+    EXPECT_ROWS(f, "three_paths", NULL, "1"); /* ann->bo->cy->dee */
+    fixture_free(f);
 }
 
 int main(void)
@@ -200,6 +253,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(known_counts),
         cmocka_unit_test(counts_equal_enumeration),
+        cmocka_unit_test(counts_equal_enumeration_on_a_simple_graph),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -102,6 +102,41 @@ static void undirected_unions_both_directions_without_duplicates(void **state)
     og_topology_free(t);
 }
 
+static void keep_arrays(void *hold) { (void)hold; } /* the test's static arrays stay */
+
+/* og_topology_simple: a list without repeats (a self-loop is one entry) is simple; a pair
+ * linked twice makes both directions not simple; a deleted duplicate does not count; a
+ * wrapped list naming a node outside the range is not simple; the answer is kept. */
+static void simple_means_no_node_lists_a_neighbour_twice(void **state)
+{
+    (void)state;
+    og_topology *t;
+    uint32_t s1[] = {0, 0, 2, 1, 1}, d1[] = {1, 2, 1, 1, 0}; /* A->B A->C C->B B->B B->A */
+    assert_int_equal(og_topology_build(&t, 3, 3, s1, d1, 5, NULL), OG_OK);
+    assert_int_equal(og_topology_simple(t, OG_DIR_OUT), 1);
+    assert_int_equal(og_topology_simple(t, OG_DIR_IN), 1);
+    assert_int_equal(og_topology_simple(t, OG_DIR_OUT), 1); /* asked again: kept */
+    assert_int_equal(og_topology_simple(t, OG_DIR_BOTH), 0);
+    og_topology_free(t);
+    uint32_t s2[] = {0, 1, 0}, d2[] = {1, 2, 1}; /* A->B twice */
+    assert_int_equal(og_topology_build(&t, 3, 3, s2, d2, 3, NULL), OG_OK);
+    assert_int_equal(og_topology_simple(t, OG_DIR_OUT), 0);
+    assert_int_equal(og_topology_simple(t, OG_DIR_IN), 0);
+    og_topology_free(t);
+    uint8_t live = 0x03; /* the second A->B deleted */
+    assert_int_equal(og_topology_build(&t, 3, 3, s2, d2, 3, &live), OG_OK);
+    assert_int_equal(og_topology_simple(t, OG_DIR_OUT), 1);
+    og_topology_free(t);
+    /* a mapped file's arrays: node A lists row 7 of 3 nodes */
+    static const uint64_t off_out[] = {0, 2, 2, 2}, off_in[] = {0, 0, 1, 1};
+    static const uint32_t nbr_out[] = {1, 7}, nbr_in[] = {0, 0}, edg[] = {0, 1};
+    const uint64_t *off[2] = {off_out, off_in};
+    const uint32_t *nbr[2] = {nbr_out, nbr_in}, *edge[2] = {edg, edg};
+    assert_int_equal(og_topology_wrap(&t, 3, 3, 2, off, nbr, edge, keep_arrays, NULL), OG_OK);
+    assert_int_equal(og_topology_simple(t, OG_DIR_OUT), 0);
+    og_topology_free(t);
+}
+
 static void deleted_edges_and_missing_endpoints_are_skipped(void **state)
 {
     (void)state;
@@ -145,6 +180,7 @@ int main(void)
         cmocka_unit_test(the_source_returns_only_through_a_direct_self_loop),
         cmocka_unit_test(undirected_unions_both_directions_without_duplicates),
         cmocka_unit_test(deleted_edges_and_missing_endpoints_are_skipped),
+        cmocka_unit_test(simple_means_no_node_lists_a_neighbour_twice),
         cmocka_unit_test(invalid_bounds_and_asymmetric_undirected_are_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
