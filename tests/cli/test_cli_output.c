@@ -92,6 +92,11 @@ static void every_record_verb_takes_format(void **state)
     /* query: a null vs an empty string (csv), unchanged */
     assert_int_equal(run(out, sizeof out, "%s query %s/g -e 'query q() { match { $p: Person } return { $p.nick, $p.age } order { $p.name } }' --format csv", bin, dir), 0);
     assert_string_equal(out, "p.nick,p.age\r\n\"a, \"\"the\"\" first\",37\r\n\"\",\r\n");
+    /* the same rows as JSON: Bob's null age has no key (columns still names it), his empty
+     * nick stays "" (the reference's rows) */
+    assert_int_equal(run(out, sizeof out, "%s query %s/g -e 'query q() { match { $p: Person } return { $p.nick, $p.age } order { $p.name } }' --format jsonl", bin, dir), 0);
+    assert_non_null(strstr(out, "\"columns\":[\"p.nick\",\"p.age\"]"));
+    assert_non_null(strstr(out, "\n{\"p.nick\":\"\"}\n"));
     /* export is a load format: jsonl, or csv of one type */
     assert_int_equal(run(out, sizeof out, "%s export --format jsonl %s/g", bin, dir), 0);
     assert_non_null(strstr(out, "{\"type\":\"Person\""));
