@@ -284,7 +284,10 @@ typedef struct builtin {
     "\"max_bytes\":{\"type\":\"integer\",\"minimum\":1024,\"maximum\":4194304,\"description\":\"JSON bytes per page (default 32768)\"}"
 /* What the row results, change receipts and diffs look like (MCP outputSchema).  Nothing is
  * required, so an error result ({"error":{"code","message"}}) validates too. */
-#define O_ERROR "\"error\":{\"type\":\"object\",\"properties\":{\"code\":{\"type\":\"string\"},\"message\":{\"type\":\"string\"}}}"
+#define O_ERROR                                                                                                    \
+    "\"error\":{\"type\":\"object\",\"properties\":{\"code\":{\"type\":\"string\"},\"message\":{\"type\":\"string\"},"   \
+    "\"line\":{\"type\":\"integer\"},\"column\":{\"type\":\"integer\"},\"diagnostic\":{\"type\":\"string\"},"             \
+    "\"candidates\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}}}"
 #define O_PAGED                                                                                                    \
     "\"total_rows\":{\"type\":\"integer\"},\"offset\":{\"type\":\"integer\"},\"truncated\":{\"type\":\"boolean\"},"        \
     "\"next_offset\":{\"type\":\"integer\"}," O_ERROR

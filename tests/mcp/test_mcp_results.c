@@ -165,9 +165,21 @@ static void test_errors_are_data(void **state)
     assert_true(!strcmp(err_code(r), "type") || !strcmp(err_code(r), "parse"));
     assert_non_null(strstr(json_string_value(json_object_get(json_object_get(sc(r), "error"), "message")), "Persn"));
     json_decref(r);
+    /* a compiler error says where (line, column), which rule, and the names it meant */
+    r = call("graph_query", "{\"query\":\"query q() {\\n  match { $p: Person }\\n  return { $p.nam }\\n}\"}");
+    assert_true(is_error(r));
+    json_t *e = json_object_get(sc(r), "error");
+    assert_string_equal(json_string_value(json_object_get(e, "code")), "type");
+    assert_int_equal(num(e, "line"), 3);
+    assert_int_equal(num(e, "column"), 12);
+    assert_string_equal(json_string_value(json_object_get(e, "diagnostic")), "T6");
+    assert_int_equal(json_array_size(json_object_get(e, "candidates")), 1);
+    assert_string_equal(json_string_value(json_array_get(json_object_get(e, "candidates"), 0)), "name");
+    json_decref(r);
     r = call("graph_query", "{\"query\":\"query q() { match { $p: Person } return { $p.name } }\",\"max_rows\":0}");
     assert_true(is_error(r));
     assert_string_equal(err_code(r), "invalid");
+    assert_null(json_object_get(json_object_get(sc(r), "error"), "line")); /* not a compiler error: no position */
     json_decref(r);
 }
 
