@@ -325,6 +325,13 @@ static const builtin builtins[] = {
      "{\"type\":\"object\",\"properties\":{\"query\":{\"type\":\"string\",\"description\":\"GQ source\"},"
      "\"name\":{\"type\":\"string\"}," S_PARAMS "," S_BRANCH ",\"analyze\":{\"type\":\"boolean\"}},\"required\":[\"query\"]}",
      NULL},
+    {"graph_validate", "Check GQ text", "read",
+     "Check GQ text — one or several queries, reads and mutations — against the schema of a branch (default main) "
+     "without running anything: ok, and each finding with its code, line, column and hint (a did-you-mean when a name "
+     "is a typo). Check a mutation here before writing it.", 1,
+     "{\"type\":\"object\",\"properties\":{\"query\":{\"type\":\"string\",\"description\":\"GQ source\"}," S_BRANCH
+     "},\"required\":[\"query\"]}",
+     NULL},
     {"change_feed", "Follow a branch", "read",
      "Row changes committed to a branch (default main) after a cursor, oldest first, one page at a time: start with "
      "start=\"now\" (nothing replayed; keep the returned cursor) or \"beginning\", then pass cursor to see what landed since. "
@@ -725,6 +732,12 @@ static json_t *call_builtin(og_mcp *m, const char *actor, const builtin *b, json
         char *t = og_mcp_dump(o);
         json_decref(o);
         return tool_owned(OG_OK, t);
+    }
+    if (!strcmp(b->name, "graph_validate")) {
+        const char *src = sarg(args, "query");
+        og_read_opts at = {.branch = sarg(args, "branch")};
+        st = og_db_lint(&out, m->o.db, src, strlen(src), &at);
+        return tool_owned(st, out);
     }
     if (!strcmp(b->name, "change_feed")) {
         json_int_t lim = json_integer_value(json_object_get(args, "limit"));

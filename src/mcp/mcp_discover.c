@@ -33,15 +33,18 @@ static const prompt prompts[] = {
      "what the change should achieve", 1,
      "Goal: %s\n\nWork on a branch of your own, never on main: 1) branch_create with a name that says what the change "
      "is; 2) read what you need with graph_query; 3) write with graph_mutate (or a stored mutation) passing that branch, "
-     "using if_commit when you read before writing; 4) check the result with branch_diff (branch = your branch) and fix "
-     "anything unintended; 5) report the branch name and the diff's summary for review. Do not merge it yourself unless "
-     "you were asked to."},
+     "using if_commit when you read before writing, and `insert strict` for rows that must be new; 4) check the result "
+     "with branch_diff (branch = your branch) and fix anything unintended; 5) propose it for review with proposal_create "
+     "(source = your branch, a title and a description of what and why) and report the proposal id. Do not merge it "
+     "yourself unless you were asked to."},
     {"review_branch", "Review a branch", "Review what a branch changed before it is merged.", "branch",
      "the branch to review", 1,
      "Review branch `%s`: call branch_diff with branch=%s (page through with offset while truncated), group the changes "
      "by type and operation, and check each against the schema (omnigraph://schema) and what the rows around it say "
-     "(graph_query). Then call branch_merge with source=%s only if the change is correct and your policy allows it; "
-     "otherwise list what must change."},
+     "(graph_query). If the branch has an open proposal (proposal_list), proposal_show also says whether merging would "
+     "conflict; approve it with proposal_approve, or close it with proposal_close and a reason. Without a proposal, call "
+     "branch_merge with source=%s only if the change is correct and your policy allows it; otherwise list what must "
+     "change."},
 };
 #define NPROMPTS (sizeof prompts / sizeof prompts[0])
 

@@ -635,6 +635,28 @@ static void test_agent_branch_rule(void **state)
     og_mcp_free(w);
 }
 
+/* Issue 38 (learnability): graph_validate checks GQ text — mutations too — without running it:
+ * each finding with its position and a did-you-mean; nothing is written. */
+static void test_validate_checks_without_running(void **state)
+{
+    (void)state;
+    json_t *r = call("graph_validate", "{\"query\":\"query add($n: String) {\\n  insert Person { nam: $n }\\n}\"}");
+    assert_false(is_error(r)); /* the check ran; its verdict is data */
+    json_t *s = sc(r);
+    assert_false(json_is_true(json_object_get(s, "ok")));
+    json_t *d = json_array_get(json_object_get(s, "diagnostics"), 0);
+    assert_int_equal(num(d, "line"), 2);
+    assert_non_null(strstr(json_string_value(json_object_get(d, "message")), "name"));
+    json_decref(r);
+    r = call("graph_validate", "{\"query\":\"query add($n: String) { insert Person { name: $n } }\"}");
+    assert_true(json_is_true(json_object_get(sc(r), "ok")));
+    assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(sc(r), "queries"), 0), "kind")), "mutation");
+    json_decref(r);
+    r = call("graph_query", "{\"query\":\"query q() { match { $p: Person  $p.name = \\\"\\\" } return { $p.name } }\"}");
+    assert_int_equal(num(sc(r), "total_rows"), 0); /* nothing was inserted */
+    json_decref(r);
+}
+
 static void test_explain_and_change_feed(void **state)
 {
     (void)state;
@@ -773,6 +795,7 @@ int main(void)
         cmocka_unit_test(test_key_completion_and_node_template),
         cmocka_unit_test(test_subscriptions_report_a_moved_head),
         cmocka_unit_test(test_agent_branch_rule),
+        cmocka_unit_test(test_validate_checks_without_running),
         cmocka_unit_test(test_explain_and_change_feed),
         cmocka_unit_test(test_language_examples_run_on_their_graph),
         cmocka_unit_test(test_fork_and_merge_need_read_on_the_source),
