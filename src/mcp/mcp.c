@@ -215,10 +215,29 @@ static og_mcp_verdict ask(og_mcp *m, const char *actor, const char *action, cons
 /* The agent branch `name` exists, or is created from main now as the caller's branch_create
  * (decided by the policy first, with read on main, as an explicit branch_create is): NULL when
  * it is ready, else the tool error. */
+/* Whether branch `name` exists (by name: a commit reference that merely resolves does not count). */
+static int branch_exists(og_db *db, const char *name)
+{
+    char *text = NULL;
+    int found = 0;
+    if (og_db_branch_list(&text, db) == OG_OK) {
+        json_t *j = json_loads(text, 0, NULL);
+        size_t i;
+        json_t *b;
+        json_array_foreach(json_object_get(j, "branches"), i, b) {
+            const char *n = json_string_value(json_object_get(b, "name"));
+            found |= n && !strcmp(n, name);
+        }
+        json_decref(j);
+    }
+    og_free(text);
+    return found;
+}
+
 static json_t *agent_branch_ready(og_mcp *m, const char *actor, const char *name)
 {
     char head[32], why[512];
-    if (og_db_resolve_commit(m->o.db, name, head, sizeof head) == OG_OK) return NULL;
+    if (branch_exists(m->o.db, name)) return NULL;
     og_mcp_verdict v = ask(m, actor, "branch_create", "main", name, NULL, 0, why, sizeof why);
     if (v == OG_MCP_ALLOW) v = ask(m, actor, "read", "main", NULL, NULL, 0, why, sizeof why);
     if (v != OG_MCP_ALLOW) {
