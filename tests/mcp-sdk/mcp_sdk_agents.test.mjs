@@ -1,6 +1,7 @@
 // Issue 38 through the official MCP TypeScript SDK client: what a fleet of agents works with.
 // Over stdio (`omnigraph mcp --agent-branch`): a write naming no branch lands on the agent's
-// own branch; the branch's diff, a dry-run merge, a strict insert, receipts; a merge proposal
+// own branch; the branch's diff, a dry-run merge, a strict insert, receipts; validation, errors
+// with position and candidates, explain, the workflow prompt; a merge proposal
 // created, listed, reviewed (diff and conflicts) and approved, another closed; the change feed;
 // resource templates, node-key completion, a subscription told that main moved; a long query
 // cancelled through an AbortSignal.  Over HTTP (`omnigraph-server --mcp-agent-branch`, tokens
@@ -97,6 +98,17 @@ test('stdio: an agent branch, review tools, proposals, discovery, subscriptions,
     const p2 = ok(await client.callTool({ name: 'proposal_create', arguments: { source: 'agents/agent-7-b', title: 'Lee' } }));
     const closed = ok(await client.callTool({ name: 'proposal_close', arguments: { id: p2.id, reason: 'not needed' } }));
     assert.equal(closed.state, 'closed');
+
+    // learning the language: check a write before making it, explain a read; the workflow prompt
+    const v = ok(await client.callTool({ name: 'graph_validate', arguments: { query: 'query m($n: String) { insert Person { nam: $n } }' } }));
+    assert.equal(v.ok, false);
+    assert.match(v.diagnostics[0].message, /did you mean `name`/);
+    r = await client.callTool({ name: 'graph_query', arguments: { query: 'query q() { match { $p: Persn } return { $p.name } }' } });
+    assert.deepEqual([r.structuredContent.error.code, r.structuredContent.error.line, r.structuredContent.error.candidates], ['type', 1, ['Person']]);
+    const plan = ok(await client.callTool({ name: 'graph_explain', arguments: { query: 'query q() { match { $p: Person { name: "Ada" } } return { $p.age } }' } }));
+    assert.match(plan.plan, /key_lookup/);
+    const prompt = await client.getPrompt({ name: 'propose_change', arguments: { goal: 'record a decision' } });
+    assert.match(prompt.messages[0].content.text, /proposal_create/);
 
     // discovery: templates, a node by key, key completion
     const { resourceTemplates } = await client.listResourceTemplates();
