@@ -13,7 +13,9 @@
  * og_mcp; every other request is answered at once by the reading thread's og_mcp.  Both share
  * the graph handle (thread-safe); lines reach stdout whole, under one lock.  A cancelled call
  * stops at its next budget check (og_db_set_cancel) and, as MCP asks, gets no response; a
- * cancelled call still queued is dropped.
+ * cancelled call still queued is dropped.  A third thread checks the client's resource
+ * subscriptions every WATCH_MS and writes notifications/resources/updated lines: stdio can
+ * speak at any time, so this surface offers subscriptions (the HTTP endpoint does not).
  */
 #include <jansson.h>
 #include <pthread.h>

@@ -3,12 +3,13 @@
  * in, responses out, with no transport.  `omnigraph mcp` feeds it newline-delimited stdio;
  * omnigraph-server mounts it at POST /graphs/{id}/mcp (stateless Streamable HTTP).
  *
- * Methods: initialize, ping, tools/list, tools/call, resources/list, resources/read
- * (notifications such as notifications/initialized get no response).  Tools: the operational
- * set (graph_health, graph_query, graph_snapshot, schema_get, branch_list, commit_list,
- * commit_get, graph_mutate, graph_load, branch_create, branch_delete, branch_merge,
- * schema_apply) and one tool per exposed stored query (input schema from its parameter
- * types), or — with 24 or more exposed — the pair stored_query_list / stored_query_run.
+ * Methods: initialize, ping, tools/list, tools/call, resources/list, resources/read,
+ * resources/templates/list, prompts/list, prompts/get, completion/complete, logging/setLevel,
+ * and resources/subscribe / unsubscribe where the surface delivers updates (notifications get
+ * no response).  Tools: the operational set (reads, writes, branches, diffs, proposals,
+ * validate/explain, the change feed; docs/mcp.md "Tools") and one tool per exposed stored
+ * query (input schema from its parameter types), or — with 24 or more exposed —
+ * stored_query_list / stored_query_run / stored_mutation_run.
  * Resources: omnigraph://schema, omnigraph://branches, omnigraph://language and the templates
  * of mcp_discover.c; subscriptions to them where the surface can deliver updates.
  *
