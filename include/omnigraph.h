@@ -154,6 +154,11 @@ og_status og_db_query(og_rows **out, og_db *db, const char *source, size_t len, 
  * flag, so a signal handler may set it; the caller clears it before the next call.  NULL (the
  * default) = not cancellable. */
 void og_db_set_cancel(og_db *db, const volatile int *flag);
+/* The same for the calling thread's calls on any handle (a server's request: one handle, many
+ * concurrent calls, each cancellable on its own — docs/mcp.md "Over HTTP"): while set, this
+ * thread's queries, mutations and loads watch `flag` instead of the handle's.  NULL = back to
+ * the handle's flag. */
+void og_set_thread_cancel(const volatile int *flag);
 
 /* Per-query options of og_db_query_ex (zero = og_db_query's behaviour). */
 typedef struct og_query_opts {

@@ -15,6 +15,7 @@
 
 static _Thread_local const og_budget *call_budget;
 static _Thread_local const og_budget *write_call_budget;
+static _Thread_local const volatile int *thread_cancel; /* og_set_thread_cancel */
 
 void og_db_set_budget(og_db *db, const og_budget *b)
 {
@@ -84,7 +85,7 @@ void og_api_budget_begin(og_db *db, struct og_query_budget *qb)
     int64_t m = pick(c ? c->memory_bytes : 0, db->budget.memory_bytes, "OG_QUERY_MAX_MEMORY",
                      OG_QUERY_DEFAULT_MEMORY_BYTES);
     og_budget_begin(qb, t, m);
-    og_budget_set_cancel(qb, db->cancel);
+    og_budget_set_cancel(qb, thread_cancel ? thread_cancel : db->cancel);
 }
 
 void og_api_write_budget_begin(og_db *db, struct og_query_budget *qb, const char *what)
@@ -95,10 +96,12 @@ void og_api_write_budget_begin(og_db *db, struct og_query_budget *qb, const char
                      OG_WRITE_DEFAULT_MEMORY_BYTES);
     og_budget_begin_write(qb, t, m, what, "--timeout, og_budget.time_ms or $OG_WRITE_TIMEOUT_MS",
                           "--max-memory, og_budget.memory_bytes or $OG_WRITE_MAX_MEMORY");
-    og_budget_set_cancel(qb, db->cancel);
+    og_budget_set_cancel(qb, thread_cancel ? thread_cancel : db->cancel);
 }
 
 void og_db_set_cancel(og_db *db, const volatile int *flag)
 {
     if (db) db->cancel = flag;
 }
+
+void og_set_thread_cancel(const volatile int *flag) { thread_cancel = flag; }

@@ -13,13 +13,16 @@
  * og_mcp; every other request is answered at once by the reading thread's og_mcp.  Both share
  * the graph handle (thread-safe); lines reach stdout whole, under one lock.  A cancelled call
  * stops at its next budget check (og_db_set_cancel) and, as MCP asks, gets no response; a
- * cancelled call still queued is dropped.
+ * cancelled call still queued is dropped.  A third thread checks the client's resource
+ * subscriptions every WATCH_MS and writes notifications/resources/updated lines: stdio can
+ * speak at any time, so this surface offers subscriptions (the HTTP endpoint does not).
  */
 #include <jansson.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli/cli.h"
 #include "cluster/cluster.h"
@@ -27,7 +30,7 @@
 #include "mcp/mcp.h"
 
 static const char *mcp_help =
-    "usage: omnigraph mcp (--store ROOT | ROOT) [--queries FILE.gq]... [--as ACTOR]\n"
+    "usage: omnigraph mcp (--store ROOT | ROOT) [--queries FILE.gq]... [--as ACTOR] [--agent-branch T]\n"
     "       omnigraph mcp --cluster DIR [--graph ID] [--as ACTOR] [--no-policy]\n"
     "\n"
     "Serves one graph over the Model Context Protocol on stdin/stdout (newline-delimited\n"
@@ -39,6 +42,9 @@ static const char *mcp_help =
     "  --cluster DIR      a cluster directory or storage root; --graph picks the graph\n"
     "  --queries FILE     expose the queries of a .gq file as tools (repeatable)\n"
     "  --as ACTOR         recorded on every commit the agent's writes publish\n"
+    "  --agent-branch TEMPLATE  where a write that names no branch goes: TEMPLATE with {actor}\n"
+    "                     replaced by ACTOR (e.g. '{actor}/work'), created from main when missing;\n"
+    "                     without it such a write is refused\n"
     "  --policy           enforce the policy bundle bound to the cluster graph for ACTOR: the\n"
     "                     agent sees and may call only what the policy allows ACTOR (the\n"
     "                     default when the graph has a bound bundle; then --as is required)\n"
@@ -133,6 +139,36 @@ static void cancel_request(stdio_session *s, json_t *id)
     pthread_mutex_unlock(&s->mu);
 }
 
+/* Resource subscriptions (docs/mcp.md "Subscriptions"): every WATCH_MS the reading thread's
+ * og_mcp checks what its client subscribed to and sends notifications/resources/updated lines. */
+#define WATCH_MS 500
+typedef struct watcher {
+    og_mcp *m;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int stop;
+} watcher;
+
+static void *watch_run(void *arg)
+{
+    watcher *w = arg;
+    pthread_mutex_lock(&w->mu);
+    while (!w->stop) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += (long)WATCH_MS * 1000000L;
+        ts.tv_sec += ts.tv_nsec / 1000000000L;
+        ts.tv_nsec %= 1000000000L;
+        pthread_cond_timedwait(&w->cv, &w->mu, &ts);
+        if (w->stop) break;
+        pthread_mutex_unlock(&w->mu);
+        og_mcp_subscriptions_check(w->m);
+        pthread_mutex_lock(&w->mu);
+    }
+    pthread_mutex_unlock(&w->mu);
+    return NULL;
+}
+
 static void *worker_run(void *arg)
 {
     stdio_session *s = arg;
@@ -173,7 +209,7 @@ int og_cmd_mcp(int argc, char **argv)
         fputs(mcp_help, stdout);
         return OG_EXIT_OK;
     }
-    const char *store = NULL, *root = NULL, *cluster = NULL, *graph = NULL, *actor = NULL;
+    const char *store = NULL, *root = NULL, *cluster = NULL, *graph = NULL, *actor = NULL, *agent_branch = NULL;
     const char *files[64];
     size_t nfiles = 0;
     int use_policy = 0, no_policy = 0;
@@ -186,6 +222,7 @@ int og_cmd_mcp(int argc, char **argv)
         else if (!strcmp(argv[i], "--cluster") && i + 1 < argc) cluster = argv[++i];
         else if (!strcmp(argv[i], "--graph") && i + 1 < argc) graph = argv[++i];
         else if (!strcmp(argv[i], "--as") && i + 1 < argc) actor = argv[++i];
+        else if (!strcmp(argv[i], "--agent-branch") && i + 1 < argc) agent_branch = argv[++i];
         else if (!strcmp(argv[i], "--queries") && i + 1 < argc && nfiles < 64) files[nfiles++] = argv[++i];
         else if (!strcmp(argv[i], "--policy")) use_policy = 1;
         else if (!strcmp(argv[i], "--no-policy")) no_policy = 1;
@@ -195,6 +232,8 @@ int og_cmd_mcp(int argc, char **argv)
     }
     if (root && (store || cluster))
         return og_cli_usage("mcp", "two graphs given: %s %s and %s", store ? "--store" : "--cluster", store ? store : cluster, root);
+    if (agent_branch && !strstr(agent_branch, "{actor}"))
+        return og_cli_usage("mcp", "--agent-branch needs {actor} in its template (e.g. '{actor}/work')");
     if (root) store = root;
     if (!store && !cluster) store = getenv("OMNIGRAPH_STORE");
     if (store && !*store) store = NULL;
@@ -267,7 +306,7 @@ int og_cmd_mcp(int argc, char **argv)
     if (st == OG_OK) {
         og_mcp_opts mo = {.db = db, .queries = set, .graph_id = graph, .schema_apply_disabled = cluster != NULL,
                           .authorize = pol ? og_mcp_policy_authorize : NULL, .authorize_ctx = pol,
-                          .notify = notify_line, .notify_ctx = &ss};
+                          .notify = notify_line, .notify_ctx = &ss, .agent_branch = agent_branch, .subscriptions = 1};
         st = og_mcp_new(&m, &mo);
         if (st == OG_OK) st = og_mcp_new(&ss.worker, &mo);
     }
@@ -281,8 +320,10 @@ int og_cmd_mcp(int argc, char **argv)
         return OG_EXIT_FAIL;
     }
     og_db_set_cancel(db, &ss.cancel);
-    pthread_t worker;
+    pthread_t worker, watch;
     int threaded = pthread_create(&worker, NULL, worker_run, &ss) == 0;
+    watcher w = {.m = m, .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+    int watching = threaded && pthread_create(&watch, NULL, watch_run, &w) == 0;
     char *line = NULL;
     size_t cap = 0;
     ssize_t n;
@@ -320,6 +361,13 @@ int og_cmd_mcp(int argc, char **argv)
         og_free(out);
     }
     free(line);
+    if (watching) {
+        pthread_mutex_lock(&w.mu);
+        w.stop = 1;
+        pthread_cond_signal(&w.cv);
+        pthread_mutex_unlock(&w.mu);
+        pthread_join(watch, NULL);
+    }
     if (threaded) { /* answer what is queued, then stop */
         pthread_mutex_lock(&ss.mu);
         ss.eof = 1;

@@ -36,11 +36,20 @@ og_status og_mcp_new(og_mcp **out, const og_mcp_opts *o)
     if (!m) return OG_ERR_NOMEM;
     m->o = *o;
     m->level = o->log_level;
+    if (o->subscriptions && og_mcp_subs_new(&m->subs) != OG_OK) {
+        free(m);
+        return OG_ERR_NOMEM;
+    }
     *out = m;
     return OG_OK;
 }
 
-void og_mcp_free(og_mcp *m) { free(m); }
+void og_mcp_free(og_mcp *m)
+{
+    if (!m) return;
+    og_mcp_subs_free(m->subs);
+    free(m);
+}
 
 int og_mcp_throttled(const og_mcp *m) { return m && m->throttled; }
 
@@ -166,6 +175,84 @@ static int admitted(og_mcp *m)
     return 0;
 }
 
+/* ---- the default agent branch (opts.agent_branch) --------------------------------------------- */
+
+/* The rule's template with each "{actor}" replaced by the caller. */
+static void agent_branch_name(const og_mcp *m, const char *actor, char *out, size_t cap)
+{
+    const char *t = m->o.agent_branch, *who = actor && *actor ? actor : "anonymous";
+    size_t n = 0;
+    out[0] = 0;
+    while (*t && n + 1 < cap) {
+        if (!strncmp(t, "{actor}", 7)) {
+            n += (size_t)snprintf(out + n, cap - n, "%s", who);
+            if (n >= cap) n = cap - 1;
+            t += 7;
+        } else {
+            out[n++] = *t++;
+            out[n] = 0;
+        }
+    }
+}
+
+/* A write's arguments with the agent branch filled in (a new reference) when they name no
+ * branch and the rule is configured; else NULL (the arguments stand as given). */
+static json_t *agent_args(const og_mcp *m, const char *actor, json_t *args)
+{
+    if (!m->o.agent_branch || !json_is_object(args) || json_is_string(json_object_get(args, "branch"))) return NULL;
+    char name[512];
+    agent_branch_name(m, actor, name, sizeof name);
+    json_t *a = json_copy(args);
+    if (a) json_object_set_new(a, "branch", json_string(name));
+    return a;
+}
+
+static json_t *tool_text(const char *text, int is_error);
+static json_t *tool_status(og_status st);
+static og_mcp_verdict ask(og_mcp *m, const char *actor, const char *action, const char *branch, const char *target,
+                          const char *query, int listing, char *why, size_t cap);
+
+/* The agent branch `name` exists, or is created from main now as the caller's branch_create
+ * (decided by the policy first, with read on main, as an explicit branch_create is): NULL when
+ * it is ready, else the tool error. */
+/* Whether branch `name` exists (by name: a commit reference that merely resolves does not count). */
+static int branch_exists(og_db *db, const char *name)
+{
+    char *text = NULL;
+    int found = 0;
+    if (og_db_branch_list(&text, db) == OG_OK) {
+        json_t *j = json_loads(text, 0, NULL);
+        size_t i;
+        json_t *b;
+        json_array_foreach(json_object_get(j, "branches"), i, b) {
+            const char *n = json_string_value(json_object_get(b, "name"));
+            found |= n && !strcmp(n, name);
+        }
+        json_decref(j);
+    }
+    og_free(text);
+    return found;
+}
+
+static json_t *agent_branch_ready(og_mcp *m, const char *actor, const char *name)
+{
+    char head[32], why[512];
+    if (branch_exists(m->o.db, name)) return NULL;
+    og_mcp_verdict v = ask(m, actor, "branch_create", "main", name, NULL, 0, why, sizeof why);
+    if (v == OG_MCP_ALLOW) v = ask(m, actor, "read", "main", NULL, NULL, 0, why, sizeof why);
+    if (v != OG_MCP_ALLOW) {
+        char msg[800];
+        snprintf(msg, sizeof msg, "forbidden: the agent branch '%s' does not exist and cannot be created: %s", name,
+                 why[0] ? why : "denied by policy");
+        return tool_text(msg, 1);
+    }
+    if (m->o.write_lock) m->o.write_lock(m->o.write_lock_ctx, 1);
+    og_status st = og_db_branch_create(m->o.db, name, "main", NULL, head);
+    if (m->o.write_lock) m->o.write_lock(m->o.write_lock_ctx, 0);
+    if (st == OG_ERR_ALREADY_EXISTS) st = OG_OK; /* created meanwhile by a concurrent write of the agent's */
+    return st == OG_OK ? NULL : tool_status(st);
+}
+
 /* ---- JSON-RPC helpers ---------------------------------------------------------------------- */
 
 static json_t *rpc_error(json_t *id, int code, const char *msg)
@@ -216,7 +303,10 @@ typedef struct builtin {
     "\"max_bytes\":{\"type\":\"integer\",\"minimum\":1024,\"maximum\":4194304,\"description\":\"JSON bytes per page (default 32768)\"}"
 /* What the row results, change receipts and diffs look like (MCP outputSchema).  Nothing is
  * required, so an error result ({"error":{"code","message"}}) validates too. */
-#define O_ERROR "\"error\":{\"type\":\"object\",\"properties\":{\"code\":{\"type\":\"string\"},\"message\":{\"type\":\"string\"}}}"
+#define O_ERROR                                                                                                    \
+    "\"error\":{\"type\":\"object\",\"properties\":{\"code\":{\"type\":\"string\"},\"message\":{\"type\":\"string\"},"   \
+    "\"line\":{\"type\":\"integer\"},\"column\":{\"type\":\"integer\"},\"diagnostic\":{\"type\":\"string\"},"             \
+    "\"candidates\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}}}"
 #define O_PAGED                                                                                                    \
     "\"total_rows\":{\"type\":\"integer\"},\"offset\":{\"type\":\"integer\"},\"truncated\":{\"type\":\"boolean\"},"        \
     "\"next_offset\":{\"type\":\"integer\"}," O_ERROR
@@ -253,6 +343,13 @@ static const builtin builtins[] = {
      "rows each step produced.", 1,
      "{\"type\":\"object\",\"properties\":{\"query\":{\"type\":\"string\",\"description\":\"GQ source\"},"
      "\"name\":{\"type\":\"string\"}," S_PARAMS "," S_BRANCH ",\"analyze\":{\"type\":\"boolean\"}},\"required\":[\"query\"]}",
+     NULL},
+    {"graph_validate", "Check GQ text", "read",
+     "Check GQ text — one or several queries, reads and mutations — against the schema of a branch (default main) "
+     "without running anything: ok, and each finding with its code, line, column and hint (a did-you-mean when a name "
+     "is a typo). Check a mutation here before writing it.", 1,
+     "{\"type\":\"object\",\"properties\":{\"query\":{\"type\":\"string\",\"description\":\"GQ source\"}," S_BRANCH
+     "},\"required\":[\"query\"]}",
      NULL},
     {"change_feed", "Follow a branch", "read",
      "Row changes committed to a branch (default main) after a cursor, oldest first, one page at a time: start with "
@@ -387,6 +484,24 @@ static json_t *stored_tool(const og_stored_query *q)
     return t;
 }
 
+/* Under the agent-branch rule a write's `branch` is optional: the input schema says where the
+ * write goes without it. */
+static void relax_branch(const og_mcp *m, const char *actor, json_t *schema)
+{
+    json_t *req = json_object_get(schema, "required");
+    json_t *br = json_object_get(json_object_get(schema, "properties"), "branch");
+    if (!m->o.agent_branch || !br) return;
+    for (size_t i = 0; i < json_array_size(req); i++)
+        if (!strcmp(json_string_value(json_array_get(req, i)), "branch")) {
+            json_array_remove(req, i);
+            char name[512], d[700];
+            agent_branch_name(m, actor, name, sizeof name);
+            snprintf(d, sizeof d, "the branch to write (default: your agent branch '%s', created from main when missing)", name);
+            json_object_set_new(br, "description", json_string(d));
+            break;
+        }
+}
+
 static json_t *tools_list(og_mcp *m, const char *actor)
 {
     json_t *tools = json_array();
@@ -402,6 +517,7 @@ static json_t *tools_list(og_mcp *m, const char *actor)
         json_object_set_new(t, "title", json_string(b->title));
         json_object_set_new(t, "description", json_string(b->description));
         json_object_set_new(t, "inputSchema", json_loads(b->schema, 0, NULL));
+        relax_branch(m, actor, json_object_get(t, "inputSchema"));
         if (b->output) json_object_set_new(t, "outputSchema", json_loads(b->output, 0, NULL));
         json_object_set_new(t, "annotations", json_pack("{sb sb}", "readOnlyHint", b->read_only, "destructiveHint", !b->read_only));
         json_array_append_new(tools, t);
@@ -415,7 +531,11 @@ static json_t *tools_list(og_mcp *m, const char *actor)
         if (q->mutation && ask(m, actor, "change", NULL, NULL, q->name, 1, why, sizeof why) != OG_MCP_ALLOW) continue;
         any = 1;
         any_mutation |= q->mutation;
-        if (!meta) json_array_append_new(tools, stored_tool(q));
+        if (!meta) {
+            json_t *t = stored_tool(q);
+            relax_branch(m, actor, json_object_get(t, "inputSchema"));
+            json_array_append_new(tools, t);
+        }
     }
     if (meta && any) {
         json_t *list = json_pack("{ss ss s{ss s{s{ss}} }}", "name", "stored_query_list", "description",
@@ -440,6 +560,7 @@ static json_t *tools_list(og_mcp *m, const char *actor)
                           "stored_query_list).", "inputSchema", "type", "object", "properties", "name", "type", "string",
                           "params", "type", "object", "branch", "type", "string", "required", "name", "branch");
             stored_extra_props(json_object_get(json_object_get(t, "inputSchema"), "properties"), 1);
+            relax_branch(m, actor, json_object_get(t, "inputSchema"));
             json_object_set_new(t, "outputSchema", json_loads(O_CHANGE, 0, NULL));
             json_object_set_new(t, "annotations", json_pack("{sb sb}", "readOnlyHint", 0, "destructiveHint", 1));
             json_array_append_new(tools, t);
@@ -631,6 +752,12 @@ static json_t *call_builtin(og_mcp *m, const char *actor, const builtin *b, json
         json_decref(o);
         return tool_owned(OG_OK, t);
     }
+    if (!strcmp(b->name, "graph_validate")) {
+        const char *src = sarg(args, "query");
+        og_read_opts at = {.branch = sarg(args, "branch")};
+        st = og_db_lint(&out, m->o.db, src, strlen(src), &at);
+        return tool_owned(st, out);
+    }
     if (!strcmp(b->name, "change_feed")) {
         json_int_t lim = json_integer_value(json_object_get(args, "limit"));
         og_changes_poll_opts po = {.branch = sarg(args, "branch"), .cursor = sarg(args, "cursor"), .start = sarg(args, "start"),
@@ -799,7 +926,21 @@ static const char *missing_arg(const builtin *b, json_t *args, char *buf, size_t
     return bad;
 }
 
+static json_t *call_stored_args(og_mcp *m, const char *actor, const og_stored_query *q, json_t *args, int via_run);
+
+/* A stored query's call; a mutation naming no branch goes to the agent branch when the rule is set. */
 static json_t *call_stored(og_mcp *m, const char *actor, const og_stored_query *q, json_t *args, int via_run)
+{
+    json_t *auto_args = q->mutation ? agent_args(m, actor, args) : NULL;
+    if (!auto_args) return call_stored_args(m, actor, q, args, via_run);
+    /* the branch is created only for a call the actor may make (invoke_query was decided) */
+    json_t *res = agent_branch_ready(m, actor, sarg(auto_args, "branch"));
+    if (!res) res = call_stored_args(m, actor, q, auto_args, via_run);
+    json_decref(auto_args);
+    return res;
+}
+
+static json_t *call_stored_args(og_mcp *m, const char *actor, const og_stored_query *q, json_t *args, int via_run)
 {
     char why[512];
     const char *branch = sarg(args, "branch");
@@ -877,6 +1018,9 @@ static json_t *tools_call(og_mcp *m, const char *actor, json_t *params, int *unk
     if (!args || json_is_null(args)) args = empty;
     json_t *res = NULL;
     char why[512], buf[512];
+    /* a write naming no branch goes to the caller's agent branch when the surface set the rule */
+    json_t *auto_args = name && (!strcmp(name, "graph_mutate") || !strcmp(name, "graph_load")) ? agent_args(m, actor, args) : NULL;
+    if (auto_args) args = auto_args;
     for (size_t i = 0; name && i < NBUILTINS && !res; i++) {
         const builtin *b = &builtins[i];
         if (strcmp(b->name, name)) continue;
@@ -891,6 +1035,7 @@ static json_t *tools_call(og_mcp *m, const char *actor, json_t *params, int *unk
             res = tool_text(msg, 1);
             break;
         }
+        if (auto_args && (res = agent_branch_ready(m, actor, sarg(args, "branch")))) break;
         const char *br, *tg;
         scopes(b, args, &br, &tg);
         /* a proposal's tools are decided on its branches: show reads the source, approve merges
@@ -992,6 +1137,7 @@ static json_t *tools_call(og_mcp *m, const char *actor, json_t *params, int *unk
         }
     }
     json_decref(empty);
+    json_decref(auto_args);
     if (!res && !m->throttled) *unknown = 1;
     return res;
 }
@@ -1056,10 +1202,40 @@ static json_t *template_read(og_mcp *m, const char *actor, const char *uri, int 
     return r;
 }
 
-static json_t *resources_read(og_mcp *m, const char *actor, const char *uri, int *code, char *msg, size_t cap)
+/* omnigraph://nodes/{type}/{key}: one node of main by its key. */
+static json_t *node_read(og_mcp *m, const char *actor, const char *uri, int *code, char *msg, size_t cap)
+{
+    char why[256], type[256];
+    const char *rest = uri + strlen("omnigraph://nodes/"), *slash = strchr(rest, '/');
+    if (!slash || slash == rest || !slash[1] || ask(m, actor, "read", "main", NULL, NULL, 0, why, sizeof why) != OG_MCP_ALLOW) {
+        *code = -32002;
+        snprintf(msg, cap, "Resource not found: %s", uri);
+        return NULL;
+    }
+    snprintf(type, sizeof type, "%.*s", (int)(slash - rest), rest);
+    char *text = NULL;
+    og_status st = og_mcp_node_read(&text, m->o.db, type, slash + 1);
+    if (st != OG_OK) {
+        og_free(text);
+        *code = st == OG_ERR_NOT_FOUND ? -32002 : st == OG_ERR_INVALID ? -32602 : -32603;
+        snprintf(msg, cap, "%s: %s", st == OG_ERR_NOT_FOUND ? "Resource not found" : og_status_name(st), og_error_message());
+        return NULL;
+    }
+    json_t *doc = json_loads(text, 0, NULL);
+    og_free(text);
+    json_t *row = json_array_get(json_object_get(doc, "rows"), 0); /* {"n": the node as an object} */
+    char *t = og_mcp_dump(json_object_iter_value(json_object_iter(row)));
+    json_decref(doc);
+    json_t *r = json_pack("{s[{ss ss ss}]}", "contents", "uri", uri, "mimeType", "application/json", "text", t ? t : "{}");
+    og_free(t);
+    return r;
+}
+
+json_t *og_mcp_resources_read(og_mcp *m, const char *actor, const char *uri, int *code, char *msg, size_t cap)
 {
     char why[256];
     *code = 0;
+    if (uri && !strncmp(uri, "omnigraph://nodes/", 18)) return node_read(m, actor, uri, code, msg, cap);
     if (uri && (!strncmp(uri, "omnigraph://commits/", 20) || (!strncmp(uri, "omnigraph://branches/", 21))))
         return template_read(m, actor, uri, code, msg, cap);
     int schema = uri && !strcmp(uri, "omnigraph://schema"), branches = uri && !strcmp(uri, "omnigraph://branches");
@@ -1092,8 +1268,10 @@ static json_t *initialize(og_mcp *m, json_t *params)
     const char *ver = og_mcp_protocol_versions[0];
     for (const char *const *v = og_mcp_protocol_versions; want && *v; v++)
         if (!strcmp(*v, want)) ver = *v;
+    /* the lists never change while a handler serves (listChanged false); subscriptions where the
+     * surface delivers their updates */
     json_t *r = json_pack("{ss s{s{sb} s{sb sb} s{sb} s{} s{}} s{ss ss}}", "protocolVersion", ver, "capabilities", "tools",
-                          "listChanged", 0, "resources", "subscribe", 0, "listChanged", 0, "prompts", "listChanged", 0,
+                          "listChanged", 0, "resources", "subscribe", m->subs != NULL, "listChanged", 0, "prompts", "listChanged", 0,
                           "logging", "completions", "serverInfo", "name", "omnigraph", "version", OG_VERSION_STRING);
     char ins[768];
     snprintf(ins, sizeof ins,
@@ -1157,11 +1335,23 @@ static json_t *handle_one(og_mcp *m, const char *actor, json_t *req)
     }
     if (!strcmp(method, "resources/list")) return rpc_result(id, resources_list(m, actor));
     if (!strcmp(method, "resources/templates/list")) return rpc_result(id, og_mcp_resource_templates());
-    if (!strcmp(method, "completion/complete")) return rpc_result(id, og_mcp_complete(m->o.db, params));
+    if (!strcmp(method, "completion/complete")) {
+        char why[256]; /* branch names and key values are the graph's data: offered to a reader of main */
+        int may_read = ask(m, actor, "read", "main", NULL, NULL, 0, why, sizeof why) == OG_MCP_ALLOW;
+        return rpc_result(id, og_mcp_complete(m->o.db, params, may_read));
+    }
     if (!strcmp(method, "resources/read")) {
         int code;
         char msg[512];
-        json_t *r = resources_read(m, actor, json_string_value(json_object_get(params, "uri")), &code, msg, sizeof msg);
+        json_t *r = og_mcp_resources_read(m, actor, json_string_value(json_object_get(params, "uri")), &code, msg, sizeof msg);
+        return r ? rpc_result(id, r) : rpc_error(id, code, msg);
+    }
+    /* subscriptions: only where the surface can deliver an update at any time (mcp_subscribe.c) */
+    if (m->subs && (!strcmp(method, "resources/subscribe") || !strcmp(method, "resources/unsubscribe"))) {
+        int code;
+        char msg[512];
+        json_t *r = og_mcp_subscribe(m, actor, json_string_value(json_object_get(params, "uri")),
+                                     !strcmp(method, "resources/subscribe"), &code, msg, sizeof msg);
         return r ? rpc_result(id, r) : rpc_error(id, code, msg);
     }
     /* prompts: the agent workflows of this graph (mcp_discover.c) */

@@ -3,13 +3,15 @@
  * in, responses out, with no transport.  `omnigraph mcp` feeds it newline-delimited stdio;
  * omnigraph-server mounts it at POST /graphs/{id}/mcp (stateless Streamable HTTP).
  *
- * Methods: initialize, ping, tools/list, tools/call, resources/list, resources/read
- * (notifications such as notifications/initialized get no response).  Tools: the operational
- * set (graph_health, graph_query, graph_snapshot, schema_get, branch_list, commit_list,
- * commit_get, graph_mutate, graph_load, branch_create, branch_delete, branch_merge,
- * schema_apply) and one tool per exposed stored query (input schema from its parameter
- * types), or — with 24 or more exposed — the pair stored_query_list / stored_query_run.
- * Resources: omnigraph://schema and omnigraph://branches.
+ * Methods: initialize, ping, tools/list, tools/call, resources/list, resources/read,
+ * resources/templates/list, prompts/list, prompts/get, completion/complete, logging/setLevel,
+ * and resources/subscribe / unsubscribe where the surface delivers updates (notifications get
+ * no response).  Tools: the operational set (reads, writes, branches, diffs, proposals,
+ * validate/explain, the change feed; docs/mcp.md "Tools") and one tool per exposed stored
+ * query (input schema from its parameter types), or — with 24 or more exposed —
+ * stored_query_list / stored_query_run / stored_mutation_run.
+ * Resources: omnigraph://schema, omnigraph://branches, omnigraph://language and the templates
+ * of mcp_discover.c; subscriptions to them where the surface can deliver updates.
  *
  * Notifications: while a tools/call runs the handler reports progress (when the call carries a
  * progressToken) and log messages (at or above the log level) through opts.notify; the
@@ -93,6 +95,17 @@ typedef struct og_mcp_opts {
     /* Default page of a row result (docs/mcp.md "Result size"): rows and bytes of JSON text a
      * read tool returns unless the call asks for another page size (0 = 100 rows, 32 KiB). */
     size_t max_rows, max_bytes;
+    /* Optional default agent-branch rule (docs/mcp.md "Writes name their branch"): where a write
+     * (graph_mutate, graph_load, a stored mutation) that names no `branch` goes — this template
+     * with each "{actor}" replaced by the caller ("anonymous" when there is none), e.g.
+     * "{actor}/work".  A branch that does not exist yet is first created from main, decided as
+     * the caller's branch_create (and read on main).  NULL = such a write is refused. */
+    const char *agent_branch;
+    /* The surface can send a notification at any time, not only while a call runs (stdio): the
+     * handler then offers resources/subscribe and resources/unsubscribe, and the surface calls
+     * og_mcp_subscriptions_check on a timer to send notifications/resources/updated through
+     * .notify.  0 = subscriptions are not offered (-32601), as over HTTP. */
+    int subscriptions;
 } og_mcp_opts;
 
 /* The JSON-RPC error code of a write refused by admission (implementation-defined range). */
@@ -162,6 +175,12 @@ og_status og_mcp_http(og_mcp *m, const og_mcp_http_request *req, unsigned *statu
 int og_mcp_http_sse(const og_mcp *m);
 /* Whether an Accept header value allows an SSE response (text/event-stream). */
 int og_mcp_accepts_sse(const char *accept);
+
+/* Sends notifications/resources/updated (through opts.notify) for each subscribed resource
+ * that changed since it was subscribed or last reported — a branch head moved, the schema or
+ * the branch list changed — and returns how many were sent.  Safe to call from a thread other
+ * than the one calling og_mcp_handle (docs/mcp.md "Subscriptions"). */
+size_t og_mcp_subscriptions_check(og_mcp *m);
 
 /* The protocol versions this surface speaks, newest first (NULL-terminated). */
 extern const char *const og_mcp_protocol_versions[];

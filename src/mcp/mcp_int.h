@@ -23,7 +23,18 @@ struct og_mcp {
     const char *tool;       /* its tool name (borrowed) */
     uint64_t t0_us;         /* when it started running */
     int sse;                /* the last og_mcp_http answered with an SSE stream */
+    struct og_mcp_subs *subs; /* resource subscriptions (opts.subscriptions), else NULL */
 };
+
+/* resources/read (mcp.c): the result, or NULL with the JSON-RPC error code and message. */
+json_t *og_mcp_resources_read(og_mcp *m, const char *actor, const char *uri, int *code, char *msg, size_t cap);
+
+/* ---- mcp_subscribe.c: resource subscriptions ---- */
+typedef struct og_mcp_subs og_mcp_subs;
+og_status og_mcp_subs_new(og_mcp_subs **out);
+void og_mcp_subs_free(og_mcp_subs *t);
+/* resources/subscribe (on = 1) or unsubscribe: {} or NULL with the JSON-RPC error. */
+json_t *og_mcp_subscribe(og_mcp *m, const char *actor, const char *uri, int on, int *code, char *msg, size_t cap);
 
 /* ---- mcp_result.c: result shaping ---- */
 
@@ -55,7 +66,11 @@ json_t *og_mcp_prompts_list(void);
 /* The prompt's messages, or NULL with a JSON-RPC error message in err. */
 json_t *og_mcp_prompt_get(const char *name, json_t *args, char *err, size_t cap);
 json_t *og_mcp_resource_templates(void);
-json_t *og_mcp_complete(og_db *db, json_t *params);
+/* completion/complete; may_read: the caller may read main (else nothing is offered). */
+json_t *og_mcp_complete(og_db *db, json_t *params, int may_read);
+/* omnigraph://nodes/{type}/{key}: the node of main with that (percent-encoded) key, as a
+ * one-row JSON row document (og_free).  OG_ERR_NOT_FOUND (type, key), OG_ERR_INVALID. */
+og_status og_mcp_node_read(char **out, og_db *db, const char *type, const char *key);
 
 /* ---- mcp_proposals.c: the merge-proposal tools ---- */
 /* The source and target branches of proposal `id` (for the policy questions before a call). */

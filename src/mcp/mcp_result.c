@@ -17,16 +17,53 @@
 
 char *og_mcp_dump(const json_t *j) { return og_json_text(j, JSON_COMPACT | JSON_PRESERVE_ORDER); }
 
-/* "code: message" → {"error":{"code","message"}}; a text without a code prefix is "error". */
+/* What a compiler message says about where and what (issue 38: errors as data): a message
+ * "<source>:LINE:COL: RULE: text; did you mean `a`?" gives "line", "column", "diagnostic"
+ * (RULE, the docs/query-language.md code such as "T6") and "candidates" (each `name` after
+ * "did you mean").  Fields it does not carry are left out. */
+static void error_details(json_t *e, const char *msg)
+{
+    const char *p = msg;
+    while (*p && *p != ':' && *p != '\n' && *p != ' ') p++;
+    unsigned line = 0, col = 0;
+    int n = 0;
+    if (*p == ':' && sscanf(p, ":%u:%u: %n", &line, &col, &n) == 2 && n > 0 && line > 0) {
+        json_object_set_new(e, "line", json_integer(line));
+        json_object_set_new(e, "column", json_integer(col));
+        const char *r = p + n, *q = r;
+        if (isupper((unsigned char)*q)) {
+            q++;
+            while (isdigit((unsigned char)*q)) q++;
+            if (q - r > 1 && q[0] == ':' && q[1] == ' ')
+                json_object_set_new(e, "diagnostic", json_stringn(r, (size_t)(q - r)));
+        }
+    }
+    const char *dym = strstr(msg, "did you mean");
+    if (!dym) return;
+    json_t *cands = json_array();
+    for (const char *a = strchr(dym, '`'); a;) {
+        const char *b = strchr(a + 1, '`');
+        if (!b || memchr(a, '\n', (size_t)(b - a))) break;
+        if (b > a + 1) json_array_append_new(cands, json_stringn(a + 1, (size_t)(b - a - 1)));
+        a = strchr(b + 1, '`');
+    }
+    if (json_array_size(cands)) json_object_set_new(e, "candidates", cands);
+    else json_decref(cands);
+}
+
+/* "code: message" → {"error":{"code","message"}} (with error_details' fields); a text without
+ * a code prefix is "error".  The message loses its trailing newline. */
 static json_t *error_object(const char *text)
 {
     const char *p = text;
     while (*p && (islower((unsigned char)*p) || *p == '_')) p++;
-    json_t *e;
-    if (p > text && p[0] == ':' && p[1] == ' ')
-        e = json_pack("{ss% ss}", "code", text, (size_t)(p - text), "message", p + 2);
-    else
-        e = json_pack("{ss ss}", "code", "error", "message", text);
+    int coded = p > text && p[0] == ':' && p[1] == ' ';
+    const char *msg = coded ? p + 2 : text;
+    size_t n = strlen(msg);
+    while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' ')) n--;
+    json_t *e = json_pack("{ss% ss%}", "code", coded ? text : "error", coded ? (size_t)(p - text) : strlen("error"), "message",
+                          msg, n);
+    if (e) error_details(e, msg);
     return json_pack("{so}", "error", e);
 }
 

@@ -114,7 +114,9 @@ static void *job_run(void *p)
     unsigned status = 500;
     char *out = NULL;
     og_set_thread_actor_via(r->actor, r->actor ? "token" : "unauthenticated");
+    og_set_thread_cancel(r->mcp_run.id ? &r->mcp_run.cancel : NULL); /* notifications/cancelled */
     og_status st = og_mcp_http(j->m, &j->hr, &status, &out);
+    og_mcp_running_end(r);
     og_set_thread_actor(NULL);
     if (st == OG_OK && og_mcp_log_level_get(j->m) != j->level0) og_mcp_level_save(r, og_mcp_log_level_get(j->m));
     int sse = og_mcp_http_sse(j->m);

@@ -277,6 +277,59 @@ static void mcp_open_session(og_req *r, const char *out, char *id)
     json_decref(j);
 }
 
+/* ---- cancellation: notifications/cancelled stops a running tools/call (docs/mcp.md) ---- */
+
+static int same_actor(const char *a, const char *b) { return !strcmp(a ? a : "", b ? b : ""); }
+
+/* The request's tools/call enters the cancellable set; its thread watches r->mcp_run.cancel. */
+static void mcp_running_begin(og_req *r, json_t *id)
+{
+    og_mcp_running *e = &r->mcp_run;
+    e->id = json_dumps(id, JSON_COMPACT | JSON_ENCODE_ANY);
+    if (!e->id) return; /* out of memory: the call runs, not cancellable */
+    e->graph = r->g->id;
+    e->actor = r->actor;
+    e->session = r->mcp_session;
+    e->cancel = 0;
+    pthread_mutex_lock(&r->s->mu);
+    e->next = r->s->mcp_running;
+    r->s->mcp_running = e;
+    pthread_mutex_unlock(&r->s->mu);
+}
+
+void og_mcp_running_end(og_req *r)
+{
+    og_mcp_running *e = &r->mcp_run;
+    og_set_thread_cancel(NULL);
+    if (!e->id) return;
+    pthread_mutex_lock(&r->s->mu);
+    for (og_mcp_running **p = &r->s->mcp_running; *p; p = &(*p)->next)
+        if (*p == e) {
+            *p = e->next;
+            break;
+        }
+    pthread_mutex_unlock(&r->s->mu);
+    free(e->id);
+    e->id = NULL;
+}
+
+/* notifications/cancelled from this actor: stops its running call with that request id on this
+ * graph, in the same session (or both sessionless).  Another actor's call of the same id is not
+ * touched; an id that is not running (finished, never sent) is ignored, as MCP allows. */
+static void mcp_cancel(og_req *r, json_t *request_id)
+{
+    char *id = json_is_string(request_id) || json_is_integer(request_id)
+                   ? json_dumps(request_id, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+    if (!id) return;
+    pthread_mutex_lock(&r->s->mu);
+    for (og_mcp_running *e = r->s->mcp_running; e; e = e->next)
+        if (!strcmp(e->id, id) && !strcmp(e->graph, r->g->id) && same_actor(e->actor, r->actor) &&
+            !strcmp(e->session, r->mcp_session))
+            e->cancel = 1;
+    pthread_mutex_unlock(&r->s->mu);
+    free(id);
+}
+
 struct MHD_Response *og_h_mcp(og_req *r)
 {
     const char *sid = og_req_header(r, "Mcp-Session-Id");
@@ -300,19 +353,27 @@ struct MHD_Response *og_h_mcp(og_req *r)
     if (!what) what = json_string_value(json_object_get(params, "uri"));
     if (method) snprintf(r->mcp, sizeof r->mcp, "%.60s%s%.90s", method, what ? " " : "", what ? what : "");
     else if (json_is_array(msg)) snprintf(r->mcp, sizeof r->mcp, "batch of %zu", json_array_size(msg));
-    json_decref(msg);
     /* a request in a session: the session must be this actor's on this graph, and alive; its
      * log level applies.  initialize always opens a new session (an id sent with it is not
      * consulted).  Without a session: the level the actor set on the graph. */
     og_mcp_log_level level;
     r->mcp_session[0] = 0;
     if (sid && !init) {
-        if (!og_mcp_session_get(r->s, sid, r->g->id, r->actor, &level))
+        if (!og_mcp_session_get(r->s, sid, r->g->id, r->actor, &level)) {
+            json_decref(msg);
             return mcp_transport_error(r, 404, -32001, "Session not found: start a new one with initialize");
+        }
         snprintf(r->mcp_session, sizeof r->mcp_session, "%s", sid);
     } else {
         level = init ? OG_MCP_LOG_OFF : og_mcp_level_get(r->s, r->g->id, r->actor);
     }
+    /* a tool call can be cancelled while it runs; a cancellation stops the call it names */
+    json_t *rid = json_object_get(msg, "id");
+    if (method && !strcmp(method, "tools/call") && (json_is_string(rid) || json_is_integer(rid)))
+        mcp_running_begin(r, rid);
+    else if (method && !strcmp(method, "notifications/cancelled"))
+        mcp_cancel(r, json_object_get(params, "requestId"));
+    json_decref(msg);
     og_mcp_opts mo = {.db = r->g->db,
                       .queries = r->g->queries,
                       .graph_id = r->g->id,
@@ -323,7 +384,8 @@ struct MHD_Response *og_h_mcp(og_req *r)
                       .write_lock_ctx = r,
                       .admit = mcp_admit,
                       .admit_ctx = r,
-                      .log_level = level};
+                      .log_level = level,
+                      .agent_branch = r->s->o.mcp_agent_branch};
     og_mcp_http_request hr = {.method = r->method,
                               .content_type = og_req_header(r, "Content-Type"),
                               .accept = og_req_header(r, "Accept"),
@@ -341,8 +403,13 @@ struct MHD_Response *og_h_mcp(og_req *r)
     int may_notify = mo.log_level != OG_MCP_LOG_OFF || (r->body && memmem(r->body, r->body_len, "progressToken", 13));
     if (!(may_notify && og_mcp_accepts_sse(hr.accept) && og_mcp_live(r, &mo, &hr, &live, &status, &out, &st))) {
         og_mcp *m = NULL;
-        if (og_mcp_new(&m, &mo)) return og_resp_error(r, 500, "internal", "out of memory", NULL, NULL);
+        if (og_mcp_new(&m, &mo)) {
+            og_mcp_running_end(r);
+            return og_resp_error(r, 500, "internal", "out of memory", NULL, NULL);
+        }
+        og_set_thread_cancel(r->mcp_run.id ? &r->mcp_run.cancel : NULL);
         st = og_mcp_http(m, &hr, &status, &out);
+        og_mcp_running_end(r);
         sse = og_mcp_http_sse(m); /* buffered: the whole stream at once */
         if (st == OG_OK && og_mcp_log_level_get(m) != mo.log_level) og_mcp_level_save(r, og_mcp_log_level_get(m));
         og_mcp_free(m);

@@ -49,6 +49,8 @@ typedef struct og_server_opts {
     og_budget budget;           /* every served graph's default query budgets (og_db_set_budget; 0 fields inherit) */
     const char *graph_dir;      /* --graph-dir: a local directory under which POST /graphs creates graphs (and
                                  * DELETE /graphs/{id} removes them); NULL = graphs are only those given at boot */
+    const char *mcp_agent_branch; /* --mcp-agent-branch: the MCP default agent-branch rule (og_mcp_opts.agent_branch;
+                                   * "{actor}" = the caller); NULL = MCP writes must name their branch */
 } og_server_opts;
 
 /* Classifies the runtime state (auth.h); errors name the remedy on stderr. */

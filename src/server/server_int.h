@@ -71,6 +71,17 @@ typedef struct og_mcp_session {
     int64_t last_s;    /* CLOCK_MONOTONIC seconds when last used */
 } og_mcp_session;
 
+/* A tools/call running at a graph's MCP endpoint, which a notifications/cancelled POST of the
+ * same actor (and session) naming its request id stops (routes_queries.c, docs/mcp.md "Over
+ * HTTP"): linked into og_server.mcp_running while it runs; the calling thread watches `cancel`
+ * (og_set_thread_cancel). */
+typedef struct og_mcp_running {
+    struct og_mcp_running *next;
+    const char *graph, *actor, *session; /* the request's, borrowed */
+    char *id;                            /* the request id as compact JSON (malloc'd) */
+    volatile int cancel;
+} og_mcp_running;
+
 /* A connection's deadline (conn.c): head complete, body progressing, keep-alive bounded. */
 typedef struct og_conn og_conn;
 #define OG_CONN_MIN_CHUNK 1024 /* body bytes that move a body's deadline on */
@@ -112,6 +123,7 @@ struct og_server {
     size_t nmcp_sessions, mcp_sessions_max, mcp_sessions_per_actor;
     unsigned mcp_session_idle_s;
     uint64_t mcp_session_clock;
+    og_mcp_running *mcp_running;  /* under mu: cancellable MCP calls */
     /* complete requests run on the worker pool (pool.c), not on the connection threads */
     struct og_pool *pool;
     /* connection deadlines (conn.c): every open connection, under conn_mu */
@@ -228,6 +240,7 @@ struct og_req {
     const char *query;           /* the stored query an invoke_query decision concerns (NULL: none) */
     struct og_mcp_job *mcp_job;  /* an MCP call streaming its notifications (mcp_stream.c) */
     char mcp_session[OG_MCP_SESSION_ID_LEN + 1]; /* the MCP session the request is in ("" = none) */
+    og_mcp_running mcp_run;      /* its tools/call while it runs (id != NULL), cancellable */
 };
 
 /* ---- the query lanes' body, parsed flat (body.c) ---- */
@@ -302,6 +315,9 @@ void og_mcp_level_put(og_server *s, const char *graph, const char *actor, og_mcp
 int og_mcp_live(og_req *r, const og_mcp_opts *opts, const og_mcp_http_request *hr, struct MHD_Response **resp,
                 unsigned *status, char **out, og_status *st);
 void og_mcp_live_end(og_req *r);
+/* routes_queries.c: the request's tools/call leaves the cancellable set (on the thread that ran
+ * it, which stops watching its flag); nothing when it was not registered. */
+void og_mcp_running_end(og_req *r);
 /* The log level a request's MCP call ended with: its session's when it is in one, else its
  * (graph, actor)'s. */
 void og_mcp_level_save(og_req *r, og_mcp_log_level lv);

@@ -154,7 +154,7 @@ test('with --policy each actor sees and may call only what its policy allows', a
     try {
       const names = (await gus.listTools()).tools.map((t) => t.name).sort();
       assert.deepEqual(names, ['branch_diff', 'branch_list', 'change_feed', 'commit_get', 'commit_list', 'friends', 'graph_explain', 'graph_health', 'graph_query',
-        'graph_snapshot', 'proposal_list', 'proposal_show', 'schema_get']);
+        'graph_snapshot', 'graph_validate', 'proposal_list', 'proposal_show', 'schema_get']);
       const r = await gus.callTool({ name: 'friends', arguments: { params: { name: 'Alice' } } });
       assert.equal(r.isError, false, JSON.stringify(r.content));
       await assert.rejects(gus.callTool({ name: 'adults', arguments: { params: { min: 1 } } }), /Unknown tool: adults$/);

@@ -118,12 +118,12 @@ static void test_visibility(void **state)
     /* team: read anywhere, invoke, change + branch_create on unprotected branches */
     tools_of("alice", got, sizeof got);
     assert_string_equal(got, "add_person,adults,befriend,branch_create,branch_diff,branch_list,change_feed,commit_get,commit_list,friends,graph_explain,graph_health,"
-                             "graph_load,graph_mutate,graph_query,graph_snapshot,proposal_close,proposal_create,proposal_list,proposal_show,"
+                             "graph_load,graph_mutate,graph_query,graph_snapshot,graph_validate,proposal_close,proposal_create,proposal_list,proposal_show,"
                              "schema_get");
     /* admins: read, invoke, merge and delete branches; no writes */
     tools_of("root", got, sizeof got);
     assert_string_equal(got, "adults,branch_delete,branch_diff,branch_list,branch_merge,change_feed,commit_get,commit_list,friends,graph_explain,graph_health,"
-                             "graph_query,graph_snapshot,proposal_approve,proposal_close,proposal_list,proposal_show,schema_get");
+                             "graph_query,graph_snapshot,graph_validate,proposal_approve,proposal_close,proposal_list,proposal_show,schema_get");
     /* an actor in no group sees only the health probe */
     tools_of("mallory", got, sizeof got);
     assert_string_equal(got, "graph_health");
@@ -132,11 +132,11 @@ static void test_visibility(void **state)
     /* per-query rules: gus may read and invoke `friends` only; ivy (team, interns) everything
      * of team but the two stored writes, which a deny rule names */
     tools_of("gus", got, sizeof got);
-    assert_string_equal(got, "branch_diff,branch_list,change_feed,commit_get,commit_list,friends,graph_explain,graph_health,graph_query,graph_snapshot,"
+    assert_string_equal(got, "branch_diff,branch_list,change_feed,commit_get,commit_list,friends,graph_explain,graph_health,graph_query,graph_snapshot,graph_validate,"
                              "proposal_list,proposal_show,schema_get");
     tools_of("ivy", got, sizeof got);
     assert_string_equal(got, "adults,branch_create,branch_diff,branch_list,change_feed,commit_get,commit_list,friends,graph_explain,graph_health,graph_load,"
-                             "graph_mutate,graph_query,graph_snapshot,proposal_close,proposal_create,proposal_list,proposal_show,schema_get");
+                             "graph_mutate,graph_query,graph_snapshot,graph_validate,proposal_close,proposal_create,proposal_list,proposal_show,schema_get");
 }
 
 /* A denied stored query and an unknown tool: the same protocol error, the same message but

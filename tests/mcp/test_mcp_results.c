@@ -165,9 +165,21 @@ static void test_errors_are_data(void **state)
     assert_true(!strcmp(err_code(r), "type") || !strcmp(err_code(r), "parse"));
     assert_non_null(strstr(json_string_value(json_object_get(json_object_get(sc(r), "error"), "message")), "Persn"));
     json_decref(r);
+    /* a compiler error says where (line, column), which rule, and the names it meant */
+    r = call("graph_query", "{\"query\":\"query q() {\\n  match { $p: Person }\\n  return { $p.nam }\\n}\"}");
+    assert_true(is_error(r));
+    json_t *e = json_object_get(sc(r), "error");
+    assert_string_equal(json_string_value(json_object_get(e, "code")), "type");
+    assert_int_equal(num(e, "line"), 3);
+    assert_int_equal(num(e, "column"), 12);
+    assert_string_equal(json_string_value(json_object_get(e, "diagnostic")), "T6");
+    assert_int_equal(json_array_size(json_object_get(e, "candidates")), 1);
+    assert_string_equal(json_string_value(json_array_get(json_object_get(e, "candidates"), 0)), "name");
+    json_decref(r);
     r = call("graph_query", "{\"query\":\"query q() { match { $p: Person } return { $p.name } }\",\"max_rows\":0}");
     assert_true(is_error(r));
     assert_string_equal(err_code(r), "invalid");
+    assert_null(json_object_get(json_object_get(sc(r), "error"), "line")); /* not a compiler error: no position */
     json_decref(r);
 }
 
@@ -441,7 +453,7 @@ static void test_discovery_prompts_templates_completion(void **state)
     assert_int_equal(json_integer_value(json_object_get(json_object_get(r, "error"), "code")), -32602);
     json_decref(r);
     r = send_to(mcp, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"resources/templates/list\"}");
-    assert_int_equal(json_array_size(json_object_get(result(r), "resourceTemplates")), 2);
+    assert_int_equal(json_array_size(json_object_get(result(r), "resourceTemplates")), 3);
     json_decref(r);
     /* the branch of test_branch_diff_is_against_the_merge_base, read through its template */
     r = send_to(mcp, "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"resources/read\",\"params\":{\"uri\":\"omnigraph://branches/agent-1/diff\"}}");
@@ -461,6 +473,187 @@ static void test_discovery_prompts_templates_completion(void **state)
     json_t *vals = json_object_get(json_object_get(result(r), "completion"), "values");
     assert_int_equal(json_array_size(vals), 1);
     assert_string_equal(json_string_value(json_array_get(vals, 0)), "agent-1");
+    json_decref(r);
+}
+
+/* One completion/complete of the node template's `arg` with `value` (and context type `type`). */
+static json_t *complete_node(const char *arg, const char *value, const char *type)
+{
+    char msg[512];
+    snprintf(msg, sizeof msg,
+             "{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"completion/complete\",\"params\":{\"ref\":{\"type\":\"ref/resource\","
+             "\"uri\":\"omnigraph://nodes/{type}/{key}\"},\"argument\":{\"name\":\"%s\",\"value\":\"%s\"}%s%s%s}}",
+             arg, value, type ? ",\"context\":{\"arguments\":{\"type\":\"" : "", type ? type : "", type ? "\"}}" : "");
+    json_t *r = send_to(mcp, msg);
+    json_t *c = json_incref(json_object_get(result(r), "completion"));
+    json_decref(r);
+    assert_non_null(c);
+    return c;
+}
+
+/* Issue 38: completion offers key values of a type (prefix-filtered, at most 100, hasMore past
+ * that) and node types; the node template reads one node by its key. */
+static void test_key_completion_and_node_template(void **state)
+{
+    (void)state;
+    json_t *c = complete_node("key", "p00", "Person");
+    json_t *vals = json_object_get(c, "values");
+    assert_int_equal(json_array_size(vals), 10); /* p000 .. p009, in key order */
+    assert_string_equal(json_string_value(json_array_get(vals, 0)), "p000");
+    assert_string_equal(json_string_value(json_array_get(vals, 9)), "p009");
+    assert_int_equal(num(c, "total"), 10);
+    assert_false(json_is_true(json_object_get(c, "hasMore")));
+    json_decref(c);
+    c = complete_node("key", "p", "Person"); /* 250 keys: a bounded page */
+    assert_int_equal(json_array_size(json_object_get(c, "values")), 100);
+    assert_true(json_is_true(json_object_get(c, "hasMore")));
+    json_decref(c);
+    c = complete_node("key", "zz", "Person");
+    assert_int_equal(json_array_size(json_object_get(c, "values")), 0);
+    json_decref(c);
+    c = complete_node("key", "p", "Nope"); /* an unknown type offers nothing */
+    assert_int_equal(json_array_size(json_object_get(c, "values")), 0);
+    json_decref(c);
+    c = complete_node("type", "Pe", NULL);
+    assert_int_equal(json_array_size(json_object_get(c, "values")), 1);
+    assert_string_equal(json_string_value(json_array_get(json_object_get(c, "values"), 0)), "Person");
+    json_decref(c);
+    /* the template a completed key is for */
+    json_t *r = send_to(mcp, "{\"jsonrpc\":\"2.0\",\"id\":11,\"method\":\"resources/read\",\"params\":{\"uri\":\"omnigraph://nodes/Person/p007\"}}");
+    const char *txt = json_string_value(json_object_get(json_array_get(json_object_get(result(r), "contents"), 0), "text"));
+    assert_non_null(txt);
+    json_t *node = json_loads(txt, 0, NULL);
+    assert_string_equal(json_string_value(json_object_get(node, "name")), "p007");
+    assert_true(json_real_value(json_object_get(node, "score")) == 0.7358);
+    json_decref(node);
+    json_decref(r);
+    r = send_to(mcp, "{\"jsonrpc\":\"2.0\",\"id\":12,\"method\":\"resources/read\",\"params\":{\"uri\":\"omnigraph://nodes/Person/nobody\"}}");
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(r, "error"), "code")), -32002);
+    json_decref(r);
+    r = send_to(mcp, "{\"jsonrpc\":\"2.0\",\"id\":13,\"method\":\"resources/read\",\"params\":{\"uri\":\"omnigraph://nodes/Nope/p007\"}}");
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(r, "error"), "code")), -32002);
+    json_decref(r);
+}
+
+/* Notifications collected from an og_mcp with subscriptions. */
+static json_t *seen_notes;
+static void collect(void *ctx, const char *json)
+{
+    (void)ctx;
+    json_array_append_new(seen_notes, json_loads(json, 0, NULL));
+}
+
+/* Issue 38: resources/subscribe where the surface delivers updates (opts.subscriptions, as
+ * stdio): a moved branch head is one notifications/resources/updated for the resources that
+ * depend on it, once; unsubscribed, nothing.  Without the option the capability is not offered
+ * and the methods are unknown. */
+static void test_subscriptions_report_a_moved_head(void **state)
+{
+    (void)state;
+    json_t *r = send_to(mcp, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{}}");
+    assert_false(json_is_true(json_object_get(json_object_get(json_object_get(result(r), "capabilities"), "resources"), "subscribe")));
+    json_decref(r);
+    r = send_to(mcp, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"resources/subscribe\",\"params\":{\"uri\":\"omnigraph://commits/main\"}}");
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(r, "error"), "code")), -32601);
+    json_decref(r);
+
+    seen_notes = json_array();
+    og_mcp *w = NULL;
+    og_mcp_opts o = {.db = db, .graph_id = "people", .notify = collect, .subscriptions = 1};
+    assert_int_equal(og_mcp_new(&w, &o), OG_OK);
+    r = send_to(w, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{}}");
+    assert_true(json_is_true(json_object_get(json_object_get(json_object_get(result(r), "capabilities"), "resources"), "subscribe")));
+    json_decref(r);
+    json_decref(call_on(w, "branch_create", "{\"name\":\"watched\"}"));
+    r = send_to(w, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"resources/subscribe\",\"params\":{\"uri\":\"omnigraph://branches/watched/diff\"}}");
+    assert_non_null(result(r));
+    json_decref(r);
+    r = send_to(w, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"resources/subscribe\",\"params\":{\"uri\":\"omnigraph://commits/main\"}}");
+    assert_non_null(result(r));
+    json_decref(r);
+    r = send_to(w, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"resources/subscribe\",\"params\":{\"uri\":\"omnigraph://branches/nope/diff\"}}");
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(r, "error"), "code")), -32002);
+    json_decref(r);
+    assert_int_equal(og_mcp_subscriptions_check(w), 0); /* nothing moved */
+    /* the watched branch moves: its diff is updated, main's head is not */
+    json_decref(call_on(w, "graph_mutate", "{\"query\":\"query m() { insert Person { name: \\\"w1\\\" } }\",\"branch\":\"watched\"}"));
+    assert_int_equal(og_mcp_subscriptions_check(w), 1);
+    json_t *n = json_array_get(seen_notes, json_array_size(seen_notes) - 1);
+    assert_string_equal(json_string_value(json_object_get(n, "method")), "notifications/resources/updated");
+    assert_string_equal(json_string_value(json_object_get(json_object_get(n, "params"), "uri")), "omnigraph://branches/watched/diff");
+    assert_int_equal(og_mcp_subscriptions_check(w), 0); /* reported once */
+    /* main moves (written by another handle of the graph): both depend on it */
+    json_decref(call("graph_mutate", "{\"query\":\"query m() { insert Person { name: \\\"m1\\\" } }\",\"branch\":\"main\"}"));
+    assert_int_equal(og_mcp_subscriptions_check(w), 2);
+    r = send_to(w, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"resources/unsubscribe\",\"params\":{\"uri\":\"omnigraph://commits/main\"}}");
+    assert_non_null(result(r));
+    json_decref(r);
+    json_decref(call("graph_mutate", "{\"query\":\"query m() { insert Person { name: \\\"m2\\\" } }\",\"branch\":\"main\"}"));
+    assert_int_equal(og_mcp_subscriptions_check(w), 1); /* the diff only */
+    og_mcp_free(w);
+    json_decref(seen_notes);
+}
+
+/* Issue 38: with the default agent-branch rule a write naming no branch goes to the caller's
+ * branch (created from main on first use), the schema no longer requires `branch`, and main is
+ * untouched; without the rule (test_writes_need_an_explicit_branch) such a write is refused. */
+static void test_agent_branch_rule(void **state)
+{
+    (void)state;
+    og_mcp *w = NULL;
+    og_mcp_opts o = {.db = db, .graph_id = "people", .agent_branch = "agents/{actor}"};
+    assert_int_equal(og_mcp_new(&w, &o), OG_OK);
+    json_t *r = send_to(w, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}");
+    json_t *tools = json_object_get(result(r), "tools");
+    for (size_t i = 0; i < json_array_size(tools); i++) {
+        json_t *t = json_array_get(tools, i);
+        if (strcmp(json_string_value(json_object_get(t, "name")), "graph_mutate")) continue;
+        json_t *req = json_object_get(json_object_get(t, "inputSchema"), "required");
+        for (size_t k = 0; k < json_array_size(req); k++) assert_string_not_equal(json_string_value(json_array_get(req, k)), "branch");
+        assert_non_null(strstr(last_raw, "agents/agent"));
+    }
+    json_decref(r);
+    r = call_on(w, "graph_mutate", "{\"query\":\"query m() { insert Person { name: \\\"by-rule\\\" } }\"}");
+    assert_false(is_error(r));
+    assert_string_equal(json_string_value(json_object_get(sc(r), "branch")), "agents/agent"); /* send_to's actor */
+    json_decref(r);
+    r = call_on(w, "graph_mutate", "{\"query\":\"query m() { insert Person { name: \\\"by-rule-2\\\" } }\"}");
+    assert_false(is_error(r)); /* the branch exists now: written again */
+    json_decref(r);
+    r = call("graph_query", "{\"query\":\"query q() { match { $p: Person  $p.name starts_with \\\"by-rule\\\" } return { $p.name } }\","
+                            "\"branch\":\"agents/agent\"}");
+    assert_int_equal(num(sc(r), "total_rows"), 2);
+    json_decref(r);
+    r = call("graph_query", "{\"query\":\"query q() { match { $p: Person  $p.name starts_with \\\"by-rule\\\" } return { $p.name } }\"}");
+    assert_int_equal(num(sc(r), "total_rows"), 0); /* main untouched */
+    json_decref(r);
+    /* an explicit branch still wins */
+    r = call_on(w, "graph_mutate", "{\"query\":\"query m() { insert Person { name: \\\"x\\\" } }\",\"branch\":\"nope\"}");
+    assert_true(is_error(r));
+    assert_string_equal(err_code(r), "not_found");
+    json_decref(r);
+    og_mcp_free(w);
+}
+
+/* Issue 38 (learnability): graph_validate checks GQ text — mutations too — without running it:
+ * each finding with its position and a did-you-mean; nothing is written. */
+static void test_validate_checks_without_running(void **state)
+{
+    (void)state;
+    json_t *r = call("graph_validate", "{\"query\":\"query add($n: String) {\\n  insert Person { nam: $n }\\n}\"}");
+    assert_false(is_error(r)); /* the check ran; its verdict is data */
+    json_t *s = sc(r);
+    assert_false(json_is_true(json_object_get(s, "ok")));
+    json_t *d = json_array_get(json_object_get(s, "diagnostics"), 0);
+    assert_int_equal(num(d, "line"), 2);
+    assert_non_null(strstr(json_string_value(json_object_get(d, "message")), "name"));
+    json_decref(r);
+    r = call("graph_validate", "{\"query\":\"query add($n: String) { insert Person { name: $n } }\"}");
+    assert_true(json_is_true(json_object_get(sc(r), "ok")));
+    assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(sc(r), "queries"), 0), "kind")), "mutation");
+    json_decref(r);
+    r = call("graph_query", "{\"query\":\"query q() { match { $p: Person  $p.name = \\\"\\\" } return { $p.name } }\"}");
+    assert_int_equal(num(sc(r), "total_rows"), 0); /* nothing was inserted */
     json_decref(r);
 }
 
@@ -599,6 +792,10 @@ int main(void)
         cmocka_unit_test(test_branch_diff_is_against_the_merge_base),
         cmocka_unit_test(test_merge_strategy_and_if_commit),
         cmocka_unit_test(test_discovery_prompts_templates_completion),
+        cmocka_unit_test(test_key_completion_and_node_template),
+        cmocka_unit_test(test_subscriptions_report_a_moved_head),
+        cmocka_unit_test(test_agent_branch_rule),
+        cmocka_unit_test(test_validate_checks_without_running),
         cmocka_unit_test(test_explain_and_change_feed),
         cmocka_unit_test(test_language_examples_run_on_their_graph),
         cmocka_unit_test(test_fork_and_merge_need_read_on_the_source),

@@ -269,6 +269,111 @@ static void test_stdio_concurrent_and_cancel(void **state)
     close(from[0]);
 }
 
+/* The next newline-delimited message from fd within `ms` (NULL: none). */
+static json_t *next_msg(int fd, int ms)
+{
+    static char buf[1 << 16];
+    static size_t have;
+    for (int waited = 0;;) {
+        char *nl = memchr(buf, '\n', have);
+        if (nl) {
+            json_t *j = json_loadb(buf, (size_t)(nl - buf), 0, NULL);
+            size_t used = (size_t)(nl - buf) + 1;
+            memmove(buf, buf + used, have - used);
+            have -= used;
+            return j;
+        }
+        if (waited >= ms) return NULL;
+        struct pollfd pfd = {fd, POLLIN, 0};
+        if (poll(&pfd, 1, 100) > 0) {
+            ssize_t n = read(fd, buf + have, sizeof buf - have - 1);
+            if (n <= 0) return NULL;
+            have += (size_t)n;
+        } else {
+            waited += 100;
+        }
+    }
+}
+
+/* The next message with `id` or `method` (others skipped, counted in *skipped). */
+static json_t *next_of(int fd, long id, const char *method, int ms, int *skipped)
+{
+    json_t *j;
+    while ((j = next_msg(fd, ms))) {
+        const char *m = json_string_value(json_object_get(j, "method"));
+        if (method ? (m && !strcmp(m, method)) : (!m && json_integer_value(json_object_get(j, "id")) == id)) return j;
+        if (skipped) (*skipped)++;
+        json_decref(j);
+    }
+    return NULL;
+}
+
+/* Issue 38: over stdio a client subscribes to a branch resource and is told when that branch's
+ * head moves — also when another process wrote it; with --agent-branch a write naming no
+ * branch lands on the agent's own branch. */
+static void test_stdio_subscriptions_and_agent_branch(void **state)
+{
+    (void)state;
+    assert_int_equal(run(NULL, 0, "%s init --schema %s/people.pg %s/sub.omni 2>&1", bin, dir, dir), 0);
+    int to[2], from[2];
+    assert_int_equal(pipe(to), 0);
+    assert_int_equal(pipe(from), 0);
+    char store[160];
+    snprintf(store, sizeof store, "%s/sub.omni", dir);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        dup2(to[0], 0);
+        dup2(from[1], 1);
+        close(to[1]);
+        close(from[0]);
+        execl(bin, "omnigraph", "mcp", "--store", store, "--as", "agent-1", "--agent-branch", "{actor}/work", (char *)NULL);
+        _exit(127);
+    }
+    close(to[0]);
+    close(from[1]);
+    FILE *w = fdopen(to[1], "w");
+    assert_non_null(w);
+    fprintf(w, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\"}}\n"
+               "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"graph_mutate\",\"arguments\":"
+               "{\"query\":\"query m() { insert Person { name: \\\"Kit\\\" } }\"}}}\n");
+    fflush(w);
+    json_t *r = next_of(from[0], 1, NULL, 10000, NULL);
+    assert_non_null(r);
+    assert_true(json_is_true(json_object_get(json_object_get(json_object_get(json_object_get(r, "result"), "capabilities"), "resources"), "subscribe")));
+    json_decref(r);
+    r = next_of(from[0], 2, NULL, 20000, NULL);
+    assert_non_null(r);
+    assert_string_equal(json_string_value(json_object_get(sc(r), "branch")), "agent-1/work");
+    json_decref(r);
+    fprintf(w, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"resources/subscribe\",\"params\":{\"uri\":\"omnigraph://commits/main\"}}\n"
+               "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"resources/subscribe\",\"params\":{\"uri\":\"omnigraph://branches/agent-1/work/diff\"}}\n");
+    fflush(w);
+    r = next_of(from[0], 4, NULL, 10000, NULL);
+    assert_non_null(json_object_get(r, "result"));
+    json_decref(r);
+    /* nothing moves: no update */
+    r = next_of(from[0], 0, "notifications/resources/updated", 1500, NULL);
+    assert_null(r);
+    /* another process writes main: both resources depend on main's head */
+    write_file("m.gq", "query m() { insert Person { name: \"Lou\" } }\n");
+    assert_int_equal(run(NULL, 0, "%s mutate --query %s/m.gq --branch main %s >/dev/null 2>&1", bin, dir, store), 0);
+    int uris = 0;
+    for (int k = 0; k < 2; k++) {
+        r = next_of(from[0], 0, "notifications/resources/updated", 10000, NULL);
+        assert_non_null(r);
+        const char *u = json_string_value(json_object_get(json_object_get(r, "params"), "uri"));
+        uris |= !strcmp(u, "omnigraph://commits/main") ? 1 : !strcmp(u, "omnigraph://branches/agent-1/work/diff") ? 2 : 4;
+        json_decref(r);
+    }
+    assert_int_equal(uris, 3);
+    fclose(w);
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    close(from[0]);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -284,6 +389,7 @@ static int teardown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_stdio_store), cmocka_unit_test(test_stdio_notifications),
-                                       cmocka_unit_test(test_stdio_concurrent_and_cancel)};
+                                       cmocka_unit_test(test_stdio_concurrent_and_cancel),
+                                       cmocka_unit_test(test_stdio_subscriptions_and_agent_branch)};
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -455,7 +455,7 @@ static void test_per_query_policy(void **state)
     const char *list = "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}";
     r = mcp("tok-gus", list);
     assert_string_equal(names_of(json_object_get(json_object_get(r.json, "result"), "tools"), "name", got, sizeof got),
-                        "branch_diff,branch_list,change_feed,commit_get,commit_list,friends,graph_explain,graph_health,graph_query,graph_snapshot,"
+                        "branch_diff,branch_list,change_feed,commit_get,commit_list,friends,graph_explain,graph_health,graph_query,graph_snapshot,graph_validate,"
                         "proposal_list,proposal_show,schema_get");
     http_free(&r);
     r = mcp("tok-ivy", list);

@@ -231,9 +231,39 @@ static void test_proposals_survive_a_restart_and_need_the_policy(void **state)
     json_decref(http_json("GET", "tok-l", "/graphs/g/proposals/01ARZ3NDEKTSV4RRFFQ69G5FAV", NULL, 404));
 }
 
+/* Issue 38: the server's default agent-branch rule under ownership scopes (docs/policy.md
+ * "Branch ownership"): agent-a's write naming no branch creates agent-a/work — allowed as a
+ * create in its namespace — and is then decided on a branch agent-a owns; agent-b cannot write
+ * that branch by naming it, and its own rule-made branch is its own. */
+static void test_agent_branch_rule_makes_owned_branches(void **state)
+{
+    (void)state;
+    assert_int_equal(srv_stop(&P.s), 0);
+    const char *args[] = {"--graph", P.graph, "--bind", "127.0.0.1:0", "--policy", P.pol, "--mcp-agent-branch", "{actor}/work", NULL};
+    setenv("OMNIGRAPH_SERVER_BEARER_TOKENS_JSON", P.tokens_json, 1);
+    assert_int_equal(srv_start(&P.s, P.logpath, args), 0);
+    unsetenv("OMNIGRAPH_SERVER_BEARER_TOKENS_JSON");
+    const char *write = "{\"query\":\"query m() { insert Person { name: \\\"Wes\\\" } }\"}";
+    int err;
+    char text[4096];
+    call("tok-a", "graph_mutate", write, &err, text, sizeof text);
+    if (err) fail_msg("rule write: %s", text);
+    assert_non_null(strstr(text, "\"branch\":\"agent-a/work\""));
+    refused("tok-b", "graph_mutate", INSERT("Bo", "agent-a/work"),
+            "forbidden: policy denied action 'change' on branch 'agent-a/work' for actor 'agent-b'");
+    call("tok-b", "graph_mutate", write, &err, text, sizeof text);
+    if (err) fail_msg("rule write: %s", text);
+    assert_non_null(strstr(text, "\"branch\":\"agent-b/work\""));
+    /* the lead may not create branches at all: the rule cannot make one for it */
+    refused("tok-l", "graph_mutate", write, "forbidden: the agent branch 'lead/work' does not exist and cannot be created");
+    assert_int_equal(srv_stop(&P.s), 0);
+    assert_int_equal(policy_server_start(&P), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_agents_cannot_touch_each_others_branches),
-                                       cmocka_unit_test(test_proposals_survive_a_restart_and_need_the_policy)};
+                                       cmocka_unit_test(test_proposals_survive_a_restart_and_need_the_policy),
+                                       cmocka_unit_test(test_agent_branch_rule_makes_owned_branches)};
     return cmocka_run_group_tests(tests, setup, teardown);
 }

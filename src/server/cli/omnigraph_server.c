@@ -38,6 +38,9 @@ static const char *usage =
     "  --allowed-host NAME[:PORT]     another name clients address the server by (repeatable; a reverse\n"
     "                                 proxy's public name): requests whose Host or Origin is none of the\n"
     "                                 server's names are refused 403 (DNS-rebinding protection)\n"
+    "  --mcp-agent-branch TEMPLATE    where an MCP write that names no branch goes: TEMPLATE with {actor}\n"
+    "                                 replaced by the caller (e.g. '{actor}/work'), created from main when\n"
+    "                                 missing; without it such a write is refused (docs/mcp.md)\n"
     "  --unauthenticated              serve without bearer tokens (or $OMNIGRAPH_UNAUTHENTICATED=1);\n"
     "                                 loopback addresses only unless --allow-public-unauthenticated\n"
     "  --policy FILE                  policy bundle (YAML, docs/policy.md) for every served graph\n"
@@ -226,6 +229,7 @@ int main(int argc, char **argv)
     size_t ngraphs = 0;
     const char *allowed[64];
     size_t nallowed = 0;
+    const char *mcp_agent_branch = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -249,6 +253,13 @@ int main(int argc, char **argv)
                 return 2;
             }
             graphs[ngraphs++] = v;
+            i++;
+        } else if (!strcmp(a, "--mcp-agent-branch") && v) {
+            if (!strstr(v, "{actor}")) { /* one branch for every agent would defeat the rule */
+                fprintf(stderr, "omnigraph-server: --mcp-agent-branch needs {actor} in its template (e.g. '{actor}/work')\n");
+                return 2;
+            }
+            mcp_agent_branch = v;
             i++;
         } else if (!strcmp(a, "--graph-dir") && v) {
             graph_dir = v;
@@ -386,7 +397,8 @@ int main(int argc, char **argv)
                         .nallowed_hosts = nallowed,
                         .max_memory = mem_bound,
                         .budget = budget,
-                        .graph_dir = graph_dir};
+                        .graph_dir = graph_dir,
+                        .mcp_agent_branch = mcp_agent_branch};
     if (og_server_new(&s, &o)) goto out;
     if (cluster) {
         if (boot_graphs(&b, s, require_all)) goto out;
