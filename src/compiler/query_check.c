@@ -217,6 +217,15 @@ static int lookup(og_chk *c, const char *name)
     return -1;
 }
 
+const char *og_chk_name_hint(og_chk *c, const char *name, int vars, int params, char *buf, size_t cap)
+{
+    const char *names[256], *best[3];
+    size_t n = 0;
+    for (size_t i = 0; vars && i < c->nvisible && n < 256; i++) names[n++] = c->q->vars[c->visible[i]].name;
+    for (size_t i = 0; params && i < c->q->nparams && n < 256; i++) names[n++] = c->q->params[i].name;
+    return og_suggest_var_hint(best, og_suggest_names(name, names, n, best, 3), buf, cap);
+}
+
 /* A variable bound by an earlier `optional { }` may be null: it cannot anchor a traversal, be
  * re-bound or be ranked (T46); filters, projections and aggregates read it as null. */
 static int optional_refused(og_chk *c, int vi, og_qspan sp, const char *use)
@@ -289,7 +298,10 @@ static int is_lit_or_param(og_chk *c, const og_qexpr *e)
 static int resolve_prop(og_chk *c, og_qexpr *e)
 {
     int vi = lookup(c, e->var);
-    if (vi < 0) return og_chk_fail(c, e->var_span, "T6", "variable `$%s` is not bound", e->var);
+    char vh[160];
+    if (vi < 0)
+        return og_chk_fail(c, e->var_span, "T6", "variable `$%s` is not bound%s", e->var,
+                           og_chk_name_hint(c, e->var, 1, 0, vh, sizeof vh));
     if (path_refused(c, vi, e->span)) return 0;
     const og_cat_type *t = var_type(c, vi);
     if (e->name[0] == '@') { /* a meta field: never a user property */
@@ -338,7 +350,10 @@ static int resolve_nearest(og_chk *c, og_qexpr *e)
         return og_chk_fail(c, e->var_span, "T23",
                            "nearest cannot target edge binding `$%s`; vector search runs on node "
                            "properties", e->var);
-    if (vi < 0) return og_chk_fail(c, e->var_span, "T15", "variable `$%s` is not bound", e->var);
+    char vh[160];
+    if (vi < 0)
+        return og_chk_fail(c, e->var_span, "T15", "variable `$%s` is not bound%s", e->var,
+                           og_chk_name_hint(c, e->var, 1, 0, vh, sizeof vh));
     if (optional_refused(c, vi, e->var_span, "be ranked")) return 0;
     const og_cat_type *t = var_type(c, vi);
     size_t pi;
@@ -509,8 +524,11 @@ static int resolve(og_chk *c, og_qexpr *e, int in_agg)
             return 1;
         }
         e->is_param = 0;
-        if ((vi = lookup(c, e->var)) < 0)
-            return og_chk_fail(c, e->span, "T6", "variable `$%s` is not bound", e->var);
+        if ((vi = lookup(c, e->var)) < 0) {
+            char vh[160];
+            return og_chk_fail(c, e->span, "T6", "variable `$%s` is not bound%s", e->var,
+                               og_chk_name_hint(c, e->var, 1, 1, vh, sizeof vh));
+        }
         if (c->q->vars[vi].is_edge)
             return og_chk_fail(c, e->span, "T23",
                                "edge binding `$%s` cannot be used bare; access one of its "
@@ -789,8 +807,10 @@ static int check_prop_match(og_chk *c, const og_cat_type *t, og_qpropmatch *m)
         return 1;
     }
     int pa = og_chk_param(c, v->var);
+    char vh[160];
     if (pa < 0) /* C port: the reference accepts an undeclared name and fails at run time */
-        return og_chk_fail(c, v->span, "T6", "`$%s` is not a declared parameter", v->var);
+        return og_chk_fail(c, v->span, "T6", "`$%s` is not a declared parameter%s", v->var,
+                           og_chk_name_hint(c, v->var, 0, 1, vh, sizeof vh));
     v->param = pa;
     const og_qtype *got = &c->q->params[pa].type;
     if (list) {
@@ -872,10 +892,12 @@ static int check_traversal(og_chk *c, og_qclause *cl)
 {
     const og_catalog *cat = c->cat;
     const og_cat_type *e = og_catalog_edge_ci(cat, cl->edge_word, strlen(cl->edge_word));
-    char hint[96];
-    if (!e)
+    if (!e) { /* the suggestion as a traversal writes it (`knows` for `Knows`) */
+        char hint[96], word[96];
+        const char *near = og_suggest_edge(cat, cl->edge_word);
         return og_chk_fail(c, cl->edge_span, "T4", "unknown edge type `%s`%s", cl->edge_word,
-                           og_suggest_hint(og_suggest_edge(cat, cl->edge_word), hint, sizeof hint));
+                           og_suggest_hint(near ? og_suggest_edge_word(near, word, sizeof word) : NULL, hint, sizeof hint));
+    }
     cl->type_index = (int)(e - cat->edges);
     if (cl->min_hops == 0)
         return og_chk_fail(c, cl->span, "T15", "traversal min hop bound must be >= 1");
@@ -1164,8 +1186,10 @@ static int check_count_param(og_chk *c, const char *what, const char *name, og_q
     *index = -1;
     if (!name) return 1;
     int pi = og_chk_param(c, name);
+    char vh[160];
     if (pi < 0)
-        return og_chk_fail(c, sp, "T42", "%s `$%s` is not a declared parameter", what, name);
+        return og_chk_fail(c, sp, "T42", "%s `$%s` is not a declared parameter%s", what, name,
+                           og_chk_name_hint(c, name, 0, 1, vh, sizeof vh));
     const og_qtype *t = &c->q->params[pi].type;
     if (t->node_type >= 0 || !is_integer(t->t.id) || t->nullable)
         return og_chk_fail(c, sp, "T42", "%s `$%s` must be a non-optional integer parameter, got %s", what, name,

@@ -40,6 +40,9 @@ int og_chk_lit_against(og_chk *c, const og_qlit *lit, const og_cat_prop *p, cons
 /* Declared parameter index by name, or -1. */
 int og_chk_param(const og_chk *c, const char *name);
 
+/* "; did you mean `$x`?" for an unknown `$name` (or ""): the nearest of the variables in
+ * scope (vars) and the declared parameters (params), compiler/suggest.h's rule for names. */
+const char *og_chk_name_hint(og_chk *c, const char *name, int vars, int params, char *buf, size_t cap);
 /* The visible `shortest { }` path variable called name, or -1. */
 int og_chk_path_var(og_chk *c, const char *name);
 

@@ -23,9 +23,10 @@ static int check_value(og_chk *c, og_qvalue *v, const og_cat_prop *p, const char
     }
     if (v->kind == OG_QV_LIT) return og_chk_lit_against(c, &v->lit, p, prop);
     int pa = og_chk_param(c, v->var);
+    char vh[160];
     if (pa < 0)
-        return og_chk_fail(c, v->span, "T14", "mutation variable `$%s` must be a declared query parameter",
-                           v->var);
+        return og_chk_fail(c, v->span, "T14", "mutation variable `$%s` must be a declared query parameter%s",
+                           v->var, og_chk_name_hint(c, v->var, 0, 1, vh, sizeof vh));
     v->param = pa;
     const og_qtype *got = &c->q->params[pa].type;
     int ok = og_qt_compatible(got, &want) ||
@@ -70,8 +71,10 @@ static int check_assign_expr(og_chk *c, og_qassign *a, const og_cat_prop *p)
 {
     char x[64], y[64];
     const og_qexpr *u = undeclared_var(c, a->expr);
+    char vh[160];
     if (u)
-        return og_chk_fail(c, u->span, "T14", "mutation variable `$%s` must be a declared query parameter", u->var);
+        return og_chk_fail(c, u->span, "T14", "mutation variable `$%s` must be a declared query parameter%s", u->var,
+                           og_chk_name_hint(c, u->var, 0, 1, vh, sizeof vh));
     if (!og_chk_resolve(c, a->expr, 0)) return 0;
     og_qtype want = og_qt_prop(p), *got = &a->expr->type;
     if (a->expr->is_agg) return og_chk_fail(c, a->expr->span, "T7", "an assignment cannot hold an aggregate");

@@ -19,6 +19,7 @@
 
 #include "compiler/query_ast.h"
 #include "compiler/settings.h"
+#include "compiler/suggest.h"
 
 #define MAX_EXPECT 8
 
@@ -1427,6 +1428,30 @@ static int parse_query_decl(parser *p, og_query *q)
     return 1;
 }
 
+/* A type name where a traversal wanted its edge (`$o Owns $p`, `$a <Knows> $b`,
+ * `$a Knows{1,2} $b`): edge words start lowercase and match the schema's edge
+ * case-insensitively, so the hint is the traversal spelling of that word (suggest.h), which
+ * names the same edge.  The parser has no catalog: an edge that does not exist is then the
+ * checker's T4, with its own suggestion.  "" when the failure is anything else. */
+static void edge_case_hint(parser *p, const og_token *t, char *buf, size_t cap)
+{
+    buf[0] = 0;
+    int wanted = 0;
+    for (size_t i = 0; i < p->nexpect; i++) wanted |= !strcmp(p->expect[i], "edge name");
+    size_t at = (size_t)(t - p->toks->v);
+    og_tok_kind next = at + 1 < p->toks->len ? p->toks->v[at + 1].kind : OG_TOK_EOF;
+    if (!wanted || t->kind != OG_TOK_TYPENAME || t->text_len > 64 ||
+        (next != OG_TOK_VAR && next != OG_TOK_LBRACE && next != OG_TOK_GT))
+        return;
+    char name[65], word[65];
+    memcpy(name, t->text, t->text_len);
+    name[t->text_len] = 0;
+    og_suggest_edge_word(name, word, sizeof word);
+    snprintf(buf, cap,
+             ": an edge name in a traversal starts with a lowercase letter (edges match case-insensitively); "
+             "did you mean `%s`?", word);
+}
+
 static og_status report(parser *p, og_diag *err)
 {
     og_diag local;
@@ -1451,8 +1476,10 @@ static og_status report(parser *p, og_diag *err)
             snprintf(exp + l, sizeof exp - l, "%s%s",
                      i == 0 ? "" : (i + 1 == p->nexpect ? " or " : ", "), p->expect[i]);
         }
+        char hint[160];
+        edge_case_hint(p, t, hint, sizeof hint);
         st = og_diag_set(d, OG_ERR_PARSE, p->src, t->start, t->end, NULL,
-                         "expected %s, found %s", p->nexpect ? exp : "input", found);
+                         "expected %s, found %s%s", p->nexpect ? exp : "input", found, hint);
     }
     if (d == &local) og_diag_free(&local);
     return st;

@@ -1,6 +1,7 @@
 /*
- * suggest.c — the nearest known name to a mistyped one among a catalog's types and properties
- * (suggest.h); the typo rule itself is util/typo.c, shared with the CLI's verbs and flags.
+ * suggest.c — the nearest known name to a mistyped one among a catalog's types and properties,
+ * or among a query's own variables and parameters (suggest.h); the typo rule itself is
+ * util/typo.c, shared with the CLI's verbs and flags.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -50,6 +51,16 @@ const char *og_suggest_prop(const og_cat_type *t, const char *word)
     return best;
 }
 
+const char *og_suggest_edge_word(const char *name, char *buf, size_t cap)
+{
+    if (!cap) return buf;
+    snprintf(buf, cap, "%s", name);
+    int caps = 1;
+    for (size_t i = 1; buf[i]; i++) caps &= !islower((unsigned char)buf[i]);
+    for (size_t i = 0; buf[i] && (i == 0 || caps); i++) buf[i] = (char)tolower((unsigned char)buf[i]);
+    return buf;
+}
+
 const char *og_suggest_hint(const char *best, char *buf, size_t cap)
 {
     if (!best) {
@@ -57,5 +68,36 @@ const char *og_suggest_hint(const char *best, char *buf, size_t cap)
     } else {
         snprintf(buf, cap, "; did you mean `%s`?", best);
     }
+    return buf;
+}
+
+size_t og_suggest_names(const char *word, const char *const *names, size_t n, const char **out, size_t max)
+{
+    if (!max) return 0;
+    const char *one = og_typo_nearest(word, names, n);
+    if (one) {
+        out[0] = one;
+        return 1;
+    }
+    if (strlen(word) > 3) return 0;
+    size_t k = 0;
+    for (size_t i = 0; i < n && k < max; i++) {
+        if (!names[i] || og_typo_distance(word, names[i]) != 1) continue;
+        int seen = 0;
+        for (size_t j = 0; j < k; j++) seen |= !strcmp(out[j], names[i]);
+        if (!seen) out[k++] = names[i];
+    }
+    return k;
+}
+
+const char *og_suggest_var_hint(const char *const *best, size_t n, char *buf, size_t cap)
+{
+    if (!cap) return buf;
+    buf[0] = 0;
+    if (!n) return buf;
+    size_t l = (size_t)snprintf(buf, cap, "; did you mean ");
+    for (size_t i = 0; i < n && l < cap; i++)
+        l += (size_t)snprintf(buf + l, cap - l, "%s`$%s`", i == 0 ? "" : i + 1 == n ? " or " : ", ", best[i]);
+    if (l < cap) snprintf(buf + l, cap - l, "?");
     return buf;
 }

@@ -195,7 +195,7 @@ static void type_errors_are_per_query(void **state)
     assert_int_equal(r.queries[1].diag.line, 2);
     og_buf b = OG_BUF_INIT;
     og_lint_render_text(&b, &r);
-    assert_non_null(strstr(og_buf_cstr(&b), "ERROR query `bad`: type error: T4: unknown edge type `knowz`; did you mean `Knows`? (at 2:38)\n"));
+    assert_non_null(strstr(og_buf_cstr(&b), "ERROR query `bad`: type error: T4: unknown edge type `knowz`; did you mean `knows`? (at 2:38)\n"));
     og_buf_free(&b);
     og_lint_report_free(&r);
     og_catalog_free(cat);

@@ -1,7 +1,7 @@
 /*
  * test_suggest.c — the "did you mean" rule (compiler/suggest.h): which names count as a typo
  * of which, and that a far name gets no guess; the messages that carry it are pinned by
- * tests/logic/errors/did_you_mean.gqt.
+ * tests/logic/errors/did_you_mean.gqt and did_you_mean_names.gqt.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -59,12 +59,34 @@ static void catalog_helpers_name_types_edges_and_props(void **state)
     og_catalog_free(cat);
 }
 
+static void names_and_edge_words(void **state)
+{
+    (void)state;
+    const char *names[] = {"m", "n", "name", NULL, "m"}, *out[3];
+    assert_int_equal(og_suggest_names("mn", names, 5, out, 3), 2); /* short: every name one edit away */
+    assert_string_equal(out[0], "m");
+    assert_string_equal(out[1], "n"); /* the repeated `m` is listed once */
+    assert_int_equal(og_suggest_names("nme", names, 5, out, 3), 1); /* the typo rule's one first */
+    assert_string_equal(out[0], "name");
+    assert_int_equal(og_suggest_names("zzzz", names, 5, out, 3), 0);
+    assert_int_equal(og_suggest_names("mn", names, 5, out, 1), 1); /* at most max */
+    char buf[128];
+    assert_string_equal(og_suggest_var_hint(out, 0, buf, sizeof buf), "");
+    const char *two[] = {"m", "n"}, *three[] = {"a", "b", "c"};
+    assert_string_equal(og_suggest_var_hint(two, 2, buf, sizeof buf), "; did you mean `$m` or `$n`?");
+    assert_string_equal(og_suggest_var_hint(three, 3, buf, sizeof buf), "; did you mean `$a`, `$b` or `$c`?");
+    assert_string_equal(og_suggest_edge_word("WorksAt", buf, sizeof buf), "worksAt");
+    assert_string_equal(og_suggest_edge_word("OWNS", buf, sizeof buf), "owns");
+    assert_string_equal(og_suggest_edge_word("knows", buf, sizeof buf), "knows");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(distance_counts_edits_swaps_and_ignores_case),
         cmocka_unit_test(nearest_is_a_typo_or_nothing),
         cmocka_unit_test(catalog_helpers_name_types_edges_and_props),
+        cmocka_unit_test(names_and_edge_words),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
