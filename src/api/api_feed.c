@@ -95,7 +95,7 @@ static og_status commit_feed(og_db *db, const char *commit, const og_changes_pol
         og_free(text);
         return st;
     }
-    json_t *j = json_loads(text, 0, NULL);
+    json_t *j = og_json_load_wide(text, strlen(text)); /* a U64 above 2^63-1 stays a number */
     og_free(text);
     if (!j) return og_err(OG_ERR_INTERNAL, "changes of %s: cannot read the change set", commit);
     unsigned kinds = o->kinds & (OG_CHANGES_NODES | OG_CHANGES_EDGES);

@@ -218,14 +218,14 @@ og_status og_db_proposal_review(char **out, og_db *db, const char *id)
         json_object_set_new(doc, "merge_base", json_string(base));
         og_changes_opts co = {.from = base, .to = source};
         st = og_db_changes(&text, db, &co);
-        if (st == OG_OK) json_object_set_new(doc, "diff", json_loads(text, 0, NULL));
+        if (st == OG_OK) json_object_set_new(doc, "diff", og_json_load_wide(text, strlen(text))); /* U64 whole */
         og_free(text);
         text = NULL;
     }
     if (st == OG_OK) { /* what approving would do now: the merge, decided and not published */
         og_db_merge_opts mo = {.source = source, .target = target};
         og_status ms = og_db_branch_merge_dry_run(&text, db, &mo, NULL);
-        json_t *m = text ? json_loads(text, 0, NULL) : NULL;
+        json_t *m = text ? og_json_load_wide(text, strlen(text)) : NULL;
         og_free(text);
         if (ms == OG_OK) {
             json_object_set_new(doc, "merge", m);
@@ -270,7 +270,7 @@ og_status og_db_proposal_approve(char **out, og_db *db, const char *id, const og
         *out = mtext;
         return st;
     }
-    json_t *m = json_loads(mtext, 0, NULL);
+    json_t *m = og_json_load_wide(mtext, strlen(mtext));
     og_free(mtext);
     json_t *c = json_object_get(m, "commit");
     const char *commit = json_string_value(json_object_get(c, "graph_commit_id"));

@@ -192,17 +192,23 @@ og_status og_db_commit_show(char **out, og_db *db, const char *commit_id)
 /* ---- changes -------------------------------------------------------------------------------- */
 
 
+/* One row image, values spelled as result columns are: integers bare at any width, a U64
+ * above 2^63-1 included (an og_json_bignum, printed by og_json_dumps).  Whoever re-reads the
+ * change text (the feed, the CLI, the server, MCP) parses it with og_json_read, which keeps
+ * that number whole. */
 static json_t *image_json(const og_table_delta *d, const og_row_set *rs, uint32_t row)
 {
+    const unsigned flags = OG_CELL_BLOB_BASE64 | OG_CELL_BIG_U64;
     json_t *o = json_object();
-    json_object_set_new(o, "id", og_jsonval_cell(&rs->cols[0], row, OG_CELL_BLOB_BASE64));
+    json_object_set_new(o, "id", og_jsonval_cell(&rs->cols[0], row, flags));
     size_t base = 1;
     if (d->is_edge) {
-        json_object_set_new(o, "from", og_jsonval_cell(&rs->cols[1], row, OG_CELL_BLOB_BASE64));
-        json_object_set_new(o, "to", og_jsonval_cell(&rs->cols[2], row, OG_CELL_BLOB_BASE64));
+        json_object_set_new(o, "from", og_jsonval_cell(&rs->cols[1], row, flags));
+        json_object_set_new(o, "to", og_jsonval_cell(&rs->cols[2], row, flags));
         base = 3;
     }
-    for (size_t p = 0; p < d->t->nprops; p++) json_object_set_new(o, d->t->props[p].name, og_jsonval_cell(&rs->cols[base + p], row, OG_CELL_BLOB_BASE64));
+    for (size_t p = 0; p < d->t->nprops; p++)
+        json_object_set_new(o, d->t->props[p].name, og_jsonval_cell(&rs->cols[base + p], row, flags));
     return o;
 }
 

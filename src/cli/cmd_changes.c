@@ -60,7 +60,7 @@ int og_cli_parse_ops(const char *verb, const char *const *ops, size_t nops, unsi
 
 void og_cli_print_changes(const char *text, int format)
 {
-    json_t *j = json_loads(text, 0, NULL);
+    json_t *j = og_json_read(text, strlen(text)); /* a U64 above 2^63-1 stays a number */
     if (format != OG_CLI_TEXT) {
         static const char *cols[] = {"kind", "type", "id", "op", "before", "after"};
         og_cli_print_records(format, j, "changes", cols, format == OG_CLI_CSV ? 6 : 4);
@@ -151,7 +151,7 @@ static int changes_poll(int argc, char **argv)
             break;
         }
         if (last) json_decref(last);
-        last = json_loads(text, 0, NULL);
+        last = og_json_read(text, strlen(text));
         og_free(text);
         json_t *b;
         size_t i;

@@ -170,7 +170,7 @@ int og_cmd_commit(int argc, char **argv)
         og_free(text);
         return og_cli_fail(verb, st);
     }
-    json_t *j = json_loads(text, 0, NULL);
+    json_t *j = og_json_read(text, strlen(text)); /* a U64 above 2^63-1 stays a number */
     og_free(text);
     if (!j) return OG_EXIT_FAIL;
     char next[48] = "";

@@ -46,6 +46,7 @@ static json_t *member(json_t *r, const char *path)
 static char *cell(json_t *v)
 {
     if (!v || json_is_null(v)) return NULL;
+    if (og_json_digits(v)) return strdup(og_json_digits(v)); /* a U64 above 2^63-1 (og_json_read) */
     if (json_is_string(v)) return strdup(json_string_value(v));
     return og_json_text(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_PRESERVE_ORDER); /* shortest reals */
 }

@@ -1298,9 +1298,9 @@ static int run_diff(og_remote *r, int argc, char **argv)
     free(next);
     if (!rc && doc) {
         json_object_set(doc, "changes", all);
-        char *text = json_dumps(doc, JSON_PRESERVE_ORDER | JSON_COMPACT);
+        char *text = og_json_text(doc, JSON_PRESERVE_ORDER | JSON_COMPACT); /* read by og_json_read */
         if (text) og_cli_print_changes(text, fmt);
-        free(text);
+        og_free(text);
     }
     json_decref(all);
     json_decref(doc);

@@ -638,7 +638,7 @@ static json_t *run_diff(og_mcp *m, json_t *args)
         og_free(out);
         return tool_status(st);
     }
-    json_t *doc = json_loads(out, 0, NULL);
+    json_t *doc = og_json_read(out, strlen(out)); /* a U64 above 2^63-1 stays a number */
     og_free(out);
     if (!json_is_object(doc)) {
         json_decref(doc);
@@ -1191,7 +1191,7 @@ static json_t *template_read(og_mcp *m, const char *actor, const char *uri, int 
         snprintf(msg, cap, "%s: %s", og_status_name(st), og_error_message());
         return NULL;
     }
-    json_t *doc = json_loads(text, 0, NULL);
+    json_t *doc = og_json_read(text, strlen(text)); /* a U64 above 2^63-1 stays a number */
     og_free(text);
     json_t *items = json_object_get(doc, "changes");
     while (json_array_size(items) > OG_MCP_DEFAULT_MAX_ROWS) json_array_remove(items, json_array_size(items) - 1);

@@ -29,7 +29,7 @@ static json_t *text_result(og_status st, char *text)
     if (st == OG_OK) {
         r = og_mcp_tool_text(text, 0);
     } else if (st == OG_ERR_CONFLICT && text) { /* the conflicts, as data, with the message */
-        json_t *doc = json_loads(text, 0, NULL);
+        json_t *doc = og_json_read(text, strlen(text));
         char msg[2048];
         snprintf(msg, sizeof msg, "conflict: %s", og_error_message());
         r = og_mcp_tool_text(msg, 1);
@@ -65,7 +65,7 @@ static json_t *show(og_mcp *m, json_t *args)
     char *text = NULL;
     og_status st = og_db_proposal_review(&text, m->o.db, sarg(args, "id"));
     if (st != OG_OK) return text_result(st, text);
-    json_t *doc = json_loads(text, 0, NULL);
+    json_t *doc = og_json_read(text, strlen(text)); /* the diff's U64 above 2^63-1 stays a number */
     og_free(text);
     json_t *diff = json_object_get(doc, "diff");
     json_t *ch = json_incref(json_object_get(diff, "changes"));

@@ -71,7 +71,7 @@ json_t *og_mcp_tool_text(const char *text, int is_error)
 {
     json_t *r = json_object();
     if (!text) text = "";
-    json_t *j = is_error ? NULL : json_loads(text, 0, NULL);
+    json_t *j = is_error ? NULL : og_json_read(text, strlen(text)); /* a U64 above 2^63-1 stays a number */
     if (json_is_object(j)) {
         char *c = og_mcp_dump(j);
         json_object_set_new(r, "content", json_pack("[{ss ss}]", "type", "text", "text", c ? c : text));

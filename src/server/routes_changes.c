@@ -6,7 +6,9 @@
  * are og_db_commit_feed / og_db_changes_poll (api_feed.c, shared with the CLI); this file maps
  * query parameters in and the API's errors and details out.  GET /diff (an OmniGraph-C
  * extension, docs/server.md) is og_db_changes: the net rows that differ between two commits,
- * what `omnigraph changes --from --to` prints — the studio's "Diff" of two commits.
+ * what `omnigraph changes --from --to` prints — the studio's "Diff" of two commits.  The API's
+ * change text is re-read with og_json_read (a U64 above 2^63-1 is a bare number there) and
+ * answered through og_resp_json, which prints it back as it was.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -131,7 +133,7 @@ struct MHD_Response *og_h_commit_changes(og_req *r)
     char *text = NULL;
     og_status st = og_db_commit_feed(&text, r->g->db, r->commit_id, &fo);
     if (st) return feed_error(r, st, text);
-    json_t *j = json_loads(text, 0, NULL);
+    json_t *j = og_json_read(text, strlen(text)); /* a U64 above 2^63-1 stays a number */
     og_free(text);
     if (!j) return og_resp_error(r, 500, "internal", "cannot read the changes", NULL, NULL);
     json_t *o = json_object();
@@ -166,7 +168,7 @@ struct MHD_Response *og_h_diff(og_req *r)
         og_free(text);
         return og_resp_status(r, st);
     }
-    json_t *j = json_loads(text, 0, NULL);
+    json_t *j = og_json_read(text, strlen(text)); /* a U64 above 2^63-1 stays a number */
     og_free(text);
     if (!j) return og_resp_error(r, 500, "internal", "cannot read the changes", NULL, NULL);
     json_t *o = json_object();
@@ -197,7 +199,7 @@ struct MHD_Response *og_h_changes(og_req *r)
     char *text = NULL;
     og_status st = og_db_changes_poll(&text, r->g->db, &o);
     if (st) return feed_error(r, st, text);
-    json_t *page = json_loads(text, 0, NULL);
+    json_t *page = og_json_read(text, strlen(text));
     og_free(text);
     if (!page) return og_resp_error(r, 500, "internal", "cannot read the change page", NULL, NULL);
     return og_resp_json(r, 200, page);

@@ -3,7 +3,8 @@
  * changes (shape, paging with page_token, kind / type / op filters, the genesis refusal 409,
  * the page ceiling 413), and the branch feed (start=now|beginning|after:, durable cursors,
  * bounded pages followed to the terminal cursor, mutually exclusive selectors, malformed
- * cursors 400, a cursor outside the branch's history 410).
+ * cursors 400, a cursor outside the branch's history 410); a U64 above 2^63-1 in a change
+ * image is a bare number on all three change routes (GET /commits/{id}/changes, /diff, /changes).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,14 +17,36 @@
 static char dir[64];
 static srv S;
 
+static char u64_before[32], u64_after[32];
+
+/* dir/u: a Meter whose U64 reading goes from 1 to 18446744073709551615 in its last commit. */
+static int make_u64_graph(void)
+{
+    static const char *schema = "node Meter { name: String @key  reading: U64? }\n";
+    static const char *ins = "query m() { insert Meter { name: \"m\", reading: 1 } }";
+    static const char *upd = "query m($r: U64) { update Meter set { reading: $r } where name = \"m\" }";
+    char uri[128];
+    snprintf(uri, sizeof uri, "%s/u", dir);
+    og_db *db;
+    if (og_db_init(&db, uri, "u.pg", schema, strlen(schema), NULL)) return -1;
+    og_receipt r;
+    og_status st = og_db_mutate(&r, db, ins, strlen(ins), NULL, NULL, NULL, NULL);
+    if (!st) st = og_db_resolve_commit(db, "main", u64_before, sizeof u64_before);
+    if (!st) st = og_db_mutate(&r, db, upd, strlen(upd), NULL, "{\"r\":\"18446744073709551615\"}", NULL, NULL);
+    if (!st) st = og_db_resolve_commit(db, "main", u64_after, sizeof u64_after);
+    og_db_close(db);
+    return st ? -1 : 0;
+}
+
 static int setup(void **state)
 {
     strcpy(dir, "/tmp/og-srvchg-XXXXXX");
-    if (!mkdtemp(dir) || make_graph(dir, "g")) return -1;
-    char graph[128], log[128];
+    if (!mkdtemp(dir) || make_graph(dir, "g") || make_u64_graph()) return -1;
+    char graph[128], graph2[128], log[128];
     snprintf(graph, sizeof graph, "g1=%s/g", dir);
+    snprintf(graph2, sizeof graph2, "g2=%s/u", dir);
     snprintf(log, sizeof log, "%s/server.log", dir);
-    const char *args[] = {"--graph", graph, "--bind", "127.0.0.1:0", "--unauthenticated", NULL};
+    const char *args[] = {"--graph", graph, "--graph", graph2, "--bind", "127.0.0.1:0", "--unauthenticated", NULL};
     return srv_start(&S, log, args);
 }
 
@@ -229,12 +252,33 @@ static void test_baseline(void **state)
     http_free(&r);
 }
 
+/* A U64 above 2^63-1 in a change image is a bare number on every change route, as in rows. */
+static void test_u64_bare(void **state)
+{
+    char path[256];
+    const char *routes[3];
+    char p1[256], p2[256], p3[256];
+    snprintf(p1, sizeof p1, "/graphs/g2/commits/%s/changes", u64_after);
+    snprintf(p2, sizeof p2, "/graphs/g2/diff?from=%s&to=%s", u64_before, u64_after);
+    snprintf(p3, sizeof p3, "/graphs/g2/changes?start=beginning");
+    routes[0] = p1, routes[1] = p2, routes[2] = p3;
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s", routes[i]);
+        http_resp r = get(&S, NULL, path);
+        assert_int_equal(r.status, 200);
+        if (!r.body || !strstr(r.body, "\"reading\":18446744073709551615")) fail_msg("%s: no bare U64 in %s", path, r.body);
+        assert_null(strstr(r.body, "\"18446744073709551615\""));
+        http_free(&r);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_commit_changes),
         cmocka_unit_test(test_feed),
         cmocka_unit_test(test_baseline),
+        cmocka_unit_test(test_u64_bare),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
