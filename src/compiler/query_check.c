@@ -895,8 +895,9 @@ static int check_traversal(og_chk *c, og_qclause *cl)
     if (!e) { /* the suggestion as a traversal writes it (`knows` for `Knows`) */
         char hint[96], word[96];
         const char *near = og_suggest_edge(cat, cl->edge_word);
+        if (near) near = og_suggest_edge_word(near, word, sizeof word);
         return og_chk_fail(c, cl->edge_span, "T4", "unknown edge type `%s`%s", cl->edge_word,
-                           og_suggest_hint(near ? og_suggest_edge_word(near, word, sizeof word) : NULL, hint, sizeof hint));
+                           og_suggest_hint(near, hint, sizeof hint));
     }
     cl->type_index = (int)(e - cat->edges);
     if (cl->min_hops == 0)

@@ -3,9 +3,9 @@
  *
  * One place for the typo rule the compiler's messages share: an unknown node or edge type, a
  * property a type lacks, an unknown function or annotation, an unbound variable or undeclared
- * parameter names the closest candidate when it is close enough to be a slip of the keyboard.  The query checker and the schema checker
- * call it where they report the unknown name, so the CLI, the server and MCP — which all show
- * the compiler's message — get the same suggestion.
+ * parameter names the closest candidate when it is close enough to be a slip of the keyboard.
+ * The query checker and the schema checker call it where they report the unknown name, so the
+ * CLI, the server and MCP — which all show the compiler's message — get the same suggestion.
  */
 #ifndef OG_COMPILER_SUGGEST_H
 #define OG_COMPILER_SUGGEST_H
