@@ -797,6 +797,7 @@ og_status og_tableview_zones(og_tableview *v, int32_t field_id, const og_colzone
 }
 
 #define OG_TABLEVIEW_POINT_GATHERS 16
+#define OG_TABLEVIEW_POINT_SHARE 256
 
 typedef struct addr_at {
     uint64_t addr;
@@ -815,9 +816,16 @@ og_status og_tableview_gather(og_tableview *v, int32_t field_id, const uint32_t 
     size_t i = 0;
     while (i < v->ntop && v->top_ids[i] != field_id) i++;
     og_vector *c = i < v->ntop ? atomic_load_explicit(&v->cols[i], memory_order_acquire) : NULL;
-    /* A column read by point gathers again and again (a warm process) is loaded once: from
-     * then on a gather is a copy out of memory instead of a file open per row. */
-    if (i == v->ntop || c || atomic_fetch_add(&v->points[i], 1) >= OG_TABLEVIEW_POINT_GATHERS) {
+    /* A column read by point gathers again and again (a warm process) is loaded once, when
+     * the rows its point reads fetched reach 1/OG_TABLEVIEW_POINT_SHARE of the view's rows (at
+     * least OG_TABLEVIEW_POINT_GATHERS): a point read costs a few µs a row (the data file's
+     * reader is kept in the table's cache: table.h og_table_take), a whole load a few ns a
+     * row, so by then the reads have cost about what the load would, and a process that looks
+     * up a few keys of a big table never holds its columns (at 5M nodes the benchmark's
+     * lookups held 185 MiB of loaded columns: docs/benchmarks.md "Scaling"). */
+    size_t load_at = v->nrows / OG_TABLEVIEW_POINT_SHARE;
+    if (load_at < OG_TABLEVIEW_POINT_GATHERS) load_at = OG_TABLEVIEW_POINT_GATHERS;
+    if (i == v->ntop || c || atomic_fetch_add(&v->points[i], (unsigned)(n ? n : 1)) >= load_at) {
         const og_vector *col;
         OG_TRY(og_tableview_column(v, field_id, &col));
         return og_vector_gather(out, col, rows, n);
