@@ -17,6 +17,7 @@
 #include "engine/tableview_internal.h"
 
 #include <pthread.h>
+#include <sys/mman.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -606,6 +607,24 @@ static int bulk_type(og_type t)
     }
 }
 
+/* Asks for huge pages behind a big column buffer not yet written: a whole-column load then
+ * takes one fault per 2 MiB instead of one per 4 KiB page — at 5M rows the faults of the
+ * aggregate's two column loads were a third of its first call (docs/benchmarks.md "Scaling").
+ * The buffer is written whole, so this costs no extra memory; a hint, silently refused where
+ * transparent huge pages are off. */
+#define HUGE_HINT_MIN ((size_t)8 << 20)
+static void huge_hint(void *p, size_t n)
+{
+#ifdef MADV_HUGEPAGE
+    if (!p || n < HUGE_HINT_MIN) return;
+    uintptr_t span = (uintptr_t)2 << 20, lo = ((uintptr_t)p + span - 1) & ~(span - 1);
+    uintptr_t hi = ((uintptr_t)p + n) & ~(span - 1);
+    if (hi > lo) (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+    (void)p, (void)n;
+#endif
+}
+
 static og_status column_reserve(og_vector *col, size_t rows)
 {
     if (!rows) return OG_OK;
@@ -614,9 +633,11 @@ static og_status column_reserve(og_vector *col, size_t rows)
         if (!o) return og_err(OG_ERR_NOMEM, "table view: out of memory");
         free(col->offsets); /* og_vector_init's one entry */
         col->offsets = o;
+        huge_hint(o, (rows + 1) * sizeof(int64_t));
     } else {
         col->values = calloc(rows, og_type_width(col->type));
         if (!col->values) return og_err(OG_ERR_NOMEM, "table view: out of memory");
+        huge_hint(col->values, rows * og_type_width(col->type));
     }
     col->cap_rows = rows;
     return OG_OK;
@@ -645,6 +666,7 @@ static og_status column_append_bulk(og_vector *col, const og_vector *src, size_t
             if (!q) return og_err(OG_ERR_NOMEM, "table view: out of memory");
             col->values = q;
             col->cap_bytes = want;
+            huge_hint(q + used, want - (size_t)used); /* (the part not yet written) */
         }
         if (bytes) memcpy((uint8_t *)col->values + used, (const uint8_t *)src->values + first, bytes);
         /* (n rows of offsets past `at`, rebased onto this column's bytes) */
@@ -797,6 +819,7 @@ og_status og_tableview_zones(og_tableview *v, int32_t field_id, const og_colzone
 }
 
 #define OG_TABLEVIEW_POINT_GATHERS 16
+#define OG_TABLEVIEW_POINT_SHARE 256
 
 typedef struct addr_at {
     uint64_t addr;
@@ -815,9 +838,16 @@ og_status og_tableview_gather(og_tableview *v, int32_t field_id, const uint32_t 
     size_t i = 0;
     while (i < v->ntop && v->top_ids[i] != field_id) i++;
     og_vector *c = i < v->ntop ? atomic_load_explicit(&v->cols[i], memory_order_acquire) : NULL;
-    /* A column read by point gathers again and again (a warm process) is loaded once: from
-     * then on a gather is a copy out of memory instead of a file open per row. */
-    if (i == v->ntop || c || atomic_fetch_add(&v->points[i], 1) >= OG_TABLEVIEW_POINT_GATHERS) {
+    /* A column read by point gathers again and again (a warm process) is loaded once, when
+     * the rows its point reads fetched reach 1/OG_TABLEVIEW_POINT_SHARE of the view's rows (at
+     * least OG_TABLEVIEW_POINT_GATHERS): a point read costs a few µs a row (the data file's
+     * reader is kept in the table's cache: table.h og_table_take), a whole load a few ns a
+     * row, so by then the reads have cost about what the load would, and a process that looks
+     * up a few keys of a big table never holds its columns (at 5M nodes the benchmark's
+     * lookups held 185 MiB of loaded columns: docs/benchmarks.md "Scaling"). */
+    size_t load_at = v->nrows / OG_TABLEVIEW_POINT_SHARE;
+    if (load_at < OG_TABLEVIEW_POINT_GATHERS) load_at = OG_TABLEVIEW_POINT_GATHERS;
+    if (i == v->ntop || c || atomic_fetch_add(&v->points[i], (unsigned)(n ? n : 1)) >= load_at) {
         const og_vector *col;
         OG_TRY(og_tableview_column(v, field_id, &col));
         return og_vector_gather(out, col, rows, n);

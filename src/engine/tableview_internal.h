@@ -39,7 +39,7 @@ struct og_tableview {
     og_status *top_type_st;      /* og_lance_schema_field_type's answer per field */
     og_vector *_Atomic *cols;    /* per top-level field: NULL until loaded */
     og_colzones *_Atomic *zones; /* per top-level field: NULL until built (colscan.h) */
-    atomic_uint *points;         /* per top-level field: point gathers so far */
+    atomic_uint *points;         /* per top-level field: rows point gathers fetched so far */
     og_strmap *_Atomic idmap;
     int any_deletions;           /* some fragment has a deletion file */
     size_t *frag_start;          /* view row where each fragment's live rows start (nfragments + 1) */

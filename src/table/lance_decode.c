@@ -191,6 +191,22 @@ static int binary_item(const og_lance_span *offs, unsigned obits, uint64_t adj, 
     return 0;
 }
 
+/* Rows [a, b) of a binary page whose end offsets are in order and within the bytes, every
+ * null row (validity, or an offset null-adjusted by adj) spanning no bytes — then the rows
+ * decode as one run of bytes. */
+static int plain_run(const og_lance_page *p, uint64_t a, uint64_t b)
+{
+    uint64_t prev = a == 0 ? 0 : norm_end(load_off(&p->offs, p->obits, a - 1), p->adj);
+    for (uint64_t i = a; i < b; i++) {
+        uint64_t raw = load_off(&p->offs, p->obits, i), e = norm_end(raw, p->adj);
+        if (e < prev || e > p->bytes.len) return 0;
+        int null = (p->adj && raw >= p->adj) || (p->has_validity && !og_bit_get(p->validity.p, (size_t)i));
+        if (null && e != prev) return 0;
+        prev = e;
+    }
+    return 1;
+}
+
 static og_status read_binary(og_lance_reader *r, size_t ci, uint64_t s, uint64_t n, og_vector *out)
 {
     og_lance_column *c = &r->cols[ci];
@@ -213,6 +229,29 @@ static og_status read_binary(og_lance_reader *r, size_t ci, uint64_t s, uint64_t
         const og_lance_page *p = &c->pages[pi];
         uint64_t a = (s > p->row_start ? s : p->row_start) - p->row_start;
         uint64_t b = (end < p->row_start + p->rows ? end : p->row_start + p->rows) - p->row_start;
+        if (p->form == OG_LPF_BINARY && b > a && plain_run(p, a, b)) {
+            /* The rows' bytes are one run, copied at once, and the offsets shifted — not one
+             * append per string (a 5M-row enum column took ~60 ms item by item). */
+            uint64_t base = a == 0 ? 0 : norm_end(load_off(&p->offs, p->obits, a - 1), p->adj);
+            uint64_t last = norm_end(load_off(&p->offs, p->obits, b - 1), p->adj);
+            if (last - base > OG_LANCE_MAX_DECODE_BYTES - bytes.len) {
+                st = og_err(OG_ERR_LIMIT, "lance file: column %zu: a read would decode more than %llu bytes of strings",
+                            ci, (unsigned long long)OG_LANCE_MAX_DECODE_BYTES);
+                break;
+            }
+            if ((st = og_buf_append(&bytes, p->bytes.p + base, (size_t)(last - base))) != OG_OK) break;
+            int64_t shift = (int64_t)(bytes.len - (last - base)) - (int64_t)base;
+            size_t d0 = (size_t)(p->row_start + a - s);
+            for (uint64_t i = a; i < b; i++) {
+                uint64_t raw = load_off(&p->offs, p->obits, i);
+                out->offsets[d0 + (i - a) + 1] = (int64_t)norm_end(raw, p->adj) + shift;
+                if ((p->adj && raw >= p->adj) || (p->has_validity && !og_bit_get(p->validity.p, (size_t)i))) {
+                    bit_set(out->validity, d0 + (i - a), 0);
+                    out->null_count++;
+                }
+            }
+            continue;
+        }
         for (uint64_t i = a; st == OG_OK && i < b; i++) {
             size_t d = (size_t)(p->row_start + i - s);
             int null = 1;

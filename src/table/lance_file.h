@@ -104,6 +104,8 @@ typedef struct og_lance_reader og_lance_reader;
  * data[0, size) — see "Memory" above. */
 og_status og_lance_reader_open(og_lance_reader **out, const uint8_t *data, size_t size);
 void og_lance_reader_free(og_lance_reader *r);
+/* The heap an open reader holds (its parsed metadata), for a cache's charge. */
+size_t og_lance_reader_bytes(const og_lance_reader *r);
 
 /* A range source: how a reader reaches a file it does not hold in memory (an object on S3).
  * read() makes bytes [off, off+len) of the file available (off + len <= size): *data points at

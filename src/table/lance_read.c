@@ -679,6 +679,14 @@ void og_lance_reader_free(og_lance_reader *r)
     free(r);
 }
 
+size_t og_lance_reader_bytes(const og_lance_reader *r)
+{
+    size_t b = sizeof *r + r->ngbufs * sizeof *r->gbufs + r->ncols * sizeof *r->cols;
+    for (size_t i = 0; i < r->ncols; i++)
+        b += r->cols[i].npages * sizeof *r->cols[i].pages + r->cols[i].ncol_bufs * sizeof *r->cols[i].col_bufs;
+    return b + r->schema.count * (sizeof *r->schema.fields + 64); /* the schema's fields, names included (an estimate) */
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* open over a range source                                                                    */
 /* ------------------------------------------------------------------------------------------ */

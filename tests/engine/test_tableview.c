@@ -352,6 +352,55 @@ static void a_column_without_deletions_is_sized_exactly_and_needs_no_row_address
     og_table_close(t);
 }
 
+/* Point gathers read rows from the data files until the rows they fetched reach 1/256 of the
+ * view's rows (at least 16); only then is the column loaded whole, so a process looking up a
+ * few keys of a big table never holds its columns (tableview.c og_tableview_gather;
+ * docs/benchmarks.md "Scaling").  Answers are the same on both paths. */
+static void point_gathers_load_a_column_only_after_a_share_of_its_rows(void **state)
+{
+    fx *f = *state;
+    og_table *t = open_table(f, "points");
+    og_table_txn *x = begin(t, 0);
+    append_rows(x, 0, 9000, NULL);
+    append_rows(x, 9000, 17, NULL);
+    uint64_t v1 = commit(x);
+    og_tableview *v;
+    OK(og_tableview_open(&v, t, v1));
+    size_t load_at = 9017 / 256; /* 35 */
+    size_t before = og_tableview_bytes(v);
+    for (size_t k = 0; k <= load_at; k++) {
+        uint32_t row = (uint32_t)(k * 257 % 9017);
+        og_vector got;
+        OK(og_tableview_gather(v, 1, &row, 1, &got));
+        assert_int_equal(got.len, 1);
+        if (row % 5 == 2) assert_true(og_vector_is_null(&got, 0));
+        else assert_int_equal(og_vector_get_i64(&got, 0), (int64_t)row * 10);
+        og_vector_free(&got);
+        if (k < load_at) assert_int_equal(og_tableview_bytes(v), before); /* read from the file */
+        else assert_true(og_tableview_bytes(v) >= before + 9017 * sizeof(int64_t)); /* loaded */
+    }
+    /* a batch counts its rows: 40 rows at once, then the next gather loads the column */
+    uint32_t rows[40];
+    for (size_t k = 0; k < 40; k++) rows[k] = (uint32_t)(9016 - k * 200);
+    og_vector got;
+    before = og_tableview_bytes(v);
+    OK(og_tableview_gather(v, 2, rows, 40, &got));
+    assert_int_equal(og_tableview_bytes(v), before);
+    for (size_t k = 0; k < 40; k++) {
+        char want[16];
+        snprintf(want, sizeof want, "s%u", rows[k]);
+        if (rows[k] % 4 == 3) assert_true(og_vector_is_null(&got, k));
+        else assert_true(str_is(&got, k, want));
+    }
+    og_vector_free(&got);
+    OK(og_tableview_gather(v, 2, rows, 1, &got));
+    assert_true(str_is(&got, 0, "s9016"));
+    og_vector_free(&got);
+    assert_true(og_tableview_bytes(v) > before + 9017);
+    og_tableview_release(v);
+    og_table_close(t);
+}
+
 static void find_id_hits_live_rows_and_misses_deleted_and_unknown_ids(void **state)
 {
     fx *f = *state;
@@ -747,6 +796,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(a_column_without_deletions_is_sized_exactly_and_needs_no_row_addresses, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(point_gathers_load_a_column_only_after_a_share_of_its_rows, setup, teardown),
         cmocka_unit_test_setup_teardown(find_id_hits_live_rows_and_misses_deleted_and_unknown_ids, setup, teardown),
         cmocka_unit_test_setup_teardown(a_field_added_later_reads_as_null_for_old_fragments, setup, teardown),
         cmocka_unit_test_setup_teardown(topology_matches_the_adjacency_and_skips_dangling_edges, setup, teardown),

@@ -222,6 +222,47 @@ static void map_is_a_real_mapping_of_the_file(void **state)
     og_mapping_release(m);
 }
 
+/* A file of 2 MiB or more is mapped one page past a 2 MiB boundary, so the kernel can never map
+ * a 2 MiB page-cache folio of it as one huge page (store_local.c map_unaligned: a key lookup
+ * would otherwise charge the process 2 MiB of RSS per touched page); the reservation around it
+ * is given back, and the bytes are the file's. */
+static void a_big_mapping_starts_a_page_past_a_huge_page_boundary(void **state)
+{
+    fixture *f = *state;
+    size_t n = ((size_t)3 << 20) + 5, page = (size_t)sysconf(_SC_PAGESIZE);
+    uint8_t *data = malloc(n);
+    assert_non_null(data);
+    for (size_t i = 0; i < n; i++) data[i] = (uint8_t)(i * 131 + (i >> 12));
+    assert_int_equal(og_store_put(f->st, "big", data, n), OG_OK);
+    og_mapping *m;
+    assert_int_equal(og_store_map(f->st, "big", &m), OG_OK);
+    assert_int_equal(og_mapping_size(m), n);
+    uintptr_t at = (uintptr_t)og_mapping_data(m);
+    assert_int_equal(at % ((size_t)2 << 20), page);
+    assert_memory_equal(og_mapping_data(m), data, n);
+    /* the mapping is exactly the file's pages: /proc/self/maps shows [at, at + pages) */
+    FILE *maps = fopen("/proc/self/maps", "r");
+    assert_non_null(maps);
+    char line[512];
+    int found = 0;
+    while (fgets(line, sizeof line, maps)) {
+        unsigned long lo, hi;
+        if (sscanf(line, "%lx-%lx", &lo, &hi) != 2 || lo > at || hi <= at) continue;
+        found = 1;
+        assert_int_equal(lo, at);
+        assert_int_equal(hi, at + ((n + page - 1) & ~(page - 1)));
+    }
+    fclose(maps);
+    assert_true(found);
+    og_mapping_release(m);
+    /* a small file is mapped as before */
+    assert_int_equal(og_store_put(f->st, "small", data, 100000), OG_OK);
+    assert_int_equal(og_store_map(f->st, "small", &m), OG_OK);
+    assert_memory_equal(og_mapping_data(m), data, 100000);
+    og_mapping_release(m);
+    free(data);
+}
+
 static void put_onto_a_path_through_an_object_fails_without_side_effects(void **state)
 {
     fixture *f = *state;
@@ -247,6 +288,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(list_skips_fifos_and_directories, setup, teardown),
         cmocka_unit_test_setup_teardown(delete_removes_directories_it_empties_but_not_the_root, setup, teardown),
         cmocka_unit_test_setup_teardown(map_is_a_real_mapping_of_the_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_big_mapping_starts_a_page_past_a_huge_page_boundary, setup, teardown),
         cmocka_unit_test_setup_teardown(put_onto_a_path_through_an_object_fails_without_side_effects, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -702,6 +702,64 @@ static void manifest_cache(void **state)
     og_lance_schema_free(&s);
 }
 
+/* A point read keeps the data file's opened reader in the table's cache (an "f:" entry): the
+ * next take of the same file is a cache hit and opens nothing; a scan keeps its readers to
+ * itself; a cache that retains nothing gives the same answers (table_scan.c open_file). */
+static void take_keeps_the_opened_file_in_the_cache(void **state)
+{
+    fx *f = *state;
+    og_lance_schema s;
+    base_schema(&s);
+    og_table_txn *x;
+    uint64_t v;
+    assert_int_equal(og_table_txn_begin(&x, f->t, 0, &s), OG_OK);
+    append_rows(x, 0, 20, NULL);
+    assert_int_equal(og_table_txn_commit(x, &v), OG_OK);
+    og_table_txn_free(x);
+    og_manifest m;
+    assert_int_equal(og_table_load(f->t, v, &m), OG_OK);
+    for (size_t bound = 1 << 20;; bound = 0) {
+        og_cache *c;
+        assert_int_equal(og_cache_new(&c, bound), OG_OK);
+        og_table_set_cache(f->t, c);
+        og_cache_stats a, b;
+        og_cache_get_stats(c, &a);
+        char *scanned = dump(f->t, v, NULL, 0); /* a scan: no "f:" entry */
+        og_cache_get_stats(c, &b);
+        free(scanned);
+        size_t entries = b.entries;
+        uint32_t offs[] = {4, 11};
+        int32_t ids[] = {1, 2};
+        for (int round = 0; round < 3; round++) {
+            og_vector out[2];
+            og_cache_get_stats(c, &a);
+            assert_int_equal(og_table_take(f->t, &m, 0, offs, 2, ids, 2, out), OG_OK);
+            og_cache_get_stats(c, &b);
+            assert_int_equal(og_vector_get_i64(&out[0], 1), 110);
+            size_t n;
+            const uint8_t *p = og_vector_get_bytes(&out[1], 0, &n);
+            assert_int_equal(n, 2);
+            assert_memory_equal(p, "s4", 2);
+            free_cols(out, 2);
+            if (!bound) {
+                assert_int_equal(b.entries, 0);
+            } else if (round == 0) {
+                assert_int_equal(b.entries, entries + 1); /* the opened file */
+                assert_int_equal(b.inserts, a.inserts + 1);
+            } else {
+                assert_int_equal(b.entries, entries + 1);
+                assert_int_equal(b.inserts, a.inserts);
+                assert_true(b.hits > a.hits);
+            }
+        }
+        og_table_set_cache(f->t, NULL);
+        og_cache_free(c);
+        if (!bound) break;
+    }
+    og_manifest_free(&m);
+    og_lance_schema_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -713,6 +771,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(bad_deletion_files_are_corrupt, setup, teardown),
         cmocka_unit_test_setup_teardown(fault_points, setup, teardown),
         cmocka_unit_test_setup_teardown(manifest_cache, setup, teardown),
+        cmocka_unit_test_setup_teardown(take_keeps_the_opened_file_in_the_cache, setup, teardown),
         cmocka_unit_test_setup_teardown(racing_writers_get_distinct_versions, setup, teardown),
         cmocka_unit_test_setup_teardown(behind_writers_take_the_next_free_number, setup, teardown),
     };
