@@ -26,7 +26,7 @@
 #            (~3 KB per node: both systems' data and databases, checked before it starts),
 #            (a size that fails is noted in failed-N.txt and skipped: a 10M load needs more
 #            than the load's default 4 GiB budget of intermediate rows, so run the series with
-#            OG_WRITE_MAX_MEMORY=10737418240 — bytes —, docs/benchmarks.md "Scaling"),
+#            OG_WRITE_MAX_MEMORY=10G, docs/benchmarks.md "Scaling"),
 #            then bench/graph/scaling.mjs prints each cost's growth factor from the first size
 #            for both systems and writes scaling.tsv + scaling.svg (gnuplot, when installed)
 #            to $GRAPH_BENCH_OUT (default bench-graph-scaling under $TMPDIR).

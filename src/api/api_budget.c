@@ -61,10 +61,16 @@ og_status og_db_query_budget(og_rows **out, og_db *db, const char *source, size_
     return st;
 }
 
+/* A budget variable: milliseconds, or for the memory ones a size ("4G", bytes); a value that is
+ * neither leaves the default (a budget is a limit, not a reason to refuse the call). */
 static int64_t env_i64(const char *name, int64_t dflt)
 {
     const char *v = getenv(name);
     if (!v || !*v) return dflt;
+    if (strstr(name, "MEMORY") && *v != '-') {
+        uint64_t n;
+        return og_api_size_parse(v, &n) ? (int64_t)n : dflt;
+    }
     char *end;
     long long n = strtoll(v, &end, 10);
     return *end ? dflt : (int64_t)n;

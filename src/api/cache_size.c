@@ -1,7 +1,8 @@
 /*
  * cache_size.c — the bound of a handle's cache when the caller leaves og_open_opts.cache_bytes
  * at 0: $OMNIGRAPH_CACHE_SIZE ("512M", "2G", "64K", a number of bytes), else the graph layer's
- * default (64 MiB).
+ * default (64 MiB).  og_api_size_parse is also how the budget variables
+ * ($OG_QUERY_MAX_MEMORY, $OG_WRITE_MAX_MEMORY) read a size.
  *
  * Why an environment variable: the cache is what a long-running process (the server, an MCP
  * session, an embedding application) keeps of the table views it derived — columns, id maps,
@@ -16,10 +17,8 @@
 
 #include "api/db.h"
 
-size_t og_api_cache_bytes(size_t requested)
+int og_api_size_parse(const char *s, uint64_t *out)
 {
-    if (requested) return requested;
-    const char *s = getenv("OMNIGRAPH_CACHE_SIZE");
     if (!s || !isdigit((unsigned char)*s)) return 0;
     char *end;
     unsigned long long v = strtoull(s, &end, 10);
@@ -29,10 +28,19 @@ size_t og_api_cache_bytes(size_t requested)
     case 'K': shift = 10; end++; break;
     case 'M': shift = 20; end++; break;
     case 'G': shift = 30; end++; break;
+    case 'T': shift = 40; end++; break;
     default: return 0;
     }
-    if (*end == 'i' || *end == 'I') end++; /* "512MiB" */
-    if ((*end == 'b' || *end == 'B')) end++;
-    if (*end || v == 0 || v > (SIZE_MAX >> shift)) return 0;
-    return (size_t)v << shift;
+    if (shift && (*end == 'i' || *end == 'I')) end++; /* "512MiB" */
+    if (*end == 'b' || *end == 'B') end++;
+    if (*end || v == 0 || v > (INT64_MAX >> shift)) return 0;
+    *out = (uint64_t)v << shift;
+    return 1;
+}
+
+size_t og_api_cache_bytes(size_t requested)
+{
+    if (requested) return requested;
+    uint64_t v;
+    return og_api_size_parse(getenv("OMNIGRAPH_CACHE_SIZE"), &v) && v <= SIZE_MAX ? (size_t)v : 0;
 }

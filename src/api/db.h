@@ -30,6 +30,9 @@ struct og_db {
 /* The cache bound to open a handle with: `requested` when nonzero, else $OMNIGRAPH_CACHE_SIZE
  * (512M, 2G, bytes), else 0 (the graph layer's default, 64 MiB) — cache_size.c. */
 size_t og_api_cache_bytes(size_t requested);
+/* A size as an operator writes it: bytes, or with a K/M/G/T suffix (binary; "512M", "2GiB",
+ * "64kb").  1 and *out set when `s` is one, 0 when it is not (or is 0, or overflows). */
+int og_api_size_parse(const char *s, uint64_t *out);
 
 void og_api_depth_memo_init(og_api_depth_memo *m);
 void og_api_depth_memo_free(og_api_depth_memo *m);

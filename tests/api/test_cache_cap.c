@@ -170,6 +170,19 @@ static void a_cache_that_retains_nothing_answers_the_same(void **state)
         og_db_close(capped);
         og_db_close(plain);
     }
+    /* The budget variables read a size as an operator writes it, as the cache bound does: "1K"
+     * holds this aggregate to 1 KiB (it stops with OG_ERR_LIMIT), "2G" lets it run. */
+    og_db *db2;
+    OK(og_db_open(&db2, root, NULL));
+    og_rows *r;
+    setenv("OG_QUERY_MAX_MEMORY", "1K", 1);
+    assert_int_equal(og_db_query(&r, db2, QUERIES, strlen(QUERIES), "agg", "{\"lo\":0,\"hi\":100000}", NULL),
+                     OG_ERR_LIMIT);
+    setenv("OG_QUERY_MAX_MEMORY", "2G", 1);
+    OK(og_db_query(&r, db2, QUERIES, strlen(QUERIES), "agg", "{\"lo\":0,\"hi\":100000}", NULL));
+    og_rows_free(r);
+    unsetenv("OG_QUERY_MAX_MEMORY");
+    og_db_close(db2);
     char cmd[160];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     assert_int_equal(system(cmd), 0);
@@ -188,6 +201,12 @@ static void the_environment_sets_the_bound_when_the_caller_does_not(void **state
     assert_int_equal(og_api_cache_bytes(0), (size_t)64 << 10);
     setenv("OMNIGRAPH_CACHE_SIZE", "1048576", 1);
     assert_int_equal(og_api_cache_bytes(0), (size_t)1 << 20);
+    uint64_t v;
+    assert_true(og_api_size_parse("10G", &v) && v == (uint64_t)10 << 30);
+    assert_true(og_api_size_parse("1t", &v) && v == (uint64_t)1 << 40);
+    assert_true(og_api_size_parse("512MiB", &v) && v == (uint64_t)512 << 20);
+    assert_false(og_api_size_parse("9999999999999T", &v)); /* overflows int64 */
+    assert_false(og_api_size_parse("5iB", &v));
     static const char *bad[] = {"", "lots", "12X", "-5M", "0", "5M extra"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         setenv("OMNIGRAPH_CACHE_SIZE", bad[i], 1);
