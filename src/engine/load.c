@@ -24,6 +24,7 @@
 #include "engine/csv_load.h"
 #include "engine/ndjson.h"
 #include "engine/plan.h"
+#include "engine/tableview.h"
 #include "compiler/suggest.h"
 #include "util/budget.h"
 #include "util/error.h"
@@ -51,7 +52,81 @@ typedef struct load_ctx {
     const char **csv_names;          /* the files' paths, for messages (plan.sources) */
     const og_load_opts *opts;
     og_load_stats stats;
+    /* What the attempt that published leaves for the graph indexes written after the publish
+     * (load_graph_indexes): per edge type the endpoint rows its RI check found (NULL: not
+     * captured), and the node types whose new image is exactly their staged rows. */
+    uint32_t *(*end_rows)[2];
+    size_t nedges;
+    uint8_t *node_image;
+    size_t nnodes;
 } load_ctx;
+
+static void graph_index_inputs_free(load_ctx *c)
+{
+    for (size_t i = 0; c->end_rows && i < c->nedges; i++) {
+        free(c->end_rows[i][0]);
+        free(c->end_rows[i][1]);
+    }
+    free(c->end_rows);
+    free(c->node_image);
+    c->end_rows = NULL;
+    c->node_image = NULL;
+    c->nedges = c->nnodes = 0;
+}
+
+/* Takes the plan's captured endpoint rows and notes which node types it wrote whole, for the
+ * graph indexes (best effort: without memory there are none, and the first reader builds). */
+static void graph_index_inputs_take(load_ctx *c, og_plan *plan)
+{
+    graph_index_inputs_free(c);
+    size_t ne = plan->cat->nedges, nn = plan->cat->nnodes;
+    c->end_rows = calloc(ne ? ne : 1, sizeof *c->end_rows);
+    c->node_image = calloc(nn ? nn : 1, 1);
+    if (!c->end_rows || !c->node_image) {
+        graph_index_inputs_free(c);
+        return;
+    }
+    c->nedges = ne, c->nnodes = nn;
+    for (size_t i = 0; i < ne; i++) {
+        c->end_rows[i][0] = plan->edges[i].end_rows[0];
+        c->end_rows[i][1] = plan->edges[i].end_rows[1];
+        plan->edges[i].end_rows[0] = plan->edges[i].end_rows[1] = NULL;
+    }
+    for (size_t i = 0; i < nn; i++) c->node_image[i] = (uint8_t)og_plan_staged_is_image(plan, &plan->nodes[i]);
+    og_error_clear();
+}
+
+/* After the publish (INVARIANTS.md 7: never on its path): the key maps of every node type the
+ * load wrote whole — built at each flush already (og_tableview_seed_keymap), so this mostly
+ * writes them — and the topology of every edge type whose endpoint rows the RI check captured,
+ * so the first query after a bulk load opens both instead of building them (docs/load.md
+ * "Graph indexes").  Derived state: every failure is ignored (the first reader builds). */
+static void load_graph_indexes(load_ctx *c, const char *commit)
+{
+    if (og_tableview_index_mode() != 2) return;
+    og_read *r;
+    if (og_read_begin(&r, c->e, NULL, commit) != OG_OK) {
+        og_error_clear();
+        return;
+    }
+    const og_catalog *cat = og_read_catalog(r);
+    for (size_t i = 0; i < c->nnodes && i < cat->nnodes; i++) {
+        og_tableview *v;
+        if (c->node_image[i] && og_read_node_view(r, i, &v) == OG_OK && og_tableview_rows(v))
+            (void)og_tableview_prepare_keys(v, 1);
+        og_error_clear();
+    }
+    for (size_t k = 0; k < c->nedges && k < cat->nedges; k++) {
+        if (!c->end_rows[k][0]) continue;
+        const og_cat_type *et = &cat->edges[k];
+        og_tableview *ev, *fv, *tv;
+        if (og_read_edge_view(r, k, &ev) == OG_OK && og_read_node_view(r, et->from_node, &fv) == OG_OK &&
+            og_read_node_view(r, et->to_node, &tv) == OG_OK)
+            (void)og_tableview_save_topology_rows(ev, fv, tv, c->end_rows[k][0], c->end_rows[k][1], og_tableview_rows(ev));
+        og_error_clear();
+    }
+    og_read_end(r);
+}
 
 #define LOAD_FLUSH_ROWS_DEFAULT ((size_t)64 << 10)
 #define LOAD_FLUSH_BYTES_DEFAULT ((size_t)64 << 20)
@@ -240,6 +315,8 @@ static og_status load_attempt(void *vctx, og_graph *g, const og_snapshot *base, 
     }
     if (st == OG_OK) st = env_size("OG_LOAD_FLUSH_ROWS", LOAD_FLUSH_ROWS_DEFAULT, &plan.flush_rows);
     if (st == OG_OK) st = env_size("OG_LOAD_FLUSH_BYTES", LOAD_FLUSH_BYTES_DEFAULT, &plan.flush_bytes);
+    plan.capture_topology = og_tableview_index_mode() == 2;
+    graph_index_inputs_free(c); /* an earlier attempt's (its publish was lost) */
     if (st == OG_OK) st = c->path ? read_ndjson(c, &plan, &done, total, attempt) : read_csv(c, &plan, &done, total, attempt);
     /* A file without records changes nothing and publishes nothing (like a mutation that
      * matches nothing) — in every mode: overwrite replaces only the types the file holds. */
@@ -256,6 +333,7 @@ static og_status load_attempt(void *vctx, og_graph *g, const og_snapshot *base, 
         if (st == OG_OK) st = og_draft_set_stat(draft, "records", (int64_t)c->stats.records);
         if (st == OG_OK) st = og_draft_set_stat(draft, "inserted", (int64_t)c->stats.inserted);
         if (st == OG_OK) st = og_draft_set_stat(draft, "updated", (int64_t)c->stats.updated);
+        if (st == OG_OK) graph_index_inputs_take(c, &plan);
     }
     og_plan_free(&plan);
     og_read_end(r);
@@ -285,6 +363,8 @@ static og_status run_load(load_ctx *c, og_write_result *out, og_load_stats *stat
     wo.message = og_engine_message();
     wo.expected_head = opts->expected_head;
     og_status st = og_graph_write(og_engine_graph(e), &wo, load_attempt, c, out);
+    if (st == OG_OK && out->published) load_graph_indexes(c, out->commit);
+    graph_index_inputs_free(c);
     if (stats) *stats = c->stats;
     return st;
 }

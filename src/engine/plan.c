@@ -104,6 +104,8 @@ static void table_free(og_plan_table *pt)
     free(pt->removed);
     free(pt->superseded);
     free(pt->lines);
+    free(pt->end_rows[0]);
+    free(pt->end_rows[1]);
     og_strmap_free(&pt->staged_ids);
 }
 
@@ -211,7 +213,12 @@ static int is_superseded(const og_plan_table *pt, size_t row)
     return pt->superseded && ((pt->superseded[row >> 3] >> (row & 7)) & 1);
 }
 
-void og_plan_supersede(og_plan_table *pt, uint32_t row) { pt->superseded[row >> 3] |= (uint8_t)(1u << (row & 7)); }
+void og_plan_supersede(og_plan_table *pt, uint32_t row)
+{
+    uint8_t bit = (uint8_t)(1u << (row & 7));
+    pt->nsuperseded += !(pt->superseded[row >> 3] & bit);
+    pt->superseded[row >> 3] |= bit;
+}
 
 const char *og_plan_staged_id(const og_plan_table *pt, uint32_t row, size_t *len)
 {
@@ -620,6 +627,7 @@ typedef struct ri_range {
     size_t r0, r1;
     size_t bad;  /* the first failing row, or r1 */
     int bad_dst; /* it was the dst (else the src) */
+    int uncaptured; /* an endpoint was not a staged row: et->end_rows cannot be used */
 } ri_range;
 
 #define RI_CHUNK 1024
@@ -647,6 +655,11 @@ static void *ri_range_scan(void *arg)
         size_t n = g->r1 - c0 < RI_CHUNK ? g->r1 - c0 : RI_CHUNK;
         og_strmap_get_many(&g->from->staged_ids, srcs->values, srcs->offsets + c0, n, RI_NOT_STAGED, sfirst);
         og_strmap_get_many(&g->to->staged_ids, dsts->values, dsts->offsets + c0, n, RI_NOT_STAGED, dfirst);
+        if (g->et->end_rows[0]) { /* the topology's endpoint rows (og_plan.capture_topology) */
+            memcpy(g->et->end_rows[0] + c0, sfirst, n * sizeof *sfirst);
+            memcpy(g->et->end_rows[1] + c0, dfirst, n * sizeof *dfirst);
+            for (size_t i = 0; i < n; i++) g->uncaptured |= sfirst[i] == RI_NOT_STAGED || dfirst[i] == RI_NOT_STAGED;
+        }
         for (size_t i = 0; i < n; i++) {
             size_t r = c0 + i;
             if (is_superseded(g->et, r)) continue;
@@ -673,7 +686,7 @@ static void ri_scan_staged(og_plan *p, og_plan_table *et, og_plan_table *from, o
     ri_range g[RI_THREADS];
     size_t ng = 1;
     if (!et->nstaged) { /* no columns to read (et->cols may not exist) */
-        *out = (ri_range){p, et, from, to, 0, 0, 0, 0};
+        *out = (ri_range){p, et, from, to, 0, 0, 0, 0, 0};
         return;
     }
     /* Open the endpoint views first: og_plan_table_view is the one lookup step that writes. */
@@ -683,7 +696,7 @@ static void ri_scan_staged(og_plan *p, og_plan_table *et, og_plan_table *from, o
     pthread_t th[RI_THREADS];
     int started[RI_THREADS] = {0};
     for (size_t i = 0; i < ng; i++) {
-        g[i] = (ri_range){p, et, from, to, et->nstaged * i / ng, et->nstaged * (i + 1) / ng, 0, 0};
+        g[i] = (ri_range){p, et, from, to, et->nstaged * i / ng, et->nstaged * (i + 1) / ng, 0, 0, 0};
         if (i > 0) started[i] = pthread_create(&th[i], NULL, ri_range_scan, &g[i]) == 0;
     }
     ri_range_scan(&g[0]);
@@ -694,11 +707,23 @@ static void ri_scan_staged(og_plan *p, og_plan_table *et, og_plan_table *from, o
             ri_range_scan(&g[i]); /* no thread to be had: scan it here */
     }
     *out = g[ng - 1];
+    for (size_t i = 0; i < ng; i++) out->uncaptured |= g[i].uncaptured;
     for (size_t i = 0; i < ng; i++)
         if (g[i].bad < g[i].r1) {
             *out = g[i];
             break;
         }
+}
+
+int og_plan_staged_is_image(og_plan *p, og_plan_table *pt)
+{
+    if (!pt->touched || pt->nsuperseded || pt->nstaged > UINT32_MAX) return 0;
+    if (pt->overwrite) return 1;
+    if (og_plan_table_view(p, pt) != OG_OK) { /* then no fast path */
+        og_error_clear();
+        return 0;
+    }
+    return og_tableview_rows(pt->view) == 0;
 }
 
 /* ---- committed edges at given endpoints ------------------------------------------------- */
@@ -879,8 +904,23 @@ static og_status check_edges_ri(og_plan *p, og_plan_table *et)
     char w[300];
     const og_cat_type *t = et->t;
     og_plan_table *from = &p->nodes[t->from_node], *to = &p->nodes[t->to_node];
+    if (p->capture_topology && et->nstaged && og_plan_staged_is_image(p, et) && og_plan_staged_is_image(p, from) &&
+        og_plan_staged_is_image(p, to)) {
+        /* best effort: without memory for them the topology is left to the first reader */
+        et->end_rows[0] = malloc(et->nstaged * sizeof(uint32_t));
+        et->end_rows[1] = et->end_rows[0] ? malloc(et->nstaged * sizeof(uint32_t)) : NULL;
+        if (!et->end_rows[1]) {
+            free(et->end_rows[0]);
+            et->end_rows[0] = NULL;
+        }
+    }
     ri_range bad;
     ri_scan_staged(p, et, from, to, &bad);
+    if (bad.uncaptured || bad.bad < bad.r1) {
+        free(et->end_rows[0]);
+        free(et->end_rows[1]);
+        et->end_rows[0] = et->end_rows[1] = NULL;
+    }
     if (bad.bad < bad.r1) {
         size_t r = bad.bad, n;
         const char *s = (const char *)og_vector_get_bytes(&et->cols[bad.bad_dst ? 2 : 1], r, &n);

@@ -72,6 +72,13 @@ typedef struct og_plan_table {
     size_t nbatches, batches_cap;
     struct og_table_txn *txn; /* opened on the base version at the first flush (or at write) */
     int txn_overwritten;     /* og_table_txn_overwrite was staged */
+    size_t nsuperseded;      /* staged rows marked superseded (og_plan_supersede) */
+    /* og_plan.capture_topology: for an edge table whose new image is exactly its staged rows
+     * between two node tables whose new images are exactly theirs, the RI check keeps the
+     * staged node row of every edge's src / dst here — the new versions' row numbers, so the
+     * edge type's topology can be written right after the publish without one lookup more
+     * (load.c).  NULL when not captured. */
+    uint32_t *end_rows[2];
 } og_plan_table;
 
 typedef struct og_plan {
@@ -91,6 +98,7 @@ typedef struct og_plan {
     size_t flush_rows, flush_bytes;
     uint64_t flushes;        /* batches flushed so far (all types) */
     uint64_t flushed_rows;   /* staged rows covered by those batches */
+    int capture_topology;    /* og_plan_table.end_rows (load only) */
 } og_plan;
 
 og_status og_plan_init(og_plan *p, og_read *read, const char *source);
@@ -174,6 +182,11 @@ og_status og_plan_incident_edges(og_plan *p, og_plan_table *et, const og_strmap 
 
 /* Validates every touched table's new image (see above). */
 og_status og_plan_validate(og_plan *p);
+
+/* 1 when staged rows [0, nstaged) of pt are its whole new image, in the order the new table
+ * version numbers its rows: every committed row removed (or none), nothing superseded, so no
+ * row is left out of the data files og_plan_flush / og_plan_write append in staged order. */
+int og_plan_staged_is_image(og_plan *p, og_plan_table *pt);
 
 /* Stages every touched table as a new version from its base version in the draft
  * (og_draft_stage_table: the write protocol writes its last data file, deletion files and
