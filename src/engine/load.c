@@ -362,6 +362,9 @@ static og_status run_load(load_ctx *c, og_write_result *out, og_load_stats *stat
     wo.actor_via = og_engine_actor_via(e);
     wo.message = og_engine_message();
     wo.expected_head = opts->expected_head;
+    og_write_result local;
+    if (!out) out = &local;
+    memset(out, 0, sizeof *out);
     og_status st = og_graph_write(og_engine_graph(e), &wo, load_attempt, c, out);
     if (st == OG_OK && out->published) load_graph_indexes(c, out->commit);
     graph_index_inputs_free(c);

@@ -222,14 +222,20 @@ void og_plan_supersede(og_plan_table *pt, uint32_t row)
 
 const char *og_plan_staged_id(const og_plan_table *pt, uint32_t row, size_t *len)
 {
-    return (const char *)og_vector_get_bytes(&pt->cols[0], row, len);
+    return (const char *)og_vector_get_bytes(&pt->cols[0], col_row(pt, 0, row), len);
 }
+
+/* The first staged row whose id is still in memory: 0, or mem_base once flushes dropped the
+ * generated ids before it (og_plan_flush). */
+static size_t ids_in_memory_from(const og_plan_table *pt) { return pt->retain[0] ? 0 : pt->mem_base; }
 
 og_status og_plan_index_ids(og_plan_table *pt)
 {
+    /* flushed generated ids are fresh ULIDs no given id can equal: they need no entry */
+    if (pt->cols && pt->ids_indexed < ids_in_memory_from(pt)) pt->ids_indexed = ids_in_memory_from(pt);
     for (size_t r = pt->ids_indexed; r < pt->nstaged; r++) {
         size_t n;
-        const uint8_t *id = og_vector_get_bytes(&pt->cols[0], r, &n);
+        const uint8_t *id = og_vector_get_bytes(&pt->cols[0], col_row(pt, 0, r), &n);
         OG_TRY(og_strmap_insert(&pt->staged_ids, id, n, (uint32_t)r, NULL, NULL));
         pt->ids_indexed = r + 1;
     }
@@ -245,9 +251,10 @@ long og_plan_staged_find(const og_plan_table *pt, const char *id, size_t len)
     }
     /* Not indexed yet (a caller that skipped og_plan_index_ids): generated ids are unique, so
      * a row of that range is its own latest. */
-    for (size_t r = pt->ids_indexed; r < pt->nstaged; r++) {
+    size_t from = pt->cols && pt->ids_indexed < ids_in_memory_from(pt) ? ids_in_memory_from(pt) : pt->ids_indexed;
+    for (size_t r = from; r < pt->nstaged; r++) {
         size_t n;
-        const uint8_t *s = og_vector_get_bytes(&pt->cols[0], r, &n);
+        const uint8_t *s = og_vector_get_bytes(&pt->cols[0], col_row(pt, 0, r), &n);
         if (n == len && !memcmp(s, id, len)) return is_superseded(pt, r) ? -1 : (long)r;
     }
     return -1;
@@ -1401,7 +1408,10 @@ static og_status append_in_memory(og_plan *p, og_plan_table *pt, size_t *kept, u
         st = table_txn(p, pt, &x);
         if (st == OG_OK) st = build_batch(pt, x, idx, *kept, &batch, &ntop);
         if (st == OG_OK) st = og_table_txn_append(x, batch, ntop, fragment_id);
-        if (st == OG_OK && *fragment_id != UINT64_MAX)
+        /* not for a loaded edge type whose ids were all generated (no one knows them to look
+         * one up): at 5M edges those maps were ~250 MB of the load's cache and 5 % of its CPU */
+        int generated_edges = pt->is_edge && p->flush_rows && pt->ids_indexed == 0;
+        if (st == OG_OK && *fragment_id != UINT64_MAX && !generated_edges)
             og_tableview_seed_keymap(pt->view, og_table_txn_manifest(x), *fragment_id, batch, ntop);
         for (size_t f = 0; batch && f < ntop; f++) og_vector_free(&batch[f]);
         free(batch);
@@ -1450,9 +1460,24 @@ uint64_t og_plan_mem_bytes(const og_plan *p)
     return b;
 }
 
+/* 1 when no validation step reads a staged id of edge type t: no @unique constraint (its
+ * message names the rows' ids); RI and @card read src / dst. */
+static int edge_ids_unread(const og_cat_type *t)
+{
+    for (size_t k = 0; k < t->ncons; k++)
+        if (t->cons[k].kind == OG_CONS_UNIQUE) return 0;
+    return 1;
+}
+
 og_status og_plan_flush(og_plan *p, og_plan_table *pt)
 {
     if (!pt->cols || pt->nstaged == pt->mem_base) return OG_OK;
+    /* An edge type whose every id so far was generated (ids_indexed 0: no given id yet) keeps
+     * no id once it is written: nothing looks a fresh ULID up, and at 5M edges the 26-byte ids
+     * were a third of a load's memory (docs/load.md "The memory bound").  From here the id
+     * column is flushable; og_plan_index_ids / og_plan_staged_find skip the dropped rows. */
+    if (pt->is_edge && pt->retain[0] && pt->ids_indexed == 0 && pt->mem_base == 0 && edge_ids_unread(pt->t))
+        pt->retain[0] = 0;
     size_t kept;
     uint64_t frag;
     og_status st = append_in_memory(p, pt, &kept, &frag);
