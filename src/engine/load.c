@@ -62,7 +62,11 @@ typedef struct load_ctx {
     size_t nedges;
     uint8_t *node_image;
     size_t nnodes;
+    uint64_t flushes;   /* of that attempt, for the "indexing" progress call */
+    int attempt;
 } load_ctx;
+
+static unsigned long long file_size(const char *path);
 
 static void graph_index_inputs_free(load_ctx *c)
 {
@@ -79,9 +83,11 @@ static void graph_index_inputs_free(load_ctx *c)
 
 /* Takes the plan's captured endpoint rows and notes which node types it wrote whole, for the
  * graph indexes (best effort: without memory there are none, and the first reader builds). */
-static void graph_index_inputs_take(load_ctx *c, og_plan *plan)
+static void graph_index_inputs_take(load_ctx *c, og_plan *plan, int attempt)
 {
     graph_index_inputs_free(c);
+    c->flushes = plan->flushes;
+    c->attempt = attempt;
     size_t ne = plan->cat->nedges, nn = plan->cat->nnodes;
     c->end_rows = calloc(ne ? ne : 1, sizeof *c->end_rows);
     c->node_image = calloc(nn ? nn : 1, 1);
@@ -107,6 +113,17 @@ static void graph_index_inputs_take(load_ctx *c, og_plan *plan)
 static void load_graph_indexes(load_ctx *c, const char *commit)
 {
     if (og_tableview_index_mode() != 2) return;
+    int any = 0;
+    for (size_t i = 0; i < c->nnodes; i++) any |= c->node_image[i];
+    for (size_t k = 0; k < c->nedges; k++) any |= c->end_rows[k][0] != NULL;
+    if (!any) return;
+    if (c->opts->on_progress) {
+        unsigned long long total = 0;
+        if (c->path) total = file_size(c->path);
+        for (size_t i = 0; i < c->ncsv; i++) total += file_size(c->csv[i].path);
+        og_load_progress p = {"indexing", c->stats.records, total, total, c->flushes, c->attempt};
+        c->opts->on_progress(c->opts->progress_ctx, &p);
+    }
     og_read *r;
     if (og_read_begin(&r, c->e, NULL, commit) != OG_OK) {
         og_error_clear();
@@ -336,7 +353,7 @@ static og_status load_attempt(void *vctx, og_graph *g, const og_snapshot *base, 
         if (st == OG_OK) st = og_draft_set_stat(draft, "records", (int64_t)c->stats.records);
         if (st == OG_OK) st = og_draft_set_stat(draft, "inserted", (int64_t)c->stats.inserted);
         if (st == OG_OK) st = og_draft_set_stat(draft, "updated", (int64_t)c->stats.updated);
-        if (st == OG_OK) graph_index_inputs_take(c, &plan);
+        if (st == OG_OK) graph_index_inputs_take(c, &plan, attempt);
     }
     og_plan_free(&plan);
     og_read_end(r);
