@@ -40,7 +40,7 @@ fi
 out="${LOAD_BENCH_OUT:-$work/out}"
 mkdir -p "$out"
 data="$work/data"
-if [ ! -f "$data/params.json" ] || ! grep -q "\"nodes\":$n," "$data/params.json" 2>/dev/null; then
+if [ ! -f "$data/params.json" ] || ! grep -q "\"n\":$n," "$data/params.json" 2>/dev/null; then
   echo "load bench: generating N=$n (5N edges) in $data" >&2
   node "$graph/gen.mjs" "$data" "$n" >&2
 fi
