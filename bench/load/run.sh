@@ -9,7 +9,9 @@
 #   ours CSV    — bench_graph load-csv: og_db_load_csv of the two CSV files Kùzu reads;
 #   Kùzu        — kuzu_bench.mjs load: COPY Node + COPY Link from the same CSV files.
 # Each prints its in-process seconds (schema creation excluded on both sides), its stages (ours:
-# read+stage, validate, write+publish, index) and its peak RSS (getrusage / process.resourceUsage).
+# read+stage, validate, write+publish, index) and its peak RSS (getrusage / process.resourceUsage);
+# GNU time adds each process's CPU seconds (all threads), which a shared machine distorts less
+# than wall time.
 # No `optimize` runs: then one query process per graph (the last NDJSON and CSV loads, and
 # Kùzu's) runs the graph benchmark's queries (bench/graph/graph.gq) — first calls and warm
 # medians — and the answers must be identical on all three, else exit 1.
@@ -49,12 +51,24 @@ hi=$(node -e 'const p=require(process.argv[1]);console.log(p.agg_hi)' "$data/par
 
 ours="$out/ours.jsonl" kuzu="$out/kuzu.jsonl"
 : >"$ours"; : >"$kuzu"
+# timed OUT.jsonl LABEL CMD… — CMD's JSON lines, then {"cpu":LABEL,"cpu_s":…}: the CPU seconds
+# (user + system, all threads) of its whole process (GNU time; Kùzu's includes Node's start-up)
+timed() {
+  local o=$1 label=$2
+  shift 2
+  if [ -x /usr/bin/time ]; then
+    /usr/bin/time -f '%U %S' -o "$work/cpu.txt" "$@" | tee -a "$o" >&2
+    awk -v l="$label" '{ printf "{\"cpu\":\"%s\",\"cpu_s\":%.2f}\n", l, $1 + $2 }' "$work/cpu.txt" >>"$o"
+  else
+    "$@" | tee -a "$o" >&2
+  fi
+}
 for r in $(seq "$reps"); do
   echo "load bench: round $r of $reps ($(date -u +%H:%M:%S) UTC, load average $(cut -d' ' -f1-3 /proc/loadavg))" >&2
   rm -rf "$work/og" "$work/ogc" "$work/kuzu.db" "$work/kuzu.db.wal"
-  "$driver" load "$work/og" "$graph/graph.pg" "$data/graph.ndjson" | tee -a "$ours" >&2
-  "$driver" load-csv "$work/ogc" "$graph/graph.pg" "$data/nodes.csv" "$data/edges.csv" | tee -a "$ours" >&2
-  node "$graph/kuzu_bench.mjs" load "$work/kuzu.db" "$data/nodes.csv" "$data/edges.csv" | tee -a "$kuzu" >&2
+  timed "$ours" ndjson "$driver" load "$work/og" "$graph/graph.pg" "$data/graph.ndjson"
+  timed "$ours" csv "$driver" load-csv "$work/ogc" "$graph/graph.pg" "$data/nodes.csv" "$data/edges.csv"
+  timed "$kuzu" kuzu node "$graph/kuzu_bench.mjs" load "$work/kuzu.db" "$data/nodes.csv" "$data/edges.csv"
 done
 echo "load bench: queries, no optimize ($(date -u +%H:%M:%S) UTC, load average $(cut -d' ' -f1-3 /proc/loadavg))" >&2
 "$driver" query "$work/og" "$graph/graph.gq" "$data/starts.txt" "$lo" "$hi" "$work/answers-ours.txt" 3 |

@@ -16,6 +16,7 @@ const ku = kuzu.filter((o) => o.phase === "load");
 const mib = (kb) => (kb / 1024).toFixed(0) + " MiB";
 const sec = (s) => s.toFixed(2) + " s";
 const ratio = (a, b) => (a / b).toFixed(2);
+const cpu = (side, label) => side.filter((o) => o.cpu === label).map((o) => o.cpu_s);
 const perRound = (side) => side.map((o, i) => (ku[i] ? ratio(o.seconds, ku[i].seconds) : "-")).join(" / ");
 
 const rows = [
@@ -24,6 +25,9 @@ const rows = [
   ["", "CSV", sec(median(csv.map((o) => o.seconds))), "", ratio(median(csv.map((o) => o.seconds)), median(ku.map((o) => o.seconds)))],
   ["ours / Kùzu in each round", "NDJSON", perRound(nd), "", ""],
   ["", "CSV", perRound(csv), "", ""],
+  ["CPU seconds of the load process, all threads (median)", "NDJSON", sec(median(cpu(ours, "ndjson"))), sec(median(cpu(kuzu, "kuzu"))),
+    ratio(median(cpu(ours, "ndjson")), median(cpu(kuzu, "kuzu")))],
+  ["", "CSV", sec(median(cpu(ours, "csv"))), "", ratio(median(cpu(ours, "csv")), median(cpu(kuzu, "kuzu")))],
   ["peak RSS of the load process (median)", "NDJSON", mib(median(nd.map((o) => o.max_rss_kb))), mib(median(ku.map((o) => o.max_rss_kb))),
     ratio(median(nd.map((o) => o.max_rss_kb)), median(ku.map((o) => o.max_rss_kb)))],
   ["", "CSV", mib(median(csv.map((o) => o.max_rss_kb))), "", ratio(median(csv.map((o) => o.max_rss_kb)), median(ku.map((o) => o.max_rss_kb)))],

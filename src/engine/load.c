@@ -214,11 +214,11 @@ static og_status stage_record(og_plan *p, const og_ndjson_record *rec, og_load_m
     if (prev >= 0) {
         if (!pt->is_edge && pt->t->nkey)
             return og_err(OG_ERR_CONSTRAINT, "%s: @unique violation on %s key: '%.*s' appears twice in the input (lines %s and %s)",
-                          rec_at(p, rec, at, sizeof at), pt->t->name, (int)idlen, id, line_at(p, pt->lines[prev], l1, sizeof l1),
+                          rec_at(p, rec, at, sizeof at), pt->t->name, (int)idlen, id, line_at(p, og_plan_line(pt, (size_t)prev), l1, sizeof l1),
                           line_at(p, rec->line, l2, sizeof l2));
         if (mode != OG_LOAD_MERGE)
             return og_err(OG_ERR_CONSTRAINT, "%s: duplicate %s id '%.*s' (also on line %s)", rec_at(p, rec, at, sizeof at), pt->t->name, (int)idlen,
-                          id, line_at(p, pt->lines[prev], l1, sizeof l1));
+                          id, line_at(p, og_plan_line(pt, (size_t)prev), l1, sizeof l1));
         og_plan_supersede(pt, (uint32_t)prev);
         return OG_OK; /* counted when first seen */
     }

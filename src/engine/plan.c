@@ -104,6 +104,7 @@ static void table_free(og_plan_table *pt)
     free(pt->removed);
     free(pt->superseded);
     free(pt->lines);
+    free(pt->wide_lines);
     free(pt->end_rows[0]);
     free(pt->end_rows[1]);
     og_strmap_free(&pt->staged_ids);
@@ -183,7 +184,12 @@ static og_status grow_row_arrays(og_plan_table *pt)
 {
     if (pt->nstaged < pt->lines_cap) return OG_OK;
     size_t ncap = pt->lines_cap ? pt->lines_cap * 2 : 64;
-    uint64_t *l = realloc(pt->lines, ncap * (sizeof *l + sizeof(uint32_t)));
+    if (pt->wide_lines) {
+        uint64_t *w = realloc(pt->wide_lines, ncap * sizeof *w);
+        if (!w) return og_err(OG_ERR_NOMEM, "out of memory");
+        pt->wide_lines = w;
+    }
+    uint32_t *l = realloc(pt->lines, ncap * (sizeof *l + sizeof(uint32_t)));
     if (!l) return og_err(OG_ERR_NOMEM, "out of memory");
     /* layout: lines[ncap] then latest[ncap]; move the old latest block up */
     uint32_t *old_latest = (uint32_t *)(l + pt->lines_cap);
@@ -206,7 +212,27 @@ static og_status grow_row_arrays(og_plan_table *pt)
     return OG_OK;
 }
 
-static uint32_t *latest_of(const og_plan_table *pt) { return (uint32_t *)(pt->lines + pt->lines_cap); }
+static uint32_t *latest_of(const og_plan_table *pt) { return pt->lines + pt->lines_cap; }
+
+uint64_t og_plan_line(const og_plan_table *pt, size_t row)
+{
+    return pt->wide_lines ? pt->wide_lines[row] : pt->line_base + pt->lines[row];
+}
+
+/* Records staged row r's input line (its arrays grown already). */
+static og_status set_line(og_plan_table *pt, size_t r, uint64_t line)
+{
+    if (r == 0) pt->line_base = line;
+    if (!pt->wide_lines && (line < pt->line_base || line - pt->line_base > UINT32_MAX)) {
+        uint64_t *w = malloc(pt->lines_cap * sizeof *w);
+        if (!w) return og_err(OG_ERR_NOMEM, "out of memory");
+        for (size_t i = 0; i < r; i++) w[i] = pt->line_base + pt->lines[i];
+        pt->wide_lines = w;
+    }
+    if (pt->wide_lines) pt->wide_lines[r] = line;
+    else pt->lines[r] = (uint32_t)(line - pt->line_base);
+    return OG_OK;
+}
 
 static int is_superseded(const og_plan_table *pt, size_t row)
 {
@@ -470,7 +496,7 @@ static og_status finish_row(og_plan *p, og_plan_table *pt, const char *id, size_
         OG_TRY(og_vector_append_bytes(&pt->cols[1], from, strlen(from)));
         OG_TRY(og_vector_append_bytes(&pt->cols[2], to, strlen(to)));
     }
-    pt->lines[r] = line;
+    OG_TRY(set_line(pt, r, line));
     uint32_t *latest = latest_of(pt);
     *prev = -1;
     if (!generated) {
@@ -931,7 +957,7 @@ static og_status check_edges_ri(og_plan *p, og_plan_table *et)
     if (bad.bad < bad.r1) {
         size_t r = bad.bad, n;
         const char *s = (const char *)og_vector_get_bytes(&et->cols[bad.bad_dst ? 2 : 1], r, &n);
-        return og_err(OG_ERR_CONSTRAINT, "%s%s: %s '%.*s' not found in %s", where(p, et->lines[r], w, sizeof w), t->name,
+        return og_err(OG_ERR_CONSTRAINT, "%s%s: %s '%.*s' not found in %s", where(p, og_plan_line(et, r), w, sizeof w), t->name,
                       bad.bad_dst ? "dst" : "src", (int)n, s, (bad.bad_dst ? to : from)->t->name);
     }
     int endpoints_lost = from->overwrite || from->nremoved || to->overwrite || to->nremoved;
@@ -1060,7 +1086,7 @@ static og_status unique_error(og_plan *p, og_plan_table *pt, const og_cat_constr
     og_buf names = OG_BUF_INIT;
     for (size_t c = 0; c < k->ncols; c++) og_buf_printf(&names, "%s%s", c ? ", " : "", k->cols[c]);
     og_status st = og_err(OG_ERR_CONSTRAINT, "%s@unique violation on %s.%s%s%s: value '%s' held by '%.*s' and '%.*s'",
-                          where(p, pt->lines[r], w, sizeof w), pt->t->name, k->ncols > 1 ? "(" : "",
+                          where(p, og_plan_line(pt, r), w, sizeof w), pt->t->name, k->ncols > 1 ? "(" : "",
                           og_buf_cstr(&names), k->ncols > 1 ? ")" : "", val, (int)ln, id_prev, (int)lm, id_me);
     og_buf_free(&names);
     return st;
@@ -1447,7 +1473,8 @@ static size_t table_bytes(const og_plan_table *pt)
 {
     size_t b = 0;
     for (size_t c = 0; pt->cols && c < pt->ncols; c++) b += vector_bytes(&pt->cols[c]);
-    b += og_strmap_bytes(&pt->staged_ids) + pt->lines_cap * sizeof *pt->lines;
+    b += og_strmap_bytes(&pt->staged_ids) + pt->lines_cap * 2 * sizeof *pt->lines;
+    if (pt->wide_lines) b += pt->lines_cap * sizeof *pt->wide_lines;
     b += 3 * ((pt->nstaged + 7) / 8); /* superseded, skipped, removed-ish bitmaps */
     return b;
 }
