@@ -110,8 +110,11 @@ static void table_free(og_plan_table *pt)
     og_strmap_free(&pt->staged_ids);
 }
 
+static og_status job_join(og_plan *p);
+
 void og_plan_free(og_plan *p)
 {
+    if (job_join(p) != OG_OK) og_error_clear(); /* an abandoned plan: its files are garbage */
     for (size_t i = 0; p->nodes && i < p->cat->nnodes; i++) table_free(&p->nodes[i]);
     for (size_t i = 0; p->edges && i < p->cat->nedges; i++) table_free(&p->edges[i]);
     free(p->nodes);
@@ -1348,8 +1351,13 @@ static int borrow_slice(const og_vector *v, size_t a, size_t n, og_vector *out)
     return 1; /* flags without OG_VEC_OWNED: og_vector_free releases nothing */
 }
 
-static og_status build_batch(og_plan_table *pt, og_table_txn *x, const uint32_t *rows, size_t n, og_vector **out,
-                             size_t *nout)
+/* The batch of staged rows rows[0..n) (in-memory ones, ascending) as top-level columns in the
+ * txn's schema order.  own = 0: in-memory columns are borrowed where they can be (the batch is
+ * written before anything is staged again); own = 1: the batch owns every column — the
+ * flushable ones are moved out of the plan (left empty), the retained ones copied — so a
+ * worker thread can write it while more rows are staged (og_plan_flush). */
+static og_status build_batch(og_plan_table *pt, og_table_txn *x, const uint32_t *rows, size_t n, int own,
+                             og_vector **out, size_t *nout)
 {
     *out = NULL;
     *nout = 0;
@@ -1374,10 +1382,14 @@ static og_status build_batch(og_plan_table *pt, og_table_txn *x, const uint32_t 
             }
         if (ci >= 0 && !pt->retain[ci] && contiguous && pt->cols[ci].type.id != OG_T_LIST) {
             /* the whole in-memory column, borrowed (no copy of the batch: og_vector_free of a
-             * borrowed, child-less vector releases nothing) */
+             * borrowed, child-less vector releases nothing) — or taken */
             batch[f] = pt->cols[ci];
-            batch[f].flags &= ~OG_VEC_OWNED;
-        } else if (ci >= 0 && pt->retain[ci] && contiguous && borrow_slice(&pt->cols[ci], pt->mem_base, n, &batch[f])) {
+            if (own)
+                st = og_vector_init(&pt->cols[ci], batch[f].type);
+            else
+                batch[f].flags &= ~OG_VEC_OWNED;
+        } else if (!own && ci >= 0 && pt->retain[ci] && contiguous &&
+                   borrow_slice(&pt->cols[ci], pt->mem_base, n, &batch[f])) {
             /* a retained column's rows [mem_base, nstaged), borrowed in place (no gather) */
         } else if (ci >= 0) {
             st = og_vector_gather(&batch[f], &pt->cols[ci], pt->retain[ci] ? rows : local, n);
@@ -1432,7 +1444,7 @@ static og_status append_in_memory(og_plan *p, og_plan_table *pt, size_t *kept, u
         og_vector *batch = NULL;
         size_t ntop = 0;
         st = table_txn(p, pt, &x);
-        if (st == OG_OK) st = build_batch(pt, x, idx, *kept, &batch, &ntop);
+        if (st == OG_OK) st = build_batch(pt, x, idx, *kept, 0, &batch, &ntop);
         if (st == OG_OK) st = og_table_txn_append(x, batch, ntop, fragment_id);
         /* not for a loaded edge type whose ids were all generated (no one knows them to look
          * one up): at 5M edges those maps were ~250 MB of the load's cache and 5 % of its CPU */
@@ -1487,6 +1499,91 @@ uint64_t og_plan_mem_bytes(const og_plan *p)
     return b;
 }
 
+/* One flushed batch being written on a worker thread while the loading thread stages more
+ * rows (at most one at a time per plan: a second flush, og_plan_write and og_plan_free wait
+ * for it).  The batch owns its columns (build_batch own = 1); the txn is the table's, which
+ * nothing else touches until the job is joined.  At 1M nodes / 5M edges writing the 93 batches
+ * (encoding, the data file's put and fsync) was ~18 % of the loading thread. */
+typedef struct og_plan_job {
+    og_plan_table *pt;
+    og_table_txn *x;
+    og_store *store;    /* the table's */
+    og_vector *batch;
+    size_t ntop;
+    size_t batch_index; /* its og_plan_batch, whose fragment_id the join fills in */
+    int seed;           /* cache the data file's keymap (og_tableview_seed_keymap) */
+    uint64_t fragment_id;
+    og_status st;
+    char msg[1024];
+    og_store_journal journal; /* what it wrote, adopted by the loading thread's at the join
+                               * (a failed load deletes it: docs/maintenance.md "Failed writes") */
+    pthread_t th;
+    int threaded;
+} og_plan_job;
+
+static void *job_main(void *arg)
+{
+    og_plan_job *j = arg;
+    if (j->threaded) og_store_journal_begin(&j->journal, j->store, NULL);
+    j->st = og_table_txn_append(j->x, j->batch, j->ntop, &j->fragment_id);
+    if (j->threaded) og_store_journal_end(&j->journal);
+    if (j->st != OG_OK)
+        snprintf(j->msg, sizeof j->msg, "%s", og_error_message());
+    else if (j->seed && j->fragment_id != UINT64_MAX)
+        og_tableview_seed_keymap(j->pt->view, og_table_txn_manifest(j->x), j->fragment_id, j->batch, j->ntop);
+    og_error_clear();
+    return NULL;
+}
+
+/* Waits for the batch in flight, if any; its write error becomes the caller's. */
+static og_status job_join(og_plan *p)
+{
+    og_plan_job *j = p->job;
+    if (!j) return OG_OK;
+    p->job = NULL;
+    if (j->threaded) {
+        pthread_join(j->th, NULL);
+        og_store_journal_adopt(&j->journal);
+    }
+    for (size_t f = 0; f < j->ntop; f++) og_vector_free(&j->batch[f]);
+    free(j->batch);
+    og_status st = j->st;
+    if (st == OG_OK)
+        j->pt->batches[j->batch_index].fragment_id = j->fragment_id;
+    else
+        st = og_err(st, "writing %s: %s", j->pt->t->name, j->msg);
+    free(j);
+    return st;
+}
+
+/* Starts writing rows idx[0..n) of pt (in memory, ascending) as batch `batch_index`. */
+static og_status job_start(og_plan *p, og_plan_table *pt, const uint32_t *idx, size_t n, size_t batch_index)
+{
+    og_table_txn *x;
+    OG_TRY(table_txn(p, pt, &x));
+    og_plan_job *j = calloc(1, sizeof *j);
+    if (!j) return og_err(OG_ERR_NOMEM, "out of memory");
+    og_status st = build_batch(pt, x, idx, n, 1, &j->batch, &j->ntop);
+    if (st != OG_OK) {
+        free(j);
+        return st;
+    }
+    j->pt = pt;
+    j->x = x;
+    j->store = og_table_store(og_tableview_table(pt->view));
+    j->batch_index = batch_index;
+    /* not for a loaded edge type whose ids were all generated (no one knows them to look one
+     * up): at 5M edges those maps were ~250 MB of the load's cache and 5 % of its CPU */
+    j->seed = !(pt->is_edge && pt->ids_indexed == 0);
+    p->job = j;
+    j->threaded = 1; /* before the thread reads it */
+    if (pthread_create(&j->th, NULL, job_main, j) != 0) {
+        j->threaded = 0;
+        job_main(j); /* no thread to be had: write it here */
+    }
+    return OG_OK;
+}
+
 /* 1 when no validation step reads a staged id of edge type t: no @unique constraint (its
  * message names the rows' ids); RI and @card read src / dst. */
 static int edge_ids_unread(const og_cat_type *t)
@@ -1499,29 +1596,38 @@ static int edge_ids_unread(const og_cat_type *t)
 og_status og_plan_flush(og_plan *p, og_plan_table *pt)
 {
     if (!pt->cols || pt->nstaged == pt->mem_base) return OG_OK;
+    OG_TRY(job_join(p));
     /* An edge type whose every id so far was generated (ids_indexed 0: no given id yet) keeps
      * no id once it is written: nothing looks a fresh ULID up, and at 5M edges the 26-byte ids
      * were a third of a load's memory (docs/load.md "The memory bound").  From here the id
      * column is flushable; og_plan_index_ids / og_plan_staged_find skip the dropped rows. */
     if (pt->is_edge && pt->retain[0] && pt->ids_indexed == 0 && pt->mem_base == 0 && edge_ids_unread(pt->t))
         pt->retain[0] = 0;
-    size_t kept;
-    uint64_t frag;
-    og_status st = append_in_memory(p, pt, &kept, &frag);
+    size_t span = pt->nstaged - pt->mem_base, kept = 0;
+    uint32_t *idx = malloc(span * sizeof *idx);
+    if (!idx) return og_err(OG_ERR_NOMEM, "out of memory");
+    for (size_t r = pt->mem_base; r < pt->nstaged; r++)
+        if (!is_superseded(pt, r)) idx[kept++] = (uint32_t)r;
+    og_status st = OG_OK;
+    if (kept && pt->nbatches == pt->batches_cap) {
+        size_t ncap = pt->batches_cap ? pt->batches_cap * 2 : 16;
+        og_plan_batch *nb = realloc(pt->batches, ncap * sizeof *nb);
+        if (nb) {
+            pt->batches = nb;
+            pt->batches_cap = ncap;
+        } else {
+            st = og_err(OG_ERR_NOMEM, "out of memory");
+        }
+    }
+    /* the batch is written on a worker thread (og_plan_job); its fragment id is filled in when
+     * it is joined — by the next flush, og_plan_write or og_plan_free */
+    if (st == OG_OK && kept) st = job_start(p, pt, idx, kept, pt->nbatches);
+    free(idx);
     if (st) return og_err_wrap(st, "writing %s", pt->t->name);
+    if (kept) pt->batches[pt->nbatches++] = (og_plan_batch){pt->mem_base, pt->nstaged, UINT64_MAX};
     /* rows superseded by now were not written */
     for (size_t r = pt->mem_base; r < pt->nstaged; r++)
         if (is_superseded(pt, r)) pt->skipped[r >> 3] |= (uint8_t)(1u << (r & 7));
-    if (kept) {
-        if (pt->nbatches == pt->batches_cap) {
-            size_t ncap = pt->batches_cap ? pt->batches_cap * 2 : 16;
-            og_plan_batch *nb = realloc(pt->batches, ncap * sizeof *nb);
-            if (!nb) return og_err(OG_ERR_NOMEM, "out of memory");
-            pt->batches = nb;
-            pt->batches_cap = ncap;
-        }
-        pt->batches[pt->nbatches++] = (og_plan_batch){pt->mem_base, pt->nstaged, frag};
-    }
     p->flushes++;
     p->flushed_rows += pt->nstaged - pt->mem_base;
     for (size_t c = 0; c < pt->ncols; c++) {
@@ -1579,6 +1685,7 @@ static og_status delete_superseded_flushed(og_plan_table *pt, og_table_txn *x)
 og_status og_plan_write(og_plan *p, og_commit_draft *d, size_t *ntables)
 {
     *ntables = 0;
+    OG_TRY(job_join(p)); /* the last flushed batch, and every fragment id known */
     for (int pass = 0; pass < 2; pass++) {
         size_t n = pass ? p->cat->nedges : p->cat->nnodes;
         for (size_t i = 0; i < n; i++) {

@@ -103,6 +103,7 @@ typedef struct og_plan {
     uint64_t flushes;        /* batches flushed so far (all types) */
     uint64_t flushed_rows;   /* staged rows covered by those batches */
     int capture_topology;    /* og_plan_table.end_rows (load only) */
+    struct og_plan_job *job; /* the flushed batch being written on a worker thread (plan.c) */
 } og_plan;
 
 og_status og_plan_init(og_plan *p, og_read *read, const char *source);
