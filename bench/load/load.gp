@@ -1,8 +1,8 @@
 # load.gp — where the bulk load's time goes (bench/load/run.sh): one bar per system, stacked by
 # stage (ours: read + stage, validate, write + publish, graph + text indexes; Kùzu: COPY Node,
 # COPY Link), medians in seconds.
-#   gnuplot -e "tsv='load.tsv'; svg='load.svg'" load.gp
-set terminal svg size 900,420 font "sans,11"
+#   gnuplot -e "tsv='load.tsv'; svg='load.svg'[; cols=N]" load.gp   (N: the TSV's columns, default 7)
+set terminal svg size 1000,420 font "sans,11"
 set output svg
 set title "bulk load to a graph at full speed, 1M nodes / 5M edges (bench/load/run.sh; lower is better)"
 set style data histograms
@@ -14,4 +14,5 @@ set key outside right top
 set datafile separator "\t"
 set grid ytics
 set yrange [0:*]
-plot for [c=2:7] tsv using c:xtic(1) title columnhead(c)
+if (!exists("cols")) cols = 7
+plot for [c=2:cols] tsv using c:xtic(1) title columnhead(c)
