@@ -2,7 +2,7 @@
 # stage (ours: read + stage, validate, write + publish, graph + text indexes; Kùzu: COPY Node,
 # COPY Link), medians in seconds.
 #   gnuplot -e "tsv='load.tsv'; svg='load.svg'[; cols=N]" load.gp   (N: the TSV's columns, default 7)
-set terminal svg size 1000,420 font "sans,11"
+set terminal svg size 1200,440 font "sans,11"
 set output svg
 set title "bulk load to a graph at full speed, 1M nodes / 5M edges (bench/load/run.sh; lower is better)"
 set style data histograms
