@@ -342,7 +342,9 @@ typedef struct og_load_progress {
     const char *stage;       /* "reading" (every progress_every records while the file is read),
                               * "validating" (the file is read: constraints across it and the
                               * base), "writing" (the staged rows go to data files) — each once
-                              * per attempt, in that order */
+                              * per attempt, in that order — then, after the publish, "indexing"
+                              * (once, when the load writes the key maps and topologies of what
+                              * it loaded: docs/load.md "Graph indexes") */
     uint64_t records;        /* records parsed so far (all of them from "validating" on) */
     uint64_t bytes_read;     /* bytes of the file consumed so far */
     uint64_t bytes_total;    /* the file's size (0 when it is not a regular file) */

@@ -320,13 +320,15 @@ og_status og_db_load(og_receipt *out, og_db *db, const char *path, const og_load
     og_write_result w;
     memset(&w, 0, sizeof w);
     og_load_stats s = {0};
+    og_load_index_job *ij; /* its key maps and topologies overlap the text indexes below */
     og_query_budget qb;
     og_api_write_budget_begin(db, &qb, "load");
-    og_status st = og_engine_load(db->e, path, opts, &w, &s);
+    og_status st = og_engine_load_deferred(db->e, path, opts, &w, &s, &ij);
     og_budget_end(&qb);
     OG_TRY(st);
     receipt_fill(out, &w, opts->branch);
     if (w.published) after_write(db, opts->branch, w.commit, s.inserted + s.updated, opts->no_index, out);
+    og_engine_load_indexes_join(ij);
     out->records = s.records;
     out->inserted = s.inserted;
     out->updated = s.updated;
@@ -342,13 +344,15 @@ og_status og_db_load_csv(og_receipt *out, og_db *db, const og_load_csv_file *fil
     og_write_result w;
     memset(&w, 0, sizeof w);
     og_load_stats s = {0};
+    og_load_index_job *ij; /* as og_db_load */
     og_query_budget qb;
     og_api_write_budget_begin(db, &qb, "load");
-    og_status st = og_engine_load_csv(db->e, files, nfiles, delimiter, opts, &w, &s);
+    og_status st = og_engine_load_csv_deferred(db->e, files, nfiles, delimiter, opts, &w, &s, &ij);
     og_budget_end(&qb);
     OG_TRY(st);
     receipt_fill(out, &w, opts->branch);
     if (w.published) after_write(db, opts->branch, w.commit, s.inserted + s.updated, opts->no_index, out);
+    og_engine_load_indexes_join(ij);
     out->records = s.records;
     out->inserted = s.inserted;
     out->updated = s.updated;

@@ -15,15 +15,20 @@
 #include "engine/load.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "engine/csv_load.h"
 #include "engine/ndjson.h"
 #include "engine/plan.h"
+#include "engine/tableview.h"
 #include "compiler/suggest.h"
 #include "util/budget.h"
 #include "util/error.h"
@@ -51,7 +56,146 @@ typedef struct load_ctx {
     const char **csv_names;          /* the files' paths, for messages (plan.sources) */
     const og_load_opts *opts;
     og_load_stats stats;
+    /* What the attempt that published leaves for the graph indexes written after the publish
+     * (load_graph_indexes): per edge type the endpoint rows its RI check found (NULL: not
+     * captured), and the node types whose new image is exactly their staged rows. */
+    uint32_t *(*end_rows)[2];
+    size_t nedges;
+    uint8_t *node_image;
+    size_t nnodes;
+    uint64_t flushes;   /* of that attempt, for the "indexing" progress call */
+    int attempt;
 } load_ctx;
+
+static unsigned long long file_size(const char *path);
+
+static void graph_index_inputs_free(load_ctx *c)
+{
+    for (size_t i = 0; c->end_rows && i < c->nedges; i++) {
+        free(c->end_rows[i][0]);
+        free(c->end_rows[i][1]);
+    }
+    free(c->end_rows);
+    free(c->node_image);
+    c->end_rows = NULL;
+    c->node_image = NULL;
+    c->nedges = c->nnodes = 0;
+}
+
+/* Takes the plan's captured endpoint rows and notes which node types it wrote whole, for the
+ * graph indexes (best effort: without memory there are none, and the first reader builds). */
+static void graph_index_inputs_take(load_ctx *c, og_plan *plan, int attempt)
+{
+    graph_index_inputs_free(c);
+    c->flushes = plan->flushes;
+    c->attempt = attempt;
+    size_t ne = plan->cat->nedges, nn = plan->cat->nnodes;
+    c->end_rows = calloc(ne ? ne : 1, sizeof *c->end_rows);
+    c->node_image = calloc(nn ? nn : 1, 1);
+    if (!c->end_rows || !c->node_image) {
+        graph_index_inputs_free(c);
+        return;
+    }
+    c->nedges = ne, c->nnodes = nn;
+    for (size_t i = 0; i < ne; i++) {
+        c->end_rows[i][0] = plan->edges[i].end_rows[0];
+        c->end_rows[i][1] = plan->edges[i].end_rows[1];
+        plan->edges[i].end_rows[0] = plan->edges[i].end_rows[1] = NULL;
+    }
+    for (size_t i = 0; i < nn; i++) c->node_image[i] = (uint8_t)og_plan_staged_is_image(plan, &plan->nodes[i]);
+    og_error_clear();
+}
+
+/* The graph indexes of a published load (og_load_stats.index_job when deferred): what the
+ * attempt that published captured, and its commit. */
+struct og_load_index_job {
+    og_engine *e;
+    char commit[OG_ULID_LEN + 1];
+    uint32_t *(*end_rows)[2];
+    size_t nedges;
+    uint8_t *node_image;
+    size_t nnodes;
+    pthread_t th;
+    int threaded;
+};
+
+/* After the publish (INVARIANTS.md 7: never on its path): the key maps of every node type the
+ * load wrote whole — built at each flush already (og_tableview_seed_keymap), so this mostly
+ * writes them — and the topology of every edge type whose endpoint rows the RI check captured,
+ * so the first query after a bulk load opens both instead of building them (docs/load.md
+ * "Graph indexes").  Derived state: every failure is ignored (the first reader builds).  Reads
+ * through the engine's shared cache and views only, so it may run on its own thread. */
+static void *index_job_run(void *arg)
+{
+    og_load_index_job *j = arg;
+    og_read *r;
+    if (og_read_begin(&r, j->e, NULL, j->commit) != OG_OK) {
+        og_error_clear();
+        return NULL;
+    }
+    const og_catalog *cat = og_read_catalog(r);
+    for (size_t i = 0; i < j->nnodes && i < cat->nnodes; i++) {
+        og_tableview *v;
+        if (j->node_image[i] && og_read_node_view(r, i, &v) == OG_OK && og_tableview_rows(v))
+            (void)og_tableview_prepare_keys(v, 1);
+        og_error_clear();
+    }
+    for (size_t k = 0; k < j->nedges && k < cat->nedges; k++) {
+        if (!j->end_rows[k][0]) continue;
+        const og_cat_type *et = &cat->edges[k];
+        og_tableview *ev, *fv, *tv;
+        if (og_read_edge_view(r, k, &ev) == OG_OK && og_read_node_view(r, et->from_node, &fv) == OG_OK &&
+            og_read_node_view(r, et->to_node, &tv) == OG_OK)
+            (void)og_tableview_save_topology_rows(ev, fv, tv, j->end_rows[k], og_tableview_rows(ev));
+        og_error_clear();
+    }
+    og_read_end(r);
+    return NULL;
+}
+
+void og_engine_load_indexes_join(og_load_index_job *j)
+{
+    if (!j) return;
+    if (j->threaded) pthread_join(j->th, NULL);
+    for (size_t i = 0; j->end_rows && i < j->nedges; i++) {
+        free(j->end_rows[i][0]);
+        free(j->end_rows[i][1]);
+    }
+    free(j->end_rows);
+    free(j->node_image);
+    free(j);
+}
+
+/* Starts (defer: on a thread, returned) or runs (returns NULL) the graph indexes of the load
+ * that published `commit`, taking c's captured inputs. */
+static og_load_index_job *load_graph_indexes(load_ctx *c, const char *commit, int defer)
+{
+    if (og_tableview_index_mode() != 2) return NULL;
+    int any = 0;
+    for (size_t i = 0; i < c->nnodes; i++) any |= c->node_image[i];
+    for (size_t k = 0; k < c->nedges; k++) any |= c->end_rows[k][0] != NULL;
+    if (!any) return NULL;
+    if (c->opts->on_progress) {
+        unsigned long long total = 0;
+        if (c->path) total = file_size(c->path);
+        for (size_t i = 0; i < c->ncsv; i++) total += file_size(c->csv[i].path);
+        og_load_progress p = {"indexing", c->stats.records, total, total, c->flushes, c->attempt};
+        c->opts->on_progress(c->opts->progress_ctx, &p);
+    }
+    og_load_index_job *j = calloc(1, sizeof *j);
+    if (!j) return NULL; /* derived: the first reader builds */
+    j->e = c->e;
+    snprintf(j->commit, sizeof j->commit, "%s", commit);
+    j->end_rows = c->end_rows, j->nedges = c->nedges, j->node_image = c->node_image, j->nnodes = c->nnodes;
+    c->end_rows = NULL, c->node_image = NULL, c->nedges = c->nnodes = 0;
+    if (defer && pthread_create(&j->th, NULL, index_job_run, j) == 0) {
+        j->threaded = 1;
+        return j;
+    }
+    index_job_run(j);
+    og_engine_load_indexes_join(j);
+    return NULL;
+}
 
 #define LOAD_FLUSH_ROWS_DEFAULT ((size_t)64 << 10)
 #define LOAD_FLUSH_BYTES_DEFAULT ((size_t)64 << 20)
@@ -119,11 +263,11 @@ static og_status stage_record(og_plan *p, const og_ndjson_record *rec, og_load_m
     if (prev >= 0) {
         if (!pt->is_edge && pt->t->nkey)
             return og_err(OG_ERR_CONSTRAINT, "%s: @unique violation on %s key: '%.*s' appears twice in the input (lines %s and %s)",
-                          rec_at(p, rec, at, sizeof at), pt->t->name, (int)idlen, id, line_at(p, pt->lines[prev], l1, sizeof l1),
+                          rec_at(p, rec, at, sizeof at), pt->t->name, (int)idlen, id, line_at(p, og_plan_line(pt, (size_t)prev), l1, sizeof l1),
                           line_at(p, rec->line, l2, sizeof l2));
         if (mode != OG_LOAD_MERGE)
             return og_err(OG_ERR_CONSTRAINT, "%s: duplicate %s id '%.*s' (also on line %s)", rec_at(p, rec, at, sizeof at), pt->t->name, (int)idlen,
-                          id, line_at(p, pt->lines[prev], l1, sizeof l1));
+                          id, line_at(p, og_plan_line(pt, (size_t)prev), l1, sizeof l1));
         og_plan_supersede(pt, (uint32_t)prev);
         return OG_OK; /* counted when first seen */
     }
@@ -240,6 +384,8 @@ static og_status load_attempt(void *vctx, og_graph *g, const og_snapshot *base, 
     }
     if (st == OG_OK) st = env_size("OG_LOAD_FLUSH_ROWS", LOAD_FLUSH_ROWS_DEFAULT, &plan.flush_rows);
     if (st == OG_OK) st = env_size("OG_LOAD_FLUSH_BYTES", LOAD_FLUSH_BYTES_DEFAULT, &plan.flush_bytes);
+    plan.capture_topology = og_tableview_index_mode() == 2;
+    graph_index_inputs_free(c); /* an earlier attempt's (its publish was lost) */
     if (st == OG_OK) st = c->path ? read_ndjson(c, &plan, &done, total, attempt) : read_csv(c, &plan, &done, total, attempt);
     /* A file without records changes nothing and publishes nothing (like a mutation that
      * matches nothing) — in every mode: overwrite replaces only the types the file holds. */
@@ -256,14 +402,22 @@ static og_status load_attempt(void *vctx, og_graph *g, const og_snapshot *base, 
         if (st == OG_OK) st = og_draft_set_stat(draft, "records", (int64_t)c->stats.records);
         if (st == OG_OK) st = og_draft_set_stat(draft, "inserted", (int64_t)c->stats.inserted);
         if (st == OG_OK) st = og_draft_set_stat(draft, "updated", (int64_t)c->stats.updated);
+        if (st == OG_OK) graph_index_inputs_take(c, &plan, attempt);
     }
     og_plan_free(&plan);
     og_read_end(r);
+#ifdef __GLIBC__
+    /* hand the plan's freed heap back to the system before the graph indexes and the next
+     * steps allocate theirs: glibc keeps it otherwise, and at 5M edges that kept ~300 MB
+     * resident through the rest of the load (docs/load.md "The memory bound") */
+    malloc_trim(0);
+#endif
     return st;
 }
 
-static og_status run_load(load_ctx *c, og_write_result *out, og_load_stats *stats)
+static og_status run_load(load_ctx *c, og_write_result *out, og_load_stats *stats, og_load_index_job **job)
 {
+    if (job) *job = NULL;
     og_engine *e = c->e;
     const og_load_opts *opts = c->opts;
     const char *branch = opts->branch ? opts->branch : "main";
@@ -284,21 +438,42 @@ static og_status run_load(load_ctx *c, og_write_result *out, og_load_stats *stat
     wo.actor_via = og_engine_actor_via(e);
     wo.message = og_engine_message();
     wo.expected_head = opts->expected_head;
+    og_write_result local;
+    if (!out) out = &local;
+    memset(out, 0, sizeof *out);
     og_status st = og_graph_write(og_engine_graph(e), &wo, load_attempt, c, out);
+    og_load_index_job *j = NULL;
+    if (st == OG_OK && out->published) j = load_graph_indexes(c, out->commit, job != NULL);
+    if (job) *job = j;
+    graph_index_inputs_free(c);
     if (stats) *stats = c->stats;
     return st;
+}
+
+og_status og_engine_load_deferred(og_engine *e, const char *path, const og_load_opts *opts, og_write_result *out,
+                                  og_load_stats *stats, og_load_index_job **job)
+{
+    load_ctx c = {.e = e, .path = path, .opts = opts};
+    return run_load(&c, out, stats, job);
 }
 
 og_status og_engine_load(og_engine *e, const char *path, const og_load_opts *opts, og_write_result *out,
                          og_load_stats *stats)
 {
-    load_ctx c = {.e = e, .path = path, .opts = opts};
-    return run_load(&c, out, stats);
+    return og_engine_load_deferred(e, path, opts, out, stats, NULL);
 }
 
 og_status og_engine_load_csv(og_engine *e, const og_load_csv_file *files, size_t nfiles, char delim,
                              const og_load_opts *opts, og_write_result *out, og_load_stats *stats)
 {
+    return og_engine_load_csv_deferred(e, files, nfiles, delim, opts, out, stats, NULL);
+}
+
+og_status og_engine_load_csv_deferred(og_engine *e, const og_load_csv_file *files, size_t nfiles, char delim,
+                                      const og_load_opts *opts, og_write_result *out, og_load_stats *stats,
+                                      og_load_index_job **job)
+{
+    if (job) *job = NULL;
     if (!files || !nfiles) return og_err(OG_ERR_INVALID, "a CSV load needs at least one file");
     if (nfiles >= ((size_t)1 << (64 - OG_CSV_LINE_BITS))) return og_err(OG_ERR_LIMIT, "too many CSV files in one load");
     for (size_t i = 0; i < nfiles; i++)
@@ -307,7 +482,7 @@ og_status og_engine_load_csv(og_engine *e, const og_load_csv_file *files, size_t
     if (!names) return og_err(OG_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < nfiles; i++) names[i] = files[i].path;
     load_ctx c = {.e = e, .csv = files, .ncsv = nfiles, .delim = delim ? delim : ',', .csv_names = names, .opts = opts};
-    og_status st = run_load(&c, out, stats);
+    og_status st = run_load(&c, out, stats, job);
     free(names);
     return st;
 }

@@ -22,6 +22,8 @@
  * (omnigraph.h); they are implemented in load.c. */
 
 
+typedef struct og_load_index_job og_load_index_job;
+
 typedef struct og_load_stats {
     uint64_t records, inserted, updated;
     int embed_touched; /* a record of a node type with an @embed property was staged */
@@ -35,5 +37,17 @@ og_status og_engine_load(og_engine *e, const char *path, const og_load_opts *opt
  * file holding their rows in order: messages name "file:line[:column]". */
 og_status og_engine_load_csv(og_engine *e, const og_load_csv_file *files, size_t nfiles, char delim,
                              const og_load_opts *opts, og_write_result *out, og_load_stats *stats);
+
+/* The same, but the graph indexes a published load writes (docs/load.md "Graph indexes") run
+ * on a thread left in *job (NULL when nothing runs), so the caller's own after-publish work
+ * (og_db_load's text indexes) overlaps them; the caller must og_engine_load_indexes_join it.
+ * og_engine_load / og_engine_load_csv write them before they return. */
+og_status og_engine_load_deferred(og_engine *e, const char *path, const og_load_opts *opts, og_write_result *out,
+                                  og_load_stats *stats, og_load_index_job **job);
+og_status og_engine_load_csv_deferred(og_engine *e, const og_load_csv_file *files, size_t nfiles, char delim,
+                                      const og_load_opts *opts, og_write_result *out, og_load_stats *stats,
+                                      og_load_index_job **job);
+/* Waits for a deferred index job and frees it (NULL: nothing). */
+void og_engine_load_indexes_join(og_load_index_job *j);
 
 #endif

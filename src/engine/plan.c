@@ -104,11 +104,17 @@ static void table_free(og_plan_table *pt)
     free(pt->removed);
     free(pt->superseded);
     free(pt->lines);
+    free(pt->wide_lines);
+    free(pt->end_rows[0]);
+    free(pt->end_rows[1]);
     og_strmap_free(&pt->staged_ids);
 }
 
+static og_status job_join(og_plan *p);
+
 void og_plan_free(og_plan *p)
 {
+    if (job_join(p) != OG_OK) og_error_clear(); /* an abandoned plan: its files are garbage */
     for (size_t i = 0; p->nodes && i < p->cat->nnodes; i++) table_free(&p->nodes[i]);
     for (size_t i = 0; p->edges && i < p->cat->nedges; i++) table_free(&p->edges[i]);
     free(p->nodes);
@@ -181,7 +187,12 @@ static og_status grow_row_arrays(og_plan_table *pt)
 {
     if (pt->nstaged < pt->lines_cap) return OG_OK;
     size_t ncap = pt->lines_cap ? pt->lines_cap * 2 : 64;
-    uint64_t *l = realloc(pt->lines, ncap * (sizeof *l + sizeof(uint32_t)));
+    if (pt->wide_lines) {
+        uint64_t *w = realloc(pt->wide_lines, ncap * sizeof *w);
+        if (!w) return og_err(OG_ERR_NOMEM, "out of memory");
+        pt->wide_lines = w;
+    }
+    uint32_t *l = realloc(pt->lines, ncap * (sizeof *l + sizeof(uint32_t)));
     if (!l) return og_err(OG_ERR_NOMEM, "out of memory");
     /* layout: lines[ncap] then latest[ncap]; move the old latest block up */
     uint32_t *old_latest = (uint32_t *)(l + pt->lines_cap);
@@ -204,25 +215,56 @@ static og_status grow_row_arrays(og_plan_table *pt)
     return OG_OK;
 }
 
-static uint32_t *latest_of(const og_plan_table *pt) { return (uint32_t *)(pt->lines + pt->lines_cap); }
+static uint32_t *latest_of(const og_plan_table *pt) { return pt->lines + pt->lines_cap; }
+
+uint64_t og_plan_line(const og_plan_table *pt, size_t row)
+{
+    return pt->wide_lines ? pt->wide_lines[row] : pt->line_base + pt->lines[row];
+}
+
+/* Records staged row r's input line (its arrays grown already). */
+static og_status set_line(og_plan_table *pt, size_t r, uint64_t line)
+{
+    if (r == 0) pt->line_base = line;
+    if (!pt->wide_lines && (line < pt->line_base || line - pt->line_base > UINT32_MAX)) {
+        uint64_t *w = malloc(pt->lines_cap * sizeof *w);
+        if (!w) return og_err(OG_ERR_NOMEM, "out of memory");
+        for (size_t i = 0; i < r; i++) w[i] = pt->line_base + pt->lines[i];
+        pt->wide_lines = w;
+    }
+    if (pt->wide_lines) pt->wide_lines[r] = line;
+    else pt->lines[r] = (uint32_t)(line - pt->line_base);
+    return OG_OK;
+}
 
 static int is_superseded(const og_plan_table *pt, size_t row)
 {
     return pt->superseded && ((pt->superseded[row >> 3] >> (row & 7)) & 1);
 }
 
-void og_plan_supersede(og_plan_table *pt, uint32_t row) { pt->superseded[row >> 3] |= (uint8_t)(1u << (row & 7)); }
+void og_plan_supersede(og_plan_table *pt, uint32_t row)
+{
+    uint8_t bit = (uint8_t)(1u << (row & 7));
+    pt->nsuperseded += !(pt->superseded[row >> 3] & bit);
+    pt->superseded[row >> 3] |= bit;
+}
 
 const char *og_plan_staged_id(const og_plan_table *pt, uint32_t row, size_t *len)
 {
-    return (const char *)og_vector_get_bytes(&pt->cols[0], row, len);
+    return (const char *)og_vector_get_bytes(&pt->cols[0], col_row(pt, 0, row), len);
 }
+
+/* The first staged row whose id is still in memory: 0, or mem_base once flushes dropped the
+ * generated ids before it (og_plan_flush). */
+static size_t ids_in_memory_from(const og_plan_table *pt) { return pt->retain[0] ? 0 : pt->mem_base; }
 
 og_status og_plan_index_ids(og_plan_table *pt)
 {
+    /* flushed generated ids are fresh ULIDs no given id can equal: they need no entry */
+    if (pt->cols && pt->ids_indexed < ids_in_memory_from(pt)) pt->ids_indexed = ids_in_memory_from(pt);
     for (size_t r = pt->ids_indexed; r < pt->nstaged; r++) {
         size_t n;
-        const uint8_t *id = og_vector_get_bytes(&pt->cols[0], r, &n);
+        const uint8_t *id = og_vector_get_bytes(&pt->cols[0], col_row(pt, 0, r), &n);
         OG_TRY(og_strmap_insert(&pt->staged_ids, id, n, (uint32_t)r, NULL, NULL));
         pt->ids_indexed = r + 1;
     }
@@ -238,9 +280,10 @@ long og_plan_staged_find(const og_plan_table *pt, const char *id, size_t len)
     }
     /* Not indexed yet (a caller that skipped og_plan_index_ids): generated ids are unique, so
      * a row of that range is its own latest. */
-    for (size_t r = pt->ids_indexed; r < pt->nstaged; r++) {
+    size_t from = pt->cols && pt->ids_indexed < ids_in_memory_from(pt) ? ids_in_memory_from(pt) : pt->ids_indexed;
+    for (size_t r = from; r < pt->nstaged; r++) {
         size_t n;
-        const uint8_t *s = og_vector_get_bytes(&pt->cols[0], r, &n);
+        const uint8_t *s = og_vector_get_bytes(&pt->cols[0], col_row(pt, 0, r), &n);
         if (n == len && !memcmp(s, id, len)) return is_superseded(pt, r) ? -1 : (long)r;
     }
     return -1;
@@ -456,7 +499,7 @@ static og_status finish_row(og_plan *p, og_plan_table *pt, const char *id, size_
         OG_TRY(og_vector_append_bytes(&pt->cols[1], from, strlen(from)));
         OG_TRY(og_vector_append_bytes(&pt->cols[2], to, strlen(to)));
     }
-    pt->lines[r] = line;
+    OG_TRY(set_line(pt, r, line));
     uint32_t *latest = latest_of(pt);
     *prev = -1;
     if (!generated) {
@@ -620,6 +663,7 @@ typedef struct ri_range {
     size_t r0, r1;
     size_t bad;  /* the first failing row, or r1 */
     int bad_dst; /* it was the dst (else the src) */
+    int uncaptured; /* an endpoint was not a staged row: et->end_rows cannot be used */
 } ri_range;
 
 #define RI_CHUNK 1024
@@ -647,6 +691,11 @@ static void *ri_range_scan(void *arg)
         size_t n = g->r1 - c0 < RI_CHUNK ? g->r1 - c0 : RI_CHUNK;
         og_strmap_get_many(&g->from->staged_ids, srcs->values, srcs->offsets + c0, n, RI_NOT_STAGED, sfirst);
         og_strmap_get_many(&g->to->staged_ids, dsts->values, dsts->offsets + c0, n, RI_NOT_STAGED, dfirst);
+        if (g->et->end_rows[0]) { /* the topology's endpoint rows (og_plan.capture_topology) */
+            memcpy(g->et->end_rows[0] + c0, sfirst, n * sizeof *sfirst);
+            memcpy(g->et->end_rows[1] + c0, dfirst, n * sizeof *dfirst);
+            for (size_t i = 0; i < n; i++) g->uncaptured |= sfirst[i] == RI_NOT_STAGED || dfirst[i] == RI_NOT_STAGED;
+        }
         for (size_t i = 0; i < n; i++) {
             size_t r = c0 + i;
             if (is_superseded(g->et, r)) continue;
@@ -673,7 +722,7 @@ static void ri_scan_staged(og_plan *p, og_plan_table *et, og_plan_table *from, o
     ri_range g[RI_THREADS];
     size_t ng = 1;
     if (!et->nstaged) { /* no columns to read (et->cols may not exist) */
-        *out = (ri_range){p, et, from, to, 0, 0, 0, 0};
+        *out = (ri_range){p, et, from, to, 0, 0, 0, 0, 0};
         return;
     }
     /* Open the endpoint views first: og_plan_table_view is the one lookup step that writes. */
@@ -683,7 +732,7 @@ static void ri_scan_staged(og_plan *p, og_plan_table *et, og_plan_table *from, o
     pthread_t th[RI_THREADS];
     int started[RI_THREADS] = {0};
     for (size_t i = 0; i < ng; i++) {
-        g[i] = (ri_range){p, et, from, to, et->nstaged * i / ng, et->nstaged * (i + 1) / ng, 0, 0};
+        g[i] = (ri_range){p, et, from, to, et->nstaged * i / ng, et->nstaged * (i + 1) / ng, 0, 0, 0};
         if (i > 0) started[i] = pthread_create(&th[i], NULL, ri_range_scan, &g[i]) == 0;
     }
     ri_range_scan(&g[0]);
@@ -694,11 +743,23 @@ static void ri_scan_staged(og_plan *p, og_plan_table *et, og_plan_table *from, o
             ri_range_scan(&g[i]); /* no thread to be had: scan it here */
     }
     *out = g[ng - 1];
+    for (size_t i = 0; i < ng; i++) out->uncaptured |= g[i].uncaptured;
     for (size_t i = 0; i < ng; i++)
         if (g[i].bad < g[i].r1) {
             *out = g[i];
             break;
         }
+}
+
+int og_plan_staged_is_image(og_plan *p, og_plan_table *pt)
+{
+    if (!pt->touched || pt->nsuperseded || pt->nstaged > UINT32_MAX) return 0;
+    if (pt->overwrite) return 1;
+    if (og_plan_table_view(p, pt) != OG_OK) { /* then no fast path */
+        og_error_clear();
+        return 0;
+    }
+    return og_tableview_rows(pt->view) == 0;
 }
 
 /* ---- committed edges at given endpoints ------------------------------------------------- */
@@ -879,12 +940,27 @@ static og_status check_edges_ri(og_plan *p, og_plan_table *et)
     char w[300];
     const og_cat_type *t = et->t;
     og_plan_table *from = &p->nodes[t->from_node], *to = &p->nodes[t->to_node];
+    if (p->capture_topology && et->nstaged && og_plan_staged_is_image(p, et) && og_plan_staged_is_image(p, from) &&
+        og_plan_staged_is_image(p, to)) {
+        /* best effort: without memory for them the topology is left to the first reader */
+        et->end_rows[0] = malloc(et->nstaged * sizeof(uint32_t));
+        et->end_rows[1] = et->end_rows[0] ? malloc(et->nstaged * sizeof(uint32_t)) : NULL;
+        if (!et->end_rows[1]) {
+            free(et->end_rows[0]);
+            et->end_rows[0] = NULL;
+        }
+    }
     ri_range bad;
     ri_scan_staged(p, et, from, to, &bad);
+    if (bad.uncaptured || bad.bad < bad.r1) {
+        free(et->end_rows[0]);
+        free(et->end_rows[1]);
+        et->end_rows[0] = et->end_rows[1] = NULL;
+    }
     if (bad.bad < bad.r1) {
         size_t r = bad.bad, n;
         const char *s = (const char *)og_vector_get_bytes(&et->cols[bad.bad_dst ? 2 : 1], r, &n);
-        return og_err(OG_ERR_CONSTRAINT, "%s%s: %s '%.*s' not found in %s", where(p, et->lines[r], w, sizeof w), t->name,
+        return og_err(OG_ERR_CONSTRAINT, "%s%s: %s '%.*s' not found in %s", where(p, og_plan_line(et, r), w, sizeof w), t->name,
                       bad.bad_dst ? "dst" : "src", (int)n, s, (bad.bad_dst ? to : from)->t->name);
     }
     int endpoints_lost = from->overwrite || from->nremoved || to->overwrite || to->nremoved;
@@ -1013,7 +1089,7 @@ static og_status unique_error(og_plan *p, og_plan_table *pt, const og_cat_constr
     og_buf names = OG_BUF_INIT;
     for (size_t c = 0; c < k->ncols; c++) og_buf_printf(&names, "%s%s", c ? ", " : "", k->cols[c]);
     og_status st = og_err(OG_ERR_CONSTRAINT, "%s@unique violation on %s.%s%s%s: value '%s' held by '%.*s' and '%.*s'",
-                          where(p, pt->lines[r], w, sizeof w), pt->t->name, k->ncols > 1 ? "(" : "",
+                          where(p, og_plan_line(pt, r), w, sizeof w), pt->t->name, k->ncols > 1 ? "(" : "",
                           og_buf_cstr(&names), k->ncols > 1 ? ")" : "", val, (int)ln, id_prev, (int)lm, id_me);
     og_buf_free(&names);
     return st;
@@ -1275,8 +1351,13 @@ static int borrow_slice(const og_vector *v, size_t a, size_t n, og_vector *out)
     return 1; /* flags without OG_VEC_OWNED: og_vector_free releases nothing */
 }
 
-static og_status build_batch(og_plan_table *pt, og_table_txn *x, const uint32_t *rows, size_t n, og_vector **out,
-                             size_t *nout)
+/* The batch of staged rows rows[0..n) (in-memory ones, ascending) as top-level columns in the
+ * txn's schema order.  own = 0: in-memory columns are borrowed where they can be (the batch is
+ * written before anything is staged again); own = 1: the batch owns every column — the
+ * flushable ones are moved out of the plan (left empty), the retained ones copied — so a
+ * worker thread can write it while more rows are staged (og_plan_flush). */
+static og_status build_batch(og_plan_table *pt, og_table_txn *x, const uint32_t *rows, size_t n, int own,
+                             og_vector **out, size_t *nout)
 {
     *out = NULL;
     *nout = 0;
@@ -1301,10 +1382,14 @@ static og_status build_batch(og_plan_table *pt, og_table_txn *x, const uint32_t 
             }
         if (ci >= 0 && !pt->retain[ci] && contiguous && pt->cols[ci].type.id != OG_T_LIST) {
             /* the whole in-memory column, borrowed (no copy of the batch: og_vector_free of a
-             * borrowed, child-less vector releases nothing) */
+             * borrowed, child-less vector releases nothing) — or taken */
             batch[f] = pt->cols[ci];
-            batch[f].flags &= ~OG_VEC_OWNED;
-        } else if (ci >= 0 && pt->retain[ci] && contiguous && borrow_slice(&pt->cols[ci], pt->mem_base, n, &batch[f])) {
+            if (own)
+                st = og_vector_init(&pt->cols[ci], batch[f].type);
+            else
+                batch[f].flags &= ~OG_VEC_OWNED;
+        } else if (!own && ci >= 0 && pt->retain[ci] && contiguous &&
+                   borrow_slice(&pt->cols[ci], pt->mem_base, n, &batch[f])) {
             /* a retained column's rows [mem_base, nstaged), borrowed in place (no gather) */
         } else if (ci >= 0) {
             st = og_vector_gather(&batch[f], &pt->cols[ci], pt->retain[ci] ? rows : local, n);
@@ -1359,9 +1444,12 @@ static og_status append_in_memory(og_plan *p, og_plan_table *pt, size_t *kept, u
         og_vector *batch = NULL;
         size_t ntop = 0;
         st = table_txn(p, pt, &x);
-        if (st == OG_OK) st = build_batch(pt, x, idx, *kept, &batch, &ntop);
+        if (st == OG_OK) st = build_batch(pt, x, idx, *kept, 0, &batch, &ntop);
         if (st == OG_OK) st = og_table_txn_append(x, batch, ntop, fragment_id);
-        if (st == OG_OK && *fragment_id != UINT64_MAX)
+        /* not for a loaded edge type whose ids were all generated (no one knows them to look
+         * one up): at 5M edges those maps were ~250 MB of the load's cache and 5 % of its CPU */
+        int generated_edges = pt->is_edge && p->flush_rows && pt->ids_indexed == 0;
+        if (st == OG_OK && *fragment_id != UINT64_MAX && !generated_edges)
             og_tableview_seed_keymap(pt->view, og_table_txn_manifest(x), *fragment_id, batch, ntop);
         for (size_t f = 0; batch && f < ntop; f++) og_vector_free(&batch[f]);
         free(batch);
@@ -1397,7 +1485,8 @@ static size_t table_bytes(const og_plan_table *pt)
 {
     size_t b = 0;
     for (size_t c = 0; pt->cols && c < pt->ncols; c++) b += vector_bytes(&pt->cols[c]);
-    b += og_strmap_bytes(&pt->staged_ids) + pt->lines_cap * sizeof *pt->lines;
+    b += og_strmap_bytes(&pt->staged_ids) + pt->lines_cap * 2 * sizeof *pt->lines;
+    if (pt->wide_lines) b += pt->lines_cap * sizeof *pt->wide_lines;
     b += 3 * ((pt->nstaged + 7) / 8); /* superseded, skipped, removed-ish bitmaps */
     return b;
 }
@@ -1410,26 +1499,135 @@ uint64_t og_plan_mem_bytes(const og_plan *p)
     return b;
 }
 
+/* One flushed batch being written on a worker thread while the loading thread stages more
+ * rows (at most one at a time per plan: a second flush, og_plan_write and og_plan_free wait
+ * for it).  The batch owns its columns (build_batch own = 1); the txn is the table's, which
+ * nothing else touches until the job is joined.  At 1M nodes / 5M edges writing the 93 batches
+ * (encoding, the data file's put and fsync) was ~18 % of the loading thread. */
+typedef struct og_plan_job {
+    og_plan_table *pt;
+    og_table_txn *x;
+    og_store *store;    /* the table's */
+    og_vector *batch;
+    size_t ntop;
+    size_t batch_index; /* its og_plan_batch, whose fragment_id the join fills in */
+    int seed;           /* cache the data file's keymap (og_tableview_seed_keymap) */
+    uint64_t fragment_id;
+    og_status st;
+    char msg[1024];
+    og_store_journal journal; /* what it wrote, adopted by the loading thread's at the join
+                               * (a failed load deletes it: docs/maintenance.md "Failed writes") */
+    pthread_t th;
+    int threaded;
+} og_plan_job;
+
+static void *job_main(void *arg)
+{
+    og_plan_job *j = arg;
+    if (j->threaded) og_store_journal_begin(&j->journal, j->store, NULL);
+    j->st = og_table_txn_append(j->x, j->batch, j->ntop, &j->fragment_id);
+    if (j->threaded) og_store_journal_end(&j->journal);
+    if (j->st != OG_OK)
+        snprintf(j->msg, sizeof j->msg, "%s", og_error_message());
+    else if (j->seed && j->fragment_id != UINT64_MAX)
+        og_tableview_seed_keymap(j->pt->view, og_table_txn_manifest(j->x), j->fragment_id, j->batch, j->ntop);
+    og_error_clear();
+    return NULL;
+}
+
+/* Waits for the batch in flight, if any; its write error becomes the caller's. */
+static og_status job_join(og_plan *p)
+{
+    og_plan_job *j = p->job;
+    if (!j) return OG_OK;
+    p->job = NULL;
+    if (j->threaded) {
+        pthread_join(j->th, NULL);
+        og_store_journal_adopt(&j->journal);
+    }
+    for (size_t f = 0; f < j->ntop; f++) og_vector_free(&j->batch[f]);
+    free(j->batch);
+    og_status st = j->st;
+    if (st == OG_OK)
+        j->pt->batches[j->batch_index].fragment_id = j->fragment_id;
+    else
+        st = og_err(st, "writing %s: %s", j->pt->t->name, j->msg);
+    free(j);
+    return st;
+}
+
+/* Starts writing rows idx[0..n) of pt (in memory, ascending) as batch `batch_index`. */
+static og_status job_start(og_plan *p, og_plan_table *pt, const uint32_t *idx, size_t n, size_t batch_index)
+{
+    og_table_txn *x;
+    OG_TRY(table_txn(p, pt, &x));
+    og_plan_job *j = calloc(1, sizeof *j);
+    if (!j) return og_err(OG_ERR_NOMEM, "out of memory");
+    og_status st = build_batch(pt, x, idx, n, 1, &j->batch, &j->ntop);
+    if (st != OG_OK) {
+        free(j);
+        return st;
+    }
+    j->pt = pt;
+    j->x = x;
+    j->store = og_table_store(og_tableview_table(pt->view));
+    j->batch_index = batch_index;
+    /* not for a loaded edge type whose ids were all generated (no one knows them to look one
+     * up): at 5M edges those maps were ~250 MB of the load's cache and 5 % of its CPU */
+    j->seed = !(pt->is_edge && pt->ids_indexed == 0);
+    p->job = j;
+    j->threaded = 1; /* before the thread reads it */
+    if (pthread_create(&j->th, NULL, job_main, j) != 0) {
+        j->threaded = 0;
+        job_main(j); /* no thread to be had: write it here */
+    }
+    return OG_OK;
+}
+
+/* 1 when no validation step reads a staged id of edge type t: no @unique constraint (its
+ * message names the rows' ids); RI and @card read src / dst. */
+static int edge_ids_unread(const og_cat_type *t)
+{
+    for (size_t k = 0; k < t->ncons; k++)
+        if (t->cons[k].kind == OG_CONS_UNIQUE) return 0;
+    return 1;
+}
+
 og_status og_plan_flush(og_plan *p, og_plan_table *pt)
 {
     if (!pt->cols || pt->nstaged == pt->mem_base) return OG_OK;
-    size_t kept;
-    uint64_t frag;
-    og_status st = append_in_memory(p, pt, &kept, &frag);
+    OG_TRY(job_join(p));
+    /* An edge type whose every id so far was generated (ids_indexed 0: no given id yet) keeps
+     * no id once it is written: nothing looks a fresh ULID up, and at 5M edges the 26-byte ids
+     * were a third of a load's memory (docs/load.md "The memory bound").  From here the id
+     * column is flushable; og_plan_index_ids / og_plan_staged_find skip the dropped rows. */
+    if (pt->is_edge && pt->retain[0] && pt->ids_indexed == 0 && pt->mem_base == 0 && edge_ids_unread(pt->t))
+        pt->retain[0] = 0;
+    size_t span = pt->nstaged - pt->mem_base, kept = 0;
+    uint32_t *idx = malloc(span * sizeof *idx);
+    if (!idx) return og_err(OG_ERR_NOMEM, "out of memory");
+    for (size_t r = pt->mem_base; r < pt->nstaged; r++)
+        if (!is_superseded(pt, r)) idx[kept++] = (uint32_t)r;
+    og_status st = OG_OK;
+    if (kept && pt->nbatches == pt->batches_cap) {
+        size_t ncap = pt->batches_cap ? pt->batches_cap * 2 : 16;
+        og_plan_batch *nb = realloc(pt->batches, ncap * sizeof *nb);
+        if (nb) {
+            pt->batches = nb;
+            pt->batches_cap = ncap;
+        } else {
+            st = og_err(OG_ERR_NOMEM, "out of memory");
+        }
+    }
+    /* the batch is written on a worker thread (og_plan_job); its fragment id is filled in when
+     * it is joined — by the next flush, og_plan_write or og_plan_free */
+    if (st == OG_OK && kept) st = job_start(p, pt, idx, kept, pt->nbatches);
+    free(idx);
     if (st) return og_err_wrap(st, "writing %s", pt->t->name);
+    if (kept) pt->batches[pt->nbatches++] = (og_plan_batch){pt->mem_base, pt->nstaged, UINT64_MAX};
     /* rows superseded by now were not written */
     for (size_t r = pt->mem_base; r < pt->nstaged; r++)
         if (is_superseded(pt, r)) pt->skipped[r >> 3] |= (uint8_t)(1u << (r & 7));
-    if (kept) {
-        if (pt->nbatches == pt->batches_cap) {
-            size_t ncap = pt->batches_cap ? pt->batches_cap * 2 : 16;
-            og_plan_batch *nb = realloc(pt->batches, ncap * sizeof *nb);
-            if (!nb) return og_err(OG_ERR_NOMEM, "out of memory");
-            pt->batches = nb;
-            pt->batches_cap = ncap;
-        }
-        pt->batches[pt->nbatches++] = (og_plan_batch){pt->mem_base, pt->nstaged, frag};
-    }
     p->flushes++;
     p->flushed_rows += pt->nstaged - pt->mem_base;
     for (size_t c = 0; c < pt->ncols; c++) {
@@ -1487,6 +1685,7 @@ static og_status delete_superseded_flushed(og_plan_table *pt, og_table_txn *x)
 og_status og_plan_write(og_plan *p, og_commit_draft *d, size_t *ntables)
 {
     *ntables = 0;
+    OG_TRY(job_join(p)); /* the last flushed batch, and every fragment id known */
     for (int pass = 0; pass < 2; pass++) {
         size_t n = pass ? p->cat->nedges : p->cat->nnodes;
         for (size_t i = 0; i < n; i++) {

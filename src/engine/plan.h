@@ -48,7 +48,11 @@ typedef struct og_plan_table {
     size_t ncols;
     size_t nstaged;
     uint8_t *superseded;     /* bitmap over staged rows replaced by a later one (merge) */
-    uint64_t *lines;         /* per staged row: the input line (0 = none) */
+    uint32_t *lines;         /* per staged row: its input line (0 = none) minus line_base —
+                              * og_plan_line; 4 bytes a row (5M edges: 20 MB less than 8) */
+    uint64_t line_base;      /* the first staged row's line */
+    uint64_t *wide_lines;    /* once a line does not fit that way (a CSV load's next file,
+                              * lines out of order): every row's whole line, lines unused */
     size_t lines_cap;
     og_strmap staged_ids;    /* id -> staged row (the latest); see ids_indexed */
     size_t ids_indexed;      /* rows [ids_indexed, nstaged) got GENERATED ids (fresh ULIDs,
@@ -72,6 +76,13 @@ typedef struct og_plan_table {
     size_t nbatches, batches_cap;
     struct og_table_txn *txn; /* opened on the base version at the first flush (or at write) */
     int txn_overwritten;     /* og_table_txn_overwrite was staged */
+    size_t nsuperseded;      /* staged rows marked superseded (og_plan_supersede) */
+    /* og_plan.capture_topology: for an edge table whose new image is exactly its staged rows
+     * between two node tables whose new images are exactly theirs, the RI check keeps the
+     * staged node row of every edge's src / dst here — the new versions' row numbers, so the
+     * edge type's topology can be written right after the publish without one lookup more
+     * (load.c).  NULL when not captured. */
+    uint32_t *end_rows[2];
 } og_plan_table;
 
 typedef struct og_plan {
@@ -91,6 +102,8 @@ typedef struct og_plan {
     size_t flush_rows, flush_bytes;
     uint64_t flushes;        /* batches flushed so far (all types) */
     uint64_t flushed_rows;   /* staged rows covered by those batches */
+    int capture_topology;    /* og_plan_table.end_rows (load only) */
+    struct og_plan_job *job; /* the flushed batch being written on a worker thread (plan.c) */
 } og_plan;
 
 og_status og_plan_init(og_plan *p, og_read *read, const char *source);
@@ -137,6 +150,9 @@ og_status og_plan_remove_committed(og_plan *p, og_plan_table *pt, uint32_t row);
 void og_plan_supersede(og_plan_table *pt, uint32_t row);
 og_status og_plan_overwrite(og_plan *p, og_plan_table *pt);
 
+/* The input line of staged row `row` (0 = none). */
+uint64_t og_plan_line(const og_plan_table *pt, size_t row);
+
 /* The id string of a staged row. */
 const char *og_plan_staged_id(const og_plan_table *pt, uint32_t row, size_t *len);
 
@@ -174,6 +190,11 @@ og_status og_plan_incident_edges(og_plan *p, og_plan_table *et, const og_strmap 
 
 /* Validates every touched table's new image (see above). */
 og_status og_plan_validate(og_plan *p);
+
+/* 1 when staged rows [0, nstaged) of pt are its whole new image, in the order the new table
+ * version numbers its rows: every committed row removed (or none), nothing superseded, so no
+ * row is left out of the data files og_plan_flush / og_plan_write append in staged order. */
+int og_plan_staged_is_image(og_plan *p, og_plan_table *pt);
 
 /* Stages every touched table as a new version from its base version in the draft
  * (og_draft_stage_table: the write protocol writes its last data file, deletion files and

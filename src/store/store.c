@@ -215,6 +215,13 @@ size_t og_store_journal_discard(og_store_journal *j)
 
 void og_store_journal_free(og_store_journal *j) { og_keylist_free(&j->keys); }
 
+void og_store_journal_adopt(og_store_journal *from)
+{
+    if (from->failed && cur_journal && cur_journal->st == from->st) cur_journal->failed = 1;
+    for (size_t i = 0; i < from->keys.count; i++) journal_note(from->st, from->keys.keys[i]);
+    og_keylist_free(&from->keys);
+}
+
 og_status og_store_put(og_store *st, const char *key, const void *data, size_t len)
 {
     CHECK_STORE(st);

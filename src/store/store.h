@@ -118,6 +118,10 @@ void og_store_journal_begin(og_store_journal *j, og_store *st, const char *prefi
 void og_store_journal_end(og_store_journal *j);
 size_t og_store_journal_discard(og_store_journal *j);
 void og_store_journal_free(og_store_journal *j);
+/* For a worker thread that wrote on this thread's behalf in its own journal (begun on the same
+ * store): records every key `from` holds in this thread's journal, as if written here, and
+ * frees from's list (a load's batches written while it stages more rows: engine/plan.c). */
+void og_store_journal_adopt(og_store_journal *from);
 
 /* Change watch (local stores on a local file system).  og_store_watch(st, prefix): from
  * now on, every change to the objects directly under the "directory" `prefix` (a key prefix

@@ -2,7 +2,8 @@
  * test_indexes.c — persisted graph indexes are derived (INVARIANTS.md 7): every query answers
  * the same with the index files written by a first reader, opened by a fresh handle, damaged,
  * deleted, or switched off; deleted and re-inserted keys are found in their live rows only; a
- * writer's plan never writes index files; and a crash right after an index file is published
+ * writer's plan never writes index files (a bulk load writes the key maps and topology of what
+ * it loaded after its publish); and a crash right after an index file is published
  * leaves only whole files and correct answers.
  */
 #include <setjmp.h>
@@ -126,10 +127,13 @@ static og_status mut(fixture *f, const char *name, const char *params)
 
 static int setup(void **state)
 {
-    og_tableview_set_index_mode(2);
+    /* the seed is loaded with index files read-only, so the graph starts without any (a load
+     * writes the key maps and topology of what it loaded: the last test below) */
+    og_tableview_set_index_mode(1);
     fixture *f = fixture_new(SCHEMA, READS);
     assert_non_null(f);
     assert_int_equal(fixture_load(f, SEED, OG_LOAD_OVERWRITE, NULL), OG_OK);
+    og_tableview_set_index_mode(2);
     *state = f;
     return 0;
 }
@@ -145,7 +149,7 @@ static void answers_do_not_depend_on_index_files(void **state)
 {
     fixture *f = *state;
     char want[8192], got[8192];
-    /* the load wrote no index file: building them is never on the write path */
+    /* a load with index files read-only wrote none */
     assert_int_equal(index_files(f, ".v1") + index_files(f, ".csr"), 0);
     og_tableview_set_index_mode(0);
     reopen(f);
@@ -219,6 +223,80 @@ static void graph_index_build_writes_the_heads_files_ahead_of_queries(void **sta
     assert_int_equal(index_files(f, "keymap.v1"), 2);
     assert_int_equal(index_files(f, ".csr"), 2);
     assert_int_equal(og_engine_graph_index_build(f->e, "nope", &rep), OG_ERR_NOT_FOUND);
+}
+
+/* A load whose types' new images are exactly the rows it staged (an overwrite, or into empty
+ * tables) writes, right after its publish, the key map of every node data file it wrote and
+ * the topology of every edge type — the topology from the endpoint rows its RI check found —
+ * so a fresh handle's first lookup and traversal open them and build nothing; the answers are
+ * those without any index file.  Over several flushed fragments too.  A load in read-only
+ * mode writes none, and a merge load into a non-empty table leaves the new triple's topology
+ * to the readers (composed), with the same answers. */
+static void a_bulk_load_writes_the_key_maps_and_topology_its_first_query_opens(void **state)
+{
+    fixture *f = *state;
+    char want[8192], got[8192];
+    og_tableview_set_index_mode(0);
+    reopen(f);
+    answers(f, want, sizeof want);
+    assert_int_equal(index_files(f, ".v1") + index_files(f, ".csr"), 0);
+
+    const char *was = getenv("OG_LOAD_FLUSH_ROWS");
+    char saved[32];
+    snprintf(saved, sizeof saved, "%s", was ? was : "");
+    setenv("OG_LOAD_FLUSH_ROWS", "2", 1); /* 5 people: 3 data files; 5 edges: 3 */
+    og_tableview_set_index_mode(2);
+    assert_int_equal(fixture_load(f, SEED, OG_LOAD_OVERWRITE, NULL), OG_OK);
+    if (was)
+        setenv("OG_LOAD_FLUSH_ROWS", saved, 1);
+    else
+        unsetenv("OG_LOAD_FLUSH_ROWS");
+    assert_int_equal(index_files(f, "keymap.v1"), 3);
+    assert_int_equal(index_files(f, ".csr"), 1);
+    og_tableview_set_index_mode(1); /* read them, write nothing */
+    reopen(f);
+    size_t before = og_tableview_whole_reads();
+    answers(f, got, sizeof got);
+    assert_string_equal(got, want);
+    size_t load_reads = og_tableview_whole_reads() - before;
+    assert_int_equal(index_files(f, "keymap.v1"), 3);
+    /* as little whole-table work as over the files optimize's index build writes (the
+     * `people` scan's columns only): no key map or topology was built */
+    rm_index(f);
+    og_tableview_set_index_mode(2);
+    reopen(f);
+    og_graph_index_report rep;
+    assert_int_equal(og_engine_graph_index_build(f->e, NULL, &rep), OG_OK);
+    og_tableview_set_index_mode(1);
+    reopen(f);
+    before = og_tableview_whole_reads();
+    answers(f, got, sizeof got);
+    assert_string_equal(got, want);
+    assert_int_equal(og_tableview_whole_reads() - before, load_reads);
+
+    /* read-only: a load writes no index file */
+    rm_index(f);
+    assert_int_equal(fixture_load(f, SEED, OG_LOAD_OVERWRITE, NULL), OG_OK);
+    assert_int_equal(index_files(f, ".v1") + index_files(f, ".csr"), 0);
+
+    /* a merge into the non-empty tables: key maps of the new data files, no topology */
+    og_tableview_set_index_mode(2);
+    assert_int_equal(fixture_load(f, SEED, OG_LOAD_OVERWRITE, NULL), OG_OK);
+    assert_int_equal(index_files(f, ".csr"), 1);
+    assert_int_equal(fixture_load(f,
+                                  "{\"type\": \"Person\", \"data\": {\"name\": \"Zed\", \"age\": 9}}\n"
+                                  "{\"edge\": \"Knows\", \"from\": \"Zed\", \"to\": \"Alice\"}\n",
+                                  OG_LOAD_MERGE, NULL),
+                     OG_OK);
+    assert_int_equal(index_files(f, ".csr"), 1);
+    og_tableview_set_index_mode(0);
+    reopen(f);
+    answers(f, want, sizeof want);
+    assert_non_null(strstr(want, "fans(Alice)=Diana;Zed\n"));
+    og_tableview_set_index_mode(2);
+    reopen(f);
+    answers(f, got, sizeof got);
+    assert_string_equal(got, want);
 }
 
 /* After a commit that only appends (a node and an edge), the next process composes the new
@@ -417,6 +495,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(damaged_or_foreign_index_files_are_not_trusted, setup, teardown),
         cmocka_unit_test_setup_teardown(deleted_and_reinserted_keys_follow_the_version, setup, teardown),
         cmocka_unit_test_setup_teardown(a_crash_after_publishing_an_index_file_leaves_whole_files, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_bulk_load_writes_the_key_maps_and_topology_its_first_query_opens, setup,
+                                        teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,18 @@
+# load.gp — where the bulk load's time goes (bench/load/run.sh): one bar per system, stacked by
+# stage (ours: read + stage, validate, write + publish, graph + text indexes; Kùzu: COPY Node,
+# COPY Link), medians in seconds.
+#   gnuplot -e "tsv='load.tsv'; svg='load.svg'[; cols=N]" load.gp   (N: the TSV's columns, default 7)
+set terminal svg size 1200,440 font "sans,11"
+set output svg
+set title "bulk load to a graph at full speed, 1M nodes / 5M edges (bench/load/run.sh; lower is better)"
+set style data histograms
+set style histogram rowstacked
+set style fill solid 0.85 border -1
+set boxwidth 0.6
+set ylabel "seconds (median)"
+set key outside right top
+set datafile separator "\t"
+set grid ytics
+set yrange [0:*]
+if (!exists("cols")) cols = 7
+plot for [c=2:cols] tsv using c:xtic(1) title columnhead(c)
