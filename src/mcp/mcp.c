@@ -612,7 +612,8 @@ static json_t *run_read(og_mcp *m, json_t *args)
     og_rows_slice(rows, pg.offset, pg.max_rows); /* render only the page */
     char *out = NULL;
     size_t n = 0;
-    st = og_rows_render(&out, &n, rows, OG_FORMAT_JSON, snap ? snap : branch ? branch : "main");
+    /* under the query's own time budget, as the server's /query (docs/server.md "Query budgets") */
+    st = og_rows_render_in_budget(&out, &n, rows, OG_FORMAT_JSON, snap ? snap : branch ? branch : "main");
     og_rows_free(rows);
     return paged(st, out, "rows", total, &pg);
 }
