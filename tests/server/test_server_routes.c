@@ -562,6 +562,16 @@ static void test_paged_read(void **state)
     assert_int_equal(json_integer_value(json_object_get(r.json, "row_count")), 0);
     assert_int_equal(json_integer_value(json_object_get(r.json, "total_rows")), n);
     http_free(&r);
+    /* Arrow: the page's counts ride in headers beside the stream */
+    snprintf(body, sizeof body, "{%s,\"max_rows\":1}", q);
+    const char *h_arrow[] = {"Content-Type: application/json", "Accept: application/vnd.apache.arrow.stream", NULL};
+    r = http(&S, "POST", "/graphs/g1/query", h_arrow, body, strlen(body));
+    assert_int_equal(r.status, 200);
+    char want[64];
+    snprintf(want, sizeof want, "Omnigraph-Total-Rows: %lld", (long long)n);
+    assert_non_null(strstr(r.headers, want));
+    assert_non_null(strstr(r.headers, "Omnigraph-Next-Offset: 1"));
+    http_free(&r);
     const char *bad[] = {"\"max_rows\":0", "\"max_rows\":-1", "\"max_rows\":\"5\"", "\"offset\":1.5"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         snprintf(body, sizeof body, "{%s,%s}", q, bad[i]);
