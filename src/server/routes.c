@@ -386,9 +386,9 @@ static struct MHD_Response *arrow_response(og_req *r, char *bytes, size_t len)
     return out;
 }
 
-/* The body's optional non-negative integer `key` into *out (*out untouched when absent or
- * null); -1 with *resp the 400 when it is something else. */
-static int body_count(og_req *r, const char *key, uint64_t max, uint64_t *out, struct MHD_Response **resp)
+/* The body's optional integer `key` in [min, max] into *out: 1 when given, 0 when absent or
+ * null (*out untouched), -1 with *resp the 400 when it is something else. */
+static int body_count(og_req *r, const char *key, int64_t min, uint64_t max, uint64_t *out, struct MHD_Response **resp)
 {
     int64_t v = -1;
     int present = 0;
@@ -402,14 +402,15 @@ static int body_count(og_req *r, const char *key, uint64_t max, uint64_t *out, s
         if (present && json_is_integer(j)) v = json_integer_value(j);
     }
     if (!present) return 0;
-    if (v < 0 || (uint64_t)v > max) {
+    if (v < min || (uint64_t)v > max) {
         char msg[160];
-        snprintf(msg, sizeof msg, "field '%s' must be an integer from 0 to %llu", key, (unsigned long long)max);
+        snprintf(msg, sizeof msg, "field '%s' must be an integer from %lld to %llu", key, (long long)min,
+                 (unsigned long long)max);
         *resp = og_resp_error(r, 400, "bad_request", msg, NULL, NULL);
         return -1;
     }
     *out = (uint64_t)v;
-    return 0;
+    return 1;
 }
 
 /* The read's page (docs/server.md "Paging a read"): `max_rows` (1 or more) and `offset` keep
@@ -420,11 +421,10 @@ static struct MHD_Response *read_page(og_req *r, uint64_t *offset, uint64_t *max
     struct MHD_Response *resp = NULL;
     *offset = 0;
     *max_rows = UINT64_MAX;
-    if (body_count(r, "offset", (uint64_t)1 << 40, offset, &resp) ||
-        body_count(r, "max_rows", (uint64_t)1 << 40, max_rows, &resp))
-        return resp;
-    if (*max_rows == 0) return bad(r, "field '%s' must be an integer from 1 up", "max_rows");
-    *paged = *offset != 0 || *max_rows != UINT64_MAX;
+    int o = body_count(r, "offset", 0, (uint64_t)1 << 40, offset, &resp);
+    int m = o < 0 ? -1 : body_count(r, "max_rows", 1, (uint64_t)1 << 40, max_rows, &resp);
+    if (o < 0 || m < 0) return resp;
+    *paged = o || m;
     return NULL;
 }
 
@@ -459,7 +459,16 @@ static struct MHD_Response *run_read(og_req *r, const char *src, const char *nam
         return og_resp_status(r, st);
     }
     size_t total = og_rows_count(rows), kept = total;
-    if (paged) kept = og_rows_slice(rows, (size_t)offset, (size_t)max_rows);
+    if (paged) {
+        size_t from = offset < total ? (size_t)offset : total;
+        size_t want = total - from < max_rows ? total - from : (size_t)max_rows;
+        kept = og_rows_slice(rows, from, want);
+        if (kept != want) { /* out of memory: the slice kept every row */
+            og_rows_free(rows);
+            og_req_mem_release(r);
+            return og_resp_error(r, 500, "internal", "out of memory paging the result", NULL, NULL);
+        }
+    }
     char *text;
     size_t len;
     int arrow = wants_arrow(og_req_header(r, "Accept"));
