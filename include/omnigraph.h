@@ -226,6 +226,12 @@ typedef enum og_format {
  * `target` names what was read ("main", a commit id).  *out is NUL-terminated; free it with
  * og_free. */
 og_status og_rows_render(char **out, size_t *len, const og_rows *r, og_format fmt, const char *target);
+/* og_rows_render held to the time budget the query ran under (og_budget, counted from when the
+ * query began: docs/maintenance.md "Query budgets"), so that a result too large to render in
+ * time stops as the query would have: OG_ERR_LIMIT "query (rendering its rows) stopped: time
+ * budget of N ms exceeded (...)", *out NULL.  For servers, where rendering a large result can
+ * cost more than running the query.  Errors otherwise as og_rows_render. */
+og_status og_rows_render_in_budget(char **out, size_t *len, const og_rows *r, og_format fmt, const char *target);
 void og_rows_free(og_rows *r);
 /* The Apache Arrow C Data Interface (arrow.apache.org/docs/format/CDataInterface.html): the
  * two structs exactly as that specification defines them, guarded as it prescribes so that a
@@ -493,14 +499,29 @@ og_status og_db_schema_apply_ex(og_receipt *out, char **plan_out, og_db *db, con
  * OG_ERR_ALREADY_EXISTS, OG_ERR_NOT_FOUND (source), OG_ERR_INVALID (name rules, main). */
 og_status og_db_branch_create(og_db *db, const char *name, const char *from_branch, const char *from_commit,
                               char head_out[32]);
+/* Options of og_db_branch_create_ex.  Set `version` to OG_DB_BRANCH_CREATE_OPTS_VERSION and
+ * zero the rest (later versions only add fields at the end). */
+#define OG_DB_BRANCH_CREATE_OPTS_VERSION 1
+typedef struct og_db_branch_create_opts {
+    unsigned int version;
+    const char *from_branch; /* as og_db_branch_create (NULL with from_commit NULL = "main") */
+    const char *from_commit; /* may be NULL */
+    const char *message;     /* what the branch is for (may be NULL): kept in its create entry and
+                              * listed by og_db_branch_list as "message"; at most 1024 bytes of
+                              * UTF-8, no control characters other than newline and tab */
+} og_db_branch_create_opts;
+/* og_db_branch_create with options (NULL = all defaults).  Errors as og_db_branch_create, plus
+ * OG_ERR_INVALID for a bad message or an unknown version; a refused create leaves nothing. */
+og_status og_db_branch_create_ex(char head_out[32], og_db *db, const char *name, const og_db_branch_create_opts *opts);
 /* Ends branch `name` (its data stays until cleanup).  OG_ERR_INVALID (main), OG_ERR_NOT_FOUND. */
 og_status og_db_branch_delete(og_db *db, const char *name);
 /* The same, only while the branch head is `expected_head`: else OG_ERR_PRECONDITION_FAILED
  * and nothing is deleted. */
 og_status og_db_branch_delete_if(og_db *db, const char *name, const char *expected_head);
-/* {"branches":[{"name","head","incarnation","seq","created_by","created_at","base"}]} sorted by
- * name; created_by / created_at / base (the commit it was created from) come from the
- * branch's create entry (null when cleanup removed it). */
+/* {"branches":[{"name","head","incarnation","seq","created_by","created_at","base","message"}]}
+ * sorted by name; created_by / created_at / base (the commit it was created from) / message
+ * (given at creation) come from the branch's create entry (null when cleanup removed it;
+ * message null when none was given). */
 og_status og_db_branch_list(char **out, og_db *db);
 /* The actor that created the live incarnation of branch `name` into out (cap bytes; "" when
  * its create entry is gone, e.g. after cleanup) — what a policy's `owned` scope compares with

@@ -177,6 +177,8 @@ og_status og_db_query_ex(og_rows **out, og_db *db, const char *source, size_t le
     og_search_set_ef(qo ? qo->ef : 0);
     og_query_budget qb; /* time and memory budgets (api_budget.c, util/budget.h) */
     og_api_budget_begin(db, &qb);
+    r->deadline_ms = qb.deadline_ms; /* rendering may be held to the same budget (og_rows_render_in_budget) */
+    r->time_ms = qb.time_ms;
     st = og_engine_query(db->e, at ? at->branch : NULL, commit, "<query>", source, len,
                                    name, params, &r->res, r->commit);
     og_budget_end(&qb);

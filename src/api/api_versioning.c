@@ -33,7 +33,17 @@ static og_status dump(json_t *j, char **out)
 og_status og_db_branch_create(og_db *db, const char *name, const char *from_branch, const char *from_commit,
                               char head_out[32])
 {
+    og_db_branch_create_opts o = {OG_DB_BRANCH_CREATE_OPTS_VERSION, from_branch, from_commit, NULL};
+    return og_db_branch_create_ex(head_out, db, name, &o);
+}
+
+og_status og_db_branch_create_ex(char head_out[32], og_db *db, const char *name, const og_db_branch_create_opts *opts)
+{
     if (head_out) head_out[0] = '\0';
+    if (opts && (opts->version < 1 || opts->version > OG_DB_BRANCH_CREATE_OPTS_VERSION))
+        return og_err(OG_ERR_INVALID, "branch create: options version %u is not one this library knows (1)", opts->version);
+    const char *from_branch = opts ? opts->from_branch : NULL, *from_commit = opts ? opts->from_commit : NULL;
+    const char *message = opts && opts->message && *opts->message ? opts->message : NULL;
     if (!db || !name) return og_err(OG_ERR_INVALID, "branch create: a name is required");
     if (from_branch && from_commit) return og_err(OG_ERR_INVALID, "branch create: give --from or --at, not both");
     if (!strcmp(name, "main")) return og_err(OG_ERR_INVALID, "branch create: 'main' always exists");
@@ -41,7 +51,8 @@ og_status og_db_branch_create(og_db *db, const char *name, const char *from_bran
     og_ref_entry e;
     char cbuf[27];
     OG_TRY(og_api_resolve_opt(db, from_commit, cbuf, &from_commit));
-    OG_TRY(og_branch_create(og_engine_graph(db->e), name, from_branch, from_commit, og_engine_actor(db->e), &e));
+    OG_TRY(og_branch_create_msg(og_engine_graph(db->e), name, from_branch, from_commit, og_engine_actor(db->e), message,
+                                &e));
     if (head_out) snprintf(head_out, 32, "%s", e.commit);
     return OG_OK;
 }
@@ -73,11 +84,13 @@ og_status og_db_branch_list(char **out, og_db *db)
             json_object_set_new(b, "created_by", json_string(c.actor));
             json_object_set_new(b, "created_at", json_string(c.at));
             json_object_set_new(b, "base", c.commit[0] ? json_string(c.commit) : json_null());
+            json_object_set_new(b, "message", c.message[0] ? json_string(c.message) : json_null());
         } else {
             og_error_clear(); /* a log cleaned up below its create entry: the origin is unknown */
             json_object_set_new(b, "created_by", json_null());
             json_object_set_new(b, "created_at", json_null());
             json_object_set_new(b, "base", json_null());
+            json_object_set_new(b, "message", json_null());
         }
         json_array_append_new(a, b);
     }

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "api/arrow.h"
+#include "util/budget.h"
 #include "util/error.h"
 
 /* ---- a forward FlatBuffers builder ---------------------------------------------------------- */
@@ -290,6 +291,7 @@ og_status og_rows_render_arrow(og_buf *b, const og_rows *r)
         cols = NULL;
         row0 += n;
         if (st || row0 >= nrows) break;
+        if ((st = og_budget_check())) break; /* a batch at a time (og_rows_render_in_budget) */
         n = nrows - row0 < OG_ARROW_BATCH_ROWS ? nrows - row0 : OG_ARROW_BATCH_ROWS;
         if (!(cols = convert_range(r, row0, n, &st))) break;
     }

@@ -21,6 +21,7 @@
 #include "api/arrow.h"
 #include "api/rows.h"
 #include "engine/jsonval.h"
+#include "util/budget.h"
 #include "util/buf.h"
 #include "util/datetime.h"
 #include "util/error.h"
@@ -257,8 +258,9 @@ static og_status render_table(og_buf *out, const og_rows *r, int wide)
         return og_err(OG_ERR_NOMEM, "out of memory");
     }
     for (size_t c = 0; c < nc; c++) w[c] = text_width((const uint8_t *)r->res.names[c], strlen(r->res.names[c]));
-    for (size_t i = 0; i < nr; i++)
-        for (size_t c = 0; c < nc; c++) {
+    og_status st = OG_OK;
+    for (size_t i = 0; i < nr && st == OG_OK; i++)
+        for (size_t c = 0; c < nc && (c || (st = og_budget_check()) == OG_OK); c++) {
             og_buf *b = &cells[i * nc + c];
             if (!og_vector_is_null(&r->res.cols[c], i)) {
                 cell_text(&r->res.cols[c], i, b);
@@ -270,6 +272,11 @@ static og_status render_table(og_buf *out, const og_rows *r, int wide)
             cw[i * nc + c] = text_width(b->data, b->len);
             if (cw[i * nc + c] > w[c]) w[c] = cw[i * nc + c];
         }
+    if (st) { /* the budget ran out (og_rows_render_in_budget) */
+        for (size_t k = 0; k < nc * nr; k++) og_buf_free(&cells[k]);
+        free(cells), free(cw), free(w);
+        return st;
+    }
     for (size_t c = 0; c < nc; c++) {
         if (c) og_buf_append_str(out, "  ");
         og_buf_append_str(out, r->res.names[c]);
@@ -409,6 +416,7 @@ int og_rows_render_json_direct(og_buf *b, const og_rows *r, const char *target)
     og_buf_append_str(b, ",\n  \"rows\": ");
     if (!res->nrows) og_buf_append_str(b, "[]");
     for (size_t i = 0; i < res->nrows; i++) {
+        if (og_budget_check()) return OG_ROWS_RENDER_STOPPED;
         og_buf_append_str(b, i ? ",\n    " : "[\n    ");
         size_t put = 0; /* cells written: a null cell is left out of its row */
         for (size_t c = 0; c < res->ncols; c++) {
@@ -433,7 +441,15 @@ og_status og_rows_render_json_tree(og_buf *b, const og_rows *r, const char *targ
 {
     json_t *o = meta_json(r, target);
     json_t *rows = json_array();
-    for (size_t i = 0; i < r->res.nrows; i++) json_array_append_new(rows, row_json(r, i));
+    for (size_t i = 0; i < r->res.nrows; i++) {
+        og_status st = og_budget_check();
+        if (st) {
+            json_decref(rows);
+            json_decref(o);
+            return st;
+        }
+        json_array_append_new(rows, row_json(r, i));
+    }
     json_object_set_new(o, "rows", rows);
     json_object_set_new(o, "graph_commit_id", json_string(r->commit));
     char *s = og_json_dumps(o, JSON_LAYOUT);
@@ -445,13 +461,30 @@ og_status og_rows_render_json_tree(og_buf *b, const og_rows *r, const char *targ
     return st;
 }
 
+og_status og_rows_render_in_budget(char **out, size_t *len, const og_rows *r, og_format fmt, const char *target)
+{
+    *out = NULL;
+    if (!r) return og_err(OG_ERR_INVALID, "render: no rows");
+    og_query_budget qb; /* the query's own deadline, not a fresh one: the budget covers both */
+    og_budget_begin(&qb, r->time_ms, 0);
+    qb.deadline_ms = r->deadline_ms;
+    qb.what = "query (rendering its rows)";
+    og_status st = og_budget_check(); /* the first check reads the clock */
+    if (st == OG_OK) st = og_rows_render(out, len, r, fmt, target);
+    og_budget_end(&qb);
+    return st;
+}
+
 og_status og_rows_render(char **out, size_t *len, const og_rows *r, og_format fmt, const char *target)
 {
     *out = NULL;
     og_buf b = OG_BUF_INIT;
     og_status st = OG_OK;
     if (fmt == OG_FORMAT_JSON) {
-        if (og_rows_render_json_direct(&b, r, target)) {
+        int direct = og_rows_render_json_direct(&b, r, target);
+        if (direct == OG_ROWS_RENDER_STOPPED) {
+            st = og_budget_check(); /* a tripped budget stays tripped: its error again */
+        } else if (direct) {
             og_buf_reset(&b);
             st = og_rows_render_json_tree(&b, r, target);
         } else if (b.failed) { /* the direct writer does not check each append */
@@ -464,7 +497,8 @@ og_status og_rows_render(char **out, size_t *len, const og_rows *r, og_format fm
         json_decref(m);
         if (s) og_buf_printf(&b, "%s\n", s);
         free(s);
-        for (size_t i = 0; i < r->res.nrows; i++) {
+        for (size_t i = 0; i < r->res.nrows && st == OG_OK; i++) {
+            if ((st = og_budget_check())) break;
             json_t *o = row_json(r, i);
             s = og_json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
             json_decref(o);
@@ -479,6 +513,7 @@ og_status og_rows_render(char **out, size_t *len, const og_rows *r, og_format fm
         og_buf_append_str(&b, "\r\n");
         og_buf cellb = OG_BUF_INIT;
         for (size_t i = 0; i < r->res.nrows; i++) {
+            if ((st = og_budget_check())) break;
             for (size_t c = 0; c < r->res.ncols; c++) {
                 if (c) og_buf_append_byte(&b, ',');
                 og_buf_reset(&cellb);

@@ -14,6 +14,9 @@ struct og_rows {
     char commit[OG_ULID_LEN + 1];
     char *query_name;
     char **type_names; /* per column, the .gq spelling */
+    /* the time budget the query ran under, for og_rows_render_in_budget: its monotonic
+     * deadline (0 = none) and its length in ms (for the message) */
+    int64_t deadline_ms, time_ms;
 };
 
 /* Fills the derived fields (type names, query name) after the engine produced res. */
@@ -26,5 +29,8 @@ og_status og_rows_render_json_tree(og_buf *b, const og_rows *r, const char *targ
  * document to the tree (object columns, names or strings that are not UTF-8, a column name
  * twice), else 0. */
 int og_rows_render_json_direct(og_buf *b, const og_rows *r, const char *target);
+/* Every renderer calls og_budget_check() once per row (a no-op unless og_rows_render_in_budget
+ * began a budget); the direct JSON writer then returns this, with the error set. */
+#define OG_ROWS_RENDER_STOPPED (-2)
 
 #endif

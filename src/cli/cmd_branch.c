@@ -13,7 +13,7 @@
 #include "cli/output.h"
 
 static const char *branch_help =
-    "usage: omnigraph branch create [--from B | --at COMMIT] NAME [--json] ROOT\n"
+    "usage: omnigraph branch create [--from B | --at COMMIT] [-m TEXT] NAME [--json] ROOT\n"
     "       omnigraph branch list [--json | --format json|jsonl|csv|table] ROOT\n"
     "       omnigraph branch delete NAME [--if-commit C] [--json] ROOT\n"
     "       omnigraph branch merge SOURCE [--into TARGET] [--strategy [KIND=]ours|theirs]...\n"
@@ -33,17 +33,19 @@ static const char *branch_help =
     "                     divergent_update, delete_vs_update); repeatable; alias -X.  Orphan\n"
     "                     edges and constraint violations are never settled\n"
     "  --delete-branch    delete SOURCE after a successful merge\n"
-    "  -m, --message TEXT merge: the merge commit's message (commit list / show print it)\n"
+    "  -m, --message TEXT create: what the branch is for, kept with the branch (branch list\n"
+    "                     --json / --format show it); merge: the merge commit's message\n"
     "  --if-commit C      merge / delete only if the head (TARGET's, or the deleted branch's)\n"
     "                     is commit C (exit 4 otherwise); create is create-exclusive already\n"
     "  --store ROOT       the graph (or $OMNIGRAPH_STORE)\n"
     "  --as ACTOR         actor recorded on the log entry / commit\n"
     "  --json             JSON output in the reference's shapes: list {\"branches\": [names]}\n"
-    "                     (and our \"heads\": {name: head}); create {\"uri\",\"from\",\"name\",\n"
-    "                     \"actor_id\",\"head\"}; delete {\"uri\",\"name\",\"actor_id\"}; merge\n"
+    "                     (and our \"heads\": {name: head}, \"messages\": {name: message|null});\n"
+    "                     create {\"uri\",\"from\",\"name\",\"actor_id\",\"head\",\"message\"};\n"
+    "                     delete {\"uri\",\"name\",\"actor_id\"}; merge\n"
     "                     {\"source\",\"target\",\"outcome\",\"commit\",\"actor_id\",...}\n"
     "  --format F         branch list: json (= --json), or jsonl, csv or table: one record per\n"
-    "                     branch (name, head)\n";
+    "                     branch (name, head, message)\n";
 
 static void print_json_text(const char *text)
 {
@@ -60,8 +62,9 @@ static void print_json(json_t *o)
     free(s);
 }
 
-/* --json / --format json: the reference's {"branches": [names]} and our "heads" {name: head};
- * --format jsonl|csv|table: one record per branch (name, head); else "name head" lines. */
+/* --json / --format json: the reference's {"branches": [names]} and our "heads" {name: head}
+ * and "messages" {name: message or null}; --format jsonl|csv|table: one record per branch
+ * (name, head, message); else "name head" lines. */
 static int branch_list(og_graph_args *a, og_db *db)
 {
     char *text = NULL;
@@ -72,18 +75,20 @@ static int branch_list(og_graph_args *a, og_db *db)
     json_t *arr = json_object_get(j, "branches"), *b;
     size_t i;
     if (a->format == OG_CLI_JSON) {
-        json_t *names = json_array(), *heads = json_object();
+        json_t *names = json_array(), *heads = json_object(), *msgs = json_object();
         json_array_foreach(arr, i, b)
         {
             json_array_append(names, json_object_get(b, "name"));
             json_object_set(heads, json_string_value(json_object_get(b, "name")), json_object_get(b, "head"));
+            json_t *m = json_object_get(b, "message");
+            json_object_set_new(msgs, json_string_value(json_object_get(b, "name")), m ? json_incref(m) : json_null());
         }
-        json_t *doc = json_pack("{s:o,s:o}", "branches", names, "heads", heads);
+        json_t *doc = json_pack("{s:o,s:o,s:o}", "branches", names, "heads", heads, "messages", msgs);
         og_cli_print_records(OG_CLI_JSON, doc, NULL, NULL, 0);
         json_decref(doc);
     } else if (a->format) {
-        static const char *cols[] = {"name", "head"};
-        og_cli_print_records(a->format, j, "branches", cols, 2);
+        static const char *cols[] = {"name", "head", "message"};
+        og_cli_print_records(a->format, j, "branches", cols, 3);
     } else {
         json_array_foreach(arr, i, b) printf("%s %s\n", json_string_value(json_object_get(b, "name")),
                                              json_string_value(json_object_get(b, "head")));
@@ -245,11 +250,13 @@ int og_cmd_branch(int argc, char **argv)
         exit_code = branch_merge(&a, db, name, &mo, &sg);
     } else if (is_create) {
         char head[32];
-        og_status st = og_db_branch_create(db, name, from, a.at, head);
+        og_db_branch_create_opts co = {OG_DB_BRANCH_CREATE_OPTS_VERSION, from, a.at, a.message};
+        og_status st = og_db_branch_create_ex(head, db, name, &co);
         if (st) exit_code = og_cli_fail(verb, st);
-        else if (a.json) /* the reference's BranchCreateOutput, and the head it starts at */
-            print_json(json_pack("{s:s,s:s,s:s,s:o,s:s}", "uri", root, "from", a.at ? a.at : from ? from : "main", "name",
-                                 name, "actor_id", a.actor ? json_string(a.actor) : json_null(), "head", head));
+        else if (a.json) /* the reference's BranchCreateOutput, the head it starts at, its message */
+            print_json(json_pack("{s:s,s:s,s:s,s:o,s:s,s:o}", "uri", root, "from", a.at ? a.at : from ? from : "main",
+                                 "name", name, "actor_id", a.actor ? json_string(a.actor) : json_null(), "head", head,
+                                 "message", a.message && *a.message ? json_string(a.message) : json_null()));
         else if (!a.quiet) printf("created branch %s at %s\n", name, head);
     } else {
         og_status st = og_db_branch_delete_if(db, name, if_commit);

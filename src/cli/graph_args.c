@@ -99,12 +99,14 @@ int og_graph_args_parse(og_graph_args *a, int argc, char **argv, og_flag *flags,
     if (a->branch && a->at)
         return og_cli_usage(verb, "--branch and --at name two different states; give one of them");
     if (a->message) { /* the verbs whose writes publish a commit */
-        static const char *const writes[] = {"load", "mutate", "branch merge", "schema apply", "optimize"};
+        static const char *const writes[] = {"load", "mutate", "branch merge", "schema apply", "optimize",
+                                             "branch create"};
         int ok = 0;
         for (size_t k = 0; k < sizeof writes / sizeof writes[0]; k++) ok |= !strcmp(verb, writes[k]);
         if (!ok)
-            return og_cli_usage(verb, "-m/--message is the message of a commit; `%s` publishes none (it goes with "
-                                      "load, mutate, branch merge, schema apply, optimize)", verb);
+            return og_cli_usage(verb, "-m/--message is the message of a commit or a new branch; `%s` makes neither "
+                                      "(it goes with load, mutate, branch merge, schema apply, optimize, branch create)",
+                                verb);
     }
     return 0;
 }
@@ -160,7 +162,8 @@ og_db *og_graph_args_open(og_graph_args *a, const char *root)
 {
     og_open_opts o = {.actor = a->actor};
     og_db *db;
-    og_status st = a->message ? og_set_thread_commit_message(a->message) : OG_OK;
+    /* branch create keeps its -m with the branch (cmd_branch.c), not on a commit */
+    og_status st = a->message && strcmp(a->verb, "branch create") ? og_set_thread_commit_message(a->message) : OG_OK;
     if (st) {
         og_cli_fail(a->verb, st);
         return NULL;

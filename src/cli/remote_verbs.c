@@ -827,25 +827,30 @@ static int run_branch(og_remote *r, int argc, char **argv)
         json_t *j = parse_body(&resp);
         og_http_resp_free(&resp);
         json_t *names = json_object_get(j, "branches"), *b;
-        json_t *recs = json_array(), *heads = json_object();
+        json_t *recs = json_array(), *heads = json_object(), *msgs = json_object();
         size_t i;
         json_array_foreach(names, i, b)
         {
             char head[64] = "";
             branch_head(r, json_string_value(b), head, sizeof head);
-            json_array_append_new(recs, json_pack("{s:O,s:s}", "name", b, "head", head));
+            /* the message from the server's `details` (an OmniGraph-C addition), null when absent */
+            json_t *m = json_object_get(json_array_get(json_object_get(j, "details"), i), "message");
+            if (!json_is_string(m)) m = json_null();
+            json_array_append_new(recs, json_pack("{s:O,s:s,s:O}", "name", b, "head", head, "message", m));
             json_object_set_new(heads, json_string_value(b), json_string(head));
+            json_object_set(msgs, json_string_value(b), m);
         }
         if (fmt == OG_CLI_JSON) {
-            json_t *doc = json_pack("{s:O,s:o}", "branches", names, "heads", heads);
+            json_t *doc = json_pack("{s:O,s:o,s:o}", "branches", names, "heads", heads, "messages", msgs);
+            msgs = NULL;
             og_cli_print_records(OG_CLI_JSON, doc, NULL, NULL, 0);
             json_decref(doc);
         } else if (fmt) {
             json_decref(heads);
             json_t *doc = json_pack("{s:o}", "branches", recs);
             recs = NULL;
-            static const char *cols[] = {"name", "head"};
-            og_cli_print_records(fmt, doc, "branches", cols, 2);
+            static const char *cols[] = {"name", "head", "message"};
+            og_cli_print_records(fmt, doc, "branches", cols, 3);
             json_decref(doc);
         } else {
             json_decref(heads);
@@ -853,6 +858,7 @@ static int run_branch(og_remote *r, int argc, char **argv)
                                                   json_string_value(json_object_get(b, "head")));
         }
         json_decref(recs);
+        json_decref(msgs);
         json_decref(j);
         return OG_EXIT_OK;
     }
@@ -860,6 +866,7 @@ static int run_branch(og_remote *r, int argc, char **argv)
     if (is_create) {
         json_t *body = json_pack("{s:s}", "name", name);
         if (from || a.at) json_object_set_new(body, "from", json_string(a.at ? a.at : from));
+        if (a.message && *a.message) json_object_set_new(body, "message", json_string(a.message));
         int failed = call(r, verb, "POST", "/branches", body, NULL, NULL, &resp);
         json_decref(body);
         if (failed) return OG_EXIT_FAIL;
@@ -871,6 +878,8 @@ static int run_branch(og_remote *r, int argc, char **argv)
             branch_head(r, name, head, sizeof head);
             if (a.json) {
                 json_object_set_new(j, "head", json_string(head));
+                json_t *m = json_incref(json_object_get(j, "message")); /* after head, as embedded */
+                if (m) json_object_del(j, "message"), json_object_set_new(j, "message", m);
                 print_pretty(j);
             } else if (!a.quiet) {
                 printf("created branch %s at %s\n", name, head);

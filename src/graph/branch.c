@@ -12,6 +12,7 @@
 
 #include "graph/internal.h"
 #include "util/error.h"
+#include "util/utf8.h"
 
 #define BRANCH_CONTROL_ATTEMPTS 8
 
@@ -33,10 +34,35 @@ static void *name_lookup_run(void *arg)
     return NULL;
 }
 
+/* A branch message is text for people: bounded, UTF-8, no control characters but newline
+ * and tab (as a commit message). */
+static og_status message_check(const char *name, const char *message)
+{
+    size_t n = strlen(message);
+    if (n > OG_BRANCH_MESSAGE_MAX)
+        return og_err(OG_ERR_INVALID, "branch create \"%s\": a branch message holds at most %d bytes (got %zu)", name,
+                      OG_BRANCH_MESSAGE_MAX, n);
+    if (!og_utf8_valid((const uint8_t *)message, n))
+        return og_err(OG_ERR_INVALID, "branch create \"%s\": the branch message is not valid UTF-8", name);
+    for (size_t i = 0; i < n; i++)
+        if (((unsigned char)message[i] < 0x20 && message[i] != '\n' && message[i] != '\t') || message[i] == 0x7f)
+            return og_err(OG_ERR_INVALID,
+                          "branch create \"%s\": a branch message holds no control characters (other than newline and tab)",
+                          name);
+    return OG_OK;
+}
+
 og_status og_branch_create(og_graph *g, const char *name, const char *from_branch, const char *from_commit,
                            const char *actor, og_ref_entry *out)
 {
+    return og_branch_create_msg(g, name, from_branch, from_commit, actor, NULL, out);
+}
+
+og_status og_branch_create_msg(og_graph *g, const char *name, const char *from_branch, const char *from_commit,
+                               const char *actor, const char *message, og_ref_entry *out)
+{
     OG_TRY(og_branch_name_check_new(name));
+    if (message) OG_TRY(message_check(name, message));
     if (!actor) actor = "omnigraph";
     if (!og_actor_valid(actor)) return og_err(OG_ERR_INVALID, "branch create \"%s\": invalid actor", name);
     if ((from_branch == NULL) == (from_commit == NULL))
@@ -82,6 +108,7 @@ og_status og_branch_create(og_graph *g, const char *name, const char *from_branc
         e.kind = OG_REF_CREATE;
         memcpy(e.commit, commit, sizeof e.commit);
         snprintf(e.actor, sizeof e.actor, "%s", actor);
+        if (message) snprintf(e.message, sizeof e.message, "%s", message);
         og_format_time_ms(og_now_ms(), e.at);
         og_status st = og_graph_publish_entry(g, &e);
         if (st == OG_OK) {

@@ -39,6 +39,7 @@
 #define OG_BRANCH_MAX 200        /* bytes of a branch name */
 #define OG_BRANCH_ENC_MAX 240    /* bytes of its percent-encoded form (one path segment) */
 #define OG_ACTOR_MAX 256         /* bytes of an actor name */
+#define OG_BRANCH_MESSAGE_MAX 1024 /* bytes of a branch's message (its create entry's "message") */
 #define OG_SCHEMA_ID_LEN OG_SHA256_HEX_LEN
 #define OG_GRAPH_MAX_PARENTS 2
 #define OG_GRAPH_DEFAULT_ATTEMPTS 8
@@ -114,7 +115,9 @@ typedef enum og_ref_kind { OG_REF_CREATE = 1, OG_REF_ADVANCE, OG_REF_DELETE } og
 
 /* A branch log entry.  create: commit = the starting commit, previous = "".  advance:
  * commit = new head, previous = old head.  delete: commit = "", previous = the head it
- * ended.  A create mints a new incarnation; advance and delete carry the entry before's. */
+ * ended.  A create mints a new incarnation; advance and delete carry the entry before's.
+ * message: what its creator said the branch is for (create entries only; "" = none, and the
+ * entry then has no "message" key, so entries without one are written as before). */
 typedef struct og_ref_entry {
     uint64_t seq; /* 1 for the first entry a branch name ever had; dense afterwards */
     char branch[OG_BRANCH_MAX + 1];
@@ -124,6 +127,7 @@ typedef struct og_ref_entry {
     char previous[OG_ULID_LEN + 1];
     char actor[OG_ACTOR_MAX + 1];
     char at[25];
+    char message[OG_BRANCH_MESSAGE_MAX + 1];
 } og_ref_entry;
 
 og_status og_ref_entry_encode(const og_ref_entry *e, og_buf *out);
@@ -328,6 +332,12 @@ og_status og_graph_write(og_graph *g, const og_write_opts *opts, og_write_fn fn,
  * OG_ERR_NOT_FOUND (source), OG_ERR_INVALID (name rules).  out may be NULL. */
 og_status og_branch_create(og_graph *g, const char *name, const char *from_branch, const char *from_commit,
                            const char *actor, og_ref_entry *out);
+/* og_branch_create recording `message` (may be NULL or "": none) in the create entry, where
+ * every reader of the log finds it (og_branch_origin).  OG_ERR_INVALID, nothing written, for a
+ * message longer than OG_BRANCH_MESSAGE_MAX bytes, not UTF-8, or holding control characters
+ * other than newline and tab. */
+og_status og_branch_create_msg(og_graph *g, const char *name, const char *from_branch, const char *from_commit,
+                               const char *actor, const char *message, og_ref_entry *out);
 /* Appends a delete entry.  Errors: OG_ERR_INVALID (main), OG_ERR_NOT_FOUND. */
 og_status og_branch_delete(og_graph *g, const char *name, const char *actor);
 /* The same, only while the branch head is commit `expected_head` (NULL = any): a head that

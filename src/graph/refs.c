@@ -44,6 +44,8 @@ og_status og_ref_entry_encode(const og_ref_entry *e, og_buf *out)
                           "incarnation", e->incarnation, "kind", kind, "commit",
                           e->commit[0] ? json_string(e->commit) : json_null(), "previous",
                           e->previous[0] ? json_string(e->previous) : json_null(), "actor", e->actor, "at", e->at);
+    /* only a create carries a message, and only when it has one (older entries stay as they were) */
+    if (o && e->kind == OG_REF_CREATE && e->message[0]) json_object_set_new(o, "message", json_string(e->message));
     char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
     json_decref(o);
     if (!text) return og_err(OG_ERR_NOMEM, "cannot encode branch log entry %s/%" PRIu64, e->branch, e->seq);
@@ -82,6 +84,7 @@ og_status og_ref_entry_decode(const void *data, size_t len, const char *what, og
     og_status st = OG_OK;
     json_t *seq = json_object_get(o, "seq"), *kind = json_object_get(o, "kind");
     json_t *commit = json_object_get(o, "commit"), *prev = json_object_get(o, "previous");
+    json_t *msg = json_object_get(o, "message"); /* optional: a create's message */
     if (!json_is_object(o)) st = entry_corrupt(what, "not a JSON object");
     else if (!json_is_integer(seq) || json_integer_value(seq) < 1)
         st = entry_corrupt(what, "\"seq\" is missing or not a positive integer");
@@ -100,6 +103,8 @@ og_status og_ref_entry_decode(const void *data, size_t len, const char *what, og
         st = entry_corrupt(what, "\"actor\" is missing or not a string");
     else if (!copy_str(json_object_get(o, "at"), e->at, sizeof e->at) || !og_timestamp_valid(e->at))
         st = entry_corrupt(what, "\"at\" is missing or not a timestamp");
+    else if (msg && !copy_str(msg, e->message, sizeof e->message))
+        st = entry_corrupt(what, "\"message\" is not a string of at most 1024 bytes");
     if (st == OG_OK) {
         e->seq = (uint64_t)json_integer_value(seq);
         const char *k = json_string_value(kind);
@@ -113,6 +118,8 @@ og_status og_ref_entry_decode(const void *data, size_t len, const char *what, og
         else if (e->kind == OG_REF_DELETE && e->commit[0]) st = entry_corrupt(what, "a delete names a commit");
         else if (e->kind == OG_REF_ADVANCE && !e->previous[0])
             st = entry_corrupt(what, "an advance names no previous commit");
+        else if (e->kind != OG_REF_CREATE && e->message[0])
+            st = entry_corrupt(what, "only a create carries a message");
     }
     json_decref(o);
     return st;

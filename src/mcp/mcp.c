@@ -361,7 +361,7 @@ static const builtin builtins[] = {
     {"graph_snapshot", "Snapshot", "read", "Commit, schema and per-table version and row count a read of the branch sees.", 1,
      "{\"type\":\"object\",\"properties\":{" S_BRANCH "}}", NULL},
     {"schema_get", "Schema", "read", "The graph's .pg schema source.", 1, "{\"type\":\"object\",\"properties\":{}}", NULL},
-    {"branch_list", "List branches", "read", "The graph's branches: head, creator (created_by), the commit each was created from (base) and when (created_at).", 1, "{\"type\":\"object\",\"properties\":{}}", NULL},
+    {"branch_list", "List branches", "read", "The graph's branches: head, creator (created_by), the commit each was created from (base), when (created_at) and what for (message).", 1, "{\"type\":\"object\",\"properties\":{}}", NULL},
     {"commit_list", "List commits", "read", "First-parent history of a branch, newest first.", 1,
      "{\"type\":\"object\",\"properties\":{" S_BRANCH ",\"limit\":{\"type\":\"integer\",\"minimum\":0}}}", NULL},
     {"commit_get", "Show a commit", "read", "One commit with the table versions it published.", 1,
@@ -378,8 +378,11 @@ static const builtin builtins[] = {
      ",\"from\":{\"type\":\"string\",\"description\":\"fork the branch from this one when it does not exist\"},"
      "\"mode\":{\"type\":\"string\",\"enum\":[\"merge\",\"append\",\"overwrite\"],\"default\":\"merge\"}," S_MESSAGE
      "},\"required\":[\"data\",\"branch\"]}", NULL},
-    {"branch_create", "Create a branch", "branch_create", "Create a branch from the head of another (default main).", 0,
-     "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"},\"from\":{\"type\":\"string\"}},\"required\":[\"name\"]}", NULL},
+    {"branch_create", "Create a branch", "branch_create",
+     "Create a branch from the head of another (default main); `message` says what it is for (branch_list shows it).", 0,
+     "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"},\"from\":{\"type\":\"string\"},"
+     "\"message\":{\"type\":\"string\",\"description\":\"what the branch is for (at most 1024 bytes), kept with it\"}},"
+     "\"required\":[\"name\"]}", NULL},
     {"branch_delete", "Delete a branch", "branch_delete", "Delete a branch (not main).", 0,
      "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}},\"required\":[\"name\"]}", NULL},
     {"branch_merge", "Merge a branch", "branch_merge",
@@ -609,7 +612,8 @@ static json_t *run_read(og_mcp *m, json_t *args)
     og_rows_slice(rows, pg.offset, pg.max_rows); /* render only the page */
     char *out = NULL;
     size_t n = 0;
-    st = og_rows_render(&out, &n, rows, OG_FORMAT_JSON, snap ? snap : branch ? branch : "main");
+    /* under the query's own time budget, as the server's /query (docs/server.md "Query budgets") */
+    st = og_rows_render_in_budget(&out, &n, rows, OG_FORMAT_JSON, snap ? snap : branch ? branch : "main");
     og_rows_free(rows);
     return paged(st, out, "rows", total, &pg);
 }
@@ -794,10 +798,14 @@ static json_t *call_builtin(og_mcp *m, const char *actor, const builtin *b, json
     if (!strcmp(b->name, "commit_get")) return st = og_db_commit_show(&out, m->o.db, sarg(args, "commit_id")), tool_owned(st, out);
     if (!strcmp(b->name, "branch_create")) {
         char head[32] = "";
-        st = og_db_branch_create(m->o.db, sarg(args, "name"), sarg(args, "from"), NULL, head);
+        json_t *mv = json_object_get(args, "message");
+        if (mv && !json_is_null(mv) && !json_is_string(mv)) return tool_text("invalid: `message` must be a string", 1);
+        og_db_branch_create_opts co = {OG_DB_BRANCH_CREATE_OPTS_VERSION, sarg(args, "from"), NULL, sarg(args, "message")};
+        st = og_db_branch_create_ex(head, m->o.db, sarg(args, "name"), &co);
         if (st != OG_OK) return tool_status(st);
-        json_t *o = json_pack("{ss ss ss}", "name", sarg(args, "name"), "from", sarg(args, "from") ? sarg(args, "from") : "main",
-                              "head", head);
+        const char *bm = sarg(args, "message");
+        json_t *o = json_pack("{ss ss ss so}", "name", sarg(args, "name"), "from", sarg(args, "from") ? sarg(args, "from") : "main",
+                              "head", head, "message", bm && *bm ? json_string(bm) : json_null());
         if (actor) json_object_set_new(o, "actor_id", json_string(actor));
         char *t = json_dumps(o, JSON_COMPACT);
         json_decref(o);
@@ -1076,7 +1084,8 @@ static json_t *tools_call(og_mcp *m, const char *actor, json_t *params, int *unk
         call_begin(m, actor, b->name, args, staged);
         if (!b->read_only && m->o.write_lock) m->o.write_lock(m->o.write_lock_ctx, 1);
         /* a write's "message" labels its commit, as the CLI's -m */
-        const char *cmsg = b->read_only ? NULL : sarg(args, "message");
+        const char *cmsg = b->read_only || !strcmp(b->name, "branch_create") ? NULL : sarg(args, "message");
+        /* (branch_create keeps its message with the branch, not on a commit) */
         if (cmsg && og_set_thread_commit_message(cmsg)) {
             char msg[600];
             snprintf(msg, sizeof msg, "invalid: message: %s", og_error_message());

@@ -81,18 +81,22 @@ static json_t *schemas(void)
                             json_pack("{s:o,s:o,s:o,s:o,s:o}", "graph_branch", str(), "graph_manifest_version", uint_(),
                                       "internal_schema_version", uint_(), "datasets", arr(ref("SnapshotDatasetOutput")),
                                       "graph_commit_id", nstr())));
+    /* max_rows / offset and the page's fields of ReadOutput are OmniGraph-C additions
+     * (docs/server.md "Paging a read") */
     json_object_set_new(s, "QueryRequest",
-                        obj("query", json_pack("{s:o,s:o,s:{},s:o,s:o}", "query", str(), "name", nstr(), "params",
-                                               "branch", nstr(), "snapshot", nstr())));
+                        obj("query", json_pack("{s:o,s:o,s:{},s:o,s:o,s:{s:s,s:i},s:o}", "query", str(), "name", nstr(),
+                                               "params", "branch", nstr(), "snapshot", nstr(), "max_rows", "type",
+                                               "integer", "minimum", 1, "offset", uint_())));
     json_object_set_new(s, "ReadRequest",
                         obj("query_source", json_pack("{s:o,s:o,s:{},s:o,s:o}", "query_source", str(), "query_name",
                                                       nstr(), "params", "branch", nstr(), "snapshot", nstr())));
     json_object_set_new(s, "ReadTargetOutput", obj("", json_pack("{s:o,s:o}", "branch", nstr(), "snapshot", nstr())));
     json_object_set_new(s, "ReadOutput",
                         obj("query_name target row_count rows",
-                            json_pack("{s:o,s:o,s:o,s:o,s:{},s:o}", "query_name", str(), "target",
+                            json_pack("{s:o,s:o,s:o,s:o,s:{},s:o,s:o,s:o,s:{s:s},s:o}", "query_name", str(), "target",
                                       ref("ReadTargetOutput"), "row_count", uint_(), "columns", arr(str()), "rows",
-                                      "graph_commit_id", nstr())));
+                                      "graph_commit_id", nstr(), "total_rows", uint_(), "offset", uint_(), "truncated",
+                                      "type", "boolean", "next_offset", uint_())));
     json_object_set_new(s, "ChangeRequest",
                         obj("query", json_pack("{s:o,s:o,s:{},s:o}", "query", str(), "name", nstr(), "params", "branch",
                                                nstr())));
@@ -143,11 +147,18 @@ static json_t *schemas(void)
                                       "type", "boolean", "applied", "type", "boolean", "step_count", uint_(),
                                       "graph_manifest_version", uint_(), "steps", "type", "array", "items", "actor_id",
                                       nstr(), "commit", nref("CommitOutput"))));
-    json_object_set_new(s, "BranchListOutput", obj("branches", json_pack("{s:o}", "branches", arr(str()))));
-    json_object_set_new(s, "BranchCreateRequest", obj("name", json_pack("{s:o,s:o}", "name", str(), "from", nstr())));
+    /* `details` and `message` are OmniGraph-C additions: each branch's record (docs/server.md) */
+    json_object_set_new(s, "BranchDetailOutput",
+                        obj("name head", json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "name", str(), "head", str(),
+                                                   "incarnation", str(), "seq", uint_(), "created_by", nstr(),
+                                                   "created_at", nstr(), "base", nstr(), "message", nstr())));
+    json_object_set_new(s, "BranchListOutput", obj("branches", json_pack("{s:o,s:o}", "branches", arr(str()), "details",
+                                                                         arr(ref("BranchDetailOutput")))));
+    json_object_set_new(s, "BranchCreateRequest",
+                        obj("name", json_pack("{s:o,s:o,s:o}", "name", str(), "from", nstr(), "message", nstr())));
     json_object_set_new(s, "BranchCreateOutput",
-                        obj("uri from name", json_pack("{s:o,s:o,s:o,s:o}", "uri", str(), "from", str(), "name", str(),
-                                                       "actor_id", nstr())));
+                        obj("uri from name", json_pack("{s:o,s:o,s:o,s:o,s:o}", "uri", str(), "from", str(), "name", str(),
+                                                       "actor_id", nstr(), "message", nstr())));
     json_object_set_new(s, "BranchDeleteOutput",
                         obj("uri name", json_pack("{s:o,s:o,s:o}", "uri", str(), "name", str(), "actor_id", nstr())));
     json_t *side = json_pack("{s:s,s:[s,s]}", "type", "string", "enum", "ours", "theirs");
@@ -273,8 +284,10 @@ static json_t *schemas(void)
                                       "params_schema", "type", "object")));
     json_object_set_new(s, "StoredQueryListOutput",
                         obj("queries", json_pack("{s:o}", "queries", arr(ref("StoredQueryOutputEntry")))));
-    json_t *sq_req = obj("", json_pack("{s:{s:[s,s]},s:o,s:o,s:{s:[s,s]}}", "params", "type", "object", "null", "branch",
-                                       nstr(), "snapshot", nstr(), "expect_mutation", "type", "boolean", "null"));
+    json_t *sq_req = obj("", json_pack("{s:{s:[s,s]},s:o,s:o,s:{s:[s,s]},s:{s:[s,s],s:i},s:{s:[s,s],s:i}}", "params", "type",
+                                       "object", "null", "branch", nstr(), "snapshot", nstr(), "expect_mutation", "type",
+                                       "boolean", "null", "max_rows", "type", "integer", "null", "minimum", 1, "offset",
+                                       "type", "integer", "null", "minimum", 0));
     json_object_set_new(sq_req, "additionalProperties", json_false());
     json_object_set_new(s, "StoredQueryRequest", sq_req);
     json_object_set_new(s, "StoredQueryOutput", json_pack("{s:[o,o]}", "oneOf", ref("ReadOutput"), ref("ChangeOutput")));

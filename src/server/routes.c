@@ -386,12 +386,71 @@ static struct MHD_Response *arrow_response(og_req *r, char *bytes, size_t len)
     return out;
 }
 
-/* The ad-hoc read lane after its checks: runs `src` (query `name`) and renders ReadOutput. */
+/* The body's optional integer `key` in [min, max] into *out: 1 when given, 0 when absent or
+ * null (*out untouched), -1 with *resp the 400 when it is something else. */
+static int body_count(og_req *r, const char *key, int64_t min, uint64_t max, uint64_t *out, struct MHD_Response **resp)
+{
+    int64_t v = -1;
+    int present = 0;
+    if (r->flat_ok) {
+        const og_jtok *t = og_body_flat_get(r, key);
+        present = t && t->kind != OG_J_NULL;
+        if (present && t->kind == OG_J_INT) v = t->v.i;
+    } else {
+        json_t *j = r->json ? json_object_get(r->json, key) : NULL;
+        present = j && !json_is_null(j);
+        if (present && json_is_integer(j)) v = json_integer_value(j);
+    }
+    if (!present) return 0;
+    if (v < min || (uint64_t)v > max) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "field '%s' must be an integer from %lld to %llu", key, (long long)min,
+                 (unsigned long long)max);
+        *resp = og_resp_error(r, 400, "bad_request", msg, NULL, NULL);
+        return -1;
+    }
+    *out = (uint64_t)v;
+    return 1;
+}
+
+/* The read's page (docs/server.md "Paging a read"): `max_rows` (1 or more) and `offset` keep
+ * rows [offset, offset + max_rows) before rendering; without either every row is sent.
+ * *paged = 1 when either was given. */
+static struct MHD_Response *read_page(og_req *r, uint64_t *offset, uint64_t *max_rows, int *paged)
+{
+    struct MHD_Response *resp = NULL;
+    *offset = 0;
+    *max_rows = UINT64_MAX;
+    int o = body_count(r, "offset", 0, (uint64_t)1 << 40, offset, &resp);
+    int m = o < 0 ? -1 : body_count(r, "max_rows", 1, (uint64_t)1 << 40, max_rows, &resp);
+    if (o < 0 || m < 0) return resp;
+    *paged = o || m;
+    return NULL;
+}
+
+/* The page's fields after "rows" in a paged ReadOutput: total_rows, offset, truncated and,
+ * when rows remain, next_offset. */
+static void page_fields(json_t *j, size_t total, uint64_t offset, size_t kept)
+{
+    uint64_t end = offset + kept;
+    json_object_set_new(j, "total_rows", json_integer((json_int_t)total));
+    json_object_set_new(j, "offset", json_integer((json_int_t)offset));
+    json_object_set_new(j, "truncated", json_boolean(end < total));
+    if (end < total) json_object_set_new(j, "next_offset", json_integer((json_int_t)end));
+}
+
+/* The ad-hoc read lane after its checks: runs `src` (query `name`) and renders ReadOutput.
+ * The query's time budget (--query-timeout) covers the rendering too: a result that cannot
+ * be rendered in time is the same typed timeout as a query that cannot run in time. */
 static struct MHD_Response *run_read(og_req *r, const char *src, const char *name, const char *params,
                                      const char *branch, const char *snapshot, int legacy)
 {
     og_read_opts at = {branch, snapshot};
     og_rows *rows;
+    uint64_t offset, max_rows;
+    int paged = 0;
+    struct MHD_Response *bad_page = read_page(r, &offset, &max_rows, &paged);
+    if (bad_page) return bad_page;
     struct MHD_Response *busy = og_req_mem_admit(r); /* the server-wide memory bound */
     if (busy) return busy;
     og_status st = og_db_query(&rows, r->g->db, src, strlen(src), name, params, &at);
@@ -399,16 +458,39 @@ static struct MHD_Response *run_read(og_req *r, const char *src, const char *nam
         og_req_mem_release(r);
         return og_resp_status(r, st);
     }
+    size_t total = og_rows_count(rows), kept = total;
+    if (paged) {
+        size_t from = offset < total ? (size_t)offset : total;
+        size_t want = total - from < max_rows ? total - from : (size_t)max_rows;
+        kept = og_rows_slice(rows, from, want);
+        if (kept != want) { /* out of memory: the slice kept every row */
+            og_rows_free(rows);
+            og_req_mem_release(r);
+            return og_resp_error(r, 500, "internal", "out of memory paging the result", NULL, NULL);
+        }
+    }
     char *text;
     size_t len;
     int arrow = wants_arrow(og_req_header(r, "Accept"));
-    st = og_rows_render(&text, &len, rows, arrow ? OG_FORMAT_ARROW : OG_FORMAT_JSON,
-                        snapshot ? snapshot : (branch ? branch : "main"));
+    st = og_rows_render_in_budget(&text, &len, rows, arrow ? OG_FORMAT_ARROW : OG_FORMAT_JSON,
+                                  snapshot ? snapshot : (branch ? branch : "main"));
     og_rows_free(rows);
     og_req_mem_release(r);
     if (st) return og_resp_status(r, st);
-    if (arrow) return arrow_response(r, text, len);
-    if (!legacy) {
+    if (arrow) {
+        struct MHD_Response *out = arrow_response(r, text, len);
+        if (paged && out && r->status == 200) { /* the page's counts ride in headers beside the stream */
+            char v[32];
+            snprintf(v, sizeof v, "%zu", total);
+            MHD_add_response_header(out, "Omnigraph-Total-Rows", v);
+            if ((uint64_t)kept + offset < total) {
+                snprintf(v, sizeof v, "%llu", (unsigned long long)(offset + kept));
+                MHD_add_response_header(out, "Omnigraph-Next-Offset", v);
+            }
+        }
+        return out;
+    }
+    if (!legacy && !paged) {
         /* the rendered text names the target as a string; splice the object in, without
          * parsing the rows again (the hot path of a key lookup) */
         struct MHD_Response *fast = splice_target(r, text, len, snapshot ? snapshot : (branch ? branch : "main"),
@@ -424,6 +506,7 @@ static struct MHD_Response *run_read(og_req *r, const char *src, const char *nam
     }
     json_object_set_new(j, "target", target);
     if (legacy) json_object_del(j, "graph_commit_id");
+    if (paged) page_fields(j, total, offset, kept);
     return og_resp_json(r, 200, j);
 }
 
@@ -1098,8 +1181,11 @@ static struct MHD_Response *h_branches_list(og_req *r)
     size_t i;
     json_t *b;
     json_array_foreach(json_object_get(j, "branches"), i, b) json_array_append(names, json_object_get(b, "name"));
+    /* the reference's names, then (an OmniGraph-C addition) each branch's record in the same
+     * order: head, creator, base, creation time, message */
+    json_t *details = json_incref(json_object_get(j, "branches"));
     json_decref(j);
-    return og_resp_json(r, 200, json_pack("{s:o}", "branches", names));
+    return og_resp_json(r, 200, json_pack("{s:o,s:o}", "branches", names, "details", details ? details : json_array()));
 }
 
 static struct MHD_Response *h_branch_create(og_req *r)
@@ -1107,6 +1193,7 @@ static struct MHD_Response *h_branch_create(og_req *r)
     struct MHD_Response *resp = NULL;
     const char *name = field(r, "name", NULL, 1, &resp);
     const char *from = field(r, "from", NULL, 0, &resp);
+    const char *message = field(r, "message", NULL, 0, &resp); /* an OmniGraph-C addition */
     if (resp) return resp;
     if (!from) from = "main";
     /* the new branch holds everything of its source: read on the source first (docs/policy.md) */
@@ -1114,11 +1201,13 @@ static struct MHD_Response *h_branch_create(og_req *r)
     if (!deny) deny = og_req_authorize(r, OG_ACTION_BRANCH_CREATE, from, name);
     if (deny) return deny;
     pthread_mutex_lock(r->g->write_mu_p);
-    og_status st = og_db_branch_create(r->g->db, name, from, NULL, NULL);
+    og_db_branch_create_opts co = {OG_DB_BRANCH_CREATE_OPTS_VERSION, from, NULL, message};
+    og_status st = og_db_branch_create_ex(NULL, r->g->db, name, &co);
     pthread_mutex_unlock(r->g->write_mu_p);
     if (st) return og_resp_status(r, st);
-    return og_resp_json(r, 200, json_pack("{s:s,s:s,s:s,s:o}", "uri", r->g->uri, "from", from, "name", name, "actor_id",
-                                          str_or_null(r->actor)));
+    return og_resp_json(r, 200, json_pack("{s:s,s:s,s:s,s:o,s:o}", "uri", r->g->uri, "from", from, "name", name, "actor_id",
+                                          str_or_null(r->actor), "message", message && *message ? json_string(message)
+                                                                                                : json_null()));
 }
 
 static struct MHD_Response *h_branch_delete(og_req *r)

@@ -80,12 +80,17 @@ static struct MHD_Response *invoke(og_req *r, int conditional)
     struct MHD_Response *resp = NULL;
     const char *cas = og_req_cas(r, conditional, &resp);
     if (resp) return resp;
-    /* the body is optional: {params?, branch?, snapshot?, expect_mutation?} */
+    /* the body is optional: {params?, branch?, snapshot?, expect_mutation?, max_rows?, offset?}
+     * (a read's page: og_run_read reads those two) */
     const char *key;
     json_t *v;
+    int paged = 0;
     json_object_foreach(r->json, key, v)
     {
-        if (strcmp(key, "params") && strcmp(key, "branch") && strcmp(key, "snapshot") && strcmp(key, "expect_mutation"))
+        int page_key = !strcmp(key, "max_rows") || !strcmp(key, "offset");
+        paged |= page_key && !json_is_null(v);
+        if (strcmp(key, "params") && strcmp(key, "branch") && strcmp(key, "snapshot") && strcmp(key, "expect_mutation") &&
+            !page_key)
             return og_bad(r, "unknown field '%s'", key);
     }
     int wrong = 0;
@@ -121,6 +126,7 @@ static struct MHD_Response *invoke(og_req *r, int conditional)
     }
     if (conditional && !q->mutation) return og_bad(r, "stored query '%s' is a read: only mutations take a condition", q->name);
     if (q->mutation && snapshot) return og_bad(r, "stored query '%s' is a mutation: a snapshot cannot be written", q->name);
+    if (q->mutation && paged) return og_bad(r, "stored query '%s' is a mutation: max_rows and offset page a read's rows", q->name);
 
     /* then the body's own decision, as the ad-hoc lane */
     if (q->mutation) {

@@ -3,7 +3,9 @@
  * multi-hop over a generated graph and a huge sort stop promptly with OG_ERR_LIMIT naming the
  * budget (time or memory), per call and per handle; the handle answers the next query
  * normally; an unlimited budget lets the same query finish; a cancel flag (Ctrl-C in the
- * shell) stops a running query, and the flag cleared, the next one runs.
+ * shell) stops a running query, and the flag cleared, the next one runs; rendering held to the
+ * query's budget (og_rows_render_in_budget) stops once that budget, counted from the query's
+ * start, is spent, while plain og_rows_render is not held to it.
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -163,6 +165,45 @@ static void a_set_cancel_flag_stops_a_running_query(void **state)
     og_db_set_cancel(c->db, NULL);
 }
 
+/* The budget a server gives a query covers its rendering: og_rows_render_in_budget counts from
+ * when the query began, so rows whose budget is spent before (or while) they are rendered
+ * stop with the typed time limit; og_rows_render itself is not held to any budget. */
+static void rendering_in_budget_counts_from_the_query_start(void **state)
+{
+    ctx *c = *state;
+    const char *all = "query q() { match { $p: P } return { $p.name, $p.n } }";
+    og_budget tight = {300, 0};
+    og_rows *r;
+    for (int fmt = 0; fmt < 3; fmt++) {
+        static const og_format fmts[] = {OG_FORMAT_JSON, OG_FORMAT_ARROW, OG_FORMAT_CSV};
+        assert_int_equal(og_db_query_budget(&r, c->db, all, strlen(all), "q", NULL, NULL, &tight), OG_OK);
+        usleep(400 * 1000); /* the whole budget passes between the query and its rendering */
+        char *out = (char *)1;
+        size_t len;
+        assert_int_equal(og_rows_render_in_budget(&out, &len, r, fmts[fmt], "main"), OG_ERR_LIMIT);
+        assert_null(out);
+        assert_non_null(strstr(og_error_message(), "rendering its rows"));
+        assert_non_null(strstr(og_error_message(), "time budget of 300 ms exceeded"));
+        assert_int_equal(og_rows_render(&out, &len, r, fmts[fmt], "main"), OG_OK); /* not held to it */
+        og_free(out);
+        og_rows_free(r);
+    }
+    /* within the budget, or without one, the same rows render */
+    og_budget ample = {60000, 0}, none = {-1, 0};
+    assert_int_equal(og_db_query_budget(&r, c->db, all, strlen(all), "q", NULL, NULL, &ample), OG_OK);
+    char *out;
+    size_t len;
+    assert_int_equal(og_rows_render_in_budget(&out, &len, r, OG_FORMAT_JSON, "main"), OG_OK);
+    assert_non_null(strstr(out, "\"row_count\": 3000"));
+    og_free(out);
+    og_rows_free(r);
+    assert_int_equal(og_db_query_budget(&r, c->db, all, strlen(all), "q", NULL, NULL, &none), OG_OK);
+    usleep(50 * 1000);
+    assert_int_equal(og_rows_render_in_budget(&out, &len, r, OG_FORMAT_JSON, "main"), OG_OK);
+    og_free(out);
+    og_rows_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -170,6 +211,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_huge_sort_stops_on_its_memory_budget, setup, teardown),
         cmocka_unit_test_setup_teardown(within_its_budget_a_query_finishes, setup, teardown),
         cmocka_unit_test_setup_teardown(a_set_cancel_flag_stops_a_running_query, setup, teardown),
+        cmocka_unit_test_setup_teardown(rendering_in_budget_counts_from_the_query_start, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

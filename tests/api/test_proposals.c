@@ -4,7 +4,8 @@
  * do — published nothing), approved by another actor (the merge, recorded with its commit) and
  * survives reopening the graph; a conflicting one shows its conflicts and stays open when
  * approving fails; a closed one cannot be approved; decisions race to one winner; bad input is
- * refused typed.  Also the dry-run merge the review relies on: it decides and publishes nothing.
+ * refused typed.  Also the dry-run merge the review relies on: it decides and publishes nothing,
+ * and a branch's message (what it is for) given at creation, listed after reopening.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -206,6 +207,51 @@ static void test_dry_run_merge_publishes_nothing(void **state)
     assert_int_equal(og_db_resolve_commit(db, "agent-c/x", before, sizeof before), OG_OK); /* still there */
 }
 
+/* og_db_branch_create_ex: the message is listed by og_db_branch_list, also by a handle opened
+ * afterwards; a bad message or options version refuses the create and leaves no branch. */
+static void test_branch_message_listed_after_reopen(void **state)
+{
+    (void)state;
+    char head[32];
+    og_db_branch_create_opts o = {OG_DB_BRANCH_CREATE_OPTS_VERSION, "main", NULL, "add Grace's age"};
+    assert_int_equal(og_db_branch_create_ex(head, db, "agent-a/ages", &o), OG_OK);
+    assert_string_equal(head, head_of("main"));
+    assert_int_equal(og_db_branch_create_ex(NULL, db, "agent-a/plain", NULL), OG_OK); /* NULL: from main, no message */
+    og_db_branch_create_opts bad = o;
+    bad.version = 99;
+    assert_int_equal(og_db_branch_create_ex(NULL, db, "agent-a/v99", &bad), OG_ERR_INVALID);
+    bad = o;
+    char big[1100];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = 0;
+    bad.message = big;
+    assert_int_equal(og_db_branch_create_ex(NULL, db, "agent-a/big", &bad), OG_ERR_INVALID);
+    og_db_close(db);
+    assert_int_equal(og_db_open(&db, uri, NULL), OG_OK);
+    char *text;
+    json_t *l = doc(OG_OK, og_db_branch_list(&text, db), text), *b;
+    size_t i;
+    int seen = 0;
+    json_array_foreach(json_object_get(l, "branches"), i, b)
+    {
+        const char *name = jstr(b, "name");
+        assert_string_not_equal(name, "agent-a/v99");
+        assert_string_not_equal(name, "agent-a/big");
+        if (!strcmp(name, "agent-a/ages")) {
+            assert_string_equal(jstr(b, "message"), "add Grace's age");
+            assert_string_equal(jstr(b, "created_by"), "lead");
+            seen++;
+        } else {
+            assert_true(json_is_null(json_object_get(b, "message")));
+            seen += !strcmp(name, "agent-a/plain");
+        }
+    }
+    assert_int_equal(seen, 2);
+    json_decref(l);
+    assert_int_equal(og_db_branch_delete(db, "agent-a/ages"), OG_OK);
+    assert_int_equal(og_db_branch_delete(db, "agent-a/plain"), OG_OK);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -213,6 +259,7 @@ int main(void)
         cmocka_unit_test(test_conflicts_shown_and_close),
         cmocka_unit_test(test_bad_input_is_typed),
         cmocka_unit_test(test_dry_run_merge_publishes_nothing),
+        cmocka_unit_test(test_branch_message_listed_after_reopen),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

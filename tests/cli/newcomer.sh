@@ -76,7 +76,7 @@ check "commit show shows it" 0 "cy joins" -- "$bin" commit show "$head" ./g
 printf '{"type":"Person","data":{"name":"dee"}}\n' > d2.jsonl
 check "load --message" 0 "" -- "$bin" load --data d2.jsonl --mode append --message "dee loaded" --quiet ./g
 check "load's message" 0 "dee loaded" -- "$bin" commit list ./g
-check "a read takes no message" 2 "publishes none" -- "$bin" query -m x -e "$q" ./g
+check "a read takes no message" 2 "makes neither" -- "$bin" query -m x -e "$q" ./g
 check "a control character is refused" 1 "no control characters" -- \
     "$bin" mutate -m "$(printf 'a\001b')" -e 'query a() { insert Person { name: "eve" } }' ./g
 if [ -x "$(dirname "$bin")/omnigraph-server" ]; then

@@ -85,6 +85,11 @@ both mutate -e 'query m() { update Person set { age: 26 } where name = "Bob" }' 
 both query -e "$Q" --branch b1 --format table
 both branch merge b1
 both branch delete b1
+both branch create -m "why: b2" b2
+both branch list --json
+both branch list --format csv
+both branch create -m "$(printf 'a\001b')" b3
+both branch delete b2
 both schema show
 both export
 both export --type Knows

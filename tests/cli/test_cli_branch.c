@@ -2,7 +2,8 @@
  * test_cli_branch.c — the versioning verbs of the `omnigraph` binary: branch create (--from,
  * --at) / list / delete, commit list (--branch, --limit) / show / changes, changes --from
  * --to with filters, and branch merge (fast_forward, merged, already_up_to_date, conflicts
- * with exit 1 and nothing published, --delete-branch, --if-commit exit 4), all with --json.
+ * with exit 1 and nothing published, --delete-branch, --if-commit exit 4), all with --json;
+ * a branch's -m message, kept with the branch and listed (and refused without a trace).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -189,11 +190,38 @@ static void merges(void **state)
     assert_string_equal(out, "p.name\r\nAda\r\nBob\r\nEve\r\nGrace\r\n");
 }
 
+/* branch create -m: the message is kept with the branch (a new process lists it), shown by
+ * --json and --format; a refused message or a refused create leaves nothing. */
+static void branch_messages(void **state)
+{
+    (void)state;
+    char out[65536];
+    assert_int_equal(run(out, sizeof out, "%s branch create --quiet --json -m 'fix the owners' why %s/g", bin, dir), 0);
+    assert_non_null(strstr(out, "\"message\": \"fix the owners\""));
+    assert_int_equal(run(NULL, 0, "%s branch create --quiet plain %s/g", bin, dir), 0);
+    assert_int_equal(run(out, sizeof out, "%s branch list --quiet --json %s/g", bin, dir), 0);
+    assert_non_null(strstr(out, "\"why\": \"fix the owners\""));
+    assert_non_null(strstr(out, "\"plain\": null"));
+    assert_int_equal(run(out, sizeof out, "%s branch list --quiet --format csv %s/g", bin, dir), 0);
+    assert_non_null(strstr(out, "name,head,message"));
+    assert_non_null(strstr(out, ",fix the owners"));
+    /* refused: a control character; an existing name keeps its first message */
+    assert_int_equal(run(NULL, 0, "%s branch create --quiet -m \"$(printf 'a\\001b')\" bad %s/g 2>/dev/null", bin, dir), 1);
+    assert_int_equal(run(NULL, 0, "%s branch create --quiet -m other why %s/g 2>/dev/null", bin, dir), 1);
+    assert_int_equal(run(out, sizeof out, "%s branch list --quiet --json %s/g", bin, dir), 0);
+    assert_null(strstr(out, "\"bad\""));
+    assert_null(strstr(out, "other"));
+    assert_non_null(strstr(out, "\"why\": \"fix the owners\""));
+    /* -m goes with create among the branch verbs, not with list */
+    assert_int_equal(run(NULL, 0, "%s branch list --quiet -m x %s/g 2>/dev/null", bin, dir), 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(branches_and_history, setup, teardown),
         cmocka_unit_test_setup_teardown(merges, setup, teardown),
+        cmocka_unit_test_setup_teardown(branch_messages, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

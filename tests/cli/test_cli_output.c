@@ -76,7 +76,7 @@ static void every_record_verb_takes_format(void **state)
     assert_int_equal(run(out, sizeof out, "%s branch list --format csv %s/g", bin, dir), 0);
     head_of(head);
     char want[128];
-    snprintf(want, sizeof want, "name,head\r\nmain,%s\r\n", head);
+    snprintf(want, sizeof want, "name,head,message\r\nmain,%s,\r\n", head);
     assert_string_equal(out, want);
     /* snapshot */
     assert_int_equal(run(out, sizeof out, "%s snapshot --format table %s/g", bin, dir), 0);

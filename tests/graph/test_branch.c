@@ -2,7 +2,8 @@
  * test_branch.c — branch names (every rule, with its message), the percent-encoding round
  * trip, and branch control: create from a branch or a commit, already-exists, delete as a
  * tombstone, main is undeletable, list skips deleted branches, recreate-after-delete is a new
- * incarnation further down the same log.
+ * incarnation further down the same log; a branch's message lives in its create entry (read
+ * back by a new handle after advances, refused when malformed, with nothing written).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,6 +12,7 @@
 #include <cmocka.h>
 
 #include "graph_testutil.h"
+#include "graph/origin.h"
 
 static void assert_bad_name(const char *name, const char *msg_part)
 {
@@ -256,6 +258,95 @@ static void list_handles_names_that_prefix_each_other(void **state)
     og_branch_list_free(&l);
 }
 
+/* The message goes into the create entry, so any handle (a restarted server, a replica on the
+ * same store) reads it back through og_branch_origin, however far the branch has advanced. */
+static void message_is_kept_in_the_create_entry(void **state)
+{
+    fixture *f = *state;
+    og_ref_entry e, head, origin;
+    assert_int_equal(og_branch_create_msg(f->g, "agent/why", "main", NULL, "alice", "fix the owners\tof\nrisky projects",
+                                          &e),
+                     OG_OK);
+    assert_string_equal(e.message, "fix the owners\tof\nrisky projects");
+    /* on disk: the entry's JSON carries it; an entry without one has no "message" key */
+    og_bytes b = {0};
+    assert_int_equal(og_store_get(f->st, "_graph/refs/agent%2Fwhy/18446744073709551614.json", &b), OG_OK);
+    char text[4096];
+    snprintf(text, sizeof text, "%.*s", (int)b.len, (const char *)b.data);
+    assert_non_null(strstr(text, "\"message\":\"fix the owners\\tof\\nrisky projects\""));
+    og_bytes_free(&b);
+    assert_int_equal(og_branch_create(f->g, "plain", "main", NULL, NULL, NULL), OG_OK);
+    assert_int_equal(og_store_get(f->st, "_graph/refs/plain/18446744073709551614.json", &b), OG_OK);
+    snprintf(text, sizeof text, "%.*s", (int)b.len, (const char *)b.data);
+    assert_null(strstr(text, "message"));
+    og_bytes_free(&b);
+    assert_int_equal(tu_commit(f->g, "agent/why", NULL), OG_OK);
+    assert_int_equal(tu_commit(f->g, "agent/why", NULL), OG_OK);
+
+    og_graph *g2 = tu_open(f->st); /* a fresh handle: nothing from f->g's memory */
+    assert_int_equal(og_graph_head_entry(g2, "agent/why", &head), OG_OK);
+    assert_int_equal(head.kind, OG_REF_ADVANCE);
+    assert_string_equal(head.message, ""); /* advances carry none */
+    assert_int_equal(og_branch_origin(g2, &head, &origin), OG_OK);
+    assert_string_equal(origin.message, "fix the owners\tof\nrisky projects");
+    assert_string_equal(origin.actor, "alice");
+    assert_int_equal(og_graph_head_entry(g2, "plain", &head), OG_OK);
+    assert_string_equal(head.message, "");
+    og_graph_close(g2);
+}
+
+static void bad_messages_are_refused_and_leave_nothing(void **state)
+{
+    fixture *f = *state;
+    char big[OG_BRANCH_MESSAGE_MAX + 2];
+    memset(big, 'm', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    assert_int_equal(og_branch_create_msg(f->g, "b1", "main", NULL, NULL, big, NULL), OG_ERR_INVALID);
+    assert_non_null(strstr(og_error_message(), "at most 1024 bytes"));
+    assert_int_equal(og_branch_create_msg(f->g, "b1", "main", NULL, NULL, "bell\a", NULL), OG_ERR_INVALID);
+    assert_non_null(strstr(og_error_message(), "control"));
+    assert_int_equal(og_branch_create_msg(f->g, "b1", "main", NULL, NULL, "\xc3\x28", NULL), OG_ERR_INVALID);
+    assert_non_null(strstr(og_error_message(), "UTF-8"));
+    big[OG_BRANCH_MESSAGE_MAX] = '\0'; /* exactly the limit is fine */
+    og_ref_entry e;
+    og_branch_list l;
+    assert_int_equal(og_branch_list_all(f->g, &l), OG_OK);
+    assert_int_equal(l.count, 1); /* main only: no refused create wrote an entry */
+    og_branch_list_free(&l);
+    og_keylist kl = {0};
+    assert_int_equal(og_store_list(f->st, "_graph/refs/b1/", NULL, 0, &kl), OG_OK);
+    assert_int_equal(kl.count, 0);
+    og_keylist_free(&kl);
+    assert_int_equal(og_branch_create_msg(f->g, "b1", "main", NULL, NULL, big, &e), OG_OK);
+    assert_int_equal(strlen(e.message), OG_BRANCH_MESSAGE_MAX);
+    /* a create refused because the name exists keeps the first message, and writes nothing */
+    assert_int_equal(og_branch_create_msg(f->g, "b1", "main", NULL, NULL, "second", NULL), OG_ERR_ALREADY_EXISTS);
+    assert_int_equal(og_graph_head_entry(f->g, "b1", &e), OG_OK);
+    assert_int_equal(e.seq, 1);
+    assert_int_equal(strlen(e.message), OG_BRANCH_MESSAGE_MAX);
+}
+
+/* A message is only ever part of a create: an advance or delete carrying one is corrupt, and a
+ * create entry written before messages existed (no key) decodes with none. */
+static void message_decoding_is_strict(void **state)
+{
+    (void)state;
+    og_ref_entry e;
+    const char *old = "{\"seq\":1,\"branch\":\"x\",\"incarnation\":\"01ARZ3NDEKTSV4RRFFQ69G5FAV\",\"kind\":\"create\","
+                      "\"commit\":\"01ARZ3NDEKTSV4RRFFQ69G5FAV\",\"previous\":null,\"actor\":\"a\",\"at\":\"2026-01-01T00:00:00.000Z\"}";
+    assert_int_equal(og_ref_entry_decode(old, strlen(old), "k", &e), OG_OK);
+    assert_string_equal(e.message, "");
+    const char *adv = "{\"seq\":2,\"branch\":\"x\",\"incarnation\":\"01ARZ3NDEKTSV4RRFFQ69G5FAV\",\"kind\":\"advance\","
+                      "\"commit\":\"01ARZ3NDEKTSV4RRFFQ69G5FAV\",\"previous\":\"01ARZ3NDEKTSV4RRFFQ69G5FAV\",\"actor\":\"a\","
+                      "\"at\":\"2026-01-01T00:00:00.000Z\",\"message\":\"no\"}";
+    assert_int_equal(og_ref_entry_decode(adv, strlen(adv), "k", &e), OG_ERR_CORRUPT);
+    assert_non_null(strstr(og_error_message(), "only a create carries a message"));
+    const char *num = "{\"seq\":1,\"branch\":\"x\",\"incarnation\":\"01ARZ3NDEKTSV4RRFFQ69G5FAV\",\"kind\":\"create\","
+                      "\"commit\":\"01ARZ3NDEKTSV4RRFFQ69G5FAV\",\"previous\":null,\"actor\":\"a\",\"at\":\"2026-01-01T00:00:00.000Z\","
+                      "\"message\":7}";
+    assert_int_equal(og_ref_entry_decode(num, strlen(num), "k", &e), OG_ERR_CORRUPT);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -265,6 +356,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(create_from_branch_and_commit, setup, teardown),
         cmocka_unit_test_setup_teardown(delete_list_and_recreate_as_new_incarnation, setup, teardown),
         cmocka_unit_test_setup_teardown(list_handles_names_that_prefix_each_other, setup, teardown),
+        cmocka_unit_test_setup_teardown(message_is_kept_in_the_create_entry, setup, teardown),
+        cmocka_unit_test_setup_teardown(bad_messages_are_refused_and_leave_nothing, setup, teardown),
+        cmocka_unit_test(message_decoding_is_strict),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -62,8 +62,13 @@ test('an MCP client lists, queries, writes on a branch and merges', async () => 
       assert.ok(logs.length >= 2, JSON.stringify(logs));
       assert.ok(logs.every((l) => l.logger === 'omnigraph' && l.level !== 'debug'));
 
-      let r = await client.callTool({ name: 'branch_create', arguments: { name: 'agent-work' } });
+      let r = await client.callTool({ name: 'branch_create', arguments: { name: 'agent-work', message: 'add Zoe, 41' } });
       assert.equal(r.isError, false);
+      assert.equal(r.structuredContent.message, 'add Zoe, 41');
+      // the message is kept with the branch: branch_list reads it from the graph
+      r = await client.callTool({ name: 'branch_list', arguments: {} });
+      assert.equal(r.structuredContent.branches.find((b) => b.name === 'agent-work').message, 'add Zoe, 41');
+      assert.equal(r.structuredContent.branches.find((b) => b.name === 'main').message, null);
       r = await client.callTool({ name: 'add_person', arguments: { params: { name: 'Zoe', age: 41 }, branch: 'agent-work' } });
       assert.equal(r.isError, false, JSON.stringify(r.content));
       assert.equal(r.structuredContent.affected_nodes, 1);

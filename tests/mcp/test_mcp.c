@@ -298,6 +298,56 @@ static void test_tool_catalog(void **state)
     json_decref(r);
 }
 
+/* branch_create's message is kept with the branch and listed by branch_list — also by a new
+ * MCP session over a reopened graph (it is in the graph's storage); a bad message refuses the
+ * create and leaves no branch. */
+static void test_branch_message(void **state)
+{
+    (void)state;
+    json_t *r = call("alice", "branch_create", "{\"name\":\"alice/why\",\"message\":\"record the Q3 decision\"}");
+    assert_false(is_error(r));
+    assert_string_equal(json_string_value(json_object_get(json_object_get(result(r), "structuredContent"), "message")),
+                        "record the Q3 decision");
+    json_decref(r);
+    r = call("alice", "branch_create", "{\"name\":\"alice/bad\",\"message\":7}");
+    assert_true(is_error(r));
+    json_decref(r);
+    r = call("alice", "branch_create", "{\"name\":\"alice/bad\",\"message\":\"bell\\u0007\"}");
+    assert_true(is_error(r));
+    assert_non_null(strstr(text_of(r), "control"));
+    json_decref(r);
+    /* the same graph opened afresh, a new handler: the message is read from the branch log */
+    char root[128];
+    snprintf(root, sizeof root, "%s/g", dir);
+    og_db *db2;
+    og_mcp *m2;
+    assert_int_equal(og_db_open(&db2, root, NULL), OG_OK);
+    og_mcp_opts o = {.db = db2, .queries = set, .graph_id = "people", .authorize = authz};
+    assert_int_equal(og_mcp_new(&m2, &o), OG_OK);
+    og_mcp *saved = mcp;
+    mcp = m2;
+    r = call("alice", "branch_list", "{}");
+    mcp = saved;
+    assert_false(is_error(r));
+    json_t *list = json_object_get(json_object_get(result(r), "structuredContent"), "branches"), *b;
+    size_t i;
+    int seen = 0;
+    json_array_foreach(list, i, b)
+    {
+        const char *name = json_string_value(json_object_get(b, "name"));
+        assert_string_not_equal(name, "alice/bad");
+        if (!strcmp(name, "alice/why")) {
+            assert_string_equal(json_string_value(json_object_get(b, "message")), "record the Q3 decision");
+            seen = 1;
+        }
+    }
+    assert_true(seen);
+    json_decref(r);
+    og_mcp_free(m2);
+    og_db_close(db2);
+    assert_int_equal(og_db_branch_delete(db, "alice/why"), OG_OK);
+}
+
 static void test_agent_flow(void **state)
 {
     (void)state;
@@ -602,7 +652,7 @@ int main(void)
         cmocka_unit_test(test_tool_catalog),   cmocka_unit_test(test_agent_flow),
         cmocka_unit_test(test_resources),      cmocka_unit_test(test_visibility_and_masking),
         cmocka_unit_test(test_meta_mode),      cmocka_unit_test(test_http_binding),
-        cmocka_unit_test(test_write_lock_hook),
+        cmocka_unit_test(test_write_lock_hook), cmocka_unit_test(test_branch_message),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -111,6 +111,59 @@ static void test_env_time_and_flag_wins(void **state)
     assert_int_equal(srv_stop(&s), 0);
 }
 
+/* dir/notes: 100 Note rows whose bodies are 10 KB each. */
+static int make_notes_graph(void)
+{
+    char uri[160], data[160];
+    snprintf(uri, sizeof uri, "%s/notes", dir);
+    snprintf(data, sizeof data, "%s/notes.jsonl", dir);
+    og_db *db;
+    if (og_db_init(&db, uri, "test.pg", TEST_SCHEMA, strlen(TEST_SCHEMA), NULL)) return -1;
+    FILE *f = fopen(data, "w");
+    if (!f) return og_db_close(db), -1;
+    for (int i = 0; i < 100; i++) {
+        fprintf(f, "{\"type\":\"Note\",\"data\":{\"title\":\"n%d\",\"body\":\"", i);
+        for (int k = 0; k < 1000; k++) fprintf(f, "note%05d.", i);
+        fputs("\"}}\n", f);
+    }
+    fclose(f);
+    og_load_opts lo = {.mode = OG_LOAD_OVERWRITE};
+    og_receipt r;
+    og_status st = og_db_load(&r, db, data, &lo);
+    og_db_close(db);
+    return st ? -1 : 0;
+}
+
+static void test_time_budget_covers_rendering(void **state)
+{
+    assert_int_equal(make_notes_graph(), 0);
+    char notes[160];
+    snprintf(notes, sizeof notes, "g2=%s/notes", dir);
+    const char *args[] = {"--graph", notes, "--bind", "127.0.0.1:0", "--unauthenticated", "--query-timeout", "4s", NULL};
+    assert_int_equal(srv_start(&s, logpath, args), 0);
+    const char *big = "{\"query\":\"query q() { match { $a: Note  $b: Note } return { $a.body, $b.title } }\"}";
+    int64_t t0 = now_ms();
+    http_resp r = post_json(&s, NULL, "/graphs/g2/query", big);
+    int64_t took = now_ms() - t0;
+    if (r.status != 413) fprintf(stderr, "big result: %ld after %lld ms, %zu bytes\n", r.status, (long long)took,
+                                 r.body ? strlen(r.body) : 0);
+    assert_int_equal(r.status, 413);
+    assert_non_null(strstr(jstr(r.json, "error"), "stopped: time budget of 4000 ms exceeded"));
+    assert_string_equal(jstr(json_object_get(r.json, "resource_limit"), "resource"), "query_time_ms");
+    http_free(&r);
+    assert_true(took < 15000); /* at the budget, not after the whole document was written */
+    /* one page of the same query fits the budget: max_rows bounds what is rendered */
+    const char *page = "{\"query\":\"query q() { match { $a: Note  $b: Note } return { $a.body, $b.title } }\","
+                       "\"max_rows\":3}";
+    r = post_json(&s, NULL, "/graphs/g2/query", page);
+    assert_int_equal(r.status, 200);
+    assert_int_equal(json_integer_value(json_object_get(r.json, "row_count")), 3);
+    assert_int_equal(json_integer_value(json_object_get(r.json, "total_rows")), 10000);
+    assert_true(json_is_true(json_object_get(r.json, "truncated")));
+    http_free(&r);
+    assert_int_equal(srv_stop(&s), 0);
+}
+
 static void test_malformed_values_refuse_to_start(void **state)
 {
     const char *a1[] = {"--graph", graph, "--bind", "127.0.0.1:0", "--unauthenticated", "--query-timeout", "soon", NULL};
@@ -128,6 +181,7 @@ int main(void)
         cmocka_unit_test(test_memory_budget_env),
         cmocka_unit_test(test_env_time_and_flag_wins),
         cmocka_unit_test(test_malformed_values_refuse_to_start),
+        cmocka_unit_test(test_time_budget_covers_rendering),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -173,6 +173,26 @@ static void test_invoke_read_like_adhoc(void **state)
     r = call("tok-alice", "/graphs/people/queries/adults", "{\"params\":{\"min\":1},\"branch\":\"nope\"}");
     assert_int_equal(r.status, 404);
     http_free(&r);
+    /* a stored read pages as /query does: max_rows / offset, the total and the next offset */
+    r = call("tok-alice", "/graphs/people/queries/adults", "{\"params\":{\"min\":0}}");
+    assert_int_equal(r.status, 200);
+    json_int_t all = json_integer_value(json_object_get(r.json, "row_count"));
+    http_free(&r);
+    assert_true(all >= 2);
+    r = call("tok-alice", "/graphs/people/queries/adults", "{\"params\":{\"min\":0},\"max_rows\":1}");
+    assert_int_equal(r.status, 200);
+    assert_int_equal(json_integer_value(json_object_get(r.json, "row_count")), 1);
+    assert_int_equal(json_integer_value(json_object_get(r.json, "total_rows")), all);
+    assert_int_equal(json_integer_value(json_object_get(r.json, "next_offset")), 1);
+    http_free(&r);
+    r = call("tok-alice", "/graphs/people/queries/adults", "{\"params\":{\"min\":0},\"max_rows\":0}");
+    assert_int_equal(r.status, 400);
+    http_free(&r);
+    /* a mutation has no rows to page */
+    r = call("tok-alice", "/graphs/people/queries/add_person", "{\"params\":{\"name\":\"Zed\"},\"max_rows\":1}");
+    assert_int_equal(r.status, 400);
+    assert_non_null(strstr(jstr(r.json, "error"), "max_rows and offset page a read"));
+    http_free(&r);
 }
 
 static void test_masking(void **state)

@@ -2,7 +2,9 @@
  * test_server_routes.c — every route of omnigraph-server against a real server process
  * (Open mode: --unauthenticated on 127.0.0.1): the success shapes of reference-surfaces.md
  * §2.3, and the error statuses and bodies of §2.4 (unknown graph and route, bad graph id,
- * method, query parameter, JSON body, media type 415, body limit 413, CAS 412, conflicts).
+ * method, query parameter, JSON body, media type 415, body limit 413, CAS 412, conflicts);
+ * a branch's message through POST/GET /branches across a restart; a read paged by max_rows /
+ * offset.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -467,6 +469,117 @@ static void test_schema_plan_apply(void **state)
     http_free(&r);
 }
 
+/* The message given at creation is listed in `details` (beside the reference's names), from
+ * the graph's storage: a restarted server lists it too.  A refused create leaves nothing. */
+static void test_branch_messages(void **state)
+{
+    http_resp r = post_json(&S, NULL, "/graphs/g1/branches", "{\"name\":\"why\",\"message\":\"fix Ada's age\"}");
+    assert_int_equal(r.status, 200);
+    assert_string_equal(jstr(r.json, "message"), "fix Ada's age");
+    http_free(&r);
+    r = post_json(&S, NULL, "/graphs/g1/branches", "{\"name\":\"bad1\",\"message\":42}");
+    expect_error(&r, 400, "bad_request");
+    r = post_json(&S, NULL, "/graphs/g1/branches", "{\"name\":\"bad2\",\"message\":\"a\\u0001b\"}");
+    expect_error(&r, 400, "bad_request");
+    r = post_json(&S, NULL, "/graphs/g1/branches", "{\"name\":\"why\",\"message\":\"again\"}");
+    expect_error(&r, 409, "conflict");
+    for (int round = 0; round < 2; round++) {
+        r = get(&S, NULL, "/graphs/g1/branches");
+        assert_int_equal(r.status, 200);
+        json_t *names = json_object_get(r.json, "branches"), *details = json_object_get(r.json, "details");
+        assert_int_equal(json_array_size(details), json_array_size(names));
+        int seen = 0;
+        for (size_t i = 0; i < json_array_size(details); i++) {
+            json_t *d = json_array_get(details, i);
+            assert_string_equal(jstr(d, "name"), json_string_value(json_array_get(names, i)));
+            assert_string_not_equal(jstr(d, "name"), "bad1");
+            assert_string_not_equal(jstr(d, "name"), "bad2");
+            if (!strcmp(jstr(d, "name"), "why")) {
+                assert_string_equal(jstr(d, "message"), "fix Ada's age");
+                seen = 1;
+            } else if (!strcmp(jstr(d, "name"), "main")) {
+                assert_true(json_is_null(json_object_get(d, "message")));
+            }
+        }
+        assert_true(seen);
+        http_free(&r);
+        if (round == 0) { /* restart: the message is in the graph, not in the process */
+            assert_int_equal(srv_stop(&S), 0);
+            char graph[128], log[128];
+            snprintf(graph, sizeof graph, "g1=%s/g", dir);
+            snprintf(log, sizeof log, "%s/server.log", dir);
+            const char *args[] = {"--graph", graph, "--bind", "127.0.0.1:0", "--unauthenticated", NULL};
+            assert_int_equal(srv_start(&S, log, args), 0);
+        }
+    }
+    r = http(&S, "DELETE", "/graphs/g1/branches/why", NULL, NULL, 0);
+    assert_int_equal(r.status, 200);
+    http_free(&r);
+}
+
+/* POST /query with max_rows / offset: one page of the rows, with the total and where the next
+ * page starts; without them every row (the reference's shape, no page fields). */
+static void test_paged_read(void **state)
+{
+    const char *q = "\"query\":\"query q() { match { $p: Person } return { $p.name } order { $p.name } }\"";
+    char body[512], first[64], second[64];
+    snprintf(body, sizeof body, "{%s}", q);
+    http_resp r = post_json(&S, NULL, "/graphs/g1/query", body); /* unpaged: every row, no page fields */
+    assert_int_equal(r.status, 200);
+    json_int_t n = json_integer_value(json_object_get(r.json, "row_count"));
+    assert_true(n >= 2);
+    assert_null(json_object_get(r.json, "total_rows"));
+    snprintf(first, sizeof first, "%s", jstr(json_array_get(json_object_get(r.json, "rows"), 0), "p.name"));
+    snprintf(second, sizeof second, "%s", jstr(json_array_get(json_object_get(r.json, "rows"), 1), "p.name"));
+    http_free(&r);
+
+    snprintf(body, sizeof body, "{%s,\"max_rows\":1}", q);
+    r = post_json(&S, NULL, "/graphs/g1/query", body);
+    assert_int_equal(r.status, 200);
+    assert_int_equal(json_integer_value(json_object_get(r.json, "row_count")), 1);
+    assert_int_equal(json_integer_value(json_object_get(r.json, "total_rows")), n);
+    assert_true(json_is_true(json_object_get(r.json, "truncated")));
+    assert_int_equal(json_integer_value(json_object_get(r.json, "next_offset")), 1);
+    assert_string_equal(jstr(json_array_get(json_object_get(r.json, "rows"), 0), "p.name"), first);
+    assert_string_equal(jstr(json_object_get(r.json, "target"), "branch"), "main");
+    http_free(&r);
+    snprintf(body, sizeof body, "{%s,\"max_rows\":1,\"offset\":1}", q);
+    r = post_json(&S, NULL, "/graphs/g1/query", body);
+    assert_int_equal(r.status, 200);
+    assert_string_equal(jstr(json_array_get(json_object_get(r.json, "rows"), 0), "p.name"), second);
+    assert_int_equal(json_is_true(json_object_get(r.json, "truncated")), n > 2);
+    http_free(&r);
+    snprintf(body, sizeof body, "{%s,\"offset\":%lld}", q, (long long)n - 1); /* the last page */
+    r = post_json(&S, NULL, "/graphs/g1/query", body);
+    assert_int_equal(r.status, 200);
+    assert_int_equal(json_integer_value(json_object_get(r.json, "row_count")), 1);
+    assert_false(json_is_true(json_object_get(r.json, "truncated")));
+    assert_null(json_object_get(r.json, "next_offset"));
+    http_free(&r);
+    snprintf(body, sizeof body, "{%s,\"offset\":%lld}", q, (long long)n + 5);
+    r = post_json(&S, NULL, "/graphs/g1/query", body);
+    assert_int_equal(r.status, 200);
+    assert_int_equal(json_integer_value(json_object_get(r.json, "row_count")), 0);
+    assert_int_equal(json_integer_value(json_object_get(r.json, "total_rows")), n);
+    http_free(&r);
+    /* Arrow: the page's counts ride in headers beside the stream */
+    snprintf(body, sizeof body, "{%s,\"max_rows\":1}", q);
+    const char *h_arrow[] = {"Content-Type: application/json", "Accept: application/vnd.apache.arrow.stream", NULL};
+    r = http(&S, "POST", "/graphs/g1/query", h_arrow, body, strlen(body));
+    assert_int_equal(r.status, 200);
+    char want[64];
+    snprintf(want, sizeof want, "Omnigraph-Total-Rows: %lld", (long long)n);
+    assert_non_null(strstr(r.headers, want));
+    assert_non_null(strstr(r.headers, "Omnigraph-Next-Offset: 1"));
+    http_free(&r);
+    const char *bad[] = {"\"max_rows\":0", "\"max_rows\":-1", "\"max_rows\":\"5\"", "\"offset\":1.5"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        snprintf(body, sizeof body, "{%s,%s}", q, bad[i]);
+        r = post_json(&S, NULL, "/graphs/g1/query", body);
+        expect_error(&r, 400, "bad_request");
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -477,6 +590,8 @@ int main(void)
         cmocka_unit_test(test_load_csv),
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_schema_plan_apply),
+        cmocka_unit_test(test_branch_messages),
+        cmocka_unit_test(test_paged_read),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
