@@ -15,9 +15,11 @@
  *       the same for an FTS5 table built by fts5-build: MATCH 'a OR b OR c' ORDER BY bm25 LIMIT 10.
  *   bench_fresh fts5-build DB DOCS.ndjson
  *       the FTS5 table (tokenize 'porter unicode61', one transaction, then 'optimize').
- *   bench_fresh recall GRAPH DIR NQ GT.tsv
+ *   bench_fresh recall GRAPH DIR NQ GT.tsv [EF,EF,...]
  *       recall@10 of nearest at the defaults against --exact over the first NQ queries; writes
- *       the exact top-10 slugs (query number, slug) to GT.tsv for the peers' recall.
+ *       the exact top-10 slugs (query number, slug) to GT.tsv for the peers' recall.  With a
+ *       list of search beams, one more JSON line per beam (og_query_opts.ef) over the same
+ *       exact top 10s: recall and mean CPU ms per query (a warm process).
  * One JSON line per run.
  */
 #define _GNU_SOURCE
@@ -83,13 +85,15 @@ static sqlite3 *lite;
 static sqlite3_stmt *fts;
 static size_t ndocs;
 
+static uint32_t og_ef; /* og_query_opts.ef of og_run's non-exact queries (0 = the default) */
+
 static og_rows *og_run(const char *shape, size_t q, int exact)
 {
     char params[4096];
     if (!strcmp(shape, "lookup")) snprintf(params, sizeof params, "{\"s\":\"d%zu\"}", q * 9973 % ndocs);
     else if (!strcmp(shape, "bm25")) snprintf(params, sizeof params, "{\"q\":\"%s\"}", text[q % nq]);
     else snprintf(params, sizeof params, "{\"v\":[%s]}", vec[q % nq]);
-    og_query_opts o = {.exact = exact};
+    og_query_opts o = {.exact = exact, .ef = exact ? 0 : og_ef};
     og_rows *r;
     if (og_db_query_ex(&r, og, GQ, sizeof GQ - 1, shape, params, NULL, &o) != OG_OK) die(shape, og_error_message());
     return r;
@@ -205,7 +209,7 @@ static void slugs(const og_rows *r, char out[10][32], size_t *n)
     }
 }
 
-static int cmd_recall(const char *graph, size_t want, const char *gt_path)
+static int cmd_recall(const char *graph, size_t want, const char *gt_path, const char *efs)
 {
     open_sys(1, graph);
     FILE *gt = fopen(gt_path, "w");
@@ -230,9 +234,38 @@ static int cmd_recall(const char *graph, size_t want, const char *gt_path)
         total += ne;
     }
     fclose(gt);
-    og_db_close(og);
     printf("{\"system\":\"og\",\"phase\":\"recall\",\"queries\":%zu,\"recall10\":%.4f,\"ann_cpu_ms_mean\":%.3f}\n",
            want < nq ? want : nq, total ? (double)hits / (double)total : 0, ann_c / (double)(want < nq ? want : nq));
+    for (const char *e = efs; e && *e;) { /* the beam sweep over the exact top 10s just written */
+        og_ef = (uint32_t)strtoul(e, (char **)&e, 10);
+        if (*e == ',') e++;
+        FILE *g = fopen(gt_path, "r");
+        if (!g || !og_ef) die("sweep", gt_path);
+        char line[128];
+        size_t gq[NQ * 10], ng = 0;
+        char gs[NQ * 10][32];
+        while (ng < NQ * 10 && fgets(line, sizeof line, g) && sscanf(line, "%zu\t%31s", &gq[ng], gs[ng]) == 2) ng++;
+        fclose(g);
+        hits = 0;
+        ann_c = 0;
+        size_t nqs = want < nq ? want : nq;
+        for (size_t q = 0; q < nqs; q++) {
+            char a[10][32];
+            size_t na;
+            double c = clk(CLOCK_PROCESS_CPUTIME_ID);
+            og_rows *r = og_run("nearest", q, 0);
+            ann_c += clk(CLOCK_PROCESS_CPUTIME_ID) - c;
+            slugs(r, a, &na);
+            og_rows_free(r);
+            for (size_t i = 0; i < ng; i++)
+                if (gq[i] == q)
+                    for (size_t j = 0; j < na; j++) hits += !strcmp(gs[i], a[j]);
+        }
+        printf("{\"system\":\"og\",\"phase\":\"sweep\",\"ef\":%u,\"queries\":%zu,\"recall10\":%.4f,\"ann_cpu_ms_mean\":%.3f}\n",
+               og_ef, nqs, total ? (double)hits / (double)total : 0, ann_c / (double)nqs);
+    }
+    og_ef = 0;
+    og_db_close(og);
     return 0;
 }
 
@@ -240,9 +273,9 @@ int main(int argc, char **argv)
 {
     double w0 = clk(CLOCK_MONOTONIC), c0 = clk(CLOCK_PROCESS_CPUTIME_ID);
     if (argc == 4 && !strcmp(argv[1], "fts5-build")) return cmd_fts5_build(argv[2], argv[3]);
-    if (argc == 6 && !strcmp(argv[1], "recall")) {
+    if ((argc == 6 || argc == 7) && !strcmp(argv[1], "recall")) {
         read_queries(argv[3]);
-        return cmd_recall(argv[2], (size_t)strtoull(argv[4], NULL, 10), argv[5]);
+        return cmd_recall(argv[2], (size_t)strtoull(argv[4], NULL, 10), argv[5], argc == 7 ? argv[6] : NULL);
     }
     if (argc >= 6 && (!strcmp(argv[1], "og") || !strcmp(argv[1], "fts5"))) {
         int is_og = !strcmp(argv[1], "og");
@@ -258,6 +291,6 @@ int main(int argc, char **argv)
     fprintf(stderr, "usage: bench_fresh og GRAPH DIR lookup|bm25|nearest N [START] [WARM]\n"
                     "       bench_fresh fts5 DB DIR bm25 N [START] [WARM]\n"
                     "       bench_fresh fts5-build DB DOCS.ndjson\n"
-                    "       bench_fresh recall GRAPH DIR NQ GT.tsv\n");
+                    "       bench_fresh recall GRAPH DIR NQ GT.tsv [EF,EF,...]\n");
     return 2;
 }

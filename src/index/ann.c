@@ -19,8 +19,9 @@
 
 #define ANN_MAGIC "OGANNHNS"
 #define ANN_TRAILER "OGANNEND"
-#define ANN_FORMAT 1u
+#define ANN_FORMAT 2u      /* written; format 1 (no table of upper levels) is still read */
 #define ANN_HEADER 64u
+#define ANN_UP_ENTRY 16u   /* format 2's table of upper levels: u32 id, u32 level, u64 offset */
 
 /* The lists of one point above level 0: `level` lists of (maxM + 1) u32 each. */
 typedef struct og_ann_upper {
@@ -44,8 +45,11 @@ struct og_ann {
     size_t sdpe, offdata, laboff, maxM, maxM0, links;
     int maxlevel;
     uint32_t ep;
-    og_ann_upper *up;     /* the points with upper levels, by id */
-    size_t nup;
+    og_ann_upper *up;     /* format 1: the points with upper levels, by id (walked at open) */
+    size_t nup;           /* entries of up, or of uptab */
+    const uint8_t *uptab; /* format 2: the same, as the file's table (read in place) */
+    const uint8_t *graph; /* the hnswlib serialisation: graph[0..glen) */
+    size_t glen, levels;  /* ... whose level table starts at graph + levels */
 };
 
 /* A fast 64-bit checksum (not cryptographic: it only has to catch damage). */
@@ -73,6 +77,30 @@ static og_status hnsw_status(int rc, const char *what)
     case OG_HNSW_IO: return og_err(OG_ERR_IO, "vector index: %s failed", what);
     default: return og_err(OG_ERR_CORRUPT, "vector index: %s failed (invalid data)", what);
     }
+}
+
+static og_status parse_graph(og_ann *a, const uint8_t *g, size_t glen, int walk);
+
+/* Format 2's table of upper levels of the graph g[0..glen) over `count` dim-float points,
+ * appended to out: one entry (u32 id, u32 level, u64 offset of its lists in g) per point above
+ * level 0, by id.  So opening a file reads this table where it is instead of walking the whole
+ * level table (one variable-length entry per point: 5 ms of a fresh process's first nearest at
+ * 1,000,000 vectors, docs/benchmarks.md "Search defaults"). */
+static og_status upper_table(uint32_t dim, size_t count, const uint8_t *g, size_t glen, og_buf *out)
+{
+    og_ann *a = calloc(1, sizeof *a);
+    if (!a) return og_err(OG_ERR_NOMEM, "vector index: out of memory");
+    a->dim = dim;
+    a->count = count;
+    og_status st = parse_graph(a, g, glen, 1);
+    for (size_t i = 0; i < a->nup && st == OG_OK; i++) {
+        st = og_buf_append_u32le(out, a->up[i].id);
+        if (st == OG_OK) st = og_buf_append_u32le(out, a->up[i].level);
+        if (st == OG_OK) st = og_buf_append_u64le(out, (uint64_t)(a->up[i].lists - g));
+    }
+    free(a->up);
+    free(a);
+    return st;
 }
 
 og_status og_ann_encode(const og_vector *vecs, og_buf *out)
@@ -110,6 +138,10 @@ og_status og_ann_encode(const og_vector *vecs, og_buf *out)
     free(labels);
     if (st == OG_OK) st = hnsw_status(og_hnsw_save(h, &payload, &plen), "save");
     og_hnsw_free(h);
+    og_buf body = OG_BUF_INIT; /* the payload: the graph, then its table of upper levels */
+    if (st == OG_OK) st = og_buf_append(&body, payload, plen);
+    if (st == OG_OK) st = upper_table(dim, m, payload, plen, &body);
+    free(payload);
     if (st == OG_OK) st = og_buf_append(out, ANN_MAGIC, 8);
     if (st == OG_OK) st = og_buf_append_u32le(out, ANN_FORMAT);
     if (st == OG_OK) st = og_buf_append_u32le(out, dim);
@@ -117,12 +149,12 @@ og_status og_ann_encode(const og_vector *vecs, og_buf *out)
     if (st == OG_OK) st = og_buf_append_u64le(out, m);
     if (st == OG_OK) st = og_buf_append_u32le(out, OG_HNSW_DEFAULT_M);
     if (st == OG_OK) st = og_buf_append_u32le(out, OG_HNSW_DEFAULT_EF_CONSTRUCTION);
-    if (st == OG_OK) st = og_buf_append_u64le(out, plen);
-    if (st == OG_OK) st = og_buf_append_u64le(out, checksum(payload, plen));
-    if (st == OG_OK) st = og_buf_append_u64le(out, 0);
-    if (st == OG_OK) st = og_buf_append(out, payload, plen);
+    if (st == OG_OK) st = og_buf_append_u64le(out, body.len);
+    if (st == OG_OK) st = og_buf_append_u64le(out, checksum(body.data, body.len));
+    if (st == OG_OK) st = og_buf_append_u64le(out, plen); /* the graph's bytes */
+    if (st == OG_OK) st = og_buf_append(out, body.data, body.len);
     if (st == OG_OK) st = og_buf_append(out, ANN_TRAILER, 8);
-    free(payload);
+    og_buf_free(&body);
     return st;
 }
 
@@ -168,21 +200,42 @@ static uint32_t ld32(const uint8_t *p)
     return v;
 }
 
-/* The upper-level lists of point id (level >= 1), or NULL when it has none (binary search). */
-static const og_ann_upper *upper_of(const og_ann *a, uint32_t id)
+/* The upper-level lists of point id (level >= 1) into *u: 1, or 0 when it has none (binary
+ * search), or -1 when format 2's table names lists its graph does not hold (damage).  Format
+ * 2's entries are checked here, when a search reads them, not at open: the offset lies in the
+ * level table, the lists fit in the graph, and the size before them is the one the entry says. */
+static int upper_of(const og_ann *a, uint32_t id, og_ann_upper *u)
 {
     size_t lo = 0, hi = a->nup;
+    if (!a->uptab) {
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (a->up[mid].id < id) lo = mid + 1;
+            else hi = mid;
+        }
+        if (lo == a->nup || a->up[lo].id != id) return 0;
+        *u = a->up[lo];
+        return 1;
+    }
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (a->up[mid].id < id) lo = mid + 1;
+        if (ld32(a->uptab + mid * ANN_UP_ENTRY) < id) lo = mid + 1;
         else hi = mid;
     }
-    return lo < a->nup && a->up[lo].id == id ? &a->up[lo] : NULL;
+    if (lo == a->nup || ld32(a->uptab + lo * ANN_UP_ENTRY) != id) return 0;
+    const uint8_t *e = a->uptab + lo * ANN_UP_ENTRY;
+    uint32_t level = ld32(e + 4);
+    uint64_t off = og_load_u64le(e + 8);
+    if (level == 0 || level > (uint32_t)a->maxlevel || off < a->levels + 4 || off > a->glen ||
+        (a->glen - off) / a->links < level || ld32(a->graph + off - 4) != level * a->links)
+        return -1;
+    *u = (og_ann_upper){id, level, a->graph + off};
+    return 1;
 }
 
-/* Parses the graph header and the level table of g[0..glen); everything else is checked when a
- * search reads it. */
-static og_status parse_graph(og_ann *a, const uint8_t *g, size_t glen)
+/* Parses the graph header of g[0..glen) and, without a table of upper levels (format 1, or
+ * `walk`), walks its level table into a->up; everything else is checked when a search reads it. */
+static og_status parse_graph(og_ann *a, const uint8_t *g, size_t glen, int walk)
 {
     size_t at = 0, off0, maxel, cur, sdpe, laboff, offdata, maxM, maxM0, M, efc;
     int maxlevel;
@@ -221,6 +274,16 @@ static og_status parse_graph(og_ann *a, const uint8_t *g, size_t glen)
     a->ep = ep;
     a->data0 = g + at;
     at += cur * sdpe;
+    a->graph = g;
+    a->glen = glen;
+    a->levels = at;
+    og_ann_upper e;
+    if (!walk) { /* format 2: the table is read in place, entry by entry, as searches need it */
+        int has = upper_of(a, ep, &e);
+        if (has < 0 || (has ? (int)e.level : 0) != maxlevel)
+            return og_err(OG_ERR_CORRUPT, "vector index: the entry point is not at the top level");
+        return OG_OK;
+    }
     /* the level table: per point a u32 byte size (level x links), then its lists */
     size_t cap = 0;
     for (size_t i = 0; i < cur; i++) {
@@ -242,8 +305,8 @@ static og_status parse_graph(og_ann *a, const uint8_t *g, size_t glen)
         at += size;
     }
     if (at != glen) return og_err(OG_ERR_CORRUPT, "vector index: bytes after the level table");
-    const og_ann_upper *e = upper_of(a, ep);
-    if ((e ? (int)e->level : 0) != maxlevel) return og_err(OG_ERR_CORRUPT, "vector index: the entry point is not at the top level");
+    if ((upper_of(a, ep, &e) ? (int)e.level : 0) != maxlevel)
+        return og_err(OG_ERR_CORRUPT, "vector index: the entry point is not at the top level");
     return OG_OK;
 }
 
@@ -254,11 +317,13 @@ static og_status open_at(og_ann **out, const uint8_t *p, size_t len, uint8_t *ow
     *out = NULL;
     if (len < ANN_HEADER + 8 || memcmp(p, ANN_MAGIC, 8) != 0)
         return og_err(OG_ERR_CORRUPT, "vector index: not a vector index file (%zu bytes)", len);
-    if (og_load_u32le(p + 8) != ANN_FORMAT) return og_err(OG_ERR_CORRUPT, "vector index: format %u is not supported", og_load_u32le(p + 8));
+    uint32_t format = og_load_u32le(p + 8);
+    if (format != 1 && format != ANN_FORMAT) return og_err(OG_ERR_CORRUPT, "vector index: format %u is not supported", format);
     uint32_t dim = og_load_u32le(p + 12);
     uint64_t rows = og_load_u64le(p + 16), count = og_load_u64le(p + 24), plen = og_load_u64le(p + 40);
+    uint64_t glen = format == 1 ? plen : og_load_u64le(p + 56);
     if (dim == 0 || dim > (1u << 20) || count > rows || rows >= UINT32_MAX || plen != len - ANN_HEADER - 8 ||
-        memcmp(p + len - 8, ANN_TRAILER, 8) != 0)
+        memcmp(p + len - 8, ANN_TRAILER, 8) != 0 || glen > plen || (plen - glen) % ANN_UP_ENTRY != 0)
         return og_err(OG_ERR_CORRUPT, "vector index: the file is damaged (%zu bytes)", len);
     og_ann *a = calloc(1, sizeof *a);
     if (!a) return og_err(OG_ERR_NOMEM, "vector index: out of memory");
@@ -267,7 +332,11 @@ static og_status open_at(og_ann **out, const uint8_t *p, size_t len, uint8_t *ow
     a->count = count;
     a->dim = dim;
     a->dist = og_vec_l2sq_kernel();
-    og_status st = parse_graph(a, p + ANN_HEADER, (size_t)plen);
+    if (format != 1) {
+        a->uptab = p + ANN_HEADER + glen;
+        a->nup = (size_t)((plen - glen) / ANN_UP_ENTRY);
+    }
+    og_status st = parse_graph(a, p + ANN_HEADER, (size_t)glen, format == 1);
     if (st != OG_OK) {
         og_ann_free(a);
         return st;
@@ -389,9 +458,9 @@ static og_status graph_search(og_ann *a, const float *q, size_t k, size_t ef, ui
     for (int l = a->maxlevel; l >= 1; l--) {
         for (int changed = 1; changed;) {
             changed = 0;
-            const og_ann_upper *u = upper_of(a, cur);
-            if (!u || (int)u->level < l) return damaged(a);
-            const uint8_t *list = u->lists + (size_t)(l - 1) * a->links;
+            og_ann_upper u;
+            if (upper_of(a, cur, &u) != 1 || (int)u.level < l) return damaged(a);
+            const uint8_t *list = u.lists + (size_t)(l - 1) * a->links;
             uint32_t head = ld32(list);
             if ((head >> 16) != 0 || (head & 0xffff) > a->maxM) return damaged(a);
             for (uint32_t j = 0; j < (head & 0xffff); j++) {
@@ -491,14 +560,25 @@ og_status og_ann_search(og_ann *a, const float *q, size_t k, size_t ef, uint32_t
 
 og_status og_ann_check(const uint8_t *p, size_t len, uint64_t rows)
 {
-    if (len < ANN_HEADER + 8 || memcmp(p, ANN_MAGIC, 8) != 0 || og_load_u32le(p + 8) != ANN_FORMAT || og_load_u32le(p + 12) == 0 ||
+    if (len < ANN_HEADER + 8 || memcmp(p, ANN_MAGIC, 8) != 0 ||
+        (og_load_u32le(p + 8) != 1 && og_load_u32le(p + 8) != ANN_FORMAT) || og_load_u32le(p + 12) == 0 ||
         og_load_u64le(p + 40) != len - ANN_HEADER - 8 || memcmp(p + len - 8, ANN_TRAILER, 8) != 0 ||
         checksum(p + ANN_HEADER, len - ANN_HEADER - 8) != og_load_u64le(p + 48))
         return og_err(OG_ERR_CORRUPT, "vector index: the file is damaged or not a vector index (%zu bytes)", len);
     if (og_load_u64le(p + 16) != rows)
         return og_err(OG_ERR_CORRUPT, "vector index: the file has %llu rows, the data file %llu",
                       (unsigned long long)og_load_u64le(p + 16), (unsigned long long)rows);
-    return OG_OK;
+    if (og_load_u32le(p + 8) == 1) return OG_OK;
+    /* format 2: the table of upper levels is the one the graph's level table gives */
+    uint64_t plen = og_load_u64le(p + 40), glen = og_load_u64le(p + 56), count = og_load_u64le(p + 24);
+    if (glen > plen || count >= UINT32_MAX || og_load_u32le(p + 12) > (1u << 20))
+        return og_err(OG_ERR_CORRUPT, "vector index: the file is damaged (%zu bytes)", len);
+    og_buf want = OG_BUF_INIT;
+    og_status st = upper_table(og_load_u32le(p + 12), (size_t)count, p + ANN_HEADER, (size_t)glen, &want);
+    if (st == OG_OK && (want.len != plen - glen || (want.len && memcmp(want.data, p + ANN_HEADER + glen, want.len) != 0)))
+        st = og_err(OG_ERR_CORRUPT, "vector index: the table of upper levels does not match the graph");
+    og_buf_free(&want);
+    return st; /* parse_graph's OG_ERR_CORRUPT (a damaged graph) or OG_ERR_NOMEM */
 }
 
 /* ---- the process-wide cache of opened indexes ----------------------------------------------

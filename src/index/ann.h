@@ -10,24 +10,29 @@
  * The graph is an HNSW (built by vec/hnsw.h, hnswlib) over the non-null vectors of the file,
  * labelled by PHYSICAL row offset (deleted rows included), with the squared-L2 metric of exact
  * search.  It is searched in place, from the file's mapping, by ann.c's own bounds-checked
- * search (hnswlib's algorithm): opening costs the header and the small level table, not a
- * pass over the file, so a fresh process answers its first query without loading every graph.
+ * search (hnswlib's algorithm): opening costs the header, not a pass over the file, so a fresh process answers its first query without loading every graph.
  *
  * Store key (index/index.h og_index_file_key): `_index/<table dir>/<data file name without
  * .lance>/vector-<field id>.v1`.  Written once with put_if_absent by `omnigraph index build`:
  * a crash leaves no file or a whole one.
  *
  * File layout (little-endian):
- *   header (64 bytes): "OGANNHNS", u32 format 1, u32 dim, u64 rows (physical rows of the
+ *   header (64 bytes): "OGANNHNS", u32 format 2, u32 dim, u64 rows (physical rows of the
  *     file), u64 count (indexed vectors), u32 M, u32 efConstruction, u64 payload bytes,
- *     u64 payload checksum, u64 0
- *   payload: hnswlib's serialisation
+ *     u64 payload checksum, u64 graph bytes
+ *   payload: hnswlib's serialisation (the graph bytes), then the table of upper levels: one
+ *     entry (u32 point id, u32 level, u64 offset of its lists in the graph) per point above
+ *     level 0, by id — so opening reads this table in place instead of walking the graph's
+ *     level table (one variable-length entry per point)
  *   trailer: "OGANNEND"
- * Opening checks the magic, sizes, trailer, the graph's layout and its level table; a search
- * checks every neighbour list and label it reads.  So a damaged or foreign file is
+ * Format 1 (written before; still read) has no table (payload = graph, last header field 0):
+ * its opening walks the level table.
+ * Opening checks the magic, sizes, trailer, the graph's layout and the entry point's table
+ * entry; a search checks every table entry, neighbour list and label it reads.  So a damaged or foreign file is
  * OG_ERR_CORRUPT (the reader then scans that data file exactly) or, for damage no check can
  * see, poorer candidates (whose distances the reader recomputes exactly) — never a read out
- * of bounds.  The payload checksum is verified by og_ann_check (index build and status).
+ * of bounds.  The payload checksum, and that the table is the graph's, are verified by
+ * og_ann_check (index build and status).
  *
  * Thread safety: an opened index is immutable; og_ann_search may run on one index from many
  * threads at once.  The cache is thread-safe.
@@ -60,7 +65,8 @@ og_status og_ann_encode(const og_vector *vecs, og_buf *out);
 og_status og_ann_build(og_table *t, const og_manifest *m, const og_fragment *f, int32_t field, og_buf *out);
 
 /* OG_OK when p[0..len) is a whole index file for a data file of `rows` physical rows
- * (header, sizes, trailer, checksum); OG_ERR_CORRUPT otherwise. */
+ * (header, sizes, trailer, checksum; format 2: its table of upper levels is the graph's);
+ * OG_ERR_CORRUPT otherwise, OG_ERR_NOMEM. */
 og_status og_ann_check(const uint8_t *p, size_t len, uint64_t rows);
 
 /* The index kind "vector" of index/index.h (files `vector-<field id>.v1`). */

@@ -60,12 +60,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         og_ann_free(a);
     }
     og_error_clear();
-    /* 2. the hnswlib payload behind the envelope (64-byte header, 8-byte trailer) */
+    /* 2. the hnswlib payload behind the envelope (64-byte header, 8-byte trailer; format 2:
+     * the graph is the payload's first u64 at 56 bytes, a table of upper levels follows) */
     if (size >= 72) {
         uint32_t dim = og_load_u32le(p + 12);
-        if (dim >= 1 && dim <= MAX_DIM) {
+        uint64_t glen = og_load_u32le(p + 8) == 2 ? og_load_u64le(p + 56) : size - 72;
+        if (dim >= 1 && dim <= MAX_DIM && glen <= size - 72) {
             og_hnsw *h = NULL;
-            if (og_hnsw_load(&h, dim, p + 64, size - 72) == OG_HNSW_OK) {
+            if (og_hnsw_load(&h, dim, p + 64, (size_t)glen) == OG_HNSW_OK) {
                 uint64_t labels[16];
                 queries(dim, q, p, size);
                 sink += og_hnsw_count(h);

@@ -8,7 +8,9 @@
  * The in-place reader (ann.c) answers exactly what hnswlib answers on the same graph; damage
  * its open cannot see (neighbour ids, vectors) makes a search OG_ERR_CORRUPT — and the index
  * refused from then on — or is caught by og_ann_check's checksum; searches and the cache run
- * from several threads at once.
+ * from several threads at once.  Format 2's table of upper levels (read in place at open,
+ * instead of walking the graph's level table) equals the walk (og_ann_check), a damaged entry
+ * is refused where it is read, and a format-1 file (no table) still answers the same.
  */
 #include <math.h>
 #include <pthread.h>
@@ -269,6 +271,8 @@ static void damaged_graphs_are_refused(void **state)
 #define FILE_HEADER 64
 #define GRAPH_HEADER 96
 #define ENTRY (4 * (2 * 16 + 1) + 4 * DIM + 8) /* M = 16: list, vector, label */
+/* The graph's bytes (format 2: the payload is the graph, then the table of upper levels). */
+static size_t graph_len(const og_buf *b) { return (size_t)og_load_u64le(b->data + 56); }
 
 static void same_answers_as_hnswlib(void **state)
 {
@@ -279,7 +283,7 @@ static void same_answers_as_hnswlib(void **state)
     og_buf b;
     og_ann *a = built(n, &raw, &v, &b);
     og_hnsw *h;
-    assert_int_equal(og_hnsw_load(&h, DIM, b.data + FILE_HEADER, b.len - FILE_HEADER - 8), OG_HNSW_OK);
+    assert_int_equal(og_hnsw_load(&h, DIM, b.data + FILE_HEADER, graph_len(&b)), OG_HNSW_OK);
     size_t same = 0, total = 0;
     for (int qi = 0; qi < 60; qi++) {
         float q[DIM];
@@ -331,14 +335,14 @@ static void damage_inside_the_graph(void **state)
     assert_int_equal(og_ann_check(b.data, b.len, n), OG_ERR_CORRUPT);
     level0[5 * ENTRY + 4 * (2 * 16 + 1) + 2] ^= 0x10;
     OK(og_ann_check(b.data, b.len, n));
-    /* the level table: a size that is not a whole number of lists */
+    /* the level table: a size that is not a whole number of lists.  Opening reads the table of
+     * upper levels, not this walk, so og_ann_check finds it */
     uint8_t *levels = level0 + count * ENTRY;
     uint32_t keep;
     memcpy(&keep, levels, 4);
     uint32_t bad = 7;
     memcpy(levels, &bad, 4);
-    assert_int_equal(og_ann_open_bytes(&a, b.data, b.len), OG_ERR_CORRUPT);
-    assert_null(a);
+    assert_int_equal(og_ann_check(b.data, b.len, n), OG_ERR_CORRUPT);
     memcpy(levels, &keep, 4);
     /* every level-0 list names a point that does not exist: the search says so, and the index
      * is refused from then on */
@@ -363,6 +367,106 @@ static void damage_inside_the_graph(void **state)
     OK(og_ann_open_bytes(&a, b.data, b.len));
     assert_int_equal(og_ann_search(a, raw, 10, 0, offs, ds, &got), OG_ERR_CORRUPT);
     og_ann_free(a);
+    og_buf_free(&b);
+    og_vector_free(&v);
+    free(raw);
+}
+
+/* Format 2's table of upper levels (u32 id, u32 level, u64 offset; after the graph): it is the
+ * graph's own (og_ann_check walks the level table and compares), an entry that points outside
+ * the level table or at lists of another size is refused where it is read (the entry point's
+ * at open, the others when a search descends through them), and a format-1 file — the same
+ * graph without the table — opens by walking and gives the same answers. */
+static void table_of_upper_levels(void **state)
+{
+    (void)state;
+    size_t n = 3000;
+    float *raw;
+    og_vector v;
+    og_buf b;
+    og_ann *a = built(n, &raw, &v, &b);
+    assert_int_equal(og_load_u32le(b.data + 8), 2);
+    size_t glen = graph_len(&b), plen = (size_t)og_load_u64le(b.data + 40), count = n - (n + 3) / 7;
+    assert_true(glen < plen && (plen - glen) % 16 == 0);
+    size_t nup = (plen - glen) / 16;
+    assert_true(nup > 0 && nup < count / 4); /* about 1 in M points has upper levels */
+    OK(og_ann_check(b.data, b.len, n));
+    uint8_t *tab = b.data + FILE_HEADER + glen;
+    /* ids ascending, offsets inside the graph after level 0 */
+    for (size_t i = 0; i < nup; i++) {
+        if (i) assert_true(og_load_u32le(tab + i * 16) > og_load_u32le(tab + (i - 1) * 16));
+        assert_true(og_load_u32le(tab + i * 16 + 4) >= 1);
+        assert_true(og_load_u64le(tab + i * 16 + 8) > GRAPH_HEADER + count * ENTRY);
+        assert_true(og_load_u64le(tab + i * 16 + 8) < glen);
+    }
+    /* the answers of the format-1 twin: drop the table, format 1, payload = graph, field 0 */
+    og_buf one = OG_BUF_INIT;
+    OK(og_buf_append(&one, b.data, FILE_HEADER + glen));
+    OK(og_buf_append(&one, b.data + b.len - 8, 8));
+    uint32_t f1 = 1;
+    uint64_t g64 = glen, zero = 0;
+    memcpy(one.data + 8, &f1, 4);
+    memcpy(one.data + 40, &g64, 8);
+    memcpy(one.data + 56, &zero, 8);
+    og_ann *a1;
+    OK(og_ann_open_bytes(&a1, one.data, one.len));
+    for (int qi = 0; qi < 30; qi++) {
+        float q[DIM];
+        for (int d = 0; d < DIM; d++) q[d] = raw[(size_t)qi * 61 * DIM + d] + nrand() * 0.5f;
+        uint32_t o2[10], o1[10];
+        float d2[10], d1[10];
+        size_t g2, g1;
+        OK(og_ann_search(a, q, 10, 0, o2, d2, &g2));
+        OK(og_ann_search(a1, q, 10, 0, o1, d1, &g1));
+        assert_int_equal(g2, 10);
+        assert_int_equal(g1, g2);
+        assert_memory_equal(o1, o2, sizeof o1);
+    }
+    og_ann_free(a1);
+    og_buf_free(&one);
+    og_ann_free(a);
+    /* the entry point's entry (the last id at the top level) damaged: refused at open */
+    uint32_t top = 0;
+    for (size_t i = 0; i < nup; i++)
+        if (og_load_u32le(tab + i * 16 + 4) > top) top = og_load_u32le(tab + i * 16 + 4);
+    size_t ep = nup;
+    uint32_t ep_id = og_load_u32le(b.data + FILE_HEADER + 52);
+    for (size_t i = 0; i < nup; i++)
+        if (og_load_u32le(tab + i * 16) == ep_id) ep = i;
+    assert_true(ep < nup);
+    assert_int_equal(og_load_u32le(tab + ep * 16 + 4), top);
+    uint8_t keep[16];
+    memcpy(keep, tab + ep * 16, 16);
+    uint64_t far = glen + 4;
+    memcpy(tab + ep * 16 + 8, &far, 8); /* past the graph */
+    assert_int_equal(og_ann_open_bytes(&a, b.data, b.len), OG_ERR_CORRUPT);
+    assert_null(a);
+    uint64_t early = GRAPH_HEADER; /* inside level 0, not the level table */
+    memcpy(tab + ep * 16 + 8, &early, 8);
+    assert_int_equal(og_ann_open_bytes(&a, b.data, b.len), OG_ERR_CORRUPT);
+    uint32_t lower = top - 1 ? top - 1 : 2; /* a level its lists' size does not have */
+    memcpy(tab + ep * 16 + 4, &lower, 4);
+    memcpy(tab + ep * 16 + 8, keep + 8, 8);
+    assert_int_equal(og_ann_open_bytes(&a, b.data, b.len), OG_ERR_CORRUPT);
+    assert_int_equal(og_ann_check(b.data, b.len, n), OG_ERR_CORRUPT); /* (its checksum, first) */
+    memcpy(tab + ep * 16, keep, 16);
+    /* every other entry points at the entry point's lists: opens (the entry point is right),
+     * and a search descending through any of them is refused, from then on */
+    for (size_t i = 0; i < nup; i++)
+        if (i != ep) memcpy(tab + i * 16 + 8, keep + 8, 8);
+    OK(og_ann_open_bytes(&a, b.data, b.len));
+    int refused = 0;
+    for (int qi = 0; qi < 30 && !refused; qi++) {
+        uint32_t o[10];
+        float d[10];
+        size_t g;
+        og_status st = og_ann_search(a, raw + (size_t)qi * 97 * DIM, 10, 0, o, d, &g);
+        assert_true(st == OG_OK || st == OG_ERR_CORRUPT);
+        refused = st == OG_ERR_CORRUPT;
+    }
+    assert_true(refused);
+    og_ann_free(a);
+    assert_int_equal(og_ann_check(b.data, b.len, n), OG_ERR_CORRUPT);
     og_buf_free(&b);
     og_vector_free(&v);
     free(raw);
@@ -490,6 +594,7 @@ int main(void)
         cmocka_unit_test(round_trips_through_a_store),
         cmocka_unit_test(same_answers_as_hnswlib),
         cmocka_unit_test(damage_inside_the_graph),
+        cmocka_unit_test(table_of_upper_levels),
         cmocka_unit_test(concurrent_searches),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
