@@ -11,11 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compiler/catalog.h"
 #include "util/error.h"
 
 typedef struct opt_ctx {
     og_engine *e;
     uint64_t target;
+    int target_given;   /* og_optimize_opts.target_rows was set: it holds for every table */
+    const og_catalog *cat; /* the base commit's schema (for the vector cap), during an attempt */
     size_t tiered; /* og_optimize_opts.tiered */
     og_optimize_report rep; /* of the attempt that publishes */
     void (*hook)(int attempt, void *arg); /* og_optimize_opts.attempt_hook */
@@ -23,7 +26,35 @@ typedef struct opt_ctx {
 } opt_ctx;
 
 /* Plans and stages the groups of one table; *changed 0 leaves the table alone. */
+/* Whether the table in `dir` is a node type's with an ANN-indexed (Vector) property. */
+static int has_vector_index(const og_catalog *cat, const char *dir)
+{
+    for (size_t n = 0; cat && n < cat->nnodes; n++) {
+        char buf[256];
+        if (strcmp(og_cat_type_table_dir(&cat->nodes[n], buf, sizeof buf), dir)) continue;
+        for (size_t k = 0; k < cat->nodes[n].nprops; k++)
+            if (cat->nodes[n].props[k].index == OG_INDEX_VECTOR) return 1;
+    }
+    return 0;
+}
+
+static og_status optimize_table_to(opt_ctx *c, const og_table_ref *ref, og_commit_draft *d);
+
 static og_status optimize_table(opt_ctx *c, const og_table_ref *ref, og_commit_draft *d)
+{
+    /* One ANN graph per data file (index/ann.h): a graph of a million points misses a fifth of
+     * the true top-10 at the default beam where 65,536-point graphs (a load's files) miss under
+     * 1% (docs/benchmarks.md "Search defaults"), so the default target stops a vector table's
+     * data files at that size — compaction still folds small writes together. */
+    uint64_t saved = c->target;
+    if (!c->target_given && c->target > OG_OPTIMIZE_VECTOR_TARGET_ROWS && has_vector_index(c->cat, ref->dir))
+        c->target = OG_OPTIMIZE_VECTOR_TARGET_ROWS;
+    og_status st = optimize_table_to(c, ref, d);
+    c->target = saved;
+    return st;
+}
+
+static og_status optimize_table_to(opt_ctx *c, const og_table_ref *ref, og_commit_draft *d)
 {
     og_table *tab;
     OG_TRY(og_table_open(&tab, og_engine_store(c->e), ref->dir));
@@ -126,8 +157,12 @@ static og_status optimize_attempt(void *vctx, og_graph *g, const og_snapshot *ba
     opt_ctx *c = vctx;
     memset(&c->rep, 0, sizeof c->rep); /* a re-run after a lost publish starts over */
     const og_commit *cm = og_snapshot_commit(base);
-    og_status st = OG_OK;
+    og_read *r = NULL;
+    og_status st = c->target_given ? OG_OK : og_read_begin_at(&r, c->e, base);
+    c->cat = r ? og_read_catalog(r) : NULL;
     for (size_t i = 0; st == OG_OK && i < cm->ntables; i++) st = optimize_table(c, &cm->tables[i], d);
+    c->cat = NULL;
+    if (r) og_read_end(r);
     if (st != OG_OK) return st;
     if (!c->rep.tables) {
         og_draft_set_noop(d);
@@ -151,6 +186,7 @@ og_status og_engine_optimize(og_engine *e, const og_optimize_opts *opts, og_opti
     memset(&c, 0, sizeof c);
     c.e = e;
     c.target = opts && opts->target_rows ? opts->target_rows : OG_OPTIMIZE_TARGET_ROWS;
+    c.target_given = opts && opts->target_rows;
     c.tiered = opts ? opts->tiered : 0;
     c.hook = opts ? opts->attempt_hook : NULL;
     c.hook_arg = opts ? opts->attempt_hook_arg : NULL;

@@ -35,13 +35,17 @@
 #include "engine/engine.h"
 
 #define OG_OPTIMIZE_TARGET_ROWS ((uint64_t)1 << 20)
+/* The default target of a node table with a Vector property: its data files (one ANN graph
+ * each) stay at a load's flush size, where the default search beam keeps recall (optimize.c). */
+#define OG_OPTIMIZE_VECTOR_TARGET_ROWS ((uint64_t)65536)
 #define OG_AUTO_OPTIMIZE_FRAGMENTS 16
 #define OG_AUTO_OPTIMIZE_SMALL_ROWS ((uint64_t)65536)
 #define OG_AUTO_OPTIMIZE_FACTOR 4
 
 typedef struct og_optimize_opts {
     const char *branch;       /* NULL = "main" */
-    uint64_t target_rows;     /* 0 = OG_OPTIMIZE_TARGET_ROWS */
+    uint64_t target_rows;     /* 0 = OG_OPTIMIZE_TARGET_ROWS (OG_OPTIMIZE_VECTOR_TARGET_ROWS for a
+                               * node table with a Vector property) */
     const char *expected_head;/* may be NULL */
     size_t tiered;            /* > 0: only tables with more than this many fragments under
                                * target_rows, and only their newest run (the automatic policy) */

@@ -442,6 +442,48 @@ static void optimize_builds_the_indexes(void **state)
     setenv("OG_AUTO_OPTIMIZE_FRAGMENTS", "16", 1);
 }
 
+/* ---- a vector table's data files stay the size of one good ANN graph ----------------------- */
+
+/* Two load files of 35,000 rows per type: optimize folds the Tag files into one, and leaves
+ * the Item files (a Vector property: one ANN graph per data file) as they are — together they
+ * would pass OG_OPTIMIZE_VECTOR_TARGET_ROWS (65,536), the size past which a graph's recall at
+ * the default beam falls (docs/indexes.md "Compaction and vector recall"). */
+static void vector_tables_keep_data_files_of_ann_size(void **state)
+{
+    (void)state;
+    char dir[64] = "/tmp/og-optimize-vec-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char uri[96], data[96];
+    snprintf(uri, sizeof uri, "%s/g", dir);
+    snprintf(data, sizeof data, "%s/in.jsonl", dir);
+    static const char *VS = "node Item { slug: String @key  emb: Vector(2)? @index }\nnode Tag { name: String @key }\n";
+    FILE *f = fopen(data, "w");
+    assert_non_null(f);
+    for (int i = 0; i < 70000; i++) fprintf(f, "{\"type\":\"Item\",\"data\":{\"slug\":\"i%d\"}}\n", i);
+    for (int i = 0; i < 70000; i++) fprintf(f, "{\"type\":\"Tag\",\"data\":{\"name\":\"t%d\"}}\n", i);
+    fclose(f);
+    setenv("OG_AUTO_OPTIMIZE_FRAGMENTS", "0", 1);
+    setenv("OG_LOAD_FLUSH_ROWS", "35000", 1);
+    og_db *db;
+    assert_int_equal(og_db_init(&db, uri, "s.pg", VS, strlen(VS), NULL), OG_OK);
+    og_load_opts lo = {.mode = OG_LOAD_OVERWRITE};
+    og_receipt rc;
+    if (og_db_load(&rc, db, data, &lo) != OG_OK) fail_msg("load: %s", og_error_message());
+    unsetenv("OG_LOAD_FLUSH_ROWS");
+    og_optimize_result o;
+    assert_int_equal(og_db_optimize(&o, db, NULL, NULL), OG_OK);
+    assert_int_equal(o.published, 1);
+    assert_int_equal(o.tables, 1); /* Tag only */
+    assert_int_equal(o.fragments_before, 2);
+    assert_int_equal(o.fragments_after, 1);
+    assert_int_equal(o.rows_rewritten, 70000);
+    og_db_close(db);
+    setenv("OG_AUTO_OPTIMIZE_FRAGMENTS", "16", 1);
+    char cmd[160];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -450,6 +492,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(optimize_merges_and_drops_deleted_rows, setup, teardown),
         cmocka_unit_test_setup_teardown(a_crash_during_optimize_leaves_old_or_new, setup, teardown),
         cmocka_unit_test_setup_teardown(optimize_builds_the_indexes, setup_ix, teardown),
+        cmocka_unit_test(vector_tables_keep_data_files_of_ann_size),
         cmocka_unit_test_setup_teardown(optimize_writes_the_graph_indexes_of_the_head, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
