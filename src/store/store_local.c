@@ -6,6 +6,7 @@
  *   put_if_absent  write <dir>/.tmp-<uuid>, fsync it, link() it to the key — link never
  *                  replaces an existing name, so exactly one racer succeeds and every other
  *                  gets EEXIST — then unlink the temp and fsync <dir>
+ *   put_unsynced   put without either fsync (a hint nobody needs to survive a crash)
  * Parent directories are created on demand (the parent of each new directory is fsynced so
  * the directory entry itself survives a crash).  A crash can leave ".tmp-" files behind; they
  * are never returned by list() and key rules forbid keys that look like them, so they are
@@ -355,10 +356,11 @@ static og_status local_map(og_store *st, const char *key, og_mapping **out)
 
 /* ---- writes ------------------------------------------------------------------------------- */
 
-/* Writes `data` to a fresh temp file beside `path` (path = "<root><key>") and fsyncs it.
- * Creates missing parent directories.  *tmp_out is malloc'd; on error nothing is left. */
+/* Writes `data` to a fresh temp file beside `path` (path = "<root><key>") and fsyncs it
+ * (unless !sync).  Creates missing parent directories.  *tmp_out is malloc'd; on error
+ * nothing is left. */
 static og_status write_temp(local_store *ls, char *path, const char *key, const void *data,
-                            size_t len, char **tmp_out)
+                            size_t len, int sync, char **tmp_out)
 {
     char *slash = strrchr(path, '/'); /* always present: path starts with the root's '/' */
     size_t dir_len = (size_t)(slash - path) + 1;
@@ -394,7 +396,7 @@ static og_status write_temp(local_store *ls, char *path, const char *key, const 
     }
     s = write_all(fd, data, len, key, tmp);
     if (s == OG_OK) og_fault_point("store.put.after_write");
-    if (s == OG_OK && fsync(fd) != 0) s = og_err_errno(errno, "store key \"%s\": fsync %s", key, tmp);
+    if (s == OG_OK && sync && fsync(fd) != 0) s = og_err_errno(errno, "store key \"%s\": fsync %s", key, tmp);
     if (close(fd) != 0 && s == OG_OK) s = og_err_errno(errno, "store key \"%s\": close %s", key, tmp);
     if (s != OG_OK) {
         unlink(tmp); /* best effort; a leftover temp is invisible anyway */
@@ -405,12 +407,12 @@ static og_status write_temp(local_store *ls, char *path, const char *key, const 
     return OG_OK;
 }
 
-static og_status local_put(og_store *st, const char *key, const void *data, size_t len)
+static og_status put_file(og_store *st, const char *key, const void *data, size_t len, int sync)
 {
     local_store *ls = L(st);
     char *path = NULL, *tmp = NULL;
     OG_TRY(key_path(ls, key, &path));
-    og_status s = write_temp(ls, path, key, data, len, &tmp);
+    og_status s = write_temp(ls, path, key, data, len, sync, &tmp);
     if (s != OG_OK) {
         free(path);
         return s;
@@ -420,7 +422,7 @@ static og_status local_put(og_store *st, const char *key, const void *data, size
         int e = errno;
         unlink(tmp);
         s = og_err_errno(e, "store key \"%s\": rename temp onto key", key);
-    } else {
+    } else if (sync) {
         s = fsync_parent(path, key);
     }
     free(tmp);
@@ -428,12 +430,24 @@ static og_status local_put(og_store *st, const char *key, const void *data, size
     return s;
 }
 
+static og_status local_put(og_store *st, const char *key, const void *data, size_t len)
+{
+    return put_file(st, key, data, len, 1);
+}
+
+/* store.h og_store_put_unsynced: put without its fsyncs.  The rename still makes the object
+ * appear whole to every reader while the machine runs; a crash may lose it. */
+static og_status local_put_unsynced(og_store *st, const char *key, const void *data, size_t len)
+{
+    return put_file(st, key, data, len, 0);
+}
+
 static og_status local_put_if_absent(og_store *st, const char *key, const void *data, size_t len)
 {
     local_store *ls = L(st);
     char *path = NULL, *tmp = NULL;
     OG_TRY(key_path(ls, key, &path));
-    og_status s = write_temp(ls, path, key, data, len, &tmp);
+    og_status s = write_temp(ls, path, key, data, len, 1, &tmp);
     if (s != OG_OK) {
         free(path);
         return s;
@@ -805,6 +819,7 @@ static const og_store_ops local_ops = {
     .stat = local_stat,
     .put = local_put,
     .put_if_absent = local_put_if_absent,
+    .put_unsynced = local_put_unsynced,
     .list = local_list,
     .delete = local_delete,
     .map = local_map,
