@@ -3,9 +3,10 @@
  *
  * A key maps to the file <root>/<key>.  Objects become visible only whole:
  *   put            write <dir>/.tmp-<uuid>, fsync it, rename() it onto the key, fsync <dir>
- *   put_if_absent  write <dir>/.tmp-<uuid>, fsync it, link() it to the key — link never
- *                  replaces an existing name, so exactly one racer succeeds and every other
- *                  gets EEXIST — then unlink the temp and fsync <dir>
+ *   put_if_absent  a name already there loses at once; else write <dir>/.tmp-<uuid>, fsync
+ *                  it, link() it to the key — link never replaces an existing name, so
+ *                  exactly one racer succeeds and every other gets EEXIST — then unlink
+ *                  the temp and fsync <dir>
  *   put_unsynced   put without either fsync (a hint nobody needs to survive a crash)
  * Parent directories are created on demand (the parent of each new directory is fsynced so
  * the directory entry itself survives a crash).  A crash can leave ".tmp-" files behind; they
@@ -447,6 +448,14 @@ static og_status local_put_if_absent(og_store *st, const char *key, const void *
     local_store *ls = L(st);
     char *path = NULL, *tmp = NULL;
     OG_TRY(key_path(ls, key, &path));
+    /* A name already taken loses without writing and flushing a temp file first (a writer
+     * probing for a free table version number meets several); link() below still decides
+     * every race this look misses. */
+    struct stat sb;
+    if (lstat(path, &sb) == 0) {
+        free(path);
+        return og_err(OG_ERR_ALREADY_EXISTS, "store key \"%s\" already exists", key);
+    }
     og_status s = write_temp(ls, path, key, data, len, 1, &tmp);
     if (s != OG_OK) {
         free(path);
