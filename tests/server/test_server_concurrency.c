@@ -4,8 +4,9 @@
  * write at once.  Every acknowledged (200) write must be in the graph afterwards, and
  * nothing unacknowledged may be (the store arbitrates; no lock, no lost update); then one of
  * two replicas is killed with SIGKILL mid-write and no acknowledged write is lost.  Writes to
- * different branches of one server run at once, not one after another.  Then an export
- * larger than the server's stream buffers, with the server's peak memory checked.
+ * different branches of one server run at once, not one after another, and merges into one
+ * target all land.  Then an export larger than the server's stream buffers, with the
+ * server's peak memory checked.
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -208,6 +209,64 @@ static void test_writes_to_different_branches_run_at_once(void **state)
         assert_null(strstr(r.body, k ? "t-par-0\"" : "t-par-1\"")); /* only its own */
         http_free(&r);
     }
+    assert_int_equal(srv_stop(&s), 0);
+}
+
+static int occurrences(const char *hay, const char *needle);
+
+typedef struct merge_job {
+    const srv *s;
+    char source[32];
+    long status;
+    char outcome[32];
+} merge_job;
+
+static void *merge_into_main(void *arg)
+{
+    merge_job *m = arg;
+    char body[128];
+    snprintf(body, sizeof body, "{\"source\":\"%s\",\"target\":\"main\"}", m->source);
+    http_resp r = post_json(m->s, NULL, "/graphs/g1/branches/merge", body);
+    m->status = r.status;
+    snprintf(m->outcome, sizeof m->outcome, "%s", r.json ? jstr(r.json, "outcome") ? jstr(r.json, "outcome") : "" : "");
+    if (r.status != 200) fprintf(stderr, "merge of %s: %ld %s\n", m->source, r.status, r.body);
+    http_free(&r);
+    return NULL;
+}
+
+/* Merges into one target wait for each other in the server (its write lock is the target
+ * branch's) instead of racing for main's next log entry: eight branches, one insert each,
+ * merged into main at once — every merge is answered 200, and main holds all eight rows. */
+static void test_merges_into_one_target_all_land(void **state)
+{
+    srv s;
+    const char *args[] = {"--graph", graph, "--bind", "127.0.0.1:0", "--unauthenticated", NULL};
+    assert_int_equal(srv_start(&s, logpath, args), 0);
+    merge_job m[8];
+    pthread_t th[8];
+    for (int k = 0; k < 8; k++) {
+        m[k] = (merge_job){&s, "", 0, ""};
+        snprintf(m[k].source, sizeof m[k].source, "mrg-%d", k);
+        char body[128];
+        snprintf(body, sizeof body, "{\"name\":\"%s\",\"from\":\"main\"}", m[k].source);
+        http_resp r = post_json(&s, NULL, "/graphs/g1/branches", body);
+        assert_int_equal(r.status, 200);
+        http_free(&r);
+        branch_write w = {&s, "", 0};
+        snprintf(w.branch, sizeof w.branch, "%s", m[k].source);
+        write_on_branch(&w);
+        assert_int_equal(w.status, 200);
+    }
+    for (int k = 0; k < 8; k++) pthread_create(&th[k], NULL, merge_into_main, &m[k]);
+    for (int k = 0; k < 8; k++) pthread_join(th[k], NULL);
+    for (int k = 0; k < 8; k++) assert_int_equal(m[k].status, 200);
+    char *titles = note_titles(&s);
+    for (int k = 0; k < 8; k++) {
+        char want[64];
+        snprintf(want, sizeof want, "|t-mrg-%d|", k);
+        assert_int_equal(occurrences(titles, want), 1);
+    }
+    free(titles);
     assert_int_equal(srv_stop(&s), 0);
 }
 
@@ -455,6 +514,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_one_server_eight_writers),
         cmocka_unit_test(test_two_servers_one_graph),
         cmocka_unit_test(test_writes_to_different_branches_run_at_once),
+        cmocka_unit_test(test_merges_into_one_target_all_land),
         cmocka_unit_test(test_replica_killed_mid_write),
         cmocka_unit_test(test_large_load_and_export),
     };
