@@ -205,8 +205,10 @@ static void hint_write(og_graph *g, const char *branch, uint64_t seq)
     if (!text) return;
     snprintf(body, sizeof body, "%s", text);
     free(text);
-    /* Best effort: a failed or lost hint only costs the next reader a list. */
-    (void)og_store_put(g->store, key, body, strlen(body));
+    /* Best effort, and not flushed: a failed, lost or (after a crash) torn hint only costs
+     * the next reader a list, so the publish's acknowledgement does not wait for its two
+     * fsyncs (docs/graph-authority.md §4). */
+    (void)og_store_put_unsynced(g->store, key, body, strlen(body));
 }
 
 /* ---- entry reads ------------------------------------------------------------------------ */

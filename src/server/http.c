@@ -177,10 +177,10 @@ og_status og_server_add_graph(og_server *s, const char *id, const char *uri)
     og_db_keep_heads(db, 1);
     og_served_graph *v = realloc(s->graphs, (s->ngraphs + 1) * sizeof *v);
     char *u = strdup(uri);
-    pthread_mutex_t *mu = malloc(sizeof *mu);
+    og_write_locks *mu = og_write_locks_new();
     if (!v || !u || !mu) {
         free(u);
-        free(mu);
+        og_write_locks_free(mu);
         if (v) s->graphs = v;
         og_db_close(db);
         return OG_ERR_NOMEM;
@@ -196,8 +196,7 @@ og_status og_server_add_graph(og_server *s, const char *id, const char *uri)
     snprintf(g->id, sizeof g->id, "%s", id);
     g->uri = u;
     g->db = db;
-    pthread_mutex_init(mu, NULL);
-    g->write_mu_p = mu;
+    g->locks = mu;
     s->ngraphs++;
     return OG_OK;
 }
@@ -231,8 +230,7 @@ void og_served_graph_release(og_served_graph *g)
 {
     og_db_close(g->db);
     free(g->uri);
-    pthread_mutex_destroy(g->write_mu_p);
-    free(g->write_mu_p);
+    og_write_locks_free(g->locks);
     og_stored_set_free(g->queries);
 }
 
@@ -1308,6 +1306,9 @@ static void run_request(void *item)
 {
     og_req *r = item;
     r->done = dispatch(r);
+    /* the write is over: its slot is free now, not when a connection thread (which may lag
+     * behind the workers under load) gets round to queueing the answer */
+    if (!r->mcp_job) og_req_admit_release(r);
     MHD_resume_connection(r->c);
 }
 

@@ -577,9 +577,10 @@ struct MHD_Response *og_run_mutation(og_req *r, const char *src, const char *nam
 {
     og_db_mutate_opts mo = {branch, NULL, cas};
     og_receipt rc;
-    pthread_mutex_lock(r->g->write_mu_p);
+    og_write_hold h;
+    og_write_lock(r->g->locks, branch, &h);
     og_status st = og_db_mutate_ex(&rc, r->g->db, src, strlen(src), name, params, &mo);
-    pthread_mutex_unlock(r->g->write_mu_p);
+    og_write_unlock(&h);
     if (st == OG_ERR_PRECONDITION_FAILED && cas) return precondition_failed(r, branch, cas);
     if (st) return og_resp_status(r, st);
     char qname[128];
@@ -741,9 +742,10 @@ static struct MHD_Response *run_load_as(og_req *r, const char *branch, const cha
     }
     og_load_opts lo = {.mode = mode, .branch = branch, .from = fork ? from : NULL, .expected_head = cas};
     og_receipt rc;
-    pthread_mutex_lock(r->g->write_mu_p);
+    og_write_hold h;
+    og_write_lock(r->g->locks, branch, &h);
     og_status st = csv ? og_db_load_csv(&rc, r->g->db, csv, 1, delimiter, &lo) : og_db_load(&rc, r->g->db, r->spool_path, &lo);
-    pthread_mutex_unlock(r->g->write_mu_p);
+    og_write_unlock(&h);
     if (st == OG_ERR_PRECONDITION_FAILED && cas) return precondition_failed(r, branch, cas);
     if (st) return og_resp_status(r, st);
     json_t *nodes = json_array(), *edges = json_array();
@@ -1142,9 +1144,10 @@ static struct MHD_Response *h_schema_apply(og_req *r)
     og_db_schema_apply_opts so = {NULL, NULL, loss, 1};
     og_receipt rc;
     char *plan_text = NULL;
-    pthread_mutex_lock(r->g->write_mu_p);
+    og_write_hold h;
+    og_write_lock(r->g->locks, "main", &h);
     og_status st = og_db_schema_apply_ex(&rc, &plan_text, r->g->db, "schema.pg", src, strlen(src), &so);
-    pthread_mutex_unlock(r->g->write_mu_p);
+    og_write_unlock(&h);
     if (st) {
         og_free(plan_text);
         return og_resp_status(r, st);
@@ -1200,10 +1203,11 @@ static struct MHD_Response *h_branch_create(og_req *r)
     struct MHD_Response *deny = og_req_authorize(r, OG_ACTION_READ, from, NULL);
     if (!deny) deny = og_req_authorize(r, OG_ACTION_BRANCH_CREATE, from, name);
     if (deny) return deny;
-    pthread_mutex_lock(r->g->write_mu_p);
+    og_write_hold h;
+    og_write_lock(r->g->locks, name, &h);
     og_db_branch_create_opts co = {OG_DB_BRANCH_CREATE_OPTS_VERSION, from, NULL, message};
     og_status st = og_db_branch_create_ex(NULL, r->g->db, name, &co);
-    pthread_mutex_unlock(r->g->write_mu_p);
+    og_write_unlock(&h);
     if (st) return og_resp_status(r, st);
     return og_resp_json(r, 200, json_pack("{s:s,s:s,s:s,s:o,s:o}", "uri", r->g->uri, "from", from, "name", name, "actor_id",
                                           str_or_null(r->actor), "message", message && *message ? json_string(message)
@@ -1215,9 +1219,10 @@ static struct MHD_Response *h_branch_delete(og_req *r)
     const char *name = r->path_branch;
     struct MHD_Response *deny = og_req_authorize(r, OG_ACTION_BRANCH_DELETE, NULL, name);
     if (deny) return deny;
-    pthread_mutex_lock(r->g->write_mu_p);
+    og_write_hold h;
+    og_write_lock(r->g->locks, name, &h);
     og_status st = og_db_branch_delete(r->g->db, name);
-    pthread_mutex_unlock(r->g->write_mu_p);
+    og_write_unlock(&h);
     if (st) return og_resp_status(r, st);
     return og_resp_json(r, 200,
                         json_pack("{s:s,s:s,s:o}", "uri", r->g->uri, "name", name, "actor_id", str_or_null(r->actor)));
@@ -1293,10 +1298,11 @@ static struct MHD_Response *h_branch_merge(og_req *r)
     if (deny) return deny;
     og_db_merge_opts mo = {source, target, NULL, 0};
     char *text = NULL;
-    pthread_mutex_lock(r->g->write_mu_p);
+    og_write_hold h;
+    og_write_lock(r->g->locks, target, &h); /* merges into one target wait for each other only */
     og_status st = dry ? og_db_branch_merge_dry_run(&text, r->g->db, &mo, &sg)
                        : og_db_branch_merge_ex(&text, r->g->db, &mo, &sg);
-    pthread_mutex_unlock(r->g->write_mu_p);
+    og_write_unlock(&h);
     json_t *j = parse_owned(text);
     if (st == OG_ERR_CONFLICT && json_object_get(j, "conflicts")) {
         char *snap_text = NULL;
@@ -1354,8 +1360,8 @@ static struct MHD_Response *h_branch_merge(og_req *r)
         if (pst || !d.allowed) {
             json_object_set_new(o, "branch_deleted", json_false());
             json_object_set_new(o, "branch_delete_error", json_string(pst ? "policy evaluation failed" : d.message));
-        } else if ((pthread_mutex_lock(r->g->write_mu_p), pst = og_db_branch_delete(r->g->db, source),
-                    pthread_mutex_unlock(r->g->write_mu_p), pst) != OG_OK) {
+        } else if ((og_write_lock(r->g->locks, source, &h), pst = og_db_branch_delete(r->g->db, source),
+                    og_write_unlock(&h), pst) != OG_OK) {
             json_object_set_new(o, "branch_deleted", json_false());
             json_object_set_new(o, "branch_delete_error", json_string(og_error_message()));
         } else {

@@ -105,7 +105,7 @@ struct MHD_Response *og_h_graph_create(og_req *r)
             og_err(st, "%s", msg);
         }
     }
-    pthread_mutex_t *mu = st ? NULL : malloc(sizeof *mu);
+    og_write_locks *mu = st ? NULL : og_write_locks_new();
     if (!st && !mu) {
         og_db_close(db);
         st = og_err(OG_ERR_NOMEM, "out of memory");
@@ -118,8 +118,7 @@ struct MHD_Response *og_h_graph_create(og_req *r)
         slot->uri = path;
         path = NULL;
         slot->db = db;
-        pthread_mutex_init(mu, NULL);
-        slot->write_mu_p = mu;
+        slot->locks = mu;
         slot->created = 1;
         if (slot == &s->graphs[s->ngraphs]) s->ngraphs++;
     }

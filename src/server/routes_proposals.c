@@ -106,9 +106,10 @@ struct MHD_Response *og_h_proposal_approve(og_req *r)
     if (!resp) resp = og_req_authorize(r, OG_ACTION_BRANCH_MERGE, source, target);
     if (resp) return resp;
     char *text = NULL;
-    pthread_mutex_lock(r->g->write_mu_p);
+    og_write_hold h;
+    og_write_lock(r->g->locks, target, &h); /* an approval is a merge into `target` */
     og_status st = og_db_proposal_approve(&text, r->g->db, r->name, &sg, cas);
-    pthread_mutex_unlock(r->g->write_mu_p);
+    og_write_unlock(&h);
     return answer(r, st, text);
 }
 

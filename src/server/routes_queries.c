@@ -234,14 +234,16 @@ static og_mcp_verdict mcp_authorize(void *ctx, const char *actor, const char *ac
     return no;
 }
 
-/* MCP writes take the graph's in-process write lock, like every other write route. */
+/* MCP writes take the graph's in-process write lock, like every other write route; the
+ * hook names no branch, so they take the whole graph (write_locks.c).  One tool call holds
+ * it at a time: the request's hold lives in the request. */
 static void mcp_write_lock(void *ctx, int lock)
 {
     og_req *r = ctx;
     if (lock)
-        pthread_mutex_lock(r->g->write_mu_p);
+        og_write_lock(r->g->locks, NULL, &r->write_hold);
     else
-        pthread_mutex_unlock(r->g->write_mu_p);
+        og_write_unlock(&r->write_hold);
 }
 
 /* MCP writes share the actor's concurrent-write budget with the write routes (§2.7): the

@@ -19,10 +19,10 @@ typedef struct og_served_graph {
     char id[65];
     char *uri;
     og_db *db;
-    /* Writes to one graph run one at a time in this process, so they do not spend the
-     * engine's publish retries racing each other; other processes still race through the
-     * store, which arbitrates. */
-    pthread_mutex_t *write_mu_p;
+    /* Writes to one branch run one at a time in this process, so they do not spend the
+     * engine's publish retries racing each other; writes to different branches run at once
+     * (write_locks.c).  Other processes still race through the store, which arbitrates. */
+    struct og_write_locks *locks;
     struct og_stored_set *queries; /* stored queries (cluster serving), or NULL */
     /* graphs created at run time (routes_graphs.c): only those may be deleted.  With --graph-dir
      * every request holds a reference on its graph (refs, under graphs_mu); a deleted graph is
@@ -30,6 +30,19 @@ typedef struct og_served_graph {
     int created, dead;
     unsigned refs;
 } og_served_graph;
+
+/* The per-branch write locks of a served graph (write_locks.c).  og_write_lock takes
+ * `branch`'s lock (NULL: the whole graph, waiting for every branch writer); the hold is
+ * the caller's storage, given back to og_write_unlock. */
+typedef struct og_write_locks og_write_locks;
+typedef struct og_write_hold {
+    og_write_locks *l;
+    void *b;
+} og_write_hold;
+og_write_locks *og_write_locks_new(void);
+void og_write_locks_free(og_write_locks *l);
+void og_write_lock(og_write_locks *l, const char *branch, og_write_hold *h);
+void og_write_unlock(og_write_hold *h);
 
 /* Graphs created at run time that one server holds at once (their slots are reused). */
 #define OG_SERVER_CREATED_MAX 256
@@ -241,6 +254,7 @@ struct og_req {
     struct og_mcp_job *mcp_job;  /* an MCP call streaming its notifications (mcp_stream.c) */
     char mcp_session[OG_MCP_SESSION_ID_LEN + 1]; /* the MCP session the request is in ("" = none) */
     og_mcp_running mcp_run;      /* its tools/call while it runs (id != NULL), cancellable */
+    og_write_hold write_hold;    /* an MCP tool call's write lock (routes_queries.c) */
 };
 
 /* ---- the query lanes' body, parsed flat (body.c) ---- */

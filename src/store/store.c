@@ -231,6 +231,16 @@ og_status og_store_put(og_store *st, const char *key, const void *data, size_t l
     return st->ops->put(st, key, data ? data : "", len);
 }
 
+og_status og_store_put_unsynced(og_store *st, const char *key, const void *data, size_t len)
+{
+    CHECK_STORE(st);
+    OG_TRY(og_store_key_check(key));
+    if (!data && len) return og_err(OG_ERR_INVALID, "put \"%s\": NULL data with length %zu", key, len);
+    journal_note(st, key);
+    if (!st->ops->put_unsynced) return st->ops->put(st, key, data ? data : "", len);
+    return st->ops->put_unsynced(st, key, data ? data : "", len);
+}
+
 og_status og_store_put_if_absent(og_store *st, const char *key, const void *data, size_t len)
 {
     CHECK_STORE(st);

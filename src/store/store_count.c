@@ -127,6 +127,15 @@ static og_status c_put(og_store *st, const char *key, const void *data, size_t l
     COUNTED(OG_STORE_REQ_PUT, key, in->ops->put(in, key, data, len));
 }
 
+#ifdef OG_STORE_PUT_UNSYNCED
+static og_status c_put_unsynced(og_store *st, const char *key, const void *data, size_t len)
+{
+    og_store *in = C(st)->inner;
+    COUNTED(OG_STORE_REQ_PUT, key, in->ops->put_unsynced ? in->ops->put_unsynced(in, key, data, len)
+                                                        : in->ops->put(in, key, data, len));
+}
+#endif
+
 static og_status c_put_if_absent(og_store *st, const char *key, const void *data, size_t len)
 {
     og_store *in = C(st)->inner;
@@ -191,6 +200,9 @@ static const og_store_ops count_ops = {
     .stat = c_stat,
     .put = c_put,
     .put_if_absent = c_put_if_absent,
+#ifdef OG_STORE_PUT_UNSYNCED
+    .put_unsynced = c_put_unsynced,
+#endif
     .list = c_list,
     .delete = c_delete,
     .map = c_map,

@@ -47,6 +47,11 @@ typedef struct og_store_ops {
     og_status (*stat)(og_store *st, const char *key, uint64_t *size_out, int64_t *mtime_ms);
     og_status (*put)(og_store *st, const char *key, const void *data, size_t len);
     og_status (*put_if_absent)(og_store *st, const char *key, const void *data, size_t len);
+    /* store.h og_store_put_unsynced; may be NULL (store.c then does a durable put).  The
+     * macro lets a file shared with older trees (the fleet bench's baseline build copies
+     * store_count.c) tell whether the op exists. */
+#define OG_STORE_PUT_UNSYNCED 1
+    og_status (*put_unsynced)(og_store *st, const char *key, const void *data, size_t len);
     /* prefix is never NULL (may be ""); start_after may be NULL; limit 0 = no limit. */
     og_status (*list)(og_store *st, const char *prefix, const char *start_after, size_t limit,
                       og_keylist *out);

@@ -3,9 +3,11 @@
  *
  * A key maps to the file <root>/<key>.  Objects become visible only whole:
  *   put            write <dir>/.tmp-<uuid>, fsync it, rename() it onto the key, fsync <dir>
- *   put_if_absent  write <dir>/.tmp-<uuid>, fsync it, link() it to the key — link never
- *                  replaces an existing name, so exactly one racer succeeds and every other
- *                  gets EEXIST — then unlink the temp and fsync <dir>
+ *   put_if_absent  a name already there loses at once; else write <dir>/.tmp-<uuid>, fsync
+ *                  it, link() it to the key — link never replaces an existing name, so
+ *                  exactly one racer succeeds and every other gets EEXIST — then unlink
+ *                  the temp and fsync <dir>
+ *   put_unsynced   put without either fsync (a hint nobody needs to survive a crash)
  * Parent directories are created on demand (the parent of each new directory is fsynced so
  * the directory entry itself survives a crash).  A crash can leave ".tmp-" files behind; they
  * are never returned by list() and key rules forbid keys that look like them, so they are
@@ -389,10 +391,11 @@ static og_status local_map(og_store *st, const char *key, og_mapping **out)
 
 /* ---- writes ------------------------------------------------------------------------------- */
 
-/* Writes `data` to a fresh temp file beside `path` (path = "<root><key>") and fsyncs it.
- * Creates missing parent directories.  *tmp_out is malloc'd; on error nothing is left. */
+/* Writes `data` to a fresh temp file beside `path` (path = "<root><key>") and fsyncs it
+ * (unless !sync).  Creates missing parent directories.  *tmp_out is malloc'd; on error
+ * nothing is left. */
 static og_status write_temp(local_store *ls, char *path, const char *key, const void *data,
-                            size_t len, char **tmp_out)
+                            size_t len, int sync, char **tmp_out)
 {
     char *slash = strrchr(path, '/'); /* always present: path starts with the root's '/' */
     size_t dir_len = (size_t)(slash - path) + 1;
@@ -428,7 +431,7 @@ static og_status write_temp(local_store *ls, char *path, const char *key, const 
     }
     s = write_all(fd, data, len, key, tmp);
     if (s == OG_OK) og_fault_point("store.put.after_write");
-    if (s == OG_OK && fsync(fd) != 0) s = og_err_errno(errno, "store key \"%s\": fsync %s", key, tmp);
+    if (s == OG_OK && sync && fsync(fd) != 0) s = og_err_errno(errno, "store key \"%s\": fsync %s", key, tmp);
     if (close(fd) != 0 && s == OG_OK) s = og_err_errno(errno, "store key \"%s\": close %s", key, tmp);
     if (s != OG_OK) {
         unlink(tmp); /* best effort; a leftover temp is invisible anyway */
@@ -439,12 +442,12 @@ static og_status write_temp(local_store *ls, char *path, const char *key, const 
     return OG_OK;
 }
 
-static og_status local_put(og_store *st, const char *key, const void *data, size_t len)
+static og_status put_file(og_store *st, const char *key, const void *data, size_t len, int sync)
 {
     local_store *ls = L(st);
     char *path = NULL, *tmp = NULL;
     OG_TRY(key_path(ls, key, &path));
-    og_status s = write_temp(ls, path, key, data, len, &tmp);
+    og_status s = write_temp(ls, path, key, data, len, sync, &tmp);
     if (s != OG_OK) {
         free(path);
         return s;
@@ -454,7 +457,7 @@ static og_status local_put(og_store *st, const char *key, const void *data, size
         int e = errno;
         unlink(tmp);
         s = og_err_errno(e, "store key \"%s\": rename temp onto key", key);
-    } else {
+    } else if (sync) {
         s = fsync_parent(path, key);
     }
     free(tmp);
@@ -462,12 +465,32 @@ static og_status local_put(og_store *st, const char *key, const void *data, size
     return s;
 }
 
+static og_status local_put(og_store *st, const char *key, const void *data, size_t len)
+{
+    return put_file(st, key, data, len, 1);
+}
+
+/* store.h og_store_put_unsynced: put without its fsyncs.  The rename still makes the object
+ * appear whole to every reader while the machine runs; a crash may lose it. */
+static og_status local_put_unsynced(og_store *st, const char *key, const void *data, size_t len)
+{
+    return put_file(st, key, data, len, 0);
+}
+
 static og_status local_put_if_absent(og_store *st, const char *key, const void *data, size_t len)
 {
     local_store *ls = L(st);
     char *path = NULL, *tmp = NULL;
     OG_TRY(key_path(ls, key, &path));
-    og_status s = write_temp(ls, path, key, data, len, &tmp);
+    /* A name already taken loses without writing and flushing a temp file first (a writer
+     * probing for a free table version number meets several); link() below still decides
+     * every race this look misses. */
+    struct stat sb;
+    if (lstat(path, &sb) == 0) {
+        free(path);
+        return og_err(OG_ERR_ALREADY_EXISTS, "store key \"%s\" already exists", key);
+    }
+    og_status s = write_temp(ls, path, key, data, len, 1, &tmp);
     if (s != OG_OK) {
         free(path);
         return s;
@@ -839,6 +862,7 @@ static const og_store_ops local_ops = {
     .stat = local_stat,
     .put = local_put,
     .put_if_absent = local_put_if_absent,
+    .put_unsynced = local_put_unsynced,
     .list = local_list,
     .delete = local_delete,
     .map = local_map,

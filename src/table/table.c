@@ -8,6 +8,7 @@
  */
 #include "table/table_internal.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -220,7 +221,11 @@ uint64_t og_table_i_version_seen(og_table *t)
     return v;
 }
 
-void og_table_i_version_note(og_table *t, uint64_t version)
+/* Notes and reservations of one process are made one at a time, so that two writers of a
+ * table reserving at once get different numbers. */
+static pthread_mutex_t version_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void version_note_locked(og_table *t, uint64_t version)
 {
     if (!t->cache || og_table_i_version_seen(t) >= version) return;
     char key[4200];
@@ -228,11 +233,26 @@ void og_table_i_version_note(og_table *t, uint64_t version)
     uint64_t *v = malloc(sizeof *v);
     if (!v) return;
     *v = version;
-    /* Racing notes may keep the lower number: it is only where the next attempt starts. */
     og_cache_remove(t->cache, key);
     og_cache_entry *e;
     if (og_cache_put(t->cache, key, v, sizeof *v + 64, u64_free, &e) == OG_OK) og_cache_entry_release(e);
     og_error_clear();
+}
+
+void og_table_i_version_note(og_table *t, uint64_t version)
+{
+    pthread_mutex_lock(&version_mu);
+    version_note_locked(t, version);
+    pthread_mutex_unlock(&version_mu);
+}
+
+uint64_t og_table_i_version_reserve(og_table *t, uint64_t at_least)
+{
+    pthread_mutex_lock(&version_mu);
+    uint64_t seen = og_table_i_version_seen(t), v = seen >= at_least ? seen + 1 : at_least;
+    version_note_locked(t, v);
+    pthread_mutex_unlock(&version_mu);
+    return v;
 }
 
 void og_table_i_cache_key(const og_table *t, uint64_t version, char *out, size_t cap)

@@ -49,6 +49,12 @@ void og_table_i_cache_deletion(og_table *t, const char *key, const void *bytes, 
  * branches in one process do not race for the same numbers.  A hint in the handle's cache. */
 uint64_t og_table_i_version_seen(og_table *t);
 void og_table_i_version_note(og_table *t, uint64_t version);
+/* The number a writer about to commit should try first: `at_least` (past its base), or past
+ * every number seen or reserved in this handle, and reserved for it — so writers of one
+ * table in one process (a server's writers on many branches at once) each try a different
+ * number instead of all losing the same put_if_absent but one.  A reserved number a writer
+ * never takes is a gap, which costs nothing: any free number past the base will do. */
+uint64_t og_table_i_version_reserve(og_table *t, uint64_t at_least);
 
 /* Loads a manifest, telling which naming the version's file used (*v1 = 1 for V1). */
 og_status og_table_i_load(og_table *t, uint64_t version, og_manifest *out, int *v1);

@@ -640,9 +640,8 @@ og_status og_table_txn_commit_begin(og_table_txn *x, og_store_put_op **ops, size
     x->m.ts_seconds = ms / 1000;
     x->m.ts_nanos = (int32_t)(ms % 1000) * 1000000;
     /* The number this version will most likely get: past the base, and past every number
-     * this handle saw taken (by other branches' writers of the table) since. */
-    uint64_t v = x->base + 1, seen = og_table_i_version_seen(x->t);
-    if (seen >= v) v = seen + 1;
+     * this handle saw taken or handed to another writer (of another branch) since. */
+    uint64_t v = og_table_i_version_reserve(x->t, x->base + 1);
     x->v = v;
     x->m.version = v;
     og_buf_reset(&x->manifest);
