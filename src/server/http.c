@@ -1042,6 +1042,11 @@ static void req_free(og_req *r)
     if (r->spool_fd >= 0) close(r->spool_fd);
     if (r->spool_path[0]) unlink(r->spool_path);
     if (r->pending) MHD_destroy_response(r->pending);
+    /* a worker's answer whose connection ended (the client left, or the daemon stopped)
+     * before its thread queued it */
+    if (r->done) MHD_destroy_response(r->done);
+    r->pending = r->done = NULL;
+    r->queued = 0;
     if (spare_ok && r->body_cap <= OG_SPARE_BODY_MAX && r->flat_cap <= OG_SPARE_BODY_MAX &&
         r->flat.cap <= OG_SPARE_BODY_MAX / sizeof(og_jtok) && !pthread_getspecific(spare_key) &&
         pthread_setspecific(spare_key, r) == 0)
