@@ -33,7 +33,7 @@ int og_api_size_parse(const char *s, uint64_t *out)
     }
     if (shift && (*end == 'i' || *end == 'I')) end++; /* "512MiB" */
     if (*end == 'b' || *end == 'B') end++;
-    if (*end || v == 0 || v > (INT64_MAX >> shift)) return 0;
+    if (*end || v == 0 || v > (unsigned long long)(INT64_MAX >> shift)) return 0;
     *out = (uint64_t)v << shift;
     return 1;
 }
