@@ -78,6 +78,13 @@ static const struct {
               "  echo 'query q() { match { $p: Person } return { count($p) as n } }' | omnigraph query --query - ./g"},
     {"snapshot", "omnigraph snapshot --branch main ./g"},
     {"test", "omnigraph test -q tests/logic     # every .gqt case below the directory"},
+    {"shell", "omnigraph shell ./g\n"
+              "  omnigraph shell --store ./g -c 'query n() { match { $p: Person } return { count($p) as n } }'"},
+    {"alias", "omnigraph alias list && omnigraph alias people-by-team platform"},
+    {"graphs", "omnigraph graphs list --server http://127.0.0.1:8080 --json"},
+    {"login", "echo \"$TOKEN\" | omnigraph login prod        # prod: a name under servers: of config.yaml"},
+    {"logout", "omnigraph logout prod"},
+    {"profile", "omnigraph profile list && omnigraph profile show staging"},
 };
 
 static void print_example(const char *verb)
