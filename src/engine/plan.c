@@ -954,6 +954,8 @@ static og_status staged_or_view_col(og_plan *p, og_plan_table *pt, int colref, i
     else if (colref == OG_COL_SRC) fid = OG_FIELD_SRC;
     else if (colref == OG_COL_DST) fid = OG_FIELD_DST;
     else OG_TRY(og_layout_field_id(pt->t->props[colref].id, &fid));
+    *out = NULL;
+    if (!og_tableview_has_field(pt->view, fid)) return OG_OK; /* the stored table lacks it: all null */
     return og_tableview_column(pt->view, fid, out);
 }
 
@@ -1034,14 +1036,8 @@ static og_status check_unique(og_plan *p, og_plan_table *pt, const og_cat_constr
     int committed_missing = 0;
     for (size_t c = 0; c < k->ncols; c++) {
         OG_TRY(staged_or_view_col(p, pt, k->col_props[c], 1, &scols[c]));
-        og_status st = staged_or_view_col(p, pt, k->col_props[c], 0, &ccols[c]);
-        if (st == OG_ERR_NOT_FOUND) { /* the stored table lacks it: all null */
-            og_error_clear();
-            ccols[c] = NULL;
-            committed_missing = 1;
-        } else if (st) {
-            return st;
-        }
+        OG_TRY(staged_or_view_col(p, pt, k->col_props[c], 0, &ccols[c]));
+        if (!ccols[c]) committed_missing = 1; /* the stored table lacks it: all null */
     }
     size_t ncommitted = og_tableview_rows(pt->view), ns = pt->nstaged;
     og_strmap tuples, probes;

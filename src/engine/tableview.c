@@ -795,6 +795,11 @@ og_status og_tableview_column(og_tableview *v, int32_t field_id, const og_vector
     return st;
 }
 
+int og_tableview_has_field(const og_tableview *v, int32_t field_id)
+{
+    return og_lance_schema_find_id(&v->m.schema, field_id) >= 0;
+}
+
 og_status og_tableview_zones(og_tableview *v, int32_t field_id, const og_colzones **out)
 {
     *out = NULL;

@@ -126,6 +126,13 @@ og_status og_tableview_field_id(const og_tableview *v, const char *name, int32_t
  * scan's rows disagree with the view's numbering). */
 og_status og_tableview_column(og_tableview *v, int32_t field_id, const og_vector **out);
 
+/* 1 when the view's version has a field with id `field_id`, else 0.  A caller that reads a
+ * property the stored table may lack (written before the property existed: null everywhere)
+ * asks this, never the OG_ERR_NOT_FOUND of a read: a read also fails NOT_FOUND when a data
+ * file of the version is gone (reclaimed by cleanup), and that must stay an error, not
+ * become nulls (docs/invariants.md). */
+int og_tableview_has_field(const og_tableview *v, int32_t field_id);
+
 /* Zone maps of field `field_id`'s column (engine/colscan.h): built on first use from the
  * column and kept for the view's life, like the column; *out = NULL (OG_OK) for a type that
  * has none.  Derived only: a reader never needs them for a correct answer. */
