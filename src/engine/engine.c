@@ -488,7 +488,7 @@ static og_status src_node_find_id(void *ud, size_t node, const char *id, size_t 
     og_tableview *v;
     OG_TRY(og_read_node_view(r, node, &v));
     if (r->owns_snap && og_tableview_index_mode() == 2) OG_TRY(og_tableview_prepare_keys(v, 1));
-    return og_tableview_find_id(v, id, len, row);
+    return og_tableview_lookup_id(v, id, len, row);
 }
 
 static og_status src_embed_text(void *ud, const char *model, const char *text, size_t len, uint32_t dim, float *out)

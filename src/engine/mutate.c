@@ -134,12 +134,9 @@ static og_status key_probe(og_plan_table *pt, int prop, int32_t fid, const og_ve
     size_t n;
     const char *id = (const char *)og_vector_get_bytes(value, 0, &n);
     uint32_t row;
-    og_status st = og_tableview_find_id(pt->view, id, n, &row);
-    if (st == OG_ERR_NOT_FOUND) {
-        og_error_clear();
-        return OG_OK;
-    }
+    og_status st = og_tableview_lookup_id(pt->view, id, n, &row);
     OG_TRY(st);
+    if (row == OG_TABLEVIEW_NO_ROW) return OG_OK;
     if (prop != OG_QPROP_ID) {
         og_vector got;
         st = og_plan_committed_values(pt, fid, &row, 1, &got);

@@ -251,7 +251,7 @@ long og_plan_committed_find(og_plan *p, og_plan_table *pt, const char *id, size_
     if (pt->overwrite) return -1;
     if (og_plan_table_view(p, pt) != OG_OK) return -1;
     uint32_t row;
-    if (og_tableview_find_id(pt->view, id, len, &row) != OG_OK) return -1;
+    if (og_tableview_lookup_id(pt->view, id, len, &row) != OG_OK || row == OG_TABLEVIEW_NO_ROW) return -1;
     if (pt->removed && ((pt->removed[row >> 3] >> (row & 7)) & 1)) return -1;
     return (long)row;
 }
@@ -743,10 +743,8 @@ og_status og_plan_incident_edges(og_plan *p, og_plan_table *et, const og_strmap 
                 size_t len;
                 uint32_t unused, row;
                 og_strmap_entry(ids, i, &id, &len, &unused);
-                st = og_tableview_find_id(nodes, (const char *)id, len, &row);
-                if (st == OG_ERR_NOT_FOUND) { /* not in the base: no committed edge names it */
-                    og_error_clear();
-                    st = OG_OK;
+                st = og_tableview_lookup_id(nodes, (const char *)id, len, &row);
+                if (st == OG_OK && row == OG_TABLEVIEW_NO_ROW) { /* not in the base: no committed edge names it */
                     continue;
                 }
                 const uint32_t *nbr, *edges;

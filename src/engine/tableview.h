@@ -151,6 +151,13 @@ og_status og_tableview_gather(og_tableview *v, int32_t field_id, const uint32_t 
  * OG_ERR_INVALID when the table has no String "id" field. */
 og_status og_tableview_find_id(og_tableview *v, const char *id, size_t len, uint32_t *row);
 
+/* og_tableview_find_id with a miss answered OG_OK and *row = OG_TABLEVIEW_NO_ROW, so every
+ * error, OG_ERR_NOT_FOUND included (a data file or key map of the version gone: reclaimed by
+ * cleanup), is a failure of the lookup, never a miss (docs/invariants.md).  What the engine's
+ * callers use. */
+#define OG_TABLEVIEW_NO_ROW UINT32_MAX
+og_status og_tableview_lookup_id(og_tableview *v, const char *id, size_t len, uint32_t *row);
+
 /* The adjacency of edge view `edges` (String fields "src" and "dst") between the rows of
  * node views `src_nodes` and `dst_nodes` (may be the same view): each edge's endpoints are
  * looked up with og_tableview_find_id, and an edge with an endpoint not found (or null) gets
