@@ -140,7 +140,8 @@ static og_status key_probe(og_plan_table *pt, int prop, int32_t fid, const og_ve
     if (prop != OG_QPROP_ID) {
         og_vector got;
         st = og_plan_committed_values(pt, fid, &row, 1, &got);
-        if (st == OG_ERR_NOT_FOUND && !og_tableview_has_field(pt->view, fid)) { /* the stored table lacks the field: null, no match */
+        /* the stored table lacks the field: null, no match */
+        if (st == OG_ERR_NOT_FOUND && !og_tableview_has_field(pt->view, fid)) {
             og_error_clear();
             return OG_OK;
         }
@@ -198,7 +199,8 @@ static og_status match_rows_ex(og_plan *p, og_plan_table *pt, const og_ir_mutati
     if (nulls) {
         const og_vector *col = NULL;
         og_status st = nc ? og_tableview_column(pt->view, fid, &col) : OG_OK;
-        if (st == OG_ERR_NOT_FOUND && !og_tableview_has_field(pt->view, fid)) og_error_clear(), col = NULL; /* stored table lacks it: all null */
+        if (st == OG_ERR_NOT_FOUND && !og_tableview_has_field(pt->view, fid))
+            og_error_clear(), col = NULL; /* stored table lacks it: all null */
         else if (st) return st;
         null_rows(col, nc, nulls == 1, *csel);
         null_rows(&pt->cols[scol], ns, nulls == 1, *ssel);
