@@ -37,7 +37,8 @@ og_status og_db_blob_get(char **out, size_t *len, char commit_out[32], og_db *db
     if (!st) st = og_layout_field_id(p->id, &fid);
     if (!st) {
         st = og_tableview_column(v, fid, &col);
-        if (st == OG_ERR_NOT_FOUND) col = NULL, st = OG_OK; /* never written: null everywhere */
+        if (st == OG_ERR_NOT_FOUND && !og_tableview_has_field(v, fid))
+            og_error_clear(), col = NULL, st = OG_OK; /* never written: null everywhere */
     }
     size_t row = (size_t)-1, n = st ? 0 : og_tableview_rows(v), idlen = strlen(id);
     for (size_t i = 0; i < n; i++) {

@@ -415,8 +415,9 @@ static og_status view_column(og_read *r, og_tableview *v, const og_cat_type *t, 
     int32_t fid = OG_FIELD_ID;
     OG_TRY(prop_field(prop_id, &fid));
     og_status st = og_tableview_column(v, fid, out);
-    if (st != OG_ERR_NOT_FOUND || prop_id == 0) return st;
-    /* the stored table lacks this property: it reads as null */
+    if (st != OG_ERR_NOT_FOUND || prop_id == 0 || og_tableview_has_field(v, fid)) return st;
+    /* the stored table lacks this property: it reads as null (a field it has whose read
+     * failed, e.g. a data file reclaimed by cleanup, stays the error) */
     const og_cat_prop *p = NULL;
     for (size_t i = 0; i < t->nprops; i++)
         if (t->props[i].id == prop_id) p = &t->props[i];
@@ -453,7 +454,7 @@ static og_status src_node_zones(void *ud, size_t node, uint64_t prop_id, const s
     OG_TRY(prop_field(prop_id, &fid));
     OG_TRY(og_read_node_view(r, node, &v));
     og_status st = og_tableview_zones(v, fid, out);
-    if (st == OG_ERR_NOT_FOUND) { /* a property the stored table lacks: no zones */
+    if (st == OG_ERR_NOT_FOUND && !og_tableview_has_field(v, fid)) { /* a property the stored table lacks: no zones */
         og_error_clear();
         *out = NULL;
         return OG_OK;
@@ -487,7 +488,7 @@ static og_status src_node_find_id(void *ud, size_t node, const char *id, size_t 
     og_tableview *v;
     OG_TRY(og_read_node_view(r, node, &v));
     if (r->owns_snap && og_tableview_index_mode() == 2) OG_TRY(og_tableview_prepare_keys(v, 1));
-    return og_tableview_find_id(v, id, len, row);
+    return og_tableview_lookup_id(v, id, len, row);
 }
 
 static og_status src_embed_text(void *ud, const char *model, const char *text, size_t len, uint32_t dim, float *out)
@@ -510,7 +511,10 @@ static og_status src_gather(void *ud, int is_edge, size_t type, uint64_t prop_id
     OG_TRY(prop_field(prop_id, &fid));
     og_status st = og_tableview_gather(v, fid, rows, n, out);
     /* a property the stored table lacks reads as null: the column path knows how */
-    if (st == OG_ERR_NOT_FOUND && prop_id != 0) return og_err(OG_ERR_UNSUPPORTED, "use the column");
+    if (st == OG_ERR_NOT_FOUND && prop_id != 0 && !og_tableview_has_field(v, fid)) {
+        og_error_clear();
+        return og_err(OG_ERR_UNSUPPORTED, "use the column");
+    }
     return st;
 }
 

@@ -40,9 +40,10 @@ typedef struct og_exec_source {
     og_status (*edge_column)(void *ud, size_t edge, uint64_t prop_id, const og_vector **out);
     /* Adjacency of edge type `edge` between its from/to node rows; borrowed. */
     og_status (*edge_topology)(void *ud, size_t edge, const og_topology **out);
-    /* Optional (may be NULL): the row of node type `node` whose id is id[0..len), or
-     * OG_ERR_NOT_FOUND.  Lets a scan with an equality on a single @key property look the
-     * row up instead of filtering the whole table. */
+    /* Optional (may be NULL): the row of node type `node` whose id is id[0..len), or OG_OK
+     * with *row = UINT32_MAX when there is none — a miss is no error status, so a lookup that
+     * could not read is never taken for "no such row".  Lets a scan with an equality on a
+     * single @key property look the row up instead of filtering the whole table. */
     og_status (*node_find_id)(void *ud, size_t node, const char *id, size_t len, uint32_t *row);
     /* Optional (may be NULL): property `prop_id` of rows[0..n) (UINT32_MAX = null) of node
      * (is_edge 0) or edge type `type` as an owned vector, without loading the whole column.

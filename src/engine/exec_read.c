@@ -708,7 +708,6 @@ static og_status key_lookup_ex(exec *x, const og_ir_op *op, int *hit, uint32_t *
             size_t len;
             const char *s = (const char *)og_vector_get_bytes(&v, 0, &len);
             st = x->src->node_find_id(x->src->ud, (size_t)op->node_type, s, len, row);
-            if (st == OG_ERR_NOT_FOUND) *row = UINT32_MAX, st = OG_OK;
             if (st == OG_OK) *hit = 1;
             if (st == OG_OK && used) *used = i;
         }
@@ -746,7 +745,6 @@ static og_status key_lookup_ex(exec *x, const og_ir_op *op, int *hit, uint32_t *
             st = og_key_id(&id, t, &kv, 1);
             if (st == OG_OK) {
                 st = x->src->node_find_id(x->src->ud, (size_t)op->node_type, og_buf_cstr(&id), id.len, row);
-                if (st == OG_ERR_NOT_FOUND) *row = UINT32_MAX, st = OG_OK;
                 if (st == OG_OK) *hit = 1;
                 if (st == OG_OK && used) *used = i;
             }

@@ -43,7 +43,8 @@ static og_status export_type(og_read *r, const og_cat_type *t, size_t index, FIL
         int32_t fid;
         st = og_layout_field_id(t->props[p].id, &fid);
         if (st == OG_OK) st = og_tableview_column(v, fid, &props[p]);
-        if (st == OG_ERR_NOT_FOUND) st = OG_OK, props[p] = NULL; /* not stored: null everywhere */
+        if (st == OG_ERR_NOT_FOUND && !og_tableview_has_field(v, fid))
+            og_error_clear(), st = OG_OK, props[p] = NULL; /* not stored: null everywhere */
     }
     for (size_t i = 0; i < n && st == OG_OK; i++) {
         json_t *o = json_object(), *data = json_object();

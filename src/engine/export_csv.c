@@ -74,7 +74,7 @@ og_status og_engine_export_csv(og_engine *e, const char *branch, const char *com
         int32_t fid;
         st = og_layout_field_id(t->props[p].id, &fid);
         if (st == OG_OK) st = og_tableview_column(v, fid, &props[p]);
-        if (st == OG_ERR_NOT_FOUND) st = OG_OK, props[p] = NULL;
+        if (st == OG_ERR_NOT_FOUND && !og_tableview_has_field(v, fid)) og_error_clear(), st = OG_OK, props[p] = NULL;
     }
     /* the header */
     int with_id = is_edge || (st == OG_OK && t->nkey == 0);

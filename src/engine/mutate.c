@@ -134,16 +134,14 @@ static og_status key_probe(og_plan_table *pt, int prop, int32_t fid, const og_ve
     size_t n;
     const char *id = (const char *)og_vector_get_bytes(value, 0, &n);
     uint32_t row;
-    og_status st = og_tableview_find_id(pt->view, id, n, &row);
-    if (st == OG_ERR_NOT_FOUND) {
-        og_error_clear();
-        return OG_OK;
-    }
+    og_status st = og_tableview_lookup_id(pt->view, id, n, &row);
     OG_TRY(st);
+    if (row == OG_TABLEVIEW_NO_ROW) return OG_OK;
     if (prop != OG_QPROP_ID) {
         og_vector got;
         st = og_plan_committed_values(pt, fid, &row, 1, &got);
-        if (st == OG_ERR_NOT_FOUND) { /* the stored table lacks the field: null, no match */
+        /* the stored table lacks the field: null, no match */
+        if (st == OG_ERR_NOT_FOUND && !og_tableview_has_field(pt->view, fid)) {
             og_error_clear();
             return OG_OK;
         }
@@ -201,7 +199,8 @@ static og_status match_rows_ex(og_plan *p, og_plan_table *pt, const og_ir_mutati
     if (nulls) {
         const og_vector *col = NULL;
         og_status st = nc ? og_tableview_column(pt->view, fid, &col) : OG_OK;
-        if (st == OG_ERR_NOT_FOUND) og_error_clear(), col = NULL; /* stored table lacks it: all null */
+        if (st == OG_ERR_NOT_FOUND && !og_tableview_has_field(pt->view, fid))
+            og_error_clear(), col = NULL; /* stored table lacks it: all null */
         else if (st) return st;
         null_rows(col, nc, nulls == 1, *csel);
         null_rows(&pt->cols[scol], ns, nulls == 1, *ssel);
@@ -213,7 +212,8 @@ static og_status match_rows_ex(og_plan *p, og_plan_table *pt, const og_ir_mutati
         memset(*csel, 0xff, (nc + 7) / 8);
         const og_vector *col;
         og_status st = og_tableview_column(pt->view, fid, &col);
-        if (st == OG_ERR_NOT_FOUND) memset(*csel, 0, (nc + 7) / 8); /* stored table lacks it: all null */
+        if (st == OG_ERR_NOT_FOUND && !og_tableview_has_field(pt->view, fid))
+            og_error_clear(), memset(*csel, 0, (nc + 7) / 8); /* stored table lacks it: all null */
         else if (st) return st;
         else if (m->where_swapped) OG_TRY(og_filter_compare(value, op, col, *csel, nc));
         else OG_TRY(og_filter_compare(col, op, value, *csel, nc));
@@ -368,7 +368,7 @@ static og_status stage_copy(og_plan *p, og_plan_table *pt, long crow, long srow,
             /* the one row, not the whole column */
             at = (uint32_t)crow;
             st = og_plan_committed_values(pt, fid, &at, 1, &src[c]);
-            if (st == OG_ERR_NOT_FOUND) { /* missing stored column: null */
+            if (st == OG_ERR_NOT_FOUND && !og_tableview_has_field(pt->view, fid)) { /* missing stored column: null */
                 og_error_clear();
                 st = og_vector_init(&src[c], pt->cols[c].type);
                 if (st == OG_OK) st = og_vector_append_null(&src[c]);

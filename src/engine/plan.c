@@ -294,7 +294,7 @@ long og_plan_committed_find(og_plan *p, og_plan_table *pt, const char *id, size_
     if (pt->overwrite) return -1;
     if (og_plan_table_view(p, pt) != OG_OK) return -1;
     uint32_t row;
-    if (og_tableview_find_id(pt->view, id, len, &row) != OG_OK) return -1;
+    if (og_tableview_lookup_id(pt->view, id, len, &row) != OG_OK || row == OG_TABLEVIEW_NO_ROW) return -1;
     if (pt->removed && ((pt->removed[row >> 3] >> (row & 7)) & 1)) return -1;
     return (long)row;
 }
@@ -804,10 +804,8 @@ og_status og_plan_incident_edges(og_plan *p, og_plan_table *et, const og_strmap 
                 size_t len;
                 uint32_t unused, row;
                 og_strmap_entry(ids, i, &id, &len, &unused);
-                st = og_tableview_find_id(nodes, (const char *)id, len, &row);
-                if (st == OG_ERR_NOT_FOUND) { /* not in the base: no committed edge names it */
-                    og_error_clear();
-                    st = OG_OK;
+                st = og_tableview_lookup_id(nodes, (const char *)id, len, &row);
+                if (st == OG_OK && row == OG_TABLEVIEW_NO_ROW) { /* not in the base: no committed edge names it */
                     continue;
                 }
                 const uint32_t *nbr, *edges;
@@ -1030,6 +1028,8 @@ static og_status staged_or_view_col(og_plan *p, og_plan_table *pt, int colref, i
     else if (colref == OG_COL_SRC) fid = OG_FIELD_SRC;
     else if (colref == OG_COL_DST) fid = OG_FIELD_DST;
     else OG_TRY(og_layout_field_id(pt->t->props[colref].id, &fid));
+    *out = NULL;
+    if (!og_tableview_has_field(pt->view, fid)) return OG_OK; /* the stored table lacks it: all null */
     return og_tableview_column(pt->view, fid, out);
 }
 
@@ -1110,14 +1110,8 @@ static og_status check_unique(og_plan *p, og_plan_table *pt, const og_cat_constr
     int committed_missing = 0;
     for (size_t c = 0; c < k->ncols; c++) {
         OG_TRY(staged_or_view_col(p, pt, k->col_props[c], 1, &scols[c]));
-        og_status st = staged_or_view_col(p, pt, k->col_props[c], 0, &ccols[c]);
-        if (st == OG_ERR_NOT_FOUND) { /* the stored table lacks it: all null */
-            og_error_clear();
-            ccols[c] = NULL;
-            committed_missing = 1;
-        } else if (st) {
-            return st;
-        }
+        OG_TRY(staged_or_view_col(p, pt, k->col_props[c], 0, &ccols[c]));
+        if (!ccols[c]) committed_missing = 1; /* the stored table lacks it: all null */
     }
     size_t ncommitted = og_tableview_rows(pt->view), ns = pt->nstaged;
     og_strmap tuples, probes;

@@ -795,6 +795,11 @@ og_status og_tableview_column(og_tableview *v, int32_t field_id, const og_vector
     return st;
 }
 
+int og_tableview_has_field(const og_tableview *v, int32_t field_id)
+{
+    return og_lance_schema_find_id(&v->m.schema, field_id) >= 0;
+}
+
 og_status og_tableview_zones(og_tableview *v, int32_t field_id, const og_colzones **out)
 {
     *out = NULL;
@@ -1232,6 +1237,18 @@ static int find_live(void *ud, uint32_t off)
 
 og_status og_tableview_find_id(og_tableview *v, const char *id, size_t len, uint32_t *row)
 {
+    uint32_t r;
+    OG_TRY(og_tableview_lookup_id(v, id, len, &r));
+    if (r == OG_TABLEVIEW_NO_ROW)
+        return og_err(OG_ERR_NOT_FOUND, "table %s version %llu: no row with id '%.*s'", og_table_dir(v->table),
+                      (unsigned long long)v->m.version, len > 200 ? 200 : (int)len, id);
+    if (row) *row = r;
+    return OG_OK;
+}
+
+og_status og_tableview_lookup_id(og_tableview *v, const char *id, size_t len, uint32_t *row)
+{
+    *row = OG_TABLEVIEW_NO_ROW;
     const og_strmap *m = atomic_load_explicit(&v->idmap, memory_order_acquire);
     uint32_t r = 0;
     int found = 0;
@@ -1250,10 +1267,7 @@ og_status og_tableview_find_id(og_tableview *v, const char *id, size_t len, uint
             found = c.found, r = c.row;
         }
     }
-    if (!found)
-        return og_err(OG_ERR_NOT_FOUND, "table %s version %llu: no row with id '%.*s'", og_table_dir(v->table),
-                      (unsigned long long)v->m.version, len > 200 ? 200 : (int)len, id);
-    if (row) *row = r;
+    if (found) *row = r;
     return OG_OK;
 }
 

@@ -126,6 +126,13 @@ og_status og_tableview_field_id(const og_tableview *v, const char *name, int32_t
  * scan's rows disagree with the view's numbering). */
 og_status og_tableview_column(og_tableview *v, int32_t field_id, const og_vector **out);
 
+/* 1 when the view's version has a field with id `field_id`, else 0.  A caller that reads a
+ * property the stored table may lack (written before the property existed: null everywhere)
+ * asks this, never the OG_ERR_NOT_FOUND of a read: a read also fails NOT_FOUND when a data
+ * file of the version is gone (reclaimed by cleanup), and that must stay an error, not
+ * become nulls (docs/invariants.md). */
+int og_tableview_has_field(const og_tableview *v, int32_t field_id);
+
 /* Zone maps of field `field_id`'s column (engine/colscan.h): built on first use from the
  * column and kept for the view's life, like the column; *out = NULL (OG_OK) for a type that
  * has none.  Derived only: a reader never needs them for a correct answer. */
@@ -143,6 +150,13 @@ og_status og_tableview_gather(og_tableview *v, int32_t field_id, const uint32_t 
  * first row in view order is the one found.  OG_OK / OG_ERR_NOT_FOUND (a miss);
  * OG_ERR_INVALID when the table has no String "id" field. */
 og_status og_tableview_find_id(og_tableview *v, const char *id, size_t len, uint32_t *row);
+
+/* og_tableview_find_id with a miss answered OG_OK and *row = OG_TABLEVIEW_NO_ROW, so every
+ * error, OG_ERR_NOT_FOUND included (a data file or key map of the version gone: reclaimed by
+ * cleanup), is a failure of the lookup, never a miss (docs/invariants.md).  What the engine's
+ * callers use. */
+#define OG_TABLEVIEW_NO_ROW UINT32_MAX
+og_status og_tableview_lookup_id(og_tableview *v, const char *id, size_t len, uint32_t *row);
 
 /* The adjacency of edge view `edges` (String fields "src" and "dst") between the rows of
  * node views `src_nodes` and `dst_nodes` (may be the same view): each edge's endpoints are

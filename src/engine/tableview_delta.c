@@ -282,12 +282,8 @@ og_status og_tv_lookup_id(og_tableview *nodes, const og_vector *ids, size_t i, u
     if (og_vector_is_null(ids, i)) return OG_OK;
     size_t len;
     const char *id = (const char *)og_vector_get_bytes(ids, i, &len);
-    og_status st = og_tableview_find_id(nodes, id, len, row);
-    if (st == OG_ERR_NOT_FOUND) {
-        og_error_clear();
-        *row = OG_ROW_NONE;
-        return OG_OK;
-    }
+    og_status st = og_tableview_lookup_id(nodes, id, len, row);
+    if (st == OG_OK && *row == OG_TABLEVIEW_NO_ROW) *row = OG_ROW_NONE;
     return st;
 }
 

@@ -177,9 +177,9 @@ og_status og_incidence_find(og_incidence *inc, int is_dst, const char *id, size_
     } while (0)
     /* the old fragments' edges, through the old topology */
     uint32_t r0;
-    og_status fs = og_tableview_find_id(is_dst ? inc->d0 : inc->s0, id, len, &r0);
-    if (fs == OG_ERR_NOT_FOUND) {
-        og_error_clear();
+    og_status fs = og_tableview_lookup_id(is_dst ? inc->d0 : inc->s0, id, len, &r0);
+    if (fs == OG_OK && r0 == OG_TABLEVIEW_NO_ROW) {
+        /* not an old node: no old edge */
     } else if (fs != OG_OK) {
         return fs;
     } else {

@@ -352,6 +352,72 @@ static void a_reader_of_an_old_commit_gets_its_rows_or_not_found(void **state)
     og_db_close(reader);
 }
 
+/* A data file gone from under a view a handle holds (reclaimed by a cleanup elsewhere): reading
+ * a property it held is an error, never nulls — "null" is only for a property the stored table
+ * lacks (docs/invariants.md: every read answers right or fails typed) — and a key lookup is an
+ * error, never "no such row".  The handle's view has read the age column, not the name column,
+ * so the later reads of name must open the (gone) data files. */
+static void a_data_file_gone_under_a_held_view_fails_the_read_not_nulls(void **state)
+{
+    ctx *c = *state;
+    char p[64];
+    for (int i = 0; i < 3; i++) {
+        snprintf(p, sizeof p, "{\"n\":\"p%d\",\"a\":%d}", i, i);
+        mut(c, "add", p, NULL, NULL);
+    }
+    og_db *reader;
+    assert_int_equal(og_db_open(&reader, c->uri, NULL), OG_OK);
+    char got[2048];
+    assert_int_equal(api_rows_render(reader, "query q() { match { $p: Person } return { count($p) as n } }", NULL,
+                                     got, sizeof got),
+                     OG_OK);
+    assert_string_equal(got, "3");
+    /* a second handle has only counted: its key lookup must read the (gone) key data */
+    og_db *counted;
+    assert_int_equal(og_db_open(&counted, c->uri, NULL), OG_OK);
+    assert_int_equal(api_rows_render(counted, "query q() { match { $p: Person } return { count($p) as n } }", NULL,
+                                     got, sizeof got),
+                     OG_OK);
+    const char *q_age = "query q() { match { $p: Person } return { $p.age } order { $p.age } }";
+    assert_int_equal(api_rows_render(reader, q_age, NULL, got, sizeof got), OG_OK);
+    assert_string_equal(got, "0;1;2");
+    og_keylist kl;
+    assert_int_equal(og_store_list(c->st, "", NULL, 0, &kl), OG_OK);
+    size_t gone = 0;
+    for (size_t i = 0; i < kl.count; i++)
+        if (strstr(kl.keys[i], "/data/") && strstr(kl.keys[i], ".lance")) {
+            assert_int_equal(og_store_delete(c->st, kl.keys[i]), OG_OK);
+            gone++;
+        }
+    og_keylist_free(&kl);
+    assert_true(gone > 0);
+    struct {
+        const char *q, *want;
+    } qs[] = {
+        {"query q() { match { $p: Person { name: \"p1\" } } return { $p.age } }", "1"},
+        {Q_ALL, "p0|0;p1|1;p2|2"},
+        {"query q() { match { $p: Person  $p.name >= \"p\" } return { $p.age } order { $p.age } }", "0;1;2"},
+        {"query q() { match { $p: Person  $p.name = \"p1\" } return { $p.age } }", "1"},
+        {"query q() { match { $p: Person } return { $p.age } order { $p.age } }", "0;1;2"},
+    };
+    for (size_t q = 0; q < sizeof qs / sizeof *qs; q++) {
+        og_status st = api_rows_render(reader, qs[q].q, NULL, got, sizeof got);
+        if (st == OG_OK && strcmp(got, qs[q].want))
+            fail_msg("query %zu answered '%s' (not '%s') with its data files gone", q, got, qs[q].want);
+        if (st != OG_OK) assert_int_equal(st, OG_ERR_NOT_FOUND);
+    }
+    const size_t order[] = {1, 4, 0}; /* all rows, then the key lookup */
+    for (size_t k = 0; k < sizeof order / sizeof *order; k++) {
+        size_t q = order[k];
+        og_status st = api_rows_render(counted, qs[q].q, NULL, got, sizeof got);
+        if (st == OG_OK && strcmp(got, qs[q].want))
+            fail_msg("query %zu answered '%s' (not '%s') with its data files gone", q, got, qs[q].want);
+        if (st != OG_OK) assert_int_equal(st, OG_ERR_NOT_FOUND);
+    }
+    og_db_close(counted);
+    og_db_close(reader);
+}
+
 /* A crash at each fault point of a confirmed cleanup: every retained commit still reads its
  * answers, and a rerun ends in exactly the key set of an uninterrupted run. */
 static void a_crash_at_any_point_of_cleanup_leaves_a_readable_graph(void **state)
@@ -651,6 +717,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(deleted_branches_and_orphans_go_live_branches_stay, setup, teardown),
         cmocka_unit_test_setup_teardown(grace_period_protects_young_orphans, setup, teardown),
         cmocka_unit_test_setup_teardown(a_reader_of_an_old_commit_gets_its_rows_or_not_found, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_data_file_gone_under_a_held_view_fails_the_read_not_nulls, setup, teardown),
         cmocka_unit_test_setup_teardown(a_crash_at_any_point_of_cleanup_leaves_a_readable_graph, setup, teardown),
         cmocka_unit_test(cleanup_on_the_test_store),
         cmocka_unit_test_setup_teardown(cleanup_beside_concurrent_writers_and_readers, setup, teardown),

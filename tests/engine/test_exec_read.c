@@ -98,7 +98,8 @@ static og_status m_node_find_id(void *ud, size_t node, const char *id, size_t le
             return OG_OK;
         }
     }
-    return OG_ERR_NOT_FOUND;
+    *row = UINT32_MAX; /* a miss (exec.h node_find_id) */
+    return OG_OK;
 }
 
 static size_t node_index(const og_catalog *cat, const char *name)

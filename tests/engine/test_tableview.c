@@ -436,6 +436,53 @@ static void find_id_hits_live_rows_and_misses_deleted_and_unknown_ids(void **sta
     og_table_close(t);
 }
 
+/* A view whose data files are gone (its version reclaimed by cleanup while a reader holds the
+ * view): a column read and an id lookup fail (OG_ERR_NOT_FOUND) — never a column of nulls, never
+ * "no such row" — and og_tableview_has_field still tells the field the version has from one it
+ * lacks, which is what callers null on (docs/invariants.md). */
+static void a_view_whose_data_files_are_gone_fails_its_reads(void **state)
+{
+    fx *f = *state;
+    og_table *t = open_table(f, "gone");
+    og_table_txn *x = begin(t, 0);
+    append_rows(x, 0, 4, NULL);
+    uint64_t v1 = commit(x);
+    og_tableview *v;
+    OK(og_tableview_open(&v, t, v1));
+    uint32_t row = 99;
+    OK(og_tableview_lookup_id(v, "r9", 2, &row)); /* a miss is no error */
+    assert_int_equal(row, OG_TABLEVIEW_NO_ROW);
+    og_tableview_release(v);
+
+    og_keylist kl;
+    OK(og_store_list(f->st, "", NULL, 0, &kl));
+    size_t gone = 0;
+    for (size_t i = 0; i < kl.count; i++)
+        if (strstr(kl.keys[i], "gone") && strstr(kl.keys[i], "/data/") && strstr(kl.keys[i], ".lance"))
+        {
+            OK(og_store_delete(f->st, kl.keys[i]));
+            gone++;
+        }
+    og_keylist_free(&kl);
+    assert_true(gone > 0);
+
+    OK(og_tableview_open(&v, t, v1));
+    assert_true(og_tableview_has_field(v, 2));
+    assert_false(og_tableview_has_field(v, 999));
+    const og_vector *col = NULL;
+    assert_int_equal(og_tableview_column(v, 2, &col), OG_ERR_NOT_FOUND);
+    assert_null(col);
+    uint32_t rows[] = {0, 2};
+    og_vector got;
+    assert_int_equal(og_tableview_gather(v, 2, rows, 2, &got), OG_ERR_NOT_FOUND);
+    row = 99;
+    og_status st = og_tableview_lookup_id(v, "r1", 2, &row);
+    if (st == OG_OK) assert_int_equal(row, 1); /* (from a key map that survived) */
+    else assert_int_equal(st, OG_ERR_NOT_FOUND);
+    og_tableview_release(v);
+    og_table_close(t);
+}
+
 static void a_field_added_later_reads_as_null_for_old_fragments(void **state)
 {
     fx *f = *state;
@@ -791,6 +838,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(a_view_sees_exactly_its_versions_live_rows, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_view_whose_data_files_are_gone_fails_its_reads, setup, teardown),
         cmocka_unit_test_setup_teardown(rows_follow_manifest_fragment_order_after_a_compaction, setup, teardown),
         cmocka_unit_test_setup_teardown(columns_equal_what_was_written_across_fragments_batches_and_deletions, setup,
                                         teardown),
