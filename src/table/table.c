@@ -225,9 +225,10 @@ uint64_t og_table_i_version_seen(og_table *t)
  * table reserving at once get different numbers. */
 static pthread_mutex_t version_mu = PTHREAD_MUTEX_INITIALIZER;
 
-static void version_note_locked(og_table *t, uint64_t version)
+/* Records `version` as the newest seen (the caller knows it is newer). */
+static void version_put_locked(og_table *t, uint64_t version)
 {
-    if (!t->cache || og_table_i_version_seen(t) >= version) return;
+    if (!t->cache) return;
     char key[4200];
     snprintf(key, sizeof key, "vn:%s", t->prefix);
     uint64_t *v = malloc(sizeof *v);
@@ -241,8 +242,9 @@ static void version_note_locked(og_table *t, uint64_t version)
 
 void og_table_i_version_note(og_table *t, uint64_t version)
 {
+    if (!t->cache) return;
     pthread_mutex_lock(&version_mu);
-    version_note_locked(t, version);
+    if (og_table_i_version_seen(t) < version) version_put_locked(t, version);
     pthread_mutex_unlock(&version_mu);
 }
 
@@ -250,7 +252,7 @@ uint64_t og_table_i_version_reserve(og_table *t, uint64_t at_least)
 {
     pthread_mutex_lock(&version_mu);
     uint64_t seen = og_table_i_version_seen(t), v = seen >= at_least ? seen + 1 : at_least;
-    version_note_locked(t, v);
+    version_put_locked(t, v); /* one lookup of the hint, as before reservations */
     pthread_mutex_unlock(&version_mu);
     return v;
 }
