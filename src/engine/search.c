@@ -1157,6 +1157,30 @@ static void heap_emit(void *ud, uint32_t row, double score)
     h->theta = h->v[0];
 }
 
+/* A MaxScore top-k's one pass: the heap, and the rows reaching its threshold of their time. */
+typedef struct bm25_top {
+    bm25_heap *h;
+    bm25_sink *k;
+    const double *theta; /* &h->theta, or &none while the heap can hold every row */
+    double none;
+} bm25_top;
+
+static void top_emit(void *ud, uint32_t row, double score)
+{
+    bm25_top *t = ud;
+    if (score >= *t->theta) sink_emit(t->k, row, score);
+    heap_emit(t->h, row, score);
+}
+
+/* Keeps the sink's rows scoring at least its cut (in order). */
+static void sink_cut(bm25_sink *k)
+{
+    size_t w = 0;
+    for (size_t i = 0; i < k->n; i++)
+        if (k->score[i] >= k->cut) k->rows[w] = k->rows[i], k->score[w++] = k->score[i];
+    k->n = w;
+}
+
 /* Drops the rank's scores and plan (a damaged file, or partial scores being completed). */
 static void bm25_reset(rstate *rs)
 {
@@ -1203,15 +1227,18 @@ static og_status bm25_run(og_search *s, int rank, rstate *rs, uint64_t k)
             if (h.k > bound) h.k = bound;
             h.v = malloc((h.k ? h.k : 1) * sizeof *h.v);
             if (!h.v) st = og_err(OG_ERR_NOMEM, "out of memory");
+            /* MaxScore: one pass keeps every row reaching the threshold of its time (no later
+             * row can lower it, so the rows reaching the final k-th score are among them) */
+            bm25_top tp = {&h, &sink, h.k == k ? &h.theta : &tp.none, -INFINITY};
             if (st == OG_OK)
-                st = t_bm25_exhaustive ? bm25_stream(rs, heap_emit, &h) : bm25_stream_pruned(rs, heap_emit, &h, &h.theta);
+                st = t_bm25_exhaustive ? bm25_stream(rs, heap_emit, &h)
+                                       : bm25_stream_pruned(rs, top_emit, &tp, tp.theta);
             if (st == OG_OK && h.n == k) sink.cut = h.v[0]; /* else fewer than k rows: all */
             free(h.v);
             rs->partial = 1;
+            if (!t_bm25_exhaustive) sink_cut(&sink);
         }
-        if (st == OG_OK)
-            st = t_bm25_exhaustive || !rs->partial ? bm25_stream(rs, sink_emit, &sink)
-                                                   : bm25_stream_pruned(rs, sink_emit, &sink, &sink.cut);
+        if (st == OG_OK && (t_bm25_exhaustive || !rs->partial)) st = bm25_stream(rs, sink_emit, &sink);
         if (st == OG_OK) st = sink_take(&sink, rs);
         free(sink.rows);
         free(sink.score);
