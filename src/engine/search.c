@@ -863,7 +863,9 @@ og_status og_search_text_eval(og_search *s, const og_ir_text *t, const uint32_t 
  * candidate rows, and a non-essential term's postings are advanced to a candidate only while
  * the candidate's partial score plus the bounds left can still reach θ.  A row kept is scored
  * exactly as the exhaustive stream scores it (its terms summed in query order), so the rows,
- * scores and tie order are unchanged (tests/engine/test_search_bm25_topk.c compares both). */
+ * scores and tie order are unchanged (tests/engine/test_search_bm25_topk.c compares both).
+ * With MaxScore a top-k streams once: the rows reaching the threshold of their time are kept
+ * and cut at the final k-th score (the two-pass stream above is the exhaustive reference). */
 
 /* The plan of a bm25 rank: the distinct non-stop query terms' dict entries per segment
  * (rs->bent[g * nq + j], -1 = absent) and their idf over the live rows (df counted through
