@@ -854,7 +854,18 @@ og_status og_search_text_eval(og_search *s, const og_ir_text *t, const uint32_t 
  * merged by document (they ascend) and each row's score is formed as it streams past, term by
  * term in query order (so every sum is the same whatever the segments are).  A top-k ordering
  * streams twice (the k-th highest score, then the rows reaching it) and keeps only those rows;
- * everything else keeps all the matched rows, ascending, with their scores. */
+ * everything else keeps all the matched rows, ascending, with their scores.
+ *
+ * Why MaxScore (bm25_stream_pruned): a term's score in a document is below idf * (k1 + 1), so
+ * once a threshold θ is known (the k-th score so far, then the k-th score itself) the terms
+ * with the smallest bounds whose bounds sum below θ ("non-essential", a word in most
+ * documents) cannot lift a row to θ on their own: only the other terms' postings choose the
+ * candidate rows, and a non-essential term's postings are advanced to a candidate only while
+ * the candidate's partial score plus the bounds left can still reach θ.  A row kept is scored
+ * exactly as the exhaustive stream scores it (its terms summed in query order), so the rows,
+ * scores and tie order are unchanged (tests/engine/test_search_bm25_topk.c compares both).
+ * With MaxScore a top-k streams once: the rows reaching the threshold of their time are kept
+ * and cut at the final k-th score (the two-pass stream above is the exhaustive reference). */
 
 /* The plan of a bm25 rank: the distinct non-stop query terms' dict entries per segment
  * (rs->bent[g * nq + j], -1 = absent) and their idf over the live rows (df counted through
@@ -913,6 +924,12 @@ static og_status bm25_plan(og_search *s, int rank, rstate *rs)
 
 typedef void (*bm25_emit_fn)(void *ud, uint32_t row, double score);
 
+/* One term's score in a document (the one expression both streams use). */
+static inline double bm25_term(double idf, uint32_t tf, double norm)
+{
+    return idf * (double)tf * (OG_BM25_K1 + 1.0) / ((double)tf + norm);
+}
+
 /* Streams (row, score) of every live row sharing a planned term: segment by segment, rows
  * ascending within a segment. */
 static og_status bm25_stream(const rstate *rs, bm25_emit_fn emit, void *ud)
@@ -943,7 +960,7 @@ static og_status bm25_stream(const rstate *rs, bm25_emit_fn emit, void *ud)
             double norm = OG_BM25_K1 * (1.0 - OG_BM25_B + OG_BM25_B * dl / c->avgdl);
             for (size_t j = 0; j < nq && st == OG_OK; j++) {
                 if (!live[j] || it[j].doc != d) continue;
-                sc += rs->bidf[j] * (double)it[j].tf * (OG_BM25_K1 + 1.0) / ((double)it[j].tf + norm);
+                sc += bm25_term(rs->bidf[j], it[j].tf, norm);
                 int rr = og_fts_iter_next(&it[j]);
                 if (rr < 0) st = (og_status)-rr;
                 live[j] = rr == 1;
@@ -955,6 +972,97 @@ static og_status bm25_stream(const rstate *rs, bm25_emit_fn emit, void *ud)
     for (size_t j = 0; it && j < nq; j++) og_fts_iter_free(&it[j]);
     free(it);
     free(live);
+    return st;
+}
+
+static _Thread_local int t_bm25_exhaustive;
+
+void og_search_set_bm25_exhaustive(int on) { t_bm25_exhaustive = on != 0; }
+
+/* x (a sum of bounds or of a partial score and bounds) is certainly below theta: the margin
+ * covers the rounding of sums taken in another order than the exact score's. */
+static int below(double x, double theta) { return x * (1.0 + 1e-9) < theta; }
+
+/* Like bm25_stream, but only the rows that can score at least *theta (re-read after every
+ * emit: a top-k raises it) are emitted, by MaxScore (see above).  Every row emitted has
+ * bm25_stream's score; every row skipped scores below *theta. */
+static og_status bm25_stream_pruned(const rstate *rs, bm25_emit_fn emit, void *ud, const double *theta)
+{
+    const tcol *c = rs->tc;
+    size_t nq = rs->bq;
+    if (!nq) return OG_OK;
+    og_fts_iter *it = calloc(nq, sizeof *it);
+    uint8_t *live = calloc(nq, 1), *init = calloc(nq, 1);
+    size_t *ord = calloc(nq, sizeof *ord);
+    double *ub = calloc(nq, sizeof *ub), *pre = calloc(nq, sizeof *pre), *con = calloc(nq, sizeof *con);
+    og_status st = it && live && init && ord && ub && pre && con ? OG_OK : og_err(OG_ERR_NOMEM, "out of memory");
+    for (size_t g = 0; g < c->nsegs && st == OG_OK; g++) {
+        const seg *sg = &c->segs[g];
+        size_t m = 0;
+        for (size_t j = 0; j < nq && st == OG_OK; j++) {
+            long e = rs->bent[g * nq + j];
+            live[j] = 0;
+            if (e < 0) continue;
+            if (init[j]) og_fts_iter_free(&it[j]);
+            og_fts_iter_init(&it[j], sg->fts, (size_t)e, 0);
+            init[j] = 1;
+            int rr = og_fts_iter_next(&it[j]);
+            if (rr < 0) st = (og_status)-rr;
+            live[j] = rr == 1;
+            ub[j] = rs->bidf[j] * (OG_BM25_K1 + 1.0);
+            size_t i = m++; /* ord: the present terms by bound, ascending (few terms) */
+            for (; i && ub[ord[i - 1]] > ub[j]; i--) ord[i] = ord[i - 1];
+            ord[i] = j;
+        }
+        for (size_t i = 0; i < m; i++) pre[i] = (i ? pre[i - 1] : 0) + ub[ord[i]];
+        size_t p = 0; /* ord[0..p) are non-essential: their bounds sum below theta */
+        while (st == OG_OK) {
+            while (p < m && below(pre[p], *theta)) p++;
+            uint32_t d = UINT32_MAX;
+            for (size_t i = p; i < m; i++)
+                if (live[ord[i]] && it[ord[i]].doc < d) d = it[ord[i]].doc;
+            if (d == UINT32_MAX) break; /* docs are below rows < 2^32 - 1 */
+            uint32_t row = seg_row(sg, d);
+            double dl = (double)og_fts_doc_len(sg->fts, d), part = 0;
+            double norm = OG_BM25_K1 * (1.0 - OG_BM25_B + OG_BM25_B * dl / c->avgdl);
+            for (size_t i = p; i < m && st == OG_OK; i++) {
+                size_t j = ord[i];
+                if (!live[j] || it[j].doc != d) continue;
+                if (row != NO_ROW) part += con[j] = bm25_term(rs->bidf[j], it[j].tf, norm);
+                int rr = og_fts_iter_next(&it[j]);
+                if (rr < 0) st = (og_status)-rr;
+                live[j] = rr == 1;
+            }
+            int keep = row != NO_ROW && st == OG_OK;
+            for (size_t i = p; keep && i-- > 0;) { /* non-essential terms, largest bound first */
+                if (below(part + pre[i], *theta)) {
+                    keep = 0;
+                    break;
+                }
+                size_t j = ord[i];
+                int rr = 1;
+                while (live[j] && it[j].doc < d && (rr = og_fts_iter_next(&it[j])) == 1) {}
+                if (rr < 0) st = (og_status)-rr, keep = 0;
+                if (rr != 1) live[j] = 0;
+                if (live[j] && it[j].doc == d) part += con[j] = bm25_term(rs->bidf[j], it[j].tf, norm);
+            }
+            if (keep && !below(part, *theta)) {
+                double sc = 0; /* query order, as bm25_stream sums */
+                for (size_t j = 0; j < nq; j++) sc += con[j];
+                emit(ud, row, sc);
+            }
+            memset(con, 0, nq * sizeof *con);
+        }
+    }
+    for (size_t j = 0; init && j < nq; j++)
+        if (init[j]) og_fts_iter_free(&it[j]);
+    free(it);
+    free(live);
+    free(init);
+    free(ord);
+    free(ub);
+    free(pre);
+    free(con);
     return st;
 }
 
@@ -1023,6 +1131,7 @@ static og_status sink_take(bm25_sink *k, rstate *rs)
 typedef struct bm25_heap {
     double *v;
     size_t n, k;
+    double theta; /* v[0] once full (a row must beat it), else -inf */
 } bm25_heap;
 
 static void heap_emit(void *ud, uint32_t row, double score)
@@ -1033,6 +1142,7 @@ static void heap_emit(void *ud, uint32_t row, double score)
     if (h->n < h->k) {
         for (i = h->n++; i && h->v[(i - 1) / 2] > score; i = (i - 1) / 2) h->v[i] = h->v[(i - 1) / 2];
         h->v[i] = score;
+        if (h->n == h->k) h->theta = h->v[0];
         return;
     }
     if (score <= h->v[0]) return;
@@ -1046,6 +1156,31 @@ static void heap_emit(void *ud, uint32_t row, double score)
         i = m;
     }
     h->v[i] = score;
+    h->theta = h->v[0];
+}
+
+/* A MaxScore top-k's one pass: the heap, and the rows reaching its threshold of their time. */
+typedef struct bm25_top {
+    bm25_heap *h;
+    bm25_sink *k;
+    const double *theta; /* &h->theta, or &none while the heap can hold every row */
+    double none;
+} bm25_top;
+
+static void top_emit(void *ud, uint32_t row, double score)
+{
+    bm25_top *t = ud;
+    if (score >= *t->theta) sink_emit(t->k, row, score);
+    heap_emit(t->h, row, score);
+}
+
+/* Keeps the sink's rows scoring at least its cut (in order). */
+static void sink_cut(bm25_sink *k)
+{
+    size_t w = 0;
+    for (size_t i = 0; i < k->n; i++)
+        if (k->score[i] >= k->cut) k->rows[w] = k->rows[i], k->score[w++] = k->score[i];
+    k->n = w;
 }
 
 /* Drops the rank's scores and plan (a damaged file, or partial scores being completed). */
@@ -1080,7 +1215,7 @@ static og_status bm25_run(og_search *s, int rank, rstate *rs, uint64_t k)
         bm25_sink sink = {0};
         sink.cut = -INFINITY;
         if (st == OG_OK && k) {
-            bm25_heap h = {NULL, 0, (size_t)k};
+            bm25_heap h = {NULL, 0, (size_t)k, -INFINITY};
             size_t bound = 0; /* at most the summed postings' rows are scored */
             for (size_t i = 0; i < rs->tc->nsegs * rs->bq; i++)
                 if (rs->bent[i] >= 0) {
@@ -1094,12 +1229,18 @@ static og_status bm25_run(og_search *s, int rank, rstate *rs, uint64_t k)
             if (h.k > bound) h.k = bound;
             h.v = malloc((h.k ? h.k : 1) * sizeof *h.v);
             if (!h.v) st = og_err(OG_ERR_NOMEM, "out of memory");
-            if (st == OG_OK) st = bm25_stream(rs, heap_emit, &h);
+            /* MaxScore: one pass keeps every row reaching the threshold of its time (no later
+             * row can lower it, so the rows reaching the final k-th score are among them) */
+            bm25_top tp = {&h, &sink, h.k == k ? &h.theta : &tp.none, -INFINITY};
+            if (st == OG_OK)
+                st = t_bm25_exhaustive ? bm25_stream(rs, heap_emit, &h)
+                                       : bm25_stream_pruned(rs, top_emit, &tp, tp.theta);
             if (st == OG_OK && h.n == k) sink.cut = h.v[0]; /* else fewer than k rows: all */
             free(h.v);
             rs->partial = 1;
+            if (!t_bm25_exhaustive) sink_cut(&sink);
         }
-        if (st == OG_OK) st = bm25_stream(rs, sink_emit, &sink);
+        if (st == OG_OK && (t_bm25_exhaustive || !rs->partial)) st = bm25_stream(rs, sink_emit, &sink);
         if (st == OG_OK) st = sink_take(&sink, rs);
         free(sink.rows);
         free(sink.score);

@@ -93,6 +93,10 @@ og_status og_search_rrf_candidates(og_search *s, int rank, uint64_t limit, uint3
  * full fusion the bounded one must equal), 0 = bounded (the default). */
 void og_search_set_rrf_full(int on);
 
+/* Test hook (this thread): 1 = a bm25 top-k scores every posting of every query term (the
+ * exhaustive stream the MaxScore one must equal), 0 = MaxScore (the default). */
+void og_search_set_bm25_exhaustive(int on);
+
 /* A search ordering by ir->ranks[rank] over the final rows b, whose column var_col holds the
  * ranked variable: drops the rows the ranking leaves out (nearest: null vectors; bm25: no
  * shared term; rrf: entities in neither arm) and returns the primary sort key over the kept
