@@ -43,6 +43,11 @@ class Receipt(ctypes.Structure):
                 ("index_status", ctypes.c_int), ("deleted", ctypes.c_uint64), ("_spare", _SPARE)]
 
 
+class BranchCreateOpts(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint), ("from_branch", ctypes.c_char_p), ("from_commit", ctypes.c_char_p),
+                ("message", ctypes.c_char_p)]
+
+
 class LoadOpts(ctypes.Structure):
     _fields_ = [("mode", ctypes.c_int), ("branch", ctypes.c_char_p), ("from_", ctypes.c_char_p),
                 ("expected_head", ctypes.c_char_p), ("progress", ctypes.c_int), ("on_progress", ctypes.c_void_p),
@@ -116,6 +121,7 @@ _SIGNATURES = {
     "og_db_load": (_int, [_P(Receipt), _vp, _cp, _P(LoadOpts)]),
     "og_db_load_csv": (_int, [_P(Receipt), _vp, _P(CsvFile), _sz, ctypes.c_char, _P(LoadOpts)]),
     "og_db_branch_create": (_int, [_vp, _cp, _cp, _cp, _vp]),  # head_out: char[32]
+    "og_db_branch_create_ex": (_int, [_vp, _vp, _cp, _vp]),  # head_out, db, name, opts
     "og_db_branch_list": (_int, [_P(_vp), _vp]),
     "og_db_branch_merge": (_int, [_P(_vp), _vp, _P(MergeOpts)]),
     "og_db_commit_list": (_int, [_P(_vp), _vp, _cp, _sz]),

@@ -236,10 +236,11 @@ class _Embedded:
                     break
         return self._load_doc(rc, mode, branch, nodes, edges)
 
-    def branch_create(self, name, from_):
+    def branch_create(self, name, from_, message=None):
         head = ctypes.create_string_buffer(32)
-        _clib.check(self.lib, self.lib.og_db_branch_create(self._handle(), _b(name), _b(from_), None, head))
-        return {"uri": self.root, "from": from_, "name": name, "actor_id": self.actor}
+        opts = _clib.BranchCreateOpts(version=1, from_branch=_b(from_), message=_b(message))
+        _clib.check(self.lib, self.lib.og_db_branch_create_ex(head, self._handle(), _b(name), ctypes.byref(opts)))
+        return {"uri": self.root, "from": from_, "name": name, "actor_id": self.actor, "message": message or None}
 
     def branch_merge(self, source, into):
         opts = _clib.MergeOpts(source=_b(source), target=_b(into))

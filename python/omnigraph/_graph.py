@@ -95,8 +95,11 @@ class _Remote:
         with open(path, "rb") as f:
             return self.call("POST", "/load/csv", f.read(), ctype="text/csv", query=q)
 
-    def branch_create(self, name, from_):
-        return self.call("POST", "/branches", {"name": name, "from": from_})
+    def branch_create(self, name, from_, message=None):
+        body = {"name": name, "from": from_}
+        if message:
+            body["message"] = message
+        return self.call("POST", "/branches", body)
 
     def branch_merge(self, source, into):
         return self.call("POST", "/branches/merge", {"source": source, "target": into})
@@ -165,9 +168,9 @@ class Graph:
         commit."""
         return Receipt(self._t.load_csv(os.fspath(path), type, delimiter, mode, branch))
 
-    def branch_create(self, name, from_="main"):
-        """Creates branch `name` at the head of `from_`."""
-        return self._t.branch_create(name, from_)
+    def branch_create(self, name, from_="main", message=None):
+        """Creates branch `name` at the head of `from_`; `message` says what it is for."""
+        return self._t.branch_create(name, from_, message)
 
     def branch_merge(self, source, into="main"):
         """Merges branch `source` into `into`; conflicts raise ConflictError."""

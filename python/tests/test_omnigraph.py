@@ -107,7 +107,7 @@ def test_params_and_named_query(graph):
 
 def test_mutate_receipt_branch_merge_and_time_travel(graph):
     before = graph.commits()[0]
-    graph.branch_create("dev")
+    assert graph.branch_create("dev", message="age fix")["message"] == "age fix"
     rc = graph.mutate('query m() { update Person set { age: 37 } where name = "ada" }', branch="dev")
     assert rc.affected_nodes == 1 and rc.affected_edges == 0 and re.fullmatch(r"[0-9A-Z]{26}", rc.commit)
     assert (rc.inserted, rc.updated, rc.deleted) == (0, 1, 0)
@@ -374,7 +374,7 @@ def _scenario(g, tmp_path):
     r = g.query(PEOPLE)
     out.append({"columns": r.columns, "rows": r.rows, "commit": r.commit, "target": r.target,
                 "query_name": r.query_name})
-    out.append(g.branch_create("dev"))
+    out.append(g.branch_create("dev", message="try a new age"))
     out.append(g.mutate('query m() { update Person set { age: 37 } where name = "ada" }', branch="dev").doc)
     out.append(g.mutate('query m() { delete Person where name = "nobody" }').doc)  # nothing published
     out.append(g.load_csv(csv, type="Person", delimiter="|", branch="dev").doc)
