@@ -57,7 +57,7 @@ OMNIGRAPH_SERVER_BEARER_TOKENS_JSON='{"alice":"alice-secret"}' \
 spid=$!
 addr=
 for _ in $(seq 1 100); do
-  addr=$(sed -n 's/^OMNIGRAPH_LISTEN_ADDR=//p' "$d/server.out")
+  addr=$(sed -n 's/^OMNIGRAPH_LISTEN_ADDR=//p' "$d/server.out" 2>/dev/null || true) # the server may not have opened it yet
   [ -n "$addr" ] && break
   sleep 0.1
 done

@@ -69,7 +69,7 @@ start_server() {
   "$bin/omnigraph-server" --bind 127.0.0.1:0 "$@" >"$out" 2>"$out.log" &
   pids+=($!)
   for _ in $(seq 1 100); do
-    addr=$(sed -n 's/^OMNIGRAPH_LISTEN_ADDR=//p' "$out")
+    addr=$(sed -n 's/^OMNIGRAPH_LISTEN_ADDR=//p' "$out" 2>/dev/null || true) # not yet opened: retry
     [ -n "$addr" ] && { echo "$addr"; return 0; }
     sleep 0.1
   done
