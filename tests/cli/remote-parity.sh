@@ -13,7 +13,11 @@ og=${2:?usage: remote-parity.sh SOURCE_DIR OMNIGRAPH OMNIGRAPH_SERVER}
 srv=${3:?usage: remote-parity.sh SOURCE_DIR OMNIGRAPH OMNIGRAPH_SERVER}
 d=$(mktemp -d)
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -rf "$d"; }
+# start_server runs in $(...), a subshell: it notes its server's pid in $d/pids for this to stop
+cleanup() {
+  for p in "${pids[@]}" $(cat "$d/pids" 2>/dev/null); do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+  rm -rf "$d"
+}
 trap cleanup EXIT
 export HOME=$d/home OMNIGRAPH_HOME=$d/home/.omnigraph
 unset OMNIGRAPH_STORE OMNIGRAPH_PROFILE OMNIGRAPH_BEARER_TOKEN
@@ -43,6 +47,7 @@ start_server() {
   local out=$1; shift
   "$srv" "$@" --bind 127.0.0.1:0 > "$out" 2> "$out.err" &
   pids+=($!)
+  echo $! >> "$d/pids"
   for _ in $(seq 100); do grep -q OMNIGRAPH_LISTEN_ADDR "$out" && break; sleep 0.1; done
   echo "http://$(sed -n 's/^OMNIGRAPH_LISTEN_ADDR=//p' "$out")"
 }
