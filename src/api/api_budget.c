@@ -63,11 +63,11 @@ og_status og_db_query_budget(og_rows **out, og_db *db, const char *source, size_
 
 /* A budget variable: milliseconds, or for the memory ones a size ("4G", bytes); a value that is
  * neither leaves the default (a budget is a limit, not a reason to refuse the call). */
-static int64_t env_i64(const char *name, int64_t dflt)
+static int64_t env_i64(const char *name, int is_size, int64_t dflt)
 {
     const char *v = getenv(name);
     if (!v || !*v) return dflt;
-    if (strstr(name, "MEMORY") && *v != '-') {
+    if (is_size && *v != '-') {
         uint64_t n;
         return og_api_size_parse(v, &n) ? (int64_t)n : dflt;
     }
@@ -77,9 +77,9 @@ static int64_t env_i64(const char *name, int64_t dflt)
 }
 
 /* 0 inherits; < 0 = unlimited (returned as 0 for og_budget_begin). */
-static int64_t pick(int64_t call, int64_t handle, const char *env, int64_t dflt)
+static int64_t pick(int64_t call, int64_t handle, const char *env, int is_size, int64_t dflt)
 {
-    int64_t v = call ? call : handle ? handle : env_i64(env, dflt);
+    int64_t v = call ? call : handle ? handle : env_i64(env, is_size, dflt);
     if (!v) v = dflt;
     return v < 0 ? 0 : v;
 }
@@ -87,8 +87,8 @@ static int64_t pick(int64_t call, int64_t handle, const char *env, int64_t dflt)
 void og_api_budget_begin(og_db *db, struct og_query_budget *qb)
 {
     const og_budget *c = call_budget;
-    int64_t t = pick(c ? c->time_ms : 0, db->budget.time_ms, "OG_QUERY_TIMEOUT_MS", OG_QUERY_DEFAULT_TIME_MS);
-    int64_t m = pick(c ? c->memory_bytes : 0, db->budget.memory_bytes, "OG_QUERY_MAX_MEMORY",
+    int64_t t = pick(c ? c->time_ms : 0, db->budget.time_ms, "OG_QUERY_TIMEOUT_MS", 0, OG_QUERY_DEFAULT_TIME_MS);
+    int64_t m = pick(c ? c->memory_bytes : 0, db->budget.memory_bytes, "OG_QUERY_MAX_MEMORY", 1,
                      OG_QUERY_DEFAULT_MEMORY_BYTES);
     og_budget_begin(qb, t, m);
     og_budget_set_cancel(qb, thread_cancel ? thread_cancel : db->cancel);
@@ -97,8 +97,8 @@ void og_api_budget_begin(og_db *db, struct og_query_budget *qb)
 void og_api_write_budget_begin(og_db *db, struct og_query_budget *qb, const char *what)
 {
     const og_budget *c = write_call_budget;
-    int64_t t = pick(c ? c->time_ms : 0, db->write_budget.time_ms, "OG_WRITE_TIMEOUT_MS", OG_WRITE_DEFAULT_TIME_MS);
-    int64_t m = pick(c ? c->memory_bytes : 0, db->write_budget.memory_bytes, "OG_WRITE_MAX_MEMORY",
+    int64_t t = pick(c ? c->time_ms : 0, db->write_budget.time_ms, "OG_WRITE_TIMEOUT_MS", 0, OG_WRITE_DEFAULT_TIME_MS);
+    int64_t m = pick(c ? c->memory_bytes : 0, db->write_budget.memory_bytes, "OG_WRITE_MAX_MEMORY", 1,
                      OG_WRITE_DEFAULT_MEMORY_BYTES);
     og_budget_begin_write(qb, t, m, what, "--timeout, og_budget.time_ms or $OG_WRITE_TIMEOUT_MS",
                           "--max-memory, og_budget.memory_bytes or $OG_WRITE_MAX_MEMORY");
