@@ -507,6 +507,7 @@ static og_status three_way(merge_ctx *c, og_graph *g, const og_snapshot *base, c
             st = merge_table(c, &plan, pt, g, dir, rb, rs, rt);
         }
     }
+    if (st == OG_OK) st = og_plan_lookup_status(&plan); /* conflicts may stand on a failed read */
     if (st == OG_OK && !res->nconflicts) st = check_orphans(&plan, res);
     if (st == OG_OK && !res->nconflicts) {
         st = og_plan_validate(&plan);

@@ -623,6 +623,7 @@ static og_status mutate_attempt(void *vctx, og_graph *g, const og_snapshot *base
     if (st == OG_OK) st = og_plan_init(&plan, r, NULL);
     for (size_t i = 0; st == OG_OK && i < ir->nmutations; i++) st = run_statement(&plan, ir, &ir->mutations[i], pv, c);
     if (st == OG_OK) st = og_budget_track(og_plan_mem_bytes(&plan));
+    if (st == OG_OK) st = og_plan_lookup_status(&plan); /* "no such key" may be a failed read */
     if (st == OG_OK && c->stats.affected_nodes + c->stats.affected_edges == 0) {
         og_draft_set_noop(draft);
     } else if (st == OG_OK) {

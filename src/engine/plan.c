@@ -289,12 +289,30 @@ long og_plan_staged_find(const og_plan_table *pt, const char *id, size_t len)
     return -1;
 }
 
+static void lookup_failed(og_plan *p, og_status st)
+{
+    int none = 0;
+    if (__atomic_compare_exchange_n(&p->lookup_failed, &none, (int)st, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        snprintf(p->lookup_msg, sizeof p->lookup_msg, "%s", og_error_message());
+}
+
+og_status og_plan_lookup_status(const og_plan *p)
+{
+    int st = __atomic_load_n(&p->lookup_failed, __ATOMIC_ACQUIRE);
+    return st ? og_err((og_status)st, "%s", p->lookup_msg) : OG_OK;
+}
+
 long og_plan_committed_find(og_plan *p, og_plan_table *pt, const char *id, size_t len)
 {
     if (pt->overwrite) return -1;
-    if (og_plan_table_view(p, pt) != OG_OK) return -1;
-    uint32_t row;
-    if (og_tableview_lookup_id(pt->view, id, len, &row) != OG_OK || row == OG_TABLEVIEW_NO_ROW) return -1;
+    og_status st = og_plan_table_view(p, pt);
+    uint32_t row = OG_TABLEVIEW_NO_ROW;
+    if (st == OG_OK) st = og_tableview_lookup_id(pt->view, id, len, &row);
+    if (st != OG_OK) {
+        lookup_failed(p, st);
+        return -1;
+    }
+    if (row == OG_TABLEVIEW_NO_ROW) return -1;
     if (pt->removed && ((pt->removed[row >> 3] >> (row & 7)) & 1)) return -1;
     return (long)row;
 }
@@ -1257,7 +1275,7 @@ static og_status check_card(og_plan *p, og_plan_table *et)
     return st;
 }
 
-og_status og_plan_validate(og_plan *p)
+static og_status validate(og_plan *p)
 {
     for (size_t i = 0; i < p->cat->nnodes; i++) OG_TRY(og_plan_index_ids(&p->nodes[i]));
     for (size_t i = 0; i < p->cat->nnodes; i++) {
@@ -1278,6 +1296,15 @@ og_status og_plan_validate(og_plan *p)
         if (et->touched) OG_TRY(check_card(p, et));
     }
     return OG_OK;
+}
+
+og_status og_plan_validate(og_plan *p)
+{
+    OG_TRY(og_plan_lookup_status(p));
+    og_status st = validate(p);
+    /* A failed read outranks what was concluded from it (a "dangling" endpoint, a missing key). */
+    og_status failed = og_plan_lookup_status(p);
+    return failed ? failed : st;
 }
 
 /* ---- writing ------------------------------------------------------------------------------- */
@@ -1680,6 +1707,7 @@ og_status og_plan_write(og_plan *p, og_commit_draft *d, size_t *ntables)
 {
     *ntables = 0;
     OG_TRY(job_join(p)); /* the last flushed batch, and every fragment id known */
+    OG_TRY(og_plan_lookup_status(p));
     for (int pass = 0; pass < 2; pass++) {
         size_t n = pass ? p->cat->nedges : p->cat->nnodes;
         for (size_t i = 0; i < n; i++) {

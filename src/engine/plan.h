@@ -104,6 +104,13 @@ typedef struct og_plan {
     uint64_t flushed_rows;   /* staged rows covered by those batches */
     int capture_topology;    /* og_plan_table.end_rows (load only) */
     struct og_plan_job *job; /* the flushed batch being written on a worker thread (plan.c) */
+    /* A committed-row lookup that failed (a read error, not "absent"): og_plan_committed_find
+     * answers -1 then, so the plan may have decided wrongly (an insert of a key that exists,
+     * an endpoint called dangling).  The first failure is kept here — lookups run on the RI
+     * check's threads too — and og_plan_validate / og_plan_write return it: a plan built on
+     * a failed read never publishes (docs/invariants.md #13). */
+    int lookup_failed;        /* atomic: 0, else the first failure's og_status */
+    char lookup_msg[512];     /* its message (written by the thread that set lookup_failed) */
 } og_plan;
 
 og_status og_plan_init(og_plan *p, og_read *read, const char *source);
@@ -142,8 +149,14 @@ og_status og_plan_index_ids(og_plan_table *pt);
 /* The staged row index whose id is id[0..len) and is still current, or -1.  Correct without
  * og_plan_index_ids too (unindexed rows are then searched one by one). */
 long og_plan_staged_find(const og_plan_table *pt, const char *id, size_t len);
-/* The committed (base view) row whose id is id[0..len) and which is not removed, or -1. */
+/* The committed (base view) row whose id is id[0..len) and which is not removed, or -1.
+ * A failed read also answers -1 and is recorded in p->lookup_failed (og_plan_lookup_status). */
 long og_plan_committed_find(og_plan *p, og_plan_table *pt, const char *id, size_t len);
+
+/* OG_OK, or the first failed committed-row lookup of this plan (its message restored as the
+ * thread's last error).  og_plan_validate and og_plan_write check it; a caller that acts on
+ * og_plan_committed_find without either checks it itself. */
+og_status og_plan_lookup_status(const og_plan *p);
 
 /* Marks committed row `row` removed / staged row `row` superseded. */
 og_status og_plan_remove_committed(og_plan *p, og_plan_table *pt, uint32_t row);

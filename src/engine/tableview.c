@@ -1156,6 +1156,9 @@ static og_status prepare_keys(og_tableview *v, int persist)
         uint8_t *unsaved = calloc(nf ? nf : 1, 1);
         size_t heap = 0;
         if (!kms || !unsaved) st = og_err(OG_ERR_NOMEM, "table view: out of memory");
+        else if (og_fault_error("tableview.keys")) /* tests: a key map that cannot be read */
+            st = og_err(OG_ERR_IO, "table %s: reading its key maps failed (injected by OG_FAULT_ERROR)",
+                        og_table_dir(v->table));
         for (size_t i = 0; st == OG_OK && i < nf; i++) {
             const og_fragment *f = &v->m.fragments[i];
             char key[512];

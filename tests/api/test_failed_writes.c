@@ -5,6 +5,9 @@
  * flushed fragments by then), an edge to a missing node (found after the flushes), an
  * injected I/O error after all effects were written (OG_FAULT_ERROR=graph.after_effects) for
  * a load and for a mutation; then a good write still works and adds only its own files.
+ * And a key lookup that fails to read (OG_FAULT_ERROR=tableview.keys) is an error, never
+ * "no such key": an insert, update, delete or merge-load of an existing key then fails with
+ * OG_ERR_IO and changes nothing (docs/invariants.md #13).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -134,10 +137,55 @@ static void a_failed_load_leaves_the_key_set_as_it_was(void **state)
     free(before);
 }
 
+static og_status mutate(ctx *c, const char *m, const char *params)
+{
+    og_receipt r;
+    return og_db_mutate(&r, c->db, m, strlen(m), NULL, params, NULL, NULL);
+}
+
+static int64_t query_int(ctx *c, const char *q)
+{
+    og_rows *rows;
+    assert_int_equal(og_db_query(&rows, c->db, q, strlen(q), NULL, NULL, NULL), OG_OK);
+    assert_int_equal(og_rows_count(rows), 1);
+    int64_t v = og_rows_int(rows, 0, 0);
+    og_rows_free(rows);
+    return v;
+}
+
+static void a_failed_key_lookup_is_an_error_not_absence(void **state)
+{
+    ctx *c = *state;
+    write_data(c, 0, 50, NULL);
+    assert_int_equal(load(c), OG_OK);
+    char *before = keyset(c);
+    /* a fresh handle: its views have read no key map yet */
+    og_db_close(c->db);
+    assert_int_equal(og_db_open(&c->db, c->uri, NULL), OG_OK);
+    setenv("OG_FAULT_ERROR", "tableview.keys", 1);
+    /* each of these would be wrong if the failed read meant "absent": an insert of p3 as a
+     * second row, an update or delete that matches nothing and succeeds, a merge-load that
+     * adds p3 again */
+    assert_int_equal(mutate(c, "query a() { insert P { name: \"p3\", n: 99 } }", NULL), OG_ERR_IO);
+    assert_non_null(strstr(og_error_message(), "injected"));
+    assert_int_equal(mutate(c, "query u() { update P set { n: 7 } where name = \"p3\" }", NULL), OG_ERR_IO);
+    assert_int_equal(mutate(c, "query d() { delete P where name = \"p3\" }", NULL), OG_ERR_IO);
+    write_data(c, 3, 1, NULL);
+    assert_int_equal(load(c), OG_ERR_IO);
+    char *after = keyset(c);
+    assert_string_equal(before, after);
+    free(after);
+    unsetenv("OG_FAULT_ERROR");
+    assert_int_equal(query_int(c, "query q() { match { $p: P } return { count($p) as n } }"), 50);
+    assert_int_equal(query_int(c, "query q() { match { $p: P { name: \"p3\" } } return { $p.n } }"), 3);
+    free(before);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(a_failed_load_leaves_the_key_set_as_it_was, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_failed_key_lookup_is_an_error_not_absence, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
