@@ -139,6 +139,8 @@ static og_status parse_params(const char *text, json_t **out)
     if (!text || !*text) return OG_OK;
     json_error_t jerr;
     json_t *j = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
+    /* a U64 above 2^63-1, which jansson refuses, as a bignum (og_jsonval_append reads it) */
+    if (!j && json_error_code(&jerr) == json_error_numeric_overflow) j = og_json_load_wide(text, strlen(text));
     if (!j) return og_err(OG_ERR_INVALID, "parameters are not valid JSON (column %d): %s", jerr.column, jerr.text);
     if (!json_is_object(j)) {
         json_decref(j);

@@ -43,7 +43,13 @@ static void jv_of_json(jv *v, const json_t *j)
     switch (json_typeof(j)) {
     case JSON_OBJECT: v->kind = OG_J_OBJECT; break;
     case JSON_ARRAY: v->kind = OG_J_ARRAY; v->len = json_array_size(j); break;
-    case JSON_STRING: v->kind = OG_J_STRING; v->s = json_string_value(j); v->len = json_string_length(j); break;
+    case JSON_STRING:
+        if (og_json_bignum_digits(j)) { /* a U64 above 2^63-1 read by og_json_load_wide */
+            v->kind = OG_J_UINT;
+            v->u = strtoull(og_json_bignum_digits(j), NULL, 10);
+            break;
+        }
+        v->kind = OG_J_STRING; v->s = json_string_value(j); v->len = json_string_length(j); break;
     case JSON_INTEGER: v->kind = OG_J_INT; v->i = json_integer_value(j); break;
     case JSON_REAL: v->kind = OG_J_REAL; v->d = json_real_value(j); break;
     case JSON_TRUE: v->kind = OG_J_TRUE; break;
@@ -153,8 +159,7 @@ static og_status append_int(og_vector *out, const jv *j, const char *what)
     } else if (j->kind == OG_J_STRING) {
         /* The one exception to "a JSON value of the declared type" (docs/reference.md): a
          * 64-bit integer beyond +-(2^53-1) may be a decimal string, for a JavaScript client
-         * whose numbers are doubles and for a U64 parameter above 2^63-1 (jansson, which reads
-         * parameters, cannot hold it).  Any other quoted number is refused. */
+         * whose numbers are doubles.  Any other quoted number is refused. */
         int wide = out->type.id == OG_T_I64 || out->type.id == OG_T_U64;
         if (!wide || parse_decimal(j->s, is_u, &sv, &uv) != OG_OK ||
             (is_u ? uv <= (uint64_t)JS_SAFE_MAX : (sv <= JS_SAFE_MAX && sv >= -JS_SAFE_MAX))) {

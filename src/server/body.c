@@ -9,7 +9,7 @@
  * which it reads and jansson refuses; a raw NUL right after a literal, which it refuses and
  * jansson skips), and whenever it refuses, or the root is not an object, or such an integer
  * appears, the caller parses the body with jansson as before — so every error message and
- * status is jansson's.  Member lookup compares keys as json_object_get does; a value is
+ * status is jansson's (and such an integer, a U64, is then read by og_json_read: http.c).  Member lookup compares keys as json_object_get does; a value is
  * printed back compactly in document order (what json_dumps(JSON_COMPACT) keeps), numbers so
  * that they read back as the same value.
  */

@@ -135,7 +135,7 @@ static struct MHD_Response *invoke(og_req *r, int conditional)
         deny = og_req_authorize(r, OG_ACTION_READ, snapshot ? branch : (branch ? branch : "main"), NULL);
     }
     if (deny) return deny;
-    char *params = pj && !json_is_null(pj) ? json_dumps(pj, JSON_COMPACT) : NULL;
+    char *params = pj && !json_is_null(pj) ? og_json_text(pj, JSON_COMPACT) : NULL; /* a wide U64 stays a number */
     og_status st = og_stored_check_params(q, params);
     if (st) {
         free(params);

@@ -3,8 +3,9 @@
  * as the jansson lane: a value printed back from the tokens reads back (jansson) equal to
  * the original for every kind of value; and against a running server, /query finds a row
  * whose key is full of escapes however the request spells it, and every body jsontok refuses
- * or reads differently from jansson (too big an integer, a raw NUL after a literal, a
- * duplicate key, not an object, not JSON) gets jansson's 400, as before.
+ * or reads differently from jansson (a raw NUL after a literal, a duplicate key, not an
+ * object, not JSON, an integer past 2^64-1) gets jansson's 400, as before; an integer in
+ * (2^63-1, 2^64-1], which jansson alone refuses, is accepted on every lane.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -141,8 +142,13 @@ static void expect_400(const char *body, size_t len, const char *what)
 static void refusals_are_jansson_s(void **state)
 {
     (void)state;
+    /* an integer in (2^63-1, 2^64-1] (a U64) is kept (docs/server.md); past that, jansson's 400 */
     const char *big = "{" LOOKUP_Q ",\"params\":{\"n\":\"Ada\"},\"x\":18446744073709551615}";
-    expect_400(big, strlen(big), "too big integer");
+    http_resp ok = post_json(&S, NULL, "/graphs/g1/query", big);
+    assert_int_equal(ok.status, 200);
+    http_free(&ok);
+    const char *bigger = "{" LOOKUP_Q ",\"params\":{\"n\":\"Ada\"},\"x\":18446744073709551616}";
+    expect_400(bigger, strlen(bigger), "too big integer");
     const char *dup = "{" LOOKUP_Q ",\"params\":{\"n\":\"Ada\",\"n\":\"Bob\"}}";
     expect_400(dup, strlen(dup), "duplicate object key");
     const char *arr = "[" LOOKUP_Q "]";
