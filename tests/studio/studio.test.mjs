@@ -527,4 +527,30 @@ describe("OmniGraph Studio (--unauthenticated)", () => {
       await b.close();
     }
   });
+
+  it("keeps every digit of a U64 beyond 2^53, in parameters and in results", async () => {
+    const b = await puppeteer.launch({ executablePath: process.env.OG_CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"] });
+    const saved = page;
+    try {
+      page = await b.newPage(); // setQuery/run/tableRows drive `page`
+      page.setDefaultTimeout(120000);
+      await page.goto(`${URL_OPEN}/ui/`, { waitUntil: "networkidle0" });
+      await page.waitForSelector(aria("Graph", "combobox"), { visible: true });
+      await page.select("#branch", "edits");
+      await page.waitForFunction(() => document.querySelector("#commit option")?.textContent === "head of edits");
+      // 2^64 - 1: a JavaScript number would send and show 18446744073709552000
+      await setQuery("query set_run($isbn: String, $n: U64) { update Book set { printRun: $n } where isbn = $isbn }",
+        '{"isbn": "9780000000011", "n": 18446744073709551615}');
+      await run();
+      assert.equal(await text("#error"), "");
+      assert.match(await text("#receipt"), /nodes affected\s*1/);
+      await setQuery('query r() { match { $b: Book { isbn: "9780000000011" } } return { $b.printRun } }');
+      await run();
+      assert.equal(await text("#error"), "");
+      assert.deepEqual(await tableRows(), [["18446744073709551615"]]);
+    } finally {
+      page = saved;
+      await b.close();
+    }
+  });
 });

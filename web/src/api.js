@@ -1,6 +1,8 @@
 // The studio's only way out: same-origin requests to the server's public HTTP API
 // (docs/server.md) with the signed-in bearer token.  A refusal becomes an ApiError carrying
 // the server's own message, which the studio shows as it is.
+import { parseJson, toJson } from "./json.js";
+
 const TOKEN_KEY = "omnigraph.studio.token";
 
 export class ApiError extends Error {
@@ -25,13 +27,13 @@ export async function api(path, { method = "GET", body } = {}) {
   if (body !== undefined) headers["content-type"] = "application/json";
   let resp;
   try {
-    resp = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: "omit", cache: "no-store" });
+    resp = await fetch(path, { method, headers, body: body === undefined ? undefined : toJson(body), credentials: "omit", cache: "no-store" });
   } catch (e) {
     throw new ApiError(0, "network", `the server did not answer (${e.message})`);
   }
   const text = await resp.text();
   let json = null;
-  try { json = text ? JSON.parse(text) : null; } catch { /* not JSON */ }
+  try { json = text ? parseJson(text) : null; } catch { /* not JSON */ }
   if (!resp.ok) {
     const msg = json && json.error ? json.error : text || resp.statusText;
     throw new ApiError(resp.status, json && json.code, msg, json);

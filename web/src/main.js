@@ -15,6 +15,7 @@ import { gqLanguage, parseSchema, schemaCompletion, isMutation, queryAt, travers
 import { tableOf, toCsv, toTsv, graphElements, typeColor, setTypeOrder, labelOf } from "./results.js";
 import { gqLinter } from "./lint.js";
 import { searchableTypes, modesOf, buildSearch } from "./search.js";
+import { parseJson, toJson } from "./json.js";
 
 const $ = (id) => document.getElementById(id);
 const el = (tag, attrs = {}, ...kids) => {
@@ -256,7 +257,7 @@ async function run() {
   showError("error", null);
   $("receipt").hidden = true;
   if (ptext) {
-    try { params = JSON.parse(ptext); } catch (e) { return showError("error", new Error(`Parameters are not JSON: ${e.message}`)); }
+    try { params = parseJson(ptext); } catch (e) { return showError("error", new Error(`Parameters are not JSON: ${e.message}`)); }
   }
   const body = { query: whole };
   if (name) body.name = name;
@@ -304,7 +305,7 @@ function showReceipt(r) {
       el("dt", { text: "nodes affected" }), el("dd", { text: String(r.affected_nodes) }),
       el("dt", { text: "edges affected" }), el("dd", { text: String(r.affected_edges) }),
       el("dt", { text: "actor" }), el("dd", { text: r.actor_id || "omnigraph" }),
-      el("dt", { text: "new commit" }), el("dd", { text: r.commit ? (r.commit.graph_commit_id || JSON.stringify(r.commit)) : "none (nothing matched)" })));
+      el("dt", { text: "new commit" }), el("dd", { text: r.commit ? (r.commit.graph_commit_id || toJson(r.commit)) : "none (nothing matched)" })));
 }
 
 // ---- results -----------------------------------------------------------------------------
@@ -327,7 +328,7 @@ function renderResults() {
     const k = sort.col;
     rows.sort((a, b) => (a[k] === b[k] ? 0 : a[k] === null ? 1 : b[k] === null ? -1 : a[k] < b[k] ? -sort.dir : sort.dir));
   }
-  const cell = (v) => (v === null || v === undefined ? el("span", { class: "null", text: "null" }) : typeof v === "object" ? JSON.stringify(v) : String(v));
+  const cell = (v) => (v === null || v === undefined ? el("span", { class: "null", text: "null" }) : typeof v === "object" ? toJson(v) : String(v));
   const table = el("table", { class: "results", "aria-label": "Results" },
     el("thead", {}, el("tr", {}, ...columns.map((c, i) => el("th", { scope: "col", "aria-sort": sort.col === i ? (sort.dir > 0 ? "ascending" : "descending") : "none" },
       el("button", { type: "button", text: c, title: "Sort by this column", onclick: () => { sort = { col: i, dir: sort.col === i ? -sort.dir : 1 }; renderResults(); } }))))),
@@ -411,7 +412,7 @@ function nodeId(d) {
 // and direction), read at the branch or commit the pickers show.
 async function expand(node) {
   const d = node.data();
-  $("status").textContent = `${d.type} ${d.label}: ${JSON.stringify(d.props)}`;
+  $("status").textContent = `${d.type} ${d.label}: ${toJson(d.props)}`;
   const id = nodeId(d);
   if (id === null || !state.schema.nodes.some((n) => n.name === d.type)) return;
   const cy = state.cy;
@@ -457,7 +458,7 @@ function download(name, type, text) {
   a.click();
   setTimeout(() => { URL.revokeObjectURL(a.href); a.remove(); }, 0);
 }
-$("dl-json").addEventListener("click", () => download("result.json", "application/json", JSON.stringify(state.last, null, 2)));
+$("dl-json").addEventListener("click", () => download("result.json", "application/json", toJson(state.last, 2)));
 $("dl-csv").addEventListener("click", () => download("result.csv", "text/csv", toCsv(tableOf(state.last))));
 // "Copy": the table as tab-separated text, which pastes into a spreadsheet as cells
 $("copy").addEventListener("click", async () => {
@@ -516,7 +517,7 @@ async function showChanges(c) {
   box.replaceChildren(el("p", { text: "Loading…" }));
   try {
     const r = await api(g(state.graph, `commits/${encodeURIComponent(c.graph_commit_id)}/changes?limit=200`));
-    const img = (x) => (x ? JSON.stringify(x.properties ?? x) : "");
+    const img = (x) => (x ? toJson(x.properties ?? x) : "");
     box.replaceChildren(
       el("p", { text: `${r.changes.length} change${r.changes.length === 1 ? "" : "s"}${r.next_page_token ? " (first page)" : ""} by ${r.cause.actor_id || "omnigraph"}` }),
       el("table", { class: "results", "aria-label": "Changes" },
@@ -562,7 +563,7 @@ $("merge").addEventListener("click", async () => {
 // One row per conflicting entity and property: a row conflict lists each property whose
 // values differ with its base, source and target values; any other conflict (an orphan
 // edge, a unique or cardinality violation) is one row with its message.
-const show = (v) => (v === undefined ? "—" : v === null ? "null" : typeof v === "object" ? JSON.stringify(v) : String(v));
+const show = (v) => (v === undefined ? "—" : v === null ? "null" : typeof v === "object" ? toJson(v) : String(v));
 function conflictTable(list) {
   const rows = [];
   for (const c of list) {
@@ -602,10 +603,10 @@ function diffPickers() {
 function diffDetail(ch) {
   if (ch.op === "update") {
     const b = ch.before || {}, a = ch.after || {};
-    const keys = [...new Set([...Object.keys(b), ...Object.keys(a)])].filter((k) => JSON.stringify(b[k]) !== JSON.stringify(a[k]));
+    const keys = [...new Set([...Object.keys(b), ...Object.keys(a)])].filter((k) => toJson(b[k]) !== toJson(a[k]));
     return keys.map((k) => `${k}: ${show(b[k])} → ${show(a[k])}`).join("; ");
   }
-  return JSON.stringify(ch.op === "delete" ? ch.before : ch.after);
+  return toJson(ch.op === "delete" ? ch.before : ch.after);
 }
 
 $("diff").addEventListener("click", async () => {
@@ -678,7 +679,7 @@ $("search-form").addEventListener("submit", async (ev) => {
     const r = await api(g(state.graph, "query"), { method: "POST", body });
     const { columns, rows } = tableOf(r);
     const si = columns.indexOf("score");
-    const fmt = (v) => (typeof v === "number" ? (Number.isInteger(v) ? String(v) : v.toPrecision(6)) : v === null ? "null" : typeof v === "object" ? JSON.stringify(v) : String(v));
+    const fmt = (v) => (typeof v === "number" ? (Number.isInteger(v) ? String(v) : v.toPrecision(6)) : v === null ? "null" : typeof v === "object" ? toJson(v) : String(v));
     $("search-note").textContent = `${rows.length} ranked row${rows.length === 1 ? "" : "s"} · ${state.commit ? `commit ${state.commit.slice(0, 10)}` : state.branch} · ${Math.round(performance.now() - t0)} ms`;
     $("search-results").replaceChildren(el("table", { class: "results", "aria-label": "Search results" },
       el("thead", {}, el("tr", {}, el("th", { scope: "col", text: "rank" }), ...columns.map((c) => el("th", { scope: "col", text: c })))),
@@ -692,7 +693,7 @@ $("search-form").addEventListener("submit", async (ev) => {
 $("search-edit").addEventListener("click", () => {
   if (!state.searchQuery) return;
   setEditor(state.searchQuery.query);
-  $("params").value = JSON.stringify(state.searchQuery.params);
+  $("params").value = toJson(state.searchQuery.params);
   selectTab("query");
   editor.focus();
 });

@@ -5,6 +5,7 @@
 // the traversals written in the query's match clause (`$a wrote $b`, `$a $w:wrote $b`) are
 // its edges, labelled by the traversal and the edge variable's columns.  Rows of variables
 // that no traversal joins are chained in column order, so any multi-variable row draws.
+import { toJson } from "./json.js";
 
 export function tableOf(r) {
   const columns = r.columns.map((c) => (typeof c === "string" ? c : c.name));
@@ -15,7 +16,7 @@ export function tableOf(r) {
 export function toCsv({ columns, rows }) {
   const q = (v) => {
     if (v === null || v === undefined) return "";
-    const s = typeof v === "object" ? JSON.stringify(v) : String(v);
+    const s = typeof v === "object" ? toJson(v) : String(v);
     return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
   };
   return [columns.map(q).join(","), ...rows.map((r) => r.map(q).join(","))].join("\n") + "\n";
@@ -24,7 +25,7 @@ export function toCsv({ columns, rows }) {
 // Tab-separated text for the clipboard: a tab, newline or carriage return inside a value
 // becomes a space (a spreadsheet's paste has no quoting), objects are JSON, null is empty.
 export function toTsv({ columns, rows }) {
-  const c = (v) => (v === null || v === undefined ? "" : (typeof v === "object" ? JSON.stringify(v) : String(v)).replace(/[\t\n\r]/g, " "));
+  const c = (v) => (v === null || v === undefined ? "" : (typeof v === "object" ? toJson(v) : String(v)).replace(/[\t\n\r]/g, " "));
   return [columns.map(c).join("\t"), ...rows.map((r) => r.map(c).join("\t"))].join("\n") + "\n";
 }
 
@@ -83,7 +84,7 @@ export function graphElements(r, travs, bound, schema) {
       }
       if (Object.values(props).every((x) => x === null || x === undefined)) continue;
       const type = types[v] || props["@type"] || v;
-      const key = props["@id"] !== undefined ? `${type}/${props["@id"]}` : `${v}/${JSON.stringify(props)}`;
+      const key = props["@id"] !== undefined ? `${type}/${props["@id"]}` : `${v}/${toJson(props)}`;
       ids[v] = key;
       if (!nodes.has(key)) nodes.set(key, { data: { id: key, label: labelOf(props), type, props, color: typeColor(type) } });
     }

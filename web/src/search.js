@@ -2,6 +2,7 @@
 // nearest over a vector property, or both fused by reciprocal rank (docs/search.md) — run
 // through POST …/query like any other read, its score projected as a column.  The query it
 // sends is shown, so the playground also teaches the .gq to write.
+import { parseJson } from "./json.js";
 
 // A property's declared type is text like "String? @index" or "Vector(3)? @embed(blurb)".
 const isText = (p) => /^String\??(\s|$)/.test(p.type);
@@ -40,7 +41,7 @@ export function buildSearch({ type, mode, textProp, vectorProp, text, vector, li
   if (mode !== "nearest") { decls.push("$q: String"); params.q = text; }
   if (mode !== "bm25") {
     let v = null;
-    try { v = JSON.parse(vector); } catch { v = null; }
+    try { v = parseJson(vector); } catch { v = null; }
     if (Array.isArray(v) && v.every((x) => typeof x === "number")) {
       decls.push(`$v: Vector(${vectorDim(vp)})`);
       params.v = v;
