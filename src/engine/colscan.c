@@ -520,7 +520,8 @@ static og_status group_ids(const og_colref *key, size_t n, groups *g, uint32_t *
     const og_vector *c = key->col;
     int str = c->type.id == OG_T_STRING;
     const int64_t *off = c->offsets;
-    const uint8_t *bytes = c->values, *end = str ? bytes + off[c->len] : NULL;
+    /* (values may be NULL when every row is null or empty) */
+    const uint8_t *bytes = c->values ? c->values : (const uint8_t *)"", *end = str && c->values ? bytes + off[c->len] : bytes;
     OG_TRY(groups_rehash(g));
     for (size_t i = 0; i < n; i++) {
         uint32_t r = rowof(key, i);

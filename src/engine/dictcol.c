@@ -205,7 +205,7 @@ og_status og_dictcol_append(og_dictcol_builder *b, const og_vector *src)
     }
     const uint8_t *bytes = src->values;
     const int64_t *off = src->offsets;
-    const uint8_t *end = n ? bytes + off[n] : bytes;
+    const uint8_t *end = bytes ? bytes + off[n] : NULL; /* (no bytes at all: every row null or empty) */
     int nullable = src->validity && src->null_count;
     uint8_t *c1 = d->width == 1 ? d->codes : NULL;
     for (size_t i = 0; i < n; i++) {
@@ -215,10 +215,12 @@ og_status og_dictcol_append(og_dictcol_builder *b, const og_vector *src)
             d->validity[r >> 3] &= (uint8_t)~(1u << (r & 7));
             d->null_count++;
         } else {
-            const uint8_t *p = bytes + off[i];
             size_t len = (size_t)(off[i + 1] - off[i]);
+            const uint8_t *p = len ? bytes + off[i] : (const uint8_t *)"";
             uint64_t w;
-            if (len >= 8 || p + 8 <= end) { /* one unaligned load, masked to the string */
+            if (!len) {
+                w = 0;
+            } else if (len >= 8 || p + 8 <= end) { /* one unaligned load, masked to the string */
                 memcpy(&w, p, 8);
                 if (len < 8) w &= (1ull << (8 * len)) - 1;
             } else {
