@@ -201,13 +201,13 @@ static void run(size_t n, size_t pool, unsigned width)
 static void one_byte_codes(void **state)
 {
     (void)state;
-    run(120000, 8, 1);
+    run(30000, 8, 1);
 }
 
 static void two_byte_codes(void **state)
 {
     (void)state;
-    run(60000, 3000, 2);
+    run(20000, 3000, 2);
 }
 
 static void no_nulls_and_all_nulls(void **state)
