@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/dictcol.h"
 #include "util/error.h"
 
 int og_colscan_threads = 2;
@@ -176,9 +177,37 @@ int og_colrange_prepare(og_colrange *r, const og_vector *col, const uint32_t *ro
     return 1;
 }
 
+int og_colrange_prepare_dict(og_colrange *r, const og_dictcol *d, const uint32_t *rows, og_cmp_op op,
+                             const og_vector *k, int k_left)
+{
+    memset(r, 0, sizeof *r);
+    r->dict = d;
+    r->rows = rows;
+    r->lo = INT64_MIN, r->hi = INT64_MAX;
+    r->flo = -INFINITY, r->fhi = INFINITY;
+    if (op > OG_CMP_GE || (k->type.id != OG_T_STRING && k->type.id != OG_T_NULL)) return 0;
+    if (k_left) op = flip(op);
+    if (k->type.id == OG_T_NULL || k->len == 0 || og_vector_is_null(k, 0)) { /* a null never matches */
+        r->empty = 1;
+        return 1;
+    }
+    size_t klen;
+    const uint8_t *kp = og_vector_get_bytes(k, 0, &klen);
+    og_dictcol_range(d, op, kp, klen, &r->lo, &r->hi);
+    if (op == OG_CMP_NE) {
+        r->negate = 1;
+        if (r->lo > r->hi) r->empty = 1; /* k is no value of the column: every non-null row */
+    } else if (r->lo > r->hi) {
+        r->empty = 1;
+    }
+    return 1;
+}
+
+size_t og_colrange_len(const og_colrange *r) { return r->dict ? r->dict->len : r->col->len; }
+
 int og_colrange_merge(og_colrange *a, const og_colrange *b)
 {
-    if (a->col != b->col || a->rows != b->rows || a->negate || b->negate) return 0;
+    if (a->col != b->col || a->dict != b->dict || a->rows != b->rows || a->negate || b->negate) return 0;
     a->empty |= b->empty;
     if (!a->zones) a->zones = b->zones;
     if (b->lo > a->lo) a->lo = b->lo;
@@ -199,21 +228,22 @@ static int64_t int_at(const og_vector *c, size_t r)
 
 /* ---- filter ------------------------------------------------------------------------------- */
 
-static uint64_t valid_word(const og_vector *c, const uint32_t *rows, size_t base, size_t cnt)
+static uint64_t valid_word(const uint8_t *validity, const uint32_t *rows, size_t base, size_t cnt)
 {
     uint64_t m = 0;
     if (rows) {
-        for (size_t j = 0; j < cnt; j++) m |= (uint64_t)((c->validity[rows[base + j] >> 3] >> (rows[base + j] & 7)) & 1) << j;
+        for (size_t j = 0; j < cnt; j++) m |= (uint64_t)((validity[rows[base + j] >> 3] >> (rows[base + j] & 7)) & 1) << j;
         return m;
     }
     size_t b0 = base >> 3, nb = (cnt + 7) >> 3;
-    for (size_t j = 0; j < nb; j++) m |= (uint64_t)c->validity[b0 + j] << (8 * j);
+    for (size_t j = 0; j < nb; j++) m |= (uint64_t)validity[b0 + j] << (8 * j);
     return m;
 }
 
-#define RANGE_LOOP(T, LOAD)                                                                                 \
+#define RANGE_LOOP(T, LOAD) RANGE_LOOP_OF(T, LOAD, c->values)
+#define RANGE_LOOP_OF(T, LOAD, VALUES)                                                                      \
     do {                                                                                                    \
-        const T *v = (const T *)c->values;                                                                  \
+        const T *v = (const T *)(VALUES);                                                                   \
         if (rows) {                                                                                         \
             for (size_t j = 0; j < cnt; j++) {                                                              \
                 LOAD(v[rows[base + j]]);                                                                    \
@@ -235,6 +265,18 @@ static uint64_t range_word(const og_colrange *r, size_t base, size_t cnt)
     const og_vector *c = r->col;
     const uint32_t *rows = r->rows;
     uint64_t m = 0;
+    if (r->dict) { /* codes: the same range test on 1- or 2-byte integers */
+        const og_dictcol *d = r->dict;
+        if (!r->empty && r->lo <= r->hi) {
+            uint64_t lo = (uint64_t)r->lo, span = (uint64_t)r->hi - lo;
+            if (d->width == 1) RANGE_LOOP_OF(uint8_t, IN_INT, d->codes);
+            else RANGE_LOOP_OF(uint16_t, IN_INT, d->codes);
+        }
+        if (r->negate) m = ~m;
+        if (cnt < 64) m &= (1ull << cnt) - 1;
+        if (d->validity && m) m &= valid_word(d->validity, rows, base, cnt);
+        return m;
+    }
     if (!r->empty && (r->lo <= r->hi && r->flo <= r->fhi)) {
         uint64_t lo = (uint64_t)r->lo, span = (uint64_t)r->hi - lo;
         double flo = r->flo, fhi = r->fhi;
@@ -249,7 +291,7 @@ static uint64_t range_word(const og_colrange *r, size_t base, size_t cnt)
     }
     if (r->negate) m = ~m;
     if (cnt < 64) m &= (1ull << cnt) - 1;
-    if (c->validity && m) m &= valid_word(c, rows, base, cnt);
+    if (c->validity && m) m &= valid_word(c->validity, rows, base, cnt);
     return m;
 }
 
@@ -478,7 +520,8 @@ static og_status group_ids(const og_colref *key, size_t n, groups *g, uint32_t *
     const og_vector *c = key->col;
     int str = c->type.id == OG_T_STRING;
     const int64_t *off = c->offsets;
-    const uint8_t *bytes = c->values, *end = str ? bytes + off[c->len] : NULL;
+    /* (values may be NULL when every row is null or empty) */
+    const uint8_t *bytes = c->values ? c->values : (const uint8_t *)"", *end = str && c->values ? bytes + off[c->len] : bytes;
     OG_TRY(groups_rehash(g));
     for (size_t i = 0; i < n; i++) {
         uint32_t r = rowof(key, i);
@@ -528,6 +571,32 @@ static og_status group_ids(const og_colref *key, size_t n, groups *g, uint32_t *
         }
         gid[i] = found;
     }
+    return OG_OK;
+}
+
+/* group_ids for a coded key: a group per code met (and one for nulls), by array lookup. */
+static og_status group_ids_dict(const og_colref *key, size_t n, groups *g, uint32_t *gid, uint32_t **code_of_group)
+{
+    const og_dictcol *d = key->dict;
+    size_t nv = d->dict.len;
+    uint32_t *slot = malloc((nv + 1) * sizeof *slot); /* code -> group + 1 (nv: the null rows) */
+    *code_of_group = malloc((nv + 1) * sizeof **code_of_group);
+    if (!slot || !*code_of_group) {
+        free(slot);
+        return og_err(OG_ERR_NOMEM, "out of memory grouping");
+    }
+    memset(slot, 0, (nv + 1) * sizeof *slot);
+    const uint32_t *rows = key->rows;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t r = rows ? rows[i] : (uint32_t)i;
+        uint32_t c = og_dictcol_is_null(d, r) ? (uint32_t)nv : og_dictcol_code(d, r);
+        if (!slot[c]) {
+            (*code_of_group)[g->n] = c;
+            slot[c] = (uint32_t)++g->n;
+        }
+        gid[i] = slot[c] - 1;
+    }
+    free(slot);
     return OG_OK;
 }
 
@@ -616,6 +685,12 @@ static void agg_rows(const agg_job *j)
     const og_vector *c = ag->arg.col;
     const uint32_t *gid = j->gid, *rows = ag->arg.rows;
     acc *a = j->a;
+    if (ag->arg.dict) { /* count of a coded column: its non-null rows */
+        const og_dictcol *d = ag->arg.dict;
+        for (size_t i = j->i0; i < j->i1; i++)
+            if (!og_dictcol_is_null(d, rows ? rows[i] : i)) a->cnt[gid[i]]++;
+        return;
+    }
     if (!c) { /* count(rows) */
         for (size_t i = j->i0; i < j->i1; i++) a->cnt[gid[i]]++;
         return;
@@ -730,7 +805,11 @@ og_status og_colscan_aggregate(const og_colref *key, const og_colagg *aggs, size
     g.null_group = UINT32_MAX;
     og_status st = OG_OK;
     size_t ng = 1; /* no key: one group, rows or not */
-    if (key->col) {
+    uint32_t *codes = NULL; /* a coded key: each group's code (the dictionary's length = null) */
+    if (key->dict) {
+        st = group_ids_dict(key, n, &g, gid, &codes);
+        ng = g.n;
+    } else if (key->col) {
         st = group_ids(key, n, &g, gid);
         ng = g.n;
     }
@@ -740,12 +819,28 @@ og_status og_colscan_aggregate(const og_colref *key, const og_colagg *aggs, size
         if (st == OG_OK) done++;
     }
     if (st == OG_OK && key->col) st = og_vector_gather(key_out, key->col, g.first, ng);
+    if (st == OG_OK && key->dict) {
+        const og_dictcol *d = key->dict;
+        st = og_vector_init(key_out, (og_type){OG_T_STRING, 0, 0});
+        int inited = st == OG_OK;
+        for (size_t k = 0; k < ng && st == OG_OK; k++) {
+            if (codes[k] == d->dict.len) {
+                st = og_vector_append_null(key_out);
+                continue;
+            }
+            size_t len;
+            const uint8_t *p = og_vector_get_bytes(&d->dict, codes[k], &len);
+            st = og_vector_append_bytes(key_out, p, len);
+        }
+        if (st && inited) og_vector_free(key_out);
+    }
     if (st) {
         for (size_t k = 0; k < done; k++) og_vector_free(&outs[k]);
     } else {
         *ngroups = ng;
     }
     free(gid);
+    free(codes);
     free(g.first), free(g.ikey), free(g.hash), free(g.slots);
     return st;
 }

@@ -54,8 +54,11 @@ void og_colzones_free(og_colzones *z);
 
 /* `col op constant` as a range of col's values (inclusive bounds).  A row matches when it is
  * not null and its value is inside the range, or — `negate`, from `!=` — outside it. */
+struct og_dictcol; /* engine/dictcol.h */
+
 typedef struct og_colrange {
     const og_vector *col;
+    const struct og_dictcol *dict; /* set (col NULL): a coded String column, lo/hi codes */
     const uint32_t *rows; /* NULL = row i of the column */
     const og_colzones *zones; /* optional, only with rows NULL: zones of col */
     int negate;
@@ -71,6 +74,15 @@ typedef struct og_colrange {
 int og_colrange_prepare(og_colrange *r, const og_vector *col, const uint32_t *rows, og_cmp_op op, const og_vector *k,
                         int k_left);
 
+/* og_colrange_prepare for a coded String column (dictcol.h) against a String (or null)
+ * constant: the comparison becomes a range of codes (the dictionary is sorted).  0 for any
+ * other constant type or operator. */
+int og_colrange_prepare_dict(og_colrange *r, const struct og_dictcol *d, const uint32_t *rows, og_cmp_op op,
+                             const og_vector *k, int k_left);
+
+/* The rows of r's column. */
+size_t og_colrange_len(const og_colrange *r);
+
 /* Folds b into a when both are plain ranges over the same column and rows (a conjunction);
  * returns 1 when it did. */
 int og_colrange_merge(og_colrange *a, const og_colrange *b);
@@ -83,6 +95,7 @@ size_t og_colscan_filter(const og_colrange *rs, size_t nr, size_t n, uint64_t *s
 typedef struct og_colref {
     const og_vector *col;
     const uint32_t *rows;
+    const struct og_dictcol *dict; /* instead of col: a coded String column (a key, or count's argument) */
 } og_colref;
 
 /* One aggregate: fn over arg (arg.col NULL: count(rows)). */
@@ -96,7 +109,8 @@ typedef struct og_colagg {
 int og_colscan_key_ok(og_type_id t);
 int og_colscan_agg_ok(og_agg_fn fn, og_type_id t);
 
-/* Groups n binding rows by key (key->col NULL: one group, even over zero rows) and computes
+/* Groups n binding rows by key (key->col and key->dict NULL: one group, even over zero rows;
+ * a coded key groups by its codes, one array slot per code, never touching the values) and computes
  * each aggregate per group into outs[0..naggs) (owned vectors, ngroups rows, types as
  * og_aggregate_type).  *key_out receives the key column of the groups (owned) when key->col
  * is set.  The order of the groups is unspecified.  Only for key and aggregate types the _ok

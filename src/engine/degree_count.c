@@ -235,7 +235,10 @@ og_status og_degree_weights(const og_bindings *b, size_t col, const og_topology 
             lv[i].nbr = nbr[s];
             lv[i].n_from = lv[i].nodes;
             lv[i].n_edges = ne;
-            lv[i].simple = og_topology_simple(t[i], dir[i]);
+            /* deciding reads every list once: worth it when the rows ask for a good share
+             * of the nodes (a whole-graph count), not for a count from a few start nodes */
+            lv[i].simple = (uint64_t)b->n_rows * 64 >= lv[i].nodes ? og_topology_simple(t[i], dir[i])
+                                                                      : og_topology_simple_known(t[i], dir[i]);
         }
         lv[i].scratch = og_topology_reach_get(t[i]);
         if (!lv[i].scratch) st = og_err(OG_ERR_NOMEM, "out of memory");

@@ -462,6 +462,19 @@ static og_status src_node_zones(void *ud, size_t node, uint64_t prop_id, const s
     return st;
 }
 
+static og_status src_column_dict(void *ud, int is_edge, size_t type, uint64_t prop_id, const struct og_dictcol **out)
+{
+    og_read *r = ud;
+    og_tableview *v;
+    int32_t fid = OG_FIELD_ID;
+    *out = NULL;
+    OG_TRY(prop_field(prop_id, &fid));
+    if (is_edge) OG_TRY(og_read_edge_view(r, type, &v));
+    else OG_TRY(og_read_node_view(r, type, &v));
+    if (!og_tableview_has_field(v, fid)) return OG_OK; /* all null: the column path makes it */
+    return og_tableview_dict(v, fid, out);
+}
+
 static og_status src_edge_column(void *ud, size_t edge, uint64_t prop_id, const og_vector **out)
 {
     og_read *r = ud;
@@ -584,6 +597,7 @@ void og_read_source(og_read *r, og_exec_source *out)
     out->node_rows = src_node_rows;
     out->node_column = src_node_column;
     out->node_zones = src_node_zones;
+    out->column_dict = src_column_dict;
     out->edge_column = src_edge_column;
     out->edge_topology = src_edge_topology;
     out->node_find_id = src_node_find_id;

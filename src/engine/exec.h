@@ -28,6 +28,7 @@
 #define OG_PROP_DST_COLUMN (UINT64_MAX - 1) /* the `dst` column of an edge table */
 
 struct og_colzones; /* engine/colscan.h */
+struct og_dictcol;  /* engine/dictcol.h */
 
 typedef struct og_exec_source {
     void *ud;
@@ -64,6 +65,12 @@ typedef struct og_exec_source {
      * borrowed like the column; *out = NULL when there are none.  Only ever lets a filter
      * skip rows that cannot match. */
     og_status (*node_zones)(void *ud, size_t node, uint64_t prop_id, const struct og_colzones **out);
+    /* Optional (may be NULL): the dictionary-coded form of a String property's column
+     * (dictcol.h) of node (is_edge 0) or edge type `type`, borrowed like the column, or
+     * *out = NULL when it has none (not a String, too many distinct values, the plain column
+     * already loaded, a property the stored table lacks): the caller reads the column then.
+     * The executor filters, groups, orders and gathers through it when it is there. */
+    og_status (*column_dict)(void *ud, int is_edge, size_t type, uint64_t prop_id, const struct og_dictcol **out);
 } og_exec_source;
 
 /* Bindings of at most this many rows gather properties by point reads (og_exec_source.gather). */

@@ -15,6 +15,7 @@
 #include "engine/aggregate.h"
 #include "engine/bindings.h"
 #include "engine/colscan.h"
+#include "engine/dictcol.h"
 #include "engine/degree_count.h"
 #include "engine/exec.h"
 #include "engine/export.h"
@@ -142,6 +143,25 @@ static og_status column_of_var(exec *x, int var, uint64_t prop_id, const og_vect
     return x->src->node_column(x->src->ud, (size_t)v->type, prop_id, col);
 }
 
+/* The coded column (dictcol.h) of var's property when the source has one (a String property
+ * with few distinct values), else *d = NULL; *rows as var_rows. */
+static og_status var_dict(exec *x, const pipe *p, int var, uint64_t prop_id, const og_dictcol **d,
+                          const uint32_t **rows)
+{
+    *d = NULL;
+    *rows = NULL;
+    if (!og_exec_typed || !x->src->column_dict || prop_id == OG_PROP_ID_COLUMN || prop_id == OG_PROP_SRC_COLUMN ||
+        prop_id == OG_PROP_DST_COLUMN)
+        return OG_OK;
+    const og_ir_var *iv = &x->ir->vars[var];
+    OG_TRY(x->src->column_dict(x->src->ud, iv->is_edge, (size_t)iv->type, prop_id, d));
+    if (*d) {
+        int identity = p->identity_col >= 0 && p->var_col[var] == p->identity_col && (*d)->len == p->b.n_rows;
+        *rows = identity ? NULL : p->b.cols[p->var_col[var]];
+    }
+    return OG_OK;
+}
+
 static og_status gather_var(exec *x, const pipe *p, int var, uint64_t prop_id, og_vector *out)
 {
     if (var < 0 || (size_t)var >= x->ir->nvars || p->var_col[var] < 0)
@@ -153,6 +173,10 @@ static og_status gather_var(exec *x, const pipe *p, int var, uint64_t prop_id, o
         if (st != OG_ERR_UNSUPPORTED) return st;
         og_error_clear();
     }
+    const og_dictcol *d;
+    const uint32_t *drows;
+    OG_TRY(var_dict(x, p, var, prop_id, &d, &drows));
+    if (d) return og_dictcol_gather(out, d, drows, p->b.n_rows);
     const og_vector *col;
     OG_TRY(column_of_var(x, var, prop_id, &col));
     if (p->identity_col >= 0 && p->var_col[var] == p->identity_col && col->len == p->b.n_rows) {
@@ -497,14 +521,21 @@ static og_status pred_ranges(exec *x, const pipe *p, const og_ir_pred *pr, og_co
     if (prop->kind != OG_IRX_PROP || (k->kind != OG_IRX_LIT && k->kind != OG_IRX_PARAM)) return OG_OK;
     if (prop->var < 0 || (size_t)prop->var >= x->ir->nvars || p->var_col[prop->var] < 0) return OG_OK;
     if (x->ir->vars[prop->var].optional) return OG_OK; /* null rows: the generic path reads them */
-    const og_vector *col;
+    const og_vector *col = NULL;
+    const og_dictcol *d;
     const uint32_t *rows;
-    OG_TRY(var_rows(x, p, prop->var, prop->prop_id, &col, &rows));
+    OG_TRY(var_dict(x, p, prop->var, prop->prop_id, &d, &rows));
+    if (!d) OG_TRY(var_rows(x, p, prop->var, prop->prop_id, &col, &rows));
     og_vector kv;
     OG_TRY(eval(x, p, k, &kv));
-    *ok = og_colrange_prepare(&tmp[*nt], col, rows, cmp_op(pr->op), &kv, k_left);
+    *ok = d ? og_colrange_prepare_dict(&tmp[*nt], d, rows, cmp_op(pr->op), &kv, k_left)
+            : og_colrange_prepare(&tmp[*nt], col, rows, cmp_op(pr->op), &kv, k_left);
     og_vector_free(&kv);
     if (!*ok) return OG_OK;
+    if (d) {
+        (*nt)++;
+        return OG_OK;
+    }
     const og_ir_var *iv = &x->ir->vars[prop->var];
     if (!rows && !iv->is_edge && x->src->node_zones && col->len > OG_COLZONE_ROWS) { /* whole column: zones */
         const og_colzones *z = NULL;
@@ -1020,7 +1051,7 @@ static og_status scan_typed(exec *x, const og_ir_op *op, size_t n, og_bindings *
     }
     int all = st == OG_OK;
     for (size_t i = 0; all && i < op->npreds; i++) all = handled[i];
-    for (size_t i = 0; all && i < nr; i++) all = !rs[i].rows && rs[i].col->len == n;
+    for (size_t i = 0; all && i < nr; i++) all = !rs[i].rows && og_colrange_len(&rs[i]) == n;
     if (all) {
         memset(sel, 0xff, ((n + 63) / 64) * sizeof *sel);
         og_colscan_filter(rs, nr, n, sel);
@@ -1529,7 +1560,7 @@ static og_status typed_aggregate(exec *x, const pipe *p, og_vector *cols, size_t
     size_t n = p->b.n_rows;
     *done = 0;
     if (!og_exec_typed || n <= OG_EXEC_POINT_GATHER_MAX || !ir->ncolumns) return OG_OK;
-    og_colref key = {NULL, NULL};
+    og_colref key = {NULL, NULL, NULL};
     og_colagg *aggs = calloc(ir->ncolumns, sizeof *aggs);
     if (!aggs) return og_err(OG_ERR_NOMEM, "out of memory");
     size_t na = 0, key_col = 0;
@@ -1538,21 +1569,23 @@ static og_status typed_aggregate(exec *x, const pipe *p, og_vector *cols, size_t
     for (size_t c = 0; c < ir->ncolumns && fits && st == OG_OK; c++) {
         const og_ir_expr *e = ir->columns[c].expr;
         const og_ir_expr *prop = ir->columns[c].group_key ? e : e->kind == OG_IRX_AGG && !counts_rows(ir, e) ? e->arg : NULL;
-        og_colref ref = {NULL, NULL};
+        og_colref ref = {NULL, NULL, NULL};
         if (ir->columns[c].group_key || prop) {
             fits = prop && prop->kind == OG_IRX_PROP && prop->var >= 0 && (size_t)prop->var < ir->nvars &&
                    p->var_col[prop->var] >= 0 && !ir->vars[prop->var].optional;
-            if (fits) st = var_rows(x, p, prop->var, prop->prop_id, &ref.col, &ref.rows);
+            if (fits) st = var_dict(x, p, prop->var, prop->prop_id, &ref.dict, &ref.rows);
+            if (fits && st == OG_OK && !ref.dict) st = var_rows(x, p, prop->var, prop->prop_id, &ref.col, &ref.rows);
         }
         if (!fits || st) break;
+        og_type_id rt = ref.dict ? OG_T_STRING : ref.col ? ref.col->type.id : OG_T_NULL;
         if (ir->columns[c].group_key) {
-            fits = !key.col && og_colscan_key_ok(ref.col->type.id);
+            fits = !key.col && !key.dict && og_colscan_key_ok(rt);
             key = ref, key_col = c;
         } else if (e->kind != OG_IRX_AGG || e->distinct || e->agg == OG_QAGG_COLLECT) {
             fits = 0;
         } else {
             og_agg_fn fn = agg_fn(e->agg);
-            fits = !ref.col || og_colscan_agg_ok(fn, ref.col->type.id);
+            fits = (!ref.col && !ref.dict) || og_colscan_agg_ok(fn, rt);
             aggs[na++] = (og_colagg){fn, ref};
         }
     }
@@ -1564,7 +1597,7 @@ static og_status typed_aggregate(exec *x, const pipe *p, og_vector *cols, size_t
     size_t ng = 0;
     st = outs ? og_colscan_aggregate(&key, aggs, na, n, outs, &keyv, &ng) : og_err(OG_ERR_NOMEM, "out of memory");
     if (st == OG_OK) {
-        for (size_t c = 0, k = 0; c < ir->ncolumns; c++) cols[c] = c == key_col && key.col ? keyv : outs[k++];
+        for (size_t c = 0, k = 0; c < ir->ncolumns; c++) cols[c] = c == key_col && (key.col || key.dict) ? keyv : outs[k++];
         *nrows = ng;
         *done = 1;
     }
@@ -1640,6 +1673,20 @@ static og_status project_aggregate(exec *x, const pipe *p, og_vector *cols, size
     return st;
 }
 
+/* An ORDER key's values: a coded String property (dictcol.h) as its codes, which order as
+ * the values do (nulls kept), without a string per row; anything else evaluated. */
+static og_status sort_key_eval(exec *x, const pipe *p, const og_ir_expr *e, og_vector *out)
+{
+    if (e->kind == OG_IRX_PROP && e->var >= 0 && (size_t)e->var < x->ir->nvars && p->var_col[e->var] >= 0 &&
+        p->b.n_rows > OG_EXEC_POINT_GATHER_MAX) {
+        const og_dictcol *d;
+        const uint32_t *rows;
+        OG_TRY(var_dict(x, p, e->var, e->prop_id, &d, &rows));
+        if (d) return og_dictcol_gather_codes(out, d, rows, p->b.n_rows);
+    }
+    return eval(x, p, e, out);
+}
+
 static int cmp_var_names(const void *a, const void *b, void *ud)
 {
     const og_ir_query *ir = ud;
@@ -1680,7 +1727,7 @@ static og_status order_rows(exec *x, const pipe *p, const og_vector *cols, size_
             keys[nk++] = (og_sort_key){&cols[col], ir->orders[i].desc};
             continue;
         }
-        st = eval(x, p, e, &owned[nowned]);
+        st = sort_key_eval(x, p, e, &owned[nowned]);
         if (st == OG_OK) st = broadcast(&owned[nowned], nrows);
         if (st == OG_OK) keys[nk++] = (og_sort_key){&owned[nowned++], ir->orders[i].desc};
     }

@@ -14,6 +14,7 @@
  */
 #include "engine/tableview.h"
 #include "engine/colscan.h"
+#include "engine/dictcol.h"
 #include "engine/tableview_internal.h"
 
 #include <pthread.h>
@@ -144,6 +145,10 @@ static void view_free(og_tableview *v)
         for (size_t i = 0; i < v->ntop; i++) og_colzones_free(atomic_load(&v->zones[i]));
         free((void *)v->zones);
     }
+    if (v->dicts) {
+        for (size_t i = 0; i < v->ntop; i++) og_dictcol_free(atomic_load(&v->dicts[i]));
+        free((void *)v->dicts);
+    }
     if (v->kms)
         for (size_t i = 0; i < v->m.nfragments; i++) og_keymap_free(v->kms[i]);
     free(v->kms);
@@ -162,6 +167,7 @@ static void view_free(og_tableview *v)
     }
     free(v->topos);
     free((void *)v->points);
+    free((void *)v->nodict);
     free(v->top_ids);
     free(v->top_types);
     free(v->top_type_st);
@@ -372,7 +378,10 @@ static og_status index_fields(og_tableview *v)
     v->cols = calloc(ntop, sizeof *v->cols);
     v->zones = calloc(ntop, sizeof *v->zones);
     v->points = calloc(ntop, sizeof *v->points);
-    if (!v->top_ids || !v->top_types || !v->top_type_st || !v->cols || !v->zones || !v->points)
+    v->dicts = calloc(ntop, sizeof *v->dicts);
+    v->nodict = calloc(ntop, sizeof *v->nodict);
+    if (!v->top_ids || !v->top_types || !v->top_type_st || !v->cols || !v->zones || !v->points || !v->dicts ||
+        !v->nodict)
         return og_err(OG_ERR_NOMEM, "table view: out of memory");
     for (size_t i = 0; i < ntop; i++) {
         long idx = og_lance_schema_top(&v->m.schema, i);
@@ -383,6 +392,8 @@ static og_status index_fields(og_tableview *v)
         atomic_init(&v->cols[i], NULL);
         atomic_init(&v->zones[i], NULL);
         atomic_init(&v->points[i], 0);
+        atomic_init(&v->dicts[i], NULL);
+        atomic_init(&v->nodict[i], 0);
     }
     og_error_clear();
     return OG_OK;
@@ -710,21 +721,24 @@ static int batch_lines_up(const og_tableview *v, const uint64_t *row_addrs, size
 }
 
 /* Scans field top[i] into a new owned vector (the caller holds the view's lock); row_addrs
- * may be NULL for a view without deletions. */
-static og_status load_column(og_tableview *v, size_t i, const uint64_t *row_addrs, og_vector **out)
+ * may be NULL for a view without deletions.  With dout set (a String field), codes it into
+ * *dout instead (dictcol.h): OG_ERR_LIMIT when it has too many distinct values. */
+static og_status load_column(og_tableview *v, size_t i, const uint64_t *row_addrs, og_vector **out, og_dictcol **dout)
 {
     *out = NULL;
+    if (dout) *dout = NULL;
     atomic_fetch_add(&whole_reads, 1);
     if (v->top_type_st[i] != OG_OK)
         return og_err(v->top_type_st[i], "table %s version %llu: field id %d has a type this build cannot read",
                       og_table_dir(v->table), (unsigned long long)v->m.version, v->top_ids[i]);
-    og_vector *col = malloc(sizeof *col);
-    if (!col) return og_err(OG_ERR_NOMEM, "table view: out of memory");
-    og_status st = og_vector_init(col, v->top_types[i]);
+    og_vector *col = dout ? NULL : calloc(1, sizeof *col);
+    og_dictcol_builder *db = NULL;
+    og_status st = dout ? og_dictcol_begin(&db, v->nrows) : !col ? og_err(OG_ERR_NOMEM, "table view: out of memory")
+                                                                : og_vector_init(col, v->top_types[i]);
     int bulk = bulk_type(v->top_types[i]);
-    if (st == OG_OK && bulk) st = column_reserve(col, v->nrows);
+    if (st == OG_OK && bulk && col) st = column_reserve(col, v->nrows);
     if (st != OG_OK) {
-        og_vector_free(col);
+        if (col) og_vector_free(col);
         free(col);
         return st;
     }
@@ -738,19 +752,25 @@ static og_status load_column(og_tableview *v, size_t i, const uint64_t *row_addr
         og_table_batch b;
         st = og_table_scan_next(scan, &b);
         if (st != OG_OK || b.nrows == 0) break;
-        if (b.ncols != 1 || b.cols[0].len != b.nrows || !og_type_eq(b.cols[0].type, col->type) ||
+        if (b.ncols != 1 || b.cols[0].len != b.nrows || !og_type_eq(b.cols[0].type, v->top_types[i]) ||
             b.nrows > v->nrows - pos || !batch_lines_up(v, row_addrs, pos, &b)) {
             st = og_err(OG_ERR_CORRUPT, "table %s version %llu field id %d: scanned rows disagree with the live rows",
                         og_table_dir(v->table), (unsigned long long)v->m.version, v->top_ids[i]);
             break;
         }
-        st = bulk ? column_append_bulk(col, &b.cols[0], v->nrows) : append_all(col, &b.cols[0]);
+        if (db) st = og_dictcol_append(db, &b.cols[0]);
+        else st = bulk ? column_append_bulk(col, &b.cols[0], v->nrows) : append_all(col, &b.cols[0]);
         pos += b.nrows;
     }
     og_table_scan_free(scan);
     if (st == OG_OK && pos != v->nrows)
         st = og_err(OG_ERR_CORRUPT, "table %s version %llu field id %d: scan gave %zu of %zu live rows",
                     og_table_dir(v->table), (unsigned long long)v->m.version, v->top_ids[i], pos, v->nrows);
+    if (db) {
+        if (st == OG_OK) return og_dictcol_finish(db, dout);
+        og_dictcol_builder_free(db);
+        return st;
+    }
     if (st != OG_OK) {
         og_vector_free(col);
         free(col);
@@ -759,6 +779,55 @@ static og_status load_column(og_tableview *v, size_t i, const uint64_t *row_addr
     shrink_vector(col);
     *out = col;
     return OG_OK;
+}
+
+static atomic_size_t dict_loads;
+size_t og_tableview_dict_loads(void) { return atomic_load(&dict_loads); }
+
+/* The index of top-level field field_id, or v->ntop. */
+static size_t top_index(const og_tableview *v, int32_t field_id)
+{
+    size_t i = 0;
+    while (i < v->ntop && v->top_ids[i] != field_id) i++;
+    return i;
+}
+
+og_status og_tableview_dict(og_tableview *v, int32_t field_id, const og_dictcol **out)
+{
+    *out = NULL;
+    size_t i = top_index(v, field_id);
+    if (i == v->ntop || v->top_type_st[i] != OG_OK || v->top_types[i].id != OG_T_STRING) return OG_OK;
+    static const char *const sys[] = {"id", "src", "dst"}; /* keys and endpoints: distinct, read plain */
+    for (size_t k = 0; k < 3; k++) {
+        long idx = og_tv_sys_field_index(&v->m.schema, sys[k]);
+        if (idx >= 0 && v->m.schema.fields[idx].id == field_id) return OG_OK;
+    }
+    og_dictcol *d = atomic_load_explicit(&v->dicts[i], memory_order_acquire);
+    if (d || atomic_load(&v->nodict[i]) || atomic_load_explicit(&v->cols[i], memory_order_acquire)) {
+        *out = d;
+        return OG_OK;
+    }
+    const uint64_t *addrs = NULL;
+    if (v->nrows && v->any_deletions) OG_TRY(get_addrs(v, &addrs)); /* (takes the lock itself) */
+    pthread_mutex_lock(&v->lock);
+    og_status st = OG_OK;
+    d = atomic_load_explicit(&v->dicts[i], memory_order_acquire);
+    if (!d && !atomic_load(&v->nodict[i]) && !atomic_load_explicit(&v->cols[i], memory_order_acquire)) {
+        og_vector *unused;
+        st = load_column(v, i, addrs, &unused, &d);
+        if (st == OG_OK) {
+            atomic_fetch_add(&dict_loads, 1);
+            atomic_fetch_add(&v->derived_bytes, og_dictcol_bytes(d));
+            atomic_store_explicit(&v->dicts[i], d, memory_order_release);
+        } else if (st == OG_ERR_LIMIT) { /* too many distinct values: the plain column serves */
+            og_error_clear();
+            st = OG_OK;
+            atomic_store(&v->nodict[i], 1);
+        }
+    }
+    pthread_mutex_unlock(&v->lock);
+    if (st == OG_OK) *out = d;
+    return st;
 }
 
 og_status og_tableview_column(og_tableview *v, int32_t field_id, const og_vector **out)
@@ -784,7 +853,7 @@ og_status og_tableview_column(og_tableview *v, int32_t field_id, const og_vector
     og_status st = OG_OK;
     c = atomic_load_explicit(&v->cols[i], memory_order_acquire);
     if (!c) {
-        st = load_column(v, i, addrs, &c);
+        st = load_column(v, i, addrs, &c, NULL);
         if (st == OG_OK) {
             atomic_fetch_add(&v->derived_bytes, vector_bytes(c));
             atomic_store_explicit(&v->cols[i], c, memory_order_release);
@@ -852,7 +921,12 @@ og_status og_tableview_gather(og_tableview *v, int32_t field_id, const uint32_t 
      * lookups held 185 MiB of loaded columns: docs/benchmarks.md "Scaling"). */
     size_t load_at = v->nrows / OG_TABLEVIEW_POINT_SHARE;
     if (load_at < OG_TABLEVIEW_POINT_GATHERS) load_at = OG_TABLEVIEW_POINT_GATHERS;
+    og_dictcol *d = i < v->ntop && !c ? atomic_load_explicit(&v->dicts[i], memory_order_acquire) : NULL;
+    if (d) return og_dictcol_gather(out, d, rows, n);
     if (i == v->ntop || c || atomic_fetch_add(&v->points[i], (unsigned)(n ? n : 1)) >= load_at) {
+        const og_dictcol *dc = NULL;
+        if (i < v->ntop && !c) OG_TRY(og_tableview_dict(v, field_id, &dc)); /* a String: coded if it can be */
+        if (dc) return og_dictcol_gather(out, dc, rows, n);
         const og_vector *col;
         OG_TRY(og_tableview_column(v, field_id, &col));
         return og_vector_gather(out, col, rows, n);

@@ -126,6 +126,17 @@ og_status og_tableview_field_id(const og_tableview *v, const char *name, int32_t
  * scan's rows disagree with the view's numbering). */
 og_status og_tableview_column(og_tableview *v, int32_t field_id, const og_vector **out);
 
+/* The dictionary-coded form of String field `field_id`'s column (engine/dictcol.h), loaded on
+ * first use by one projected scan and kept for the view's life like a column; borrowed.
+ * *out = NULL (OG_OK) when the field is not a String, has more than OG_DICTCOL_MAX distinct
+ * values (remembered: the scan is not repeated), or its plain column is already loaded — the
+ * caller then reads og_tableview_column.  A coded column is what og_tableview_gather reads
+ * from once it would load a String column whole.  Errors as og_tableview_column. */
+struct og_dictcol;
+og_status og_tableview_dict(og_tableview *v, int32_t field_id, const struct og_dictcol **out);
+/* How many coded columns this process has loaded (tests). */
+size_t og_tableview_dict_loads(void);
+
 /* 1 when the view's version has a field with id `field_id`, else 0.  A caller that reads a
  * property the stored table may lack (written before the property existed: null everywhere)
  * asks this, never the OG_ERR_NOT_FOUND of a read: a read also fails NOT_FOUND when a data

@@ -40,6 +40,8 @@ struct og_tableview {
     og_vector *_Atomic *cols;    /* per top-level field: NULL until loaded */
     og_colzones *_Atomic *zones; /* per top-level field: NULL until built (colscan.h) */
     atomic_uint *points;         /* per top-level field: rows point gathers fetched so far */
+    struct og_dictcol *_Atomic *dicts; /* per top-level field: the coded String column, NULL until loaded */
+    atomic_int *nodict;          /* per top-level field: 1 = not coded (not a String, too many values) */
     og_strmap *_Atomic idmap;
     int any_deletions;           /* some fragment has a deletion file */
     size_t *frag_start;          /* view row where each fragment's live rows start (nfragments + 1) */

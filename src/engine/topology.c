@@ -247,6 +247,12 @@ int og_topology_simple(const og_topology *tc, og_dir dir)
     return v == 1;
 }
 
+int og_topology_simple_known(const og_topology *t, og_dir dir)
+{
+    if (dir == OG_DIR_BOTH) return 0;
+    return atomic_load(&((og_topology *)(uintptr_t)t)->simple[dir == OG_DIR_IN]) == 1;
+}
+
 /* The base's entries of node `v` on side s, plain arrays. */
 static void plain_edges(const og_topology *t, int s, uint32_t node, const uint32_t **neighbours,
                         const uint32_t **edges, size_t *n)

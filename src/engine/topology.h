@@ -53,6 +53,10 @@ size_t og_topology_edge_count(const og_topology *t);
  * number its degree; 0 otherwise, for a composed topology, or when the check cannot allocate.
  * Decided on the first ask (one pass over the edges, a stamp per node) and kept. */
 int og_topology_simple(const og_topology *t, og_dir dir);
+/* og_topology_simple's answer when this topology has already decided it, else 0 — for a
+ * reader touching a few nodes, for whom deciding (one pass over every list) would cost more
+ * than the query (issue 36: a one-hop count from one node read the whole 5M-node topology). */
+int og_topology_simple_known(const og_topology *t, og_dir dir);
 
 typedef struct og_reach og_reach;
 

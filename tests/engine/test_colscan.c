@@ -323,8 +323,8 @@ static void check_aggregate(const og_vector *key, const og_vector *arg, const ui
     og_agg_fn fns[] = {OG_AGG_COUNT, OG_AGG_COUNT, OG_AGG_SUM, OG_AGG_AVG, OG_AGG_MIN, OG_AGG_MAX};
     const size_t na = sizeof fns / sizeof fns[0];
     og_colagg aggs[6];
-    for (size_t a = 0; a < na; a++) aggs[a] = (og_colagg){fns[a], {a == 0 ? NULL : arg, rows}};
-    og_colref kref = {key, rows};
+    for (size_t a = 0; a < na; a++) aggs[a] = (og_colagg){fns[a], {a == 0 ? NULL : arg, rows, NULL}};
+    og_colref kref = {key, rows, NULL};
     og_vector outs[6], kout;
     size_t ng = 0;
     assert_int_equal(og_colscan_aggregate(&kref, aggs, na, n, outs, &kout, &ng), OG_OK);
@@ -403,8 +403,8 @@ static void one_group_without_a_key_and_two_threads(void **state)
     og_vector arg, key;
     make_col(&arg, OG_T_I64, n);
     string_key(&key, n, 0);
-    og_colagg aggs[] = {{OG_AGG_COUNT, {NULL, NULL}}, {OG_AGG_MAX, {&arg, NULL}}, {OG_AGG_AVG, {&arg, NULL}}};
-    og_colref none = {NULL, NULL}, kref = {&key, NULL};
+    og_colagg aggs[] = {{OG_AGG_COUNT, {NULL, NULL, NULL}}, {OG_AGG_MAX, {&arg, NULL, NULL}}, {OG_AGG_AVG, {&arg, NULL, NULL}}};
+    og_colref none = {NULL, NULL, NULL}, kref = {&key, NULL, NULL};
     og_vector o1[3], o2[3], k1, k2;
     size_t g1, g2;
     og_colscan_threads = 1;

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "engine/degree_count.h"
 #include "engine/topology.h"
 
 /* Collects reach results as a sorted string of node letters ("BCD"). */
@@ -137,6 +138,34 @@ static void simple_means_no_node_lists_a_neighbour_twice(void **state)
     og_topology_free(t);
 }
 
+/* A count from a few start nodes never decides og_topology_simple (one pass over every list:
+ * at 5M nodes it made a one-hop count's first call read the whole topology); one from many
+ * rows does, and the weights are the same either way. */
+static void few_rows_never_decide_simplicity(void **state)
+{
+    (void)state;
+    enum { N = 1000 };
+    static uint32_t src[2 * N], dst[2 * N];
+    for (uint32_t i = 0; i < N; i++) src[2 * i] = src[2 * i + 1] = i, dst[2 * i] = (i + 1) % N, dst[2 * i + 1] = (i + 7) % N;
+    og_topology *t;
+    assert_int_equal(og_topology_build(&t, N, N, src, dst, 2 * N, NULL), OG_OK);
+    const og_topology *ts[2] = {t, t};
+    og_dir dirs[2] = {OG_DIR_OUT, OG_DIR_OUT};
+    static uint32_t rows[N];
+    uint32_t *cols[1] = {rows};
+    static uint64_t w[N];
+    for (uint32_t i = 0; i < N; i++) rows[i] = (i * 37) % N;
+    og_bindings few = {1, 3, 3, cols};
+    assert_int_equal(og_degree_weights(&few, 0, ts, dirs, 2, w), OG_OK);
+    for (int i = 0; i < 3; i++) assert_int_equal(w[i], 4); /* 2 distinct neighbours of 2 each */
+    assert_int_equal(og_topology_simple_known(t, OG_DIR_OUT), 0);
+    og_bindings many = {1, N, N, cols};
+    assert_int_equal(og_degree_weights(&many, 0, ts, dirs, 2, w), OG_OK);
+    for (int i = 0; i < N; i++) assert_int_equal(w[i], 4);
+    assert_int_equal(og_topology_simple_known(t, OG_DIR_OUT), 1);
+    og_topology_free(t);
+}
+
 static void deleted_edges_and_missing_endpoints_are_skipped(void **state)
 {
     (void)state;
@@ -181,6 +210,7 @@ int main(void)
         cmocka_unit_test(undirected_unions_both_directions_without_duplicates),
         cmocka_unit_test(deleted_edges_and_missing_endpoints_are_skipped),
         cmocka_unit_test(simple_means_no_node_lists_a_neighbour_twice),
+        cmocka_unit_test(few_rows_never_decide_simplicity),
         cmocka_unit_test(invalid_bounds_and_asymmetric_undirected_are_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
