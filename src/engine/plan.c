@@ -518,6 +518,19 @@ static og_status finish_row(og_plan *p, og_plan_table *pt, const char *id, size_
     return check_value_constraints(p, pt, r, line);
 }
 
+/* The next generated id (a fresh ULID), valid until the next call. */
+static og_status next_ulid(og_plan *p, const char **out)
+{
+    if (p->ulid_pos == p->nulids) {
+        size_t n = sizeof p->ulids / sizeof p->ulids[0];
+        OG_TRY(og_ulid_new_n(p->ulids, n));
+        p->nulids = n;
+        p->ulid_pos = 0;
+    }
+    *out = p->ulids[p->ulid_pos++];
+    return OG_OK;
+}
+
 og_status og_plan_stage_json(og_plan *p, og_plan_table *pt, const og_jtok *data, const char *id, const char *from,
                              const char *to, uint64_t line, uint32_t *row, long *prev)
 {
@@ -591,10 +604,11 @@ og_status og_plan_stage_json(og_plan *p, og_plan_table *pt, const og_jtok *data,
     } else if (given_id) {
         st = og_buf_append_str(&idb, given_id);
     } else {
-        char ulid[OG_ULID_LEN + 1];
-        st = og_ulid_new(ulid);
-        if (st == OG_OK) st = og_buf_append_str(&idb, ulid);
-        generated = 1;
+        const char *ulid;
+        st = next_ulid(p, &ulid);
+        *prev = -1;
+        /* the common edge: no id buffer at all */
+        return st == OG_OK ? finish_row(p, pt, ulid, OG_ULID_LEN, 1, from, to, line, row, prev) : st;
     }
     *prev = -1;
     if (st == OG_OK) st = finish_row(p, pt, og_buf_cstr(&idb), idb.len, generated, from, to, line, row, prev);
