@@ -351,6 +351,7 @@ static og_status read_csv(load_ctx *c, og_plan *plan, uint64_t *done, unsigned l
     for (size_t i = 0; st == OG_OK && i < c->ncsv; i++) {
         og_csv_source *cs = NULL;
         st = og_csv_source_open(&cs, plan->cat, c->csv[i].type, c->csv[i].path, c->delim, (uint32_t)i);
+        if (st == OG_OK) st = og_csv_source_start(cs, 0); /* parse on worker threads (docs/load.md) */
         while (st == OG_OK) {
             og_ndjson_record rec;
             int k = og_csv_source_next(cs, &rec, &st);
