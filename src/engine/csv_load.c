@@ -935,3 +935,20 @@ int og_csv_source_next(og_csv_source *s, og_ndjson_record *rec, og_status *err)
 {
     return s->async ? next_async(s, rec, err) : next_sequential(s, rec, err);
 }
+
+const og_ndjson_record *og_csv_source_peek(const og_csv_source *s, size_t k)
+{
+    const struct csv_async *a = s->async;
+    if (!a || !a->holding) return NULL;
+    const csv_batch *b = a->ring[a->head % CSV_RING];
+    return a->pos + k < b->n ? &b->items[a->pos + k].rec : NULL;
+}
+
+void og_csv_source_skip(og_csv_source *s, size_t k)
+{
+    struct csv_async *a = s->async;
+    if (!k || !a || !a->holding) return;
+    const csv_batch *b = a->ring[a->head % CSV_RING];
+    a->pos += k;
+    a->consumed = b->items[a->pos - 1].bytes;
+}

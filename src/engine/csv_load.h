@@ -52,6 +52,10 @@ void og_csv_source_set_max_record(og_csv_source *s, size_t max);
 /* 1 with *rec (valid until the next call), 0 at the end, -1 with a typed error
  * ("file:line:column: what"). */
 int og_csv_source_next(og_csv_source *s, og_ndjson_record *rec, og_status *err);
+/* As og_ndjson_peek / og_ndjson_skip: the records after the last one returned that are
+ * already converted in the same batch (worker threads only), and taking k of them. */
+const og_ndjson_record *og_csv_source_peek(const og_csv_source *s, size_t k);
+void og_csv_source_skip(og_csv_source *s, size_t k);
 uint64_t og_csv_source_bytes(const og_csv_source *s);
 void og_csv_source_free(og_csv_source *s);
 

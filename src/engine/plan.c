@@ -616,6 +616,34 @@ og_status og_plan_stage_json(og_plan *p, og_plan_table *pt, const og_jtok *data,
     return st;
 }
 
+int og_plan_edges_bulk_ok(const og_plan_table *pt)
+{
+    return pt->is_edge && pt->cols && pt->t->nprops == 0 && !og_cat_type_key(pt->t);
+}
+
+og_status og_plan_stage_edges(og_plan *p, og_plan_table *pt, size_t n, const char *const *from, const char *const *to,
+                              const uint64_t *line)
+{
+    if (!og_plan_edges_bulk_ok(pt)) return og_err(OG_ERR_INTERNAL, "%s: edges staged in bulk need no properties and no key", pt->t->name);
+    for (size_t i = 0; i < n; i++) {
+        /* finish_row's work for a generated id, without a property or a constraint to check */
+        const char *id;
+        OG_TRY(next_ulid(p, &id));
+        OG_TRY(grow_row_arrays(pt));
+        uint32_t r = (uint32_t)pt->nstaged;
+        OG_TRY(og_vector_append_bytes(&pt->cols[0], id, OG_ULID_LEN));
+        OG_TRY(og_vector_append_bytes(&pt->cols[1], from[i], strlen(from[i])));
+        OG_TRY(og_vector_append_bytes(&pt->cols[2], to[i], strlen(to[i])));
+        OG_TRY(set_line(pt, r, line[i]));
+        latest_of(pt)[r] = r;
+        pt->nstaged++;
+        pt->touched = 1;
+        pt->last_generated = 1;
+        OG_TRY(og_plan_maybe_flush(p, pt));
+    }
+    return OG_OK;
+}
+
 og_status og_plan_stage_vectors(og_plan *p, og_plan_table *pt, const og_vector *src, uint32_t *row, long *prev)
 {
     OG_TRY(table_cols_init(pt));

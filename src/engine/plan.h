@@ -135,6 +135,15 @@ og_status og_plan_stage_json(og_plan *p, og_plan_table *pt, const og_jtok *data,
 
 og_status og_plan_table_cols(og_plan_table *pt);
 
+/* A bulk load's common edge (docs/load.md "Edges in bulk"): n edges of pt, each with a
+ * generated id and no data, staged as n og_plan_stage_json calls (empty data, no id) each
+ * followed by og_plan_maybe_flush would stage them — same rows, lines and flushes — without
+ * the per-record work.  Only when og_plan_edges_bulk_ok(pt): an edge type without properties
+ * and without @key whose columns exist (an edge was staged the usual way first). */
+int og_plan_edges_bulk_ok(const og_plan_table *pt);
+og_status og_plan_stage_edges(og_plan *p, og_plan_table *pt, size_t n, const char *const *from, const char *const *to,
+                              const uint64_t *line);
+
 /* Stages one row given as one 1-row vector per staged column (layout order, types equal to
  * the columns').  An empty id vector (length 0) asks for a derived id: the @key's canonical id
  * for a keyed node or edge, else a new ULID.  *prev as for og_plan_stage_json. */
