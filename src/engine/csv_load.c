@@ -603,7 +603,7 @@ static int next_sequential(og_csv_source *s, og_ndjson_record *rec, og_status *e
 
 #define CSV_WORKERS 2
 #define CSV_RING 4 /* a multiple of CSV_WORKERS */
-#define CSV_BATCH_BYTES ((size_t)256 << 10)
+#define CSV_BATCH_BYTES ((size_t)64 << 10)
 
 typedef struct csv_item {
     og_ndjson_record rec;   /* rec.data is fixed up when the batch's tokens stop moving */

@@ -41,7 +41,7 @@ og_status og_csv_source_open(og_csv_source **out, const og_catalog *cat, const c
                              char delim, uint32_t file_index);
 /* Moves the reading, parsing and converting of the rows after the header to two worker
  * threads that run ahead of og_csv_source_next in batches of about `batch_bytes` of input (0:
- * 256 KiB; small values are for tests), as the NDJSON reader's og_ndjson_reader_start: the
+ * 64 KiB; small values are for tests), as the NDJSON reader's og_ndjson_reader_start: the
  * records, their order, positions and the first error are those of the sequential read.
  * Call once, before the first og_csv_source_next; og_csv_source_free stops the threads.
  * OG_ERR_NOMEM, OG_ERR_IO when no thread can be started. */

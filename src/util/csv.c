@@ -234,6 +234,10 @@ static int field_end(og_csv_reader *r, og_status *err)
     if (put(r, '\0', err)) return -1;
     const unsigned char *s = (const unsigned char *)r->rec + start;
     for (size_t i = 0; i < f->len;) {
+        if (s[i] && s[i] < 0x80) { /* ASCII: most bytes */
+            i++;
+            continue;
+        }
         size_t k = s[i] ? og_utf8_seq_len(s + i, f->len - i) : 0;
         if (!k)
             return fail_at(r, err, OG_ERR_PARSE, f->line, f->col, s[i] ? "invalid UTF-8 in field %zu (byte %zu of the field)"
@@ -328,6 +332,32 @@ int og_csv_next(og_csv_reader *r, og_csv_field **fields, size_t *n, og_status *e
         } else {
             for (;;) {
                 c = peek(r);
+                /* the run of plain bytes at hand in one copy (the byte loop below does the rest) */
+                if (c >= 0 && c != r->delim && c != '\n' && c != '\r' && c != '"') {
+                    const unsigned char *p0 = r->src + r->in_pos, *e = r->src + r->in_len, *q = p0;
+                    const unsigned char d = (unsigned char)r->delim;
+                    while (q < e && *q != d && *q != '\n' && *q != '\r' && *q != '"') q++;
+                    size_t k = (size_t)(q - p0);
+                    if (r->rec_len + k > r->max_record) /* as put() would, at the byte past the limit */
+                        return fail_at(r, err, OG_ERR_LIMIT, r->rec_line, 1, "record is over the %zu-byte limit", r->max_record);
+                    if (r->rec_len + k + 1 >= r->rec_cap) {
+                        size_t cap = r->rec_cap ? r->rec_cap : 4096;
+                        while (r->rec_len + k + 1 >= cap) cap *= 2;
+                        char *np = realloc(r->rec, cap);
+                        if (!np) {
+                            *err = og_err(OG_ERR_NOMEM, "out of memory");
+                            return -1;
+                        }
+                        r->rec = np;
+                        r->rec_cap = cap;
+                    }
+                    memcpy(r->rec + r->rec_len, p0, k);
+                    r->rec_len += k;
+                    r->in_pos += k;
+                    r->bytes += k;
+                    r->col += (uint32_t)k;
+                    continue;
+                }
                 if (c == r->delim || c == '\n' || c == '\r' || c < 0) break;
                 if (c == '"')
                     return fail_at(r, err, OG_ERR_PARSE, r->line, r->col,
