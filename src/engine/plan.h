@@ -84,7 +84,19 @@ typedef struct og_plan_table {
      * edge type's topology can be written right after the publish without one lookup more
      * (load.c).  NULL when not captured. */
     uint32_t *end_rows[2];
+    /* Compact endpoints (og_plan_flush, load only, an edge type without constraints or @card): once a
+     * batch is flushed its src / dst strings are not kept; for each of staged rows [0, nends)
+     * ends[side][r] is the endpoint's answer from the node type's staged_ids when the batch was
+     * flushed (its FIRST staged row), or OG_PLAN_END_UNRESOLVED | k: the k-th id of unres[side]
+     * (not staged then).  src / dst are then flushable columns holding rows [mem_base, nstaged).
+     * At 25M edges the two id strings and their offsets were ~900 MB of a load's peak. */
+    uint32_t *ends[2];
+    size_t nends, ends_cap;
+    og_vector unres[2];
+    int ends_compact;
 } og_plan_table;
+
+#define OG_PLAN_END_UNRESOLVED 0x80000000u
 
 typedef struct og_plan {
     og_read *read;

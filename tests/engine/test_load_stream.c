@@ -745,6 +745,36 @@ static void edges_in_bulk_load_as_record_by_record(void **state)
     assert_string_equal(head, head0);
 }
 
+/* A flushed batch of edges keeps its endpoints as staged node rows, not strings
+ * (og_plan_table.ends); endpoints not staged yet at the flush — nodes later in the file, or
+ * committed ones — keep their strings and are checked at the end as before. */
+static void edges_flushed_before_their_nodes_still_load_and_check(void **state)
+{
+    fixture *f = *state;
+    FILE *fp = open_data(f);
+    for (int i = 0; i < 25; i++) person_line(fp, i, 30);
+    for (int k = 0; k < 450; k++) /* half of them name people staged only after several flushes */
+        fprintf(fp, "{\"edge\":\"Knows\",\"from\":\"p%04d\",\"to\":\"p%04d\"}\n", k % 25, 25 + (k % 25 + k / 25) % 25);
+    for (int i = 25; i < 50; i++) person_line(fp, i, 30);
+    fclose(fp);
+    assert_int_equal(load_file(f, OG_LOAD_OVERWRITE, NULL), OG_OK);
+    expect_int(f, "nknows", NULL, 450);
+    expect(f, "first_friends", "{\"n\":\"p0003\"}", "p0028;p0029;p0030");
+    /* append: endpoints committed, not staged */
+    fp = open_data(f);
+    for (int k = 0; k < 250; k++)
+        fprintf(fp, "{\"edge\":\"Knows\",\"from\":\"p%04d\",\"to\":\"p%04d\"}\n", 25 + k % 25, k == 230 ? 50 : (k % 25 + k / 25) % 25);
+    fclose(fp);
+    assert_int_equal(load_file(f, OG_LOAD_APPEND, NULL), OG_ERR_CONSTRAINT);
+    if (!strstr(og_error_message(), ":231: Knows: dst 'p0050' not found in Person")) fail_msg("'%s'", og_error_message());
+    fp = open_data(f);
+    for (int k = 0; k < 250; k++)
+        fprintf(fp, "{\"edge\":\"Knows\",\"from\":\"p%04d\",\"to\":\"p%04d\"}\n", 25 + k % 25, (k % 25 + k / 25) % 25);
+    fclose(fp);
+    assert_int_equal(load_file(f, OG_LOAD_APPEND, NULL), OG_OK);
+    expect_int(f, "nknows", NULL, 700);
+}
+
 int main(void)
 {
     (void)fixture_load; /* the fixture's text loader; these tests write their files directly */
@@ -764,6 +794,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(dangling_endpoints_in_a_large_load_report_the_first_in_file_order, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(edges_in_bulk_load_as_record_by_record, setup, teardown),
+        cmocka_unit_test_setup_teardown(edges_flushed_before_their_nodes_still_load_and_check, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
