@@ -64,10 +64,14 @@ typedef struct load_ctx {
     uint8_t *node_image;
     size_t nnodes;
     uint64_t flushes;   /* of that attempt, for the "indexing" progress call */
+    uint64_t captured_edges; /* rows of the edge types whose end_rows were captured */
     int attempt;
 } load_ctx;
 
 static unsigned long long file_size(const char *path);
+
+/* The most captured edges whose topology is built beside og_db_load's text indexes. */
+#define LOAD_INDEX_SIDE_BY_SIDE_EDGES ((uint64_t)8 << 20)
 
 static void graph_index_inputs_free(load_ctx *c)
 {
@@ -80,6 +84,7 @@ static void graph_index_inputs_free(load_ctx *c)
     c->end_rows = NULL;
     c->node_image = NULL;
     c->nedges = c->nnodes = 0;
+    c->captured_edges = 0;
 }
 
 /* Takes the plan's captured endpoint rows and notes which node types it wrote whole, for the
@@ -98,6 +103,7 @@ static void graph_index_inputs_take(load_ctx *c, og_plan *plan, int attempt)
     }
     c->nedges = ne, c->nnodes = nn;
     for (size_t i = 0; i < ne; i++) {
+        if (plan->edges[i].end_rows[0]) c->captured_edges += plan->edges[i].nstaged;
         c->end_rows[i][0] = plan->edges[i].end_rows[0];
         c->end_rows[i][1] = plan->edges[i].end_rows[1];
         plan->edges[i].end_rows[0] = plan->edges[i].end_rows[1] = NULL;
@@ -119,9 +125,9 @@ struct og_load_index_job {
     int threaded;
 };
 
-/* After the publish (INVARIANTS.md 7: never on its path): the key maps of every node type the
- * load wrote whole — built at each flush already (og_tableview_seed_keymap), so this mostly
- * writes them — and the topology of every edge type whose endpoint rows the RI check captured,
+/* After the publish (INVARIANTS.md 7: never on its path): the topology of every edge type whose
+ * endpoint rows the RI check captured, then the key maps of every node type the load wrote
+ * whole (built here from its data files),
  * so the first query after a bulk load opens both instead of building them (docs/load.md
  * "Graph indexes").  Derived state: every failure is ignored (the first reader builds).  Reads
  * through the engine's shared cache and views only, so it may run on its own thread. */
@@ -134,12 +140,7 @@ static void *index_job_run(void *arg)
         return NULL;
     }
     const og_catalog *cat = og_read_catalog(r);
-    for (size_t i = 0; i < j->nnodes && i < cat->nnodes; i++) {
-        og_tableview *v;
-        if (j->node_image[i] && og_read_node_view(r, i, &v) == OG_OK && og_tableview_rows(v))
-            (void)og_tableview_prepare_keys(v, 1);
-        og_error_clear();
-    }
+    /* the topologies first: their build's memory then stacks on no key map */
     for (size_t k = 0; k < j->nedges && k < cat->nedges; k++) {
         if (!j->end_rows[k][0]) continue;
         const og_cat_type *et = &cat->edges[k];
@@ -147,6 +148,12 @@ static void *index_job_run(void *arg)
         if (og_read_edge_view(r, k, &ev) == OG_OK && og_read_node_view(r, et->from_node, &fv) == OG_OK &&
             og_read_node_view(r, et->to_node, &tv) == OG_OK)
             (void)og_tableview_save_topology_rows(ev, fv, tv, j->end_rows[k], og_tableview_rows(ev));
+        og_error_clear();
+    }
+    for (size_t i = 0; i < j->nnodes && i < cat->nnodes; i++) {
+        og_tableview *v;
+        if (j->node_image[i] && og_read_node_view(r, i, &v) == OG_OK && og_tableview_rows(v))
+            (void)og_tableview_prepare_keys(v, 1);
         og_error_clear();
     }
     og_read_end(r);
@@ -187,8 +194,12 @@ static og_load_index_job *load_graph_indexes(load_ctx *c, const char *commit, in
     j->e = c->e;
     snprintf(j->commit, sizeof j->commit, "%s", commit);
     j->end_rows = c->end_rows, j->nedges = c->nedges, j->node_image = c->node_image, j->nnodes = c->nnodes;
+    uint64_t edges = c->captured_edges;
     c->end_rows = NULL, c->node_image = NULL, c->nedges = c->nnodes = 0;
-    if (defer && pthread_create(&j->th, NULL, index_job_run, j) == 0) {
+    /* A large topology is built before the text indexes, not beside them: its build (~20
+     * bytes an edge besides the 8 of end_rows) stacked on theirs was a 25M-edge load's peak
+     * (docs/load.md "The memory bound"); below that the two overlap for time. */
+    if (defer && edges <= LOAD_INDEX_SIDE_BY_SIDE_EDGES && pthread_create(&j->th, NULL, index_job_run, j) == 0) {
         j->threaded = 1;
         return j;
     }

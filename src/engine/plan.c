@@ -1608,7 +1608,6 @@ typedef struct og_plan_job {
     og_vector *batch;
     size_t ntop;
     size_t batch_index; /* its og_plan_batch, whose fragment_id the join fills in */
-    int seed;           /* cache the data file's keymap (og_tableview_seed_keymap) */
     uint64_t fragment_id;
     og_status st;
     char msg[1024];
@@ -1626,8 +1625,6 @@ static void *job_main(void *arg)
     if (j->threaded) og_store_journal_end(&j->journal);
     if (j->st != OG_OK)
         snprintf(j->msg, sizeof j->msg, "%s", og_error_message());
-    else if (j->seed && j->fragment_id != UINT64_MAX)
-        og_tableview_seed_keymap(j->pt->view, og_table_txn_manifest(j->x), j->fragment_id, j->batch, j->ntop);
     og_error_clear();
     return NULL;
 }
@@ -1669,9 +1666,10 @@ static og_status job_start(og_plan *p, og_plan_table *pt, const uint32_t *idx, s
     j->x = x;
     j->store = og_table_store(og_tableview_table(pt->view));
     j->batch_index = batch_index;
-    /* not for a loaded edge type whose ids were all generated (no one knows them to look one
-     * up): at 5M edges those maps were ~250 MB of the load's cache and 5 % of its CPU */
-    j->seed = !(pt->is_edge && pt->ids_indexed == 0);
+    /* A flushed batch's key map is not kept in the cache (og_tableview_seed_keymap): a load
+     * writes the key maps of what it wrote whole after its publish, after the topologies
+     * (load.c), and 5M nodes' seeded maps were ~300 MB under a 25M-edge load's peak
+     * (docs/load.md "The memory bound"); a merge's or append's first reader builds them. */
     p->job = j;
     j->threaded = 1; /* before the thread reads it */
     if (pthread_create(&j->th, NULL, job_main, j) != 0) {
