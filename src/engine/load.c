@@ -196,7 +196,7 @@ static og_load_index_job *load_graph_indexes(load_ctx *c, const char *commit, in
     j->end_rows = c->end_rows, j->nedges = c->nedges, j->node_image = c->node_image, j->nnodes = c->nnodes;
     uint64_t edges = c->captured_edges;
     c->end_rows = NULL, c->node_image = NULL, c->nedges = c->nnodes = 0;
-    /* A large topology is built before the text indexes, not beside them: its build (~20
+    /* A large topology is built before the text indexes, not beside them: its build (~30
      * bytes an edge besides the 8 of end_rows) stacked on theirs was a 25M-edge load's peak
      * (docs/load.md "The memory bound"); below that the two overlap for time. */
     if (defer && edges <= LOAD_INDEX_SIDE_BY_SIDE_EDGES && pthread_create(&j->th, NULL, index_job_run, j) == 0) {
