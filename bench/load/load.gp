@@ -1,15 +1,18 @@
 # load.gp — where the bulk load's time goes (bench/load/run.sh): one bar per system, stacked by
 # stage (ours: read + stage, validate, write + publish, graph + text indexes; Kùzu: COPY Node,
 # COPY Link), medians in seconds.
-#   gnuplot -e "tsv='load.tsv'; svg='load.svg'[; cols=N]" load.gp   (N: the TSV's columns, default 7)
+#   gnuplot -e "tsv='load.tsv'; svg='load.svg'[; cols=N][; relative=1]" load.gp
+#   (N: the TSV's columns, default 7; relative=1: the TSV's values are fractions of the same
+#   run's Kùzu COPY, to put runs made at different machine loads side by side)
 set terminal svg size 1200,440 font "sans,11"
 set output svg
-set title "bulk load to a graph at full speed, 1M nodes / 5M edges (bench/load/run.sh; lower is better)"
+if (!exists("relative")) relative = 0
+set title (relative ? "bulk load to a graph at full speed, 1M nodes / 5M edges, each run relative to its own Kùzu COPY (bench/load/run.sh; lower is better)" : "bulk load to a graph at full speed, 1M nodes / 5M edges (bench/load/run.sh; lower is better)")
 set style data histograms
 set style histogram rowstacked
 set style fill solid 0.85 border -1
 set boxwidth 0.6
-set ylabel "seconds (median)"
+set ylabel (relative ? "median time / the run's Kùzu COPY median" : "seconds (median)")
 set key outside right top
 set datafile separator "\t"
 set grid ytics

@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +44,23 @@ typedef struct csv_map {
     int *target;     /* per column */
 } csv_map;
 
+/* The column maps one converting thread has resolved ([0] is the fixed type's when the file
+ * names one; a file with :LABEL / :TYPE adds one per type as rows name them). */
+typedef struct csv_conv {
+    csv_map *maps;
+    size_t nmaps;
+} csv_conv;
+
+struct csv_async;
+static void async_free(og_csv_source *s);
+static void conv_free(csv_conv *cv)
+{
+    for (size_t i = 0; i < cv->nmaps; i++) free(cv->maps[i].target);
+    free(cv->maps);
+    cv->maps = NULL;
+    cv->nmaps = 0;
+}
+
 struct og_csv_source {
     FILE *f;
     og_csv_reader *rd;
@@ -52,11 +70,12 @@ struct og_csv_source {
     csv_col *cols;
     size_t ncols;
     int type_col;            /* index of the :LABEL / :TYPE column, or -1 */
-    csv_map *maps;           /* [0] is the fixed type's when the file names one */
-    size_t nmaps;
+    csv_conv conv;           /* the loading thread's (a sequential read) */
     const og_cat_type *fixed;
     int fixed_edge;
+    char delim;
     og_jdoc doc;
+    struct csv_async *async; /* NULL = sequential (og_csv_source_start) */
 };
 
 static og_status errat(const og_csv_source *s, og_status code, uint64_t line, uint32_t col, const char *fmt, ...)
@@ -74,14 +93,14 @@ static og_status errat(const og_csv_source *s, og_status code, uint64_t line, ui
 void og_csv_source_free(og_csv_source *s)
 {
     if (!s) return;
+    async_free(s);
     for (size_t i = 0; i < s->ncols; i++) {
         free(s->cols[i].name);
         free(s->cols[i].group);
         free(s->cols[i].suffix);
     }
     free(s->cols);
-    for (size_t i = 0; i < s->nmaps; i++) free(s->maps[i].target);
-    free(s->maps);
+    conv_free(&s->conv);
     og_jdoc_free(&s->doc);
     og_csv_reader_free(s->rd);
     if (s->f) fclose(s->f);
@@ -89,7 +108,6 @@ void og_csv_source_free(og_csv_source *s)
     free(s);
 }
 
-uint64_t og_csv_source_bytes(const og_csv_source *s) { return og_csv_bytes_read(s->rd); }
 
 /* ---- the header --------------------------------------------------------------------------- */
 
@@ -157,7 +175,7 @@ static int neo4j_scalar_ok(const char *w, size_t n, og_type_id id, int is_enum)
 #undef W
 }
 
-static og_status check_suffix(og_csv_source *s, const csv_col *c, const og_cat_type *t, const og_cat_prop *p)
+static og_status check_suffix(const og_csv_source *s, const csv_col *c, const og_cat_type *t, const og_cat_prop *p)
 {
     char sp[256];
     schema_spelling(p, sp, sizeof sp);
@@ -202,7 +220,7 @@ static const char *prop_list(const og_cat_type *t, char *buf, size_t cap)
 
 /* Resolves the columns for type t into m.  `mixed`: the file mixes types, so a property of
  * another type is not an error here (a non-empty cell of it is, per row). */
-static og_status map_build(og_csv_source *s, const og_cat_type *t, int is_edge, int mixed, csv_map *m)
+static og_status map_build(const og_csv_source *s, const og_cat_type *t, int is_edge, int mixed, csv_map *m)
 {
     m->t = t;
     m->is_edge = is_edge;
@@ -277,7 +295,7 @@ static og_status map_build(og_csv_source *s, const og_cat_type *t, int is_edge, 
     return OG_OK;
 }
 
-static og_status resolve_type(og_csv_source *s, const char *name, int want_edge, const og_cat_type **t, int *is_edge)
+static og_status resolve_type(const og_csv_source *s, const char *name, int want_edge, const og_cat_type **t, int *is_edge)
 {
     const og_cat_type *n = want_edge != 1 ? og_catalog_node(s->cat, name) : NULL;
     const og_cat_type *e = want_edge != 0 && !n ? og_catalog_edge_ci(s->cat, name, strlen(name)) : NULL;
@@ -285,6 +303,8 @@ static og_status resolve_type(og_csv_source *s, const char *name, int want_edge,
     *is_edge = !n;
     return *t ? OG_OK : OG_ERR_NOT_FOUND;
 }
+
+static og_status conv_init(const og_csv_source *s, csv_conv *cv);
 
 og_status og_csv_source_open(og_csv_source **out, const og_catalog *cat, const char *type, const char *path,
                              char delim, uint32_t file_index)
@@ -295,6 +315,7 @@ og_status og_csv_source_open(og_csv_source **out, const og_catalog *cat, const c
     s->cat = cat;
     s->file_index = file_index;
     s->type_col = -1;
+    s->delim = delim;
     og_jdoc_init(&s->doc);
     s->path = strdup(path);
     og_status st = s->path ? OG_OK : og_err(OG_ERR_NOMEM, "out of memory");
@@ -322,11 +343,7 @@ og_status og_csv_source_open(og_csv_source **out, const og_catalog *cat, const c
         if (resolve_type(s, type, -1, &s->fixed, &is_edge) != OG_OK)
             st = og_err(OG_ERR_INVALID, "%s: unknown node or edge type '%s'", path, type);
         s->fixed_edge = is_edge;
-        if (st == OG_OK && !(s->maps = calloc(1, sizeof *s->maps))) st = og_err(OG_ERR_NOMEM, "out of memory");
-        if (st == OG_OK) {
-            s->nmaps = 1;
-            st = map_build(s, s->fixed, is_edge, 0, &s->maps[0]);
-        }
+        if (st == OG_OK) st = conv_init(s, &s->conv);
     } else if (st == OG_OK && s->type_col < 0) {
         st = og_err(OG_ERR_INVALID, "%s: the file names no type: load it as TYPE=FILE, or give it a :LABEL (nodes) or :TYPE "
                                     "(edges) column",
@@ -392,20 +409,21 @@ static int parse_real(const char *s, double *d)
     return !*end && errno != ERANGE && isfinite(*d);
 }
 
-/* Appends the token(s) of cell f for property p. */
-static og_status convert_cell(og_csv_source *s, const og_cat_type *t, const og_cat_prop *p, og_csv_field *f)
+/* Appends the token(s) of cell f for property p to doc. */
+static og_status convert_cell(const og_csv_source *s, og_jdoc *doc, const og_cat_type *t, const og_cat_prop *p,
+                              og_csv_field *f)
 {
     og_jtok *tok;
     char tn[128];
     switch (p->type.id) {
     case OG_T_STRING: case OG_T_BLOB: case OG_T_DATE32: case OG_T_DATE64:
-        OG_TRY(push(&s->doc, OG_J_STRING, &tok));
+        OG_TRY(push(doc, OG_J_STRING, &tok));
         tok->v.s = f->s;
         tok->len = (uint32_t)f->len;
         return OG_OK;
     case OG_T_BOOL:
         if (!strcasecmp(f->s, "true") || !strcasecmp(f->s, "false")) {
-            OG_TRY(push(&s->doc, (f->s[0] | 0x20) == 't' ? OG_J_TRUE : OG_J_FALSE, &tok));
+            OG_TRY(push(doc, (f->s[0] | 0x20) == 't' ? OG_J_TRUE : OG_J_FALSE, &tok));
             return OG_OK;
         }
         return errat(s, OG_ERR_INVALID, f->line, f->col, "%s.%s: expected Bool, got \"%s\" (write true or false)", t->name,
@@ -420,7 +438,7 @@ static og_status convert_cell(og_csv_source *s, const og_cat_type *t, const og_c
                          schema_spelling(p, tn, sizeof tn), f->s,
                          parse_real(f->s, &d) ? " (a fraction or exponent: write an integer)" : " (not a decimal integer)");
         }
-        OG_TRY(push(&s->doc, is_u ? OG_J_UINT : OG_J_INT, &tok));
+        OG_TRY(push(doc, is_u ? OG_J_UINT : OG_J_INT, &tok));
         if (is_u) tok->v.u = uv;
         else tok->v.i = iv;
         return OG_OK;
@@ -430,17 +448,17 @@ static og_status convert_cell(og_csv_source *s, const og_cat_type *t, const og_c
         if (!parse_real(f->s, &d))
             return errat(s, OG_ERR_INVALID, f->line, f->col, "%s.%s: expected %s, got \"%s\" (a finite decimal number)", t->name,
                          p->name, schema_spelling(p, tn, sizeof tn), f->s);
-        OG_TRY(push(&s->doc, OG_J_REAL, &tok));
+        OG_TRY(push(doc, OG_J_REAL, &tok));
         tok->v.d = d;
         return OG_OK;
     }
     case OG_T_LIST: case OG_T_VECTOR: {
         char jmsg[200];
-        size_t root, before = s->doc.n;
-        og_status st = og_json_parse(&s->doc, f->s, f->len, &root, jmsg, sizeof jmsg);
+        size_t root, before = doc->n;
+        og_status st = og_json_parse(doc, f->s, f->len, &root, jmsg, sizeof jmsg);
         if (st == OG_ERR_NOMEM) return og_err(OG_ERR_NOMEM, "out of memory");
-        if (st != OG_OK || s->doc.tok[root].kind != OG_J_ARRAY) {
-            s->doc.n = before;
+        if (st != OG_OK || doc->tok[root].kind != OG_J_ARRAY) {
+            doc->n = before;
             return errat(s, OG_ERR_INVALID, f->line, f->col, "%s.%s: expected %s as a JSON array in the cell (e.g. %s)%s%s",
                          t->name, p->name, schema_spelling(p, tn, sizeof tn),
                          p->type.id == OG_T_VECTOR || p->type.elem != OG_T_STRING ? "[1, 2]" : "[\"a\", \"b\"]",
@@ -452,10 +470,19 @@ static og_status convert_cell(og_csv_source *s, const og_cat_type *t, const og_c
     }
 }
 
-static og_status row_map(og_csv_source *s, og_csv_field *fs, const csv_map **out)
+/* A converting thread's maps, starting with the fixed type's (checked when the file opened). */
+static og_status conv_init(const og_csv_source *s, csv_conv *cv)
+{
+    if (!s->fixed) return OG_OK;
+    if (!(cv->maps = calloc(1, sizeof *cv->maps))) return og_err(OG_ERR_NOMEM, "out of memory");
+    cv->nmaps = 1;
+    return map_build(s, s->fixed, s->fixed_edge, 0, &cv->maps[0]);
+}
+
+static og_status row_map(const og_csv_source *s, csv_conv *cv, og_csv_field *fs, const csv_map **out)
 {
     if (s->type_col < 0) {
-        *out = &s->maps[0];
+        *out = &cv->maps[0];
         return OG_OK;
     }
     og_csv_field *tf = &fs[s->type_col];
@@ -464,14 +491,14 @@ static og_status row_map(og_csv_source *s, og_csv_field *fs, const csv_map **out
         return errat(s, OG_ERR_INVALID, tf->line, tf->col, "the %s cell is empty", want_edge ? ":TYPE" : ":LABEL");
     if (s->fixed) {
         if (!strcmp(tf->s, s->fixed->name)) {
-            *out = &s->maps[0];
+            *out = &cv->maps[0];
             return OG_OK;
         }
         return errat(s, OG_ERR_INVALID, tf->line, tf->col, "the row is a '%s', but the file is loaded as %s", tf->s, s->fixed->name);
     }
-    for (size_t i = 0; i < s->nmaps; i++)
-        if (!strcmp(s->maps[i].t->name, tf->s)) {
-            *out = &s->maps[i];
+    for (size_t i = 0; i < cv->nmaps; i++)
+        if (!strcmp(cv->maps[i].t->name, tf->s)) {
+            *out = &cv->maps[i];
             return OG_OK;
         }
     const og_cat_type *t;
@@ -479,56 +506,49 @@ static og_status row_map(og_csv_source *s, og_csv_field *fs, const csv_map **out
     if (resolve_type(s, tf->s, want_edge, &t, &is_edge) != OG_OK || strcmp(t->name, tf->s))
         return errat(s, OG_ERR_INVALID, tf->line, tf->col, "unknown %s type '%s'%s", want_edge ? "edge" : "node", tf->s,
                      strchr(tf->s, ';') ? " (a row has exactly one label)" : "");
-    csv_map *m = realloc(s->maps, (s->nmaps + 1) * sizeof *m);
+    csv_map *m = realloc(cv->maps, (cv->nmaps + 1) * sizeof *m);
     if (!m) return og_err(OG_ERR_NOMEM, "out of memory");
-    s->maps = m;
-    memset(&m[s->nmaps], 0, sizeof *m);
-    og_status st = map_build(s, t, is_edge, 1, &m[s->nmaps]);
-    s->nmaps++; /* freed with the others even when it failed */
+    cv->maps = m;
+    memset(&m[cv->nmaps], 0, sizeof *m);
+    og_status st = map_build(s, t, is_edge, 1, &m[cv->nmaps]);
+    cv->nmaps++; /* freed with the others even when it failed */
     OG_TRY(st);
-    *out = &m[s->nmaps - 1];
+    *out = &m[cv->nmaps - 1];
     return OG_OK;
 }
 
-int og_csv_source_next(og_csv_source *s, og_ndjson_record *rec, og_status *err)
+/* Turns the n fields of the row starting at `line` into *rec, its `data` object appended to
+ * doc at token index *root (rec->data points there until doc grows).  The record's strings
+ * point into the fields' bytes. */
+static og_status row_to_record(const og_csv_source *s, csv_conv *cv, og_jdoc *doc, og_csv_field *fs, size_t n,
+                               uint64_t line, og_ndjson_record *rec, size_t *root)
 {
-    og_csv_field *fs;
-    size_t n;
-    int k = og_csv_next(s->rd, &fs, &n, err);
-    if (k <= 0) return k;
-    uint64_t line = og_csv_record_line(s->rd);
-    if (n != s->ncols) {
-        *err = errat(s, OG_ERR_PARSE, line, n > s->ncols ? fs[s->ncols].col : 1, "the row has %zu fields, the header %zu", n,
+    if (n != s->ncols)
+        return errat(s, OG_ERR_PARSE, line, n > s->ncols ? fs[s->ncols].col : 1, "the row has %zu fields, the header %zu", n,
                      s->ncols);
-        return -1;
-    }
     const csv_map *m = NULL;
-    if ((*err = row_map(s, fs, &m))) return -1;
+    OG_TRY(row_map(s, cv, fs, &m));
     memset(rec, 0, sizeof *rec);
     rec->kind = m->is_edge ? OG_NDJSON_EDGE : OG_NDJSON_NODE;
     rec->line = og_csv_line_encode(s->file_index, line);
     rec->type = m->t->name;
-    og_jdoc_reset(&s->doc);
+    *root = doc->n;
     og_jtok *obj;
-    if ((*err = push(&s->doc, OG_J_OBJECT, &obj))) return -1;
+    OG_TRY(push(doc, OG_J_OBJECT, &obj));
     uint32_t members = 0;
     for (size_t i = 0; i < n; i++) {
         og_csv_field *f = &fs[i];
         int tg = m->target[i];
         if (tg == MAP_NONE) {
-            if (s->type_col >= 0 && (int)i != s->type_col && f->len && s->cols[i].role != COL_IGNORE) {
-                *err = errat(s, OG_ERR_INVALID, f->line, f->col, "column '%s' is not part of %s, but the cell is not empty",
+            if (s->type_col >= 0 && (int)i != s->type_col && f->len && s->cols[i].role != COL_IGNORE)
+                return errat(s, OG_ERR_INVALID, f->line, f->col, "column '%s' is not part of %s, but the cell is not empty",
                              s->cols[i].name, m->t->name);
-                return -1;
-            }
             continue;
         }
         if (tg < 0) { /* an id or an endpoint: a non-empty string */
-            if (!f->len) {
-                *err = errat(s, OG_ERR_INVALID, f->line, f->col, "%s: the %s is empty", m->t->name,
+            if (!f->len)
+                return errat(s, OG_ERR_INVALID, f->line, f->col, "%s: the %s is empty", m->t->name,
                              tg == MAP_RECORD_ID ? "id" : tg == MAP_FROM ? "from endpoint" : "to endpoint");
-                return -1;
-            }
             if (tg == MAP_RECORD_ID) rec->id = f->s;
             else if (tg == MAP_FROM) rec->from = f->s;
             else rec->to = f->s;
@@ -537,14 +557,398 @@ int og_csv_source_next(og_csv_source *s, og_ndjson_record *rec, og_status *err)
         const og_cat_prop *p = &m->t->props[tg];
         if (!f->len && !(f->quoted && p->type.id == OG_T_STRING)) continue; /* null */
         og_jtok *key;
-        if ((*err = push(&s->doc, OG_J_STRING, &key))) return -1;
+        OG_TRY(push(doc, OG_J_STRING, &key));
         key->v.s = p->name;
         key->len = (uint32_t)strlen(p->name);
-        if ((*err = convert_cell(s, m->t, p, f))) return -1;
+        OG_TRY(convert_cell(s, doc, m->t, p, f));
         members++;
     }
-    s->doc.tok[0].span = (uint32_t)s->doc.n;
-    s->doc.tok[0].len = members;
-    rec->data = &s->doc.tok[0];
-    return 1;
+    doc->tok[*root].span = (uint32_t)(doc->n - *root);
+    doc->tok[*root].len = members;
+    rec->data = &doc->tok[*root];
+    return OG_OK;
+}
+
+/* The sequential read: one record at a time on the caller's thread. */
+static int next_sequential(og_csv_source *s, og_ndjson_record *rec, og_status *err)
+{
+    og_csv_field *fs;
+    size_t n, root;
+    int k = og_csv_next(s->rd, &fs, &n, err);
+    if (k <= 0) return k;
+    og_jdoc_reset(&s->doc);
+    *err = row_to_record(s, &s->conv, &s->doc, fs, n, og_csv_record_line(s->rd), rec, &root);
+    return *err ? -1 : 1;
+}
+
+/* ---- parsing on worker threads ------------------------------------------------------------ */
+/*
+ * The scheme of engine/ndjson.c's background parsing: batch number k (the whole records of
+ * about batch_bytes of input) is made by worker k % CSV_WORKERS in ring slot k % CSV_RING.
+ * The workers take turns at reading: the worker whose turn it is reads the next block of the
+ * file after the bytes the previous batch left over (a record cut by the block's end), keeps
+ * the prefix of whole records (og_csv_split: up to the last line feed outside quotes) and
+ * leaves the rest to the next batch, with the line number the next batch starts at.  Then it
+ * parses and converts its records in parallel with the other worker (a memory reader that
+ * starts at the batch's first line, so every position in a message is the file's), while the
+ * loading thread takes the records batch by batch in file order.  A batch's fields are copied
+ * into its own buffer (decoded bytes never outgrow the input they came from, so the buffer
+ * is sized once and never moves), and its tokens into its own document.  A failure ends the
+ * input: its batch carries the records before it, then the error, so the caller sees exactly
+ * the records and the first error of a sequential read (tests/engine/test_csv_load.c runs
+ * both ways).  A record longer than the limit allows is given whole to the reader at most
+ * 3 × the limit + 64 bytes into it (decoded bytes and field ends are at least a third of the
+ * input), which refuses it there as the sequential read does.
+ */
+
+#define CSV_WORKERS 2
+#define CSV_RING 4 /* a multiple of CSV_WORKERS */
+#define CSV_BATCH_BYTES ((size_t)64 << 10)
+
+typedef struct csv_item {
+    og_ndjson_record rec;   /* rec.data is fixed up when the batch's tokens stop moving */
+    size_t data_tok;
+    uint64_t bytes;         /* input bytes consumed through this record */
+} csv_item;
+
+typedef struct csv_batch {
+    csv_item *items;
+    size_t n, cap;
+    char *raw;              /* whole records of the input */
+    size_t raw_len, raw_cap;
+    char *dec;              /* the records' decoded fields */
+    size_t dec_len, dec_cap;
+    uint64_t first_line;    /* of raw[0] */
+    uint64_t base_bytes;    /* input offset of raw[0] */
+    og_jdoc doc;
+    size_t seq;
+    int ready, done;
+    og_status err;
+    char *errmsg;
+} csv_batch;
+
+typedef struct csv_worker {
+    og_csv_source *s;
+    size_t first;
+    pthread_t thread;
+    og_csv_reader *rd;      /* the memory reader of its batches */
+    csv_conv conv;
+} csv_worker;
+
+struct csv_async {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    csv_worker workers[CSV_WORKERS];
+    int nstarted;
+    csv_batch *ring[CSV_RING];
+    size_t head, read_turn;
+    int ended, stop, holding;
+    size_t pos;
+    uint64_t consumed;
+    /* the read state, used by the worker holding the read turn */
+    char *carry;            /* the start of a record the last block cut */
+    size_t carry_len, carry_cap;
+    uint64_t next_line, next_bytes;
+    int eof;
+    size_t batch_bytes, max_raw;
+};
+
+void og_csv_source_set_max_record(og_csv_source *s, size_t max) { og_csv_reader_set_max_record(s->rd, max); }
+
+uint64_t og_csv_source_bytes(const og_csv_source *s)
+{
+    return s->async ? s->async->consumed : og_csv_bytes_read(s->rd);
+}
+
+static void cbatch_clear(csv_batch *b)
+{
+    og_jdoc_reset(&b->doc);
+    free(b->errmsg);
+    b->errmsg = NULL;
+    b->n = b->raw_len = b->dec_len = 0;
+    b->done = 0;
+    b->err = OG_OK;
+}
+
+static void cbatch_fail(csv_batch *b, og_status st)
+{
+    b->done = 1;
+    if (b->err) return; /* the first failure wins */
+    b->err = st;
+    b->errmsg = strdup(og_error_message());
+    if (!b->errmsg) b->err = OG_ERR_NOMEM;
+}
+
+static int grow(char **p, size_t *cap, size_t need)
+{
+    if (need <= *cap) return 0;
+    size_t c = *cap ? *cap : 4096;
+    while (c < need) c *= 2;
+    char *q = realloc(*p, c);
+    if (!q) return -1;
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+/* Fills b->raw with the next whole records (the worker holds the read turn). */
+static void cbatch_read(og_csv_source *s, csv_batch *b)
+{
+    struct csv_async *a = s->async;
+    if (grow(&b->raw, &b->raw_cap, a->carry_len + a->batch_bytes)) {
+        cbatch_fail(b, og_err(OG_ERR_NOMEM, "out of memory"));
+        return;
+    }
+    if (a->carry_len) memcpy(b->raw, a->carry, a->carry_len);
+    b->raw_len = a->carry_len;
+    a->carry_len = 0;
+    size_t want = a->batch_bytes, split = 0;
+    uint64_t lines = 0;
+    for (;;) {
+        if (!a->eof) {
+            if (grow(&b->raw, &b->raw_cap, b->raw_len + want)) {
+                cbatch_fail(b, og_err(OG_ERR_NOMEM, "out of memory"));
+                return;
+            }
+            size_t got = fread(b->raw + b->raw_len, 1, want, s->f);
+            b->raw_len += got;
+            if (got < want) {
+                if (ferror(s->f)) {
+                    cbatch_fail(b, og_err_errno(errno ? errno : EIO, "%s: read failed", s->path));
+                    return;
+                }
+                a->eof = 1;
+            }
+        }
+        if (a->eof || b->raw_len > a->max_raw) { /* the rest, or a record too long to split */
+            split = b->raw_len;
+            b->done = 1;
+            break;
+        }
+        split = og_csv_split(b->raw, b->raw_len, &lines);
+        if (split) break;
+        want *= 2; /* one record longer than the block: read on */
+    }
+    size_t rest = b->raw_len - split;
+    if (rest) {
+        if (grow(&a->carry, &a->carry_cap, rest)) {
+            cbatch_fail(b, og_err(OG_ERR_NOMEM, "out of memory"));
+            return;
+        }
+        memcpy(a->carry, b->raw + split, rest);
+        a->carry_len = rest;
+    }
+    b->raw_len = split;
+    b->first_line = a->next_line;
+    b->base_bytes = a->next_bytes;
+    a->next_line += lines;
+    a->next_bytes += split;
+}
+
+/* Parses and converts the batch's records; a failure keeps the records before it. */
+static void cbatch_parse(og_csv_source *s, csv_worker *w, csv_batch *b)
+{
+    og_csv_reader_reset_mem(w->rd, b->raw, b->raw_len, b->first_line);
+    if (grow(&b->dec, &b->dec_cap, b->raw_len + 1)) {
+        cbatch_fail(b, og_err(OG_ERR_NOMEM, "out of memory"));
+        return;
+    }
+    for (;;) {
+        og_csv_field *fs;
+        size_t n;
+        og_status st = OG_OK;
+        int k = og_csv_next(w->rd, &fs, &n, &st);
+        if (k < 0) cbatch_fail(b, st);
+        if (k <= 0) break;
+        if (b->n == b->cap) {
+            size_t cap = b->cap ? b->cap * 2 : 1024;
+            csv_item *it = realloc(b->items, cap * sizeof *it);
+            if (!it) {
+                cbatch_fail(b, og_err(OG_ERR_NOMEM, "out of memory"));
+                break;
+            }
+            b->items = it;
+            b->cap = cap;
+        }
+        /* the fields are back to back in the reader's buffer: move them into the batch's */
+        const char *from = fs[0].s;
+        size_t span = (size_t)(fs[n - 1].s + fs[n - 1].len + 1 - from);
+        if (b->dec_len + span > b->dec_cap) {
+            cbatch_fail(b, og_err(OG_ERR_INTERNAL, "csv: decoded fields outgrew their input"));
+            break;
+        }
+        char *to = b->dec + b->dec_len;
+        memcpy(to, from, span);
+        for (size_t i = 0; i < n; i++) fs[i].s = to + (fs[i].s - from);
+        b->dec_len += span;
+        csv_item *it = &b->items[b->n];
+        size_t root;
+        st = row_to_record(s, &w->conv, &b->doc, fs, n, og_csv_record_line(w->rd), &it->rec, &root);
+        if (st) {
+            cbatch_fail(b, st);
+            break;
+        }
+        it->data_tok = root;
+        it->bytes = b->base_bytes + og_csv_bytes_read(w->rd);
+        b->n++;
+    }
+    for (size_t i = 0; i < b->n; i++) b->items[i].rec.data = &b->doc.tok[b->items[i].data_tok];
+}
+
+static void *cworker_main(void *arg)
+{
+    csv_worker *w = arg;
+    og_csv_source *s = w->s;
+    struct csv_async *a = s->async;
+    for (size_t seq = w->first;; seq += CSV_WORKERS) {
+        csv_batch *b = a->ring[seq % CSV_RING];
+        pthread_mutex_lock(&a->mu);
+        while (!a->stop && !a->ended && (seq >= a->head + CSV_RING || a->read_turn != seq))
+            pthread_cond_wait(&a->cv, &a->mu);
+        int quit = a->stop || a->ended;
+        pthread_mutex_unlock(&a->mu);
+        if (quit) return NULL;
+        cbatch_clear(b);
+        cbatch_read(s, b);
+        int read_failed = b->err != OG_OK;
+        pthread_mutex_lock(&a->mu);
+        a->read_turn++;
+        if (b->done) a->ended = 1;
+        pthread_cond_broadcast(&a->cv);
+        pthread_mutex_unlock(&a->mu);
+        if (!read_failed) cbatch_parse(s, w, b);
+        pthread_mutex_lock(&a->mu);
+        b->seq = seq;
+        b->ready = 1;
+        if (b->done) a->ended = 1;
+        pthread_cond_broadcast(&a->cv);
+        pthread_mutex_unlock(&a->mu);
+        if (b->done) return NULL;
+    }
+}
+
+static void async_free(og_csv_source *s)
+{
+    struct csv_async *a = s->async;
+    if (!a) return;
+    pthread_mutex_lock(&a->mu);
+    a->stop = 1;
+    pthread_cond_broadcast(&a->cv);
+    pthread_mutex_unlock(&a->mu);
+    for (int i = 0; i < a->nstarted; i++) pthread_join(a->workers[i].thread, NULL);
+    for (int i = 0; i < CSV_WORKERS; i++) {
+        og_csv_reader_free(a->workers[i].rd);
+        conv_free(&a->workers[i].conv);
+    }
+    for (int i = 0; i < CSV_RING; i++) {
+        csv_batch *b = a->ring[i];
+        if (!b) continue;
+        cbatch_clear(b);
+        og_jdoc_free(&b->doc);
+        free(b->items);
+        free(b->raw);
+        free(b->dec);
+        free(b);
+    }
+    free(a->carry);
+    pthread_cond_destroy(&a->cv);
+    pthread_mutex_destroy(&a->mu);
+    free(a);
+    s->async = NULL;
+}
+
+og_status og_csv_source_start(og_csv_source *s, size_t batch_bytes)
+{
+    if (s->async) return og_err(OG_ERR_INVALID, "csv: background parsing is already started");
+    struct csv_async *a = calloc(1, sizeof *a);
+    if (!a) return og_err(OG_ERR_NOMEM, "out of memory");
+    pthread_mutex_init(&a->mu, NULL);
+    pthread_cond_init(&a->cv, NULL);
+    s->async = a;
+    a->batch_bytes = batch_bytes ? batch_bytes : CSV_BATCH_BYTES;
+    size_t maxrec = og_csv_reader_max_record(s->rd);
+    a->max_raw = maxrec > (SIZE_MAX - 64) / 3 ? SIZE_MAX : 3 * maxrec + 64;
+    /* the header was read by s->rd: the rest of its buffer starts the first batch */
+    const char *rest;
+    size_t nrest;
+    og_csv_reader_rest(s->rd, &rest, &nrest, &a->next_line);
+    a->next_bytes = og_csv_bytes_read(s->rd);
+    og_status st = OG_OK;
+    if (nrest && grow(&a->carry, &a->carry_cap, nrest)) st = og_err(OG_ERR_NOMEM, "out of memory");
+    if (st == OG_OK && nrest) {
+        memcpy(a->carry, rest, nrest);
+        a->carry_len = nrest;
+    }
+    for (int i = 0; st == OG_OK && i < CSV_RING; i++)
+        if (!(a->ring[i] = calloc(1, sizeof *a->ring[i]))) st = og_err(OG_ERR_NOMEM, "out of memory");
+    for (int i = 0; st == OG_OK && i < CSV_WORKERS; i++) {
+        csv_worker *w = &a->workers[i];
+        w->s = s;
+        w->first = (size_t)i;
+        st = og_csv_reader_new_mem(&w->rd, "", 0, s->path, s->delim, 1);
+        if (st == OG_OK) og_csv_reader_set_max_record(w->rd, maxrec);
+        if (st == OG_OK) st = conv_init(s, &w->conv);
+    }
+    for (int i = 0; st == OG_OK && i < CSV_WORKERS; i++) {
+        int rc = pthread_create(&a->workers[i].thread, NULL, cworker_main, &a->workers[i]);
+        if (rc) st = og_err_errno(rc, "csv: cannot start a parser thread");
+        else a->nstarted++;
+    }
+    if (st) async_free(s);
+    return st;
+}
+
+static int next_async(og_csv_source *s, og_ndjson_record *rec, og_status *err)
+{
+    struct csv_async *a = s->async;
+    *err = OG_OK;
+    for (;;) {
+        csv_batch *b = a->ring[a->head % CSV_RING];
+        if (!a->holding) {
+            pthread_mutex_lock(&a->mu);
+            while (!(b->ready && b->seq == a->head)) pthread_cond_wait(&a->cv, &a->mu);
+            pthread_mutex_unlock(&a->mu);
+            a->holding = 1;
+            a->pos = 0;
+        }
+        if (a->pos < b->n) {
+            csv_item *it = &b->items[a->pos++];
+            *rec = it->rec;
+            a->consumed = it->bytes;
+            return 1;
+        }
+        if (b->done) { /* stays held: every later call answers the same */
+            if (b->err) *err = og_err(b->err, "%s", b->errmsg ? b->errmsg : "csv: read failed");
+            else a->consumed = b->base_bytes + b->raw_len; /* empty lines after the last record too */
+            return b->err ? -1 : 0;
+        }
+        pthread_mutex_lock(&a->mu);
+        b->ready = 0;
+        a->head++;
+        a->holding = 0;
+        pthread_cond_broadcast(&a->cv);
+        pthread_mutex_unlock(&a->mu);
+    }
+}
+
+int og_csv_source_next(og_csv_source *s, og_ndjson_record *rec, og_status *err)
+{
+    return s->async ? next_async(s, rec, err) : next_sequential(s, rec, err);
+}
+
+const og_ndjson_record *og_csv_source_peek(const og_csv_source *s, size_t k)
+{
+    const struct csv_async *a = s->async;
+    if (!a || !a->holding) return NULL;
+    const csv_batch *b = a->ring[a->head % CSV_RING];
+    return a->pos + k < b->n ? &b->items[a->pos + k].rec : NULL;
+}
+
+void og_csv_source_skip(og_csv_source *s, size_t k)
+{
+    struct csv_async *a = s->async;
+    if (!k || !a || !a->holding) return;
+    const csv_batch *b = a->ring[a->head % CSV_RING];
+    a->pos += k;
+    a->consumed = b->items[a->pos - 1].bytes;
 }

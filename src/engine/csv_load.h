@@ -39,9 +39,23 @@ typedef struct og_csv_source og_csv_source;
  * Errors (header): OG_ERR_PARSE / OG_ERR_INVALID "file:1:column: what", OG_ERR_IO. */
 og_status og_csv_source_open(og_csv_source **out, const og_catalog *cat, const char *type, const char *path,
                              char delim, uint32_t file_index);
+/* Moves the reading, parsing and converting of the rows after the header to two worker
+ * threads that run ahead of og_csv_source_next in batches of about `batch_bytes` of input (0:
+ * 64 KiB; small values are for tests), as the NDJSON reader's og_ndjson_reader_start: the
+ * records, their order, positions and the first error are those of the sequential read.
+ * Call once, before the first og_csv_source_next; og_csv_source_free stops the threads.
+ * OG_ERR_NOMEM, OG_ERR_IO when no thread can be started. */
+og_status og_csv_source_start(og_csv_source *s, size_t batch_bytes);
+/* The limit on one record's decoded bytes (default OG_CSV_MAX_RECORD); for tests, before
+ * og_csv_source_start. */
+void og_csv_source_set_max_record(og_csv_source *s, size_t max);
 /* 1 with *rec (valid until the next call), 0 at the end, -1 with a typed error
  * ("file:line:column: what"). */
 int og_csv_source_next(og_csv_source *s, og_ndjson_record *rec, og_status *err);
+/* As og_ndjson_peek / og_ndjson_skip: the records after the last one returned that are
+ * already converted in the same batch (worker threads only), and taking k of them. */
+const og_ndjson_record *og_csv_source_peek(const og_csv_source *s, size_t k);
+void og_csv_source_skip(og_csv_source *s, size_t k);
 uint64_t og_csv_source_bytes(const og_csv_source *s);
 void og_csv_source_free(og_csv_source *s);
 

@@ -64,10 +64,14 @@ typedef struct load_ctx {
     uint8_t *node_image;
     size_t nnodes;
     uint64_t flushes;   /* of that attempt, for the "indexing" progress call */
+    uint64_t captured_edges; /* rows of the edge types whose end_rows were captured */
     int attempt;
 } load_ctx;
 
 static unsigned long long file_size(const char *path);
+
+/* The most captured edges whose topology is built beside og_db_load's text indexes. */
+#define LOAD_INDEX_SIDE_BY_SIDE_EDGES ((uint64_t)8 << 20)
 
 static void graph_index_inputs_free(load_ctx *c)
 {
@@ -80,6 +84,7 @@ static void graph_index_inputs_free(load_ctx *c)
     c->end_rows = NULL;
     c->node_image = NULL;
     c->nedges = c->nnodes = 0;
+    c->captured_edges = 0;
 }
 
 /* Takes the plan's captured endpoint rows and notes which node types it wrote whole, for the
@@ -98,6 +103,7 @@ static void graph_index_inputs_take(load_ctx *c, og_plan *plan, int attempt)
     }
     c->nedges = ne, c->nnodes = nn;
     for (size_t i = 0; i < ne; i++) {
+        if (plan->edges[i].end_rows[0]) c->captured_edges += plan->edges[i].nstaged;
         c->end_rows[i][0] = plan->edges[i].end_rows[0];
         c->end_rows[i][1] = plan->edges[i].end_rows[1];
         plan->edges[i].end_rows[0] = plan->edges[i].end_rows[1] = NULL;
@@ -119,9 +125,9 @@ struct og_load_index_job {
     int threaded;
 };
 
-/* After the publish (INVARIANTS.md 7: never on its path): the key maps of every node type the
- * load wrote whole — built at each flush already (og_tableview_seed_keymap), so this mostly
- * writes them — and the topology of every edge type whose endpoint rows the RI check captured,
+/* After the publish (INVARIANTS.md 7: never on its path): the topology of every edge type whose
+ * endpoint rows the RI check captured, then the key maps of every node type the load wrote
+ * whole (built here from its data files),
  * so the first query after a bulk load opens both instead of building them (docs/load.md
  * "Graph indexes").  Derived state: every failure is ignored (the first reader builds).  Reads
  * through the engine's shared cache and views only, so it may run on its own thread. */
@@ -134,12 +140,7 @@ static void *index_job_run(void *arg)
         return NULL;
     }
     const og_catalog *cat = og_read_catalog(r);
-    for (size_t i = 0; i < j->nnodes && i < cat->nnodes; i++) {
-        og_tableview *v;
-        if (j->node_image[i] && og_read_node_view(r, i, &v) == OG_OK && og_tableview_rows(v))
-            (void)og_tableview_prepare_keys(v, 1);
-        og_error_clear();
-    }
+    /* the topologies first: their build's memory then stacks on no key map */
     for (size_t k = 0; k < j->nedges && k < cat->nedges; k++) {
         if (!j->end_rows[k][0]) continue;
         const og_cat_type *et = &cat->edges[k];
@@ -147,6 +148,12 @@ static void *index_job_run(void *arg)
         if (og_read_edge_view(r, k, &ev) == OG_OK && og_read_node_view(r, et->from_node, &fv) == OG_OK &&
             og_read_node_view(r, et->to_node, &tv) == OG_OK)
             (void)og_tableview_save_topology_rows(ev, fv, tv, j->end_rows[k], og_tableview_rows(ev));
+        og_error_clear();
+    }
+    for (size_t i = 0; i < j->nnodes && i < cat->nnodes; i++) {
+        og_tableview *v;
+        if (j->node_image[i] && og_read_node_view(r, i, &v) == OG_OK && og_tableview_rows(v))
+            (void)og_tableview_prepare_keys(v, 1);
         og_error_clear();
     }
     og_read_end(r);
@@ -187,8 +194,12 @@ static og_load_index_job *load_graph_indexes(load_ctx *c, const char *commit, in
     j->e = c->e;
     snprintf(j->commit, sizeof j->commit, "%s", commit);
     j->end_rows = c->end_rows, j->nedges = c->nedges, j->node_image = c->node_image, j->nnodes = c->nnodes;
+    uint64_t edges = c->captured_edges;
     c->end_rows = NULL, c->node_image = NULL, c->nedges = c->nnodes = 0;
-    if (defer && pthread_create(&j->th, NULL, index_job_run, j) == 0) {
+    /* A large topology is built before the text indexes, not beside them: its build (~30
+     * bytes an edge besides the 8 of end_rows) stacked on theirs was a 25M-edge load's peak
+     * (docs/load.md "The memory bound"); below that the two overlap for time. */
+    if (defer && edges <= LOAD_INDEX_SIDE_BY_SIDE_EDGES && pthread_create(&j->th, NULL, index_job_run, j) == 0) {
         j->threaded = 1;
         return j;
     }
@@ -291,21 +302,23 @@ static void tell(load_ctx *c, const char *stage, uint64_t done, unsigned long lo
     c->opts->on_progress(c->opts->progress_ctx, &p);
 }
 
-/* Stages one record read from the input, then the per-record budget and progress duties. */
-static og_status take_record(load_ctx *c, og_plan *plan, const og_ndjson_record *rec, uint64_t done,
-                             unsigned long long total, int attempt)
+/* The per-record budget and progress duties once `n` more records are staged (the counts
+ * crossed on the way, as if each record had been counted by itself). */
+static og_status after_records(load_ctx *c, og_plan *plan, size_t n, uint64_t done, unsigned long long total, int attempt)
 {
     const uint64_t every = c->opts->progress_every ? c->opts->progress_every : 10000;
-    c->stats.records++;
-    og_plan_table *pt = NULL;
-    og_status st = stage_record(plan, rec, c->opts->mode, &c->stats, &pt);
-    if (st == OG_OK) st = og_plan_maybe_flush(plan, pt);
+    uint64_t before = c->stats.records;
+    c->stats.records += n;
+    uint64_t now = c->stats.records;
+    /* crossed a multiple of m on the way from `before` to `now` */
+#define CROSSED(m) (now / (m) != before / (m))
     /* the load's budgets (util/budget.h): the clock on every record (read every 64th),
      * what the plan holds every 256 records */
-    if (st == OG_OK) st = og_budget_check();
-    if (st == OG_OK && (c->stats.records & 255) == 0) st = og_budget_track(og_plan_mem_bytes(plan));
-    if (st == OG_OK && c->opts->on_progress && c->stats.records % every == 0) tell(c, "reading", done, total, plan, attempt);
-    if (c->opts->progress && c->stats.records % LOAD_PROGRESS_EVERY == 0) {
+    og_status st = og_budget_check();
+    if (st == OG_OK && CROSSED(256)) st = og_budget_track(og_plan_mem_bytes(plan));
+    if (st == OG_OK && c->opts->on_progress && CROSSED(every)) tell(c, "reading", done, total, plan, attempt);
+    if (c->opts->progress && CROSSED(LOAD_PROGRESS_EVERY)) {
+#undef CROSSED
         if (total)
             fprintf(stderr, "load: %llu records (%llu / %llu bytes, %.0f%%; flushed batches: %llu)\n",
                     (unsigned long long)c->stats.records, (unsigned long long)done, total, 100.0 * (double)done / (double)total,
@@ -315,6 +328,76 @@ static og_status take_record(load_ctx *c, og_plan *plan, const og_ndjson_record 
                     (unsigned long long)done, (unsigned long long)plan->flushes);
     }
     return st;
+}
+
+/* Stages one record read from the input, then the per-record budget and progress duties;
+ * *pt is its type's plan table. */
+static og_status take_record(load_ctx *c, og_plan *plan, const og_ndjson_record *rec, uint64_t done,
+                             unsigned long long total, int attempt, og_plan_table **pt)
+{
+    *pt = NULL;
+    og_status st = stage_record(plan, rec, c->opts->mode, &c->stats, pt);
+    if (st == OG_OK) st = og_plan_maybe_flush(plan, *pt);
+    if (st != OG_OK) {
+        c->stats.records++;
+        return st;
+    }
+    return after_records(c, plan, 1, done, total, attempt);
+}
+
+/* The input a run of edges is peeked from: the NDJSON reader or a CSV source. */
+typedef struct rec_source {
+    og_ndjson_reader *nd;
+    og_csv_source *cs;
+    uint64_t bytes_before; /* of the files before this one (CSV) */
+} rec_source;
+
+static const og_ndjson_record *src_peek(const rec_source *s, size_t k)
+{
+    return s->nd ? og_ndjson_peek(s->nd, k) : og_csv_source_peek(s->cs, k);
+}
+
+static uint64_t src_bytes(const rec_source *s)
+{
+    return s->bytes_before + (s->nd ? og_ndjson_bytes_read(s->nd) : og_csv_source_bytes(s->cs));
+}
+
+#define EDGE_RUN 256
+
+/* After `first`, an edge of pt just staged: stages the edges that follow it in the parsed
+ * batch at hand — same type name, no id, no data — in bulk (og_plan_stage_edges, docs/load.md
+ * "Edges in bulk"), as many og_plan_stage_json calls would: a load of 5M edges spent more on
+ * each record's dispatch and checks than on the row itself. */
+static og_status take_edge_run(load_ctx *c, og_plan *plan, og_plan_table *pt, const og_ndjson_record *first,
+                               rec_source *src, unsigned long long total, int attempt)
+{
+    if (first->kind != OG_NDJSON_EDGE || first->id || first->data->len || !og_plan_edges_bulk_ok(pt)) return OG_OK;
+    const char *type = first->type; /* in the batch the run is peeked from */
+    const char *from[EDGE_RUN], *to[EDGE_RUN];
+    uint64_t line[EDGE_RUN];
+    const uint64_t every = c->opts->progress_every ? c->opts->progress_every : 10000;
+    for (;;) {
+        /* a run ends where a budget or progress duty falls due, so it is done on the same record */
+        uint64_t rec = c->stats.records;
+        size_t max = EDGE_RUN;
+        if (256 - rec % 256 < max) max = (size_t)(256 - rec % 256);
+        if (c->opts->on_progress && every - rec % every < max) max = (size_t)(every - rec % every);
+        if (c->opts->progress && LOAD_PROGRESS_EVERY - rec % LOAD_PROGRESS_EVERY < max)
+            max = (size_t)(LOAD_PROGRESS_EVERY - rec % LOAD_PROGRESS_EVERY);
+        size_t n = 0;
+        const og_ndjson_record *r;
+        while (n < max && (r = src_peek(src, n)) && r->kind == OG_NDJSON_EDGE && !r->id && !r->data->len &&
+               (r->type == type || !strcmp(r->type, type))) {
+            from[n] = r->from, to[n] = r->to, line[n] = r->line;
+            n++;
+        }
+        if (!n) return OG_OK;
+        OG_TRY(og_plan_stage_edges(plan, pt, n, from, to, line));
+        if (src->nd) og_ndjson_skip(src->nd, n);
+        else og_csv_source_skip(src->cs, n);
+        c->stats.inserted += n;
+        OG_TRY(after_records(c, plan, n, src_bytes(src), total, attempt));
+    }
 }
 
 static unsigned long long file_size(const char *path)
@@ -331,11 +414,14 @@ static og_status read_ndjson(load_ctx *c, og_plan *plan, uint64_t *done, unsigne
     og_ndjson_reader *nr = NULL;
     og_status st = og_ndjson_reader_new(&nr, f, c->path);
     if (st == OG_OK) st = og_ndjson_reader_start(nr);
+    rec_source src = {.nd = nr};
     while (st == OG_OK) {
         og_ndjson_record rec;
+        og_plan_table *pt;
         int k = og_ndjson_next(nr, &rec, &st);
         if (k <= 0) break;
-        st = take_record(c, plan, &rec, og_ndjson_bytes_read(nr), total, attempt);
+        st = take_record(c, plan, &rec, og_ndjson_bytes_read(nr), total, attempt, &pt);
+        if (st == OG_OK) st = take_edge_run(c, plan, pt, &rec, &src, total, attempt);
     }
     if (nr) *done = og_ndjson_bytes_read(nr);
     og_ndjson_reader_free(nr);
@@ -351,11 +437,15 @@ static og_status read_csv(load_ctx *c, og_plan *plan, uint64_t *done, unsigned l
     for (size_t i = 0; st == OG_OK && i < c->ncsv; i++) {
         og_csv_source *cs = NULL;
         st = og_csv_source_open(&cs, plan->cat, c->csv[i].type, c->csv[i].path, c->delim, (uint32_t)i);
+        if (st == OG_OK) st = og_csv_source_start(cs, 0); /* parse on worker threads (docs/load.md) */
+        rec_source src = {.cs = cs, .bytes_before = before};
         while (st == OG_OK) {
             og_ndjson_record rec;
+            og_plan_table *pt;
             int k = og_csv_source_next(cs, &rec, &st);
             if (k <= 0) break;
-            st = take_record(c, plan, &rec, before + og_csv_source_bytes(cs), total, attempt);
+            st = take_record(c, plan, &rec, before + og_csv_source_bytes(cs), total, attempt, &pt);
+            if (st == OG_OK) st = take_edge_run(c, plan, pt, &rec, &src, total, attempt);
         }
         if (cs) before += og_csv_source_bytes(cs);
         og_csv_source_free(cs);

@@ -456,3 +456,20 @@ int og_ndjson_next(og_ndjson_reader *r, og_ndjson_record *rec, og_status *err)
 {
     return r->async ? async_next(r, rec, err) : read_next(r, rec, err);
 }
+
+const og_ndjson_record *og_ndjson_peek(const og_ndjson_reader *r, size_t k)
+{
+    const struct nd_async *a = r->async;
+    if (!a || !a->holding) return NULL;
+    const nd_batch *b = a->ring[a->head % RING];
+    return a->pos + k < b->n ? &b->items[a->pos + k].rec : NULL;
+}
+
+void og_ndjson_skip(og_ndjson_reader *r, size_t k)
+{
+    struct nd_async *a = r->async;
+    if (!k || !a || !a->holding) return;
+    const nd_batch *b = a->ring[a->head % RING];
+    a->pos += k;
+    a->consumed = b->items[a->pos - 1].bytes;
+}

@@ -50,6 +50,12 @@ og_status og_ndjson_reader_start(og_ndjson_reader *r);
  * malformed lines, OG_ERR_LIMIT for an over-long line, OG_ERR_IO); messages read
  * "<name>:<line>: <what>". */
 int og_ndjson_next(og_ndjson_reader *r, og_ndjson_record *rec, og_status *err);
+/* With background parsing: the k-th record after the last one og_ndjson_next returned, when
+ * it is parsed already and in the same batch (valid as long as that one), else NULL (always
+ * NULL for a sequential read).  og_ndjson_skip(r, k) then takes the first k of them, as k
+ * og_ndjson_next calls would: a caller handles a run of like records at once. */
+const og_ndjson_record *og_ndjson_peek(const og_ndjson_reader *r, size_t k);
+void og_ndjson_skip(og_ndjson_reader *r, size_t k);
 /* Bytes consumed so far (for progress reporting). */
 uint64_t og_ndjson_bytes_read(const og_ndjson_reader *r);
 void og_ndjson_reader_free(og_ndjson_reader *r);

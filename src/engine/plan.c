@@ -107,6 +107,10 @@ static void table_free(og_plan_table *pt)
     free(pt->wide_lines);
     free(pt->end_rows[0]);
     free(pt->end_rows[1]);
+    for (int k = 0; k < 2; k++) {
+        free(pt->ends[k]);
+        og_vector_free(&pt->unres[k]);
+    }
     og_strmap_free(&pt->staged_ids);
 }
 
@@ -536,6 +540,19 @@ static og_status finish_row(og_plan *p, og_plan_table *pt, const char *id, size_
     return check_value_constraints(p, pt, r, line);
 }
 
+/* The next generated id (a fresh ULID), valid until the next call. */
+static og_status next_ulid(og_plan *p, const char **out)
+{
+    if (p->ulid_pos == p->nulids) {
+        size_t n = sizeof p->ulids / sizeof p->ulids[0];
+        OG_TRY(og_ulid_new_n(p->ulids, n));
+        p->nulids = n;
+        p->ulid_pos = 0;
+    }
+    *out = p->ulids[p->ulid_pos++];
+    return OG_OK;
+}
+
 og_status og_plan_stage_json(og_plan *p, og_plan_table *pt, const og_jtok *data, const char *id, const char *from,
                              const char *to, uint64_t line, uint32_t *row, long *prev)
 {
@@ -609,15 +626,44 @@ og_status og_plan_stage_json(og_plan *p, og_plan_table *pt, const og_jtok *data,
     } else if (given_id) {
         st = og_buf_append_str(&idb, given_id);
     } else {
-        char ulid[OG_ULID_LEN + 1];
-        st = og_ulid_new(ulid);
-        if (st == OG_OK) st = og_buf_append_str(&idb, ulid);
-        generated = 1;
+        const char *ulid;
+        st = next_ulid(p, &ulid);
+        *prev = -1;
+        /* the common edge: no id buffer at all */
+        return st == OG_OK ? finish_row(p, pt, ulid, OG_ULID_LEN, 1, from, to, line, row, prev) : st;
     }
     *prev = -1;
     if (st == OG_OK) st = finish_row(p, pt, og_buf_cstr(&idb), idb.len, generated, from, to, line, row, prev);
     og_buf_free(&idb);
     return st;
+}
+
+int og_plan_edges_bulk_ok(const og_plan_table *pt)
+{
+    return pt->is_edge && pt->cols && pt->t->nprops == 0 && !og_cat_type_key(pt->t);
+}
+
+og_status og_plan_stage_edges(og_plan *p, og_plan_table *pt, size_t n, const char *const *from, const char *const *to,
+                              const uint64_t *line)
+{
+    if (!og_plan_edges_bulk_ok(pt)) return og_err(OG_ERR_INTERNAL, "%s: edges staged in bulk need no properties and no key", pt->t->name);
+    for (size_t i = 0; i < n; i++) {
+        /* finish_row's work for a generated id, without a property or a constraint to check */
+        const char *id;
+        OG_TRY(next_ulid(p, &id));
+        OG_TRY(grow_row_arrays(pt));
+        uint32_t r = (uint32_t)pt->nstaged;
+        OG_TRY(og_vector_append_bytes(&pt->cols[0], id, OG_ULID_LEN));
+        OG_TRY(og_vector_append_bytes(&pt->cols[1], from[i], strlen(from[i])));
+        OG_TRY(og_vector_append_bytes(&pt->cols[2], to[i], strlen(to[i])));
+        OG_TRY(set_line(pt, r, line[i]));
+        latest_of(pt)[r] = r;
+        pt->nstaged++;
+        pt->touched = 1;
+        pt->last_generated = 1;
+        OG_TRY(og_plan_maybe_flush(p, pt));
+    }
+    return OG_OK;
 }
 
 og_status og_plan_stage_vectors(og_plan *p, og_plan_table *pt, const og_vector *src, uint32_t *row, long *prev)
@@ -687,41 +733,87 @@ typedef struct ri_range {
 #define RI_CHUNK 1024
 #define RI_NOT_STAGED UINT32_MAX /* no staged row has this index */
 
-/* 1 when the node id of staged edge row r (column col) is in pt's new image; `first` is
+/* The compacted endpoints of side `side` (og_plan_table.ends; moved into end_rows when the
+ * topology is captured). */
+static const uint32_t *ends_of(const og_plan_table *et, int side) { return et->ends[side] ? et->ends[side] : et->end_rows[side]; }
+
+/* The node id at side `side` (0 src, 1 dst) of staged edge row r. */
+static const char *endpoint_id(const og_plan *p, const og_plan_table *et, int side, size_t r, size_t *n)
+{
+    if (r < et->nends) {
+        uint32_t v = ends_of(et, side)[r];
+        if (v & OG_PLAN_END_UNRESOLVED) return (const char *)og_vector_get_bytes(&et->unres[side], v & ~OG_PLAN_END_UNRESOLVED, n);
+        const og_plan_table *node = &p->nodes[side ? et->t->to_node : et->t->from_node];
+        return og_plan_staged_id(node, v, n);
+    }
+    return (const char *)og_vector_get_bytes(&et->cols[1 + side], col_row(et, 1 + (size_t)side, r), n);
+}
+
+/* 1 when the node id at side `side` of staged edge row r is in pt's new image; `first` is
  * the id's staged_ids answer (RI_NOT_STAGED: not staged).  in_new_image with the map lookup
- * done in a batch beforehand. */
-static int endpoint_exists(og_plan *p, og_plan_table *pt, uint32_t first, const og_vector *col, size_t r)
+ * done beforehand. */
+static int endpoint_exists(og_plan *p, og_plan_table *pt, uint32_t first, const og_plan_table *et, int side, size_t r)
 {
     if (first != RI_NOT_STAGED && !is_superseded(pt, latest_of(pt)[first])) return 1;
     size_t n;
-    const char *id = (const char *)og_vector_get_bytes(col, r, &n);
+    const char *id = endpoint_id(p, et, side, r, &n);
     if (pt->ids_indexed < pt->nstaged) return in_new_image(p, pt, id, n); /* not all indexed */
     return og_plan_committed_find(p, pt, id, n) >= 0;
+}
+
+/* staged_ids answers for compacted rows [c0, c0 + n) of side `side`: the one found at the
+ * flush, or for an id not staged then, a lookup now (and then the rows cannot be captured
+ * as they stand: *uncaptured). */
+static void compact_firsts(const og_plan_table *et, const og_plan_table *node, int side, size_t c0, size_t n, uint32_t *out,
+                           int *uncaptured)
+{
+    const uint32_t *e = ends_of(et, side);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t v = e[c0 + i];
+        if (!(v & OG_PLAN_END_UNRESOLVED)) {
+            out[i] = v;
+            continue;
+        }
+        size_t len;
+        const uint8_t *id = og_vector_get_bytes(&et->unres[side], v & ~OG_PLAN_END_UNRESOLVED, &len);
+        if (!og_strmap_get(&node->staged_ids, id, len, &out[i])) out[i] = RI_NOT_STAGED;
+        *uncaptured = 1;
+    }
 }
 
 static void *ri_range_scan(void *arg)
 {
     ri_range *g = arg;
-    const og_vector *srcs = &g->et->cols[1], *dsts = &g->et->cols[2];
+    og_plan_table *et = g->et;
+    const og_vector *srcs = &et->cols[1], *dsts = &et->cols[2];
     uint32_t sfirst[RI_CHUNK], dfirst[RI_CHUNK];
     g->bad = g->r1;
-    for (size_t c0 = g->r0; c0 < g->r1; c0 += RI_CHUNK) {
-        size_t n = g->r1 - c0 < RI_CHUNK ? g->r1 - c0 : RI_CHUNK;
-        og_strmap_get_many(&g->from->staged_ids, srcs->values, srcs->offsets + c0, n, RI_NOT_STAGED, sfirst);
-        og_strmap_get_many(&g->to->staged_ids, dsts->values, dsts->offsets + c0, n, RI_NOT_STAGED, dfirst);
-        if (g->et->end_rows[0]) { /* the topology's endpoint rows (og_plan.capture_topology) */
-            memcpy(g->et->end_rows[0] + c0, sfirst, n * sizeof *sfirst);
-            memcpy(g->et->end_rows[1] + c0, dfirst, n * sizeof *dfirst);
+    for (size_t c0 = g->r0, n; c0 < g->r1; c0 += n) {
+        n = g->r1 - c0 < RI_CHUNK ? g->r1 - c0 : RI_CHUNK;
+        if (c0 < et->nends && c0 + n > et->nends) n = et->nends - c0; /* a chunk is all compacted or none */
+        if (c0 < et->nends) {
+            compact_firsts(et, g->from, 0, c0, n, sfirst, &g->uncaptured);
+            compact_firsts(et, g->to, 1, c0, n, dfirst, &g->uncaptured);
+        } else {
+            size_t o = col_row(et, 1, c0);
+            og_strmap_get_many(&g->from->staged_ids, srcs->values, srcs->offsets + o, n, RI_NOT_STAGED, sfirst);
+            og_strmap_get_many(&g->to->staged_ids, dsts->values, dsts->offsets + o, n, RI_NOT_STAGED, dfirst);
+        }
+        if (et->end_rows[0]) { /* the topology's endpoint rows (og_plan.capture_topology) */
+            if (c0 >= et->nends) { /* compacted rows are in place already (end_rows is ends) */
+                memcpy(et->end_rows[0] + c0, sfirst, n * sizeof *sfirst);
+                memcpy(et->end_rows[1] + c0, dfirst, n * sizeof *dfirst);
+            }
             for (size_t i = 0; i < n; i++) g->uncaptured |= sfirst[i] == RI_NOT_STAGED || dfirst[i] == RI_NOT_STAGED;
         }
         for (size_t i = 0; i < n; i++) {
             size_t r = c0 + i;
-            if (is_superseded(g->et, r)) continue;
-            if (!endpoint_exists(g->p, g->from, sfirst[i], srcs, r)) {
+            if (is_superseded(et, r)) continue;
+            if (!endpoint_exists(g->p, g->from, sfirst[i], et, 0, r)) {
                 g->bad = r, g->bad_dst = 0;
                 return NULL;
             }
-            if (!endpoint_exists(g->p, g->to, dfirst[i], dsts, r)) {
+            if (!endpoint_exists(g->p, g->to, dfirst[i], et, 1, r)) {
                 g->bad = r, g->bad_dst = 1;
                 return NULL;
             }
@@ -958,27 +1050,37 @@ static og_status check_edges_ri(og_plan *p, og_plan_table *et)
     og_plan_table *from = &p->nodes[t->from_node], *to = &p->nodes[t->to_node];
     if (p->capture_topology && et->nstaged && og_plan_staged_is_image(p, et) && og_plan_staged_is_image(p, from) &&
         og_plan_staged_is_image(p, to)) {
-        /* best effort: without memory for them the topology is left to the first reader */
-        et->end_rows[0] = malloc(et->nstaged * sizeof(uint32_t));
-        et->end_rows[1] = et->end_rows[0] ? malloc(et->nstaged * sizeof(uint32_t)) : NULL;
-        if (!et->end_rows[1]) {
-            free(et->end_rows[0]);
-            et->end_rows[0] = NULL;
+        /* best effort: without memory for them the topology is left to the first reader;
+         * compacted endpoints are the rows' answers already: they become end_rows' start */
+        for (int k = 0; k < 2; k++) {
+            uint32_t *e = et->ends[k] ? realloc(et->ends[k], et->nstaged * sizeof(uint32_t)) : malloc(et->nstaged * sizeof(uint32_t));
+            if (!e) break;
+            if (et->ends[k]) et->ends[k] = NULL;
+            et->end_rows[k] = e;
+        }
+        if (!et->end_rows[0] || !et->end_rows[1]) { /* keep what the scan needs, capture nothing */
+            for (int k = 0; k < 2; k++) {
+                if (et->nends && !et->ends[k]) et->ends[k] = et->end_rows[k];
+                else free(et->end_rows[k]);
+                et->end_rows[k] = NULL;
+            }
         }
     }
     ri_range bad;
     ri_scan_staged(p, et, from, to, &bad);
+    og_status ri = OG_OK;
+    if (bad.bad < bad.r1) {
+        size_t r = bad.bad, n;
+        const char *s = endpoint_id(p, et, bad.bad_dst, r, &n);
+        ri = og_err(OG_ERR_CONSTRAINT, "%s%s: %s '%.*s' not found in %s", where(p, og_plan_line(et, r), w, sizeof w), t->name,
+                    bad.bad_dst ? "dst" : "src", (int)n, s, (bad.bad_dst ? to : from)->t->name);
+    }
     if (bad.uncaptured || bad.bad < bad.r1) {
         free(et->end_rows[0]);
         free(et->end_rows[1]);
         et->end_rows[0] = et->end_rows[1] = NULL;
     }
-    if (bad.bad < bad.r1) {
-        size_t r = bad.bad, n;
-        const char *s = (const char *)og_vector_get_bytes(&et->cols[bad.bad_dst ? 2 : 1], r, &n);
-        return og_err(OG_ERR_CONSTRAINT, "%s%s: %s '%.*s' not found in %s", where(p, og_plan_line(et, r), w, sizeof w), t->name,
-                      bad.bad_dst ? "dst" : "src", (int)n, s, (bad.bad_dst ? to : from)->t->name);
-    }
+    OG_TRY(ri);
     int endpoints_lost = from->overwrite || from->nremoved || to->overwrite || to->nremoved;
     if (!endpoints_lost || et->overwrite) return OG_OK;
     if (!from->overwrite && !to->overwrite) {
@@ -1507,6 +1609,7 @@ static size_t table_bytes(const og_plan_table *pt)
     size_t b = 0;
     for (size_t c = 0; pt->cols && c < pt->ncols; c++) b += vector_bytes(&pt->cols[c]);
     b += og_strmap_bytes(&pt->staged_ids) + pt->lines_cap * 2 * sizeof *pt->lines;
+    b += pt->ends_cap * 2 * sizeof(uint32_t) + vector_bytes(&pt->unres[0]) + vector_bytes(&pt->unres[1]);
     if (pt->wide_lines) b += pt->lines_cap * sizeof *pt->wide_lines;
     b += 3 * ((pt->nstaged + 7) / 8); /* superseded, skipped, removed-ish bitmaps */
     return b;
@@ -1532,7 +1635,6 @@ typedef struct og_plan_job {
     og_vector *batch;
     size_t ntop;
     size_t batch_index; /* its og_plan_batch, whose fragment_id the join fills in */
-    int seed;           /* cache the data file's keymap (og_tableview_seed_keymap) */
     uint64_t fragment_id;
     og_status st;
     char msg[1024];
@@ -1550,8 +1652,6 @@ static void *job_main(void *arg)
     if (j->threaded) og_store_journal_end(&j->journal);
     if (j->st != OG_OK)
         snprintf(j->msg, sizeof j->msg, "%s", og_error_message());
-    else if (j->seed && j->fragment_id != UINT64_MAX)
-        og_tableview_seed_keymap(j->pt->view, og_table_txn_manifest(j->x), j->fragment_id, j->batch, j->ntop);
     og_error_clear();
     return NULL;
 }
@@ -1593,9 +1693,10 @@ static og_status job_start(og_plan *p, og_plan_table *pt, const uint32_t *idx, s
     j->x = x;
     j->store = og_table_store(og_tableview_table(pt->view));
     j->batch_index = batch_index;
-    /* not for a loaded edge type whose ids were all generated (no one knows them to look one
-     * up): at 5M edges those maps were ~250 MB of the load's cache and 5 % of its CPU */
-    j->seed = !(pt->is_edge && pt->ids_indexed == 0);
+    /* A flushed batch's key map is not kept in the cache (og_tableview_seed_keymap): a load
+     * writes the key maps of what it wrote whole after its publish, after the topologies
+     * (load.c), and 5M nodes' seeded maps were ~300 MB under a 25M-edge load's peak
+     * (docs/load.md "The memory bound"); a merge's or append's first reader builds them. */
     p->job = j;
     j->threaded = 1; /* before the thread reads it */
     if (pthread_create(&j->th, NULL, job_main, j) != 0) {
@@ -1614,6 +1715,47 @@ static int edge_ids_unread(const og_cat_type *t)
     return 1;
 }
 
+/* Before a flush of edge table pt (load): keeps the staged_ids answer of each endpoint of
+ * the batch instead of its string (og_plan_table.ends), and from the first such flush on
+ * treats src / dst as flushable columns.  Only for an edge type without constraints and
+ * without @card (check_card and @unique read the strings) whose every flush does it, from
+ * the first. */
+static og_status compact_ends(og_plan *p, og_plan_table *pt)
+{
+    if (!pt->is_edge || !p->flush_rows || pt->t->ncons || pt->t->card_written || (!pt->ends_compact && pt->mem_base))
+        return OG_OK;
+    size_t from = pt->mem_base, n = pt->nstaged - from;
+    if (pt->nstaged > pt->ends_cap) {
+        size_t cap = pt->ends_cap ? pt->ends_cap : 4096;
+        while (cap < pt->nstaged) cap *= 2;
+        for (int k = 0; k < 2; k++) {
+            uint32_t *e = realloc(pt->ends[k], cap * sizeof *e);
+            if (!e) return og_err(OG_ERR_NOMEM, "out of memory");
+            pt->ends[k] = e;
+        }
+        pt->ends_cap = cap;
+    }
+    for (int k = 0; k < 2; k++) {
+        og_plan_table *node = &p->nodes[k ? pt->t->to_node : pt->t->from_node];
+        const og_vector *col = &pt->cols[1 + k];
+        uint32_t *out = pt->ends[k] + from;
+        og_strmap_get_many(&node->staged_ids, col->values, col->offsets + col_row(pt, 1 + (size_t)k, from), n, RI_NOT_STAGED, out);
+        if (!pt->unres[k].type.id) OG_TRY(og_vector_init(&pt->unres[k], (og_type){OG_T_STRING, OG_T_NULL, 0}));
+        for (size_t i = 0; i < n; i++) {
+            if (out[i] != RI_NOT_STAGED && !(out[i] & OG_PLAN_END_UNRESOLVED)) continue;
+            if (pt->unres[k].len >= OG_PLAN_END_UNRESOLVED) return og_err(OG_ERR_LIMIT, "%s: too many endpoints not staged yet", pt->t->name);
+            size_t len;
+            const uint8_t *id = og_vector_get_bytes(col, col_row(pt, 1 + (size_t)k, from + i), &len);
+            out[i] = OG_PLAN_END_UNRESOLVED | (uint32_t)pt->unres[k].len;
+            OG_TRY(og_vector_append_bytes(&pt->unres[k], id, len));
+        }
+    }
+    pt->nends = pt->nstaged;
+    pt->ends_compact = 1;
+    pt->retain[1] = pt->retain[2] = 0;
+    return OG_OK;
+}
+
 og_status og_plan_flush(og_plan *p, og_plan_table *pt)
 {
     if (!pt->cols || pt->nstaged == pt->mem_base) return OG_OK;
@@ -1624,6 +1766,7 @@ og_status og_plan_flush(og_plan *p, og_plan_table *pt)
      * column is flushable; og_plan_index_ids / og_plan_staged_find skip the dropped rows. */
     if (pt->is_edge && pt->retain[0] && pt->ids_indexed == 0 && pt->mem_base == 0 && edge_ids_unread(pt->t))
         pt->retain[0] = 0;
+    OG_TRY(compact_ends(p, pt));
     size_t span = pt->nstaged - pt->mem_base, kept = 0;
     uint32_t *idx = malloc(span * sizeof *idx);
     if (!idx) return og_err(OG_ERR_NOMEM, "out of memory");

@@ -26,6 +26,7 @@
 #include "engine/engine.h"
 #include "engine/jsonval.h"
 #include "graph/graph.h"
+#include "util/id.h"
 #include "util/strmap.h"
 
 /* One flushed batch of a type's staged rows: staged rows [first, end) minus those superseded
@@ -83,7 +84,19 @@ typedef struct og_plan_table {
      * edge type's topology can be written right after the publish without one lookup more
      * (load.c).  NULL when not captured. */
     uint32_t *end_rows[2];
+    /* Compact endpoints (og_plan_flush, load only, an edge type without constraints or @card): once a
+     * batch is flushed its src / dst strings are not kept; for each of staged rows [0, nends)
+     * ends[side][r] is the endpoint's answer from the node type's staged_ids when the batch was
+     * flushed (its FIRST staged row), or OG_PLAN_END_UNRESOLVED | k: the k-th id of unres[side]
+     * (not staged then).  src / dst are then flushable columns holding rows [mem_base, nstaged).
+     * At 25M edges the two id strings and their offsets were ~900 MB of a load's peak. */
+    uint32_t *ends[2];
+    size_t nends, ends_cap;
+    og_vector unres[2];
+    int ends_compact;
 } og_plan_table;
+
+#define OG_PLAN_END_UNRESOLVED 0x80000000u
 
 typedef struct og_plan {
     og_read *read;
@@ -111,6 +124,10 @@ typedef struct og_plan {
      * a failed read never publishes (docs/invariants.md #13). */
     int lookup_failed;        /* atomic: 0, else the first failure's og_status */
     char lookup_msg[512];     /* its message (written by the thread that set lookup_failed) */
+    /* Generated ids made OG_PLAN_ULIDS at a time (og_ulid_new_n: one clock read and lock for
+     * them all; a load of 5M edges made 5M calls), handed out in order from ulid_pos. */
+    char ulids[64][OG_ULID_LEN + 1];
+    size_t ulid_pos, nulids;
 } og_plan;
 
 og_status og_plan_init(og_plan *p, og_read *read, const char *source);
@@ -136,6 +153,15 @@ og_status og_plan_stage_json(og_plan *p, og_plan_table *pt, const og_jtok *data,
                              const char *to, uint64_t line, uint32_t *row, long *prev);
 
 og_status og_plan_table_cols(og_plan_table *pt);
+
+/* A bulk load's common edge (docs/load.md "Edges in bulk"): n edges of pt, each with a
+ * generated id and no data, staged as n og_plan_stage_json calls (empty data, no id) each
+ * followed by og_plan_maybe_flush would stage them — same rows, lines and flushes — without
+ * the per-record work.  Only when og_plan_edges_bulk_ok(pt): an edge type without properties
+ * and without @key whose columns exist (an edge was staged the usual way first). */
+int og_plan_edges_bulk_ok(const og_plan_table *pt);
+og_status og_plan_stage_edges(og_plan *p, og_plan_table *pt, size_t n, const char *const *from, const char *const *to,
+                              const uint64_t *line);
 
 /* Stages one row given as one 1-row vector per staged column (layout order, types equal to
  * the columns').  An empty id vector (length 0) asks for a derived id: the @key's canonical id

@@ -25,6 +25,7 @@ struct og_csv_reader {
     char delim;
     size_t max_record;
     unsigned char inbuf[IN_BUF];
+    const unsigned char *src; /* inbuf, or the caller's bytes (og_csv_reader_new_mem) */
     size_t in_pos, in_len;
     int in_eof;
     uint64_t bytes;        /* consumed */
@@ -58,14 +59,72 @@ og_status og_csv_reader_new(og_csv_reader **out, FILE *in, const char *name, cha
     r->max_record = OG_CSV_MAX_RECORD;
     r->line = 1;
     r->col = 1;
+    r->src = r->inbuf;
     *out = r;
     return OG_OK;
+}
+
+og_status og_csv_reader_new_mem(og_csv_reader **out, const char *buf, size_t len, const char *name, char delim,
+                                uint64_t line)
+{
+    OG_TRY(og_csv_reader_new(out, NULL, name, delim));
+    og_csv_reader_reset_mem(*out, buf, len, line);
+    return OG_OK;
+}
+
+void og_csv_reader_reset_mem(og_csv_reader *r, const char *buf, size_t len, uint64_t line)
+{
+    r->in = NULL;
+    r->src = (const unsigned char *)buf;
+    r->in_pos = 0;
+    r->in_len = len;
+    r->in_eof = 1;
+    r->bytes = 0;
+    r->line = line;
+    r->col = 1;
+    r->started = 1; /* a byte order mark belongs to the start of a file only */
+    r->failed = OG_OK;
+    free(r->failmsg);
+    r->failmsg = NULL;
+}
+
+void og_csv_reader_rest(const og_csv_reader *r, const char **p, size_t *n, uint64_t *line)
+{
+    *p = (const char *)r->src + r->in_pos;
+    *n = r->in_len - r->in_pos;
+    *line = r->line;
+}
+
+size_t og_csv_split(const char *buf, size_t len, uint64_t *lines)
+{
+    size_t end = 0;
+    uint64_t nl = 0, nl_end = 0;
+    int quoted = 0;
+    const char *p = buf, *stop = buf + len;
+    for (;;) {
+        /* only quotes and line feeds matter: jump between them */
+        const char *q = quoted ? memchr(p, '"', (size_t)(stop - p)) : NULL;
+        const char *lf = memchr(p, '\n', (size_t)(stop - p));
+        if (!quoted) q = memchr(p, '"', (size_t)((lf ? lf : stop) - p));
+        if (q && (!lf || q < lf)) {
+            quoted ^= 1;
+            p = q + 1;
+            continue;
+        }
+        if (!lf) break;
+        nl++;
+        if (!quoted) end = (size_t)(lf + 1 - buf), nl_end = nl;
+        p = lf + 1;
+    }
+    *lines = nl_end;
+    return end;
 }
 
 void og_csv_reader_set_max_record(og_csv_reader *r, size_t max) { r->max_record = max; }
 uint64_t og_csv_record_line(const og_csv_reader *r) { return r->rec_line; }
 uint64_t og_csv_bytes_read(const og_csv_reader *r) { return r->bytes; }
 const char *og_csv_reader_name(const og_csv_reader *r) { return r->name; }
+size_t og_csv_reader_max_record(const og_csv_reader *r) { return r->max_record; }
 
 void og_csv_reader_free(og_csv_reader *r)
 {
@@ -82,7 +141,7 @@ void og_csv_reader_free(og_csv_reader *r)
 static int peek(og_csv_reader *r)
 {
     if (r->in_pos == r->in_len) {
-        if (r->in_eof) return -1;
+        if (r->in_eof || !r->in) return -1;
         r->in_len = fread(r->inbuf, 1, IN_BUF, r->in);
         r->in_pos = 0;
         if (r->in_len == 0) {
@@ -90,7 +149,7 @@ static int peek(og_csv_reader *r)
             return ferror(r->in) ? -2 : -1;
         }
     }
-    return r->inbuf[r->in_pos];
+    return r->src[r->in_pos];
 }
 
 static void take(og_csv_reader *r, int c)
@@ -175,6 +234,10 @@ static int field_end(og_csv_reader *r, og_status *err)
     if (put(r, '\0', err)) return -1;
     const unsigned char *s = (const unsigned char *)r->rec + start;
     for (size_t i = 0; i < f->len;) {
+        if (s[i] && s[i] < 0x80) { /* ASCII: most bytes */
+            i++;
+            continue;
+        }
         size_t k = s[i] ? og_utf8_seq_len(s + i, f->len - i) : 0;
         if (!k)
             return fail_at(r, err, OG_ERR_PARSE, f->line, f->col, s[i] ? "invalid UTF-8 in field %zu (byte %zu of the field)"
@@ -208,7 +271,7 @@ int og_csv_next(og_csv_reader *r, og_csv_field **fields, size_t *n, og_status *e
     }
     if (!r->started) {
         r->started = 1;
-        if (peek(r) == 0xEF && r->in_len - r->in_pos >= 3 && !memcmp(r->inbuf + r->in_pos, "\xEF\xBB\xBF", 3)) {
+        if (peek(r) == 0xEF && r->in_len - r->in_pos >= 3 && !memcmp(r->src + r->in_pos, "\xEF\xBB\xBF", 3)) {
             r->in_pos += 3;
             r->bytes += 3;
         }
@@ -269,6 +332,32 @@ int og_csv_next(og_csv_reader *r, og_csv_field **fields, size_t *n, og_status *e
         } else {
             for (;;) {
                 c = peek(r);
+                /* the run of plain bytes at hand in one copy (the byte loop below does the rest) */
+                if (c >= 0 && c != r->delim && c != '\n' && c != '\r' && c != '"') {
+                    const unsigned char *p0 = r->src + r->in_pos, *e = r->src + r->in_len, *q = p0;
+                    const unsigned char d = (unsigned char)r->delim;
+                    while (q < e && *q != d && *q != '\n' && *q != '\r' && *q != '"') q++;
+                    size_t k = (size_t)(q - p0);
+                    if (r->rec_len + k > r->max_record) /* as put() would, at the byte past the limit */
+                        return fail_at(r, err, OG_ERR_LIMIT, r->rec_line, 1, "record is over the %zu-byte limit", r->max_record);
+                    if (r->rec_len + k + 1 >= r->rec_cap) {
+                        size_t cap = r->rec_cap ? r->rec_cap : 4096;
+                        while (r->rec_len + k + 1 >= cap) cap *= 2;
+                        char *np = realloc(r->rec, cap);
+                        if (!np) {
+                            *err = og_err(OG_ERR_NOMEM, "out of memory");
+                            return -1;
+                        }
+                        r->rec = np;
+                        r->rec_cap = cap;
+                    }
+                    memcpy(r->rec + r->rec_len, p0, k);
+                    r->rec_len += k;
+                    r->in_pos += k;
+                    r->bytes += k;
+                    r->col += (uint32_t)k;
+                    continue;
+                }
                 if (c == r->delim || c == '\n' || c == '\r' || c < 0) break;
                 if (c == '"')
                     return fail_at(r, err, OG_ERR_PARSE, r->line, r->col,

@@ -44,6 +44,24 @@ typedef struct og_csv_reader og_csv_reader;
 /* Reads from `in` (not closed by the reader).  `name` labels messages ("people.csv").
  * `delim` is any byte but '"', CR, LF and NUL (else OG_ERR_INVALID). */
 og_status og_csv_reader_new(og_csv_reader **out, FILE *in, const char *name, char delim);
+/* A reader of the `len` bytes at `buf` (not copied: they must outlive the reader's reads),
+ * whose first byte is at line `line`, column 1 of the input it came from, so positions in
+ * messages are the input's — for parsing a piece of a file split at record boundaries
+ * (og_csv_split) on another thread.  No byte order mark is skipped: it belongs to a file's
+ * start only.  og_csv_reader_reset_mem points a reader at the next piece (clearing an
+ * error). */
+og_status og_csv_reader_new_mem(og_csv_reader **out, const char *buf, size_t len, const char *name, char delim,
+                                uint64_t line);
+void og_csv_reader_reset_mem(og_csv_reader *r, const char *buf, size_t len, uint64_t line);
+/* The bytes the reader has buffered but not consumed yet, and the line of the first of them
+ * (they start a line when the last record read ended with its line end): where a reader of
+ * the rest of the input takes over after a header row read with this one. */
+void og_csv_reader_rest(const og_csv_reader *r, const char **p, size_t *n, uint64_t *line);
+/* The length of the longest prefix of buf[0..len) made of whole records: it ends just after
+ * the last line feed outside quotes (0: none), and *lines gets the line feeds in it.  Quotes
+ * are taken as well-formed ('"' toggles quoting); where they are not, the reader refuses the
+ * record that holds the first bad one, at its position, whatever piece it is split into. */
+size_t og_csv_split(const char *buf, size_t len, uint64_t *lines);
 /* Limit on one record's decoded bytes (default OG_CSV_MAX_RECORD); for tests. */
 void og_csv_reader_set_max_record(og_csv_reader *r, size_t max);
 /* Returns 1 with the record's fields (*fields valid until the next call), 0 at the end of the
@@ -53,9 +71,10 @@ void og_csv_reader_set_max_record(og_csv_reader *r, size_t max);
 int og_csv_next(og_csv_reader *r, og_csv_field **fields, size_t *n, og_status *err);
 /* The line on which the last record returned starts. */
 uint64_t og_csv_record_line(const og_csv_reader *r);
-/* Bytes of input consumed so far (for progress). */
+/* Bytes of input consumed so far (for progress; of its buffer for a memory reader). */
 uint64_t og_csv_bytes_read(const og_csv_reader *r);
 const char *og_csv_reader_name(const og_csv_reader *r);
+size_t og_csv_reader_max_record(const og_csv_reader *r);
 void og_csv_reader_free(og_csv_reader *r);
 
 #endif

@@ -46,32 +46,54 @@ static pthread_mutex_t ulid_lock = PTHREAD_MUTEX_INITIALIZER;
 static int64_t ulid_last_ms = -1;
 static uint8_t ulid_last_rand[10];
 
+/* The 26 characters of the ULID of time `ms` and random part rand[10]: the first 10 hold the
+ * 48-bit time (bits 129..80 of the 130 the characters cover, the top two zero), the last 16
+ * the 80 random bits, most significant first. */
+static void ulid_encode(int64_t ms, const uint8_t rand[10], char out[OG_ULID_LEN + 1])
+{
+    uint64_t t = (uint64_t)ms & ((1ull << 48) - 1);
+    for (int c = 9; c >= 0; c--, t >>= 5) out[c] = crockford[t & 31u];
+    uint64_t hi = ((uint64_t)rand[0] << 8) | rand[1], lo = 0;
+    for (int i = 2; i < 10; i++) lo = (lo << 8) | rand[i];
+    for (int c = OG_ULID_LEN - 1; c >= 10; c--) {
+        out[c] = crockford[lo & 31u];
+        lo = (lo >> 5) | ((hi & 31u) << 59);
+        hi >>= 5;
+    }
+    out[OG_ULID_LEN] = '\0';
+}
+
+og_status og_ulid_new_n(char (*out)[OG_ULID_LEN + 1], size_t n)
+{
+    if (!n) return OG_OK;
+    int64_t ms = og_now_ms();
+    uint8_t rand[10];
+    pthread_mutex_lock(&ulid_lock);
+    for (size_t k = 0; k < n; k++) {
+        if (k || ms <= ulid_last_ms) {
+            ms = ulid_last_ms;
+            int i = 9;
+            while (i >= 0 && ++ulid_last_rand[i] == 0) i--;
+        } else {
+            og_status st = og_random_bytes(ulid_last_rand, sizeof ulid_last_rand);
+            if (st) {
+                pthread_mutex_unlock(&ulid_lock);
+                return st;
+            }
+            ulid_last_ms = ms;
+        }
+        memcpy(rand, ulid_last_rand, 10);
+        ulid_encode(ms, rand, out[k]);
+    }
+    pthread_mutex_unlock(&ulid_lock);
+    return OG_OK;
+}
+
 og_status og_ulid_new(char out[OG_ULID_LEN + 1])
 {
-    uint8_t bytes[16];
-    int64_t ms = og_now_ms();
-    pthread_mutex_lock(&ulid_lock);
-    if (ms <= ulid_last_ms) {
-        ms = ulid_last_ms;
-        int i = 9;
-        while (i >= 0 && ++ulid_last_rand[i] == 0) i--;
-    } else {
-        og_status st = og_random_bytes(ulid_last_rand, sizeof ulid_last_rand);
-        if (st) {
-            pthread_mutex_unlock(&ulid_lock);
-            return st;
-        }
-        ulid_last_ms = ms;
-    }
-    memcpy(bytes + 6, ulid_last_rand, 10);
-    pthread_mutex_unlock(&ulid_lock);
-    for (int i = 0; i < 6; i++) bytes[i] = (uint8_t)((uint64_t)ms >> (40 - 8 * i));
-    /* 128 bits -> 26 base32 chars, most significant first: the first char holds the top 3
-     * bits, char c >= 1 the 5 bits ending 5*(25-c) bits above the bottom. */
-    unsigned __int128 x = 0;
-    for (int i = 0; i < 16; i++) x = (x << 8) | bytes[i];
-    for (int c = OG_ULID_LEN - 1; c >= 0; c--, x >>= 5) out[c] = crockford[(unsigned)(x & 31u)];
-    out[OG_ULID_LEN] = '\0';
+    char one[1][OG_ULID_LEN + 1];
+    OG_TRY(og_ulid_new_n(one, 1));
+    memcpy(out, one[0], OG_ULID_LEN + 1);
     return OG_OK;
 }
 

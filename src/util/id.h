@@ -16,6 +16,9 @@
 /* Writes a NUL-terminated ULID into out[OG_ULID_LEN + 1]. Monotonic within a process: two
  * ULIDs made in the same millisecond still sort in creation order. */
 og_status og_ulid_new(char out[OG_ULID_LEN + 1]);
+/* n ULIDs at once, in creation order, as n calls of og_ulid_new would make them within one
+ * millisecond (one clock read and one lock: a load's generated edge ids). */
+og_status og_ulid_new_n(char (*out)[OG_ULID_LEN + 1], size_t n);
 /* 1 if s is 26 Crockford base32 characters (upper case). */
 int og_ulid_valid(const char *s);
 

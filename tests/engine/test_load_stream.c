@@ -680,6 +680,101 @@ static void generated_edge_ids_are_dropped_after_a_flush_and_given_ids_still_che
     expect_int(f, "nknows", NULL, 501);
 }
 
+/* Runs of id-less, data-less edges are staged in bulk (og_plan_stage_edges, docs/load.md
+ * "Edges in bulk"); runs broken by an edge with data, with an id, of another type or by a
+ * node take the per-record path.  The result is the per-record one: every edge once, the
+ * flushes every 100 rows (one data file each), the progress counts, and the line of a
+ * dangling endpoint deep inside a run. */
+static void edges_in_bulk_load_as_record_by_record(void **state)
+{
+    fixture *f = *state;
+    FILE *fp = open_data(f);
+    for (int i = 0; i < 50; i++) person_line(fp, i, 30); /* lines 1-50 */
+    fputs("{\"type\":\"Company\",\"data\":{\"name\":\"acme\"}}\n", fp); /* line 51 */
+    int line = 51, knows = 0, of49[50] = {0}; /* Knows edges p0049 -> p00NN */
+    for (int k = 0; k < 1230; k++) {
+        line++;
+        int a = k % 50, b = (k / 50 + k % 50 + 1) % 50;
+        if (a == 49 && !(k % 97 == 5) && !(k % 401 == 11 && k % 211 != 7 && k % 333 != 9)) of49[b]++;
+        if (k % 97 == 5) /* another edge type in the middle of a run */
+            fprintf(fp, "{\"edge\":\"WorksAt\",\"from\":\"p%04d\",\"to\":\"acme\"}\n", k / 97);
+        else if (k % 211 == 7) /* an empty data object: still bulk */
+            fprintf(fp, "{\"edge\":\"Knows\",\"from\":\"p%04d\",\"to\":\"p%04d\",\"data\":{}}\n", a, b), knows++;
+        else if (k % 333 == 9) /* a given id: the per-record path */
+            fprintf(fp, "{\"edge\":\"Knows\",\"id\":\"k%d\",\"from\":\"p%04d\",\"to\":\"p%04d\"}\n", k, a, b), knows++;
+        else if (k % 401 == 11) /* a node in between */
+            fprintf(fp, "{\"type\":\"Company\",\"data\":{\"name\":\"c%d\"}}\n", k);
+        else
+            fprintf(fp, "{\"edge\":\"Knows\",\"from\":\"p%04d\",\"to\":\"p%04d\"}\n", a, b), knows++;
+    }
+    fclose(fp);
+    size_t files0 = count_data_files(f);
+    seen_progress s;
+    memset(&s, 0, sizeof s);
+    og_load_opts o = {.mode = OG_LOAD_OVERWRITE, .on_progress = record_progress, .progress_ctx = &s, .progress_every = 500};
+    og_load_stats st;
+    assert_int_equal(og_engine_load(f->e, f->data, &o, NULL, &st), OG_OK);
+    assert_int_equal(st.records, (uint64_t)line);
+    assert_int_equal(st.inserted, (uint64_t)line);
+    expect_int(f, "nknows", NULL, knows);
+    char friends[50 * 8 * 4] = "";
+    for (int b = 0; b < 50; b++)
+        for (int m = 0; m < of49[b]; m++) snprintf(friends + strlen(friends), sizeof friends - strlen(friends), "%sp%04d", friends[0] ? ";" : "", b);
+    expect(f, "friends", "{\"n\":\"p0049\"}", friends);
+    /* reading at 500 and 1000 exactly, as record by record */
+    assert_string_equal(s.stages[0], "reading");
+    assert_int_equal(s.records[0], 500);
+    assert_int_equal(s.records[1], 1000);
+    /* Knows: ceil(knows / 100) data files; Person 1, Company 1, WorksAt 1 (each under 100) */
+    size_t want_files = (size_t)(knows + 99) / 100 + 3;
+    assert_int_equal(count_data_files(f) - files0, want_files);
+
+    /* a dangling endpoint in the middle of a run names its line */
+    fp = fopen(f->data, "a");
+    assert_non_null(fp);
+    for (int k = 0; k < 300; k++)
+        fprintf(fp, "{\"edge\":\"Knows\",\"from\":\"p%04d\",\"to\":\"%s\"}\n", k % 50, k == 170 ? "nobody" : "p0001");
+    fclose(fp);
+    char head0[OG_ULID_LEN + 1], head[OG_ULID_LEN + 1];
+    head_commit(f, head0);
+    assert_int_equal(load_file(f, OG_LOAD_OVERWRITE, NULL), OG_ERR_CONSTRAINT);
+    char want[64];
+    snprintf(want, sizeof want, ":%d:", line + 171);
+    if (!strstr(og_error_message(), want) || !strstr(og_error_message(), "nobody")) fail_msg("'%s' (want %s)", og_error_message(), want);
+    head_commit(f, head);
+    assert_string_equal(head, head0);
+}
+
+/* A flushed batch of edges keeps its endpoints as staged node rows, not strings
+ * (og_plan_table.ends); endpoints not staged yet at the flush — nodes later in the file, or
+ * committed ones — keep their strings and are checked at the end as before. */
+static void edges_flushed_before_their_nodes_still_load_and_check(void **state)
+{
+    fixture *f = *state;
+    FILE *fp = open_data(f);
+    for (int i = 0; i < 25; i++) person_line(fp, i, 30);
+    for (int k = 0; k < 450; k++) /* half of them name people staged only after several flushes */
+        fprintf(fp, "{\"edge\":\"Knows\",\"from\":\"p%04d\",\"to\":\"p%04d\"}\n", k % 25, 25 + (k % 25 + k / 25) % 25);
+    for (int i = 25; i < 50; i++) person_line(fp, i, 30);
+    fclose(fp);
+    assert_int_equal(load_file(f, OG_LOAD_OVERWRITE, NULL), OG_OK);
+    expect_int(f, "nknows", NULL, 450);
+    expect(f, "first_friends", "{\"n\":\"p0003\"}", "p0028;p0029;p0030");
+    /* append: endpoints committed, not staged */
+    fp = open_data(f);
+    for (int k = 0; k < 250; k++)
+        fprintf(fp, "{\"edge\":\"Knows\",\"from\":\"p%04d\",\"to\":\"p%04d\"}\n", 25 + k % 25, k == 230 ? 50 : (k % 25 + k / 25) % 25);
+    fclose(fp);
+    assert_int_equal(load_file(f, OG_LOAD_APPEND, NULL), OG_ERR_CONSTRAINT);
+    if (!strstr(og_error_message(), ":231: Knows: dst 'p0050' not found in Person")) fail_msg("'%s'", og_error_message());
+    fp = open_data(f);
+    for (int k = 0; k < 250; k++)
+        fprintf(fp, "{\"edge\":\"Knows\",\"from\":\"p%04d\",\"to\":\"p%04d\"}\n", 25 + k % 25, (k % 25 + k / 25) % 25);
+    fclose(fp);
+    assert_int_equal(load_file(f, OG_LOAD_APPEND, NULL), OG_OK);
+    expect_int(f, "nknows", NULL, 700);
+}
+
 int main(void)
 {
     (void)fixture_load; /* the fixture's text loader; these tests write their files directly */
@@ -698,6 +793,8 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(dangling_endpoints_in_a_large_load_report_the_first_in_file_order, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(edges_in_bulk_load_as_record_by_record, setup, teardown),
+        cmocka_unit_test_setup_teardown(edges_flushed_before_their_nodes_still_load_and_check, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,7 +11,9 @@
  *   - re-encoding the records read (quoting what needs it and what was quoted) and reading the
  *     result again gives exactly the same records: same fields, bytes and quoted flags;
  *   - the same bytes as a load file of a small schema (header row and all) stage without a
- *     crash or leak: every record or a typed error (PARSE, INVALID, LIMIT).
+ *     crash or leak: every record or a typed error (PARSE, INVALID, LIMIT);
+ *   - read on the worker threads (og_csv_source_start, batches of 1–61 bytes) they give the
+ *     same records, positions and first error as the sequential read.
  * Seeds: tests/fuzz/corpus/fuzz_csv/.
  */
 #define _GNU_SOURCE
@@ -28,6 +30,7 @@
 #include "util/csv.h"
 #include "util/error.h"
 #include "util/utf8.h"
+#include "../engine/csv_records.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -179,6 +182,11 @@ static void stage_all(const uint8_t *data, size_t size, char delim, int variant)
         CHECK(st == OG_ERR_PARSE || st == OG_ERR_INVALID || st == OG_ERR_LIMIT, "typed header error");
     }
     og_csv_source_free(s);
+    char *seq = csv_records_render(g_cat, types[variant % 3], path, delim, 0, 0);
+    char *par = csv_records_render(g_cat, types[variant % 3], path, delim, 1 + size % 61, 0);
+    CHECK(!strcmp(seq, par), "the threads' read gives the sequential read's records and error");
+    free(seq);
+    free(par);
     close(fd);
 }
 

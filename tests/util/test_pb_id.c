@@ -111,6 +111,33 @@ static void ulid_prefix_encodes_the_creation_millisecond(void **state)
     }
 }
 
+/* og_ulid_new_n (a load's generated ids): n ids as n og_ulid_new calls in one millisecond —
+ * valid, strictly increasing, each the previous 128-bit value plus one (decoded here with
+ * the whole 130-bit layout, so the split time / random encoding is pinned), and the next
+ * og_ulid_new still above them. */
+static void ulids_made_many_at_once_are_consecutive(void **state)
+{
+    (void)state;
+    static const char alphabet[] = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+    char ids[300][OG_ULID_LEN + 1];
+    assert_int_equal(og_ulid_new_n(ids, 300), OG_OK);
+    unsigned __int128 prev = 0;
+    for (int k = 0; k < 300; k++) {
+        assert_true(og_ulid_valid(ids[k]));
+        unsigned __int128 x = 0;
+        for (int c = 0; c < OG_ULID_LEN; c++) x = (x << 5) | (unsigned)(strchr(alphabet, ids[k][c]) - alphabet);
+        if (k) {
+            assert_true(strcmp(ids[k - 1], ids[k]) < 0);
+            assert_true(x == prev + 1);
+        }
+        prev = x;
+    }
+    char next[OG_ULID_LEN + 1];
+    assert_int_equal(og_ulid_new(next), OG_OK);
+    assert_true(strcmp(ids[299], next) < 0);
+    assert_int_equal(og_ulid_new_n(ids, 0), OG_OK);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -118,6 +145,7 @@ int main(void)
         cmocka_unit_test(pb_rejects_truncated_and_overlong),
         cmocka_unit_test(ulids_are_valid_and_strictly_increasing),
         cmocka_unit_test(ulid_prefix_encodes_the_creation_millisecond),
+        cmocka_unit_test(ulids_made_many_at_once_are_consecutive),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
