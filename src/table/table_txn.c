@@ -698,7 +698,7 @@ og_status og_table_txn_commit_end(og_table_txn *x, uint64_t *version)
         if (st == OG_OK) st = og_store_put_if_absent(x->t->store, key, x->manifest.data, x->manifest.len);
         if (st != OG_ERR_ALREADY_EXISTS) break;
         og_error_clear();
-        og_table_i_version_note(x->t, v);
+        og_table_i_version_lost(x->t, v);
         /* The next number goes through this process's reservation, so that its other
          * writers of the table that lost too each get a different one. */
         if (attempt + 1 < VERSION_PROBE_AFTER) {
