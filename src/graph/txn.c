@@ -505,6 +505,13 @@ og_status og_graph_write(og_graph *g, const og_write_opts *o, og_write_fn fn, vo
     int max = o->max_attempts > 0 ? o->max_attempts : g->max_attempts;
     int64_t t0 = og_now_ms(), deadline = t0 + g->retry_ms;
     int fd = contended_recently(g, o->branch) ? publish_lock(g, o->branch, deadline) : -1;
+    og_write_opts locked;
+    if (fd >= 0 && o->first_head) {
+        /* the caller's head was looked up before the wait for the lock: most likely stale */
+        locked = *o;
+        locked.first_head = NULL;
+        o = &locked;
+    }
     og_status st = OG_OK;
     int attempt = 1;
     for (;; attempt++) {
