@@ -73,7 +73,8 @@ static og_status handle_new(og_graph **out, og_store *st, const og_graph_opts *o
     if (!g) return og_err(OG_ERR_NOMEM, "out of memory opening graph");
     g->store = st;
     size_t cache_bytes = opts && opts->cache_bytes ? opts->cache_bytes : OG_GRAPH_DEFAULT_CACHE_BYTES;
-    g->max_attempts = opts && opts->max_attempts > 0 ? opts->max_attempts : OG_GRAPH_DEFAULT_ATTEMPTS;
+    g->max_attempts = opts && opts->max_attempts > 0 ? opts->max_attempts : 0;
+    g->retry_ms = opts && opts->retry_ms > 0 ? opts->retry_ms : OG_GRAPH_RETRY_MS;
     g->backoff_base_ms = opts && opts->backoff_base_ms ? opts->backoff_base_ms : 2;
     g->backoff_max_ms = opts && opts->backoff_max_ms ? opts->backoff_max_ms : 200;
     g->use_hint = opts ? opts->use_hint : 0;

@@ -42,7 +42,10 @@
 #define OG_BRANCH_MESSAGE_MAX 1024 /* bytes of a branch's message (its create entry's "message") */
 #define OG_SCHEMA_ID_LEN OG_SHA256_HEX_LEN
 #define OG_GRAPH_MAX_PARENTS 2
-#define OG_GRAPH_DEFAULT_ATTEMPTS 8
+/* A lost publish is retried until it wins or OG_GRAPH_RETRY_MS passed (and at least
+ * OG_GRAPH_MIN_ATTEMPTS attempts were made): contention is not the caller's error. */
+#define OG_GRAPH_MIN_ATTEMPTS 8
+#define OG_GRAPH_RETRY_MS (60LL * 1000)
 #define OG_GRAPH_DEFAULT_CACHE_BYTES ((size_t)64 << 20)
 
 typedef struct og_graph og_graph;
@@ -168,7 +171,8 @@ void og_schema_key(const char *schema_id, char out[128]);
 
 typedef struct og_graph_opts {
     size_t cache_bytes;     /* bound of the handle's object cache; 0 = OG_GRAPH_DEFAULT_CACHE_BYTES */
-    int max_attempts;       /* publish attempts per write; 0 = OG_GRAPH_DEFAULT_ATTEMPTS */
+    int max_attempts;       /* publish attempts per write; 0 = no count: retry_ms bounds them */
+    int64_t retry_ms;       /* keep retrying a lost publish this long; 0 = OG_GRAPH_RETRY_MS */
     unsigned backoff_base_ms; /* first retry waits up to this (jittered); 0 = 2 */
     unsigned backoff_max_ms;  /* back-off cap; 0 = 200 */
     int use_hint;           /* -1 = never read or write head hints (tests/bench); 0/1 = use them */
@@ -298,7 +302,7 @@ typedef struct og_write_opts {
     const char *message;              /* may be NULL */
     const char *expected_head;        /* commit id the head must be, or NULL */
     const char *expected_incarnation; /* incarnation the branch must have, or NULL */
-    int max_attempts;                 /* 0 = the handle's default */
+    int max_attempts;                 /* > 0: at most this many attempts; 0 = the handle's bound */
     /* The branch's head as the caller looked it up just before (a merge reads it beside the
      * source's head), used by the first attempt instead of a lookup of its own; NULL = look it
      * up.  A stale one costs nothing but a lost publish: the next attempt looks it up. */
@@ -317,7 +321,11 @@ typedef struct og_write_result {
 } og_write_result;
 
 /* capture → fn → commit object → publish (put_if_absent of entry seq+1) → on a lost publish
- * re-capture and re-run fn, at most max_attempts times with jittered exponential back-off.
+ * re-capture and re-run fn with jittered exponential back-off, until it wins or the retry
+ * bound (max_attempts when set, else retry_ms and at least OG_GRAPH_MIN_ATTEMPTS) is spent.
+ * On a store that can lock (og_store_lock: a local disk) the write holds the branch's
+ * cross-process publish lock from its first capture to its end, so writers of one branch in
+ * different processes queue instead of losing publishes to each other.
  * Fault points: graph.after_effects, graph.after_commit_object, graph.after_publish.
  * Errors: OG_ERR_PRECONDITION_FAILED (expected head/incarnation did not hold; never retried),
  * OG_ERR_CONFLICT (every attempt lost its publish), OG_ERR_NOT_FOUND (branch missing or

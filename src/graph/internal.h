@@ -30,15 +30,25 @@ typedef struct og_head_slot {
     uint64_t count; /* 0 = empty */
 } og_head_slot;
 
+/* A branch this handle lost a publish on lately (txn.c): its writes take the branch's
+ * cross-process publish lock from their first attempt until `until` (ms). */
+#define OG_CONTENDED_SLOTS 16
+typedef struct og_contended {
+    char branch[OG_BRANCH_MAX + 1];
+    int64_t until; /* 0 = empty */
+} og_contended;
+
 struct og_graph {
     og_store *store;
     og_cache *cache;
-    int max_attempts;
+    int max_attempts; /* 0 = bounded by retry_ms */
+    int64_t retry_ms;
     unsigned backoff_base_ms, backoff_max_ms;
     int use_hint;
     int64_t max_plan_ms;
     pthread_mutex_t lock; /* guards hints and stats */
     og_mem_hint hints[OG_MEM_HINTS];
+    og_contended contended[OG_CONTENDED_SLOTS]; /* under lock */
     uint64_t hint_clock;
     og_head_stats head_stats;
     int cache_heads; /* 1 = keep heads (og_head_slot); 0 = off, or the store cannot watch */

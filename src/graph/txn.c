@@ -16,6 +16,7 @@
  * so the stale writer's put_if_absent of s+1 loses and it re-captures the new incarnation
  * (or fails its expected-incarnation pin): the old base can never land on the new branch.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -417,6 +418,75 @@ static og_status attempt_once(og_graph *g, const og_write_opts *o, const char *a
     return st;
 }
 
+/* ---- the cross-process publish lock ------------------------------------------------------
+ *
+ * Writers of one branch in one process queue on the server's lock (docs/server.md
+ * "Concurrent writes"); writers in different processes (several server replicas, a CLI
+ * beside a server) only meet at the publish, where all but one lose and plan again.  On a
+ * store that can lock (og_store_lock: a local disk) a write therefore also takes the
+ * branch's advisory cross-process lock, from its capture to its end, once its handle has
+ * seen the branch contended: from the first attempt for CONTENDED_MS after a lost publish on
+ * it, else from the attempt after a loss.  An uncontended write pays nothing, and the lock
+ * never decides anything — the publish's put_if_absent does; a writer that cannot get the
+ * lock within its retry bound goes on without it.  A thread that already holds one (a
+ * nested write, as tests make to race themselves) takes none, so it cannot wait on itself. */
+#define CONTENDED_MS (10LL * 1000)
+
+static _Thread_local int publish_lock_held;
+
+static int contended_recently(og_graph *g, const char *branch)
+{
+    int64_t now = og_now_ms();
+    int hit = 0;
+    pthread_mutex_lock(&g->lock);
+    for (int i = 0; i < OG_CONTENDED_SLOTS && !hit; i++)
+        hit = g->contended[i].until > now && strcmp(g->contended[i].branch, branch) == 0;
+    pthread_mutex_unlock(&g->lock);
+    return hit;
+}
+
+static void contended_note(og_graph *g, const char *branch)
+{
+    int64_t until = og_now_ms() + CONTENDED_MS;
+    pthread_mutex_lock(&g->lock);
+    int slot = 0;
+    for (int i = 0; i < OG_CONTENDED_SLOTS; i++) {
+        if (strcmp(g->contended[i].branch, branch) == 0) {
+            slot = i;
+            break;
+        }
+        if (g->contended[i].until < g->contended[slot].until) slot = i; /* the oldest, or an empty one */
+    }
+    snprintf(g->contended[slot].branch, sizeof g->contended[slot].branch, "%s", branch);
+    g->contended[slot].until = until;
+    pthread_mutex_unlock(&g->lock);
+}
+
+/* Takes the branch's publish lock, waiting until `deadline` at most: the held handle, or -1
+ * (the store cannot lock, it was held too long, or this thread holds one already). */
+static int publish_lock(og_graph *g, const char *branch, int64_t deadline)
+{
+    if (publish_lock_held) return -1;
+    char enc[OG_BRANCH_ENC_MAX + 1], name[OG_BRANCH_ENC_MAX + 3];
+    og_branch_encode(branch, enc);
+    snprintf(name, sizeof name, "b.%s", enc);
+    int fd = -1;
+    int64_t wait = deadline - og_now_ms();
+    if (og_store_lock(g->store, name, wait > 0 ? wait : 0, &fd) != OG_OK) {
+        og_error_clear(); /* never the write's error: it only goes on racing */
+        return -1;
+    }
+    publish_lock_held = 1;
+    return fd;
+}
+
+static void publish_unlock(int fd)
+{
+    if (fd < 0) return;
+    og_store_unlock(fd);
+    publish_lock_held = 0;
+}
+
 og_status og_graph_write(og_graph *g, const og_write_opts *o, og_write_fn fn, void *ctx, og_write_result *out)
 {
     og_write_result res;
@@ -430,22 +500,43 @@ og_status og_graph_write(og_graph *g, const og_write_opts *o, og_write_fn fn, vo
     if (o->expected_head && !og_ulid_valid(o->expected_head))
         return og_err(OG_ERR_INVALID, "write to branch \"%s\": expected head \"%s\" is not a commit id", o->branch,
                       o->expected_head);
+    /* The bound: an explicit attempt count, else time (and a few attempts however long each
+     * took: a slow plan must still get its retries). */
     int max = o->max_attempts > 0 ? o->max_attempts : g->max_attempts;
-    for (int attempt = 1; attempt <= max; attempt++) {
+    int64_t t0 = og_now_ms(), deadline = t0 + g->retry_ms;
+    int fd = contended_recently(g, o->branch) ? publish_lock(g, o->branch, deadline) : -1;
+    og_write_opts locked;
+    if (fd >= 0 && o->first_head) {
+        /* the caller's head was looked up before the wait for the lock: most likely stale */
+        locked = *o;
+        locked.first_head = NULL;
+        o = &locked;
+    }
+    og_status st = OG_OK;
+    int attempt = 1;
+    for (;; attempt++) {
         int lost = 0;
         res.attempts = attempt;
-        og_status st = attempt_once(g, o, actor, fn, ctx, attempt, &res, &lost);
-        if (!lost) {
-            if (st == OG_OK && out) *out = res;
-            return st;
+        st = attempt_once(g, o, actor, fn, ctx, attempt, &res, &lost);
+        if (!lost) break;
+        if (lost == 1) contended_note(g, o->branch);
+        if (lost == 1 && o->expected_head) {
+            st = og_err(OG_ERR_PRECONDITION_FAILED,
+                        "branch \"%s\" moved away from the expected head %s while the write was prepared", o->branch,
+                        o->expected_head);
+            break;
         }
-        if (lost == 1 && o->expected_head)
-            return og_err(OG_ERR_PRECONDITION_FAILED,
-                          "branch \"%s\" moved away from the expected head %s while the write was prepared", o->branch,
-                          o->expected_head);
-        if (attempt < max) backoff(g, attempt);
+        int spent = max > 0 ? attempt >= max : attempt >= OG_GRAPH_MIN_ATTEMPTS && og_now_ms() >= deadline;
+        if (spent) {
+            st = og_err(OG_ERR_CONFLICT,
+                        "write to branch \"%s\" lost its publish %d times in %lld ms to concurrent writers; giving up",
+                        o->branch, attempt, (long long)(og_now_ms() - t0));
+            break;
+        }
+        backoff(g, attempt);
+        if (fd < 0) fd = publish_lock(g, o->branch, deadline);
     }
-    if (out) *out = res;
-    return og_err(OG_ERR_CONFLICT, "write to branch \"%s\" lost its publish %d times to concurrent writers; giving up",
-                  o->branch, max);
+    publish_unlock(fd);
+    if (out && (st == OG_OK || st == OG_ERR_CONFLICT)) *out = res;
+    return st;
 }

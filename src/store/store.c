@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "util/error.h"
 
@@ -329,6 +330,27 @@ og_status og_store_watch(og_store *st, const char *prefix)
 uint64_t og_store_change_count(og_store *st)
 {
     return st && st->ops->change_count ? st->ops->change_count(st) : 0;
+}
+
+og_status og_store_lock(og_store *st, const char *name, int64_t wait_ms, int *fd)
+{
+    *fd = -1;
+    CHECK_STORE(st);
+    size_t n = name ? strlen(name) : 0;
+    if (n == 0 || n > 245) return og_err(OG_ERR_INVALID, "og_store_lock: a lock name has 1 to 245 bytes");
+    for (size_t i = 0; i < n; i++) {
+        char c = name[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+              c == '%' || c == '-'))
+            return og_err(OG_ERR_INVALID, "og_store_lock: lock name \"%s\" has a character outside [A-Za-z0-9._%%-]", name);
+    }
+    if (!st->ops->lock) return og_err(OG_ERR_UNSUPPORTED, "a %s store cannot lock", st->ops->name);
+    return st->ops->lock(st, name, wait_ms < 0 ? 0 : wait_ms, fd);
+}
+
+void og_store_unlock(int fd)
+{
+    if (fd >= 0) close(fd); /* closing the last descriptor of the open file drops its flock */
 }
 
 og_status og_store_map(og_store *st, const char *key, og_mapping **out)

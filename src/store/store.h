@@ -147,6 +147,19 @@ void og_store_journal_adopt(og_store_journal *from);
 og_status og_store_watch(og_store *st, const char *prefix);
 uint64_t og_store_change_count(og_store *st);
 
+/* Advisory cross-process lock (local stores).  og_store_lock(st, name, wait_ms, &fd) takes
+ * the exclusive lock called `name` (1 to 245 bytes of [A-Za-z0-9._%-]) that every process on
+ * this machine taking the same name on the same root shares, waiting at most wait_ms for
+ * it; *fd is then the holder's handle (>= 0) for og_store_unlock.  Nothing is ever decided
+ * by it — the store's put_if_absent still arbitrates every write — it only lets writers
+ * queue instead of racing: the graph layer takes one per branch around a write
+ * (docs/graph-authority.md §2).  The holder's death releases it.  Errors (the caller then
+ * goes on unlocked): OG_ERR_UNSUPPORTED when the store cannot lock (S3, a "remote" counting
+ * store), OG_ERR_CONFLICT when it was still held after wait_ms, OG_ERR_IO (a read-only root).
+ * Locally the lock is flock(2) on <root>/.tmp-lock-<name>, a name list() never returns. */
+og_status og_store_lock(og_store *st, const char *name, int64_t wait_ms, int *fd);
+void og_store_unlock(int fd);
+
 /* Maps a whole object read-only. */
 og_status og_store_map(og_store *st, const char *key, og_mapping **out);
 const uint8_t *og_mapping_data(const og_mapping *m);

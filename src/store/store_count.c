@@ -166,6 +166,16 @@ static og_status c_watch(og_store *st, const char *prefix)
     return og_store_watch(C(st)->inner, prefix);
 }
 
+#ifdef OG_STORE_LOCK
+/* A "remote" store cannot lock, as S3 cannot: writers then race and retry as they would there. */
+static og_status c_lock(og_store *st, const char *name, int64_t wait_ms, int *fd)
+{
+    if (!st->is_local && C(st)->inner->is_local)
+        return og_err(OG_ERR_UNSUPPORTED, "store \"%s\" counts as remote: no lock", st->uri);
+    return og_store_lock(C(st)->inner, name, wait_ms, fd);
+}
+#endif
+
 static uint64_t c_change_count(og_store *st) { return og_store_change_count(C(st)->inner); }
 
 /* OG_STORE_COUNT_OUT: one line per counted store at its close, for benchmarks of whole
@@ -208,6 +218,9 @@ static const og_store_ops count_ops = {
     .map = c_map,
     .watch = c_watch,
     .change_count = c_change_count,
+#ifdef OG_STORE_LOCK
+    .lock = c_lock,
+#endif
     .close = c_close,
 };
 

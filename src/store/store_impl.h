@@ -60,6 +60,9 @@ typedef struct og_store_ops {
     /* change watch (store.h og_store_watch); both NULL when the adapter cannot watch */
     og_status (*watch)(og_store *st, const char *prefix);
     uint64_t (*change_count)(og_store *st);
+    /* store.h og_store_lock; may be NULL (cannot lock).  The macro, as OG_STORE_PUT_UNSYNCED. */
+#define OG_STORE_LOCK 1
+    og_status (*lock)(og_store *st, const char *name, int64_t wait_ms, int *fd);
     void (*close)(og_store *st); /* frees st->impl only; may be NULL */
 } og_store_ops;
 

@@ -32,8 +32,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <time.h>
 #include <unistd.h>
 #include <pthread.h>
 #ifdef __linux__
@@ -854,6 +856,47 @@ static void local_close(og_store *st)
     st->impl = NULL;
 }
 
+/* store.h og_store_lock: flock(2) on <root>/.tmp-lock-<name>, polled without blocking so
+ * that the wait is bounded (a holder that hangs must not hold the others for ever).  The
+ * file is created once and left: an empty name list() never returns.  flock belongs to the
+ * open file, so two threads of one process that each open it exclude each other too. */
+static og_status local_lock(og_store *st, const char *name, int64_t wait_ms, int *out)
+{
+    local_store *ls = st->impl;
+    size_t tl = strlen(OG_STORE_TMP_PREFIX), nl = strlen(name);
+    char *path = malloc(ls->root_len + tl + 5 + nl + 1);
+    if (!path) return og_err(OG_ERR_NOMEM, "lock %s: out of memory", name);
+    memcpy(path, ls->root, ls->root_len);
+    memcpy(path + ls->root_len, OG_STORE_TMP_PREFIX, tl);
+    memcpy(path + ls->root_len + tl, "lock-", 5);
+    memcpy(path + ls->root_len + tl + 5, name, nl + 1);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    int e = errno;
+    free(path);
+    if (fd < 0) return og_err_errno(e, "lock %s: open", name);
+    int64_t deadline = og_now_ms() + wait_ms;
+    long pause_us = 100;
+    for (;;) {
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+            *out = fd;
+            return OG_OK;
+        }
+        e = errno;
+        if (e == EINTR) continue;
+        if (e != EWOULDBLOCK) {
+            close(fd);
+            return og_err_errno(e, "lock %s: flock", name);
+        }
+        if (og_now_ms() >= deadline) {
+            close(fd);
+            return og_err(OG_ERR_CONFLICT, "lock %s: still held after %lld ms", name, (long long)wait_ms);
+        }
+        struct timespec ts = {0, pause_us * 1000};
+        nanosleep(&ts, NULL);
+        if (pause_us < 2000) pause_us *= 2;
+    }
+}
+
 static const og_store_ops local_ops = {
     .name = "local",
     .get = local_get,
@@ -867,6 +910,7 @@ static const og_store_ops local_ops = {
     .delete = local_delete,
     .map = local_map,
     .close = local_close,
+    .lock = local_lock,
 #ifdef __linux__
     .watch = local_watch,
     .change_count = local_change_count,

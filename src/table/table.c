@@ -12,8 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util/error.h"
+#include "util/id.h"
 
 /* Reader feature flags we understand: 1 deletion files, 2 stable row ids (row addresses are
  * still fragment << 32 | offset, which is all we use), 4 "v2 format" (deprecated), 8 table
@@ -208,51 +210,110 @@ void og_table_i_cache_written(og_table *t, uint64_t version, const void *bytes, 
     else og_error_clear();
 }
 
-static void u64_free(void *p) { free(p); }
+/* The handle's version-number hint of a table ("vn:<prefix>" in the cache): the highest
+ * number seen taken or reserved, and until when its numbers keep to this process's lane. */
+typedef struct version_hint {
+    uint64_t seen;
+    int64_t lanes_until; /* ms; 0 = consecutive numbers */
+} version_hint;
 
-uint64_t og_table_i_version_seen(og_table *t)
+/* Lanes (og_table_i_version_lost): after another process took a number this one tried, its
+ * writers of the table take only numbers ≡ lane (mod VERSION_LANES) for VERSION_LANES_MS, so
+ * that processes with different lanes never try the same number; a loss inside the lane (two
+ * processes drew the same one) draws another.  The lane is the process's: one draw serves
+ * every table. */
+#define VERSION_LANES 16
+#define VERSION_LANES_MS (60LL * 1000)
+static uint32_t version_lane; /* lane + 1; 0 = not drawn; under version_mu */
+
+static void hint_free(void *p) { free(p); }
+
+static int hint_get(og_table *t, version_hint *out)
 {
+    memset(out, 0, sizeof *out);
     char key[4200];
     snprintf(key, sizeof key, "vn:%s", t->prefix);
     og_cache_entry *e = t->cache ? og_cache_get(t->cache, key) : NULL;
     if (!e) return 0;
-    uint64_t v = *(const uint64_t *)og_cache_entry_value(e);
+    *out = *(const version_hint *)og_cache_entry_value(e);
     og_cache_entry_release(e);
-    return v;
+    return 1;
+}
+
+uint64_t og_table_i_version_seen(og_table *t)
+{
+    version_hint h;
+    hint_get(t, &h);
+    return h.seen;
 }
 
 /* Notes and reservations of one process are made one at a time, so that two writers of a
  * table reserving at once get different numbers. */
 static pthread_mutex_t version_mu = PTHREAD_MUTEX_INITIALIZER;
 
-/* Records `version` as the newest seen (the caller knows it is newer). */
-static void version_put_locked(og_table *t, uint64_t version)
+static void hint_put_locked(og_table *t, const version_hint *h)
 {
     if (!t->cache) return;
     char key[4200];
     snprintf(key, sizeof key, "vn:%s", t->prefix);
-    uint64_t *v = malloc(sizeof *v);
+    version_hint *v = malloc(sizeof *v);
     if (!v) return;
-    *v = version;
+    *v = *h;
     og_cache_remove(t->cache, key);
     og_cache_entry *e;
-    if (og_cache_put(t->cache, key, v, sizeof *v + 64, u64_free, &e) == OG_OK) og_cache_entry_release(e);
+    if (og_cache_put(t->cache, key, v, sizeof *v + 64, hint_free, &e) == OG_OK) og_cache_entry_release(e);
     og_error_clear();
+}
+
+static void lane_draw_locked(void)
+{
+    uint32_t r = 0;
+    if (og_random_bytes(&r, sizeof r) != OG_OK) r = (uint32_t)og_now_ms() ^ (uint32_t)getpid();
+    uint32_t lane = r % VERSION_LANES;
+    if (version_lane && lane == version_lane - 1) lane = (lane + 1) % VERSION_LANES; /* another one */
+    version_lane = lane + 1;
 }
 
 void og_table_i_version_note(og_table *t, uint64_t version)
 {
     if (!t->cache) return;
     pthread_mutex_lock(&version_mu);
-    if (og_table_i_version_seen(t) < version) version_put_locked(t, version);
+    version_hint h;
+    hint_get(t, &h);
+    if (h.seen < version) {
+        h.seen = version;
+        hint_put_locked(t, &h);
+    }
+    pthread_mutex_unlock(&version_mu);
+}
+
+void og_table_i_version_lost(og_table *t, uint64_t version)
+{
+    if (!t->cache) return;
+    pthread_mutex_lock(&version_mu);
+    version_hint h;
+    hint_get(t, &h);
+    int64_t now = og_now_ms();
+    int in_lane = h.lanes_until > now && version_lane && version % VERSION_LANES == version_lane - 1;
+    if (!version_lane || in_lane) lane_draw_locked();
+    if (h.seen < version) h.seen = version;
+    h.lanes_until = now + VERSION_LANES_MS;
+    hint_put_locked(t, &h);
     pthread_mutex_unlock(&version_mu);
 }
 
 uint64_t og_table_i_version_reserve(og_table *t, uint64_t at_least)
 {
     pthread_mutex_lock(&version_mu);
-    uint64_t seen = og_table_i_version_seen(t), v = seen >= at_least ? seen + 1 : at_least;
-    version_put_locked(t, v); /* one lookup of the hint, as before reservations */
+    version_hint h;
+    hint_get(t, &h); /* one lookup of the hint, as before reservations */
+    uint64_t v = h.seen >= at_least ? h.seen + 1 : at_least;
+    if (h.lanes_until > og_now_ms() && version_lane) {
+        uint64_t lane = version_lane - 1;
+        v += (lane + VERSION_LANES - v % VERSION_LANES) % VERSION_LANES;
+    }
+    h.seen = v;
+    hint_put_locked(t, &h);
     pthread_mutex_unlock(&version_mu);
     return v;
 }

@@ -49,6 +49,11 @@ void og_table_i_cache_deletion(og_table *t, const char *key, const void *bytes, 
  * branches in one process do not race for the same numbers.  A hint in the handle's cache. */
 uint64_t og_table_i_version_seen(og_table *t);
 void og_table_i_version_note(og_table *t, uint64_t version);
+/* A put_if_absent of `version` lost: another process took it (this one's writers never try
+ * the same number).  Notes it and, for a while, makes this process's reservations of the
+ * table keep to its lane (table.c): processes that write one table then stop racing for the
+ * same numbers. */
+void og_table_i_version_lost(og_table *t, uint64_t version);
 /* The number a writer about to commit should try first: `at_least` (past its base), or past
  * every number seen or reserved in this handle, and reserved for it — so writers of one
  * table in one process (a server's writers on many branches at once) each try a different

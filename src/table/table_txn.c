@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "table/lance_file.h"
 #include "table/range_cache.h"
@@ -33,7 +34,16 @@
  * base will do: cleanup only frees numbers below the oldest retained version
  * (docs/maintenance.md), so a free number above a live base was never used. */
 #define VERSION_PROBE_AFTER 4
-#define VERSION_MAX_ATTEMPTS 64
+/* A lost number is contention, not the caller's error: the commit keeps trying for this long
+ * (and at least VERSION_MIN_ATTEMPTS times) before it gives up with a conflict. */
+#define VERSION_RETRY_MS (60LL * 1000)
+#define VERSION_MIN_ATTEMPTS 64
+/* After a probed boundary was lost too, the next try lands a random distance past the new
+ * boundary, the range doubling with each such loss up to this: writers of other processes
+ * that lost the same number (every process reserves its numbers on its own) then spread
+ * over different numbers instead of all probing to, and racing for, the same first free
+ * one.  The numbers skipped are gaps, which are allowed (a commit names its versions). */
+#define VERSION_SPREAD_MAX 32
 
 #define WRITER_LIBRARY "omnigraph-c"
 
@@ -653,6 +663,16 @@ og_status og_table_txn_commit_begin(og_table_txn *x, og_store_put_op **ops, size
     return OG_OK;
 }
 
+/* Sleeps a random time below `cap_ms` milliseconds (contention back-off). */
+static void version_pause(unsigned cap_ms)
+{
+    uint32_t r = 0;
+    if (og_random_bytes(&r, sizeof r) != OG_OK) r = (uint32_t)og_now_ms();
+    uint64_t us = (uint64_t)r % ((uint64_t)cap_ms * 1000 + 1);
+    struct timespec ts = {(time_t)(us / 1000000), (long)(us % 1000000) * 1000};
+    nanosleep(&ts, NULL);
+}
+
 og_status og_table_txn_commit_end(og_table_txn *x, uint64_t *version)
 {
     if (version) *version = 0;
@@ -661,10 +681,11 @@ og_status og_table_txn_commit_end(og_table_txn *x, uint64_t *version)
     pend_written(x);
     uint64_t v = x->v;
     og_status st = OG_OK;
+    int64_t t0 = og_now_ms();
     for (int attempt = 0;; attempt++) {
-        if (attempt >= VERSION_MAX_ATTEMPTS) {
-            st = og_err(OG_ERR_CONFLICT, "table %s: no free version number after %d attempts",
-                        x->t->dir, VERSION_MAX_ATTEMPTS);
+        if (attempt >= VERSION_MIN_ATTEMPTS && og_now_ms() - t0 > VERSION_RETRY_MS) {
+            st = og_err(OG_ERR_CONFLICT, "table %s: no free version number after %d attempts in %lld ms",
+                        x->t->dir, attempt, (long long)(og_now_ms() - t0));
             break;
         }
         char key[4096];
@@ -677,13 +698,23 @@ og_status og_table_txn_commit_end(og_table_txn *x, uint64_t *version)
         if (st == OG_OK) st = og_store_put_if_absent(x->t->store, key, x->manifest.data, x->manifest.len);
         if (st != OG_ERR_ALREADY_EXISTS) break;
         og_error_clear();
-        og_table_i_version_note(x->t, v);
+        og_table_i_version_lost(x->t, v);
+        /* The next number goes through this process's reservation, so that its other
+         * writers of the table that lost too each get a different one. */
         if (attempt + 1 < VERSION_PROBE_AFTER) {
-            v++;
-        } else {
-            st = next_free_version(x, v, &v);
-            if (st != OG_OK) break;
+            v = og_table_i_version_reserve(x->t, v + 1);
+            continue;
         }
+        uint64_t free_at;
+        st = next_free_version(x, v, &free_at);
+        if (st != OG_OK) break;
+        int past = attempt + 1 - VERSION_PROBE_AFTER; /* boundaries lost before this one */
+        uint64_t spread = past >= 5 ? VERSION_SPREAD_MAX : UINT64_C(1) << past;
+        if (spread > VERSION_SPREAD_MAX) spread = VERSION_SPREAD_MAX;
+        uint64_t r = 0;
+        if (spread > 1 && og_random_bytes(&r, sizeof r) != OG_OK) r = (uint64_t)og_now_ms();
+        v = og_table_i_version_reserve(x->t, free_at + r % spread);
+        if (past >= 8) version_pause(past >= 12 ? 20 : 4); /* a long fight: let the others land */
     }
     if (st == OG_OK) {
         og_table_i_cache_written(x->t, v, x->manifest.data, x->manifest.len, x->v1_naming);

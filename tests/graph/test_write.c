@@ -183,6 +183,48 @@ static void retry_exhaustion_is_conflict(void **state)
     assert_int_equal(tu_chain_len(f->g2, head, NULL, 0), 5);
 }
 
+/* Contention is not the caller's error: a write that keeps losing its publish is retried
+ * past the eight attempts that used to be the limit, and lands once it wins. */
+static void lost_publishes_are_retried_until_the_write_wins(void **state)
+{
+    fixture *f = *state;
+    racer rc = {f->g2, 0, 12, {{0}}, 0};
+    og_write_opts o = {0};
+    o.branch = "main";
+    og_write_result r;
+    assert_int_equal(og_graph_write(f->g, &o, racer_fn, &rc, &r), OG_OK);
+    assert_int_equal(rc.calls, 13);
+    assert_int_equal(r.attempts, 13);
+    assert_int_equal(r.seq, 14); /* create, the racer's twelve commits, ours */
+}
+
+/* Without an attempt count the bound is time (og_graph_opts.retry_ms), and at least
+ * OG_GRAPH_MIN_ATTEMPTS attempts however quickly it passes: then conflict, naming the branch
+ * and what happened, with nothing of ours published. */
+static void retry_time_bound_is_conflict(void **state)
+{
+    fixture *f = *state;
+    og_graph_opts go = {0};
+    go.retry_ms = 30;
+    go.backoff_base_ms = 8;
+    go.backoff_max_ms = 16;
+    og_graph *g;
+    assert_int_equal(og_graph_open(&g, f->st, &go), OG_OK);
+    racer rc = {f->g2, 0, 16, {{0}}, 0};
+    og_write_opts o = {0};
+    o.branch = "main";
+    og_write_result r;
+    assert_int_equal(og_graph_write(g, &o, racer_fn, &rc, &r), OG_ERR_CONFLICT);
+    assert_non_null(strstr(og_error_message(), "\"main\" lost its publish"));
+    assert_true(rc.calls >= OG_GRAPH_MIN_ATTEMPTS && rc.calls < 16);
+    assert_int_equal(r.attempts, rc.calls);
+    char head[OG_ULID_LEN + 1];
+    uint64_t seq;
+    tu_head(f->g2, "main", head, &seq);
+    assert_int_equal(seq, 1 + (uint64_t)rc.calls); /* only the racer's commits */
+    og_graph_close(g);
+}
+
 static void lost_publish_with_expected_head_is_precondition_failed(void **state)
 {
     fixture *f = *state;
@@ -385,6 +427,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(expected_head_mismatch_fails_without_retry, setup, teardown),
         cmocka_unit_test_setup_teardown(lost_publish_retries_from_fresh_capture, setup, teardown),
         cmocka_unit_test_setup_teardown(retry_exhaustion_is_conflict, setup, teardown),
+        cmocka_unit_test_setup_teardown(lost_publishes_are_retried_until_the_write_wins, setup, teardown),
+        cmocka_unit_test_setup_teardown(retry_time_bound_is_conflict, setup, teardown),
         cmocka_unit_test_setup_teardown(lost_publish_with_expected_head_is_precondition_failed, setup, teardown),
         cmocka_unit_test_setup_teardown(aba_writer_retries_on_new_incarnation_never_old_base, setup, teardown),
         cmocka_unit_test_setup_teardown(aba_writer_pinned_to_incarnation_fails, setup, teardown),
