@@ -341,7 +341,7 @@ static og_status local_head(og_store *st, const char *key, uint64_t *size_out)
  * for a mapping without ->map_pages or one registered with userfaultfd; MADV_RANDOM only stops
  * readahead, and fault-around maps pages already cached.  On 6.18, 600 random touches of a
  * cached 512 MiB file mapped like this cost 62 KiB of RSS a touch with or without it, and the
- * 5M bench query process's RSS after each query kind stayed within 0.1 MiB
+ * 5M and 10M bench query processes' RSS after each query kind stayed within 0.1 MiB
  * (bench/graph/fault_around.c; docs/benchmarks.md "Scaling").  It does help for a file not in
  * the page cache (4.4 KiB a touch: the fault reads and maps its page alone), but then a
  * sequential read goes a page at a time (64 MiB in 0.66–0.87 s instead of 21–28 ms), and the
