@@ -178,8 +178,9 @@ static void *prefault_main(void *arg)
     uintptr_t start = (uintptr_t)p & ~(uintptr_t)4095;
     /* MADV_WILLNEED, not MADV_POPULATE_READ: read the file into the page cache (shared,
      * evictable) without mapping every page into this process.  A traversal then takes minor
-     * faults that map 16 cached pages each (fault-around) instead of waiting for the disk, and
-     * the process's RSS grows only by the pages it touches: populating the whole 96 MB
+     * faults that map 16 cached pages each (fault-around; no madvise turns that off, see
+     * src/store/store_local.c map_unaligned) instead of waiting for the disk, and
+     * the process's RSS grows only by the pages around those it touches: populating the whole 96 MB
      * topology of the 1M-node bench graph made it two thirds of the bench query process's
      * peak RSS for no measurable warm gain (docs/benchmarks.md "Memory of the query process").
      * In 1 MB slices, so the mapping lock a call holds never stalls the querying thread's own

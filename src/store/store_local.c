@@ -335,9 +335,19 @@ static og_status local_head(og_store *st, const char *key, uint64_t *size_out)
  * maps wholly resident, and 100 one-hop counts 123 MB of the 480 MB topology (docs/benchmarks.md
  * "Scaling").  Off that alignment the kernel maps pages, with its usual fault-around (64 KiB
  * around the touched page): the same 600 random touches of the topology map 38 MB instead of
- * 428 MB, for ~30 more minor faults per MiB a sequential scan reads.  MADV_NOHUGEPAGE and
- * MADV_RANDOM change neither on the kernels measured.  Falls back to a plain mapping when the
- * address space cannot spare the extra 2 MiB. */
+ * 428 MB, for ~30 more minor faults per MiB a sequential scan reads.  MADV_NOHUGEPAGE changes
+ * neither on the kernels measured.  Falls back to a plain mapping when the address space cannot
+ * spare the extra 2 MiB.
+ *
+ * No madvise(MADV_RANDOM): it does not turn fault-around off.  Linux skips fault-around only
+ * for a mapping without ->map_pages or one registered with userfaultfd; MADV_RANDOM only stops
+ * readahead, and fault-around maps pages already cached.  On 6.18, 600 random touches of a
+ * cached 512 MiB file mapped like this cost 62 KiB of RSS a touch with or without it, and the
+ * 5M and 10M bench query processes' RSS after each query kind stayed within 0.1 MiB
+ * (bench/graph/fault_around.c; docs/benchmarks.md "Scaling").  It does help for a file not in
+ * the page cache (4.4 KiB a touch: the fault reads and maps its page alone), but then a
+ * sequential read goes a page at a time (64 MiB in 0.66–0.87 s instead of 21–28 ms), and the
+ * files a query maps are cached after a load, an optimize, or the topology's prefetch. */
 #define MAP_HUGE_SPAN ((size_t)2 << 20)
 static void *map_unaligned(int fd, size_t size)
 {
