@@ -17,6 +17,7 @@ PKGS=(
   fonts-droid-fallback # CJK glyphs for that browser (names like 夏目漱石 in the studio's screenshots, not boxes)
   libicu-dev # confusable-aware branch names and protected-branch matching (src/util/ident.c)
   python3-venv python3-pip python3-pytest python3-pandas # the Python package's tests (python/run-tests.sh)
+  nftables # packet loss on the S3 test store's port, in a test-made network namespace (tests/store/lossy-store.sh)
 )
 # Node.js: some images ship a nodejs package that bundles npm (and conflicts with Debian's npm).
 command -v node >/dev/null 2>&1 || PKGS+=(nodejs)

@@ -10,6 +10,8 @@
 #   - a cluster apply with its storage root on S3 (ledger CAS, lock, catalog, graph roots),
 #   - two served replicas while radosgw is killed and restarted (test_server_store_outage),
 #   - `cleanup` on a graph on S3 (api_test_cleanup's store scenario),
+#   - tests/store/lossy-store.sh: writes while 20 % of the store's packets are dropped
+#     (nftables in a network namespace; SKIP without root or nft),
 #   - tests/store/netem-latency.sh: a one-row write with 10 ms round trips (tc netem in a
 #     network namespace; SKIP where the kernel has no netem),
 #   - tests/interop/s3.test.mjs: LanceDB (npm) opens tables our engine wrote to S3 at the
@@ -166,6 +168,19 @@ netem() {
     rm -f "$log"
 }
 netem
+
+# Writes through a network that drops 20 % of the store's packets (nftables in a network
+# namespace; SKIP without root/nft): nothing acknowledged lost, nothing published twice.
+lossy() {
+    local log; log=$(mktemp)
+    if bash "$ROOT/tests/store/lossy-store.sh" "$BUILD" >"$log" 2>&1; then
+        if grep -q '^SKIP' "$log"; then cat "$log"; else pass=$((pass + 1)); echo "PASS lossy-store"; grep -E '^# (packets dropped|[0-9]+ of [0-9]+ inserts)' "$log"; fi
+    else
+        failed=$((failed + 1)); failures="$failures lossy-store"; echo "FAIL lossy-store"; cat "$log"
+    fi
+    rm -f "$log"
+}
+lossy
 
 t_end=$(date +%s.%N)
 awk -v a="$t0" -v b="$t_ready" -v c="$t_end" \
