@@ -15,6 +15,7 @@
 
 #include "engine/dictcol.h"
 #include "util/error.h"
+#include "util/hash.h"
 
 int og_colscan_threads = 2;
 
@@ -429,29 +430,6 @@ int og_colscan_agg_ok(og_agg_fn fn, og_type_id t)
 
 static inline uint32_t rowof(const og_colref *r, size_t i) { return r->rows ? r->rows[i] : (uint32_t)i; }
 
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ull;
-    return x ^ (x >> 33);
-}
-
-static uint64_t hash_bytes(const uint8_t *p, size_t n)
-{
-    uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
-    while (n >= 8) {
-        uint64_t w;
-        memcpy(&w, p, 8);
-        h = mix64(h ^ w);
-        p += 8, n -= 8;
-    }
-    uint64_t w = 0;
-    memcpy(&w, p, n);
-    return mix64(h ^ w);
-}
-
 /* Group ids of the binding rows by key: gid[i]; the groups' first key rows in *first. */
 typedef struct groups {
     size_t n, cap;       /* groups */
@@ -540,10 +518,10 @@ static og_status group_ids(const og_colref *key, size_t n, groups *g, uint32_t *
             p = bytes + off[r];
             len = (size_t)(off[r + 1] - off[r]);
             ik = (int64_t)load_short(p, len, end);
-            h = len <= 8 ? mix64((uint64_t)ik ^ ((uint64_t)len << 59)) : hash_bytes(p, len);
+            h = len <= 8 ? og_hash_mix64((uint64_t)ik ^ ((uint64_t)len << 59)) : og_hash_bytes(p, len);
         } else {
             ik = int_at(c, r);
-            h = mix64((uint64_t)ik);
+            h = og_hash_mix64((uint64_t)ik);
         }
         size_t s = h & (g->nslots - 1);
         uint32_t found = UINT32_MAX;

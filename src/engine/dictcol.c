@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "util/error.h"
+#include "util/hash.h"
 
 struct og_dictcol_builder {
     og_dictcol *d;
@@ -24,29 +25,6 @@ struct og_dictcol_builder {
     uint32_t *slots;      /* value + 1; 0 = empty */
     size_t nslots;
 };
-
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ull;
-    return x ^ (x >> 33);
-}
-
-static uint64_t hash_long(const uint8_t *p, size_t n)
-{
-    uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
-    while (n >= 8) {
-        uint64_t w;
-        memcpy(&w, p, 8);
-        h = mix64(h ^ w);
-        p += 8, n -= 8;
-    }
-    uint64_t w = 0;
-    memcpy(&w, p, n);
-    return mix64(h ^ w);
-}
 
 static inline uint64_t first_word(const uint8_t *p, size_t len)
 {
@@ -126,7 +104,7 @@ static og_status rehash(og_dictcol_builder *b)
 
 static inline uint64_t hash_of(const uint8_t *p, size_t len, uint64_t w)
 {
-    if (len > 8) return hash_long(p, len);
+    if (len > 8) return og_hash_bytes(p, len);
     uint64_t h = (w ^ ((uint64_t)len << 56)) * 0x9e3779b97f4a7c15ull;
     return h ^ (h >> 29);
 }

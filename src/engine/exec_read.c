@@ -28,6 +28,7 @@
 #include "engine/sort.h"
 #include "util/budget.h"
 #include "util/error.h"
+#include "util/hash.h"
 #include "util/jsonout.h"
 
 /* One operator as explained: where it runs, what it was estimated and found to produce. */
@@ -891,47 +892,38 @@ static int hash_compatible(og_type_id a, og_type_id b)
     return a == b && (a == OG_T_BOOL || a == OG_T_DATE32 || a == OG_T_DATE64 || a == OG_T_STRING);
 }
 
-static uint64_t mix64(uint64_t h)
-{
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ULL;
-    return h ^ (h >> 33);
-}
-
 /* Row i's hash: 0 when it can equal nothing (null, NaN), else 1 and *h. */
 static int key_hash(const og_vector *v, size_t i, uint64_t *h)
 {
     if (og_vector_is_null(v, i)) return 0;
     og_type_id t = v->type.id;
     if (t == OG_T_I32 || t == OG_T_I64) {
-        *h = mix64((uint64_t)og_vector_get_i64(v, i));
+        *h = og_hash_mix64((uint64_t)og_vector_get_i64(v, i));
     } else if (t == OG_T_U32 || t == OG_T_U64) {
         uint64_t u = og_vector_get_u64(v, i);
-        *h = mix64(u) ^ (u > (uint64_t)INT64_MAX ? 0x9e3779b97f4a7c15ULL : 0);
+        *h = og_hash_mix64(u) ^ (u > (uint64_t)INT64_MAX ? 0x9e3779b97f4a7c15ULL : 0);
     } else if (t == OG_T_F32 || t == OG_T_F64) {
         double d = og_vector_get_f64(v, i);
         if (isnan(d)) return 0;
         if (d == floor(d) && d >= -9223372036854775808.0 && d < 9223372036854775808.0) {
-            *h = mix64((uint64_t)(int64_t)d); /* an integral float hashes as its integer */
+            *h = og_hash_mix64((uint64_t)(int64_t)d); /* an integral float hashes as its integer */
         } else if (d == floor(d) && d >= 9223372036854775808.0 && d < 18446744073709551616.0) {
-            *h = mix64((uint64_t)d) ^ 0x9e3779b97f4a7c15ULL;
+            *h = og_hash_mix64((uint64_t)d) ^ 0x9e3779b97f4a7c15ULL;
         } else {
             uint64_t bits;
             memcpy(&bits, &d, sizeof bits);
-            *h = mix64(bits ^ 0x5bd1e9955bd1e995ULL);
+            *h = og_hash_mix64(bits ^ 0x5bd1e9955bd1e995ULL);
         }
     } else if (t == OG_T_BOOL) {
-        *h = mix64(0xb001 + (uint64_t)og_vector_get_bool(v, i));
+        *h = og_hash_mix64(0xb001 + (uint64_t)og_vector_get_bool(v, i));
     } else if (t == OG_T_DATE32 || t == OG_T_DATE64) {
-        *h = mix64((uint64_t)og_vector_get_i64(v, i) ^ 0xda7eULL);
+        *h = og_hash_mix64((uint64_t)og_vector_get_i64(v, i) ^ 0xda7eULL);
     } else {
         size_t n;
         const uint8_t *b = og_vector_get_bytes(v, i, &n);
         uint64_t x = 0xcbf29ce484222325ULL; /* FNV-1a */
         for (size_t k = 0; k < n; k++) x = (x ^ b[k]) * 0x100000001b3ULL;
-        *h = mix64(x);
+        *h = og_hash_mix64(x);
     }
     return 1;
 }
