@@ -18,9 +18,12 @@ if [ ! -d "$here/node_modules/puppeteer-core" ]; then echo "SKIP: run npm ci in 
 
 work=$(mktemp -d)
 pids=()
+# start_server runs in $(...), a subshell: its pids+=() never reaches this shell, so it also
+# notes its server's pid in $work/pids for this to stop
 cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+  local all=("${pids[@]}" $(cat "$work/pids" 2>/dev/null))
+  for p in "${all[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${all[@]}"; do wait "$p" 2>/dev/null || true; done
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -68,6 +71,7 @@ start_server() {
   local out=$1; shift
   "$bin/omnigraph-server" --bind 127.0.0.1:0 "$@" >"$out" 2>"$out.log" &
   pids+=($!)
+  echo $! >> "$work/pids"
   for _ in $(seq 1 100); do
     addr=$(sed -n 's/^OMNIGRAPH_LISTEN_ADDR=//p' "$out" 2>/dev/null || true) # not yet opened: retry
     [ -n "$addr" ] && { echo "$addr"; return 0; }
