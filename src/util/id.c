@@ -67,7 +67,6 @@ og_status og_ulid_new_n(char (*out)[OG_ULID_LEN + 1], size_t n)
 {
     if (!n) return OG_OK;
     int64_t ms = og_now_ms();
-    uint8_t rand[10];
     pthread_mutex_lock(&ulid_lock);
     for (size_t k = 0; k < n; k++) {
         if (k || ms <= ulid_last_ms) {
@@ -82,8 +81,7 @@ og_status og_ulid_new_n(char (*out)[OG_ULID_LEN + 1], size_t n)
             }
             ulid_last_ms = ms;
         }
-        memcpy(rand, ulid_last_rand, 10);
-        ulid_encode(ms, rand, out[k]);
+        ulid_encode(ms, ulid_last_rand, out[k]);
     }
     pthread_mutex_unlock(&ulid_lock);
     return OG_OK;
