@@ -217,15 +217,26 @@ static int teardown(void **state)
 
 static void begin(graph_fx *g) { og_store_count_reset(g->st); }
 
-/* The counts since begin() must be `want`; on a mismatch the request log is printed. */
-static void expect(graph_fx *g, const char *what, const cost *want)
+/* Why retries: requests that overlap in time share a round and sequential ones never do, so
+ * a measured round count can only exceed the true critical path — when a thread that issues
+ * one of a round's requests starts late on a loaded machine.  An operation whose request
+ * counts are exact but whose rounds came out higher is therefore run again (a fresh one of
+ * the same kind), up to ROUND_TRIES times; one exact run proves the critical path. */
+#define ROUND_TRIES 4
+
+/* The counts since begin() must be `want`: returns 1 when they are, 0 when only the rounds
+ * came out higher and `try` is not the last (the caller runs the operation again), and fails
+ * the test otherwise.  On a mismatch the request log is printed. */
+static int expect_try(graph_fx *g, const char *what, const cost *want, int try)
 {
     og_store_counts k;
     og_store_count_get(g->st, &k);
     uint64_t w[OG_STORE_REQ_KINDS] = {want->get, want->get_range, want->head, want->put, want->put_if_absent,
                                       want->list, want->del};
-    int ok = k.rounds == want->rounds;
-    for (int i = 0; i < OG_STORE_REQ_KINDS; i++) ok &= k.n[i] == w[i];
+    int counts_ok = 1;
+    for (int i = 0; i < OG_STORE_REQ_KINDS; i++) counts_ok &= k.n[i] == w[i];
+    int ok = counts_ok && k.rounds == want->rounds;
+    int again = counts_ok && k.rounds > want->rounds && try + 1 < ROUND_TRIES;
     char *log = og_store_count_log(g->st);
     if (!ok || getenv("OG_BUDGET_LOG")) {
         printf("# %s with %d branches, %d commits: %llu requests in %llu rounds:", what, g->nbranches, g->ncommits,
@@ -235,8 +246,15 @@ static void expect(graph_fx *g, const char *what, const cost *want)
         printf("\n%s", log);
     }
     free(log);
+    if (again) {
+        printf("# %s: %llu rounds, not %llu: run again (a late thread on a loaded machine)\n", what,
+               (unsigned long long)k.rounds, (unsigned long long)want->rounds);
+        return 0;
+    }
     if (!ok) fail_msg("%s: the request count moved (see the log above)", what);
+    return 1;
 }
+
 
 static uint64_t total(const cost *c)
 {
@@ -253,11 +271,13 @@ static void mutate_insert_budget(void **state)
     assert_true(total(&want) <= 6 && want.rounds <= 4);
     for (int i = 0; i < NCONF; i++) {
         graph_fx *g = &fx[i];
-        char p[64];
-        snprintf(p, sizeof p, "{\"n\":\"ins%d\"}", g->serial++);
-        begin(g);
-        mutate(g, "add", p, "w");
-        expect(g, "one-row insert", &want);
+        for (int t = 0;; t++) {
+            char p[64];
+            snprintf(p, sizeof p, "{\"n\":\"ins%d\"}", g->serial++);
+            begin(g);
+            mutate(g, "add", p, "w");
+            if (expect_try(g, "one-row insert", &want, t)) break;
+        }
     }
 }
 
@@ -268,11 +288,13 @@ static void mutate_update_budget(void **state)
     assert_true(total(&want) <= 6 && want.rounds <= 4);
     for (int i = 0; i < NCONF; i++) {
         graph_fx *g = &fx[i];
-        char p[64];
-        snprintf(p, sizeof p, "{\"n\":\"warm\",\"a\":%d}", 100 + g->serial++);
-        begin(g);
-        mutate(g, "setage", p, "w");
-        expect(g, "one-row update", &want);
+        for (int t = 0;; t++) {
+            char p[64];
+            snprintf(p, sizeof p, "{\"n\":\"warm\",\"a\":%d}", 100 + g->serial++);
+            begin(g);
+            mutate(g, "setage", p, "w");
+            if (expect_try(g, "one-row update", &want, t)) break;
+        }
     }
 }
 
@@ -283,13 +305,14 @@ static void mutate_delete_budget(void **state)
     assert_true(total(&want) <= 6 && want.rounds <= 4);
     for (int i = 0; i < NCONF; i++) {
         graph_fx *g = &fx[i];
-        char p[64];
-        snprintf(p, sizeof p, "{\"n\":\"del%d\"}", g->serial);
-        mutate(g, "add", p, "w");
-        begin(g);
-        mutate(g, "del", p, "w");
-        expect(g, "one-row delete", &want);
-        g->serial++;
+        for (int t = 0;; t++) {
+            char p[64];
+            snprintf(p, sizeof p, "{\"n\":\"del%d\"}", g->serial++);
+            mutate(g, "add", p, "w");
+            begin(g);
+            mutate(g, "del", p, "w");
+            if (expect_try(g, "one-row delete", &want, t)) break;
+        }
     }
 }
 
@@ -311,24 +334,27 @@ static void manifest_lost_budget(void **state)
     (void)state;
     const cost want = {.get = 1, .put = 3, .put_if_absent = 3, .del = 1, .rounds = 7};
     graph_fx *g = &fx[0];
-    og_db *other = NULL;
-    assert_int_equal(og_db_open(&other, g->uri, NULL), OG_OK);
-    char name[32], p[64];
-    snprintf(name, sizeof name, "rival-%d", g->serial++);
-    assert_int_equal(og_db_branch_create(other, name, "main", NULL, NULL), OG_OK);
-    og_receipt r;
-    snprintf(p, sizeof p, "{\"n\":\"%s\"}", name);
-    assert_int_equal(og_db_mutate(&r, other, MUT, strlen(MUT), "add", p, name, NULL), OG_OK);
-    og_db_close(other);
-    size_t before = count_commits(g);
-    snprintf(p, sizeof p, "{\"n\":\"after-%s\"}", name);
-    begin(g);
-    mutate(g, "add", p, "w");
-    expect(g, "one-row insert whose table version was taken", &want);
-    assert_int_equal(count_commits(g), before + 1); /* the first commit object is gone */
-    char who[64];
-    snprintf(who, sizeof who, "after-%s", name);
-    query(g, "w", who);
+    for (int t = 0;; t++) {
+        og_db *other = NULL;
+        assert_int_equal(og_db_open(&other, g->uri, NULL), OG_OK);
+        char name[32], p[64];
+        snprintf(name, sizeof name, "rival-%d", g->serial++);
+        assert_int_equal(og_db_branch_create(other, name, "main", NULL, NULL), OG_OK);
+        og_receipt r;
+        snprintf(p, sizeof p, "{\"n\":\"%s\"}", name);
+        assert_int_equal(og_db_mutate(&r, other, MUT, strlen(MUT), "add", p, name, NULL), OG_OK);
+        og_db_close(other);
+        size_t before = count_commits(g);
+        snprintf(p, sizeof p, "{\"n\":\"after-%s\"}", name);
+        begin(g);
+        mutate(g, "add", p, "w");
+        int done = expect_try(g, "one-row insert whose table version was taken", &want, t);
+        assert_int_equal(count_commits(g), before + 1); /* the first commit object is gone */
+        char who[64];
+        snprintf(who, sizeof who, "after-%s", name);
+        query(g, "w", who);
+        if (done) break;
+    }
 }
 
 static void branch_create_budget(void **state)
@@ -338,20 +364,22 @@ static void branch_create_budget(void **state)
     assert_true(total(&want) <= 3 && want.rounds <= 2);
     for (int i = 0; i < NCONF; i++) {
         graph_fx *g = &fx[i];
-        char name[32];
-        snprintf(name, sizeof name, "fresh-%d", g->serial++);
-        assert_int_equal(og_store_count_install(g->st, OVERLAP_LATENCY_MS, 1), OG_OK);
-        begin(g);
-        assert_int_equal(og_db_branch_create(g->db, name, "main", NULL, NULL), OG_OK);
-        assert_int_equal(og_store_count_install(g->st, LATENCY_MS, 1), OG_OK);
-        expect(g, "branch create", &want);
+        for (int t = 0;; t++) {
+            char name[32];
+            snprintf(name, sizeof name, "fresh-%d", g->serial++);
+            assert_int_equal(og_store_count_install(g->st, OVERLAP_LATENCY_MS, 1), OG_OK);
+            begin(g);
+            assert_int_equal(og_db_branch_create(g->db, name, "main", NULL, NULL), OG_OK);
+            assert_int_equal(og_store_count_install(g->st, LATENCY_MS, 1), OG_OK);
+            if (expect_try(g, "branch create", &want, t)) break;
+        }
     }
 }
 
 /* A merge of k one-row commits into a target that did not move since the fork: the source's
  * and the target's heads at once, the commits between them this handle has not cached, the
  * commit object, the publish. */
-static void merge_k(graph_fx *g, int k, const cost *want)
+static int merge_k(graph_fx *g, int k, const cost *want, int try)
 {
     char name[32];
     snprintf(name, sizeof name, "feature-%d", g->serial++);
@@ -372,7 +400,7 @@ static void merge_k(graph_fx *g, int k, const cost *want)
     og_free(out);
     char what[64];
     snprintf(what, sizeof what, "merge of %d one-row commits", k);
-    expect(g, what, want);
+    return expect_try(g, what, want, try);
 }
 
 static void branch_merge_budget(void **state)
@@ -383,8 +411,8 @@ static void branch_merge_budget(void **state)
     const cost want3 = {.get = 3, .put = 1, .put_if_absent = 1, .rounds = 4};
     assert_true(total(&want1) <= 6 + 2 * 1 && total(&want3) <= 6 + 2 * 3);
     for (int i = 0; i < NCONF; i++) {
-        merge_k(&fx[i], 1, &want1);
-        merge_k(&fx[i], 3, &want3);
+        for (int t = 0; !merge_k(&fx[i], 1, &want1, t); t++) {}
+        for (int t = 0; !merge_k(&fx[i], 3, &want3, t); t++) {}
     }
 }
 
@@ -395,9 +423,11 @@ static void cached_query_budget(void **state)
     for (int i = 0; i < NCONF; i++) {
         graph_fx *g = &fx[i];
         query(g, "w", "warm");
-        begin(g);
-        query(g, "w", "warm");
-        expect(g, "query at a cached head", &want);
+        for (int t = 0;; t++) {
+            begin(g);
+            query(g, "w", "warm");
+            if (expect_try(g, "query at a cached head", &want, t)) break;
+        }
     }
 }
 
@@ -409,23 +439,26 @@ static void open_and_first_query_budget(void **state)
     const cost want = {.get = 13, .list = 1, .rounds = 14};
     for (int i = 0; i < NCONF; i++) {
         graph_fx *g = &fx[i];
-        og_db *first = NULL; /* the first reader persists the keymaps the graph lacks: not counted */
-        assert_int_equal(og_db_open(&first, g->uri, NULL), OG_OK);
-        graph_fx f = *g;
-        f.db = first;
-        query(&f, "main", "seed0");
-        og_db_close(first);
-        og_store_count_on_open(1, LATENCY_MS, 1);
-        og_db *db = NULL;
-        og_status s = og_db_open(&db, g->uri, NULL);
-        og_store_count_on_open(0, 0, 0);
-        assert_int_equal(s, OG_OK);
-        graph_fx h = *g;
-        h.db = db;
-        h.st = og_engine_store(db->e);
-        query(&h, "main", "seed0");
-        expect(&h, "open and first query", &want);
-        og_db_close(db);
+        for (int t = 0;; t++) {
+            og_db *first = NULL; /* the first reader persists the keymaps the graph lacks: not counted */
+            assert_int_equal(og_db_open(&first, g->uri, NULL), OG_OK);
+            graph_fx f = *g;
+            f.db = first;
+            query(&f, "main", "seed0");
+            og_db_close(first);
+            og_store_count_on_open(1, LATENCY_MS, 1);
+            og_db *db = NULL;
+            og_status s = og_db_open(&db, g->uri, NULL);
+            og_store_count_on_open(0, 0, 0);
+            assert_int_equal(s, OG_OK);
+            graph_fx h = *g;
+            h.db = db;
+            h.st = og_engine_store(db->e);
+            query(&h, "main", "seed0");
+            int done = expect_try(&h, "open and first query", &want, t);
+            og_db_close(db);
+            if (done) break;
+        }
     }
 }
 
