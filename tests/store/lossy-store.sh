@@ -15,24 +15,15 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${1:-build/asan}
 case $BUILD in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
 
-skip() { echo "SKIP lossy-store: $*"; exit 0; }
-[ "$(id -u)" = 0 ] || skip "not root (a network namespace and nft need it)"
-for b in ip unshare nft; do command -v "$b" >/dev/null || skip "$b is missing (iproute2, util-linux, nftables)"; done
+. "$ROOT/tests/store/netns-store.sh"
+netns_preflight lossy-store api_test_lossy_store ip nft
 unshare -n sh -c 'nft add table inet og_probe' 2>/dev/null ||
-    skip "no nf_tables in this kernel (nft add table failed in a fresh network namespace)"
-[ -x "$BUILD/api_test_lossy_store" ] || { echo "lossy-store: $BUILD/api_test_lossy_store not built" >&2; exit 1; }
-if ! command -v radosgw >/dev/null; then
-    bash "$ROOT/scripts/s3-test-store.sh" install >/dev/null 2>&1 || skip "the Ceph packages are missing and could not be installed"
-fi
+    netns_skip lossy-store "no nf_tables in this kernel (nft add table failed in a fresh network namespace)"
 
 exec unshare -n env ROOT="$ROOT" BUILD="$BUILD" LOSS_PCT="${OG_LOSS_PCT:-20}" bash -c '
 set -uo pipefail
-ip link set lo up
-export OG_S3_STORE_DIR; OG_S3_STORE_DIR=$(mktemp -d /tmp/og-lossy-s3.XXXXXX)
-trap "bash \"$ROOT/scripts/s3-test-store.sh\" stop >/dev/null 2>&1 || true" EXIT
-envtext=$(bash "$ROOT/scripts/s3-test-store.sh" start) || { echo "lossy-store: the S3 test store did not start" >&2; exit 1; }
-eval "$envtext"
-port=${AWS_ENDPOINT_URL##*:}
+. "$ROOT/tests/store/netns-store.sh"
+netns_store_start lossy
 cat > "$OG_S3_STORE_DIR/loss-on.sh" <<EOF
 nft add table inet og_loss &&
 nft add chain inet og_loss out "{ type filter hook output priority 0; }" &&

@@ -18,25 +18,16 @@ BUILD=${1:-build/asan}
 case $BUILD in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
 NETEM_MS=${OG_NETEM_MS:-10}
 
-skip() { echo "SKIP netem-latency: $*"; exit 0; }
-[ "$(id -u)" = 0 ] || skip "not root (a network namespace and tc need it)"
-for b in ip tc unshare; do command -v "$b" >/dev/null || skip "$b is missing (iproute2, util-linux)"; done
+. "$ROOT/tests/store/netns-store.sh"
+netns_preflight netem-latency api_test_write_latency ip tc
 unshare -n sh -c 'ip link set lo up && tc qdisc add dev lo root netem delay 1ms' 2>/dev/null ||
-    skip "no netem in this kernel (tc qdisc add … netem failed in a fresh network namespace)"
-[ -x "$BUILD/api_test_write_latency" ] || { echo "netem-latency: $BUILD/api_test_write_latency not built" >&2; exit 1; }
-if ! command -v radosgw >/dev/null; then
-    bash "$ROOT/scripts/s3-test-store.sh" install >/dev/null 2>&1 || skip "the Ceph packages are missing and could not be installed"
-fi
+    netns_skip netem-latency "no netem in this kernel (tc qdisc add … netem failed in a fresh network namespace)"
 
 # Inside the namespace: loopback up, the store, netem on its port, the test, the store stopped.
 exec unshare -n env ROOT="$ROOT" BUILD="$BUILD" NETEM_MS="$NETEM_MS" bash -c '
 set -uo pipefail
-ip link set lo up
-export OG_S3_STORE_DIR; OG_S3_STORE_DIR=$(mktemp -d /tmp/og-netem-s3.XXXXXX)
-trap "bash \"$ROOT/scripts/s3-test-store.sh\" stop >/dev/null 2>&1 || true" EXIT
-envtext=$(bash "$ROOT/scripts/s3-test-store.sh" start) || { echo "netem-latency: the S3 test store did not start" >&2; exit 1; }
-eval "$envtext"
-port=${AWS_ENDPOINT_URL##*:}
+. "$ROOT/tests/store/netns-store.sh"
+netns_store_start netem
 half=$(awk -v m="$NETEM_MS" "BEGIN{printf \"%g\", m / 2}")
 # band 3 of a prio qdisc delays; only the S3 port is filtered into it (both directions).  The
 # test runs this itself once it has timed the write without the delay.
