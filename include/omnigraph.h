@@ -300,6 +300,14 @@ struct json_t *og_json_read(const char *text, size_t len);
 /* The decimal digits of such an integer, or NULL when j is any other value. */
 const char *og_json_digits(const struct json_t *j);
 
+/* A query result a server answered (its JSON body, as og_json_read parses it: "columns",
+ * "rows" of row objects, "query_name", "target" as a plain string, "row_count",
+ * "graph_commit_id") rendered in fmt byte for byte as og_rows_render renders the same rows in
+ * process — for surfaces that print what a server answered as the embedded CLI prints it.
+ * OG_ERR_INVALID for a body without "columns" and "rows" arrays, or for OG_FORMAT_ARROW (ask
+ * the server for Arrow instead).  Free *out with og_free. */
+og_status og_read_output_render(char **out, size_t *len, const struct json_t *j, og_format fmt);
+
 /* Session settings (docs/query-language.md "Session settings"): checks `name = value`, the
  * value in the language's spelling (`v2`, `20`), against the one table the `set` lines of a
  * query are checked with — for what carries settings beside the text: `--set NAME=VALUE` and

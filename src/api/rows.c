@@ -1,5 +1,6 @@
 /*
- * rows.c — og_rows accessors and rendering (JSON, JSONL, CSV, aligned table).
+ * rows.c — og_rows accessors and rendering (JSON, JSONL; CSV and the aligned table through
+ * rows_text.c).
  *
  * JSON value encoding (docs/query-language.md "Values in JSON", the reference's Arrow JSON
  * writer): a null cell left out of its row object (its key absent); Date "YYYY-MM-DD", DateTime
@@ -16,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <utf8proc.h>
 
 #include "api/arrow.h"
 #include "api/rows.h"
@@ -184,129 +184,14 @@ static void cell_text(const og_vector *v, size_t i, og_buf *out)
     json_decref(j);
 }
 
-static void csv_field(og_buf *out, const char *s, size_t n)
-{
-    int quote = 0;
-    for (size_t i = 0; i < n; i++)
-        if (s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r') quote = 1;
-    if (!quote) {
-        og_buf_append(out, s, n);
-        return;
-    }
-    og_buf_append_byte(out, '"');
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '"') og_buf_append_byte(out, '"');
-        og_buf_append_byte(out, (uint8_t)s[i]);
-    }
-    og_buf_append_byte(out, '"');
-}
+static const char *rows_name(const void *ctx, size_t c) { return ((const og_rows *)ctx)->res.names[c]; }
 
-/* Display width of UTF-8 text in terminal columns (East Asian wide = 2, combining marks and
- * zero-width = 0, utf8proc's tables); bytes that are not UTF-8 count 1 each. */
-static size_t text_width(const uint8_t *s, size_t n)
+static og_text_cell rows_cell(const void *ctx, size_t row, size_t col, og_buf *out)
 {
-    size_t w = 0;
-    for (size_t i = 0; i < n;) {
-        utf8proc_int32_t cp;
-        utf8proc_ssize_t k = utf8proc_iterate(s + i, (utf8proc_ssize_t)(n - i), &cp);
-        if (k <= 0) {
-            w++, i++;
-            continue;
-        }
-        int cw = utf8proc_charwidth(cp);
-        w += cw > 0 ? (size_t)cw : 0;
-        i += (size_t)k;
-    }
-    return w;
-}
-
-/* Cuts b to at most `max` columns (on a character boundary), ending in "...".  Returns 1 when
- * it cut. */
-static int truncate_width(og_buf *b, size_t max)
-{
-    if (text_width(b->data, b->len) <= max) return 0;
-    size_t w = 0, i = 0;
-    while (i < b->len) {
-        utf8proc_int32_t cp;
-        utf8proc_ssize_t k = utf8proc_iterate(b->data + i, (utf8proc_ssize_t)(b->len - i), &cp);
-        size_t cw = k <= 0 ? 1 : (utf8proc_charwidth(cp) > 0 ? (size_t)utf8proc_charwidth(cp) : 0);
-        if (w + cw > max - 3) break;
-        w += cw;
-        i += k <= 0 ? 1 : (size_t)k;
-    }
-    b->len = i;
-    og_buf_append_str(b, "...");
-    return 1;
-}
-
-static void pad(og_buf *out, size_t n)
-{
-    while (n--) og_buf_append_byte(out, ' ');
-}
-
-/* An aligned table. A null cell is empty; an empty string is shown as "" (so neither can be
- * mistaken for the other, nor for the text "null"). */
-static og_status render_table(og_buf *out, const og_rows *r, int wide)
-{
-    size_t cut = 0;
-    size_t nc = r->res.ncols, nr = r->res.nrows;
-    size_t *w = calloc(nc ? nc : 1, sizeof *w);
-    size_t *cw = calloc(nc * nr + 1, sizeof *cw);
-    og_buf *cells = calloc(nc * nr + 1, sizeof *cells);
-    if (!w || !cells || !cw) {
-        free(w), free(cells), free(cw);
-        return og_err(OG_ERR_NOMEM, "out of memory");
-    }
-    for (size_t c = 0; c < nc; c++) w[c] = text_width((const uint8_t *)r->res.names[c], strlen(r->res.names[c]));
-    og_status st = OG_OK;
-    for (size_t i = 0; i < nr && st == OG_OK; i++)
-        for (size_t c = 0; c < nc && (c || (st = og_budget_check()) == OG_OK); c++) {
-            og_buf *b = &cells[i * nc + c];
-            if (!og_vector_is_null(&r->res.cols[c], i)) {
-                cell_text(&r->res.cols[c], i, b);
-                if (b->len == 0 && r->res.cols[c].type.id == OG_T_STRING) og_buf_append_str(b, "\"\"");
-            }
-            for (size_t k = 0; k < b->len; k++)
-                if (b->data[k] == '\n' || b->data[k] == '\t' || b->data[k] == '\r') b->data[k] = ' ';
-            if (!wide) cut += (size_t)truncate_width(b, 60); /* keep tables readable */
-            cw[i * nc + c] = text_width(b->data, b->len);
-            if (cw[i * nc + c] > w[c]) w[c] = cw[i * nc + c];
-        }
-    if (st) { /* the budget ran out (og_rows_render_in_budget) */
-        for (size_t k = 0; k < nc * nr; k++) og_buf_free(&cells[k]);
-        free(cells), free(cw), free(w);
-        return st;
-    }
-    for (size_t c = 0; c < nc; c++) {
-        if (c) og_buf_append_str(out, "  ");
-        og_buf_append_str(out, r->res.names[c]);
-        if (c + 1 < nc) pad(out, w[c] - text_width((const uint8_t *)r->res.names[c], strlen(r->res.names[c])));
-    }
-    og_buf_append_byte(out, '\n');
-    for (size_t c = 0; c < nc; c++) {
-        if (c) og_buf_append_str(out, "  ");
-        for (size_t k = 0; k < w[c]; k++) og_buf_append_byte(out, '-');
-    }
-    og_buf_append_byte(out, '\n');
-    for (size_t i = 0; i < nr; i++) {
-        for (size_t c = 0; c < nc; c++) {
-            og_buf *b = &cells[i * nc + c];
-            if (c) og_buf_append_str(out, "  ");
-            if (b->len) og_buf_append(out, b->data, b->len);
-            if (c + 1 < nc) pad(out, w[c] - cw[i * nc + c]);
-        }
-        og_buf_append_byte(out, '\n');
-    }
-    og_buf_printf(out, "(%zu row%s", nr, nr == 1 ? "" : "s");
-    if (cut) /* say so: a cut value must never pass for the value */
-        og_buf_printf(out, "; %zu cell%s cut at 60 columns, shown ending in \"...\": --wide shows them whole", cut,
-                      cut == 1 ? "" : "s");
-    og_buf_append_str(out, ")\n");
-    for (size_t k = 0; k < nc * nr; k++) og_buf_free(&cells[k]);
-    free(cells);
-    free(cw);
-    free(w);
-    return OG_OK;
+    const og_vector *v = &((const og_rows *)ctx)->res.cols[col];
+    if (og_vector_is_null(v, row)) return OG_TEXT_NULL;
+    cell_text(v, row, out);
+    return v->type.id == OG_T_STRING ? OG_TEXT_STRING : OG_TEXT_OTHER;
 }
 
 /* ---- JSON written directly ------------------------------------------------------------------
@@ -505,31 +390,11 @@ og_status og_rows_render(char **out, size_t *len, const og_rows *r, og_format fm
             if (s) og_buf_printf(&b, "%s\n", s);
             free(s);
         }
-    } else if (fmt == OG_FORMAT_CSV) {
-        for (size_t c = 0; c < r->res.ncols; c++) {
-            if (c) og_buf_append_byte(&b, ',');
-            csv_field(&b, r->res.names[c], strlen(r->res.names[c]));
-        }
-        og_buf_append_str(&b, "\r\n");
-        og_buf cellb = OG_BUF_INIT;
-        for (size_t i = 0; i < r->res.nrows; i++) {
-            if ((st = og_budget_check())) break;
-            for (size_t c = 0; c < r->res.ncols; c++) {
-                if (c) og_buf_append_byte(&b, ',');
-                og_buf_reset(&cellb);
-                cell_text(&r->res.cols[c], i, &cellb);
-                if (!cellb.len && !og_vector_is_null(&r->res.cols[c], i))
-                    og_buf_append_str(&b, "\"\""); /* an empty string; a null is an empty field */
-                else
-                    csv_field(&b, cellb.data ? (const char *)cellb.data : "", cellb.len);
-            }
-            og_buf_append_str(&b, "\r\n");
-        }
-        og_buf_free(&cellb);
     } else if (fmt == OG_FORMAT_ARROW) {
         st = og_rows_render_arrow(&b, r);
-    } else {
-        st = render_table(&b, r, fmt == OG_FORMAT_TABLE_WIDE);
+    } else { /* CSV, the table */
+        og_text_grid g = {r->res.ncols, r->res.nrows, rows_name, rows_cell, r};
+        st = og_text_grid_render(&b, &g, fmt);
     }
     if (st) {
         og_buf_free(&b);

@@ -33,4 +33,18 @@ int og_rows_render_json_direct(og_buf *b, const og_rows *r, const char *target);
  * began a budget); the direct JSON writer then returns this, with the error set. */
 #define OG_ROWS_RENDER_STOPPED (-2)
 
+/* The text formats (CSV, the aligned table) over cells whatever holds them (rows_text.c):
+ * og_rows in process, a served result for og_read_output_render. */
+typedef enum og_text_cell { OG_TEXT_NULL, OG_TEXT_STRING, OG_TEXT_OTHER } og_text_cell;
+typedef struct og_text_grid {
+    size_t ncols, nrows;
+    const char *(*name)(const void *ctx, size_t col);
+    /* appends the cell's text to out (nothing for a null) and says what it was */
+    og_text_cell (*cell)(const void *ctx, size_t row, size_t col, og_buf *out);
+    const void *ctx;
+} og_text_grid;
+/* CSV for OG_FORMAT_CSV, else the table (wide for OG_FORMAT_TABLE_WIDE); og_budget_check()
+ * once per row. */
+og_status og_text_grid_render(og_buf *out, const og_text_grid *g, og_format fmt);
+
 #endif

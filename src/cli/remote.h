@@ -94,7 +94,7 @@ og_status og_cli_remote_error(const og_http_resp *resp);
 /* A ReadOutput document rendered in format f as og_rows_render renders the same rows (its
  * target object turned back into the plain string; j is changed). */
 struct json_t;
-void og_cli_remote_render_read(struct json_t *j, og_format f, og_buf *out);
+og_status og_cli_remote_render_read(struct json_t *j, og_format f, og_buf *out);
 
 /* ---- shell_remote.c ---- */
 

@@ -15,15 +15,12 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <utf8proc.h>
 
 #include "cli/cli.h"
 #include "cli/graph_args.h"
 #include "cli/output.h"
 #include "cli/remote.h"
 #include "util/error.h"
-
-static void render_read(json_t *j, og_format f, og_buf *out);
 
 /* ---- requests, errors, echo ------------------------------------------------------------------ */
 
@@ -157,14 +154,18 @@ og_status og_cli_remote_error(const og_http_resp *resp)
     return st;
 }
 
-void og_cli_remote_render_read(json_t *j, og_format f, og_buf *out)
+og_status og_cli_remote_render_read(json_t *j, og_format f, og_buf *out)
 {
     json_t *t = json_object_get(j, "target");
     json_t *ts = json_object_get(t, json_object_get(t, "snapshot") ? "snapshot" : "branch");
     if (ts) json_object_set_new(j, "target", json_incref(ts));
-    render_read(j, f, out);
+    char *text = NULL;
+    size_t n = 0;
+    og_status st = og_read_output_render(&text, &n, j, f);
+    if (st == OG_OK) og_buf_append(out, text, n);
+    og_free(text);
+    return st;
 }
-
 /* "omnigraph VERB → graph G on SERVER (served)" on stderr unless --quiet (every served write). */
 static void echo(const og_remote *r, const char *verb)
 {
@@ -204,166 +205,6 @@ static int not_served(const char *verb, const char *flag, const char *why)
 }
 
 /* ---- query --------------------------------------------------------------------------------------- */
-
-/* The embedded table's cell cut: at most `max` columns, ending in "..." (api/rows.c). */
-static int truncate_width(og_buf *b, size_t max)
-{
-    if (og_cli_text_width(b->data, b->len) <= max) return 0;
-    size_t w = 0, i = 0;
-    while (i < b->len) {
-        utf8proc_int32_t cp;
-        utf8proc_ssize_t k = utf8proc_iterate(b->data + i, (utf8proc_ssize_t)(b->len - i), &cp);
-        size_t cw = k <= 0 ? 1 : (utf8proc_charwidth(cp) > 0 ? (size_t)utf8proc_charwidth(cp) : 0);
-        if (w + cw > max - 3) break;
-        w += cw;
-        i += k <= 0 ? 1 : (size_t)k;
-    }
-    b->len = i;
-    og_buf_append_str(b, "...");
-    return 1;
-}
-
-/* A cell as csv and table print it: a string raw, anything else compact JSON, null nothing. */
-static void cell_text(json_t *v, og_buf *out)
-{
-    if (!v || json_is_null(v)) return;
-    if (og_json_digits(v)) {
-        og_buf_append_str(out, og_json_digits(v));
-        return;
-    }
-    if (json_is_string(v)) {
-        og_buf_append(out, json_string_value(v), json_string_length(v));
-        return;
-    }
-    char *s = og_json_text(v, JSON_COMPACT | JSON_ENCODE_ANY);
-    if (s) og_buf_append_str(out, s);
-    og_free(s);
-}
-
-static void csv_field(og_buf *out, const char *s, size_t n)
-{
-    int quote = 0;
-    for (size_t i = 0; i < n; i++)
-        if (s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r') quote = 1;
-    if (!quote) {
-        og_buf_append(out, s, n);
-        return;
-    }
-    og_buf_append_byte(out, '"');
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '"') og_buf_append_byte(out, '"');
-        og_buf_append_byte(out, (uint8_t)s[i]);
-    }
-    og_buf_append_byte(out, '"');
-}
-
-static void pad(og_buf *out, size_t n)
-{
-    while (n--) og_buf_append_byte(out, ' ');
-}
-
-/* ReadOutput (its target a plain string again) in format f, byte for byte as og_rows_render. */
-static void render_read(json_t *j, og_format f, og_buf *out)
-{
-    json_t *cols = json_object_get(j, "columns"), *rows = json_object_get(j, "rows");
-    size_t nc = json_array_size(cols), nr = json_array_size(rows);
-    if (f == OG_FORMAT_JSON) {
-        char *s = og_json_text(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-        if (s) og_buf_printf(out, "%s\n", s);
-        og_free(s);
-        return;
-    }
-    if (f == OG_FORMAT_JSONL) {
-        json_t *m = json_pack("{s:O,s:O,s:O,s:O,s:O}", "query_name", json_object_get(j, "query_name"), "target",
-                              json_object_get(j, "target"), "row_count", json_object_get(j, "row_count"), "columns", cols,
-                              "graph_commit_id", json_object_get(j, "graph_commit_id"));
-        char *s = m ? og_json_text(m, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-        if (s) og_buf_printf(out, "%s\n", s);
-        og_free(s);
-        json_decref(m);
-        for (size_t i = 0; i < nr; i++) {
-            s = og_json_text(json_array_get(rows, i), JSON_COMPACT | JSON_PRESERVE_ORDER);
-            if (s) og_buf_printf(out, "%s\n", s);
-            og_free(s);
-        }
-        return;
-    }
-    og_buf cell = OG_BUF_INIT;
-    if (f == OG_FORMAT_CSV) {
-        for (size_t c = 0; c < nc; c++) {
-            if (c) og_buf_append_byte(out, ',');
-            const char *name = json_string_value(json_array_get(cols, c));
-            csv_field(out, name, strlen(name));
-        }
-        og_buf_append_str(out, "\r\n");
-        for (size_t i = 0; i < nr; i++) {
-            for (size_t c = 0; c < nc; c++) {
-                json_t *v = json_object_get(json_array_get(rows, i), json_string_value(json_array_get(cols, c)));
-                if (c) og_buf_append_byte(out, ',');
-                og_buf_reset(&cell);
-                cell_text(v, &cell);
-                if (!cell.len && v && !json_is_null(v)) og_buf_append_str(out, "\"\"");
-                else csv_field(out, cell.data ? (const char *)cell.data : "", cell.len);
-            }
-            og_buf_append_str(out, "\r\n");
-        }
-        og_buf_free(&cell);
-        return;
-    }
-    size_t *w = calloc(nc + 1, sizeof *w), *cw = calloc(nc * nr + 1, sizeof *cw);
-    og_buf *cells = calloc(nc * nr + 1, sizeof *cells);
-    if (!w || !cw || !cells) {
-        free(w), free(cw), free(cells);
-        return;
-    }
-    size_t cut = 0;
-    for (size_t c = 0; c < nc; c++) {
-        const char *name = json_string_value(json_array_get(cols, c));
-        w[c] = og_cli_text_width((const uint8_t *)name, strlen(name));
-    }
-    for (size_t i = 0; i < nr; i++)
-        for (size_t c = 0; c < nc; c++) {
-            og_buf *b = &cells[i * nc + c];
-            json_t *v = json_object_get(json_array_get(rows, i), json_string_value(json_array_get(cols, c)));
-            cell_text(v, b);
-            if (b->len == 0 && json_is_string(v)) og_buf_append_str(b, "\"\"");
-            for (size_t k = 0; k < b->len; k++)
-                if (b->data[k] == '\n' || b->data[k] == '\t' || b->data[k] == '\r') b->data[k] = ' ';
-            if (f != OG_FORMAT_TABLE_WIDE) cut += (size_t)truncate_width(b, 60);
-            cw[i * nc + c] = og_cli_text_width(b->data, b->len);
-            if (cw[i * nc + c] > w[c]) w[c] = cw[i * nc + c];
-        }
-    for (size_t c = 0; c < nc; c++) {
-        const char *name = json_string_value(json_array_get(cols, c));
-        if (c) og_buf_append_str(out, "  ");
-        og_buf_append_str(out, name);
-        if (c + 1 < nc) pad(out, w[c] - og_cli_text_width((const uint8_t *)name, strlen(name)));
-    }
-    og_buf_append_byte(out, '\n');
-    for (size_t c = 0; c < nc; c++) {
-        if (c) og_buf_append_str(out, "  ");
-        for (size_t k = 0; k < w[c]; k++) og_buf_append_byte(out, '-');
-    }
-    og_buf_append_byte(out, '\n');
-    for (size_t i = 0; i < nr; i++) {
-        for (size_t c = 0; c < nc; c++) {
-            og_buf *b = &cells[i * nc + c];
-            if (c) og_buf_append_str(out, "  ");
-            if (b->len) og_buf_append(out, b->data, b->len);
-            if (c + 1 < nc) pad(out, w[c] - cw[i * nc + c]);
-        }
-        og_buf_append_byte(out, '\n');
-    }
-    og_buf_printf(out, "(%zu row%s", nr, nr == 1 ? "" : "s");
-    if (cut) /* as the embedded table says it (api/rows.c) */
-        og_buf_printf(out, "; %zu cell%s cut at 60 columns, shown ending in \"...\": --wide shows them whole", cut,
-                      cut == 1 ? "" : "s");
-    og_buf_append_str(out, ")\n");
-    for (size_t k = 0; k < nc * nr; k++) og_buf_free(&cells[k]);
-    free(cells);
-    free(cw);
-    free(w);
-}
 
 /* The receipt's commit in the embedded order (graph_args.c og_cli_commit_json). */
 static json_t *commit_embedded(json_t *c)
@@ -590,13 +431,11 @@ static int run_gq(og_remote *r, int argc, char **argv, int is_mutation)
         } else if (explain) { /* the plan text, as og_db_query_explain wrote it */
             const char *plan = json_string_value(json_object_get(j, "plan"));
             if (plan) fputs(plan, stdout);
-        } else if (json_object_get(j, "rows")) { /* ReadOutput: its target a plain string again */
-            json_t *t = json_object_get(j, "target");
-            json_t *ts = json_object_get(t, json_object_get(t, "snapshot") ? "snapshot" : "branch");
-            if (ts) json_object_set_new(j, "target", json_incref(ts));
+        } else if (json_object_get(j, "rows")) { /* ReadOutput, printed as the embedded CLI prints it */
             og_buf out = OG_BUF_INIT;
-            render_read(j, fmt, &out);
-            og_cli_out(&out);
+            og_status st = og_cli_remote_render_read(j, fmt, &out);
+            if (st == OG_OK) og_cli_out(&out);
+            else exit_code = og_cli_fail(verb, st);
             og_buf_free(&out);
         } else { /* ChangeOutput, as the embedded receipt */
             json_t *c = json_object_get(j, "commit");

@@ -85,11 +85,12 @@ static og_status served_run(void *self, const char *src, size_t len, const char 
         const char *c = json_string_value(json_object_get(ans, "graph_commit_id"));
         snprintf(out->commit, sizeof out->commit, "%s", c ? c : "");
         og_buf text = OG_BUF_INIT;
-        og_cli_remote_render_read(ans, fmt, &text);
-        out->text = strdup(og_buf_cstr(&text));
+        st = og_cli_remote_render_read(ans, fmt, &text);
+        if (st == OG_OK) out->text = strdup(og_buf_cstr(&text));
         og_buf_free(&text);
         json_decref(ans);
         json_decref(body);
+        if (st) return st;
         return out->text ? OG_OK : og_err(OG_ERR_NOMEM, "out of memory");
     }
     if (!(st == OG_ERR_INVALID && strstr(og_error_message(), "is a mutation"))) {

@@ -7,7 +7,9 @@
  * and zero-column rows.  Where the tree behaves in a way of its own (a string that is not
  * UTF-8, a column name twice, an object column) the direct writer declines, and the
  * rendered document is still the tree's.  Random documents from a fixed seed, plus a golden
- * document checked literally.
+ * document checked literally.  And the other way round: a served result (the JSON document
+ * read back with og_json_read) renders through og_read_output_render as CSV, JSONL and the
+ * tables byte for byte as og_rows_render renders the rows in process.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +21,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <jansson.h>
 
 #include "api/rows.h"
 #include "util/utf8.h"
@@ -209,6 +213,81 @@ static void test_random_documents_match_the_tree(void **state)
     og_rows_free(r);
 }
 
+/* What a remote client prints (og_read_output_render of the served JSON) is what the embedded
+ * CLI prints (og_rows_render of the rows), in every text format. */
+static int expect_served_same(const og_rows *r, int round)
+{
+    for (size_t c = 0; c < r->res.ncols; c++) /* a query cannot return a Blob (T24) */
+        if (r->res.cols[c].type.id == OG_T_BLOB || r->res.cols[c].type.elem == OG_T_BLOB) return 0;
+    char *doc = render(r, "main");
+    json_t *j = og_json_read(doc, strlen(doc));
+    if (!j && strstr(doc, "\\u0000")) { /* og_json_read refuses a NUL in a string */
+        og_free(doc);
+        return 0;
+    }
+    if (!j) fail_msg("round %d: the served document does not read back:\n%s", round, doc);
+    const og_format fmts[] = {OG_FORMAT_CSV, OG_FORMAT_TABLE, OG_FORMAT_TABLE_WIDE, OG_FORMAT_JSONL, OG_FORMAT_JSON};
+    for (size_t f = 0; f < sizeof fmts / sizeof *fmts; f++) {
+        char *want, *got;
+        size_t wl, gl;
+        assert_int_equal(og_rows_render(&want, &wl, r, fmts[f], "main"), OG_OK);
+        assert_int_equal(og_read_output_render(&got, &gl, j, fmts[f]), OG_OK);
+        if (wl != gl || memcmp(want, got, wl))
+            fail_msg("round %d, format %d: served:\n%s\n--- embedded:\n%s", round, (int)fmts[f], got, want);
+        og_free(want);
+        og_free(got);
+    }
+    json_decref(j);
+    og_free(doc);
+    return 1;
+}
+
+static void test_served_rendering_is_the_embedded(void **state)
+{
+    (void)state;
+    int compared = 0;
+    for (int round = 0; round < 1500; round++) {
+        int bad = 0;
+        og_rows *r = gen_rows(pick(7), pick(6), 0, &bad);
+        compared += expect_served_same(r, round);
+        og_rows_free(r);
+    }
+    assert_true(compared > 800);
+    /* a cell past 60 columns is cut in the table (and said so), whole in the wide one */
+    og_rows *r = gen_rows(0, 0, 0, &(int){0});
+    og_result *res = &r->res;
+    res->ncols = 1;
+    res->nrows = 2;
+    res->names = realloc(res->names, 2 * sizeof *res->names);
+    res->types = realloc(res->types, 2 * sizeof *res->types);
+    res->cols = realloc(res->cols, 2 * sizeof *res->cols);
+    res->names[0] = strdup("long");
+    res->types[0] = (og_qtype){{OG_T_STRING, OG_T_NULL, 0}, 1, 0, -1, 0};
+    assert_int_equal(og_vector_init(&res->cols[0], res->types[0].t), OG_OK);
+    const char *wide = "\xe6\x97\xa5\xe6\x9c\xac wide characters and a line\nbreak, repeated until well past sixty columns";
+    og_vector_append_bytes(&res->cols[0], (const uint8_t *)wide, strlen(wide));
+    og_vector_append_bytes(&res->cols[0], (const uint8_t *)"", 0);
+    free(r->query_name); /* finished again for the one column */
+    free(r->type_names);
+    assert_int_equal(og_rows_finish(r, NULL), OG_OK);
+    char *table;
+    assert_int_equal(og_rows_render(&table, NULL, r, OG_FORMAT_TABLE, "main"), OG_OK);
+    assert_non_null(strstr(table, "1 cell cut at 60 columns"));
+    assert_non_null(strstr(table, "\"\"")); /* the empty string, not a null */
+    og_free(table);
+    assert_true(expect_served_same(r, -1));
+    og_rows_free(r);
+    /* not a served result, or Arrow asked of text: typed errors, nothing rendered */
+    json_t *notrows = json_pack("{s:[]}", "columns");
+    char *out = (char *)1;
+    assert_int_equal(og_read_output_render(&out, NULL, notrows, OG_FORMAT_CSV), OG_ERR_INVALID);
+    assert_null(out);
+    json_object_set_new(notrows, "rows", json_array());
+    assert_int_equal(og_read_output_render(&out, NULL, notrows, OG_FORMAT_ARROW), OG_ERR_INVALID);
+    assert_null(out);
+    json_decref(notrows);
+}
+
 /* An object column (`return { $p }`) is left to the tree, which re-indents its JSON text. */
 static void test_object_column_is_the_trees(void **state)
 {
@@ -313,6 +392,7 @@ int main(void)
         cmocka_unit_test(test_random_documents_match_the_tree),
         cmocka_unit_test(test_object_column_is_the_trees),
         cmocka_unit_test(test_golden_document),
+        cmocka_unit_test(test_served_rendering_is_the_embedded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
