@@ -1442,6 +1442,7 @@ og_topology *og_tv_open_topology(og_tableview *edges, og_tableview *src, og_tabl
         og_error_clear();
         return NULL;
     }
+    if (og_csr_fd(c) >= 0) og_topology_read_by_pread(t, og_csr_fd(c), og_csr_data(c));
     if (prefault && og_store_is_local(edges->store)) og_csr_prefault_async(c);
     return t;
 }

@@ -353,6 +353,17 @@ void og_store_unlock(int fd)
     if (fd >= 0) close(fd); /* closing the last descriptor of the open file drops its flock */
 }
 
+og_status og_store_open_fd(og_store *st, const char *key, int *fd, uint64_t *size_out)
+{
+    CHECK_STORE(st);
+    if (!fd || !size_out) return og_err(OG_ERR_INVALID, "og_store_open_fd: NULL output");
+    *fd = -1;
+    *size_out = 0;
+    OG_TRY(og_store_key_check(key));
+    if (!st->ops->open_fd) return og_err(OG_ERR_UNSUPPORTED, "a %s store has no files to read", st->ops->name);
+    return st->ops->open_fd(st, key, fd, size_out);
+}
+
 og_status og_store_map(og_store *st, const char *key, og_mapping **out)
 {
     CHECK_STORE(st);

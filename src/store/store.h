@@ -160,6 +160,11 @@ uint64_t og_store_change_count(og_store *st);
 og_status og_store_lock(og_store *st, const char *name, int64_t wait_ms, int *fd);
 void og_store_unlock(int fd);
 
+/* A read-only file descriptor of an object, for pread(2) beside a mapping of it (the caller
+ * closes it); *size_out gets the object's size.  OG_ERR_UNSUPPORTED when the store has no
+ * files (S3), OG_ERR_NOT_FOUND when the object is absent. */
+og_status og_store_open_fd(og_store *st, const char *key, int *fd, uint64_t *size_out);
+
 /* Maps a whole object read-only. */
 og_status og_store_map(og_store *st, const char *key, og_mapping **out);
 const uint8_t *og_mapping_data(const og_mapping *m);
