@@ -39,7 +39,7 @@ struct og_topology {
     /* Reusable BFS scratch (og_topology_reach_get/put): a visited set that went dense is a
      * bitmap of the nodes, which a query should not allocate and fault in again each time. */
     pthread_mutex_t pool_lock;
-    og_reach *pool[4];
+    og_reach *pool[OG_TOPOLOGY_POOL];
     size_t npool;
     /* og_topology_simple per side, decided on first ask: 0 not yet, 1 simple, 2 not */
     atomic_int simple[2];

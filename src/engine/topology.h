@@ -56,6 +56,8 @@ void og_topology_read_by_pread(og_topology *t, int fd, const void *base);
  * reader of a few nodes should then go through og_topology_edges, not the arrays. */
 int og_topology_reads_by_pread(const og_topology *t);
 #define OG_TOPOLOGY_READ_CACHE ((size_t)1 << 20)
+/* Scratches a topology keeps for reuse (og_topology_reach_put). */
+#define OG_TOPOLOGY_POOL 4
 
 /* The topology's arrays, borrowed (what index/csr.h persists); NULL arrays for a composed one. */
 void og_topology_arrays(const og_topology *t, uint32_t *n_src, uint32_t *n_dst, const uint64_t *off[2],

@@ -45,6 +45,7 @@ struct og_keymap {
     uint32_t *arena;
     size_t arena_len, arena_cap;
     int full;
+    size_t cap; /* the cache's bound: OG_KEYMAP_READ_CACHE unless og_keymap_set_read_cache */
 };
 
 struct km_slot {
@@ -217,6 +218,7 @@ og_status og_keymap_open_bytes(og_keymap **out, const uint8_t *p, size_t len, vo
     k->own = own;
     k->mapping = mapping;
     k->fd = -1;
+    k->cap = OG_KEYMAP_READ_CACHE;
     *out = k;
     return OG_OK;
 }
@@ -257,6 +259,19 @@ void og_keymap_free(og_keymap *k)
 
 uint64_t og_keymap_rows(const og_keymap *k) { return k->rows; }
 int og_keymap_reads_by_pread(const og_keymap *k) { return k->fd >= 0 && !k->full; }
+
+size_t og_keymap_set_read_cache(og_keymap *k, size_t bytes)
+{
+    if (k->fd < 0) return 0;
+    pthread_mutex_lock(&k->mu);
+    if (bytes < k->cap && k->used) { /* (set right after opening; a smaller bound starts afresh) */
+        memset(k->slot, 0, k->slots * sizeof *k->slot);
+        k->used = k->arena_len = 0;
+    }
+    k->cap = bytes;
+    pthread_mutex_unlock(&k->mu);
+    return bytes;
+}
 uint64_t og_keymap_keys(const og_keymap *k) { return k->keys; }
 size_t og_keymap_bytes(const og_keymap *k) { return k->len; }
 const uint8_t *og_keymap_base(const og_keymap *k) { return k->base; }
@@ -281,7 +296,7 @@ static int km_reserve(og_keymap *k, size_t words)
     size_t slots = k->slots ? k->slots : 64, acap = k->arena_cap ? k->arena_cap : 1024;
     while ((k->used + 1) * 2 > slots) slots *= 2;
     while (k->arena_len + words > acap) acap *= 2;
-    if (slots * sizeof(struct km_slot) + acap * 4 > OG_KEYMAP_READ_CACHE) return 0;
+    if (slots * sizeof(struct km_slot) + acap * 4 > k->cap) return 0;
     if (acap != k->arena_cap) {
         uint32_t *a = realloc(k->arena, acap * 4);
         if (!a) return 0;

@@ -67,6 +67,9 @@ og_status og_keymap_open(og_keymap **out, og_store *st, const char *key);
 void og_keymap_free(og_keymap *k);
 
 #define OG_KEYMAP_READ_CACHE ((size_t)256 << 10)
+/* Sets k's read-cache bound (a view of many fragments gives each map a share); returns the
+ * bytes k may now hold (0 when it does not read by pread). */
+size_t og_keymap_set_read_cache(og_keymap *k, size_t bytes);
 /* 1 when k reads by pread and its cache is not full (for tests). */
 int og_keymap_reads_by_pread(const og_keymap *k);
 
