@@ -30,7 +30,7 @@ static void csr_unref(og_csr *c)
 {
     if (atomic_fetch_sub(&c->refs, 1) == 1) {
         og_mapping_release(c->m);
-        if (c->fd >= 0) close(c->fd);
+        if (c->fd >= 0) og_store_close_fd(c->fd);
         free(c);
     }
 }
@@ -136,7 +136,7 @@ og_status og_csr_open(og_csr **out, og_store *st, const char *key, og_csr_arrays
     if (og_store_is_local(st)) { /* a hint: without it lists are read from the mapping */
         if (og_store_open_fd(st, key, &c->fd, &size) != OG_OK) og_error_clear();
         else if (size != og_mapping_size(m)) { /* replaced since: never read another file */
-            close(c->fd);
+            og_store_close_fd(c->fd);
             c->fd = -1;
         }
     }

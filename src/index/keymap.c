@@ -237,7 +237,7 @@ og_status og_keymap_open(og_keymap **out, og_store *st, const char *key)
     uint64_t size;
     if (og_store_is_local(st) && og_mapping_size(m) > 0) { /* a hint: without it probes read the mapping */
         if (og_store_open_fd(st, key, &fd, &size) != OG_OK) og_error_clear();
-        else if (size != og_mapping_size(m) || pthread_mutex_init(&(*out)->mu, NULL) != 0) close(fd); /* replaced since */
+        else if (size != og_mapping_size(m) || pthread_mutex_init(&(*out)->mu, NULL) != 0) og_store_close_fd(fd); /* replaced since */
         else (*out)->fd = fd;
     }
     return OG_OK;
@@ -247,7 +247,7 @@ void og_keymap_free(og_keymap *k)
 {
     if (!k) return;
     if (k->fd >= 0) {
-        close(k->fd);
+        og_store_close_fd(k->fd);
         pthread_mutex_destroy(&k->mu);
         free(k->slot);
         free(k->arena);

@@ -72,11 +72,10 @@ static void make(fixture *f, uint32_t n, size_t n_edges, const char *name)
     OK(og_topology_wrap(&f->mapped, (uint32_t)m.n_src, (uint32_t)m.n_dst, (size_t)m.n_edges, m.off, m.nbr, m.edge,
                         csr_release, f->c_map));
     OK(og_csr_open(&f->c_pread, f->st, name, &m));
-    assert_true(og_csr_fd(f->c_pread) >= 0);
     OK(og_topology_wrap(&f->pread, (uint32_t)m.n_src, (uint32_t)m.n_dst, (size_t)m.n_edges, m.off, m.nbr, m.edge,
                         csr_release, f->c_pread));
     og_topology_read_by_pread(f->pread, og_csr_fd(f->c_pread), og_csr_data(f->c_pread));
-    assert_true(og_topology_reads_by_pread(f->pread));
+    assert_int_equal(og_topology_reads_by_pread(f->pread), og_csr_fd(f->c_pread) >= 0);
     assert_false(og_topology_reads_by_pread(f->mapped));
 }
 
@@ -123,6 +122,7 @@ static void pread_reach_equals_mapped_reach_on_random_graphs(void **state)
     for (size_t g = 0; g < sizeof sizes / sizeof sizes[0]; g++) {
         fixture f;
         make(&f, sizes[g][0], sizes[g][1], "t.csr");
+        assert_true(og_topology_reads_by_pread(f.pread));
         og_reach *rm = og_topology_reach_get(f.mapped), *rp = og_topology_reach_get(f.pread);
         assert_non_null(rm);
         assert_non_null(rp);
@@ -254,10 +254,33 @@ static void the_local_store_opens_a_descriptor(void **state)
     char got[8] = {0};
     assert_int_equal(pread(fd, got, 5, 0), 5);
     assert_string_equal(got, "hello");
-    close(fd);
+    int before = og_store_open_fds();
+    og_store_close_fd(fd);
+    assert_int_equal(og_store_open_fds(), before - 1);
     assert_int_equal(og_store_open_fd(st, "a/missing.bin", &fd, &size), OG_ERR_NOT_FOUND);
     assert_int_equal(fd, -1);
+    assert_int_equal(og_store_open_fds(), before - 1);
     assert_int_equal(og_store_open_fd(st, "../escape", &fd, &size), OG_ERR_INVALID);
+    /* the process-wide bound: past it, OG_ERR_LIMIT and no descriptor; a topology opened then
+     * reads its mapping (same answers), and closing gives the room back */
+    static int fds[OG_STORE_READ_FDS_MAX + 1];
+    int n = 0;
+    og_status last = OG_OK;
+    while (n <= OG_STORE_READ_FDS_MAX && (last = og_store_open_fd(st, "a/b.bin", &fds[n], &size)) == OG_OK) n++;
+    assert_int_equal(last, OG_ERR_LIMIT);
+    assert_true(n > 0 && n <= OG_STORE_READ_FDS_MAX);
+    assert_int_equal(fds[n], -1);
+    fixture f;
+    make(&f, 300, 1500, "t.csr");
+    assert_int_equal(og_csr_fd(f.c_pread), -1);
+    og_reach *rm = og_topology_reach_get(f.mapped), *rp = og_topology_reach_get(f.pread);
+    for (uint32_t s0 = 0; s0 < 300; s0 += 7) same_reach(f.mapped, rm, f.pread, rp, OG_DIR_OUT, s0, 1, 3);
+    og_topology_reach_put(f.mapped, rm);
+    og_topology_reach_put(f.pread, rp);
+    drop(&f);
+    for (int i = 0; i < n; i++) og_store_close_fd(fds[i]);
+    OK(og_store_open_fd(st, "a/b.bin", &fd, &size));
+    og_store_close_fd(fd);
     og_store_close(st);
     char cmd[96];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
