@@ -230,7 +230,10 @@ og_status og_degree_weights(const og_bindings *b, size_t col, const og_topology 
         lv[i].nodes = dir[i] == OG_DIR_IN ? nd : ns;
         int s = dir[i] == OG_DIR_IN;
         size_t ne = og_topology_edge_count(t[i]);
-        if (off[s] && nbr[s]) { /* a built topology: its arrays in place, offsets clamped */
+        /* a built topology: its arrays in place, offsets clamped — unless it reads lists by
+         * pread and few rows ask (og_topology_edges then reads them without faulting the
+         * mapping: docs/engine.md "Memory") */
+        if (off[s] && nbr[s] && (memo || !og_topology_reads_by_pread(t[i]))) {
             lv[i].off = off[s];
             lv[i].nbr = nbr[s];
             lv[i].n_from = lv[i].nodes;

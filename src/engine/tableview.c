@@ -894,6 +894,8 @@ og_status og_tableview_zones(og_tableview *v, int32_t field_id, const og_colzone
 
 #define OG_TABLEVIEW_POINT_GATHERS 16
 #define OG_TABLEVIEW_POINT_SHARE 256
+/* The key maps' read caches of one view, together (prepare_keys). */
+#define OG_TV_KEYMAP_READ_CACHE ((size_t)2 << 20)
 
 typedef struct addr_at {
     uint64_t addr;
@@ -1272,6 +1274,12 @@ static og_status prepare_keys(og_tableview *v, int persist)
             int any = 0;
             for (size_t i = 0; i < nf; i++) any |= unsaved[i];
             atomic_store(&v->keys_saved, !any);
+            /* the maps' read caches (index/keymap.h): OG_TV_KEYMAP_READ_CACHE shared by the
+             * fragments, within [4 KiB, OG_KEYMAP_READ_CACHE] each, charged up front */
+            size_t share = OG_TV_KEYMAP_READ_CACHE / (nf ? nf : 1);
+            if (share < 4096) share = 4096;
+            if (share > OG_KEYMAP_READ_CACHE) share = OG_KEYMAP_READ_CACHE;
+            for (size_t i = 0; i < nf; i++) heap += og_keymap_set_read_cache(kms[i], share);
             atomic_fetch_add(&v->derived_bytes, heap + nf * (sizeof *kms + 1));
             atomic_store_explicit(&v->keys_ready, 1, memory_order_release);
         } else {
@@ -1442,6 +1450,7 @@ og_topology *og_tv_open_topology(og_tableview *edges, og_tableview *src, og_tabl
         og_error_clear();
         return NULL;
     }
+    if (og_csr_fd(c) >= 0) og_topology_read_by_pread(t, og_csr_fd(c), og_csr_data(c));
     if (prefault && og_store_is_local(edges->store)) og_csr_prefault_async(c);
     return t;
 }
@@ -1596,10 +1605,11 @@ static og_status adopt_topology(og_tableview *edges, og_tableview *src_nodes, og
             edges->topos = grown;
             edges->topos[edges->ntopos++] = slot;
             slot = NULL;
-            /* a mapped topology is shared page cache, not this view's heap */
+            /* a mapped topology is shared page cache, not this view's heap (but the read
+             * caches of its pooled scratches are: engine/topology.h) */
             atomic_fetch_add(&edges->derived_bytes,
                              sizeof(topo_slot) + sizeof(void *) +
-                                 (mapped ? 0
+                                 (mapped ? (og_topology_reads_by_pread(t) ? OG_TOPOLOGY_POOL * OG_TOPOLOGY_READ_CACHE : 0)
                                          : og_topology_edge_count(t) * 4 * sizeof(uint32_t) +
                                                (src_nodes->nrows + dst_nodes->nrows + 2) * sizeof(uint64_t)));
             existing = t;

@@ -8,10 +8,12 @@
  */
 #include "engine/topology.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "engine/rowmap.h"
 #include "util/error.h"
@@ -37,13 +39,24 @@ struct og_topology {
     /* Reusable BFS scratch (og_topology_reach_get/put): a visited set that went dense is a
      * bitmap of the nodes, which a query should not allocate and fault in again each time. */
     pthread_mutex_t pool_lock;
-    og_reach *pool[4];
+    og_reach *pool[OG_TOPOLOGY_POOL];
     size_t npool;
     /* og_topology_simple per side, decided on first ask: 0 not yet, 1 simple, 2 not */
     atomic_int simple[2];
+    /* og_topology_read_by_pread: lists are read from rfd (file offset = array address - rbase)
+     * into a pooled scratch's read cache; serial names this topology in those caches */
+    int by_pread, rfd;
+    const uint8_t *rbase;
+    uint64_t serial;
 };
 
-static void pool_init(og_topology *t) { pthread_mutex_init(&t->pool_lock, NULL); }
+static atomic_uint_fast64_t next_serial = 1;
+
+static void pool_init(og_topology *t)
+{
+    pthread_mutex_init(&t->pool_lock, NULL);
+    t->serial = atomic_fetch_add(&next_serial, 1);
+}
 
 static void pool_free(og_topology *t)
 {
@@ -54,6 +67,8 @@ static void pool_free(og_topology *t)
     pthread_mutex_destroy(&t->pool_lock);
 }
 
+static void rc_clear(og_reach *r);
+
 og_reach *og_topology_reach_get(const og_topology *ct)
 {
     og_topology *t = (og_topology *)(uintptr_t)ct; /* only the pool changes */
@@ -62,7 +77,11 @@ og_reach *og_topology_reach_get(const og_topology *ct)
     if (t->npool) r = t->pool[--t->npool];
     pthread_mutex_unlock(&t->pool_lock);
     if (!r && (r = malloc(sizeof *r)) != NULL) og_reach_init(r);
-    if (r) r->len = 0;
+    if (r) {
+        r->len = 0;
+        r->rc_on = 1;
+        if (r->rc_full) rc_clear(r); /* a large read filled it: a new query starts afresh */
+    }
     return r;
 }
 
@@ -253,9 +272,128 @@ int og_topology_simple_known(const og_topology *t, og_dir dir)
     return atomic_load(&((og_topology *)(uintptr_t)t)->simple[dir == OG_DIR_IN]) == 1;
 }
 
-/* The base's entries of node `v` on side s, plain arrays. */
-static void plain_edges(const og_topology *t, int s, uint32_t node, const uint32_t **neighbours,
-                        const uint32_t **edges, size_t *n)
+/* ---- the read cache of a topology read by pread (og_topology_read_by_pread) ---------------- */
+
+struct og_reach_slot {
+    uint64_t key; /* 0: empty; else ((node << 2) | (side << 1) | with_edges) + 1 */
+    uint32_t pos, n; /* the list at rc_arena[pos], n neighbours (then n edge rows with edges) */
+};
+
+void og_topology_read_by_pread(og_topology *t, int fd, const void *base)
+{
+    if (!t || t->base || fd < 0 || !base) return;
+    t->rfd = fd;
+    t->rbase = base;
+    t->by_pread = 1;
+}
+
+int og_topology_reads_by_pread(const og_topology *t) { return t->by_pread || (t->base && t->base->by_pread); }
+
+static void rc_clear(og_reach *r)
+{
+    if (r->rc_slot) memset(r->rc_slot, 0, r->rc_slots * sizeof *r->rc_slot);
+    r->rc_used = 0;
+    r->rc_arena_len = 0;
+    r->rc_full = 0;
+}
+
+static size_t rc_bytes(size_t slots, size_t arena) { return slots * sizeof(struct og_reach_slot) + arena * 4; }
+
+static size_t rc_home(uint64_t key, size_t slots) { return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & (slots - 1); }
+
+/* Room for one more entry of `need` arena words within OG_TOPOLOGY_READ_CACHE; 0 when it would
+ * pass the bound (or cannot allocate): the caller reads the mapping. */
+static int rc_reserve(og_reach *r, size_t need)
+{
+    size_t slots = r->rc_slots, acap = r->rc_arena_cap;
+    if (slots == 0) slots = 256;
+    while ((r->rc_used + 1) * 2 > slots) slots *= 2;
+    if (acap == 0) acap = 1024;
+    while (r->rc_arena_len + need > acap) acap *= 2;
+    if (rc_bytes(slots, acap) > OG_TOPOLOGY_READ_CACHE) return 0;
+    if (acap != r->rc_arena_cap) {
+        uint32_t *a = realloc(r->rc_arena, acap * sizeof *a);
+        if (!a) return 0;
+        r->rc_arena = a, r->rc_arena_cap = acap;
+    }
+    if (slots != r->rc_slots) {
+        struct og_reach_slot *ns = calloc(slots, sizeof *ns);
+        if (!ns) return 0;
+        for (size_t i = 0; i < r->rc_slots; i++) {
+            if (!r->rc_slot[i].key) continue;
+            size_t h = rc_home(r->rc_slot[i].key, slots);
+            while (ns[h].key) h = (h + 1) & (slots - 1);
+            ns[h] = r->rc_slot[i];
+        }
+        free(r->rc_slot);
+        r->rc_slot = ns, r->rc_slots = slots;
+    }
+    return 1;
+}
+
+static int pread_full(int fd, void *dst, size_t len, uint64_t off)
+{
+    uint8_t *p = dst;
+    while (len) {
+        ssize_t got = pread(fd, p, len, (off_t)off);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) return 0;
+        p += got, off += (uint64_t)got, len -= (size_t)got;
+    }
+    return 1;
+}
+
+/* Node `node`'s list on side s (node in range) from r's read cache, read with pread on a miss.
+ * 0 when the cache cannot answer (not a pooled scratch, full, a failed read): read the mapping. */
+static int cached_edges(const og_topology *t, int s, uint32_t node, int with_edges, og_reach *r,
+                        const uint32_t **neighbours, const uint32_t **edges, size_t *n)
+{
+    if (!r->rc_on) return 0;
+    if (r->rc_owner != t->serial) {
+        rc_clear(r);
+        r->rc_owner = t->serial;
+    }
+    uint64_t key = (((uint64_t)node << 2) | ((uint64_t)s << 1) | (uint64_t)with_edges) + 1;
+    if (r->rc_slots) {
+        for (size_t h = rc_home(key, r->rc_slots); r->rc_slot[h].key; h = (h + 1) & (r->rc_slots - 1))
+            if (r->rc_slot[h].key == key) {
+                const uint32_t *list = r->rc_arena + r->rc_slot[h].pos;
+                *neighbours = list;
+                *edges = with_edges ? list + r->rc_slot[h].n : NULL;
+                *n = r->rc_slot[h].n;
+                return 1;
+            }
+    }
+    if (r->rc_full) return 0;
+    uint64_t be[2];
+    if (!pread_full(t->rfd, be, sizeof be, (uint64_t)((const uint8_t *)&t->off[s][node] - t->rbase))) return 0;
+    uint64_t b = be[0], e = be[1];
+    if (e > t->n_edges) e = t->n_edges; /* (a damaged index file, as below) */
+    if (b > e) b = e;
+    size_t k = (size_t)(e - b), need = with_edges ? 2 * k : k;
+    if (!rc_reserve(r, need)) {
+        r->rc_full = 1; /* a large traversal: the rest of it reads the mapping */
+        return 0;
+    }
+    uint32_t *list = r->rc_arena + r->rc_arena_len;
+    if (k && (!pread_full(t->rfd, list, k * 4, (uint64_t)((const uint8_t *)(t->nbr[s] + b) - t->rbase)) ||
+              (with_edges && !pread_full(t->rfd, list + k, k * 4, (uint64_t)((const uint8_t *)(t->edge[s] + b) - t->rbase)))))
+        return 0;
+    size_t h = rc_home(key, r->rc_slots);
+    while (r->rc_slot[h].key) h = (h + 1) & (r->rc_slots - 1);
+    r->rc_slot[h] = (struct og_reach_slot){key, (uint32_t)r->rc_arena_len, (uint32_t)k};
+    r->rc_used++;
+    r->rc_arena_len += need;
+    *neighbours = list;
+    *edges = with_edges ? list + k : NULL;
+    *n = k;
+    return 1;
+}
+
+/* The base's entries of node `v` on side s: plain arrays, or r's read cache when t reads by
+ * pread (edges wanted only when with_edges; else *edges may be NULL). */
+static void plain_edges(const og_topology *t, int s, uint32_t node, og_reach *r, int with_edges,
+                        const uint32_t **neighbours, const uint32_t **edges, size_t *n)
 {
     uint32_t limit = s ? t->n_dst : t->n_src;
     if (node >= limit) {
@@ -264,6 +402,7 @@ static void plain_edges(const og_topology *t, int s, uint32_t node, const uint32
         *n = 0;
         return;
     }
+    if (t->by_pread && r && cached_edges(t, s, node, with_edges, r, neighbours, edges, n)) return;
     uint64_t b = t->off[s][node], e = t->off[s][node + 1];
     if (e > t->n_edges) e = t->n_edges; /* (a damaged index file) */
     if (b > e) b = e;
@@ -311,7 +450,7 @@ static og_status composed_edges(const og_topology *t, int s, uint32_t v, og_reac
     const uint32_t *bnb = NULL, *bed = NULL;
     size_t bn = 0;
     uint32_t old = og_rowmap_back(t->map[s], v);
-    if (old != UINT32_MAX) plain_edges(t->base, s, old, &bnb, &bed, &bn);
+    if (old != UINT32_MAX) plain_edges(t->base, s, old, r, 1, &bnb, &bed, &bn);
     if (!bn || (t->fast && plo == phi)) {
         if (bn) {
             *nb = bnb, *ed = bed, *n = bn;
@@ -362,7 +501,7 @@ static og_status composed_neighbours(const og_topology *t, int s, uint32_t v, og
     if (old == UINT32_MAX) return OG_OK;
     const uint32_t *bnb, *bed;
     size_t bn;
-    plain_edges(t->base, s, old, &bnb, &bed, &bn);
+    plain_edges(t->base, s, old, r, 0, &bnb, &bed, &bn);
     const og_rowmap *other = t->map[1 - s];
     if (og_rowmap_is_identity(other)) { /* nothing gone on the other side: nothing to drop */
         *nb = bnb, *n = bn;
@@ -383,7 +522,7 @@ og_status og_topology_edges(const og_topology *t, og_dir dir, uint32_t node, og_
 {
     int s = dir == OG_DIR_IN ? 1 : 0;
     if (t->base) return composed_edges(t, s, node, scratch, neighbours, edges, n);
-    plain_edges(t, s, node, neighbours, edges, n);
+    plain_edges(t, s, node, scratch, 1, neighbours, edges, n);
     return OG_OK;
 }
 
@@ -478,6 +617,8 @@ void og_reach_free(og_reach *r)
     og_visit_set_free(&r->visit);
     free(r->queue);
     free(r->adj);
+    free(r->rc_slot);
+    free(r->rc_arena);
     memset(r, 0, sizeof *r);
 }
 
@@ -519,7 +660,7 @@ static og_status visit_side(const og_topology *t, int s, uint32_t v, uint32_t sr
     const uint32_t *nb, *ed;
     size_t n;
     if (t->base) OG_TRY(composed_neighbours(t, s, v, r, &nb, &n));
-    else plain_edges(t, s, v, &nb, &ed, &n);
+    else plain_edges(t, s, v, r, 0, &nb, &ed, &n);
     for (size_t k = 0; k < n; k++) {
         uint32_t w = nb[k];
         if (w >= n_nodes) continue; /* a damaged index file: never index outside the node range */
@@ -553,6 +694,7 @@ og_status og_topology_reach(const og_topology *t, og_dir dir, uint32_t src, uint
     uint32_t n_from = dir == OG_DIR_IN ? t->n_dst : t->n_src;
     uint32_t n_nodes = t->n_src > t->n_dst ? t->n_src : t->n_dst;
     r->len = 0;
+    if (r->rc_full) rc_clear(r); /* a large traversal filled it: start afresh */
     if (src >= n_from) return OG_OK;
     OG_TRY(og_visit_set_begin(&r->visit, n_nodes));
     /* The source is not in the set: the self-loop rule above needs to see it once. Any other

@@ -42,6 +42,23 @@ og_status og_topology_wrap(og_topology **out, uint32_t n_src_nodes, uint32_t n_d
                            const uint64_t *const off[2], const uint32_t *const nbr[2], const uint32_t *const edge[2],
                            void (*release)(void *hold), void *hold);
 
+/* Reads a wrapped topology's lists with pread(2) from `fd`, whose bytes at offset o are
+ * base[o] (the file the arrays are mapped from), instead of touching the mapping, for the
+ * traversals that start few reads: og_topology_reach and og_topology_edges with a scratch from
+ * og_topology_reach_get copy each list they read into that scratch's read cache (bounded by
+ * OG_TOPOLOGY_READ_CACHE bytes; past it a traversal reads the mapping, and the next one to
+ * start empties the cache).  Why: a touched page of a mapped file costs the kernel's 64 KiB of
+ * fault-around in RSS, and no madvise turns that off (docs/engine.md "Memory").  The caller
+ * keeps fd open until og_topology_free (the release of og_topology_wrap closes it).  A read
+ * that fails falls back to the mapping. */
+void og_topology_read_by_pread(og_topology *t, int fd, const void *base);
+/* 1 when t (or the base of a composed t) reads lists by pread (og_topology_read_by_pread): a
+ * reader of a few nodes should then go through og_topology_edges, not the arrays. */
+int og_topology_reads_by_pread(const og_topology *t);
+#define OG_TOPOLOGY_READ_CACHE ((size_t)1 << 20)
+/* Scratches a topology keeps for reuse (og_topology_reach_put). */
+#define OG_TOPOLOGY_POOL 4
+
 /* The topology's arrays, borrowed (what index/csr.h persists); NULL arrays for a composed one. */
 void og_topology_arrays(const og_topology *t, uint32_t *n_src, uint32_t *n_dst, const uint64_t *off[2],
                         const uint32_t *nbr[2], const uint32_t *edge[2]);
@@ -94,6 +111,16 @@ struct og_reach {
     /* a composed topology's entries of one node (og_topology_edges): 2 x adj_cap */
     uint32_t *adj;
     size_t adj_cap;
+    /* The read cache of a topology read by pread (og_topology_read_by_pread): an open-addressed
+     * table of (node, side, with edges) -> a list in rc_arena.  Only a scratch from
+     * og_topology_reach_get uses it (rc_on); rc_owner names the topology its entries came
+     * from (a serial number, never an address that a new topology could reuse). */
+    int rc_on, rc_full;
+    uint64_t rc_owner;
+    struct og_reach_slot *rc_slot;
+    size_t rc_slots, rc_used;
+    uint32_t *rc_arena;
+    size_t rc_arena_len, rc_arena_cap;
 };
 
 void og_reach_init(og_reach *r);

@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util/error.h"
 
@@ -21,6 +22,7 @@
 
 struct og_csr {
     og_mapping *m;
+    int fd; /* og_csr_fd: -1 when the store has no files */
     atomic_int refs; /* the opener's, plus one per running prefault thread */
 };
 
@@ -28,6 +30,7 @@ static void csr_unref(og_csr *c)
 {
     if (atomic_fetch_sub(&c->refs, 1) == 1) {
         og_mapping_release(c->m);
+        if (c->fd >= 0) og_store_close_fd(c->fd);
         free(c);
     }
 }
@@ -128,6 +131,15 @@ og_status og_csr_open(og_csr **out, og_store *st, const char *key, og_csr_arrays
         return og_err_wrap(s, "%s", key);
     }
     c->m = m;
+    c->fd = -1;
+    uint64_t size;
+    if (og_store_is_local(st)) { /* a hint: without it lists are read from the mapping */
+        if (og_store_open_fd(st, key, &c->fd, &size) != OG_OK) og_error_clear();
+        else if (size != og_mapping_size(m)) { /* replaced since: never read another file */
+            og_store_close_fd(c->fd);
+            c->fd = -1;
+        }
+    }
     atomic_init(&c->refs, 1);
     *out = c;
     return OG_OK;
@@ -218,3 +230,5 @@ void og_csr_prefault_async(og_csr *c)
 }
 
 size_t og_csr_bytes(const og_csr *c) { return og_mapping_size(c->m); }
+int og_csr_fd(const og_csr *c) { return c->fd; }
+const uint8_t *og_csr_data(const og_csr *c) { return og_mapping_data(c->m); }

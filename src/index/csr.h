@@ -59,5 +59,11 @@ void og_csr_free(og_csr *c);
  * process's RSS.  A hint: nothing fails. */
 void og_csr_prefault_async(og_csr *c);
 size_t og_csr_bytes(const og_csr *c);
+/* A read-only descriptor of the mapped file (a local store), or -1; closed by og_csr_free once
+ * nothing holds the file.  Its bytes at offset o are og_csr_data(c)[o]: a reader of a few
+ * lists can pread them instead of faulting the mapping (engine/topology.h
+ * og_topology_read_by_pread). */
+int og_csr_fd(const og_csr *c);
+const uint8_t *og_csr_data(const og_csr *c);
 
 #endif

@@ -58,9 +58,20 @@ og_status og_keymap_store_key(char *key, size_t cap, const char *dir, const og_f
  * NULL) is free()d and `mapping` (may be NULL) released by og_keymap_free.  On error neither
  * is taken.  OG_ERR_CORRUPT for a malformed file. */
 og_status og_keymap_open_bytes(og_keymap **out, const uint8_t *p, size_t len, void *own, og_mapping *mapping);
-/* Maps the object `key` of st and opens it.  OG_ERR_NOT_FOUND when absent, OG_ERR_CORRUPT. */
+/* Maps the object `key` of st and opens it.  OG_ERR_NOT_FOUND when absent, OG_ERR_CORRUPT.
+ * On a local store the map also keeps a read-only descriptor of the file and og_keymap_find
+ * reads the buckets it probes with pread into a cache of at most OG_KEYMAP_READ_CACHE bytes,
+ * never touching the mapping, until that cache is full; then it reads the mapping (a bulk
+ * reader).  A read that fails falls back to the mapping. */
 og_status og_keymap_open(og_keymap **out, og_store *st, const char *key);
 void og_keymap_free(og_keymap *k);
+
+#define OG_KEYMAP_READ_CACHE ((size_t)256 << 10)
+/* Sets k's read-cache bound (a view of many fragments gives each map a share); returns the
+ * bytes k may now hold (0 when it does not read by pread). */
+size_t og_keymap_set_read_cache(og_keymap *k, size_t bytes);
+/* 1 when k reads by pread and its cache is not full (for tests). */
+int og_keymap_reads_by_pread(const og_keymap *k);
 
 uint64_t og_keymap_rows(const og_keymap *k);
 uint64_t og_keymap_keys(const og_keymap *k);
@@ -69,7 +80,7 @@ const uint8_t *og_keymap_base(const og_keymap *k);
 size_t og_keymap_bytes(const og_keymap *k);
 
 /* Calls cb(ud, offset) for every physical row offset whose id is key[0..len), ascending,
- * until cb returns nonzero.  Returns OG_OK, or OG_ERR_CORRUPT when a bound check fails (the
+ * until cb returns nonzero (cb must not call into k: it may run under k's lock).  Returns OG_OK, or OG_ERR_CORRUPT when a bound check fails (the
  * map is damaged). */
 og_status og_keymap_find(const og_keymap *k, const void *key, size_t len, int (*cb)(void *ud, uint32_t offset),
                          void *ud);

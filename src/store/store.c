@@ -7,7 +7,10 @@
 #include "store/store_impl.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -352,6 +355,49 @@ void og_store_unlock(int fd)
 {
     if (fd >= 0) close(fd); /* closing the last descriptor of the open file drops its flock */
 }
+
+/* Descriptors og_store_open_fd hands out stay open as long as their reader lives (a key map
+ * per fragment, a topology per edge type), so the process-wide count is bounded: a quarter of
+ * the soft RLIMIT_NOFILE, at most OG_STORE_READ_FDS_MAX — past it readers map instead. */
+static atomic_int open_fds;
+static int fd_budget;
+static pthread_once_t fd_budget_once = PTHREAD_ONCE_INIT;
+static void fd_budget_init(void)
+{
+    struct rlimit rl;
+    rlim_t soft = getrlimit(RLIMIT_NOFILE, &rl) == 0 ? rl.rlim_cur : 1024;
+    fd_budget = soft == RLIM_INFINITY || soft / 4 > OG_STORE_READ_FDS_MAX ? OG_STORE_READ_FDS_MAX : (int)(soft / 4);
+}
+
+og_status og_store_open_fd(og_store *st, const char *key, int *fd, uint64_t *size_out)
+{
+    CHECK_STORE(st);
+    if (!fd || !size_out) return og_err(OG_ERR_INVALID, "og_store_open_fd: NULL output");
+    *fd = -1;
+    *size_out = 0;
+    OG_TRY(og_store_key_check(key));
+    if (!st->ops->open_fd) return og_err(OG_ERR_UNSUPPORTED, "a %s store has no files to read", st->ops->name);
+    pthread_once(&fd_budget_once, fd_budget_init);
+    if (atomic_fetch_add(&open_fds, 1) >= fd_budget) {
+        atomic_fetch_sub(&open_fds, 1);
+        return og_err(OG_ERR_LIMIT, "store: %d read descriptors are open (the bound)", fd_budget);
+    }
+    og_status s = st->ops->open_fd(st, key, fd, size_out);
+    if (s != OG_OK) {
+        atomic_fetch_sub(&open_fds, 1);
+        *fd = -1;
+    }
+    return s;
+}
+
+void og_store_close_fd(int fd)
+{
+    if (fd < 0) return;
+    close(fd);
+    atomic_fetch_sub(&open_fds, 1);
+}
+
+int og_store_open_fds(void) { return atomic_load(&open_fds); }
 
 og_status og_store_map(og_store *st, const char *key, og_mapping **out)
 {

@@ -160,6 +160,17 @@ uint64_t og_store_change_count(og_store *st);
 og_status og_store_lock(og_store *st, const char *name, int64_t wait_ms, int *fd);
 void og_store_unlock(int fd);
 
+/* A read-only file descriptor of an object, for pread(2) beside a mapping of it (closed with
+ * og_store_close_fd); *size_out gets the object's size.  OG_ERR_UNSUPPORTED when the store
+ * has no files (S3), OG_ERR_NOT_FOUND when the object is absent, OG_ERR_LIMIT when the
+ * process already holds its bound of such descriptors (a quarter of the soft RLIMIT_NOFILE,
+ * at most OG_STORE_READ_FDS_MAX): readers then read their mapping. */
+#define OG_STORE_READ_FDS_MAX 512
+og_status og_store_open_fd(og_store *st, const char *key, int *fd, uint64_t *size_out);
+void og_store_close_fd(int fd);
+/* Descriptors og_store_open_fd has open now (tests). */
+int og_store_open_fds(void);
+
 /* Maps a whole object read-only. */
 og_status og_store_map(og_store *st, const char *key, og_mapping **out);
 const uint8_t *og_mapping_data(const og_mapping *m);

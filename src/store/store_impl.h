@@ -57,6 +57,8 @@ typedef struct og_store_ops {
                       og_keylist *out);
     og_status (*delete)(og_store *st, const char *key);
     og_status (*map)(og_store *st, const char *key, og_mapping **out); /* may be NULL */
+    /* store.h og_store_open_fd; may be NULL (no files) */
+    og_status (*open_fd)(og_store *st, const char *key, int *fd, uint64_t *size_out);
     /* change watch (store.h og_store_watch); both NULL when the adapter cannot watch */
     og_status (*watch)(og_store *st, const char *prefix);
     uint64_t (*change_count)(og_store *st);

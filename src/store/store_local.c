@@ -401,6 +401,11 @@ static og_status local_map(og_store *st, const char *key, og_mapping **out)
     return OG_OK;
 }
 
+static og_status local_open_fd(og_store *st, const char *key, int *fd, uint64_t *size_out)
+{
+    return open_object(L(st), key, fd, size_out);
+}
+
 /* ---- writes ------------------------------------------------------------------------------- */
 
 /* Writes `data` to a fresh temp file beside `path` (path = "<root><key>") and fsyncs it
@@ -919,6 +924,7 @@ static const og_store_ops local_ops = {
     .list = local_list,
     .delete = local_delete,
     .map = local_map,
+    .open_fd = local_open_fd,
     .close = local_close,
     .lock = local_lock,
 #ifdef __linux__

@@ -202,6 +202,68 @@ static void keymaps_round_trip_through_a_store(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* A keymap opened from a local store reads the buckets it probes with pread into its bounded
+ * cache: every key (repeated ids, an empty id, nulls skipped, misses) finds the same offsets as
+ * over the file's bytes in memory, cold and warm, with a stop from the callback, and past the
+ * cache's bound (where it reads the mapping instead). */
+static void pread_probes_equal_in_memory_probes(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/og-index-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    og_store *st;
+    OK(og_store_open(&st, dir));
+    enum { N = 60000 }; /* ~3 MB of map: far past the 256 KiB cache */
+    og_vector ids;
+    OK(og_vector_init(&ids, T_STR));
+    for (int i = 0; i < N; i++) {
+        char key[32];
+        int n = snprintf(key, sizeof key, "node-%d", i % 7 == 0 ? i / 7 : i); /* repeats */
+        if (i % 11 == 0) OK(og_vector_append_null(&ids));
+        else if (i == 5) OK(og_vector_append_bytes(&ids, "", 0));
+        else OK(og_vector_append_bytes(&ids, key, (size_t)n));
+    }
+    og_buf b = OG_BUF_INIT;
+    OK(og_keymap_encode(&ids, &b));
+    OK(og_store_put(st, "_index/t/f/keymap.v1", b.data, b.len));
+    og_keymap *mem = NULL, *pr = NULL;
+    OK(og_keymap_open_bytes(&mem, b.data, b.len, NULL, NULL));
+    OK(og_keymap_open(&pr, st, "_index/t/f/keymap.v1"));
+    assert_true(og_keymap_reads_by_pread(pr));
+    assert_false(og_keymap_reads_by_pread(mem));
+    hits a, c;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < 400; i++) { /* a few hundred keys: all from the cache on the second pass */
+            char key[32];
+            snprintf(key, sizeof key, i % 5 == 0 ? "absent-%d" : "node-%d", i * 13);
+            if (i == 3) key[0] = '\0'; /* the empty id */
+            assert_int_equal(find(pr, key, &c), find(mem, key, &a));
+            assert_memory_equal(a.off, c.off, sizeof a.off);
+            memset(&a, 0, sizeof a), memset(&c, 0, sizeof c);
+            a.stop_after = c.stop_after = 1;
+            OK(og_keymap_find(mem, key, strlen(key), collect, &a));
+            OK(og_keymap_find(pr, key, strlen(key), collect, &c));
+            assert_int_equal(a.n, c.n);
+            assert_memory_equal(a.off, c.off, sizeof a.off);
+        }
+    assert_true(og_keymap_reads_by_pread(pr));
+    for (int i = 0; i < N; i += 3) { /* a bulk reader fills the cache, then reads the mapping */
+        char key[32];
+        snprintf(key, sizeof key, "node-%d", i);
+        assert_int_equal(find(pr, key, &c), find(mem, key, &a));
+        assert_memory_equal(a.off, c.off, sizeof a.off);
+    }
+    assert_false(og_keymap_reads_by_pread(pr));
+    og_keymap_free(pr);
+    og_keymap_free(mem);
+    og_buf_free(&b);
+    og_vector_free(&ids);
+    og_store_close(st);
+    char cmd[64];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 static void csr_round_trips_and_refuses_damage(void **state)
 {
     (void)state;
@@ -275,6 +337,7 @@ int main(void)
         cmocka_unit_test(many_keys_and_an_empty_map),
         cmocka_unit_test(damaged_files_are_corrupt),
         cmocka_unit_test(keymaps_round_trip_through_a_store),
+        cmocka_unit_test(pread_probes_equal_in_memory_probes),
         cmocka_unit_test(csr_round_trips_and_refuses_damage),
         cmocka_unit_test(fuzz_seeds_decode),
     };
