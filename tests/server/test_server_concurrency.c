@@ -237,8 +237,7 @@ static void *merge_into_main(void *arg)
 /* Merges into one target queue in the engine (the branch's in-process pipeline,
  * docs/graph-authority.md §2: each plans on the one being published) instead of racing for
  * main's next log entry: eight branches, one insert each, merged into main at once — every
- * merge is answered 200, main holds all eight rows once, and its first-parent history is
- * one chain holding each merge commit once. */
+ * merge is answered 200, and main holds all eight rows once. */
 static void test_merges_into_one_target_all_land(void **state)
 {
     srv s;
