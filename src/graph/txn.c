@@ -202,6 +202,7 @@ enum { SLOT_PENDING, SLOT_PUBLISHED, SLOT_FAILED };
 typedef struct pipe_slot {
     og_ref_entry e; /* the entry its writer publishes */
     int state;      /* SLOT_*, under g->lock */
+    int followed;   /* a writer planned on it (under g->lock) */
     unsigned refs;  /* its writer, the pipe's tail, the writer that planned on it */
 } pipe_slot;
 
@@ -278,6 +279,7 @@ static void turn_take(og_graph *g, pipe_turn *t)
     pipe_slot *tail = t->p->tail;
     if (tail && tail->state == SLOT_PENDING) {
         tail->refs++;
+        tail->followed = 1;
         t->pred = tail;
         t->waited = 1;
     }
@@ -326,16 +328,21 @@ static og_status slot_new(og_graph *g, pipe_turn *t, const og_ref_entry *e)
     return OG_OK;
 }
 
-/* Settles this attempt's slot (if any) and drops it; unresolved means not published. */
-static void slot_settle(og_graph *g, pipe_turn *t, int published)
+/* Settles this attempt's slot (if any) and drops it; unresolved means not published.
+ * Returns 1 when another writer planned on it: that writer's manifests may name this
+ * attempt's data files, so an unpublished attempt must leave its effects to `cleanup`
+ * rather than delete them (a table version never names a missing file). */
+static int slot_settle(og_graph *g, pipe_turn *t, int published)
 {
-    if (!t->mine) return;
+    if (!t->mine) return 0;
     pthread_mutex_lock(&g->lock);
     if (t->mine->state == SLOT_PENDING) t->mine->state = published ? SLOT_PUBLISHED : SLOT_FAILED;
+    int followed = t->mine->followed;
     pthread_cond_broadcast(&t->p->done);
     slot_unref_locked(t->mine);
     t->mine = NULL;
     pthread_mutex_unlock(&g->lock);
+    return followed;
 }
 
 /* ---- the protocol ----------------------------------------------------------------------- */
@@ -560,7 +567,8 @@ done:
  * wrote under tables/ and its commit object are deleted before returning — best effort; what
  * a crash or a failed delete leaves is garbage for `cleanup`.  Only keys the attempt itself
  * created are in the journal, and none of them can be named by a published commit.  When the
- * publish outcome is unknown nothing is deleted. */
+ * publish outcome is unknown nothing is deleted; nor when another writer of this process
+ * planned on the attempt (the pipeline above): that writer's manifest may name its files. */
 static og_status attempt_once(og_graph *g, const og_write_opts *o, const char *actor, og_write_fn fn, void *ctx,
                               int attempt, pipe_turn *t, og_write_result *res, int *lost)
 {
@@ -577,10 +585,10 @@ static og_status attempt_once(og_graph *g, const og_write_opts *o, const char *a
         st = og_err(OG_ERR_ALREADY_EXISTS, "write to branch \"%s\": the write it followed was not published",
                     o->branch);
     }
-    slot_settle(g, t, stage == 2);
+    int followed = slot_settle(g, t, stage == 2);
     og_store_journal_end(&j);
     int noop = st == OG_OK && !res->published;
-    if (stage == 0 && (st != OG_OK || noop)) {
+    if (stage == 0 && (st != OG_OK || noop) && !followed) {
         char saved[2048];
         snprintf(saved, sizeof saved, "%s", og_error_message());
         for (size_t i = 0; i < j.keys.count; i++) og_table_cache_forget_key(g->cache, j.keys.keys[i]);
