@@ -87,7 +87,10 @@ print("%.1f %.0f %.0f %.1f %d" % (r["ops_per_s"], r["write_p50_ms"], r["write_p9
 if r["errors"]:
     print("errors: %s" % r["errors"], file=sys.stderr)
 PY
-  rm -rf "$g" "$counts"
+  # The graph stays until the end (cleanup): deleting its thousands of files here would make
+  # the next run's file creations slow — ext4 without a journal skips, and reads, every inode
+  # freed in the last 5-35 s when it allocates one (docs/benchmarks.md "Fleet").
+  rm -f "$counts"
 }
 
 out="${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/og-fleet-out-XXXXXX")}"

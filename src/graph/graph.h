@@ -178,7 +178,9 @@ typedef struct og_graph_opts {
     int use_hint;           /* -1 = never read or write head hints (tests/bench); 0/1 = use them */
     int64_t max_plan_ms;    /* re-capture instead of publishing a plan older than this; 0 = OG_GRAPH_MAX_PLAN_MS */
     /* Test-only: called right after each fault point of the write protocol passes
-     * ("graph.after_effects", "graph.after_commit_object", "graph.after_publish"), so a crash
+     * ("graph.after_effects", "graph.after_commit_object", "graph.before_publish" — the
+     * write's turn already handed to the next writer of the branch, docs/graph-authority.md
+     * §2 — and "graph.after_publish"), so a crash
      * test can arm a store fault point for the next step only. */
     void (*step_hook)(const char *point, void *arg);
     void *step_hook_arg;

@@ -38,6 +38,10 @@ typedef struct og_contended {
     int64_t until; /* 0 = empty */
 } og_contended;
 
+/* The in-process write pipeline of one branch (txn.c, docs/graph-authority.md §2
+ * "Writers of one branch in one process"); defined there. */
+struct og_pipe;
+
 struct og_graph {
     og_store *store;
     og_cache *cache;
@@ -55,6 +59,7 @@ struct og_graph {
     og_head_slot heads[OG_HEAD_SLOTS];
     void (*step_hook)(const char *point, void *arg);
     void *step_hook_arg;
+    struct og_pipe *pipes; /* the branches being written in this process; under lock */
 };
 
 struct og_snapshot {

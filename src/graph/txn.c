@@ -181,6 +181,170 @@ static og_status draft_init(og_commit_draft *d, const og_snapshot *base)
     return OG_OK;
 }
 
+/* ---- the in-process pipeline of one branch -----------------------------------------------
+ *
+ * Writers of one branch in one process take turns to plan (docs/graph-authority.md §2,
+ * "Writers of one branch in one process"): a writer holds its branch's turn from its capture
+ * until its effects — data files, manifests, commit object — are durable, and then hands the
+ * turn on before it publishes.  The next writer captures the entry the previous one is about
+ * to publish (seq s+1, its commit, cached when written) instead of the published head, so its
+ * plan and its flushes overlap the previous publish; only its own publish (s+2) waits, until
+ * the previous writer's outcome is known.  Published: it goes on.  Not published (lost,
+ * failed, outcome unknown): its plan stood on a commit that is not on the branch, so it
+ * publishes nothing, discards its effects and starts again from a fresh capture — as after a
+ * lost publish, without the back-off.  An error or a no-op decided on such a plan waits the
+ * same way and counts only if the previous writer published.  The publish is still the one
+ * put_if_absent of the next entry, in seq order; nothing here decides anything the store
+ * does not.  A write made from inside another write of the same thread (a callback or a step
+ * hook racing its own write, as tests do) stays outside the pipeline. */
+enum { SLOT_PENDING, SLOT_PUBLISHED, SLOT_FAILED };
+
+typedef struct pipe_slot {
+    og_ref_entry e; /* the entry its writer publishes */
+    int state;      /* SLOT_*, under g->lock */
+    int followed;   /* a writer planned on it (under g->lock) */
+    unsigned refs;  /* its writer, the pipe's tail, the writer that planned on it */
+} pipe_slot;
+
+struct og_pipe {
+    struct og_pipe *next;
+    char branch[OG_BRANCH_MAX + 1];
+    int planning;         /* a writer holds the turn */
+    pipe_slot *tail;      /* the newest writer past its effects, or NULL */
+    unsigned refs;        /* writers inside og_graph_write for this branch */
+    pthread_cond_t turn;  /* signalled when the turn is handed on */
+    pthread_cond_t done;  /* broadcast when a slot's outcome is known */
+};
+
+typedef struct pipe_turn {
+    struct og_pipe *p; /* NULL: outside the pipeline */
+    pipe_slot *pred;   /* the in-flight writer this attempt planned on, or NULL */
+    pipe_slot *mine;   /* this attempt's slot once its effects are durable */
+    int held;          /* this attempt holds the turn */
+    int waited;        /* it waited for the turn, or planned on a predecessor */
+    int alone;         /* no other writer of the branch in this process when the write began */
+} pipe_turn;
+
+static _Thread_local int write_depth; /* og_graph_write calls on this thread's stack */
+
+static void slot_unref_locked(pipe_slot *s)
+{
+    if (s && --s->refs == 0) free(s);
+}
+
+static struct og_pipe *pipe_enter(og_graph *g, const char *branch, int *alone)
+{
+    pthread_mutex_lock(&g->lock);
+    struct og_pipe *p = g->pipes;
+    while (p && strcmp(p->branch, branch)) p = p->next;
+    if (!p && (p = calloc(1, sizeof *p)) != NULL) {
+        snprintf(p->branch, sizeof p->branch, "%s", branch);
+        pthread_cond_init(&p->turn, NULL);
+        pthread_cond_init(&p->done, NULL);
+        p->next = g->pipes;
+        g->pipes = p;
+    }
+    if (p) *alone = ++p->refs == 1;
+    pthread_mutex_unlock(&g->lock);
+    return p; /* NULL (out of memory): the write goes on outside the pipeline */
+}
+
+static void pipe_leave(og_graph *g, struct og_pipe *p)
+{
+    if (!p) return;
+    pthread_mutex_lock(&g->lock);
+    if (--p->refs == 0) {
+        struct og_pipe **pp = &g->pipes;
+        while (*pp != p) pp = &(*pp)->next;
+        *pp = p->next;
+        slot_unref_locked(p->tail);
+        pthread_cond_destroy(&p->turn);
+        pthread_cond_destroy(&p->done);
+        free(p);
+    }
+    pthread_mutex_unlock(&g->lock);
+}
+
+/* Waits for the turn; t->pred = the tail if its publish is still pending. */
+static void turn_take(og_graph *g, pipe_turn *t)
+{
+    if (!t->p) return;
+    pthread_mutex_lock(&g->lock);
+    while (t->p->planning) {
+        t->waited = 1;
+        pthread_cond_wait(&t->p->turn, &g->lock);
+    }
+    t->p->planning = 1;
+    t->held = 1;
+    pipe_slot *tail = t->p->tail;
+    if (tail && tail->state == SLOT_PENDING) {
+        tail->refs++;
+        tail->followed = 1;
+        t->pred = tail;
+        t->waited = 1;
+    }
+    pthread_mutex_unlock(&g->lock);
+}
+
+/* Hands the turn on; `mine` (may be NULL) becomes the tail the next writer plans on. */
+static void turn_give(og_graph *g, pipe_turn *t, pipe_slot *mine)
+{
+    if (!t->held) return;
+    pthread_mutex_lock(&g->lock);
+    if (mine) {
+        mine->refs++;
+        slot_unref_locked(t->p->tail);
+        t->p->tail = mine;
+    }
+    t->p->planning = 0;
+    t->held = 0;
+    pthread_cond_signal(&t->p->turn);
+    pthread_mutex_unlock(&g->lock);
+}
+
+/* Waits until the predecessor's publish outcome is known; 1 = published.  Drops it. */
+static int pred_wait(og_graph *g, pipe_turn *t)
+{
+    if (!t->pred) return 1;
+    pthread_mutex_lock(&g->lock);
+    while (t->pred->state == SLOT_PENDING) pthread_cond_wait(&t->p->done, &g->lock);
+    int ok = t->pred->state == SLOT_PUBLISHED;
+    slot_unref_locked(t->pred);
+    t->pred = NULL;
+    pthread_mutex_unlock(&g->lock);
+    return ok;
+}
+
+static og_status slot_new(og_graph *g, pipe_turn *t, const og_ref_entry *e)
+{
+    if (!t->p) return OG_OK;
+    pipe_slot *s = calloc(1, sizeof *s);
+    if (!s) return og_err(OG_ERR_NOMEM, "out of memory writing to branch \"%s\"", e->branch);
+    s->e = *e;
+    s->state = SLOT_PENDING;
+    s->refs = 1;
+    t->mine = s;
+    turn_give(g, t, s);
+    return OG_OK;
+}
+
+/* Settles this attempt's slot (if any) and drops it; unresolved means not published.
+ * Returns 1 when another writer planned on it: that writer's manifests may name this
+ * attempt's data files, so an unpublished attempt must leave its effects to `cleanup`
+ * rather than delete them (a table version never names a missing file). */
+static int slot_settle(og_graph *g, pipe_turn *t, int published)
+{
+    if (!t->mine) return 0;
+    pthread_mutex_lock(&g->lock);
+    if (t->mine->state == SLOT_PENDING) t->mine->state = published ? SLOT_PUBLISHED : SLOT_FAILED;
+    int followed = t->mine->followed;
+    pthread_cond_broadcast(&t->p->done);
+    slot_unref_locked(t->mine);
+    t->mine = NULL;
+    pthread_mutex_unlock(&g->lock);
+    return followed;
+}
+
 /* ---- the protocol ----------------------------------------------------------------------- */
 
 static void backoff(og_graph *g, int attempt)
@@ -287,17 +451,24 @@ static og_status write_staged(og_graph *g, og_commit_draft *d, char commit_id[OG
 }
 
 /* One attempt.  *lost = 1 when the publish lost to another writer, 2 when the plan grew too
- * old to publish (both mean: start again from a fresh capture).  *stage says how far it got:
+ * old to publish, 3 when it planned on an in-flight write of this process that was not
+ * published (all mean: start again from a fresh capture).  *stage says how far it got:
  * 0 = certainly not published, 1 = the publish was sent (its outcome may be unknown on an
  * error), 2 = published; *commit_written = 1 once the commit object may exist. */
 static og_status attempt_inner(og_graph *g, const og_write_opts *o, const char *actor, og_write_fn fn, void *ctx,
-                               int attempt, og_write_result *res, int *lost, int *stage, char commit_id[OG_ULID_LEN + 1])
+                               int attempt, pipe_turn *t, og_write_result *res, int *lost, int *stage,
+                               char commit_id[OG_ULID_LEN + 1])
 {
     *lost = 0;
     int64_t captured_at = og_now_ms();
     og_ref_entry head;
     int found = 1;
-    if (attempt == 1 && o->first_head && !strcmp(o->first_head->branch, o->branch)) head = *o->first_head;
+    /* a pin holds or not on the published head, never on one still being published */
+    if (t->pred && (o->expected_head || o->expected_incarnation)) (void)pred_wait(g, t);
+    if (t->pred) head = t->pred->e; /* the entry the writer before this one is publishing */
+    else if (attempt == 1 && o->first_head && !strcmp(o->first_head->branch, o->branch) &&
+             (!t->p || (t->alone && !t->waited)))
+        head = *o->first_head; /* looked up before the turn: good only if nobody else wrote */
     else OG_TRY(og_graph_head_lookup(g, o->branch, &head, &found));
     if (!found) return og_err(OG_ERR_NOT_FOUND, "branch \"%s\" not found", o->branch);
     if (head.kind == OG_REF_DELETE) return og_err(OG_ERR_NOT_FOUND, "branch \"%s\" not found (it was deleted)", o->branch);
@@ -356,6 +527,16 @@ static og_status attempt_inner(og_graph *g, const og_write_opts *o, const char *
     memcpy(e.previous, head.commit, sizeof e.previous);
     snprintf(e.actor, sizeof e.actor, "%s", actor);
     memcpy(e.at, c->created_at, sizeof e.at);
+    /* effects durable: the next writer of the branch may plan on this entry */
+    if ((st = slot_new(g, t, &e)) != OG_OK) goto done;
+    og_graph_step(g, "graph.before_publish");
+    if (!pred_wait(g, t)) {
+        /* planned on a write that was not published: start again, nothing of ours is visible */
+        *lost = 3;
+        st = og_err(OG_ERR_ALREADY_EXISTS, "write to branch \"%s\": the write it followed was not published",
+                    o->branch);
+        goto done;
+    }
     if (og_now_ms() - captured_at > g->max_plan_ms) {
         /* Too old to publish safely (cleanup may have reclaimed log entries after our base,
          * see docs/graph-authority.md): treat like a lost publish and re-capture. */
@@ -386,18 +567,28 @@ done:
  * wrote under tables/ and its commit object are deleted before returning — best effort; what
  * a crash or a failed delete leaves is garbage for `cleanup`.  Only keys the attempt itself
  * created are in the journal, and none of them can be named by a published commit.  When the
- * publish outcome is unknown nothing is deleted. */
+ * publish outcome is unknown nothing is deleted; nor when another writer of this process
+ * planned on the attempt (the pipeline above): that writer's manifest may name its files. */
 static og_status attempt_once(og_graph *g, const og_write_opts *o, const char *actor, og_write_fn fn, void *ctx,
-                              int attempt, og_write_result *res, int *lost)
+                              int attempt, pipe_turn *t, og_write_result *res, int *lost)
 {
     og_store_journal j;
     og_store_journal_begin(&j, g->store, "tables/");
     int stage = 0;
     char commit_id[OG_ULID_LEN + 1] = "";
-    og_status st = attempt_inner(g, o, actor, fn, ctx, attempt, res, lost, &stage, commit_id);
+    turn_take(g, t);
+    og_status st = attempt_inner(g, o, actor, fn, ctx, attempt, t, res, lost, &stage, commit_id);
+    turn_give(g, t, NULL); /* it ended before its effects were durable */
+    if (t->pred && !pred_wait(g, t) && stage == 0) {
+        /* its error or no-op was decided on a write that was not published: start again */
+        *lost = 3;
+        st = og_err(OG_ERR_ALREADY_EXISTS, "write to branch \"%s\": the write it followed was not published",
+                    o->branch);
+    }
+    int followed = slot_settle(g, t, stage == 2);
     og_store_journal_end(&j);
     int noop = st == OG_OK && !res->published;
-    if (stage == 0 && (st != OG_OK || noop)) {
+    if (stage == 0 && (st != OG_OK || noop) && !followed) {
         char saved[2048];
         snprintf(saved, sizeof saved, "%s", og_error_message());
         for (size_t i = 0; i < j.keys.count; i++) og_table_cache_forget_key(g->cache, j.keys.keys[i]);
@@ -512,13 +703,23 @@ og_status og_graph_write(og_graph *g, const og_write_opts *o, og_write_fn fn, vo
         locked.first_head = NULL;
         o = &locked;
     }
+    pipe_turn t;
+    memset(&t, 0, sizeof t);
+    if (write_depth == 0) t.p = pipe_enter(g, o->branch, &t.alone);
+    write_depth++;
     og_status st = OG_OK;
     int attempt = 1;
     for (;; attempt++) {
         int lost = 0;
         res.attempts = attempt;
-        st = attempt_once(g, o, actor, fn, ctx, attempt, &res, &lost);
+        st = attempt_once(g, o, actor, fn, ctx, attempt, &t, &res, &lost);
         if (!lost) break;
+        if (lost == 3) { /* the write it followed failed: no one else is in the way */
+            if (og_now_ms() < deadline || attempt < OG_GRAPH_MIN_ATTEMPTS) continue;
+            st = og_err(OG_ERR_CONFLICT, "write to branch \"%s\": %d attempts in %lld ms each followed a write that failed",
+                        o->branch, attempt, (long long)(og_now_ms() - t0));
+            break;
+        }
         if (lost == 1) contended_note(g, o->branch);
         if (lost == 1 && o->expected_head) {
             st = og_err(OG_ERR_PRECONDITION_FAILED,
@@ -536,6 +737,8 @@ og_status og_graph_write(og_graph *g, const og_write_opts *o, og_write_fn fn, vo
         backoff(g, attempt);
         if (fd < 0) fd = publish_lock(g, o->branch, deadline);
     }
+    write_depth--;
+    pipe_leave(g, t.p);
     publish_unlock(fd);
     if (out && (st == OG_OK || st == OG_ERR_CONFLICT)) *out = res;
     return st;

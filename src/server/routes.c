@@ -1299,10 +1299,11 @@ static struct MHD_Response *h_branch_merge(og_req *r)
     og_db_merge_opts mo = {source, target, NULL, 0};
     char *text = NULL;
     og_write_hold h;
-    og_write_lock(r->g->locks, target, &h); /* merges into one target wait for each other only */
+    /* No lock on the target here: the engine queues the writers of one branch itself and
+     * lets the next merge plan on the one being published (docs/graph-authority.md §2,
+     * "Writers of one branch in one process"), which a lock held to the end would forbid. */
     og_status st = dry ? og_db_branch_merge_dry_run(&text, r->g->db, &mo, &sg)
                        : og_db_branch_merge_ex(&text, r->g->db, &mo, &sg);
-    og_write_unlock(&h);
     json_t *j = parse_owned(text);
     if (st == OG_ERR_CONFLICT && json_object_get(j, "conflicts")) {
         char *snap_text = NULL;

@@ -66,11 +66,12 @@ og_status og_store_stat(og_store *st, const char *key, uint64_t *size_out, int64
  * (callers only use it for names nobody else can choose). */
 og_status og_store_put(og_store *st, const char *key, const void *data, size_t len);
 
-/* A put whose durability nobody needs (the head hint, docs/graph-authority.md §4): visible
- * whole or not at all while the machine runs, but not flushed — after a crash the key may
- * hold its previous object, nothing, or (locally) a short or empty file, so a reader must
- * treat whatever it finds as a hint.  Locally it skips put's two fsyncs; on an object store
- * it is a put. */
+/* A put whose durability and atomicity nobody needs (the head hint, docs/graph-authority.md
+ * §4).  Locally the object's bytes are overwritten in place, not flushed (no temp file, so
+ * no inode is created or freed per overwrite): a reader racing it may see old and new bytes
+ * mixed or a short file, and after a crash the key may hold its previous object, nothing, or
+ * a short or empty file — so a reader must treat whatever it finds as a hint.  On an object
+ * store it is a put. */
 og_status og_store_put_unsynced(og_store *st, const char *key, const void *data, size_t len);
 
 /* The compare-and-swap: creates `key` only if no object has that key.  Exactly one of several

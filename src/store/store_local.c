@@ -7,7 +7,8 @@
  *                  it, link() it to the key — link never replaces an existing name, so
  *                  exactly one racer succeeds and every other gets EEXIST — then unlink
  *                  the temp and fsync <dir>
- *   put_unsynced   put without either fsync (a hint nobody needs to survive a crash)
+ *   put_unsynced   the file's bytes overwritten in place, no temp, no fsync (a hint nobody
+ *                  needs whole or after a crash)
  * Parent directories are created on demand (the parent of each new directory is fsynced so
  * the directory entry itself survives a crash).  A crash can leave ".tmp-" files behind; they
  * are never returned by list() and key rules forbid keys that look like them, so they are
@@ -487,11 +488,45 @@ static og_status local_put(og_store *st, const char *key, const void *data, size
     return put_file(st, key, data, len, 1);
 }
 
-/* store.h og_store_put_unsynced: put without its fsyncs.  The rename still makes the object
- * appear whole to every reader while the machine runs; a crash may lose it. */
+/* store.h og_store_put_unsynced: the object's bytes replaced in place, not flushed.  No temp
+ * file and no rename: overwriting the object frees no inode and creates none after the
+ * first, which matters on ext4 without a journal, where every freed inode is skipped (and
+ * read) by each file creation nearby for the next 5 to 35 s (docs/benchmarks.md "Fleet").
+ * The price: a reader racing the write may see a mix of old and new bytes or a short file,
+ * and a crash may leave anything — which the one caller, the head hint, tolerates. */
 static og_status local_put_unsynced(og_store *st, const char *key, const void *data, size_t len)
 {
-    return put_file(st, key, data, len, 0);
+    local_store *ls = L(st);
+    char *path = NULL;
+    OG_TRY(key_path(ls, key, &path));
+    int fd = -1;
+    og_status s = OG_OK;
+    for (int attempt = 0;; attempt++) {
+        fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        if (fd >= 0) break;
+        int e = errno;
+        if (e == EINTR) continue;
+        if (e == ENOENT && attempt < MKDIR_RETRIES && (s = make_dirs(path, ls->root_len, 1, 1, key)) == OG_OK)
+            continue;
+        if (s == OG_OK) s = og_err_errno(e, "store key \"%s\": open", key);
+        free(path);
+        return s;
+    }
+    struct stat sb;
+    size_t done = 0;
+    while (s == OG_OK && done < len) {
+        ssize_t w = pwrite(fd, (const uint8_t *)data + done, len - done, (off_t)done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) s = og_err_errno(w < 0 ? errno : EIO, "store key \"%s\": write", key);
+        else done += (size_t)w;
+    }
+    if (s == OG_OK) og_fault_point("store.put.after_write");
+    if (s == OG_OK && fstat(fd, &sb) == 0 && (uint64_t)sb.st_size > len && ftruncate(fd, (off_t)len) != 0)
+        s = og_err_errno(errno, "store key \"%s\": truncate", key);
+    if (s == OG_OK) og_fault_point("store.put.before_publish");
+    if (close(fd) != 0 && s == OG_OK) s = og_err_errno(errno, "store key \"%s\": close", key);
+    free(path);
+    return s;
 }
 
 static og_status local_put_if_absent(og_store *st, const char *key, const void *data, size_t len)

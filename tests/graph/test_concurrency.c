@@ -3,7 +3,9 @@
  * M=25 times to main: every acknowledged commit is in the final history exactly once, the
  * history is one linear parent chain with nothing unacknowledged in it, and the log's seqs
  * are dense and name that chain in order.  Then writers on two branches of one graph at once,
- * and threads sharing one graph handle.
+ * threads sharing one graph handle, and the in-process pipeline of one branch: a writer
+ * plans on the entry the writer before it is still publishing, and when that one is not
+ * published the follower publishes nothing of its plan and starts again.
  *
  * Runs on a local directory, or on the object store at $OG_TEST_STORE_URI (graph_testutil.h;
  * tests/store/run-s3-tests.sh runs it against the S3 test store).
@@ -270,12 +272,222 @@ static void threads_sharing_one_handle(void **state)
     free(dir);
 }
 
+/* ---- the in-process pipeline of one branch (docs/graph-authority.md §2) ------------------
+ *
+ * Writer A stops at "graph.before_publish" (its effects durable, its turn handed on, its
+ * entry not yet published) until writer B, on another thread of the same handle, has
+ * planned.  B must have planned on A's commit — not on the published head — and publish
+ * after it.  With `steal`, A's hook then publishes a competing entry first (a nested write
+ * of A's thread, which stays outside the pipeline), so A loses its publish: B, planned on a
+ * commit that never became visible, must publish nothing of that plan, start again and land
+ * once; so must A; and no entry may name anything of the two dead plans. */
+typedef struct pipe_race {
+    og_graph *g;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int a_waiting, b_planned, hooked, steal;
+    char b_first_base[OG_ULID_LEN + 1];
+    char published_at_b_plan[OG_ULID_LEN + 1];
+    char stolen[OG_ULID_LEN + 1];
+    int b_calls;
+    og_write_result a, b;
+    og_status a_st, b_st;
+} pipe_race;
+
+static _Thread_local int is_writer_a;
+
+static int wait_flag(pipe_race *r, int *flag)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 20;
+    int rc = 0;
+    pthread_mutex_lock(&r->mu);
+    while (!*flag && rc == 0) rc = pthread_cond_timedwait(&r->cv, &r->mu, &until);
+    int got = *flag;
+    pthread_mutex_unlock(&r->mu);
+    return got;
+}
+
+static void set_flag(pipe_race *r, int *flag)
+{
+    pthread_mutex_lock(&r->mu);
+    *flag = 1;
+    pthread_cond_broadcast(&r->cv);
+    pthread_mutex_unlock(&r->mu);
+}
+
+static void race_hook(const char *point, void *arg)
+{
+    pipe_race *r = arg;
+    if (!is_writer_a || r->hooked || strcmp(point, "graph.before_publish") != 0) return;
+    r->hooked = 1;
+    set_flag(r, &r->a_waiting);
+    if (!wait_flag(r, &r->b_planned)) return; /* B never planned on us: the test fails below */
+    if (r->steal) {
+        og_write_result w;
+        if (tu_commit(r->g, "main", &w) == OG_OK) memcpy(r->stolen, w.commit, sizeof r->stolen);
+    }
+}
+
+static og_status b_writer(void *ctx, og_graph *g, const og_snapshot *base, og_commit_draft *d, int attempt)
+{
+    pipe_race *r = ctx;
+    if (r->b_calls++ == 0) {
+        memcpy(r->b_first_base, og_snapshot_commit_id(base), sizeof r->b_first_base);
+        char head[OG_ULID_LEN + 1];
+        tu_head(g, "main", head, NULL);
+        memcpy(r->published_at_b_plan, head, sizeof head);
+        set_flag(r, &r->b_planned);
+    }
+    return tu_bump_fn(NULL, g, base, d, attempt);
+}
+
+static void *writer_a(void *arg)
+{
+    pipe_race *r = arg;
+    is_writer_a = 1;
+    r->a_st = tu_commit(r->g, "main", &r->a);
+    return NULL;
+}
+
+static void *writer_b(void *arg)
+{
+    pipe_race *r = arg;
+    if (!wait_flag(r, &r->a_waiting)) return NULL;
+    og_write_opts o = {0};
+    o.branch = "main";
+    o.actor = "tester";
+    r->b_st = og_graph_write(r->g, &o, b_writer, r, &r->b);
+    return NULL;
+}
+
+static size_t commit_objects(og_store *st)
+{
+    og_keylist l;
+    assert_int_equal(og_store_list(st, "_graph/commits/", NULL, 0, &l), OG_OK);
+    size_t n = l.count;
+    og_keylist_free(&l);
+    return n;
+}
+
+static void pipeline_race(int steal)
+{
+    char *dir = tu_tmpdir();
+    og_store *st = tu_store(dir);
+    og_graph_close(tu_init(st));
+    static pipe_race r;
+    memset(&r, 0, sizeof r);
+    pthread_mutex_init(&r.mu, NULL);
+    pthread_cond_init(&r.cv, NULL);
+    r.steal = steal;
+    og_graph_opts go = {0};
+    go.step_hook = race_hook;
+    go.step_hook_arg = &r;
+    assert_int_equal(og_graph_open(&r.g, st, &go), OG_OK);
+    char genesis[OG_ULID_LEN + 1];
+    tu_head(r.g, "main", genesis, NULL);
+    pthread_t ta, tb;
+    assert_int_equal(pthread_create(&ta, NULL, writer_a, &r), 0);
+    assert_int_equal(pthread_create(&tb, NULL, writer_b, &r), 0);
+    pthread_join(ta, NULL);
+    pthread_join(tb, NULL);
+    assert_true(r.b_planned);
+    assert_int_equal(r.a_st, OG_OK);
+    assert_int_equal(r.b_st, OG_OK);
+    /* B planned on A's entry while main's published head was still the genesis */
+    assert_string_equal(r.published_at_b_plan, genesis);
+    assert_string_not_equal(r.b_first_base, genesis);
+    ulid_t acked[3];
+    size_t n = 0;
+    memcpy(acked[n++], r.a.commit, sizeof(ulid_t));
+    memcpy(acked[n++], r.b.commit, sizeof(ulid_t));
+    if (!steal) {
+        /* no one else wrote: A published what B planned on, and B landed on it first time */
+        assert_string_equal(r.b_first_base, r.a.commit);
+        assert_int_equal(r.a.attempts, 1);
+        assert_int_equal(r.b.attempts, 1);
+        assert_int_equal(r.b_calls, 1);
+    } else {
+        assert_true(r.stolen[0]);
+        memcpy(acked[n++], r.stolen, sizeof(ulid_t));
+        /* A lost to the stolen entry, so B's first plan stood on a commit never published */
+        assert_int_equal(r.a.attempts, 2);
+        assert_true(r.b.attempts >= 2);
+        assert_true(r.b_calls >= 2);
+        assert_string_not_equal(r.b_first_base, r.a.commit);
+    }
+    check_history(r.g, "main", genesis, acked, n, 1);
+    /* one commit object per commit on the branch; with `steal`, A's first attempt, which B
+     * followed, leaves its effects to cleanup (B's manifest could name its files): garbage
+     * that no entry names, as the history check above shows */
+    if (!steal) assert_int_equal(commit_objects(st), n + 1);
+    else assert_true(commit_objects(st) >= n + 2);
+    og_graph_close(r.g);
+    og_store_close(st);
+    tu_rmrf(dir);
+    free(dir);
+}
+
+static void a_writer_plans_on_the_entry_being_published(void **state)
+{
+    (void)state;
+    pipeline_race(0);
+}
+
+static void a_plan_on_an_unpublished_write_is_dropped_and_redone(void **state)
+{
+    (void)state;
+    pipeline_race(1);
+}
+
+/* Many threads of one handle on one branch, all at once: every write lands exactly once in
+ * one dense chain (most of them planned on an entry still being published). */
+static void many_threads_pipeline_into_one_branch(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir();
+    og_store *st = tu_store(dir);
+    og_graph *g = tu_init(st);
+    char genesis[OG_ULID_LEN + 1];
+    tu_head(g, "main", genesis, NULL);
+    enum { T = 12 };
+    static thread_job jobs[T];
+    pthread_t t[T];
+    for (int i = 0; i < T; i++) {
+        memset(&jobs[i], 0, sizeof jobs[i]);
+        jobs[i].g = g;
+        jobs[i].branch = "main";
+        assert_int_equal(pthread_create(&t[i], NULL, thread_writer, &jobs[i]), 0);
+    }
+    static ulid_t acked[MAX_IDS];
+    size_t nacked = 0;
+    for (int i = 0; i < T; i++) {
+        pthread_join(t[i], NULL);
+        assert_int_equal(jobs[i].acks, 10);
+        for (int k = 0; k < jobs[i].acks; k++) memcpy(acked[nacked++], jobs[i].ids[k], sizeof(ulid_t));
+    }
+    check_history(g, "main", genesis, acked, nacked, 1);
+    og_snapshot *s;
+    assert_int_equal(og_graph_snapshot_branch(g, "main", &s), OG_OK);
+    assert_int_equal(og_snapshot_table(s, "t_person")->version, 1 + T * 10);
+    og_snapshot_free(s);
+    assert_int_equal(commit_objects(st), nacked + 1);
+    og_graph_close(g);
+    og_store_close(st);
+    tu_rmrf(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(parallel_writers_on_one_branch_form_one_chain),
         cmocka_unit_test(writers_on_two_branches_at_once),
         cmocka_unit_test(threads_sharing_one_handle),
+        cmocka_unit_test(a_writer_plans_on_the_entry_being_published),
+        cmocka_unit_test(a_plan_on_an_unpublished_write_is_dropped_and_redone),
+        cmocka_unit_test(many_threads_pipeline_into_one_branch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -162,7 +162,8 @@ static void every_fault_point_leaves_old_or_new_state(void **state)
     (void)state;
     char names[MAX_POINTS][64];
     size_t n = discover_points(names);
-    const char *required[] = {"graph.after_effects", "graph.after_commit_object", "graph.after_publish",
+    const char *required[] = {"graph.after_effects", "graph.after_commit_object", "graph.before_publish",
+                              "graph.after_publish",
                               "store.put.after_write", "store.put.before_publish"};
     for (size_t k = 0; k < sizeof required / sizeof required[0]; k++) {
         int seen = 0;

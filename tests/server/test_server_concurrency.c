@@ -234,9 +234,10 @@ static void *merge_into_main(void *arg)
     return NULL;
 }
 
-/* Merges into one target wait for each other in the server (its write lock is the target
- * branch's) instead of racing for main's next log entry: eight branches, one insert each,
- * merged into main at once — every merge is answered 200, and main holds all eight rows. */
+/* Merges into one target queue in the engine (the branch's in-process pipeline,
+ * docs/graph-authority.md §2: each plans on the one being published) instead of racing for
+ * main's next log entry: eight branches, one insert each, merged into main at once — every
+ * merge is answered 200, and main holds all eight rows once. */
 static void test_merges_into_one_target_all_land(void **state)
 {
     srv s;

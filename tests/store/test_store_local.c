@@ -276,6 +276,36 @@ static void put_onto_a_path_through_an_object_fails_without_side_effects(void **
     og_keylist_free(&l);
 }
 
+/* The unsynced put (the head hint) overwrites the file in place: one inode for the key's
+ * life, so rewriting it frees none (docs/storage.md "put_unsynced"); a shorter object is
+ * truncated to its length, a longer one grows, parents are created, and no temp is left. */
+static void put_unsynced_overwrites_in_place(void **state)
+{
+    fixture *f = *state;
+    char p[300], d[256];
+    path_of(f, "h/x/hint.json", p, sizeof p);
+    path_of(f, "h/x", d, sizeof d);
+    assert_int_equal(og_store_put_unsynced(f->st, "h/x/hint.json", "{\"seq\":1000}", 12), OG_OK);
+    struct stat a, b;
+    assert_int_equal(stat(p, &a), 0);
+    assert_int_equal(og_store_put_unsynced(f->st, "h/x/hint.json", "{\"seq\":9}", 9), OG_OK);
+    assert_int_equal(stat(p, &b), 0);
+    assert_int_equal(a.st_ino, b.st_ino);
+    og_bytes got = {0};
+    assert_int_equal(og_store_get(f->st, "h/x/hint.json", &got), OG_OK);
+    assert_int_equal(got.len, 9);
+    assert_memory_equal(got.data, "{\"seq\":9}", 9);
+    og_bytes_free(&got);
+    assert_int_equal(og_store_put_unsynced(f->st, "h/x/hint.json", "{\"seq\":123456}", 14), OG_OK);
+    assert_int_equal(stat(p, &b), 0);
+    assert_int_equal(a.st_ino, b.st_ino);
+    assert_int_equal(og_store_get(f->st, "h/x/hint.json", &got), OG_OK);
+    assert_int_equal(got.len, 14);
+    assert_memory_equal(got.data, "{\"seq\":123456}", 14);
+    og_bytes_free(&got);
+    assert_int_equal(count_temps(d), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -290,6 +320,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(map_is_a_real_mapping_of_the_file, setup, teardown),
         cmocka_unit_test_setup_teardown(a_big_mapping_starts_a_page_past_a_huge_page_boundary, setup, teardown),
         cmocka_unit_test_setup_teardown(put_onto_a_path_through_an_object_fails_without_side_effects, setup, teardown),
+        cmocka_unit_test_setup_teardown(put_unsynced_overwrites_in_place, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
