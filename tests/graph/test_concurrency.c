@@ -412,7 +412,7 @@ static void pipeline_race(int steal)
         assert_true(r.stolen[0]);
         memcpy(acked[n++], r.stolen, sizeof(ulid_t));
         /* A lost to the stolen entry, so B's first plan stood on a commit never published */
-        assert_int_equal(r.a.attempts, 2);
+        assert_true(r.a.attempts >= 2); /* more when the machine is slow enough for a plan to age */
         assert_true(r.b.attempts >= 2);
         assert_true(r.b_calls >= 2);
         assert_string_not_equal(r.b_first_base, r.a.commit);
