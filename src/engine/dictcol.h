@@ -6,7 +6,8 @@
  * bytes; an enum column (or any String column with few distinct values) holds the same few
  * strings millions of times.  Coded, it costs 1 byte a row (2 past 256 distinct values) and
  * one copy of each value, and the kernels that filter, group, order and count it work on the
- * codes without materializing a string per row (colscan.h, exec_read.c).
+ * codes without materializing a string per row (colscan.h; exec_read.c filters, exec_project.c
+ * groups, orders and counts).
  *
  * The dictionary is sorted ascending in og_vector_row_cmp's order of strings (bytewise, then
  * shorter first), so code order is value order: a comparison with a constant is a range of

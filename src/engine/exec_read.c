@@ -6,6 +6,10 @@
  * anti-join runs its inner pipeline over a copy of the outer bindings extended with an
  * "origin" column holding each row's outer row number, then drops the outer rows that
  * produced a match (og_antijoin_mask): one vectorized pass, not one inner query per row.
+ *
+ * This file holds values, filter placement, the operators and the driver (og_xr_run); the
+ * hash join is in exec_join.c, projection / aggregation / order in exec_project.c, explain in
+ * exec_explain.c, and what they share in exec_internal.h.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -18,6 +22,7 @@
 #include "engine/dictcol.h"
 #include "engine/degree_count.h"
 #include "engine/exec.h"
+#include "engine/exec_internal.h"
 #include "engine/export.h"
 #include "engine/filter.h"
 #include "engine/jsonval.h"
@@ -28,53 +33,11 @@
 #include "engine/sort.h"
 #include "util/budget.h"
 #include "util/error.h"
-#include "util/hash.h"
 #include "util/jsonout.h"
-
-/* One operator as explained: where it runs, what it was estimated and found to produce. */
-typedef struct xstep {
-    const og_ir_op *op;
-    int depth;          /* 0 top level; n inside the n-th nested anti-join */
-    char label[24];     /* "3", "4.1" */
-    size_t written;     /* 1-based position as the compiler wrote it in its pipeline */
-    double est;
-    uint64_t rows;      /* actual rows after the operator (when ran) */
-    int ran;
-    int key_lookup;     /* SCAN: the row came from the key index */
-    int cross;          /* SCAN: joined to the rows before it (a separate component) */
-    int hash;           /* SCAN: that join is a hash join on an equality (hash_join); FILTER: its key */
-    int fused;          /* FILTER: applied while that join forms its pairs */
-} xstep;
-
-typedef struct exec {
-    const og_ir_query *ir;
-    const og_exec_source *src;
-    const og_vector *params;
-    int64_t now_ms;
-    og_search *search; /* the search functions' state (engine/search.h) */
-    uint64_t rows_through, rows_peak; /* rows out of every operator: sum and largest */
-    xstep *steps;      /* explain: every operator, in run order (NULL = not explaining) */
-    size_t nsteps, steps_cap;
-    /* the page (`limit` / `offset`, literals or parameters, resolved by resolve_page): rows
-     * [offset, offset + limit) of the ordered result; `window` = offset + limit is how many
-     * leading rows the top-k paths (search candidates) must keep, 0 = all of them */
-    int has_limit;
-    uint64_t limit, offset, window;
-    og_paths *paths;   /* the `shortest { }` paths found (engine/shortest.h), owned by exec_run */
-    const uint64_t *weights; /* a counted last hop (engine/degree_count.h): the rows each row stands for */
-} exec;
 
 int og_exec_place_filters = 1;
 int og_exec_hash_join = 1;
 int og_exec_typed = 1;
-
-/* One pipeline's state: bindings plus the variable → column map. */
-typedef struct pipe {
-    og_bindings b;
-    int *var_col;   /* ir->nvars entries */
-    int started;    /* a SCAN (or the outer rows of an anti-join) has produced the row set */
-    int identity_col; /* a column known to hold 0..n-1 over its whole table, or -1 */
-} pipe;
 
 void og_result_free(og_result *r)
 {
@@ -135,7 +98,6 @@ static og_status lit_append(og_vector *v, const og_qlit *l)
 }
 
 /* A value for every row of p (or one row to broadcast).  *out is always an owned vector. */
-static og_status eval(exec *x, const pipe *p, const og_ir_expr *e, og_vector *out);
 
 static og_status column_of_var(exec *x, int var, uint64_t prop_id, const og_vector **col)
 {
@@ -145,9 +107,9 @@ static og_status column_of_var(exec *x, int var, uint64_t prop_id, const og_vect
 }
 
 /* The coded column (dictcol.h) of var's property when the source has one (a String property
- * with few distinct values), else *d = NULL; *rows as var_rows. */
-static og_status var_dict(exec *x, const pipe *p, int var, uint64_t prop_id, const og_dictcol **d,
-                          const uint32_t **rows)
+ * with few distinct values), else *d = NULL; *rows as og_xr_var_rows. */
+og_status og_xr_var_dict(exec *x, const pipe *p, int var, uint64_t prop_id, const og_dictcol **d,
+                         const uint32_t **rows)
 {
     *d = NULL;
     *rows = NULL;
@@ -163,7 +125,7 @@ static og_status var_dict(exec *x, const pipe *p, int var, uint64_t prop_id, con
     return OG_OK;
 }
 
-static og_status gather_var(exec *x, const pipe *p, int var, uint64_t prop_id, og_vector *out)
+og_status og_xr_gather_var(exec *x, const pipe *p, int var, uint64_t prop_id, og_vector *out)
 {
     if (var < 0 || (size_t)var >= x->ir->nvars || p->var_col[var] < 0)
         return og_err(OG_ERR_INTERNAL, "variable %d is not bound here", var);
@@ -176,7 +138,7 @@ static og_status gather_var(exec *x, const pipe *p, int var, uint64_t prop_id, o
     }
     const og_dictcol *d;
     const uint32_t *drows;
-    OG_TRY(var_dict(x, p, var, prop_id, &d, &drows));
+    OG_TRY(og_xr_var_dict(x, p, var, prop_id, &d, &drows));
     if (d) return og_dictcol_gather(out, d, drows, p->b.n_rows);
     const og_vector *col;
     OG_TRY(column_of_var(x, var, prop_id, &col));
@@ -221,13 +183,13 @@ static og_status eval_object(exec *x, const pipe *p, int var, og_vector *out)
     size_t nc = 0;
     og_status st = cols && names ? OG_OK : og_err(OG_ERR_NOMEM, "out of memory");
     if (st == OG_OK) {
-        st = gather_var(x, p, var, OG_PROP_ID_COLUMN, &cols[0]);
+        st = og_xr_gather_var(x, p, var, OG_PROP_ID_COLUMN, &cols[0]);
         if (st == OG_OK) names[nc++] = "@id";
     }
     for (size_t i = 0; i < t->nprops && st == OG_OK; i++) {
         const og_cat_prop *cp = &t->props[i];
         if (cp->type.id == OG_T_BLOB || cp->type.id == OG_T_VECTOR) continue;
-        st = gather_var(x, p, var, cp->id, &cols[nc]);
+        st = og_xr_gather_var(x, p, var, cp->id, &cols[nc]);
         if (st == OG_OK) names[nc++] = cp->name;
     }
     int inited = 0;
@@ -270,7 +232,7 @@ static og_status eval_computed(exec *x, const pipe *p, const og_ir_expr *e, og_v
     og_status st = OG_OK;
     for (int i = 0; i < 3 && st == OG_OK; i++) {
         if (!src[i]) continue;
-        st = eval(x, p, src[i], &v[n]);
+        st = og_xr_eval(x, p, src[i], &v[n]);
         if (st == OG_OK) args[n] = &v[n], n++;
     }
     if (st == OG_OK && e->kind == OG_IRX_ARITH)
@@ -310,11 +272,11 @@ static og_status eval_path(exec *x, const pipe *p, const og_ir_expr *e, og_vecto
     return st;
 }
 
-static og_status eval(exec *x, const pipe *p, const og_ir_expr *e, og_vector *out)
+og_status og_xr_eval(exec *x, const pipe *p, const og_ir_expr *e, og_vector *out)
 {
     switch (e->kind) {
-    case OG_IRX_PROP: return gather_var(x, p, e->var, e->prop_id, out);
-    case OG_IRX_ID: return gather_var(x, p, e->var, OG_PROP_ID_COLUMN, out);
+    case OG_IRX_PROP: return og_xr_gather_var(x, p, e->var, e->prop_id, out);
+    case OG_IRX_ID: return og_xr_gather_var(x, p, e->var, OG_PROP_ID_COLUMN, out);
     case OG_IRX_LIT: {
         OG_TRY(og_vector_init(out, lit_type(&e->lit)));
         og_status st = lit_append(out, &e->lit);
@@ -343,7 +305,7 @@ static og_status eval(exec *x, const pipe *p, const og_ir_expr *e, og_vector *ou
     case OG_IRX_PRED: return eval_pred_value(x, p, e->pred, out);
     case OG_IRX_OBJECT: return eval_object(x, p, e->var, out);
     case OG_IRX_META:
-        return gather_var(x, p, e->var, e->meta == OG_IR_META_SRC ? OG_PROP_SRC_COLUMN : OG_PROP_DST_COLUMN, out);
+        return og_xr_gather_var(x, p, e->var, e->meta == OG_IR_META_SRC ? OG_PROP_SRC_COLUMN : OG_PROP_DST_COLUMN, out);
     case OG_IRX_ARITH: case OG_IRX_FUNC: return eval_computed(x, p, e, out);
     case OG_IRX_PATH: return eval_path(x, p, e, out);
     case OG_IRX_AGG: case OG_IRX_COLUMN:
@@ -404,7 +366,7 @@ static og_status eval_cond(exec *x, const pipe *p, const og_ir_pred *pr, uint8_t
         return eval_cond(x, p, pr->a, f, t);
     case OG_IRP_TEST: case OG_IRP_ISNULL: {
         og_vector v;
-        OG_TRY(eval(x, p, pr->l, &v));
+        OG_TRY(og_xr_eval(x, p, pr->l, &v));
         og_status st = OG_OK;
         if (pr->kind == OG_IRP_TEST && v.type.id != OG_T_BOOL && v.type.id != OG_T_NULL)
             st = og_err(OG_ERR_INTERNAL, "a bare condition is not a Bool value");
@@ -432,8 +394,8 @@ static og_status eval_cond(exec *x, const pipe *p, const og_ir_pred *pr, uint8_t
             return OG_OK;
         }
         og_vector l, r;
-        OG_TRY(eval(x, p, pr->l, &l));
-        og_status st = eval(x, p, pr->r, &r);
+        OG_TRY(og_xr_eval(x, p, pr->l, &l));
+        og_status st = og_xr_eval(x, p, pr->r, &r);
         if (st == OG_OK) {
             if (n) st = og_filter_compare(&l, cmp_op(pr->op), &r, t, n);
             for (size_t i = 0; st == OG_OK && i < n; i++) {
@@ -480,8 +442,8 @@ static og_status apply_pred(exec *x, const pipe *p, const og_ir_pred *pr, uint8_
         return OG_OK;
     }
     og_vector l, r;
-    OG_TRY(eval(x, p, pr->l, &l));
-    og_status st = eval(x, p, pr->r, &r);
+    OG_TRY(og_xr_eval(x, p, pr->l, &l));
+    og_status st = og_xr_eval(x, p, pr->r, &r);
     if (st == OG_OK) {
         if (n) st = og_filter_compare(&l, cmp_op(pr->op), &r, sel, n);
         og_vector_free(&r);
@@ -491,13 +453,13 @@ static og_status apply_pred(exec *x, const pipe *p, const og_ir_pred *pr, uint8_
 }
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-#error "filter_rows shares its selection between 64-bit words (colscan.h) and bytes: little-endian only"
+#error "og_xr_filter_rows shares its selection between 64-bit words (colscan.h) and bytes: little-endian only"
 #endif
 
 /* The rows of the column of `var`.`prop` as colscan.h wants them: *col the whole column,
  * *rows the binding's row list or NULL when binding row i is column row i. */
-static og_status var_rows(exec *x, const pipe *p, int var, uint64_t prop_id, const og_vector **col,
-                          const uint32_t **rows)
+og_status og_xr_var_rows(exec *x, const pipe *p, int var, uint64_t prop_id, const og_vector **col,
+                         const uint32_t **rows)
 {
     OG_TRY(column_of_var(x, var, prop_id, col));
     int identity = p->identity_col >= 0 && p->var_col[var] == p->identity_col && (*col)->len == p->b.n_rows;
@@ -525,10 +487,10 @@ static og_status pred_ranges(exec *x, const pipe *p, const og_ir_pred *pr, og_co
     const og_vector *col = NULL;
     const og_dictcol *d;
     const uint32_t *rows;
-    OG_TRY(var_dict(x, p, prop->var, prop->prop_id, &d, &rows));
-    if (!d) OG_TRY(var_rows(x, p, prop->var, prop->prop_id, &col, &rows));
+    OG_TRY(og_xr_var_dict(x, p, prop->var, prop->prop_id, &d, &rows));
+    if (!d) OG_TRY(og_xr_var_rows(x, p, prop->var, prop->prop_id, &col, &rows));
     og_vector kv;
-    OG_TRY(eval(x, p, k, &kv));
+    OG_TRY(og_xr_eval(x, p, k, &kv));
     *ok = d ? og_colrange_prepare_dict(&tmp[*nt], d, rows, cmp_op(pr->op), &kv, k_left)
             : og_colrange_prepare(&tmp[*nt], col, rows, cmp_op(pr->op), &kv, k_left);
     og_vector_free(&kv);
@@ -572,7 +534,7 @@ static og_status typed_ranges(exec *x, const pipe *p, const og_ir_pred *preds, s
 
 /* Keeps the rows of p satisfying every predicate: the typed ones in one pass over their
  * columns (colscan.h), then the others on the rows still selected. */
-static og_status filter_rows(exec *x, pipe *p, const og_ir_pred *preds, size_t npreds)
+og_status og_xr_filter_rows(exec *x, pipe *p, const og_ir_pred *preds, size_t npreds)
 {
     if (!npreds || !p->b.n_rows) return OG_OK;
     size_t words = (p->b.n_rows + 63) / 64;
@@ -601,11 +563,11 @@ static og_status filter_rows(exec *x, pipe *p, const og_ir_pred *preds, size_t n
  * writes every other filter after all the scans and traversals of its block.  A filter over
  * two bindings can run as soon as both exist: a traversal after it then starts from the rows
  * that survived instead of from every pair (a filter only drops rows, expansion is per row,
- * and results are totally ordered at the end, so the answer is the same).  schedule_ops
+ * and results are totally ordered at the end, so the answer is the same).  og_xr_schedule_ops
  * orders a pipeline so: each FILTER right after the operator that binds the last variable it
  * reads.  A filter over a search score or an aggregate stays where it was written. */
 
-static void expr_vars(const og_ir_expr *e, unsigned char *vars, int *opaque)
+void og_xr_expr_vars(const og_ir_expr *e, unsigned char *vars, int *opaque)
 {
     if (!e) return;
     switch (e->kind) {
@@ -617,9 +579,9 @@ static void expr_vars(const og_ir_expr *e, unsigned char *vars, int *opaque)
         if (e->text && e->text->var >= 0) vars[e->text->var] = 1;
         break;
     case OG_IRX_ARITH: case OG_IRX_FUNC:
-        expr_vars(e->arg, vars, opaque);
-        expr_vars(e->arg2, vars, opaque);
-        expr_vars(e->arg3, vars, opaque);
+        og_xr_expr_vars(e->arg, vars, opaque);
+        og_xr_expr_vars(e->arg2, vars, opaque);
+        og_xr_expr_vars(e->arg3, vars, opaque);
         break;
     default: *opaque = 1; break;
     }
@@ -630,8 +592,8 @@ static void pred_vars(const og_ir_pred *p, unsigned char *vars, int *opaque)
     if (!p) return;
     switch (p->kind) {
     case OG_IRP_CMP:
-        expr_vars(p->l, vars, opaque);
-        expr_vars(p->r, vars, opaque);
+        og_xr_expr_vars(p->l, vars, opaque);
+        og_xr_expr_vars(p->r, vars, opaque);
         break;
     case OG_IRP_TEXT:
         if (p->text.var >= 0) vars[p->text.var] = 1;
@@ -641,12 +603,12 @@ static void pred_vars(const og_ir_pred *p, unsigned char *vars, int *opaque)
         pred_vars(p->b, vars, opaque);
         break;
     case OG_IRP_NOT: pred_vars(p->a, vars, opaque); break;
-    case OG_IRP_TEST: case OG_IRP_ISNULL: expr_vars(p->l, vars, opaque); break;
+    case OG_IRP_TEST: case OG_IRP_ISNULL: og_xr_expr_vars(p->l, vars, opaque); break;
     }
 }
 
 /* 1 when filter op may run with the variables in `bound`. */
-static int filter_ready(const og_ir_query *ir, const og_ir_op *op, const unsigned char *bound, unsigned char *vars)
+int og_xr_filter_ready(const og_ir_query *ir, const og_ir_op *op, const unsigned char *bound, unsigned char *vars)
 {
     int opaque = 0;
     memset(vars, 0, ir->nvars ? ir->nvars : 1);
@@ -657,7 +619,7 @@ static int filter_ready(const og_ir_query *ir, const og_ir_op *op, const unsigne
     return 1;
 }
 
-static void mark_bound(const og_ir_op *op, unsigned char *bound)
+void og_xr_mark_bound(const og_ir_op *op, unsigned char *bound)
 {
     if ((op->kind == OG_IR_SCAN || op->kind == OG_IR_PATH) && op->var >= 0) bound[op->var] = 1;
     if (op->kind == OG_IR_ANTIJOIN && op->sub == OG_QSUB_OPTIONAL)
@@ -670,8 +632,8 @@ static void mark_bound(const og_ir_op *op, unsigned char *bound)
 
 /* order[0..nops) = the run order of ops, given the variables bound before the pipeline
  * (bound is updated to those bound after it). */
-static og_status schedule_ops(const og_ir_query *ir, const og_ir_op *ops, size_t nops, unsigned char *bound,
-                              size_t *order)
+og_status og_xr_schedule_ops(const og_ir_query *ir, const og_ir_op *ops, size_t nops, unsigned char *bound,
+                             size_t *order)
 {
     unsigned char *placed = calloc(nops ? nops : 1, 1), *vars = malloc(ir->nvars ? ir->nvars : 1);
     if (!placed || !vars) {
@@ -684,11 +646,11 @@ static og_status schedule_ops(const og_ir_query *ir, const og_ir_op *ops, size_t
         if (placed[i]) continue;
         order[k++] = i;
         placed[i] = 1;
-        mark_bound(&ops[i], bound);
+        og_xr_mark_bound(&ops[i], bound);
         if (!og_exec_place_filters || (ops[i].kind != OG_IR_SCAN && ops[i].kind != OG_IR_EXPAND && ops[i].kind != OG_IR_PATH))
             continue;
         for (size_t j = i + 1; j < nops; j++)
-            if (!placed[j] && ops[j].kind == OG_IR_FILTER && filter_ready(ir, &ops[j], bound, vars)) {
+            if (!placed[j] && ops[j].kind == OG_IR_FILTER && og_xr_filter_ready(ir, &ops[j], bound, vars)) {
                 order[k++] = j;
                 placed[j] = 1;
             }
@@ -717,7 +679,7 @@ static og_status run_ops(exec *x, pipe *p, const og_ir_op *ops, size_t nops);
  * mutate.h), so the scan need not evaluate it again — which would read the whole key column
  * into memory once a process has run a few lookups (og_tableview_gather). */
 static og_status key_lookup_ex(exec *x, const og_ir_op *op, int *hit, uint32_t *row, size_t *used);
-static og_status key_lookup(exec *x, const og_ir_op *op, int *hit, uint32_t *row)
+og_status og_xr_key_lookup(exec *x, const og_ir_op *op, int *hit, uint32_t *row)
 {
     return key_lookup_ex(x, op, hit, row, NULL);
 }
@@ -819,7 +781,7 @@ static og_status cross_filtered(exec *x, pipe *p, const og_ir_op *op, const og_b
         st = og_bindings_cross(&part.b, &left, s);
         if (st) break;
         *pairs += part.b.n_rows;
-        for (size_t f = 0; f < nf && st == OG_OK; f++) st = filter_rows(x, &part, &filters[f]->pred, 1);
+        for (size_t f = 0; f < nf && st == OG_OK; f++) st = og_xr_filter_rows(x, &part, &filters[f]->pred, 1);
         for (size_t r = 0; r < part.b.n_rows && st == OG_OK; r++) {
             for (size_t c = 0; c < ncols; c++) rowv[c] = part.b.cols[c][r];
             st = og_bindings_push(&joined, rowv);
@@ -839,182 +801,6 @@ static og_status cross_filtered(exec *x, pipe *p, const og_ir_op *op, const og_b
     return st;
 }
 
-/* ---- hash join ---------------------------------------------------------------------------
- * A separate component joined by an equality, `match { $a: A  $b: B  $a.k = $b.k }`: instead of
- * forming every (a, b) pair and filtering, the new scan's rows are hashed on their side of the
- * equality and each earlier row probes with its side, so only matching pairs are formed.  The
- * answer is the nested loop's, in the same order (each earlier row, then its matches in scan
- * order); null keys (and NaN) match nothing, as `=` never holds for them; equal values hash
- * alike across I32/I64/U32/U64/F32/F64 (an integral float hashes as its integer) and every
- * candidate is confirmed with og_value_compare, the filter kernel's own comparison. */
-
-/* Which of fs[0..nf) keys a hash join with scan variable `var`: a CMP `=` with one side over
- * `var` alone and the other over earlier variables only (at least one).  -1 when none;
- * *scan_left = 1 when the left operand is the scan's side. */
-static int hash_key_filter(const og_ir_query *ir, int var, const og_ir_op *const *fs, size_t nf, int *scan_left)
-{
-    if (var < 0 || !nf) return -1;
-    size_t nv = ir->nvars ? ir->nvars : 1;
-    unsigned char *vl = malloc(nv), *vr = malloc(nv);
-    int found = -1;
-    for (size_t f = 0; vl && vr && f < nf && found < 0; f++) {
-        const og_ir_pred *pr = &fs[f]->pred;
-        if (fs[f]->kind != OG_IR_FILTER || pr->kind != OG_IRP_CMP || pr->op != OG_IR_EQ || !pr->l || !pr->r) continue;
-        int opaque = 0;
-        memset(vl, 0, nv);
-        memset(vr, 0, nv);
-        expr_vars(pr->l, vl, &opaque);
-        expr_vars(pr->r, vr, &opaque);
-        if (opaque || pr->l->kind == OG_IRX_TEXT || pr->r->kind == OG_IRX_TEXT) continue;
-        int l_only = vl[var], r_only = vr[var], l_other = 0, r_other = 0;
-        for (size_t v = 0; v < ir->nvars; v++) {
-            if ((int)v == var) continue;
-            if (vl[v]) l_only = 0, l_other = 1;
-            if (vr[v]) r_only = 0, r_other = 1;
-        }
-        if (l_only && r_other && !vr[var]) found = (int)f, *scan_left = 1;
-        else if (r_only && l_other && !vl[var]) found = (int)f, *scan_left = 0;
-    }
-    free(vl);
-    free(vr);
-    return found;
-}
-
-static int is_num_type(og_type_id t)
-{
-    return t == OG_T_I32 || t == OG_T_I64 || t == OG_T_U32 || t == OG_T_U64 || t == OG_T_F32 || t == OG_T_F64;
-}
-
-/* Types whose equality the hash keys follow: numbers with numbers, else one scalar type. */
-static int hash_compatible(og_type_id a, og_type_id b)
-{
-    if (is_num_type(a) && is_num_type(b)) return 1;
-    return a == b && (a == OG_T_BOOL || a == OG_T_DATE32 || a == OG_T_DATE64 || a == OG_T_STRING);
-}
-
-/* Row i's hash: 0 when it can equal nothing (null, NaN), else 1 and *h. */
-static int key_hash(const og_vector *v, size_t i, uint64_t *h)
-{
-    if (og_vector_is_null(v, i)) return 0;
-    og_type_id t = v->type.id;
-    if (t == OG_T_I32 || t == OG_T_I64) {
-        *h = og_hash_mix64((uint64_t)og_vector_get_i64(v, i));
-    } else if (t == OG_T_U32 || t == OG_T_U64) {
-        uint64_t u = og_vector_get_u64(v, i);
-        *h = og_hash_mix64(u) ^ (u > (uint64_t)INT64_MAX ? 0x9e3779b97f4a7c15ULL : 0);
-    } else if (t == OG_T_F32 || t == OG_T_F64) {
-        double d = og_vector_get_f64(v, i);
-        if (isnan(d)) return 0;
-        if (d == floor(d) && d >= -9223372036854775808.0 && d < 9223372036854775808.0) {
-            *h = og_hash_mix64((uint64_t)(int64_t)d); /* an integral float hashes as its integer */
-        } else if (d == floor(d) && d >= 9223372036854775808.0 && d < 18446744073709551616.0) {
-            *h = og_hash_mix64((uint64_t)d) ^ 0x9e3779b97f4a7c15ULL;
-        } else {
-            uint64_t bits;
-            memcpy(&bits, &d, sizeof bits);
-            *h = og_hash_mix64(bits ^ 0x5bd1e9955bd1e995ULL);
-        }
-    } else if (t == OG_T_BOOL) {
-        *h = og_hash_mix64(0xb001 + (uint64_t)og_vector_get_bool(v, i));
-    } else if (t == OG_T_DATE32 || t == OG_T_DATE64) {
-        *h = og_hash_mix64((uint64_t)og_vector_get_i64(v, i) ^ 0xda7eULL);
-    } else {
-        size_t n;
-        const uint8_t *b = og_vector_get_bytes(v, i, &n);
-        uint64_t x = 0xcbf29ce484222325ULL; /* FNV-1a */
-        for (size_t k = 0; k < n; k++) x = (x ^ b[k]) * 0x100000001b3ULL;
-        *h = og_hash_mix64(x);
-    }
-    return 1;
-}
-
-/* Joins p's rows with scan pipe s (op->var bound in its column 0) on the equality among the
- * nf fused filters that hash_key_filter picks, applying the other filters to the formed
- * pairs a block at a time.  *used = 0 (nothing changed) when no filter qualifies or the key
- * types are not hash_compatible: the caller then forms the cross join. */
-static og_status hash_join(exec *x, pipe *p, const og_ir_op *op, const pipe *s, const og_ir_op *const *filters,
-                           size_t nf, uint64_t *pairs, int *used)
-{
-    *used = 0;
-    int scan_left = 0;
-    int kf = hash_key_filter(x->ir, op->var, filters, nf, &scan_left);
-    if (kf < 0) return OG_OK;
-    const og_ir_pred *key = &filters[kf]->pred;
-    og_vector ks = {0}, kl = {0};
-    og_status st = eval(x, s, scan_left ? key->l : key->r, &ks);
-    if (st == OG_OK) st = eval(x, p, scan_left ? key->r : key->l, &kl);
-    size_t n = s->b.n_rows, m = p->b.n_rows;
-    if (st != OG_OK || ks.len != n || kl.len != m || !hash_compatible(ks.type.id, kl.type.id) || n >= UINT32_MAX) {
-        og_vector_free(&ks);
-        og_vector_free(&kl);
-        return st;
-    }
-    size_t nb = 16;
-    while (nb < 2 * n) nb *= 2;
-    uint32_t *head = malloc(nb * sizeof *head), *next = malloc((n ? n : 1) * sizeof *next);
-    uint64_t *hs = malloc((n ? n : 1) * sizeof *hs);
-    size_t ncols = p->b.n_cols + 1;
-    uint32_t *rowv = malloc(ncols * sizeof *rowv);
-    pipe part = {0};
-    part.identity_col = -1;
-    part.started = 1;
-    part.var_col = malloc((x->ir->nvars ? x->ir->nvars : 1) * sizeof *part.var_col);
-    og_bindings joined;
-    int joined_init = 0;
-    if (!head || !next || !hs || !rowv || !part.var_col) st = og_err(OG_ERR_NOMEM, "out of memory");
-    if (st == OG_OK) st = og_bindings_init(&joined, ncols);
-    if (st == OG_OK) joined_init = 1, st = og_bindings_init(&part.b, ncols);
-    if (st == OG_OK) {
-        memcpy(part.var_col, p->var_col, x->ir->nvars * sizeof *part.var_col);
-        part.var_col[op->var] = (int)(ncols - 1);
-        memset(head, 0xff, nb * sizeof *head);
-        for (size_t j = n; j-- > 0;) { /* chains in scan order */
-            if (!key_hash(&ks, j, &hs[j])) continue;
-            size_t b = (size_t)(hs[j] & (nb - 1));
-            next[j] = head[b];
-            head[b] = (uint32_t)j;
-        }
-    }
-    *pairs = 0;
-    for (size_t r = 0; st == OG_OK && r < m; r++) {
-        uint64_t h;
-        int probe = key_hash(&kl, r, &h); /* a null key matches nothing, but may end the last block */
-        for (uint32_t j = probe ? head[h & (nb - 1)] : UINT32_MAX; j != UINT32_MAX && st == OG_OK; j = next[j]) {
-            if (hs[j] != h || og_value_compare(&kl, r, &ks, j) != 0) continue;
-            for (size_t c = 0; c < p->b.n_cols; c++) rowv[c] = p->b.cols[c][r];
-            rowv[ncols - 1] = s->b.cols[0][j];
-            st = og_bindings_push(&part.b, rowv);
-        }
-        if (st == OG_OK && (part.b.n_rows >= 65536 || r + 1 == m)) { /* the other filters, a block at a time */
-            *pairs += part.b.n_rows;
-            for (size_t f = 0; f < nf && st == OG_OK; f++)
-                if ((int)f != kf) st = filter_rows(x, &part, &filters[f]->pred, 1);
-            for (size_t k = 0; k < part.b.n_rows && st == OG_OK; k++) {
-                for (size_t c = 0; c < ncols; c++) rowv[c] = part.b.cols[c][k];
-                st = og_bindings_push(&joined, rowv);
-            }
-            part.b.n_rows = 0;
-            if (st == OG_OK && (st = og_budget_check()) != OG_OK) break;
-        }
-    }
-    og_bindings_free(&part.b);
-    free(part.var_col);
-    free(head);
-    free(next);
-    free(hs);
-    free(rowv);
-    og_vector_free(&ks);
-    og_vector_free(&kl);
-    if (st == OG_OK) {
-        og_bindings_free(&p->b);
-        p->b = joined;
-        p->var_col[op->var] = (int)(p->b.n_cols - 1);
-        *used = 1;
-    } else if (joined_init) {
-        og_bindings_free(&joined);
-    }
-    return st;
-}
 
 static og_status op_scan_ex(exec *x, pipe *p, const og_ir_op *op, const og_ir_op *const *filters, size_t nf,
                             uint64_t *pairs);
@@ -1151,10 +937,10 @@ static og_status op_scan_ex(exec *x, pipe *p, const og_ir_op *op, const og_ir_op
         size_t nrest = 0;
         for (size_t i = 0; rest && i < op->npreds; i++)
             if (i != key_pred) rest[nrest++] = op->preds[i];
-        if (st == OG_OK) st = filter_rows(x, &s, rest, nrest);
+        if (st == OG_OK) st = og_xr_filter_rows(x, &s, rest, nrest);
         free(rest);
     } else if (!prefiltered) {
-        st = filter_rows(x, &s, op->preds, op->npreds);
+        st = og_xr_filter_rows(x, &s, op->preds, op->npreds);
     }
     if (st == OG_OK) {
         if (!p->started) {
@@ -1167,7 +953,7 @@ static og_status op_scan_ex(exec *x, pipe *p, const og_ir_op *op, const og_ir_op
             *pairs = p->b.n_rows;
         } else { /* a separate component: a hash join on an equality, else the cross join */
             int used = 0;
-            if (og_exec_hash_join) st = hash_join(x, p, op, &s, filters, nf, pairs, &used);
+            if (og_exec_hash_join) st = og_xr_hash_join(x, p, op, &s, filters, nf, pairs, &used);
             if (st == OG_OK && !used) st = cross_filtered(x, p, op, &s.b, filters, nf, pairs);
             if (xs) xs->hash = used;
             nf = 0;
@@ -1206,7 +992,7 @@ static og_status op_expand(exec *x, pipe *p, const og_ir_op *op)
     int with_edge = op->edge_var >= 0;
     if (op->closing && !with_edge) {
         OG_TRY(og_expand_filter(&p->b, (size_t)p->var_col[op->src], (size_t)p->var_col[op->dst], t, dir, lo, hi));
-        return filter_rows(x, p, op->preds, op->npreds);
+        return og_xr_filter_rows(x, p, op->preds, op->npreds);
     }
     og_bindings out;
     OG_TRY(og_expand(&out, &p->b, (size_t)p->var_col[op->src], t, dir, lo, hi, with_edge));
@@ -1227,8 +1013,8 @@ static og_status op_expand(exec *x, pipe *p, const og_ir_op *op)
     } else if (op->dst >= 0) {
         p->var_col[op->dst] = new_dst;
     }
-    OG_TRY(filter_rows(x, p, op->preds, op->npreds));
-    return filter_rows(x, p, op->edge_preds, op->nedge_preds);
+    OG_TRY(og_xr_filter_rows(x, p, op->preds, op->npreds));
+    return og_xr_filter_rows(x, p, op->edge_preds, op->nedge_preds);
 }
 
 /* `$p: shortest { $a e{lo,hi} $b }`: the path of each row (engine/shortest.h) as a new column. */
@@ -1243,7 +1029,7 @@ static og_status op_path(exec *x, pipe *p, const og_ir_op *op)
     OG_TRY(og_shortest_paths(&p->b, (size_t)p->var_col[op->src], (size_t)p->var_col[op->dst], t, topo_dir(op->dir),
                              op->min_hops, op->max_hops, ids, x->paths));
     p->var_col[op->var] = (int)p->b.n_cols - 1;
-    return filter_rows(x, p, op->preds, op->npreds);
+    return og_xr_filter_rows(x, p, op->preds, op->npreds);
 }
 
 /* count { … } op n: keeps the outer rows whose number of inner rows (by their origin column)
@@ -1277,18 +1063,16 @@ static og_status count_mask(exec *x, const og_ir_op *op, const og_bindings *in, 
     return OG_OK;
 }
 
-static og_status broadcast(og_vector *v, size_t n);
-static og_agg_fn agg_fn(og_qagg a);
 
 /* agg(x) { … } op v: keeps the outer rows whose aggregate of x over their inner rows compares
  * as op with v (no inner row: sum / avg / min / max are null, and a null keeps nothing). */
 static og_status agg_mask(exec *x, const og_ir_op *op, pipe *in, size_t origin, uint8_t *keep, size_t n_outer)
 {
     og_vector arg, agg, want;
-    OG_TRY(eval(x, in, op->sub_arg, &arg));
-    og_status st = broadcast(&arg, in->b.n_rows);
+    OG_TRY(og_xr_eval(x, in, op->sub_arg, &arg));
+    og_status st = og_xr_broadcast(&arg, in->b.n_rows);
     if (st == OG_OK)
-        st = og_aggregate(agg_fn((og_qagg)op->sub_agg), &arg, in->b.cols[origin], in->b.n_rows, n_outer, &agg);
+        st = og_aggregate(og_xr_agg_fn((og_qagg)op->sub_agg), &arg, in->b.cols[origin], in->b.n_rows, n_outer, &agg);
     og_vector_free(&arg);
     if (st) return st;
     st = og_exec_const(x->ir, op->count_value, x->params, x->now_ms, &want);
@@ -1396,7 +1180,7 @@ static og_status run_ops(exec *x, pipe *p, const og_ir_op *ops, size_t nops)
     og_status st = order && bound ? OG_OK : og_err(OG_ERR_NOMEM, "out of memory");
     if (st == OG_OK) {
         for (size_t v = 0; v < x->ir->nvars; v++) bound[v] = p->var_col[v] >= 0;
-        st = schedule_ops(x->ir, ops, nops, bound, order);
+        st = og_xr_schedule_ops(x->ir, ops, nops, bound, order);
     }
     for (size_t k = 0; k < nops && st == OG_OK; k++) {
         const og_ir_op *op = &ops[order[k]];
@@ -1404,7 +1188,7 @@ static og_status run_ops(exec *x, pipe *p, const og_ir_op *ops, size_t nops)
         if (op->kind == OG_IR_SCAN && p->started && og_exec_place_filters) {
             /* a cross join: the filters scheduled right after it are ready there (placed, or
              * written after every binder of the block); apply them while the pairs are formed.
-             * `bound` is the state after the whole pipeline, so filter_ready only rules out a
+             * `bound` is the state after the whole pipeline, so og_xr_filter_ready only rules out a
              * filter over a score or an aggregate here. */
             const og_ir_op *fs[64];
             size_t nf = 0;
@@ -1414,7 +1198,7 @@ static og_status run_ops(exec *x, pipe *p, const og_ir_op *ops, size_t nops)
                 break;
             }
             while (nf < 64 && k + 1 + nf < nops && ops[order[k + 1 + nf]].kind == OG_IR_FILTER &&
-                   filter_ready(x->ir, &ops[order[k + 1 + nf]], bound, vars))
+                   og_xr_filter_ready(x->ir, &ops[order[k + 1 + nf]], bound, vars))
                 fs[nf] = &ops[order[k + 1 + nf]], nf++;
             free(vars);
             uint64_t pairs = 0;
@@ -1437,7 +1221,7 @@ static og_status run_ops(exec *x, pipe *p, const og_ir_op *ops, size_t nops)
         switch (op->kind) {
         case OG_IR_SCAN: st = op_scan(x, p, op); break;
         case OG_IR_EXPAND: st = op_expand(x, p, op); break;
-        case OG_IR_FILTER: st = filter_rows(x, p, &op->pred, 1); break;
+        case OG_IR_FILTER: st = og_xr_filter_rows(x, p, &op->pred, 1); break;
         case OG_IR_ANTIJOIN: st = op_antijoin(x, p, op); break;
         case OG_IR_PATH: st = op_path(x, p, op); break;
         }
@@ -1456,339 +1240,7 @@ static og_status run_ops(exec *x, pipe *p, const og_ir_op *ops, size_t nops)
     return st;
 }
 
-/* ---- projection, aggregation, order, limit ------------------------------------------------ */
-
-/* Broadcasts a 1-row constant to n rows (in place). */
-static og_status broadcast(og_vector *v, size_t n)
-{
-    if (v->len == n) return OG_OK;
-    uint32_t *idx = calloc(n ? n : 1, sizeof *idx);
-    if (!idx) return og_err(OG_ERR_NOMEM, "out of memory");
-    og_vector g;
-    og_status st = og_vector_gather(&g, v, idx, n);
-    free(idx);
-    if (st) return st;
-    og_vector_free(v);
-    *v = g;
-    return OG_OK;
-}
-
-static og_agg_fn agg_fn(og_qagg a)
-{
-    switch (a) {
-    case OG_QAGG_COUNT: return OG_AGG_COUNT;
-    case OG_QAGG_SUM: return OG_AGG_SUM;
-    case OG_QAGG_AVG: return OG_AGG_AVG;
-    case OG_QAGG_MIN: return OG_AGG_MIN;
-    default: return OG_AGG_MAX;
-    }
-}
-
-/* Bare `count($v)` counts rows; any other argument counts its non-null values. */
-/* count($v) counts rows, except over a variable `optional { }` binds (its null rows are not counted) */
-static int counts_rows(const og_ir_query *ir, const og_ir_expr *e)
-{
-    return e->agg == OG_QAGG_COUNT && !e->distinct &&
-           (!e->arg || (e->arg->kind == OG_IRX_ID && (e->arg->var < 0 || !ir->vars[e->arg->var].optional)));
-}
-
-/* collect(arg) per group: the non-null values in input row order (a function of the query and
- * the snapshot, as every order before the final sort is), as a list of list_type. */
-static og_status collect_values(const og_vector *arg, const uint32_t *group, size_t n, size_t ngroups, og_type list_type,
-                                og_vector *out)
-{
-    uint32_t *count = calloc(ngroups + 1, sizeof *count), *start = calloc(ngroups + 1, sizeof *start);
-    uint32_t *rows = malloc((n ? n : 1) * sizeof *rows);
-    og_status st = count && start && rows ? og_vector_init(out, list_type) : og_err(OG_ERR_NOMEM, "out of memory");
-    int inited = st == OG_OK;
-    for (size_t i = 0; i < n && st == OG_OK; i++)
-        if (!og_vector_is_null(arg, arg->len == 1 ? 0 : i)) count[group[i]]++;
-    for (size_t g = 1; g <= ngroups && st == OG_OK; g++) start[g] = start[g - 1] + count[g - 1];
-    for (size_t i = 0; i < n && st == OG_OK; i++) /* a counting sort of the rows by group */
-        if (!og_vector_is_null(arg, arg->len == 1 ? 0 : i)) rows[start[group[i]]++] = (uint32_t)i;
-    for (size_t g = 0, k = 0; g < ngroups && st == OG_OK; g++) {
-        for (uint32_t j = 0; j < count[g] && st == OG_OK; j++, k++)
-            st = og_vector_append_from(out->child, arg, arg->len == 1 ? 0 : rows[k]);
-        if (st == OG_OK) st = og_vector_append_list_end(out);
-    }
-    free(count);
-    free(start);
-    free(rows);
-    if (st && inited) og_vector_free(out);
-    return st;
-}
-
-/* count(distinct arg) per group: the distinct (group, value) pairs whose value is not null.
- * out is an I64 vector of ngroups counts. */
-static og_status count_distinct(const og_vector *arg, const uint32_t *group, size_t n, size_t ngroups, og_vector *out)
-{
-    og_vector gv;
-    OG_TRY(og_vector_init(&gv, (og_type){OG_T_I64, 0, 0}));
-    uint32_t *pair = malloc((n ? n : 1) * sizeof *pair), *first = NULL;
-    int64_t *cnt = calloc(ngroups ? ngroups : 1, sizeof *cnt);
-    size_t npairs = 0;
-    og_status st = pair && cnt ? OG_OK : og_err(OG_ERR_NOMEM, "out of memory");
-    for (size_t i = 0; i < n && st == OG_OK; i++) st = og_vector_append_i64(&gv, group[i]);
-    const og_vector *keys[2] = {&gv, arg};
-    if (st == OG_OK) st = og_group_rows(keys, 2, n, pair, &npairs, &first);
-    for (size_t k = 0; k < npairs && st == OG_OK; k++)
-        if (!og_vector_is_null(arg, first[k])) cnt[group[first[k]]]++;
-    if (st == OG_OK) st = og_vector_init(out, (og_type){OG_T_I64, 0, 0});
-    for (size_t g = 0; g < ngroups && st == OG_OK; g++) st = og_vector_append_i64(out, cnt[g]);
-    og_vector_free(&gv);
-    free(pair);
-    free(first);
-    free(cnt);
-    return st;
-}
-
-/* project_aggregate straight off the columns (colscan.h) when every group key (at most one)
- * is a String, integer or date property and every aggregate counts rows or reads a numeric
- * property of a bound variable, over more rows than point gathers serve.  *done = 0: not
- * this shape, nothing computed. */
-static og_status typed_aggregate(exec *x, const pipe *p, og_vector *cols, size_t *nrows, int *done)
-{
-    const og_ir_query *ir = x->ir;
-    size_t n = p->b.n_rows;
-    *done = 0;
-    if (!og_exec_typed || n <= OG_EXEC_POINT_GATHER_MAX || !ir->ncolumns) return OG_OK;
-    og_colref key = {NULL, NULL, NULL};
-    og_colagg *aggs = calloc(ir->ncolumns, sizeof *aggs);
-    if (!aggs) return og_err(OG_ERR_NOMEM, "out of memory");
-    size_t na = 0, key_col = 0;
-    og_status st = OG_OK;
-    int fits = 1;
-    for (size_t c = 0; c < ir->ncolumns && fits && st == OG_OK; c++) {
-        const og_ir_expr *e = ir->columns[c].expr;
-        const og_ir_expr *prop = ir->columns[c].group_key ? e : e->kind == OG_IRX_AGG && !counts_rows(ir, e) ? e->arg : NULL;
-        og_colref ref = {NULL, NULL, NULL};
-        if (ir->columns[c].group_key || prop) {
-            fits = prop && prop->kind == OG_IRX_PROP && prop->var >= 0 && (size_t)prop->var < ir->nvars &&
-                   p->var_col[prop->var] >= 0 && !ir->vars[prop->var].optional;
-            if (fits) st = var_dict(x, p, prop->var, prop->prop_id, &ref.dict, &ref.rows);
-            if (fits && st == OG_OK && !ref.dict) st = var_rows(x, p, prop->var, prop->prop_id, &ref.col, &ref.rows);
-        }
-        if (!fits || st) break;
-        og_type_id rt = ref.dict ? OG_T_STRING : ref.col ? ref.col->type.id : OG_T_NULL;
-        if (ir->columns[c].group_key) {
-            fits = !key.col && !key.dict && og_colscan_key_ok(rt);
-            key = ref, key_col = c;
-        } else if (e->kind != OG_IRX_AGG || e->distinct || e->agg == OG_QAGG_COLLECT) {
-            fits = 0;
-        } else {
-            og_agg_fn fn = agg_fn(e->agg);
-            fits = (!ref.col && !ref.dict) || og_colscan_agg_ok(fn, rt);
-            aggs[na++] = (og_colagg){fn, ref};
-        }
-    }
-    if (st || !fits) {
-        free(aggs);
-        return st;
-    }
-    og_vector *outs = calloc(na ? na : 1, sizeof *outs), keyv;
-    size_t ng = 0;
-    st = outs ? og_colscan_aggregate(&key, aggs, na, n, outs, &keyv, &ng) : og_err(OG_ERR_NOMEM, "out of memory");
-    if (st == OG_OK) {
-        for (size_t c = 0, k = 0; c < ir->ncolumns; c++) cols[c] = c == key_col && (key.col || key.dict) ? keyv : outs[k++];
-        *nrows = ng;
-        *done = 1;
-    }
-    free(outs);
-    free(aggs);
-    return st;
-}
-
-/* count(...) per group when each row stands for x->weights[row] rows (degree_count.h). */
-static og_status weighted_count(const exec *x, const uint32_t *group, size_t n, size_t ngroups, og_vector *out)
-{
-    uint64_t *cnt = calloc(ngroups ? ngroups : 1, sizeof *cnt);
-    if (!cnt) return og_err(OG_ERR_NOMEM, "out of memory");
-    for (size_t r = 0; r < n; r++) cnt[group[r]] += x->weights[r];
-    og_status st = og_vector_init(out, (og_type){OG_T_I64, OG_T_NULL, 0});
-    for (size_t g = 0; g < ngroups && st == OG_OK; g++)
-        st = cnt[g] > INT64_MAX ? og_err(OG_ERR_LIMIT, "count overflows I64") : og_vector_append_i64(out, (int64_t)cnt[g]);
-    if (st && out->type.id == OG_T_I64) og_vector_free(out);
-    free(cnt);
-    return st;
-}
-
-static og_status project_aggregate(exec *x, const pipe *p, og_vector *cols, size_t *nrows)
-{
-    int done = 0;
-    if (!x->weights) OG_TRY(typed_aggregate(x, p, cols, nrows, &done));
-    if (done) return OG_OK;
-    const og_ir_query *ir = x->ir;
-    size_t n = p->b.n_rows, nkeys = 0;
-    og_vector *keyv = calloc(ir->ncolumns ? ir->ncolumns : 1, sizeof *keyv);
-    const og_vector **keyp = calloc(ir->ncolumns ? ir->ncolumns : 1, sizeof *keyp);
-    uint32_t *group = malloc((n ? n : 1) * sizeof *group), *first = NULL;
-    og_status st = keyv && keyp && group ? OG_OK : og_err(OG_ERR_NOMEM, "out of memory");
-    for (size_t c = 0; c < ir->ncolumns && st == OG_OK; c++) {
-        if (!ir->columns[c].group_key) continue;
-        st = eval(x, p, ir->columns[c].expr, &keyv[nkeys]);
-        if (st == OG_OK) st = broadcast(&keyv[nkeys], n);
-        if (st == OG_OK) keyp[nkeys] = &keyv[nkeys], nkeys++;
-    }
-    size_t ngroups = 0;
-    if (st == OG_OK) st = og_group_rows(keyp, nkeys, n, group, &ngroups, &first);
-    size_t k = 0;
-    for (size_t c = 0; c < ir->ncolumns && st == OG_OK; c++) {
-        const og_ir_column *col = &ir->columns[c];
-        if (col->group_key) {
-            st = og_vector_gather(&cols[c], &keyv[k++], first, ngroups);
-            continue;
-        }
-        if (col->expr->kind != OG_IRX_AGG) {
-            st = og_err(OG_ERR_INTERNAL, "column %s is neither a group key nor an aggregate", col->name);
-            break;
-        }
-        og_vector arg;
-        int have_arg = !counts_rows(ir, col->expr);
-        if (have_arg) {
-            st = eval(x, p, col->expr->arg, &arg);
-            if (st == OG_OK) st = broadcast(&arg, n);
-            if (st) break;
-        }
-        if (col->expr->agg == OG_QAGG_COLLECT) st = collect_values(&arg, group, n, ngroups, col->type.t, &cols[c]);
-        else if (col->expr->distinct) st = count_distinct(&arg, group, n, ngroups, &cols[c]);
-        else if (x->weights && !have_arg) st = weighted_count(x, group, n, ngroups, &cols[c]);
-        else st = og_aggregate(agg_fn(col->expr->agg), have_arg ? &arg : NULL, group, n, ngroups, &cols[c]);
-        if (have_arg) og_vector_free(&arg);
-    }
-    /* with group keys, zero input rows make zero groups (og_group_rows gave none) */
-    *nrows = ngroups;
-    for (size_t i = 0; i < nkeys; i++) og_vector_free(&keyv[i]);
-    free(keyv);
-    free(keyp);
-    free(group);
-    free(first);
-    return st;
-}
-
-/* An ORDER key's values: a coded String property (dictcol.h) as its codes, which order as
- * the values do (nulls kept), without a string per row; anything else evaluated. */
-static og_status sort_key_eval(exec *x, const pipe *p, const og_ir_expr *e, og_vector *out)
-{
-    if (e->kind == OG_IRX_PROP && e->var >= 0 && (size_t)e->var < x->ir->nvars && p->var_col[e->var] >= 0 &&
-        p->b.n_rows > OG_EXEC_POINT_GATHER_MAX) {
-        const og_dictcol *d;
-        const uint32_t *rows;
-        OG_TRY(var_dict(x, p, e->var, e->prop_id, &d, &rows));
-        if (d) return og_dictcol_gather_codes(out, d, rows, p->b.n_rows);
-    }
-    return eval(x, p, e, out);
-}
-
-static int cmp_var_names(const void *a, const void *b, void *ud)
-{
-    const og_ir_query *ir = ud;
-    return strcmp(ir->vars[*(const int *)a].name, ir->vars[*(const int *)b].name);
-}
-
-/* Sort keys: the search ordering's key (rank_key, when not NULL), the ORDER keys, then the id
- * of every bound top-level variable by name. */
-static og_status order_rows(exec *x, const pipe *p, const og_vector *cols, size_t nrows, int aggregate,
-                            const og_sort_key *rank_key, uint32_t *perm)
-{
-    const og_ir_query *ir = x->ir;
-    size_t maxk = 1 + ir->norders + ir->nvars + ir->ncolumns;
-    og_sort_key *keys = calloc(maxk ? maxk : 1, sizeof *keys);
-    og_vector *owned = calloc(maxk ? maxk : 1, sizeof *owned);
-    int *vars = malloc((ir->nvars ? ir->nvars : 1) * sizeof *vars);
-    size_t nk = 0, nowned = 0, nv = 0;
-    og_status st = keys && owned && vars ? OG_OK : og_err(OG_ERR_NOMEM, "out of memory");
-    if (st == OG_OK && rank_key) keys[nk++] = *rank_key;
-    for (size_t i = 0; i < ir->norders && st == OG_OK; i++) {
-        const og_ir_expr *e = ir->orders[i].key;
-        if (e->kind == OG_IRX_COLUMN) {
-            keys[nk++] = (og_sort_key){&cols[e->column], ir->orders[i].desc};
-            continue;
-        }
-        if (aggregate) { /* a group key written again as an expression: order by its column */
-            long col = -1;
-            for (size_t c = 0; c < ir->ncolumns && col < 0; c++) {
-                const og_ir_expr *ce = ir->columns[c].expr;
-                if (ir->columns[c].group_key && ce->kind == e->kind && ce->var == e->var &&
-                    (e->kind != OG_IRX_PROP || ce->prop_id == e->prop_id))
-                    col = (long)c;
-            }
-            if (col < 0) {
-                st = og_err(OG_ERR_INVALID, "an aggregate query can only order by its result columns");
-                break;
-            }
-            keys[nk++] = (og_sort_key){&cols[col], ir->orders[i].desc};
-            continue;
-        }
-        st = sort_key_eval(x, p, e, &owned[nowned]);
-        if (st == OG_OK) st = broadcast(&owned[nowned], nrows);
-        if (st == OG_OK) keys[nk++] = (og_sort_key){&owned[nowned++], ir->orders[i].desc};
-    }
-    if (st == OG_OK && !aggregate) {
-        for (size_t v = 0; v < ir->nvars; v++)
-            if (ir->vars[v].depth == 0 && !ir->vars[v].is_path && p->var_col[v] >= 0) vars[nv++] = (int)v;
-        /* insertion sort by name: few variables */
-        for (size_t i = 1; i < nv; i++)
-            for (size_t j = i; j > 0 && cmp_var_names(&vars[j - 1], &vars[j], (void *)ir) > 0; j--) {
-                int t = vars[j];
-                vars[j] = vars[j - 1];
-                vars[j - 1] = t;
-            }
-        for (size_t i = 0; i < nv && st == OG_OK; i++) {
-            st = gather_var(x, p, vars[i], OG_PROP_ID_COLUMN, &owned[nowned]);
-            if (st == OG_OK) keys[nk++] = (og_sort_key){&owned[nowned++], 0};
-        }
-    } else if (st == OG_OK) {
-        for (size_t c = 0; c < ir->ncolumns; c++) keys[nk++] = (og_sort_key){&cols[c], 0};
-    }
-    if (st == OG_OK) st = og_sort_rows(keys, nk, nrows, (size_t)x->window, perm);
-    for (size_t i = 0; i < nowned; i++) og_vector_free(&owned[i]);
-    free(owned);
-    free(keys);
-    free(vars);
-    return st;
-}
-
-/* Keeps the first `window` rows of p by the search key `rank` then the ids of the bound
- * top-level variables by name (the order a plain read of the same match returns them in):
- * the rows an aggregate sees under a nearest ordering.  Row order is preserved. */
-static og_status keep_rank_window(exec *x, pipe *p, const og_sort_key *rank, uint64_t window)
-{
-    const og_ir_query *ir = x->ir;
-    size_t n = p->b.n_rows;
-    if (window >= n) return OG_OK;
-    og_sort_key *keys = calloc(ir->nvars + 1, sizeof *keys);
-    og_vector *ids = calloc(ir->nvars ? ir->nvars : 1, sizeof *ids);
-    int *vars = malloc((ir->nvars ? ir->nvars : 1) * sizeof *vars);
-    uint32_t *perm = malloc((n ? n : 1) * sizeof *perm);
-    uint8_t *sel = calloc(n / 8 + 1, 1); /* a bit per row (og_bindings_select) */
-    size_t nk = 0, nv = 0, nids = 0;
-    og_status st = keys && ids && vars && perm && sel ? OG_OK : og_err(OG_ERR_NOMEM, "out of memory");
-    if (st == OG_OK) keys[nk++] = *rank;
-    for (size_t v = 0; st == OG_OK && v < ir->nvars; v++)
-        if (ir->vars[v].depth == 0 && p->var_col[v] >= 0) vars[nv++] = (int)v;
-    for (size_t i = 1; i < nv; i++) /* by name, as order_rows breaks ties */
-        for (size_t j = i; j > 0 && cmp_var_names(&vars[j - 1], &vars[j], (void *)ir) > 0; j--) {
-            int t = vars[j];
-            vars[j] = vars[j - 1];
-            vars[j - 1] = t;
-        }
-    for (size_t i = 0; i < nv && st == OG_OK; i++) {
-        st = gather_var(x, p, vars[i], OG_PROP_ID_COLUMN, &ids[nids]);
-        if (st == OG_OK) keys[nk++] = (og_sort_key){&ids[nids++], 0};
-    }
-    if (st == OG_OK) st = og_sort_rows(keys, nk, n, (size_t)window, perm);
-    if (st == OG_OK) {
-        for (uint64_t i = 0; i < window; i++) sel[perm[i] >> 3] |= (uint8_t)(1u << (perm[i] & 7));
-        og_bindings_select(&p->b, sel);
-    }
-    for (size_t i = 0; i < nids; i++) og_vector_free(&ids[i]);
-    free(ids);
-    free(keys);
-    free(vars);
-    free(perm);
-    free(sel);
-    return st;
-}
+/* ---- the driver -------------------------------------------------------------------------- */
 
 /* Rough bytes of a computed column, charged to the query's memory budget (util/budget.h). */
 static uint64_t budget_bytes(const og_vector *v)
@@ -1798,7 +1250,6 @@ static uint64_t budget_bytes(const og_vector *v)
     if (v->offsets && v->len) b += (uint64_t)v->offsets[v->len];
     return b;
 }
-static og_status exec_run(exec *xp, og_result *out);
 
 /* The counted last hop (degree_count.h): each row's weight, the rows it would expand to; rows
  * of weight 0 are dropped (they would make no row).  *out: p->b.n_rows weights (owned). */
@@ -1877,10 +1328,10 @@ og_status og_exec_read(const og_ir_query *ir, const og_exec_source *src, const o
                        og_result *out)
 {
     exec x = {ir, src, params, now_ms, NULL, 0, 0, NULL, 0, 0, 0, 0, 0, 0, NULL, NULL};
-    return exec_run(&x, out);
+    return og_xr_run(&x, out);
 }
 
-static og_status exec_run(exec *xp, og_result *out)
+og_status og_xr_run(exec *xp, og_result *out)
 {
     exec x = *xp;
     const og_ir_query *ir = x.ir;
@@ -1936,7 +1387,7 @@ static og_status exec_run(exec *xp, og_result *out)
         og_sort_key wk = {&rank_vals, 0};
         if (rv < 0 || p.var_col[rv] < 0) st = og_err(OG_ERR_INTERNAL, "a search ordering over an unbound variable");
         else st = og_search_order(x.search, ir->rank_order, &p.b, (size_t)p.var_col[rv], window, &rank_vals, &wk.descending);
-        if (st == OG_OK && nearest) st = keep_rank_window(&x, &p, &wk, window);
+        if (st == OG_OK && nearest) st = og_xr_keep_rank_window(&x, &p, &wk, window);
         if (st == OG_OK) og_vector_free(&rank_vals);
     }
 
@@ -1948,12 +1399,12 @@ static og_status exec_run(exec *xp, og_result *out)
     size_t nrows = 0;
     if (st == OG_OK) {
         if (ir->aggregate) {
-            st = project_aggregate(&x, &p, cols, &nrows);
+            st = og_xr_project_aggregate(&x, &p, cols, &nrows);
         } else {
             nrows = p.b.n_rows;
             for (size_t c = 0; c < ir->ncolumns && st == OG_OK; c++) {
-                st = eval(&x, &p, ir->columns[c].expr, &cols[c]);
-                if (st == OG_OK) st = broadcast(&cols[c], nrows);
+                st = og_xr_eval(&x, &p, ir->columns[c].expr, &cols[c]);
+                if (st == OG_OK) st = og_xr_broadcast(&cols[c], nrows);
                 if (st == OG_OK) st = og_budget_charge(budget_bytes(&cols[c]));
             }
         }
@@ -1964,7 +1415,7 @@ static og_status exec_run(exec *xp, og_result *out)
         if (!perm) st = og_err(OG_ERR_NOMEM, "out of memory");
         else st = og_budget_charge((uint64_t)nrows * sizeof *perm);
     }
-    if (st == OG_OK) st = order_rows(&x, &p, cols, nrows, ir->aggregate, rank_keyp, perm);
+    if (st == OG_OK) st = og_xr_order_rows(&x, &p, cols, nrows, ir->aggregate, rank_keyp, perm);
     size_t skip = x.offset < nrows ? (size_t)x.offset : nrows, keep = nrows - skip;
     if (x.has_limit && x.limit < keep) keep = (size_t)x.limit;
     out->cols = calloc(ir->ncolumns ? ir->ncolumns : 1, sizeof *out->cols);
@@ -2007,7 +1458,7 @@ og_status og_exec_const(const og_ir_query *ir, const og_ir_expr *e, const og_vec
     pipe none = {0};
     none.identity_col = -1;
     none.b.n_rows = 1;
-    return eval(&x, &none, e, out);
+    return og_xr_eval(&x, &none, e, out);
 }
 
 og_status og_exec_bind_params(const og_ir_query *ir, const json_t *params, og_vector **out)
@@ -2049,262 +1500,4 @@ og_status og_exec_bind_params(const og_ir_query *ir, const json_t *params, og_ve
     }
     *out = v;
     return OG_OK;
-}
-
-/* ---- explain ---------------------------------------------------------------------------------
- *
- * Estimates are deliberately simple and stated in docs/query-language.md: a scan yields its
- * table's live rows (1 or 0 on a key lookup), each pushed predicate keeps 1/10 of them (an
- * equality) or 1/3 (anything else); a traversal multiplies by the average degree of its edge
- * type in its direction for each hop (capped at the destination's rows); a filter keeps 1/10
- * or 1/3; an anti-join keeps half; an optional join keeps at least its input (its inner estimate when larger). */
-
-static double pred_keep(const og_ir_pred *p) { return p->kind == OG_IRP_CMP && p->op == OG_IR_EQ ? 0.1 : 1.0 / 3; }
-
-static double preds_keep(const og_ir_pred *p, size_t n)
-{
-    double k = 1;
-    for (size_t i = 0; i < n; i++) k *= pred_keep(&p[i]);
-    return k;
-}
-
-static og_status add_step(exec *x, const xstep *s)
-{
-    if (x->nsteps == x->steps_cap) {
-        size_t cap = x->steps_cap ? 2 * x->steps_cap : 16;
-        xstep *n = realloc(x->steps, cap * sizeof *n);
-        if (!n) return og_err(OG_ERR_NOMEM, "out of memory");
-        x->steps = n;
-        x->steps_cap = cap;
-    }
-    x->steps[x->nsteps++] = *s;
-    return OG_OK;
-}
-
-static og_status plan_steps(exec *x, const og_ir_op *ops, size_t nops, unsigned char *bound, int started, double in,
-                            int depth, const char *prefix, double *out)
-{
-    size_t *order = malloc((nops ? nops : 1) * sizeof *order);
-    if (!order) return og_err(OG_ERR_NOMEM, "out of memory");
-    og_status st = schedule_ops(x->ir, ops, nops, bound, order); /* bound: as after the pipeline */
-    unsigned char *inner_bound = malloc(x->ir->nvars ? x->ir->nvars : 1);
-    unsigned char *now_bound = calloc(x->ir->nvars ? x->ir->nvars : 1, 1);
-    if (st == OG_OK && (!inner_bound || !now_bound)) st = og_err(OG_ERR_NOMEM, "out of memory");
-    /* replay the binding order for the anti-joins' inner pipelines */
-    if (st == OG_OK)
-        for (size_t v = 0; v < x->ir->nvars; v++) now_bound[v] = bound[v];
-    for (size_t i = 0; st == OG_OK && i < nops; i++)
-        if ((ops[i].kind == OG_IR_SCAN || ops[i].kind == OG_IR_PATH) && ops[i].var >= 0) now_bound[ops[i].var] = 0;
-        else if (ops[i].kind == OG_IR_EXPAND) {
-            if (ops[i].dst >= 0 && !ops[i].closing) now_bound[ops[i].dst] = 0;
-            if (ops[i].edge_var >= 0) now_bound[ops[i].edge_var] = 0;
-        }
-    int fuse_open = 0; /* the previous steps are a cross join and filters fused into it */
-    const og_ir_op *hash_filter = NULL; /* that join's hash key (hash_join), if any */
-    unsigned char *vars = malloc(x->ir->nvars ? x->ir->nvars : 1);
-    if (st == OG_OK && !vars) st = og_err(OG_ERR_NOMEM, "out of memory");
-    for (size_t k = 0; k < nops && st == OG_OK; k++) {
-        const og_ir_op *op = &ops[order[k]];
-        xstep s;
-        memset(&s, 0, sizeof s);
-        if (op->kind == OG_IR_FILTER && fuse_open && filter_ready(x->ir, op, bound, vars)) {
-            s.fused = 1;
-            s.hash = op == hash_filter;
-        } else {
-            fuse_open = op->kind == OG_IR_SCAN && started && og_exec_place_filters;
-            hash_filter = NULL;
-            if (fuse_open && og_exec_hash_join) { /* the filters this join fuses, as run_ops gathers them */
-                const og_ir_op *fs[64];
-                size_t nf = 0;
-                while (nf < 64 && k + 1 + nf < nops && ops[order[k + 1 + nf]].kind == OG_IR_FILTER &&
-                       filter_ready(x->ir, &ops[order[k + 1 + nf]], bound, vars))
-                    fs[nf] = &ops[order[k + 1 + nf]], nf++;
-                int scan_left;
-                int kf = hash_key_filter(x->ir, op->var, fs, nf, &scan_left);
-                if (kf >= 0) hash_filter = fs[kf];
-            }
-        }
-        s.op = op;
-        s.depth = depth;
-        s.written = order[k] + 1;
-        snprintf(s.label, sizeof s.label, "%s%zu", prefix, k + 1);
-        double est = in;
-        switch (op->kind) {
-        case OG_IR_SCAN: {
-            size_t n;
-            int hit = 0;
-            uint32_t row = 0;
-            st = x->src->node_rows(x->src->ud, (size_t)op->node_type, &n);
-            if (st == OG_OK) st = key_lookup(x, op, &hit, &row);
-            double one = hit ? (row == UINT32_MAX ? 0 : 1) : (double)n * preds_keep(op->preds, op->npreds);
-            s.key_lookup = hit;
-            s.cross = started;
-            s.hash = started && hash_filter != NULL;
-            est = started ? in * one * (s.hash ? pred_keep(&hash_filter->pred) : 1) : one;
-            started = 1;
-            break;
-        }
-        case OG_IR_EXPAND: {
-            const og_topology *t;
-            st = x->src->edge_topology(x->src->ud, (size_t)op->edge_type, &t);
-            if (st) break;
-            uint32_t ns, nd;
-            const uint64_t *off[2];
-            const uint32_t *nbr[2], *edg[2];
-            og_topology_arrays(t, &ns, &nd, off, nbr, edg);
-            double e = (double)og_topology_edge_count(t);
-            double from = op->dir == OG_QDIR_OUT ? ns : op->dir == OG_QDIR_IN ? nd : (double)ns + nd;
-            double to = op->dir == OG_QDIR_OUT ? nd : op->dir == OG_QDIR_IN ? ns : (double)ns + nd;
-            double deg = from > 0 ? (op->dir == OG_QDIR_BOTH ? 2 * e : e) / from : 0, reach = 0, level = 1;
-            for (uint32_t h = 1; h <= op->max_hops && h <= 64; h++) {
-                level *= deg;
-                if (h >= op->min_hops) reach += level;
-            }
-            if (op->edge_var < 0 && reach > to) reach = to;
-            if (op->closing) reach = to > 0 ? (reach < to ? reach / to : 1) : 0;
-            est = in * reach * preds_keep(op->preds, op->npreds) * preds_keep(op->edge_preds, op->nedge_preds);
-            break;
-        }
-        case OG_IR_FILTER: est = s.hash ? in : in * pred_keep(&op->pred); break; /* a hash key: counted in the join */
-        case OG_IR_ANTIJOIN: est = in * 0.5; break;
-        case OG_IR_PATH: est = in * 0.5 * preds_keep(op->preds, op->npreds); break; /* connected or not */
-        }
-        if (st) break;
-        s.est = est;
-        st = add_step(x, &s);
-        if (st == OG_OK && op->kind == OG_IR_ANTIJOIN) {
-            char pre[24];
-            snprintf(pre, sizeof pre, "%s%zu.", prefix, k + 1);
-            memcpy(inner_bound, now_bound, x->ir->nvars ? x->ir->nvars : 1);
-            double inner_est;
-            size_t at = x->nsteps - 1;
-            st = plan_steps(x, op->inner, op->ninner, inner_bound, 1, in, depth + 1, pre, &inner_est);
-            if (st == OG_OK && op->sub == OG_QSUB_OPTIONAL) /* every outer row stays: at least `in` */
-                est = x->steps[at].est = inner_est > in ? inner_est : in;
-        }
-        mark_bound(op, now_bound);
-        in = est;
-    }
-    free(order);
-    free(inner_bound);
-    free(now_bound);
-    free(vars);
-    *out = in;
-    return st;
-}
-
-static void put_est(og_buf *b, double e)
-{
-    if (e >= 1e15) og_buf_printf(b, "%.3g", e);
-    else if (e >= 10 || e == 0) og_buf_printf(b, "%.0f", e);
-    else og_buf_printf(b, "%.2g", e);
-}
-
-/* 1 when op is one of the trailing hops a count folds (degree_count.h). */
-static int counted_hop(const og_ir_query *ir, const og_ir_op *op)
-{
-    size_t k = og_degree_count_ops(ir);
-    for (size_t i = ir->nops - (k <= 8 ? k : 0); i < ir->nops; i++)
-        if (&ir->ops[i] == op) return 1;
-    return 0;
-}
-
-static og_status put_step(og_buf *b, const og_ir_query *ir, const xstep *s, int run)
-{
-    static const char *const dirs[] = {"out", "in", "both"};
-    const og_ir_op *op = s->op;
-    const og_catalog *cat = ir->cat;
-    for (int i = 0; i < s->depth; i++) og_buf_append_str(b, "  ");
-    og_buf_printf(b, "%s. ", s->label);
-    switch (op->kind) {
-    case OG_IR_SCAN:
-        og_buf_printf(b, "scan $%s: %s  access=%s%s", ir->vars[op->var].name, cat->nodes[op->node_type].name,
-                      s->key_lookup ? "key_lookup" : "full_scan", s->hash ? "  join=hash" : s->cross ? "  join=cross" : "");
-        break;
-    case OG_IR_EXPAND: {
-        const og_cat_type *et = &cat->edges[op->edge_type];
-        og_buf_printf(b, "expand $%s -[", ir->vars[op->src].name);
-        if (op->edge_var >= 0) og_buf_printf(b, "$%s: ", ir->vars[op->edge_var].name);
-        og_buf_printf(b, "%s %s %u..%u]-> ", et->name, dirs[op->dir], (unsigned)op->min_hops, (unsigned)op->max_hops);
-        if (op->dst >= 0) og_buf_printf(b, "$%s", ir->vars[op->dst].name);
-        else og_buf_append_str(b, "$_");
-        og_buf_printf(b, ": %s  traversal=%s", cat->nodes[op->node_type].name,
-                      op->closing ? "reach_check" : op->edge_var >= 0 ? "edge_rows"
-                      : counted_hop(ir, op) ? "degree_count" : "csr");
-        break;
-    }
-    case OG_IR_FILTER:
-        og_buf_append_str(b, "filter ");
-        OG_TRY(og_ir_dump_pred(b, ir, &op->pred));
-        break;
-    case OG_IR_ANTIJOIN:
-        og_buf_append_str(b, op->sub == OG_QSUB_EXISTS ? "semi_join exists {...} on"
-                             : op->sub == OG_QSUB_COUNT ? (op->sub_arg ? "count_join aggregate {...} on" : "count_join count {...} on")
-                             : op->sub == OG_QSUB_OPTIONAL ? "left_join optional {...} on" : "anti_join not {...} on");
-        for (size_t k = 0; k < op->nouter; k++) og_buf_printf(b, "%s$%s", k ? ", " : " ", ir->vars[op->outer_vars[k]].name);
-        if (!op->nouter) og_buf_append_str(b, " (no shared variable)");
-        break;
-    case OG_IR_PATH:
-        og_buf_printf(b, "shortest $%s = $%s -[%s %s %u..%u]-> $%s: %s  traversal=bfs_from_destination", ir->vars[op->var].name,
-                      ir->vars[op->src].name, cat->edges[op->edge_type].name, dirs[op->dir], (unsigned)op->min_hops,
-                      (unsigned)op->max_hops, ir->vars[op->dst].name, cat->nodes[op->node_type].name);
-        break;
-    }
-    og_buf_append_str(b, "  est=");
-    put_est(b, s->est);
-    if (run) {
-        if (s->ran) og_buf_printf(b, "  rows=%llu", (unsigned long long)s->rows);
-        else og_buf_append_str(b, "  rows=-");
-    }
-    /* where a filter runs, when that is not where it was written */
-    if (op->kind == OG_IR_FILTER) {
-        const char *dot = strrchr(s->label, '.');
-        size_t pos = (size_t)strtoul(dot ? dot + 1 : s->label, NULL, 10);
-        if (pos != s->written) og_buf_printf(b, "  placed_from=%zu", s->written);
-        if (s->fused) og_buf_append_str(b, s->hash ? "  hash_key" : "  during_join");
-    }
-    og_buf_append_byte(b, '\n');
-    const og_ir_pred *pp[2] = {op->kind == OG_IR_FILTER ? NULL : op->preds, op->edge_preds};
-    size_t pn[2] = {op->kind == OG_IR_FILTER ? 0 : op->npreds, op->kind == OG_IR_EXPAND ? op->nedge_preds : 0};
-    for (int g = 0; g < 2; g++)
-        for (size_t i = 0; i < pn[g]; i++) {
-            for (int d = 0; d < s->depth; d++) og_buf_append_str(b, "  ");
-            og_buf_append_str(b, g ? "     edge pushed: " : "     pushed: ");
-            OG_TRY(og_ir_dump_pred(b, ir, &pp[g][i]));
-            og_buf_append_byte(b, '\n');
-        }
-    return OG_OK;
-}
-
-og_status og_exec_explain(const og_ir_query *ir, const og_exec_source *src, const og_vector *params, int64_t now_ms,
-                          int run, og_buf *out, og_result *res)
-{
-    if (res) memset(res, 0, sizeof *res);
-    if (ir->is_mutation) return og_err(OG_ERR_INVALID, "query '%s' is a mutation; explain reads only", ir->name);
-    exec x = {ir, src, params, now_ms, NULL, 0, 0, NULL, 0, 0, 0, 0, 0, 0, NULL, NULL};
-    unsigned char *bound = calloc(ir->nvars ? ir->nvars : 1, 1);
-    if (!bound) return og_err(OG_ERR_NOMEM, "out of memory");
-    double est = 0;
-    og_status st = plan_steps(&x, ir->ops, ir->nops, bound, 0, 1, 0, "", &est);
-    free(bound);
-    og_result r;
-    memset(&r, 0, sizeof r);
-    if (st == OG_OK && run) st = exec_run(&x, &r);
-    if (st == OG_OK) {
-        og_buf_printf(out, "query %s: %zu step%s, filters placed %s\n", ir->name ? ir->name : "query", x.nsteps,
-                      x.nsteps == 1 ? "" : "s", og_exec_place_filters ? "early" : "as written");
-        for (size_t i = 0; i < x.nsteps && st == OG_OK; i++) st = put_step(out, ir, &x.steps[i], run);
-    }
-    if (st == OG_OK) {
-        og_buf_append_str(out, "pipeline: est=");
-        put_est(out, est);
-        if (run)
-            og_buf_printf(out, "  rows_through=%llu  rows_peak=%llu  result_rows=%zu", (unsigned long long)r.rows_through,
-                          (unsigned long long)r.rows_peak, r.nrows);
-        st = og_buf_append_byte(out, '\n');
-    }
-    free(x.steps);
-    if (st == OG_OK && res) *res = r;
-    else og_result_free(&r);
-    return st;
 }
