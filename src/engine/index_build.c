@@ -99,9 +99,10 @@ static og_status uncovered_rows(og_store *st, og_tableview *v, int32_t fid, cons
     return OG_OK;
 }
 
-/* The data files of one property whose index files are built, on BUILD_THREADS threads: each
- * file is independent, and a bulk load's automatic text index of its @key (16 files at 1M
- * nodes) was the longest part of the load's index stage, on one core (docs/load.md "Flow"). */
+/* The data files of one property whose index files the automatic build after a write makes,
+ * on BUILD_THREADS threads: each file is independent, and a bulk load's automatic text index
+ * of its @key (16 files at 1M nodes) was the longest part of the load's index stage, on one
+ * core (docs/load.md "Flow"). */
 #define BUILD_THREADS 2
 
 typedef struct build_todo {
@@ -142,13 +143,15 @@ static void *build_worker(void *arg)
     return NULL;
 }
 
-/* Builds todo[0..n); the first failure in file order is the answer, with its message. */
-static og_status build_files(build_pool *b)
+/* Builds todo[0..n), on BUILD_THREADS threads when `threads` (else in file order, one at a
+ * time: `omnigraph index build`, whose crash points tests count file by file); the first
+ * failure in file order is the answer, with its message. */
+static og_status build_files(build_pool *b, int threads)
 {
     b->next = 0;
     b->failed_at = b->n;
     pthread_t th;
-    int threaded = b->n >= 2 && BUILD_THREADS > 1 && pthread_create(&th, NULL, build_worker, b) == 0;
+    int threaded = threads && b->n >= 2 && BUILD_THREADS > 1 && pthread_create(&th, NULL, build_worker, b) == 0;
     build_worker(b);
     if (threaded) pthread_join(th, NULL);
     for (size_t i = 0; i < b->n; i++)
@@ -195,7 +198,7 @@ static og_status run_prop(og_read *r, og_store *st, size_t node, const og_cat_pr
         w->f = f;
         pool.n++;
     }
-    if (s == OG_OK && pool.n) s = build_files(&pool);
+    if (s == OG_OK && pool.n) s = build_files(&pool, auto_rows > 0);
     if (s == OG_OK) covered += pool.n, built += pool.n;
     free(pool.todo);
     if (s) return og_err_wrap(s, "index %s of %s.%s", d->name, cat->nodes[node].name, p->name);
