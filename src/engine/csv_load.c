@@ -14,13 +14,13 @@
 
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "engine/batch_ring.h"
 #include "util/csv.h"
 #include "util/error.h"
 #include "util/jsontok.h"
@@ -583,7 +583,7 @@ static int next_sequential(og_csv_source *s, og_ndjson_record *rec, og_status *e
 
 /* ---- parsing on worker threads ------------------------------------------------------------ */
 /*
- * The scheme of engine/ndjson.c's background parsing: batch number k (the whole records of
+ * engine/batch_ring.h's scheme, as engine/ndjson.c uses it: batch number k (the whole records of
  * about batch_bytes of input) is made by worker k % CSV_WORKERS in ring slot k % CSV_RING.
  * The workers take turns at reading: the worker whose turn it is reads the next block of the
  * file after the bytes the previous batch left over (a record cut by the block's end), keeps
@@ -621,29 +621,21 @@ typedef struct csv_batch {
     uint64_t first_line;    /* of raw[0] */
     uint64_t base_bytes;    /* input offset of raw[0] */
     og_jdoc doc;
-    size_t seq;
-    int ready, done;
+    int done;
     og_status err;
     char *errmsg;
 } csv_batch;
 
 typedef struct csv_worker {
-    og_csv_source *s;
-    size_t first;
-    pthread_t thread;
     og_csv_reader *rd;      /* the memory reader of its batches */
     csv_conv conv;
 } csv_worker;
 
 struct csv_async {
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
+    og_batch_ring *ring;    /* engine/batch_ring.h: CSV_WORKERS threads over CSV_RING batches */
     csv_worker workers[CSV_WORKERS];
-    int nstarted;
-    csv_batch *ring[CSV_RING];
-    size_t head, read_turn;
-    int ended, stop, holding;
-    size_t pos;
+    csv_batch *batches[CSV_RING];
+    size_t pos;             /* next item of the batch the caller holds */
     uint64_t consumed;
     /* the read state, used by the worker holding the read turn */
     char *carry;            /* the start of a record the last block cut */
@@ -795,53 +787,39 @@ static void cbatch_parse(og_csv_source *s, csv_worker *w, csv_batch *b)
     for (size_t i = 0; i < b->n; i++) b->items[i].rec.data = &b->doc.tok[b->items[i].data_tok];
 }
 
-static void *cworker_main(void *arg)
+static void ring_clear(void *ctx, void *worker, void *batch)
 {
-    csv_worker *w = arg;
-    og_csv_source *s = w->s;
-    struct csv_async *a = s->async;
-    for (size_t seq = w->first;; seq += CSV_WORKERS) {
-        csv_batch *b = a->ring[seq % CSV_RING];
-        pthread_mutex_lock(&a->mu);
-        while (!a->stop && !a->ended && (seq >= a->head + CSV_RING || a->read_turn != seq))
-            pthread_cond_wait(&a->cv, &a->mu);
-        int quit = a->stop || a->ended;
-        pthread_mutex_unlock(&a->mu);
-        if (quit) return NULL;
-        cbatch_clear(b);
-        cbatch_read(s, b);
-        int read_failed = b->err != OG_OK;
-        pthread_mutex_lock(&a->mu);
-        a->read_turn++;
-        if (b->done) a->ended = 1;
-        pthread_cond_broadcast(&a->cv);
-        pthread_mutex_unlock(&a->mu);
-        if (!read_failed) cbatch_parse(s, w, b);
-        pthread_mutex_lock(&a->mu);
-        b->seq = seq;
-        b->ready = 1;
-        if (b->done) a->ended = 1;
-        pthread_cond_broadcast(&a->cv);
-        pthread_mutex_unlock(&a->mu);
-        if (b->done) return NULL;
-    }
+    (void)ctx, (void)worker;
+    cbatch_clear(batch);
+}
+
+static int ring_read(void *ctx, void *worker, void *batch)
+{
+    (void)worker;
+    csv_batch *b = batch;
+    cbatch_read(ctx, b);
+    return b->done;
+}
+
+static int ring_parse(void *ctx, void *worker, void *batch, int ended)
+{
+    (void)ended;
+    csv_batch *b = batch;
+    if (b->err == OG_OK) cbatch_parse(ctx, worker, b); /* not after a failed read */
+    return b->done;
 }
 
 static void async_free(og_csv_source *s)
 {
     struct csv_async *a = s->async;
     if (!a) return;
-    pthread_mutex_lock(&a->mu);
-    a->stop = 1;
-    pthread_cond_broadcast(&a->cv);
-    pthread_mutex_unlock(&a->mu);
-    for (int i = 0; i < a->nstarted; i++) pthread_join(a->workers[i].thread, NULL);
+    og_batch_ring_free(a->ring); /* stops and joins the workers */
     for (int i = 0; i < CSV_WORKERS; i++) {
         og_csv_reader_free(a->workers[i].rd);
         conv_free(&a->workers[i].conv);
     }
     for (int i = 0; i < CSV_RING; i++) {
-        csv_batch *b = a->ring[i];
+        csv_batch *b = a->batches[i];
         if (!b) continue;
         cbatch_clear(b);
         og_jdoc_free(&b->doc);
@@ -851,8 +829,6 @@ static void async_free(og_csv_source *s)
         free(b);
     }
     free(a->carry);
-    pthread_cond_destroy(&a->cv);
-    pthread_mutex_destroy(&a->mu);
     free(a);
     s->async = NULL;
 }
@@ -862,8 +838,6 @@ og_status og_csv_source_start(og_csv_source *s, size_t batch_bytes)
     if (s->async) return og_err(OG_ERR_INVALID, "csv: background parsing is already started");
     struct csv_async *a = calloc(1, sizeof *a);
     if (!a) return og_err(OG_ERR_NOMEM, "out of memory");
-    pthread_mutex_init(&a->mu, NULL);
-    pthread_cond_init(&a->cv, NULL);
     s->async = a;
     a->batch_bytes = batch_bytes ? batch_bytes : CSV_BATCH_BYTES;
     size_t maxrec = og_csv_reader_max_record(s->rd);
@@ -880,20 +854,17 @@ og_status og_csv_source_start(og_csv_source *s, size_t batch_bytes)
         a->carry_len = nrest;
     }
     for (int i = 0; st == OG_OK && i < CSV_RING; i++)
-        if (!(a->ring[i] = calloc(1, sizeof *a->ring[i]))) st = og_err(OG_ERR_NOMEM, "out of memory");
+        if (!(a->batches[i] = calloc(1, sizeof *a->batches[i]))) st = og_err(OG_ERR_NOMEM, "out of memory");
+    void *workers[CSV_WORKERS];
     for (int i = 0; st == OG_OK && i < CSV_WORKERS; i++) {
         csv_worker *w = &a->workers[i];
-        w->s = s;
-        w->first = (size_t)i;
+        workers[i] = w;
         st = og_csv_reader_new_mem(&w->rd, "", 0, s->path, s->delim, 1);
         if (st == OG_OK) og_csv_reader_set_max_record(w->rd, maxrec);
         if (st == OG_OK) st = conv_init(s, &w->conv);
     }
-    for (int i = 0; st == OG_OK && i < CSV_WORKERS; i++) {
-        int rc = pthread_create(&a->workers[i].thread, NULL, cworker_main, &a->workers[i]);
-        if (rc) st = og_err_errno(rc, "csv: cannot start a parser thread");
-        else a->nstarted++;
-    }
+    static const og_batch_ring_ops ops = {ring_clear, ring_read, ring_parse};
+    if (st == OG_OK) st = og_batch_ring_start(&a->ring, &ops, s, workers, CSV_WORKERS, (void *const *)a->batches, CSV_RING);
     if (st) async_free(s);
     return st;
 }
@@ -903,14 +874,7 @@ static int next_async(og_csv_source *s, og_ndjson_record *rec, og_status *err)
     struct csv_async *a = s->async;
     *err = OG_OK;
     for (;;) {
-        csv_batch *b = a->ring[a->head % CSV_RING];
-        if (!a->holding) {
-            pthread_mutex_lock(&a->mu);
-            while (!(b->ready && b->seq == a->head)) pthread_cond_wait(&a->cv, &a->mu);
-            pthread_mutex_unlock(&a->mu);
-            a->holding = 1;
-            a->pos = 0;
-        }
+        csv_batch *b = og_batch_ring_take(a->ring);
         if (a->pos < b->n) {
             csv_item *it = &b->items[a->pos++];
             *rec = it->rec;
@@ -922,12 +886,8 @@ static int next_async(og_csv_source *s, og_ndjson_record *rec, og_status *err)
             else a->consumed = b->base_bytes + b->raw_len; /* empty lines after the last record too */
             return b->err ? -1 : 0;
         }
-        pthread_mutex_lock(&a->mu);
-        b->ready = 0;
-        a->head++;
-        a->holding = 0;
-        pthread_cond_broadcast(&a->cv);
-        pthread_mutex_unlock(&a->mu);
+        og_batch_ring_release(a->ring);
+        a->pos = 0;
     }
 }
 
@@ -939,16 +899,15 @@ int og_csv_source_next(og_csv_source *s, og_ndjson_record *rec, og_status *err)
 const og_ndjson_record *og_csv_source_peek(const og_csv_source *s, size_t k)
 {
     const struct csv_async *a = s->async;
-    if (!a || !a->holding) return NULL;
-    const csv_batch *b = a->ring[a->head % CSV_RING];
-    return a->pos + k < b->n ? &b->items[a->pos + k].rec : NULL;
+    const csv_batch *b = a ? og_batch_ring_held(a->ring) : NULL;
+    return b && a->pos + k < b->n ? &b->items[a->pos + k].rec : NULL;
 }
 
 void og_csv_source_skip(og_csv_source *s, size_t k)
 {
     struct csv_async *a = s->async;
-    if (!k || !a || !a->holding) return;
-    const csv_batch *b = a->ring[a->head % CSV_RING];
+    const csv_batch *b = a ? og_batch_ring_held(a->ring) : NULL;
+    if (!k || !b) return;
     a->pos += k;
     a->consumed = b->items[a->pos - 1].bytes;
 }

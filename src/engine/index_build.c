@@ -7,6 +7,8 @@
  */
 #include "engine/index_build.h"
 
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,6 +99,66 @@ static og_status uncovered_rows(og_store *st, og_tableview *v, int32_t fid, cons
     return OG_OK;
 }
 
+/* The data files of one property whose index files the automatic build after a write makes,
+ * on BUILD_THREADS threads: each file is independent, and a bulk load's automatic text index
+ * of its @key (16 files at 1M nodes) was the longest part of the load's index stage, on one
+ * core (docs/load.md "Flow"). */
+#define BUILD_THREADS 2
+
+typedef struct build_todo {
+    const og_fragment *f;
+    char key[512];
+    int exists;
+    og_status st;
+    char msg[512]; /* its failure's message (the thread's last error does not travel) */
+} build_todo;
+
+typedef struct build_pool {
+    og_store *st;
+    og_table *t;
+    const og_manifest *m;
+    int32_t fid;
+    const og_index_def *d;
+    build_todo *todo;
+    size_t n;
+    size_t next;      /* atomic: the next file to take */
+    size_t failed_at; /* atomic: the lowest failed index (n: none); later files are skipped */
+} build_pool;
+
+static void *build_worker(void *arg)
+{
+    build_pool *b = arg;
+    for (;;) {
+        size_t i = __atomic_fetch_add(&b->next, 1, __ATOMIC_RELAXED);
+        if (i >= b->n || i > __atomic_load_n(&b->failed_at, __ATOMIC_ACQUIRE)) break;
+        build_todo *w = &b->todo[i];
+        w->st = build_one(b->st, b->t, b->m, w->f, b->fid, b->d, w->key, w->exists);
+        if (w->st == OG_OK) continue;
+        snprintf(w->msg, sizeof w->msg, "%s", og_error_message());
+        og_error_clear();
+        size_t cur = __atomic_load_n(&b->failed_at, __ATOMIC_ACQUIRE);
+        while (i < cur && !__atomic_compare_exchange_n(&b->failed_at, &cur, i, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        }
+    }
+    return NULL;
+}
+
+/* Builds todo[0..n), on BUILD_THREADS threads when `threads` (else in file order, one at a
+ * time: `omnigraph index build`, whose crash points tests count file by file); the first
+ * failure in file order is the answer, with its message. */
+static og_status build_files(build_pool *b, int threads)
+{
+    b->next = 0;
+    b->failed_at = b->n;
+    pthread_t th;
+    int threaded = threads && b->n >= 2 && BUILD_THREADS > 1 && pthread_create(&th, NULL, build_worker, b) == 0;
+    build_worker(b);
+    if (threaded) pthread_join(th, NULL);
+    for (size_t i = 0; i < b->n; i++)
+        if (b->todo[i].st != OG_OK) return og_err(b->todo[i].st, "%s", b->todo[i].msg);
+    return OG_OK;
+}
+
 static og_status run_prop(og_read *r, og_store *st, size_t node, const og_cat_prop *p, const og_index_def *d,
                           int build, uint64_t auto_rows, json_t *list, uint64_t tot[3])
 {
@@ -114,10 +176,12 @@ static og_status run_prop(og_read *r, og_store *st, size_t node, const og_cat_pr
         OG_TRY(uncovered_rows(st, v, fid, d, &u));
         if (u < auto_rows) return OG_OK; /* below the rule: nothing to do, nothing reported */
     }
+    build_pool pool = {st, t, m, fid, d, calloc(m->nfragments ? m->nfragments : 1, sizeof *pool.todo), 0, 0, 0};
+    if (!pool.todo) return og_err(OG_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < m->nfragments && s == OG_OK; i++) {
         const og_fragment *f = &m->fragments[i];
-        char key[512];
-        s = og_index_file_key(key, sizeof key, og_tableview_dir(v), f, fid, d);
+        build_todo *w = &pool.todo[pool.n];
+        s = og_index_file_key(w->key, sizeof w->key, og_tableview_dir(v), f, fid, d);
         if (s == OG_ERR_NOT_FOUND) {
             og_error_clear();
             s = OG_OK;
@@ -126,15 +190,17 @@ static og_status run_prop(og_read *r, og_store *st, size_t node, const og_cat_pr
         }
         if (s) break;
         files++;
-        int exists = 0;
-        if (auto_rows ? file_exists(st, key) : file_ok(st, key, d, f->physical_rows, &exists)) {
+        if (auto_rows ? file_exists(st, w->key) : file_ok(st, w->key, d, f->physical_rows, &w->exists)) {
             covered++;
             continue;
         }
         if (!build) continue;
-        s = build_one(st, t, m, f, fid, d, key, exists);
-        if (s == OG_OK) covered++, built++;
+        w->f = f;
+        pool.n++;
     }
+    if (s == OG_OK && pool.n) s = build_files(&pool, auto_rows > 0);
+    if (s == OG_OK) covered += pool.n, built += pool.n;
+    free(pool.todo);
     if (s) return og_err_wrap(s, "index %s of %s.%s", d->name, cat->nodes[node].name, p->name);
     json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I}", "type", cat->nodes[node].name, "property",
                           p->name, "kind", d->name, "table", og_tableview_dir(v), "version",

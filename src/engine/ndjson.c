@@ -9,12 +9,12 @@
  *
  * Background parsing (og_ndjson_reader_start): parsing is a large part of a load's CPU time
  * and depends on nothing the loader does, so WORKERS threads read, parse and envelope-check
- * ahead while the caller stages records.  Batch number k (at most BATCH_RECORDS records or
- * BATCH_BYTES line bytes, so memory stays bounded) is made by worker k % WORKERS in ring
- * slot k % RING: the workers take turns at reading the raw lines of their next batch (the
- * input is read in order, one batch at a time), then parse them in parallel; the caller
- * takes batches in number order.  A slot is always refilled by the worker that filled it
- * before (one batch's lines and tokens live in its slot until then).  A failure ends the
+ * ahead while the caller stages records, through engine/batch_ring.h: a batch is at most
+ * BATCH_RECORDS records or BATCH_BYTES line bytes (so memory stays bounded); the workers take
+ * turns at reading the raw lines of their next batch (the input is read in order, one batch
+ * at a time), then parse them in parallel; the caller takes batches in number order.  A slot
+ * is always refilled by the worker that filled it before (one batch's lines and tokens live
+ * in its slot until then).  A failure ends the
  * input: its batch carries the records before it, then the status and message, so the
  * caller sees exactly the records and the error a sequential read gives.  Freeing the
  * reader stops and joins the workers.
@@ -22,10 +22,10 @@
 #include "engine/ndjson.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/batch_ring.h"
 #include "util/error.h"
 
 #define WORKERS 2
@@ -47,8 +47,6 @@ typedef struct nd_batch {
     char *raw;              /* the lines, back to back (strings decoded in place) */
     size_t raw_len, raw_cap;
     og_jdoc doc;            /* every line's tokens */
-    size_t seq;             /* which batch it holds (set under the lock when published) */
-    int ready;              /* published and not yet released by the caller */
     int done;               /* no batch follows: end of input, or `err` after the items */
     og_status err;
     char *errmsg;
@@ -68,23 +66,10 @@ struct og_ndjson_reader {
     struct nd_async *async; /* NULL = sequential */
 };
 
-typedef struct nd_worker {
-    og_ndjson_reader *r;
-    size_t first;           /* the first batch number it makes */
-    pthread_t thread;
-} nd_worker;
-
 struct nd_async {
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    nd_worker workers[WORKERS];
-    nd_batch *ring[RING];
-    size_t head;            /* the batch number the caller takes next */
-    size_t read_turn;       /* the batch number whose lines are read next */
-    int ended;              /* the input ended (end, or a failure): no batch after it is read */
-    int stop;
-    int holding;            /* the caller is reading batch `head` */
-    size_t pos;             /* next item of that batch */
+    og_batch_ring *ring;    /* engine/batch_ring.h: WORKERS threads over RING batches */
+    nd_batch *batches[RING];
+    size_t pos;             /* next item of the batch the caller holds */
     uint64_t consumed;      /* bytes through the caller's last record */
 };
 
@@ -119,35 +104,19 @@ static void batch_clear(nd_batch *b)
     b->errmsg = NULL;
 }
 
-static void ring_free(struct nd_async *a)
-{
-    for (int i = 0; i < RING; i++) {
-        if (!a->ring[i]) continue;
-        batch_clear(a->ring[i]);
-        og_jdoc_free(&a->ring[i]->doc);
-        free(a->ring[i]->raw);
-        free(a->ring[i]);
-    }
-    pthread_cond_destroy(&a->cv);
-    pthread_mutex_destroy(&a->mu);
-    free(a);
-}
-
-/* Stops and joins the first `started` workers. */
-static void workers_stop(struct nd_async *a, int started)
-{
-    pthread_mutex_lock(&a->mu);
-    a->stop = 1;
-    pthread_cond_broadcast(&a->cv);
-    pthread_mutex_unlock(&a->mu);
-    for (int i = 0; i < started; i++) pthread_join(a->workers[i].thread, NULL);
-}
-
 static void async_free(og_ndjson_reader *r)
 {
-    if (!r->async) return;
-    workers_stop(r->async, WORKERS);
-    ring_free(r->async);
+    struct nd_async *a = r->async;
+    if (!a) return;
+    og_batch_ring_free(a->ring); /* stops and joins the workers */
+    for (int i = 0; i < RING; i++) {
+        if (!a->batches[i]) continue;
+        batch_clear(a->batches[i]);
+        og_jdoc_free(&a->batches[i]->doc);
+        free(a->batches[i]->raw);
+        free(a->batches[i]);
+    }
+    free(a);
     r->async = NULL;
 }
 
@@ -359,35 +328,26 @@ static void batch_parse(const og_ndjson_reader *r, nd_batch *b)
     }
 }
 
-static void *worker_main(void *arg)
+static void ring_clear(void *ctx, void *worker, void *batch)
 {
-    nd_worker *w = arg;
-    og_ndjson_reader *r = w->r;
-    struct nd_async *a = r->async;
-    for (size_t seq = w->first;; seq += WORKERS) {
-        nd_batch *b = a->ring[seq % RING];
-        pthread_mutex_lock(&a->mu);
-        while (!a->stop && !a->ended && (seq >= a->head + RING || a->read_turn != seq))
-            pthread_cond_wait(&a->cv, &a->mu);
-        int quit = a->stop || a->ended;
-        pthread_mutex_unlock(&a->mu);
-        if (quit) return NULL;
-        batch_clear(b); /* the DOMs this worker made for batch seq - RING */
-        batch_read(r, b);
-        pthread_mutex_lock(&a->mu);
-        a->read_turn++;
-        if (b->done) a->ended = 1;
-        pthread_cond_broadcast(&a->cv);
-        pthread_mutex_unlock(&a->mu);
-        batch_parse(r, b);
-        pthread_mutex_lock(&a->mu);
-        b->seq = seq;
-        b->ready = 1;
-        if (b->done) a->ended = 1;
-        pthread_cond_broadcast(&a->cv);
-        pthread_mutex_unlock(&a->mu);
-        if (b->done) return NULL;
-    }
+    (void)ctx, (void)worker;
+    batch_clear(batch); /* the DOMs this worker made for the slot's previous batch */
+}
+
+static int ring_read(void *ctx, void *worker, void *batch)
+{
+    (void)worker;
+    nd_batch *b = batch;
+    batch_read(ctx, b);
+    return b->done;
+}
+
+static int ring_parse(void *ctx, void *worker, void *batch, int ended)
+{
+    (void)worker, (void)ended;
+    nd_batch *b = batch;
+    batch_parse(ctx, b);
+    return b->done;
 }
 
 og_status og_ndjson_reader_start(og_ndjson_reader *r)
@@ -395,28 +355,18 @@ og_status og_ndjson_reader_start(og_ndjson_reader *r)
     if (r->async || r->lineno) return og_err(OG_ERR_INVALID, "ndjson: background parsing must start before the first read");
     struct nd_async *a = calloc(1, sizeof *a);
     if (!a) return og_err(OG_ERR_NOMEM, "out of memory");
-    pthread_mutex_init(&a->mu, NULL);
-    pthread_cond_init(&a->cv, NULL);
-    for (int i = 0; i < RING; i++) {
-        a->ring[i] = calloc(1, sizeof *a->ring[i]);
-        if (!a->ring[i]) {
-            ring_free(a);
+    r->async = a;
+    for (int i = 0; i < RING; i++)
+        if (!(a->batches[i] = calloc(1, sizeof *a->batches[i]))) {
+            async_free(r);
             return og_err(OG_ERR_NOMEM, "out of memory");
         }
-    }
-    r->async = a;
-    for (int i = 0; i < WORKERS; i++) {
-        a->workers[i].r = r;
-        a->workers[i].first = (size_t)i;
-        int rc = pthread_create(&a->workers[i].thread, NULL, worker_main, &a->workers[i]);
-        if (rc) {
-            workers_stop(a, i);
-            ring_free(a);
-            r->async = NULL;
-            return og_err_errno(rc, "ndjson: cannot start a parser thread");
-        }
-    }
-    return OG_OK;
+    static const og_batch_ring_ops ops = {ring_clear, ring_read, ring_parse};
+    void *workers[WORKERS];
+    for (int i = 0; i < WORKERS; i++) workers[i] = r;
+    og_status st = og_batch_ring_start(&a->ring, &ops, r, workers, WORKERS, (void *const *)a->batches, RING);
+    if (st) async_free(r);
+    return st;
 }
 
 static int async_next(og_ndjson_reader *r, og_ndjson_record *rec, og_status *err)
@@ -424,14 +374,7 @@ static int async_next(og_ndjson_reader *r, og_ndjson_record *rec, og_status *err
     struct nd_async *a = r->async;
     *err = OG_OK;
     for (;;) {
-        nd_batch *b = a->ring[a->head % RING];
-        if (!a->holding) {
-            pthread_mutex_lock(&a->mu);
-            while (!(b->ready && b->seq == a->head)) pthread_cond_wait(&a->cv, &a->mu);
-            pthread_mutex_unlock(&a->mu);
-            a->holding = 1;
-            a->pos = 0;
-        }
+        nd_batch *b = og_batch_ring_take(a->ring);
         if (a->pos < b->n) {
             nd_item *it = &b->items[a->pos++];
             *rec = it->rec;
@@ -443,12 +386,8 @@ static int async_next(og_ndjson_reader *r, og_ndjson_record *rec, og_status *err
             return b->err ? -1 : 0;
         }
         /* release the batch (its worker frees the records' DOMs when it refills the slot) */
-        pthread_mutex_lock(&a->mu);
-        b->ready = 0;
-        a->head++;
-        a->holding = 0;
-        pthread_cond_broadcast(&a->cv);
-        pthread_mutex_unlock(&a->mu);
+        og_batch_ring_release(a->ring);
+        a->pos = 0;
     }
 }
 
@@ -460,16 +399,15 @@ int og_ndjson_next(og_ndjson_reader *r, og_ndjson_record *rec, og_status *err)
 const og_ndjson_record *og_ndjson_peek(const og_ndjson_reader *r, size_t k)
 {
     const struct nd_async *a = r->async;
-    if (!a || !a->holding) return NULL;
-    const nd_batch *b = a->ring[a->head % RING];
-    return a->pos + k < b->n ? &b->items[a->pos + k].rec : NULL;
+    const nd_batch *b = a ? og_batch_ring_held(a->ring) : NULL;
+    return b && a->pos + k < b->n ? &b->items[a->pos + k].rec : NULL;
 }
 
 void og_ndjson_skip(og_ndjson_reader *r, size_t k)
 {
     struct nd_async *a = r->async;
-    if (!k || !a || !a->holding) return;
-    const nd_batch *b = a->ring[a->head % RING];
+    const nd_batch *b = a ? og_batch_ring_held(a->ring) : NULL;
+    if (!k || !b) return;
     a->pos += k;
     a->consumed = b->items[a->pos - 1].bytes;
 }

@@ -32,6 +32,7 @@
 #include "engine/layout.h"
 #include "table/table.h"
 #include "util/error.h"
+#include "util/fault.h"
 #include "util/id.h"
 
 static og_status table_cols_init(og_plan_table *pt)
@@ -115,6 +116,7 @@ static void table_free(og_plan_table *pt)
 }
 
 static og_status job_join(og_plan *p);
+static int job_reads_ids(const og_plan *p, const og_plan_table *pt);
 
 void og_plan_free(og_plan *p)
 {
@@ -513,6 +515,8 @@ static og_status key_id_of_row(const og_plan_table *pt, uint32_t srow, og_buf *o
 static og_status finish_row(og_plan *p, og_plan_table *pt, const char *id, size_t idlen, int generated,
                             const char *from, const char *to, uint64_t line, uint32_t *row, long *prev)
 {
+    /* a node staged while the batch in flight reads this type's ids: that batch first */
+    if (!generated && job_reads_ids(p, pt)) OG_TRY(job_join(p));
     OG_TRY(grow_row_arrays(pt));
     if (!generated) OG_TRY(og_plan_index_ids(pt));
     uint32_t r = (uint32_t)pt->nstaged;
@@ -1379,6 +1383,7 @@ static og_status check_card(og_plan *p, og_plan_table *et)
 
 static og_status validate(og_plan *p)
 {
+    OG_TRY(job_join(p)); /* its endpoint lookups read the ids indexed below */
     for (size_t i = 0; i < p->cat->nnodes; i++) OG_TRY(og_plan_index_ids(&p->nodes[i]));
     for (size_t i = 0; i < p->cat->nnodes; i++) {
         og_plan_table *pt = &p->nodes[i];
@@ -1642,13 +1647,54 @@ typedef struct og_plan_job {
                                * (a failed load deletes it: docs/maintenance.md "Failed writes") */
     pthread_t th;
     int threaded;
+    /* Compact endpoints resolved here instead of on the loading thread (og_plan_flush): side k's
+     * strings are batch column ends_field[k]; their answers go to ends_out[k] (the table's
+     * ends, sized before the start), the ids not staged to unres[k], numbered from
+     * ends_base[k] (the table's unres length then) and appended to it at the join.  Meanwhile
+     * ends_node[k]'s staged_ids is read here: the loading thread joins the job before it
+     * writes that map (finish_row), so it is read-only until then. */
+    int resolve;
+    const og_plan_table *ends_node[2];
+    uint32_t *ends_out[2];
+    size_t ends_field[2], ends_base[2];
+    og_vector unres[2];
 } og_plan_job;
+
+/* Looks up the endpoints of n staged edges of type `type` in node's staged_ids — side
+ * strings col rows [o, o + n) — into out: the id's first staged row, or, for an id not staged
+ * yet, OG_PLAN_END_UNRESOLVED | (base + its index in unres), its string appended to unres. */
+static og_status resolve_ends(const og_plan_table *node, const og_vector *col, size_t o, size_t n, uint32_t *out,
+                              og_vector *unres, size_t base, const char *type)
+{
+    og_strmap_get_many(&node->staged_ids, col->values, col->offsets + o, n, RI_NOT_STAGED, out);
+    for (size_t i = 0; i < n; i++) {
+        if (out[i] != RI_NOT_STAGED && !(out[i] & OG_PLAN_END_UNRESOLVED)) continue;
+        if (base + unres->len >= OG_PLAN_END_UNRESOLVED) return og_err(OG_ERR_LIMIT, "%s: too many endpoints not staged yet", type);
+        size_t len;
+        const uint8_t *id = og_vector_get_bytes(col, o + i, &len);
+        out[i] = OG_PLAN_END_UNRESOLVED | (uint32_t)(base + unres->len);
+        OG_TRY(og_vector_append_bytes(unres, id, len));
+    }
+    return OG_OK;
+}
+
+/* The job's endpoint lookups (before its write: a failure fails the batch). */
+static og_status job_resolve(og_plan_job *j)
+{
+    if (og_fault_error("load.resolve_ends")) return og_err(OG_ERR_IO, "injected failure resolving the endpoints of a batch");
+    for (int k = 0; k < 2; k++) {
+        const og_vector *col = &j->batch[j->ends_field[k]];
+        OG_TRY(resolve_ends(j->ends_node[k], col, 0, col->len, j->ends_out[k], &j->unres[k], j->ends_base[k], j->pt->t->name));
+    }
+    return OG_OK;
+}
 
 static void *job_main(void *arg)
 {
     og_plan_job *j = arg;
     if (j->threaded) og_store_journal_begin(&j->journal, j->store, NULL);
-    j->st = og_table_txn_append(j->x, j->batch, j->ntop, &j->fragment_id);
+    j->st = j->resolve ? job_resolve(j) : OG_OK;
+    if (j->st == OG_OK) j->st = og_table_txn_append(j->x, j->batch, j->ntop, &j->fragment_id);
     if (j->threaded) og_store_journal_end(&j->journal);
     if (j->st != OG_OK)
         snprintf(j->msg, sizeof j->msg, "%s", og_error_message());
@@ -1673,12 +1719,27 @@ static og_status job_join(og_plan *p)
         j->pt->batches[j->batch_index].fragment_id = j->fragment_id;
     else
         st = og_err(st, "writing %s: %s", j->pt->t->name, j->msg);
+    for (int k = 0; k < 2; k++) { /* the batch's ids not staged, after the table's earlier ones */
+        for (size_t i = 0; st == OG_OK && i < j->unres[k].len; i++) {
+            size_t len;
+            const uint8_t *id = og_vector_get_bytes(&j->unres[k], i, &len);
+            st = og_vector_append_bytes(&j->pt->unres[k], id, len);
+        }
+        og_vector_free(&j->unres[k]);
+    }
     free(j);
     return st;
 }
 
-/* Starts writing rows idx[0..n) of pt (in memory, ascending) as batch `batch_index`. */
-static og_status job_start(og_plan *p, og_plan_table *pt, const uint32_t *idx, size_t n, size_t batch_index)
+/* 1 when the batch in flight reads pt's staged_ids (its endpoint lookups). */
+static int job_reads_ids(const og_plan *p, const og_plan_table *pt)
+{
+    return p->job && p->job->resolve && (p->job->ends_node[0] == pt || p->job->ends_node[1] == pt);
+}
+
+/* Starts writing rows idx[0..n) of pt (in memory, ascending) as batch `batch_index`; with
+ * `resolve` (idx is every in-memory row) its compact endpoints are looked up there too. */
+static og_status job_start(og_plan *p, og_plan_table *pt, const uint32_t *idx, size_t n, size_t batch_index, int resolve)
 {
     og_table_txn *x;
     OG_TRY(table_txn(p, pt, &x));
@@ -1688,6 +1749,31 @@ static og_status job_start(og_plan *p, og_plan_table *pt, const uint32_t *idx, s
     if (st != OG_OK) {
         free(j);
         return st;
+    }
+    if (resolve) {
+        const og_manifest *m = og_table_txn_manifest(x);
+        int found = 0;
+        for (size_t f = 0; f < j->ntop; f++) {
+            int32_t id = m->schema.fields[og_lance_schema_top(&m->schema, f)].id;
+            if (id == OG_FIELD_SRC) j->ends_field[0] = f, found |= 1;
+            if (id == OG_FIELD_DST) j->ends_field[1] = f, found |= 2;
+        }
+        for (int k = 0; k < 2; k++) {
+            j->ends_node[k] = &p->nodes[k ? pt->t->to_node : pt->t->from_node];
+            j->ends_out[k] = pt->ends[k] + pt->mem_base;
+            j->ends_base[k] = pt->unres[k].len;
+            if (st == OG_OK) st = og_vector_init(&j->unres[k], (og_type){OG_T_STRING, OG_T_NULL, 0});
+        }
+        if (st == OG_OK && (found != 3 || j->batch[j->ends_field[0]].len != n || j->batch[j->ends_field[1]].len != n))
+            st = og_err(OG_ERR_INTERNAL, "%s: a flushed batch without its endpoints", pt->t->name);
+        if (st != OG_OK) {
+            for (size_t f = 0; f < j->ntop; f++) og_vector_free(&j->batch[f]);
+            for (int k = 0; k < 2; k++) og_vector_free(&j->unres[k]);
+            free(j->batch);
+            free(j);
+            return st;
+        }
+        j->resolve = 1;
     }
     j->pt = pt;
     j->x = x;
@@ -1719,9 +1805,11 @@ static int edge_ids_unread(const og_cat_type *t)
  * the batch instead of its string (og_plan_table.ends), and from the first such flush on
  * treats src / dst as flushable columns.  Only for an edge type without constraints and
  * without @card (check_card and @unique read the strings) whose every flush does it, from
- * the first. */
-static og_status compact_ends(og_plan *p, og_plan_table *pt)
+ * the first.  With `defer` the lookups are left to the batch's writer thread (*deferred = 1:
+ * og_plan_job.resolve): they were about a quarter of the loading thread of a 5M-edge load. */
+static og_status compact_ends(og_plan *p, og_plan_table *pt, int defer, int *deferred)
 {
+    *deferred = 0;
     if (!pt->is_edge || !p->flush_rows || pt->t->ncons || pt->t->card_written || (!pt->ends_compact && pt->mem_base))
         return OG_OK;
     size_t from = pt->mem_base, n = pt->nstaged - from;
@@ -1736,20 +1824,13 @@ static og_status compact_ends(og_plan *p, og_plan_table *pt)
         pt->ends_cap = cap;
     }
     for (int k = 0; k < 2; k++) {
-        og_plan_table *node = &p->nodes[k ? pt->t->to_node : pt->t->from_node];
-        const og_vector *col = &pt->cols[1 + k];
-        uint32_t *out = pt->ends[k] + from;
-        og_strmap_get_many(&node->staged_ids, col->values, col->offsets + col_row(pt, 1 + (size_t)k, from), n, RI_NOT_STAGED, out);
         if (!pt->unres[k].type.id) OG_TRY(og_vector_init(&pt->unres[k], (og_type){OG_T_STRING, OG_T_NULL, 0}));
-        for (size_t i = 0; i < n; i++) {
-            if (out[i] != RI_NOT_STAGED && !(out[i] & OG_PLAN_END_UNRESOLVED)) continue;
-            if (pt->unres[k].len >= OG_PLAN_END_UNRESOLVED) return og_err(OG_ERR_LIMIT, "%s: too many endpoints not staged yet", pt->t->name);
-            size_t len;
-            const uint8_t *id = og_vector_get_bytes(col, col_row(pt, 1 + (size_t)k, from + i), &len);
-            out[i] = OG_PLAN_END_UNRESOLVED | (uint32_t)pt->unres[k].len;
-            OG_TRY(og_vector_append_bytes(&pt->unres[k], id, len));
-        }
+        if (defer) continue;
+        const og_plan_table *node = &p->nodes[k ? pt->t->to_node : pt->t->from_node];
+        OG_TRY(resolve_ends(node, &pt->cols[1 + k], col_row(pt, 1 + (size_t)k, from), n, pt->ends[k] + from, &pt->unres[k], 0,
+                            pt->t->name));
     }
+    *deferred = defer;
     pt->nends = pt->nstaged;
     pt->ends_compact = 1;
     pt->retain[1] = pt->retain[2] = 0;
@@ -1766,13 +1847,15 @@ og_status og_plan_flush(og_plan *p, og_plan_table *pt)
      * column is flushable; og_plan_index_ids / og_plan_staged_find skip the dropped rows. */
     if (pt->is_edge && pt->retain[0] && pt->ids_indexed == 0 && pt->mem_base == 0 && edge_ids_unread(pt->t))
         pt->retain[0] = 0;
-    OG_TRY(compact_ends(p, pt));
     size_t span = pt->nstaged - pt->mem_base, kept = 0;
     uint32_t *idx = malloc(span * sizeof *idx);
     if (!idx) return og_err(OG_ERR_NOMEM, "out of memory");
     for (size_t r = pt->mem_base; r < pt->nstaged; r++)
         if (!is_superseded(pt, r)) idx[kept++] = (uint32_t)r;
-    og_status st = OG_OK;
+    /* the endpoint lookups go with the batch to its writer thread when the batch holds every
+     * in-memory row (a superseded row is not written, but its endpoints are kept too) */
+    int resolve = 0;
+    og_status st = compact_ends(p, pt, kept == span, &resolve);
     if (kept && pt->nbatches == pt->batches_cap) {
         size_t ncap = pt->batches_cap ? pt->batches_cap * 2 : 16;
         og_plan_batch *nb = realloc(pt->batches, ncap * sizeof *nb);
@@ -1785,7 +1868,7 @@ og_status og_plan_flush(og_plan *p, og_plan_table *pt)
     }
     /* the batch is written on a worker thread (og_plan_job); its fragment id is filled in when
      * it is joined — by the next flush, og_plan_write or og_plan_free */
-    if (st == OG_OK && kept) st = job_start(p, pt, idx, kept, pt->nbatches);
+    if (st == OG_OK && kept) st = job_start(p, pt, idx, kept, pt->nbatches, resolve);
     free(idx);
     if (st) return og_err_wrap(st, "writing %s", pt->t->name);
     if (kept) pt->batches[pt->nbatches++] = (og_plan_batch){pt->mem_base, pt->nstaged, UINT64_MAX};

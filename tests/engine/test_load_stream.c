@@ -775,6 +775,136 @@ static void edges_flushed_before_their_nodes_still_load_and_check(void **state)
     expect_int(f, "nknows", NULL, 700);
 }
 
+/* ---- endpoint lookups on the writer thread (docs/load.md "Compact endpoints") ---------- */
+
+/* A random file of people and Knows edges in random order (so edges name people staged before
+ * them, after them, and people are staged while a flushed batch's endpoint lookups run on its
+ * writer thread), with given edge ids repeated now and then (merge last-wins: such a batch
+ * holds superseded rows and is looked up on the loading thread) and, when ghost_at >= 0, an
+ * edge to a person nobody stages at that edge index.  Returns the number of lines. */
+static int write_random_graph(const char *path, unsigned seed, int people, int edges, int ghost_at)
+{
+    int total = people + edges, *order = malloc((size_t)total * sizeof *order);
+    assert_non_null(order);
+    for (int i = 0; i < total; i++) order[i] = i;
+    for (int i = total - 1; i > 0; i--) { /* Fisher-Yates with a fixed LCG */
+        seed = seed * 1103515245u + 12345u;
+        int j = (int)((seed >> 8) % (unsigned)(i + 1)), t = order[i];
+        order[i] = order[j], order[j] = t;
+    }
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    for (int i = 0; i < total; i++) {
+        int k = order[i];
+        if (k < people) {
+            person_line(fp, k, 20 + k % 50);
+            continue;
+        }
+        k -= people;
+        seed = seed * 1103515245u + 12345u;
+        int a = (int)((seed >> 8) % (unsigned)people), b = (int)((seed >> 16) % (unsigned)people);
+        char to[16];
+        if (k == ghost_at) snprintf(to, sizeof to, "ghost");
+        else snprintf(to, sizeof to, "p%04d", b);
+        if (k % 41 == 3) /* a given id, repeated: the later edge replaces the earlier one */
+            fprintf(fp, "{\"edge\":\"Knows\",\"id\":\"e%d\",\"from\":\"p%04d\",\"to\":\"%s\"}\n", k % 7, a, to);
+        else
+            fprintf(fp, "{\"edge\":\"Knows\",\"from\":\"p%04d\",\"to\":\"%s\"}\n", a, to);
+    }
+    fclose(fp);
+    free(order);
+    return total;
+}
+
+/* What the graph answers: the number of edges and every person's friends, in name order. */
+static char *graph_answers(fixture *f, int people)
+{
+    size_t cap = 1 << 20, w = 0;
+    char *out = malloc(cap), cell[4096], params[64];
+    assert_non_null(out);
+    assert_int_equal(fixture_query(f, "nknows", NULL, NULL, cell, sizeof cell), OG_OK);
+    w += (size_t)snprintf(out + w, cap - w, "knows=%s\n", cell);
+    for (int i = 0; i < people; i++) {
+        snprintf(params, sizeof params, "{\"n\":\"p%04d\"}", i);
+        assert_int_equal(fixture_query(f, "friends", params, NULL, cell, sizeof cell), OG_OK);
+        w += (size_t)snprintf(out + w, cap - w, "p%04d: %s\n", i, cell);
+    }
+    return out;
+}
+
+/* A flushed batch's endpoint lookups run on its writer thread while the next records are
+ * staged, unless people of the endpoint type are staged meanwhile (the loading thread waits
+ * for the batch first) or the batch holds superseded rows.  For random files the graph is the
+ * one a load without any flush makes (every endpoint checked by string at the end), and a
+ * dangling endpoint anywhere gets the same message. */
+static void endpoints_resolved_on_the_writer_thread_load_as_without_flushes(void **state)
+{
+    (void)state;
+    const int people = 40, edges = 1500;
+    for (unsigned seed = 1; seed <= 4; seed++) {
+        char *want = NULL, msg[2][1024];
+        for (int flushed = 0; flushed < 2; flushed++) {
+            fixture *f = fixture_new(SCHEMA, QUERIES);
+            assert_non_null(f);
+            setenv("OG_LOAD_FLUSH_ROWS", flushed ? (seed % 2 ? "100" : "37") : "1000000000", 1);
+            int ghost_at = (int)(seed * 331) % edges;
+            if (ghost_at % 41 == 3) ghost_at++; /* not an edge a later one may replace */
+            write_random_graph(f->data, seed, people, edges, ghost_at);
+            assert_int_equal(load_file(f, OG_LOAD_MERGE, NULL), OG_ERR_CONSTRAINT);
+            const char *at = strstr(og_error_message(), "in.jsonl:"); /* past the fixture's own directory */
+            snprintf(msg[flushed], sizeof msg[flushed], "%s", at ? at : og_error_message());
+            if (!strstr(msg[flushed], "'ghost' not found in Person")) fail_msg("seed %u: '%s'", seed, msg[flushed]);
+            write_random_graph(f->data, seed, people, edges, -1);
+            og_load_stats st;
+            if (load_file(f, OG_LOAD_MERGE, &st) != OG_OK) fail_msg("seed %u: %s", seed, og_error_message());
+            assert_int_equal(st.records, (uint64_t)(people + edges));
+            char *got = graph_answers(f, people);
+            if (!flushed) {
+                want = got;
+            } else {
+                if (strcmp(got, want)) fail_msg("seed %u: flushed load answers\n%s\nwant\n%s", seed, got, want);
+                free(got);
+            }
+            fixture_free(f);
+        }
+        assert_string_equal(msg[1], msg[0]);
+        free(want);
+    }
+    setenv("OG_LOAD_FLUSH_ROWS", FLUSH_ROWS, 1);
+}
+
+/* A failure of a batch's endpoint lookups on its writer thread fails the load like a write
+ * error of that batch: an error, nothing published, no data file left behind. */
+static void a_failed_endpoint_lookup_on_the_writer_thread_publishes_nothing(void **state)
+{
+    fixture *f = *state;
+    FILE *fp = open_data(f);
+    for (int i = 0; i < 50; i++) person_line(fp, i, 30);
+    fclose(fp);
+    assert_int_equal(load_file(f, OG_LOAD_OVERWRITE, NULL), OG_OK);
+    char head0[OG_ULID_LEN + 1], head[OG_ULID_LEN + 1];
+    head_commit(f, head0);
+    size_t files0 = count_data_files(f);
+    fp = open_data(f);
+    for (int i = 0; i < 50; i++) person_line(fp, i, 31);
+    for (int k = 0; k < 450; k++)
+        fprintf(fp, "{\"edge\":\"Knows\",\"from\":\"p%04d\",\"to\":\"p%04d\"}\n", k % 50, (k / 50 + k % 50 + 1) % 50);
+    fclose(fp);
+    setenv("OG_FAULT_ERROR", "load.resolve_ends", 1);
+    og_status st = load_file(f, OG_LOAD_OVERWRITE, NULL);
+    unsetenv("OG_FAULT_ERROR");
+    assert_int_equal(st, OG_ERR_IO);
+    if (!strstr(og_error_message(), "writing Knows") || !strstr(og_error_message(), "injected"))
+        fail_msg("'%s'", og_error_message());
+    head_commit(f, head);
+    assert_string_equal(head, head0);
+    assert_int_equal(count_data_files(f), files0);
+    expect(f, "person", "{\"n\":\"p0001\"}", "30");
+    assert_int_equal(load_file(f, OG_LOAD_OVERWRITE, NULL), OG_OK);
+    expect_int(f, "nknows", NULL, 450);
+    expect(f, "person", "{\"n\":\"p0001\"}", "31");
+}
+
 int main(void)
 {
     (void)fixture_load; /* the fixture's text loader; these tests write their files directly */
@@ -795,6 +925,8 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(edges_in_bulk_load_as_record_by_record, setup, teardown),
         cmocka_unit_test_setup_teardown(edges_flushed_before_their_nodes_still_load_and_check, setup, teardown),
+        cmocka_unit_test_setup_teardown(endpoints_resolved_on_the_writer_thread_load_as_without_flushes, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_failed_endpoint_lookup_on_the_writer_thread_publishes_nothing, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -665,12 +665,57 @@ static void kind_names(void **state)
     assert_string_equal(og_jkind_name(OG_J_OBJECT), "an object");
 }
 
+/* Plain ASCII runs are scanned eight bytes at a time: whatever ends a run — the closing
+ * quote, an escape, a control byte, a UTF-8 sequence (valid or not), the end of the input —
+ * is found at every offset from the string's start and from the end of a word, with the
+ * answer (value or rejection) jansson gives. */
+static void string_runs_end_where_their_first_special_byte_is(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *ins; /* inserted at offset k of a run of 'a's */
+        const char *dec; /* what it decodes to, NULL: rejected */
+    } cases[] = {
+        {"", ""}, {"\\n", "\n"}, {"\\\"", "\""}, {"\x01", NULL}, {"\x1f", NULL}, {"\xc3\xa9", "\xc3\xa9"},
+        {"\xff", NULL}, {"\xc3", NULL}, {" ~\x7f", " ~\x7f"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+        for (size_t k = 0; k < 20; k++)
+            for (size_t tail = 0; tail < 12; tail += 11) {
+                char text[64], want[64];
+                size_t n = 0, w = 0;
+                text[n++] = '"';
+                for (size_t i = 0; i < k; i++) text[n++] = 'a', want[w++] = 'a';
+                n += (size_t)sprintf(text + n, "%s", cases[c].ins);
+                if (cases[c].dec) w += (size_t)sprintf(want + w, "%s", cases[c].dec);
+                for (size_t i = 0; i < tail; i++) text[n++] = 'b', want[w++] = 'b';
+                text[n++] = '"';
+                want[w] = '\0';
+                parsed p;
+                parse_n(&p, text, n);
+                if (jansson_accepts(text, n) != (p.st == OG_OK)) fail_msg("case %zu at %zu: jansson differs (%s)", c, k, p.msg);
+                if (!cases[c].dec) {
+                    if (p.st != OG_ERR_PARSE) fail_msg("case %zu at %zu: accepted", c, k);
+                } else {
+                    if (p.st != OG_OK) fail_msg("case %zu at %zu: %s", c, k, p.msg);
+                    assert_int_equal(root(&p)->len, w);
+                    assert_memory_equal(root(&p)->v.s, want, w);
+                }
+                done(&p);
+                /* cut before the closing quote: the input ends inside the string */
+                parse_n(&p, text, n - 1);
+                assert_int_equal(p.st, OG_ERR_PARSE);
+                done(&p);
+            }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(token_layout_spans_and_lengths),
         cmocka_unit_test(big_objects_without_duplicates_are_found_by_key),
         cmocka_unit_test(string_escapes_decode_in_place),
+        cmocka_unit_test(string_runs_end_where_their_first_special_byte_is),
         cmocka_unit_test(integer_limits),
         cmocka_unit_test(real_limits),
         cmocka_unit_test(duplicate_keys_rejected),
