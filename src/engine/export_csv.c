@@ -1,6 +1,6 @@
 /*
  * export_csv.c — one type of a snapshot as CSV in the shape `load --csv` reads back
- * (engine/csv_load.h, docs/load.md "CSV"), so export --format csv → load --csv round-trips.
+ * (load/csv_load.h, docs/load.md "CSV"), so export --format csv → load --csv round-trips.
  *
  * Columns: an unkeyed node's id as `:ID` (a keyed node's id is its key, which is a property
  * column); an edge's `:ID`, `from`, `to`; then every property in schema order.  Cells: null is

@@ -19,7 +19,6 @@
  */
 #define _GNU_SOURCE /* qsort_r */
 #include "engine/plan.h"
-#include "engine/csv_load.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -141,9 +140,9 @@ const char *og_plan_where(const og_plan *p, uint64_t line, char *buf, size_t cap
 {
     const char *src = p->source;
     if (p->nsources) {
-        size_t f = (size_t)(line >> OG_CSV_LINE_BITS);
+        size_t f = (size_t)(line >> OG_PLAN_LINE_BITS);
         src = f < p->nsources ? p->sources[f] : NULL;
-        line &= ((uint64_t)1 << OG_CSV_LINE_BITS) - 1;
+        line &= ((uint64_t)1 << OG_PLAN_LINE_BITS) - 1;
     }
     if (src && line)
         snprintf(buf, cap, "%s:%llu", src, (unsigned long long)line);

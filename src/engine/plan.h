@@ -98,13 +98,20 @@ typedef struct og_plan_table {
 
 #define OG_PLAN_END_UNRESOLVED 0x80000000u
 
+/* Staged lines of a multi-file load: the file's index in the top 24 bits, its line below. */
+#define OG_PLAN_LINE_BITS 40
+static inline uint64_t og_plan_line_encode(uint32_t file, uint64_t line)
+{
+    return ((uint64_t)file << OG_PLAN_LINE_BITS) | line;
+}
+
 typedef struct og_plan {
     og_read *read;
     const og_catalog *cat;
     og_plan_table *nodes, *edges;
     const char *source;      /* input name for messages ("seed.jsonl"), or NULL */
     /* A load of several files (CSV): a staged line carries its file's index in its top bits
-     * (og_csv_line_encode) and messages name sources[index] instead of `source`. */
+     * (og_plan_line_encode) and messages name sources[index] instead of `source`. */
     const char *const *sources;
     size_t nsources;
     int64_t now_ms;

@@ -1,5 +1,5 @@
 /*
- * csv_records.h — renders every record a CSV source gives (engine/csv_load.h), read either
+ * csv_records.h — renders every record a CSV source gives (load/csv_load.h), read either
  * sequentially or on the worker threads (og_csv_source_start with a given batch size), as one
  * string, so tests and tests/fuzz/fuzz_csv.c can check that both reads give the same records,
  * positions and first error.  Test code only.
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/csv_load.h"
+#include "load/csv_load.h"
 #include "util/buf.h"
 #include "util/error.h"
 

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "engine/engine.h"
-#include "engine/load.h"
+#include "load/load.h"
 #include "util/error.h"
 
 typedef struct fixture {

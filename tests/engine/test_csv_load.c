@@ -1,5 +1,5 @@
 /*
- * test_csv_load.c — `load --csv` end to end (engine/csv_load.h, docs/load.md "CSV"): node and
+ * test_csv_load.c — `load --csv` end to end (load/csv_load.h, docs/load.md "CSV"): node and
  * edge files of one invocation are one commit; neo4j-admin headers (:ID, :START_ID/:END_ID with
  * groups, name:type, :LABEL/:TYPE, :IGNORE); cells read by the declared type; empty = null and
  * "" = empty string; lists as JSON; the three modes; and every error with file:line:column and

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "engine/ndjson.h"
+#include "load/ndjson.h"
 
 static int background; /* read_all's mode */
 

@@ -1,6 +1,6 @@
 /*
  * fuzz_csv.c — libFuzzer target for the CSV load path: the RFC 4180 reader (util/csv.h) and
- * the row → record conversion (engine/csv_load.h).
+ * the row → record conversion (load/csv_load.h).
  *
  * The first input byte picks the delimiter (',' '|' '\t' ';'), the rest is the file.  Checked
  * properties, abort() on a violation:
@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "compiler/schema.h"
-#include "engine/csv_load.h"
+#include "load/csv_load.h"
 #include "util/csv.h"
 #include "util/error.h"
 #include "util/utf8.h"

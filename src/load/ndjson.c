@@ -9,7 +9,7 @@
  *
  * Background parsing (og_ndjson_reader_start): parsing is a large part of a load's CPU time
  * and depends on nothing the loader does, so WORKERS threads read, parse and envelope-check
- * ahead while the caller stages records, through engine/batch_ring.h: a batch is at most
+ * ahead while the caller stages records, through load/batch_ring.h: a batch is at most
  * BATCH_RECORDS records or BATCH_BYTES line bytes (so memory stays bounded); the workers take
  * turns at reading the raw lines of their next batch (the input is read in order, one batch
  * at a time), then parse them in parallel; the caller takes batches in number order.  A slot
@@ -19,13 +19,13 @@
  * caller sees exactly the records and the error a sequential read gives.  Freeing the
  * reader stops and joins the workers.
  */
-#include "engine/ndjson.h"
+#include "load/ndjson.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/batch_ring.h"
+#include "load/batch_ring.h"
 #include "util/error.h"
 
 #define WORKERS 2
@@ -67,7 +67,7 @@ struct og_ndjson_reader {
 };
 
 struct nd_async {
-    og_batch_ring *ring;    /* engine/batch_ring.h: WORKERS threads over RING batches */
+    og_batch_ring *ring;    /* load/batch_ring.h: WORKERS threads over RING batches */
     nd_batch *batches[RING];
     size_t pos;             /* next item of the batch the caller holds */
     uint64_t consumed;      /* bytes through the caller's last record */

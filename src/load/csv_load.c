@@ -10,7 +10,7 @@
  * A header is resolved into a per-type column map once for a file of one type, and lazily
  * per type met for a file with a :LABEL / :TYPE column (a handful of types at most).
  */
-#include "engine/csv_load.h"
+#include "load/csv_load.h"
 
 #include <errno.h>
 #include <math.h>
@@ -20,7 +20,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "engine/batch_ring.h"
+#include "engine/plan.h"
+#include "load/batch_ring.h"
 #include "util/csv.h"
 #include "util/error.h"
 #include "util/jsontok.h"
@@ -530,7 +531,7 @@ static og_status row_to_record(const og_csv_source *s, csv_conv *cv, og_jdoc *do
     OG_TRY(row_map(s, cv, fs, &m));
     memset(rec, 0, sizeof *rec);
     rec->kind = m->is_edge ? OG_NDJSON_EDGE : OG_NDJSON_NODE;
-    rec->line = og_csv_line_encode(s->file_index, line);
+    rec->line = og_plan_line_encode(s->file_index, line);
     rec->type = m->t->name;
     *root = doc->n;
     og_jtok *obj;
@@ -583,7 +584,7 @@ static int next_sequential(og_csv_source *s, og_ndjson_record *rec, og_status *e
 
 /* ---- parsing on worker threads ------------------------------------------------------------ */
 /*
- * engine/batch_ring.h's scheme, as engine/ndjson.c uses it: batch number k (the whole records of
+ * load/batch_ring.h's scheme, as load/ndjson.c uses it: batch number k (the whole records of
  * about batch_bytes of input) is made by worker k % CSV_WORKERS in ring slot k % CSV_RING.
  * The workers take turns at reading: the worker whose turn it is reads the next block of the
  * file after the bytes the previous batch left over (a record cut by the block's end), keeps
@@ -632,7 +633,7 @@ typedef struct csv_worker {
 } csv_worker;
 
 struct csv_async {
-    og_batch_ring *ring;    /* engine/batch_ring.h: CSV_WORKERS threads over CSV_RING batches */
+    og_batch_ring *ring;    /* load/batch_ring.h: CSV_WORKERS threads over CSV_RING batches */
     csv_worker workers[CSV_WORKERS];
     csv_batch *batches[CSV_RING];
     size_t pos;             /* next item of the batch the caller holds */

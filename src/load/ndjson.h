@@ -10,8 +10,8 @@
  * Records stream: og_ndjson_next reads one line at a time, so memory stays bounded by the
  * longest line whatever the file size (with background parsing: by a few batches of lines).
  */
-#ifndef OG_ENGINE_NDJSON_H
-#define OG_ENGINE_NDJSON_H
+#ifndef OG_LOAD_NDJSON_H
+#define OG_LOAD_NDJSON_H
 
 #include <stdint.h>
 #include <stdio.h>

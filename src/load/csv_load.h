@@ -23,19 +23,19 @@
  * array in the cell.  An empty cell is null (absent); a quoted empty cell ("") is the empty
  * string for a String column.
  */
-#ifndef OG_ENGINE_CSV_LOAD_H
-#define OG_ENGINE_CSV_LOAD_H
+#ifndef OG_LOAD_CSV_LOAD_H
+#define OG_LOAD_CSV_LOAD_H
 
 #include <stdint.h>
 
 #include "compiler/catalog.h"
-#include "engine/ndjson.h"
+#include "load/ndjson.h"
 
 typedef struct og_csv_source og_csv_source;
 
 /* Opens the CSV file at `path` and reads its header.  `type` is the node or edge type of
  * every row, or NULL when the file has a :LABEL / :TYPE column.  `file_index` is stored in
- * the high bits of each record's line (og_csv_line_encode) so that messages name the file.
+ * the high bits of each record's line (og_plan_line_encode, engine/plan.h) so that messages name the file.
  * Errors (header): OG_ERR_PARSE / OG_ERR_INVALID "file:1:column: what", OG_ERR_IO. */
 og_status og_csv_source_open(og_csv_source **out, const og_catalog *cat, const char *type, const char *path,
                              char delim, uint32_t file_index);
@@ -58,12 +58,5 @@ const og_ndjson_record *og_csv_source_peek(const og_csv_source *s, size_t k);
 void og_csv_source_skip(og_csv_source *s, size_t k);
 uint64_t og_csv_source_bytes(const og_csv_source *s);
 void og_csv_source_free(og_csv_source *s);
-
-/* Record lines of a multi-file load: file index in the top 24 bits. */
-#define OG_CSV_LINE_BITS 40
-static inline uint64_t og_csv_line_encode(uint32_t file, uint64_t line)
-{
-    return ((uint64_t)file << OG_CSV_LINE_BITS) | line;
-}
 
 #endif

@@ -4,7 +4,7 @@
  * turn, the consumer's position and each slot's "ready" flag (a handful of waits per batch of
  * ~1,000 records, so contention is not the cost).
  */
-#include "engine/batch_ring.h"
+#include "load/batch_ring.h"
 
 #include <pthread.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /*
  * batch_ring.h — input read and parsed ahead on worker threads, handed to one consumer in
  * input order (docs/load.md "Parsing on worker threads").  Why a module: the NDJSON reader
- * (engine/ndjson.c) and the CSV source (engine/csv_load.c) parse the same way and had each
+ * (load/ndjson.c) and the CSV source (load/csv_load.c) parse the same way and had each
  * their own copy of this scheme.
  *
  * Batch number k is made by worker k % nworkers in slot k % nslots (nslots a multiple of
@@ -15,8 +15,8 @@
  * it; what such a batch holds is the caller's business (records before the failure, then the
  * error), so the consumer sees exactly what a sequential read gives.
  */
-#ifndef OG_ENGINE_BATCH_RING_H
-#define OG_ENGINE_BATCH_RING_H
+#ifndef OG_LOAD_BATCH_RING_H
+#define OG_LOAD_BATCH_RING_H
 
 #include <stddef.h>
 

@@ -12,7 +12,7 @@
  * over the whole file before the commit is written; the flushed files are unreachable until
  * the publish, so a failed load publishes nothing and leaves only garbage for cleanup.
  */
-#include "engine/load.h"
+#include "load/load.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -25,8 +25,8 @@
 #include <malloc.h>
 #endif
 
-#include "engine/csv_load.h"
-#include "engine/ndjson.h"
+#include "load/csv_load.h"
+#include "load/ndjson.h"
 #include "engine/plan.h"
 #include "engine/tableview.h"
 #include "compiler/suggest.h"
@@ -565,7 +565,7 @@ og_status og_engine_load_csv_deferred(og_engine *e, const og_load_csv_file *file
 {
     if (job) *job = NULL;
     if (!files || !nfiles) return og_err(OG_ERR_INVALID, "a CSV load needs at least one file");
-    if (nfiles >= ((size_t)1 << (64 - OG_CSV_LINE_BITS))) return og_err(OG_ERR_LIMIT, "too many CSV files in one load");
+    if (nfiles >= ((size_t)1 << (64 - OG_PLAN_LINE_BITS))) return og_err(OG_ERR_LIMIT, "too many CSV files in one load");
     for (size_t i = 0; i < nfiles; i++)
         if (!files[i].path || !*files[i].path) return og_err(OG_ERR_INVALID, "CSV file %zu has no path", i + 1);
     const char **names = malloc(nfiles * sizeof *names);

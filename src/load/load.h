@@ -13,8 +13,8 @@
  * plus one batch per type, not by the file.  With opts->progress a line goes to stderr every
  * 100,000 records: records, bytes read / file size, flushed batches.
  */
-#ifndef OG_ENGINE_LOAD_H
-#define OG_ENGINE_LOAD_H
+#ifndef OG_LOAD_LOAD_H
+#define OG_LOAD_LOAD_H
 
 #include "engine/engine.h"
 
@@ -33,7 +33,7 @@ typedef struct og_load_stats {
  * out (may be NULL) receives the published commit. */
 og_status og_engine_load(og_engine *e, const char *path, const og_load_opts *opts, og_write_result *out,
                          og_load_stats *stats);
-/* Loads CSV files (engine/csv_load.h; `delim` 0 = ',') as one commit, exactly like an NDJSON
+/* Loads CSV files (load/csv_load.h; `delim` 0 = ',') as one commit, exactly like an NDJSON
  * file holding their rows in order: messages name "file:line[:column]". */
 og_status og_engine_load_csv(og_engine *e, const og_load_csv_file *files, size_t nfiles, char delim,
                              const og_load_opts *opts, og_write_result *out, og_load_stats *stats);
