@@ -20,7 +20,7 @@
 #include "engine/history.h"
 #include "engine/graph_index.h"
 #include "engine/index_build.h"
-#include "engine/load.h"
+#include "load/load.h"
 #include "engine/mutate.h"
 #include "engine/schema_apply.h"
 #include "engine/search_ann.h"
