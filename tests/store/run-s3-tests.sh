@@ -13,7 +13,7 @@
 #   - tests/store/lossy-store.sh: writes while 20 % of the store's packets are dropped
 #     (nftables in a network namespace; SKIP without root or nft),
 #   - tests/store/netem-latency.sh: a one-row write with 10 ms round trips (tc netem in a
-#     network namespace; SKIP where the kernel has no netem),
+#     network namespace, or a delaying relay where the kernel has no netem),
 #   - tests/interop/s3.test.mjs: LanceDB (npm) opens tables our engine wrote to S3 at the
 #     versions graph commits name (needs node and the build's bench_s3 + lance_tool),
 # and stops the store again (also on failure or interrupt).
@@ -157,7 +157,7 @@ done
 case $failures in *interop-s3*) ;; *) interop ;; esac
 
 # A one-row write over a network with 10 ms round trips, bounded by its critical path: its
-# own store in a network namespace with tc netem (SKIP without root/iproute2/netem).
+# own store in a network namespace with tc netem or a delaying relay (SKIP without root/iproute2).
 netem() {
     local log; log=$(mktemp)
     if bash "$ROOT/tests/store/netem-latency.sh" "$BUILD" >"$log" 2>&1; then
