@@ -67,8 +67,6 @@ static void pool_free(og_topology *t)
     pthread_mutex_destroy(&t->pool_lock);
 }
 
-static void rc_clear(og_reach *r);
-
 og_reach *og_topology_reach_get(const og_topology *ct)
 {
     og_topology *t = (og_topology *)(uintptr_t)ct; /* only the pool changes */
@@ -80,7 +78,7 @@ og_reach *og_topology_reach_get(const og_topology *ct)
     if (r) {
         r->len = 0;
         r->rc_on = 1;
-        if (r->rc_full) rc_clear(r); /* a large read filled it: a new query starts afresh */
+        if (r->rc.full) og_wordcache_clear(&r->rc); /* a large read filled it: a new query starts afresh */
     }
     return r;
 }
@@ -274,11 +272,6 @@ int og_topology_simple_known(const og_topology *t, og_dir dir)
 
 /* ---- the read cache of a topology read by pread (og_topology_read_by_pread) ---------------- */
 
-struct og_reach_slot {
-    uint64_t key; /* 0: empty; else ((node << 2) | (side << 1) | with_edges) + 1 */
-    uint32_t pos, n; /* the list at rc_arena[pos], n neighbours (then n edge rows with edges) */
-};
-
 void og_topology_read_by_pread(og_topology *t, int fd, const void *base)
 {
     if (!t || t->base || fd < 0 || !base) return;
@@ -289,60 +282,6 @@ void og_topology_read_by_pread(og_topology *t, int fd, const void *base)
 
 int og_topology_reads_by_pread(const og_topology *t) { return t->by_pread || (t->base && t->base->by_pread); }
 
-static void rc_clear(og_reach *r)
-{
-    if (r->rc_slot) memset(r->rc_slot, 0, r->rc_slots * sizeof *r->rc_slot);
-    r->rc_used = 0;
-    r->rc_arena_len = 0;
-    r->rc_full = 0;
-}
-
-static size_t rc_bytes(size_t slots, size_t arena) { return slots * sizeof(struct og_reach_slot) + arena * 4; }
-
-static size_t rc_home(uint64_t key, size_t slots) { return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & (slots - 1); }
-
-/* Room for one more entry of `need` arena words within OG_TOPOLOGY_READ_CACHE; 0 when it would
- * pass the bound (or cannot allocate): the caller reads the mapping. */
-static int rc_reserve(og_reach *r, size_t need)
-{
-    size_t slots = r->rc_slots, acap = r->rc_arena_cap;
-    if (slots == 0) slots = 256;
-    while ((r->rc_used + 1) * 2 > slots) slots *= 2;
-    if (acap == 0) acap = 1024;
-    while (r->rc_arena_len + need > acap) acap *= 2;
-    if (rc_bytes(slots, acap) > OG_TOPOLOGY_READ_CACHE) return 0;
-    if (acap != r->rc_arena_cap) {
-        uint32_t *a = realloc(r->rc_arena, acap * sizeof *a);
-        if (!a) return 0;
-        r->rc_arena = a, r->rc_arena_cap = acap;
-    }
-    if (slots != r->rc_slots) {
-        struct og_reach_slot *ns = calloc(slots, sizeof *ns);
-        if (!ns) return 0;
-        for (size_t i = 0; i < r->rc_slots; i++) {
-            if (!r->rc_slot[i].key) continue;
-            size_t h = rc_home(r->rc_slot[i].key, slots);
-            while (ns[h].key) h = (h + 1) & (slots - 1);
-            ns[h] = r->rc_slot[i];
-        }
-        free(r->rc_slot);
-        r->rc_slot = ns, r->rc_slots = slots;
-    }
-    return 1;
-}
-
-static int pread_full(int fd, void *dst, size_t len, uint64_t off)
-{
-    uint8_t *p = dst;
-    while (len) {
-        ssize_t got = pread(fd, p, len, (off_t)off);
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) return 0;
-        p += got, off += (uint64_t)got, len -= (size_t)got;
-    }
-    return 1;
-}
-
 /* Node `node`'s list on side s (node in range) from r's read cache, read with pread on a miss.
  * 0 when the cache cannot answer (not a pooled scratch, full, a failed read): read the mapping. */
 static int cached_edges(const og_topology *t, int s, uint32_t node, int with_edges, og_reach *r,
@@ -350,40 +289,31 @@ static int cached_edges(const og_topology *t, int s, uint32_t node, int with_edg
 {
     if (!r->rc_on) return 0;
     if (r->rc_owner != t->serial) {
-        rc_clear(r);
+        og_wordcache_clear(&r->rc);
         r->rc_owner = t->serial;
     }
-    uint64_t key = (((uint64_t)node << 2) | ((uint64_t)s << 1) | (uint64_t)with_edges) + 1;
-    if (r->rc_slots) {
-        for (size_t h = rc_home(key, r->rc_slots); r->rc_slot[h].key; h = (h + 1) & (r->rc_slots - 1))
-            if (r->rc_slot[h].key == key) {
-                const uint32_t *list = r->rc_arena + r->rc_slot[h].pos;
-                *neighbours = list;
-                *edges = with_edges ? list + r->rc_slot[h].n : NULL;
-                *n = r->rc_slot[h].n;
-                return 1;
-            }
+    uint64_t key = ((uint64_t)node << 2) | ((uint64_t)s << 1) | (uint64_t)with_edges;
+    uint32_t k32;
+    const uint32_t *hit = og_wordcache_find(&r->rc, key, &k32);
+    if (hit) {
+        *neighbours = hit;
+        *edges = with_edges ? hit + k32 : NULL;
+        *n = k32;
+        return 1;
     }
-    if (r->rc_full) return 0;
+    if (r->rc.full) return 0;
     uint64_t be[2];
-    if (!pread_full(t->rfd, be, sizeof be, (uint64_t)((const uint8_t *)&t->off[s][node] - t->rbase))) return 0;
+    if (!og_pread_full(t->rfd, be, sizeof be, (uint64_t)((const uint8_t *)&t->off[s][node] - t->rbase))) return 0;
     uint64_t b = be[0], e = be[1];
     if (e > t->n_edges) e = t->n_edges; /* (a damaged index file, as below) */
     if (b > e) b = e;
     size_t k = (size_t)(e - b), need = with_edges ? 2 * k : k;
-    if (!rc_reserve(r, need)) {
-        r->rc_full = 1; /* a large traversal: the rest of it reads the mapping */
+    if (!og_wordcache_reserve(&r->rc, need)) return 0; /* a large traversal: the rest of it reads the mapping */
+    uint32_t *list = r->rc.arena + r->rc.len;
+    if (k && (!og_pread_full(t->rfd, list, k * 4, (uint64_t)((const uint8_t *)(t->nbr[s] + b) - t->rbase)) ||
+              (with_edges && !og_pread_full(t->rfd, list + k, k * 4, (uint64_t)((const uint8_t *)(t->edge[s] + b) - t->rbase)))))
         return 0;
-    }
-    uint32_t *list = r->rc_arena + r->rc_arena_len;
-    if (k && (!pread_full(t->rfd, list, k * 4, (uint64_t)((const uint8_t *)(t->nbr[s] + b) - t->rbase)) ||
-              (with_edges && !pread_full(t->rfd, list + k, k * 4, (uint64_t)((const uint8_t *)(t->edge[s] + b) - t->rbase)))))
-        return 0;
-    size_t h = rc_home(key, r->rc_slots);
-    while (r->rc_slot[h].key) h = (h + 1) & (r->rc_slots - 1);
-    r->rc_slot[h] = (struct og_reach_slot){key, (uint32_t)r->rc_arena_len, (uint32_t)k};
-    r->rc_used++;
-    r->rc_arena_len += need;
+    og_wordcache_add(&r->rc, key, need, (uint32_t)k);
     *neighbours = list;
     *edges = with_edges ? list + k : NULL;
     *n = k;
@@ -608,7 +538,11 @@ og_status og_topology_compose(og_topology **out, og_topology *base, og_rowmap *s
     return OG_OK;
 }
 
-void og_reach_init(og_reach *r) { memset(r, 0, sizeof *r); }
+void og_reach_init(og_reach *r)
+{
+    memset(r, 0, sizeof *r);
+    og_wordcache_init(&r->rc, OG_TOPOLOGY_READ_CACHE);
+}
 
 void og_reach_free(og_reach *r)
 {
@@ -617,8 +551,7 @@ void og_reach_free(og_reach *r)
     og_visit_set_free(&r->visit);
     free(r->queue);
     free(r->adj);
-    free(r->rc_slot);
-    free(r->rc_arena);
+    og_wordcache_free(&r->rc);
     memset(r, 0, sizeof *r);
 }
 
@@ -694,7 +627,7 @@ og_status og_topology_reach(const og_topology *t, og_dir dir, uint32_t src, uint
     uint32_t n_from = dir == OG_DIR_IN ? t->n_dst : t->n_src;
     uint32_t n_nodes = t->n_src > t->n_dst ? t->n_src : t->n_dst;
     r->len = 0;
-    if (r->rc_full) rc_clear(r); /* a large traversal filled it: start afresh */
+    if (r->rc.full) og_wordcache_clear(&r->rc); /* a large traversal filled it: start afresh */
     if (src >= n_from) return OG_OK;
     OG_TRY(og_visit_set_begin(&r->visit, n_nodes));
     /* The source is not in the set: the self-loop rule above needs to see it once. Any other

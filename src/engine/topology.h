@@ -21,6 +21,7 @@
 #include "engine/rowmap.h"
 #include "engine/visit_set.h"
 #include "omnigraph.h"
+#include "util/wordcache.h"
 
 #define OG_ROW_NONE UINT32_MAX /* an edge endpoint with no live node row: the edge is skipped */
 
@@ -111,16 +112,13 @@ struct og_reach {
     /* a composed topology's entries of one node (og_topology_edges): 2 x adj_cap */
     uint32_t *adj;
     size_t adj_cap;
-    /* The read cache of a topology read by pread (og_topology_read_by_pread): an open-addressed
-     * table of (node, side, with edges) -> a list in rc_arena.  Only a scratch from
+    /* The read cache of a topology read by pread (og_topology_read_by_pread): (node, side,
+     * with edges) -> its list, at most OG_TOPOLOGY_READ_CACHE bytes.  Only a scratch from
      * og_topology_reach_get uses it (rc_on); rc_owner names the topology its entries came
      * from (a serial number, never an address that a new topology could reuse). */
-    int rc_on, rc_full;
+    int rc_on;
     uint64_t rc_owner;
-    struct og_reach_slot *rc_slot;
-    size_t rc_slots, rc_used;
-    uint32_t *rc_arena;
-    size_t rc_arena_len, rc_arena_cap;
+    og_wordcache rc;
 };
 
 void og_reach_init(og_reach *r);

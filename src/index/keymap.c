@@ -16,6 +16,7 @@
 
 #include "util/buf.h"
 #include "util/error.h"
+#include "util/wordcache.h"
 
 #define KM_MAGIC "OGKEYMAP"
 #define KM_TRAILER "OGKMEND"
@@ -40,17 +41,7 @@ struct og_keymap {
      * each page fault maps the kernel's 64 KiB of fault-around (docs/engine.md "Memory"). */
     int fd; /* -1: read the mapping */
     pthread_mutex_t mu;
-    struct km_slot *slot;
-    size_t slots, used;
-    uint32_t *arena;
-    size_t arena_len, arena_cap;
-    int full;
-    size_t cap; /* the cache's bound: OG_KEYMAP_READ_CACHE unless og_keymap_set_read_cache */
-};
-
-struct km_slot {
-    uint64_t bucket_plus1; /* 0: empty */
-    uint32_t pos, n;       /* arena[pos]: n entries of 4 u32 (key position = arena word of its bytes), then the keys */
+    og_wordcache rc; /* bucket -> its entries (4 words each: hash, row, the key's arena word, length), then the keys */
 };
 
 static uint64_t mix64(uint64_t h)
@@ -218,7 +209,7 @@ og_status og_keymap_open_bytes(og_keymap **out, const uint8_t *p, size_t len, vo
     k->own = own;
     k->mapping = mapping;
     k->fd = -1;
-    k->cap = OG_KEYMAP_READ_CACHE;
+    og_wordcache_init(&k->rc, OG_KEYMAP_READ_CACHE);
     *out = k;
     return OG_OK;
 }
@@ -249,8 +240,7 @@ void og_keymap_free(og_keymap *k)
     if (k->fd >= 0) {
         og_store_close_fd(k->fd);
         pthread_mutex_destroy(&k->mu);
-        free(k->slot);
-        free(k->arena);
+        og_wordcache_free(&k->rc);
     }
     if (k->mapping) og_mapping_release(k->mapping);
     free(k->own);
@@ -258,17 +248,14 @@ void og_keymap_free(og_keymap *k)
 }
 
 uint64_t og_keymap_rows(const og_keymap *k) { return k->rows; }
-int og_keymap_reads_by_pread(const og_keymap *k) { return k->fd >= 0 && !k->full; }
+int og_keymap_reads_by_pread(const og_keymap *k) { return k->fd >= 0 && !k->rc.full; }
 
 size_t og_keymap_set_read_cache(og_keymap *k, size_t bytes)
 {
     if (k->fd < 0) return 0;
     pthread_mutex_lock(&k->mu);
-    if (bytes < k->cap && k->used) { /* (set right after opening; a smaller bound starts afresh) */
-        memset(k->slot, 0, k->slots * sizeof *k->slot);
-        k->used = k->arena_len = 0;
-    }
-    k->cap = bytes;
+    if (bytes < k->rc.bound && k->rc.used) og_wordcache_clear(&k->rc); /* (set right after opening; a smaller bound starts afresh) */
+    k->rc.bound = bytes;
     pthread_mutex_unlock(&k->mu);
     return bytes;
 }
@@ -276,68 +263,24 @@ uint64_t og_keymap_keys(const og_keymap *k) { return k->keys; }
 size_t og_keymap_bytes(const og_keymap *k) { return k->len; }
 const uint8_t *og_keymap_base(const og_keymap *k) { return k->base; }
 
-static int km_pread(int fd, void *dst, size_t len, uint64_t off)
-{
-    uint8_t *p = dst;
-    while (len) {
-        ssize_t got = pread(fd, p, len, (off_t)off);
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) return 0;
-        p += got, off += (uint64_t)got, len -= (size_t)got;
-    }
-    return 1;
-}
-
-static size_t km_home(uint64_t key, size_t slots) { return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & (slots - 1); }
-
-/* Room for one more bucket of `words` arena words; 0 past OG_KEYMAP_READ_CACHE. */
-static int km_reserve(og_keymap *k, size_t words)
-{
-    size_t slots = k->slots ? k->slots : 64, acap = k->arena_cap ? k->arena_cap : 1024;
-    while ((k->used + 1) * 2 > slots) slots *= 2;
-    while (k->arena_len + words > acap) acap *= 2;
-    if (slots * sizeof(struct km_slot) + acap * 4 > k->cap) return 0;
-    if (acap != k->arena_cap) {
-        uint32_t *a = realloc(k->arena, acap * 4);
-        if (!a) return 0;
-        k->arena = a, k->arena_cap = acap;
-    }
-    if (slots != k->slots) {
-        struct km_slot *ns = calloc(slots, sizeof *ns);
-        if (!ns) return 0;
-        for (size_t i = 0; i < k->slots; i++) {
-            if (!k->slot[i].bucket_plus1) continue;
-            size_t h = km_home(k->slot[i].bucket_plus1, slots);
-            while (ns[h].bucket_plus1) h = (h + 1) & (slots - 1);
-            ns[h] = k->slot[i];
-        }
-        free(k->slot);
-        k->slot = ns, k->slots = slots;
-    }
-    return 1;
-}
-
 /* Bucket b's entries in the cache (read with pread on a miss), k->mu held.  1: *ent (n
- * entries, each key's bytes at (const uint8_t *)(k->arena + ent[2])); 0: read the mapping;
+ * entries, each key's bytes at (const uint8_t *)(k->rc.arena + ent[2])); 0: read the mapping;
  * -1: the file is damaged (a bound check failed). */
 static int km_cached_bucket(og_keymap *k, size_t b, const uint32_t **ent, uint32_t *n)
 {
-    uint64_t key = (uint64_t)b + 1;
-    if (k->slots)
-        for (size_t h = km_home(key, k->slots); k->slot[h].bucket_plus1; h = (h + 1) & (k->slots - 1))
-            if (k->slot[h].bucket_plus1 == key) {
-                *ent = k->arena + k->slot[h].pos;
-                *n = k->slot[h].n;
-                return 1;
-            }
-    if (k->full) return 0;
+    const uint32_t *hit = og_wordcache_find(&k->rc, b, n);
+    if (hit) {
+        *ent = hit;
+        return 1;
+    }
+    if (k->rc.full) return 0;
     uint32_t se[2];
-    if (!km_pread(k->fd, se, sizeof se, (uint64_t)((const uint8_t *)(k->buckets + b) - k->base))) return 0;
+    if (!og_pread_full(k->fd, se, sizeof se, (uint64_t)((const uint8_t *)(k->buckets + b) - k->base))) return 0;
     if (se[0] > se[1] || se[1] > k->keys) return -1;
     size_t cnt = se[1] - se[0], words = cnt * 4;
     uint32_t *tmp = malloc((cnt ? cnt : 1) * 16);
     if (!tmp) return 0;
-    if (cnt && !km_pread(k->fd, tmp, cnt * 16, (uint64_t)((const uint8_t *)(k->entries + (size_t)se[0] * 4) - k->base))) {
+    if (cnt && !og_pread_full(k->fd, tmp, cnt * 16, (uint64_t)((const uint8_t *)(k->entries + (size_t)se[0] * 4) - k->base))) {
         free(tmp);
         return 0;
     }
@@ -348,16 +291,15 @@ static int km_cached_bucket(og_keymap *k, size_t b, const uint32_t **ent, uint32
         }
         words += (tmp[4 * i + 3] + 3) / 4;
     }
-    if (!km_reserve(k, words)) {
+    if (!og_wordcache_reserve(&k->rc, words)) { /* a bulk reader: the mapping from now on */
         free(tmp);
-        k->full = 1; /* a bulk reader: the mapping from now on */
         return 0;
     }
-    uint32_t *dst = k->arena + k->arena_len;
-    size_t kw = k->arena_len + cnt * 4; /* the next key's arena word */
+    uint32_t *dst = k->rc.arena + k->rc.len;
+    size_t kw = k->rc.len + cnt * 4; /* the next key's arena word */
     for (size_t i = 0; i < cnt; i++) {
         uint32_t len = tmp[4 * i + 3];
-        if (len && !km_pread(k->fd, k->arena + kw, len, (uint64_t)((k->blob + tmp[4 * i + 2]) - k->base))) {
+        if (len && !og_pread_full(k->fd, k->rc.arena + kw, len, (uint64_t)((k->blob + tmp[4 * i + 2]) - k->base))) {
             free(tmp);
             return 0;
         }
@@ -365,11 +307,7 @@ static int km_cached_bucket(og_keymap *k, size_t b, const uint32_t **ent, uint32
         kw += (len + 3) / 4;
     }
     free(tmp);
-    size_t h = km_home(key, k->slots);
-    while (k->slot[h].bucket_plus1) h = (h + 1) & (k->slots - 1);
-    k->slot[h] = (struct km_slot){key, (uint32_t)k->arena_len, (uint32_t)cnt};
-    k->used++;
-    k->arena_len += words;
+    og_wordcache_add(&k->rc, b, words, (uint32_t)cnt);
     *ent = dst;
     *n = (uint32_t)cnt;
     return 1;
@@ -395,7 +333,7 @@ og_status og_keymap_find(const og_keymap *ck, const void *key, size_t len, int (
             for (uint32_t i = 0; i < n; i++) {
                 const uint32_t *en = ent + (size_t)i * 4;
                 if (en[0] != (uint32_t)h || en[3] != len) continue;
-                if (len && memcmp(k->arena + en[2], key, len) != 0) continue;
+                if (len && memcmp(k->rc.arena + en[2], key, len) != 0) continue;
                 if (cb(ud, en[1])) break;
             }
             pthread_mutex_unlock(&k->mu);

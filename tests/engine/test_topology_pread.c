@@ -131,8 +131,8 @@ static void pread_reach_equals_mapped_reach_on_random_graphs(void **state)
             for (uint32_t s = 0; s < n + 2; s += step)
                 for (size_t k = 0; k < sizeof bounds / sizeof bounds[0]; k++)
                     for (int d = 0; d < 3; d++) same_reach(f.mapped, rm, f.pread, rp, (og_dir)d, s, bounds[k][0], bounds[k][1]);
-        if (n > 1) assert_true(rp->rc_used > 0); /* the lists came through the cache */
-        assert_int_equal(rm->rc_used, 0);
+        if (n > 1) assert_true(rp->rc.used > 0); /* the lists came through the cache */
+        assert_int_equal(rm->rc.used, 0);
         for (int pass = 0; pass < 2; pass++)
             for (uint32_t v = 0; v < n + 2; v += step) {
                 same_edges(f.mapped, rm, f.pread, rp, OG_DIR_OUT, v);
@@ -154,17 +154,17 @@ static void a_traversal_past_the_cache_bound_reads_the_mapping(void **state)
     og_reach *rm = og_topology_reach_get(f.mapped), *rp = og_topology_reach_get(f.pread);
     same_reach(f.mapped, rm, f.pread, rp, OG_DIR_BOTH, 7, 1, 30);
     assert_true(rm->len > 150000);
-    assert_int_equal(rp->rc_full, 1);
+    assert_int_equal(rp->rc.full, 1);
     same_reach(f.mapped, rm, f.pread, rp, OG_DIR_OUT, 11, 1, 2);
-    assert_int_equal(rp->rc_full, 0);
-    assert_true(rp->rc_used > 0 && rp->rc_used < 100);
+    assert_int_equal(rp->rc.full, 0);
+    assert_true(rp->rc.used > 0 && rp->rc.used < 100);
     /* a scratch that comes back full from the pool starts empty */
     same_reach(f.mapped, rm, f.pread, rp, OG_DIR_IN, 3, 1, 40);
-    assert_int_equal(rp->rc_full, 1);
+    assert_int_equal(rp->rc.full, 1);
     og_topology_reach_put(f.pread, rp);
     rp = og_topology_reach_get(f.pread);
-    assert_int_equal(rp->rc_full, 0);
-    assert_int_equal(rp->rc_used, 0);
+    assert_int_equal(rp->rc.full, 0);
+    assert_int_equal(rp->rc.used, 0);
     for (uint32_t v = 0; v < 200000; v += 1999) same_edges(f.mapped, rm, f.pread, rp, OG_DIR_OUT, v);
     og_topology_reach_put(f.mapped, rm);
     og_topology_reach_put(f.pread, rp);
@@ -207,7 +207,7 @@ static void failed_reads_fall_back_to_the_mapping(void **state)
     og_reach *rm = og_topology_reach_get(f.mapped), *rp = og_topology_reach_get(f.pread);
     for (uint32_t s = 0; s < 400; s += 3) same_reach(f.mapped, rm, f.pread, rp, OG_DIR_BOTH, s, 1, 3);
     for (uint32_t v = 0; v < 400; v += 3) same_edges(f.mapped, rm, f.pread, rp, OG_DIR_OUT, v);
-    assert_int_equal(rp->rc_used, 0);
+    assert_int_equal(rp->rc.used, 0);
     og_topology_reach_put(f.mapped, rm);
     og_topology_reach_put(f.pread, rp);
     og_topology_read_by_pread(f.pread, og_csr_fd(f.c_pread), og_csr_data(f.c_pread));
