@@ -646,25 +646,54 @@ int og_plan_edges_bulk_ok(const og_plan_table *pt)
     return pt->is_edge && pt->cols && pt->t->nprops == 0 && !og_cat_type_key(pt->t);
 }
 
+/* For og_plan_stage_edges' running count of og_plan_table_mem_bytes: which of the id, src
+ * and dst columns are flushable, and whether the count can run (none of them has a validity
+ * bitmap, whose bytes grow every 8 rows; never so for ids and endpoints, which are not null). */
+static int bulk_flushable(const og_plan_table *pt, int fl[3])
+{
+    for (int c = 0; c < 3; c++) {
+        fl[c] = !pt->retain[c];
+        if (fl[c] && pt->cols[c].validity) return 0;
+    }
+    return 1;
+}
+
 og_status og_plan_stage_edges(og_plan *p, og_plan_table *pt, size_t n, const char *const *from, const char *const *to,
-                              const uint64_t *line)
+                              const size_t *len, const uint64_t *line)
 {
     if (!og_plan_edges_bulk_ok(pt)) return og_err(OG_ERR_INTERNAL, "%s: edges staged in bulk need no properties and no key", pt->t->name);
+    /* The flush check of og_plan_maybe_flush after every row, with the batch's flushable bytes
+     * counted as the rows are appended rather than recounted over the columns each time: a
+     * string row adds its bytes and one 8-byte offset (vector_bytes). */
+    int fl[3];
+    int counted = bulk_flushable(pt, fl);
+    size_t bytes = p->flush_bytes && counted ? og_plan_table_mem_bytes(pt) : 0;
     for (size_t i = 0; i < n; i++) {
         /* finish_row's work for a generated id, without a property or a constraint to check */
         const char *id;
+        size_t lf = len[2 * i], lt = len[2 * i + 1];
         OG_TRY(next_ulid(p, &id));
         OG_TRY(grow_row_arrays(pt));
         uint32_t r = (uint32_t)pt->nstaged;
         OG_TRY(og_vector_append_bytes(&pt->cols[0], id, OG_ULID_LEN));
-        OG_TRY(og_vector_append_bytes(&pt->cols[1], from[i], strlen(from[i])));
-        OG_TRY(og_vector_append_bytes(&pt->cols[2], to[i], strlen(to[i])));
+        OG_TRY(og_vector_append_bytes(&pt->cols[1], from[i], lf));
+        OG_TRY(og_vector_append_bytes(&pt->cols[2], to[i], lt));
         OG_TRY(set_line(pt, r, line[i]));
         latest_of(pt)[r] = r;
         pt->nstaged++;
         pt->touched = 1;
         pt->last_generated = 1;
-        OG_TRY(og_plan_maybe_flush(p, pt));
+        if (!counted) {
+            OG_TRY(og_plan_maybe_flush(p, pt));
+            continue;
+        }
+        bytes += (fl[0] ? 8 + OG_ULID_LEN : 0) + (fl[1] ? 8 + lf : 0) + (fl[2] ? 8 + lt : 0);
+        size_t rows = pt->nstaged - pt->mem_base;
+        if ((p->flush_rows && rows >= p->flush_rows) || (p->flush_bytes && bytes >= p->flush_bytes)) {
+            OG_TRY(og_plan_flush(p, pt));
+            counted = bulk_flushable(pt, fl); /* the flush may have made the id column flushable */
+            bytes = p->flush_bytes && counted ? og_plan_table_mem_bytes(pt) : 0;
+        }
     }
     return OG_OK;
 }
@@ -1511,9 +1540,13 @@ static og_status build_batch(og_plan_table *pt, og_table_txn *x, const uint32_t 
             /* the whole in-memory column, borrowed (no copy of the batch: og_vector_free of a
              * borrowed, child-less vector releases nothing) — or taken */
             batch[f] = pt->cols[ci];
-            if (own)
+            if (own) {
+                /* the next batch will be about this size: room for it now, not ~20 doublings
+                 * copied by realloc (a few % of the loading thread at 1M / 5M) */
                 st = og_vector_init(&pt->cols[ci], batch[f].type);
-            else
+                size_t vb = batch[f].offsets ? (size_t)(batch[f].offsets[batch[f].len] - batch[f].offsets[0]) : 0;
+                if (st == OG_OK) st = og_vector_reserve(&pt->cols[ci], batch[f].len, vb);
+            } else
                 batch[f].flags &= ~OG_VEC_OWNED;
         } else if (!own && ci >= 0 && pt->retain[ci] && contiguous &&
                    borrow_slice(&pt->cols[ci], pt->mem_base, n, &batch[f])) {
@@ -1877,7 +1910,7 @@ og_status og_plan_flush(og_plan *p, og_plan_table *pt)
     p->flushes++;
     p->flushed_rows += pt->nstaged - pt->mem_base;
     for (size_t c = 0; c < pt->ncols; c++) {
-        if (pt->retain[c]) continue;
+        if (pt->retain[c] || (pt->cols[c].len == 0 && !pt->cols[c].validity)) continue; /* taken (and room made) */
         og_type ty = pt->cols[c].type;
         og_vector_free(&pt->cols[c]);
         OG_TRY(og_vector_init(&pt->cols[c], ty));

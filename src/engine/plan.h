@@ -165,10 +165,11 @@ og_status og_plan_table_cols(og_plan_table *pt);
  * generated id and no data, staged as n og_plan_stage_json calls (empty data, no id) each
  * followed by og_plan_maybe_flush would stage them — same rows, lines and flushes — without
  * the per-record work.  Only when og_plan_edges_bulk_ok(pt): an edge type without properties
- * and without @key whose columns exist (an edge was staged the usual way first). */
+ * and without @key whose columns exist (an edge was staged the usual way first).  len[2i] and
+ * len[2i+1] are the bytes of from[i] and to[i] (the parsers know them; ids hold no NUL). */
 int og_plan_edges_bulk_ok(const og_plan_table *pt);
 og_status og_plan_stage_edges(og_plan *p, og_plan_table *pt, size_t n, const char *const *from, const char *const *to,
-                              const uint64_t *line);
+                              const size_t *len, const uint64_t *line);
 
 /* Stages one row given as one 1-row vector per staged column (layout order, types equal to
  * the columns').  An empty id vector (length 0) asks for a derived id: the @key's canonical id

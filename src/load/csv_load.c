@@ -551,8 +551,8 @@ static og_status row_to_record(const og_csv_source *s, csv_conv *cv, og_jdoc *do
                 return errat(s, OG_ERR_INVALID, f->line, f->col, "%s: the %s is empty", m->t->name,
                              tg == MAP_RECORD_ID ? "id" : tg == MAP_FROM ? "from endpoint" : "to endpoint");
             if (tg == MAP_RECORD_ID) rec->id = f->s;
-            else if (tg == MAP_FROM) rec->from = f->s;
-            else rec->to = f->s;
+            else if (tg == MAP_FROM) rec->from = f->s, rec->from_len = f->len;
+            else rec->to = f->s, rec->to_len = f->len;
             continue;
         }
         const og_cat_prop *p = &m->t->props[tg];

@@ -374,6 +374,7 @@ static og_status take_edge_run(load_ctx *c, og_plan *plan, og_plan_table *pt, co
     if (first->kind != OG_NDJSON_EDGE || first->id || first->data->len || !og_plan_edges_bulk_ok(pt)) return OG_OK;
     const char *type = first->type; /* in the batch the run is peeked from */
     const char *from[EDGE_RUN], *to[EDGE_RUN];
+    size_t len[2 * EDGE_RUN];
     uint64_t line[EDGE_RUN];
     const uint64_t every = c->opts->progress_every ? c->opts->progress_every : 10000;
     for (;;) {
@@ -389,10 +390,11 @@ static og_status take_edge_run(load_ctx *c, og_plan *plan, og_plan_table *pt, co
         while (n < max && (r = src_peek(src, n)) && r->kind == OG_NDJSON_EDGE && !r->id && !r->data->len &&
                (r->type == type || !strcmp(r->type, type))) {
             from[n] = r->from, to[n] = r->to, line[n] = r->line;
+            len[2 * n] = r->from_len, len[2 * n + 1] = r->to_len;
             n++;
         }
         if (!n) return OG_OK;
-        OG_TRY(og_plan_stage_edges(plan, pt, n, from, to, line));
+        OG_TRY(og_plan_stage_edges(plan, pt, n, from, to, len, line));
         if (src->nd) og_ndjson_skip(src->nd, n);
         else og_csv_source_skip(src->cs, n);
         c->stats.inserted += n;

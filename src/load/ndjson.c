@@ -199,6 +199,8 @@ static int check_envelope(const char *nm, uint64_t ln, const og_jtok *obj, og_nd
         return fail(nm, ln, err, OG_ERR_PARSE, "edge \"from\" and \"to\" must be strings (node ids)");
     rec->from = from->v.s;
     rec->to = to->v.s;
+    rec->from_len = from->len;
+    rec->to_len = to->len;
     return 1;
 }
 

@@ -30,6 +30,7 @@ typedef struct og_ndjson_record {
     const char *id;     /* the top-level "id" (a string), or NULL when absent */
     const char *from;   /* edges only */
     const char *to;     /* edges only */
+    size_t from_len, to_len; /* their bytes (a node id holds no NUL byte: strlen would agree) */
     const og_jtok *data;/* always an object ({} when absent: shared, read-only) */
     /* the pointers above are into the reader's line and token buffers: valid until the next
      * og_ndjson_next call */

@@ -377,8 +377,61 @@ static og_status push_end(wcol *c, int valid)
     return OG_OK;
 }
 
+/* Appends rows [i, i + k) of a string/blob vector, none of them null, to the open page in one
+ * go, as k rows one at a time would: the rows up to the first after which the page is full
+ * (page_full, then closed), or all k; *done receives how many.  The end offsets were appended one
+ * og_buf call per row before (~3 % of a bulk load's CPU). */
+static og_status append_binary_run(og_lance_writer *w, wcol *c, const og_vector *v, size_t i, size_t k, size_t *done)
+{
+    if (k > c->max_rows - c->rows) k = c->max_rows - c->rows;
+    if (c->ends.len < w->max_bytes) {
+        size_t room = (w->max_bytes - c->ends.len + 7) / 8; /* rows until the ends reach the limit */
+        if (k > room) k = room;
+    } else {
+        k = 1;
+    }
+    if (k == 0) k = 1;
+    const int64_t *off = v->offsets;
+    int64_t b0 = off[i];
+    size_t m = 0;
+    size_t vlen = c->values.len;
+    while (m < k) {
+        int64_t b = off[i + m], e = off[i + m + 1];
+        if (b < 0 || e < b) break;
+        m++;
+        if (vlen + (size_t)(e - b0) >= w->max_bytes) break; /* this row fills the page */
+    }
+    if (m) {
+        size_t bytes = (size_t)(off[i + m] - b0);
+        if (bytes) OG_TRY(og_buf_append(&c->values, (const uint8_t *)v->values + b0, bytes));
+        OG_TRY(og_buf_reserve(&c->ends, 8 * m));
+        uint8_t *q = c->ends.data + c->ends.len;
+        for (size_t r = 0; r < m; r++, q += 8) {
+            uint64_t end = c->cur_end + (uint64_t)(off[i + r + 1] - b0);
+            for (int t = 0; t < 8; t++) q[t] = (uint8_t)(end >> (8 * t)); /* little-endian */
+        }
+        c->ends.len += 8 * m;
+        c->cur_end += (uint64_t)bytes;
+        OG_TRY(put_bits(&c->validity, c->rows, NULL, 0, m));
+        c->rows += m;
+        if (page_full(w, c)) OG_TRY(emit_page(w, c));
+    }
+    if (m < k && (off[i + m] < 0 || off[i + m + 1] < off[i + m]))
+        return og_err(OG_ERR_INVALID, "string/blob offsets are not monotonic at row %zu", i + m);
+    *done = m;
+    return OG_OK;
+}
+
 static og_status append_binary(og_lance_writer *w, wcol *c, const og_vector *v, size_t start, size_t n)
 {
+    if (!v->validity || count_nulls(v->validity, start, n) == 0) {
+        for (size_t i = start; i < start + n;) {
+            size_t m = 0;
+            OG_TRY(append_binary_run(w, c, v, i, start + n - i, &m));
+            i += m;
+        }
+        return OG_OK;
+    }
     for (size_t i = start; i < start + n; i++) {
         int valid = !og_vector_is_null(v, i);
         if (valid) {

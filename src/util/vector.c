@@ -99,6 +99,31 @@ void og_vector_free(og_vector *v)
     memset(v, 0, sizeof *v);
 }
 
+og_status og_vector_reserve(og_vector *v, size_t rows, size_t bytes)
+{
+    if (!(v->flags & OG_VEC_OWNED) || v->len || v->validity || rows <= v->cap_rows) return OG_OK;
+    if (v->type.id == OG_T_STRING || v->type.id == OG_T_BLOB) {
+        int64_t *o = realloc(v->offsets, (rows + 1) * sizeof(int64_t));
+        if (!o) return og_err(OG_ERR_NOMEM, "out of memory");
+        v->offsets = o;
+        v->cap_rows = rows;
+        if (bytes > v->cap_bytes) {
+            uint8_t *q = realloc(v->values, bytes);
+            if (!q) return og_err(OG_ERR_NOMEM, "out of memory");
+            v->values = q;
+            v->cap_bytes = bytes;
+        }
+    } else if (v->type.id != OG_T_BOOL && v->type.id != OG_T_LIST && og_type_width(v->type)) {
+        size_t w = og_type_width(v->type);
+        uint8_t *p = realloc(v->values, rows * w);
+        if (!p) return og_err(OG_ERR_NOMEM, "out of memory");
+        memset(p, 0, rows * w); /* as grow_rows leaves new rows */
+        v->values = p;
+        v->cap_rows = rows;
+    }
+    return OG_OK;
+}
+
 /* Makes room for one more row: validity (if present), values/offsets. */
 static og_status grow_rows(og_vector *v)
 {

@@ -78,6 +78,10 @@ int og_type_eq(og_type a, og_type b);
 /* An empty owned vector of `type`, ready for appends. */
 og_status og_vector_init(og_vector *v, og_type type);
 void og_vector_free(og_vector *v);
+/* Makes room in an empty owned vector for `rows` rows and, for String / Blob, `bytes` value
+ * bytes, so appends up to there do not reallocate (a no-op for other types, or when not
+ * empty). */
+og_status og_vector_reserve(og_vector *v, size_t rows, size_t bytes);
 
 static inline int og_vector_is_null(const og_vector *v, size_t i)
 {

@@ -905,6 +905,38 @@ static void a_failed_endpoint_lookup_on_the_writer_thread_publishes_nothing(void
     expect(f, "person", "{\"n\":\"p0001\"}", "31");
 }
 
+/* The byte budget of a bulk run of edges (og_plan_stage_edges counts the batch's bytes as it
+ * appends rather than recounting them every row): the flushes fall on the rows
+ * og_plan_maybe_flush's count gives.  Knows' generated ids and its endpoint strings are
+ * retained until its first flush (at 100 rows) and flushable after it (docs/load.md "The
+ * memory bound": the ids are dropped, the endpoints kept as node rows) — 26 + 5 + 5 bytes and
+ * three 8-byte offsets a row, after the three columns' first offsets (24 bytes) — so a budget
+ * of 24 + 23 × 60 bytes flushes every 23 rows, one byte more every 24 (the record-by-record
+ * path gives the same counts). */
+static void edges_in_bulk_flush_at_the_byte_budget(void **state)
+{
+    fixture *f = *state;
+    FILE *fp = open_data(f);
+    for (int i = 0; i < 30; i++) person_line(fp, i, 30); /* 30 rows of ~37 bytes: under either budget */
+    for (int k = 0; k < 900; k++) /* 900 distinct pairs */
+        fprintf(fp, "{\"edge\":\"Knows\",\"from\":\"p%04d\",\"to\":\"p%04d\"}\n", k % 30, (k / 30 + k % 30 + 1) % 30);
+    fclose(fp);
+    const struct { const char *budget; size_t knows_files; } cases[] = {
+        {"1404", 1 + (800 + 22) / 23}, /* 100, then 23 at a time */
+        {"1405", 1 + (800 + 23) / 24}, /* 100, then 24 at a time */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        setenv("OG_LOAD_FLUSH_BYTES", cases[i].budget, 1);
+        size_t files0 = count_data_files(f);
+        assert_int_equal(load_file(f, OG_LOAD_OVERWRITE, NULL), OG_OK);
+        size_t files = count_data_files(f) - files0;
+        if (files != cases[i].knows_files + 1) /* + Person's one */
+            fail_msg("budget %s: %zu data files, want %zu", cases[i].budget, files, cases[i].knows_files + 1);
+        expect_int(f, "nknows", NULL, 900);
+    }
+    unsetenv("OG_LOAD_FLUSH_BYTES");
+}
+
 int main(void)
 {
     (void)fixture_load; /* the fixture's text loader; these tests write their files directly */
@@ -924,6 +956,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(dangling_endpoints_in_a_large_load_report_the_first_in_file_order, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(edges_in_bulk_load_as_record_by_record, setup, teardown),
+        cmocka_unit_test_setup_teardown(edges_in_bulk_flush_at_the_byte_budget, setup, teardown),
         cmocka_unit_test_setup_teardown(edges_flushed_before_their_nodes_still_load_and_check, setup, teardown),
         cmocka_unit_test_setup_teardown(endpoints_resolved_on_the_writer_thread_load_as_without_flushes, setup, teardown),
         cmocka_unit_test_setup_teardown(a_failed_endpoint_lookup_on_the_writer_thread_publishes_nothing, setup, teardown),

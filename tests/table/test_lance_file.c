@@ -771,6 +771,88 @@ static void seed_files_for_the_fuzzer(void **state)
     }
 }
 
+/* Rows [a, a + k) of string column `src` as a vector of their own. */
+static void string_slice(og_vector *dst, const og_vector *src, size_t a, size_t k)
+{
+    OK(og_vector_init(dst, src->type));
+    for (size_t i = a; i < a + k; i++) {
+        if (og_vector_is_null(src, i)) {
+            OK(og_vector_append_null(dst));
+        } else {
+            size_t n;
+            const uint8_t *p = og_vector_get_bytes(src, i, &n);
+            OK(og_vector_append_bytes(dst, p, n));
+        }
+    }
+}
+
+/* Writes string column `col` in calls of `batch` rows (0: one call) into *file. */
+static void write_strings(og_buf *file, const og_lance_schema *s, const og_vector *col, og_lance_writer_opts o, size_t batch)
+{
+    og_lance_writer *w;
+    OK(og_lance_writer_new(&w, s, &o));
+    if (!batch) {
+        OK(og_lance_writer_write(w, col, 1));
+    } else {
+        for (size_t a = 0; a < col->len; a += batch) {
+            og_vector sl;
+            string_slice(&sl, col, a, col->len - a < batch ? col->len - a : batch);
+            OK(og_lance_writer_write(w, &sl, 1));
+            og_vector_free(&sl);
+        }
+    }
+    *file = (og_buf)OG_BUF_INIT;
+    OK(og_lance_writer_finish(w, file));
+    og_lance_writer_free(w);
+}
+
+/* A string column without nulls is appended a run of rows at a time (lance_write.c
+ * append_binary_run: the values in one copy, the end offsets in one pass); a column with a
+ * null row by row.  Either way the file is byte for byte the one written one row per call,
+ * whatever the page limits (rows, bytes) and however the rows are split across calls —
+ * empty strings, long ones, nulls included. */
+static void string_runs_write_the_file_row_by_row_writes(void **state)
+{
+    (void)state;
+    og_lance_schema s;
+    og_type ts[] = {T(OG_T_STRING)};
+    make_schema(&s, ts, 1, 1);
+    const og_lance_writer_opts opts[] = {{0, 0}, {50, 0}, {0, 256}, {7, 100}, {0, 64}, {1000, 8}};
+    for (int nulls = 0; nulls < 2; nulls++) {
+        og_vector col;
+        OK(og_vector_init(&col, ts[0]));
+        char text[200];
+        for (size_t i = 0; i < 3000; i++) {
+            size_t n = (i * 7) % 23 == 0 ? 0 : (i % 97 == 5 ? 150 : (i * 7) % 23);
+            for (size_t j = 0; j < n; j++) text[j] = (char)('a' + (i + j) % 26);
+            if (nulls && i % 11 == 3) OK(og_vector_append_null(&col));
+            else OK(og_vector_append_bytes(&col, text, n));
+        }
+        for (size_t o = 0; o < sizeof opts / sizeof opts[0]; o++) {
+            og_buf one, whole, chunks;
+            write_strings(&one, &s, &col, opts[o], 1);
+            write_strings(&whole, &s, &col, opts[o], 0);
+            write_strings(&chunks, &s, &col, opts[o], 37);
+            assert_int_equal(whole.len, one.len);
+            assert_memory_equal(whole.data, one.data, one.len);
+            assert_int_equal(chunks.len, one.len);
+            assert_memory_equal(chunks.data, one.data, one.len);
+            og_lance_reader *r;
+            OK(og_lance_reader_open(&r, whole.data, whole.len));
+            og_vector got;
+            OK(og_lance_reader_read_top(r, 0, 0, col.len, &got));
+            assert_col_eq(&col, 0, &got, col.len);
+            og_vector_free(&got);
+            og_lance_reader_free(r);
+            og_buf_free(&one);
+            og_buf_free(&whole);
+            og_buf_free(&chunks);
+        }
+        og_vector_free(&col);
+    }
+    og_lance_schema_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -781,6 +863,7 @@ int main(void)
         cmocka_unit_test(mixed_null_forms_in_one_column),
         cmocka_unit_test(columns_break_pages_at_different_rows),
         cmocka_unit_test(byte_limit_closes_pages),
+        cmocka_unit_test(string_runs_write_the_file_row_by_row_writes),
         cmocka_unit_test(empty_strings_lists_and_null_items_round_trip),
         cmocka_unit_test(vectors_with_null_rows_round_trip),
         cmocka_unit_test(scan_projects_and_batches_across_pages),

@@ -151,6 +151,46 @@ static void vector_gather_and_compare_order_rows(void **state)
     og_vector_free(&f);
 }
 
+/* og_vector_reserve (a load's next batch, engine/plan.c): an empty vector gets room for the
+ * rows and string bytes asked for, so appends up to there keep their buffers; the rows read
+ * back as without it; a vector with rows is left as it is. */
+static void vector_reserve_makes_room_without_changing_rows(void **state)
+{
+    (void)state;
+    og_vector v;
+    assert_int_equal(og_vector_init(&v, (og_type){OG_T_STRING, 0, 0}), OG_OK);
+    assert_int_equal(og_vector_reserve(&v, 100, 1000), OG_OK);
+    const void *vals = v.values;
+    const int64_t *offs = v.offsets;
+    char text[10] = "abcdefghi";
+    for (size_t i = 0; i < 100; i++) assert_int_equal(og_vector_append_bytes(&v, text, i % 10), OG_OK);
+    assert_ptr_equal(v.values, vals);
+    assert_ptr_equal(v.offsets, offs);
+    for (size_t i = 0; i < 100; i++) {
+        size_t n;
+        const uint8_t *p = og_vector_get_bytes(&v, i, &n);
+        assert_int_equal(n, i % 10);
+        if (n) assert_memory_equal(p, text, n);
+    }
+    assert_int_equal(og_vector_append_bytes(&v, text, 9), OG_OK); /* past the room: grows */
+    assert_int_equal(v.len, 101);
+    size_t cap = v.cap_rows;
+    assert_int_equal(og_vector_reserve(&v, 10000, 0), OG_OK); /* not empty: nothing */
+    assert_int_equal(v.cap_rows, cap);
+    og_vector_free(&v);
+
+    assert_int_equal(og_vector_init(&v, (og_type){OG_T_I64, 0, 0}), OG_OK);
+    assert_int_equal(og_vector_reserve(&v, 50, 0), OG_OK);
+    vals = v.values;
+    for (int64_t i = 0; i < 50; i++) assert_int_equal(og_vector_append_i64(&v, i * 3), OG_OK);
+    assert_ptr_equal(v.values, vals);
+    for (size_t i = 0; i < 50; i++) assert_int_equal(og_vector_get_i64(&v, i), (int64_t)i * 3);
+    assert_int_equal(og_vector_append_null(&v), OG_OK);
+    assert_true(og_vector_is_null(&v, 50));
+    assert_false(og_vector_is_null(&v, 49));
+    og_vector_free(&v);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -161,6 +201,7 @@ int main(void)
         cmocka_unit_test(vector_strings_lists_and_equality),
         cmocka_unit_test(errors_carry_a_message_and_a_name),
         cmocka_unit_test(vector_gather_and_compare_order_rows),
+        cmocka_unit_test(vector_reserve_makes_room_without_changing_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
