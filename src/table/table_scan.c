@@ -713,7 +713,10 @@ og_status og_table_take(og_table *t, const og_manifest *m, uint64_t fragment_id,
     og_table_scan_opts o = {field_ids, nfields, &fragment_id, 1, 1};
     og_table_scan *s;
     OG_TRY(og_table_scan_open(&s, t, m, &o));
-    s->keep_files = 1;
+    /* A take of every row (a key map built from a whole fragment) reads the file as a scan
+     * does: its reader stays its own, so the pages it touched are unmapped when it ends rather
+     * than held by the table's cache (a bulk load's index stage read every data file). */
+    s->keep_files = n < f->physical_rows;
     og_status st = frag_open(s, f);
     /* Runs of offsets at most TAKE_GAP apart are read as one range: a few scattered rows (a
      * top-k's winners, a point gather) cost a read each instead of every row between the first
