@@ -23,32 +23,9 @@
 #include "store/store_count.h"
 #include "util/error.h"
 
-typedef struct fixture {
-    char dir[64];
-    og_store *st;
-} fixture;
+#include "store_fixture.h"
 
-static int setup(void **state)
-{
-    fixture *f = calloc(1, sizeof *f);
-    if (!f) return -1;
-    strcpy(f->dir, "/tmp/og-store-lock-XXXXXX");
-    if (!mkdtemp(f->dir)) return -1;
-    if (og_store_open(&f->st, f->dir) != OG_OK) return -1;
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    fixture *f = *state;
-    og_store_close(f->st);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
-    int rc = system(cmd);
-    free(f);
-    return rc ? -1 : 0;
-}
+static int setup(void **state) { return store_fixture_open(state, "/tmp/og-store-lock-XXXXXX"); }
 
 static double now_ms(void)
 {

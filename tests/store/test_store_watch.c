@@ -19,32 +19,9 @@
 #include "store/store.h"
 #include "util/error.h"
 
-typedef struct fixture {
-    char dir[64];
-    og_store *st;
-} fixture;
+#include "store_fixture.h"
 
-static int setup(void **state)
-{
-    fixture *f = calloc(1, sizeof *f);
-    if (!f) return -1;
-    strcpy(f->dir, "/tmp/og-store-watch-XXXXXX");
-    if (!mkdtemp(f->dir)) return -1;
-    if (og_store_open(&f->st, f->dir) != OG_OK) return -1;
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    fixture *f = *state;
-    og_store_close(f->st);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
-    if (system(cmd) != 0) fprintf(stderr, "warning: could not remove %s\n", f->dir);
-    free(f);
-    return 0;
-}
+static int setup(void **state) { return store_fixture_open(state, "/tmp/og-store-watch-XXXXXX"); }
 
 enum { PUT_IF_ABSENT, PUT, DELETE };
 
