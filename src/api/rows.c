@@ -396,13 +396,5 @@ og_status og_rows_render(char **out, size_t *len, const og_rows *r, og_format fm
         og_text_grid g = {r->res.ncols, r->res.nrows, rows_name, rows_cell, r};
         st = og_text_grid_render(&b, &g, fmt);
     }
-    if (st) {
-        og_buf_free(&b);
-        return st;
-    }
-    og_buf_cstr(&b);
-    if (len) *len = b.len;
-    *out = (char *)og_buf_take(&b).data;
-    if (!*out) *out = strdup("");
-    return *out ? OG_OK : og_err(OG_ERR_NOMEM, "out of memory");
+    return og_text_take(&b, st, out, len);
 }

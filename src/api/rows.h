@@ -46,5 +46,8 @@ typedef struct og_text_grid {
 /* CSV for OG_FORMAT_CSV, else the table (wide for OG_FORMAT_TABLE_WIDE); og_budget_check()
  * once per row. */
 og_status og_text_grid_render(og_buf *out, const og_text_grid *g, og_format fmt);
+/* A rendering's end: on OG_OK b's text (NUL-terminated; "" when empty) into *out and its
+ * length into *len (may be NULL); else b is freed and st returned. */
+og_status og_text_take(og_buf *b, og_status st, char **out, size_t *len);
 
 #endif

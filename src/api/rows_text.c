@@ -169,6 +169,19 @@ static og_status render_table(og_buf *out, const og_text_grid *g, int wide)
     return st;
 }
 
+og_status og_text_take(og_buf *b, og_status st, char **out, size_t *len)
+{
+    if (st) {
+        og_buf_free(b);
+        return st;
+    }
+    og_buf_cstr(b);
+    if (len) *len = b->len;
+    *out = (char *)og_buf_take(b).data;
+    if (!*out) *out = strdup("");
+    return *out ? OG_OK : og_err(OG_ERR_NOMEM, "out of memory");
+}
+
 og_status og_text_grid_render(og_buf *out, const og_text_grid *g, og_format fmt)
 {
     if (fmt == OG_FORMAT_CSV) return render_csv(out, g);
@@ -246,13 +259,5 @@ og_status og_read_output_render(char **out, size_t *len, const struct json_t *j,
         st = og_text_grid_render(&b, &g, fmt);
     }
     if (st == OG_OK && b.failed) st = og_err(OG_ERR_NOMEM, "out of memory rendering a served result");
-    if (st) {
-        og_buf_free(&b);
-        return st;
-    }
-    og_buf_cstr(&b);
-    if (len) *len = b.len;
-    *out = (char *)og_buf_take(&b).data;
-    if (!*out) *out = strdup("");
-    return *out ? OG_OK : og_err(OG_ERR_NOMEM, "out of memory");
+    return og_text_take(&b, st, out, len);
 }
