@@ -19,6 +19,7 @@
 
 struct og_analyzer {
     struct sb_stemmer *stem; /* NULL when no_stem */
+    int plain_codes;         /* words ending in a digit are their own stem (plain_code) */
     int no_stop;
     char *buf;               /* scratch: the cleaned input */
     size_t buf_cap;
@@ -71,6 +72,9 @@ og_status og_analyzer_new(og_analyzer **out, const og_analyzer_opts *opts)
             return og_err(OG_ERR_INVALID, "unknown stemmer language '%s'", lang);
         }
     }
+    static const char *const plain[] = {"english", "en", "eng", "porter"};
+    for (size_t i = 0; i < sizeof plain / sizeof *plain; i++) a->plain_codes |= !strcmp(lang, plain[i]);
+    a->plain_codes |= !a->stem;
     *out = a;
     return OG_OK;
 }
@@ -119,11 +123,27 @@ static og_status push_token(og_text_tokens *t, const char *term, size_t len, uin
     return OG_OK;
 }
 
+/* 1 for an ASCII word that ends in a digit and does not start with an apostrophe — an id, a
+ * code, a year — when the analyzer's stemmer leaves such words as they are (a->plain_codes:
+ * the English ones strip letter suffixes only; Dutch, Indonesian, Irish and Serbian do not
+ * qualify, tests/text/test_analyzer.c checks each language).  Such a word skips the memo and the
+ * stemmer: words like these are mostly unique, and a bulk load's keys filled the memo to no
+ * use, most of the time of their text index. */
+static int plain_code(const og_analyzer *a, const char *w, size_t wl)
+{
+    if (!a->plain_codes || !wl || w[0] == '\'' || (unsigned char)(w[wl - 1] - '0') > 9) return 0;
+    for (size_t i = 0; i < wl; i++)
+        if ((unsigned char)w[i] >= 0x80) return 0;
+    return 1;
+}
+
 /* Ends the current word w[0..wl): stop flag, stem, emit; always takes one position. */
 static og_status flush_word(og_analyzer *a, og_text_tokens *t, const char *w, size_t wl)
 {
     uint32_t pos = t->nwords++;
     if (wl > OG_TEXT_MAX_WORD) return OG_OK;
+    if (plain_code(a, w, wl)) /* its own stem: no memo, no stemmer */
+        return push_token(t, w, wl, pos, !a->no_stop && og_text_is_stop_word(w, wl));
     uint32_t k;
     if (og_strmap_get(&a->memo, w, wl, &k))
         return push_token(t, a->memo_buf + a->memo_ent[k].off, a->memo_ent[k].len, pos, a->memo_ent[k].stop);

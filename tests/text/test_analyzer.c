@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
+#include <libstemmer.h>
 
 #include "text/analyzer.h"
 
@@ -163,6 +164,68 @@ static void ascii_path_equals_general_path(void **state)
     og_analyzer_free(a);
 }
 
+/* The analyzer skips the stemmer for an ASCII word ending in a digit where its language's
+ * stemmer leaves such words unchanged (plain_code in analyzer.c).  Checked on random words of
+ * letters, digits and inner apostrophes, and on the shapes stemmers rewrite (y between vowels,
+ * "'s", doubled letters, suffixes before the digit, prefixes like "di"): in English (and
+ * Porter) the stemmer gives every such word back, and in every language the analyzer's term
+ * is what the stemmer gives, fast path or not. */
+static void words_ending_in_a_digit_analyze_as_their_stem_in_every_language(void **state)
+{
+    (void)state;
+    static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789'yyiu";
+    static const char *const shaped[] = {"ayay1", "running1", "dogs'1", "x's2", "ies3", "ational4", "a1",  "1",
+                                         "yes9",  "uiyu0",    "ing2",   "lyly7", "dimakan1", "guu7", "d'a1"};
+    size_t nshaped = sizeof shaped / sizeof *shaped;
+    uint64_t seed = 7;
+    char w[40];
+    size_t checked = 0;
+    for (const char **lang = sb_stemmer_list(); *lang; lang++) {
+        struct sb_stemmer *st = sb_stemmer_new(*lang, "UTF_8");
+        if (!st) continue;
+        int english = !strcmp(*lang, "english") || !strcmp(*lang, "porter");
+        og_analyzer *a;
+        og_analyzer_opts o = {*lang, 0, 1};
+        assert_int_equal(og_analyzer_new(&a, &o), OG_OK);
+        for (size_t round = 0; round < 2000 + nshaped; round++) {
+            size_t len;
+            if (round < nshaped) {
+                len = strlen(shaped[round]);
+                memcpy(w, shaped[round], len);
+            } else {
+                seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+                len = 1 + (seed >> 33) % 24;
+                for (size_t k = 0; k < len; k++) {
+                    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+                    w[k] = alphabet[(seed >> 33) % (sizeof alphabet - 1)];
+                }
+                if (w[0] == '\'') w[0] = 'q';
+                w[len - 1] = (char)('0' + (seed >> 40) % 10);
+            }
+            const sb_symbol *out = sb_stemmer_stem(st, (const sb_symbol *)w, (int)len);
+            assert_non_null(out);
+            size_t sl = (size_t)sb_stemmer_length(st);
+            if (english && (sl != len || memcmp(out, w, len) != 0))
+                fail_msg("%s stems '%.*s' to '%.*s'", *lang, (int)len, w, (int)sl, (const char *)out);
+            if (!memchr(w, '\'', len) && w[0] != '\'') { /* apostrophes split or join words */
+                char stem[64];
+                memcpy(stem, out, sl);
+                stem[sl] = '\0';
+                og_text_tokens t = OG_TEXT_TOKENS_INIT;
+                assert_int_equal(og_analyze(a, w, len, &t), OG_OK);
+                assert_int_equal(t.n, 1);
+                if (strcmp(og_text_term(&t, 0), stem) != 0)
+                    fail_msg("%s analyzes '%.*s' to '%s', its stemmer to '%s'", *lang, (int)len, w, og_text_term(&t, 0), stem);
+                og_text_tokens_free(&t);
+                checked++;
+            }
+        }
+        og_analyzer_free(a);
+        sb_stemmer_delete(st);
+    }
+    assert_true(checked > 2000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -173,6 +236,7 @@ int main(void)
         cmocka_unit_test(stop_list),
         cmocka_unit_test(edit_distance),
         cmocka_unit_test(ascii_path_equals_general_path),
+        cmocka_unit_test(words_ending_in_a_digit_analyze_as_their_stem_in_every_language),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
