@@ -28,7 +28,12 @@
 #include <string.h>
 
 #include "compiler/suggest.h"
+#include "engine/batch_index.h"
+#include "engine/index_build.h"
 #include "engine/layout.h"
+#include "index/fts.h"
+#include "index/index.h"
+#include "index/keymap.h"
 #include "table/table.h"
 #include "util/error.h"
 #include "util/fault.h"
@@ -120,6 +125,8 @@ static int job_reads_ids(const og_plan *p, const og_plan_table *pt);
 void og_plan_free(og_plan *p)
 {
     if (job_join(p) != OG_OK) og_error_clear(); /* an abandoned plan: its files are garbage */
+    og_batch_index_join(p->side); /* its files into this thread's journal, as the batches' */
+    og_batch_index_free(p->side);
     for (size_t i = 0; p->nodes && i < p->cat->nnodes; i++) table_free(&p->nodes[i]);
     for (size_t i = 0; p->edges && i < p->cat->nedges; i++) table_free(&p->edges[i]);
     free(p->nodes);
@@ -1690,6 +1697,13 @@ typedef struct og_plan_job {
     uint32_t *ends_out[2];
     size_t ends_field[2], ends_base[2];
     og_vector unres[2];
+    /* A node batch's key map and text indexes, handed to the plan's batch_index builder once
+     * its data file is written (docs/load.md "Indexes of flushed batches"): the batch columns
+     * side_top[0] (the id; SIZE_MAX: no key map) and side_top[1..] (indexed texts, field
+     * side_fid[i]). */
+    og_batch_index *side;
+    size_t nside, side_top[1 + OG_BATCH_INDEX_MAX_TEXTS];
+    int32_t side_fid[1 + OG_BATCH_INDEX_MAX_TEXTS];
 } og_plan_job;
 
 /* Looks up the endpoints of n staged edges of type `type` in node's staged_ids — side
@@ -1721,12 +1735,43 @@ static og_status job_resolve(og_plan_job *j)
     return OG_OK;
 }
 
+/* Hands the written batch's id and indexed text columns to the builder beside the load
+ * (best effort: a column it cannot take stays with the batch, a key it cannot name is left to
+ * the build after the publish). */
+static void job_side(og_plan_job *j)
+{
+    const og_manifest *m = og_table_txn_manifest(j->x);
+    long fi = og_manifest_find_fragment(m, j->fragment_id);
+    if (fi < 0) return;
+    const og_fragment *f = &m->fragments[fi];
+    const char *dir = og_table_dir(og_tableview_table(j->pt->view));
+    og_batch_index_task t;
+    memset(&t, 0, sizeof t);
+    t.store = j->store;
+    for (size_t i = 0; i < j->nside; i++) {
+        og_vector *v = &j->batch[j->side_top[i]];
+        if (j->side_top[i] == SIZE_MAX || !(v->flags & OG_VEC_OWNED) || v->type.id != OG_T_STRING) continue;
+        if (i == 0) {
+            if (og_keymap_store_key(t.keymap_key, sizeof t.keymap_key, dir, f, j->side_fid[0]) != OG_OK) continue;
+            t.ids = *v;
+        } else {
+            if (og_index_file_key(t.fts_keys[t.ntexts], sizeof t.fts_keys[0], dir, f, j->side_fid[i], &og_index_def_fts) != OG_OK)
+                continue;
+            t.texts[t.ntexts++] = *v;
+        }
+        memset(v, 0, sizeof *v); /* moved: og_vector_free of the batch skips it */
+    }
+    og_error_clear();
+    if (t.keymap_key[0] || t.ntexts) og_batch_index_add(j->side, &t);
+}
+
 static void *job_main(void *arg)
 {
     og_plan_job *j = arg;
     if (j->threaded) og_store_journal_begin(&j->journal, j->store, NULL);
     j->st = j->resolve ? job_resolve(j) : OG_OK;
     if (j->st == OG_OK) j->st = og_table_txn_append(j->x, j->batch, j->ntop, &j->fragment_id);
+    if (j->st == OG_OK && j->side) job_side(j);
     if (j->threaded) og_store_journal_end(&j->journal);
     if (j->st != OG_OK)
         snprintf(j->msg, sizeof j->msg, "%s", og_error_message());
@@ -1767,6 +1812,40 @@ static og_status job_join(og_plan *p)
 static int job_reads_ids(const og_plan *p, const og_plan_table *pt)
 {
     return p->job && p->job->resolve && (p->job->ends_node[0] == pt || p->job->ends_node[1] == pt);
+}
+
+/* Which columns of a node batch the builder beside the load takes once it is written
+ * (og_plan_job.side): the id for the key map, and every String property the automatic text
+ * indexing would index (docs/indexes.md "Automatic indexing").  Only while that indexing is on. */
+static void job_side_plan(og_plan *p, og_plan_table *pt, og_table_txn *x, og_plan_job *j)
+{
+    if (pt->is_edge || !p->flush_rows || og_tableview_index_mode() != 2 || !og_engine_auto_index_rows()) return;
+    const char *knob = getenv("OG_LOAD_BATCH_INDEX"); /* 0: build them after the publish only */
+    if (knob && !strcmp(knob, "0")) return;
+    const og_manifest *m = og_table_txn_manifest(x);
+    j->side_top[0] = SIZE_MAX;
+    j->side_fid[0] = OG_FIELD_ID;
+    j->nside = 1;
+    for (size_t f = 0; f < j->ntop; f++) {
+        int32_t id = m->schema.fields[og_lance_schema_top(&m->schema, f)].id;
+        if (id == OG_FIELD_ID) {
+            j->side_top[0] = f;
+            continue;
+        }
+        for (size_t i = 0; i < pt->t->nprops && j->nside < 1 + OG_BATCH_INDEX_MAX_TEXTS; i++) {
+            const og_cat_prop *pr = &pt->t->props[i];
+            int32_t fid;
+            if (pr->index == OG_INDEX_NONE || !og_index_def_fts.applies(pr->type, (int)pr->index) ||
+                og_layout_field_id(pr->id, &fid) != OG_OK || fid != id)
+                continue;
+            j->side_top[j->nside] = f;
+            j->side_fid[j->nside++] = id;
+        }
+    }
+    og_error_clear();
+    if (j->side_top[0] == SIZE_MAX && j->nside == 1) return;
+    if (!p->side) p->side = og_batch_index_new();
+    j->side = p->side;
 }
 
 /* Starts writing rows idx[0..n) of pt (in memory, ascending) as batch `batch_index`; with
@@ -1811,10 +1890,10 @@ static og_status job_start(og_plan *p, og_plan_table *pt, const uint32_t *idx, s
     j->x = x;
     j->store = og_table_store(og_tableview_table(pt->view));
     j->batch_index = batch_index;
-    /* A flushed batch's key map is not kept in the cache (og_tableview_seed_keymap): a load
-     * writes the key maps of what it wrote whole after its publish, after the topologies
-     * (load.c), and 5M nodes' seeded maps were ~300 MB under a 25M-edge load's peak
-     * (docs/load.md "The memory bound"); a merge's or append's first reader builds them. */
+    job_side_plan(p, pt, x, j);
+    /* A flushed batch's key map is not kept in the cache (og_tableview_seed_keymap): 5M nodes'
+     * seeded maps were ~300 MB under a 25M-edge load's peak (docs/load.md "The memory bound").
+     * It is written to the store beside the load instead (job_side_plan). */
     p->job = j;
     j->threaded = 1; /* before the thread reads it */
     if (pthread_create(&j->th, NULL, job_main, j) != 0) {
@@ -1965,6 +2044,8 @@ og_status og_plan_write(og_plan *p, og_commit_draft *d, size_t *ntables)
 {
     *ntables = 0;
     OG_TRY(job_join(p)); /* the last flushed batch, and every fragment id known */
+    /* p->side is not waited for here: building an index never delays a publish (INVARIANTS.md
+     * 7).  A load takes it before it frees the plan (og_plan.side). */
     OG_TRY(og_plan_lookup_status(p));
     for (int pass = 0; pass < 2; pass++) {
         size_t n = pass ? p->cat->nedges : p->cat->nnodes;

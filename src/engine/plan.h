@@ -124,6 +124,10 @@ typedef struct og_plan {
     uint64_t flushed_rows;   /* staged rows covered by those batches */
     int capture_topology;    /* og_plan_table.end_rows (load only) */
     struct og_plan_job *job; /* the flushed batch being written on a worker thread (plan.c) */
+    /* Builds flushed node batches' key maps and text indexes beside the load (batch_index.h).
+     * og_plan_free joins it into the calling thread's journal (a failed attempt deletes its
+     * files); a load that is about to publish takes it first and settles it afterwards. */
+    struct og_batch_index *side;
     /* A committed-row lookup that failed (a read error, not "absent"): og_plan_committed_find
      * answers -1 then, so the plan may have decided wrongly (an insert of a key that exists,
      * an endpoint called dangling).  The first failure is kept here — lookups run on the RI

@@ -564,7 +564,7 @@ done:
 
 /* An attempt inside a write journal (store.h): when it is certainly not published (its
  * callback or a later step failed, it lost the publish, or it was a no-op), everything it
- * wrote under tables/ and its commit object are deleted before returning — best effort; what
+ * wrote under tables/ (and _index/) and its commit object are deleted before returning — best effort; what
  * a crash or a failed delete leaves is garbage for `cleanup`.  Only keys the attempt itself
  * created are in the journal, and none of them can be named by a published commit.  When the
  * publish outcome is unknown nothing is deleted; nor when another writer of this process
@@ -574,6 +574,10 @@ static og_status attempt_once(og_graph *g, const og_write_opts *o, const char *a
 {
     og_store_journal j;
     og_store_journal_begin(&j, g->store, "tables/");
+    /* and index files: an attempt writes none itself (INVARIANTS.md 7), but a load's flushed
+     * batches get theirs beside it, named by data files only this attempt wrote
+     * (docs/load.md "Indexes of flushed batches") */
+    j.prefix2 = "_index/";
     int stage = 0;
     char commit_id[OG_ULID_LEN + 1] = "";
     turn_take(g, t);

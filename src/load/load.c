@@ -27,6 +27,7 @@
 
 #include "load/csv_load.h"
 #include "load/ndjson.h"
+#include "engine/batch_index.h"
 #include "engine/plan.h"
 #include "engine/tableview.h"
 #include "compiler/suggest.h"
@@ -66,7 +67,25 @@ typedef struct load_ctx {
     uint64_t flushes;   /* of that attempt, for the "indexing" progress call */
     uint64_t captured_edges; /* rows of the edge types whose end_rows were captured */
     int attempt;
+    /* The key-map and text-index builder of the attempt whose callback succeeded (og_plan.side),
+     * settled once its publish is decided (settle_side): never waited for before it. */
+    og_batch_index *side;
 } load_ctx;
+
+/* The builder of the last attempt: its files kept when that attempt published, deleted when
+ * not (docs/load.md "Indexes of flushed batches").  Returns st with its message kept (the
+ * deletes may overwrite the thread's last error). */
+static og_status settle_side(load_ctx *c, int published, og_status st)
+{
+    if (!c->side) return st;
+    char saved[2048] = "";
+    if (st != OG_OK) snprintf(saved, sizeof saved, "%s", og_error_message());
+    if (!published) og_batch_index_discard(c->side);
+    og_batch_index_free(c->side);
+    c->side = NULL;
+    if (st != OG_OK) og_err(st, "%s", saved);
+    return st;
+}
 
 static unsigned long long file_size(const char *path);
 
@@ -478,6 +497,7 @@ static og_status load_attempt(void *vctx, og_graph *g, const og_snapshot *base, 
     if (st == OG_OK) st = env_size("OG_LOAD_FLUSH_BYTES", LOAD_FLUSH_BYTES_DEFAULT, &plan.flush_bytes);
     plan.capture_topology = og_tableview_index_mode() == 2;
     graph_index_inputs_free(c); /* an earlier attempt's (its publish was lost) */
+    (void)settle_side(c, 0, OG_OK); /* likewise */
     if (st == OG_OK) st = c->path ? read_ndjson(c, &plan, &done, total, attempt) : read_csv(c, &plan, &done, total, attempt);
     /* A file without records changes nothing and publishes nothing (like a mutation that
      * matches nothing) — in every mode: overwrite replaces only the types the file holds. */
@@ -495,6 +515,10 @@ static og_status load_attempt(void *vctx, og_graph *g, const og_snapshot *base, 
         if (st == OG_OK) st = og_draft_set_stat(draft, "inserted", (int64_t)c->stats.inserted);
         if (st == OG_OK) st = og_draft_set_stat(draft, "updated", (int64_t)c->stats.updated);
         if (st == OG_OK) graph_index_inputs_take(c, &plan, attempt);
+    }
+    if (st == OG_OK) { /* it goes on beside the publish; a failed attempt's is joined below */
+        c->side = plan.side;
+        plan.side = NULL;
     }
     og_plan_free(&plan);
     og_read_end(r);
@@ -534,6 +558,8 @@ static og_status run_load(load_ctx *c, og_write_result *out, og_load_stats *stat
     if (!out) out = &local;
     memset(out, 0, sizeof *out);
     og_status st = og_graph_write(og_engine_graph(e), &wo, load_attempt, c, out);
+    /* before the graph and text indexes after the publish, which then find its files */
+    st = settle_side(c, st == OG_OK && out->published, st);
     og_load_index_job *j = NULL;
     if (st == OG_OK && out->published) j = load_graph_indexes(c, out->commit, job != NULL);
     if (job) *job = j;

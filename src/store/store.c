@@ -202,7 +202,9 @@ static void journal_note(og_store *st, const char *key)
 {
     og_store_journal *j = cur_journal;
     if (!j || j->st != st || j->failed) return;
-    if (j->prefix && strncmp(key, j->prefix, strlen(j->prefix)) != 0) return;
+    if (j->prefix && strncmp(key, j->prefix, strlen(j->prefix)) != 0 &&
+        !(j->prefix2 && strncmp(key, j->prefix2, strlen(j->prefix2)) == 0))
+        return;
     if (og_keylist_push(&j->keys, key, strlen(key)) != OG_OK) j->failed = 1; /* then discard nothing */
 }
 

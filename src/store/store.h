@@ -118,6 +118,7 @@ og_status og_store_put_many(og_store *st, og_store_put_op *ops, size_t n);
 typedef struct og_store_journal {
     og_store *st;
     const char *prefix;
+    const char *prefix2; /* a second prefix recorded too (NULL: none); set after begin */
     og_keylist keys;
     int failed; /* out of memory while recording: discard deletes nothing */
     struct og_store_journal *outer;

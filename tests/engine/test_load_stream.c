@@ -26,8 +26,13 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "engine/tableview.h"
 #include "fixture.h"
 #include "graph/graph.h"
+#include "index/fts.h"
+#include "index/index.h"
+#include "index/keymap.h"
+#include "store/store.h"
 #include "util/fault.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -127,6 +132,32 @@ static size_t count_data_files(fixture *f)
     }
     closedir(d);
     return n;
+}
+
+/* Every file under the graph's _index/ (index files: key maps, topologies, text indexes). */
+static size_t count_files_under(const char *path)
+{
+    DIR *d = opendir(path);
+    if (!d) return 0;
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.') continue;
+        char sub[1024];
+        snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+        struct stat sb;
+        if (stat(sub, &sb) != 0) continue;
+        n += S_ISDIR(sb.st_mode) ? count_files_under(sub) : 1;
+    }
+    closedir(d);
+    return n;
+}
+
+static size_t count_index_files(fixture *f)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/_index", f->uri);
+    return count_files_under(path);
 }
 
 static void expect(fixture *f, const char *name, const char *params, const char *want)
@@ -303,7 +334,7 @@ static void a_violation_on_the_last_line_after_many_flushes_publishes_nothing(vo
         {OG_LOAD_MERGE, card_file, OG_ERR_CONSTRAINT, "@card violation on edge WorksAt: source 'p5000' has 2 edges (max 1)"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        size_t files0 = count_data_files(f);
+        size_t files0 = count_data_files(f), indexes0 = count_index_files(f);
         write_then_bad(f, 600, cases[i].last);
         og_status st = load_file(f, cases[i].mode, NULL);
         if (st != cases[i].code) fail_msg("case %zu: status %s (%s)", i, og_status_name(st), og_error_message());
@@ -312,6 +343,9 @@ static void a_violation_on_the_last_line_after_many_flushes_publishes_nothing(vo
         /* batches were flushed before the failure; the failed load deleted them again before
          * returning (docs/maintenance.md "Failed writes"), and nothing was published */
         if (count_data_files(f) != files0) fail_msg("case %zu: %zu data files left behind", i, count_data_files(f) - files0);
+        /* the flushed batches' key maps and text indexes (written beside the load) go too */
+        if (count_index_files(f) != indexes0)
+            fail_msg("case %zu: %zu index files left behind", i, count_index_files(f) - indexes0);
         char head[OG_ULID_LEN + 1];
         head_commit(f, head);
         assert_string_equal(head, head0);
@@ -937,6 +971,91 @@ static void edges_in_bulk_flush_at_the_byte_budget(void **state)
     unsetenv("OG_LOAD_FLUSH_BYTES");
 }
 
+/* For every fragment of Person at the head: its key map exists and equals, byte for byte, a
+ * build from its data file; its name's text index, when one exists, equals a build from the data
+ * file too, and exists only on a flushed batch's fragment (not the last: that batch is written
+ * with the commit) and only when want_fts_on_flushed.  Returns the text indexes found. */
+static size_t person_index_files_match_their_data_files(fixture *f, int want_fts_on_flushed, size_t *nfrags)
+{
+    og_read *r;
+    assert_int_equal(og_read_begin(&r, f->e, NULL, NULL), OG_OK);
+    og_tableview *v;
+    assert_int_equal(og_read_node_view(r, 0, &v), OG_OK); /* Person: the first node type */
+    const og_manifest *m = og_tableview_manifest(v);
+    og_table *t = og_tableview_table(v);
+    og_store *st = og_engine_store(f->e);
+    int32_t name_fid = -1;
+    for (size_t i = 0; i < m->schema.count; i++)
+        if (!strcmp(m->schema.fields[i].name, "name")) name_fid = m->schema.fields[i].id;
+    assert_true(name_fid >= 0);
+    size_t fts_files = 0;
+    *nfrags = m->nfragments;
+    for (size_t i = 0; i < m->nfragments; i++) {
+        const og_fragment *fr = &m->fragments[i];
+        char key[512];
+        og_buf want = OG_BUF_INIT;
+        og_mapping *got;
+        /* the key map: written during the load or after its publish, the same bytes either way */
+        assert_int_equal(og_keymap_store_key(key, sizeof key, og_tableview_dir(v), fr, 0), OG_OK);
+        assert_int_equal(og_keymap_build(t, m, fr, 0, &want), OG_OK);
+        assert_int_equal(og_store_map(st, key, &got), OG_OK);
+        assert_int_equal(og_mapping_size(got), want.len);
+        assert_memory_equal(og_mapping_data(got), want.data, want.len);
+        og_mapping_release(got);
+        og_buf_free(&want);
+        /* the text index of name: only the flushed batches' (the last is written with the commit) */
+        assert_int_equal(og_index_file_key(key, sizeof key, og_tableview_dir(v), fr, name_fid, &og_index_def_fts), OG_OK);
+        og_status s = og_store_map(st, key, &got);
+        if (s == OG_ERR_NOT_FOUND) {
+            og_error_clear();
+            continue; /* a batch the builder was too busy for: built after the publish instead */
+        }
+        assert_int_equal(s, OG_OK);
+        if (!want_fts_on_flushed || i + 1 == m->nfragments)
+            fail_msg("fragment %zu of %zu has a text index written during the load", i, m->nfragments);
+        assert_int_equal(og_index_def_fts.build(t, m, fr, name_fid, &want), OG_OK);
+        assert_int_equal(og_mapping_size(got), want.len);
+        assert_memory_equal(og_mapping_data(got), want.data, want.len);
+        og_mapping_release(got);
+        og_buf_free(&want);
+        fts_files++;
+    }
+    og_read_end(r);
+    return fts_files;
+}
+
+/* docs/load.md "Indexes of flushed batches": each flushed Person batch's key map and name text
+ * index are written beside the load, the same bytes a build from its data file gives; with
+ * OG_LOAD_BATCH_INDEX=0, or when building them fails (injected), the load still succeeds and
+ * none is written during it (og_engine_load builds no text index after its publish). */
+static void flushed_node_batches_get_their_indexes_during_the_load(void **state)
+{
+    fixture *f = *state;
+    FILE *fp = open_data(f);
+    for (int i = 0; i < 1050; i++) person_line(fp, i, i % 90);
+    fclose(fp);
+    size_t nfrags = 0;
+    assert_int_equal(load_file(f, OG_LOAD_OVERWRITE, NULL), OG_OK);
+    size_t fts = person_index_files_match_their_data_files(f, 1, &nfrags);
+    assert_true(nfrags >= 10);
+    /* the builder drops a batch when two wait (memory stays bounded), so how many of the flushed
+     * ones it built depends on the machine's load; the first it always takes */
+    assert_true(fts >= 1 && fts <= nfrags - 1);
+    expect_int(f, "npeople", NULL, 1050);
+    expect(f, "person", "{\"n\":\"p0777\"}", "57");
+
+    setenv("OG_LOAD_BATCH_INDEX", "0", 1);
+    assert_int_equal(load_file(f, OG_LOAD_OVERWRITE, NULL), OG_OK);
+    unsetenv("OG_LOAD_BATCH_INDEX");
+    assert_int_equal(person_index_files_match_their_data_files(f, 0, &nfrags), 0);
+
+    setenv("OG_FAULT_ERROR", "load.batch_index", 1);
+    assert_int_equal(load_file(f, OG_LOAD_OVERWRITE, NULL), OG_OK);
+    unsetenv("OG_FAULT_ERROR");
+    assert_int_equal(person_index_files_match_their_data_files(f, 0, &nfrags), 0);
+    expect(f, "person", "{\"n\":\"p0777\"}", "57");
+}
+
 int main(void)
 {
     (void)fixture_load; /* the fixture's text loader; these tests write their files directly */
@@ -948,6 +1067,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_violation_on_the_last_line_after_many_flushes_publishes_nothing, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(unique_values_of_flushed_rows_are_still_checked, setup, teardown),
+        cmocka_unit_test_setup_teardown(flushed_node_batches_get_their_indexes_during_the_load, setup, teardown),
         cmocka_unit_test_setup_teardown(a_crash_after_a_flush_leaves_the_graph_unchanged, setup, teardown),
         cmocka_unit_test_setup_teardown(progress_reports_bytes_read_of_the_file_size, setup, teardown),
         cmocka_unit_test_setup_teardown(progress_callback_tells_stages_and_counts, setup, teardown),
