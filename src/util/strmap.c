@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "util/error.h"
+#include "util/hugepage.h"
 
 /* A multiply-xorshift hash over 8-byte words (seeded with the length so "a" and "a\0" differ).
  * Not cryptographic: the map's worst case is slower lookups, never a wrong answer. */
@@ -98,6 +99,9 @@ static og_status rehash(og_strmap *m, size_t nslots)
 {
     uint64_t *s = calloc(nslots, sizeof *s);
     if (!s) return og_err(OG_ERR_NOMEM, "strmap: out of memory");
+    /* probed at random: at 5M keys the slots are 128 MB, and a 5M-node load's read stage
+     * took 10.4-10.7 s with huge pages behind them against 11.1-12.3 s without */
+    og_huge_hint(s, nslots * sizeof *s);
     size_t mask = nslots - 1;
     uint64_t hs[REHASH_AHEAD];
     for (size_t i0 = 0; i0 < m->count; i0 += REHASH_AHEAD) {
