@@ -267,7 +267,7 @@ const char *og_cat_type_table_dir(const og_cat_type *t, char *buf, size_t cap)
 static const og_cat_type *find_in(const og_cat_type *v, size_t n, const char *name)
 {
     for (size_t i = 0; i < n; i++)
-        if (v[i].name && strcmp(v[i].name, name) == 0) return &v[i];
+        if (v[i].name && v[i].name[0] == name[0] && strcmp(v[i].name, name) == 0) return &v[i];
     return NULL;
 }
 
@@ -306,8 +306,8 @@ const og_cat_type *og_catalog_type_by_id(const og_catalog *cat, uint64_t id)
 
 const og_cat_prop *og_cat_type_prop(const og_cat_type *t, const char *name, size_t *index_out)
 {
-    for (size_t i = 0; i < t->nprops; i++)
-        if (strcmp(t->props[i].name, name) == 0) {
+    for (size_t i = 0; i < t->nprops; i++) /* the first byte first: a load looks up every field */
+        if (t->props[i].name[0] == name[0] && strcmp(t->props[i].name, name) == 0) {
             if (index_out) *index_out = i;
             return &t->props[i];
         }

@@ -340,7 +340,7 @@ static int parse_key(jparser *p, size_t self, uint32_t count)
     if (count < DUP_LINEAR) {
         const og_jtok *nk = &p->d->tok[kt], *k = &p->d->tok[self + 1];
         for (uint32_t m = 0; m < count; m++, k = og_jtok_next(k + 1))
-            if (k->len == nk->len && !memcmp(k->v.s, nk->v.s, nk->len))
+            if (k->len == nk->len && (!nk->len || k->v.s[0] == nk->v.s[0]) && !memcmp(k->v.s, nk->v.s, nk->len))
                 return jfail(p, key_at, "duplicate object key \"%s\"", nk->v.s);
     }
     skip_ws(p);
