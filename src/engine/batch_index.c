@@ -7,11 +7,12 @@
  * the flush just let go.  Each task's writes go to a journal of their own, handed to the
  * joining thread's journal at the join, so a load that fails deletes them with its data files.
  */
-#define _GNU_SOURCE /* SCHED_IDLE */
+#define _GNU_SOURCE /* gettid */
 #include "engine/batch_index.h"
 
 #include <pthread.h>
-#include <sched.h>
+#include <sys/resource.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +21,9 @@
 #include "util/buf.h"
 #include "util/error.h"
 #include "util/fault.h"
+
+/* The builder thread's nice value (its own: Linux sets it per thread). */
+#define BUILDER_NICE 10
 
 /* Tasks waiting at most; one more is dropped (its files are left to the build after the
  * publish).  Two keep the worker busy while a third batch is staged. */
@@ -95,10 +99,11 @@ static size_t build(og_batch_index_task *t)
 static void *worker(void *arg)
 {
     og_batch_index *b = arg;
-    /* Only the cores the load leaves idle: its staging is the critical path, and time taken
-     * from it cost more than the index stage saved (docs/load.md). */
-    struct sched_param sp = {0};
-    (void)pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
+    /* Mostly the cores the load leaves idle: its staging is the critical path, and time taken
+     * from it cost more than the index stage saved (docs/load.md).  Nice 10, not SCHED_IDLE:
+     * an idle-class thread can starve for seconds on a machine busy with other work, and the
+     * load waits for it once its publish is decided; at nice 10 it still gets ~10 % of a core. */
+    (void)setpriority(PRIO_PROCESS, (id_t)gettid(), BUILDER_NICE);
     pthread_mutex_lock(&b->lock);
     for (;;) {
         while (!b->head && !b->stop) {
