@@ -108,34 +108,8 @@ static void head_commit(fixture *f, char *out)
     strcpy(out, h.commit);
 }
 
-/* Every *.lance data file under the graph's tables/ (written, reachable or not). */
-static size_t count_data_files(fixture *f)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/tables", f->uri);
-    DIR *d = opendir(path);
-    if (!d) return 0;
-    size_t n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.') continue;
-        char sub[1024];
-        snprintf(sub, sizeof sub, "%s/%s/data", path, e->d_name);
-        DIR *s = opendir(sub);
-        if (!s) continue;
-        struct dirent *g;
-        while ((g = readdir(s)) != NULL) {
-            size_t l = strlen(g->d_name);
-            n += l > 6 && !strcmp(g->d_name + l - 6, ".lance");
-        }
-        closedir(s);
-    }
-    closedir(d);
-    return n;
-}
-
-/* Every file under the graph's _index/ (index files: key maps, topologies, text indexes). */
-static size_t count_files_under(const char *path)
+/* The files under `path`, at any depth, whose names end in `suffix` (NULL: every file). */
+static size_t count_files_under(const char *path, const char *suffix)
 {
     DIR *d = opendir(path);
     if (!d) return 0;
@@ -147,17 +121,31 @@ static size_t count_files_under(const char *path)
         snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
         struct stat sb;
         if (stat(sub, &sb) != 0) continue;
-        n += S_ISDIR(sb.st_mode) ? count_files_under(sub) : 1;
+        size_t l = strlen(e->d_name), sl = suffix ? strlen(suffix) : 0;
+        if (S_ISDIR(sb.st_mode))
+            n += count_files_under(sub, suffix);
+        else
+            n += !suffix || (l > sl && !strcmp(e->d_name + l - sl, suffix));
     }
     closedir(d);
     return n;
 }
 
+/* Every *.lance data file under the graph's tables/ (written, reachable or not: a table's
+ * other files are manifests and deletion files). */
+static size_t count_data_files(fixture *f)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/tables", f->uri);
+    return count_files_under(path, ".lance");
+}
+
+/* Every file under the graph's _index/ (index files: key maps, topologies, text indexes). */
 static size_t count_index_files(fixture *f)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/_index", f->uri);
-    return count_files_under(path);
+    return count_files_under(path, NULL);
 }
 
 static void expect(fixture *f, const char *name, const char *params, const char *want)
