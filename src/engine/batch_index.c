@@ -4,17 +4,18 @@
  *
  * One worker and a short queue: the batches come from the loading side one at a time, each
  * task is independent, and a queue that grew without bound would hold the batches' columns
- * the flush just let go.  Each task's writes go to a journal of their own, handed to the
- * joining thread's journal at the join, so a load that fails deletes them with its data files.
+ * the flush just let go.  Each task's writes go to a journal of their own, which the builder's
+ * owner settles: adopted into its thread's journal (a write attempt that fails then deletes
+ * them with its data files), discarded (the attempt did not publish), or kept.
  */
 #define _GNU_SOURCE /* gettid */
 #include "engine/batch_index.h"
 
 #include <pthread.h>
-#include <sys/resource.h>
-#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "index/fts.h"
 #include "index/keymap.h"
