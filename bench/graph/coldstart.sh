@@ -42,7 +42,7 @@ echo "coldstart: $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadav
 #    times alternating (default 5; one pass over the 100 start nodes each): medians over the runs.
 runs="${FIRST_RUNS:-5}"
 if [ "$runs" -gt 0 ]; then
-  # run.sh's optimize wrote the graph indexes; this writes any still missing (GRAPH_BENCH_OPTIMIZE=0)
+  # the load wrote the graph indexes (docs/load.md); this writes any still missing
   "$bin/bench_graph" query "$work/og" "$here/graph.gq" "$work/data/starts.txt" "$lo" "$hi" /dev/null 1 >/dev/null
   have_kuzu=0; { [ -d "$work/kuzu.db" ] || [ -f "$work/kuzu.db" ]; } && have_kuzu=1
   : >"$out/ours.jsonl"; : >"$out/kuzu.jsonl"
