@@ -1,0 +1,38 @@
+/*
+ * plan_internal.h — what plan.c (staging, flushing, writing) and plan_validate.c (the
+ * whole-image checks) share about a plan's staged rows.  Not part of plan.h's contract.
+ */
+#ifndef OG_ENGINE_PLAN_INTERNAL_H
+#define OG_ENGINE_PLAN_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine/plan.h"
+
+/* The staged_ids answer for an id no staged row has. */
+#define OG_PLAN_NOT_STAGED UINT32_MAX
+
+/* The index into cols[c] of staged row r (r >= mem_base unless column c is retained). */
+static inline size_t og_plan_i_col_row(const og_plan_table *pt, size_t c, size_t r)
+{
+    return pt->retain[c] ? r : r - pt->mem_base;
+}
+
+/* Per staged row, the latest staged row of its id (it lives after the line numbers). */
+static inline uint32_t *og_plan_i_latest(const og_plan_table *pt) { return pt->lines + pt->lines_cap; }
+
+static inline int og_plan_i_superseded(const og_plan_table *pt, size_t row)
+{
+    return pt->superseded && ((pt->superseded[row >> 3] >> (row & 7)) & 1);
+}
+
+/* Waits for the flushed batch being written, if any (plan.c); its error becomes the caller's. */
+og_status og_plan_i_join(og_plan *p);
+
+/* "seed.jsonl:12: " or "" (og_plan_where with its separator). */
+const char *og_plan_i_where(const og_plan *p, uint64_t line, char *buf, size_t cap);
+/* A value of v for a message: at most 200 bytes of a string, "null", a number. */
+void og_plan_i_render_value(const og_vector *v, size_t i, char *buf, size_t cap);
+
+#endif
