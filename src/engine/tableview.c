@@ -711,6 +711,15 @@ static int batch_lines_up(const og_tableview *v, const uint64_t *row_addrs, size
     if (row_addrs) return memcmp(b->row_addrs, row_addrs + pos, b->nrows * sizeof *b->row_addrs) == 0;
     size_t fi = 0;
     while (fi < v->m.nfragments && v->frag_start[fi + 1] <= pos) fi++; /* (empty fragments too) */
+    /* A scan's batch holds rows of one fragment, offsets strictly ascending (table.h): when its
+     * first and last rows are the view's rows pos and pos + nrows - 1 of the same fragment,
+     * so is every row between — two compares instead of one a row (a first whole-column
+     * load at 5M rows spent a tenth of its time here). */
+    if (b->nrows && fi < v->m.nfragments && v->frag_start[fi + 1] >= pos + b->nrows) {
+        uint64_t id = v->m.fragments[fi].id, off = pos - v->frag_start[fi];
+        return b->fragment_id == id && b->row_addrs[0] == OG_ROW_ADDR(id, off) &&
+               b->row_addrs[b->nrows - 1] == OG_ROW_ADDR(id, off + b->nrows - 1);
+    }
     for (size_t j = 0; j < b->nrows; j++) {
         size_t row = pos + j;
         while (fi < v->m.nfragments && v->frag_start[fi + 1] <= row) fi++;
@@ -718,6 +727,121 @@ static int batch_lines_up(const og_tableview *v, const uint64_t *row_addrs, size
             return 0;
     }
     return 1;
+}
+
+/* One side of a whole-column load: the rows of fragments [f0, f1), view rows [row0, row1). */
+typedef struct load_part {
+    og_tableview *v;
+    size_t i; /* the top-level field */
+    const uint64_t *row_addrs;
+    size_t f0, f1, row0, row1;
+    og_vector *col;          /* a plain column (its row buffers reserved when bulk) */
+    int bulk;
+    int at_place;            /* one of two sides: fixed-width rows copied to their place, nulls */
+    uint8_t *nulls;          /*   noted in this side's own bitmap of row1 - row0 bits (NULL: */
+    size_t null_count;       /*   none seen); joined by load_column */
+    og_dictcol_builder *db;  /* or the builder coding it */
+    atomic_int *failed;      /* set by the side that fails: the other stops early */
+    og_status st;
+    char msg[256];           /* a failure's message (a thread's last error does not travel) */
+} load_part;
+
+/* Copies fixed-width batch src to rows pos.. of part p's column (at_place). */
+static og_status put_at_place(load_part *p, const og_vector *src, size_t pos)
+{
+    og_vector *col = p->col;
+    size_t w = og_type_width(col->type), n = src->len;
+    if (src->values) memcpy((uint8_t *)col->values + pos * w, src->values, n * w);
+    if (!src->null_count) return OG_OK;
+    size_t span = p->row1 - p->row0;
+    if (!p->nulls) {
+        p->nulls = malloc((span + 7) / 8);
+        if (!p->nulls) return og_err(OG_ERR_NOMEM, "table view: out of memory");
+        memset(p->nulls, 0xff, (span + 7) / 8);
+    }
+    for (size_t k = 0; k < n; k++)
+        if (og_vector_is_null(src, k)) {
+            size_t r = pos - p->row0 + k;
+            p->nulls[r >> 3] &= (uint8_t)~(1u << (r & 7));
+            memset((uint8_t *)col->values + (pos + k) * w, 0, w); /* as append_null: zeros */
+            p->null_count++;
+        }
+    return OG_OK;
+}
+
+static og_status load_part_run(load_part *p)
+{
+    og_tableview *v = p->v;
+    size_t i = p->i;
+    if (p->row1 == p->row0) return OG_OK;
+    og_table_scan *scan = NULL;
+    og_table_scan_opts opts = {&v->top_ids[i], 1, NULL, 0, 0};
+    og_status st = og_table_scan_open_range(&scan, v->table, &v->m, &opts, p->f0, p->f1);
+    size_t pos = p->row0;
+    while (st == OG_OK) {
+        if (p->failed && atomic_load_explicit(p->failed, memory_order_relaxed)) {
+            og_table_scan_free(scan);
+            return OG_OK; /* (the other side's failure is the load's) */
+        }
+        og_table_batch b;
+        st = og_table_scan_next(scan, &b);
+        if (st != OG_OK || b.nrows == 0) break;
+        if (b.ncols != 1 || b.cols[0].len != b.nrows || !og_type_eq(b.cols[0].type, v->top_types[i]) ||
+            b.nrows > p->row1 - pos || !batch_lines_up(v, p->row_addrs, pos, &b)) {
+            st = og_err(OG_ERR_CORRUPT, "table %s version %llu field id %d: scanned rows disagree with the live rows",
+                        og_table_dir(v->table), (unsigned long long)v->m.version, v->top_ids[i]);
+            break;
+        }
+        if (p->db) st = og_dictcol_append(p->db, &b.cols[0]);
+        else if (p->at_place) st = put_at_place(p, &b.cols[0], pos);
+        else st = p->bulk ? column_append_bulk(p->col, &b.cols[0], v->nrows) : append_all(p->col, &b.cols[0]);
+        pos += b.nrows;
+    }
+    og_table_scan_free(scan);
+    if (st == OG_OK && pos != p->row1)
+        st = og_err(OG_ERR_CORRUPT, "table %s version %llu field id %d: scan gave %zu of %zu live rows",
+                    og_table_dir(v->table), (unsigned long long)v->m.version, v->top_ids[i], pos - p->row0,
+                    p->row1 - p->row0);
+    if (st != OG_OK && p->failed) atomic_store(p->failed, 1);
+    return st;
+}
+
+static void *load_part_main(void *arg)
+{
+    load_part *p = arg;
+    p->st = load_part_run(p);
+    if (p->st != OG_OK) {
+        snprintf(p->msg, sizeof p->msg, "%s", og_error_message());
+        og_error_clear();
+    }
+    return NULL;
+}
+
+int og_tableview_load_threads = 2;
+
+/* A whole column of at least LOAD_PARALLEL_MIN rows over two or more fragments of a local
+ * store is loaded on two threads, each scanning about half of the fragments (a fresh
+ * process's first aggregate at 5M nodes spent most of its time loading its two columns:
+ * docs/benchmarks.md "Scaling").  The sides write into the one column (a fixed-width one's
+ * reserved buffer, a coded one's code array: og_dictcol_begin_part), so the load holds no
+ * second copy; a plain String column (bytes of unknown size) loads on one thread. */
+#define LOAD_PARALLEL_MIN ((size_t)1 << 18)
+
+/* The fragment index where a two-sided load of v splits (0: load on one thread). */
+static size_t load_split(const og_tableview *v, int coded, og_type t)
+{
+    if (og_tableview_load_threads < 2 || v->nrows < LOAD_PARALLEL_MIN || v->m.nfragments < 2 ||
+        !og_store_is_local(v->store))
+        return 0;
+    if (!coded && !(bulk_type(t) && og_type_width(t) > 0 && t.id != OG_T_BOOL)) return 0;
+    size_t best = 0, half = v->nrows / 2;
+    for (size_t k = 1; k < v->m.nfragments; k++) {
+        size_t at = v->frag_start[k];
+        if (at == 0 || at >= v->nrows) continue;
+        size_t d = at > half ? at - half : half - at, bd = v->frag_start[best] > half ? v->frag_start[best] - half : half - v->frag_start[best];
+        if (!best || d < bd) best = k;
+    }
+    return best;
 }
 
 /* Scans field top[i] into a new owned vector (the caller holds the view's lock); row_addrs
@@ -742,30 +866,55 @@ static og_status load_column(og_tableview *v, size_t i, const uint64_t *row_addr
         free(col);
         return st;
     }
-    og_table_scan *scan = NULL;
-    if (v->nrows) {
-        og_table_scan_opts opts = {&v->top_ids[i], 1, NULL, 0, 0};
-        st = og_table_scan_open(&scan, v->table, &v->m, &opts);
-    }
-    size_t pos = 0;
-    while (st == OG_OK && scan) {
-        og_table_batch b;
-        st = og_table_scan_next(scan, &b);
-        if (st != OG_OK || b.nrows == 0) break;
-        if (b.ncols != 1 || b.cols[0].len != b.nrows || !og_type_eq(b.cols[0].type, v->top_types[i]) ||
-            b.nrows > v->nrows - pos || !batch_lines_up(v, row_addrs, pos, &b)) {
-            st = og_err(OG_ERR_CORRUPT, "table %s version %llu field id %d: scanned rows disagree with the live rows",
-                        og_table_dir(v->table), (unsigned long long)v->m.version, v->top_ids[i]);
-            break;
+    size_t k = load_split(v, dout != NULL, v->top_types[i]);
+    atomic_int failed = 0;
+    load_part a = {v, i, row_addrs, 0, v->m.nfragments, 0, v->nrows, col, bulk, 0, NULL, 0, db, &failed, OG_OK, {0}};
+    load_part b = a;
+    og_dictcol_builder *pdb = NULL;
+    if (k) {
+        a.f1 = b.f0 = k;
+        a.row1 = b.row0 = v->frag_start[k];
+        a.at_place = b.at_place = !db;
+        if (db && og_dictcol_begin_part(&pdb, db, a.row1) != OG_OK) { /* (cannot fail on a fresh builder) */
+            og_error_clear();
+            k = 0, a = (load_part){v, i, row_addrs, 0, v->m.nfragments, 0, v->nrows, col, bulk, 0, NULL, 0, db, NULL, OG_OK, {0}};
         }
-        if (db) st = og_dictcol_append(db, &b.cols[0]);
-        else st = bulk ? column_append_bulk(col, &b.cols[0], v->nrows) : append_all(col, &b.cols[0]);
-        pos += b.nrows;
+        b.db = pdb;
     }
-    og_table_scan_free(scan);
-    if (st == OG_OK && pos != v->nrows)
-        st = og_err(OG_ERR_CORRUPT, "table %s version %llu field id %d: scan gave %zu of %zu live rows",
-                    og_table_dir(v->table), (unsigned long long)v->m.version, v->top_ids[i], pos, v->nrows);
+    if (k) {
+        pthread_t th;
+        int threaded = pthread_create(&th, NULL, load_part_main, &b) == 0;
+        st = load_part_run(&a);
+        if (threaded) pthread_join(th, NULL);
+        else load_part_main(&b); /* no thread: the second side after the first */
+        if (st == OG_OK && b.st != OG_OK) st = og_err(b.st, "%s", b.msg);
+        if (st == OG_OK && db) {
+            st = og_dictcol_join(db, pdb); /* (frees the part) */
+            pdb = NULL;
+        }
+        if (st == OG_OK && col) { /* the two sides' rows and nulls, as one column */
+            col->len = v->nrows;
+            col->null_count = a.null_count + b.null_count;
+            if (col->null_count) {
+                col->validity = malloc((v->nrows + 7) / 8);
+                if (!col->validity) st = og_err(OG_ERR_NOMEM, "table view: out of memory");
+                else memset(col->validity, 0xff, (v->nrows + 7) / 8);
+                for (int side = 0; st == OG_OK && side < 2; side++) {
+                    const load_part *p = side ? &b : &a;
+                    for (size_t r = 0; p->nulls && r < p->row1 - p->row0; r++)
+                        if (!((p->nulls[r >> 3] >> (r & 7)) & 1)) {
+                            size_t row = p->row0 + r;
+                            col->validity[row >> 3] &= (uint8_t)~(1u << (row & 7));
+                        }
+                }
+            }
+        }
+        og_dictcol_builder_free(pdb);
+        free(a.nulls);
+        free(b.nulls);
+    } else {
+        st = load_part_run(&a);
+    }
     if (db) {
         if (st == OG_OK) return og_dictcol_finish(db, dout);
         og_dictcol_builder_free(db);

@@ -136,6 +136,9 @@ struct og_dictcol;
 og_status og_tableview_dict(og_tableview *v, int32_t field_id, const struct og_dictcol **out);
 /* How many coded columns this process has loaded (tests). */
 size_t og_tableview_dict_loads(void);
+/* Threads a whole-column load may use (tableview.c load_column; tests set 1 to compare the
+ * two-sided load with the one-sided one — the columns are the same). */
+extern int og_tableview_load_threads;
 
 /* 1 when the view's version has a field with id `field_id`, else 0.  A caller that reads a
  * property the stored table may lack (written before the property existed: null everywhere)
