@@ -149,9 +149,10 @@ static void view_free(og_tableview *v)
         for (size_t i = 0; i < v->ntop; i++) og_dictcol_free(atomic_load(&v->dicts[i]));
         free((void *)v->dicts);
     }
-    if (v->kms)
-        for (size_t i = 0; i < v->m.nfragments; i++) og_keymap_free(v->kms[i]);
-    free(v->kms);
+    og_keymap *_Atomic *kms = atomic_load(&v->kms);
+    if (kms)
+        for (size_t i = 0; i < v->m.nfragments; i++) og_keymap_free(atomic_load(&kms[i]));
+    free(kms);
     free(v->km_unsaved);
     free(v->frag_start);
     og_strmap *idm = atomic_load(&v->idmap);
@@ -408,8 +409,10 @@ og_status og_tableview_open(og_tableview **out, og_table *t, uint64_t version)
     atomic_init(&v->refs, 1);
     atomic_init(&v->idmap, NULL);
     atomic_init(&v->derived_bytes, 0);
+    atomic_init(&v->kms, NULL);
     atomic_init(&v->keys_ready, 0);
     atomic_init(&v->keys_saved, 0);
+    atomic_init(&v->km_built, 0);
     og_manifest_init(&v->m);
     if (pthread_mutex_init(&v->lock, NULL) != 0) {
         free(v);
@@ -1245,12 +1248,13 @@ static void keymap_cache_put(og_tableview *v, char kind, const char *key, const 
 static void save_keymaps(og_tableview *v, int32_t fid)
 {
     for (size_t i = 0; i < v->m.nfragments; i++) {
-        if (!v->km_unsaved[i]) continue;
+        if (!v->km_unsaved[i]) continue; /* (set only for a map km_get opened) */
         char key[512];
         og_status st = og_keymap_store_key(key, sizeof key, og_table_dir(v->table), &v->m.fragments[i], fid);
         if (st == OG_OK) {
             /* a keymap opened over heap bytes: its own bytes are the file */
-            st = og_store_put_if_absent(v->store, key, og_keymap_base(v->kms[i]), og_keymap_bytes(v->kms[i]));
+            const og_keymap *k = atomic_load(&atomic_load(&v->kms)[i]);
+            st = og_store_put_if_absent(v->store, key, og_keymap_base(k), og_keymap_bytes(k));
             og_fault_point("index.after_keymap");
         }
         if (st != OG_OK && st != OG_ERR_ALREADY_EXISTS) {
@@ -1262,7 +1266,8 @@ static void save_keymaps(og_tableview *v, int32_t fid)
             char ckey[600];
             snprintf(ckey, sizeof ckey, "K:%s", key);
             og_cache_remove(og_table_cache(v->table), ckey);
-            keymap_cache_put(v, 'k', key, og_keymap_base(v->kms[i]), og_keymap_bytes(v->kms[i]));
+            const og_keymap *k = atomic_load(&atomic_load(&v->kms)[i]);
+            keymap_cache_put(v, 'k', key, og_keymap_base(k), og_keymap_bytes(k));
         }
     }
     og_error_clear();
@@ -1360,43 +1365,65 @@ static og_status keymap_open_cached(og_tableview *v, const char *key, og_keymap 
     return st;
 }
 
-/* Opens (or builds in memory) the keymap of every fragment, once; with `persist` also writes
- * the built ones to the store (once).  OG_ERR_INVALID when the view has no String id. */
-static og_status prepare_keys(og_tableview *v, int persist)
+/* The per-fragment key map slots of v, made once (each map opens when a probe first needs
+ * it: km_get).  OG_ERR_INVALID when the view has no String id; *fid its field id. */
+static og_status keys_begin(og_tableview *v, int32_t *fid)
 {
-    int mode = og_tableview_index_mode();
-    if (persist && mode < 2) persist = 0;
-    if (atomic_load_explicit(&v->keys_ready, memory_order_acquire) &&
-        (!persist || atomic_load_explicit(&v->keys_saved, memory_order_acquire)))
-        return OG_OK;
-    int32_t fid = id_field(v);
-    if (fid < 0)
+    *fid = id_field(v);
+    if (*fid < 0)
         return og_err(OG_ERR_INVALID, "table %s version %llu has no String field 'id' (node ids)",
                       og_table_dir(v->table), (unsigned long long)v->m.version);
+    if (atomic_load_explicit(&v->kms, memory_order_acquire)) return OG_OK;
     pthread_mutex_lock(&v->lock);
     og_status st = OG_OK;
-    if (!atomic_load_explicit(&v->keys_ready, memory_order_acquire)) {
+    if (!atomic_load_explicit(&v->kms, memory_order_acquire)) {
         size_t nf = v->m.nfragments;
-        og_keymap **kms = calloc(nf ? nf : 1, sizeof *kms);
+        og_keymap *_Atomic *kms = calloc(nf ? nf : 1, sizeof *kms);
         uint8_t *unsaved = calloc(nf ? nf : 1, 1);
+        if (!kms || !unsaved) {
+            free(kms);
+            free(unsaved);
+            st = og_err(OG_ERR_NOMEM, "table view: out of memory");
+        } else {
+            v->km_unsaved = unsaved;
+            atomic_fetch_add(&v->derived_bytes, nf * (sizeof *kms + 1));
+            atomic_store_explicit(&v->kms, kms, memory_order_release);
+        }
+    }
+    pthread_mutex_unlock(&v->lock);
+    return st;
+}
+
+/* The key map of fragment i: opened (or built in memory) the first time a probe or
+ * prepare_keys needs it, then kept for the view's life.  A key lookup at 5M nodes (77
+ * fragments after a bulk load) used to open every fragment's map before probing the first:
+ * most of a fresh process's first lookup (docs/benchmarks.md "Scaling"). */
+static og_status km_get(og_tableview *v, size_t i, int32_t fid, og_keymap **out)
+{
+    og_keymap *_Atomic *kms = atomic_load_explicit(&v->kms, memory_order_acquire);
+    *out = atomic_load_explicit(&kms[i], memory_order_acquire);
+    if (*out) return OG_OK;
+    int mode = og_tableview_index_mode();
+    pthread_mutex_lock(&v->lock);
+    og_status st = OG_OK;
+    og_keymap *k = atomic_load_explicit(&kms[i], memory_order_acquire);
+    if (!k && og_fault_error("tableview.keys")) /* tests: a key map that cannot be read */
+        st = og_err(OG_ERR_IO, "table %s: reading its key maps failed (injected by OG_FAULT_ERROR)",
+                    og_table_dir(v->table));
+    if (!k && st == OG_OK) {
+        const og_fragment *f = &v->m.fragments[i];
         size_t heap = 0;
-        if (!kms || !unsaved) st = og_err(OG_ERR_NOMEM, "table view: out of memory");
-        else if (og_fault_error("tableview.keys")) /* tests: a key map that cannot be read */
-            st = og_err(OG_ERR_IO, "table %s: reading its key maps failed (injected by OG_FAULT_ERROR)",
-                        og_table_dir(v->table));
-        for (size_t i = 0; st == OG_OK && i < nf; i++) {
-            const og_fragment *f = &v->m.fragments[i];
-            char key[512];
-            og_status ks = mode ? og_keymap_store_key(key, sizeof key, og_table_dir(v->table), f, fid) : OG_ERR_NOT_FOUND;
-            int built = 0;
-            if (ks == OG_OK) ks = keymap_open_cached(v, key, &kms[i], &built);
-            if (ks == OG_OK && built) unsaved[i] = mode == 2;
-            if (ks == OG_OK && og_keymap_rows(kms[i]) != f->physical_rows) {
-                og_keymap_free(kms[i]); /* not this file's map: rebuild, never trust it */
-                kms[i] = NULL;
-                ks = OG_ERR_CORRUPT;
-            }
-            if (ks == OG_OK) continue;
+        char key[512];
+        og_status ks = mode ? og_keymap_store_key(key, sizeof key, og_table_dir(v->table), f, fid) : OG_ERR_NOT_FOUND;
+        int built = 0;
+        if (ks == OG_OK) ks = keymap_open_cached(v, key, &k, &built);
+        if (ks == OG_OK && built && mode == 2) v->km_unsaved[i] = 1, atomic_store(&v->km_built, 1);
+        if (ks == OG_OK && og_keymap_rows(k) != f->physical_rows) {
+            og_keymap_free(k); /* not this file's map: rebuild, never trust it */
+            k = NULL;
+            ks = OG_ERR_CORRUPT;
+        }
+        if (ks != OG_OK) {
             og_error_clear();
             og_buf b = OG_BUF_INIT;
             atomic_fetch_add(&whole_reads, 1);
@@ -1408,41 +1435,73 @@ static og_status prepare_keys(og_tableview *v, int persist)
                 og_error_clear();
             }
             if (st == OG_OK) {
-                st = og_keymap_open_bytes(&kms[i], b.data, b.len, b.data, NULL);
+                st = og_keymap_open_bytes(&k, b.data, b.len, b.data, NULL);
                 if (st == OG_OK) {
                     heap += b.len;
-                    unsaved[i] = mode == 2;
+                    if (mode == 2) v->km_unsaved[i] = 1, atomic_store(&v->km_built, 1);
                     b.data = NULL;
                 }
             }
             og_buf_free(&b);
         }
         if (st == OG_OK) {
-            v->kms = kms;
-            v->km_unsaved = unsaved;
-            int any = 0;
-            for (size_t i = 0; i < nf; i++) any |= unsaved[i];
-            atomic_store(&v->keys_saved, !any);
             /* the maps' read caches (index/keymap.h): OG_TV_KEYMAP_READ_CACHE shared by the
              * fragments, within [4 KiB, OG_KEYMAP_READ_CACHE] each, charged up front */
-            size_t share = OG_TV_KEYMAP_READ_CACHE / (nf ? nf : 1);
+            size_t nf = v->m.nfragments, share = OG_TV_KEYMAP_READ_CACHE / (nf ? nf : 1);
             if (share < 4096) share = 4096;
             if (share > OG_KEYMAP_READ_CACHE) share = OG_KEYMAP_READ_CACHE;
-            for (size_t i = 0; i < nf; i++) heap += og_keymap_set_read_cache(kms[i], share);
-            atomic_fetch_add(&v->derived_bytes, heap + nf * (sizeof *kms + 1));
-            atomic_store_explicit(&v->keys_ready, 1, memory_order_release);
-        } else {
-            for (size_t i = 0; kms && i < nf; i++) og_keymap_free(kms[i]);
-            free(kms);
-            free(unsaved);
+            heap += og_keymap_set_read_cache(k, share);
+            atomic_fetch_add(&v->derived_bytes, heap);
+            atomic_store_explicit(&kms[i], k, memory_order_release);
         }
     }
-    if (st == OG_OK && persist && !atomic_load(&v->keys_saved)) save_keymaps(v, fid);
     pthread_mutex_unlock(&v->lock);
+    if (st == OG_OK) *out = k;
     return st;
 }
 
+/* Opens (or builds in memory) the keymap of every fragment, once; with `persist` also writes
+ * the built ones to the store (once).  OG_ERR_INVALID when the view has no String id. */
+static og_status prepare_keys(og_tableview *v, int persist)
+{
+    int mode = og_tableview_index_mode();
+    if (persist && mode < 2) persist = 0;
+    if (atomic_load_explicit(&v->keys_ready, memory_order_acquire) &&
+        (!persist || atomic_load_explicit(&v->keys_saved, memory_order_acquire)))
+        return OG_OK;
+    int32_t fid;
+    OG_TRY(keys_begin(v, &fid));
+    og_keymap *k;
+    for (size_t i = 0; i < v->m.nfragments; i++) OG_TRY(km_get(v, i, fid, &k));
+    pthread_mutex_lock(&v->lock);
+    if (!atomic_load_explicit(&v->keys_ready, memory_order_acquire)) {
+        int any = 0;
+        for (size_t i = 0; i < v->m.nfragments; i++) any |= v->km_unsaved[i];
+        atomic_store(&v->keys_saved, !any);
+        atomic_store_explicit(&v->keys_ready, 1, memory_order_release);
+    }
+    if (persist && !atomic_load(&v->keys_saved)) save_keymaps(v, fid);
+    pthread_mutex_unlock(&v->lock);
+    return OG_OK;
+}
+
 og_status og_tableview_prepare_keys(og_tableview *v, int persist) { return prepare_keys(v, persist); }
+
+void og_tableview_save_keys(og_tableview *v)
+{
+    if (og_tableview_index_mode() < 2 || !atomic_load(&v->km_built)) return;
+    int32_t fid = id_field(v);
+    if (fid < 0) {
+        og_error_clear();
+        return;
+    }
+    pthread_mutex_lock(&v->lock);
+    if (atomic_load(&v->km_built)) {
+        atomic_store(&v->km_built, 0);
+        save_keymaps(v, fid);
+    }
+    pthread_mutex_unlock(&v->lock);
+}
 
 typedef struct find_ctx {
     const og_tableview *v;
@@ -1490,11 +1549,14 @@ og_status og_tableview_lookup_id(og_tableview *v, const char *id, size_t len, ui
         if (!m) OG_TRY(get_idmap(v, &m));
         found = og_strmap_get(m, id, len, &r);
     } else {
-        OG_TRY(prepare_keys(v, 0));
+        int32_t fid;
+        OG_TRY(keys_begin(v, &fid));
         for (size_t i = 0; i < v->m.nfragments && !found; i++) {
             find_ctx c = {v, NULL, i, 0, 0};
+            og_keymap *k;
+            OG_TRY(km_get(v, i, fid, &k)); /* (opened when the probe first reaches it) */
             if (v->m.fragments[i].deletion.present) OG_TRY(og_tv_frag_deletions(v, i, &c.del));
-            og_status st = og_keymap_find(v->kms[i], id, len, find_live, &c);
+            og_status st = og_keymap_find(k, id, len, find_live, &c);
             if (st != OG_OK)
                 return og_err_wrap(st, "table %s version %llu fragment %llu", og_table_dir(v->table),
                                    (unsigned long long)v->m.version, (unsigned long long)v->m.fragments[i].id);

@@ -185,13 +185,15 @@ og_status og_tableview_topology(og_tableview *edges, og_tableview *src_nodes, og
 
 /* --- persisted indexes (index/keymap.h, index/csr.h; docs/indexes.md) ---------------------- */
 
-/* og_tableview_find_id answers from the per-data-file keymaps of the view's fragments (mapped
- * files, or maps built in memory for the fragments that lack one) unless the view already
- * built its in-memory id map.  og_tableview_topology opens the persisted adjacency of its
- * three versions when present.  Neither ever writes: the read path asks for that with
- * og_tableview_prepare_keys(v, 1) and og_tableview_topology_ex(..., persist = 1), which write
- * what they had to build (put_if_absent; a failure to write is ignored).  Results never depend
- * on which files exist (INVARIANTS.md 7). */
+/* og_tableview_find_id answers from the per-data-file keymaps of the view's fragments (files
+ * read by pread, or maps built in memory for the fragments that lack one) unless the view
+ * already built its in-memory id map; it probes the fragments in order, opening (or building)
+ * each fragment's map when the probe first reaches it.  og_tableview_topology opens the
+ * persisted adjacency of its three versions when present.  Neither ever writes: the read
+ * path asks for that with og_tableview_save_keys / og_tableview_prepare_keys(v, 1) and
+ * og_tableview_topology_ex(..., persist = 1), which write what they had to build
+ * (put_if_absent; a failure to write is ignored).  Results never depend on which files exist
+ * (INVARIANTS.md 7). */
 
 /* The process-wide mode: 0 = no index files (OG_INDEX=off), 1 = read only (OG_INDEX=read),
  * 2 = read and write (default).  The setter is for tests and benchmarks. */
@@ -208,6 +210,9 @@ void og_tableview_set_index_mode(int mode);
  * memory), writing the built ones when `persist`.  OG_ERR_INVALID (no String id field), the
  * table layer's errors. */
 og_status og_tableview_prepare_keys(og_tableview *v, int persist);
+/* Writes the keymaps this view's lookups built in memory so far (the store lacked them), in
+ * index mode 2 (og_tableview_index_mode); failures are ignored (the maps stay in memory). */
+void og_tableview_save_keys(og_tableview *v);
 
 /* og_tableview_topology that, when it had to build the adjacency and `persist` is set, writes
  * it for the next process.  A missing topology is first composed from an older persisted one
