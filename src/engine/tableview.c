@@ -821,19 +821,21 @@ static void *load_part_main(void *arg)
 }
 
 int og_tableview_load_threads = 2;
+size_t og_tableview_load_split_rows = (size_t)1 << 18;
+static atomic_size_t split_loads;
+size_t og_tableview_split_loads(void) { return atomic_load(&split_loads); }
 
-/* A whole column of at least LOAD_PARALLEL_MIN rows over two or more fragments of a local
+/* A whole column of at least og_tableview_load_split_rows rows over two or more fragments of a local
  * store is loaded on two threads, each scanning about half of the fragments (a fresh
  * process's first aggregate at 5M nodes spent most of its time loading its two columns:
  * docs/benchmarks.md "Scaling").  The sides write into the one column (a fixed-width one's
  * reserved buffer, a coded one's code array: og_dictcol_begin_part), so the load holds no
  * second copy; a plain String column (bytes of unknown size) loads on one thread. */
-#define LOAD_PARALLEL_MIN ((size_t)1 << 18)
 
 /* The fragment index where a two-sided load of v splits (0: load on one thread). */
 static size_t load_split(const og_tableview *v, int coded, og_type t)
 {
-    if (og_tableview_load_threads < 2 || v->nrows < LOAD_PARALLEL_MIN || v->m.nfragments < 2 ||
+    if (og_tableview_load_threads < 2 || v->nrows < og_tableview_load_split_rows || v->nrows < 2 || v->m.nfragments < 2 ||
         !og_store_is_local(v->store))
         return 0;
     if (!coded && !(bulk_type(t) && og_type_width(t) > 0 && t.id != OG_T_BOOL)) return 0;
@@ -885,6 +887,7 @@ static og_status load_column(og_tableview *v, size_t i, const uint64_t *row_addr
         b.db = pdb;
     }
     if (k) {
+        atomic_fetch_add(&split_loads, 1);
         pthread_t th;
         int threaded = pthread_create(&th, NULL, load_part_main, &b) == 0;
         st = load_part_run(&a);

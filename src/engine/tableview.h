@@ -136,9 +136,13 @@ struct og_dictcol;
 og_status og_tableview_dict(og_tableview *v, int32_t field_id, const struct og_dictcol **out);
 /* How many coded columns this process has loaded (tests). */
 size_t og_tableview_dict_loads(void);
-/* Threads a whole-column load may use (tableview.c load_column; tests set 1 to compare the
- * two-sided load with the one-sided one — the columns are the same). */
+/* A whole column of at least og_tableview_load_split_rows rows (256K) over two or more
+ * fragments of a local store loads on og_tableview_load_threads threads (2; 1 = never split),
+ * each scanning about half of the fragments into the one column; the column is the same
+ * either way (tests lower the bound to compare).  og_tableview_split_loads counts such loads. */
 extern int og_tableview_load_threads;
+extern size_t og_tableview_load_split_rows;
+size_t og_tableview_split_loads(void);
 
 /* 1 when the view's version has a field with id `field_id`, else 0.  A caller that reads a
  * property the stored table may lack (written before the property existed: null everywhere)
