@@ -5,6 +5,13 @@
  * length, longer ones over all their bytes) into an open-addressing table of the values met
  * so far, codes given in first-appearance order; codes start 1 byte wide and are widened once
  * past 256 values.  finish() sorts the values and renumbers the codes in one pass.
+ *
+ * Two parts (og_dictcol_begin_part): the second builder codes the rows past the split into
+ * the first one's array with its own table of values; neither moves or frees that array
+ * while both write it (past 256 values a side widens into an array of its own).  The join
+ * adds the part's values to the first builder's table — first appearance order, as if its
+ * rows had been appended after the first side's — and renumbers the part's codes: in place
+ * when the union still fits a byte, else into one new 2-byte array (as a one-sided widen).
  */
 #include "engine/dictcol.h"
 
