@@ -205,8 +205,14 @@ og_status og_dictcol_append(og_dictcol_builder *b, const og_vector *src)
     const uint8_t *end = bytes ? bytes + off[n] : NULL; /* (no bytes at all: every row null or empty) */
     int nullable = src->validity && src->null_count;
     uint8_t *c1 = d->width == 1 ? d->codes : NULL;
-    for (size_t i = 0; i < n; i++) {
-        size_t r = d->len;
+    /* The table and the row count in locals: a store through the 1-byte code pointer may alias
+     * anything, so fields read through b and d would be reloaded every row (a coded column of
+     * 5M rows spent ~4 ns a row here). */
+    const uint32_t *slots = b->slots;
+    const uint64_t *word = b->word;
+    const uint32_t *vlen = b->vlen;
+    size_t mask = b->nslots - 1, r = d->len;
+    for (size_t i = 0; i < n; i++, r++) {
         uint32_t code = 0;
         if (nullable && og_vector_is_null(src, i)) {
             d->validity[r >> 3] &= (uint8_t)~(1u << (r & 7));
@@ -225,18 +231,20 @@ og_status og_dictcol_append(og_dictcol_builder *b, const og_vector *src)
             }
             /* the common case: a value already met, found by its first probe */
             uint64_t h = hash_of(p, len, w);
-            uint32_t e = b->slots[h & (b->nslots - 1)];
-            if (e && b->word[e - 1] == w && b->vlen[e - 1] == len && len <= 8) {
+            uint32_t e = slots[h & mask];
+            if (e && word[e - 1] == w && vlen[e - 1] == len && len <= 8) {
                 code = e - 1;
             } else {
+                d->len = r; /* (a widening copies the codes so far) */
                 OG_TRY(code_of(b, p, len, w, &code));
                 c1 = d->width == 1 ? d->codes : NULL; /* (it may have widened them) */
+                slots = b->slots, word = b->word, vlen = b->vlen, mask = b->nslots - 1;
             }
         }
         if (c1) c1[r] = (uint8_t)code;
         else ((uint16_t *)d->codes)[r] = (uint16_t)code;
-        d->len++;
     }
+    d->len = r;
     return OG_OK;
 }
 
