@@ -1058,7 +1058,6 @@ static void lazily_opened_key_maps_answer_as_the_id_map_does(void **state)
      * put_if_absent never replaces), then answers alike from them */
     og_tableview_set_index_mode(2);
     OK(og_tableview_open(&v, t, ver));
-    OK(og_tableview_lookup_id(v, "r1", 2, &row));
     og_tableview_save_keys(v);
     assert_int_equal(keymap_files(f, files), 6); /* nothing built yet */
     lookup_all(v, n, got);
