@@ -1372,11 +1372,14 @@ static og_status keymap_open_cached(og_tableview *v, const char *key, og_keymap 
  * it: km_get).  OG_ERR_INVALID when the view has no String id; *fid its field id. */
 static og_status keys_begin(og_tableview *v, int32_t *fid)
 {
+    if (atomic_load_explicit(&v->kms, memory_order_acquire)) { /* (a lookup's fast path) */
+        *fid = v->km_fid;
+        return OG_OK;
+    }
     *fid = id_field(v);
     if (*fid < 0)
         return og_err(OG_ERR_INVALID, "table %s version %llu has no String field 'id' (node ids)",
                       og_table_dir(v->table), (unsigned long long)v->m.version);
-    if (atomic_load_explicit(&v->kms, memory_order_acquire)) return OG_OK;
     pthread_mutex_lock(&v->lock);
     og_status st = OG_OK;
     if (!atomic_load_explicit(&v->kms, memory_order_acquire)) {
@@ -1389,6 +1392,7 @@ static og_status keys_begin(og_tableview *v, int32_t *fid)
             st = og_err(OG_ERR_NOMEM, "table view: out of memory");
         } else {
             v->km_unsaved = unsaved;
+            v->km_fid = *fid;
             atomic_fetch_add(&v->derived_bytes, nf * (sizeof *kms + 1));
             atomic_store_explicit(&v->kms, kms, memory_order_release);
         }

@@ -47,6 +47,7 @@ struct og_tableview {
     size_t *frag_start;          /* view row where each fragment's live rows start (nfragments + 1) */
     og_keymap *_Atomic *_Atomic kms; /* per fragment, NULL until a probe first needs it */
     uint8_t *km_unsaved;         /* per fragment: built here, not (yet) in the store (v->lock) */
+    int32_t km_fid;              /* the id field the maps index (set before kms) */
     atomic_int keys_ready;       /* kms covers every fragment */
     atomic_int keys_saved;       /* every km_unsaved is 0 (or saving failed: never retried) */
     atomic_int km_built;         /* a map was built since the last og_tableview_save_keys */
