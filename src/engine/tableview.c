@@ -19,6 +19,9 @@
 
 #include <pthread.h>
 #include <sys/mman.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -918,6 +921,12 @@ static og_status load_column(og_tableview *v, size_t i, const uint64_t *row_addr
         og_dictcol_builder_free(pdb);
         free(a.nulls);
         free(b.nulls);
+#ifdef __GLIBC__
+        /* the second side's scan buffers came from its thread's malloc arena, which keeps
+         * their pages after the thread ends: hand them back, so splitting the load adds no
+         * resident memory (~100 KiB at 5M rows otherwise) */
+        malloc_trim(0);
+#endif
     } else {
         st = load_part_run(&a);
     }
