@@ -3,8 +3,9 @@
  * append / delete / overwrite / compact read back exactly at every version, fragment ids and
  * cumulative deletion files, a lost manifest put_if_absent taking the next number (also with
  * six processes racing on one base), stable field ids and an added nullable column reading as
- * null for old fragments, projection, take, typed errors, the manifest cache, and the fault
- * points (a crash after a data file leaves no version; after the manifest put it exists).
+ * null for old fragments, projection, take, range scans (a part of the fragments), typed
+ * errors, the manifest cache, and the fault points (a crash after a data file leaves no
+ * version; after the manifest put it exists).
  */
 #include <setjmp.h>
 #include <stdarg.h>
