@@ -372,10 +372,13 @@ void og_colzones_free(og_colzones *z)
     free(z);
 }
 
+static og_status zones_plain64(const og_vector *col, og_colzones **out);
+
 og_status og_colzones_build(const og_vector *col, og_colzones **out)
 {
     *out = NULL;
     og_type_id t = col->type.id;
+    if ((t == OG_T_I64 || t == OG_T_DATE64) && !col->validity) return zones_plain64(col, out);
     if (!int_col(t) && !float_col(t)) return OG_OK;
     og_colzones *z = calloc(1, sizeof *z);
     size_t nz = (col->len + OG_COLZONE_ROWS - 1) / OG_COLZONE_ROWS, m = nz ? nz : 1;
@@ -821,4 +824,64 @@ og_status og_colscan_aggregate(const og_colref *key, const og_colagg *aggs, size
     free(codes);
     free(g.first), free(g.ikey), free(g.hash), free(g.slots);
     return st;
+}
+
+/* ---- zone maps of a plain 64-bit column ------------------------------------------------- */
+
+/* Zones [k0, k1) of a 64-bit column without nulls. */
+typedef struct zones_job {
+    const int64_t *x;
+    size_t len;
+    og_colzones *z;
+    size_t k0, k1;
+} zones_job;
+
+static void zones_fill(const zones_job *j)
+{
+    for (size_t k = j->k0; k < j->k1; k++) {
+        size_t r0 = k * OG_COLZONE_ROWS, r1 = r0 + OG_COLZONE_ROWS < j->len ? r0 + OG_COLZONE_ROWS : j->len;
+        int64_t lo = j->x[r0], hi = j->x[r0];
+        for (size_t r = r0 + 1; r < r1; r++) {
+            lo = j->x[r] < lo ? j->x[r] : lo;
+            hi = j->x[r] > hi ? j->x[r] : hi;
+        }
+        j->z->any[k] = 1, j->z->imin[k] = lo, j->z->imax[k] = hi;
+    }
+}
+
+static void *zones_thread(void *arg)
+{
+    zones_fill(arg);
+    return NULL;
+}
+
+/* The common case of og_colzones_build, a plain 64-bit column without nulls: no per-row type
+ * switch or null test, and over OG_COLSCAN_PAR_MIN rows the zones split between two threads
+ * as the filter's words are (a first aggregate over 5M rows spent ~12 ms building them:
+ * docs/benchmarks.md "Scaling").  (Kept at the end of the file: placed before the aggregate,
+ * it moved that function's hot loop and its warm time by ~7%.) */
+static og_status zones_plain64(const og_vector *col, og_colzones **out)
+{
+    og_colzones *z = calloc(1, sizeof *z);
+    size_t nz = (col->len + OG_COLZONE_ROWS - 1) / OG_COLZONE_ROWS, m = nz ? nz : 1;
+    if (z) {
+        z->nzones = nz;
+        z->any = calloc(m, 1);
+        z->imin = malloc(m * sizeof *z->imin), z->imax = malloc(m * sizeof *z->imax);
+    }
+    if (!z || !z->any || !z->imin || !z->imax) {
+        og_colzones_free(z);
+        return og_err(OG_ERR_NOMEM, "out of memory building zone maps");
+    }
+    zones_job all = {(const int64_t *)col->values, col->len, z, 0, nz}, a = all, b = all;
+    a.k1 = b.k0 = nz / 2;
+    pthread_t th;
+    if (og_colscan_threads < 2 || col->len < OG_COLSCAN_PAR_MIN || pthread_create(&th, NULL, zones_thread, &b) != 0) {
+        zones_fill(&all);
+    } else {
+        zones_fill(&a);
+        pthread_join(th, NULL);
+    }
+    *out = z;
+    return OG_OK;
 }

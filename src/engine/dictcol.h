@@ -54,6 +54,18 @@ og_status og_dictcol_append(og_dictcol_builder *b, const og_vector *src);
 og_status og_dictcol_finish(og_dictcol_builder *b, og_dictcol **out);
 void og_dictcol_builder_free(og_dictcol_builder *b);
 
+/* Building on two threads: splits fresh builder b (nothing appended yet) at row `at` of the
+ * rows it was begun for — b then codes rows [0, at), the new part *out rows [at, rows) — each
+ * appended to on its own thread, both writing their 1-byte codes into b's one array (no
+ * second copy of the codes; a side past 256 values widens into an array of its own).  After
+ * both have coded every row of their side, og_dictcol_join(b, part) adds the part's values to
+ * b and renumbers its rows into b's codes (frees the part in any case); b is then as if it
+ * had been appended every row in order: og_dictcol_finish gives the same column.
+ * og_dictcol_builder_free frees either side at any point.  OG_ERR_INTERNAL when b is not
+ * fresh or `at` is not inside its rows; the join's OG_ERR_LIMIT as og_dictcol_append's. */
+og_status og_dictcol_begin_part(og_dictcol_builder **out, og_dictcol_builder *b, size_t at);
+og_status og_dictcol_join(og_dictcol_builder *b, og_dictcol_builder *part);
+
 /* A whole STRING vector coded at once (tests; OG_ERR_LIMIT as og_dictcol_append). */
 og_status og_dictcol_from_vector(const og_vector *src, og_dictcol **out);
 

@@ -500,8 +500,10 @@ static og_status src_node_find_id(void *ud, size_t node, const char *id, size_t 
     og_read *r = ud;
     og_tableview *v;
     OG_TRY(og_read_node_view(r, node, &v));
-    if (r->owns_snap && og_tableview_index_mode() == 2) OG_TRY(og_tableview_prepare_keys(v, 1));
-    return og_tableview_lookup_id(v, id, len, row);
+    OG_TRY(og_tableview_lookup_id(v, id, len, row));
+    /* a read (not a writer's base) leaves the key maps it had to build for the next process */
+    if (r->owns_snap && og_tableview_index_mode() == 2) og_tableview_save_keys(v);
+    return OG_OK;
 }
 
 static og_status src_embed_text(void *ud, const char *model, const char *text, size_t len, uint32_t dim, float *out)

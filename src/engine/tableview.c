@@ -19,6 +19,9 @@
 
 #include <pthread.h>
 #include <sys/mman.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,9 +152,10 @@ static void view_free(og_tableview *v)
         for (size_t i = 0; i < v->ntop; i++) og_dictcol_free(atomic_load(&v->dicts[i]));
         free((void *)v->dicts);
     }
-    if (v->kms)
-        for (size_t i = 0; i < v->m.nfragments; i++) og_keymap_free(v->kms[i]);
-    free(v->kms);
+    og_keymap *_Atomic *kms = atomic_load(&v->kms);
+    if (kms)
+        for (size_t i = 0; i < v->m.nfragments; i++) og_keymap_free(atomic_load(&kms[i]));
+    free(kms);
     free(v->km_unsaved);
     free(v->frag_start);
     og_strmap *idm = atomic_load(&v->idmap);
@@ -408,8 +412,10 @@ og_status og_tableview_open(og_tableview **out, og_table *t, uint64_t version)
     atomic_init(&v->refs, 1);
     atomic_init(&v->idmap, NULL);
     atomic_init(&v->derived_bytes, 0);
+    atomic_init(&v->kms, NULL);
     atomic_init(&v->keys_ready, 0);
     atomic_init(&v->keys_saved, 0);
+    atomic_init(&v->km_built, 0);
     og_manifest_init(&v->m);
     if (pthread_mutex_init(&v->lock, NULL) != 0) {
         free(v);
@@ -711,6 +717,15 @@ static int batch_lines_up(const og_tableview *v, const uint64_t *row_addrs, size
     if (row_addrs) return memcmp(b->row_addrs, row_addrs + pos, b->nrows * sizeof *b->row_addrs) == 0;
     size_t fi = 0;
     while (fi < v->m.nfragments && v->frag_start[fi + 1] <= pos) fi++; /* (empty fragments too) */
+    /* A scan's batch holds rows of one fragment, offsets strictly ascending (table.h): when its
+     * first and last rows are the view's rows pos and pos + nrows - 1 of the same fragment,
+     * so is every row between — two compares instead of one a row (a first whole-column
+     * load at 5M rows spent a tenth of its time here). */
+    if (b->nrows && fi < v->m.nfragments && v->frag_start[fi + 1] >= pos + b->nrows) {
+        uint64_t id = v->m.fragments[fi].id, off = pos - v->frag_start[fi];
+        return b->fragment_id == id && b->row_addrs[0] == OG_ROW_ADDR(id, off) &&
+               b->row_addrs[b->nrows - 1] == OG_ROW_ADDR(id, off + b->nrows - 1);
+    }
     for (size_t j = 0; j < b->nrows; j++) {
         size_t row = pos + j;
         while (fi < v->m.nfragments && v->frag_start[fi + 1] <= row) fi++;
@@ -718,6 +733,123 @@ static int batch_lines_up(const og_tableview *v, const uint64_t *row_addrs, size
             return 0;
     }
     return 1;
+}
+
+/* One side of a whole-column load: the rows of fragments [f0, f1), view rows [row0, row1). */
+typedef struct load_part {
+    og_tableview *v;
+    size_t i; /* the top-level field */
+    const uint64_t *row_addrs;
+    size_t f0, f1, row0, row1;
+    og_vector *col;          /* a plain column (its row buffers reserved when bulk) */
+    int bulk;
+    int at_place;            /* one of two sides: fixed-width rows copied to their place, nulls */
+    uint8_t *nulls;          /*   noted in this side's own bitmap of row1 - row0 bits (NULL: */
+    size_t null_count;       /*   none seen); joined by load_column */
+    og_dictcol_builder *db;  /* or the builder coding it */
+    atomic_int *failed;      /* set by the side that fails: the other stops early */
+    og_status st;
+    char msg[256];           /* a failure's message (a thread's last error does not travel) */
+} load_part;
+
+/* Copies fixed-width batch src to rows pos.. of part p's column (at_place). */
+static og_status put_at_place(load_part *p, const og_vector *src, size_t pos)
+{
+    og_vector *col = p->col;
+    size_t w = og_type_width(col->type), n = src->len;
+    if (src->values) memcpy((uint8_t *)col->values + pos * w, src->values, n * w);
+    if (!src->null_count) return OG_OK;
+    size_t span = p->row1 - p->row0;
+    if (!p->nulls) {
+        p->nulls = malloc((span + 7) / 8);
+        if (!p->nulls) return og_err(OG_ERR_NOMEM, "table view: out of memory");
+        memset(p->nulls, 0xff, (span + 7) / 8);
+    }
+    for (size_t k = 0; k < n; k++)
+        if (og_vector_is_null(src, k)) {
+            size_t r = pos - p->row0 + k;
+            p->nulls[r >> 3] &= (uint8_t)~(1u << (r & 7));
+            memset((uint8_t *)col->values + (pos + k) * w, 0, w); /* as append_null: zeros */
+            p->null_count++;
+        }
+    return OG_OK;
+}
+
+static og_status load_part_run(load_part *p)
+{
+    og_tableview *v = p->v;
+    size_t i = p->i;
+    if (p->row1 == p->row0) return OG_OK;
+    og_table_scan *scan = NULL;
+    og_table_scan_opts opts = {&v->top_ids[i], 1, NULL, 0, 0};
+    og_status st = og_table_scan_open_range(&scan, v->table, &v->m, &opts, p->f0, p->f1);
+    size_t pos = p->row0;
+    while (st == OG_OK) {
+        if (p->failed && atomic_load_explicit(p->failed, memory_order_relaxed)) {
+            og_table_scan_free(scan);
+            return OG_OK; /* (the other side's failure is the load's) */
+        }
+        og_table_batch b;
+        st = og_table_scan_next(scan, &b);
+        if (st != OG_OK || b.nrows == 0) break;
+        if (b.ncols != 1 || b.cols[0].len != b.nrows || !og_type_eq(b.cols[0].type, v->top_types[i]) ||
+            b.nrows > p->row1 - pos || !batch_lines_up(v, p->row_addrs, pos, &b)) {
+            st = og_err(OG_ERR_CORRUPT, "table %s version %llu field id %d: scanned rows disagree with the live rows",
+                        og_table_dir(v->table), (unsigned long long)v->m.version, v->top_ids[i]);
+            break;
+        }
+        if (p->db) st = og_dictcol_append(p->db, &b.cols[0]);
+        else if (p->at_place) st = put_at_place(p, &b.cols[0], pos);
+        else st = p->bulk ? column_append_bulk(p->col, &b.cols[0], v->nrows) : append_all(p->col, &b.cols[0]);
+        pos += b.nrows;
+    }
+    og_table_scan_free(scan);
+    if (st == OG_OK && pos != p->row1)
+        st = og_err(OG_ERR_CORRUPT, "table %s version %llu field id %d: scan gave %zu of %zu live rows",
+                    og_table_dir(v->table), (unsigned long long)v->m.version, v->top_ids[i], pos - p->row0,
+                    p->row1 - p->row0);
+    if (st != OG_OK && p->failed) atomic_store(p->failed, 1);
+    return st;
+}
+
+static void *load_part_main(void *arg)
+{
+    load_part *p = arg;
+    p->st = load_part_run(p);
+    if (p->st != OG_OK) {
+        snprintf(p->msg, sizeof p->msg, "%s", og_error_message());
+        og_error_clear();
+    }
+    return NULL;
+}
+
+int og_tableview_load_threads = 2;
+size_t og_tableview_load_split_rows = (size_t)1 << 18;
+static atomic_size_t split_loads;
+size_t og_tableview_split_loads(void) { return atomic_load(&split_loads); }
+
+/* A whole column of at least og_tableview_load_split_rows rows over two or more fragments of a local
+ * store is loaded on two threads, each scanning about half of the fragments (a fresh
+ * process's first aggregate at 5M nodes spent most of its time loading its two columns:
+ * docs/benchmarks.md "Scaling").  The sides write into the one column (a fixed-width one's
+ * reserved buffer, a coded one's code array: og_dictcol_begin_part), so the load holds no
+ * second copy; a plain String column (bytes of unknown size) loads on one thread. */
+
+/* The fragment index where a two-sided load of v splits (0: load on one thread). */
+static size_t load_split(const og_tableview *v, int coded, og_type t)
+{
+    if (og_tableview_load_threads < 2 || v->nrows < og_tableview_load_split_rows || v->nrows < 2 || v->m.nfragments < 2 ||
+        !og_store_is_local(v->store))
+        return 0;
+    if (!coded && !(bulk_type(t) && og_type_width(t) > 0 && t.id != OG_T_BOOL)) return 0;
+    size_t best = 0, half = v->nrows / 2;
+    for (size_t k = 1; k < v->m.nfragments; k++) {
+        size_t at = v->frag_start[k];
+        if (at == 0 || at >= v->nrows) continue;
+        size_t d = at > half ? at - half : half - at, bd = v->frag_start[best] > half ? v->frag_start[best] - half : half - v->frag_start[best];
+        if (!best || d < bd) best = k;
+    }
+    return best;
 }
 
 /* Scans field top[i] into a new owned vector (the caller holds the view's lock); row_addrs
@@ -742,30 +874,62 @@ static og_status load_column(og_tableview *v, size_t i, const uint64_t *row_addr
         free(col);
         return st;
     }
-    og_table_scan *scan = NULL;
-    if (v->nrows) {
-        og_table_scan_opts opts = {&v->top_ids[i], 1, NULL, 0, 0};
-        st = og_table_scan_open(&scan, v->table, &v->m, &opts);
-    }
-    size_t pos = 0;
-    while (st == OG_OK && scan) {
-        og_table_batch b;
-        st = og_table_scan_next(scan, &b);
-        if (st != OG_OK || b.nrows == 0) break;
-        if (b.ncols != 1 || b.cols[0].len != b.nrows || !og_type_eq(b.cols[0].type, v->top_types[i]) ||
-            b.nrows > v->nrows - pos || !batch_lines_up(v, row_addrs, pos, &b)) {
-            st = og_err(OG_ERR_CORRUPT, "table %s version %llu field id %d: scanned rows disagree with the live rows",
-                        og_table_dir(v->table), (unsigned long long)v->m.version, v->top_ids[i]);
-            break;
+    size_t k = load_split(v, dout != NULL, v->top_types[i]);
+    atomic_int failed = 0;
+    load_part a = {v, i, row_addrs, 0, v->m.nfragments, 0, v->nrows, col, bulk, 0, NULL, 0, db, &failed, OG_OK, {0}};
+    load_part b = a;
+    og_dictcol_builder *pdb = NULL;
+    if (k) {
+        a.f1 = b.f0 = k;
+        a.row1 = b.row0 = v->frag_start[k];
+        a.at_place = b.at_place = !db;
+        if (db && og_dictcol_begin_part(&pdb, db, a.row1) != OG_OK) { /* (cannot fail on a fresh builder) */
+            og_error_clear();
+            k = 0, a = (load_part){v, i, row_addrs, 0, v->m.nfragments, 0, v->nrows, col, bulk, 0, NULL, 0, db, NULL, OG_OK, {0}};
         }
-        if (db) st = og_dictcol_append(db, &b.cols[0]);
-        else st = bulk ? column_append_bulk(col, &b.cols[0], v->nrows) : append_all(col, &b.cols[0]);
-        pos += b.nrows;
+        b.db = pdb;
     }
-    og_table_scan_free(scan);
-    if (st == OG_OK && pos != v->nrows)
-        st = og_err(OG_ERR_CORRUPT, "table %s version %llu field id %d: scan gave %zu of %zu live rows",
-                    og_table_dir(v->table), (unsigned long long)v->m.version, v->top_ids[i], pos, v->nrows);
+    if (k) {
+        atomic_fetch_add(&split_loads, 1);
+        pthread_t th;
+        int threaded = pthread_create(&th, NULL, load_part_main, &b) == 0;
+        st = load_part_run(&a);
+        if (threaded) pthread_join(th, NULL);
+        else load_part_main(&b); /* no thread: the second side after the first */
+        if (st == OG_OK && b.st != OG_OK) st = og_err(b.st, "%s", b.msg);
+        if (st == OG_OK && db) {
+            st = og_dictcol_join(db, pdb); /* (frees the part) */
+            pdb = NULL;
+        }
+        if (st == OG_OK && col) { /* the two sides' rows and nulls, as one column */
+            col->len = v->nrows;
+            col->null_count = a.null_count + b.null_count;
+            if (col->null_count) {
+                col->validity = malloc((v->nrows + 7) / 8);
+                if (!col->validity) st = og_err(OG_ERR_NOMEM, "table view: out of memory");
+                else memset(col->validity, 0xff, (v->nrows + 7) / 8);
+                for (int side = 0; st == OG_OK && side < 2; side++) {
+                    const load_part *p = side ? &b : &a;
+                    for (size_t r = 0; p->nulls && r < p->row1 - p->row0; r++)
+                        if (!((p->nulls[r >> 3] >> (r & 7)) & 1)) {
+                            size_t row = p->row0 + r;
+                            col->validity[row >> 3] &= (uint8_t)~(1u << (row & 7));
+                        }
+                }
+            }
+        }
+        og_dictcol_builder_free(pdb);
+        free(a.nulls);
+        free(b.nulls);
+#ifdef __GLIBC__
+        /* the second side's scan buffers came from its thread's malloc arena, which keeps
+         * their pages after the thread ends: hand them back, so splitting the load adds no
+         * resident memory (~100 KiB at 5M rows otherwise) */
+        malloc_trim(0);
+#endif
+    } else {
+        st = load_part_run(&a);
+    }
     if (db) {
         if (st == OG_OK) return og_dictcol_finish(db, dout);
         og_dictcol_builder_free(db);
@@ -1096,12 +1260,13 @@ static void keymap_cache_put(og_tableview *v, char kind, const char *key, const 
 static void save_keymaps(og_tableview *v, int32_t fid)
 {
     for (size_t i = 0; i < v->m.nfragments; i++) {
-        if (!v->km_unsaved[i]) continue;
+        if (!v->km_unsaved[i]) continue; /* (set only for a map km_get opened) */
         char key[512];
         og_status st = og_keymap_store_key(key, sizeof key, og_table_dir(v->table), &v->m.fragments[i], fid);
         if (st == OG_OK) {
             /* a keymap opened over heap bytes: its own bytes are the file */
-            st = og_store_put_if_absent(v->store, key, og_keymap_base(v->kms[i]), og_keymap_bytes(v->kms[i]));
+            const og_keymap *k = atomic_load(&atomic_load(&v->kms)[i]);
+            st = og_store_put_if_absent(v->store, key, og_keymap_base(k), og_keymap_bytes(k));
             og_fault_point("index.after_keymap");
         }
         if (st != OG_OK && st != OG_ERR_ALREADY_EXISTS) {
@@ -1113,7 +1278,8 @@ static void save_keymaps(og_tableview *v, int32_t fid)
             char ckey[600];
             snprintf(ckey, sizeof ckey, "K:%s", key);
             og_cache_remove(og_table_cache(v->table), ckey);
-            keymap_cache_put(v, 'k', key, og_keymap_base(v->kms[i]), og_keymap_bytes(v->kms[i]));
+            const og_keymap *k = atomic_load(&atomic_load(&v->kms)[i]);
+            keymap_cache_put(v, 'k', key, og_keymap_base(k), og_keymap_bytes(k));
         }
     }
     og_error_clear();
@@ -1211,43 +1377,69 @@ static og_status keymap_open_cached(og_tableview *v, const char *key, og_keymap 
     return st;
 }
 
-/* Opens (or builds in memory) the keymap of every fragment, once; with `persist` also writes
- * the built ones to the store (once).  OG_ERR_INVALID when the view has no String id. */
-static og_status prepare_keys(og_tableview *v, int persist)
+/* The per-fragment key map slots of v, made once (each map opens when a probe first needs
+ * it: km_get).  OG_ERR_INVALID when the view has no String id; *fid its field id. */
+static og_status keys_begin(og_tableview *v, int32_t *fid)
 {
-    int mode = og_tableview_index_mode();
-    if (persist && mode < 2) persist = 0;
-    if (atomic_load_explicit(&v->keys_ready, memory_order_acquire) &&
-        (!persist || atomic_load_explicit(&v->keys_saved, memory_order_acquire)))
+    if (atomic_load_explicit(&v->kms, memory_order_acquire)) { /* (a lookup's fast path) */
+        *fid = v->km_fid;
         return OG_OK;
-    int32_t fid = id_field(v);
-    if (fid < 0)
+    }
+    *fid = id_field(v);
+    if (*fid < 0)
         return og_err(OG_ERR_INVALID, "table %s version %llu has no String field 'id' (node ids)",
                       og_table_dir(v->table), (unsigned long long)v->m.version);
     pthread_mutex_lock(&v->lock);
     og_status st = OG_OK;
-    if (!atomic_load_explicit(&v->keys_ready, memory_order_acquire)) {
+    if (!atomic_load_explicit(&v->kms, memory_order_acquire)) {
         size_t nf = v->m.nfragments;
-        og_keymap **kms = calloc(nf ? nf : 1, sizeof *kms);
+        og_keymap *_Atomic *kms = calloc(nf ? nf : 1, sizeof *kms);
         uint8_t *unsaved = calloc(nf ? nf : 1, 1);
+        if (!kms || !unsaved) {
+            free(kms);
+            free(unsaved);
+            st = og_err(OG_ERR_NOMEM, "table view: out of memory");
+        } else {
+            v->km_unsaved = unsaved;
+            v->km_fid = *fid;
+            atomic_fetch_add(&v->derived_bytes, nf * (sizeof *kms + 1));
+            atomic_store_explicit(&v->kms, kms, memory_order_release);
+        }
+    }
+    pthread_mutex_unlock(&v->lock);
+    return st;
+}
+
+/* The key map of fragment i: opened (or built in memory) the first time a probe or
+ * prepare_keys needs it, then kept for the view's life.  A key lookup at 5M nodes (77
+ * fragments after a bulk load) used to open every fragment's map before probing the first:
+ * most of a fresh process's first lookup (docs/benchmarks.md "Scaling"). */
+static og_status km_get(og_tableview *v, size_t i, int32_t fid, og_keymap **out)
+{
+    og_keymap *_Atomic *kms = atomic_load_explicit(&v->kms, memory_order_acquire);
+    *out = atomic_load_explicit(&kms[i], memory_order_acquire);
+    if (*out) return OG_OK;
+    int mode = og_tableview_index_mode();
+    pthread_mutex_lock(&v->lock);
+    og_status st = OG_OK;
+    og_keymap *k = atomic_load_explicit(&kms[i], memory_order_acquire);
+    if (!k && og_fault_error("tableview.keys")) /* tests: a key map that cannot be read */
+        st = og_err(OG_ERR_IO, "table %s: reading its key maps failed (injected by OG_FAULT_ERROR)",
+                    og_table_dir(v->table));
+    if (!k && st == OG_OK) {
+        const og_fragment *f = &v->m.fragments[i];
         size_t heap = 0;
-        if (!kms || !unsaved) st = og_err(OG_ERR_NOMEM, "table view: out of memory");
-        else if (og_fault_error("tableview.keys")) /* tests: a key map that cannot be read */
-            st = og_err(OG_ERR_IO, "table %s: reading its key maps failed (injected by OG_FAULT_ERROR)",
-                        og_table_dir(v->table));
-        for (size_t i = 0; st == OG_OK && i < nf; i++) {
-            const og_fragment *f = &v->m.fragments[i];
-            char key[512];
-            og_status ks = mode ? og_keymap_store_key(key, sizeof key, og_table_dir(v->table), f, fid) : OG_ERR_NOT_FOUND;
-            int built = 0;
-            if (ks == OG_OK) ks = keymap_open_cached(v, key, &kms[i], &built);
-            if (ks == OG_OK && built) unsaved[i] = mode == 2;
-            if (ks == OG_OK && og_keymap_rows(kms[i]) != f->physical_rows) {
-                og_keymap_free(kms[i]); /* not this file's map: rebuild, never trust it */
-                kms[i] = NULL;
-                ks = OG_ERR_CORRUPT;
-            }
-            if (ks == OG_OK) continue;
+        char key[512];
+        og_status ks = mode ? og_keymap_store_key(key, sizeof key, og_table_dir(v->table), f, fid) : OG_ERR_NOT_FOUND;
+        int built = 0;
+        if (ks == OG_OK) ks = keymap_open_cached(v, key, &k, &built);
+        if (ks == OG_OK && built && mode == 2) v->km_unsaved[i] = 1, atomic_store(&v->km_built, 1);
+        if (ks == OG_OK && og_keymap_rows(k) != f->physical_rows) {
+            og_keymap_free(k); /* not this file's map: rebuild, never trust it */
+            k = NULL;
+            ks = OG_ERR_CORRUPT;
+        }
+        if (ks != OG_OK) {
             og_error_clear();
             og_buf b = OG_BUF_INIT;
             atomic_fetch_add(&whole_reads, 1);
@@ -1259,41 +1451,73 @@ static og_status prepare_keys(og_tableview *v, int persist)
                 og_error_clear();
             }
             if (st == OG_OK) {
-                st = og_keymap_open_bytes(&kms[i], b.data, b.len, b.data, NULL);
+                st = og_keymap_open_bytes(&k, b.data, b.len, b.data, NULL);
                 if (st == OG_OK) {
                     heap += b.len;
-                    unsaved[i] = mode == 2;
+                    if (mode == 2) v->km_unsaved[i] = 1, atomic_store(&v->km_built, 1);
                     b.data = NULL;
                 }
             }
             og_buf_free(&b);
         }
         if (st == OG_OK) {
-            v->kms = kms;
-            v->km_unsaved = unsaved;
-            int any = 0;
-            for (size_t i = 0; i < nf; i++) any |= unsaved[i];
-            atomic_store(&v->keys_saved, !any);
             /* the maps' read caches (index/keymap.h): OG_TV_KEYMAP_READ_CACHE shared by the
              * fragments, within [4 KiB, OG_KEYMAP_READ_CACHE] each, charged up front */
-            size_t share = OG_TV_KEYMAP_READ_CACHE / (nf ? nf : 1);
+            size_t nf = v->m.nfragments, share = OG_TV_KEYMAP_READ_CACHE / (nf ? nf : 1);
             if (share < 4096) share = 4096;
             if (share > OG_KEYMAP_READ_CACHE) share = OG_KEYMAP_READ_CACHE;
-            for (size_t i = 0; i < nf; i++) heap += og_keymap_set_read_cache(kms[i], share);
-            atomic_fetch_add(&v->derived_bytes, heap + nf * (sizeof *kms + 1));
-            atomic_store_explicit(&v->keys_ready, 1, memory_order_release);
-        } else {
-            for (size_t i = 0; kms && i < nf; i++) og_keymap_free(kms[i]);
-            free(kms);
-            free(unsaved);
+            heap += og_keymap_set_read_cache(k, share);
+            atomic_fetch_add(&v->derived_bytes, heap);
+            atomic_store_explicit(&kms[i], k, memory_order_release);
         }
     }
-    if (st == OG_OK && persist && !atomic_load(&v->keys_saved)) save_keymaps(v, fid);
     pthread_mutex_unlock(&v->lock);
+    if (st == OG_OK) *out = k;
     return st;
 }
 
+/* Opens (or builds in memory) the keymap of every fragment, once; with `persist` also writes
+ * the built ones to the store (once).  OG_ERR_INVALID when the view has no String id. */
+static og_status prepare_keys(og_tableview *v, int persist)
+{
+    int mode = og_tableview_index_mode();
+    if (persist && mode < 2) persist = 0;
+    if (atomic_load_explicit(&v->keys_ready, memory_order_acquire) &&
+        (!persist || atomic_load_explicit(&v->keys_saved, memory_order_acquire)))
+        return OG_OK;
+    int32_t fid;
+    OG_TRY(keys_begin(v, &fid));
+    og_keymap *k;
+    for (size_t i = 0; i < v->m.nfragments; i++) OG_TRY(km_get(v, i, fid, &k));
+    pthread_mutex_lock(&v->lock);
+    if (!atomic_load_explicit(&v->keys_ready, memory_order_acquire)) {
+        int any = 0;
+        for (size_t i = 0; i < v->m.nfragments; i++) any |= v->km_unsaved[i];
+        atomic_store(&v->keys_saved, !any);
+        atomic_store_explicit(&v->keys_ready, 1, memory_order_release);
+    }
+    if (persist && !atomic_load(&v->keys_saved)) save_keymaps(v, fid);
+    pthread_mutex_unlock(&v->lock);
+    return OG_OK;
+}
+
 og_status og_tableview_prepare_keys(og_tableview *v, int persist) { return prepare_keys(v, persist); }
+
+void og_tableview_save_keys(og_tableview *v)
+{
+    if (og_tableview_index_mode() < 2 || !atomic_load(&v->km_built)) return;
+    int32_t fid = id_field(v);
+    if (fid < 0) {
+        og_error_clear();
+        return;
+    }
+    pthread_mutex_lock(&v->lock);
+    if (atomic_load(&v->km_built)) {
+        atomic_store(&v->km_built, 0);
+        save_keymaps(v, fid);
+    }
+    pthread_mutex_unlock(&v->lock);
+}
 
 typedef struct find_ctx {
     const og_tableview *v;
@@ -1341,11 +1565,14 @@ og_status og_tableview_lookup_id(og_tableview *v, const char *id, size_t len, ui
         if (!m) OG_TRY(get_idmap(v, &m));
         found = og_strmap_get(m, id, len, &r);
     } else {
-        OG_TRY(prepare_keys(v, 0));
+        int32_t fid;
+        OG_TRY(keys_begin(v, &fid));
         for (size_t i = 0; i < v->m.nfragments && !found; i++) {
             find_ctx c = {v, NULL, i, 0, 0};
+            og_keymap *k;
+            OG_TRY(km_get(v, i, fid, &k)); /* (opened when the probe first reaches it) */
             if (v->m.fragments[i].deletion.present) OG_TRY(og_tv_frag_deletions(v, i, &c.del));
-            og_status st = og_keymap_find(v->kms[i], id, len, find_live, &c);
+            og_status st = og_keymap_find(k, id, len, find_live, &c);
             if (st != OG_OK)
                 return og_err_wrap(st, "table %s version %llu fragment %llu", og_table_dir(v->table),
                                    (unsigned long long)v->m.version, (unsigned long long)v->m.fragments[i].id);

@@ -136,6 +136,13 @@ struct og_dictcol;
 og_status og_tableview_dict(og_tableview *v, int32_t field_id, const struct og_dictcol **out);
 /* How many coded columns this process has loaded (tests). */
 size_t og_tableview_dict_loads(void);
+/* A whole column of at least og_tableview_load_split_rows rows (256K) over two or more
+ * fragments of a local store loads on og_tableview_load_threads threads (2; 1 = never split),
+ * each scanning about half of the fragments into the one column; the column is the same
+ * either way (tests lower the bound to compare).  og_tableview_split_loads counts such loads. */
+extern int og_tableview_load_threads;
+extern size_t og_tableview_load_split_rows;
+size_t og_tableview_split_loads(void);
 
 /* 1 when the view's version has a field with id `field_id`, else 0.  A caller that reads a
  * property the stored table may lack (written before the property existed: null everywhere)
@@ -182,13 +189,15 @@ og_status og_tableview_topology(og_tableview *edges, og_tableview *src_nodes, og
 
 /* --- persisted indexes (index/keymap.h, index/csr.h; docs/indexes.md) ---------------------- */
 
-/* og_tableview_find_id answers from the per-data-file keymaps of the view's fragments (mapped
- * files, or maps built in memory for the fragments that lack one) unless the view already
- * built its in-memory id map.  og_tableview_topology opens the persisted adjacency of its
- * three versions when present.  Neither ever writes: the read path asks for that with
- * og_tableview_prepare_keys(v, 1) and og_tableview_topology_ex(..., persist = 1), which write
- * what they had to build (put_if_absent; a failure to write is ignored).  Results never depend
- * on which files exist (INVARIANTS.md 7). */
+/* og_tableview_find_id answers from the per-data-file keymaps of the view's fragments (files
+ * read by pread, or maps built in memory for the fragments that lack one) unless the view
+ * already built its in-memory id map; it probes the fragments in order, opening (or building)
+ * each fragment's map when the probe first reaches it.  og_tableview_topology opens the
+ * persisted adjacency of its three versions when present.  Neither ever writes: the read
+ * path asks for that with og_tableview_save_keys / og_tableview_prepare_keys(v, 1) and
+ * og_tableview_topology_ex(..., persist = 1), which write what they had to build
+ * (put_if_absent; a failure to write is ignored).  Results never depend on which files exist
+ * (INVARIANTS.md 7). */
 
 /* The process-wide mode: 0 = no index files (OG_INDEX=off), 1 = read only (OG_INDEX=read),
  * 2 = read and write (default).  The setter is for tests and benchmarks. */
@@ -205,6 +214,9 @@ void og_tableview_set_index_mode(int mode);
  * memory), writing the built ones when `persist`.  OG_ERR_INVALID (no String id field), the
  * table layer's errors. */
 og_status og_tableview_prepare_keys(og_tableview *v, int persist);
+/* Writes the keymaps this view's lookups built in memory so far (the store lacked them), in
+ * index mode 2 (og_tableview_index_mode); failures are ignored (the maps stay in memory). */
+void og_tableview_save_keys(og_tableview *v);
 
 /* og_tableview_topology that, when it had to build the adjacency and `persist` is set, writes
  * it for the next process.  A missing topology is first composed from an older persisted one

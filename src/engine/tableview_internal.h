@@ -45,10 +45,12 @@ struct og_tableview {
     og_strmap *_Atomic idmap;
     int any_deletions;           /* some fragment has a deletion file */
     size_t *frag_start;          /* view row where each fragment's live rows start (nfragments + 1) */
-    og_keymap **kms;             /* per fragment, once keys_ready */
-    uint8_t *km_unsaved;         /* per fragment: built here, not (yet) in the store */
+    og_keymap *_Atomic *_Atomic kms; /* per fragment, NULL until a probe first needs it */
+    uint8_t *km_unsaved;         /* per fragment: built here, not (yet) in the store (v->lock) */
+    int32_t km_fid;              /* the id field the maps index (set before kms) */
     atomic_int keys_ready;       /* kms covers every fragment */
     atomic_int keys_saved;       /* every km_unsaved is 0 (or saving failed: never retried) */
+    atomic_int km_built;         /* a map was built since the last og_tableview_save_keys */
 
     pthread_mutex_t lock;        /* serialises lazy loads and guards topos */
     topo_slot **topos;

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sys/mman.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -25,15 +26,17 @@
 #define KM_HASH 1
 
 struct og_keymap {
-    const uint8_t *base;
+    const uint8_t *base;     /* the bytes; NULL while a map opened by descriptor is not mapped */
     size_t len;
     uint64_t rows, keys, blob_len;
     uint32_t bits;
+    size_t boff, eoff, kboff; /* where the buckets, the entries and the key bytes start */
     const uint32_t *buckets; /* 2^bits + 1 */
     const uint32_t *entries; /* 4 u32 per key */
     const uint8_t *blob;
     void *own;
     og_mapping *mapping;
+    void *mapped;            /* mapped here from fd (munmap'd by og_keymap_free) */
     /* Reads by pread (og_keymap_open on a local store): the buckets probed so far, copied
      * (entries, then their key bytes) into a cache of at most OG_KEYMAP_READ_CACHE bytes; once
      * that is full the map reads its mapping (a process probing that many buckets is a bulk
@@ -182,41 +185,84 @@ og_status og_keymap_store_key(char *key, size_t cap, const char *dir, const og_f
                   id_field);
 }
 
-og_status og_keymap_open_bytes(og_keymap **out, const uint8_t *p, size_t len, void *own, og_mapping *mapping)
+/* A new map of a len-byte file from its header h (KM_HEADER bytes) and trailer t (its last
+ * 8), checked; no bytes attached yet.  OG_ERR_CORRUPT for a malformed file. */
+static og_status km_new(og_keymap **out, const uint8_t *h, const uint8_t *t, size_t len)
 {
     *out = NULL;
-    if (len < KM_HEADER + 8 || memcmp(p, KM_MAGIC, 8) != 0)
+    if (len < KM_HEADER + 8 || memcmp(h, KM_MAGIC, 8) != 0)
         return og_err(OG_ERR_CORRUPT, "keymap: not a keymap file (%zu bytes)", len);
-    if (og_load_u32le(p + 8) != KM_FORMAT || og_load_u32le(p + 12) != KM_HASH)
-        return og_err(OG_ERR_CORRUPT, "keymap: format %u hash %u is not supported", og_load_u32le(p + 8), og_load_u32le(p + 12));
-    uint64_t rows = og_load_u64le(p + 16), keys = og_load_u64le(p + 24), blob = og_load_u64le(p + 40);
-    uint32_t bits = og_load_u32le(p + 32);
+    if (og_load_u32le(h + 8) != KM_FORMAT || og_load_u32le(h + 12) != KM_HASH)
+        return og_err(OG_ERR_CORRUPT, "keymap: format %u hash %u is not supported", og_load_u32le(h + 8), og_load_u32le(h + 12));
+    uint64_t rows = og_load_u64le(h + 16), keys = og_load_u64le(h + 24), blob = og_load_u64le(h + 40);
+    uint32_t bits = og_load_u32le(h + 32);
     if (bits > 30 || keys > rows || rows >= UINT32_MAX || blob >= UINT32_MAX || layout_size(bits, keys, blob) != len ||
-        memcmp(p + len - 8, KM_TRAILER, 8) != 0)
+        memcmp(t, KM_TRAILER, 8) != 0)
         return og_err(OG_ERR_CORRUPT, "keymap: sizes in the header do not match the file (%zu bytes)", len);
     og_keymap *k = calloc(1, sizeof *k);
     if (!k) return og_err(OG_ERR_NOMEM, "keymap: out of memory");
     size_t nb = ((size_t)1 << bits) + 1;
-    k->base = p;
     k->len = len;
     k->rows = rows;
     k->keys = keys;
     k->blob_len = blob;
     k->bits = bits;
-    k->buckets = (const uint32_t *)(const void *)(p + KM_HEADER);
-    k->entries = (const uint32_t *)(const void *)(p + KM_HEADER + pad8(nb * 4));
-    k->blob = p + KM_HEADER + pad8(nb * 4) + keys * 16;
-    k->own = own;
-    k->mapping = mapping;
+    k->boff = KM_HEADER;
+    k->eoff = KM_HEADER + pad8(nb * 4);
+    k->kboff = k->eoff + (size_t)keys * 16;
     k->fd = -1;
     og_wordcache_init(&k->rc, OG_KEYMAP_READ_CACHE);
     *out = k;
     return OG_OK;
 }
 
+/* Points k at its bytes p. */
+static void km_attach(og_keymap *k, const uint8_t *p)
+{
+    k->buckets = (const uint32_t *)(const void *)(p + k->boff);
+    k->entries = (const uint32_t *)(const void *)(p + k->eoff);
+    k->blob = p + k->kboff;
+    k->base = p;
+}
+
+og_status og_keymap_open_bytes(og_keymap **out, const uint8_t *p, size_t len, void *own, og_mapping *mapping)
+{
+    *out = NULL;
+    if (len < KM_HEADER + 8) return og_err(OG_ERR_CORRUPT, "keymap: not a keymap file (%zu bytes)", len);
+    OG_TRY(km_new(out, p, p + len - 8, len));
+    km_attach(*out, p);
+    (*out)->own = own;
+    (*out)->mapping = mapping;
+    return OG_OK;
+}
+
 og_status og_keymap_open(og_keymap **out, og_store *st, const char *key)
 {
     *out = NULL;
+    int fd = -1;
+    uint64_t size = 0;
+    if (og_store_is_local(st)) { /* by descriptor: read the header and the trailer, map nothing yet */
+        og_status s = og_store_open_fd(st, key, &fd, &size);
+        if (s == OG_ERR_NOT_FOUND) return s;
+        if (s != OG_OK) og_error_clear(); /* (past the descriptor bound: map it) */
+        uint8_t h[KM_HEADER], t[8];
+        if (s == OG_OK && size >= KM_HEADER + 8 && size <= SIZE_MAX && og_pread_full(fd, h, sizeof h, 0) &&
+            og_pread_full(fd, t, sizeof t, size - 8)) {
+            s = km_new(out, h, t, (size_t)size);
+            if (s == OG_OK && pthread_mutex_init(&(*out)->mu, NULL) != 0) {
+                og_keymap_free(*out);
+                *out = NULL;
+                s = og_err(OG_ERR_NOMEM, "keymap: no mutex");
+            }
+            if (s != OG_OK) {
+                og_store_close_fd(fd);
+                return og_err_wrap(s, "%s", key);
+            }
+            (*out)->fd = fd;
+            return OG_OK;
+        }
+        if (fd >= 0) og_store_close_fd(fd); /* (too short, or unreadable: the mapping says why) */
+    }
     og_mapping *m;
     OG_TRY(og_store_map(st, key, &m));
     og_status s = og_keymap_open_bytes(out, og_mapping_data(m), og_mapping_size(m), NULL, m);
@@ -224,8 +270,6 @@ og_status og_keymap_open(og_keymap **out, og_store *st, const char *key)
         og_mapping_release(m);
         return og_err_wrap(s, "%s", key);
     }
-    int fd;
-    uint64_t size;
     if (og_store_is_local(st) && og_mapping_size(m) > 0) { /* a hint: without it probes read the mapping */
         if (og_store_open_fd(st, key, &fd, &size) != OG_OK) og_error_clear();
         else if (size != og_mapping_size(m) || pthread_mutex_init(&(*out)->mu, NULL) != 0) og_store_close_fd(fd); /* replaced since */
@@ -242,6 +286,7 @@ void og_keymap_free(og_keymap *k)
         pthread_mutex_destroy(&k->mu);
         og_wordcache_free(&k->rc);
     }
+    if (k->mapped) munmap(k->mapped, k->len);
     if (k->mapping) og_mapping_release(k->mapping);
     free(k->own);
     free(k);
@@ -261,7 +306,18 @@ size_t og_keymap_set_read_cache(og_keymap *k, size_t bytes)
 }
 uint64_t og_keymap_keys(const og_keymap *k) { return k->keys; }
 size_t og_keymap_bytes(const og_keymap *k) { return k->len; }
-const uint8_t *og_keymap_base(const og_keymap *k) { return k->base; }
+static int km_map(og_keymap *k);
+
+const uint8_t *og_keymap_base(const og_keymap *ck)
+{
+    og_keymap *k = (og_keymap *)(uintptr_t)ck;
+    if (k->fd < 0) return k->base;
+    pthread_mutex_lock(&k->mu);
+    km_map(k);
+    const uint8_t *p = k->base;
+    pthread_mutex_unlock(&k->mu);
+    return p;
+}
 
 /* Bucket b's entries in the cache (read with pread on a miss), k->mu held.  1: *ent (n
  * entries, each key's bytes at (const uint8_t *)(k->rc.arena + ent[2])); 0: read the mapping;
@@ -275,12 +331,12 @@ static int km_cached_bucket(og_keymap *k, size_t b, const uint32_t **ent, uint32
     }
     if (k->rc.full) return 0;
     uint32_t se[2];
-    if (!og_pread_full(k->fd, se, sizeof se, (uint64_t)((const uint8_t *)(k->buckets + b) - k->base))) return 0;
+    if (!og_pread_full(k->fd, se, sizeof se, (uint64_t)(k->boff + b * 4))) return 0;
     if (se[0] > se[1] || se[1] > k->keys) return -1;
     size_t cnt = se[1] - se[0], words = cnt * 4;
     uint32_t *tmp = malloc((cnt ? cnt : 1) * 16);
     if (!tmp) return 0;
-    if (cnt && !og_pread_full(k->fd, tmp, cnt * 16, (uint64_t)((const uint8_t *)(k->entries + (size_t)se[0] * 4) - k->base))) {
+    if (cnt && !og_pread_full(k->fd, tmp, cnt * 16, (uint64_t)(k->eoff + (size_t)se[0] * 16))) {
         free(tmp);
         return 0;
     }
@@ -299,7 +355,7 @@ static int km_cached_bucket(og_keymap *k, size_t b, const uint32_t **ent, uint32
     size_t kw = k->rc.len + cnt * 4; /* the next key's arena word */
     for (size_t i = 0; i < cnt; i++) {
         uint32_t len = tmp[4 * i + 3];
-        if (len && !og_pread_full(k->fd, k->rc.arena + kw, len, (uint64_t)((k->blob + tmp[4 * i + 2]) - k->base))) {
+        if (len && !og_pread_full(k->fd, k->rc.arena + kw, len, (uint64_t)(k->kboff + tmp[4 * i + 2]))) {
             free(tmp);
             return 0;
         }
@@ -310,6 +366,18 @@ static int km_cached_bucket(og_keymap *k, size_t b, const uint32_t **ent, uint32
     og_wordcache_add(&k->rc, b, words, (uint32_t)cnt);
     *ent = dst;
     *n = (uint32_t)cnt;
+    return 1;
+}
+
+/* Maps a map opened by descriptor (k->mu held): its probes read the mapping from now on.  0
+ * when it cannot be mapped. */
+static int km_map(og_keymap *k)
+{
+    if (k->base) return 1;
+    void *p = mmap(NULL, k->len, PROT_READ, MAP_PRIVATE, k->fd, 0);
+    if (p == MAP_FAILED) return 0;
+    k->mapped = p;
+    km_attach(k, p);
     return 1;
 }
 
@@ -339,7 +407,9 @@ og_status og_keymap_find(const og_keymap *ck, const void *key, size_t len, int (
             pthread_mutex_unlock(&k->mu);
             return OG_OK;
         }
+        int mapped = km_map(k); /* (a mapping set under the lock is read after it) */
         pthread_mutex_unlock(&k->mu);
+        if (!mapped) return og_err_errno(errno, "keymap: mapping a %zu-byte map", k->len);
     }
     uint32_t s = k->buckets[b], e = k->buckets[b + 1];
     if (s > e || e > k->keys) return og_err(OG_ERR_CORRUPT, "keymap: bucket %zu is out of bounds", b);

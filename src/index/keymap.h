@@ -58,11 +58,15 @@ og_status og_keymap_store_key(char *key, size_t cap, const char *dir, const og_f
  * NULL) is free()d and `mapping` (may be NULL) released by og_keymap_free.  On error neither
  * is taken.  OG_ERR_CORRUPT for a malformed file. */
 og_status og_keymap_open_bytes(og_keymap **out, const uint8_t *p, size_t len, void *own, og_mapping *mapping);
-/* Maps the object `key` of st and opens it.  OG_ERR_NOT_FOUND when absent, OG_ERR_CORRUPT.
- * On a local store the map also keeps a read-only descriptor of the file and og_keymap_find
- * reads the buckets it probes with pread into a cache of at most OG_KEYMAP_READ_CACHE bytes,
- * never touching the mapping, until that cache is full; then it reads the mapping (a bulk
- * reader).  A read that fails falls back to the mapping. */
+/* Opens the object `key` of st.  OG_ERR_NOT_FOUND when absent, OG_ERR_CORRUPT.  On a local
+ * store the map keeps a read-only descriptor of the file (og_store_open_fd), checks the
+ * header and trailer with two preads and maps nothing: og_keymap_find reads the buckets it
+ * probes with pread into a cache of at most OG_KEYMAP_READ_CACHE bytes until that cache is
+ * full, then maps the file and reads the mapping (a bulk reader); a read that fails maps it
+ * too.  Opening costs a few system calls and no page of the file — a view probes its
+ * fragments' maps in order, opening each when the probe reaches it (docs/indexes.md).  Past
+ * the process's descriptor bound, or on another store, the object is mapped (or fetched)
+ * whole at once and probes read it. */
 og_status og_keymap_open(og_keymap **out, og_store *st, const char *key);
 void og_keymap_free(og_keymap *k);
 
@@ -75,7 +79,8 @@ int og_keymap_reads_by_pread(const og_keymap *k);
 
 uint64_t og_keymap_rows(const og_keymap *k);
 uint64_t og_keymap_keys(const og_keymap *k);
-/* The map's bytes (what a file holding it contains) and their count. */
+/* The map's bytes (what a file holding it contains; a map opened by descriptor maps its file
+ * now — NULL when that fails) and their count. */
 const uint8_t *og_keymap_base(const og_keymap *k);
 size_t og_keymap_bytes(const og_keymap *k);
 

@@ -229,6 +229,41 @@ static og_status read_binary(og_lance_reader *r, size_t ci, uint64_t s, uint64_t
         const og_lance_page *p = &c->pages[pi];
         uint64_t a = (s > p->row_start ? s : p->row_start) - p->row_start;
         uint64_t b = (end < p->row_start + p->rows ? end : p->row_start + p->rows) - p->row_start;
+        if (p->form == OG_LPF_BINARY && b > a && !p->has_validity) {
+            /* No validity bitmap: the offsets are checked (in order, so all within [base,
+             * last], and then none null-adjusted when last is below the adjustment) and
+             * shifted in one pass — a whole-column load of a 5M-row enum column spent a fifth
+             * of its time in the two passes below.  Otherwise (a null, or offsets out of
+             * order) the paths below decode the rows (they rewrite these offsets) or name the
+             * damage. */
+            uint64_t base = a == 0 ? 0 : load_off(&p->offs, p->obits, a - 1);
+            uint64_t last = load_off(&p->offs, p->obits, b - 1);
+            if (base <= last && last <= p->bytes.len && (!p->adj || last < p->adj) &&
+                last - base <= OG_LANCE_MAX_DECODE_BYTES - bytes.len) {
+                int64_t shift = (int64_t)bytes.len - (int64_t)base;
+                int64_t *dst = out->offsets + (size_t)(p->row_start + a - s) + 1;
+                uint64_t prev = base, bad = 0;
+                if (p->obits == 64) {
+                    for (uint64_t i = a; i < b; i++) {
+                        uint64_t e = og_load_u64le(p->offs.p + 8 * i);
+                        bad |= e < prev;
+                        prev = e;
+                        dst[i - a] = (int64_t)e + shift;
+                    }
+                } else {
+                    for (uint64_t i = a; i < b; i++) {
+                        uint64_t e = og_load_u32le(p->offs.p + 4 * i);
+                        bad |= e < prev;
+                        prev = e;
+                        dst[i - a] = (int64_t)e + shift;
+                    }
+                }
+                if (!bad) {
+                    if ((st = og_buf_append(&bytes, p->bytes.p + base, (size_t)(last - base))) != OG_OK) break;
+                    continue;
+                }
+            }
+        }
         if (p->form == OG_LPF_BINARY && b > a && plain_run(p, a, b)) {
             /* The rows' bytes are one run, copied at once, and the offsets shifted — not one
              * append per string (a 5M-row enum column took ~60 ms item by item). */

@@ -104,7 +104,7 @@ typedef struct og_table_batch {
     size_t nrows;                /* 0 at the end of the scan */
     size_t ncols;
     const og_vector *cols;       /* ncols vectors, in the projection's order */
-    const uint64_t *row_addrs;   /* nrows row addresses (fragment << 32 | offset) */
+    const uint64_t *row_addrs;   /* nrows row addresses (fragment << 32 | offset), ascending */
     uint64_t fragment_id;        /* every row of a batch comes from one fragment */
 } og_table_batch;
 
@@ -116,6 +116,10 @@ typedef struct og_table_batch {
  * OG_ERR_NOT_FOUND for an unknown field or fragment id, OG_ERR_INVALID for a child field id. */
 og_status og_table_scan_open(og_table_scan **out, og_table *t, const og_manifest *m,
                              const og_table_scan_opts *opts);
+/* A scan of only the fragments at manifest indexes [frag_begin, frag_end) (one part of a
+ * whole scan; opts->nfragments must be 0).  OG_ERR_INVALID for a range outside the manifest. */
+og_status og_table_scan_open_range(og_table_scan **out, og_table *t, const og_manifest *m,
+                                   const og_table_scan_opts *opts, size_t frag_begin, size_t frag_end);
 /* The next batch.  Vectors and row addresses stay valid until the next call or
  * og_table_scan_free; batches with no live rows are skipped. */
 og_status og_table_scan_next(og_table_scan *s, og_table_batch *out);

@@ -3,8 +3,8 @@
  * column it coded, and the kernels that read it (colscan.h ranges and grouping, sort keys)
  * give the plain column's answers: nulls, the empty string, long values sharing prefixes,
  * one-byte and two-byte codes, a column appended in many uneven batches (the pages of a
- * scan), constants the dictionary does not hold, null constants, row lists, and the limit on
- * distinct values.
+ * scan), constants the dictionary does not hold, null constants, row lists, the limit on
+ * distinct values, and a column coded in two parts (a two-threaded load) equal to it coded in one.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -254,6 +254,137 @@ static void the_limit(void **state)
     og_vector_free(&v);
 }
 
+/* Appends rows [from, to) of src to b in uneven batches. */
+static og_status append_range(og_dictcol_builder *b, const og_vector *src, size_t from, size_t to)
+{
+    og_status st = OG_OK;
+    for (size_t at = from; at < to && st == OG_OK;) {
+        size_t n = 1 + next() % 3000;
+        if (n > to - at) n = to - at;
+        uint32_t *idx = malloc(n * sizeof *idx);
+        for (size_t k = 0; k < n; k++) idx[k] = (uint32_t)(at + k);
+        og_vector part;
+        assert_int_equal(og_vector_gather(&part, src, idx, n), OG_OK);
+        st = og_dictcol_append(b, &part);
+        og_vector_free(&part);
+        free(idx);
+        at += n;
+    }
+    return st;
+}
+
+/* A column coded in two parts (og_dictcol_begin_part / og_dictcol_join: what a two-threaded
+ * load does) is the column coded in one: the same dictionary, width, codes and nulls — with
+ * few values, past 256 in the first part, the second, or only their union, nulls in one part
+ * only, and split points near either end; past OG_DICTCOL_MAX the join refuses as one
+ * builder would.  Every side is freed at any point without leaks (ASan). */
+static void two_parts_code_as_one(void **state)
+{
+    (void)state;
+    /* {rows, pool, nulls: 0 none, 1 everywhere, 2 only in the second part} */
+    static const size_t cases[][3] = {{20000, 8, 1}, {20000, 200, 0}, {30000, 600, 1}, {3000, 300, 2},
+                                      {9000, 257, 1}, {5000, 5000, 0}, {2, 2, 0}};
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        size_t n = cases[c][0], pool = cases[c][1];
+        og_vector src;
+        make_col(&src, n, pool);
+        og_dictcol *one;
+        assert_int_equal(og_dictcol_from_vector(&src, &one), OG_OK);
+        size_t splits[] = {1, n / 2, n - 1, 1 + next() % (n - 1)};
+        for (size_t s = 0; s < 4; s++) {
+            size_t at = splits[s];
+            og_vector col;
+            if (cases[c][2] == 2) { /* nulls only past the split */
+                assert_int_equal(og_vector_init(&col, (og_type){OG_T_STRING, 0, 0}), OG_OK);
+                for (size_t i = 0; i < n; i++) {
+                    if (og_vector_is_null(&src, i) && i < at)
+                        assert_int_equal(og_vector_append_bytes(&col, "x", 1), OG_OK);
+                    else
+                        assert_int_equal(og_vector_append_from(&col, &src, i), OG_OK);
+                }
+            } else {
+                assert_int_equal(og_vector_init(&col, (og_type){OG_T_STRING, 0, 0}), OG_OK);
+                for (size_t i = 0; i < n; i++) assert_int_equal(og_vector_append_from(&col, &src, i), OG_OK);
+            }
+            og_dictcol *want;
+            assert_int_equal(og_dictcol_from_vector(&col, &want), OG_OK);
+            og_dictcol_builder *b, *p;
+            assert_int_equal(og_dictcol_begin(&b, n), OG_OK);
+            assert_int_equal(og_dictcol_begin_part(&p, b, at), OG_OK);
+            /* the second part first: the sides' order does not matter */
+            assert_int_equal(append_range(p, &col, at, n), OG_OK);
+            assert_int_equal(append_range(b, &col, 0, at), OG_OK);
+            assert_int_equal(og_dictcol_join(b, p), OG_OK);
+            og_dictcol *got;
+            assert_int_equal(og_dictcol_finish(b, &got), OG_OK);
+            check_holds(&col, got);
+            assert_int_equal(got->width, want->width);
+            assert_int_equal(got->null_count, want->null_count);
+            assert_int_equal(got->dict.len, want->dict.len);
+            assert_int_equal(got->validity != NULL, want->validity != NULL);
+            for (size_t i = 0; i < n; i++) {
+                assert_int_equal(og_dictcol_is_null(got, i), og_dictcol_is_null(want, i));
+                if (!og_dictcol_is_null(got, i)) assert_int_equal(og_dictcol_code(got, i), og_dictcol_code(want, i));
+            }
+            og_dictcol_free(got);
+            og_dictcol_free(want);
+            /* abandoned halfway, from either side */
+            assert_int_equal(og_dictcol_begin(&b, n), OG_OK);
+            assert_int_equal(og_dictcol_begin_part(&p, b, at), OG_OK);
+            assert_int_equal(append_range(b, &col, 0, at), OG_OK);
+            if (s % 2) {
+                og_dictcol_builder_free(p);
+                og_dictcol_builder_free(b);
+            } else {
+                og_dictcol_builder_free(b);
+                og_dictcol_builder_free(p);
+            }
+            og_vector_free(&col);
+        }
+        og_dictcol_free(one);
+        og_vector_free(&src);
+    }
+    /* refused: a part of a builder already appended to, a split outside its rows, a join of a
+     * side that did not code all its rows */
+    og_vector v;
+    make_col(&v, 100, 5);
+    og_dictcol_builder *b, *p;
+    assert_int_equal(og_dictcol_begin(&b, 100), OG_OK);
+    assert_int_equal(og_dictcol_begin_part(&p, b, 0), OG_ERR_INTERNAL);
+    assert_int_equal(og_dictcol_begin_part(&p, b, 100), OG_ERR_INTERNAL);
+    assert_int_equal(og_dictcol_begin_part(&p, b, 40), OG_OK);
+    assert_int_equal(append_range(b, &v, 0, 39), OG_OK);
+    assert_int_equal(append_range(p, &v, 40, 100), OG_OK);
+    assert_int_equal(og_dictcol_join(b, p), OG_ERR_INTERNAL); /* (frees p) */
+    og_dictcol_builder_free(b);
+    assert_int_equal(og_dictcol_begin(&b, 100), OG_OK);
+    assert_int_equal(append_range(b, &v, 0, 10), OG_OK);
+    assert_int_equal(og_dictcol_begin_part(&p, b, 40), OG_ERR_INTERNAL);
+    og_dictcol_builder_free(b);
+    og_vector_free(&v);
+    /* a part gets no more rows than it holds */
+    make_col(&v, 100, 5);
+    assert_int_equal(og_dictcol_begin(&b, 100), OG_OK);
+    assert_int_equal(og_dictcol_begin_part(&p, b, 40), OG_OK);
+    assert_int_equal(og_dictcol_append(p, &v), OG_ERR_INTERNAL);
+    assert_int_equal(og_dictcol_append(b, &v), OG_ERR_INTERNAL);
+    og_dictcol_builder_free(p);
+    og_dictcol_builder_free(b);
+    og_vector_free(&v);
+    /* the union past OG_DICTCOL_MAX: each side holds fewer, the join refuses */
+    assert_int_equal(og_vector_init(&v, (og_type){OG_T_STRING, 0, 0}), OG_OK);
+    char buf[32];
+    for (size_t i = 0; i <= OG_DICTCOL_MAX; i++)
+        assert_int_equal(og_vector_append_bytes(&v, buf, (size_t)sprintf(buf, "key-%zu", i)), OG_OK);
+    assert_int_equal(og_dictcol_begin(&b, v.len), OG_OK);
+    assert_int_equal(og_dictcol_begin_part(&p, b, v.len / 2), OG_OK);
+    assert_int_equal(append_range(b, &v, 0, v.len / 2), OG_OK);
+    assert_int_equal(append_range(p, &v, v.len / 2, v.len), OG_OK);
+    assert_int_equal(og_dictcol_join(b, p), OG_ERR_LIMIT);
+    og_dictcol_builder_free(b);
+    og_vector_free(&v);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -261,6 +392,7 @@ int main(void)
         cmocka_unit_test(two_byte_codes),
         cmocka_unit_test(no_nulls_and_all_nulls),
         cmocka_unit_test(the_limit),
+        cmocka_unit_test(two_parts_code_as_one),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

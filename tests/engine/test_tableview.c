@@ -3,8 +3,9 @@
  * sees exactly its version's live rows (later deletes and appends leave it alone), whole
  * columns equal what was written across fragments, batches and deletions, find_id hits and
  * misses, a field added later reads as null for old fragments, edge topologies match the
- * expected adjacency and skip dangling edges, concurrent lazy loads agree, and the cache
- * shares one view per version.
+ * expected adjacency and skip dangling edges, concurrent lazy loads agree, the cache shares
+ * one view per version, a column loaded on two threads equals one loaded on one, and key maps
+ * opened as probes reach them answer as the in-memory id map does.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,7 +17,11 @@
 #include <pthread.h>
 #include <cmocka.h>
 
+#include <unistd.h>
+
+#include "engine/dictcol.h"
 #include "engine/tableview.h"
+#include "store/store.h"
 #include "util/error.h"
 
 #define OK(expr)                                                                       \
@@ -834,6 +839,239 @@ static void the_cache_charges_what_a_view_holds_and_recharges_on_a_hit(void **st
     og_table_close(t);
 }
 
+/* ---------------------------------------------------------------------------------------- */
+/* Two-sided column loads and lazily opened key maps                                         */
+/* ---------------------------------------------------------------------------------------- */
+
+static uint64_t rs = 0x2545f4914f6cdd1dULL;
+static uint64_t rnd(void)
+{
+    rs ^= rs << 13;
+    rs ^= rs >> 7;
+    rs ^= rs << 17;
+    return rs;
+}
+
+/* Appends `count` rows of the rows schema from id `start`: n random (1 in 7 null, or never
+ * when !nulls), s one of `pool` values (1 in 5 null, or never), tags null. */
+static void append_random(og_table_txn *x, int start, int count, size_t pool, int nulls)
+{
+    og_vector c[4];
+    OK(og_vector_init(&c[0], T_STR));
+    OK(og_vector_init(&c[1], T_I64));
+    OK(og_vector_init(&c[2], T_STR));
+    OK(og_vector_init(&c[3], T_LSTR));
+    for (int k = start; k < start + count; k++) {
+        char b[32];
+        int n = snprintf(b, sizeof b, "r%d", k);
+        OK(og_vector_append_bytes(&c[0], b, (size_t)n));
+        uint64_t r = rnd();
+        if (nulls && r % 7 == 0) OK(og_vector_append_null(&c[1]));
+        else OK(og_vector_append_i64(&c[1], (int64_t)(r >> 20) - ((int64_t)1 << 40)));
+        if (nulls && (r >> 8) % 5 == 0) {
+            OK(og_vector_append_null(&c[2]));
+        } else {
+            n = snprintf(b, sizeof b, "v%llu", (unsigned long long)((r >> 12) % pool));
+            OK(og_vector_append_bytes(&c[2], b, (size_t)n));
+        }
+        OK(og_vector_append_null(&c[3]));
+    }
+    OK(og_table_txn_append(x, c, 4, NULL));
+    for (int i = 0; i < 4; i++) og_vector_free(&c[i]);
+}
+
+static void same_vector(const og_vector *a, const og_vector *b)
+{
+    assert_int_equal(a->len, b->len);
+    assert_int_equal(a->null_count, b->null_count);
+    for (size_t i = 0; i < a->len; i++) {
+        assert_int_equal(og_vector_is_null(a, i), og_vector_is_null(b, i));
+        if (!og_vector_is_null(a, i) && !og_vector_row_eq(a, i, b, i)) fail_msg("row %zu differs", i);
+    }
+}
+
+/* A whole column loaded on two threads (each side half of the fragments, into the one
+ * column) equals the one loaded on one: an I64 column and a coded String column, over many
+ * fragments of uneven sizes with deletions (whole fragments too), with nulls on either side
+ * only or none, few distinct values or more than 256 (a side widens its codes). */
+static void a_two_sided_column_load_equals_the_one_sided_one(void **state)
+{
+    fx *f = *state;
+    int threads = og_tableview_load_threads;
+    size_t split_rows = og_tableview_load_split_rows;
+    static const size_t pools[] = {6, 300, 2000};
+    for (int c = 0; c < 6; c++) {
+        char name[32];
+        snprintf(name, sizeof name, "split%d", c);
+        og_table *t = open_table(f, name);
+        og_table_txn *x = begin(t, 0);
+        int nfrag = 2 + (int)(rnd() % 11), at = 0, sizes[16];
+        for (int fr = 0; fr < nfrag; fr++) {
+            int cnt = 1 + (int)(rnd() % (fr % 3 == 0 ? 5000 : 700));
+            append_random(x, at, cnt, pools[c % 3], c < 3 || fr >= nfrag / 2);
+            sizes[fr] = cnt;
+            at += cnt;
+        }
+        uint64_t ver = commit(x);
+        x = begin(t, ver);
+        for (int fr = 0; fr < nfrag; fr++) { /* deletions in about half of the fragments */
+            uint32_t rows = (uint32_t)sizes[fr];
+            if (rnd() % 2 && fr != 1) continue;
+            uint32_t d[64];
+            size_t nd = 0;
+            if (fr == 1) /* the whole fragment */
+                for (uint32_t r = 0; r < rows && nd < 64; r++) d[nd++] = r;
+            else
+                for (uint32_t r = (uint32_t)(rnd() % rows); r < rows && nd < 64; r += 1 + (uint32_t)(rnd() % 97)) d[nd++] = r;
+            OK(og_table_txn_delete(x, (uint64_t)fr, d, nd));
+        }
+        ver = commit(x);
+
+        og_tableview *one, *two;
+        og_tableview_load_threads = 1;
+        OK(og_tableview_open(&one, t, ver));
+        const og_vector *n1, *n2;
+        const og_dictcol *d1, *d2;
+        OK(og_tableview_column(one, 1, &n1));
+        OK(og_tableview_dict(one, 2, &d1));
+        og_tableview_load_threads = 2;
+        og_tableview_load_split_rows = 0;
+        size_t splits = og_tableview_split_loads();
+        OK(og_tableview_open(&two, t, ver));
+        OK(og_tableview_column(two, 1, &n2));
+        OK(og_tableview_dict(two, 2, &d2));
+        assert_int_equal(og_tableview_split_loads() - splits, 2); /* both columns were split */
+        og_tableview_load_split_rows = split_rows;
+        og_tableview_load_threads = threads;
+        same_vector(n1, n2);
+        assert_true(n1->null_count > 0 || c >= 3);
+        assert_non_null(d1);
+        assert_non_null(d2);
+        assert_int_equal(d1->len, d2->len);
+        assert_int_equal(d1->null_count, d2->null_count);
+        assert_int_equal(d1->width, d2->width);
+        same_vector(&d1->dict, &d2->dict);
+        for (size_t i = 0; i < d1->len; i++) {
+            assert_int_equal(og_dictcol_is_null(d1, i), og_dictcol_is_null(d2, i));
+            if (!og_dictcol_is_null(d1, i)) assert_int_equal(og_dictcol_code(d1, i), og_dictcol_code(d2, i));
+        }
+        og_tableview_release(one);
+        og_tableview_release(two);
+        og_table_close(t);
+    }
+}
+
+/* The sorted list of key map files under the store (at most 16). */
+static size_t keymap_files(fx *f, char files[16][512])
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "find '%s/_index' -name keymap.v1 2>/dev/null | sort", f->dir);
+    FILE *p = popen(cmd, "r");
+    size_t n = 0;
+    while (p && n < 16 && fgets(files[n], 512, p)) {
+        files[n][strcspn(files[n], "\n")] = '\0';
+        n++;
+    }
+    if (p) pclose(p);
+    return n;
+}
+
+/* Looks up every id r0..r<n+5> (live, deleted, re-added, absent) in v: the rows, in order. */
+static void lookup_all(og_tableview *v, int n, uint32_t *rows)
+{
+    for (int k = 0; k < n + 5; k++) {
+        char b[32];
+        int len = snprintf(b, sizeof b, "r%d", k);
+        OK(og_tableview_lookup_id(v, b, (size_t)len, &rows[k]));
+    }
+}
+
+/* Key maps open when a probe first reaches their fragment: a lookup of a key in the first
+ * fragment opens one map; every lookup gives the in-memory id map's answer (deleted rows
+ * skipped for a later live one, absent ids), with one map file truncated and another missing
+ * (those fragments' maps are built in memory), before and after every map is opened; a
+ * reader in mode 2 writes back the maps it had to build, and only those. */
+static void lazily_opened_key_maps_answer_as_the_id_map_does(void **state)
+{
+    fx *f = *state;
+    og_table *t = open_table(f, "lazy");
+    og_table_txn *x = begin(t, 0);
+    int at = 0;
+    for (int fr = 0; fr < 6; fr++) {
+        int cnt = 50 + fr * 40;
+        append_random(x, at, cnt, 10, 1);
+        at += cnt;
+    }
+    uint64_t ver = commit(x);
+    x = begin(t, ver);
+    uint32_t d1[] = {0, 3, 7}, d4[] = {1, 2};
+    OK(og_table_txn_delete(x, 1, d1, 3)); /* r50 r53 r57 */
+    OK(og_table_txn_delete(x, 4, d4, 2));
+    append_random(x, 53, 1, 10, 1); /* r53 again, live in a 7th fragment */
+    ver = commit(x);
+    int n = at;
+    uint32_t want[1024], got[1024];
+
+    int mode = og_tableview_index_mode();
+    og_tableview_set_index_mode(0); /* the answers without key maps */
+    og_tableview *v;
+    OK(og_tableview_open(&v, t, ver));
+    lookup_all(v, n, want);
+    og_tableview_release(v);
+    assert_int_equal(want[50], OG_TABLEVIEW_NO_ROW);
+    assert_int_equal(want[53], (uint32_t)(n - 3 - 2)); /* the last live row */
+    assert_int_equal(want[n + 1], OG_TABLEVIEW_NO_ROW);
+
+    og_tableview_set_index_mode(2); /* every map written */
+    OK(og_tableview_open(&v, t, ver));
+    OK(og_tableview_prepare_keys(v, 1));
+    og_tableview_release(v);
+    char files[16][512];
+    assert_int_equal(keymap_files(f, files), 7);
+
+    og_tableview_set_index_mode(1); /* read them, write nothing */
+    OK(og_tableview_open(&v, t, ver));
+    int fds = og_store_open_fds();
+    uint32_t row;
+    OK(og_tableview_lookup_id(v, "r1", 2, &row));
+    assert_int_equal(row, 1);
+    assert_int_equal(og_store_open_fds(), fds + 1); /* the first fragment's map only */
+    lookup_all(v, n, got);
+    assert_memory_equal(got, want, (size_t)(n + 5) * sizeof *want);
+    assert_int_equal(og_store_open_fds(), fds + 7);
+    og_tableview_release(v);
+    assert_int_equal(og_store_open_fds(), fds);
+
+    /* a truncated map and a missing one: built in memory, the same answers */
+    assert_int_equal(truncate(files[2], 100), 0);
+    assert_int_equal(remove(files[4]), 0);
+    OK(og_tableview_open(&v, t, ver));
+    lookup_all(v, n, got);
+    assert_memory_equal(got, want, (size_t)(n + 5) * sizeof *want);
+    OK(og_tableview_prepare_keys(v, 0)); /* (all open already) */
+    lookup_all(v, n, got);
+    assert_memory_equal(got, want, (size_t)(n + 5) * sizeof *want);
+    og_tableview_release(v);
+    assert_int_equal(keymap_files(f, files), 6); /* read-only: nothing written */
+
+    /* mode 2: a reader writes the maps it built (the missing one; the truncated file stays,
+     * put_if_absent never replaces), then answers alike from them */
+    og_tableview_set_index_mode(2);
+    OK(og_tableview_open(&v, t, ver));
+    og_tableview_save_keys(v);
+    assert_int_equal(keymap_files(f, files), 6); /* nothing built yet */
+    lookup_all(v, n, got);
+    og_tableview_save_keys(v);
+    assert_int_equal(keymap_files(f, files), 7);
+    og_tableview_release(v);
+    OK(og_tableview_open(&v, t, ver));
+    lookup_all(v, n, got);
+    assert_memory_equal(got, want, (size_t)(n + 5) * sizeof *want);
+    og_tableview_release(v);
+    og_tableview_set_index_mode(mode);
+    og_table_close(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -852,6 +1090,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(concurrent_first_uses_share_one_column_and_map, setup, teardown),
         cmocka_unit_test_setup_teardown(the_cache_shares_one_view_per_version, setup, teardown),
         cmocka_unit_test_setup_teardown(the_cache_charges_what_a_view_holds_and_recharges_on_a_hit, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_two_sided_column_load_equals_the_one_sided_one, setup, teardown),
+        cmocka_unit_test_setup_teardown(lazily_opened_key_maps_answer_as_the_id_map_does, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

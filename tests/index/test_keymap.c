@@ -264,6 +264,76 @@ static void pread_probes_equal_in_memory_probes(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* A map opened from a local store by descriptor checks its header and trailer there (a
+ * truncated, too short, foreign or wrong-format file is OG_ERR_CORRUPT, and keeps no
+ * descriptor), maps nothing until asked for its bytes (og_keymap_base: the file's bytes) or
+ * until its read cache is full, and probes alike before and after it is mapped. */
+static void a_map_opened_by_descriptor_checks_its_file_and_maps_late(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/og-index-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    og_store *st;
+    OK(og_store_open(&st, dir));
+    og_vector ids;
+    OK(og_vector_init(&ids, T_STR));
+    for (int i = 0; i < 500; i++) {
+        char key[32];
+        OK(og_vector_append_bytes(&ids, key, (size_t)snprintf(key, sizeof key, "k%d", i % 400)));
+    }
+    og_buf b = OG_BUF_INIT;
+    OK(og_keymap_encode(&ids, &b));
+    int fds = og_store_open_fds();
+    /* damaged files: each refused, no descriptor kept */
+    uint8_t *bad = malloc(b.len);
+    for (int c = 0; c < 4; c++) {
+        memcpy(bad, b.data, b.len);
+        size_t len = b.len;
+        if (c == 0) len -= 8;           /* truncated: sizes and trailer disagree */
+        if (c == 1) len = 10;           /* shorter than a header */
+        if (c == 2) bad[0] = 'X';       /* not a keymap */
+        if (c == 3) bad[8] = 9;         /* another format */
+        OK(og_store_put(st, "_index/t/bad/keymap.v1", bad, len));
+        og_keymap *k = NULL;
+        assert_int_equal(og_keymap_open(&k, st, "_index/t/bad/keymap.v1"), OG_ERR_CORRUPT);
+        assert_null(k);
+        assert_int_equal(og_store_open_fds(), fds);
+    }
+    free(bad);
+    OK(og_store_put(st, "_index/t/f/keymap.v1", b.data, b.len));
+    og_keymap *k = NULL, *mem = NULL;
+    OK(og_keymap_open(&k, st, "_index/t/f/keymap.v1"));
+    OK(og_keymap_open_bytes(&mem, b.data, b.len, NULL, NULL));
+    assert_int_equal(og_store_open_fds(), fds + 1);
+    assert_int_equal(og_keymap_rows(k), 500);
+    assert_int_equal(og_keymap_keys(k), 500);
+    hits a, c;
+    for (int pass = 0; pass < 2; pass++) { /* before the mapping, then after it */
+        for (int i = 0; i < 450; i += 7) {
+            char key[32];
+            snprintf(key, sizeof key, "k%d", i);
+            assert_int_equal(find(k, key, &c), find(mem, key, &a));
+            assert_memory_equal(a.off, c.off, sizeof a.off);
+        }
+        if (pass == 0) {
+            assert_true(og_keymap_reads_by_pread(k));
+            const uint8_t *p = og_keymap_base(k); /* maps it now */
+            assert_non_null(p);
+            assert_int_equal(og_keymap_bytes(k), b.len);
+            assert_memory_equal(p, b.data, b.len);
+        }
+    }
+    og_keymap_free(k);
+    og_keymap_free(mem);
+    assert_int_equal(og_store_open_fds(), fds);
+    og_buf_free(&b);
+    og_vector_free(&ids);
+    og_store_close(st);
+    char cmd[64];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 static void csr_round_trips_and_refuses_damage(void **state)
 {
     (void)state;
@@ -338,6 +408,7 @@ int main(void)
         cmocka_unit_test(damaged_files_are_corrupt),
         cmocka_unit_test(keymaps_round_trip_through_a_store),
         cmocka_unit_test(pread_probes_equal_in_memory_probes),
+        cmocka_unit_test(a_map_opened_by_descriptor_checks_its_file_and_maps_late),
         cmocka_unit_test(csr_round_trips_and_refuses_damage),
         cmocka_unit_test(fuzz_seeds_decode),
     };

@@ -3,8 +3,9 @@
  * append / delete / overwrite / compact read back exactly at every version, fragment ids and
  * cumulative deletion files, a lost manifest put_if_absent taking the next number (also with
  * six processes racing on one base), stable field ids and an added nullable column reading as
- * null for old fragments, projection, take, typed errors, the manifest cache, and the fault
- * points (a crash after a data file leaves no version; after the manifest put it exists).
+ * null for old fragments, projection, take, range scans (a part of the fragments), typed
+ * errors, the manifest cache, and the fault points (a crash after a data file leaves no
+ * version; after the manifest put it exists).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -125,6 +126,32 @@ static char *dump(og_table *t, uint64_t version, const int32_t *ids, size_t nids
     og_table_scan_opts o = {ids, nids, NULL, 0, 3}; /* small batches: batches cross deletions */
     og_table_scan *s;
     assert_int_equal(og_table_scan_open(&s, t, &m, &o), OG_OK);
+    og_buf out = OG_BUF_INIT;
+    og_table_batch b;
+    for (;;) {
+        og_status st = og_table_scan_next(s, &b);
+        if (st != OG_OK) fail_msg("scan: %s", og_error_message());
+        if (!b.nrows) break;
+        for (size_t r = 0; r < b.nrows; r++) {
+            char row[256];
+            render(&b, r, row, sizeof row);
+            og_buf_printf(&out, "%s%s", out.len ? ";" : "", row);
+        }
+    }
+    og_table_scan_free(s);
+    og_manifest_free(&m);
+    og_buf_append_byte(&out, 0);
+    return (char *)out.data;
+}
+
+/* dump() of only the fragments at manifest indexes [from, to) (og_table_scan_open_range). */
+static char *dump_range(og_table *t, uint64_t version, size_t from, size_t to)
+{
+    og_manifest m;
+    assert_int_equal(og_table_load(t, version, &m), OG_OK);
+    og_table_scan_opts o = {NULL, 0, NULL, 0, 3};
+    og_table_scan *s;
+    assert_int_equal(og_table_scan_open_range(&s, t, &m, &o, from, to), OG_OK);
     og_buf out = OG_BUF_INIT;
     og_table_batch b;
     for (;;) {
@@ -425,6 +452,53 @@ static void stable_field_ids_and_added_column(void **state)
     assert_int_equal(og_table_txn_begin(&x, f->t, v, &drop), OG_ERR_INVALID);
     og_lance_schema_free(&drop);
     og_lance_schema_free(&s2);
+    og_lance_schema_free(&s);
+}
+
+/* A scan of a range of the manifest's fragments (one side of a two-threaded column load)
+ * reads exactly their live rows, in order; the ranges of a split, one after the other, read
+ * the whole scan's rows; a range outside the manifest, or with a fragment list, is refused. */
+static void a_range_scan_reads_only_its_fragments(void **state)
+{
+    fx *f = *state;
+    og_lance_schema s;
+    base_schema(&s);
+    og_table_txn *x;
+    uint64_t v1, v2;
+    assert_int_equal(og_table_txn_begin(&x, f->t, 0, &s), OG_OK);
+    append_rows(x, 0, 5, NULL);
+    append_rows(x, 5, 3, NULL);
+    append_rows(x, 8, 4, NULL);
+    assert_int_equal(og_table_txn_commit(x, &v1), OG_OK);
+    og_table_txn_free(x);
+    assert_int_equal(og_table_txn_begin(&x, f->t, v1, NULL), OG_OK);
+    uint32_t d[] = {1};
+    assert_int_equal(og_table_txn_delete(x, 1, d, 1), OG_OK);
+    assert_int_equal(og_table_txn_commit(x, &v2), OG_OK);
+    og_table_txn_free(x);
+    char *all = dump(f->t, v2, NULL, 0);
+    for (size_t k = 0; k <= 3; k++) { /* split at every fragment boundary */
+        char *a = dump_range(f->t, v2, 0, k), *b = dump_range(f->t, v2, k, 3);
+        char joined[4096];
+        snprintf(joined, sizeof joined, "%s%s%s", a, *a && *b ? ";" : "", b);
+        assert_string_equal(joined, all);
+        free(a);
+        free(b);
+    }
+    char *mid = dump_range(f->t, v2, 1, 2);
+    assert_string_equal(mid, "1:0 r5 50 s5;1:2 r7 70 -");
+    free(mid);
+    free(all);
+    og_manifest m;
+    assert_int_equal(og_table_load(f->t, v2, &m), OG_OK);
+    og_table_scan *sc = NULL;
+    assert_int_equal(og_table_scan_open_range(&sc, f->t, &m, NULL, 2, 1), OG_ERR_INVALID);
+    assert_int_equal(og_table_scan_open_range(&sc, f->t, &m, NULL, 0, 4), OG_ERR_INVALID);
+    uint64_t one = m.fragments[0].id;
+    og_table_scan_opts o = {NULL, 0, &one, 1, 0};
+    assert_int_equal(og_table_scan_open_range(&sc, f->t, &m, &o, 0, 1), OG_ERR_INVALID);
+    assert_null(sc);
+    og_manifest_free(&m);
     og_lance_schema_free(&s);
 }
 
@@ -775,6 +849,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(commit_collision_takes_next, setup, teardown),
         cmocka_unit_test_setup_teardown(stable_field_ids_and_added_column, setup, teardown),
         cmocka_unit_test_setup_teardown(errors_are_typed, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_range_scan_reads_only_its_fragments, setup, teardown),
         cmocka_unit_test_setup_teardown(bad_deletion_files_are_corrupt, setup, teardown),
         cmocka_unit_test_setup_teardown(fault_points, setup, teardown),
         cmocka_unit_test_setup_teardown(manifest_cache, setup, teardown),
