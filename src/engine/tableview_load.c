@@ -205,7 +205,7 @@ typedef struct load_part {
     int bulk;
     int at_place;            /* one of two sides: fixed-width rows copied to their place, nulls */
     uint8_t *nulls;          /*   noted in this side's own bitmap of row1 - row0 bits (NULL: */
-    size_t null_count;       /*   none seen); joined by load_column */
+    size_t null_count;       /*   none seen); joined by og_tv_load_column */
     og_dictcol_builder *db;  /* or the builder coding it */
     atomic_int *failed;      /* set by the side that fails: the other stops early */
     og_status st;
