@@ -61,6 +61,16 @@ struct og_tableview {
     atomic_size_t derived_bytes;
 };
 
+/* Work proportional to a whole table (tableview.h og_tableview_whole_reads). */
+extern _Atomic size_t og_tv_whole_reads;
+/* Scans top-level field i of v into a new owned vector *out (the caller holds v->lock);
+ * row_addrs may be NULL for a view without deletions.  With dout set (a String field), codes
+ * it into *dout instead (dictcol.h): OG_ERR_LIMIT when it has too many distinct values.
+ * tableview_load.c. */
+struct og_dictcol;
+og_status og_tv_load_column(og_tableview *v, size_t i, const uint64_t *row_addrs, og_vector **out,
+                            struct og_dictcol **dout);
+
 /* The index of system column `name` ("id", "src", "dst") in schema s, or -1. */
 long og_tv_sys_field_index(const og_lance_schema *s, const char *name);
 /* The deletion bitmap of fragment fi of v (which has a deletion file), read once and kept. */

@@ -240,7 +240,9 @@ static og_status read_binary(og_lance_reader *r, size_t ci, uint64_t s, uint64_t
             uint64_t last = load_off(&p->offs, p->obits, b - 1);
             if (base <= last && last <= p->bytes.len && (!p->adj || last < p->adj) &&
                 last - base <= OG_LANCE_MAX_DECODE_BYTES - bytes.len) {
-                int64_t shift = (int64_t)bytes.len - (int64_t)base;
+                /* (unsigned: a damaged offset past the others wraps instead of overflowing;
+                 * such rows are rewritten below) */
+                uint64_t shift = (uint64_t)bytes.len - base;
                 int64_t *dst = out->offsets + (size_t)(p->row_start + a - s) + 1;
                 uint64_t prev = base, bad = 0;
                 if (p->obits == 64) {
@@ -248,14 +250,14 @@ static og_status read_binary(og_lance_reader *r, size_t ci, uint64_t s, uint64_t
                         uint64_t e = og_load_u64le(p->offs.p + 8 * i);
                         bad |= e < prev;
                         prev = e;
-                        dst[i - a] = (int64_t)e + shift;
+                        dst[i - a] = (int64_t)(e + shift);
                     }
                 } else {
                     for (uint64_t i = a; i < b; i++) {
                         uint64_t e = og_load_u32le(p->offs.p + 4 * i);
                         bad |= e < prev;
                         prev = e;
-                        dst[i - a] = (int64_t)e + shift;
+                        dst[i - a] = (int64_t)(e + shift);
                     }
                 }
                 if (!bad) {
