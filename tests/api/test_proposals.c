@@ -32,11 +32,15 @@ static void mutate(const char *q, const char *branch)
     if (st != OG_OK) fail_msg("%s: %s", q, og_error_message());
 }
 
-static json_t *doc(og_status want, og_status st, char *text)
+/* The call's document, parsed (and *text freed), after checking its status.  *text is read
+ * through a pointer: passed by value it was evaluated before the call that fills it wherever
+ * the compiler evaluates arguments right to left (gcc -O2: every document read as NULL). */
+static json_t *doc(og_status want, og_status st, char **text)
 {
     if (st != want) fail_msg("want %s, got %s: %s", og_status_name(want), og_status_name(st), og_error_message());
-    json_t *j = text ? json_loads(text, 0, NULL) : NULL;
-    og_free(text);
+    json_t *j = *text ? json_loads(*text, 0, NULL) : NULL;
+    og_free(*text);
+    *text = NULL;
     return j;
 }
 
@@ -78,7 +82,7 @@ static void test_open_review_approve_survives_reopen(void **state)
     assert_int_equal(og_db_branch_create(db, "agent-a/grace", NULL, NULL, NULL), OG_OK);
     mutate("query m() { insert Person { name: \"Grace\", age: 45 } }", "agent-a/grace");
     char *text = NULL;
-    json_t *p = doc(OG_OK, og_db_proposal_create(&text, db, "agent-a/grace", NULL, "Add Grace", "a new person"), text);
+    json_t *p = doc(OG_OK, og_db_proposal_create(&text, db, "agent-a/grace", NULL, "Add Grace", "a new person"), &text);
     char id[64];
     snprintf(id, sizeof id, "%s", jstr(p, "id"));
     assert_int_equal(strlen(id), 26);
@@ -91,7 +95,7 @@ static void test_open_review_approve_survives_reopen(void **state)
     /* the review: one inserted row against the merge base; the merge would fast-forward; nothing moved */
     char main_before[32];
     snprintf(main_before, sizeof main_before, "%s", head_of("main"));
-    json_t *rv = doc(OG_OK, og_db_proposal_review(&text, db, id), text);
+    json_t *rv = doc(OG_OK, og_db_proposal_review(&text, db, id), &text);
     assert_int_equal(json_array_size(json_object_get(json_object_get(rv, "diff"), "changes")), 1);
     assert_string_equal(jstr(json_object_get(rv, "merge"), "outcome"), "fast_forward");
     assert_true(json_is_true(json_object_get(json_object_get(rv, "merge"), "dry_run")));
@@ -102,14 +106,14 @@ static void test_open_review_approve_survives_reopen(void **state)
     /* reopen the graph: the proposal is still there, open, in the list */
     og_db_close(db);
     assert_int_equal(og_db_open(&db, uri, NULL), OG_OK);
-    json_t *l = doc(OG_OK, og_db_proposal_list(&text, db, "open"), text);
+    json_t *l = doc(OG_OK, og_db_proposal_list(&text, db, "open"), &text);
     assert_int_equal(json_array_size(json_object_get(l, "proposals")), 1);
     assert_string_equal(jstr(json_array_get(json_object_get(l, "proposals"), 0), "id"), id);
     json_decref(l);
 
     /* the lead approves: merged, recorded with the merge commit, main moved */
     og_set_thread_actor("lead");
-    json_t *a = doc(OG_OK, og_db_proposal_approve(&text, db, id, NULL, NULL), text);
+    json_t *a = doc(OG_OK, og_db_proposal_approve(&text, db, id, NULL, NULL), &text);
     json_t *ap = json_object_get(a, "proposal");
     assert_string_equal(jstr(ap, "state"), "merged");
     assert_string_equal(jstr(ap, "updated_by"), "lead");
@@ -121,10 +125,10 @@ static void test_open_review_approve_survives_reopen(void **state)
     assert_int_equal(og_db_proposal_approve(&text, db, id, NULL, NULL), OG_ERR_PRECONDITION_FAILED);
     og_free(text);
     assert_int_equal(og_db_proposal_close(&text, db, id, "late"), OG_ERR_PRECONDITION_FAILED);
-    json_t *g = doc(OG_OK, og_db_proposal_get(&text, db, id), text);
+    json_t *g = doc(OG_OK, og_db_proposal_get(&text, db, id), &text);
     assert_int_equal(json_array_size(json_object_get(g, "events")), 2);
     json_decref(g);
-    l = doc(OG_OK, og_db_proposal_list(&text, db, "open"), text);
+    l = doc(OG_OK, og_db_proposal_list(&text, db, "open"), &text);
     assert_int_equal(json_array_size(json_object_get(l, "proposals")), 0);
     json_decref(l);
 }
@@ -138,25 +142,25 @@ static void test_conflicts_shown_and_close(void **state)
     og_set_thread_actor("lead");
     mutate("query m() { update Person set { age: 41 } where name = \"Ada\" }", "main");
     char *text = NULL;
-    json_t *p = doc(OG_OK, og_db_proposal_create(&text, db, "agent-b/age", "main", "Ada is 40", NULL), text);
+    json_t *p = doc(OG_OK, og_db_proposal_create(&text, db, "agent-b/age", "main", "Ada is 40", NULL), &text);
     char id[64];
     snprintf(id, sizeof id, "%s", jstr(p, "id"));
     json_decref(p);
-    json_t *rv = doc(OG_OK, og_db_proposal_review(&text, db, id), text);
+    json_t *rv = doc(OG_OK, og_db_proposal_review(&text, db, id), &text);
     assert_true(json_is_null(json_object_get(rv, "merge")));
     json_t *c0 = json_array_get(json_object_get(rv, "conflicts"), 0);
     assert_string_equal(jstr(c0, "kind"), "divergent_update");
     assert_string_equal(jstr(c0, "id"), "Ada");
     json_decref(rv);
     /* approving fails with the conflicts and leaves it open */
-    json_t *cf = doc(OG_ERR_CONFLICT, og_db_proposal_approve(&text, db, id, NULL, NULL), text);
+    json_t *cf = doc(OG_ERR_CONFLICT, og_db_proposal_approve(&text, db, id, NULL, NULL), &text);
     assert_int_equal(json_array_size(json_object_get(cf, "conflicts")), 1);
     json_decref(cf);
-    json_t *g = doc(OG_OK, og_db_proposal_get(&text, db, id), text);
+    json_t *g = doc(OG_OK, og_db_proposal_get(&text, db, id), &text);
     assert_string_equal(jstr(g, "state"), "open");
     json_decref(g);
     /* closed with a reason, it cannot be approved */
-    json_t *cl = doc(OG_OK, og_db_proposal_close(&text, db, id, "main moved on"), text);
+    json_t *cl = doc(OG_OK, og_db_proposal_close(&text, db, id, "main moved on"), &text);
     assert_string_equal(jstr(cl, "state"), "closed");
     assert_string_equal(jstr(cl, "close_reason"), "main moved on");
     json_decref(cl);
@@ -164,7 +168,7 @@ static void test_conflicts_shown_and_close(void **state)
     assert_int_equal(og_db_proposal_approve(&text, db, id, NULL, NULL), OG_ERR_PRECONDITION_FAILED);
     og_free(text);
     /* newest first, every state */
-    json_t *l = doc(OG_OK, og_db_proposal_list(&text, db, NULL), text);
+    json_t *l = doc(OG_OK, og_db_proposal_list(&text, db, NULL), &text);
     assert_int_equal(json_array_size(json_object_get(l, "proposals")), 2);
     assert_string_equal(jstr(json_array_get(json_object_get(l, "proposals"), 0), "id"), id);
     json_decref(l);
@@ -197,7 +201,7 @@ static void test_dry_run_merge_publishes_nothing(void **state)
     snprintf(before, sizeof before, "%s", head_of("main"));
     char *text = NULL;
     og_db_merge_opts mo = {.source = "agent-c/x", .delete_branch = 1};
-    json_t *m = doc(OG_OK, og_db_branch_merge_dry_run(&text, db, &mo, NULL), text);
+    json_t *m = doc(OG_OK, og_db_branch_merge_dry_run(&text, db, &mo, NULL), &text);
     assert_string_equal(jstr(m, "outcome"), "merged");
     assert_int_equal(json_integer_value(json_object_get(m, "inserted")), 1);
     assert_true(json_is_null(json_object_get(m, "commit")));
@@ -229,7 +233,7 @@ static void test_branch_message_listed_after_reopen(void **state)
     og_db_close(db);
     assert_int_equal(og_db_open(&db, uri, NULL), OG_OK);
     char *text;
-    json_t *l = doc(OG_OK, og_db_branch_list(&text, db), text), *b;
+    json_t *l = doc(OG_OK, og_db_branch_list(&text, db), &text), *b;
     size_t i;
     int seen = 0;
     json_array_foreach(json_object_get(l, "branches"), i, b)
