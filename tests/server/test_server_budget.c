@@ -111,9 +111,10 @@ static void test_env_time_and_flag_wins(void **state)
     assert_int_equal(srv_stop(&s), 0);
 }
 
-/* dir/notes: NOTES Note rows whose bodies are 10 KB each: their cross join renders NOTES^2 * 10 KB (625 MB), well past what a
- * release build renders in the 1 s budget below (~300 MB/s; 100 notes once fitted a 4 s one:
- * only the slower sanitizer build of make test ran past it) */
+/* dir/notes: NOTES Note rows whose bodies are 10 KB each.  Their cross join renders
+ * NOTES^2 * 10 KB (625 MB), well past what a release build renders in the 1 s budget below
+ * (~300 MB/s; 100 notes once fitted a 4 s one, and only the slower sanitizer build of make
+ * test ran past it). */
 #define NOTES 250
 
 static int make_notes_graph(void)
