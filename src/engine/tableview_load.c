@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -24,6 +23,7 @@
 #include "engine/dictcol.h"
 #include "engine/tableview.h"
 #include "util/error.h"
+#include "util/hugepage.h"
 
 /* Appends every row of src to dst (same type). */
 static og_status append_all(og_vector *dst, const og_vector *src)
@@ -84,24 +84,10 @@ static int bulk_type(og_type t)
     }
 }
 
-/* Asks for huge pages behind a big column buffer not yet written: a whole-column load then
- * takes one fault per 2 MiB instead of one per 4 KiB page — at 5M rows the faults of the
- * aggregate's two column loads were a third of its first call (docs/benchmarks.md "Scaling").
- * The buffer is written whole, so this costs no extra memory; a hint, silently refused where
- * transparent huge pages are off. */
-#define HUGE_HINT_MIN ((size_t)8 << 20)
-static void huge_hint(void *p, size_t n)
-{
-#ifdef MADV_HUGEPAGE
-    if (!p || n < HUGE_HINT_MIN) return;
-    uintptr_t span = (uintptr_t)2 << 20, lo = ((uintptr_t)p + span - 1) & ~(span - 1);
-    uintptr_t hi = ((uintptr_t)p + n) & ~(span - 1);
-    if (hi > lo) (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
-#else
-    (void)p, (void)n;
-#endif
-}
-
+/* Huge pages are asked for behind a reserved column buffer (og_huge_hint): a whole-column
+ * load then takes one fault per 2 MiB instead of one per 4 KiB page — at 5M rows the faults of
+ * the aggregate's two column loads were a third of its first call (docs/benchmarks.md
+ * "Scaling").  The buffer is written whole, so this costs no extra memory. */
 static og_status column_reserve(og_vector *col, size_t rows)
 {
     if (!rows) return OG_OK;
@@ -110,11 +96,11 @@ static og_status column_reserve(og_vector *col, size_t rows)
         if (!o) return og_err(OG_ERR_NOMEM, "table view: out of memory");
         free(col->offsets); /* og_vector_init's one entry */
         col->offsets = o;
-        huge_hint(o, (rows + 1) * sizeof(int64_t));
+        og_huge_hint(o, (rows + 1) * sizeof(int64_t));
     } else {
         col->values = calloc(rows, og_type_width(col->type));
         if (!col->values) return og_err(OG_ERR_NOMEM, "table view: out of memory");
-        huge_hint(col->values, rows * og_type_width(col->type));
+        og_huge_hint(col->values, rows * og_type_width(col->type));
     }
     col->cap_rows = rows;
     return OG_OK;
@@ -143,7 +129,7 @@ static og_status column_append_bulk(og_vector *col, const og_vector *src, size_t
             if (!q) return og_err(OG_ERR_NOMEM, "table view: out of memory");
             col->values = q;
             col->cap_bytes = want;
-            huge_hint(q + used, want - (size_t)used); /* (the part not yet written) */
+            og_huge_hint(q + used, want - (size_t)used); /* (the part not yet written) */
         }
         if (bytes) memcpy((uint8_t *)col->values + used, (const uint8_t *)src->values + first, bytes);
         /* (n rows of offsets past `at`, rebased onto this column's bytes) */
