@@ -118,14 +118,9 @@ static void render(const og_table_batch *b, size_t r, char *out, size_t cap)
     }
 }
 
-/* Scans a version into one string, rows separated by ';'. */
-static char *dump(og_table *t, uint64_t version, const int32_t *ids, size_t nids)
+/* Every row of scan s in one string, rows separated by ';'; frees s and m. */
+static char *drain(og_table_scan *s, og_manifest *m)
 {
-    og_manifest m;
-    assert_int_equal(og_table_load(t, version, &m), OG_OK);
-    og_table_scan_opts o = {ids, nids, NULL, 0, 3}; /* small batches: batches cross deletions */
-    og_table_scan *s;
-    assert_int_equal(og_table_scan_open(&s, t, &m, &o), OG_OK);
     og_buf out = OG_BUF_INIT;
     og_table_batch b;
     for (;;) {
@@ -139,9 +134,20 @@ static char *dump(og_table *t, uint64_t version, const int32_t *ids, size_t nids
         }
     }
     og_table_scan_free(s);
-    og_manifest_free(&m);
+    og_manifest_free(m);
     og_buf_append_byte(&out, 0);
     return (char *)out.data;
+}
+
+/* Scans a version into one string, rows separated by ';'. */
+static char *dump(og_table *t, uint64_t version, const int32_t *ids, size_t nids)
+{
+    og_manifest m;
+    assert_int_equal(og_table_load(t, version, &m), OG_OK);
+    og_table_scan_opts o = {ids, nids, NULL, 0, 3}; /* small batches: batches cross deletions */
+    og_table_scan *s;
+    assert_int_equal(og_table_scan_open(&s, t, &m, &o), OG_OK);
+    return drain(s, &m);
 }
 
 /* dump() of only the fragments at manifest indexes [from, to) (og_table_scan_open_range). */
@@ -152,22 +158,7 @@ static char *dump_range(og_table *t, uint64_t version, size_t from, size_t to)
     og_table_scan_opts o = {NULL, 0, NULL, 0, 3};
     og_table_scan *s;
     assert_int_equal(og_table_scan_open_range(&s, t, &m, &o, from, to), OG_OK);
-    og_buf out = OG_BUF_INIT;
-    og_table_batch b;
-    for (;;) {
-        og_status st = og_table_scan_next(s, &b);
-        if (st != OG_OK) fail_msg("scan: %s", og_error_message());
-        if (!b.nrows) break;
-        for (size_t r = 0; r < b.nrows; r++) {
-            char row[256];
-            render(&b, r, row, sizeof row);
-            og_buf_printf(&out, "%s%s", out.len ? ";" : "", row);
-        }
-    }
-    og_table_scan_free(s);
-    og_manifest_free(&m);
-    og_buf_append_byte(&out, 0);
-    return (char *)out.data;
+    return drain(s, &m);
 }
 
 static void expect_dump(og_table *t, uint64_t version, const char *want)
