@@ -1119,7 +1119,7 @@ static void job_side_plan(og_plan *p, og_plan_table *pt, og_table_txn *x, og_pla
             j->side_top[0] = f;
             continue;
         }
-        for (size_t i = 0; i < pt->t->nprops && j->nside < 1 + OG_BATCH_INDEX_MAX_TEXTS; i++) {
+        for (size_t i = 0; !p->no_text_index && i < pt->t->nprops && j->nside < 1 + OG_BATCH_INDEX_MAX_TEXTS; i++) {
             const og_cat_prop *pr = &pt->t->props[i];
             int32_t fid;
             if (pr->index == OG_INDEX_NONE || !og_index_def_fts.applies(pr->type, (int)pr->index) ||

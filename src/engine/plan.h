@@ -128,6 +128,7 @@ typedef struct og_plan {
      * og_plan_free joins it into the calling thread's journal (a failed attempt deletes its
      * files); a load that is about to publish takes it first and settles it afterwards. */
     struct og_batch_index *side;
+    int no_text_index;          /* 1: the builder writes key maps only (a load's --no-index) */
     /* A committed-row lookup that failed (a read error, not "absent"): og_plan_committed_find
      * answers -1 then, so the plan may have decided wrongly (an insert of a key that exists,
      * an endpoint called dangling).  The first failure is kept here — lookups run on the RI

@@ -496,6 +496,7 @@ static og_status load_attempt(void *vctx, og_graph *g, const og_snapshot *base, 
     if (st == OG_OK) st = env_size("OG_LOAD_FLUSH_ROWS", LOAD_FLUSH_ROWS_DEFAULT, &plan.flush_rows);
     if (st == OG_OK) st = env_size("OG_LOAD_FLUSH_BYTES", LOAD_FLUSH_BYTES_DEFAULT, &plan.flush_bytes);
     plan.capture_topology = og_tableview_index_mode() == 2;
+    plan.no_text_index = c->opts->no_index; /* --no-index: no text index, beside the load either */
     graph_index_inputs_free(c); /* an earlier attempt's (its publish was lost) */
     (void)settle_side(c, 0, OG_OK); /* likewise */
     if (st == OG_OK) st = c->path ? read_ndjson(c, &plan, &done, total, attempt) : read_csv(c, &plan, &done, total, attempt);

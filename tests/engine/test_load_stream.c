@@ -1039,6 +1039,11 @@ static void flushed_node_batches_get_their_indexes_during_the_load(void **state)
     unsetenv("OG_LOAD_BATCH_INDEX");
     assert_int_equal(person_index_files_match_their_data_files(f, 0, &nfrags), 0);
 
+    /* --no-index (og_load_opts.no_index): the key maps, but no text index beside the load */
+    og_load_opts noidx = {.mode = OG_LOAD_OVERWRITE, .no_index = 1};
+    assert_int_equal(og_engine_load(f->e, f->data, &noidx, NULL, NULL), OG_OK);
+    assert_int_equal(person_index_files_match_their_data_files(f, 0, &nfrags), 0);
+
     setenv("OG_FAULT_ERROR", "load.batch_index", 1);
     assert_int_equal(load_file(f, OG_LOAD_OVERWRITE, NULL), OG_OK);
     unsetenv("OG_FAULT_ERROR");
