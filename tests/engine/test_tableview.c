@@ -23,6 +23,7 @@
 #include "engine/tableview.h"
 #include "store/store.h"
 #include "util/error.h"
+#include "../store/store_fixture.h"
 
 #define OK(expr)                                                                       \
     do {                                                                               \
@@ -41,32 +42,9 @@ static const og_type T_STR = {OG_T_STRING, OG_T_NULL, 0};
 static const og_type T_I64 = {OG_T_I64, OG_T_NULL, 0};
 static const og_type T_LSTR = {OG_T_LIST, OG_T_STRING, 0};
 
-typedef struct fx {
-    char dir[64];
-    og_store *st;
-} fx;
+typedef fixture fx; /* a fresh local store (tests/store/store_fixture.h) */
 
-static int setup(void **state)
-{
-    fx *f = calloc(1, sizeof *f);
-    if (!f) return -1;
-    strcpy(f->dir, "/tmp/og-tableview-XXXXXX");
-    if (!mkdtemp(f->dir)) return -1;
-    if (og_store_open(&f->st, f->dir) != OG_OK) return -1;
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    fx *f = *state;
-    og_store_close(f->st);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
-    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", f->dir);
-    free(f);
-    return 0;
-}
+static int setup(void **state) { return store_fixture_open(state, "/tmp/og-tableview-XXXXXX"); }
 
 static og_table *open_table(fx *f, const char *dir)
 {
@@ -90,13 +68,19 @@ static void rows_schema(og_lance_schema *s)
     OK(og_lance_schema_add_column(s, "tags", T_LSTR, 3, 4, 1, 0));
 }
 
-static void append_rows(og_table_txn *x, int start, int count, uint64_t *frag)
+/* Empty columns of the rows schema: id, n, s, tags. */
+static void rows_columns(og_vector c[4])
 {
-    og_vector c[4];
     OK(og_vector_init(&c[0], T_STR));
     OK(og_vector_init(&c[1], T_I64));
     OK(og_vector_init(&c[2], T_STR));
     OK(og_vector_init(&c[3], T_LSTR));
+}
+
+static void append_rows(og_table_txn *x, int start, int count, uint64_t *frag)
+{
+    og_vector c[4];
+    rows_columns(c);
     for (int k = start; k < start + count; k++) {
         char b[32];
         int n = snprintf(b, sizeof b, "r%d", k);
@@ -857,10 +841,7 @@ static uint64_t rnd(void)
 static void append_random(og_table_txn *x, int start, int count, size_t pool, int nulls)
 {
     og_vector c[4];
-    OK(og_vector_init(&c[0], T_STR));
-    OK(og_vector_init(&c[1], T_I64));
-    OK(og_vector_init(&c[2], T_STR));
-    OK(og_vector_init(&c[3], T_LSTR));
+    rows_columns(c);
     for (int k = start; k < start + count; k++) {
         char b[32];
         int n = snprintf(b, sizeof b, "r%d", k);

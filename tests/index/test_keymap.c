@@ -16,6 +16,7 @@
 #include "index/csr.h"
 #include "index/keymap.h"
 #include "util/error.h"
+#include "../store/store_fixture.h"
 
 #define OK(expr)                                                                                   \
     do {                                                                                           \
@@ -164,11 +165,7 @@ static void damaged_files_are_corrupt(void **state)
 
 static void keymaps_round_trip_through_a_store(void **state)
 {
-    (void)state;
-    char dir[] = "/tmp/og-index-XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    og_store *st;
-    OK(og_store_open(&st, dir));
+    og_store *st = ((fixture *)*state)->st;
     og_vector ids;
     OK(og_vector_init(&ids, T_STR));
     OK(og_vector_append_bytes(&ids, "x", 1));
@@ -196,10 +193,6 @@ static void keymaps_round_trip_through_a_store(void **state)
     og_keymap_free(k);
     og_buf_free(&b);
     og_vector_free(&ids);
-    og_store_close(st);
-    char cmd[64];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
 }
 
 /* A keymap opened from a local store reads the buckets it probes with pread into its bounded
@@ -208,11 +201,7 @@ static void keymaps_round_trip_through_a_store(void **state)
  * cache's bound (where it reads the mapping instead). */
 static void pread_probes_equal_in_memory_probes(void **state)
 {
-    (void)state;
-    char dir[] = "/tmp/og-index-XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    og_store *st;
-    OK(og_store_open(&st, dir));
+    og_store *st = ((fixture *)*state)->st;
     enum { N = 60000 }; /* ~3 MB of map: far past the 256 KiB cache */
     og_vector ids;
     OK(og_vector_init(&ids, T_STR));
@@ -258,10 +247,6 @@ static void pread_probes_equal_in_memory_probes(void **state)
     og_keymap_free(mem);
     og_buf_free(&b);
     og_vector_free(&ids);
-    og_store_close(st);
-    char cmd[64];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
 }
 
 /* A map opened from a local store by descriptor checks its header and trailer there (a
@@ -270,11 +255,7 @@ static void pread_probes_equal_in_memory_probes(void **state)
  * until its read cache is full, and probes alike before and after it is mapped. */
 static void a_map_opened_by_descriptor_checks_its_file_and_maps_late(void **state)
 {
-    (void)state;
-    char dir[] = "/tmp/og-index-XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    og_store *st;
-    OK(og_store_open(&st, dir));
+    og_store *st = ((fixture *)*state)->st;
     og_vector ids;
     OK(og_vector_init(&ids, T_STR));
     for (int i = 0; i < 500; i++) {
@@ -328,10 +309,6 @@ static void a_map_opened_by_descriptor_checks_its_file_and_maps_late(void **stat
     assert_int_equal(og_store_open_fds(), fds);
     og_buf_free(&b);
     og_vector_free(&ids);
-    og_store_close(st);
-    char cmd[64];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
 }
 
 static void csr_round_trips_and_refuses_damage(void **state)
@@ -400,15 +377,17 @@ static void fuzz_seeds_decode(void **state)
     }
 }
 
+static int setup(void **state) { return store_fixture_open(state, "/tmp/og-index-XXXXXX"); }
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(finds_every_offset_of_a_key),
         cmocka_unit_test(many_keys_and_an_empty_map),
         cmocka_unit_test(damaged_files_are_corrupt),
-        cmocka_unit_test(keymaps_round_trip_through_a_store),
-        cmocka_unit_test(pread_probes_equal_in_memory_probes),
-        cmocka_unit_test(a_map_opened_by_descriptor_checks_its_file_and_maps_late),
+        cmocka_unit_test_setup_teardown(keymaps_round_trip_through_a_store, setup, teardown),
+        cmocka_unit_test_setup_teardown(pread_probes_equal_in_memory_probes, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_map_opened_by_descriptor_checks_its_file_and_maps_late, setup, teardown),
         cmocka_unit_test(csr_round_trips_and_refuses_damage),
         cmocka_unit_test(fuzz_seeds_decode),
     };
