@@ -22,17 +22,24 @@
 #define KM_MAGIC "OGKEYMAP"
 #define KM_TRAILER "OGKMEND"
 #define KM_HEADER 48
-#define KM_FORMAT 1
+#define KM_FORMAT 1     /* one data file's map */
+#define KM_FORMAT_RUN 2 /* a run of fragments' map (keymap.h "Run maps") */
 #define KM_HASH 1
+#define KM_FRAG_BYTES 24
+#define KM_RUN_MAX_FRAGS ((uint32_t)1 << 20)
 
 struct og_keymap {
     const uint8_t *base;     /* the bytes; NULL while a map opened by descriptor is not mapped */
     size_t len;
     uint64_t rows, keys, blob_len;
     uint32_t bits;
+    uint32_t format;         /* KM_FORMAT or KM_FORMAT_RUN */
+    uint32_t ew;             /* words an entry: 4, or 5 in a run map (the fragment's ordinal last) */
+    uint32_t nfrags;         /* a run map's fragments (0 for one file's) */
+    og_keymap_frag *frags;   /* a run map's fragment table, copied at open */
     size_t boff, eoff, kboff; /* where the buckets, the entries and the key bytes start */
     const uint32_t *buckets; /* 2^bits + 1 */
-    const uint32_t *entries; /* 4 u32 per key */
+    const uint32_t *entries; /* ew u32 per key */
     const uint8_t *blob;
     void *own;
     og_mapping *mapping;
@@ -75,11 +82,35 @@ uint64_t og_keymap_hash(const void *key, size_t len)
 
 static size_t pad8(size_t n) { return (n + 7) & ~(size_t)7; }
 
-/* Bytes of the sections after the header. */
-static size_t layout_size(uint32_t bits, uint64_t keys, uint64_t blob)
+/* Bytes of a whole file: header, fragment table (run maps), buckets, entries of ew words,
+ * key bytes, trailer. */
+static size_t layout_size(uint32_t bits, uint64_t keys, uint64_t blob, uint32_t nfrags, uint32_t ew)
 {
     size_t nb = ((size_t)1 << bits) + 1;
-    return KM_HEADER + pad8(nb * 4) + (size_t)keys * 16 + pad8((size_t)blob) + 8;
+    return KM_HEADER + (size_t)nfrags * KM_FRAG_BYTES + pad8(nb * 4) + pad8((size_t)keys * ew * 4) + pad8((size_t)blob) + 8;
+}
+
+/* The bucket bits for `keys` keys: about two keys a bucket. */
+static uint32_t bits_for(uint64_t keys)
+{
+    uint32_t bits = 0;
+    while (bits < 30 && ((uint64_t)1 << bits) < (keys + 1) / 2) bits++;
+    return bits;
+}
+
+/* Writes the 48-byte header at h. */
+static void put_header(uint8_t *h, uint32_t format, uint64_t rows, uint64_t keys, uint32_t bits, uint32_t nfrags,
+                       uint64_t blob)
+{
+    memcpy(h, KM_MAGIC, 8);
+    uint32_t u32 = format;
+    memcpy(h + 8, &u32, 4);
+    u32 = KM_HASH, memcpy(h + 12, &u32, 4);
+    memcpy(h + 16, &rows, 8);
+    memcpy(h + 24, &keys, 8);
+    memcpy(h + 32, &bits, 4);
+    memcpy(h + 36, &nfrags, 4);
+    memcpy(h + 40, &blob, 8);
 }
 
 og_status og_keymap_encode(const og_vector *ids, og_buf *out)
@@ -90,10 +121,9 @@ og_status og_keymap_encode(const og_vector *ids, og_buf *out)
     size_t keys = n - ids->null_count;
     uint64_t blob = n ? (uint64_t)(ids->offsets[n] - ids->offsets[0]) : 0;
     if (blob >= UINT32_MAX) return og_err(OG_ERR_LIMIT, "keymap: %llu key bytes in one data file", (unsigned long long)blob);
-    uint32_t bits = 0;
-    while (bits < 30 && ((size_t)1 << bits) < (keys + 1) / 2) bits++;
+    uint32_t bits = bits_for(keys);
     size_t nb = (size_t)1 << bits;
-    size_t total = layout_size(bits, keys, blob);
+    size_t total = layout_size(bits, keys, blob, 0, 4);
     uint32_t *starts = calloc(nb + 1, sizeof *starts);
     uint64_t *hashes = malloc((n ? n : 1) * sizeof *hashes);
     if (!starts || !hashes) {
@@ -116,15 +146,7 @@ og_status og_keymap_encode(const og_vector *ids, og_buf *out)
     size_t at = out->len;
     uint8_t *h = out->data + at;
     memset(h, 0, total);
-    memcpy(h, KM_MAGIC, 8);
-    uint32_t u32;
-    u32 = KM_FORMAT, memcpy(h + 8, &u32, 4);
-    u32 = KM_HASH, memcpy(h + 12, &u32, 4);
-    uint64_t u64 = n;
-    memcpy(h + 16, &u64, 8);
-    u64 = keys, memcpy(h + 24, &u64, 8);
-    memcpy(h + 32, &bits, 4);
-    memcpy(h + 40, &blob, 8);
+    put_header(h, KM_FORMAT, n, keys, bits, 0, blob);
     uint8_t *bk = h + KM_HEADER;
     memcpy(bk, starts, (nb + 1) * 4);
     uint8_t *ent = bk + pad8((nb + 1) * 4);
@@ -166,24 +188,55 @@ og_status og_keymap_build(og_table *t, const og_manifest *m, const og_fragment *
     return st;
 }
 
-og_status og_keymap_store_key(char *key, size_t cap, const char *dir, const og_fragment *f, int32_t id_field)
+/* The path of f's data file holding field id_field, or NULL. */
+static const char *id_file(const og_fragment *f, int32_t id_field)
 {
     for (size_t i = 0; i < f->nfiles; i++) {
         const og_data_file *df = &f->files[i];
-        int holds = 0;
-        for (size_t k = 0; k < df->nfields && !holds; k++) holds = df->fields[k] == id_field;
-        if (!holds) continue;
-        const char *name = strrchr(df->path, '/');
-        name = name ? name + 1 : df->path;
-        size_t nl = strlen(name);
-        if (nl > 6 && !strcmp(name + nl - 6, ".lance")) nl -= 6;
-        int w = snprintf(key, cap, "_index/%s/%.*s/keymap.v1", dir, (int)nl, name);
-        if (w < 0 || (size_t)w >= cap) return og_err(OG_ERR_LIMIT, "keymap: store key too long");
-        return OG_OK;
+        for (size_t k = 0; k < df->nfields; k++)
+            if (df->fields[k] == id_field) return df->path;
     }
-    return og_err(OG_ERR_NOT_FOUND, "keymap: fragment %llu has no data file holding field %d", (unsigned long long)f->id,
-                  id_field);
+    return NULL;
 }
+
+static og_status store_key(char *key, size_t cap, const char *dir, const og_fragment *f, int32_t id_field,
+                           const char *leaf)
+{
+    const char *path = id_file(f, id_field);
+    if (!path)
+        return og_err(OG_ERR_NOT_FOUND, "keymap: fragment %llu has no data file holding field %d", (unsigned long long)f->id,
+                      id_field);
+    const char *name = strrchr(path, '/');
+    name = name ? name + 1 : path;
+    size_t nl = strlen(name);
+    if (nl > 6 && !strcmp(name + nl - 6, ".lance")) nl -= 6;
+    int w = snprintf(key, cap, "_index/%s/%.*s/%s", dir, (int)nl, name, leaf);
+    if (w < 0 || (size_t)w >= cap) return og_err(OG_ERR_LIMIT, "keymap: store key too long");
+    return OG_OK;
+}
+
+og_status og_keymap_store_key(char *key, size_t cap, const char *dir, const og_fragment *f, int32_t id_field)
+{
+    return store_key(key, cap, dir, f, id_field, "keymap.v1");
+}
+
+og_status og_keymap_run_store_key(char *key, size_t cap, const char *dir, const og_fragment *f, int32_t id_field)
+{
+    return store_key(key, cap, dir, f, id_field, "keyrun.v1");
+}
+
+og_status og_keymap_frag_of(og_keymap_frag *out, const og_fragment *f, int32_t id_field)
+{
+    const char *path = id_file(f, id_field);
+    if (!path)
+        return og_err(OG_ERR_NOT_FOUND, "keymap: fragment %llu has no data file holding field %d", (unsigned long long)f->id,
+                      id_field);
+    out->id = f->id;
+    out->rows = f->physical_rows;
+    out->tag = og_keymap_hash(path, strlen(path));
+    return OG_OK;
+}
+
 
 /* A new map of a len-byte file from its header h (KM_HEADER bytes) and trailer t (its last
  * 8), checked; no bytes attached yet.  OG_ERR_CORRUPT for a malformed file. */
@@ -192,12 +245,16 @@ static og_status km_new(og_keymap **out, const uint8_t *h, const uint8_t *t, siz
     *out = NULL;
     if (len < KM_HEADER + 8 || memcmp(h, KM_MAGIC, 8) != 0)
         return og_err(OG_ERR_CORRUPT, "keymap: not a keymap file (%zu bytes)", len);
-    if (og_load_u32le(h + 8) != KM_FORMAT || og_load_u32le(h + 12) != KM_HASH)
-        return og_err(OG_ERR_CORRUPT, "keymap: format %u hash %u is not supported", og_load_u32le(h + 8), og_load_u32le(h + 12));
+    uint32_t format = og_load_u32le(h + 8);
+    if ((format != KM_FORMAT && format != KM_FORMAT_RUN) || og_load_u32le(h + 12) != KM_HASH)
+        return og_err(OG_ERR_CORRUPT, "keymap: format %u hash %u is not supported", format, og_load_u32le(h + 12));
     uint64_t rows = og_load_u64le(h + 16), keys = og_load_u64le(h + 24), blob = og_load_u64le(h + 40);
-    uint32_t bits = og_load_u32le(h + 32);
-    if (bits > 30 || keys > rows || rows >= UINT32_MAX || blob >= UINT32_MAX || layout_size(bits, keys, blob) != len ||
-        memcmp(t, KM_TRAILER, 8) != 0)
+    uint32_t bits = og_load_u32le(h + 32), nfrags = og_load_u32le(h + 36);
+    uint32_t ew = format == KM_FORMAT_RUN ? 5 : 4;
+    int frags_ok = format == KM_FORMAT_RUN ? nfrags >= 1 && nfrags <= KM_RUN_MAX_FRAGS : nfrags == 0;
+    int rows_ok = format == KM_FORMAT_RUN || rows < UINT32_MAX;
+    if (bits > 30 || !frags_ok || !rows_ok || keys > rows || keys >= UINT32_MAX || blob >= UINT32_MAX ||
+        layout_size(bits, keys, blob, nfrags, ew) != len || memcmp(t, KM_TRAILER, 8) != 0)
         return og_err(OG_ERR_CORRUPT, "keymap: sizes in the header do not match the file (%zu bytes)", len);
     og_keymap *k = calloc(1, sizeof *k);
     if (!k) return og_err(OG_ERR_NOMEM, "keymap: out of memory");
@@ -207,12 +264,33 @@ static og_status km_new(og_keymap **out, const uint8_t *h, const uint8_t *t, siz
     k->keys = keys;
     k->blob_len = blob;
     k->bits = bits;
-    k->boff = KM_HEADER;
-    k->eoff = KM_HEADER + pad8(nb * 4);
-    k->kboff = k->eoff + (size_t)keys * 16;
+    k->format = format;
+    k->ew = ew;
+    k->nfrags = nfrags;
+    k->boff = KM_HEADER + (size_t)nfrags * KM_FRAG_BYTES;
+    k->eoff = k->boff + pad8(nb * 4);
+    k->kboff = k->eoff + pad8((size_t)keys * ew * 4);
     k->fd = -1;
     og_wordcache_init(&k->rc, OG_KEYMAP_READ_CACHE);
     *out = k;
+    return OG_OK;
+}
+
+/* Copies and checks a run map's fragment table from its bytes p (nfrags x KM_FRAG_BYTES):
+ * each fragment's rows fit an offset and together they are the header's rows. */
+static og_status km_take_frags(og_keymap *k, const uint8_t *p)
+{
+    if (!k->nfrags) return OG_OK;
+    k->frags = malloc((size_t)k->nfrags * sizeof *k->frags);
+    if (!k->frags) return og_err(OG_ERR_NOMEM, "keymap: out of memory");
+    uint64_t sum = 0;
+    for (uint32_t i = 0; i < k->nfrags; i++) {
+        const uint8_t *f = p + (size_t)i * KM_FRAG_BYTES;
+        k->frags[i].id = og_load_u64le(f), k->frags[i].rows = og_load_u64le(f + 8), k->frags[i].tag = og_load_u64le(f + 16);
+        if (k->frags[i].rows >= UINT32_MAX) return og_err(OG_ERR_CORRUPT, "keymap: fragment %u of the run is too large", i);
+        sum += k->frags[i].rows;
+    }
+    if (sum != k->rows) return og_err(OG_ERR_CORRUPT, "keymap: the run's fragments do not add up to its rows");
     return OG_OK;
 }
 
@@ -230,6 +308,12 @@ og_status og_keymap_open_bytes(og_keymap **out, const uint8_t *p, size_t len, vo
     *out = NULL;
     if (len < KM_HEADER + 8) return og_err(OG_ERR_CORRUPT, "keymap: not a keymap file (%zu bytes)", len);
     OG_TRY(km_new(out, p, p + len - 8, len));
+    og_status st = km_take_frags(*out, p + KM_HEADER);
+    if (st != OG_OK) {
+        og_keymap_free(*out);
+        *out = NULL;
+        return st;
+    }
     km_attach(*out, p);
     (*out)->own = own;
     (*out)->mapping = mapping;
@@ -249,16 +333,23 @@ og_status og_keymap_open(og_keymap **out, og_store *st, const char *key)
         if (s == OG_OK && size >= KM_HEADER + 8 && size <= SIZE_MAX && og_pread_full(fd, h, sizeof h, 0) &&
             og_pread_full(fd, t, sizeof t, size - 8)) {
             s = km_new(out, h, t, (size_t)size);
-            if (s == OG_OK && pthread_mutex_init(&(*out)->mu, NULL) != 0) {
+            if (s == OG_OK && (*out)->nfrags) {
+                size_t fb = (size_t)(*out)->nfrags * KM_FRAG_BYTES;
+                uint8_t *tmp = malloc(fb);
+                if (!tmp) s = og_err(OG_ERR_NOMEM, "keymap: out of memory");
+                else if (!og_pread_full(fd, tmp, fb, KM_HEADER)) s = og_err(OG_ERR_IO, "keymap: reading its fragment table");
+                else s = km_take_frags(*out, tmp);
+                free(tmp);
+            }
+            if (s == OG_OK && pthread_mutex_init(&(*out)->mu, NULL) != 0) s = og_err(OG_ERR_NOMEM, "keymap: no mutex");
+            else if (s == OG_OK) (*out)->fd = fd;
+            if (s != OG_OK) {
+                if (*out) (*out)->fd = -1; /* (no mutex to destroy) */
                 og_keymap_free(*out);
                 *out = NULL;
-                s = og_err(OG_ERR_NOMEM, "keymap: no mutex");
-            }
-            if (s != OG_OK) {
                 og_store_close_fd(fd);
                 return og_err_wrap(s, "%s", key);
             }
-            (*out)->fd = fd;
             return OG_OK;
         }
         if (fd >= 0) og_store_close_fd(fd); /* (too short, or unreadable: the mapping says why) */
@@ -288,6 +379,7 @@ void og_keymap_free(og_keymap *k)
     }
     if (k->mapped) munmap(k->mapped, k->len);
     if (k->mapping) og_mapping_release(k->mapping);
+    free(k->frags);
     free(k->own);
     free(k);
 }
@@ -319,9 +411,19 @@ const uint8_t *og_keymap_base(const og_keymap *ck)
     return p;
 }
 
+/* 1 when entry en (ew words, key position and length at [2], [3]) names a row and key bytes
+ * inside k. */
+static int entry_ok(const og_keymap *k, const uint32_t *en)
+{
+    if ((uint64_t)en[2] + en[3] > k->blob_len) return 0;
+    if (k->format == KM_FORMAT_RUN) return en[4] < k->nfrags && en[1] < k->frags[en[4]].rows;
+    return en[1] < k->rows;
+}
+
 /* Bucket b's entries in the cache (read with pread on a miss), k->mu held.  1: *ent (n
- * entries, each key's bytes at (const uint8_t *)(k->rc.arena + ent[2])); 0: read the mapping;
- * -1: the file is damaged (a bound check failed). */
+ * entries of k->ew words each: hash, row, the key's arena word, length[, fragment ordinal];
+ * each key's bytes at (const uint8_t *)(k->rc.arena + ent[2])); 0: read the mapping; -1: the
+ * file is damaged (a bound check failed). */
 static int km_cached_bucket(og_keymap *k, size_t b, const uint32_t **ent, uint32_t *n)
 {
     const uint32_t *hit = og_wordcache_find(&k->rc, b, n);
@@ -333,33 +435,34 @@ static int km_cached_bucket(og_keymap *k, size_t b, const uint32_t **ent, uint32
     uint32_t se[2];
     if (!og_pread_full(k->fd, se, sizeof se, (uint64_t)(k->boff + b * 4))) return 0;
     if (se[0] > se[1] || se[1] > k->keys) return -1;
-    size_t cnt = se[1] - se[0], words = cnt * 4;
-    uint32_t *tmp = malloc((cnt ? cnt : 1) * 16);
+    size_t ew = k->ew, cnt = se[1] - se[0], words = cnt * ew;
+    uint32_t *tmp = malloc((cnt ? cnt : 1) * ew * 4);
     if (!tmp) return 0;
-    if (cnt && !og_pread_full(k->fd, tmp, cnt * 16, (uint64_t)(k->eoff + (size_t)se[0] * 16))) {
+    if (cnt && !og_pread_full(k->fd, tmp, cnt * ew * 4, (uint64_t)(k->eoff + (size_t)se[0] * ew * 4))) {
         free(tmp);
         return 0;
     }
     for (size_t i = 0; i < cnt; i++) {
-        if ((uint64_t)tmp[4 * i + 2] + tmp[4 * i + 3] > k->blob_len || tmp[4 * i + 1] >= k->rows) {
+        if (!entry_ok(k, tmp + ew * i)) {
             free(tmp);
             return -1;
         }
-        words += (tmp[4 * i + 3] + 3) / 4;
+        words += (tmp[ew * i + 3] + 3) / 4;
     }
     if (!og_wordcache_reserve(&k->rc, words)) { /* a bulk reader: the mapping from now on */
         free(tmp);
         return 0;
     }
     uint32_t *dst = k->rc.arena + k->rc.len;
-    size_t kw = k->rc.len + cnt * 4; /* the next key's arena word */
+    size_t kw = k->rc.len + cnt * ew; /* the next key's arena word */
     for (size_t i = 0; i < cnt; i++) {
-        uint32_t len = tmp[4 * i + 3];
-        if (len && !og_pread_full(k->fd, k->rc.arena + kw, len, (uint64_t)(k->kboff + tmp[4 * i + 2]))) {
+        uint32_t len = tmp[ew * i + 3];
+        if (len && !og_pread_full(k->fd, k->rc.arena + kw, len, (uint64_t)(k->kboff + tmp[ew * i + 2]))) {
             free(tmp);
             return 0;
         }
-        dst[4 * i] = tmp[4 * i], dst[4 * i + 1] = tmp[4 * i + 1], dst[4 * i + 2] = (uint32_t)kw, dst[4 * i + 3] = len;
+        memcpy(dst + ew * i, tmp + ew * i, ew * 4);
+        dst[ew * i + 2] = (uint32_t)kw;
         kw += (len + 3) / 4;
     }
     free(tmp);
@@ -381,13 +484,15 @@ static int km_map(og_keymap *k)
     return 1;
 }
 
-og_status og_keymap_find(const og_keymap *ck, const void *key, size_t len, int (*cb)(void *ud, uint32_t offset),
-                         void *ud)
+/* Calls cb (one file's map) or cb_run (a run map) for every entry of key, in order, until
+ * one returns nonzero. */
+static og_status km_find(const og_keymap *ck, const void *key, size_t len, int (*cb)(void *ud, uint32_t offset),
+                         int (*cb_run)(void *ud, uint32_t ord, uint32_t offset), void *ud)
 {
     og_keymap *k = (og_keymap *)(uintptr_t)ck; /* only the read cache changes */
     if (!k->keys) return OG_OK;
     uint64_t h = og_keymap_hash(key, len);
-    size_t b = k->bits ? (size_t)(h >> (64 - k->bits)) : 0;
+    size_t b = k->bits ? (size_t)(h >> (64 - k->bits)) : 0, ew = k->ew;
     if (k->fd >= 0) {
         pthread_mutex_lock(&k->mu);
         const uint32_t *ent;
@@ -399,10 +504,10 @@ og_status og_keymap_find(const og_keymap *ck, const void *key, size_t len, int (
         }
         if (got > 0) {
             for (uint32_t i = 0; i < n; i++) {
-                const uint32_t *en = ent + (size_t)i * 4;
+                const uint32_t *en = ent + (size_t)i * ew;
                 if (en[0] != (uint32_t)h || en[3] != len) continue;
                 if (len && memcmp(k->rc.arena + en[2], key, len) != 0) continue;
-                if (cb(ud, en[1])) break;
+                if (cb_run ? cb_run(ud, en[4], en[1]) : cb(ud, en[1])) break;
             }
             pthread_mutex_unlock(&k->mu);
             return OG_OK;
@@ -414,12 +519,142 @@ og_status og_keymap_find(const og_keymap *ck, const void *key, size_t len, int (
     uint32_t s = k->buckets[b], e = k->buckets[b + 1];
     if (s > e || e > k->keys) return og_err(OG_ERR_CORRUPT, "keymap: bucket %zu is out of bounds", b);
     for (uint32_t i = s; i < e; i++) {
-        const uint32_t *en = k->entries + (size_t)i * 4;
+        const uint32_t *en = k->entries + (size_t)i * ew;
         if (en[0] != (uint32_t)h || en[3] != len) continue;
-        if ((uint64_t)en[2] + en[3] > k->blob_len || en[1] >= k->rows)
-            return og_err(OG_ERR_CORRUPT, "keymap: entry %u is out of bounds", i);
+        if (!entry_ok(k, en)) return og_err(OG_ERR_CORRUPT, "keymap: entry %u is out of bounds", i);
         if (len && memcmp(k->blob + en[2], key, len) != 0) continue;
-        if (cb(ud, en[1])) break;
+        if (cb_run ? cb_run(ud, en[4], en[1]) : cb(ud, en[1])) break;
     }
+    return OG_OK;
+}
+
+og_status og_keymap_find(const og_keymap *k, const void *key, size_t len, int (*cb)(void *ud, uint32_t offset), void *ud)
+{
+    if (k->format != KM_FORMAT) return og_err(OG_ERR_INVALID, "keymap: a run map is probed with og_keymap_find_run");
+    return km_find(k, key, len, cb, NULL, ud);
+}
+
+og_status og_keymap_find_run(const og_keymap *k, const void *key, size_t len,
+                             int (*cb)(void *ud, uint32_t ord, uint32_t offset), void *ud)
+{
+    if (k->format != KM_FORMAT_RUN) return og_err(OG_ERR_INVALID, "keymap: not a run map");
+    return km_find(k, key, len, NULL, cb, ud);
+}
+
+int og_keymap_is_run(const og_keymap *k) { return k->format == KM_FORMAT_RUN; }
+
+size_t og_keymap_run_frags(const og_keymap *k, const og_keymap_frag **out)
+{
+    *out = k->frags;
+    return k->nfrags;
+}
+
+/* k's bytes for one pass of the run encoder: its own, or a mapping of its descriptor made
+ * here (*unmap set: munmap it after, so the pass leaves none of the file's pages resident). */
+static const uint8_t *bytes_for_pass(const og_keymap *k, int *unmap)
+{
+    *unmap = 0;
+    if (k->base) return k->base;
+    if (k->fd < 0) return NULL;
+    void *p = mmap(NULL, k->len, PROT_READ, MAP_PRIVATE, k->fd, 0);
+    if (p == MAP_FAILED) return NULL;
+    madvise(p, k->len, MADV_SEQUENTIAL);
+    *unmap = 1;
+    return p;
+}
+
+og_status og_keymap_encode_run(og_keymap *const *maps, const og_keymap_frag *frags, size_t n, og_buf *out)
+{
+    if (!n || n > KM_RUN_MAX_FRAGS) return og_err(OG_ERR_INVALID, "keymap: a run of %zu fragments", n);
+    uint64_t keys = 0, blob = 0, rows = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (maps[i]->format != KM_FORMAT || maps[i]->rows != frags[i].rows)
+            return og_err(OG_ERR_INVALID, "keymap: run member %zu is not the map of its fragment", i);
+        keys += maps[i]->keys, blob += maps[i]->blob_len, rows += frags[i].rows;
+    }
+    if (keys >= UINT32_MAX || blob >= UINT32_MAX)
+        return og_err(OG_ERR_LIMIT, "keymap: a run of %llu keys and %llu key bytes", (unsigned long long)keys,
+                      (unsigned long long)blob);
+    uint32_t bits = bits_for(keys);
+    /* (never fewer bucket bits than a member's — bits_for grows with the keys — which keeps
+     * each bucket ordered after the stable scatter below) */
+    for (size_t i = 0; i < n; i++)
+        if (maps[i]->bits > bits) return og_err(OG_ERR_INTERNAL, "keymap: run member %zu has more buckets than the run", i);
+    size_t nb = (size_t)1 << bits;
+    uint32_t *starts = calloc(nb + 1, sizeof *starts);
+    uint32_t *where = malloc((keys ? keys : 1) * sizeof *where); /* each entry's bucket, in member order */
+    if (!starts || !where) {
+        free(starts), free(where);
+        return og_err(OG_ERR_NOMEM, "keymap: out of memory");
+    }
+    og_status st = OG_OK;
+    size_t g = 0;
+    /* pass 1: every key's bucket (checking each member as the reader would) */
+    for (size_t i = 0; i < n && st == OG_OK; i++) {
+        const og_keymap *k = maps[i];
+        int unmap;
+        const uint8_t *p = bytes_for_pass(k, &unmap);
+        if (!p) {
+            st = og_err_errno(errno, "keymap: mapping run member %zu", i);
+            break;
+        }
+        const uint32_t *ent = (const uint32_t *)(const void *)(p + k->eoff);
+        for (uint64_t e = 0; e < k->keys; e++) {
+            const uint32_t *en = ent + e * 4;
+            uint64_t h;
+            if (!entry_ok(k, en) || (uint32_t)(h = og_keymap_hash(p + k->kboff + en[2], en[3])) != en[0]) {
+                st = og_err(OG_ERR_CORRUPT, "keymap: run member %zu: entry %llu is damaged", i, (unsigned long long)e);
+                break;
+            }
+            uint32_t b = bits ? (uint32_t)(h >> (64 - bits)) : 0;
+            where[g++] = b;
+            starts[b + 1]++;
+        }
+        if (unmap) munmap((void *)(uintptr_t)p, k->len);
+    }
+    size_t total = layout_size(bits, keys, blob, (uint32_t)n, 5);
+    if (st == OG_OK) st = og_buf_reserve(out, total);
+    if (st != OG_OK) {
+        free(starts), free(where);
+        return st;
+    }
+    for (size_t b = 0; b < nb; b++) starts[b + 1] += starts[b];
+    uint8_t *h = out->data + out->len;
+    memset(h, 0, total);
+    put_header(h, KM_FORMAT_RUN, rows, keys, bits, (uint32_t)n, blob);
+    for (size_t i = 0; i < n; i++) {
+        uint8_t *f = h + KM_HEADER + i * KM_FRAG_BYTES;
+        memcpy(f, &frags[i].id, 8), memcpy(f + 8, &frags[i].rows, 8), memcpy(f + 16, &frags[i].tag, 8);
+    }
+    size_t boff = KM_HEADER + n * KM_FRAG_BYTES, eoff = boff + pad8((nb + 1) * 4), kboff = eoff + pad8((size_t)keys * 20);
+    memcpy(h + boff, starts, (nb + 1) * 4);
+    memcpy(h + total - 8, KM_TRAILER, 8);
+    uint32_t *ent_out = (uint32_t *)(void *)(h + eoff);
+    /* pass 2: the key bytes member after member, each entry into its bucket — stable, so a
+     * bucket lists its entries by member, then (a member's bucket being a prefix of the run's)
+     * by ascending offset */
+    g = 0;
+    uint64_t kb = 0;
+    for (size_t i = 0; i < n && st == OG_OK; i++) {
+        const og_keymap *k = maps[i];
+        int unmap;
+        const uint8_t *p = bytes_for_pass(k, &unmap);
+        if (!p) {
+            st = og_err_errno(errno, "keymap: mapping run member %zu", i);
+            break;
+        }
+        if (k->blob_len) memcpy(h + kboff + kb, p + k->kboff, (size_t)k->blob_len);
+        const uint32_t *ent = (const uint32_t *)(const void *)(p + k->eoff);
+        for (uint64_t e = 0; e < k->keys; e++) {
+            const uint32_t *en = ent + e * 4;
+            uint32_t *d = ent_out + (size_t)starts[where[g++]]++ * 5;
+            d[0] = en[0], d[1] = en[1], d[2] = (uint32_t)(kb + en[2]), d[3] = en[3], d[4] = (uint32_t)i;
+        }
+        kb += k->blob_len;
+        if (unmap) munmap((void *)(uintptr_t)p, k->len);
+    }
+    free(starts), free(where);
+    if (st != OG_OK) return st;
+    out->len += total;
     return OG_OK;
 }

@@ -25,6 +25,19 @@
  * every lookup bounds-checks what it reads, so a damaged file can never make a read go
  * outside the mapping.  Maps never hold more than 2^32 - 1 rows or 4 GiB of key bytes
  * (OG_ERR_LIMIT at build: the reader then keeps its in-memory map).
+ *
+ * Run maps (format 2).  A bulk load leaves one data file per flushed batch (153 at 10M nodes),
+ * and probing that many maps was most of a fresh process's first lookup (docs/indexes.md
+ * "Run maps").  A run map is the maps of a run of fragments merged into one file, written
+ * after the publish beside the last fragment's map:
+ *   `_index/<table dir>/<last fragment's id data file name>/keyrun.v1` (og_keymap_run_store_key)
+ * Its layout is format 1's with u32 nfrags in the header's spare word, a fragment table of
+ * nfrags x {u64 fragment id, u64 physical rows, u64 tag (og_keymap_hash of the path of the
+ * fragment's id data file)} after the header, and 20-byte entries {u32 hash low bits, u32 row
+ * offset, u32 key position, u32 key length, u32 ordinal in the fragment table}, grouped by
+ * bucket and ordered by (ordinal, offset) inside one.  A reader uses it for the fragments of
+ * its version whose id, rows and tag match an entry of the table and probes the others' own
+ * maps.
  */
 #ifndef OG_INDEX_KEYMAP_H
 #define OG_INDEX_KEYMAP_H
@@ -89,6 +102,30 @@ size_t og_keymap_bytes(const og_keymap *k);
  * map is damaged). */
 og_status og_keymap_find(const og_keymap *k, const void *key, size_t len, int (*cb)(void *ud, uint32_t offset),
                          void *ud);
+
+/* A run map's record of one fragment (og_keymap_frag_of). */
+typedef struct og_keymap_frag {
+    uint64_t id, rows, tag;
+} og_keymap_frag;
+
+/* f's record in a run map.  OG_ERR_NOT_FOUND when no data file of f holds id_field. */
+og_status og_keymap_frag_of(og_keymap_frag *out, const og_fragment *f, int32_t id_field);
+/* The store key of the run map ending at fragment f (errors as og_keymap_store_key). */
+og_status og_keymap_run_store_key(char *key, size_t cap, const char *dir, const og_fragment *f, int32_t id_field);
+/* Merges the one-file maps maps[0..n) of the fragments frags[0..n) (in manifest order) into a
+ * run map, appended to out.  Reads each member twice (a member opened by descriptor is mapped
+ * for each pass and unmapped after it).  OG_ERR_INVALID (a member that is a run, or whose rows
+ * are not its fragment's), OG_ERR_CORRUPT (a damaged member), OG_ERR_LIMIT (2^32 keys or key
+ * bytes), NOMEM. */
+og_status og_keymap_encode_run(og_keymap *const *maps, const og_keymap_frag *frags, size_t n, og_buf *out);
+/* 1 for a run map (probe it with og_keymap_find_run; og_keymap_find refuses it). */
+int og_keymap_is_run(const og_keymap *k);
+/* A run map's fragment table (its entries' ordinals index it); 0 for a one-file map. */
+size_t og_keymap_run_frags(const og_keymap *k, const og_keymap_frag **out);
+/* og_keymap_find for a run map: cb(ud, ordinal, offset) for every entry of key, by ordinal then
+ * offset.  OG_ERR_INVALID for a one-file map. */
+og_status og_keymap_find_run(const og_keymap *k, const void *key, size_t len,
+                             int (*cb)(void *ud, uint32_t ord, uint32_t offset), void *ud);
 
 /* The hash the format uses (format hash 1), exposed for tests. */
 uint64_t og_keymap_hash(const void *key, size_t len);

@@ -1,7 +1,7 @@
 /*
  * fuzz_index.c — libFuzzer target for the persisted index decoders (src/index/): the first
  * byte modulo 3 picks the keymap (0), CSR (1) or scalar (2) decoder, the rest is the file.  A
- * keymap that opens is probed with keys cut from its own bytes and a few fixed ones; a CSR
+ * keymap (one file's or a run map) that opens is probed with keys cut from its own bytes and a few fixed ones; a CSR
  * file that parses has every offset and neighbour array read end to end; a scalar file that
  * passes og_scalar_check is looked up with open, closed, half-open, point and inverted ranges
  * of both key families (numbers and strings, bounds cut from its own bytes), every offset
@@ -24,6 +24,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static int count(void *ud, uint32_t off)
 {
     *(uint64_t *)ud += off;
+    return 0;
+}
+
+static int count_run(void *ud, uint32_t ord, uint32_t off)
+{
+    *(uint64_t *)ud += off + ord;
     return 0;
 }
 
@@ -94,9 +100,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (og_keymap_open_bytes(&k, p, len, NULL, NULL) == OG_OK) {
             uint64_t acc = 0;
             static const char *fixed[] = {"", "a", "k1", "node-1"};
-            for (size_t i = 0; i < 4; i++) (void)og_keymap_find(k, fixed[i], strlen(fixed[i]), count, &acc);
+            int run = og_keymap_is_run(k);
+            for (size_t i = 0; i < 4; i++)
+                (void)(run ? og_keymap_find_run(k, fixed[i], strlen(fixed[i]), count_run, &acc)
+                           : og_keymap_find(k, fixed[i], strlen(fixed[i]), count, &acc));
             for (size_t off = 0; off + 4 <= len && off < 4096; off += 7)
-                (void)og_keymap_find(k, p + off, 1 + off % 4, count, &acc);
+                (void)(run ? og_keymap_find_run(k, p + off, 1 + off % 4, count_run, &acc)
+                           : og_keymap_find(k, p + off, 1 + off % 4, count, &acc));
             sink += acc;
             og_keymap_free(k);
         }

@@ -345,13 +345,141 @@ static void csr_round_trips_and_refuses_damage(void **state)
     og_buf_free(&b);
 }
 
+typedef struct run_hits {
+    uint32_t at[64][2];
+    size_t n, stop_after;
+} run_hits;
+
+static int collect_run(void *ud, uint32_t ord, uint32_t off)
+{
+    run_hits *h = ud;
+    if (h->n < 64) h->at[h->n][0] = ord, h->at[h->n][1] = off;
+    h->n++;
+    return h->stop_after && h->n >= h->stop_after;
+}
+
+/* The run map's answer for key must be every member's, member after member (ordinal, then
+ * ascending offset). */
+static void run_equals_members(const og_keymap *run, og_keymap *const *members, size_t n, const char *key)
+{
+    run_hits got = {0};
+    OK(og_keymap_find_run(run, key, strlen(key), collect_run, &got));
+    size_t at = 0;
+    for (size_t i = 0; i < n; i++) {
+        hits h;
+        find(members[i], key, &h);
+        for (size_t j = 0; j < h.n && j < 16; j++, at++) {
+            assert_true(at < got.n);
+            assert_int_equal(got.at[at][0], i);
+            assert_int_equal(got.at[at][1], h.off[j]);
+        }
+    }
+    assert_int_equal(got.n, at);
+}
+
+/* Run maps (keymap.h "Run maps"): the merge of several members answers every key as the
+ * members do, in member then offset order (duplicates within and across members, nulls, the
+ * empty id, misses), with a stop from the callback; keeps the fragment table; refuses a
+ * member that is a run or not its fragment's map; reads alike from a store by descriptor;
+ * and a damaged run (truncated, its fragments' rows not adding up, an entry naming a fragment
+ * it does not have) is OG_ERR_CORRUPT. */
+static void run_maps_answer_as_their_members(void **state)
+{
+    og_store *st = ((fixture *)*state)->st;
+    og_vector ids[3];
+    for (int m = 0; m < 3; m++) OK(og_vector_init(&ids[m], T_STR));
+    const char *m0[] = {"a", "b", "a", NULL, "c", ""};
+    for (int i = 0; i < 6; i++)
+        OK(m0[i] ? og_vector_append_bytes(&ids[0], m0[i], strlen(m0[i])) : og_vector_append_null(&ids[0]));
+    OK(og_vector_append_bytes(&ids[1], "b", 1));
+    OK(og_vector_append_bytes(&ids[1], "d", 1));
+    for (int i = 0; i < 3000; i++) { /* more buckets than the small members */
+        char key[16];
+        int n = snprintf(key, sizeof key, "k%d", i % 2900);
+        OK(og_vector_append_bytes(&ids[2], key, (size_t)n));
+    }
+    OK(og_vector_append_bytes(&ids[2], "a", 1));
+    og_keymap *mem[3];
+    og_keymap_frag frags[3];
+    for (int m = 0; m < 3; m++) {
+        mem[m] = open_encoded(&ids[m]);
+        frags[m] = (og_keymap_frag){100 + (uint64_t)m, ids[m].len, 7 * (uint64_t)m + 1};
+    }
+    og_buf b = OG_BUF_INIT;
+    OK(og_keymap_encode_run(mem, frags, 3, &b));
+    og_keymap *run = NULL;
+    OK(og_keymap_open_bytes(&run, b.data, b.len, NULL, NULL));
+    assert_true(og_keymap_is_run(run));
+    assert_false(og_keymap_is_run(mem[0]));
+    const og_keymap_frag *rf;
+    assert_int_equal(og_keymap_run_frags(run, &rf), 3);
+    assert_memory_equal(rf, frags, sizeof frags);
+    assert_int_equal(og_keymap_keys(run), 5 + 2 + 3001);
+    static const char *keys[] = {"a", "b", "c", "d", "", "k0", "k5", "k2899", "k2950", "zz", "k1"};
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) run_equals_members(run, mem, 3, keys[i]);
+    run_hits first = {.stop_after = 1};
+    OK(og_keymap_find_run(run, "a", 1, collect_run, &first));
+    assert_int_equal(first.n, 1);
+    assert_int_equal(first.at[0][0], 0);
+    assert_int_equal(first.at[0][1], 0);
+    /* each kind of map is probed by its own function */
+    hits h;
+    assert_int_equal(og_keymap_find(run, "a", 1, collect, &h), OG_ERR_INVALID);
+    assert_int_equal(og_keymap_find_run(mem[0], "a", 1, collect_run, &first), OG_ERR_INVALID);
+    og_error_clear();
+    /* refused members */
+    og_buf x = OG_BUF_INIT;
+    og_keymap *with_run[2] = {mem[0], run};
+    assert_int_equal(og_keymap_encode_run(with_run, frags, 2, &x), OG_ERR_INVALID);
+    og_keymap_frag wrong = frags[1];
+    wrong.rows++;
+    assert_int_equal(og_keymap_encode_run(&mem[1], &wrong, 1, &x), OG_ERR_INVALID);
+    assert_int_equal(x.len, 0);
+    og_error_clear();
+    /* by descriptor from a store: the same answers */
+    OK(og_store_put(st, "_index/t/f/keyrun.v1", b.data, b.len));
+    og_keymap *pr = NULL;
+    OK(og_keymap_open(&pr, st, "_index/t/f/keyrun.v1"));
+    assert_true(og_keymap_reads_by_pread(pr));
+    assert_int_equal(og_keymap_run_frags(pr, &rf), 3);
+    assert_memory_equal(rf, frags, sizeof frags);
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) run_equals_members(pr, mem, 3, keys[i]);
+    og_keymap_free(pr);
+    /* damage */
+    og_keymap *bad = NULL;
+    assert_int_equal(og_keymap_open_bytes(&bad, b.data, b.len - 8, NULL, NULL), OG_ERR_CORRUPT);
+    uint8_t *copy = malloc(b.len);
+    memcpy(copy, b.data, b.len);
+    copy[48 + 8] ^= 1; /* the first fragment's rows: no longer the header's sum */
+    assert_int_equal(og_keymap_open_bytes(&bad, copy, b.len, NULL, NULL), OG_ERR_CORRUPT);
+    memcpy(copy, b.data, b.len);
+    OK(og_keymap_open_bytes(&bad, copy, b.len, NULL, NULL));
+    size_t nb = ((size_t)1 << og_load_u32le(copy + 32)) + 1;
+    size_t eoff = 48 + 3 * 24 + ((nb * 4 + 7) & ~(size_t)7);
+    for (size_t e = 0; e < og_keymap_keys(run); e++) copy[eoff + e * 20 + 16] = 9; /* every entry: ordinal 9 of 3 */
+    run_hits any = {0};
+    og_status s = OG_OK;
+    for (size_t i = 0; i < sizeof keys / sizeof *keys && s == OG_OK; i++) s = og_keymap_find_run(bad, keys[i], strlen(keys[i]), collect_run, &any);
+    assert_int_equal(s, OG_ERR_CORRUPT);
+    og_error_clear();
+    og_keymap_free(bad);
+    free(copy);
+    og_keymap_free(run);
+    for (int m = 0; m < 3; m++) {
+        og_keymap_free(mem[m]);
+        og_vector_free(&ids[m]);
+    }
+    og_buf_free(&b);
+}
+
 /* The fuzzer's seeds (tests/fuzz/corpus/fuzz_index/, a selector byte then the file) must be
  * valid files, or the fuzzer would start from the refusal paths only. */
 static void fuzz_seeds_decode(void **state)
 {
     (void)state;
-    static const char *seeds[] = {"keymap_small", "csr_small"};
-    for (size_t i = 0; i < 2; i++) {
+    static const char *seeds[] = {"keymap_small", "csr_small", "keyrun_small"};
+    for (size_t i = 0; i < 3; i++) {
         char path[512];
         snprintf(path, sizeof path, "%s/tests/fuzz/corpus/fuzz_index/%s", OG_SOURCE_DIR, seeds[i]);
         og_buf b = OG_BUF_INIT;
@@ -366,10 +494,18 @@ static void fuzz_seeds_decode(void **state)
         } else {
             og_keymap *k;
             OK(og_keymap_open_bytes(&k, p, b.len - 1, NULL, NULL));
-            hits h;
-            assert_int_equal(find(k, "a", &h), 2);
-            assert_int_equal(h.off[1], 3);
-            assert_int_equal(find(k, "node-1", &h), 1);
+            if (og_keymap_is_run(k)) { /* "a" at offsets 0 and 2 of the first member, 1 of the second */
+                run_hits r = {0};
+                OK(og_keymap_find_run(k, "a", 1, collect_run, &r));
+                assert_int_equal(r.n, 3);
+                assert_int_equal(r.at[2][0], 1);
+                assert_int_equal(r.at[2][1], 1);
+            } else {
+                hits h;
+                assert_int_equal(find(k, "a", &h), 2);
+                assert_int_equal(h.off[1], 3);
+                assert_int_equal(find(k, "node-1", &h), 1);
+            }
             og_keymap_free(k);
         }
         free(p);
@@ -389,6 +525,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(pread_probes_equal_in_memory_probes, setup, teardown),
         cmocka_unit_test_setup_teardown(a_map_opened_by_descriptor_checks_its_file_and_maps_late, setup, teardown),
         cmocka_unit_test(csr_round_trips_and_refuses_damage),
+        cmocka_unit_test_setup_teardown(run_maps_answer_as_their_members, setup, teardown),
         cmocka_unit_test(fuzz_seeds_decode),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
