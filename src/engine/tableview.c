@@ -153,6 +153,9 @@ static void view_free(og_tableview *v)
         for (size_t i = 0; i < v->m.nfragments; i++) og_keymap_free(atomic_load(&kms[i]));
     free(kms);
     free(v->km_unsaved);
+    og_keymap_free(v->krun);
+    free(v->krun_view);
+    free(v->km_covered);
     free(v->frag_start);
     og_strmap *idm = atomic_load(&v->idmap);
     if (idm) {
@@ -412,6 +415,8 @@ og_status og_tableview_open(og_tableview **out, og_table *t, uint64_t version)
     atomic_init(&v->keys_ready, 0);
     atomic_init(&v->keys_saved, 0);
     atomic_init(&v->km_built, 0);
+    atomic_init(&v->krun_state, 0);
+    atomic_init(&v->krun_saving, 0);
     og_manifest_init(&v->m);
     if (pthread_mutex_init(&v->lock, NULL) != 0) {
         free(v);
@@ -1092,15 +1097,129 @@ static og_status km_get(og_tableview *v, size_t i, int32_t fid, og_keymap **out)
     return st;
 }
 
+/* Run maps (index/keymap.h, docs/indexes.md "Run maps"): a view of at least
+ * OG_TV_KEYRUN_MIN_FRAGMENTS fragments looks for one ending at each of its last
+ * OG_TV_KEYRUN_TRIES fragments (a run written after a bulk load, then a few small appends). */
+#define OG_TV_KEYRUN_MIN_FRAGMENTS 8
+#define OG_TV_KEYRUN_TRIES 4
+
+typedef struct frag_pos {
+    uint64_t id;
+    size_t at;
+} frag_pos;
+
+static int frag_pos_cmp(const void *a, const void *b)
+{
+    uint64_t x = ((const frag_pos *)a)->id, y = ((const frag_pos *)b)->id;
+    return x < y ? -1 : x > y;
+}
+
+/* Adopts run map k if it covers some fragment of v (v->lock held): each of its fragments whose
+ * id, rows and id file match one of v's.  1 when adopted (k is v's then), 0 when not. */
+static int krun_adopt(og_tableview *v, og_keymap *k, int32_t fid)
+{
+    const og_keymap_frag *rf;
+    size_t nr = og_keymap_run_frags(k, &rf), nf = v->m.nfragments;
+    frag_pos *pos = malloc(nf * sizeof *pos);
+    int32_t *view = malloc(nr * sizeof *view);
+    uint8_t *covered = calloc(nf, 1);
+    size_t hits = 0;
+    if (pos && view && covered) {
+        for (size_t i = 0; i < nf; i++) pos[i] = (frag_pos){v->m.fragments[i].id, i};
+        qsort(pos, nf, sizeof *pos, frag_pos_cmp);
+        for (size_t o = 0; o < nr; o++) {
+            view[o] = -1;
+            frag_pos want = {rf[o].id, 0};
+            const frag_pos *at = bsearch(&want, pos, nf, sizeof *pos, frag_pos_cmp);
+            og_keymap_frag mine;
+            if (!at || covered[at->at] || og_keymap_frag_of(&mine, &v->m.fragments[at->at], fid) != OG_OK) {
+                og_error_clear();
+                continue;
+            }
+            if (mine.rows != rf[o].rows || mine.tag != rf[o].tag) continue; /* (another file under that id) */
+            view[o] = (int32_t)at->at;
+            covered[at->at] = 1;
+            hits++;
+        }
+    }
+    free(pos);
+    if (!hits) {
+        free(view);
+        free(covered);
+        return 0;
+    }
+    v->krun = k;
+    v->krun_view = view;
+    v->km_covered = covered;
+    size_t cache = og_keymap_set_read_cache(k, OG_KEYMAP_READ_CACHE);
+    atomic_fetch_add(&v->derived_bytes, sizeof(og_keymap_frag) * nr + nr * sizeof *view + nf + cache);
+    return 1;
+}
+
+/* v's run map, looked for once (NULL when there is none: every failure only means probing the
+ * fragments' own maps). */
+static og_keymap *krun_get(og_tableview *v, int32_t fid)
+{
+    if (atomic_load_explicit(&v->krun_state, memory_order_acquire)) return v->krun;
+    size_t nf = v->m.nfragments;
+    int mode = og_tableview_index_mode();
+    pthread_mutex_lock(&v->lock);
+    if (!atomic_load_explicit(&v->krun_state, memory_order_acquire)) {
+        for (size_t t = 0; mode && nf >= OG_TV_KEYRUN_MIN_FRAGMENTS && t < OG_TV_KEYRUN_TRIES && !v->krun; t++) {
+            char key[512];
+            og_keymap *k = NULL;
+            if (og_keymap_run_store_key(key, sizeof key, og_table_dir(v->table), &v->m.fragments[nf - 1 - t], fid) == OG_OK &&
+                og_keymap_open(&k, v->store, key) == OG_OK && og_keymap_is_run(k) && krun_adopt(v, k, fid))
+                break;
+            og_keymap_free(k);
+            og_error_clear();
+        }
+        atomic_store_explicit(&v->krun_state, 1, memory_order_release);
+    }
+    pthread_mutex_unlock(&v->lock);
+    return v->krun;
+}
+
+/* Writes the run map of all of v's fragments (their maps open in kms) unless one covers them
+ * already; after the publish, best effort (docs/indexes.md "Run maps"). */
+static void save_run(og_tableview *v, int32_t fid)
+{
+    size_t nf = v->m.nfragments;
+    if (nf < OG_TV_KEYRUN_MIN_FRAGMENTS) return;
+    og_keymap *have = krun_get(v, fid);
+    size_t covered = 0;
+    for (size_t i = 0; have && i < nf; i++) covered += v->km_covered[i];
+    if (covered == nf) return;
+    int expect = 0;
+    if (!atomic_compare_exchange_strong(&v->krun_saving, &expect, 1)) return;
+    og_keymap *_Atomic *kms = atomic_load_explicit(&v->kms, memory_order_acquire);
+    og_keymap **maps = malloc(nf * sizeof *maps);
+    og_keymap_frag *frags = malloc(nf * sizeof *frags);
+    og_status st = maps && frags ? OG_OK : og_err(OG_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < nf && st == OG_OK; i++) {
+        maps[i] = atomic_load_explicit(&kms[i], memory_order_acquire);
+        if (!maps[i]) st = og_err(OG_ERR_INTERNAL, "fragment %zu has no key map", i);
+        else st = og_keymap_frag_of(&frags[i], &v->m.fragments[i], fid);
+    }
+    char key[512];
+    if (st == OG_OK) st = og_keymap_run_store_key(key, sizeof key, og_table_dir(v->table), &v->m.fragments[nf - 1], fid);
+    og_buf b = OG_BUF_INIT;
+    if (st == OG_OK) st = og_keymap_encode_run(maps, frags, nf, &b);
+    if (st == OG_OK) st = og_store_put_if_absent(v->store, key, b.data, b.len);
+    og_buf_free(&b);
+    free(maps);
+    free(frags);
+    og_error_clear(); /* (derived: ALREADY_EXISTS is a racing builder's identical file) */
+}
+
 /* Opens (or builds in memory) the keymap of every fragment, once; with `persist` also writes
- * the built ones to the store (once).  OG_ERR_INVALID when the view has no String id. */
+ * the built ones to the store (once), then the run map of them all.  OG_ERR_INVALID when the
+ * view has no String id. */
 static og_status prepare_keys(og_tableview *v, int persist)
 {
     int mode = og_tableview_index_mode();
     if (persist && mode < 2) persist = 0;
-    if (atomic_load_explicit(&v->keys_ready, memory_order_acquire) &&
-        (!persist || atomic_load_explicit(&v->keys_saved, memory_order_acquire)))
-        return OG_OK;
+    if (atomic_load_explicit(&v->keys_ready, memory_order_acquire) && !persist) return OG_OK;
     int32_t fid;
     OG_TRY(keys_begin(v, &fid));
     og_keymap *k;
@@ -1112,8 +1231,10 @@ static og_status prepare_keys(og_tableview *v, int persist)
         atomic_store(&v->keys_saved, !any);
         atomic_store_explicit(&v->keys_ready, 1, memory_order_release);
     }
-    if (persist && !atomic_load(&v->keys_saved)) save_keymaps(v, fid);
+    int save = persist && !atomic_load(&v->keys_saved);
+    if (save) save_keymaps(v, fid);
     pthread_mutex_unlock(&v->lock);
+    if (persist && atomic_load(&v->keys_saved)) save_run(v, fid); /* (members in the store first) */
     return OG_OK;
 }
 
@@ -1171,6 +1292,57 @@ og_status og_tableview_find_id(og_tableview *v, const char *id, size_t len, uint
     return OG_OK;
 }
 
+/* What a run map's probe found: its entries for one key, by ordinal then offset. */
+typedef struct run_hits {
+    uint32_t (*at)[2];
+    size_t n, cap;
+    uint32_t local[8][2];
+    int nomem;
+} run_hits;
+
+static int run_hit(void *ud, uint32_t ord, uint32_t off)
+{
+    run_hits *h = ud;
+    if (h->n == h->cap) { /* (many dead rows of one id) */
+        size_t cap = h->cap * 2;
+        uint32_t (*at)[2] = h->at == h->local ? malloc(cap * sizeof *at) : realloc(h->at, cap * sizeof *at);
+        if (!at) {
+            h->nomem = 1;
+            return 1;
+        }
+        if (h->at == h->local) memcpy(at, h->local, sizeof h->local);
+        h->at = at, h->cap = cap;
+    }
+    h->at[h->n][0] = ord, h->at[h->n][1] = off;
+    h->n++;
+    return 0;
+}
+
+/* The first live row of id among the fragments run map k covers: *frag its fragment (nf when
+ * none).  The entries are collected first: a fragment's deletions are read under v->lock,
+ * never under the map's. */
+static og_status run_lookup(og_tableview *v, og_keymap *k, const char *id, size_t len, size_t *frag, uint32_t *row)
+{
+    size_t nf = v->m.nfragments;
+    *frag = nf;
+    run_hits h = {.cap = 8};
+    h.at = h.local;
+    og_status st = og_keymap_find_run(k, id, len, run_hit, &h);
+    if (st == OG_OK && h.nomem) st = og_err(OG_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < h.n && st == OG_OK; i++) {
+        int32_t vi = v->krun_view[h.at[i][0]];
+        if (vi < 0 || (size_t)vi >= *frag) continue; /* (not in this version, or after a live one) */
+        find_ctx c = {v, NULL, (size_t)vi, 0, 0};
+        if (v->m.fragments[vi].deletion.present) st = og_tv_frag_deletions(v, (size_t)vi, &c.del);
+        if (st == OG_OK) find_live(&c, h.at[i][1]);
+        if (c.found) *frag = (size_t)vi, *row = c.row;
+    }
+    if (h.at != h.local) free(h.at);
+    if (st != OG_OK)
+        return og_err_wrap(st, "table %s version %llu: its run key map", og_table_dir(v->table), (unsigned long long)v->m.version);
+    return OG_OK;
+}
+
 og_status og_tableview_lookup_id(og_tableview *v, const char *id, size_t len, uint32_t *row)
 {
     *row = OG_TABLEVIEW_NO_ROW;
@@ -1183,7 +1355,16 @@ og_status og_tableview_lookup_id(og_tableview *v, const char *id, size_t len, ui
     } else {
         int32_t fid;
         OG_TRY(keys_begin(v, &fid));
-        for (size_t i = 0; i < v->m.nfragments && !found; i++) {
+        /* the run map first (one probe for the fragments it covers), then the others' own maps
+         * before the fragment it found: the first live row in fragment order either way */
+        og_keymap *run = krun_get(v, fid);
+        size_t stop = v->m.nfragments;
+        if (run) {
+            OG_TRY(run_lookup(v, run, id, len, &stop, &r));
+            found = stop < v->m.nfragments;
+        }
+        for (size_t i = 0; i < stop; i++) {
+            if (run && v->km_covered[i]) continue;
             find_ctx c = {v, NULL, i, 0, 0};
             og_keymap *k;
             OG_TRY(km_get(v, i, fid, &k)); /* (opened when the probe first reaches it) */
@@ -1192,7 +1373,10 @@ og_status og_tableview_lookup_id(og_tableview *v, const char *id, size_t len, ui
             if (st != OG_OK)
                 return og_err_wrap(st, "table %s version %llu fragment %llu", og_table_dir(v->table),
                                    (unsigned long long)v->m.version, (unsigned long long)v->m.fragments[i].id);
-            found = c.found, r = c.row;
+            if (c.found) {
+                found = 1, r = c.row;
+                break;
+            }
         }
     }
     if (found) *row = r;
@@ -1272,6 +1456,7 @@ static og_status build_topology(og_tableview *edges, og_tableview *src, og_table
 }
 
 static void csr_release(void *hold) { og_csr_free(hold); }
+static void csr_read_ahead(void *c) { og_csr_prefault_async(c); }
 
 /* The persisted adjacency of (edges, src, dst), or NULL when absent or not usable. */
 og_topology *og_tv_open_topology(og_tableview *edges, og_tableview *src, og_tableview *dst, int prefault)
@@ -1294,7 +1479,13 @@ og_topology *og_tv_open_topology(og_tableview *edges, og_tableview *src, og_tabl
         return NULL;
     }
     if (og_csr_fd(c) >= 0) og_topology_read_by_pread(t, og_csr_fd(c), og_csr_data(c));
-    if (prefault && og_store_is_local(edges->store)) og_csr_prefault_async(c);
+    /* read the file ahead when a traversal first turns to the mapping, not at open: the whole
+     * topology (1 GB at 50M edges) for a point query's few lists was most of a 1-hop's first
+     * call at 10M nodes (docs/benchmarks.md "Scaling") */
+    if (prefault && og_store_is_local(edges->store)) {
+        if (og_csr_fd(c) >= 0) og_topology_on_bulk(t, csr_read_ahead, c);
+        else og_csr_prefault_async(c);
+    }
     return t;
 }
 

@@ -51,6 +51,11 @@ struct og_tableview {
     atomic_int keys_ready;       /* kms covers every fragment */
     atomic_int keys_saved;       /* every km_unsaved is 0 (or saving failed: never retried) */
     atomic_int km_built;         /* a map was built since the last og_tableview_save_keys */
+    og_keymap *krun;             /* the run map over some fragments (keymap.h), or NULL */
+    int32_t *krun_view;          /* per run ordinal: the view's fragment index, or -1 */
+    uint8_t *km_covered;         /* per fragment: 1 when krun holds its keys */
+    atomic_int krun_state;       /* 1 once looked for (krun then final) */
+    atomic_int krun_saving;      /* 1 once a persist call took the run map's build */
 
     pthread_mutex_t lock;        /* serialises lazy loads and guards topos */
     topo_slot **topos;

@@ -486,6 +486,104 @@ static void a_crash_after_publishing_an_index_file_leaves_whole_files(void **sta
     }
 }
 
+/* Runs cmd (a shell command over the graph directory) and checks it succeeded. */
+static void shell(fixture *f, const char *fmt)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, fmt, f->uri);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* A bulk load of many node batches writes one run map of them all (index/keymap.h "Run
+ * maps") beside the fragments' own maps; a fresh process's key lookups answer from it alone
+ * (with the fragments' own maps deleted and index files read-only, no map is built from the
+ * data), and alike after deletions, a re-insert and appends (fragments it does not cover), and
+ * with the run map damaged or naming other files. */
+static void a_run_map_answers_lookups_for_the_fragments_it_covers(void **state)
+{
+    fixture *f = *state;
+    char want[8192], got[8192];
+    const char *was = getenv("OG_LOAD_FLUSH_ROWS");
+    char saved[32];
+    snprintf(saved, sizeof saved, "%s", was ? was : "");
+    setenv("OG_LOAD_FLUSH_ROWS", "1", 1); /* 5 people + 5 more: 10 data files */
+    char seed[4096];
+    int w = snprintf(seed, sizeof seed, "%s", SEED);
+    for (int i = 0; i < 5; i++)
+        w += snprintf(seed + w, sizeof seed - (size_t)w,
+                      "{\"type\": \"Person\", \"data\": {\"name\": \"P%d\", \"age\": %d}}\n"
+                      "{\"edge\": \"Knows\", \"from\": \"P%d\", \"to\": \"Eve\"}\n", i, 50 + i, i);
+    og_tableview_set_index_mode(2);
+    assert_int_equal(fixture_load(f, seed, OG_LOAD_OVERWRITE, NULL), OG_OK);
+    if (was)
+        setenv("OG_LOAD_FLUSH_ROWS", saved, 1);
+    else
+        unsetenv("OG_LOAD_FLUSH_ROWS");
+    assert_int_equal(index_files(f, "keyrun.v1"), 1);
+    og_tableview_set_index_mode(0);
+    reopen(f);
+    answers(f, want, sizeof want);
+    assert_non_null(strstr(want, "fans(Eve)=Charlie;P0;P1;P2;P3;P4\n"));
+    /* from the run map alone: no per-fragment map to open, none built */
+    shell(f, "find '%s/_index' -name keymap.v1 -delete");
+    og_tableview_set_index_mode(1);
+    reopen(f);
+    size_t before = og_tableview_whole_reads();
+    for (int i = 0; i < 5; i++) {
+        char params[64], row[128];
+        snprintf(params, sizeof params, "{\"n\":\"%s\"}", i < 4 ? (const char *[]){"Alice", "Eve", "P4", "Zed"}[i] : "P0");
+        assert_int_equal(fixture_query(f, "age", params, NULL, row, sizeof row), OG_OK);
+    }
+    assert_int_equal(og_tableview_whole_reads() - before, 0);
+    answers(f, got, sizeof got);
+    assert_string_equal(got, want);
+
+    /* deletions in covered fragments, a re-insert (its old row covered and deleted, its new one
+     * appended), an appended node: the run map for the first, the new fragments' own maps */
+    og_tableview_set_index_mode(2);
+    assert_int_equal(mut(f, "remove_person", "{\"name\":\"Bob\"}"), OG_OK);
+    assert_int_equal(mut(f, "insert_person", "{\"name\":\"Alice\",\"age\":99}"), OG_OK);
+    assert_int_equal(mut(f, "insert_person", "{\"name\":\"Frank\",\"age\":40}"), OG_OK);
+    assert_int_equal(mut(f, "add_friend", "{\"from\":\"Frank\",\"to\":\"P3\"}"), OG_OK);
+    og_tableview_set_index_mode(0);
+    reopen(f);
+    answers(f, want, sizeof want);
+    assert_non_null(strstr(want, "age(Alice)=Alice|99\n"));
+    assert_non_null(strstr(want, "age(Bob)=\n"));
+    og_tableview_set_index_mode(2);
+    for (int pass = 0; pass < 2; pass++) {
+        reopen(f);
+        answers(f, got, sizeof got);
+        assert_string_equal(got, want);
+    }
+    assert_int_equal(index_files(f, "keyrun.v1"), 1);
+
+    /* a damaged run map, then a well-formed one of other files: never trusted */
+    char idx[160];
+    snprintf(idx, sizeof idx, "%s/_index", f->uri);
+    clobber(idx, "keyrun.v1", "garbage", 7);
+    reopen(f);
+    answers(f, got, sizeof got);
+    assert_string_equal(got, want);
+    og_vector ids;
+    assert_int_equal(og_vector_init(&ids, (og_type){OG_T_STRING, OG_T_NULL, 0}), OG_OK);
+    assert_int_equal(og_vector_append_bytes(&ids, "Alice", 5), OG_OK);
+    og_buf b = OG_BUF_INIT, rb = OG_BUF_INIT;
+    assert_int_equal(og_keymap_encode(&ids, &b), OG_OK);
+    og_keymap *one = NULL;
+    assert_int_equal(og_keymap_open_bytes(&one, b.data, b.len, NULL, NULL), OG_OK);
+    og_keymap_frag other = {1, 1, 12345};
+    assert_int_equal(og_keymap_encode_run(&one, &other, 1, &rb), OG_OK);
+    clobber(idx, "keyrun.v1", rb.data, rb.len);
+    og_keymap_free(one);
+    og_buf_free(&b);
+    og_buf_free(&rb);
+    og_vector_free(&ids);
+    reopen(f);
+    answers(f, got, sizeof got);
+    assert_string_equal(got, want);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -497,6 +595,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_crash_after_publishing_an_index_file_leaves_whole_files, setup, teardown),
         cmocka_unit_test_setup_teardown(a_bulk_load_writes_the_key_maps_and_topology_its_first_query_opens, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(a_run_map_answers_lookups_for_the_fragments_it_covers, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
