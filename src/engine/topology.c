@@ -49,7 +49,24 @@ struct og_topology {
     int by_pread, rfd;
     const uint8_t *rbase;
     uint64_t serial;
+    /* og_topology_on_bulk: told once, when a reader first goes to the mapping */
+    void (*on_bulk)(void *ctx);
+    void *on_bulk_ctx;
+    atomic_int bulk_told;
 };
+
+/* Tells t's on_bulk hook (once) that a reader uses its mapping. */
+static void bulk_reader(const og_topology *ct)
+{
+    og_topology *t = (og_topology *)(uintptr_t)ct; /* (the flag only) */
+    if (t->on_bulk && !atomic_exchange(&t->bulk_told, 1)) t->on_bulk(t->on_bulk_ctx);
+}
+
+void og_topology_on_bulk(og_topology *t, void (*fn)(void *ctx), void *ctx)
+{
+    t->on_bulk = fn;
+    t->on_bulk_ctx = ctx;
+}
 
 static atomic_uint_fast64_t next_serial = 1;
 
@@ -224,6 +241,7 @@ void og_topology_arrays(const og_topology *t, uint32_t *n_src, uint32_t *n_dst, 
 {
     *n_src = t->n_src;
     *n_dst = t->n_dst;
+    bulk_reader(t);
     for (int s = 0; s < 2; s++) { /* (NULL for a composed one) */
         off[s] = t->off[s];
         nbr[s] = t->nbr[s];
@@ -266,6 +284,7 @@ static int side_simple(const og_topology *t, int s)
     uint32_t n_from = s ? t->n_dst : t->n_src, n_to = s ? t->n_src : t->n_dst;
     const uint64_t *off = t->off[s];
     const uint32_t *nbr = t->nbr[s];
+    bulk_reader(t);
     uint32_t *seen = calloc(n_to ? n_to : 1, sizeof *seen);
     if (!seen) return 0;
     int ok = 1;
@@ -366,6 +385,7 @@ static void plain_edges(const og_topology *t, int s, uint32_t node, og_reach *r,
         return;
     }
     if (t->by_pread && r && cached_edges(t, s, node, with_edges, r, neighbours, edges, n)) return;
+    if (t->on_bulk) bulk_reader(t);
     uint64_t b = t->off[s][node], e = t->off[s][node + 1];
     if (e > t->n_edges) e = t->n_edges; /* (a damaged index file) */
     if (b > e) b = e;

@@ -53,6 +53,11 @@ og_status og_topology_wrap(og_topology **out, uint32_t n_src_nodes, uint32_t n_d
  * keeps fd open until og_topology_free (the release of og_topology_wrap closes it).  A read
  * that fails falls back to the mapping. */
 void og_topology_read_by_pread(og_topology *t, int fd, const void *base);
+/* Sets a hook that t calls once, when a reader first goes to its mapped arrays (a traversal
+ * past the read cache of og_topology_read_by_pread, og_topology_arrays, og_topology_simple):
+ * the caller reads the file ahead then (index/csr.h og_csr_prefault_async), so a point query
+ * never reads a whole topology (docs/engine.md "Memory").  ctx must outlive t. */
+void og_topology_on_bulk(og_topology *t, void (*fn)(void *ctx), void *ctx);
 /* 1 when t (or the base of a composed t) reads lists by pread (og_topology_read_by_pread): a
  * reader of a few nodes should then go through og_topology_edges, not the arrays. */
 int og_topology_reads_by_pread(const og_topology *t);

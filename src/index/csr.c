@@ -181,6 +181,22 @@ static void pf_prepare(void)
 static void pf_release(void) { pthread_mutex_unlock(&pf_mu); }
 static void pf_init(void) { pthread_atfork(pf_prepare, pf_release, pf_release); }
 
+/* 1 when every one of PREFAULT_PROBES pages spread over [start, start + total) is in the page
+ * cache already (mincore): the file was read recently, and walking its whole range to ask for
+ * it again costs CPU for nothing — at 10M nodes that walk (a 1 GB topology) was the growth of
+ * a 1-hop's first call (docs/benchmarks.md "Scaling").  A cold file reads ahead as before. */
+#define PREFAULT_PROBES 32
+static int resident_already(uintptr_t start, size_t total)
+{
+    size_t pages = (total + 4095) / 4096;
+    for (size_t i = 0; i < PREFAULT_PROBES && pages; i++) {
+        size_t pg = pages <= PREFAULT_PROBES ? i % pages : (pages - 1) * i / (PREFAULT_PROBES - 1);
+        unsigned char in = 0;
+        if (mincore((void *)(start + pg * 4096), 4096, &in) != 0 || !(in & 1)) return 0;
+    }
+    return 1;
+}
+
 static void *prefault_main(void *arg)
 {
     prefault_slot *slot = arg;
@@ -198,7 +214,7 @@ static void *prefault_main(void *arg)
      * In 1 MB slices, so the mapping lock a call holds never stalls the querying thread's own
      * mmap/munmap for long ("Cold start"). */
     size_t total = len + ((uintptr_t)p - start);
-    for (size_t off = 0; off < total; off += PREFAULT_SLICE) {
+    for (size_t off = resident_already(start, total) ? total : 0; off < total; off += PREFAULT_SLICE) {
         size_t n = total - off < PREFAULT_SLICE ? total - off : PREFAULT_SLICE;
         if (madvise((void *)(start + off), n, MADV_WILLNEED) != 0) break; /* a hint: faults as usual */
     }
