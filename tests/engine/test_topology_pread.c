@@ -3,7 +3,8 @@
  * (og_topology_read_by_pread) answers exactly like the same file read through its mapping:
  * every reach (node and depth, in order) and every node's list, on random graphs with parallel
  * edges and self-loops, warm and cold, past the cache's bound, across topologies sharing one
- * scratch, with a descriptor whose reads fail, and in a count from a few start nodes.
+ * scratch, with a descriptor whose reads fail, and in a count from a few start nodes; and the
+ * hook that reads the file ahead fires only once a traversal turns to the mapping.
  */
 #include <fcntl.h>
 #include <setjmp.h>
@@ -171,6 +172,43 @@ static void a_traversal_past_the_cache_bound_reads_the_mapping(void **state)
     drop(&f);
 }
 
+static void count_call(void *ctx) { ++*(int *)ctx; }
+
+/* og_topology_on_bulk: the hook (the file's read-ahead, engine/tableview.c) is told nothing
+ * while traversals are answered from the read cache, once when one first goes to the mapping
+ * (past the cache's bound), and never again — nor for a later borrow of the arrays. */
+static void the_bulk_hook_fires_once_a_traversal_turns_to_the_mapping(void **state)
+{
+    (void)state;
+    fixture f;
+    make(&f, 200000, 1000000, "big.csr");
+    int calls = 0;
+    og_topology_on_bulk(f.pread, count_call, &calls);
+    og_reach *rp = og_topology_reach_get(f.pread);
+    OK(og_topology_reach(f.pread, OG_DIR_OUT, 11, 1, 2, rp));
+    for (uint32_t v = 0; v < 200; v += 7) {
+        const uint32_t *n, *e;
+        size_t k;
+        OK(og_topology_edges(f.pread, OG_DIR_IN, v, rp, &n, &e, &k));
+    }
+    assert_int_equal(calls, 0);
+    OK(og_topology_reach(f.pread, OG_DIR_BOTH, 7, 1, 30, rp)); /* past the 1 MiB cache */
+    assert_int_equal(rp->rc.full, 1);
+    assert_int_equal(calls, 1);
+    OK(og_topology_reach(f.pread, OG_DIR_IN, 3, 1, 40, rp));
+    og_csr_arrays a = {0};
+    uint32_t ns, nd;
+    og_topology_arrays(f.pread, &ns, &nd, a.off, a.nbr, a.edge);
+    assert_int_equal(calls, 1);
+    og_topology_reach_put(f.pread, rp);
+    /* a borrow of the arrays is a bulk reader too */
+    int mapped_calls = 0;
+    og_topology_on_bulk(f.mapped, count_call, &mapped_calls);
+    og_topology_arrays(f.mapped, &ns, &nd, a.off, a.nbr, a.edge);
+    assert_int_equal(mapped_calls, 1);
+    drop(&f);
+}
+
 /* One scratch used with two topologies in turn never answers one from the other's lists. */
 static void a_scratch_never_mixes_two_topologies(void **state)
 {
@@ -292,6 +330,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(pread_reach_equals_mapped_reach_on_random_graphs),
         cmocka_unit_test(a_traversal_past_the_cache_bound_reads_the_mapping),
+        cmocka_unit_test(the_bulk_hook_fires_once_a_traversal_turns_to_the_mapping),
         cmocka_unit_test(a_scratch_never_mixes_two_topologies),
         cmocka_unit_test(failed_reads_fall_back_to_the_mapping),
         cmocka_unit_test(degree_counts_are_equal_through_the_cache),
