@@ -465,6 +465,12 @@ void og_table_scan_free(og_table_scan *s)
     free(s);
 }
 
+static int size_cmp(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return x < y ? -1 : x > y;
+}
+
 og_status og_table_i_scan_open(og_table_scan **out, og_table *t, const og_manifest *m,
                                const og_table_scan_opts *opts, og_table_i_del_fn del_fn, void *del_ctx)
 {
@@ -488,7 +494,8 @@ og_status og_table_i_scan_open(og_table_scan **out, og_table *t, const og_manife
     s->cols = calloc(nf ? nf : 1, sizeof *s->cols);
     s->addrs = malloc(s->batch_rows * sizeof *s->addrs);
     s->sel = malloc(s->batch_rows * sizeof *s->sel);
-    s->frags = calloc(m->nfragments ? m->nfragments : 1, sizeof *s->frags);
+    size_t nfr = opts->nfragments > m->nfragments ? opts->nfragments : m->nfragments; /* (named twice: deduped below) */
+    s->frags = calloc(nfr ? nfr : 1, sizeof *s->frags);
     if (!s->field_ids || !s->types || !s->file_of || !s->cols || !s->addrs || !s->sel || !s->frags) {
         og_table_scan_free(s);
         return og_err(OG_ERR_NOMEM, "out of memory");
@@ -511,17 +518,22 @@ og_status og_table_i_scan_open(og_table_scan **out, og_table *t, const og_manife
         }
     }
     if (st == OG_OK) {
-        if (opts->nfragments) {
-            for (size_t i = 0; i < m->nfragments; i++)
-                for (size_t k = 0; k < opts->nfragments; k++)
-                    if (m->fragments[i].id == opts->fragment_ids[k]) {
-                        s->frags[s->nfrags++] = i;
-                        break;
-                    }
-            for (size_t k = 0; st == OG_OK && k < opts->nfragments; k++)
-                if (og_manifest_find_fragment(m, opts->fragment_ids[k]) < 0)
+        if (opts->nfragments) { /* the named fragments, each once, in manifest order */
+            for (size_t k = 0; st == OG_OK && k < opts->nfragments; k++) {
+                long i = og_manifest_find_fragment(m, opts->fragment_ids[k]);
+                if (i < 0)
                     st = og_err(OG_ERR_NOT_FOUND, "table %s version %llu: no fragment %llu", t->dir,
                                 (unsigned long long)m->version, (unsigned long long)opts->fragment_ids[k]);
+                else
+                    s->frags[s->nfrags++] = (size_t)i;
+            }
+            if (s->nfrags > 1) {
+                qsort(s->frags, s->nfrags, sizeof *s->frags, size_cmp);
+                size_t w = 1;
+                for (size_t k = 1; k < s->nfrags; k++)
+                    if (s->frags[k] != s->frags[w - 1]) s->frags[w++] = s->frags[k];
+                s->nfrags = w;
+            }
         } else {
             for (size_t i = 0; i < m->nfragments; i++) s->frags[s->nfrags++] = i;
         }

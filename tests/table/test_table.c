@@ -489,6 +489,30 @@ static void a_range_scan_reads_only_its_fragments(void **state)
     og_table_scan_opts o = {NULL, 0, &one, 1, 0};
     assert_int_equal(og_table_scan_open_range(&sc, f->t, &m, &o, 0, 1), OG_ERR_INVALID);
     assert_null(sc);
+    /* named fragments: each once, in manifest order, whatever order and repeats they are
+     * named in; a fragment the version lacks is OG_ERR_NOT_FOUND */
+    uint64_t named[] = {m.fragments[2].id, m.fragments[0].id, m.fragments[2].id, m.fragments[2].id};
+    og_table_scan_opts no = {NULL, 0, named, 4, 0};
+    assert_int_equal(og_table_scan_open(&sc, f->t, &m, &no), OG_OK);
+    og_manifest mc;
+    assert_int_equal(og_manifest_copy(&mc, &m), OG_OK);
+    char *picked = drain(sc, &mc);
+    assert_string_equal(picked, "0:0 r0 0 s0;0:1 r1 10 s1;0:2 r2 20 s2;0:3 r3 30 -;0:4 r4 40 s4;"
+                                "2:0 r8 80 s8;2:1 r9 90 s9;2:2 r10 100 s10;2:3 r11 110 -");
+    free(picked);
+    uint64_t absent[] = {m.fragments[1].id, 99};
+    og_table_scan_opts na = {NULL, 0, absent, 2, 0};
+    sc = NULL;
+    assert_int_equal(og_table_scan_open(&sc, f->t, &m, &na), OG_ERR_NOT_FOUND);
+    assert_null(sc);
+    og_error_clear();
+    /* og_manifest_find_fragment finds every fragment in any order of the list */
+    for (size_t i = 0; i < 3; i++) assert_int_equal(og_manifest_find_fragment(&m, m.fragments[i].id), (long)i);
+    og_fragment t0 = m.fragments[0];
+    m.fragments[0] = m.fragments[2], m.fragments[2] = t0; /* (ids now descending at the ends) */
+    for (size_t i = 0; i < 3; i++) assert_int_equal(og_manifest_find_fragment(&m, m.fragments[i].id), (long)i);
+    assert_int_equal(og_manifest_find_fragment(&m, 99), -1);
+    m.fragments[2] = m.fragments[0], m.fragments[0] = t0;
     og_manifest_free(&m);
     og_lance_schema_free(&s);
 }
