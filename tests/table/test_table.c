@@ -144,7 +144,7 @@ static char *dump(og_table *t, uint64_t version, const int32_t *ids, size_t nids
 {
     og_manifest m;
     assert_int_equal(og_table_load(t, version, &m), OG_OK);
-    og_table_scan_opts o = {ids, nids, NULL, 0, 3}; /* small batches: batches cross deletions */
+    og_table_scan_opts o = {ids, nids, NULL, 0, 3, 0}; /* small batches: batches cross deletions */
     og_table_scan *s;
     assert_int_equal(og_table_scan_open(&s, t, &m, &o), OG_OK);
     return drain(s, &m);
@@ -155,7 +155,7 @@ static char *dump_range(og_table *t, uint64_t version, size_t from, size_t to)
 {
     og_manifest m;
     assert_int_equal(og_table_load(t, version, &m), OG_OK);
-    og_table_scan_opts o = {NULL, 0, NULL, 0, 3};
+    og_table_scan_opts o = {NULL, 0, NULL, 0, 3, 0};
     og_table_scan *s;
     assert_int_equal(og_table_scan_open_range(&s, t, &m, &o, from, to), OG_OK);
     return drain(s, &m);
@@ -486,7 +486,7 @@ static void a_range_scan_reads_only_its_fragments(void **state)
     assert_int_equal(og_table_scan_open_range(&sc, f->t, &m, NULL, 2, 1), OG_ERR_INVALID);
     assert_int_equal(og_table_scan_open_range(&sc, f->t, &m, NULL, 0, 4), OG_ERR_INVALID);
     uint64_t one = m.fragments[0].id;
-    og_table_scan_opts o = {NULL, 0, &one, 1, 0};
+    og_table_scan_opts o = {NULL, 0, &one, 1, 0, 0};
     assert_int_equal(og_table_scan_open_range(&sc, f->t, &m, &o, 0, 1), OG_ERR_INVALID);
     assert_null(sc);
     og_manifest_free(&m);
@@ -540,7 +540,7 @@ static void errors_are_typed(void **state)
     assert_int_equal(og_table_scan_next(sc, &b), OG_ERR_NOT_FOUND);
     og_table_scan_free(sc);
     int32_t nope[] = {42};
-    og_table_scan_opts o = {nope, 1, NULL, 0, 0};
+    og_table_scan_opts o = {nope, 1, NULL, 0, 0, 0};
     assert_int_equal(og_table_scan_open(&sc, f->t, &m, &o), OG_ERR_NOT_FOUND);
     og_manifest_free(&m);
     og_table *t2;
