@@ -926,7 +926,8 @@ og_status og_colstream_add(og_colstream *s, size_t row0, const uint32_t *rows, s
     }
     for (size_t a = 0; a < s->naggs; a++) {
         og_colagg ag = s->aggs[a];
-        ag.arg.col = ag.arg.col ? args[a] : NULL;
+        if (!ag.arg.col) continue; /* count(rows): the slots' rows (og_colstream_finish) */
+        ag.arg.col = args[a];
         ag.arg.rows = rows;
         agg_job j = {&ag, s->gid, 0, k, &s->accs[a]};
         agg_rows(&j);
@@ -940,8 +941,11 @@ void og_colstream_merge(og_colstream *a, const og_colstream *b)
     for (size_t k = 0; k < a->naggs; k++) acc_merge(&a->aggs[k], &a->accs[k], &b->accs[k], a->nslots);
 }
 
-og_status og_colstream_finish(const og_colstream *s, og_vector *outs, og_vector *key_out, size_t *ngroups)
+og_status og_colstream_finish(og_colstream *s, og_vector *outs, og_vector *key_out, size_t *ngroups)
 {
+    for (size_t a = 0; a < s->naggs; a++)
+        if (!s->aggs[a].arg.col)
+            for (size_t g = 0; g < s->nslots; g++) s->accs[a].cnt[g] = (int64_t)s->seen[g];
     uint32_t *which = malloc(s->nslots * sizeof *which);
     if (!which) return og_err(OG_ERR_NOMEM, "out of memory aggregating");
     size_t ng = 0;

@@ -136,7 +136,7 @@ og_status og_colstream_add(og_colstream *s, size_t row0, const uint32_t *rows, s
 void og_colstream_merge(og_colstream *a, const og_colstream *b);
 /* As og_colscan_aggregate: outs[0..naggs), the key column of the groups into *key_out when
  * grouped, *ngroups; the groups in code order. */
-og_status og_colstream_finish(const og_colstream *s, og_vector *outs, og_vector *key_out, size_t *ngroups);
+og_status og_colstream_finish(og_colstream *s, og_vector *outs, og_vector *key_out, size_t *ngroups);
 void og_colstream_free(og_colstream *s);
 
 #endif

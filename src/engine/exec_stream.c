@@ -147,19 +147,26 @@ static og_status plan_ranges(exec *x, stream_plan *pl, int *ok)
     return OG_OK;
 }
 
-static og_status use_batch(void *ctx, int part, size_t row0, size_t n, const og_vector *cols)
+/* The rows of a batch every range keeps, into sp->rows (batch offsets, ascending); their count. */
+static size_t kept_rows(stream_part *sp, size_t n, const og_vector *cols)
 {
-    stream_part *sp = &((stream_part *)ctx)[part];
     const stream_plan *pl = sp->pl;
-    size_t words = (n + 63) / 64;
-    if (n > sp->cap) {
-        uint64_t *sel = realloc(sp->sel, words * sizeof *sel);
-        if (sel) sp->sel = sel;
-        uint32_t *rows = sel ? realloc(sp->rows, n * sizeof *rows) : NULL;
-        if (!rows) return og_err(OG_ERR_NOMEM, "out of memory aggregating");
-        sp->rows = rows;
-        sp->cap = n;
+    const og_colrange *r0 = &pl->rs[0];
+    const og_vector *c0 = pl->nr == 1 ? &cols[pl->rs_prop[0]] : NULL;
+    size_t k = 0;
+    if (c0 && !c0->validity && !r0->negate && !r0->empty && r0->lo <= r0->hi &&
+        (c0->type.id == OG_T_I64 || c0->type.id == OG_T_DATE64)) {
+        /* one range over a column without nulls (the common case): the list in one
+         * branch-free pass, without the bitmap */
+        const int64_t *v = c0->values;
+        uint64_t lo = (uint64_t)r0->lo, span = (uint64_t)r0->hi - lo;
+        for (size_t i = 0; i < n; i++) {
+            sp->rows[k] = (uint32_t)i;
+            k += (uint64_t)v[i] - lo <= span;
+        }
+        return k;
     }
+    size_t words = (n + 63) / 64;
     memset(sp->sel, 0xff, words * sizeof *sp->sel);
     if (pl->nr) {
         og_colrange rs[MAXP * 2];
@@ -169,7 +176,6 @@ static og_status use_batch(void *ctx, int part, size_t row0, size_t n, const og_
         }
         og_colscan_filter(rs, pl->nr, n, sp->sel);
     }
-    size_t k = 0;
     for (size_t w = 0; w < words; w++) {
         uint64_t b = sp->sel[w];
         if (w == words - 1 && n % 64) b &= (1ull << (n % 64)) - 1;
@@ -178,6 +184,22 @@ static og_status use_batch(void *ctx, int part, size_t row0, size_t n, const og_
             b &= b - 1;
         }
     }
+    return k;
+}
+
+static og_status use_batch(void *ctx, int part, size_t row0, size_t n, const og_vector *cols)
+{
+    stream_part *sp = &((stream_part *)ctx)[part];
+    const stream_plan *pl = sp->pl;
+    if (n > sp->cap) {
+        uint64_t *sel = realloc(sp->sel, ((n + 63) / 64) * sizeof *sel);
+        if (sel) sp->sel = sel;
+        uint32_t *rows = sel ? realloc(sp->rows, n * sizeof *rows) : NULL;
+        if (!rows) return og_err(OG_ERR_NOMEM, "out of memory aggregating");
+        sp->rows = rows;
+        sp->cap = n;
+    }
+    size_t k = kept_rows(sp, n, cols);
     const og_vector *args[MAXP];
     for (size_t a = 0; a < pl->naggs; a++) args[a] = pl->arg_prop[a] < 0 ? NULL : &cols[pl->arg_prop[a]];
     sp->kept += k;
