@@ -898,6 +898,7 @@ og_status og_colstream_new(og_colstream **out, const og_dictcol *key, const og_a
 
 og_status og_colstream_add(og_colstream *s, size_t row0, const uint32_t *rows, size_t k, const og_vector *const *args)
 {
+    if (!k) return OG_OK;
     if (k > s->gid_cap) {
         uint32_t *g = realloc(s->gid, k * sizeof *g);
         if (!g) return og_err(OG_ERR_NOMEM, "out of memory aggregating");
