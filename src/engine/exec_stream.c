@@ -142,7 +142,9 @@ static og_status plan_ranges(exec *x, stream_plan *pl, int *ok)
         if (!*ok) break;
         size_t j = 0;
         while (j < pl->nr && !og_colrange_merge(&pl->rs[j], &r)) j++;
-        if (j == pl->nr) pl->rs[pl->nr] = r, pl->rs_prop[pl->nr++] = s;
+        if (j < pl->nr) continue;
+        *ok = pl->nr < sizeof pl->rs / sizeof pl->rs[0]; /* (more ranges than that: the usual path) */
+        if (*ok) pl->rs[pl->nr] = r, pl->rs_prop[pl->nr++] = s;
     }
     return OG_OK;
 }

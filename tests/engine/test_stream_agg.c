@@ -24,7 +24,7 @@
 
 #define N 200000 /* 4 fragments of a bulk load (OG_LOAD_FLUSH_ROWS 65,536) */
 
-static const char *SCHEMA = "node T {\n    k: String @key\n    v: I64?\n    f: F64?\n    w: I32\n    d: Date?\n"
+static const char *SCHEMA = "node T {\n    k: String @key\n    v: I64?\n    u: I64\n    f: F64?\n    w: I32\n    d: Date?\n"
                             "    c: enum(a, b, c)?\n}\n";
 
 static const char *QUERIES =
@@ -44,6 +44,10 @@ static const char *QUERIES =
     "query none() {\n"
     "    match { $n: T  $n.v < -1 }\n"
     "    return { count($n) as n, sum($n.v) as s, max($n.f) as m }\n}\n"
+    "query fast($lo: I64, $hi: I64) {\n" /* one range over a column without nulls */
+    "    match { $n: T  $n.u >= $lo  $n.u <= $hi }\n"
+    "    return { $n.c, count($n) as n, avg($n.u) as a, max($n.v) as m, min($n.f) as mf }\n"
+    "    order { $n.c asc }\n}\n"
     "query str() {\n" /* a String predicate: not streamed */
     "    match { $n: T  $n.v >= 10  $n.c = \"b\" }\n"
     "    return { count($n) as n, max($n.v) as m }\n}\n";
@@ -56,8 +60,8 @@ static int setup(void **state)
     char *text = malloc(cap);
     static const char *cats[] = {"a", "b", "c"};
     for (size_t i = 0; i < N; i++) {
-        w += (size_t)snprintf(text + w, cap - w, "{\"type\":\"T\",\"data\":{\"k\":\"k%06zu\",\"w\":%zu", i,
-                              (i * 7919) % 1000);
+        w += (size_t)snprintf(text + w, cap - w, "{\"type\":\"T\",\"data\":{\"k\":\"k%06zu\",\"w\":%zu,\"u\":%zu", i,
+                              (i * 7919) % 1000, (i * 31337) % 100003);
         if (i % 13) w += (size_t)snprintf(text + w, cap - w, ",\"v\":%zu", (i * 104729) % 1000003);
         if (i % 7) w += (size_t)snprintf(text + w, cap - w, ",\"f\":%.2f", (double)(i % 4000) * 0.5 - 100);
         if (i % 5) w += (size_t)snprintf(text + w, cap - w, ",\"d\":\"2021-%02zu-%02zu\"", 1 + i % 12, 1 + i % 28);
@@ -86,7 +90,9 @@ static int teardown(void **state)
 static const char *cases[][2] = {
     {"r", "{\"lo\": 0, \"hi\": 2000000}"}, {"r", "{\"lo\": 250000, \"hi\": 580000}"}, {"r", "{\"lo\": 7, \"hi\": 7}"},
     {"g", "{\"lo\": -100.0}"},              {"g", "{\"lo\": 899.75}"},                  {"all", "{}"},
-    {"wk", "{\"lo\": 500}"},                {"none", "{}"},                             {"str", "{}"},
+    {"wk", "{\"lo\": 500}"},                {"none", "{}"},
+    {"fast", "{\"lo\": 25000, \"hi\": 58000}"}, {"fast", "{\"lo\": -3, \"hi\": 0}"},
+    {"str", "{}"},
 };
 #define NCASES (sizeof cases / sizeof cases[0])
 
