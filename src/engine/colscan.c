@@ -876,7 +876,8 @@ og_status og_colstream_new(og_colstream **out, const og_dictcol *key, const og_a
     s->types = calloc(naggs ? naggs : 1, sizeof *s->types);
     s->accs = calloc(naggs ? naggs : 1, sizeof *s->accs);
     s->seen = calloc(s->nslots, sizeof *s->seen);
-    og_status st = s->aggs && s->types && s->accs && s->seen ? OG_OK : og_err(OG_ERR_NOMEM, "out of memory aggregating");
+    og_status st =
+        s->aggs && s->types && s->accs && s->seen ? OG_OK : og_err(OG_ERR_NOMEM, "out of memory aggregating");
     for (size_t a = 0; a < naggs && st == OG_OK; a++) {
         s->aggs[a].fn = fns[a];
         if (types[a].id != OG_T_NULL) {

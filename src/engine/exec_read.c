@@ -1371,7 +1371,8 @@ og_status og_xr_run(exec *xp, og_result *out)
     int did_stream = 0;
     if (ir->aggregate && !counted && og_exec_stream) {
         streamed = calloc(ir->ncolumns ? ir->ncolumns : 1, sizeof *streamed);
-        st = streamed ? og_xr_stream_aggregate(&x, streamed, &streamed_rows, &did_stream) : og_err(OG_ERR_NOMEM, "out of memory");
+        st = streamed ? og_xr_stream_aggregate(&x, streamed, &streamed_rows, &did_stream)
+                      : og_err(OG_ERR_NOMEM, "out of memory");
     }
     if (st == OG_OK && !did_stream) st = run_ops(&x, &p, ir->ops, ir->nops - counted);
     uint64_t *weights = NULL;

@@ -24,8 +24,8 @@
 
 #define N 200000 /* 4 fragments of a bulk load (OG_LOAD_FLUSH_ROWS 65,536) */
 
-static const char *SCHEMA = "node T {\n    k: String @key\n    v: I64?\n    u: I64\n    f: F64?\n    w: I32\n    d: Date?\n"
-                            "    c: enum(a, b, c)?\n}\n";
+static const char *SCHEMA = "node T {\n    k: String @key\n    v: I64?\n    u: I64\n    f: F64?\n    w: I32\n"
+                            "    d: Date?\n    c: enum(a, b, c)?\n}\n";
 
 static const char *QUERIES =
     "query r($lo: I64, $hi: I64) {\n"
