@@ -262,7 +262,7 @@ static double cold_scan1(const char *root, uint64_t v, long rows, unsigned threa
     og_manifest m;
     CHECK(og_table_load(t, v, &m));
     int32_t f[] = {2, 5};
-    og_table_scan_opts o = {f, 2, NULL, 0, 0};
+    og_table_scan_opts o = {f, 2, NULL, 0, 0, 0};
     og_table_scan *s;
     CHECK(og_table_scan_open(&s, t, &m, &o));
     long seen = 0;

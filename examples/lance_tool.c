@@ -456,7 +456,7 @@ static int cmd_dump(const char *root, const char *name, const char *version, con
         }
         free(dup);
     }
-    og_table_scan_opts o = {ids, nids, NULL, 0, 0};
+    og_table_scan_opts o = {ids, nids, NULL, 0, 0, 0};
     og_table_scan *s;
     CHECK(og_table_scan_open(&s, t, &m, &o));
     const char *names[256];
@@ -617,7 +617,7 @@ static int cmd_bench_scan(const char *root, const char *name)
     og_manifest m;
     CHECK(og_table_load(t, v, &m));
     int32_t ids[] = {1, 2};
-    og_table_scan_opts o = {ids, 2, NULL, 0, 8192};
+    og_table_scan_opts o = {ids, 2, NULL, 0, 8192, 0};
     og_table_scan *s;
     CHECK(og_table_scan_open(&s, t, &m, &o));
     og_table_batch b;

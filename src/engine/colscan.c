@@ -717,12 +717,11 @@ static void acc_merge(const og_colagg *ag, acc *a, const acc *b, size_t ng)
     }
 }
 
+static og_status acc_out(const og_colagg *ag, const acc *a, const uint32_t *which, size_t ng, og_vector *out);
+
 static og_status agg_one(const og_colagg *ag, const uint32_t *gid, size_t n, size_t ng, og_vector *out)
 {
-    og_type rt;
     const og_vector *c = ag->arg.col;
-    if (ag->fn == OG_AGG_COUNT) rt = (og_type){OG_T_I64, 0, 0};
-    else OG_TRY(og_aggregate_type(ag->fn, c->type, &rt));
     acc a, b;
     OG_TRY(acc_init(&a, ng));
     agg_job ja = {ag, gid, 0, n, &a};
@@ -750,9 +749,24 @@ static og_status agg_one(const og_colagg *ag, const uint32_t *gid, size_t n, siz
     } else {
         agg_rows(&ja);
     }
+    og_status st = acc_out(ag, &a, NULL, ng, out);
+    acc_free(&a);
+    return st;
+}
+
+/* The results of aggregate ag per group from its accumulators: group k of the output is
+ * accumulator slot which[k] (which NULL: slot k). */
+static og_status acc_out(const og_colagg *ag, const acc *ap, const uint32_t *which, size_t ng, og_vector *out)
+{
+    og_type rt;
+    const og_vector *c = ag->arg.col;
+    if (ag->fn == OG_AGG_COUNT) rt = (og_type){OG_T_I64, 0, 0};
+    else OG_TRY(og_aggregate_type(ag->fn, c->type, &rt));
+    const acc a = *ap;
     og_status st = og_vector_init(out, rt);
     int fl = c && float_col(c->type.id);
-    for (size_t g = 0; g < ng && st == OG_OK; g++) {
+    for (size_t k = 0; k < ng && st == OG_OK; k++) {
+        size_t g = which ? which[k] : k;
         switch (ag->fn) {
         case OG_AGG_COUNT: st = og_vector_append_i64(out, a.cnt[g]); break;
         case OG_AGG_SUM: case OG_AGG_AVG: {
@@ -773,7 +787,6 @@ static og_status agg_one(const og_colagg *ag, const uint32_t *gid, size_t n, siz
         }
     }
     if (st) og_vector_free(out);
-    acc_free(&a);
     return st;
 }
 
@@ -823,6 +836,148 @@ og_status og_colscan_aggregate(const og_colref *key, const og_colagg *aggs, size
     free(gid);
     free(codes);
     free(g.first), free(g.ikey), free(g.hash), free(g.slots);
+    return st;
+}
+
+/* ---- streaming aggregation ----------------------------------------------------------------- */
+
+struct og_colstream {
+    const og_dictcol *key; /* NULL: one group */
+    size_t naggs;
+    og_colagg *aggs;       /* arg.col: an empty vector of the argument's type (NULL: count(rows)) */
+    og_vector *types;      /*   those vectors */
+    acc *accs;             /* per aggregate, one slot per group */
+    size_t nslots;         /* key: its values + 1 (the last: null rows); else 1 */
+    uint64_t *seen;        /* binding rows per slot */
+    uint32_t *gid;         /* scratch of one batch */
+    size_t gid_cap;
+};
+
+void og_colstream_free(og_colstream *s)
+{
+    if (!s) return;
+    for (size_t a = 0; a < s->naggs; a++) {
+        acc_free(&s->accs[a]);
+        og_vector_free(&s->types[a]);
+    }
+    free(s->accs), free(s->aggs), free(s->types), free(s->seen), free(s->gid);
+    free(s);
+}
+
+og_status og_colstream_new(og_colstream **out, const og_dictcol *key, const og_agg_fn *fns, const og_type *types,
+                           size_t naggs)
+{
+    *out = NULL;
+    og_colstream *s = calloc(1, sizeof *s);
+    if (!s) return og_err(OG_ERR_NOMEM, "out of memory aggregating");
+    s->key = key;
+    s->nslots = key ? key->dict.len + 1 : 1;
+    s->aggs = calloc(naggs ? naggs : 1, sizeof *s->aggs);
+    s->types = calloc(naggs ? naggs : 1, sizeof *s->types);
+    s->accs = calloc(naggs ? naggs : 1, sizeof *s->accs);
+    s->seen = calloc(s->nslots, sizeof *s->seen);
+    og_status st =
+        s->aggs && s->types && s->accs && s->seen ? OG_OK : og_err(OG_ERR_NOMEM, "out of memory aggregating");
+    for (size_t a = 0; a < naggs && st == OG_OK; a++) {
+        s->aggs[a].fn = fns[a];
+        if (types[a].id != OG_T_NULL) {
+            st = og_vector_init(&s->types[a], types[a]);
+            if (st != OG_OK) break;
+            s->aggs[a].arg.col = &s->types[a];
+        }
+        s->naggs = a + 1; /* (what og_colstream_free frees) */
+        st = acc_init(&s->accs[a], s->nslots);
+    }
+    if (st != OG_OK) {
+        og_colstream_free(s);
+        return st;
+    }
+    s->naggs = naggs;
+    *out = s;
+    return OG_OK;
+}
+
+og_status og_colstream_add(og_colstream *s, size_t row0, const uint32_t *rows, size_t k, const og_vector *const *args)
+{
+    if (!k) return OG_OK;
+    if (k > s->gid_cap) {
+        uint32_t *g = realloc(s->gid, k * sizeof *g);
+        if (!g) return og_err(OG_ERR_NOMEM, "out of memory aggregating");
+        s->gid = g;
+        s->gid_cap = k;
+    }
+    const og_dictcol *d = s->key;
+    if (!d) {
+        memset(s->gid, 0, k * sizeof *s->gid);
+        s->seen[0] += k;
+    } else if (!d->validity && d->width == 1) { /* (the common case, without a test a row) */
+        const uint8_t *codes = (const uint8_t *)d->codes + row0;
+        for (size_t i = 0; i < k; i++) {
+            uint32_t c = codes[rows[i]];
+            s->gid[i] = c;
+            s->seen[c]++;
+        }
+    } else {
+        uint32_t nv = (uint32_t)d->dict.len;
+        for (size_t i = 0; i < k; i++) {
+            size_t r = row0 + rows[i];
+            uint32_t c = og_dictcol_is_null(d, r) ? nv : og_dictcol_code(d, r);
+            s->gid[i] = c;
+            s->seen[c]++;
+        }
+    }
+    for (size_t a = 0; a < s->naggs; a++) {
+        og_colagg ag = s->aggs[a];
+        if (!ag.arg.col) continue; /* count(rows): the slots' rows (og_colstream_finish) */
+        ag.arg.col = args[a];
+        ag.arg.rows = rows;
+        agg_job j = {&ag, s->gid, 0, k, &s->accs[a]};
+        agg_rows(&j);
+    }
+    return OG_OK;
+}
+
+void og_colstream_merge(og_colstream *a, const og_colstream *b)
+{
+    for (size_t g = 0; g < a->nslots; g++) a->seen[g] += b->seen[g];
+    for (size_t k = 0; k < a->naggs; k++) acc_merge(&a->aggs[k], &a->accs[k], &b->accs[k], a->nslots);
+}
+
+og_status og_colstream_finish(og_colstream *s, og_vector *outs, og_vector *key_out, size_t *ngroups)
+{
+    for (size_t a = 0; a < s->naggs; a++)
+        if (!s->aggs[a].arg.col)
+            for (size_t g = 0; g < s->nslots; g++) s->accs[a].cnt[g] = (int64_t)s->seen[g];
+    uint32_t *which = malloc(s->nslots * sizeof *which);
+    if (!which) return og_err(OG_ERR_NOMEM, "out of memory aggregating");
+    size_t ng = 0;
+    for (size_t g = 0; g < s->nslots; g++)
+        if (!s->key || s->seen[g]) which[ng++] = (uint32_t)g;
+    og_status st = OG_OK;
+    size_t done = 0;
+    for (; done < s->naggs && st == OG_OK; done++) st = acc_out(&s->aggs[done], &s->accs[done], which, ng, &outs[done]);
+    if (st != OG_OK) done--;
+    if (st == OG_OK && s->key) {
+        const og_dictcol *d = s->key;
+        st = og_vector_init(key_out, (og_type){OG_T_STRING, 0, 0});
+        int inited = st == OG_OK;
+        for (size_t k = 0; k < ng && st == OG_OK; k++) {
+            if (which[k] == d->dict.len) {
+                st = og_vector_append_null(key_out);
+                continue;
+            }
+            size_t len;
+            const uint8_t *p = og_vector_get_bytes(&d->dict, which[k], &len);
+            st = og_vector_append_bytes(key_out, p, len);
+        }
+        if (st && inited) og_vector_free(key_out);
+    }
+    if (st) {
+        for (size_t k = 0; k < done; k++) og_vector_free(&outs[k]);
+    } else {
+        *ngroups = ng;
+    }
+    free(which);
     return st;
 }
 

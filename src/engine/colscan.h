@@ -118,4 +118,25 @@ int og_colscan_agg_ok(og_agg_fn fn, og_type_id t);
 og_status og_colscan_aggregate(const og_colref *key, const og_colagg *aggs, size_t naggs, size_t n, og_vector *outs,
                                og_vector *key_out, size_t *ngroups);
 
+/* Streaming aggregation (issue 36): og_colscan_aggregate's answers over a table read batch by
+ * batch (tableview.h og_tableview_stream) instead of from whole loaded columns, so a query
+ * over a large table holds one batch, not its columns.  Grouped by a coded String column of
+ * the whole table (its codes index an array: one accumulator slot per value, one for nulls)
+ * or not grouped (one group, even over zero rows).  Each aggregate is fn over a column of
+ * type types[k] (types[k].id == OG_T_NULL: count(rows)), for the functions and types
+ * og_colscan_agg_ok accepts.  Float sums depend on the order of additions: add the rows of
+ * one stream in table order, and merge a stream of later rows into one of earlier rows. */
+typedef struct og_colstream og_colstream;
+og_status og_colstream_new(og_colstream **out, const struct og_dictcol *key, const og_agg_fn *fns, const og_type *types,
+                           size_t naggs);
+/* Adds the binding rows row0 + rows[0..k) (table rows; rows are batch offsets, ascending):
+ * args[a] is aggregate a's batch column (NULL for count(rows)), indexed by those offsets. */
+og_status og_colstream_add(og_colstream *s, size_t row0, const uint32_t *rows, size_t k, const og_vector *const *args);
+/* Folds b (rows after a's) into a. */
+void og_colstream_merge(og_colstream *a, const og_colstream *b);
+/* As og_colscan_aggregate: outs[0..naggs), the key column of the groups into *key_out when
+ * grouped, *ngroups; the groups in code order. */
+og_status og_colstream_finish(og_colstream *s, og_vector *outs, og_vector *key_out, size_t *ngroups);
+void og_colstream_free(og_colstream *s);
+
 #endif

@@ -591,8 +591,68 @@ static og_status src_node_index(void *ud, size_t node, uint64_t prop_id, const c
     return OG_OK;
 }
 
+/* What a one-pass aggregate may load whole (and keep on the view) of the numeric columns it
+ * reads before it streams them instead (docs/engine.md "Memory"): a quarter of the handle's
+ * cache bound, and at most $OMNIGRAPH_COLUMN_LOAD_MAX (bytes, or with K/M/G; default 32M). */
+#define OG_STREAM_CACHE_SHARE 4
+#define OG_COLUMN_LOAD_MAX_DEFAULT ((size_t)32 << 20)
+
+static size_t column_load_max(void)
+{
+    const char *s = getenv("OMNIGRAPH_COLUMN_LOAD_MAX");
+    if (!s || !*s) return OG_COLUMN_LOAD_MAX_DEFAULT;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    int shift = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20 : *end == 'G' || *end == 'g' ? 30 : 0;
+    if (end == s || (shift && end[1]) || (!shift && *end) || v > (SIZE_MAX >> shift)) return OG_COLUMN_LOAD_MAX_DEFAULT;
+    return (size_t)v << shift;
+}
+
+static og_status src_node_stream_plan(void *ud, size_t node, const uint64_t *prop_ids, size_t n, og_type *types,
+                                      int *yes)
+{
+    og_read *r = ud;
+    og_tableview *v;
+    *yes = 0;
+    OG_TRY(og_read_node_view(r, node, &v));
+    size_t rows = og_tableview_rows(v), bytes = 0;
+    for (size_t i = 0; i < n; i++) {
+        int32_t fid;
+        OG_TRY(prop_field(prop_ids[i], &fid));
+        if (!og_tableview_has_field(v, fid) || og_tableview_column_loaded(v, fid)) return OG_OK;
+        if (og_tableview_field_type(v, fid, &types[i]) != OG_OK) { /* (the usual path reports it) */
+            og_error_clear();
+            return OG_OK;
+        }
+        size_t w = og_type_width(types[i]);
+        if (!w || types[i].id == OG_T_BOOL) return OG_OK; /* fixed-width numbers and dates only */
+        bytes += rows * w;
+    }
+    og_cache_stats cs;
+    og_cache_get_stats(og_graph_cache(r->e->g), &cs);
+    size_t most = cs.max_bytes / OG_STREAM_CACHE_SHARE, cap = column_load_max();
+    *yes = bytes > (cap < most ? cap : most);
+    return OG_OK;
+}
+
+typedef og_status (*stream_use_fn)(void *ctx, int part, size_t row0, size_t rows, const og_vector *cols);
+
+static og_status src_node_stream(void *ud, size_t node, const uint64_t *prop_ids, size_t n, int parts,
+                                 stream_use_fn use, void *ctx)
+{
+    og_read *r = ud;
+    og_tableview *v;
+    OG_TRY(og_read_node_view(r, node, &v));
+    int32_t fids[16];
+    if (n > sizeof fids / sizeof fids[0]) return og_err(OG_ERR_UNSUPPORTED, "too many streamed columns");
+    for (size_t i = 0; i < n; i++) OG_TRY(prop_field(prop_ids[i], &fids[i]));
+    return og_tableview_stream(v, fids, n, parts, use, ctx);
+}
+
 void og_read_source(og_read *r, og_exec_source *out)
 {
+    out->node_stream_plan = src_node_stream_plan;
+    out->node_stream = src_node_stream;
     out->node_index = src_node_index;
     out->gather = src_gather;
     out->ud = r;

@@ -71,6 +71,18 @@ typedef struct og_exec_source {
      * already loaded, a property the stored table lacks): the caller reads the column then.
      * The executor filters, groups, orders and gathers through it when it is there. */
     og_status (*column_dict)(void *ud, int is_edge, size_t type, uint64_t prop_id, const struct og_dictcol **out);
+    /* Optional (both NULL = never stream): reading columns batch by batch instead of whole
+     * (issue 36; docs/engine.md "Memory").  node_stream_plan sets *yes = 1 when node type
+     * `node`'s properties prop_ids[0..n) should be streamed — none is loaded, and together
+     * they would take more of the handle's cache than a whole load may — and then types[i]
+     * to each one's type.  node_stream reads them: use(ctx, part, row0, rows, cols) per batch
+     * of node rows [row0, row0 + rows), cols[i] property prop_ids[i] (borrowed for the call);
+     * parts = 2 lets two threads take part 0 (the earlier rows) and part 1.  OG_ERR_UNSUPPORTED
+     * before any batch: not streamable after all (load the columns). */
+    og_status (*node_stream_plan)(void *ud, size_t node, const uint64_t *prop_ids, size_t n, og_type *types, int *yes);
+    og_status (*node_stream)(void *ud, size_t node, const uint64_t *prop_ids, size_t n, int parts,
+                             og_status (*use)(void *ctx, int part, size_t row0, size_t rows, const og_vector *cols),
+                             void *ctx);
 } og_exec_source;
 
 /* Bindings of at most this many rows gather properties by point reads (og_exec_source.gather). */
@@ -131,5 +143,10 @@ extern int og_exec_hash_join;
  * typed column kernels (with zone maps); 0: the generic value-by-value paths.  Same answers;
  * tests and benchmarks flip it to compare. */
 extern int og_exec_typed;
+
+/* 1 (the default): a scan + filter + aggregate over one node type whose columns the source
+ * would rather stream (og_exec_source.node_stream_plan) reads them batch by batch, fused
+ * (exec_stream.c); 0: never.  Same answers; tests flip it to compare. */
+extern int og_exec_stream;
 
 #endif

@@ -3,8 +3,9 @@
  * pipeline's bindings (pipe), the operators as explained (xstep), and the functions one file
  * calls in another.  exec_read.c holds the values, filter placement, the operators and the
  * driver; exec_join.c the hash join of a separate component; exec_project.c projection,
- * aggregation and ordering; exec_explain.c the estimated plan.  exec.h is the contract the
- * rest of the engine sees; nothing outside these four files includes this header.
+ * aggregation and ordering; exec_explain.c the estimated plan; exec_stream.c the streamed
+ * aggregate.  exec.h is the contract the rest of the engine sees; nothing outside these five
+ * files includes this header.
  */
 #ifndef OG_ENGINE_EXEC_INTERNAL_H
 #define OG_ENGINE_EXEC_INTERNAL_H
@@ -16,6 +17,7 @@
 #include "engine/bindings.h"
 #include "engine/dictcol.h"
 #include "engine/exec.h"
+#include "engine/filter.h"
 #include "engine/search.h"
 #include "engine/shortest.h"
 #include "engine/sort.h"
@@ -90,6 +92,16 @@ og_status og_xr_schedule_ops(const og_ir_query *ir, const og_ir_op *ops, size_t 
 og_status og_xr_key_lookup(exec *x, const og_ir_op *op, int *hit, uint32_t *row);
 /* Runs the query of *xp into out (explain reads the counters it leaves in *xp). */
 og_status og_xr_run(exec *xp, og_result *out);
+
+/* The kernels' operator of an IR comparison (exec_read.c). */
+og_cmp_op og_xr_cmp_op(og_ir_cmp c);
+
+/* exec_stream.c: a scan + filter + aggregate of one node type read batch by batch. */
+/* The aggregated columns of x's query into cols[0..ncolumns), *nrows groups, *done = 1, when
+ * its shape streams (one scan of a node type, predicates the typed kernels take over numeric
+ * properties, aggregates og_colstream takes, a coded group key or none) and the source would
+ * rather stream its columns; *done = 0: nothing done. */
+og_status og_xr_stream_aggregate(exec *x, og_vector *cols, size_t *nrows, int *done);
 
 /* exec_join.c: the hash join of a separate component on an equality. */
 /* Which of fs[0..nf) keys a hash join with scan variable `var` (-1: none). */

@@ -314,6 +314,9 @@ og_status og_xr_eval(exec *x, const pipe *p, const og_ir_expr *e, og_vector *out
     return og_err(OG_ERR_INTERNAL, "unknown expression kind %d", (int)e->kind);
 }
 
+static og_cmp_op cmp_op(og_ir_cmp c);
+og_cmp_op og_xr_cmp_op(og_ir_cmp c) { return cmp_op(c); }
+
 static og_cmp_op cmp_op(og_ir_cmp c)
 {
     switch (c) {
@@ -1362,7 +1365,16 @@ og_status og_xr_run(exec *xp, og_result *out)
     for (size_t v = 0; v < ir->nvars; v++) p.var_col[v] = -1;
     size_t counted = og_degree_count_ops(ir); /* trailing hops only counted: not run */
     if (counted > 8) counted = 0;
-    st = run_ops(&x, &p, ir->ops, ir->nops - counted);
+    /* a scan + filter + aggregate the source would rather stream: one fused pass (exec_stream.c) */
+    og_vector *streamed = NULL;
+    size_t streamed_rows = 0;
+    int did_stream = 0;
+    if (ir->aggregate && !counted && og_exec_stream) {
+        streamed = calloc(ir->ncolumns ? ir->ncolumns : 1, sizeof *streamed);
+        st = streamed ? og_xr_stream_aggregate(&x, streamed, &streamed_rows, &did_stream)
+                      : og_err(OG_ERR_NOMEM, "out of memory");
+    }
+    if (st == OG_OK && !did_stream) st = run_ops(&x, &p, ir->ops, ir->nops - counted);
     uint64_t *weights = NULL;
     if (st == OG_OK && counted) st = weigh_rows(&x, &p, &ir->ops[ir->nops - counted], counted, &weights);
     x.weights = weights;
@@ -1398,7 +1410,11 @@ og_status og_xr_run(exec *xp, og_result *out)
     if (st == OG_OK && (!out->names || !out->types || !cols)) st = og_err(OG_ERR_NOMEM, "out of memory");
     size_t nrows = 0;
     if (st == OG_OK) {
-        if (ir->aggregate) {
+        if (did_stream) {
+            memcpy(cols, streamed, ir->ncolumns * sizeof *cols);
+            nrows = streamed_rows;
+            did_stream = 0; /* (cols owns them now) */
+        } else if (ir->aggregate) {
             st = og_xr_project_aggregate(&x, &p, cols, &nrows);
         } else {
             nrows = p.b.n_rows;
@@ -1438,6 +1454,9 @@ og_status og_xr_run(exec *xp, og_result *out)
     if (cols)
         for (size_t c = 0; c < ir->ncolumns; c++) og_vector_free(&cols[c]);
     free(cols);
+    if (did_stream) /* (not handed on: a later failure) */
+        for (size_t c = 0; c < ir->ncolumns; c++) og_vector_free(&streamed[c]);
+    free(streamed);
     free(perm);
     if (rank_keyp) og_vector_free(&rank_vals);
     og_bindings_free(&p.b);

@@ -157,6 +157,28 @@ int og_tableview_has_field(const og_tableview *v, int32_t field_id);
 struct og_colzones;
 og_status og_tableview_zones(og_tableview *v, int32_t field_id, const struct og_colzones **out);
 
+/* Streaming a whole column without keeping it (issue 36): a one-pass filter + aggregate over a
+ * table too large to hold its columns reads them batch by batch instead (docs/engine.md
+ * "Memory").  og_tableview_stream scans the top-level fields field_ids[0..nf) of every live
+ * row in view order and hands each batch to use(ctx, part, row0, n, cols): view rows
+ * [row0, row0 + n), cols[k] the batch's vector of field_ids[k] (borrowed until use returns).
+ * With parts = 2, over og_tableview_load_split_rows rows and two or more fragments of a local
+ * store, the fragments are split in two halves scanned on two threads: part 0 gets the rows
+ * before part 1's, each part's batches in view order (use must only touch per-part state);
+ * otherwise every batch is part 0's.  Nothing is kept on the view: each data file's pages
+ * are unmapped once its fragment is read.  OG_ERR_UNSUPPORTED for a view with deleted rows
+ * (the caller loads the column then), OG_ERR_NOT_FOUND for a field the stored table lacks,
+ * use's error, the table layer's errors. */
+typedef og_status (*og_tableview_batch_fn)(void *ctx, int part, size_t row0, size_t n, const og_vector *cols);
+og_status og_tableview_stream(og_tableview *v, const int32_t *field_ids, size_t nf, int parts,
+                              og_tableview_batch_fn use, void *ctx);
+/* 1 when field `field_id`'s whole column (plain or dictionary-coded) is loaded on the view. */
+int og_tableview_column_loaded(og_tableview *v, int32_t field_id);
+/* The type of top-level field `field_id` (OG_ERR_NOT_FOUND when the view has none). */
+og_status og_tableview_field_type(og_tableview *v, int32_t field_id, og_type *out);
+/* How many og_tableview_stream scans this process ran (tests, benchmarks). */
+size_t og_tableview_streams(void);
+
 /* The values of top-level field `field_id` at view rows rows[0..n) (UINT32_MAX = a null row)
  * into `out` (an owned vector): from the whole column when it is loaded, else by point reads
  * of just those rows (og_table_take), so a query touching a few rows of a large table reads a

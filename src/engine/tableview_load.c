@@ -8,6 +8,10 @@
  * of a local store, the fragments are split in two halves scanned on two threads into the one
  * column (tableview.h): a fresh process's first aggregate over a bulk load's 77 fragments at
  * 5M rows spent most of its time here (docs/benchmarks.md "Scaling").
+ *
+ * og_tableview_stream reads columns the same way, fragment by fragment on up to two threads,
+ * but hands each batch to its caller instead of keeping it: what a one-pass aggregate over a
+ * table too large to hold reads (issue 36; docs/engine.md "Memory").
  */
 #include "engine/tableview_internal.h"
 
@@ -227,7 +231,7 @@ static og_status load_part_run(load_part *p)
     size_t i = p->i;
     if (p->row1 == p->row0) return OG_OK;
     og_table_scan *scan = NULL;
-    og_table_scan_opts opts = {&v->top_ids[i], 1, NULL, 0, 0};
+    og_table_scan_opts opts = {&v->top_ids[i], 1, NULL, 0, 0, 0};
     og_status st = og_table_scan_open_range(&scan, v->table, &v->m, &opts, p->f0, p->f1);
     size_t pos = p->row0;
     while (st == OG_OK) {
@@ -281,6 +285,8 @@ size_t og_tableview_split_loads(void) { return atomic_load(&split_loads); }
  * reserved buffer, a coded one's code array: og_dictcol_begin_part), so the load holds no
  * second copy; a plain String column (bytes of unknown size) loads on one thread. */
 
+static size_t split_fragment(const og_tableview *v);
+
 /* The fragment index where a two-sided load of v splits (0: load on one thread). */
 static size_t load_split(const og_tableview *v, int coded, og_type t)
 {
@@ -288,6 +294,12 @@ static size_t load_split(const og_tableview *v, int coded, og_type t)
         !og_store_is_local(v->store))
         return 0;
     if (!coded && !(bulk_type(t) && og_type_width(t) > 0 && t.id != OG_T_BOOL)) return 0;
+    return split_fragment(v);
+}
+
+/* The fragment index nearest the view's middle row (0: none splits it). */
+static size_t split_fragment(const og_tableview *v)
+{
     size_t best = 0, half = v->nrows / 2;
     for (size_t k = 1; k < v->m.nfragments; k++) {
         size_t at = v->frag_start[k];
@@ -391,3 +403,142 @@ og_status og_tv_load_column(og_tableview *v, size_t i, const uint64_t *row_addrs
     return OG_OK;
 }
 
+
+/* ---- streaming (og_tableview_stream) ------------------------------------------------------ */
+
+/* Rows a streamed batch holds: a data file's page (lance_file.h OG_LANCE_DEFAULT_PAGE_ROWS),
+ * so a fixed-width column's batch points into the mapped page instead of being copied, and 8K
+ * rows of an 8-byte column (64 KiB) and what the consumer derives from them stay in the L2
+ * cache. */
+#define OG_TV_STREAM_BATCH 8192
+
+static atomic_size_t streams;
+size_t og_tableview_streams(void) { return atomic_load(&streams); }
+
+typedef struct stream_part {
+    og_tableview *v;
+    const int32_t *fids;
+    const size_t *tops; /* each field's top-level index */
+    size_t nf;
+    int part;
+    size_t f0, f1, row0, row1;
+    og_tableview_batch_fn use;
+    void *ctx;
+    atomic_int *failed;
+    og_status st;
+    char msg[256];
+} stream_part;
+
+static og_status stream_part_run(stream_part *p)
+{
+    og_tableview *v = p->v;
+    if (p->row1 == p->row0) return OG_OK;
+    og_table_scan *scan = NULL;
+    og_table_scan_opts opts = {p->fids, p->nf, NULL, 0, OG_TV_STREAM_BATCH, 1};
+    og_status st = og_table_scan_open_range(&scan, v->table, &v->m, &opts, p->f0, p->f1);
+    size_t pos = p->row0, fi = p->f0;
+    while (st == OG_OK) {
+        if (p->failed && atomic_load_explicit(p->failed, memory_order_relaxed)) {
+            og_table_scan_free(scan);
+            return OG_OK; /* (the other side's failure is the stream's) */
+        }
+        og_table_batch b;
+        st = og_table_scan_next(scan, &b);
+        if (st != OG_OK || b.nrows == 0) break;
+        /* (no deletions: the batch is rows first_offset.. of the fragment holding view row pos) */
+        while (fi < p->f1 && v->frag_start[fi + 1] <= pos) fi++;
+        int ok = b.ncols == p->nf && b.nrows <= p->row1 - pos && fi < p->f1 && b.fragment_id == v->m.fragments[fi].id &&
+                 b.first_offset == pos - v->frag_start[fi] && pos + b.nrows <= v->frag_start[fi + 1];
+        for (size_t k = 0; ok && k < p->nf; k++)
+            ok = b.cols[k].len == b.nrows && og_type_eq(b.cols[k].type, v->top_types[p->tops[k]]);
+        if (!ok) {
+            st = og_err(OG_ERR_CORRUPT, "table %s version %llu: streamed rows disagree with the live rows",
+                        og_table_dir(v->table), (unsigned long long)v->m.version);
+            break;
+        }
+        st = p->use(p->ctx, p->part, pos, b.nrows, b.cols);
+        pos += b.nrows;
+    }
+    og_table_scan_free(scan);
+    if (st == OG_OK && pos != p->row1)
+        st = og_err(OG_ERR_CORRUPT, "table %s version %llu: a scan gave %zu of %zu live rows", og_table_dir(v->table),
+                    (unsigned long long)v->m.version, pos - p->row0, p->row1 - p->row0);
+    if (st != OG_OK && p->failed) atomic_store(p->failed, 1);
+    return st;
+}
+
+static void *stream_part_main(void *arg)
+{
+    stream_part *p = arg;
+    p->st = stream_part_run(p);
+    if (p->st != OG_OK) {
+        snprintf(p->msg, sizeof p->msg, "%s", og_error_message());
+        og_error_clear();
+    }
+    return NULL;
+}
+
+int og_tableview_column_loaded(og_tableview *v, int32_t field_id)
+{
+    for (size_t i = 0; i < v->ntop; i++)
+        if (v->top_ids[i] == field_id)
+            return atomic_load_explicit(&v->cols[i], memory_order_acquire) != NULL ||
+                   atomic_load_explicit(&v->dicts[i], memory_order_acquire) != NULL;
+    return 0;
+}
+
+og_status og_tableview_field_type(og_tableview *v, int32_t field_id, og_type *out)
+{
+    for (size_t i = 0; i < v->ntop; i++)
+        if (v->top_ids[i] == field_id) {
+            if (v->top_type_st[i] != OG_OK) break;
+            *out = v->top_types[i];
+            return OG_OK;
+        }
+    return og_err(OG_ERR_NOT_FOUND, "table %s version %llu has no readable top-level field id %d",
+                  og_table_dir(v->table), (unsigned long long)v->m.version, field_id);
+}
+
+og_status og_tableview_stream(og_tableview *v, const int32_t *field_ids, size_t nf, int parts,
+                              og_tableview_batch_fn use, void *ctx)
+{
+    if (v->any_deletions)
+        return og_err(OG_ERR_UNSUPPORTED, "table %s version %llu has deleted rows: load its columns",
+                      og_table_dir(v->table), (unsigned long long)v->m.version);
+    size_t *tops = malloc((nf ? nf : 1) * sizeof *tops);
+    if (!tops) return og_err(OG_ERR_NOMEM, "table view: out of memory");
+    og_status st = OG_OK;
+    for (size_t k = 0; k < nf && st == OG_OK; k++) {
+        og_type t;
+        st = og_tableview_field_type(v, field_ids[k], &t);
+        for (tops[k] = 0; st == OG_OK && v->top_ids[tops[k]] != field_ids[k];) tops[k]++;
+    }
+    if (st != OG_OK) {
+        free(tops);
+        return st;
+    }
+    atomic_fetch_add(&streams, 1);
+    size_t k = parts >= 2 && og_tableview_load_threads >= 2 && v->nrows >= og_tableview_load_split_rows &&
+                       v->m.nfragments >= 2 && og_store_is_local(v->store)
+                   ? split_fragment(v)
+                   : 0;
+    atomic_int failed = 0;
+    stream_part a = {v, field_ids, tops, nf, 0, 0, v->m.nfragments, 0, v->nrows, use, ctx, &failed, OG_OK, {0}};
+    if (!k) {
+        st = stream_part_run(&a);
+        free(tops);
+        return st;
+    }
+    stream_part b = a;
+    a.f1 = b.f0 = k;
+    a.row1 = b.row0 = v->frag_start[k];
+    b.part = 1;
+    pthread_t th;
+    int threaded = pthread_create(&th, NULL, stream_part_main, &b) == 0;
+    st = stream_part_run(&a);
+    if (threaded) pthread_join(th, NULL);
+    else stream_part_main(&b); /* no thread: the second side after the first */
+    if (st == OG_OK && b.st != OG_OK) st = og_err(b.st, "%s", b.msg);
+    free(tops);
+    return st;
+}

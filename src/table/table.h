@@ -98,6 +98,9 @@ typedef struct og_table_scan_opts {
     const uint64_t *fragment_ids;/* restrict to these fragments (manifest order kept); */
     size_t nfragments;           /*   0 = every fragment */
     size_t batch_rows;           /* physical rows per batch before deletions; 0 = 4096 */
+    int no_row_addrs;            /* 1: a batch without deleted rows leaves row_addrs NULL — its
+                                  * rows are first_offset, first_offset + 1, ... (a streaming
+                                  * reader that needs no addresses skips writing 8 bytes a row) */
 } og_table_scan_opts;
 
 typedef struct og_table_batch {
@@ -106,6 +109,7 @@ typedef struct og_table_batch {
     const og_vector *cols;       /* ncols vectors, in the projection's order */
     const uint64_t *row_addrs;   /* nrows row addresses (fragment << 32 | offset), ascending */
     uint64_t fragment_id;        /* every row of a batch comes from one fragment */
+    uint64_t first_offset;       /* the offset of the batch's first row in its fragment */
 } og_table_batch;
 
 /* A scan of the live rows (deletion vectors applied) of version `m` of table `t`, fragment

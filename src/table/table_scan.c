@@ -430,6 +430,7 @@ struct og_table_scan {
     uint64_t pos;
     int ranged;         /* data files are read through range_cache.h */
     int keep_files;     /* og_table_take: readers from the table's cache (open_file) */
+    int no_addrs;       /* og_table_scan_opts.no_row_addrs */
     /* the current batch */
     og_vector *cols;
     uint64_t *addrs;
@@ -484,6 +485,7 @@ og_status og_table_i_scan_open(og_table_scan **out, og_table *t, const og_manife
     s->ranged = og_range_use(t->store);
     s->del_fn = del_fn;
     s->del_ctx = del_ctx;
+    s->no_addrs = opts->no_row_addrs;
     s->batch_rows = opts->batch_rows ? opts->batch_rows : OG_LANCE_DEFAULT_BATCH_ROWS;
     if (s->batch_rows > UINT32_MAX) s->batch_rows = UINT32_MAX;
     og_status st = OG_OK;
@@ -676,7 +678,8 @@ og_status og_table_scan_next(og_table_scan *s, og_table_batch *out)
         size_t live = 0;
         if (!s->deleted) { /* every row live: no selection, addresses in one (vectorized) run */
             uint64_t a0 = OG_ROW_ADDR(f->id, start);
-            for (size_t r = 0; r < count; r++) s->addrs[r] = a0 + r;
+            if (!s->no_addrs)
+                for (size_t r = 0; r < count; r++) s->addrs[r] = a0 + r;
             live = count;
         }
         for (size_t r = 0; s->deleted && r < count; r++) {
@@ -703,6 +706,8 @@ og_status og_table_scan_next(og_table_scan *s, og_table_batch *out)
         }
         out->nrows = live;
         out->fragment_id = f->id;
+        out->first_offset = live == count ? start : OG_ROW_ADDR_OFFSET(s->addrs[0]);
+        out->row_addrs = s->no_addrs && live == count ? NULL : s->addrs;
         return OG_OK;
     }
 }
@@ -742,7 +747,7 @@ og_status og_table_take(og_table *t, const og_manifest *m, uint64_t fragment_id,
         }
         return OG_OK;
     }
-    og_table_scan_opts o = {field_ids, nfields, &fragment_id, 1, 1};
+    og_table_scan_opts o = {field_ids, nfields, &fragment_id, 1, 1, 0};
     og_table_scan *s;
     OG_TRY(og_table_scan_open(&s, t, m, &o));
     /* A take of every row (a key map built from a whole fragment) reads the file as a scan

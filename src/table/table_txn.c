@@ -501,7 +501,7 @@ og_status og_table_txn_compact(og_table_txn *x, const uint64_t *fragment_ids, si
     }
     OG_TRY(pend_flush(x)); /* the scan below reads the files */
     /* Scan the live rows (staged deletions applied) of the listed fragments, every field. */
-    og_table_scan_opts o = {NULL, 0, fragment_ids, n, 0};
+    og_table_scan_opts o = {NULL, 0, fragment_ids, n, 0, 0};
     og_table_scan *s;
     OG_TRY(og_table_i_scan_open(&s, x->t, &x->m, &o, staged_rows, x));
     og_table_fragment_writer *w;

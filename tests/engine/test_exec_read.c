@@ -248,7 +248,7 @@ static og_status run_query(mem_graph *g, const char *gq, const char *name, const
     st = og_exec_bind_params(ir, pj, &pv);
     json_decref(pj);
     if (st == OG_OK) {
-        og_exec_source s = {g, m_node_rows, m_node_column, m_edge_column, m_edge_topology, m_node_find_id, NULL, NULL, NULL, NULL, NULL};
+        og_exec_source s = {g, m_node_rows, m_node_column, m_edge_column, m_edge_topology, m_node_find_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
         og_result r;
         st = og_exec_read(ir, &s, pv, 0, &r);
         if (st == OG_OK) {

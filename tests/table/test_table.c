@@ -101,7 +101,9 @@ static void append_rows(og_table_txn *x, int start, int count, uint64_t *frag)
 /* One row rendered as text: "frag:offset id n s" with "-" for null. */
 static void render(const og_table_batch *b, size_t r, char *out, size_t cap)
 {
-    size_t at = (size_t)snprintf(out, cap, "%u:%u", OG_ROW_ADDR_FRAG(b->row_addrs[r]), OG_ROW_ADDR_OFFSET(b->row_addrs[r]));
+    /* (a scan with no_row_addrs: a batch without deleted rows is first_offset, first_offset + 1, ...) */
+    uint64_t addr = b->row_addrs ? b->row_addrs[r] : OG_ROW_ADDR(b->fragment_id, b->first_offset + r);
+    size_t at = (size_t)snprintf(out, cap, "%u:%u", OG_ROW_ADDR_FRAG(addr), OG_ROW_ADDR_OFFSET(addr));
     for (size_t c = 0; c < b->ncols && at < cap; c++) {
         const og_vector *v = &b->cols[c];
         if (og_vector_is_null(v, r)) {
@@ -144,7 +146,7 @@ static char *dump(og_table *t, uint64_t version, const int32_t *ids, size_t nids
 {
     og_manifest m;
     assert_int_equal(og_table_load(t, version, &m), OG_OK);
-    og_table_scan_opts o = {ids, nids, NULL, 0, 3}; /* small batches: batches cross deletions */
+    og_table_scan_opts o = {ids, nids, NULL, 0, 3, 0}; /* small batches: batches cross deletions */
     og_table_scan *s;
     assert_int_equal(og_table_scan_open(&s, t, &m, &o), OG_OK);
     return drain(s, &m);
@@ -155,7 +157,7 @@ static char *dump_range(og_table *t, uint64_t version, size_t from, size_t to)
 {
     og_manifest m;
     assert_int_equal(og_table_load(t, version, &m), OG_OK);
-    og_table_scan_opts o = {NULL, 0, NULL, 0, 3};
+    og_table_scan_opts o = {NULL, 0, NULL, 0, 3, 0};
     og_table_scan *s;
     assert_int_equal(og_table_scan_open_range(&s, t, &m, &o, from, to), OG_OK);
     return drain(s, &m);
@@ -449,6 +451,56 @@ static void stable_field_ids_and_added_column(void **state)
 /* A scan of a range of the manifest's fragments (one side of a two-threaded column load)
  * reads exactly their live rows, in order; the ranges of a split, one after the other, read
  * the whole scan's rows; a range outside the manifest, or with a fragment list, is refused. */
+/* og_table_scan_opts.no_row_addrs: batches without deleted rows leave row_addrs NULL and
+ * give their first offset; the rows read are the same as with addresses. */
+static void a_scan_may_skip_row_addresses(void **state)
+{
+    fx *f = *state;
+    og_lance_schema s;
+    base_schema(&s);
+    og_table_txn *x;
+    uint64_t v1, v2;
+    assert_int_equal(og_table_txn_begin(&x, f->t, 0, &s), OG_OK);
+    append_rows(x, 0, 5, NULL);
+    append_rows(x, 5, 3, NULL);
+    assert_int_equal(og_table_txn_commit(x, &v1), OG_OK);
+    og_table_txn_free(x);
+    assert_int_equal(og_table_txn_begin(&x, f->t, v1, NULL), OG_OK);
+    uint32_t d[] = {1};
+    assert_int_equal(og_table_txn_delete(x, 1, d, 1), OG_OK);
+    assert_int_equal(og_table_txn_commit(x, &v2), OG_OK);
+    og_table_txn_free(x);
+    char *all = dump(f->t, v2, NULL, 0);
+    og_manifest m;
+    assert_int_equal(og_table_load(f->t, v2, &m), OG_OK);
+    og_table_scan_opts o = {NULL, 0, NULL, 0, 2, 1};
+    og_table_scan *sc;
+    assert_int_equal(og_table_scan_open(&sc, f->t, &m, &o), OG_OK);
+    og_buf out = OG_BUF_INIT;
+    og_table_batch b;
+    size_t without = 0, with = 0;
+    for (;;) {
+        assert_int_equal(og_table_scan_next(sc, &b), OG_OK);
+        if (!b.nrows) break;
+        if (b.row_addrs) with++;
+        else without++;
+        for (size_t r = 0; r < b.nrows; r++) {
+            char row[256];
+            render(&b, r, row, sizeof row);
+            og_buf_printf(&out, "%s%s", out.len ? ";" : "", row);
+        }
+    }
+    og_table_scan_free(sc);
+    og_manifest_free(&m);
+    og_buf_append_byte(&out, 0);
+    assert_string_equal((char *)out.data, all);
+    assert_int_equal(without, 4); /* fragment 0's three batches, fragment 1's last */
+    assert_int_equal(with, 1);    /* fragment 1's batch with the deleted row lists its rows */
+    og_buf_free(&out);
+    free(all);
+    og_lance_schema_free(&s);
+}
+
 static void a_range_scan_reads_only_its_fragments(void **state)
 {
     fx *f = *state;
@@ -486,7 +538,7 @@ static void a_range_scan_reads_only_its_fragments(void **state)
     assert_int_equal(og_table_scan_open_range(&sc, f->t, &m, NULL, 2, 1), OG_ERR_INVALID);
     assert_int_equal(og_table_scan_open_range(&sc, f->t, &m, NULL, 0, 4), OG_ERR_INVALID);
     uint64_t one = m.fragments[0].id;
-    og_table_scan_opts o = {NULL, 0, &one, 1, 0};
+    og_table_scan_opts o = {NULL, 0, &one, 1, 0, 0};
     assert_int_equal(og_table_scan_open_range(&sc, f->t, &m, &o, 0, 1), OG_ERR_INVALID);
     assert_null(sc);
     /* named fragments: each once, in manifest order, whatever order and repeats they are
@@ -564,7 +616,7 @@ static void errors_are_typed(void **state)
     assert_int_equal(og_table_scan_next(sc, &b), OG_ERR_NOT_FOUND);
     og_table_scan_free(sc);
     int32_t nope[] = {42};
-    og_table_scan_opts o = {nope, 1, NULL, 0, 0};
+    og_table_scan_opts o = {nope, 1, NULL, 0, 0, 0};
     assert_int_equal(og_table_scan_open(&sc, f->t, &m, &o), OG_ERR_NOT_FOUND);
     og_manifest_free(&m);
     og_table *t2;
@@ -865,6 +917,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(stable_field_ids_and_added_column, setup, teardown),
         cmocka_unit_test_setup_teardown(errors_are_typed, setup, teardown),
         cmocka_unit_test_setup_teardown(a_range_scan_reads_only_its_fragments, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_scan_may_skip_row_addresses, setup, teardown),
         cmocka_unit_test_setup_teardown(bad_deletion_files_are_corrupt, setup, teardown),
         cmocka_unit_test_setup_teardown(fault_points, setup, teardown),
         cmocka_unit_test_setup_teardown(manifest_cache, setup, teardown),

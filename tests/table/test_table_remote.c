@@ -180,7 +180,7 @@ static size_t check(og_table *t, uint64_t version, const expect *e, int nfrags, 
     og_manifest m;
     assert_int_equal(og_table_load(t, version, &m), OG_OK);
     assert_int_equal(m.nfragments, (size_t)nfrags);
-    og_table_scan_opts o = {NULL, 0, NULL, 0, batch};
+    og_table_scan_opts o = {NULL, 0, NULL, 0, batch, 0};
     og_table_scan *s;
     assert_int_equal(og_table_scan_open(&s, t, &m, &o), OG_OK);
     size_t seen = 0;
@@ -315,7 +315,7 @@ static void scan_two(og_table *t, uint64_t version)
     og_manifest m;
     assert_int_equal(og_table_load(t, version, &m), OG_OK);
     int32_t fids[] = {3, 11};
-    og_table_scan_opts o = {fids, 2, NULL, 0, 0};
+    og_table_scan_opts o = {fids, 2, NULL, 0, 0, 0};
     og_table_scan *s;
     assert_int_equal(og_table_scan_open(&s, t, &m, &o), OG_OK);
     int64_t row = 0;

@@ -115,7 +115,7 @@ static size_t check_version(og_table *t, uint64_t version, const expect *e, int 
 {
     og_manifest m;
     assert_int_equal(og_table_load(t, version, &m), OG_OK);
-    og_table_scan_opts o = {NULL, 0, NULL, 0, batch};
+    og_table_scan_opts o = {NULL, 0, NULL, 0, batch, 0};
     og_table_scan *s;
     assert_int_equal(og_table_scan_open(&s, t, &m, &o), OG_OK);
     og_table_batch b;
