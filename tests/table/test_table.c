@@ -544,7 +544,7 @@ static void a_range_scan_reads_only_its_fragments(void **state)
     /* named fragments: each once, in manifest order, whatever order and repeats they are
      * named in; a fragment the version lacks is OG_ERR_NOT_FOUND */
     uint64_t named[] = {m.fragments[2].id, m.fragments[0].id, m.fragments[2].id, m.fragments[2].id};
-    og_table_scan_opts no = {NULL, 0, named, 4, 0};
+    og_table_scan_opts no = {NULL, 0, named, 4, 0, 0};
     assert_int_equal(og_table_scan_open(&sc, f->t, &m, &no), OG_OK);
     og_manifest mc;
     assert_int_equal(og_manifest_copy(&mc, &m), OG_OK);
@@ -553,7 +553,7 @@ static void a_range_scan_reads_only_its_fragments(void **state)
                                 "2:0 r8 80 s8;2:1 r9 90 s9;2:2 r10 100 s10;2:3 r11 110 -");
     free(picked);
     uint64_t absent[] = {m.fragments[1].id, 99};
-    og_table_scan_opts na = {NULL, 0, absent, 2, 0};
+    og_table_scan_opts na = {NULL, 0, absent, 2, 0, 0};
     sc = NULL;
     assert_int_equal(og_table_scan_open(&sc, f->t, &m, &na), OG_ERR_NOT_FOUND);
     assert_null(sc);
