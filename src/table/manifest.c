@@ -158,8 +158,12 @@ og_status og_manifest_copy(og_manifest *dst, const og_manifest *src)
 {
     og_manifest_init(dst);
     og_status st = og_lance_schema_copy(&dst->schema, &src->schema);
-    for (size_t i = 0; st == OG_OK && i < src->nfragments; i++)
-        st = og_manifest_add_fragment(dst, &src->fragments[i]);
+    if (st == OG_OK && src->nfragments && !(dst->fragments = malloc(src->nfragments * sizeof *dst->fragments)))
+        st = og_err(OG_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; st == OG_OK && i < src->nfragments; i++) { /* (room for all: no realloc each) */
+        st = og_fragment_copy(&dst->fragments[i], &src->fragments[i]);
+        if (st == OG_OK) dst->nfragments++;
+    }
     if (st == OG_OK)
         st = og_manifest_set_strings(dst, src->writer_library, src->writer_version,
                                      src->format_name, src->format_version);
@@ -499,6 +503,37 @@ static og_status decode_timestamp(const og_pb_field *f, og_manifest *m)
     return rc < 0 ? OG_ERR_CORRUPT : OG_OK;
 }
 
+static int u64_cmp(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The fragment id that appears twice in m, or -1 (as a uint64_t: ids fit 32 bits).  Ids
+ * ascend as a rule — one pass; any other order sorts a copy.  The pairwise check it replaces
+ * was most of a fresh process's first traversal of a 763-fragment edge table (10M nodes,
+ * docs/benchmarks.md "Scaling"). */
+static uint64_t repeated_fragment_id(const og_manifest *m)
+{
+    size_t n = m->nfragments, i = 1;
+    while (i < n && m->fragments[i - 1].id < m->fragments[i].id) i++;
+    if (i >= n) return UINT64_MAX;
+    uint64_t *ids = malloc(n * sizeof *ids);
+    if (!ids) { /* (no memory for the copy: the pairs, as before) */
+        for (size_t a = 0; a < n; a++)
+            for (size_t b = 0; b < a; b++)
+                if (m->fragments[a].id == m->fragments[b].id) return m->fragments[a].id;
+        return UINT64_MAX;
+    }
+    for (size_t k = 0; k < n; k++) ids[k] = m->fragments[k].id;
+    qsort(ids, n, sizeof *ids, u64_cmp);
+    uint64_t dup = UINT64_MAX;
+    for (size_t k = 1; k < n && dup == UINT64_MAX; k++)
+        if (ids[k] == ids[k - 1]) dup = ids[k];
+    free(ids);
+    return dup;
+}
+
 static og_status check_manifest(const og_manifest *m)
 {
     og_status st = og_lance_schema_validate(&m->schema);
@@ -508,11 +543,10 @@ static og_status check_manifest(const og_manifest *m)
         if (m->has_max_fragment_id && f->id > m->max_fragment_id)
             return og_err(OG_ERR_CORRUPT, "manifest: fragment %llu above max_fragment_id %u",
                           (unsigned long long)f->id, m->max_fragment_id);
-        for (size_t j = 0; j < i; j++)
-            if (m->fragments[j].id == f->id)
-                return og_err(OG_ERR_CORRUPT, "manifest: fragment id %llu appears twice",
-                              (unsigned long long)f->id);
     }
+    uint64_t dup = repeated_fragment_id(m);
+    if (dup != UINT64_MAX)
+        return og_err(OG_ERR_CORRUPT, "manifest: fragment id %llu appears twice", (unsigned long long)dup);
     return OG_OK;
 }
 
@@ -524,6 +558,7 @@ og_status og_manifest_decode(const uint8_t *p, size_t n, og_manifest *m)
     int rc;
     og_status st = OG_OK;
     int have_version = 0;
+    size_t fcap = 0; /* fragments allocated (doubling: one realloc per fragment was quadratic) */
     while (st == OG_OK && (rc = og_pb_next(&r, &f)) == 1) {
         switch (f.field) {
         case M_FIELDS:
@@ -536,13 +571,17 @@ og_status og_manifest_decode(const uint8_t *p, size_t n, og_manifest *m)
             og_fragment fr;
             st = decode_fragment(f.data, f.len, &fr);
             if (st != OG_OK) break;
-            og_fragment *frs = realloc(m->fragments, (m->nfragments + 1) * sizeof *frs);
-            if (!frs) {
-                og_fragment_free(&fr);
-                st = og_err(OG_ERR_NOMEM, "out of memory");
-                break;
+            if (m->nfragments == fcap) {
+                size_t cap = fcap ? fcap * 2 : 8;
+                og_fragment *frs = realloc(m->fragments, cap * sizeof *frs);
+                if (!frs) {
+                    og_fragment_free(&fr);
+                    st = og_err(OG_ERR_NOMEM, "out of memory");
+                    break;
+                }
+                m->fragments = frs;
+                fcap = cap;
             }
-            m->fragments = frs;
             m->fragments[m->nfragments++] = fr;
             break;
         }

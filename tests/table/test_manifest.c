@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "table/manifest.h"
+#include "util/error.h"
 #include "util/pb.h"
 
 static og_data_file make_file(const char *path, const int32_t *ids, size_t n)
@@ -273,6 +274,69 @@ static void corrupt_manifests_rejected(void **state)
     og_buf_free(&b);
 }
 
+/* Fragment ids must be distinct in any order (the check sorts a copy when they do not
+ * ascend): a repeat far apart, ids out of order, and a long ascending list that decodes with
+ * every fragment in its place. */
+static void fragment_ids_are_distinct_in_any_order(void **state)
+{
+    (void)state;
+    og_manifest m, back;
+    build(&m); /* fragments 0 and 7 */
+    m.max_fragment_id = 5000;
+    int32_t ids[] = {0};
+    for (uint64_t id = 3000; id > 2990; id--) { /* descending after 0, 7 */
+        og_fragment f;
+        memset(&f, 0, sizeof f);
+        f.id = id;
+        f.physical_rows = 1;
+        f.nfiles = 1;
+        f.files = calloc(1, sizeof *f.files);
+        f.files[0] = make_file("d.lance", ids, 1);
+        assert_int_equal(og_manifest_add_fragment(&m, &f), OG_OK);
+        og_fragment_free(&f);
+    }
+    og_buf b = OG_BUF_INIT;
+    assert_int_equal(og_manifest_encode(&m, &b), OG_OK);
+    assert_int_equal(og_manifest_decode(b.data, b.len, &back), OG_OK);
+    assert_int_equal(back.nfragments, 12);
+    assert_int_equal(back.fragments[11].id, 2991);
+    og_manifest_free(&back);
+    m.fragments[5].id = 7; /* the same id as fragment 1, out of order */
+    og_buf_free(&b);
+    assert_int_equal(og_manifest_encode(&m, &b), OG_OK);
+    assert_int_equal(og_manifest_decode(b.data, b.len, &back), OG_ERR_CORRUPT);
+    assert_non_null(strstr(og_error_message(), "fragment id 7 appears twice"));
+    og_error_clear();
+    og_manifest_free(&m);
+    og_buf_free(&b);
+    /* 2,000 ascending fragments: one pass, all kept in order */
+    build(&m);
+    m.max_fragment_id = 5000;
+    for (uint64_t id = 10; id < 2010; id++) {
+        og_fragment f;
+        memset(&f, 0, sizeof f);
+        f.id = id;
+        f.physical_rows = 2;
+        f.nfiles = 1;
+        f.files = calloc(1, sizeof *f.files);
+        f.files[0] = make_file("e.lance", ids, 1);
+        assert_int_equal(og_manifest_add_fragment(&m, &f), OG_OK);
+        og_fragment_free(&f);
+    }
+    assert_int_equal(og_manifest_encode(&m, &b), OG_OK);
+    assert_int_equal(og_manifest_decode(b.data, b.len, &back), OG_OK);
+    assert_int_equal(back.nfragments, 2002);
+    for (size_t i = 2; i < 2002; i++) assert_int_equal(back.fragments[i].id, i + 8);
+    og_manifest copy;
+    assert_int_equal(og_manifest_copy(&copy, &back), OG_OK);
+    assert_int_equal(copy.nfragments, 2002);
+    assert_int_equal(copy.fragments[2001].id, 2009);
+    og_manifest_free(&copy);
+    og_manifest_free(&back);
+    og_manifest_free(&m);
+    og_buf_free(&b);
+}
+
 static void names(void **state)
 {
     (void)state;
@@ -304,6 +368,7 @@ int main(void)
         cmocka_unit_test(manifest_not_at_zero),
         cmocka_unit_test(corrupt_manifests_rejected),
         cmocka_unit_test(names),
+        cmocka_unit_test(fragment_ids_are_distinct_in_any_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
