@@ -234,6 +234,7 @@ og_status og_degree_weights(const og_bindings *b, size_t col, const og_topology 
          * pread and few rows ask (og_topology_edges then reads them without faulting the
          * mapping: docs/engine.md "Memory") */
         if (off[s] && nbr[s] && (memo || !og_topology_reads_by_pread(t[i]))) {
+            og_topology_bulk_read(t[i]);
             lv[i].off = off[s];
             lv[i].nbr = nbr[s];
             lv[i].n_from = lv[i].nodes;

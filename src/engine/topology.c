@@ -62,6 +62,8 @@ static void bulk_reader(const og_topology *ct)
     if (t->on_bulk && !atomic_exchange(&t->bulk_told, 1)) t->on_bulk(t->on_bulk_ctx);
 }
 
+void og_topology_bulk_read(const og_topology *t) { bulk_reader(t); }
+
 void og_topology_on_bulk(og_topology *t, void (*fn)(void *ctx), void *ctx)
 {
     t->on_bulk = fn;
@@ -241,7 +243,6 @@ void og_topology_arrays(const og_topology *t, uint32_t *n_src, uint32_t *n_dst, 
 {
     *n_src = t->n_src;
     *n_dst = t->n_dst;
-    bulk_reader(t);
     for (int s = 0; s < 2; s++) { /* (NULL for a composed one) */
         off[s] = t->off[s];
         nbr[s] = t->nbr[s];

@@ -54,10 +54,14 @@ og_status og_topology_wrap(og_topology **out, uint32_t n_src_nodes, uint32_t n_d
  * that fails falls back to the mapping. */
 void og_topology_read_by_pread(og_topology *t, int fd, const void *base);
 /* Sets a hook that t calls once, when a reader first goes to its mapped arrays (a traversal
- * past the read cache of og_topology_read_by_pread, og_topology_arrays, og_topology_simple):
+ * past the read cache of og_topology_read_by_pread, og_topology_simple, a caller of
+ * og_topology_bulk_read):
  * the caller reads the file ahead then (index/csr.h og_csr_prefault_async), so a point query
  * never reads a whole topology (docs/engine.md "Memory").  ctx must outlive t. */
 void og_topology_on_bulk(og_topology *t, void (*fn)(void *ctx), void *ctx);
+/* Tells t's hook that the caller is about to read the arrays of og_topology_arrays in bulk
+ * (borrowing them for their sizes alone is not). */
+void og_topology_bulk_read(const og_topology *t);
 /* 1 when t (or the base of a composed t) reads lists by pread (og_topology_read_by_pread): a
  * reader of a few nodes should then go through og_topology_edges, not the arrays. */
 int og_topology_reads_by_pread(const og_topology *t);

@@ -46,8 +46,10 @@ static void data_file_free(og_data_file *d)
 
 void og_fragment_free(og_fragment *f)
 {
-    for (size_t i = 0; i < f->nfiles; i++) data_file_free(&f->files[i]);
-    free(f->files);
+    if (!f->in_arena) {
+        for (size_t i = 0; i < f->nfiles; i++) data_file_free(&f->files[i]);
+        free(f->files);
+    }
     memset(f, 0, sizeof *f);
 }
 
@@ -56,6 +58,7 @@ void og_manifest_free(og_manifest *m)
     og_lance_schema_free(&m->schema);
     for (size_t i = 0; i < m->nfragments; i++) og_fragment_free(&m->fragments[i]);
     free(m->fragments);
+    free(m->arena);
     free(m->writer_library);
     free(m->writer_version);
     free(m->format_name);
@@ -154,14 +157,37 @@ og_status og_manifest_set_strings(og_manifest *m, const char *writer_library,
     return OG_OK;
 }
 
+/* Points an in_arena fragment copied from arena `from` at the same bytes of arena `to`. */
+static void arena_rebase(og_fragment *f, const void *from, void *to)
+{
+#define REBASE(p) ((p) ? (void *)((uint8_t *)to + ((const uint8_t *)(const void *)(p) - (const uint8_t *)from)) : NULL)
+    f->files = REBASE(f->files);
+    for (size_t k = 0; k < f->nfiles; k++) {
+        og_data_file *d = &f->files[k];
+        d->path = REBASE(d->path);
+        d->fields = REBASE(d->fields);
+        d->column_indices = REBASE(d->column_indices);
+    }
+#undef REBASE
+}
+
 og_status og_manifest_copy(og_manifest *dst, const og_manifest *src)
 {
     og_manifest_init(dst);
     og_status st = og_lance_schema_copy(&dst->schema, &src->schema);
     if (st == OG_OK && src->nfragments && !(dst->fragments = malloc(src->nfragments * sizeof *dst->fragments)))
         st = og_err(OG_ERR_NOMEM, "out of memory");
+    if (st == OG_OK && src->arena) { /* the arena's files in one copy, their pointers moved over */
+        if (!(dst->arena = malloc(src->arena_used ? src->arena_used : 1))) st = og_err(OG_ERR_NOMEM, "out of memory");
+        else memcpy(dst->arena, src->arena, src->arena_used), dst->arena_used = src->arena_used;
+    }
     for (size_t i = 0; st == OG_OK && i < src->nfragments; i++) { /* (room for all: no realloc each) */
-        st = og_fragment_copy(&dst->fragments[i], &src->fragments[i]);
+        if (src->fragments[i].in_arena) {
+            dst->fragments[i] = src->fragments[i];
+            arena_rebase(&dst->fragments[i], src->arena, dst->arena);
+        } else {
+            st = og_fragment_copy(&dst->fragments[i], &src->fragments[i]);
+        }
         if (st == OG_OK) dst->nfragments++;
     }
     if (st == OG_OK)
@@ -341,47 +367,75 @@ static og_status expect_wire(const og_pb_field *f, int wire)
     return OG_OK;
 }
 
-static og_status take_str(const og_pb_field *f, char **dst)
+/* The decoder's arena (og_manifest.arena): a bump allocator over one block sized from the
+ * manifest's bytes so that it never runs out (arena_bound); NULL a = malloc. */
+typedef struct arena {
+    uint8_t *base;
+    size_t cap, used;
+} arena;
+
+/* Bytes an arena needs at most for a manifest of n bytes: a data file takes at least 2
+ * encoded bytes and at most 8-aligned struct + path + NUL + two int32 arrays whose values
+ * take a byte each, so 4 x its bytes plus ~100 covers it. */
+static size_t arena_bound(size_t n) { return 50 * n + 64; }
+
+static void *arena_take(arena *a, size_t n)
+{
+    size_t at = (a->used + 7) & ~(size_t)7;
+    if (at > a->cap || n > a->cap - at) return NULL; /* (arena_bound makes this unreachable) */
+    a->used = at + n;
+    return a->base + at;
+}
+
+static og_status take_str(const og_pb_field *f, char **dst, arena *a)
 {
     OG_TRY(expect_wire(f, OG_PB_LEN));
     if (memchr(f->data, 0, f->len)) return corrupt("string with a NUL byte");
-    char *s = malloc(f->len + 1);
+    char *s = a ? arena_take(a, f->len + 1) : malloc(f->len + 1);
     if (!s) return og_err(OG_ERR_NOMEM, "out of memory");
     memcpy(s, f->data, f->len);
     s[f->len] = '\0';
-    free(*dst);
+    if (!a) free(*dst);
     *dst = s;
     return OG_OK;
 }
 
-/* Repeated int32 (packed or not): appended to *v. */
-static og_status take_i32s(const og_pb_field *f, int32_t **v, size_t *n)
+/* Repeated int32 (packed or not): appended to *v — decoded in place, one realloc (a
+ * manifest holds two such lists per data file; a 763-fragment manifest's temporary arrays
+ * were a third of its decode). */
+static og_status take_i32s(const og_pb_field *f, int32_t **v, size_t *n, arena *a)
 {
-    uint64_t *vals;
-    size_t k;
-    if (f->wire != OG_PB_LEN && f->wire != OG_PB_VARINT) return corrupt("bad repeated int32");
-    OG_TRY(og_pb_unpack_uints(f, &vals, &k));
-    int32_t *p = k ? realloc(*v, (*n + k) * sizeof *p) : *v;
-    if (k && !p) {
-        free(vals);
-        return og_err(OG_ERR_NOMEM, "out of memory");
+    size_t k = 1;
+    if (f->wire == OG_PB_LEN) { /* a value ends at each byte without the continuation bit */
+        k = 0;
+        for (size_t i = 0; i < f->len; i++) k += !(f->data[i] & 0x80);
+        if (f->len && (f->data[f->len - 1] & 0x80)) return corrupt("bad repeated int32");
+    } else if (f->wire != OG_PB_VARINT) {
+        return corrupt("bad repeated int32");
     }
-    for (size_t i = 0; i < k; i++) {
-        int64_t x = (int64_t)vals[i];
-        if (x < INT32_MIN || x > INT32_MAX) {
-            free(vals);
-            *v = p;
-            return corrupt("int32 out of range");
-        }
-        p[*n + i] = (int32_t)x;
+    if (!k) return OG_OK;
+    int32_t *p;
+    if (a) { /* (a repeated field seen again: a new run, the old one left in the arena) */
+        p = arena_take(a, (*n + k) * sizeof *p);
+        if (p && *n) memcpy(p, *v, *n * sizeof *p);
+    } else {
+        p = realloc(*v, (*n + k) * sizeof *p);
     }
-    free(vals);
+    if (!p) return og_err(OG_ERR_NOMEM, "out of memory");
     *v = p;
-    *n += k;
+    og_pb_reader r = {NULL, NULL};
+    if (f->wire == OG_PB_LEN) r = og_pb_reader_init(f->data, f->len);
+    for (size_t i = 0; i < k; i++) {
+        uint64_t u = f->u;
+        if (f->wire == OG_PB_LEN) OG_TRY(og_pb_read_varint(&r, &u));
+        int64_t x = (int64_t)u;
+        if (x < INT32_MIN || x > INT32_MAX) return corrupt("int32 out of range");
+        p[(*n)++] = (int32_t)x;
+    }
     return OG_OK;
 }
 
-static og_status decode_data_file(const uint8_t *p, size_t n, og_data_file *d)
+static og_status decode_data_file(const uint8_t *p, size_t n, og_data_file *d, arena *a)
 {
     og_pb_reader r = og_pb_reader_init(p, n);
     og_pb_field f;
@@ -389,9 +443,9 @@ static og_status decode_data_file(const uint8_t *p, size_t n, og_data_file *d)
     og_status st = OG_OK;
     while (st == OG_OK && (rc = og_pb_next(&r, &f)) == 1) {
         switch (f.field) {
-        case D_PATH: st = take_str(&f, &d->path); break;
-        case D_FIELDS: st = take_i32s(&f, &d->fields, &d->nfields); break;
-        case D_COLUMNS: st = take_i32s(&f, &d->column_indices, &d->ncolumn_indices); break;
+        case D_PATH: st = take_str(&f, &d->path, a); break;
+        case D_FIELDS: st = take_i32s(&f, &d->fields, &d->nfields, a); break;
+        case D_COLUMNS: st = take_i32s(&f, &d->column_indices, &d->ncolumn_indices, a); break;
         case D_MAJOR:
             st = expect_wire(&f, OG_PB_VARINT);
             if (st == OG_OK && f.u > UINT32_MAX) st = corrupt("file major version out of range");
@@ -439,25 +493,37 @@ static og_status decode_deletion(const uint8_t *p, size_t n, og_deletion_info *x
     return rc < 0 ? OG_ERR_CORRUPT : OG_OK;
 }
 
-static og_status decode_fragment(const uint8_t *p, size_t n, og_fragment *fr)
+/* Decodes one fragment; with an arena its data files live there (in_arena), else in
+ * memory of their own.  A fragment of more files than fit the local list below is decoded
+ * without the arena (OG_ERR_LIMIT tells the caller to). */
+#define ARENA_FILES 16
+static og_status decode_fragment(const uint8_t *p, size_t n, og_fragment *fr, arena *a)
 {
     og_pb_reader r = og_pb_reader_init(p, n);
     og_pb_field f;
     int rc;
     og_status st = OG_OK;
     memset(fr, 0, sizeof *fr);
+    og_data_file local[ARENA_FILES];
+    fr->in_arena = a != NULL;
     while (st == OG_OK && (rc = og_pb_next(&r, &f)) == 1) {
         switch (f.field) {
         case F_ID: st = expect_wire(&f, OG_PB_VARINT); fr->id = f.u; break;
         case F_FILES: {
             st = expect_wire(&f, OG_PB_LEN);
             if (st != OG_OK) break;
+            if (a) {
+                if (fr->nfiles == ARENA_FILES) return OG_ERR_LIMIT; /* (nothing to free: all in the arena) */
+                memset(&local[fr->nfiles], 0, sizeof local[0]);
+                st = decode_data_file(f.data, f.len, &local[fr->nfiles++], a);
+                break;
+            }
             og_data_file *files = realloc(fr->files, (fr->nfiles + 1) * sizeof *files);
             if (!files) { st = og_err(OG_ERR_NOMEM, "out of memory"); break; }
             fr->files = files;
             memset(&files[fr->nfiles], 0, sizeof *files);
             fr->nfiles++;
-            st = decode_data_file(f.data, f.len, &files[fr->nfiles - 1]);
+            st = decode_data_file(f.data, f.len, &files[fr->nfiles - 1], NULL);
             break;
         }
         case F_DELETION:
@@ -473,6 +539,10 @@ static og_status decode_fragment(const uint8_t *p, size_t n, og_fragment *fr)
     if (st == OG_OK && fr->physical_rows > UINT32_MAX) st = corrupt("fragment has too many rows");
     if (st == OG_OK && fr->deletion.present && fr->deletion.num_deleted_rows > fr->physical_rows)
         st = corrupt("fragment deletes more rows than it has");
+    if (st == OG_OK && a && fr->nfiles) {
+        if (!(fr->files = arena_take(a, fr->nfiles * sizeof *fr->files))) st = og_err(OG_ERR_NOMEM, "out of memory");
+        else memcpy(fr->files, local, fr->nfiles * sizeof *fr->files);
+    }
     if (st != OG_OK) og_fragment_free(fr);
     return st;
 }
@@ -484,8 +554,8 @@ static og_status decode_pair(const og_pb_field *f, char **a, char **b)
     og_pb_field g;
     int rc;
     while ((rc = og_pb_next(&r, &g)) == 1) {
-        if (g.field == 1) OG_TRY(take_str(&g, a));
-        else if (g.field == 2) OG_TRY(take_str(&g, b));
+        if (g.field == 1) OG_TRY(take_str(&g, a, NULL));
+        else if (g.field == 2) OG_TRY(take_str(&g, b, NULL));
     }
     return rc < 0 ? OG_ERR_CORRUPT : OG_OK;
 }
@@ -559,6 +629,8 @@ og_status og_manifest_decode(const uint8_t *p, size_t n, og_manifest *m)
     og_status st = OG_OK;
     int have_version = 0;
     size_t fcap = 0; /* fragments allocated (doubling: one realloc per fragment was quadratic) */
+    arena ar = {malloc(arena_bound(n)), arena_bound(n), 0}; /* (none: each file allocates) */
+    m->arena = ar.base;
     while (st == OG_OK && (rc = og_pb_next(&r, &f)) == 1) {
         switch (f.field) {
         case M_FIELDS:
@@ -569,7 +641,8 @@ og_status og_manifest_decode(const uint8_t *p, size_t n, og_manifest *m)
             st = expect_wire(&f, OG_PB_LEN);
             if (st != OG_OK) break;
             og_fragment fr;
-            st = decode_fragment(f.data, f.len, &fr);
+            st = decode_fragment(f.data, f.len, &fr, ar.base ? &ar : NULL);
+            if (st == OG_ERR_LIMIT) st = decode_fragment(f.data, f.len, &fr, NULL); /* (many files) */
             if (st != OG_OK) break;
             if (m->nfragments == fcap) {
                 size_t cap = fcap ? fcap * 2 : 8;
@@ -604,6 +677,17 @@ og_status og_manifest_decode(const uint8_t *p, size_t n, og_manifest *m)
     if (st == OG_OK && rc < 0) st = OG_ERR_CORRUPT;
     if (st == OG_OK && !have_version) st = corrupt("no version number");
     if (st == OG_OK) st = check_manifest(m);
+    m->arena_used = ar.used;
+    if (st == OG_OK && ar.base && ar.cap - ar.used > ((size_t)64 << 10)) { /* keep what is used */
+        uint8_t *tight = malloc(ar.used ? ar.used : 1);
+        if (tight) {
+            memcpy(tight, ar.base, ar.used);
+            for (size_t i = 0; i < m->nfragments; i++)
+                if (m->fragments[i].in_arena) arena_rebase(&m->fragments[i], ar.base, tight);
+            free(ar.base);
+            m->arena = tight;
+        }
+    }
     if (st != OG_OK) {
         if (st == OG_ERR_CORRUPT && !og_error_message()[0]) og_err(OG_ERR_CORRUPT, "manifest: malformed");
         og_manifest_free(m);

@@ -61,6 +61,8 @@ typedef struct og_fragment {
     size_t nfiles;
     og_deletion_info deletion;
     uint64_t physical_rows;     /* rows in the data files, deleted ones included */
+    int in_arena;               /* files (and their paths and arrays) live in the manifest's
+                                 * arena: og_fragment_free leaves them to og_manifest_free */
 } og_fragment;
 
 typedef struct og_manifest {
@@ -78,6 +80,12 @@ typedef struct og_manifest {
     char *format_name;          /* data_format.file_format ("lance"); may be NULL */
     char *format_version;       /* data_format.version ("2.0"); may be NULL */
     int has_index_section;      /* read only: the version carries LanceDB index metadata */
+    /* One block holding the data files (structs, paths, field arrays) of the fragments that
+     * og_manifest_decode / og_manifest_copy made (in_arena): no allocation per file — a
+     * 763-fragment edge manifest's thousands of small allocations and frees were most of a
+     * fresh process's first traversal at 10M nodes (docs/benchmarks.md "Scaling"). */
+    void *arena;
+    size_t arena_used;
 } og_manifest;
 
 /* A zeroed manifest (no fields, no fragments). */

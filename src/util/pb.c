@@ -77,6 +77,10 @@ og_status og_pb_put_msg(og_buf *b, uint32_t field, const og_buf *msg)
 
 og_status og_pb_read_varint(og_pb_reader *r, uint64_t *out)
 {
+    if (r->p < r->end && !(*r->p & 0x80)) { /* one byte: most keys, lengths and ids */
+        *out = *r->p++;
+        return OG_OK;
+    }
     uint64_t v = 0;
     for (int shift = 0; shift < 70; shift += 7) {
         if (r->p >= r->end) return og_err(OG_ERR_CORRUPT, "protobuf: truncated varint");

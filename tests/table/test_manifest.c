@@ -276,7 +276,7 @@ static void corrupt_manifests_rejected(void **state)
 
 /* Fragment ids must be distinct in any order (the check sorts a copy when they do not
  * ascend): a repeat far apart, ids out of order, and a long ascending list that decodes with
- * every fragment in its place. */
+ * every fragment in its place; copies of a decoded manifest own their files. */
 static void fragment_ids_are_distinct_in_any_order(void **state)
 {
     (void)state;
@@ -327,12 +327,31 @@ static void fragment_ids_are_distinct_in_any_order(void **state)
     assert_int_equal(og_manifest_decode(b.data, b.len, &back), OG_OK);
     assert_int_equal(back.nfragments, 2002);
     for (size_t i = 2; i < 2002; i++) assert_int_equal(back.fragments[i].id, i + 8);
+    /* a copy owns its files (the decoded manifest keeps them in one block): it outlives the
+     * original, and freeing one of its fragments leaves the others whole */
     og_manifest copy;
     assert_int_equal(og_manifest_copy(&copy, &back), OG_OK);
+    og_manifest_free(&back);
     assert_int_equal(copy.nfragments, 2002);
     assert_int_equal(copy.fragments[2001].id, 2009);
+    assert_string_equal(copy.fragments[2001].files[0].path, "e.lance");
+    assert_int_equal(copy.fragments[2001].files[0].nfields, 1);
+    assert_int_equal(copy.fragments[2001].files[0].fields[0], 0);
+    assert_string_equal(copy.fragments[1].files[1].path, "c.lance");
+    assert_int_equal(copy.fragments[1].files[1].fields[0], 99);
+    og_fragment_free(&copy.fragments[5]);
+    assert_string_equal(copy.fragments[6].files[0].path, "e.lance");
+    og_fragment extra;
+    assert_int_equal(og_fragment_copy(&extra, &copy.fragments[7]), OG_OK);
+    assert_int_equal(og_manifest_add_fragment(&copy, &extra), OG_OK);
+    og_fragment_free(&extra);
+    og_manifest again;
+    assert_int_equal(og_manifest_copy(&again, &copy), OG_OK);
     og_manifest_free(&copy);
-    og_manifest_free(&back);
+    assert_int_equal(again.nfragments, 2003);
+    assert_string_equal(again.fragments[2002].files[0].path, "e.lance");
+    assert_int_equal(again.fragments[2002].id, again.fragments[7].id);
+    og_manifest_free(&again);
     og_manifest_free(&m);
     og_buf_free(&b);
 }
