@@ -52,6 +52,11 @@ static og_status table_cols_init(og_plan_table *pt)
     for (size_t i = 0; i < pt->t->nprops; i++)
         snprintf(pt->labels[i], sizeof pt->labels[i], "%s.%s", pt->t->name, pt->t->props[i].name);
     for (size_t c = 0; c < base; c++) OG_TRY(og_vector_init(&pt->cols[c], (og_type){OG_T_STRING, OG_T_NULL, 0}));
+    /* A node type's ids are retained for the whole load (never flushed) and indexed in row
+     * order: its id map keys them where they are, in the id column, instead of copying them
+     * (og_strmap_init_column; 10M ids: ~250 MB less, docs/load.md "The memory bound"). */
+    if (!pt->is_edge && !og_strmap_count(&pt->staged_ids))
+        og_strmap_init_column(&pt->staged_ids, &pt->cols[0].values, &pt->cols[0].offsets);
     for (size_t i = 0; i < pt->t->nprops; i++) OG_TRY(og_vector_init(&pt->cols[base + i], pt->t->props[i].type));
     /* retained for validation after a flush: id, src, dst and every @unique member */
     for (size_t c = 0; c < base; c++) pt->retain[c] = 1;
@@ -105,6 +110,7 @@ static void table_free(og_plan_table *pt)
     free(pt->removed);
     free(pt->superseded);
     free(pt->lines);
+    free(pt->latest);
     free(pt->wide_lines);
     free(pt->end_rows[0]);
     free(pt->end_rows[1]);
@@ -200,44 +206,64 @@ static og_status grow_row_arrays(og_plan_table *pt)
         if (!w) return og_err(OG_ERR_NOMEM, "out of memory");
         pt->wide_lines = w;
     }
-    uint32_t *l = realloc(pt->lines, ncap * (sizeof *l + sizeof(uint32_t)));
-    if (!l) return og_err(OG_ERR_NOMEM, "out of memory");
-    /* layout: lines[ncap] then latest[ncap]; move the old latest block up */
-    uint32_t *old_latest = (uint32_t *)(l + pt->lines_cap);
-    uint32_t *new_latest = (uint32_t *)(l + ncap);
-    memmove(new_latest, old_latest, pt->lines_cap * sizeof(uint32_t));
-    pt->lines = l;
+    if (pt->lines) {
+        uint32_t *l = realloc(pt->lines, ncap * sizeof *l);
+        if (!l) return og_err(OG_ERR_NOMEM, "out of memory");
+        pt->lines = l;
+    }
+    if (pt->latest) {
+        uint32_t *l = realloc(pt->latest, ncap * sizeof *l);
+        if (!l) return og_err(OG_ERR_NOMEM, "out of memory");
+        pt->latest = l;
+    }
     size_t oldb = (pt->lines_cap + 7) / 8, newb = (ncap + 7) / 8;
     uint8_t *s = realloc(pt->superseded, newb);
     if (s) pt->superseded = s;
     uint8_t *k = s ? realloc(pt->skipped, newb) : NULL;
     if (k) pt->skipped = k;
-    if (!s || !k) {
-        /* keep the old capacity: both bitmaps still cover it; latest was moved up, move it back */
-        memmove(old_latest, new_latest, pt->lines_cap * sizeof(uint32_t));
-        return og_err(OG_ERR_NOMEM, "out of memory");
-    }
+    if (!s || !k) return og_err(OG_ERR_NOMEM, "out of memory"); /* the old capacity: both still cover it */
     memset(s + oldb, 0, newb - oldb);
     memset(k + oldb, 0, newb - oldb);
     pt->lines_cap = ncap;
     return OG_OK;
 }
 
+/* Sets the latest row of the id first staged at `first` (og_plan_table.latest, made at the
+ * first value that is not `first` itself). */
+static og_status set_latest(og_plan_table *pt, size_t first, uint32_t row)
+{
+    if (!pt->latest) {
+        if (row == first) return OG_OK;
+        pt->latest = malloc(pt->lines_cap * sizeof *pt->latest);
+        if (!pt->latest) return og_err(OG_ERR_NOMEM, "out of memory");
+        for (size_t i = 0; i < pt->lines_cap; i++) pt->latest[i] = (uint32_t)i;
+    }
+    pt->latest[first] = row;
+    return OG_OK;
+}
 
 uint64_t og_plan_line(const og_plan_table *pt, size_t row)
 {
-    return pt->wide_lines ? pt->wide_lines[row] : pt->line_base + pt->lines[row];
+    return pt->wide_lines ? pt->wide_lines[row] : pt->line_base + (pt->lines ? pt->lines[row] : row);
 }
 
 /* Records staged row r's input line (its arrays grown already). */
 static og_status set_line(og_plan_table *pt, size_t r, uint64_t line)
 {
     if (r == 0) pt->line_base = line;
+    if (!pt->wide_lines && !pt->lines) {
+        if (line == pt->line_base + r) return OG_OK; /* on the line after the row before */
+        pt->lines = malloc(pt->lines_cap * sizeof *pt->lines);
+        if (!pt->lines) return og_err(OG_ERR_NOMEM, "out of memory");
+        for (size_t i = 0; i < r; i++) pt->lines[i] = (uint32_t)i;
+    }
     if (!pt->wide_lines && (line < pt->line_base || line - pt->line_base > UINT32_MAX)) {
         uint64_t *w = malloc(pt->lines_cap * sizeof *w);
         if (!w) return og_err(OG_ERR_NOMEM, "out of memory");
         for (size_t i = 0; i < r; i++) w[i] = pt->line_base + pt->lines[i];
         pt->wide_lines = w;
+        free(pt->lines);
+        pt->lines = NULL;
     }
     if (pt->wide_lines) pt->wide_lines[r] = line;
     else pt->lines[r] = (uint32_t)(line - pt->line_base);
@@ -278,7 +304,7 @@ long og_plan_staged_find(const og_plan_table *pt, const char *id, size_t len)
 {
     uint32_t first;
     if (og_strmap_get(&pt->staged_ids, id, len, &first)) {
-        uint32_t row = og_plan_i_latest(pt)[first];
+        uint32_t row = og_plan_i_latest(pt, first);
         return og_plan_i_superseded(pt, row) ? -1 : (long)row;
     }
     /* Not indexed yet (a caller that skipped og_plan_index_ids): generated ids are unique, so
@@ -523,17 +549,17 @@ static og_status finish_row(og_plan *p, og_plan_table *pt, const char *id, size_
         OG_TRY(og_vector_append_bytes(&pt->cols[2], to, strlen(to)));
     }
     OG_TRY(set_line(pt, r, line));
-    uint32_t *latest = og_plan_i_latest(pt);
+    if (pt->latest) pt->latest[r] = r;
     *prev = -1;
     if (!generated) {
         uint32_t first;
         int inserted;
         OG_TRY(og_strmap_insert(&pt->staged_ids, id, idlen, r, &first, &inserted));
-        if (!inserted && !og_plan_i_superseded(pt, latest[first])) *prev = (long)latest[first];
-        latest[first] = r;
+        uint32_t cur = og_plan_i_latest(pt, first);
+        if (!inserted && !og_plan_i_superseded(pt, cur)) *prev = (long)cur;
+        OG_TRY(set_latest(pt, first, r));
         pt->ids_indexed = r + 1;
     }
-    latest[r] = r;
     pt->nstaged++;
     pt->touched = 1;
     pt->last_generated = generated;
@@ -677,7 +703,7 @@ og_status og_plan_stage_edges(og_plan *p, og_plan_table *pt, size_t n, const cha
         OG_TRY(og_vector_append_bytes(&pt->cols[1], from[i], lf));
         OG_TRY(og_vector_append_bytes(&pt->cols[2], to[i], lt));
         OG_TRY(set_line(pt, r, line[i]));
-        og_plan_i_latest(pt)[r] = r;
+        if (pt->latest) pt->latest[r] = r;
         pt->nstaged++;
         pt->touched = 1;
         pt->last_generated = 1;
@@ -937,7 +963,9 @@ static size_t table_bytes(const og_plan_table *pt)
 {
     size_t b = 0;
     for (size_t c = 0; pt->cols && c < pt->ncols; c++) b += vector_bytes(&pt->cols[c]);
-    b += og_strmap_bytes(&pt->staged_ids) + pt->lines_cap * 2 * sizeof *pt->lines;
+    b += og_strmap_bytes(&pt->staged_ids);
+    if (pt->lines) b += pt->lines_cap * sizeof *pt->lines;
+    if (pt->latest) b += pt->lines_cap * sizeof *pt->latest;
     b += pt->ends_cap * 2 * sizeof(uint32_t) + vector_bytes(&pt->unres[0]) + vector_bytes(&pt->unres[1]);
     if (pt->wide_lines) b += pt->lines_cap * sizeof *pt->wide_lines;
     b += 3 * ((pt->nstaged + 7) / 8); /* superseded, skipped, removed-ish bitmaps */

@@ -50,11 +50,18 @@ typedef struct og_plan_table {
     size_t nstaged;
     uint8_t *superseded;     /* bitmap over staged rows replaced by a later one (merge) */
     uint32_t *lines;         /* per staged row: its input line (0 = none) minus line_base —
-                              * og_plan_line; 4 bytes a row (5M edges: 20 MB less than 8) */
+                              * og_plan_line; 4 bytes a row (5M edges: 20 MB less than 8).
+                              * NULL while every staged row r is on line line_base + r (a
+                              * type's records on consecutive lines, as in a bulk file): the
+                              * array is made at the first row that is not (docs/load.md
+                              * "The memory bound"; 50M edges: 200 MB less) */
     uint64_t line_base;      /* the first staged row's line */
     uint64_t *wide_lines;    /* once a line does not fit that way (a CSV load's next file,
                               * lines out of order): every row's whole line, lines unused */
-    size_t lines_cap;
+    uint32_t *latest;        /* per FIRST staged row of an id, the id's current row (a merge's
+                              * repeat supersedes the earlier one); NULL while every row is
+                              * its own (no repeat yet: a bulk load never makes it) */
+    size_t lines_cap;        /* rows the per-row arrays (lines, latest, bitmaps) have room for */
     og_strmap staged_ids;    /* id -> staged row (the latest); see ids_indexed */
     size_t ids_indexed;      /* rows [ids_indexed, nstaged) got GENERATED ids (fresh ULIDs,
                               * unique by construction) and are not in staged_ids yet: they

@@ -19,8 +19,11 @@ static inline size_t og_plan_i_col_row(const og_plan_table *pt, size_t c, size_t
     return pt->retain[c] ? r : r - pt->mem_base;
 }
 
-/* Per staged row, the latest staged row of its id (it lives after the line numbers). */
-static inline uint32_t *og_plan_i_latest(const og_plan_table *pt) { return pt->lines + pt->lines_cap; }
+/* The latest staged row of the id whose first staged row is `first` (og_plan_table.latest). */
+static inline uint32_t og_plan_i_latest(const og_plan_table *pt, size_t first)
+{
+    return pt->latest ? pt->latest[first] : (uint32_t)first;
+}
 
 static inline int og_plan_i_superseded(const og_plan_table *pt, size_t row)
 {

@@ -66,7 +66,7 @@ static const char *endpoint_id(const og_plan *p, const og_plan_table *et, int si
  * done beforehand. */
 static int endpoint_exists(og_plan *p, og_plan_table *pt, uint32_t first, const og_plan_table *et, int side, size_t r)
 {
-    if (first != OG_PLAN_NOT_STAGED && !og_plan_i_superseded(pt, og_plan_i_latest(pt)[first])) return 1;
+    if (first != OG_PLAN_NOT_STAGED && !og_plan_i_superseded(pt, og_plan_i_latest(pt, first))) return 1;
     size_t n;
     const char *id = endpoint_id(p, et, side, r, &n);
     if (pt->ids_indexed < pt->nstaged) return in_new_image(p, pt, id, n); /* not all indexed */
