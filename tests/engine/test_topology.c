@@ -210,7 +210,7 @@ static void invalid_bounds_and_asymmetric_undirected_are_refused(void **state)
 static void put_rows_writes_the_file_the_built_topology_encodes_to(void **state)
 {
     (void)state;
-    void *fx;
+    void *fx = NULL;
     assert_int_equal(store_fixture_open(&fx, "/tmp/og-topo-put-XXXXXX"), 0);
     og_store *st = ((fixture *)fx)->st;
     static const struct { uint32_t ns, nd; size_t ne; } cases[] = {{5, 4, 0}, {1, 1, 3}, {7, 9, 40}, {1000, 300, 5000},
