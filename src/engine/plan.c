@@ -20,12 +20,15 @@
 #define _GNU_SOURCE /* qsort_r */
 #include "engine/plan.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "compiler/suggest.h"
 #include "engine/batch_index.h"
@@ -92,6 +95,7 @@ og_status og_plan_init(og_plan *p, og_read *read, const char *source)
             pt->t = pass ? &p->cat->edges[i] : &p->cat->nodes[i];
             pt->is_edge = pass;
             pt->index = i;
+            pt->ends_fd[0] = pt->ends_fd[1] = -1;
             og_strmap_init(&pt->staged_ids);
         }
     }
@@ -117,6 +121,8 @@ static void table_free(og_plan_table *pt)
     for (int k = 0; k < 2; k++) {
         free(pt->ends[k]);
         og_vector_free(&pt->unres[k]);
+        if (pt->ends_fd[k] >= 0) close(pt->ends_fd[k]);
+        pt->ends_fd[k] = -1;
     }
     og_strmap_free(&pt->staged_ids);
 }
@@ -1186,7 +1192,7 @@ static og_status job_start(og_plan *p, og_plan_table *pt, const uint32_t *idx, s
         }
         for (int k = 0; k < 2; k++) {
             j->ends_node[k] = &p->nodes[k ? pt->t->to_node : pt->t->from_node];
-            j->ends_out[k] = pt->ends[k] + pt->mem_base;
+            j->ends_out[k] = pt->ends[k] + (pt->mem_base - (pt->ends_spilled ? pt->ends_lo : 0));
             j->ends_base[k] = pt->unres[k].len;
             if (st == OG_OK) st = og_vector_init(&j->unres[k], (og_type){OG_T_STRING, OG_T_NULL, 0});
         }
@@ -1227,6 +1233,105 @@ static int edge_ids_unread(const og_cat_type *t)
     return 1;
 }
 
+/* ---- spilled compact endpoints (og_plan_table.ends_spilled) -------------------------------- */
+
+/* An unlinked temp file in dir (O_TMPFILE, else a ".tmp-" name unlinked at once: a store
+ * lists no such name, so a crash in between leaves nothing visible), or -1. */
+static int spill_file(const char *dir)
+{
+#ifdef O_TMPFILE
+    int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd >= 0) return fd;
+#endif
+    char path[4096];
+    if (snprintf(path, sizeof path, "%s/.tmp-load-spill-XXXXXX", dir) >= (int)sizeof path) return -1;
+    int t = mkstemp(path);
+    if (t < 0) return -1;
+    unlink(path);
+    return t;
+}
+
+static int pwrite_all(int fd, const void *data, size_t len, off_t at)
+{
+    const char *q = data;
+    while (len) {
+        ssize_t w = pwrite(fd, q, len, at);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return -1;
+        q += w, len -= (size_t)w, at += w;
+    }
+    return 0;
+}
+
+static int pread_all(int fd, void *data, size_t len, off_t at)
+{
+    char *q = data;
+    while (len) {
+        ssize_t r = pread(fd, q, len, at);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return -1;
+        q += r, len -= (size_t)r, at += r;
+    }
+    return 0;
+}
+
+/* Writes the in-memory compact endpoints [ends_lo, nends) of pt to its spill files (opened
+ * at the first spill) and empties the window; *spilled 0 when pt keeps them in memory (no
+ * spill directory, or no file to be had). */
+static og_status ends_spill(og_plan *p, og_plan_table *pt)
+{
+    if (!pt->ends_spilled) {
+        if (!p->spill_dir || !pt->ends_compact) return OG_OK;
+        int a = spill_file(p->spill_dir), b = a >= 0 ? spill_file(p->spill_dir) : -1;
+        if (a < 0 || b < 0) { /* best effort: then they stay in memory */
+            if (a >= 0) close(a);
+            return OG_OK;
+        }
+        pt->ends_fd[0] = a, pt->ends_fd[1] = b;
+        pt->ends_spilled = 1;
+    }
+    size_t n = pt->nends - pt->ends_lo;
+    for (int k = 0; k < 2 && n; k++)
+        if (pwrite_all(pt->ends_fd[k], pt->ends[k], n * sizeof(uint32_t), (off_t)(pt->ends_lo * sizeof(uint32_t))) != 0)
+            return og_err_errno(errno, "%s: writing compact endpoints to a temp file", pt->t->name);
+    pt->ends_lo = pt->nends;
+    return OG_OK;
+}
+
+og_status og_plan_i_ends_spill_all(og_plan_table *pt)
+{
+    if (!pt->ends_spilled) return OG_OK;
+    og_plan tmp; /* (ends_spill opens nothing for a table that spills already) */
+    memset(&tmp, 0, sizeof tmp);
+    OG_TRY(ends_spill(&tmp, pt));
+    for (int k = 0; k < 2; k++) {
+        free(pt->ends[k]);
+        pt->ends[k] = NULL;
+    }
+    pt->ends_cap = 0;
+    return OG_OK;
+}
+
+int og_plan_i_ends(og_plan *p, const og_plan_table *pt, int side, size_t r0, size_t n, uint32_t *out)
+{
+    size_t lo = pt->ends_spilled ? pt->ends_lo : 0;
+    size_t in_file = r0 < lo ? (lo - r0 < n ? lo - r0 : n) : 0;
+    if (in_file && pread_all(pt->ends_fd[side], out, in_file * sizeof *out, (off_t)(r0 * sizeof *out)) != 0) {
+        lookup_failed(p, og_err_errno(errno ? errno : EIO, "%s: reading compact endpoints from a temp file", pt->t->name));
+        memset(out, 0, n * sizeof *out);
+        return 0;
+    }
+    if (n > in_file) memcpy(out + in_file, pt->ends[side] + (r0 + in_file - lo), (n - in_file) * sizeof *out);
+    return 1;
+}
+
+int og_plan_i_end_rows_put(og_plan *p, og_plan_table *pt, int side, size_t r0, size_t n, const uint32_t *rows)
+{
+    if (pwrite_all(pt->ends_fd[side], rows, n * sizeof *rows, (off_t)(r0 * sizeof *rows)) == 0) return 1;
+    lookup_failed(p, og_err_errno(errno ? errno : EIO, "%s: writing endpoint rows to a temp file", pt->t->name));
+    return 0;
+}
+
 /* Before a flush of edge table pt (load): keeps the staged_ids answer of each endpoint of
  * the batch instead of its string (og_plan_table.ends), and from the first such flush on
  * treats src / dst as flushable columns.  Only for an edge type without constraints and
@@ -1239,9 +1344,12 @@ static og_status compact_ends(og_plan *p, og_plan_table *pt, int defer, int *def
     if (!pt->is_edge || !p->flush_rows || pt->t->ncons || pt->t->card_written || (!pt->ends_compact && pt->mem_base))
         return OG_OK;
     size_t from = pt->mem_base, n = pt->nstaged - from;
-    if (pt->nstaged > pt->ends_cap) {
+    /* the batches before this one are resolved (their job was joined): to the spill files */
+    OG_TRY(ends_spill(p, pt));
+    size_t lo = pt->ends_spilled ? pt->ends_lo : 0, need = pt->nstaged - lo;
+    if (need > pt->ends_cap) {
         size_t cap = pt->ends_cap ? pt->ends_cap : 4096;
-        while (cap < pt->nstaged) cap *= 2;
+        while (cap < need) cap *= 2;
         for (int k = 0; k < 2; k++) {
             uint32_t *e = realloc(pt->ends[k], cap * sizeof *e);
             if (!e) return og_err(OG_ERR_NOMEM, "out of memory");
@@ -1253,8 +1361,8 @@ static og_status compact_ends(og_plan *p, og_plan_table *pt, int defer, int *def
         if (!pt->unres[k].type.id) OG_TRY(og_vector_init(&pt->unres[k], (og_type){OG_T_STRING, OG_T_NULL, 0}));
         if (defer) continue;
         const og_plan_table *node = &p->nodes[k ? pt->t->to_node : pt->t->from_node];
-        OG_TRY(resolve_ends(node, &pt->cols[1 + k], og_plan_i_col_row(pt, 1 + (size_t)k, from), n, pt->ends[k] + from, &pt->unres[k], 0,
-                            pt->t->name));
+        OG_TRY(resolve_ends(node, &pt->cols[1 + k], og_plan_i_col_row(pt, 1 + (size_t)k, from), n, pt->ends[k] + (from - lo),
+                            &pt->unres[k], 0, pt->t->name));
     }
     *deferred = defer;
     pt->nends = pt->nstaged;

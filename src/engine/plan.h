@@ -101,6 +101,18 @@ typedef struct og_plan_table {
     size_t nends, ends_cap;
     og_vector unres[2];
     int ends_compact;
+    /* Spilled compact endpoints (og_plan.spill_dir): rows [0, ends_lo) of ends[side] are in the
+     * unlinked temp file ends_fd[side] (4 bytes a row at offset 4 * row), ends[side] holds rows
+     * [ends_lo, nends) only — the batches not spilled yet.  Valid while ends_spilled.  Read
+     * through og_plan_i_ends (plan_internal.h).  At 50M edges they were 400 MB of a load's
+     * peak (docs/load.md "The memory bound"). */
+    int ends_spilled;
+    int ends_fd[2];
+    size_t ends_lo;
+    /* With ends_spilled, og_plan.capture_topology keeps the endpoint rows in those files
+     * instead of end_rows (all nstaged rows written there by the RI check): load.c takes the
+     * descriptors (then ends_spilled is 0 again). */
+    int end_rows_in_files;
 } og_plan_table;
 
 #define OG_PLAN_END_UNRESOLVED 0x80000000u
@@ -130,6 +142,9 @@ typedef struct og_plan {
     uint64_t flushes;        /* batches flushed so far (all types) */
     uint64_t flushed_rows;   /* staged rows covered by those batches */
     int capture_topology;    /* og_plan_table.end_rows (load only) */
+    /* A directory for the unlinked temp files of spilled compact endpoints (og_plan_table
+     * .ends_spilled; load only: the local store's root), or NULL to keep them in memory. */
+    const char *spill_dir;
     struct og_plan_job *job; /* the flushed batch being written on a worker thread (plan.c) */
     /* Builds flushed node batches' key maps and text indexes beside the load (batch_index.h).
      * og_plan_free joins it into the calling thread's journal (a failed attempt deletes its

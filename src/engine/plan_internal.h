@@ -30,6 +30,18 @@ static inline int og_plan_i_superseded(const og_plan_table *pt, size_t row)
     return pt->superseded && ((pt->superseded[row >> 3] >> (row & 7)) & 1);
 }
 
+/* Compact endpoints rows [r0, r0 + n) of side `side` of pt (r0 + n <= nends) into out, from
+ * memory or the spill file; a read error is recorded as the plan's failed lookup
+ * (og_plan_lookup_status) and answers OG_PLAN_END_UNRESOLVED | 0 ... — never used, since the
+ * plan does not publish then.  Returns 0 on such an error. */
+int og_plan_i_ends(og_plan *p, const og_plan_table *pt, int side, size_t r0, size_t n, uint32_t *out);
+/* Writes end rows [r0, r0 + n) of side `side` to pt's spill file (og_plan_table
+ * .end_rows_in_files); a write error is recorded as og_plan_i_ends' is.  0 on error. */
+int og_plan_i_end_rows_put(og_plan *p, og_plan_table *pt, int side, size_t r0, size_t n, const uint32_t *rows);
+/* Moves every compact endpoint still in memory to the spill files (before validation, which
+ * then reads them there).  OG_OK also when pt spills nothing. */
+og_status og_plan_i_ends_spill_all(og_plan_table *pt);
+
 /* Waits for the flushed batch being written, if any (plan.c); its error becomes the caller's. */
 og_status og_plan_i_join(og_plan *p);
 

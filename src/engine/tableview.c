@@ -1317,6 +1317,23 @@ static void save_topology(og_tableview *edges, og_tableview *src, og_tableview *
     og_error_clear();
 }
 
+og_status og_tableview_save_topology_files(og_tableview *edges, og_tableview *src_nodes, og_tableview *dst_nodes,
+                                           const int fd[2], size_t n)
+{
+    og_status st = og_tv_check_topology_views(edges, src_nodes, dst_nodes);
+    if (st != OG_OK || og_tableview_index_mode() != 2) return st;
+    if (n != edges->nrows || src_nodes->nrows > UINT32_MAX || dst_nodes->nrows > UINT32_MAX)
+        return og_err(OG_ERR_INVALID, "topology rows: %zu edges for a view of %zu", n, edges->nrows);
+    char key[512];
+    OG_TRY(og_csr_store_key(key, sizeof key, og_tableview_dir(edges), edges->m.version, og_tableview_dir(src_nodes),
+                            src_nodes->m.version, og_tableview_dir(dst_nodes), dst_nodes->m.version));
+    /* derived: a lost race, a failed read or write is ignored (the first reader builds) */
+    if (og_topology_put_files(edges->store, key, (uint32_t)src_nodes->nrows, (uint32_t)dst_nodes->nrows, fd, n) == OG_OK)
+        og_fault_point("index.after_topology");
+    og_error_clear();
+    return OG_OK;
+}
+
 og_status og_tableview_save_topology_rows(og_tableview *edges, og_tableview *src_nodes, og_tableview *dst_nodes,
                                           uint32_t *rows[2], size_t n)
 {

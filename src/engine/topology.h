@@ -44,6 +44,11 @@ void og_topology_free(og_topology *t);
  * this way; docs/load.md "The memory bound").  Errors: og_topology_build's, the store's. */
 og_status og_topology_put_rows(og_store *st, const char *key, uint32_t n_src_nodes, uint32_t n_dst_nodes,
                                const uint32_t *src_row, const uint32_t *dst_row, size_t n_edges);
+/* The same with the rows in files: fd[0] the sources, fd[1] the destinations, 4 bytes a row
+ * from offset 0 (a load's spilled endpoint rows), read 16,384 rows at a time, so not even the
+ * rows are held.  A failed read fails the put (nothing is written). */
+og_status og_topology_put_files(og_store *st, const char *key, uint32_t n_src_nodes, uint32_t n_dst_nodes, const int fd[2],
+                                size_t n_edges);
 
 /* A topology over arrays someone else owns (a mapped index file, index/csr.h): off[s] has
  * n_src + 1 (s = OUT) or n_dst + 1 (s = IN) entries from 0 to n_edges, nbr[s] / edge[s]

@@ -269,7 +269,7 @@ void og_strmap_get_many(const og_strmap *m, const uint8_t *bytes, const int64_t 
         return;
     }
     size_t mask = m->nslots - 1;
-    uint64_t ring[GM_RING];
+    uint64_t ring[GM_RING], found[GM_RING];
     for (size_t step = 0; step < n + 3 * GM_STAGE; step++) {
         if (step < n) {
             size_t i = step;
@@ -278,11 +278,16 @@ void og_strmap_get_many(const og_strmap *m, const uint8_t *bytes, const int64_t 
             __builtin_prefetch(&m->slots[(size_t)h & mask]);
         }
         if (step >= GM_STAGE && step - GM_STAGE < n) {
-            uint64_t w = m->slots[(size_t)ring[(step - GM_STAGE) % GM_RING] & mask];
+            /* the first slot from home with the key's tag (its line is in cache now): past a
+             * load factor of 1/2 the home slot is often another key's */
+            uint64_t h = ring[(step - GM_STAGE) % GM_RING], tag = h & 0xffffffff00000000ULL, w;
+            size_t k = (size_t)h & mask;
+            while ((w = m->slots[k]) && (w & 0xffffffff00000000ULL) != tag) k = (k + 1) & mask;
+            found[(step - GM_STAGE) % GM_RING] = w;
             if (w) __builtin_prefetch(m->col_bytes ? (const void *)&(*m->col_offsets)[(uint32_t)w - 1] : &m->entries[(uint32_t)w - 1]);
         }
         if (step >= 2 * GM_STAGE && step - 2 * GM_STAGE < n) {
-            uint64_t w = m->slots[(size_t)ring[(step - 2 * GM_STAGE) % GM_RING] & mask];
+            uint64_t w = found[(step - 2 * GM_STAGE) % GM_RING];
             size_t len;
             if (w) __builtin_prefetch(entry_key(m, (uint32_t)w - 1, &len));
         }
