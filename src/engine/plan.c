@@ -324,7 +324,7 @@ long og_plan_staged_find(const og_plan_table *pt, const char *id, size_t len)
     return -1;
 }
 
-static void lookup_failed(og_plan *p, og_status st)
+void og_plan_i_lookup_failed(og_plan *p, og_status st)
 {
     int none = 0;
     if (__atomic_compare_exchange_n(&p->lookup_failed, &none, (int)st, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
@@ -344,7 +344,7 @@ long og_plan_committed_find(og_plan *p, og_plan_table *pt, const char *id, size_
     uint32_t row = OG_TABLEVIEW_NO_ROW;
     if (st == OG_OK) st = og_tableview_lookup_id(pt->view, id, len, &row);
     if (st != OG_OK) {
-        lookup_failed(p, st);
+        og_plan_i_lookup_failed(p, st);
         return -1;
     }
     if (row == OG_TABLEVIEW_NO_ROW) return -1;
@@ -1233,105 +1233,6 @@ static int edge_ids_unread(const og_cat_type *t)
     return 1;
 }
 
-/* ---- spilled compact endpoints (og_plan_table.ends_spilled) -------------------------------- */
-
-/* An unlinked temp file in dir (O_TMPFILE, else a ".tmp-" name unlinked at once: a store
- * lists no such name, so a crash in between leaves nothing visible), or -1. */
-static int spill_file(const char *dir)
-{
-#ifdef O_TMPFILE
-    int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-    if (fd >= 0) return fd;
-#endif
-    char path[4096];
-    if (snprintf(path, sizeof path, "%s/.tmp-load-spill-XXXXXX", dir) >= (int)sizeof path) return -1;
-    int t = mkstemp(path);
-    if (t < 0) return -1;
-    unlink(path);
-    return t;
-}
-
-static int pwrite_all(int fd, const void *data, size_t len, off_t at)
-{
-    const char *q = data;
-    while (len) {
-        ssize_t w = pwrite(fd, q, len, at);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) return -1;
-        q += w, len -= (size_t)w, at += w;
-    }
-    return 0;
-}
-
-static int pread_all(int fd, void *data, size_t len, off_t at)
-{
-    char *q = data;
-    while (len) {
-        ssize_t r = pread(fd, q, len, at);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) return -1;
-        q += r, len -= (size_t)r, at += r;
-    }
-    return 0;
-}
-
-/* Writes the in-memory compact endpoints [ends_lo, nends) of pt to its spill files (opened
- * at the first spill) and empties the window; *spilled 0 when pt keeps them in memory (no
- * spill directory, or no file to be had). */
-static og_status ends_spill(og_plan *p, og_plan_table *pt)
-{
-    if (!pt->ends_spilled) {
-        if (!p->spill_dir || !pt->ends_compact) return OG_OK;
-        int a = spill_file(p->spill_dir), b = a >= 0 ? spill_file(p->spill_dir) : -1;
-        if (a < 0 || b < 0) { /* best effort: then they stay in memory */
-            if (a >= 0) close(a);
-            return OG_OK;
-        }
-        pt->ends_fd[0] = a, pt->ends_fd[1] = b;
-        pt->ends_spilled = 1;
-    }
-    size_t n = pt->nends - pt->ends_lo;
-    for (int k = 0; k < 2 && n; k++)
-        if (pwrite_all(pt->ends_fd[k], pt->ends[k], n * sizeof(uint32_t), (off_t)(pt->ends_lo * sizeof(uint32_t))) != 0)
-            return og_err_errno(errno, "%s: writing compact endpoints to a temp file", pt->t->name);
-    pt->ends_lo = pt->nends;
-    return OG_OK;
-}
-
-og_status og_plan_i_ends_spill_all(og_plan_table *pt)
-{
-    if (!pt->ends_spilled) return OG_OK;
-    og_plan tmp; /* (ends_spill opens nothing for a table that spills already) */
-    memset(&tmp, 0, sizeof tmp);
-    OG_TRY(ends_spill(&tmp, pt));
-    for (int k = 0; k < 2; k++) {
-        free(pt->ends[k]);
-        pt->ends[k] = NULL;
-    }
-    pt->ends_cap = 0;
-    return OG_OK;
-}
-
-int og_plan_i_ends(og_plan *p, const og_plan_table *pt, int side, size_t r0, size_t n, uint32_t *out)
-{
-    size_t lo = pt->ends_spilled ? pt->ends_lo : 0;
-    size_t in_file = r0 < lo ? (lo - r0 < n ? lo - r0 : n) : 0;
-    if (in_file && pread_all(pt->ends_fd[side], out, in_file * sizeof *out, (off_t)(r0 * sizeof *out)) != 0) {
-        lookup_failed(p, og_err_errno(errno ? errno : EIO, "%s: reading compact endpoints from a temp file", pt->t->name));
-        memset(out, 0, n * sizeof *out);
-        return 0;
-    }
-    if (n > in_file) memcpy(out + in_file, pt->ends[side] + (r0 + in_file - lo), (n - in_file) * sizeof *out);
-    return 1;
-}
-
-int og_plan_i_end_rows_put(og_plan *p, og_plan_table *pt, int side, size_t r0, size_t n, const uint32_t *rows)
-{
-    if (pwrite_all(pt->ends_fd[side], rows, n * sizeof *rows, (off_t)(r0 * sizeof *rows)) == 0) return 1;
-    lookup_failed(p, og_err_errno(errno ? errno : EIO, "%s: writing endpoint rows to a temp file", pt->t->name));
-    return 0;
-}
-
 /* Before a flush of edge table pt (load): keeps the staged_ids answer of each endpoint of
  * the batch instead of its string (og_plan_table.ends), and from the first such flush on
  * treats src / dst as flushable columns.  Only for an edge type without constraints and
@@ -1345,7 +1246,7 @@ static og_status compact_ends(og_plan *p, og_plan_table *pt, int defer, int *def
         return OG_OK;
     size_t from = pt->mem_base, n = pt->nstaged - from;
     /* the batches before this one are resolved (their job was joined): to the spill files */
-    OG_TRY(ends_spill(p, pt));
+    OG_TRY(og_plan_i_ends_spill(p, pt));
     size_t lo = pt->ends_spilled ? pt->ends_lo : 0, need = pt->nstaged - lo;
     if (need > pt->ends_cap) {
         size_t cap = pt->ends_cap ? pt->ends_cap : 4096;

@@ -38,6 +38,12 @@ int og_plan_i_ends(og_plan *p, const og_plan_table *pt, int side, size_t r0, siz
 /* Writes end rows [r0, r0 + n) of side `side` to pt's spill file (og_plan_table
  * .end_rows_in_files); a write error is recorded as og_plan_i_ends' is.  0 on error. */
 int og_plan_i_end_rows_put(og_plan *p, og_plan_table *pt, int side, size_t r0, size_t n, const uint32_t *rows);
+/* Writes the in-memory compact endpoints [ends_lo, nends) of pt to its spill files (opened,
+ * best effort, at the first call once pt has compact endpoints and p->spill_dir is set) and
+ * empties that window; nothing when pt keeps them in memory. */
+og_status og_plan_i_ends_spill(og_plan *p, og_plan_table *pt);
+/* Records a failed read (og_plan.lookup_failed: og_plan_validate / og_plan_write return it). */
+void og_plan_i_lookup_failed(og_plan *p, og_status st);
 /* Moves every compact endpoint still in memory to the spill files (before validation, which
  * then reads them there).  OG_OK also when pt spills nothing. */
 og_status og_plan_i_ends_spill_all(og_plan_table *pt);
