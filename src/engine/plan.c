@@ -20,8 +20,6 @@
 #define _GNU_SOURCE /* qsort_r */
 #include "engine/plan.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
 #include <pthread.h>
