@@ -41,6 +41,9 @@
 #include "util/fault.h"
 #include "util/id.h"
 
+static og_status job_join(og_plan *p);
+static int job_reads_ids(const og_plan *p, const og_plan_table *pt);
+
 static og_status table_cols_init(og_plan_table *pt)
 {
     if (pt->cols) return OG_OK;
@@ -73,6 +76,15 @@ static og_status table_cols_init(og_plan_table *pt)
 
 
 og_status og_plan_table_cols(og_plan_table *pt) { return table_cols_init(pt); }
+
+/* table_cols_init before a row is staged: a node type's first row turns its (empty) id map
+ * into one over its id column, which the batch in flight may be reading (its endpoint
+ * lookups, finish_row's rule): that batch first. */
+static og_status staging_cols_init(og_plan *p, og_plan_table *pt)
+{
+    if (!pt->cols && !pt->is_edge && job_reads_ids(p, pt)) OG_TRY(job_join(p));
+    return table_cols_init(pt);
+}
 
 size_t og_plan_prop_col(const og_plan_table *pt, size_t prop) { return (pt->is_edge ? 3 : 1) + prop; }
 
@@ -125,8 +137,6 @@ static void table_free(og_plan_table *pt)
     og_strmap_free(&pt->staged_ids);
 }
 
-static og_status job_join(og_plan *p);
-static int job_reads_ids(const og_plan *p, const og_plan_table *pt);
 
 void og_plan_free(og_plan *p)
 {
@@ -589,7 +599,7 @@ og_status og_plan_stage_json(og_plan *p, og_plan_table *pt, const og_jtok *data,
 {
     char w[300];
     const og_cat_type *t = pt->t;
-    OG_TRY(table_cols_init(pt));
+    OG_TRY(staging_cols_init(p, pt));
     /* one pass over the members: each is a property or, when the type has no property `id`,
      * data.id as the entity's id (the older spelling of the top-level "id") */
     const og_jtok *byprop[STAGE_PROPS_MAX] = {0};
@@ -728,7 +738,7 @@ og_status og_plan_stage_edges(og_plan *p, og_plan_table *pt, size_t n, const cha
 
 og_status og_plan_stage_vectors(og_plan *p, og_plan_table *pt, const og_vector *src, uint32_t *row, long *prev)
 {
-    OG_TRY(table_cols_init(pt));
+    OG_TRY(staging_cols_init(p, pt));
     size_t base = pt->is_edge ? 3 : 1;
     for (size_t c = base; c < pt->ncols; c++) OG_TRY(og_vector_append_from(&pt->cols[c], &src[c], 0));
     og_buf idb = OG_BUF_INIT;
