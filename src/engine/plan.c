@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "compiler/suggest.h"
 #include "engine/batch_index.h"
@@ -40,6 +41,9 @@
 #include "util/fault.h"
 #include "util/id.h"
 
+static og_status job_join(og_plan *p);
+static int job_reads_ids(const og_plan *p, const og_plan_table *pt);
+
 static og_status table_cols_init(og_plan_table *pt)
 {
     if (pt->cols) return OG_OK;
@@ -52,6 +56,11 @@ static og_status table_cols_init(og_plan_table *pt)
     for (size_t i = 0; i < pt->t->nprops; i++)
         snprintf(pt->labels[i], sizeof pt->labels[i], "%s.%s", pt->t->name, pt->t->props[i].name);
     for (size_t c = 0; c < base; c++) OG_TRY(og_vector_init(&pt->cols[c], (og_type){OG_T_STRING, OG_T_NULL, 0}));
+    /* A node type's ids are retained for the whole load (never flushed) and indexed in row
+     * order: its id map keys them where they are, in the id column, instead of copying them
+     * (og_strmap_init_column; 10M ids: ~250 MB less, docs/load.md "The memory bound"). */
+    if (!pt->is_edge && !og_strmap_count(&pt->staged_ids))
+        og_strmap_init_column(&pt->staged_ids, &pt->cols[0].values, &pt->cols[0].offsets);
     for (size_t i = 0; i < pt->t->nprops; i++) OG_TRY(og_vector_init(&pt->cols[base + i], pt->t->props[i].type));
     /* retained for validation after a flush: id, src, dst and every @unique member */
     for (size_t c = 0; c < base; c++) pt->retain[c] = 1;
@@ -67,6 +76,15 @@ static og_status table_cols_init(og_plan_table *pt)
 
 
 og_status og_plan_table_cols(og_plan_table *pt) { return table_cols_init(pt); }
+
+/* table_cols_init before a row is staged: a node type's first row turns its (empty) id map
+ * into one over its id column, which the batch in flight may be reading (its endpoint
+ * lookups, finish_row's rule): that batch first. */
+static og_status staging_cols_init(og_plan *p, og_plan_table *pt)
+{
+    if (!pt->cols && !pt->is_edge && job_reads_ids(p, pt)) OG_TRY(job_join(p));
+    return table_cols_init(pt);
+}
 
 size_t og_plan_prop_col(const og_plan_table *pt, size_t prop) { return (pt->is_edge ? 3 : 1) + prop; }
 
@@ -87,6 +105,7 @@ og_status og_plan_init(og_plan *p, og_read *read, const char *source)
             pt->t = pass ? &p->cat->edges[i] : &p->cat->nodes[i];
             pt->is_edge = pass;
             pt->index = i;
+            pt->ends_fd[0] = pt->ends_fd[1] = -1;
             og_strmap_init(&pt->staged_ids);
         }
     }
@@ -105,18 +124,19 @@ static void table_free(og_plan_table *pt)
     free(pt->removed);
     free(pt->superseded);
     free(pt->lines);
+    free(pt->latest);
     free(pt->wide_lines);
     free(pt->end_rows[0]);
     free(pt->end_rows[1]);
     for (int k = 0; k < 2; k++) {
         free(pt->ends[k]);
         og_vector_free(&pt->unres[k]);
+        if (pt->ends_fd[k] >= 0) close(pt->ends_fd[k]);
+        pt->ends_fd[k] = -1;
     }
     og_strmap_free(&pt->staged_ids);
 }
 
-static og_status job_join(og_plan *p);
-static int job_reads_ids(const og_plan *p, const og_plan_table *pt);
 
 void og_plan_free(og_plan *p)
 {
@@ -200,44 +220,64 @@ static og_status grow_row_arrays(og_plan_table *pt)
         if (!w) return og_err(OG_ERR_NOMEM, "out of memory");
         pt->wide_lines = w;
     }
-    uint32_t *l = realloc(pt->lines, ncap * (sizeof *l + sizeof(uint32_t)));
-    if (!l) return og_err(OG_ERR_NOMEM, "out of memory");
-    /* layout: lines[ncap] then latest[ncap]; move the old latest block up */
-    uint32_t *old_latest = (uint32_t *)(l + pt->lines_cap);
-    uint32_t *new_latest = (uint32_t *)(l + ncap);
-    memmove(new_latest, old_latest, pt->lines_cap * sizeof(uint32_t));
-    pt->lines = l;
+    if (pt->lines) {
+        uint32_t *l = realloc(pt->lines, ncap * sizeof *l);
+        if (!l) return og_err(OG_ERR_NOMEM, "out of memory");
+        pt->lines = l;
+    }
+    if (pt->latest) {
+        uint32_t *l = realloc(pt->latest, ncap * sizeof *l);
+        if (!l) return og_err(OG_ERR_NOMEM, "out of memory");
+        pt->latest = l;
+    }
     size_t oldb = (pt->lines_cap + 7) / 8, newb = (ncap + 7) / 8;
     uint8_t *s = realloc(pt->superseded, newb);
     if (s) pt->superseded = s;
     uint8_t *k = s ? realloc(pt->skipped, newb) : NULL;
     if (k) pt->skipped = k;
-    if (!s || !k) {
-        /* keep the old capacity: both bitmaps still cover it; latest was moved up, move it back */
-        memmove(old_latest, new_latest, pt->lines_cap * sizeof(uint32_t));
-        return og_err(OG_ERR_NOMEM, "out of memory");
-    }
+    if (!s || !k) return og_err(OG_ERR_NOMEM, "out of memory"); /* the old capacity: both still cover it */
     memset(s + oldb, 0, newb - oldb);
     memset(k + oldb, 0, newb - oldb);
     pt->lines_cap = ncap;
     return OG_OK;
 }
 
+/* Sets the latest row of the id first staged at `first` (og_plan_table.latest, made at the
+ * first value that is not `first` itself). */
+static og_status set_latest(og_plan_table *pt, size_t first, uint32_t row)
+{
+    if (!pt->latest) {
+        if (row == first) return OG_OK;
+        pt->latest = malloc(pt->lines_cap * sizeof *pt->latest);
+        if (!pt->latest) return og_err(OG_ERR_NOMEM, "out of memory");
+        for (size_t i = 0; i < pt->lines_cap; i++) pt->latest[i] = (uint32_t)i;
+    }
+    pt->latest[first] = row;
+    return OG_OK;
+}
 
 uint64_t og_plan_line(const og_plan_table *pt, size_t row)
 {
-    return pt->wide_lines ? pt->wide_lines[row] : pt->line_base + pt->lines[row];
+    return pt->wide_lines ? pt->wide_lines[row] : pt->line_base + (pt->lines ? pt->lines[row] : row);
 }
 
 /* Records staged row r's input line (its arrays grown already). */
 static og_status set_line(og_plan_table *pt, size_t r, uint64_t line)
 {
     if (r == 0) pt->line_base = line;
+    if (!pt->wide_lines && !pt->lines) {
+        if (line == pt->line_base + r) return OG_OK; /* on the line after the row before */
+        pt->lines = malloc(pt->lines_cap * sizeof *pt->lines);
+        if (!pt->lines) return og_err(OG_ERR_NOMEM, "out of memory");
+        for (size_t i = 0; i < r; i++) pt->lines[i] = (uint32_t)i;
+    }
     if (!pt->wide_lines && (line < pt->line_base || line - pt->line_base > UINT32_MAX)) {
         uint64_t *w = malloc(pt->lines_cap * sizeof *w);
         if (!w) return og_err(OG_ERR_NOMEM, "out of memory");
         for (size_t i = 0; i < r; i++) w[i] = pt->line_base + pt->lines[i];
         pt->wide_lines = w;
+        free(pt->lines);
+        pt->lines = NULL;
     }
     if (pt->wide_lines) pt->wide_lines[r] = line;
     else pt->lines[r] = (uint32_t)(line - pt->line_base);
@@ -278,7 +318,7 @@ long og_plan_staged_find(const og_plan_table *pt, const char *id, size_t len)
 {
     uint32_t first;
     if (og_strmap_get(&pt->staged_ids, id, len, &first)) {
-        uint32_t row = og_plan_i_latest(pt)[first];
+        uint32_t row = og_plan_i_latest(pt, first);
         return og_plan_i_superseded(pt, row) ? -1 : (long)row;
     }
     /* Not indexed yet (a caller that skipped og_plan_index_ids): generated ids are unique, so
@@ -292,7 +332,7 @@ long og_plan_staged_find(const og_plan_table *pt, const char *id, size_t len)
     return -1;
 }
 
-static void lookup_failed(og_plan *p, og_status st)
+void og_plan_i_lookup_failed(og_plan *p, og_status st)
 {
     int none = 0;
     if (__atomic_compare_exchange_n(&p->lookup_failed, &none, (int)st, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
@@ -312,7 +352,7 @@ long og_plan_committed_find(og_plan *p, og_plan_table *pt, const char *id, size_
     uint32_t row = OG_TABLEVIEW_NO_ROW;
     if (st == OG_OK) st = og_tableview_lookup_id(pt->view, id, len, &row);
     if (st != OG_OK) {
-        lookup_failed(p, st);
+        og_plan_i_lookup_failed(p, st);
         return -1;
     }
     if (row == OG_TABLEVIEW_NO_ROW) return -1;
@@ -523,17 +563,17 @@ static og_status finish_row(og_plan *p, og_plan_table *pt, const char *id, size_
         OG_TRY(og_vector_append_bytes(&pt->cols[2], to, strlen(to)));
     }
     OG_TRY(set_line(pt, r, line));
-    uint32_t *latest = og_plan_i_latest(pt);
+    if (pt->latest) pt->latest[r] = r;
     *prev = -1;
     if (!generated) {
         uint32_t first;
         int inserted;
         OG_TRY(og_strmap_insert(&pt->staged_ids, id, idlen, r, &first, &inserted));
-        if (!inserted && !og_plan_i_superseded(pt, latest[first])) *prev = (long)latest[first];
-        latest[first] = r;
+        uint32_t cur = og_plan_i_latest(pt, first);
+        if (!inserted && !og_plan_i_superseded(pt, cur)) *prev = (long)cur;
+        OG_TRY(set_latest(pt, first, r));
         pt->ids_indexed = r + 1;
     }
-    latest[r] = r;
     pt->nstaged++;
     pt->touched = 1;
     pt->last_generated = generated;
@@ -559,7 +599,7 @@ og_status og_plan_stage_json(og_plan *p, og_plan_table *pt, const og_jtok *data,
 {
     char w[300];
     const og_cat_type *t = pt->t;
-    OG_TRY(table_cols_init(pt));
+    OG_TRY(staging_cols_init(p, pt));
     /* one pass over the members: each is a property or, when the type has no property `id`,
      * data.id as the entity's id (the older spelling of the top-level "id") */
     const og_jtok *byprop[STAGE_PROPS_MAX] = {0};
@@ -677,7 +717,7 @@ og_status og_plan_stage_edges(og_plan *p, og_plan_table *pt, size_t n, const cha
         OG_TRY(og_vector_append_bytes(&pt->cols[1], from[i], lf));
         OG_TRY(og_vector_append_bytes(&pt->cols[2], to[i], lt));
         OG_TRY(set_line(pt, r, line[i]));
-        og_plan_i_latest(pt)[r] = r;
+        if (pt->latest) pt->latest[r] = r;
         pt->nstaged++;
         pt->touched = 1;
         pt->last_generated = 1;
@@ -698,7 +738,7 @@ og_status og_plan_stage_edges(og_plan *p, og_plan_table *pt, size_t n, const cha
 
 og_status og_plan_stage_vectors(og_plan *p, og_plan_table *pt, const og_vector *src, uint32_t *row, long *prev)
 {
-    OG_TRY(table_cols_init(pt));
+    OG_TRY(staging_cols_init(p, pt));
     size_t base = pt->is_edge ? 3 : 1;
     for (size_t c = base; c < pt->ncols; c++) OG_TRY(og_vector_append_from(&pt->cols[c], &src[c], 0));
     og_buf idb = OG_BUF_INIT;
@@ -937,7 +977,9 @@ static size_t table_bytes(const og_plan_table *pt)
 {
     size_t b = 0;
     for (size_t c = 0; pt->cols && c < pt->ncols; c++) b += vector_bytes(&pt->cols[c]);
-    b += og_strmap_bytes(&pt->staged_ids) + pt->lines_cap * 2 * sizeof *pt->lines;
+    b += og_strmap_bytes(&pt->staged_ids);
+    if (pt->lines) b += pt->lines_cap * sizeof *pt->lines;
+    if (pt->latest) b += pt->lines_cap * sizeof *pt->latest;
     b += pt->ends_cap * 2 * sizeof(uint32_t) + vector_bytes(&pt->unres[0]) + vector_bytes(&pt->unres[1]);
     if (pt->wide_lines) b += pt->lines_cap * sizeof *pt->wide_lines;
     b += 3 * ((pt->nstaged + 7) / 8); /* superseded, skipped, removed-ish bitmaps */
@@ -1158,7 +1200,7 @@ static og_status job_start(og_plan *p, og_plan_table *pt, const uint32_t *idx, s
         }
         for (int k = 0; k < 2; k++) {
             j->ends_node[k] = &p->nodes[k ? pt->t->to_node : pt->t->from_node];
-            j->ends_out[k] = pt->ends[k] + pt->mem_base;
+            j->ends_out[k] = pt->ends[k] + (pt->mem_base - (pt->ends_spilled ? pt->ends_lo : 0));
             j->ends_base[k] = pt->unres[k].len;
             if (st == OG_OK) st = og_vector_init(&j->unres[k], (og_type){OG_T_STRING, OG_T_NULL, 0});
         }
@@ -1211,9 +1253,12 @@ static og_status compact_ends(og_plan *p, og_plan_table *pt, int defer, int *def
     if (!pt->is_edge || !p->flush_rows || pt->t->ncons || pt->t->card_written || (!pt->ends_compact && pt->mem_base))
         return OG_OK;
     size_t from = pt->mem_base, n = pt->nstaged - from;
-    if (pt->nstaged > pt->ends_cap) {
+    /* the batches before this one are resolved (their job was joined): to the spill files */
+    OG_TRY(og_plan_i_ends_spill(p, pt));
+    size_t lo = pt->ends_spilled ? pt->ends_lo : 0, need = pt->nstaged - lo;
+    if (need > pt->ends_cap) {
         size_t cap = pt->ends_cap ? pt->ends_cap : 4096;
-        while (cap < pt->nstaged) cap *= 2;
+        while (cap < need) cap *= 2;
         for (int k = 0; k < 2; k++) {
             uint32_t *e = realloc(pt->ends[k], cap * sizeof *e);
             if (!e) return og_err(OG_ERR_NOMEM, "out of memory");
@@ -1225,8 +1270,8 @@ static og_status compact_ends(og_plan *p, og_plan_table *pt, int defer, int *def
         if (!pt->unres[k].type.id) OG_TRY(og_vector_init(&pt->unres[k], (og_type){OG_T_STRING, OG_T_NULL, 0}));
         if (defer) continue;
         const og_plan_table *node = &p->nodes[k ? pt->t->to_node : pt->t->from_node];
-        OG_TRY(resolve_ends(node, &pt->cols[1 + k], og_plan_i_col_row(pt, 1 + (size_t)k, from), n, pt->ends[k] + from, &pt->unres[k], 0,
-                            pt->t->name));
+        OG_TRY(resolve_ends(node, &pt->cols[1 + k], og_plan_i_col_row(pt, 1 + (size_t)k, from), n, pt->ends[k] + (from - lo),
+                            &pt->unres[k], 0, pt->t->name));
     }
     *deferred = defer;
     pt->nends = pt->nstaged;

@@ -50,11 +50,18 @@ typedef struct og_plan_table {
     size_t nstaged;
     uint8_t *superseded;     /* bitmap over staged rows replaced by a later one (merge) */
     uint32_t *lines;         /* per staged row: its input line (0 = none) minus line_base —
-                              * og_plan_line; 4 bytes a row (5M edges: 20 MB less than 8) */
+                              * og_plan_line; 4 bytes a row (5M edges: 20 MB less than 8).
+                              * NULL while every staged row r is on line line_base + r (a
+                              * type's records on consecutive lines, as in a bulk file): the
+                              * array is made at the first row that is not (docs/load.md
+                              * "The memory bound"; 50M edges: 200 MB less) */
     uint64_t line_base;      /* the first staged row's line */
     uint64_t *wide_lines;    /* once a line does not fit that way (a CSV load's next file,
                               * lines out of order): every row's whole line, lines unused */
-    size_t lines_cap;
+    uint32_t *latest;        /* per FIRST staged row of an id, the id's current row (a merge's
+                              * repeat supersedes the earlier one); NULL while every row is
+                              * its own (no repeat yet: a bulk load never makes it) */
+    size_t lines_cap;        /* rows the per-row arrays (lines, latest, bitmaps) have room for */
     og_strmap staged_ids;    /* id -> staged row (the latest); see ids_indexed */
     size_t ids_indexed;      /* rows [ids_indexed, nstaged) got GENERATED ids (fresh ULIDs,
                               * unique by construction) and are not in staged_ids yet: they
@@ -94,6 +101,18 @@ typedef struct og_plan_table {
     size_t nends, ends_cap;
     og_vector unres[2];
     int ends_compact;
+    /* Spilled compact endpoints (og_plan.spill_dir): rows [0, ends_lo) of ends[side] are in the
+     * unlinked temp file ends_fd[side] (4 bytes a row at offset 4 * row), ends[side] holds rows
+     * [ends_lo, nends) only — the batches not spilled yet.  Valid while ends_spilled.  Read
+     * through og_plan_i_ends (plan_internal.h).  At 50M edges they were 400 MB of a load's
+     * peak (docs/load.md "The memory bound"). */
+    int ends_spilled;
+    int ends_fd[2];
+    size_t ends_lo;
+    /* With ends_spilled, og_plan.capture_topology keeps the endpoint rows in those files
+     * instead of end_rows (all nstaged rows written there by the RI check): load.c takes the
+     * descriptors (then ends_spilled is 0 again). */
+    int end_rows_in_files;
 } og_plan_table;
 
 #define OG_PLAN_END_UNRESOLVED 0x80000000u
@@ -123,6 +142,9 @@ typedef struct og_plan {
     uint64_t flushes;        /* batches flushed so far (all types) */
     uint64_t flushed_rows;   /* staged rows covered by those batches */
     int capture_topology;    /* og_plan_table.end_rows (load only) */
+    /* A directory for the unlinked temp files of spilled compact endpoints (og_plan_table
+     * .ends_spilled; load only: the local store's root), or NULL to keep them in memory. */
+    const char *spill_dir;
     struct og_plan_job *job; /* the flushed batch being written on a worker thread (plan.c) */
     /* Builds flushed node batches' key maps and text indexes beside the load (batch_index.h).
      * og_plan_free joins it into the calling thread's journal (a failed attempt deletes its

@@ -45,15 +45,20 @@ typedef struct ri_range {
 
 #define RI_CHUNK 1024
 
-/* The compacted endpoints of side `side` (og_plan_table.ends; moved into end_rows when the
- * topology is captured). */
-static const uint32_t *ends_of(const og_plan_table *et, int side) { return et->ends[side] ? et->ends[side] : et->end_rows[side]; }
+/* Compacted endpoints [r0, r0 + n) of side `side` into out: og_plan_table.ends (moved into
+ * end_rows when the topology is captured in memory), or the spill files. */
+static void ends_get(og_plan *p, const og_plan_table *et, int side, size_t r0, size_t n, uint32_t *out)
+{
+    if (et->ends_spilled) (void)og_plan_i_ends(p, et, side, r0, n, out);
+    else memcpy(out, (et->ends[side] ? et->ends[side] : et->end_rows[side]) + r0, n * sizeof *out);
+}
 
 /* The node id at side `side` (0 src, 1 dst) of staged edge row r. */
-static const char *endpoint_id(const og_plan *p, const og_plan_table *et, int side, size_t r, size_t *n)
+static const char *endpoint_id(og_plan *p, const og_plan_table *et, int side, size_t r, size_t *n)
 {
     if (r < et->nends) {
-        uint32_t v = ends_of(et, side)[r];
+        uint32_t v;
+        ends_get(p, et, side, r, 1, &v);
         if (v & OG_PLAN_END_UNRESOLVED) return (const char *)og_vector_get_bytes(&et->unres[side], v & ~OG_PLAN_END_UNRESOLVED, n);
         const og_plan_table *node = &p->nodes[side ? et->t->to_node : et->t->from_node];
         return og_plan_staged_id(node, v, n);
@@ -66,7 +71,7 @@ static const char *endpoint_id(const og_plan *p, const og_plan_table *et, int si
  * done beforehand. */
 static int endpoint_exists(og_plan *p, og_plan_table *pt, uint32_t first, const og_plan_table *et, int side, size_t r)
 {
-    if (first != OG_PLAN_NOT_STAGED && !og_plan_i_superseded(pt, og_plan_i_latest(pt)[first])) return 1;
+    if (first != OG_PLAN_NOT_STAGED && !og_plan_i_superseded(pt, og_plan_i_latest(pt, first))) return 1;
     size_t n;
     const char *id = endpoint_id(p, et, side, r, &n);
     if (pt->ids_indexed < pt->nstaged) return in_new_image(p, pt, id, n); /* not all indexed */
@@ -76,12 +81,12 @@ static int endpoint_exists(og_plan *p, og_plan_table *pt, uint32_t first, const 
 /* staged_ids answers for compacted rows [c0, c0 + n) of side `side`: the one found at the
  * flush, or for an id not staged then, a lookup now (and then the rows cannot be captured
  * as they stand: *uncaptured). */
-static void compact_firsts(const og_plan_table *et, const og_plan_table *node, int side, size_t c0, size_t n, uint32_t *out,
-                           int *uncaptured)
+static void compact_firsts(og_plan *p, const og_plan_table *et, const og_plan_table *node, int side, size_t c0, size_t n,
+                           uint32_t *out, int *uncaptured)
 {
-    const uint32_t *e = ends_of(et, side);
+    ends_get(p, et, side, c0, n, out);
     for (size_t i = 0; i < n; i++) {
-        uint32_t v = e[c0 + i];
+        uint32_t v = out[i];
         if (!(v & OG_PLAN_END_UNRESOLVED)) {
             out[i] = v;
             continue;
@@ -104,15 +109,18 @@ static void *ri_range_scan(void *arg)
         n = g->r1 - c0 < RI_CHUNK ? g->r1 - c0 : RI_CHUNK;
         if (c0 < et->nends && c0 + n > et->nends) n = et->nends - c0; /* a chunk is all compacted or none */
         if (c0 < et->nends) {
-            compact_firsts(et, g->from, 0, c0, n, sfirst, &g->uncaptured);
-            compact_firsts(et, g->to, 1, c0, n, dfirst, &g->uncaptured);
+            compact_firsts(g->p, et, g->from, 0, c0, n, sfirst, &g->uncaptured);
+            compact_firsts(g->p, et, g->to, 1, c0, n, dfirst, &g->uncaptured);
         } else {
             size_t o = og_plan_i_col_row(et, 1, c0);
             og_strmap_get_many(&g->from->staged_ids, srcs->values, srcs->offsets + o, n, OG_PLAN_NOT_STAGED, sfirst);
             og_strmap_get_many(&g->to->staged_ids, dsts->values, dsts->offsets + o, n, OG_PLAN_NOT_STAGED, dfirst);
         }
-        if (et->end_rows[0]) { /* the topology's endpoint rows (og_plan.capture_topology) */
-            if (c0 >= et->nends) { /* compacted rows are in place already (end_rows is ends) */
+        if (et->end_rows[0] || et->end_rows_in_files) { /* the topology's endpoint rows (og_plan.capture_topology) */
+            if (c0 >= et->nends && et->end_rows_in_files) { /* compacted rows are in the files already */
+                if (!og_plan_i_end_rows_put(g->p, et, 0, c0, n, sfirst) || !og_plan_i_end_rows_put(g->p, et, 1, c0, n, dfirst))
+                    g->uncaptured = 1;
+            } else if (c0 >= et->nends) { /* compacted rows are in place already (end_rows is ends) */
                 memcpy(et->end_rows[0] + c0, sfirst, n * sizeof *sfirst);
                 memcpy(et->end_rows[1] + c0, dfirst, n * sizeof *dfirst);
             }
@@ -363,14 +371,21 @@ static og_status check_edges_ri(og_plan *p, og_plan_table *et)
     if (p->capture_topology && et->nstaged && og_plan_staged_is_image(p, et) && og_plan_staged_is_image(p, from) &&
         og_plan_staged_is_image(p, to)) {
         /* best effort: without memory for them the topology is left to the first reader;
-         * compacted endpoints are the rows' answers already: they become end_rows' start */
-        for (int k = 0; k < 2; k++) {
+         * compacted endpoints are the rows' answers already: they become end_rows' start —
+         * spilled ones in their files, where the scan adds the rest (og_plan_table
+         * .end_rows_in_files) */
+        if (et->ends_spilled) {
+            og_status sp = og_plan_i_ends_spill_all(et);
+            if (sp != OG_OK) return sp;
+            et->end_rows_in_files = 1;
+        }
+        for (int k = 0; k < 2 && !et->end_rows_in_files; k++) {
             uint32_t *e = et->ends[k] ? realloc(et->ends[k], et->nstaged * sizeof(uint32_t)) : malloc(et->nstaged * sizeof(uint32_t));
             if (!e) break;
             if (et->ends[k]) et->ends[k] = NULL;
             et->end_rows[k] = e;
         }
-        if (!et->end_rows[0] || !et->end_rows[1]) { /* keep what the scan needs, capture nothing */
+        if (!et->end_rows_in_files && (!et->end_rows[0] || !et->end_rows[1])) { /* keep what the scan needs, capture nothing */
             for (int k = 0; k < 2; k++) {
                 if (et->nends && !et->ends[k]) et->ends[k] = et->end_rows[k];
                 else free(et->end_rows[k]);
@@ -391,6 +406,7 @@ static og_status check_edges_ri(og_plan *p, og_plan_table *et)
         free(et->end_rows[0]);
         free(et->end_rows[1]);
         et->end_rows[0] = et->end_rows[1] = NULL;
+        et->end_rows_in_files = 0;
     }
     OG_TRY(ri);
     int endpoints_lost = from->overwrite || from->nremoved || to->overwrite || to->nremoved;

@@ -254,12 +254,17 @@ og_status og_tableview_topology_ex(og_tableview *edges, og_tableview *src_nodes,
  * has already resolved — rows[0][i] / rows[1][i] the src / dst node row of edge row i, n the
  * edge view's rows — the file the first reader would otherwise build, without one id lookup (a
  * bulk load found the rows in its referential-integrity check: load.c).  Takes both arrays
- * (freed as soon as the adjacency is built, before it is encoded: the peak of a load's memory;
- * NULL afterwards, whatever the outcome).  Derived state: only with index files read and
+ * (freed once the file is written a section at a time, og_topology_put_rows; NULL afterwards,
+ * whatever the outcome).  Derived state: only with index files read and
  * written (og_tableview_index_mode() == 2); a failure to write is ignored; nothing is kept on
  * the view.  OG_ERR_INVALID (n or a row out of range: nothing is written), OG_ERR_NOMEM. */
 og_status og_tableview_save_topology_rows(og_tableview *edges, og_tableview *src_nodes, og_tableview *dst_nodes,
                                           uint32_t *rows[2], size_t n);
+/* The same from rows in files (fd[0] sources, fd[1] destinations, 4 bytes a row: a load's
+ * spilled endpoint rows, engine/plan.h), read a chunk at a time (og_topology_put_files); a row
+ * out of range writes nothing.  The descriptors stay the caller's. */
+og_status og_tableview_save_topology_files(og_tableview *edges, og_tableview *src_nodes, og_tableview *dst_nodes,
+                                           const int fd[2], size_t n);
 
 /* The topology of (edges, src_nodes, dst_nodes) if one is at hand — already on the view, or
  * a persisted file (opened and kept) — else *out = NULL (OG_OK).  Never builds one: for the

@@ -21,6 +21,7 @@
 #include "engine/rowmap.h"
 #include "engine/visit_set.h"
 #include "omnigraph.h"
+#include "store/store.h"
 #include "util/wordcache.h"
 
 #define OG_ROW_NONE UINT32_MAX /* an edge endpoint with no live node row: the edge is skipped */
@@ -34,6 +35,20 @@ typedef struct og_topology og_topology;
 og_status og_topology_build(og_topology **out, uint32_t n_src_nodes, uint32_t n_dst_nodes, const uint32_t *src_row,
                             const uint32_t *dst_row, size_t n_edges, const uint8_t *live);
 void og_topology_free(og_topology *t);
+
+/* Writes the topology file (index/csr.h) of what og_topology_build(n_src_nodes, n_dst_nodes,
+ * src_row, dst_row, n_edges, NULL) builds — byte for byte what og_csr_encode of it gives, with
+ * edge_rows = n_edges — under `key` with og_store_put_if_absent_stream, one section at a
+ * time: besides the rows it holds the two offset arrays and one section (4 bytes an edge), not
+ * both sides and their encoded copy (a 50M-edge load's topology: ~1.9 GB that way, ~0.4 GB
+ * this way; docs/load.md "The memory bound").  Errors: og_topology_build's, the store's. */
+og_status og_topology_put_rows(og_store *st, const char *key, uint32_t n_src_nodes, uint32_t n_dst_nodes,
+                               const uint32_t *src_row, const uint32_t *dst_row, size_t n_edges);
+/* The same with the rows in files: fd[0] the sources, fd[1] the destinations, 4 bytes a row
+ * from offset 0 (a load's spilled endpoint rows), read 16,384 rows at a time, so not even the
+ * rows are held.  A failed read fails the put (nothing is written). */
+og_status og_topology_put_files(og_store *st, const char *key, uint32_t n_src_nodes, uint32_t n_dst_nodes, const int fd[2],
+                                size_t n_edges);
 
 /* A topology over arrays someone else owns (a mapped index file, index/csr.h): off[s] has
  * n_src + 1 (s = OUT) or n_dst + 1 (s = IN) entries from 0 to n_edges, nbr[s] / edge[s]

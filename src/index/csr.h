@@ -41,6 +41,15 @@ typedef struct og_csr_arrays {
 /* Appends the file encoding `a` to out.  OG_ERR_NOMEM. */
 og_status og_csr_encode(const og_csr_arrays *a, og_buf *out);
 
+/* The same file written in pieces (a topology too big to hold twice: engine/topology.h
+ * og_topology_put_rows): the header of a file of these sizes (a's arrays unused), its total
+ * size, and the trailer after the arrays, which fill exactly total - header - trailer bytes.
+ * OG_ERR_LIMIT as og_csr_encode. */
+#define OG_CSR_HEADER_BYTES 64
+#define OG_CSR_TRAILER_BYTES 8
+og_status og_csr_head(const og_csr_arrays *a, uint8_t out[OG_CSR_HEADER_BYTES], size_t *total);
+void og_csr_tail(uint8_t out[OG_CSR_TRAILER_BYTES]);
+
 /* The store key of the adjacency of (edge_dir @ ev) between (src_dir @ sv) and (dst_dir @ dv).
  * OG_ERR_LIMIT when cap is too small. */
 og_status og_csr_store_key(char *key, size_t cap, const char *edge_dir, uint64_t ev, const char *src_dir, uint64_t sv,

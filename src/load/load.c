@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -61,6 +62,7 @@ typedef struct load_ctx {
      * (load_graph_indexes): per edge type the endpoint rows its RI check found (NULL: not
      * captured), and the node types whose new image is exactly their staged rows. */
     uint32_t *(*end_rows)[2];
+    int (*end_fds)[2];  /* or the spill files holding them (og_plan_table.end_rows_in_files); -1: none */
     size_t nedges;
     uint8_t *node_image;
     size_t nnodes;
@@ -92,15 +94,24 @@ static unsigned long long file_size(const char *path);
 /* The most captured edges whose topology is built beside og_db_load's text indexes. */
 #define LOAD_INDEX_SIDE_BY_SIDE_EDGES ((uint64_t)8 << 20)
 
+/* Frees per edge type captured endpoint rows and closes their spill files. */
+static void end_inputs_free(uint32_t *(*end_rows)[2], int (*end_fds)[2], size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < 2; k++) {
+            if (end_rows) free(end_rows[i][k]);
+            if (end_fds && end_fds[i][k] >= 0) close(end_fds[i][k]);
+        }
+    free(end_rows);
+    free(end_fds);
+}
+
 static void graph_index_inputs_free(load_ctx *c)
 {
-    for (size_t i = 0; c->end_rows && i < c->nedges; i++) {
-        free(c->end_rows[i][0]);
-        free(c->end_rows[i][1]);
-    }
-    free(c->end_rows);
+    end_inputs_free(c->end_rows, c->end_fds, c->nedges);
     free(c->node_image);
     c->end_rows = NULL;
+    c->end_fds = NULL;
     c->node_image = NULL;
     c->nedges = c->nnodes = 0;
     c->captured_edges = 0;
@@ -115,17 +126,25 @@ static void graph_index_inputs_take(load_ctx *c, og_plan *plan, int attempt)
     c->attempt = attempt;
     size_t ne = plan->cat->nedges, nn = plan->cat->nnodes;
     c->end_rows = calloc(ne ? ne : 1, sizeof *c->end_rows);
+    c->end_fds = malloc((ne ? ne : 1) * sizeof *c->end_fds);
     c->node_image = calloc(nn ? nn : 1, 1);
-    if (!c->end_rows || !c->node_image) {
+    if (!c->end_rows || !c->end_fds || !c->node_image) {
         graph_index_inputs_free(c);
         return;
     }
     c->nedges = ne, c->nnodes = nn;
     for (size_t i = 0; i < ne; i++) {
-        if (plan->edges[i].end_rows[0]) c->captured_edges += plan->edges[i].nstaged;
-        c->end_rows[i][0] = plan->edges[i].end_rows[0];
-        c->end_rows[i][1] = plan->edges[i].end_rows[1];
-        plan->edges[i].end_rows[0] = plan->edges[i].end_rows[1] = NULL;
+        og_plan_table *et = &plan->edges[i];
+        c->end_fds[i][0] = c->end_fds[i][1] = -1;
+        if (et->end_rows[0] || et->end_rows_in_files) c->captured_edges += et->nstaged;
+        c->end_rows[i][0] = et->end_rows[0];
+        c->end_rows[i][1] = et->end_rows[1];
+        et->end_rows[0] = et->end_rows[1] = NULL;
+        if (et->end_rows_in_files) { /* the files are the load's now (og_plan_free closes none) */
+            c->end_fds[i][0] = et->ends_fd[0], c->end_fds[i][1] = et->ends_fd[1];
+            et->ends_fd[0] = et->ends_fd[1] = -1;
+            et->ends_spilled = et->end_rows_in_files = 0;
+        }
     }
     for (size_t i = 0; i < nn; i++) c->node_image[i] = (uint8_t)og_plan_staged_is_image(plan, &plan->nodes[i]);
     og_error_clear();
@@ -137,6 +156,7 @@ struct og_load_index_job {
     og_engine *e;
     char commit[OG_ULID_LEN + 1];
     uint32_t *(*end_rows)[2];
+    int (*end_fds)[2];
     size_t nedges;
     uint8_t *node_image;
     size_t nnodes;
@@ -161,12 +181,15 @@ static void *index_job_run(void *arg)
     const og_catalog *cat = og_read_catalog(r);
     /* the topologies first: their build's memory then stacks on no key map */
     for (size_t k = 0; k < j->nedges && k < cat->nedges; k++) {
-        if (!j->end_rows[k][0]) continue;
+        int in_files = j->end_fds[k][0] >= 0;
+        if (!j->end_rows[k][0] && !in_files) continue;
         const og_cat_type *et = &cat->edges[k];
         og_tableview *ev, *fv, *tv;
         if (og_read_edge_view(r, k, &ev) == OG_OK && og_read_node_view(r, et->from_node, &fv) == OG_OK &&
-            og_read_node_view(r, et->to_node, &tv) == OG_OK)
-            (void)og_tableview_save_topology_rows(ev, fv, tv, j->end_rows[k], og_tableview_rows(ev));
+            og_read_node_view(r, et->to_node, &tv) == OG_OK) {
+            if (in_files) (void)og_tableview_save_topology_files(ev, fv, tv, j->end_fds[k], og_tableview_rows(ev));
+            else (void)og_tableview_save_topology_rows(ev, fv, tv, j->end_rows[k], og_tableview_rows(ev));
+        }
         og_error_clear();
     }
     for (size_t i = 0; i < j->nnodes && i < cat->nnodes; i++) {
@@ -183,11 +206,7 @@ void og_engine_load_indexes_join(og_load_index_job *j)
 {
     if (!j) return;
     if (j->threaded) pthread_join(j->th, NULL);
-    for (size_t i = 0; j->end_rows && i < j->nedges; i++) {
-        free(j->end_rows[i][0]);
-        free(j->end_rows[i][1]);
-    }
-    free(j->end_rows);
+    end_inputs_free(j->end_rows, j->end_fds, j->nedges);
     free(j->node_image);
     free(j);
 }
@@ -199,7 +218,7 @@ static og_load_index_job *load_graph_indexes(load_ctx *c, const char *commit, in
     if (og_tableview_index_mode() != 2) return NULL;
     int any = 0;
     for (size_t i = 0; i < c->nnodes; i++) any |= c->node_image[i];
-    for (size_t k = 0; k < c->nedges; k++) any |= c->end_rows[k][0] != NULL;
+    for (size_t k = 0; k < c->nedges; k++) any |= c->end_rows[k][0] != NULL || c->end_fds[k][0] >= 0;
     if (!any) return NULL;
     if (c->opts->on_progress) {
         unsigned long long total = 0;
@@ -212,9 +231,10 @@ static og_load_index_job *load_graph_indexes(load_ctx *c, const char *commit, in
     if (!j) return NULL; /* derived: the first reader builds */
     j->e = c->e;
     snprintf(j->commit, sizeof j->commit, "%s", commit);
-    j->end_rows = c->end_rows, j->nedges = c->nedges, j->node_image = c->node_image, j->nnodes = c->nnodes;
+    j->end_rows = c->end_rows, j->end_fds = c->end_fds, j->nedges = c->nedges, j->node_image = c->node_image;
+    j->nnodes = c->nnodes;
     uint64_t edges = c->captured_edges;
-    c->end_rows = NULL, c->node_image = NULL, c->nedges = c->nnodes = 0;
+    c->end_rows = NULL, c->end_fds = NULL, c->node_image = NULL, c->nedges = c->nnodes = 0;
     /* A large topology is built before the text indexes, not beside them: its build (~30
      * bytes an edge besides the 8 of end_rows) stacked on theirs was a 25M-edge load's peak
      * (docs/load.md "The memory bound"); below that the two overlap for time. */
@@ -496,6 +516,11 @@ static og_status load_attempt(void *vctx, og_graph *g, const og_snapshot *base, 
     if (st == OG_OK) st = env_size("OG_LOAD_FLUSH_ROWS", LOAD_FLUSH_ROWS_DEFAULT, &plan.flush_rows);
     if (st == OG_OK) st = env_size("OG_LOAD_FLUSH_BYTES", LOAD_FLUSH_BYTES_DEFAULT, &plan.flush_bytes);
     plan.capture_topology = og_tableview_index_mode() == 2;
+    /* compact endpoints go to temp files beside the data (docs/load.md "The memory bound");
+     * OG_LOAD_SPILL=0 keeps them in memory */
+    const char *spill = getenv("OG_LOAD_SPILL");
+    og_store *store = og_engine_store(c->e);
+    if (!(spill && !strcmp(spill, "0")) && og_store_is_local(store)) plan.spill_dir = og_store_uri(store);
     plan.no_text_index = c->opts->no_index; /* --no-index: no text index, beside the load either */
     graph_index_inputs_free(c); /* an earlier attempt's (its publish was lost) */
     (void)settle_side(c, 0, OG_OK); /* likewise */

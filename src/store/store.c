@@ -258,6 +258,29 @@ og_status og_store_put_if_absent(og_store *st, const char *key, const void *data
     return rc;
 }
 
+og_status og_store_put_if_absent_stream(og_store *st, const char *key, og_store_fill_fn fill, void *ctx)
+{
+    CHECK_STORE(st);
+    OG_TRY(og_store_key_check(key));
+    if (!fill) return og_err(OG_ERR_INVALID, "put_if_absent \"%s\": no fill function", key);
+    og_status rc;
+    if (st->ops->put_if_absent_stream) {
+        rc = st->ops->put_if_absent_stream(st, key, fill, ctx);
+    } else { /* no files to write pieces to: the whole object, then the usual put */
+        og_buf b = OG_BUF_INIT;
+        const void *p;
+        size_t n;
+        while ((rc = fill(ctx, &p, &n)) == OG_OK && n) {
+            rc = og_buf_append(&b, p, n);
+            if (rc != OG_OK) break;
+        }
+        if (rc == OG_OK) rc = st->ops->put_if_absent(st, key, b.data ? (const void *)b.data : "", b.len);
+        og_buf_free(&b);
+    }
+    if (rc == OG_OK) journal_note(st, key);
+    return rc;
+}
+
 og_status og_store_list(og_store *st, const char *prefix, const char *start_after, size_t limit,
                         og_keylist *out)
 {

@@ -79,6 +79,15 @@ og_status og_store_put_unsynced(og_store *st, const char *key, const void *data,
  * OG_ERR_ALREADY_EXISTS.  Durable before returning OG_OK. */
 og_status og_store_put_if_absent(og_store *st, const char *key, const void *data, size_t len);
 
+/* og_store_put_if_absent of an object made in pieces, in order: fill(ctx, &data, &len) gives
+ * the next `len` bytes at `data` (valid until the next call), len 0 at the end, or an error,
+ * which fails the put (nothing is left).  For an object too big to hold whole beside the state
+ * it is made from (a load's topology file of 50M edges is ~960 MB: docs/load.md "The memory
+ * bound"): a local store writes each piece to the temp file as it comes; a store without
+ * files gathers the pieces first.  Journalled as og_store_put_if_absent. */
+typedef og_status (*og_store_fill_fn)(void *ctx, const void **data, size_t *len);
+og_status og_store_put_if_absent_stream(og_store *st, const char *key, og_store_fill_fn fill, void *ctx);
+
 /* Every key that starts with `prefix` (a plain string prefix, not a directory), sorted.
  * `start_after` (may be NULL) skips keys <= it.  `limit` 0 = no limit. */
 og_status og_store_list(og_store *st, const char *prefix, const char *start_after, size_t limit,

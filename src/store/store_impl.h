@@ -47,6 +47,9 @@ typedef struct og_store_ops {
     og_status (*stat)(og_store *st, const char *key, uint64_t *size_out, int64_t *mtime_ms);
     og_status (*put)(og_store *st, const char *key, const void *data, size_t len);
     og_status (*put_if_absent)(og_store *st, const char *key, const void *data, size_t len);
+    /* store.h og_store_put_if_absent_stream; may be NULL (store.c gathers the pieces, then
+     * put_if_absent) */
+    og_status (*put_if_absent_stream)(og_store *st, const char *key, og_store_fill_fn fill, void *ctx);
     /* store.h og_store_put_unsynced; may be NULL (store.c then does a durable put).  The
      * macro lets a file shared with older trees (the fleet bench's baseline build copies
      * store_count.c) tell whether the op exists. */

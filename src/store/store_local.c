@@ -409,11 +409,42 @@ static og_status local_open_fd(og_store *st, const char *key, int *fd, uint64_t 
 
 /* ---- writes ------------------------------------------------------------------------------- */
 
+/* What a temp file gets: data[0..len), or (fill != NULL) the pieces fill gives
+ * (og_store_put_if_absent_stream). */
+typedef struct temp_src {
+    const void *data;
+    size_t len;
+    og_store_fill_fn fill;
+    void *ctx;
+} temp_src;
+
+static og_status write_src(int fd, const temp_src *src, const char *key, const char *tmp)
+{
+    if (!src->fill) return write_all(fd, src->data, src->len, key, tmp);
+    for (;;) {
+        const void *p;
+        size_t n;
+        OG_TRY(src->fill(src->ctx, &p, &n));
+        if (!n) return OG_OK;
+        OG_TRY(write_all(fd, p, n, key, tmp));
+    }
+}
+
+static og_status write_temp_src(local_store *ls, char *path, const char *key, const temp_src *src, int sync,
+                                char **tmp_out);
+
 /* Writes `data` to a fresh temp file beside `path` (path = "<root><key>") and fsyncs it
  * (unless !sync).  Creates missing parent directories.  *tmp_out is malloc'd; on error
  * nothing is left. */
 static og_status write_temp(local_store *ls, char *path, const char *key, const void *data,
                             size_t len, int sync, char **tmp_out)
+{
+    temp_src src = {data, len, NULL, NULL};
+    return write_temp_src(ls, path, key, &src, sync, tmp_out);
+}
+
+static og_status write_temp_src(local_store *ls, char *path, const char *key, const temp_src *src, int sync,
+                                char **tmp_out)
 {
     char *slash = strrchr(path, '/'); /* always present: path starts with the root's '/' */
     size_t dir_len = (size_t)(slash - path) + 1;
@@ -447,7 +478,7 @@ static og_status write_temp(local_store *ls, char *path, const char *key, const 
         free(tmp);
         return og_err_errno(e, "store key \"%s\": create temp file", key);
     }
-    s = write_all(fd, data, len, key, tmp);
+    s = write_src(fd, src, key, tmp);
     if (s == OG_OK) og_fault_point("store.put.after_write");
     if (s == OG_OK && sync && fsync(fd) != 0) s = og_err_errno(errno, "store key \"%s\": fsync %s", key, tmp);
     if (close(fd) != 0 && s == OG_OK) s = og_err_errno(errno, "store key \"%s\": close %s", key, tmp);
@@ -529,7 +560,21 @@ static og_status local_put_unsynced(og_store *st, const char *key, const void *d
     return s;
 }
 
+static og_status put_if_absent_src(og_store *st, const char *key, const temp_src *src);
+
 static og_status local_put_if_absent(og_store *st, const char *key, const void *data, size_t len)
+{
+    temp_src src = {data, len, NULL, NULL};
+    return put_if_absent_src(st, key, &src);
+}
+
+static og_status local_put_if_absent_stream(og_store *st, const char *key, og_store_fill_fn fill, void *ctx)
+{
+    temp_src src = {NULL, 0, fill, ctx};
+    return put_if_absent_src(st, key, &src);
+}
+
+static og_status put_if_absent_src(og_store *st, const char *key, const temp_src *src)
 {
     local_store *ls = L(st);
     char *path = NULL, *tmp = NULL;
@@ -542,7 +587,7 @@ static og_status local_put_if_absent(og_store *st, const char *key, const void *
         free(path);
         return og_err(OG_ERR_ALREADY_EXISTS, "store key \"%s\" already exists", key);
     }
-    og_status s = write_temp(ls, path, key, data, len, 1, &tmp);
+    og_status s = write_temp_src(ls, path, key, src, 1, &tmp);
     if (s != OG_OK) {
         free(path);
         return s;
@@ -955,6 +1000,7 @@ static const og_store_ops local_ops = {
     .stat = local_stat,
     .put = local_put,
     .put_if_absent = local_put_if_absent,
+    .put_if_absent_stream = local_put_if_absent_stream,
     .put_unsynced = local_put_unsynced,
     .list = local_list,
     .delete = local_delete,

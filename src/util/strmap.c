@@ -68,6 +68,28 @@ static uint64_t hash_bytes(const uint8_t *p, size_t n)
 
 void og_strmap_init(og_strmap *m) { memset(m, 0, sizeof *m); }
 
+void og_strmap_init_column(og_strmap *m, void *const *bytes, int64_t *const *offsets)
+{
+    memset(m, 0, sizeof *m);
+    m->col_bytes = bytes;
+    m->col_offsets = offsets;
+}
+
+/* The key of entry e (slot word low half - 1): its bytes and length. */
+static inline const uint8_t *entry_key(const og_strmap *m, uint32_t e, size_t *len)
+{
+    if (m->col_bytes) {
+        const int64_t *off = *m->col_offsets;
+        *len = (size_t)(off[e + 1] - off[e]);
+        return (const uint8_t *)*m->col_bytes + off[e];
+    }
+    *len = m->entries[e].key_len;
+    return m->arena + m->entries[e].key_off;
+}
+
+/* The value of entry e. */
+static inline uint32_t entry_value(const og_strmap *m, uint32_t e) { return m->col_bytes ? e : m->entries[e].value; }
+
 void og_strmap_free(og_strmap *m)
 {
     if (!m) return;
@@ -81,6 +103,7 @@ size_t og_strmap_count(const og_strmap *m) { return m->count; }
 
 size_t og_strmap_bytes(const og_strmap *m)
 {
+    if (m->col_bytes) return m->nslots * sizeof *m->slots;
     return m->nslots * sizeof *m->slots + m->cap * sizeof *m->entries + m->arena_cap;
 }
 
@@ -104,17 +127,29 @@ static og_status rehash(og_strmap *m, size_t nslots)
     og_huge_hint(s, nslots * sizeof *s);
     size_t mask = nslots - 1;
     uint64_t hs[REHASH_AHEAD];
-    for (size_t i0 = 0; i0 < m->count; i0 += REHASH_AHEAD) {
-        size_t n = m->count - i0 < REHASH_AHEAD ? m->count - i0 : REHASH_AHEAD;
+    /* entries in insertion order; over a column, every row so far (a repeated key's later
+     * rows are not in the map: found there, they are skipped) */
+    size_t n_all = m->col_bytes ? m->cap : m->count;
+    for (size_t i0 = 0; i0 < n_all; i0 += REHASH_AHEAD) {
+        size_t n = n_all - i0 < REHASH_AHEAD ? n_all - i0 : REHASH_AHEAD;
         for (size_t j = 0; j < n; j++) {
-            const og_strmap_entry_ *e = &m->entries[i0 + j];
-            hs[j] = hash_bytes(m->arena + e->key_off, e->key_len);
+            size_t len;
+            const uint8_t *key = entry_key(m, (uint32_t)(i0 + j), &len);
+            hs[j] = hash_bytes(key, len);
             __builtin_prefetch(&s[(size_t)hs[j] & mask], 1);
         }
         for (size_t j = 0; j < n; j++) {
             size_t k = (size_t)hs[j] & mask;
-            while (s[k]) k = (k + 1) & mask;
-            s[k] = slot_word(hs[j], i0 + j);
+            int dup = 0;
+            while (s[k] && !dup) {
+                if (m->col_bytes && (s[k] & 0xffffffff00000000ULL) == (hs[j] & 0xffffffff00000000ULL)) {
+                    size_t la, lb;
+                    const uint8_t *a = entry_key(m, (uint32_t)(i0 + j), &la), *b = entry_key(m, (uint32_t)s[k] - 1, &lb);
+                    dup = la == lb && !memcmp(a, b, la);
+                }
+                if (!dup) k = (k + 1) & mask;
+            }
+            if (!dup) s[k] = slot_word(hs[j], i0 + j);
         }
     }
     free(m->slots);
@@ -123,11 +158,11 @@ static og_status rehash(og_strmap *m, size_t nslots)
     return OG_OK;
 }
 
-/* Slots needed for n keys at load factor <= 1/2. */
-static size_t slots_for(size_t n)
+/* Slots needed for n keys at load factor <= 1/2 (over a column: <= 3/4). */
+static size_t slots_for(const og_strmap *m, size_t n)
 {
     size_t s = 16;
-    while (s < 2 * n) s <<= 1;
+    while (m->col_bytes ? s / 4 * 3 < n : s < 2 * n) s <<= 1;
     return s;
 }
 
@@ -149,19 +184,19 @@ static og_status arena_room(og_strmap *m, size_t more)
 og_status og_strmap_reserve(og_strmap *m, size_t n, size_t key_bytes)
 {
     if (n > OG_STRMAP_MAX_KEYS) return og_err(OG_ERR_LIMIT, "strmap: %zu keys is past the limit", n);
-    if (n > m->cap) {
+    if (n > m->cap && !m->col_bytes) {
         og_strmap_entry_ *e = realloc(m->entries, n * sizeof *e);
         if (!e) return og_err(OG_ERR_NOMEM, "strmap: out of memory");
         m->entries = e;
         m->cap = n;
     }
-    if (key_bytes > m->arena_cap - m->arena_len && key_bytes <= SIZE_MAX - m->arena_len) {
+    if (!m->col_bytes && key_bytes > m->arena_cap - m->arena_len && key_bytes <= SIZE_MAX - m->arena_len) {
         uint8_t *a = realloc(m->arena, m->arena_len + key_bytes);
         if (!a) return og_err(OG_ERR_NOMEM, "strmap: out of memory");
         m->arena = a;
         m->arena_cap = m->arena_len + key_bytes;
     }
-    size_t want = slots_for(n);
+    size_t want = slots_for(m, n);
     if (want > m->nslots) OG_TRY(rehash(m, want));
     return OG_OK;
 }
@@ -201,9 +236,9 @@ static size_t find_slot(const og_strmap *m, const uint8_t *key, size_t len, uint
         uint64_t s = m->slots[k];
         if (!s) return k;
         if ((s & 0xffffffff00000000ULL) == tag) {
-            const og_strmap_entry_ *e = &m->entries[(uint32_t)s - 1];
-            if (e->key_len == len && key_eq(m->arena + e->key_off, key, len))
-                return k;
+            size_t elen;
+            const uint8_t *ek = entry_key(m, (uint32_t)s - 1, &elen);
+            if (elen == len && key_eq(ek, key, len)) return k;
         }
         k = (k + 1) & mask;
     }
@@ -215,7 +250,7 @@ int og_strmap_get(const og_strmap *m, const void *key, size_t len, uint32_t *val
     uint64_t h = hash_bytes(key, len);
     uint64_t s = m->slots[find_slot(m, key, len, h)];
     if (!s) return 0;
-    if (value) *value = m->entries[(uint32_t)s - 1].value;
+    if (value) *value = entry_value(m, (uint32_t)s - 1);
     return 1;
 }
 
@@ -234,7 +269,7 @@ void og_strmap_get_many(const og_strmap *m, const uint8_t *bytes, const int64_t 
         return;
     }
     size_t mask = m->nslots - 1;
-    uint64_t ring[GM_RING];
+    uint64_t ring[GM_RING], found[GM_RING];
     for (size_t step = 0; step < n + 3 * GM_STAGE; step++) {
         if (step < n) {
             size_t i = step;
@@ -243,20 +278,51 @@ void og_strmap_get_many(const og_strmap *m, const uint8_t *bytes, const int64_t 
             __builtin_prefetch(&m->slots[(size_t)h & mask]);
         }
         if (step >= GM_STAGE && step - GM_STAGE < n) {
-            uint64_t w = m->slots[(size_t)ring[(step - GM_STAGE) % GM_RING] & mask];
-            if (w) __builtin_prefetch(&m->entries[(uint32_t)w - 1]);
+            /* the first slot from home with the key's tag (its line is in cache now): past a
+             * load factor of 1/2 the home slot is often another key's */
+            uint64_t h = ring[(step - GM_STAGE) % GM_RING], tag = h & 0xffffffff00000000ULL, w;
+            size_t k = (size_t)h & mask;
+            while ((w = m->slots[k]) && (w & 0xffffffff00000000ULL) != tag) k = (k + 1) & mask;
+            found[(step - GM_STAGE) % GM_RING] = w;
+            if (w) __builtin_prefetch(m->col_bytes ? (const void *)&(*m->col_offsets)[(uint32_t)w - 1] : &m->entries[(uint32_t)w - 1]);
         }
         if (step >= 2 * GM_STAGE && step - 2 * GM_STAGE < n) {
-            uint64_t w = m->slots[(size_t)ring[(step - 2 * GM_STAGE) % GM_RING] & mask];
-            if (w) __builtin_prefetch(m->arena + m->entries[(uint32_t)w - 1].key_off);
+            uint64_t w = found[(step - 2 * GM_STAGE) % GM_RING];
+            size_t len;
+            if (w) __builtin_prefetch(entry_key(m, (uint32_t)w - 1, &len));
         }
         if (step >= 3 * GM_STAGE) {
             size_t i = step - 3 * GM_STAGE;
             size_t len = (size_t)(offsets[i + 1] - offsets[i]);
             uint64_t w = m->slots[find_slot(m, bytes + offsets[i], len, ring[i % GM_RING])];
-            values[i] = w ? m->entries[(uint32_t)w - 1].value : absent;
+            values[i] = w ? entry_value(m, (uint32_t)w - 1) : absent;
         }
     }
+}
+
+/* og_strmap_insert of a new key over a column: `value` must be the next row (m->cap counts
+ * the rows seen, inserted or repeated). */
+static og_status insert_column_row(og_strmap *m, const void *key, size_t len, uint64_t h, size_t at, uint32_t value,
+                                   uint32_t *stored, int *inserted)
+{
+    if (value != m->cap)
+        return og_err(OG_ERR_INTERNAL, "strmap over a column: row %u inserted after row %zu", value, m->cap);
+    if (value >= UINT32_MAX - 1) return og_err(OG_ERR_LIMIT, "strmap: row %u is past the limit", value);
+    if ((m->count + 1) > m->nslots / 4 * 3) {
+        m->cap++; /* (the rehash places this row too, with the rows before it) */
+        og_status st = rehash(m, slots_for(m, m->count + 1));
+        if (st != OG_OK) {
+            m->cap--;
+            return st;
+        }
+    } else {
+        m->slots[at != SIZE_MAX ? at : find_slot(m, key, len, h)] = slot_word(h, value);
+        m->cap++;
+    }
+    m->count++;
+    if (stored) *stored = value;
+    if (inserted) *inserted = 1;
+    return OG_OK;
 }
 
 og_status og_strmap_insert(og_strmap *m, const void *key, size_t len, uint32_t value, uint32_t *stored,
@@ -267,13 +333,17 @@ og_status og_strmap_insert(og_strmap *m, const void *key, size_t len, uint32_t v
     if (m->count) {
         at = find_slot(m, key, len, h);
         uint64_t s = m->slots[at];
+        if (s && m->col_bytes && value != m->cap)
+            return og_err(OG_ERR_INTERNAL, "strmap over a column: row %u inserted after row %zu", value, m->cap);
         if (s) {
-            if (stored) *stored = m->entries[(uint32_t)s - 1].value;
+            if (stored) *stored = entry_value(m, (uint32_t)s - 1);
             if (inserted) *inserted = 0;
+            if (m->col_bytes) m->cap++; /* the row is seen: a rehash finds its first row */
             return OG_OK;
         }
     }
     if (m->count >= OG_STRMAP_MAX_KEYS) return og_err(OG_ERR_LIMIT, "strmap: more than %zu keys", OG_STRMAP_MAX_KEYS);
+    if (m->col_bytes) return insert_column_row(m, key, len, h, at, value, stored, inserted);
     /* Grow everything first, so a failure leaves the map as it was. */
     if (m->count == m->cap) {
         size_t ncap = m->cap ? m->cap * 2 : 16;
@@ -286,7 +356,7 @@ og_status og_strmap_insert(og_strmap *m, const void *key, size_t len, uint32_t v
     if (len > UINT32_MAX - 1) return og_err(OG_ERR_LIMIT, "strmap: a key of %zu bytes is too long", len);
     OG_TRY(arena_room(m, len));
     if (2 * (m->count + 1) > m->nslots) {
-        OG_TRY(rehash(m, slots_for(m->count + 1)));
+        OG_TRY(rehash(m, slots_for(m, m->count + 1)));
         at = SIZE_MAX;
     }
 

@@ -34,15 +34,29 @@ typedef struct og_strmap {
     size_t count, cap;
     uint8_t *arena;           /* key bytes, back to back */
     size_t arena_len, arena_cap;
+    /* Keys kept by the caller (og_strmap_init_column): value v's key is bytes [offsets[v],
+     * offsets[v + 1]) of a string column; no entries, no arena, slot = tag | (value + 1). */
+    void *const *col_bytes;
+    int64_t *const *col_offsets;
 } og_strmap;
 
-#define OG_STRMAP_INIT {NULL, 0, NULL, 0, 0, NULL, 0, 0}
+#define OG_STRMAP_INIT {NULL, 0, NULL, 0, 0, NULL, 0, 0, NULL, NULL}
 
 /* The largest number of keys a map holds (a slot stores entry index + 1 in 32 bits). */
 #define OG_STRMAP_MAX_KEYS ((size_t)1 << 30)
 
 /* An empty map (no allocation). */
 void og_strmap_init(og_strmap *m);
+
+/* An empty map over the keys of a string column the caller keeps (an og_vector's values and
+ * offsets, read through these pointers at each call, so the column may grow): value v's key is
+ * row v's string, and the map holds only its slots (8 bytes each, load factor at most 3/4) —
+ * no copy of the keys and no entries (a load's staged node ids: docs/load.md "The memory
+ * bound").  The caller's contract: inserts come in row order, value = the next row (every row
+ * is inserted, a repeated key keeping its first row), each after the row is in the column,
+ * and a row's bytes never change.  og_strmap_entry is not available; the rest is the same.
+ * An insert out of row order is OG_ERR_INTERNAL. */
+void og_strmap_init_column(og_strmap *m, void *const *bytes, int64_t *const *offsets);
 void og_strmap_free(og_strmap *m);
 
 /* Sizes the map for at least `n` keys holding `key_bytes` bytes in all, so that many inserts

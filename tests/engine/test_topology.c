@@ -12,6 +12,8 @@
 
 #include "engine/degree_count.h"
 #include "engine/topology.h"
+#include "index/csr.h"
+#include "../store/store_fixture.h"
 
 /* Collects reach results as a sorted string of node letters ("BCD"). */
 static const char *reach_str(const og_topology *t, og_dir dir, uint32_t src, uint32_t lo, uint32_t hi)
@@ -201,6 +203,62 @@ static void invalid_bounds_and_asymmetric_undirected_are_refused(void **state)
     assert_int_equal(og_topology_build(&t, 1, 2, src, bad_dst, 1, NULL), OG_ERR_INTERNAL);
 }
 
+/* og_topology_put_rows writes, section by section, exactly the file og_csr_encode gives for
+ * og_topology_build's topology of the same rows: edges keep edge-row order within a node,
+ * rows naming no node (OG_ROW_NONE) are left out, nodes without edges, no edges at all, and
+ * a table big enough for the two-thread scatter (SIDES_APART_EDGES) with random endpoints. */
+static void put_rows_writes_the_file_the_built_topology_encodes_to(void **state)
+{
+    (void)state;
+    void *fx = NULL;
+    assert_int_equal(store_fixture_open(&fx, "/tmp/og-topo-put-XXXXXX"), 0);
+    og_store *st = ((fixture *)fx)->st;
+    static const struct { uint32_t ns, nd; size_t ne; } cases[] = {{5, 4, 0}, {1, 1, 3}, {7, 9, 40}, {1000, 300, 5000},
+                                                                    {200000, 150000, (size_t)1 << 21}};
+    srand(3);
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        size_t ne = cases[c].ne;
+        uint32_t *src = malloc((ne ? ne : 1) * sizeof *src), *dst = malloc((ne ? ne : 1) * sizeof *dst);
+        assert_non_null(src);
+        assert_non_null(dst);
+        for (size_t i = 0; i < ne; i++) {
+            /* sources mostly ascending (a bulk file's order), destinations at random */
+            src[i] = (uint32_t)((uint64_t)i * cases[c].ns / (ne ? ne : 1));
+            if (rand() % 5 == 0) src[i] = (uint32_t)rand() % cases[c].ns;
+            dst[i] = (uint32_t)rand() % cases[c].nd;
+            if (rand() % 97 == 0) (rand() % 2 ? src : dst)[i] = OG_ROW_NONE;
+        }
+        og_topology *t;
+        assert_int_equal(og_topology_build(&t, cases[c].ns, cases[c].nd, src, dst, ne, NULL), OG_OK);
+        og_csr_arrays a;
+        uint32_t ns, nd;
+        og_topology_arrays(t, &ns, &nd, a.off, a.nbr, a.edge);
+        a.n_src = ns, a.n_dst = nd, a.n_edges = og_topology_edge_count(t), a.edge_rows = ne;
+        og_buf want = OG_BUF_INIT;
+        assert_int_equal(og_csr_encode(&a, &want), OG_OK);
+        char key[64];
+        snprintf(key, sizeof key, "topo/%zu.csr", c);
+        assert_int_equal(og_topology_put_rows(st, key, cases[c].ns, cases[c].nd, src, dst, ne), OG_OK);
+        og_bytes got = {NULL, 0};
+        assert_int_equal(og_store_get(st, key, &got), OG_OK);
+        assert_int_equal(got.len, want.len);
+        if (memcmp(got.data, want.data, want.len) != 0) fail_msg("case %zu: the files differ", c);
+        /* a second writer loses to the file already there */
+        assert_int_equal(og_topology_put_rows(st, key, cases[c].ns, cases[c].nd, src, dst, ne), OG_ERR_ALREADY_EXISTS);
+        og_bytes_free(&got);
+        og_buf_free(&want);
+        og_topology_free(t);
+        free(src);
+        free(dst);
+    }
+    /* a row naming a node past the table is refused, and nothing is written */
+    uint32_t s1[2] = {0, 3}, d1[2] = {0, 0};
+    assert_int_equal(og_topology_put_rows(st, "topo/bad.csr", 3, 3, s1, d1, 2), OG_ERR_INTERNAL);
+    og_bytes none = {NULL, 0};
+    assert_int_equal(og_store_get(st, "topo/bad.csr", &none), OG_ERR_NOT_FOUND);
+    teardown(&fx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -212,6 +270,7 @@ int main(void)
         cmocka_unit_test(simple_means_no_node_lists_a_neighbour_twice),
         cmocka_unit_test(few_rows_never_decide_simplicity),
         cmocka_unit_test(invalid_bounds_and_asymmetric_undirected_are_refused),
+        cmocka_unit_test(put_rows_writes_the_file_the_built_topology_encodes_to),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -246,6 +246,52 @@ static void put_if_absent_first_wins_and_second_gets_already_exists(void **state
     assert_list(f, "", NULL, 0, want, NKEYS(want));
 }
 
+/* og_store_put_if_absent_stream's pieces for a test: `pieces` in order, then the end — or,
+ * with fail_at set, OG_ERR_IO when that piece is asked for. */
+typedef struct pieces {
+    const char *const *p;
+    size_t n, next, fail_at;
+} pieces;
+
+static og_status next_piece(void *ctx, const void **data, size_t *len)
+{
+    pieces *c = ctx;
+    if (c->fail_at && c->next + 1 == c->fail_at) return og_err(OG_ERR_IO, "piece %zu failed", c->next);
+    *data = c->next < c->n ? c->p[c->next] : NULL;
+    *len = c->next < c->n ? strlen(c->p[c->next]) : 0;
+    c->next++;
+    return OG_OK;
+}
+
+/* A put made in pieces is the pieces' concatenation, loses to an
+ * object already there without replacing it, and a piece that fails leaves no object and no
+ * temp file behind. */
+static void put_if_absent_stream_writes_the_pieces_in_order(void **state)
+{
+    fixture *f = *state;
+    const char *const parts[] = {"ab", "cde", "f"};
+    pieces c = {parts, NKEYS(parts), 0, 0};
+    assert_int_equal(og_store_put_if_absent_stream(f->st, K(f, "s/one"), next_piece, &c), OG_OK);
+    assert_content(f, "s/one", "abcdef");
+    pieces again = {parts, 1, 0, 0};
+    assert_int_equal(og_store_put_if_absent_stream(f->st, K(f, "s/one"), next_piece, &again), OG_ERR_ALREADY_EXISTS);
+    assert_content(f, "s/one", "abcdef");
+    pieces bad = {parts, NKEYS(parts), 0, 3};
+    assert_int_equal(og_store_put_if_absent_stream(f->st, K(f, "s/two"), next_piece, &bad), OG_ERR_IO);
+    og_bytes b = {NULL, 0};
+    assert_int_equal(og_store_get(f->st, K(f, "s/two"), &b), OG_ERR_NOT_FOUND);
+    pieces none = {parts, 0, 0, 0};
+    assert_int_equal(og_store_put_if_absent_stream(f->st, K(f, "s/empty"), next_piece, &none), OG_OK);
+    assert_content(f, "s/empty", "");
+    const char *want[] = {"s/empty", "s/one"};
+    assert_list(f, "", NULL, 0, want, NKEYS(want));
+    if (f->dir[0]) { /* a local store: no temp file either */
+        char cmd[256];
+        snprintf(cmd, sizeof cmd, "test -z \"$(find '%s' -name '.tmp-*' ! -name '.tmp-lock-*')\"", f->dir);
+        assert_int_equal(system(cmd), 0);
+    }
+}
+
 /* ---- list ------------------------------------------------------------------------------- */
 
 static void put_all(fixture *f, const char *const *keys, size_t n)
@@ -472,6 +518,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(head_reports_the_object_size, setup, teardown),
         cmocka_unit_test_setup_teardown(put_overwrites_an_existing_object, setup, teardown),
         cmocka_unit_test_setup_teardown(put_if_absent_first_wins_and_second_gets_already_exists, setup, teardown),
+        cmocka_unit_test_setup_teardown(put_if_absent_stream_writes_the_pieces_in_order, setup, teardown),
         cmocka_unit_test_setup_teardown(list_with_prefix_mid_name_start_after_and_limit, setup, teardown),
         cmocka_unit_test_setup_teardown(list_pages_with_start_after_reproduce_the_full_listing, setup, teardown),
         cmocka_unit_test_setup_teardown(list_orders_dash_before_slash_before_digits, setup, teardown),

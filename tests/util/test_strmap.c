@@ -261,6 +261,72 @@ static void batched_lookups_match_single_lookups(void **state)
     free(got);
 }
 
+/* A map over a string column (og_strmap_init_column) answers what a map holding copies of
+ * the keys answers — the first row of each key, for single and batched lookups, through many
+ * rehashes and while the column's buffers are reallocated under it — holds nothing but its
+ * slots at a load factor of at most 3/4, and refuses a row inserted out of order. */
+static void a_map_over_a_column_answers_as_one_with_copied_keys(void **state)
+{
+    (void)state;
+    enum { NROWS = 30000 };
+    struct { uint8_t *bytes; int64_t *offsets; } col = {NULL, NULL};
+    size_t cap_bytes = 16, cap_rows = 4;
+    col.bytes = malloc(cap_bytes);
+    col.offsets = malloc((cap_rows + 1) * sizeof *col.offsets);
+    assert_non_null(col.bytes);
+    assert_non_null(col.offsets);
+    col.offsets[0] = 0;
+    og_strmap m, ref;
+    og_strmap_init_column(&m, (void *const *)&col.bytes, &col.offsets);
+    og_strmap_init(&ref);
+    srand(11);
+    for (uint32_t r = 0; r < NROWS; r++) {
+        char key[32];
+        /* ~1 in 4 rows repeats an earlier key (a merge's repeat keeps the first row) */
+        int len = snprintf(key, sizeof key, "k%u", (unsigned)(rand() % 4 == 0 && r ? (uint32_t)rand() % r : r));
+        if (r + 1 >= cap_rows) { /* the column grows under the map (realloc moves it) */
+            cap_rows *= 2;
+            col.offsets = realloc(col.offsets, (cap_rows + 1) * sizeof *col.offsets);
+            assert_non_null(col.offsets);
+        }
+        if ((size_t)col.offsets[r] + (size_t)len > cap_bytes) {
+            cap_bytes = cap_bytes * 2 + (size_t)len;
+            col.bytes = realloc(col.bytes, cap_bytes);
+            assert_non_null(col.bytes);
+        }
+        memcpy(col.bytes + col.offsets[r], key, (size_t)len);
+        col.offsets[r + 1] = col.offsets[r] + len;
+        uint32_t got, want;
+        int ins, want_ins;
+        assert_int_equal(og_strmap_insert(&ref, key, (size_t)len, r, &want, &want_ins), OG_OK);
+        assert_int_equal(og_strmap_insert(&m, key, (size_t)len, r, &got, &ins), OG_OK);
+        assert_int_equal(got, want);
+        assert_int_equal(ins, want_ins);
+    }
+    assert_int_equal(og_strmap_count(&m), og_strmap_count(&ref));
+    assert_true(4 * og_strmap_count(&m) <= 3 * m.nslots);
+    assert_int_equal(og_strmap_bytes(&m), m.nslots * sizeof(uint64_t));
+    uint32_t *got = malloc(NROWS * sizeof *got);
+    assert_non_null(got);
+    og_strmap_get_many(&m, col.bytes, col.offsets, NROWS, UINT32_MAX, got);
+    for (uint32_t r = 0; r < NROWS; r++) {
+        uint32_t want = 0, one = 0;
+        size_t len = (size_t)(col.offsets[r + 1] - col.offsets[r]);
+        assert_int_equal(og_strmap_get(&ref, col.bytes + col.offsets[r], len, &want), 1);
+        assert_int_equal(og_strmap_get(&m, col.bytes + col.offsets[r], len, &one), 1);
+        assert_int_equal(one, want);
+        assert_int_equal(got[r], want);
+    }
+    assert_int_equal(og_strmap_get(&m, "nope", 4, NULL), 0);
+    /* the next row must come next */
+    assert_int_equal(og_strmap_insert(&m, "new", 3, NROWS + 5, NULL, NULL), OG_ERR_INTERNAL);
+    free(got);
+    og_strmap_free(&m);
+    og_strmap_free(&ref);
+    free(col.bytes);
+    free(col.offsets);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -271,6 +337,7 @@ int main(void)
         cmocka_unit_test(reserve_then_insert_does_not_rehash),
         cmocka_unit_test(random_operations_match_a_naive_list),
         cmocka_unit_test(batched_lookups_match_single_lookups),
+        cmocka_unit_test(a_map_over_a_column_answers_as_one_with_copied_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
