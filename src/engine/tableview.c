@@ -1203,10 +1203,7 @@ static void save_run(og_tableview *v, int32_t fid)
     }
     char key[512];
     if (st == OG_OK) st = og_keymap_run_store_key(key, sizeof key, og_table_dir(v->table), &v->m.fragments[nf - 1], fid);
-    og_buf b = OG_BUF_INIT;
-    if (st == OG_OK) st = og_keymap_encode_run(maps, frags, nf, &b);
-    if (st == OG_OK) st = og_store_put_if_absent(v->store, key, b.data, b.len);
-    og_buf_free(&b);
+    if (st == OG_OK) st = og_keymap_put_run(v->store, key, maps, frags, nf); /* (in pieces: ~310 MB at 10M keys) */
     free(maps);
     free(frags);
     og_error_clear(); /* (derived: ALREADY_EXISTS is a racing builder's identical file) */

@@ -563,42 +563,93 @@ static const uint8_t *bytes_for_pass(const og_keymap *k, int *unmap)
     return p;
 }
 
-og_status og_keymap_encode_run(og_keymap *const *maps, const og_keymap_frag *frags, size_t n, og_buf *out)
+/* A run map is made in pieces (og_store_fill_fn), so that neither a load nor the encoder
+ * holds the whole file (~310 MB at 10M keys) beside the members: the header and fragment
+ * table; the bucket directory; the entries a range of buckets at a time (a range covers whole
+ * buckets of every member, whose entries are then one contiguous run in each); each member's
+ * key bytes straight from its file; padding and the trailer.  What it holds is the directory
+ * and one bucket number per key (~8 bytes a key) plus one range of entries. */
+uint32_t og_keymap_run_chunk = (uint32_t)1 << 20;
+
+typedef struct run_gen {
+    og_keymap *const *maps;
+    const og_keymap_frag *frags;
+    size_t n;
+    uint32_t bits, shift; /* shift: bits less the fewest bits of a member */
+    size_t nb;
+    uint64_t keys, blob, rows;
+    uint32_t *starts;  /* nb + 1: where each bucket's entries start */
+    uint32_t *where;   /* each entry's bucket, member after member */
+    uint64_t *ebase;   /* per member: its first entry's index in `where` */
+    uint64_t *kbase;   /* per member: its key bytes' start in the run's */
+    int phase;         /* 0 header, 1 directory, 2 entries, 3 key bytes, 4 trailer, 5 done */
+    size_t next;       /* phase 2: the next bucket; phase 3: the next member */
+    uint8_t *buf;      /* the piece handed out (phases 0, 2, 4) */
+    size_t cap;
+    uint32_t *cur;     /* phase 2: per bucket of the range, its next entry */
+    const uint8_t *held; /* phase 3: the member mapped for the last piece (unmapped next) */
+    const og_keymap *held_k;
+} run_gen;
+
+static void gen_release_held(run_gen *g)
 {
+    if (g->held) munmap((void *)(uintptr_t)g->held, g->held_k->len);
+    g->held = NULL;
+}
+
+static void gen_free(run_gen *g)
+{
+    gen_release_held(g);
+    free(g->starts), free(g->where), free(g->ebase), free(g->kbase), free(g->buf), free(g->cur);
+}
+
+static uint8_t *gen_buf(run_gen *g, size_t n)
+{
+    if (n > g->cap) {
+        uint8_t *b = realloc(g->buf, n);
+        if (!b) return NULL;
+        g->buf = b, g->cap = n;
+    }
+    return g->buf;
+}
+
+/* Pass 1: every key's bucket, the directory, each member checked as the reader would. */
+static og_status gen_begin(run_gen *g, og_keymap *const *maps, const og_keymap_frag *frags, size_t n)
+{
+    memset(g, 0, sizeof *g);
+    g->maps = maps, g->frags = frags, g->n = n;
     if (!n || n > KM_RUN_MAX_FRAGS) return og_err(OG_ERR_INVALID, "keymap: a run of %zu fragments", n);
-    uint64_t keys = 0, blob = 0, rows = 0;
+    uint32_t min_bits = 30;
     for (size_t i = 0; i < n; i++) {
         if (maps[i]->format != KM_FORMAT || maps[i]->rows != frags[i].rows)
             return og_err(OG_ERR_INVALID, "keymap: run member %zu is not the map of its fragment", i);
-        keys += maps[i]->keys, blob += maps[i]->blob_len, rows += frags[i].rows;
+        g->keys += maps[i]->keys, g->blob += maps[i]->blob_len, g->rows += frags[i].rows;
+        if (maps[i]->bits < min_bits) min_bits = maps[i]->bits;
     }
-    if (keys >= UINT32_MAX || blob >= UINT32_MAX)
-        return og_err(OG_ERR_LIMIT, "keymap: a run of %llu keys and %llu key bytes", (unsigned long long)keys,
-                      (unsigned long long)blob);
-    uint32_t bits = bits_for(keys);
-    /* (never fewer bucket bits than a member's — bits_for grows with the keys — which keeps
-     * each bucket ordered after the stable scatter below) */
+    if (g->keys >= UINT32_MAX || g->blob >= UINT32_MAX)
+        return og_err(OG_ERR_LIMIT, "keymap: a run of %llu keys and %llu key bytes", (unsigned long long)g->keys,
+                      (unsigned long long)g->blob);
+    g->bits = bits_for(g->keys);
+    /* (never fewer bucket bits than a member's — bits_for grows with the keys — so a member's
+     * bucket is a range of the run's, and its entries come out in offset order) */
     for (size_t i = 0; i < n; i++)
-        if (maps[i]->bits > bits) return og_err(OG_ERR_INTERNAL, "keymap: run member %zu has more buckets than the run", i);
-    size_t nb = (size_t)1 << bits;
-    uint32_t *starts = calloc(nb + 1, sizeof *starts);
-    uint32_t *where = malloc((keys ? keys : 1) * sizeof *where); /* each entry's bucket, in member order */
-    if (!starts || !where) {
-        free(starts), free(where);
-        return og_err(OG_ERR_NOMEM, "keymap: out of memory");
-    }
-    og_status st = OG_OK;
-    size_t g = 0;
-    /* pass 1: every key's bucket (checking each member as the reader would) */
-    for (size_t i = 0; i < n && st == OG_OK; i++) {
+        if (maps[i]->bits > g->bits) return og_err(OG_ERR_INTERNAL, "keymap: run member %zu has more buckets than the run", i);
+    g->shift = g->bits - min_bits;
+    g->nb = (size_t)1 << g->bits;
+    g->starts = calloc(g->nb + 1, sizeof *g->starts);
+    g->where = malloc((g->keys ? g->keys : 1) * sizeof *g->where);
+    g->ebase = malloc((n + 1) * sizeof *g->ebase);
+    g->kbase = malloc((n + 1) * sizeof *g->kbase);
+    if (!g->starts || !g->where || !g->ebase || !g->kbase) return og_err(OG_ERR_NOMEM, "keymap: out of memory");
+    uint64_t e0 = 0, k0 = 0;
+    for (size_t i = 0; i < n; i++) {
         const og_keymap *k = maps[i];
+        g->ebase[i] = e0, g->kbase[i] = k0;
         int unmap;
         const uint8_t *p = bytes_for_pass(k, &unmap);
-        if (!p) {
-            st = og_err_errno(errno, "keymap: mapping run member %zu", i);
-            break;
-        }
+        if (!p) return og_err_errno(errno, "keymap: mapping run member %zu", i);
         const uint32_t *ent = (const uint32_t *)(const void *)(p + k->eoff);
+        og_status st = OG_OK;
         for (uint64_t e = 0; e < k->keys; e++) {
             const uint32_t *en = ent + e * 4;
             uint64_t h;
@@ -606,55 +657,159 @@ og_status og_keymap_encode_run(og_keymap *const *maps, const og_keymap_frag *fra
                 st = og_err(OG_ERR_CORRUPT, "keymap: run member %zu: entry %llu is damaged", i, (unsigned long long)e);
                 break;
             }
-            uint32_t b = bits ? (uint32_t)(h >> (64 - bits)) : 0;
-            where[g++] = b;
-            starts[b + 1]++;
+            uint32_t b = g->bits ? (uint32_t)(h >> (64 - g->bits)) : 0;
+            g->where[e0 + e] = b;
+            g->starts[b + 1]++;
         }
         if (unmap) munmap((void *)(uintptr_t)p, k->len);
+        if (st != OG_OK) return st;
+        e0 += k->keys, k0 += k->blob_len;
     }
-    size_t total = layout_size(bits, keys, blob, (uint32_t)n, 5);
-    if (st == OG_OK) st = og_buf_reserve(out, total);
-    if (st != OG_OK) {
-        free(starts), free(where);
-        return st;
-    }
-    for (size_t b = 0; b < nb; b++) starts[b + 1] += starts[b];
-    uint8_t *h = out->data + out->len;
-    memset(h, 0, total);
-    put_header(h, KM_FORMAT_RUN, rows, keys, bits, (uint32_t)n, blob);
-    for (size_t i = 0; i < n; i++) {
-        uint8_t *f = h + KM_HEADER + i * KM_FRAG_BYTES;
-        memcpy(f, &frags[i].id, 8), memcpy(f + 8, &frags[i].rows, 8), memcpy(f + 16, &frags[i].tag, 8);
-    }
-    size_t boff = KM_HEADER + n * KM_FRAG_BYTES, eoff = boff + pad8((nb + 1) * 4), kboff = eoff + pad8((size_t)keys * 20);
-    memcpy(h + boff, starts, (nb + 1) * 4);
-    memcpy(h + total - 8, KM_TRAILER, 8);
-    uint32_t *ent_out = (uint32_t *)(void *)(h + eoff);
-    /* pass 2: the key bytes member after member, each entry into its bucket — stable, so a
-     * bucket lists its entries by member, then (a member's bucket being a prefix of the run's)
-     * by ascending offset */
-    g = 0;
-    uint64_t kb = 0;
-    for (size_t i = 0; i < n && st == OG_OK; i++) {
-        const og_keymap *k = maps[i];
+    g->ebase[n] = e0, g->kbase[n] = k0;
+    for (size_t b = 0; b < g->nb; b++) g->starts[b + 1] += g->starts[b];
+    return OG_OK;
+}
+
+/* Phase 2: the entries of the next range of whole member buckets. */
+static og_status gen_entries(run_gen *g, const void **data, size_t *len)
+{
+    size_t b0 = g->next, unit = (size_t)1 << g->shift, b1 = b0 + unit;
+    while (b1 < g->nb && g->starts[b1 + unit] - g->starts[b0] <= og_keymap_run_chunk) b1 += unit;
+    size_t cnt = g->starts[b1] - g->starts[b0];
+    uint8_t *out = gen_buf(g, cnt * 20 + 1);
+    uint32_t *cur = realloc(g->cur, (b1 - b0) * sizeof *cur);
+    if (!out || !cur) return og_err(OG_ERR_NOMEM, "keymap: out of memory");
+    g->cur = cur;
+    for (size_t b = b0; b < b1; b++) cur[b - b0] = g->starts[b] - g->starts[b0];
+    uint32_t *dst = (uint32_t *)(void *)out;
+    for (size_t i = 0; i < g->n; i++) {
+        const og_keymap *k = g->maps[i];
+        if (!k->keys) continue;
+        uint32_t ms = g->bits - k->bits;
         int unmap;
         const uint8_t *p = bytes_for_pass(k, &unmap);
-        if (!p) {
-            st = og_err_errno(errno, "keymap: mapping run member %zu", i);
-            break;
-        }
-        if (k->blob_len) memcpy(h + kboff + kb, p + k->kboff, (size_t)k->blob_len);
+        if (!p) return og_err_errno(errno, "keymap: mapping run member %zu", i);
+        const uint32_t *mb = (const uint32_t *)(const void *)(p + k->boff);
         const uint32_t *ent = (const uint32_t *)(const void *)(p + k->eoff);
-        for (uint64_t e = 0; e < k->keys; e++) {
-            const uint32_t *en = ent + e * 4;
-            uint32_t *d = ent_out + (size_t)starts[where[g++]]++ * 5;
-            d[0] = en[0], d[1] = en[1], d[2] = (uint32_t)(kb + en[2]), d[3] = en[3], d[4] = (uint32_t)i;
+        uint32_t es = mb[b0 >> ms], ee = mb[b1 >> ms];
+        og_status st = es <= ee && ee <= k->keys ? OG_OK : og_err(OG_ERR_CORRUPT, "keymap: run member %zu: its buckets are damaged", i);
+        for (uint32_t e = es; e < ee && st == OG_OK; e++) {
+            uint32_t b = g->where[g->ebase[i] + e];
+            if (b < b0 || b >= b1) {
+                st = og_err(OG_ERR_CORRUPT, "keymap: run member %zu: entry %u is out of its bucket", i, e);
+                break;
+            }
+            const uint32_t *en = ent + (size_t)e * 4;
+            uint32_t *d = dst + (size_t)cur[b - b0]++ * 5;
+            d[0] = en[0], d[1] = en[1], d[2] = (uint32_t)(g->kbase[i] + en[2]), d[3] = en[3], d[4] = (uint32_t)i;
         }
-        kb += k->blob_len;
         if (unmap) munmap((void *)(uintptr_t)p, k->len);
+        if (st != OG_OK) return st;
     }
-    free(starts), free(where);
-    if (st != OG_OK) return st;
-    out->len += total;
+    g->next = b1;
+    *data = out, *len = cnt * 20;
     return OG_OK;
+}
+
+static og_status gen_fill(void *ctx, const void **data, size_t *len)
+{
+    run_gen *g = ctx;
+    gen_release_held(g);
+    *data = NULL, *len = 0;
+    for (;;) {
+        switch (g->phase) {
+        case 0: { /* header and fragment table */
+            size_t n = KM_HEADER + g->n * KM_FRAG_BYTES;
+            uint8_t *h = gen_buf(g, n);
+            if (!h) return og_err(OG_ERR_NOMEM, "keymap: out of memory");
+            memset(h, 0, n);
+            put_header(h, KM_FORMAT_RUN, g->rows, g->keys, g->bits, (uint32_t)g->n, g->blob);
+            for (size_t i = 0; i < g->n; i++) {
+                uint8_t *f = h + KM_HEADER + i * KM_FRAG_BYTES;
+                memcpy(f, &g->frags[i].id, 8), memcpy(f + 8, &g->frags[i].rows, 8), memcpy(f + 16, &g->frags[i].tag, 8);
+            }
+            g->phase = 1;
+            *data = h, *len = n;
+            return OG_OK;
+        }
+        case 1: { /* the directory, padded (its count is odd when nb is even) */
+            size_t bytes = (g->nb + 1) * 4;
+            g->phase = 2;
+            if (bytes % 8) {
+                uint32_t *pad = realloc(g->starts, (g->nb + 2) * sizeof *pad);
+                if (!pad) return og_err(OG_ERR_NOMEM, "keymap: out of memory");
+                g->starts = pad;
+                pad[g->nb + 1] = 0;
+                bytes += 4;
+            }
+            *data = g->starts, *len = bytes;
+            return OG_OK;
+        }
+        case 2: /* the entries, a range of buckets a piece (an empty range gives none) */
+            while (g->keys && g->next < g->nb) {
+                OG_TRY(gen_entries(g, data, len));
+                if (*len) return OG_OK;
+            }
+            g->phase = 3, g->next = 0;
+            if ((g->keys * 20) % 8) { /* the section's padding */
+                static const uint8_t zero[8];
+                *data = zero, *len = 8 - (size_t)(g->keys * 20) % 8;
+                return OG_OK;
+            }
+            continue;
+        case 3: /* each member's key bytes, from its file */
+            while (g->next < g->n && !g->maps[g->next]->blob_len) g->next++;
+            if (g->next < g->n) {
+                const og_keymap *k = g->maps[g->next++];
+                int unmap;
+                const uint8_t *p = bytes_for_pass(k, &unmap);
+                if (!p) return og_err_errno(errno, "keymap: mapping a run member");
+                if (unmap) g->held = p, g->held_k = k;
+                *data = p + k->kboff, *len = (size_t)k->blob_len;
+                return OG_OK;
+            }
+            g->phase = 4;
+            continue;
+        case 4: { /* padding and the trailer */
+            size_t pad = pad8((size_t)g->blob) - (size_t)g->blob;
+            uint8_t *t = gen_buf(g, pad + 8);
+            if (!t) return og_err(OG_ERR_NOMEM, "keymap: out of memory");
+            memset(t, 0, pad);
+            memcpy(t + pad, KM_TRAILER, 8);
+            g->phase = 5;
+            *data = t, *len = pad + 8;
+            return OG_OK;
+        }
+        default:
+            return OG_OK; /* the end */
+        }
+    }
+}
+
+og_status og_keymap_encode_run(og_keymap *const *maps, const og_keymap_frag *frags, size_t n, og_buf *out)
+{
+    run_gen g;
+    og_status st = gen_begin(&g, maps, frags, n);
+    size_t at = out->len;
+    if (st == OG_OK) st = og_buf_reserve(out, layout_size(g.bits, g.keys, g.blob, (uint32_t)n, 5));
+    for (;;) {
+        const void *p;
+        size_t len;
+        if (st == OG_OK) st = gen_fill(&g, &p, &len);
+        if (st != OG_OK || !len) break;
+        st = og_buf_append(out, p, len);
+    }
+    gen_free(&g);
+    if (st != OG_OK) out->len = at;
+    return st;
+}
+
+og_status og_keymap_put_run(og_store *st, const char *key, og_keymap *const *maps, const og_keymap_frag *frags,
+                            size_t n)
+{
+    run_gen g;
+    og_status s = gen_begin(&g, maps, frags, n);
+    if (s == OG_OK) s = og_store_put_if_absent_stream(st, key, gen_fill, &g);
+    gen_free(&g);
+    return s;
 }

@@ -116,8 +116,16 @@ og_status og_keymap_run_store_key(char *key, size_t cap, const char *dir, const 
  * run map, appended to out.  Reads each member twice (a member opened by descriptor is mapped
  * for each pass and unmapped after it).  OG_ERR_INVALID (a member that is a run, or whose rows
  * are not its fragment's), OG_ERR_CORRUPT (a damaged member), OG_ERR_LIMIT (2^32 keys or key
- * bytes), NOMEM. */
+ * bytes), NOMEM; out is left as it was on error. */
 og_status og_keymap_encode_run(og_keymap *const *maps, const og_keymap_frag *frags, size_t n, og_buf *out);
+/* Writes the run map of og_keymap_encode_run to `key` of st with put_if_absent, made and
+ * written in pieces (og_store_put_if_absent_stream): it holds ~8 bytes a key and one range of
+ * entries, never the whole file.  Its errors, and the store's (OG_ERR_ALREADY_EXISTS). */
+og_status og_keymap_put_run(og_store *st, const char *key, og_keymap *const *maps, const og_keymap_frag *frags,
+                            size_t n);
+/* Entries a piece of a run map holds at most (more when one range of member buckets has
+ * more); tests lower it to cut a small run into many pieces. */
+extern uint32_t og_keymap_run_chunk;
 /* 1 for a run map (probe it with og_keymap_find_run; og_keymap_find refuses it). */
 int og_keymap_is_run(const og_keymap *k);
 /* A run map's fragment table (its entries' ordinals index it); 0 for a one-file map. */

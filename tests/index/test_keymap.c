@@ -436,6 +436,58 @@ static void run_maps_answer_as_their_members(void **state)
     assert_int_equal(og_keymap_encode_run(&mem[1], &wrong, 1, &x), OG_ERR_INVALID);
     assert_int_equal(x.len, 0);
     og_error_clear();
+    /* made in many small pieces: the same bytes; written to a store in pieces: the same file */
+    uint32_t chunk = og_keymap_run_chunk;
+    og_keymap_run_chunk = 7;
+    og_buf small = OG_BUF_INIT;
+    OK(og_keymap_encode_run(mem, frags, 3, &small));
+    assert_int_equal(small.len, b.len);
+    assert_memory_equal(small.data, b.data, b.len);
+    OK(og_keymap_put_run(st, "_index/t/g/keyrun.v1", mem, frags, 3));
+    og_keymap_run_chunk = chunk;
+    og_bytes put = {NULL, 0};
+    OK(og_store_get(st, "_index/t/g/keyrun.v1", &put));
+    assert_int_equal(put.len, b.len);
+    assert_memory_equal(put.data, b.data, b.len);
+    og_bytes_free(&put);
+    og_buf_free(&small);
+    assert_int_equal(og_keymap_put_run(st, "_index/t/g/keyrun.v1", mem, frags, 3), OG_ERR_ALREADY_EXISTS);
+    og_error_clear();
+    /* members of like size (ranges of a few buckets each: hundreds of pieces), with repeats
+     * across them: the same bytes as one piece, every key answered as the members do */
+    {
+        og_vector v[3];
+        og_keymap *mm[3];
+        og_keymap_frag ff[3];
+        for (int m = 0; m < 3; m++) {
+            OK(og_vector_init(&v[m], T_STR));
+            for (int i = 0; i < 600; i++) {
+                char key[16];
+                int kn = snprintf(key, sizeof key, "x%d", (i * 7 + m * 200) % 1000);
+                OK(og_vector_append_bytes(&v[m], key, (size_t)kn));
+            }
+            mm[m] = open_encoded(&v[m]);
+            ff[m] = (og_keymap_frag){(uint64_t)m, 600, (uint64_t)m};
+        }
+        og_buf whole = OG_BUF_INIT, pieces = OG_BUF_INIT;
+        OK(og_keymap_encode_run(mm, ff, 3, &whole));
+        og_keymap_run_chunk = 7;
+        OK(og_keymap_encode_run(mm, ff, 3, &pieces));
+        og_keymap_run_chunk = chunk;
+        assert_int_equal(pieces.len, whole.len);
+        assert_memory_equal(pieces.data, whole.data, whole.len);
+        og_keymap *r = NULL;
+        OK(og_keymap_open_bytes(&r, pieces.data, pieces.len, NULL, NULL));
+        for (int i = 0; i < 1000; i += 13) {
+            char key[16];
+            snprintf(key, sizeof key, "x%d", i);
+            run_equals_members(r, mm, 3, key);
+        }
+        og_keymap_free(r);
+        for (int m = 0; m < 3; m++) og_keymap_free(mm[m]), og_vector_free(&v[m]);
+        og_buf_free(&whole);
+        og_buf_free(&pieces);
+    }
     /* by descriptor from a store: the same answers */
     OK(og_store_put(st, "_index/t/f/keyrun.v1", b.data, b.len));
     og_keymap *pr = NULL;
