@@ -185,10 +185,17 @@ static og_status make_dirs(char *path, size_t from, int last_is_file, int sync_e
     return OG_OK;
 }
 
+/* Bytes per write(2).  The page cache keeps a file in folios as large as the writes that
+ * made it (Linux 6.x), and a reader's fault on a mapped page maps its whole folio: right after
+ * a bulk load wrote each data file in one call, the first queries' point reads mapped ~2.5x
+ * the file pages they mapped once the files had been read back from disk (docs/engine.md
+ * "Memory").  64 KiB writes leave 64 KiB folios, the reader's usual fault-around. */
+#define WRITE_CHUNK ((size_t)64 << 10)
+
 static og_status write_all(int fd, const uint8_t *p, size_t n, const char *key, const char *tmp)
 {
     while (n > 0) {
-        size_t chunk = n > ((size_t)1 << 30) ? ((size_t)1 << 30) : n;
+        size_t chunk = n > WRITE_CHUNK ? WRITE_CHUNK : n;
         ssize_t w = write(fd, p, chunk);
         if (w < 0) {
             if (errno == EINTR) continue;
@@ -546,7 +553,8 @@ static og_status local_put_unsynced(og_store *st, const char *key, const void *d
     struct stat sb;
     size_t done = 0;
     while (s == OG_OK && done < len) {
-        ssize_t w = pwrite(fd, (const uint8_t *)data + done, len - done, (off_t)done);
+        size_t chunk = len - done > WRITE_CHUNK ? WRITE_CHUNK : len - done; /* (folios: write_all) */
+        ssize_t w = pwrite(fd, (const uint8_t *)data + done, chunk, (off_t)done);
         if (w < 0 && errno == EINTR) continue;
         if (w <= 0) s = og_err_errno(w < 0 ? errno : EIO, "store key \"%s\": write", key);
         else done += (size_t)w;
