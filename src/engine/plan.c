@@ -727,7 +727,7 @@ og_status og_plan_stage_edges(og_plan *p, og_plan_table *pt, size_t n, const cha
         }
         bytes += (fl[0] ? 8 + OG_ULID_LEN : 0) + (fl[1] ? 8 + lf : 0) + (fl[2] ? 8 + lt : 0);
         size_t rows = pt->nstaged - pt->mem_base;
-        if ((p->flush_rows && rows >= p->flush_rows) || (p->flush_bytes && bytes >= p->flush_bytes)) {
+        if ((p->flush_rows && rows >= og_plan_flush_rows(p, pt)) || (p->flush_bytes && bytes >= p->flush_bytes)) {
             OG_TRY(og_plan_flush(p, pt));
             counted = bulk_flushable(pt, fl); /* the flush may have made the id column flushable */
             bytes = p->flush_bytes && counted ? og_plan_table_mem_bytes(pt) : 0;
@@ -1330,11 +1330,16 @@ og_status og_plan_flush(og_plan *p, og_plan_table *pt)
     return OG_OK;
 }
 
+size_t og_plan_flush_rows(const og_plan *p, const og_plan_table *pt)
+{
+    return pt->is_edge && p->edge_flush_rows ? p->edge_flush_rows : p->flush_rows;
+}
+
 og_status og_plan_maybe_flush(og_plan *p, og_plan_table *pt)
 {
     size_t n = pt->nstaged - pt->mem_base;
     if (!n) return OG_OK;
-    if ((p->flush_rows && n >= p->flush_rows) || (p->flush_bytes && og_plan_table_mem_bytes(pt) >= p->flush_bytes))
+    if ((p->flush_rows && n >= og_plan_flush_rows(p, pt)) || (p->flush_bytes && og_plan_table_mem_bytes(pt) >= p->flush_bytes))
         return og_plan_flush(p, pt);
     return OG_OK;
 }

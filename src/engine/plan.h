@@ -139,6 +139,7 @@ typedef struct og_plan {
      * reach flush_rows rows or flush_bytes bytes of flushable columns (0 = no limit of that
      * kind; both 0 = never flush, the default, which mutate relies on). */
     size_t flush_rows, flush_bytes;
+    size_t edge_flush_rows;  /* flush_rows of an edge table when nonzero (og_plan_flush_rows) */
     uint64_t flushes;        /* batches flushed so far (all types) */
     uint64_t flushed_rows;   /* staged rows covered by those batches */
     int capture_topology;    /* og_plan_table.end_rows (load only) */
@@ -241,6 +242,8 @@ const char *og_plan_staged_id(const og_plan_table *pt, uint32_t row, size_t *len
  * og_plan_maybe_flush flushes when pt passed p->flush_rows / p->flush_bytes. */
 og_status og_plan_flush(og_plan *p, og_plan_table *pt);
 og_status og_plan_maybe_flush(og_plan *p, og_plan_table *pt);
+/* The row threshold for pt: edge_flush_rows for an edge table when set, else flush_rows. */
+size_t og_plan_flush_rows(const og_plan *p, const og_plan_table *pt);
 /* Bytes held by pt's flushable columns now (the streaming budget's measure). */
 size_t og_plan_table_mem_bytes(const og_plan_table *pt);
 /* What the whole plan holds in memory (staged columns, id maps, lines): a load's budget. */

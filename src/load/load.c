@@ -249,6 +249,7 @@ static og_load_index_job *load_graph_indexes(load_ctx *c, const char *commit, in
 
 #define LOAD_FLUSH_ROWS_DEFAULT ((size_t)64 << 10)
 #define LOAD_FLUSH_BYTES_DEFAULT ((size_t)64 << 20)
+#define LOAD_EDGE_FLUSH_ROWS_DEFAULT ((size_t)512 << 10)
 #define LOAD_PROGRESS_EVERY 100000
 
 /* A positive size from environment variable `name`, else `dflt`; a malformed value is
@@ -515,6 +516,15 @@ static og_status load_attempt(void *vctx, og_graph *g, const og_snapshot *base, 
     }
     if (st == OG_OK) st = env_size("OG_LOAD_FLUSH_ROWS", LOAD_FLUSH_ROWS_DEFAULT, &plan.flush_rows);
     if (st == OG_OK) st = env_size("OG_LOAD_FLUSH_BYTES", LOAD_FLUSH_BYTES_DEFAULT, &plan.flush_bytes);
+    /* Edge batches are 8x a node batch unless OG_LOAD_FLUSH_ROWS is set (tests count files):
+     * each flushed batch is a fragment, and a reader decodes every fragment of the manifest
+     * before its first traversal — 763 of them at 50M edges was most of a fresh process's
+     * first 1-hop (docs/load.md "Flow").  An edge row in a batch is ~40 bytes. */
+    if (st == OG_OK) {
+        const char *rows = getenv("OG_LOAD_FLUSH_ROWS");
+        st = env_size("OG_LOAD_EDGE_FLUSH_ROWS", rows && *rows ? plan.flush_rows : LOAD_EDGE_FLUSH_ROWS_DEFAULT,
+                      &plan.edge_flush_rows);
+    }
     plan.capture_topology = og_tableview_index_mode() == 2;
     /* compact endpoints go to temp files beside the data (docs/load.md "The memory bound");
      * OG_LOAD_SPILL=0 keeps them in memory */
