@@ -1103,46 +1103,28 @@ static og_status km_get(og_tableview *v, size_t i, int32_t fid, og_keymap **out)
 #define OG_TV_KEYRUN_MIN_FRAGMENTS 8
 #define OG_TV_KEYRUN_TRIES 4
 
-typedef struct frag_pos {
-    uint64_t id;
-    size_t at;
-} frag_pos;
-
-static int frag_pos_cmp(const void *a, const void *b)
-{
-    uint64_t x = ((const frag_pos *)a)->id, y = ((const frag_pos *)b)->id;
-    return x < y ? -1 : x > y;
-}
-
 /* Adopts run map k if it covers some fragment of v (v->lock held): each of its fragments whose
  * id, rows and id file match one of v's.  1 when adopted (k is v's then), 0 when not. */
 static int krun_adopt(og_tableview *v, og_keymap *k, int32_t fid)
 {
     const og_keymap_frag *rf;
     size_t nr = og_keymap_run_frags(k, &rf), nf = v->m.nfragments;
-    frag_pos *pos = malloc(nf * sizeof *pos);
     int32_t *view = malloc(nr * sizeof *view);
     uint8_t *covered = calloc(nf, 1);
     size_t hits = 0;
-    if (pos && view && covered) {
-        for (size_t i = 0; i < nf; i++) pos[i] = (frag_pos){v->m.fragments[i].id, i};
-        qsort(pos, nf, sizeof *pos, frag_pos_cmp);
-        for (size_t o = 0; o < nr; o++) {
-            view[o] = -1;
-            frag_pos want = {rf[o].id, 0};
-            const frag_pos *at = bsearch(&want, pos, nf, sizeof *pos, frag_pos_cmp);
-            og_keymap_frag mine;
-            if (!at || covered[at->at] || og_keymap_frag_of(&mine, &v->m.fragments[at->at], fid) != OG_OK) {
-                og_error_clear();
-                continue;
-            }
-            if (mine.rows != rf[o].rows || mine.tag != rf[o].tag) continue; /* (another file under that id) */
-            view[o] = (int32_t)at->at;
-            covered[at->at] = 1;
-            hits++;
+    for (size_t o = 0; view && covered && o < nr; o++) {
+        view[o] = -1;
+        long at = og_manifest_find_fragment(&v->m, rf[o].id);
+        og_keymap_frag mine;
+        if (at < 0 || covered[at] || og_keymap_frag_of(&mine, &v->m.fragments[at], fid) != OG_OK) {
+            og_error_clear();
+            continue;
         }
+        if (mine.rows != rf[o].rows || mine.tag != rf[o].tag) continue; /* (another file under that id) */
+        view[o] = (int32_t)at;
+        covered[at] = 1;
+        hits++;
     }
-    free(pos);
     if (!hits) {
         free(view);
         free(covered);

@@ -116,6 +116,21 @@ static void rm_index(fixture *f)
     assert_int_equal(system(cmd), 0);
 }
 
+/* Loads `ndjson` (overwrite) flushing every `rows` staged rows (OG_LOAD_FLUSH_ROWS, put back
+ * after), so that the load leaves several data files per table. */
+static void load_in_batches(fixture *f, const char *ndjson, const char *rows)
+{
+    const char *was = getenv("OG_LOAD_FLUSH_ROWS");
+    char saved[32];
+    snprintf(saved, sizeof saved, "%s", was ? was : "");
+    setenv("OG_LOAD_FLUSH_ROWS", rows, 1);
+    assert_int_equal(fixture_load(f, ndjson, OG_LOAD_OVERWRITE, NULL), OG_OK);
+    if (was)
+        setenv("OG_LOAD_FLUSH_ROWS", saved, 1);
+    else
+        unsetenv("OG_LOAD_FLUSH_ROWS");
+}
+
 static og_status mut(fixture *f, const char *name, const char *params)
 {
     json_t *pj = params ? json_loads(params, 0, NULL) : NULL;
@@ -241,16 +256,8 @@ static void a_bulk_load_writes_the_key_maps_and_topology_its_first_query_opens(v
     answers(f, want, sizeof want);
     assert_int_equal(index_files(f, ".v1") + index_files(f, ".csr"), 0);
 
-    const char *was = getenv("OG_LOAD_FLUSH_ROWS");
-    char saved[32];
-    snprintf(saved, sizeof saved, "%s", was ? was : "");
-    setenv("OG_LOAD_FLUSH_ROWS", "2", 1); /* 5 people: 3 data files; 5 edges: 3 */
     og_tableview_set_index_mode(2);
-    assert_int_equal(fixture_load(f, SEED, OG_LOAD_OVERWRITE, NULL), OG_OK);
-    if (was)
-        setenv("OG_LOAD_FLUSH_ROWS", saved, 1);
-    else
-        unsetenv("OG_LOAD_FLUSH_ROWS");
+    load_in_batches(f, SEED, "2"); /* 5 people: 3 data files; 5 edges: 3 */
     assert_int_equal(index_files(f, "keymap.v1"), 3);
     assert_int_equal(index_files(f, ".csr"), 1);
     og_tableview_set_index_mode(1); /* read them, write nothing */
@@ -503,10 +510,6 @@ static void a_run_map_answers_lookups_for_the_fragments_it_covers(void **state)
 {
     fixture *f = *state;
     char want[8192], got[8192];
-    const char *was = getenv("OG_LOAD_FLUSH_ROWS");
-    char saved[32];
-    snprintf(saved, sizeof saved, "%s", was ? was : "");
-    setenv("OG_LOAD_FLUSH_ROWS", "1", 1); /* 5 people + 5 more: 10 data files */
     char seed[4096];
     int w = snprintf(seed, sizeof seed, "%s", SEED);
     for (int i = 0; i < 5; i++)
@@ -514,11 +517,7 @@ static void a_run_map_answers_lookups_for_the_fragments_it_covers(void **state)
                       "{\"type\": \"Person\", \"data\": {\"name\": \"P%d\", \"age\": %d}}\n"
                       "{\"edge\": \"Knows\", \"from\": \"P%d\", \"to\": \"Eve\"}\n", i, 50 + i, i);
     og_tableview_set_index_mode(2);
-    assert_int_equal(fixture_load(f, seed, OG_LOAD_OVERWRITE, NULL), OG_OK);
-    if (was)
-        setenv("OG_LOAD_FLUSH_ROWS", saved, 1);
-    else
-        unsetenv("OG_LOAD_FLUSH_ROWS");
+    load_in_batches(f, seed, "1"); /* 5 people + 5 more: 10 data files */
     assert_int_equal(index_files(f, "keyrun.v1"), 1);
     og_tableview_set_index_mode(0);
     reopen(f);

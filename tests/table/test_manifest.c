@@ -274,6 +274,21 @@ static void corrupt_manifests_rejected(void **state)
     og_buf_free(&b);
 }
 
+/* Appends fragment `id` of `rows` rows and one data file holding field 0. */
+static void add_one_file_fragment(og_manifest *m, uint64_t id, uint64_t rows, const char *path)
+{
+    int32_t ids[] = {0};
+    og_fragment f;
+    memset(&f, 0, sizeof f);
+    f.id = id;
+    f.physical_rows = rows;
+    f.nfiles = 1;
+    f.files = calloc(1, sizeof *f.files);
+    f.files[0] = make_file(path, ids, 1);
+    assert_int_equal(og_manifest_add_fragment(m, &f), OG_OK);
+    og_fragment_free(&f);
+}
+
 /* Fragment ids must be distinct in any order (the check sorts a copy when they do not
  * ascend): a repeat far apart, ids out of order, and a long ascending list that decodes with
  * every fragment in its place; copies of a decoded manifest own their files. */
@@ -283,17 +298,8 @@ static void fragment_ids_are_distinct_in_any_order(void **state)
     og_manifest m, back;
     build(&m); /* fragments 0 and 7 */
     m.max_fragment_id = 5000;
-    int32_t ids[] = {0};
     for (uint64_t id = 3000; id > 2990; id--) { /* descending after 0, 7 */
-        og_fragment f;
-        memset(&f, 0, sizeof f);
-        f.id = id;
-        f.physical_rows = 1;
-        f.nfiles = 1;
-        f.files = calloc(1, sizeof *f.files);
-        f.files[0] = make_file("d.lance", ids, 1);
-        assert_int_equal(og_manifest_add_fragment(&m, &f), OG_OK);
-        og_fragment_free(&f);
+        add_one_file_fragment(&m, id, 1, "d.lance");
     }
     og_buf b = OG_BUF_INIT;
     assert_int_equal(og_manifest_encode(&m, &b), OG_OK);
@@ -313,15 +319,7 @@ static void fragment_ids_are_distinct_in_any_order(void **state)
     build(&m);
     m.max_fragment_id = 5000;
     for (uint64_t id = 10; id < 2010; id++) {
-        og_fragment f;
-        memset(&f, 0, sizeof f);
-        f.id = id;
-        f.physical_rows = 2;
-        f.nfiles = 1;
-        f.files = calloc(1, sizeof *f.files);
-        f.files[0] = make_file("e.lance", ids, 1);
-        assert_int_equal(og_manifest_add_fragment(&m, &f), OG_OK);
-        og_fragment_free(&f);
+        add_one_file_fragment(&m, id, 2, "e.lance");
     }
     assert_int_equal(og_manifest_encode(&m, &b), OG_OK);
     assert_int_equal(og_manifest_decode(b.data, b.len, &back), OG_OK);
