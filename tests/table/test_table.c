@@ -453,16 +453,14 @@ static void stable_field_ids_and_added_column(void **state)
  * the whole scan's rows; a range outside the manifest, or with a fragment list, is refused. */
 /* og_table_scan_opts.no_row_addrs: batches without deleted rows leave row_addrs NULL and
  * give their first offset; the rows read are the same as with addresses. */
-static void a_scan_may_skip_row_addresses(void **state)
+/* A version of fragments of sizes[0..n) rows (rows numbered on across them), then one more
+ * with row 1 of the first fragment deleted; returns that last version. */
+static uint64_t fragments_then_a_deletion(fx *f, og_lance_schema *s, const int *sizes, size_t n)
 {
-    fx *f = *state;
-    og_lance_schema s;
-    base_schema(&s);
     og_table_txn *x;
     uint64_t v1, v2;
-    assert_int_equal(og_table_txn_begin(&x, f->t, 0, &s), OG_OK);
-    append_rows(x, 0, 5, NULL);
-    append_rows(x, 5, 3, NULL);
+    assert_int_equal(og_table_txn_begin(&x, f->t, 0, s), OG_OK);
+    for (size_t i = 0, at = 0; i < n; at += (size_t)sizes[i++]) append_rows(x, (int)at, sizes[i], NULL);
     assert_int_equal(og_table_txn_commit(x, &v1), OG_OK);
     og_table_txn_free(x);
     assert_int_equal(og_table_txn_begin(&x, f->t, v1, NULL), OG_OK);
@@ -470,6 +468,16 @@ static void a_scan_may_skip_row_addresses(void **state)
     assert_int_equal(og_table_txn_delete(x, 1, d, 1), OG_OK);
     assert_int_equal(og_table_txn_commit(x, &v2), OG_OK);
     og_table_txn_free(x);
+    return v2;
+}
+
+static void a_scan_may_skip_row_addresses(void **state)
+{
+    fx *f = *state;
+    og_lance_schema s;
+    base_schema(&s);
+    static const int sizes[] = {5, 3};
+    uint64_t v2 = fragments_then_a_deletion(f, &s, sizes, 2);
     char *all = dump(f->t, v2, NULL, 0);
     og_manifest m;
     assert_int_equal(og_table_load(f->t, v2, &m), OG_OK);
@@ -506,19 +514,8 @@ static void a_range_scan_reads_only_its_fragments(void **state)
     fx *f = *state;
     og_lance_schema s;
     base_schema(&s);
-    og_table_txn *x;
-    uint64_t v1, v2;
-    assert_int_equal(og_table_txn_begin(&x, f->t, 0, &s), OG_OK);
-    append_rows(x, 0, 5, NULL);
-    append_rows(x, 5, 3, NULL);
-    append_rows(x, 8, 4, NULL);
-    assert_int_equal(og_table_txn_commit(x, &v1), OG_OK);
-    og_table_txn_free(x);
-    assert_int_equal(og_table_txn_begin(&x, f->t, v1, NULL), OG_OK);
-    uint32_t d[] = {1};
-    assert_int_equal(og_table_txn_delete(x, 1, d, 1), OG_OK);
-    assert_int_equal(og_table_txn_commit(x, &v2), OG_OK);
-    og_table_txn_free(x);
+    static const int sizes[] = {5, 3, 4};
+    uint64_t v2 = fragments_then_a_deletion(f, &s, sizes, 3);
     char *all = dump(f->t, v2, NULL, 0);
     for (size_t k = 0; k <= 3; k++) { /* split at every fragment boundary */
         char *a = dump_range(f->t, v2, 0, k), *b = dump_range(f->t, v2, k, 3);
