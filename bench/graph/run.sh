@@ -3,7 +3,9 @@
 # Generates one deterministic graph (bench/graph/gen.mjs: N nodes, 5N edges, fixed seed), then
 # in the same run, on the same disk, one system after the other:
 #   load   — OmniGraph-C og_db_load of the NDJSON (examples/bench_graph.c) vs Kùzu COPY FROM
-#            CSV (bench/graph/kuzu_bench.mjs); LOAD_REPS times each, alternating, median kept;
+#            CSV (bench/graph/kuzu_bench.mjs); LOAD_REPS times each, median kept — ours' loads
+#            and then its queries, then Kùzu's loads and then its queries, so each system's
+#            first queries follow its own last load (since 2026-12-06: see below);
 #   optimize — only with GRAPH_BENCH_OPTIMIZE=1 (ours only, once, on the last loaded copy:
 #            og_db_optimize, examples/bench_graph.c optimize).  Off by default since 2026-12-06:
 #            the load writes the key maps, topology and text indexes its first queries open
