@@ -392,7 +392,7 @@ static og_status take_str(const og_pb_field *f, char **dst, arena *a)
     OG_TRY(expect_wire(f, OG_PB_LEN));
     if (memchr(f->data, 0, f->len)) return corrupt("string with a NUL byte");
     char *s = a ? arena_take(a, f->len + 1) : malloc(f->len + 1);
-    if (!s) return og_err(OG_ERR_NOMEM, "out of memory");
+    if (!s) return a ? OG_ERR_LIMIT : og_err(OG_ERR_NOMEM, "out of memory"); /* (LIMIT: decode it without the arena) */
     memcpy(s, f->data, f->len);
     s[f->len] = '\0';
     if (!a) free(*dst);
@@ -421,7 +421,7 @@ static og_status take_i32s(const og_pb_field *f, int32_t **v, size_t *n, arena *
     } else {
         p = realloc(*v, (*n + k) * sizeof *p);
     }
-    if (!p) return og_err(OG_ERR_NOMEM, "out of memory");
+    if (!p) return a ? OG_ERR_LIMIT : og_err(OG_ERR_NOMEM, "out of memory"); /* (LIMIT: decode it without the arena) */
     *v = p;
     og_pb_reader r = {NULL, NULL};
     if (f->wire == OG_PB_LEN) r = og_pb_reader_init(f->data, f->len);
@@ -494,8 +494,10 @@ static og_status decode_deletion(const uint8_t *p, size_t n, og_deletion_info *x
 }
 
 /* Decodes one fragment; with an arena its data files live there (in_arena), else in
- * memory of their own.  A fragment of more files than fit the local list below is decoded
- * without the arena (OG_ERR_LIMIT tells the caller to). */
+ * memory of their own.  A fragment of more files than fit the local list below, or one the
+ * arena has no room left for (a repeated int32 list spelt out one value a field, which the
+ * arena's bound does not cover), is decoded without the arena: OG_ERR_LIMIT tells the caller
+ * to. */
 #define ARENA_FILES 16
 static og_status decode_fragment(const uint8_t *p, size_t n, og_fragment *fr, arena *a)
 {
@@ -540,7 +542,7 @@ static og_status decode_fragment(const uint8_t *p, size_t n, og_fragment *fr, ar
     if (st == OG_OK && fr->deletion.present && fr->deletion.num_deleted_rows > fr->physical_rows)
         st = corrupt("fragment deletes more rows than it has");
     if (st == OG_OK && a && fr->nfiles) {
-        if (!(fr->files = arena_take(a, fr->nfiles * sizeof *fr->files))) st = og_err(OG_ERR_NOMEM, "out of memory");
+        if (!(fr->files = arena_take(a, fr->nfiles * sizeof *fr->files))) st = OG_ERR_LIMIT;
         else memcpy(fr->files, local, fr->nfiles * sizeof *fr->files);
     }
     if (st != OG_OK) og_fragment_free(fr);
@@ -642,7 +644,7 @@ og_status og_manifest_decode(const uint8_t *p, size_t n, og_manifest *m)
             if (st != OG_OK) break;
             og_fragment fr;
             st = decode_fragment(f.data, f.len, &fr, ar.base ? &ar : NULL);
-            if (st == OG_ERR_LIMIT) st = decode_fragment(f.data, f.len, &fr, NULL); /* (many files) */
+            if (st == OG_ERR_LIMIT) st = decode_fragment(f.data, f.len, &fr, NULL); /* (see decode_fragment) */
             if (st != OG_OK) break;
             if (m->nfragments == fcap) {
                 size_t cap = fcap ? fcap * 2 : 8;

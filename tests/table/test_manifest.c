@@ -354,6 +354,42 @@ static void fragment_ids_are_distinct_in_any_order(void **state)
     og_buf_free(&b);
 }
 
+/* A data file whose field ids are spelt out one varint field each (valid protobuf, never
+ * what a writer packs) decodes whole, however many there are: the decoder's one-block arena
+ * does not bound such a list, and its fragment falls back to memory of its own. */
+static void unpacked_field_lists_decode_whole(void **state)
+{
+    (void)state;
+    og_manifest m, back;
+    build(&m);
+    og_fragment_free(&m.fragments[1]);
+    m.nfragments = 1;
+    og_buf enc = OG_BUF_INIT, df = OG_BUF_INIT, fr = OG_BUF_INIT, body = OG_BUF_INIT;
+    assert_int_equal(og_manifest_encode(&m, &enc), OG_OK);
+    enum { K = 3000 };
+    assert_int_equal(og_pb_put_str(&df, 1, "many.lance"), OG_OK); /* DataFile.path */
+    for (int i = 0; i < K; i++) assert_int_equal(og_pb_put_uint(&df, 2, (uint64_t)(i % 5)), OG_OK); /* .fields */
+    assert_int_equal(og_pb_put_uint(&fr, 1, 3), OG_OK);             /* DataFragment.id */
+    assert_int_equal(og_pb_put_bytes(&fr, 2, df.data, df.len), OG_OK); /* .files */
+    assert_int_equal(og_pb_put_uint(&fr, 4, 10), OG_OK);            /* .physical_rows */
+    assert_int_equal(og_buf_append(&body, enc.data, enc.len), OG_OK);
+    assert_int_equal(og_pb_put_bytes(&body, 2, fr.data, fr.len), OG_OK); /* Manifest.fragments */
+    assert_int_equal(og_manifest_decode(body.data, body.len, &back), OG_OK);
+    assert_int_equal(back.nfragments, 2);
+    const og_data_file *d = &back.fragments[1].files[0];
+    assert_string_equal(d->path, "many.lance");
+    assert_int_equal(d->nfields, K);
+    assert_int_equal(d->fields[K - 1], (K - 1) % 5);
+    og_manifest copy;
+    assert_int_equal(og_manifest_copy(&copy, &back), OG_OK);
+    og_manifest_free(&back);
+    assert_int_equal(copy.fragments[1].files[0].fields[K - 2], (K - 2) % 5);
+    assert_string_equal(copy.fragments[0].files[0].path, "a.lance");
+    og_manifest_free(&copy);
+    og_manifest_free(&m);
+    og_buf_free(&enc), og_buf_free(&df), og_buf_free(&fr), og_buf_free(&body);
+}
+
 static void names(void **state)
 {
     (void)state;
@@ -386,6 +422,7 @@ int main(void)
         cmocka_unit_test(corrupt_manifests_rejected),
         cmocka_unit_test(names),
         cmocka_unit_test(fragment_ids_are_distinct_in_any_order),
+        cmocka_unit_test(unpacked_field_lists_decode_whole),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
