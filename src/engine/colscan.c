@@ -790,6 +790,24 @@ static og_status acc_out(const og_colagg *ag, const acc *ap, const uint32_t *whi
     return st;
 }
 
+/* The group keys of a coded String column: code k's value, the null group at code dict.len. */
+static og_status dict_keys(const og_dictcol *d, const uint32_t *codes, size_t ng, og_vector *out)
+{
+    OG_TRY(og_vector_init(out, (og_type){OG_T_STRING, 0, 0}));
+    og_status st = OG_OK;
+    for (size_t k = 0; k < ng && st == OG_OK; k++) {
+        if (codes[k] == d->dict.len) {
+            st = og_vector_append_null(out);
+            continue;
+        }
+        size_t len;
+        const uint8_t *p = og_vector_get_bytes(&d->dict, codes[k], &len);
+        st = og_vector_append_bytes(out, p, len);
+    }
+    if (st) og_vector_free(out);
+    return st;
+}
+
 og_status og_colscan_aggregate(const og_colref *key, const og_colagg *aggs, size_t naggs, size_t n, og_vector *outs,
                                og_vector *key_out, size_t *ngroups)
 {
@@ -813,21 +831,7 @@ og_status og_colscan_aggregate(const og_colref *key, const og_colagg *aggs, size
         if (st == OG_OK) done++;
     }
     if (st == OG_OK && key->col) st = og_vector_gather(key_out, key->col, g.first, ng);
-    if (st == OG_OK && key->dict) {
-        const og_dictcol *d = key->dict;
-        st = og_vector_init(key_out, (og_type){OG_T_STRING, 0, 0});
-        int inited = st == OG_OK;
-        for (size_t k = 0; k < ng && st == OG_OK; k++) {
-            if (codes[k] == d->dict.len) {
-                st = og_vector_append_null(key_out);
-                continue;
-            }
-            size_t len;
-            const uint8_t *p = og_vector_get_bytes(&d->dict, codes[k], &len);
-            st = og_vector_append_bytes(key_out, p, len);
-        }
-        if (st && inited) og_vector_free(key_out);
-    }
+    if (st == OG_OK && key->dict) st = dict_keys(key->dict, codes, ng, key_out);
     if (st) {
         for (size_t k = 0; k < done; k++) og_vector_free(&outs[k]);
     } else {
@@ -957,21 +961,7 @@ og_status og_colstream_finish(og_colstream *s, og_vector *outs, og_vector *key_o
     size_t done = 0;
     for (; done < s->naggs && st == OG_OK; done++) st = acc_out(&s->aggs[done], &s->accs[done], which, ng, &outs[done]);
     if (st != OG_OK) done--;
-    if (st == OG_OK && s->key) {
-        const og_dictcol *d = s->key;
-        st = og_vector_init(key_out, (og_type){OG_T_STRING, 0, 0});
-        int inited = st == OG_OK;
-        for (size_t k = 0; k < ng && st == OG_OK; k++) {
-            if (which[k] == d->dict.len) {
-                st = og_vector_append_null(key_out);
-                continue;
-            }
-            size_t len;
-            const uint8_t *p = og_vector_get_bytes(&d->dict, which[k], &len);
-            st = og_vector_append_bytes(key_out, p, len);
-        }
-        if (st && inited) og_vector_free(key_out);
-    }
+    if (st == OG_OK && s->key) st = dict_keys(s->key, which, ng, key_out);
     if (st) {
         for (size_t k = 0; k < done; k++) og_vector_free(&outs[k]);
     } else {

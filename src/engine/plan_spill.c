@@ -19,6 +19,7 @@
 #include "engine/plan.h"
 #include "engine/plan_internal.h"
 #include "util/error.h"
+#include "util/wordcache.h" /* og_pread_full */
 
 /* An unlinked temp file in dir (O_TMPFILE, else a ".tmp-" name unlinked at once: a store
  * lists no such name, so a crash in between leaves nothing visible), or -1. */
@@ -44,18 +45,6 @@ static int pwrite_all(int fd, const void *data, size_t len, off_t at)
         if (w < 0 && errno == EINTR) continue;
         if (w <= 0) return -1;
         q += w, len -= (size_t)w, at += w;
-    }
-    return 0;
-}
-
-static int pread_all(int fd, void *data, size_t len, off_t at)
-{
-    char *q = data;
-    while (len) {
-        ssize_t r = pread(fd, q, len, at);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) return -1;
-        q += r, len -= (size_t)r, at += r;
     }
     return 0;
 }
@@ -99,7 +88,7 @@ int og_plan_i_ends(og_plan *p, const og_plan_table *pt, int side, size_t r0, siz
 {
     size_t lo = pt->ends_spilled ? pt->ends_lo : 0;
     size_t in_file = r0 < lo ? (lo - r0 < n ? lo - r0 : n) : 0;
-    if (in_file && pread_all(pt->ends_fd[side], out, in_file * sizeof *out, (off_t)(r0 * sizeof *out)) != 0) {
+    if (in_file && !og_pread_full(pt->ends_fd[side], out, in_file * sizeof *out, (uint64_t)r0 * sizeof *out)) {
         og_plan_i_lookup_failed(p, og_err_errno(errno ? errno : EIO, "%s: reading compact endpoints from a temp file", pt->t->name));
         memset(out, 0, n * sizeof *out);
         return 0;
