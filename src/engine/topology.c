@@ -61,7 +61,9 @@ struct og_topology {
 static void bulk_reader(const og_topology *ct)
 {
     og_topology *t = (og_topology *)(uintptr_t)ct; /* (the flag only) */
-    if (t->on_bulk && !atomic_exchange(&t->bulk_told, 1)) t->on_bulk(t->on_bulk_ctx);
+    /* a plain load first: a traversal over the mapping asks once per list read */
+    if (t->on_bulk && !atomic_load_explicit(&t->bulk_told, memory_order_relaxed) && !atomic_exchange(&t->bulk_told, 1))
+        t->on_bulk(t->on_bulk_ctx);
 }
 
 void og_topology_bulk_read(const og_topology *t) { bulk_reader(t); }
